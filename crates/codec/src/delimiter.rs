@@ -1,0 +1,364 @@
+//! Netty's `DelimiterBasedFrameDecoder`: frames end at any of several delimiters.
+//!
+//! Semantics (Netty's):
+//! - At each step the delimiter giving the shortest frame wins; when two delimiters start
+//!   at the same position the one listed first wins. With `strip_delimiter` (default) the
+//!   frame excludes the delimiter, otherwise it ends with it.
+//! - A frame longer than `max_frame_length` is consumed and reported once as
+//!   `TooLongFrame`: fail-fast (this decoder's default) as soon as more than the maximum is
+//!   buffered without a delimiter (`complete: false`, bytes seen so far), fail-slow when the
+//!   delimiter arrives (full length). The next frame decodes normally.
+//! - Exactly the delimiters `"\n"` and `"\r\n"` (any order) delegate to
+//!   [`LineBasedFrameDecoder`], as Netty does.
+//!
+//! Deliberate differences from Netty: bytes at the end of the buffer that may begin a
+//! delimiter split across reads are neither counted towards the frame length nor discarded
+//! with an oversize frame (so a frame of exactly the maximum is accepted however the reads
+//! are cut, and a split delimiter still ends a discarded frame); the length reported by
+//! fail-slow includes the bytes of the last read before the delimiter.
+//!
+//! State invariants: the first `scanned` buffered bytes contain no delimiter start;
+//! `discarding` is true only between an oversize frame's detection and its delimiter.
+
+use bytes::{Buf, Bytes, BytesMut};
+
+use crate::decoder::FrameDecoder;
+use crate::error::{CodecError, ConfigError};
+use crate::line::LineBasedFrameDecoder;
+
+/// Common delimiter sets.
+#[derive(Debug)]
+pub struct Delimiters;
+
+impl Delimiters {
+    /// `"\r\n"` and `"\n"`.
+    pub fn line() -> Vec<Bytes> {
+        vec![Bytes::from_static(b"\r\n"), Bytes::from_static(b"\n")]
+    }
+
+    /// The NUL byte, as used by Flash XML sockets and STOMP.
+    pub fn nul() -> Vec<Bytes> {
+        vec![Bytes::from_static(b"\0")]
+    }
+}
+
+/// Splits a stream on one or more delimiters.
+#[derive(Debug, Clone)]
+pub struct DelimiterBasedFrameDecoder {
+    inner: Inner,
+}
+
+#[derive(Debug, Clone)]
+enum Inner {
+    Line(LineBasedFrameDecoder),
+    Generic(Generic),
+}
+
+#[derive(Debug, Clone)]
+struct Generic {
+    max_frame_length: usize,
+    strip_delimiter: bool,
+    fail_fast: bool,
+    delimiters: Vec<Bytes>,
+    /// Bitset of the delimiters' first bytes.
+    starts: [u64; 4],
+    discarding: bool,
+    too_long_length: u64,
+    scanned: usize,
+}
+
+impl DelimiterBasedFrameDecoder {
+    /// A decoder that strips delimiters and fails fast (Netty's defaults).
+    pub fn new(max_frame_length: usize, delimiters: Vec<Bytes>) -> Result<Self, ConfigError> {
+        Self::with_options(max_frame_length, true, true, delimiters)
+    }
+
+    /// A decoder with every option. Fails if `max_frame_length` is 0, or if `delimiters`
+    /// is empty or holds an empty delimiter.
+    pub fn with_options(
+        max_frame_length: usize,
+        strip_delimiter: bool,
+        fail_fast: bool,
+        delimiters: Vec<Bytes>,
+    ) -> Result<Self, ConfigError> {
+        if max_frame_length == 0 {
+            return Err(ConfigError::new(
+                "maxFrameLength must be a positive integer: 0",
+            ));
+        }
+        if delimiters.is_empty() {
+            return Err(ConfigError::new("empty delimiters"));
+        }
+        if delimiters.iter().any(Bytes::is_empty) {
+            return Err(ConfigError::new("empty delimiter"));
+        }
+        if is_line_based(&delimiters) {
+            let line =
+                LineBasedFrameDecoder::with_options(max_frame_length, strip_delimiter, fail_fast);
+            return Ok(DelimiterBasedFrameDecoder {
+                inner: Inner::Line(line),
+            });
+        }
+        let mut starts = [0u64; 4];
+        for delimiter in &delimiters {
+            let b = delimiter[0];
+            starts[usize::from(b >> 6)] |= 1 << (b & 63);
+        }
+        Ok(DelimiterBasedFrameDecoder {
+            inner: Inner::Generic(Generic {
+                max_frame_length,
+                strip_delimiter,
+                fail_fast,
+                delimiters,
+                starts,
+                discarding: false,
+                too_long_length: 0,
+                scanned: 0,
+            }),
+        })
+    }
+}
+
+fn is_line_based(delimiters: &[Bytes]) -> bool {
+    match delimiters {
+        [a, b] => {
+            let (a, b) = (a.as_ref(), b.as_ref());
+            (a == b"\n" && b == b"\r\n") || (a == b"\r\n" && b == b"\n")
+        }
+        _ => false,
+    }
+}
+
+impl FrameDecoder for DelimiterBasedFrameDecoder {
+    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, CodecError> {
+        match &mut self.inner {
+            Inner::Line(line) => line.decode(buf),
+            Inner::Generic(generic) => generic.decode(buf),
+        }
+    }
+}
+
+impl Generic {
+    /// Finds the delimiter giving the shortest frame: (frame length, delimiter length).
+    fn find(&mut self, buf: &[u8]) -> Option<(usize, usize)> {
+        let from = self.scanned.min(buf.len());
+        for (i, byte) in buf.iter().enumerate().skip(from) {
+            if self.starts[usize::from(byte >> 6)] & (1 << (byte & 63)) == 0 {
+                continue;
+            }
+            if let Some(d) = self.delimiters.iter().find(|d| buf[i..].starts_with(d)) {
+                self.scanned = 0;
+                return Some((i, d.len()));
+            }
+        }
+        let longest = self.delimiters.iter().map(Bytes::len).max().unwrap_or(1);
+        self.scanned = (buf.len() + 1).saturating_sub(longest);
+        None
+    }
+
+    /// Length of the longest buffer suffix that is a proper prefix of some delimiter.
+    fn pending_tail(&self, buf: &[u8]) -> usize {
+        let mut best = 0;
+        for delimiter in &self.delimiters {
+            let longest_candidate = (delimiter.len() - 1).min(buf.len());
+            if let Some(k) = (best + 1..=longest_candidate)
+                .rev()
+                .find(|&k| buf.ends_with(&delimiter[..k]))
+            {
+                best = k;
+            }
+        }
+        best
+    }
+
+    fn too_long(&self, length: u64, complete: bool) -> CodecError {
+        CodecError::TooLongFrame {
+            length,
+            max: self.max_frame_length,
+            complete,
+        }
+    }
+
+    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, CodecError> {
+        if let Some((length, delimiter)) = self.find(buf) {
+            if self.discarding {
+                let total = self.too_long_length.saturating_add(length as u64);
+                buf.advance(length + delimiter);
+                self.discarding = false;
+                self.too_long_length = 0;
+                if self.fail_fast {
+                    return Ok(None);
+                }
+                return Err(self.too_long(total, true));
+            }
+            if length > self.max_frame_length {
+                buf.advance(length + delimiter);
+                return Err(self.too_long(length as u64, true));
+            }
+            let frame = if self.strip_delimiter {
+                let frame = buf.split_to(length).freeze();
+                buf.advance(delimiter);
+                frame
+            } else {
+                buf.split_to(length + delimiter).freeze()
+            };
+            return Ok(Some(frame));
+        }
+
+        // No delimiter yet; keep a tail that may begin one.
+        let pending = buf.len() - self.pending_tail(buf);
+        if self.discarding {
+            buf.advance(pending);
+            self.too_long_length = self.too_long_length.saturating_add(pending as u64);
+            self.scanned = 0;
+            return Ok(None);
+        }
+        if pending > self.max_frame_length {
+            buf.advance(pending);
+            self.discarding = true;
+            self.too_long_length = pending as u64;
+            self.scanned = 0;
+            if self.fail_fast {
+                return Err(self.too_long(pending as u64, false));
+            }
+        }
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::*;
+
+    fn delims(list: &[&'static [u8]]) -> Vec<Bytes> {
+        list.iter().map(|d| Bytes::from_static(d)).collect()
+    }
+
+    #[test]
+    fn delimiter_decoder_picks_the_delimiter_giving_the_shortest_frame() {
+        let decoder = DelimiterBasedFrameDecoder::new(80, delims(&[b"END", b"|"])).unwrap();
+        let out = decode_chunks(decoder, &[b"a|bEND|"]);
+        assert_eq!(out, [frame(b"a"), frame(b"b"), frame(b"")]);
+    }
+
+    #[test]
+    fn delimiter_decoder_prefers_the_first_listed_delimiter_at_the_same_position() {
+        let decoder =
+            DelimiterBasedFrameDecoder::with_options(80, false, true, delims(&[b"ab", b"abc"]))
+                .unwrap();
+        let out = decode_chunks(decoder, &[b"xabc"]);
+        assert_eq!(
+            out,
+            [frame(b"xab")],
+            "the remaining 'c' is the next frame's start"
+        );
+    }
+
+    #[test]
+    fn delimiter_decoder_keeps_delimiter_when_not_stripping() {
+        let decoder =
+            DelimiterBasedFrameDecoder::with_options(80, false, true, Delimiters::nul()).unwrap();
+        let out = decode_chunks(decoder, &[b"ab\0c\0"]);
+        assert_eq!(out, [frame(b"ab\0"), frame(b"c\0")]);
+    }
+
+    #[test]
+    fn delimiter_decoder_finds_a_multibyte_delimiter_split_byte_by_byte() {
+        let decoder = DelimiterBasedFrameDecoder::new(80, delims(&[b"<>"])).unwrap();
+        let out = decode_bytewise(decoder, b"one<>two<><>");
+        assert_eq!(out, [frame(b"one"), frame(b"two"), frame(b"")]);
+    }
+
+    #[test]
+    fn delimiter_decoder_fail_fast_reports_too_long_frame_then_recovers() {
+        for _ in 0..2 {
+            let decoder = DelimiterBasedFrameDecoder::new(1, Delimiters::nul()).unwrap();
+            let out = decode_chunks(decoder, &[&[1, 2], &[0, b'A', 0]]);
+            assert_eq!(out, [too_long(2, 1, false), frame(b"A")]);
+        }
+    }
+
+    #[test]
+    fn delimiter_decoder_fail_slow_reports_too_long_frame_at_delimiter_then_recovers() {
+        let decoder =
+            DelimiterBasedFrameDecoder::with_options(1, true, false, Delimiters::nul()).unwrap();
+        let mut cumulator = crate::Cumulator::new(decoder);
+        let mut out = Vec::new();
+        cumulator.feed(&[1, 2], &mut out);
+        assert!(out.is_empty(), "fail-slow waits for the delimiter");
+        cumulator.feed(&[3, 0], &mut out);
+        cumulator.feed(b"A\0", &mut out);
+        let expected = vec![
+            Err(CodecError::TooLongFrame {
+                length: 3,
+                max: 1,
+                complete: true,
+            }),
+            Ok(Bytes::from_static(b"A")),
+        ];
+        assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn delimiter_decoder_accepts_max_length_frame_with_delimiter_split_across_reads() {
+        let decoder = DelimiterBasedFrameDecoder::new(3, delims(&[b"<>"])).unwrap();
+        let out = decode_chunks(decoder, &[b"abc<", b">def<", b">"]);
+        assert_eq!(out, [frame(b"abc"), frame(b"def")]);
+    }
+
+    #[test]
+    fn delimiter_decoder_ends_a_discarded_frame_at_a_split_delimiter() {
+        let decoder = DelimiterBasedFrameDecoder::new(3, delims(&[b"<>"])).unwrap();
+        let out = decode_chunks(decoder, &[b"abcdef<", b">ok<>"]);
+        assert_eq!(out, [too_long(6, 3, false), frame(b"ok")]);
+    }
+
+    #[test]
+    fn delimiter_decoder_with_line_delimiters_behaves_like_the_line_decoder() {
+        let decoder = DelimiterBasedFrameDecoder::new(80, Delimiters::line()).unwrap();
+        assert!(matches!(decoder.inner, Inner::Line(_)));
+        let out = decode_bytewise(decoder, b"a\r\nb\n");
+        assert_eq!(out, [frame(b"a"), frame(b"b")]);
+    }
+
+    #[test]
+    fn delimiter_decoder_rejects_invalid_configuration() {
+        assert!(DelimiterBasedFrameDecoder::new(0, Delimiters::nul()).is_err());
+        assert!(DelimiterBasedFrameDecoder::new(8, Vec::new()).is_err());
+        assert!(DelimiterBasedFrameDecoder::new(8, vec![Bytes::new()]).is_err());
+    }
+
+    #[test]
+    fn delimiter_decoder_yields_same_frames_for_any_read_boundaries() {
+        let mut rng = XorShift::new(11);
+        let delimiters: [&'static [u8]; 3] = [b"\r\n\r\n", b"::", b"\0"];
+        let mut input = Vec::new();
+        let mut expected = Vec::new();
+        for _ in 0..300 {
+            let len = rng.below(10);
+            // Bodies use letters, '\r' and lone ':' (never last), so never a delimiter.
+            let body: Vec<u8> = (0..len)
+                .map(|i| match rng.below(8) {
+                    0 if i % 2 == 0 && i + 1 < len => b':',
+                    1 => b'\r',
+                    _ => b'a' + rng.below(26) as u8,
+                })
+                .collect();
+            input.extend_from_slice(&body);
+            input.extend_from_slice(delimiters[rng.below(3)]);
+            expected.push(if len > 6 {
+                too_long(len as u64, 6, true)
+            } else {
+                frame(&body)
+            });
+        }
+        for seed in 1..40 {
+            let decoder =
+                DelimiterBasedFrameDecoder::with_options(6, true, false, delims(&delimiters))
+                    .unwrap();
+            let out = decode_random_splits(decoder, &input, seed);
+            assert_eq!(out, expected, "seed {seed}");
+        }
+    }
+}

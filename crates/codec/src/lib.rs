@@ -1,0 +1,40 @@
+//! Netty's frame decoders, length-field prepender and idle-state logic, in pure Rust.
+//!
+//! Layer 1 of the codec crate: no pipeline, no loop, no I/O. A decoder implements
+//! [`FrameDecoder`] (decode one frame from the front of a buffer); a [`Cumulator`] collects
+//! inbound bytes and drives a decoder over them, as Netty's `ByteToMessageDecoder` does.
+//! [`IdleStateTracker`] is the clock logic of `IdleStateHandler`, driven by a caller's clock.
+//!
+//! Ground rules shared by every module:
+//! - Single-threaded values: each decoder, cumulator and tracker belongs to one channel and
+//!   is used on that channel's loop. Nothing here locks or is shared.
+//! - No input panics. Bad stream input is a [`CodecError`] (after which decoding goes on
+//!   with the next frame); bad constructor arguments are a [`ConfigError`].
+//! - Frames are zero-copy `Bytes` views of the received data.
+
+mod byte_order;
+mod cumulator;
+mod decoder;
+mod delimiter;
+mod error;
+mod fixed;
+mod idle;
+mod length_field;
+mod line;
+mod prepender;
+#[cfg(test)]
+mod testing;
+
+/// The `bytes` crate this API is written against (`Bytes`, `BytesMut`).
+pub use bytes;
+
+pub use byte_order::ByteOrder;
+pub use cumulator::{Cumulator, DecodeOutput};
+pub use decoder::FrameDecoder;
+pub use delimiter::{DelimiterBasedFrameDecoder, Delimiters};
+pub use error::{CodecError, ConfigError};
+pub use fixed::FixedLengthFrameDecoder;
+pub use idle::{IdleConfig, IdleState, IdleStateEvent, IdleStateTracker, MIN_IDLE_TIMEOUT};
+pub use length_field::{LengthFieldBasedFrameDecoder, LengthFieldConfig};
+pub use line::LineBasedFrameDecoder;
+pub use prepender::LengthFieldPrepender;

@@ -1,0 +1,410 @@
+//! [`EventLoop`]: the thread-safe handle of one loop, and the state it shares across threads.
+//!
+//! Ground rules:
+//! - `Shared` is the only part of a loop that other threads touch: the MPSC task queue, the
+//!   pending-task counter, the lifecycle state, the sleep flag and the waker.
+//! - Wake-up coalescing: the loop sets `sleeping` before it blocks (or, attached, when it
+//!   hands control back to libuv with nothing to do) and re-checks the queue; a producer pushes
+//!   and then swaps `sleeping` to false, waking the loop only if it was the one to clear it.
+//!   Both sides use SeqCst fences, so a task is never left in the queue of a sleeping loop, and
+//!   the loop is woken once however many tasks arrive while it sleeps.
+//! - No task is abandoned: a producer counts itself in `pending` before it checks the state;
+//!   after the loop moves to `Shutdown` it drains until `pending` is zero, and producers that
+//!   see `Shutdown` take themselves out and report a rejection.
+
+use std::rc::Rc;
+use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crossbeam_queue::SegQueue;
+use mio::{Poll, Waker};
+
+use crate::clock::saturating_nanos;
+use crate::config::LoopConfig;
+use crate::error::{LoopError, RejectReason};
+use crate::io::WAKER_TOKEN;
+use crate::local::LocalLoop;
+use crate::promise::{Future, Promise};
+use crate::thread::{find_local, thread_token};
+use crate::timer::{Period, ScheduledHandle};
+
+pub(crate) type Task = Box<dyn FnOnce() + Send + 'static>;
+
+/// Lifecycle of a loop (Netty's states).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum LoopState {
+    NotStarted = 1,
+    Started = 2,
+    ShuttingDown = 3,
+    Shutdown = 4,
+    Terminated = 5,
+}
+
+impl LoopState {
+    fn from_u8(v: u8) -> Self {
+        match v {
+            1 => LoopState::NotStarted,
+            2 => LoopState::Started,
+            3 => LoopState::ShuttingDown,
+            4 => LoopState::Shutdown,
+            _ => LoopState::Terminated,
+        }
+    }
+}
+
+static NEXT_LOOP_ID: AtomicU64 = AtomicU64::new(1);
+
+pub(crate) struct Shared {
+    pub id: u64,
+    pub config: LoopConfig,
+    pub queue: SegQueue<Task>,
+    pub pending: AtomicUsize,
+    state: AtomicU8,
+    pub sleeping: AtomicBool,
+    waker: Mutex<Arc<Waker>>,
+    /// Thread token of the thread that runs the loop (0 until it starts).
+    pub owner: AtomicUsize,
+    pub cancelled_timers: Arc<AtomicUsize>,
+    pub termination: Promise<(), LoopError>,
+    pub quiet_nanos: AtomicU64,
+    pub timeout_nanos: AtomicU64,
+    /// The selector of a standalone loop, waiting for the lazy thread start.
+    startup: Mutex<Option<Poll>>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    pub task_panics: AtomicU64,
+    pub selector_rebuilds: AtomicU64,
+    pub wakeups: AtomicU64,
+}
+
+impl Shared {
+    pub fn state(&self) -> LoopState {
+        LoopState::from_u8(self.state.load(Ordering::SeqCst))
+    }
+
+    pub fn set_state(&self, s: LoopState) {
+        self.state.store(s as u8, Ordering::SeqCst);
+    }
+
+    fn cas_state(&self, from: LoopState, to: LoopState) -> bool {
+        self.state.compare_exchange(from as u8, to as u8, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+    }
+
+    pub fn replace_waker(&self, w: Waker) {
+        *self.waker.lock().unwrap_or_else(|p| p.into_inner()) = Arc::new(w);
+    }
+
+    /// Wakes the loop if it is asleep (or about to be); at most one wake per sleep.
+    pub fn wake_if_sleeping(&self) {
+        fence(Ordering::SeqCst);
+        if self.sleeping.swap(false, Ordering::SeqCst) {
+            self.wake();
+        }
+    }
+
+    /// Makes the loop's selector readable now.
+    pub fn wake(&self) {
+        self.wakeups.fetch_add(1, Ordering::Relaxed);
+        let w = self.waker.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Err(e) = w.wake() {
+            eprintln!("netloop: waking loop {} failed: {e}", self.config.name);
+        }
+    }
+
+    pub fn report_panic(&self, msg: &str) {
+        self.task_panics.fetch_add(1, Ordering::Relaxed);
+        match &self.config.on_task_panic {
+            Some(r) => r(msg),
+            None => eprintln!("netloop: a task on loop {} failed: {msg}", self.config.name),
+        }
+    }
+
+    pub fn now_nanos(&self) -> u64 {
+        saturating_nanos(self.config.ticker.now())
+    }
+}
+
+/// A handle to one event loop. Cheap to clone; usable from any thread.
+#[derive(Clone)]
+pub struct EventLoop {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for EventLoop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventLoop").field("name", &self.shared.config.name).field("state", &self.state()).finish()
+    }
+}
+
+impl PartialEq for EventLoop {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+}
+
+impl EventLoop {
+    fn build(config: LoopConfig, state: LoopState) -> Result<(EventLoop, Poll), LoopError> {
+        config.validate()?;
+        let poll = Poll::new()?;
+        let waker = Waker::new(poll.registry(), WAKER_TOKEN)?;
+        let cancelled = Arc::new(AtomicUsize::new(0));
+        let shared = Arc::new(Shared {
+            id: NEXT_LOOP_ID.fetch_add(1, Ordering::Relaxed),
+            config,
+            queue: SegQueue::new(),
+            pending: AtomicUsize::new(0),
+            state: AtomicU8::new(state as u8),
+            sleeping: AtomicBool::new(false),
+            waker: Mutex::new(Arc::new(waker)),
+            owner: AtomicUsize::new(0),
+            cancelled_timers: cancelled,
+            termination: Promise::new(),
+            quiet_nanos: AtomicU64::new(0),
+            timeout_nanos: AtomicU64::new(0),
+            startup: Mutex::new(None),
+            thread: Mutex::new(None),
+            task_panics: AtomicU64::new(0),
+            selector_rebuilds: AtomicU64::new(0),
+            wakeups: AtomicU64::new(0),
+        });
+        Ok((EventLoop { shared }, poll))
+    }
+
+    /// A loop that runs on its own OS thread, started by the first task or schedule.
+    pub fn standalone(config: LoopConfig) -> Result<EventLoop, LoopError> {
+        let (el, poll) = Self::build(config, LoopState::NotStarted)?;
+        *el.shared.startup.lock().unwrap_or_else(|p| p.into_inner()) = Some(poll);
+        Ok(el)
+    }
+
+    /// A loop that lives on the calling thread and is driven from outside (by libuv, or by
+    /// hand in tests) through the returned [`crate::LoopDriver`].
+    pub fn attached(config: LoopConfig) -> Result<(EventLoop, crate::LoopDriver), LoopError> {
+        let (el, poll) = Self::build(config, LoopState::Started)?;
+        el.shared.owner.store(thread_token(), Ordering::SeqCst);
+        el.shared.sleeping.store(true, Ordering::SeqCst);
+        let local = LocalLoop::new(el.shared.clone(), poll);
+        crate::thread::register_local(local.clone());
+        Ok((el, crate::LoopDriver::new(local)))
+    }
+
+    pub fn id(&self) -> u64 {
+        self.shared.id
+    }
+
+    pub fn name(&self) -> &str {
+        &self.shared.config.name
+    }
+
+    pub fn state(&self) -> LoopState {
+        self.shared.state()
+    }
+
+    pub fn is_shutting_down(&self) -> bool {
+        self.state() >= LoopState::ShuttingDown
+    }
+
+    pub fn is_shutdown(&self) -> bool {
+        self.state() >= LoopState::Shutdown
+    }
+
+    pub fn is_terminated(&self) -> bool {
+        self.state() == LoopState::Terminated
+    }
+
+    /// Tasks waiting in the cross-thread queue.
+    pub fn pending_tasks(&self) -> usize {
+        self.shared.pending.load(Ordering::SeqCst)
+    }
+
+    /// Tasks that panicked (or JS tasks that threw) on this loop so far.
+    pub fn task_failures(&self) -> u64 {
+        self.shared.task_panics.load(Ordering::Relaxed)
+    }
+
+    /// Times the loop's waker was fired (wake-ups of a sleeping loop and self-wakes).
+    pub fn wakeups(&self) -> u64 {
+        self.shared.wakeups.load(Ordering::Relaxed)
+    }
+
+    /// Times this loop rebuilt its selector.
+    pub fn selector_rebuilds(&self) -> u64 {
+        self.shared.selector_rebuilds.load(Ordering::Relaxed)
+    }
+
+    /// True on the thread that runs this loop.
+    pub fn in_event_loop(&self) -> bool {
+        self.shared.owner.load(Ordering::Relaxed) == thread_token()
+    }
+
+    /// The loop-thread side, on the loop's own thread only.
+    pub fn local(&self) -> Option<Rc<LocalLoop>> {
+        if !self.in_event_loop() {
+            return None;
+        }
+        find_local(self.shared.id)
+    }
+
+    /// Runs `task` on the loop, in FIFO order with the other tasks submitted from this thread.
+    pub fn execute(&self, task: impl FnOnce() + Send + 'static) -> Result<(), LoopError> {
+        self.execute_boxed(Box::new(task))
+    }
+
+    pub(crate) fn execute_boxed(&self, task: Task) -> Result<(), LoopError> {
+        if let Some(local) = self.local() {
+            if self.is_shutdown() {
+                return Err(LoopError::Rejected(RejectReason::Shutdown));
+            }
+            local.push_task(task);
+            return Ok(());
+        }
+        let s = &self.shared;
+        if s.pending.fetch_add(1, Ordering::SeqCst) >= s.config.max_pending_tasks {
+            s.pending.fetch_sub(1, Ordering::SeqCst);
+            return Err(LoopError::Rejected(RejectReason::QueueFull));
+        }
+        if s.state() >= LoopState::Shutdown {
+            s.pending.fetch_sub(1, Ordering::SeqCst);
+            return Err(LoopError::Rejected(RejectReason::Shutdown));
+        }
+        s.queue.push(task);
+        if s.state() == LoopState::NotStarted {
+            self.start_thread()?;
+        }
+        s.wake_if_sleeping();
+        Ok(())
+    }
+
+    fn start_thread(&self) -> Result<(), LoopError> {
+        if !self.shared.cas_state(LoopState::NotStarted, LoopState::Started) {
+            return Ok(());
+        }
+        let Some(poll) = self.shared.startup.lock().unwrap_or_else(|p| p.into_inner()).take() else {
+            return Ok(());
+        };
+        let shared = self.shared.clone();
+        let spawned = std::thread::Builder::new()
+            .name(self.shared.config.name.clone())
+            .spawn(move || crate::local::run_standalone(shared, poll));
+        match spawned {
+            Ok(h) => {
+                *self.shared.thread.lock().unwrap_or_else(|p| p.into_inner()) = Some(h);
+                Ok(())
+            }
+            Err(e) => {
+                self.shared.set_state(LoopState::Terminated);
+                self.shared.termination.try_failure(e.into());
+                Err(LoopError::invalid("could not start the loop's thread"))
+            }
+        }
+    }
+
+    /// Runs `task` once after `delay` (zero: due now). Huge delays saturate.
+    pub fn schedule(&self, delay: Duration, task: impl FnOnce() + Send + 'static) -> Result<ScheduledHandle, LoopError> {
+        let mut task = Some(task);
+        self.schedule_entry(delay, Period::Once, Box::new(move || {
+            if let Some(t) = task.take() {
+                t()
+            }
+        }))
+    }
+
+    /// Runs `task` after `initial`, then every `period` counted from the previous deadline;
+    /// after an overrun, missed runs follow back to back.
+    pub fn schedule_at_fixed_rate(
+        &self,
+        initial: Duration,
+        period: Duration,
+        task: impl FnMut() + Send + 'static,
+    ) -> Result<ScheduledHandle, LoopError> {
+        let p = positive_period(period)?;
+        self.schedule_entry(initial, Period::FixedRate(p), Box::new(task))
+    }
+
+    /// Runs `task` after `initial`, then `delay` after the end of each run.
+    pub fn schedule_with_fixed_delay(
+        &self,
+        initial: Duration,
+        delay: Duration,
+        task: impl FnMut() + Send + 'static,
+    ) -> Result<ScheduledHandle, LoopError> {
+        let p = positive_period(delay)?;
+        self.schedule_entry(initial, Period::FixedDelay(p), Box::new(task))
+    }
+
+    fn schedule_entry(
+        &self,
+        delay: Duration,
+        period: Period,
+        task: Box<dyn FnMut() + Send>,
+    ) -> Result<ScheduledHandle, LoopError> {
+        let deadline = self.shared.now_nanos().saturating_add(saturating_nanos(delay));
+        let handle = ScheduledHandle::new(self.shared.cancelled_timers.clone());
+        if let Some(local) = self.local() {
+            if self.is_shutdown() {
+                return Err(LoopError::Rejected(RejectReason::Shutdown));
+            }
+            local.push_timer(deadline, period, handle.clone(), task);
+            return Ok(handle);
+        }
+        let h = handle.clone();
+        self.execute_boxed(Box::new(move || {
+            if let Some(local) = crate::thread::current() {
+                local.push_timer(deadline, period, h, task);
+            }
+        }))?;
+        Ok(handle)
+    }
+
+    /// Starts a graceful shutdown: tasks keep running until none arrived for `quiet`, or until
+    /// `timeout` passes; then new tasks are rejected and the loop terminates.
+    pub fn shutdown_gracefully(&self, quiet: Duration, timeout: Duration) -> Future<(), LoopError> {
+        if quiet > timeout {
+            return Promise::completed(Err(LoopError::invalid("quiet period must not exceed the timeout")));
+        }
+        let s = &self.shared;
+        if s.state() < LoopState::ShuttingDown {
+            s.quiet_nanos.store(saturating_nanos(quiet), Ordering::SeqCst);
+            s.timeout_nanos.store(saturating_nanos(timeout), Ordering::SeqCst);
+        }
+        if s.state() == LoopState::NotStarted {
+            // Netty starts the thread so that the loop can run its shutdown and terminate.
+            if let Err(e) = self.start_thread() {
+                return Promise::completed(Err(e));
+            }
+        }
+        while s.state() < LoopState::ShuttingDown {
+            if s.cas_state(LoopState::Started, LoopState::ShuttingDown) {
+                break;
+            }
+        }
+        s.sleeping.store(false, Ordering::SeqCst);
+        s.wake();
+        self.termination_future()
+    }
+
+    pub fn termination_future(&self) -> Future<(), LoopError> {
+        self.shared.termination.future()
+    }
+
+    /// Blocks until terminated or `timeout` passes; `true` if terminated.
+    pub fn await_termination(&self, timeout: Duration) -> bool {
+        let done = self.termination_future().wait_timeout(timeout).is_some();
+        if done {
+            if let Some(h) = self.shared.thread.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                if h.thread().id() != std::thread::current().id() {
+                    let _ = h.join();
+                }
+            }
+        }
+        done
+    }
+}
+
+fn positive_period(d: Duration) -> Result<u64, LoopError> {
+    if d.is_zero() {
+        return Err(LoopError::invalid("period must be positive"));
+    }
+    Ok(saturating_nanos(d))
+}

@@ -1,0 +1,108 @@
+//! [`EventLoopGroup`]: a fixed set of loops with a round-robin chooser.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::config::LoopConfig;
+use crate::error::LoopError;
+use crate::event_loop::EventLoop;
+use crate::promise::Future;
+
+/// Picks the next loop: a mask when the count is a power of two, a modulo otherwise.
+#[derive(Debug)]
+pub(crate) struct Chooser {
+    next: AtomicUsize,
+    len: usize,
+    mask: Option<usize>,
+}
+
+impl Chooser {
+    pub fn new(len: usize) -> Self {
+        Chooser { next: AtomicUsize::new(0), len, mask: len.is_power_of_two().then(|| len - 1) }
+    }
+
+    pub fn next_index(&self) -> usize {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        match self.mask {
+            Some(m) => n & m,
+            None => n % self.len,
+        }
+    }
+
+    pub fn is_power_of_two_fast_path(&self) -> bool {
+        self.mask.is_some()
+    }
+}
+
+/// Loops that share work; `next()` hands them out in turn.
+#[derive(Clone)]
+pub struct EventLoopGroup {
+    loops: Arc<Vec<EventLoop>>,
+    chooser: Arc<Chooser>,
+}
+
+/// The default number of loops: the machine's available parallelism.
+pub fn default_loop_count() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+impl EventLoopGroup {
+    /// `n` standalone loops (0: [`default_loop_count`]), named `{name}-{i}`.
+    pub fn new(n: usize, config: LoopConfig) -> Result<Self, LoopError> {
+        let n = if n == 0 { default_loop_count() } else { n };
+        let mut loops = Vec::with_capacity(n);
+        for i in 0..n {
+            let mut c = config.clone();
+            c.name = format!("{}-{i}", config.name);
+            loops.push(EventLoop::standalone(c)?);
+        }
+        Ok(Self::from_loops(loops))
+    }
+
+    /// A group over loops made elsewhere (attached loops of the Node binding).
+    pub fn from_loops(loops: Vec<EventLoop>) -> Self {
+        assert!(!loops.is_empty(), "a group needs at least one loop");
+        let chooser = Arc::new(Chooser::new(loops.len()));
+        EventLoopGroup { loops: Arc::new(loops), chooser }
+    }
+
+    pub fn next(&self) -> &EventLoop {
+        &self.loops[self.chooser.next_index()]
+    }
+
+    pub fn loops(&self) -> &[EventLoop] {
+        &self.loops
+    }
+
+    pub fn len(&self) -> usize {
+        self.loops.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.loops.is_empty()
+    }
+
+    pub fn uses_power_of_two_chooser(&self) -> bool {
+        self.chooser.is_power_of_two_fast_path()
+    }
+
+    pub fn shutdown_gracefully(&self, quiet: Duration, timeout: Duration) -> Future<(), LoopError> {
+        let fs = self.loops.iter().map(|l| l.shutdown_gracefully(quiet, timeout)).collect();
+        Future::all(fs)
+    }
+
+    /// Completes when every loop has terminated.
+    pub fn termination_future(&self) -> Future<(), LoopError> {
+        Future::all(self.loops.iter().map(|l| l.termination_future()).collect())
+    }
+
+    pub fn is_terminated(&self) -> bool {
+        self.loops.iter().all(|l| l.is_terminated())
+    }
+
+    pub fn await_termination(&self, timeout: Duration) -> bool {
+        let deadline = std::time::Instant::now() + timeout;
+        self.loops.iter().all(|l| l.await_termination(deadline.saturating_duration_since(std::time::Instant::now())))
+    }
+}

@@ -1,0 +1,59 @@
+//! Per-thread bookkeeping: a cheap thread identity, the loops living on this thread, and the
+//! loop whose iteration is running right now.
+//!
+//! Ground rules: everything here is thread-local; nothing is shared between threads.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::local::LocalLoop;
+
+static NEXT_THREAD: AtomicUsize = AtomicUsize::new(1);
+
+thread_local! {
+    static THREAD_TOKEN: Cell<usize> = const { Cell::new(0) };
+    static LOCALS: RefCell<Vec<Rc<LocalLoop>>> = const { RefCell::new(Vec::new()) };
+    static CURRENT: RefCell<Vec<Rc<LocalLoop>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A non-zero number unique to the calling thread.
+pub(crate) fn thread_token() -> usize {
+    THREAD_TOKEN.with(|t| {
+        if t.get() == 0 {
+            t.set(NEXT_THREAD.fetch_add(1, Ordering::Relaxed));
+        }
+        t.get()
+    })
+}
+
+pub(crate) fn register_local(l: Rc<LocalLoop>) {
+    LOCALS.with(|v| v.borrow_mut().push(l));
+}
+
+pub(crate) fn unregister_local(id: u64) {
+    // try_with: during thread teardown the list may already be gone.
+    let _ = LOCALS.try_with(|v| v.borrow_mut().retain(|l| l.id() != id));
+}
+
+pub(crate) fn find_local(id: u64) -> Option<Rc<LocalLoop>> {
+    LOCALS.try_with(|v| v.borrow().iter().find(|l| l.id() == id).cloned()).ok().flatten()
+}
+
+/// Marks `l` as the loop running on this thread until the guard drops.
+pub(crate) struct CurrentGuard;
+
+pub(crate) fn enter(l: Rc<LocalLoop>) -> CurrentGuard {
+    CURRENT.with(|c| c.borrow_mut().push(l));
+    CurrentGuard
+}
+
+impl Drop for CurrentGuard {
+    fn drop(&mut self) {
+        let _ = CURRENT.try_with(|c| c.borrow_mut().pop());
+    }
+}
+
+pub(crate) fn current() -> Option<Rc<LocalLoop>> {
+    CURRENT.try_with(|c| c.borrow().last().cloned()).ok().flatten()
+}

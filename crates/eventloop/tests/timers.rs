@@ -1,0 +1,219 @@
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+use common::{manual_loop, Log};
+use netloop_eventloop::{EventLoop, LoopConfig};
+
+const MS: Duration = Duration::from_millis(1);
+
+#[test]
+fn a_zero_delay_schedule_is_due_now() {
+    let (el, driver, _) = manual_loop(|_| {});
+    let log = Log::default();
+    let l = log.clone();
+    el.schedule(Duration::ZERO, move || l.push("ran")).unwrap();
+    assert_eq!(driver.next_timeout(), Some(Duration::ZERO));
+    driver.run_once();
+    assert_eq!(log.take(), ["ran"]);
+}
+
+#[test]
+fn a_timer_does_not_run_before_its_deadline() {
+    let (el, driver, ticker) = manual_loop(|_| {});
+    let log = Log::default();
+    let l = log.clone();
+    el.schedule(10 * MS, move || l.push("ran")).unwrap();
+    driver.run_until_idle();
+    ticker.advance(9 * MS);
+    driver.run_until_idle();
+    assert_eq!(log.len(), 0);
+    assert_eq!(driver.next_timeout(), Some(MS));
+    ticker.advance(MS);
+    driver.run_until_idle();
+    assert_eq!(log.take(), ["ran"]);
+}
+
+#[test]
+fn timers_with_equal_deadlines_run_in_the_order_scheduled() {
+    let (el, driver, ticker) = manual_loop(|_| {});
+    let log = Log::default();
+    for i in 0..50 {
+        let l = log.clone();
+        el.schedule(5 * MS, move || l.push(i.to_string())).unwrap();
+    }
+    ticker.advance(5 * MS);
+    driver.run_until_idle();
+    assert_eq!(log.take(), (0..50).map(|i| i.to_string()).collect::<Vec<_>>());
+}
+
+#[test]
+fn earlier_deadlines_run_first_whatever_the_scheduling_order() {
+    let (el, driver, ticker) = manual_loop(|_| {});
+    let log = Log::default();
+    for (name, ms) in [("c", 30), ("a", 10), ("b", 20)] {
+        let l = log.clone();
+        el.schedule(ms * MS, move || l.push(name)).unwrap();
+    }
+    ticker.advance(100 * MS);
+    driver.run_until_idle();
+    assert_eq!(log.take(), ["a", "b", "c"]);
+}
+
+#[test]
+fn due_timers_join_the_queue_behind_tasks_already_waiting() {
+    let (el, driver, ticker) = manual_loop(|_| {});
+    let log = Log::default();
+    let l = log.clone();
+    el.schedule(MS, move || l.push("timer")).unwrap();
+    ticker.advance(MS);
+    let l = log.clone();
+    el.execute(move || l.push("task")).unwrap();
+    driver.run_until_idle();
+    assert_eq!(log.take(), ["task", "timer"]);
+}
+
+#[test]
+fn a_cancelled_timer_never_runs() {
+    let (el, driver, ticker) = manual_loop(|_| {});
+    let log = Log::default();
+    let l = log.clone();
+    let h = el.schedule(MS, move || l.push("ran")).unwrap();
+    assert!(h.cancel());
+    assert!(!h.cancel(), "a second cancel reports that nothing was cancelled");
+    ticker.advance(10 * MS);
+    driver.run_until_idle();
+    assert_eq!(log.len(), 0);
+    assert!(h.is_cancelled());
+}
+
+#[test]
+fn cancelling_a_timer_after_it_ran_returns_false() {
+    let (el, driver, _) = manual_loop(|_| {});
+    let h = el.schedule(Duration::ZERO, || {}).unwrap();
+    driver.run_until_idle();
+    assert!(h.is_finished());
+    assert!(!h.cancel());
+}
+
+#[test]
+fn fixed_rate_catches_up_missed_runs_back_to_back() {
+    let (el, driver, ticker) = manual_loop(|_| {});
+    let runs = Arc::new(AtomicUsize::new(0));
+    let r = runs.clone();
+    el.schedule_at_fixed_rate(10 * MS, 10 * MS, move || {
+        r.fetch_add(1, Ordering::Relaxed);
+    })
+    .unwrap();
+    ticker.advance(45 * MS); // deadlines 10, 20, 30, 40 have passed
+    driver.run_until_idle();
+    assert_eq!(runs.load(Ordering::Relaxed), 4);
+    assert_eq!(driver.next_timeout(), Some(5 * MS), "the next deadline stays on the 10 ms grid");
+}
+
+#[test]
+fn fixed_delay_counts_the_delay_from_the_end_of_the_previous_run() {
+    let (el, driver, ticker) = manual_loop(|_| {});
+    let runs = Arc::new(AtomicUsize::new(0));
+    let (r, t) = (runs.clone(), ticker.clone());
+    el.schedule_with_fixed_delay(10 * MS, 10 * MS, move || {
+        r.fetch_add(1, Ordering::Relaxed);
+        t.advance(3 * MS); // the run takes 3 ms
+    })
+    .unwrap();
+    ticker.advance(10 * MS);
+    driver.run_until_idle();
+    assert_eq!(runs.load(Ordering::Relaxed), 1);
+    // Ended at 13 ms: the next run is due at 23 ms, not at 20 ms.
+    assert_eq!(driver.next_timeout(), Some(10 * MS));
+    ticker.advance(9 * MS);
+    driver.run_until_idle();
+    assert_eq!(runs.load(Ordering::Relaxed), 1);
+    ticker.advance(MS);
+    driver.run_until_idle();
+    assert_eq!(runs.load(Ordering::Relaxed), 2);
+}
+
+#[test]
+fn cancelling_a_periodic_task_stops_it() {
+    let (el, driver, ticker) = manual_loop(|_| {});
+    let runs = Arc::new(AtomicUsize::new(0));
+    let r = runs.clone();
+    let h = el.schedule_at_fixed_rate(MS, MS, move || {
+        r.fetch_add(1, Ordering::Relaxed);
+    })
+    .unwrap();
+    ticker.advance(MS);
+    driver.run_until_idle();
+    assert_eq!(runs.load(Ordering::Relaxed), 1);
+    assert!(h.cancel());
+    ticker.advance(10 * MS);
+    driver.run_until_idle();
+    assert_eq!(runs.load(Ordering::Relaxed), 1);
+}
+
+#[test]
+fn a_periodic_task_may_cancel_itself() {
+    let (el, driver, ticker) = manual_loop(|_| {});
+    let runs = Arc::new(AtomicUsize::new(0));
+    let slot: Arc<std::sync::Mutex<Option<netloop_eventloop::ScheduledHandle>>> = Default::default();
+    let (r, s) = (runs.clone(), slot.clone());
+    let h = el.schedule_with_fixed_delay(MS, MS, move || {
+        if r.fetch_add(1, Ordering::Relaxed) == 2 {
+            s.lock().unwrap().as_ref().unwrap().cancel();
+        }
+    })
+    .unwrap();
+    *slot.lock().unwrap() = Some(h);
+    for _ in 0..10 {
+        ticker.advance(MS);
+        driver.run_until_idle();
+    }
+    assert_eq!(runs.load(Ordering::Relaxed), 3);
+}
+
+#[test]
+fn a_non_positive_period_is_an_invalid_argument() {
+    let (el, _driver, _) = manual_loop(|_| {});
+    let e = el.schedule_at_fixed_rate(MS, Duration::ZERO, || {}).unwrap_err();
+    assert_eq!(e.code(), "ERR_INVALID_ARG_VALUE");
+    let e = el.schedule_with_fixed_delay(MS, Duration::ZERO, || {}).unwrap_err();
+    assert_eq!(e.code(), "ERR_INVALID_ARG_VALUE");
+}
+
+#[test]
+fn a_huge_delay_saturates_instead_of_overflowing() {
+    let (el, driver, ticker) = manual_loop(|_| {});
+    ticker.advance(Duration::from_secs(5));
+    let log = Log::default();
+    let l = log.clone();
+    el.schedule(Duration::MAX, move || l.push("never")).unwrap();
+    driver.run_until_idle();
+    let t = driver.next_timeout().unwrap();
+    assert!(t > Duration::from_secs(100 * 365 * 24 * 3600), "{t:?}");
+    assert_eq!(log.len(), 0);
+}
+
+#[test]
+fn a_timer_scheduled_from_another_thread_runs_on_the_loop() {
+    let el = EventLoop::standalone(LoopConfig::default()).unwrap();
+    let (tx, rx) = mpsc::channel();
+    let el2 = el.clone();
+    el.schedule(5 * MS, move || tx.send(el2.in_event_loop()).unwrap()).unwrap();
+    assert!(rx.recv_timeout(Duration::from_secs(10)).unwrap());
+    el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(10)).wait().unwrap();
+}
+
+#[test]
+fn scheduling_and_cancelling_many_timers_keeps_the_heap_bounded() {
+    let (el, driver, _) = manual_loop(|_| {});
+    let local = el.local().unwrap();
+    for _ in 0..100_000 {
+        let h = el.schedule(Duration::from_secs(60), || {}).unwrap();
+        h.cancel();
+    }
+    driver.run_until_idle();
+    assert!(local.timer_count() < 1000, "cancelled timers must be purged, heap has {}", local.timer_count());
+}

@@ -1,0 +1,1 @@
+//! napi-rs binding (work in progress).

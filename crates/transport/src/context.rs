@@ -1,0 +1,329 @@
+//! Handler contexts: the nodes of a pipeline's doubly linked list, and the invocation of
+//! handler methods (state check, panic capture, error routing).
+//!
+//! Ground rules: loop thread only (`Rc`, `!Send`). `next` links are strong (the pipeline owns
+//! head → … → tail), `prev` links are weak. A removed context keeps its links, so an event
+//! already travelling through it goes on to the rest of the pipeline, as in Netty. No
+//! `RefCell` borrow is held while a handler runs.
+
+use std::cell::{Cell, RefCell};
+use std::net::SocketAddr;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::{Rc, Weak};
+
+use crate::channel::Channel;
+use crate::error::{HandlerResult, TransportError};
+use crate::handler::ChannelHandler;
+use crate::message::{Message, UserEvent};
+use crate::pipeline::{ChannelPipeline, PipelineInner};
+use crate::promise::{ChannelFuture, ChannelPromise};
+
+/// Where a handler is in its lifecycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HandlerState {
+    /// Linked, `handler_added` not yet called (deferred until registration).
+    AddPending,
+    /// `handler_added` was called: the handler receives events.
+    Added,
+    /// `handler_removed` was called (or is due): the handler is skipped.
+    Removed,
+}
+
+pub(crate) struct CtxInner {
+    pub(crate) name: String,
+    pub(crate) handler: Rc<dyn ChannelHandler>,
+    pub(crate) next: RefCell<Option<ChannelHandlerContext>>,
+    pub(crate) prev: RefCell<Weak<CtxInner>>,
+    pub(crate) state: Cell<HandlerState>,
+    pub(crate) pipeline: Weak<PipelineInner>,
+}
+
+/// A handler's view of its place in the pipeline. Cheap to clone; handlers may keep it (e.g.
+/// to write later from a timer) as long as they use it on the loop thread.
+#[derive(Clone)]
+pub struct ChannelHandlerContext(pub(crate) Rc<CtxInner>);
+
+impl std::fmt::Debug for ChannelHandlerContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ChannelHandlerContext({:?}, {:?})", self.0.name, self.0.state.get())
+    }
+}
+
+/// Runs a handler method, turning a panic into an error.
+fn guard(f: impl FnOnce() -> HandlerResult) -> HandlerResult {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => Err(TransportError::from_panic(payload)),
+    }
+}
+
+macro_rules! inbound {
+    ($(#[$m:meta])* $fire:ident => $method:ident ( $($arg:ident : $ty:ty),* )) => {
+        $(#[$m])*
+        pub fn $fire(&self $(, $arg: $ty)*) {
+            if let Some(next) = self.next() {
+                next.invoke_self(|h, c| h.$method(c $(, $arg)*));
+            }
+        }
+    };
+}
+
+impl ChannelHandlerContext {
+    pub(crate) fn new(name: String, handler: Rc<dyn ChannelHandler>, pipeline: Weak<PipelineInner>) -> Self {
+        ChannelHandlerContext(Rc::new(CtxInner {
+            name,
+            handler,
+            next: RefCell::new(None),
+            prev: RefCell::new(Weak::new()),
+            state: Cell::new(HandlerState::AddPending),
+            pipeline,
+        }))
+    }
+
+    /// The handler's name in the pipeline.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// The handler of this context.
+    pub fn handler(&self) -> Rc<dyn ChannelHandler> {
+        self.0.handler.clone()
+    }
+
+    /// True once the handler was removed from the pipeline.
+    pub fn is_removed(&self) -> bool {
+        self.0.state.get() == HandlerState::Removed
+    }
+
+    /// The pipeline this context belongs to, while it exists.
+    pub fn try_pipeline(&self) -> Option<ChannelPipeline> {
+        self.0.pipeline.upgrade().map(ChannelPipeline)
+    }
+
+    /// The pipeline this context belongs to.
+    ///
+    /// # Panics
+    /// If the channel and its pipeline were dropped (a context kept past its channel).
+    pub fn pipeline(&self) -> ChannelPipeline {
+        self.try_pipeline().expect("netloop: context used after its channel was dropped")
+    }
+
+    /// The channel, while it exists.
+    pub fn try_channel(&self) -> Option<Channel> {
+        self.try_pipeline().and_then(|p| p.try_channel())
+    }
+
+    /// The channel.
+    ///
+    /// # Panics
+    /// If the channel was dropped (a context kept past its channel).
+    pub fn channel(&self) -> Channel {
+        self.try_channel().expect("netloop: context used after its channel was dropped")
+    }
+
+    pub(crate) fn next(&self) -> Option<ChannelHandlerContext> {
+        self.0.next.borrow().clone()
+    }
+
+    pub(crate) fn prev(&self) -> Option<ChannelHandlerContext> {
+        if let Some(p) = self.0.prev.borrow().upgrade() {
+            return Some(ChannelHandlerContext(p));
+        }
+        // A removed context whose predecessor is gone: continue from the head.
+        self.try_pipeline().map(|p| p.head_ctx()).filter(|h| !Rc::ptr_eq(&h.0, &self.0))
+    }
+
+    pub(crate) fn ptr_eq(&self, other: &ChannelHandlerContext) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// Calls an inbound method of this context's handler, or skips it if it is not added.
+    /// An error goes to the next handler's `exception_caught`.
+    pub(crate) fn invoke_self(&self, f: impl FnOnce(&dyn ChannelHandler, &ChannelHandlerContext) -> HandlerResult) {
+        if self.0.state.get() != HandlerState::Added {
+            // Not (or no longer) part of the live pipeline: pass through by calling the
+            // default behaviour, which is exactly `fire_*` on this context.
+            let pass = PassThrough;
+            let _ = f(&pass, self);
+            return;
+        }
+        let handler = self.0.handler.clone();
+        if let Err(e) = guard(|| f(&*handler, self)) {
+            self.fire_exception_caught(e);
+        }
+    }
+
+    /// Calls an outbound method that carries a promise: an error fails the promise, or goes
+    /// to `exception_caught` if the promise is void or already complete.
+    fn invoke_with_promise(
+        &self,
+        promise: &ChannelPromise,
+        f: impl FnOnce(&dyn ChannelHandler, &ChannelHandlerContext) -> HandlerResult,
+    ) {
+        if self.0.state.get() != HandlerState::Added {
+            let _ = f(&PassThrough, self);
+            return;
+        }
+        let handler = self.0.handler.clone();
+        if let Err(e) = guard(|| f(&*handler, self)) {
+            if !promise.try_failure(e.clone()) {
+                self.fire_exception_caught(e);
+            }
+        }
+    }
+
+    pub(crate) fn call_handler_added(&self) -> HandlerResult {
+        let handler = self.0.handler.clone();
+        guard(|| handler.handler_added(self))
+    }
+
+    pub(crate) fn call_handler_removed(&self) -> HandlerResult {
+        let handler = self.0.handler.clone();
+        guard(|| handler.handler_removed(self))
+    }
+
+    // ---- inbound: pass the event to the next handler ----
+
+    inbound!(fire_channel_registered => channel_registered());
+    inbound!(fire_channel_unregistered => channel_unregistered());
+    inbound!(fire_channel_active => channel_active());
+    inbound!(fire_channel_inactive => channel_inactive());
+    inbound!(fire_channel_read_complete => channel_read_complete());
+    inbound!(fire_channel_writability_changed => channel_writability_changed());
+    inbound!(fire_user_event_triggered => user_event_triggered(event: UserEvent));
+    inbound!(fire_exception_caught => exception_caught(error: TransportError));
+
+    /// Passes a read message to the next handler.
+    pub fn fire_channel_read(&self, msg: impl Into<Message>) {
+        let msg = msg.into();
+        if let Some(next) = self.next() {
+            next.invoke_self(|h, c| h.channel_read(c, msg));
+        }
+    }
+
+    /// Passes a user event to the next handler (boxing it).
+    pub fn fire_user_event<T: 'static>(&self, event: T) {
+        self.fire_user_event_triggered(Box::new(event));
+    }
+
+    // ---- outbound: pass the operation to the previous handler ----
+
+    pub fn bind_with(&self, local: SocketAddr, promise: ChannelPromise) {
+        if let Some(prev) = self.prev() {
+            prev.invoke_with_promise(&promise.clone(), |h, c| h.bind(c, local, promise));
+        }
+    }
+
+    pub fn connect_with(&self, remote: SocketAddr, local: Option<SocketAddr>, promise: ChannelPromise) {
+        if let Some(prev) = self.prev() {
+            prev.invoke_with_promise(&promise.clone(), |h, c| h.connect(c, remote, local, promise));
+        }
+    }
+
+    pub fn disconnect_with(&self, promise: ChannelPromise) {
+        if let Some(prev) = self.prev() {
+            prev.invoke_with_promise(&promise.clone(), |h, c| h.disconnect(c, promise));
+        }
+    }
+
+    pub fn close_with(&self, promise: ChannelPromise) {
+        if let Some(prev) = self.prev() {
+            prev.invoke_with_promise(&promise.clone(), |h, c| h.close(c, promise));
+        }
+    }
+
+    pub fn deregister_with(&self, promise: ChannelPromise) {
+        if let Some(prev) = self.prev() {
+            prev.invoke_with_promise(&promise.clone(), |h, c| h.deregister(c, promise));
+        }
+    }
+
+    pub fn write_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
+        let msg = msg.into();
+        if let Some(prev) = self.prev() {
+            prev.invoke_with_promise(&promise.clone(), |h, c| h.write(c, msg, promise));
+        }
+    }
+
+    /// Asks for a read (passed towards the head).
+    pub fn read(&self) {
+        if let Some(prev) = self.prev() {
+            prev.invoke_self(|h, c| h.read(c));
+        }
+    }
+
+    /// Flushes written messages (passed towards the head).
+    pub fn flush(&self) {
+        if let Some(prev) = self.prev() {
+            prev.invoke_self(|h, c| h.flush(c));
+        }
+    }
+
+    // ---- conveniences ----
+
+    /// Writes without a promise (a failure is not reported to anyone).
+    pub fn write(&self, msg: impl Into<Message>) {
+        self.write_with(msg, ChannelPromise::void());
+    }
+
+    pub fn write_and_flush(&self, msg: impl Into<Message>) {
+        self.write_with(msg, ChannelPromise::void());
+        self.flush();
+    }
+
+    pub fn write_and_flush_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
+        self.write_with(msg, promise);
+        self.flush();
+    }
+
+    /// Writes and returns the write's future.
+    pub fn write_future(&self, msg: impl Into<Message>) -> ChannelFuture {
+        let p = ChannelPromise::new();
+        let f = p.future_or_never();
+        self.write_with(msg, p);
+        f
+    }
+
+    pub fn close(&self) -> ChannelFuture {
+        let p = ChannelPromise::new();
+        let f = p.future_or_never();
+        self.close_with(p);
+        f
+    }
+
+    pub fn bind(&self, local: SocketAddr) -> ChannelFuture {
+        let p = ChannelPromise::new();
+        let f = p.future_or_never();
+        self.bind_with(local, p);
+        f
+    }
+
+    pub fn connect(&self, remote: SocketAddr) -> ChannelFuture {
+        let p = ChannelPromise::new();
+        let f = p.future_or_never();
+        self.connect_with(remote, None, p);
+        f
+    }
+
+    pub fn disconnect(&self) -> ChannelFuture {
+        let p = ChannelPromise::new();
+        let f = p.future_or_never();
+        self.disconnect_with(p);
+        f
+    }
+
+    pub fn deregister(&self) -> ChannelFuture {
+        let p = ChannelPromise::new();
+        let f = p.future_or_never();
+        self.deregister_with(p);
+        f
+    }
+
+    pub fn new_promise(&self) -> ChannelPromise {
+        ChannelPromise::new()
+    }
+}
+
+/// The default behaviour of every method: used for contexts whose handler is not added.
+struct PassThrough;
+impl ChannelHandler for PassThrough {}

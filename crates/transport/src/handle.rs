@@ -1,0 +1,142 @@
+//! `ChannelHandle`: a `Send + Sync` reference to a channel, for other threads.
+//!
+//! Ground rules: every channel is listed, while it exists, in a table local to its loop's
+//! thread (by id, weakly). A handle is the channel's id plus its loop; each request becomes a
+//! task on that loop which looks the channel up and acts, or runs at once when already there.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::rc::Weak;
+
+use netloop_eventloop::{EventLoop, Promise};
+
+use crate::channel::{Channel, ChannelId, ChannelInner};
+use crate::error::TransportError;
+use crate::message::Message;
+use crate::promise::{ChannelFuture, ChannelPromise};
+
+thread_local! {
+    static CHANNELS: RefCell<HashMap<ChannelId, Weak<ChannelInner>>> = RefCell::new(HashMap::new());
+}
+
+pub(crate) fn track(ch: &Channel) {
+    CHANNELS.with(|m| m.borrow_mut().insert(ch.id(), std::rc::Rc::downgrade(&ch.0)));
+}
+
+pub(crate) fn untrack(id: ChannelId) {
+    let _ = CHANNELS.try_with(|m| {
+        if let Ok(mut m) = m.try_borrow_mut() {
+            m.remove(&id);
+        }
+    });
+}
+
+/// The channel with this id, if it lives on the calling thread.
+fn lookup(id: ChannelId) -> Option<Channel> {
+    CHANNELS.with(|m| m.borrow().get(&id).and_then(Weak::upgrade)).map(Channel::from_inner)
+}
+
+/// A thread-safe reference to a channel.
+#[derive(Clone)]
+pub struct ChannelHandle {
+    id: ChannelId,
+    event_loop: EventLoop,
+    local_addr: Option<SocketAddr>,
+    remote_addr: Option<SocketAddr>,
+    close_future: ChannelFuture,
+}
+
+impl std::fmt::Debug for ChannelHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ChannelHandle({}, local: {:?}, remote: {:?})", self.id, self.local_addr, self.remote_addr)
+    }
+}
+
+impl ChannelHandle {
+    pub(crate) fn new(ch: &Channel) -> Self {
+        ChannelHandle {
+            id: ch.id(),
+            event_loop: ch.event_loop().clone(),
+            local_addr: ch.local_addr(),
+            remote_addr: ch.remote_addr(),
+            close_future: ch.close_future(),
+        }
+    }
+
+    pub fn id(&self) -> ChannelId {
+        self.id
+    }
+
+    pub fn event_loop(&self) -> &EventLoop {
+        &self.event_loop
+    }
+
+    /// The local address when the handle was made (a bound server's address).
+    pub fn local_addr(&self) -> Option<SocketAddr> {
+        self.local_addr
+    }
+
+    pub fn remote_addr(&self) -> Option<SocketAddr> {
+        self.remote_addr
+    }
+
+    pub fn close_future(&self) -> ChannelFuture {
+        self.close_future.clone()
+    }
+
+    /// Runs `f` with the channel on its loop (now, if called there). `f` does not run if the
+    /// channel no longer exists.
+    ///
+    /// # Errors
+    /// `Rejected` if the loop no longer accepts tasks.
+    pub fn run(&self, f: impl FnOnce(&Channel) + Send + 'static) -> Result<(), TransportError> {
+        self.run_or_missing(move |ch| {
+            if let Some(ch) = ch {
+                f(ch);
+            }
+        })
+    }
+
+    /// Runs `f` on the channel's loop with the channel, or with `None` if it is gone.
+    fn run_or_missing(&self, f: impl FnOnce(Option<&Channel>) + Send + 'static) -> Result<(), TransportError> {
+        let id = self.id;
+        if self.event_loop.in_event_loop() {
+            f(lookup(id).as_ref());
+            return Ok(());
+        }
+        self.event_loop.execute(move || f(lookup(id).as_ref()))?;
+        Ok(())
+    }
+
+    /// Closes the channel; the future completes when it is closed.
+    pub fn close(&self) -> ChannelFuture {
+        let done = self.close_future.clone();
+        if let Err(e) = self.run(|ch| {
+            ch.close();
+        }) {
+            return Promise::completed(Err(e));
+        }
+        done
+    }
+
+    /// Writes and flushes bytes from any thread.
+    pub fn write_and_flush(&self, bytes: bytes::Bytes) -> ChannelFuture {
+        let p = Promise::new();
+        let f = p.future();
+        let p2 = p.clone();
+        let r = self.run_or_missing(move |ch| match ch {
+            Some(ch) => {
+                ch.write_with(Message::Bytes(bytes), ChannelPromise::from_promise(p2));
+                ch.flush();
+            }
+            None => {
+                p2.try_failure(TransportError::ChannelClosed);
+            }
+        });
+        if let Err(e) = r {
+            p.try_failure(e);
+        }
+        f
+    }
+}

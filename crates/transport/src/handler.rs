@@ -1,0 +1,118 @@
+//! The handler trait: one trait for inbound events and outbound operations, every method with
+//! a pass-through default, so a handler implements only what it cares about and a JS adapter is
+//! "just another handler".
+//!
+//! Ground rules:
+//! - Handlers run only on their channel's loop thread; they are `!Send` and may hold `Rc`,
+//!   `Cell` and `RefCell` state. Methods take `&self`: the pipeline is re-entrant (a handler
+//!   that closes the channel from `channel_read` sees `channel_inactive` before it returns),
+//!   so keep interior borrows short and never hold one across a `ctx` call.
+//! - Inbound events flow head → tail (`ctx.fire_*` passes to the next handler); outbound
+//!   operations flow tail → head (`ctx.write`, `ctx.close`, ... pass to the previous handler).
+//! - `Err` returned by a handler, or a panic, goes to the *next* handler's `exception_caught`
+//!   (an outbound operation with a promise fails that promise instead). An error returned by
+//!   `exception_caught` goes on towards the tail, never back into the same handler.
+//! - `handler_added` / `handler_removed` are called exactly once each, in that order, on the
+//!   loop thread; before the channel is registered they are deferred until registration.
+
+use std::net::SocketAddr;
+
+use crate::context::ChannelHandlerContext;
+use crate::error::{HandlerResult, TransportError};
+use crate::message::{Message, UserEvent};
+use crate::promise::ChannelPromise;
+
+/// A pipeline handler. Every method defaults to passing the event or operation on.
+#[allow(unused_variables)]
+pub trait ChannelHandler: 'static {
+    /// The handler was added to a registered pipeline (or the pipeline got registered).
+    fn handler_added(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        Ok(())
+    }
+    /// The handler was removed (explicitly, by `replace`, or when the closed channel is
+    /// unregistered and its pipeline torn down).
+    fn handler_removed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        Ok(())
+    }
+
+    // ---- inbound events (head → tail) ----
+
+    fn channel_registered(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.fire_channel_registered();
+        Ok(())
+    }
+    fn channel_unregistered(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.fire_channel_unregistered();
+        Ok(())
+    }
+    fn channel_active(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.fire_channel_active();
+        Ok(())
+    }
+    fn channel_inactive(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.fire_channel_inactive();
+        Ok(())
+    }
+    fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
+        ctx.fire_channel_read(msg);
+        Ok(())
+    }
+    fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.fire_channel_read_complete();
+        Ok(())
+    }
+    fn user_event_triggered(&self, ctx: &ChannelHandlerContext, event: UserEvent) -> HandlerResult {
+        ctx.fire_user_event_triggered(event);
+        Ok(())
+    }
+    fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.fire_channel_writability_changed();
+        Ok(())
+    }
+    fn exception_caught(&self, ctx: &ChannelHandlerContext, error: TransportError) -> HandlerResult {
+        ctx.fire_exception_caught(error);
+        Ok(())
+    }
+
+    // ---- outbound operations (tail → head) ----
+
+    fn bind(&self, ctx: &ChannelHandlerContext, local: SocketAddr, promise: ChannelPromise) -> HandlerResult {
+        ctx.bind_with(local, promise);
+        Ok(())
+    }
+    fn connect(
+        &self,
+        ctx: &ChannelHandlerContext,
+        remote: SocketAddr,
+        local: Option<SocketAddr>,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
+        ctx.connect_with(remote, local, promise);
+        Ok(())
+    }
+    fn disconnect(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
+        ctx.disconnect_with(promise);
+        Ok(())
+    }
+    fn close(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
+        ctx.close_with(promise);
+        Ok(())
+    }
+    fn deregister(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
+        ctx.deregister_with(promise);
+        Ok(())
+    }
+    /// Asks for one more read (what `autoRead` does after every read batch).
+    fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.read();
+        Ok(())
+    }
+    fn write(&self, ctx: &ChannelHandlerContext, msg: Message, promise: ChannelPromise) -> HandlerResult {
+        ctx.write_with(msg, promise);
+        Ok(())
+    }
+    fn flush(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.flush();
+        Ok(())
+    }
+}

@@ -1,0 +1,40 @@
+//! Netty's channels and pipeline on netloop event loops: TCP server and client channels, the
+//! handler pipeline with head and tail contexts, the outbound buffer with water marks,
+//! adaptive receive sizing, bootstraps, and an embedded channel for deterministic tests.
+//!
+//! Threading: a channel, its pipeline and its handlers live on one loop thread (`!Send`).
+//! Other threads reach a channel through a [`ChannelHandle`] (every call becomes a loop task).
+//!
+//! Handlers implement [`ChannelHandler`]: one trait for inbound events and outbound
+//! operations, every method defaulting to pass-through. Messages are [`Message`]s (bytes or
+//! any user value); errors are [`TransportError`]s with stable codes.
+
+mod channel;
+mod context;
+mod embedded;
+mod error;
+mod handle;
+mod handler;
+mod initializer;
+mod message;
+mod options;
+mod outbound_buffer;
+mod pipeline;
+mod promise;
+mod recv_allocator;
+
+pub use channel::{Channel, ChannelId};
+pub use context::ChannelHandlerContext;
+pub use embedded::EmbeddedChannel;
+pub use error::{HandlerResult, TransportError};
+pub use handle::ChannelHandle;
+pub use handler::ChannelHandler;
+pub use initializer::{ChannelInitializer, InitFn};
+pub use message::{Message, UserEvent};
+pub use options::{ChannelOption, ChannelOptions, WaterMark};
+pub use outbound_buffer::{OutboundBuffer, WritabilityChange};
+pub use pipeline::{ChannelPipeline, IntoHandler, Unhandled, UnhandledSink};
+pub use promise::{ChannelFuture, ChannelPromise, LocalListenerExt};
+pub use recv_allocator::{AdaptiveRecvAllocator, RecvSizing};
+
+pub use bytes::{Bytes, BytesMut};

@@ -1,0 +1,280 @@
+//! A channel's queue of written messages: unflushed entries behind flushed ones, the pending
+//! byte count and the writability it drives through the high/low water marks.
+//!
+//! Ground rules: owned by one channel, used on its loop thread. This is plain data: it never
+//! completes promises or fires events itself. Methods hand back the promises to complete and
+//! whether writability changed, and the channel acts on them after releasing its borrow, so a
+//! listener may write or close re-entrantly.
+
+use std::collections::VecDeque;
+use std::io::IoSlice;
+
+use crate::message::Message;
+use crate::options::WaterMark;
+use crate::promise::ChannelPromise;
+
+struct Entry {
+    msg: Message,
+    promise: ChannelPromise,
+    /// What this entry still counts in the pending total.
+    size: usize,
+}
+
+/// Written messages waiting to reach the socket.
+pub struct OutboundBuffer {
+    entries: VecDeque<Entry>,
+    /// How many entries at the front are flushed.
+    flushed: usize,
+    pending_bytes: usize,
+    water: WaterMark,
+    unwritable: bool,
+}
+
+/// A change of writability caused by an operation on the buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WritabilityChange {
+    None,
+    BecameUnwritable,
+    BecameWritable,
+}
+
+impl OutboundBuffer {
+    pub fn new(water: WaterMark) -> Self {
+        OutboundBuffer { entries: VecDeque::new(), flushed: 0, pending_bytes: 0, water, unwritable: false }
+    }
+
+    /// Queues an unflushed message counting `size` pending bytes.
+    pub fn add_message(&mut self, msg: Message, size: usize, promise: ChannelPromise) -> WritabilityChange {
+        self.entries.push_back(Entry { msg, promise, size });
+        self.pending_bytes += size;
+        if !self.unwritable && self.pending_bytes > self.water.high {
+            self.unwritable = true;
+            return WritabilityChange::BecameUnwritable;
+        }
+        WritabilityChange::None
+    }
+
+    /// Marks every queued message flushed.
+    pub fn add_flush(&mut self) {
+        self.flushed = self.entries.len();
+    }
+
+    pub fn set_water_mark(&mut self, water: WaterMark) {
+        self.water = water;
+    }
+
+    pub fn is_writable(&self) -> bool {
+        !self.unwritable
+    }
+
+    /// Pending bytes of all entries, flushed or not.
+    pub fn pending_bytes(&self) -> usize {
+        self.pending_bytes
+    }
+
+    /// Bytes that can be written before the channel becomes unwritable (0 if it is).
+    pub fn bytes_before_unwritable(&self) -> usize {
+        if self.unwritable {
+            0
+        } else {
+            (self.water.high + 1).saturating_sub(self.pending_bytes)
+        }
+    }
+
+    /// Bytes that must drain before the channel becomes writable (0 if it is).
+    pub fn bytes_before_writable(&self) -> usize {
+        if self.unwritable {
+            (self.pending_bytes + 1).saturating_sub(self.water.low)
+        } else {
+            0
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Number of flushed entries not yet written.
+    pub fn flushed_len(&self) -> usize {
+        self.flushed
+    }
+
+    /// Number of entries, flushed or not.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Fills `iov` with the flushed byte messages at the front, stopping at the first message
+    /// that is not bytes. Returns how many slices were filled and their total length.
+    pub fn gather<'a>(&'a self, iov: &mut [IoSlice<'a>]) -> (usize, usize) {
+        let mut n = 0;
+        let mut bytes = 0;
+        for e in self.entries.iter().take(self.flushed) {
+            if n == iov.len() {
+                break;
+            }
+            let Message::Bytes(b) = &e.msg else { break };
+            if b.is_empty() {
+                continue;
+            }
+            iov[n] = IoSlice::new(b);
+            n += 1;
+            bytes += b.len();
+        }
+        (n, bytes)
+    }
+
+    /// True if the first flushed entry is a byte message (or there is none).
+    pub fn front_is_bytes(&self) -> bool {
+        self.flushed == 0 || matches!(self.entries.front(), Some(Entry { msg: Message::Bytes(_), .. }))
+    }
+
+    /// Accounts `written` bytes from the front: fully written entries (and empty ones) are
+    /// removed and their promises pushed to `done`; a partly written one is advanced.
+    pub fn remove_bytes(&mut self, mut written: usize, done: &mut Vec<ChannelPromise>) -> WritabilityChange {
+        let mut released = 0;
+        while self.flushed > 0 {
+            let Some(front) = self.entries.front_mut() else { break };
+            let Message::Bytes(b) = &mut front.msg else { break };
+            let len = b.len();
+            if len <= written {
+                written -= len;
+                let e = self.entries.pop_front().expect("front exists");
+                self.flushed -= 1;
+                released += e.size;
+                done.push(e.promise);
+                continue;
+            }
+            if written == 0 {
+                break;
+            }
+            bytes::Buf::advance(b, written);
+            let take = written.min(front.size);
+            front.size -= take;
+            released += take;
+            break;
+        }
+        self.release(released)
+    }
+
+    /// Removes the first flushed entry, whatever it carries (channels without a socket).
+    pub fn remove_front(&mut self) -> Option<(Message, ChannelPromise, WritabilityChange)> {
+        if self.flushed == 0 {
+            return None;
+        }
+        let e = self.entries.pop_front()?;
+        self.flushed -= 1;
+        let change = self.release(e.size);
+        Some((e.msg, e.promise, change))
+    }
+
+    fn release(&mut self, n: usize) -> WritabilityChange {
+        self.pending_bytes -= n.min(self.pending_bytes);
+        if self.unwritable && self.pending_bytes < self.water.low {
+            self.unwritable = false;
+            return WritabilityChange::BecameWritable;
+        }
+        WritabilityChange::None
+    }
+
+    /// Empties the flushed part, returning its promises (to fail them).
+    pub fn take_flushed(&mut self) -> Vec<ChannelPromise> {
+        let n = self.flushed;
+        self.flushed = 0;
+        let taken: Vec<Entry> = self.entries.drain(..n).collect();
+        let size: usize = taken.iter().map(|e| e.size).sum();
+        self.pending_bytes -= size.min(self.pending_bytes);
+        taken.into_iter().map(|e| e.promise).collect()
+    }
+
+    /// Empties the buffer (the channel is closing): flushed promises, then unflushed ones.
+    /// Writability is left as it was, as Netty does for a closed buffer.
+    pub fn take_all(&mut self) -> (Vec<ChannelPromise>, Vec<ChannelPromise>) {
+        let flushed = self.take_flushed();
+        let rest = self.entries.drain(..).map(|e| e.promise).collect();
+        self.pending_bytes = 0;
+        (flushed, rest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Bytes;
+
+    fn wm(low: usize, high: usize) -> WaterMark {
+        WaterMark::new(low, high).unwrap()
+    }
+
+    fn msg(n: usize) -> Message {
+        Message::Bytes(Bytes::from(vec![7u8; n]))
+    }
+
+    #[test]
+    fn crossing_high_water_mark_makes_unwritable_once() {
+        let mut b = OutboundBuffer::new(wm(4, 8));
+        assert_eq!(b.add_message(msg(8), 8, ChannelPromise::void()), WritabilityChange::None);
+        assert!(b.is_writable());
+        assert_eq!(b.add_message(msg(1), 1, ChannelPromise::void()), WritabilityChange::BecameUnwritable);
+        assert_eq!(b.add_message(msg(1), 1, ChannelPromise::void()), WritabilityChange::None);
+        assert!(!b.is_writable());
+        assert_eq!(b.bytes_before_unwritable(), 0);
+    }
+
+    #[test]
+    fn draining_below_low_water_mark_makes_writable_once() {
+        let mut b = OutboundBuffer::new(wm(4, 8));
+        b.add_message(msg(10), 10, ChannelPromise::void());
+        b.add_flush();
+        let mut done = Vec::new();
+        assert_eq!(b.remove_bytes(6, &mut done), WritabilityChange::None, "4 pending is not below low 4");
+        assert_eq!(b.remove_bytes(1, &mut done), WritabilityChange::BecameWritable);
+        assert_eq!(b.remove_bytes(3, &mut done), WritabilityChange::None);
+        assert_eq!(done.len(), 1);
+        assert!(b.is_empty());
+    }
+
+    #[test]
+    fn gather_covers_only_flushed_entries() {
+        let mut b = OutboundBuffer::new(WaterMark::default());
+        b.add_message(msg(3), 3, ChannelPromise::void());
+        b.add_message(msg(5), 5, ChannelPromise::void());
+        b.add_flush();
+        b.add_message(msg(7), 7, ChannelPromise::void());
+        let mut iov = [IoSlice::new(&[]); 8];
+        assert_eq!(b.gather(&mut iov), (2, 8));
+        assert_eq!(b.flushed_len(), 2);
+        assert_eq!(b.pending_bytes(), 15);
+    }
+
+    #[test]
+    fn partial_write_advances_the_front_entry_and_completes_whole_ones() {
+        let mut b = OutboundBuffer::new(WaterMark::default());
+        let p1 = ChannelPromise::new();
+        let p2 = ChannelPromise::new();
+        b.add_message(Message::Bytes(Bytes::from_static(b"abc")), 3, p1.clone());
+        b.add_message(Message::Bytes(Bytes::from_static(b"defgh")), 5, p2.clone());
+        b.add_flush();
+        let mut done = Vec::new();
+        b.remove_bytes(5, &mut done);
+        assert_eq!(done.len(), 1);
+        let mut iov = [IoSlice::new(&[]); 4];
+        let (n, len) = b.gather(&mut iov);
+        assert_eq!((n, len), (1, 3));
+        assert_eq!(&*iov[0], b"fgh");
+        assert_eq!(b.pending_bytes(), 3);
+    }
+
+    #[test]
+    fn take_all_returns_flushed_then_unflushed_promises() {
+        let mut b = OutboundBuffer::new(WaterMark::default());
+        b.add_message(msg(1), 1, ChannelPromise::new());
+        b.add_flush();
+        b.add_message(msg(1), 1, ChannelPromise::new());
+        b.add_message(msg(1), 1, ChannelPromise::new());
+        let (f, u) = b.take_all();
+        assert_eq!((f.len(), u.len()), (1, 2));
+        assert!(b.is_empty());
+        assert_eq!(b.pending_bytes(), 0);
+    }
+}

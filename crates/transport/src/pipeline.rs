@@ -1,0 +1,490 @@
+//! The pipeline: head and tail contexts around the user's handlers, add/remove/replace by name
+//! at any time, handler lifecycle callbacks, and the tail's reporting of unhandled events.
+//!
+//! Ground rules: loop thread only. `handler_added`/`handler_removed` run exactly once each, in
+//! order; before the channel's first registration they are queued and run at registration.
+//! The head turns outbound operations into channel operations; the tail reports what nobody
+//! handled (messages, user events, exceptions) to the pipeline's [`Unhandled`] sink.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::rc::{Rc, Weak};
+
+use crate::channel::{Channel, ChannelInner};
+use crate::context::{ChannelHandlerContext, HandlerState};
+use crate::error::{HandlerResult, TransportError};
+use crate::handler::ChannelHandler;
+use crate::message::{Message, UserEvent};
+use crate::promise::{ChannelFuture, ChannelPromise};
+
+/// Something that reached the tail of the pipeline without being handled.
+#[derive(Debug)]
+pub enum Unhandled {
+    Message(Message),
+    UserEvent(UserEvent),
+    Exception(TransportError),
+}
+
+/// Receives what reaches the tail. The default drops messages and events and logs exceptions.
+pub type UnhandledSink = Rc<dyn Fn(Unhandled)>;
+
+/// Anything that can become a pipeline handler: a handler value, or a shared `Rc` of one.
+pub trait IntoHandler {
+    fn into_handler(self) -> Rc<dyn ChannelHandler>;
+}
+impl<H: ChannelHandler> IntoHandler for H {
+    fn into_handler(self) -> Rc<dyn ChannelHandler> {
+        Rc::new(self)
+    }
+}
+impl<H: ChannelHandler> IntoHandler for Rc<H> {
+    fn into_handler(self) -> Rc<dyn ChannelHandler> {
+        self
+    }
+}
+impl IntoHandler for Rc<dyn ChannelHandler> {
+    fn into_handler(self) -> Rc<dyn ChannelHandler> {
+        self
+    }
+}
+
+enum Pending {
+    Added(ChannelHandlerContext),
+    Removed(ChannelHandlerContext),
+}
+
+pub(crate) struct PipelineInner {
+    head: ChannelHandlerContext,
+    tail: ChannelHandlerContext,
+    channel: Weak<ChannelInner>,
+    registered: Cell<bool>,
+    pending: RefCell<VecDeque<Pending>>,
+    sink: RefCell<Option<UnhandledSink>>,
+}
+
+/// A channel's ordered chain of handlers.
+#[derive(Clone)]
+pub struct ChannelPipeline(pub(crate) Rc<PipelineInner>);
+
+enum Position<'a> {
+    First,
+    Last,
+    Before(&'a str),
+    After(&'a str),
+}
+
+impl ChannelPipeline {
+    pub(crate) fn new(channel: Weak<ChannelInner>) -> Self {
+        ChannelPipeline(Rc::new_cyclic(|weak: &Weak<PipelineInner>| {
+            let head = ChannelHandlerContext::new("HEAD".into(), Rc::new(HeadHandler), weak.clone());
+            let tail = ChannelHandlerContext::new("TAIL".into(), Rc::new(TailHandler), weak.clone());
+            head.0.state.set(HandlerState::Added);
+            tail.0.state.set(HandlerState::Added);
+            *head.0.next.borrow_mut() = Some(tail.clone());
+            *tail.0.prev.borrow_mut() = Rc::downgrade(&head.0);
+            PipelineInner {
+                head,
+                tail,
+                channel,
+                registered: Cell::new(false),
+                pending: RefCell::new(VecDeque::new()),
+                sink: RefCell::new(None),
+            }
+        }))
+    }
+
+    pub(crate) fn head_ctx(&self) -> ChannelHandlerContext {
+        self.0.head.clone()
+    }
+
+    /// The channel, while it exists.
+    pub fn try_channel(&self) -> Option<Channel> {
+        self.0.channel.upgrade().map(Channel::from_inner)
+    }
+
+    /// # Panics
+    /// If the channel was dropped.
+    pub fn channel(&self) -> Channel {
+        self.try_channel().expect("netloop: pipeline used after its channel was dropped")
+    }
+
+    /// Replaces what receives unhandled messages, events and exceptions at the tail.
+    pub fn set_unhandled_sink(&self, sink: impl Fn(Unhandled) + 'static) {
+        *self.0.sink.borrow_mut() = Some(Rc::new(sink));
+    }
+
+    pub(crate) fn report_unhandled(&self, what: Unhandled) {
+        let sink = self.0.sink.borrow().clone();
+        match sink {
+            Some(s) => s(what),
+            None => {
+                if let Unhandled::Exception(e) = what {
+                    let id = self.try_channel().map(|c| c.id().to_string()).unwrap_or_default();
+                    eprintln!(
+                        "netloop: an exception reached the tail of the pipeline of channel {id} \
+                         (add an exception_caught handler): {}: {e}",
+                        e.code()
+                    );
+                }
+            }
+        }
+    }
+
+    // ---- structure ----
+
+    fn user_contexts(&self) -> Vec<ChannelHandlerContext> {
+        let mut out = Vec::new();
+        let mut cur = self.0.head.next();
+        while let Some(c) = cur {
+            if c.ptr_eq(&self.0.tail) {
+                break;
+            }
+            cur = c.next();
+            out.push(c);
+        }
+        out
+    }
+
+    /// The context of the handler named `name`.
+    pub fn context(&self, name: &str) -> Option<ChannelHandlerContext> {
+        self.user_contexts().into_iter().find(|c| c.name() == name)
+    }
+
+    /// The handler named `name`.
+    pub fn get(&self, name: &str) -> Option<Rc<dyn ChannelHandler>> {
+        self.context(name).map(|c| c.handler())
+    }
+
+    /// Handler names from head to tail.
+    pub fn names(&self) -> Vec<String> {
+        self.user_contexts().iter().map(|c| c.name().to_string()).collect()
+    }
+
+    pub fn first(&self) -> Option<ChannelHandlerContext> {
+        self.user_contexts().into_iter().next()
+    }
+
+    pub fn last(&self) -> Option<ChannelHandlerContext> {
+        self.user_contexts().pop()
+    }
+
+    pub fn add_first(&self, name: &str, handler: impl IntoHandler) -> Result<&Self, TransportError> {
+        self.add(Position::First, name, handler.into_handler())
+    }
+
+    pub fn add_last(&self, name: &str, handler: impl IntoHandler) -> Result<&Self, TransportError> {
+        self.add(Position::Last, name, handler.into_handler())
+    }
+
+    pub fn add_before(&self, base: &str, name: &str, handler: impl IntoHandler) -> Result<&Self, TransportError> {
+        self.add(Position::Before(base), name, handler.into_handler())
+    }
+
+    pub fn add_after(&self, base: &str, name: &str, handler: impl IntoHandler) -> Result<&Self, TransportError> {
+        self.add(Position::After(base), name, handler.into_handler())
+    }
+
+    fn find(&self, name: &str) -> Result<ChannelHandlerContext, TransportError> {
+        self.context(name).ok_or_else(|| TransportError::NoSuchHandler(name.to_string()))
+    }
+
+    fn check_unique(&self, name: &str) -> Result<(), TransportError> {
+        if name == "HEAD" || name == "TAIL" || self.context(name).is_some() {
+            return Err(TransportError::DuplicateHandlerName(name.to_string()));
+        }
+        Ok(())
+    }
+
+    fn add(&self, pos: Position<'_>, name: &str, handler: Rc<dyn ChannelHandler>) -> Result<&Self, TransportError> {
+        self.check_unique(name)?;
+        let (prev, next) = match pos {
+            Position::First => (self.0.head.clone(), self.0.head.next().expect("head links to tail")),
+            Position::Last => (self.0.tail.prev().expect("tail links to head"), self.0.tail.clone()),
+            Position::Before(base) => {
+                let b = self.find(base)?;
+                (b.prev().expect("linked context has a predecessor"), b)
+            }
+            Position::After(base) => {
+                let b = self.find(base)?;
+                let n = b.next().expect("linked context has a successor");
+                (b, n)
+            }
+        };
+        let ctx = ChannelHandlerContext::new(name.to_string(), handler, Rc::downgrade(&self.0));
+        link(&prev, &ctx, &next);
+        self.added(ctx);
+        Ok(self)
+    }
+
+    /// Removes the handler named `name` and returns it.
+    pub fn remove(&self, name: &str) -> Result<Rc<dyn ChannelHandler>, TransportError> {
+        let ctx = self.find(name)?;
+        unlink(&ctx);
+        self.removed(ctx.clone());
+        Ok(ctx.handler())
+    }
+
+    /// Puts `handler` named `new_name` in the place of the handler named `old`, which is
+    /// returned. The new handler's `handler_added` runs before the old one's `handler_removed`.
+    pub fn replace(&self, old: &str, new_name: &str, handler: impl IntoHandler) -> Result<Rc<dyn ChannelHandler>, TransportError> {
+        let old_ctx = self.find(old)?;
+        if new_name != old {
+            self.check_unique(new_name)?;
+        }
+        let prev = old_ctx.prev().expect("linked context has a predecessor");
+        let next = old_ctx.next().expect("linked context has a successor");
+        let ctx = ChannelHandlerContext::new(new_name.to_string(), handler.into_handler(), Rc::downgrade(&self.0));
+        link(&prev, &ctx, &next);
+        self.added(ctx);
+        self.removed(old_ctx.clone());
+        Ok(old_ctx.handler())
+    }
+
+    fn added(&self, ctx: ChannelHandlerContext) {
+        if self.0.registered.get() {
+            self.call_added(&ctx);
+        } else {
+            self.0.pending.borrow_mut().push_back(Pending::Added(ctx));
+        }
+    }
+
+    fn removed(&self, ctx: ChannelHandlerContext) {
+        if self.0.registered.get() {
+            self.call_removed(&ctx);
+        } else {
+            self.0.pending.borrow_mut().push_back(Pending::Removed(ctx));
+        }
+    }
+
+    fn call_added(&self, ctx: &ChannelHandlerContext) {
+        if ctx.0.state.get() != HandlerState::AddPending {
+            return;
+        }
+        ctx.0.state.set(HandlerState::Added);
+        if let Err(e) = ctx.call_handler_added() {
+            // A handler that cannot be added is taken out again, then the error is reported.
+            if self.context(ctx.name()).is_some_and(|c| c.ptr_eq(ctx)) {
+                unlink(ctx);
+            }
+            self.call_removed(ctx);
+            self.fire_exception_caught(e);
+        }
+    }
+
+    fn call_removed(&self, ctx: &ChannelHandlerContext) {
+        if ctx.0.state.get() != HandlerState::Added {
+            ctx.0.state.set(HandlerState::Removed);
+            return;
+        }
+        ctx.0.state.set(HandlerState::Removed);
+        if let Err(e) = ctx.call_handler_removed() {
+            self.fire_exception_caught(e);
+        }
+    }
+
+    /// First registration of the channel: runs the queued lifecycle callbacks in order.
+    pub(crate) fn on_registered(&self) {
+        if self.0.registered.replace(true) {
+            return;
+        }
+        loop {
+            let next = self.0.pending.borrow_mut().pop_front();
+            match next {
+                Some(Pending::Added(ctx)) => self.call_added(&ctx),
+                Some(Pending::Removed(ctx)) => self.call_removed(&ctx),
+                None => break,
+            }
+        }
+    }
+
+    /// The closed channel was unregistered: removes every handler, tail to head.
+    pub(crate) fn destroy(&self) {
+        while let Some(ctx) = self.last() {
+            unlink(&ctx);
+            self.removed(ctx);
+        }
+    }
+
+    // ---- inbound events, from the head ----
+
+    pub fn fire_channel_registered(&self) {
+        self.0.head.invoke_self(|h, c| h.channel_registered(c));
+    }
+    pub fn fire_channel_unregistered(&self) {
+        self.0.head.invoke_self(|h, c| h.channel_unregistered(c));
+    }
+    pub fn fire_channel_active(&self) {
+        self.0.head.invoke_self(|h, c| h.channel_active(c));
+    }
+    pub fn fire_channel_inactive(&self) {
+        self.0.head.invoke_self(|h, c| h.channel_inactive(c));
+    }
+    pub fn fire_channel_read(&self, msg: impl Into<Message>) {
+        let msg = msg.into();
+        self.0.head.invoke_self(|h, c| h.channel_read(c, msg));
+    }
+    pub fn fire_channel_read_complete(&self) {
+        self.0.head.invoke_self(|h, c| h.channel_read_complete(c));
+    }
+    pub fn fire_user_event_triggered(&self, event: UserEvent) {
+        self.0.head.invoke_self(|h, c| h.user_event_triggered(c, event));
+    }
+    pub fn fire_channel_writability_changed(&self) {
+        self.0.head.invoke_self(|h, c| h.channel_writability_changed(c));
+    }
+    pub fn fire_exception_caught(&self, error: TransportError) {
+        self.0.head.invoke_self(|h, c| h.exception_caught(c, error));
+    }
+
+    // ---- outbound operations, from the tail ----
+
+    pub fn bind_with(&self, local: SocketAddr, promise: ChannelPromise) {
+        self.0.tail.bind_with(local, promise);
+    }
+    pub fn connect_with(&self, remote: SocketAddr, local: Option<SocketAddr>, promise: ChannelPromise) {
+        self.0.tail.connect_with(remote, local, promise);
+    }
+    pub fn disconnect_with(&self, promise: ChannelPromise) {
+        self.0.tail.disconnect_with(promise);
+    }
+    pub fn close_with(&self, promise: ChannelPromise) {
+        self.0.tail.close_with(promise);
+    }
+    pub fn deregister_with(&self, promise: ChannelPromise) {
+        self.0.tail.deregister_with(promise);
+    }
+    pub fn write_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
+        self.0.tail.write_with(msg, promise);
+    }
+    pub fn read(&self) {
+        self.0.tail.read();
+    }
+    pub fn flush(&self) {
+        self.0.tail.flush();
+    }
+    pub fn write(&self, msg: impl Into<Message>) {
+        self.0.tail.write(msg);
+    }
+    pub fn write_and_flush(&self, msg: impl Into<Message>) {
+        self.0.tail.write_and_flush(msg);
+    }
+    pub fn write_future(&self, msg: impl Into<Message>) -> ChannelFuture {
+        self.0.tail.write_future(msg)
+    }
+    pub fn close(&self) -> ChannelFuture {
+        self.0.tail.close()
+    }
+    pub fn connect(&self, remote: SocketAddr) -> ChannelFuture {
+        self.0.tail.connect(remote)
+    }
+    pub fn bind(&self, local: SocketAddr) -> ChannelFuture {
+        self.0.tail.bind(local)
+    }
+}
+
+fn link(prev: &ChannelHandlerContext, ctx: &ChannelHandlerContext, next: &ChannelHandlerContext) {
+    *ctx.0.prev.borrow_mut() = Rc::downgrade(&prev.0);
+    *ctx.0.next.borrow_mut() = Some(next.clone());
+    *prev.0.next.borrow_mut() = Some(ctx.clone());
+    *next.0.prev.borrow_mut() = Rc::downgrade(&ctx.0);
+}
+
+/// Takes `ctx` out of the chain; it keeps its own links so events in flight go on.
+fn unlink(ctx: &ChannelHandlerContext) {
+    let (Some(prev), Some(next)) = (ctx.prev(), ctx.next()) else { return };
+    *prev.0.next.borrow_mut() = Some(next.clone());
+    *next.0.prev.borrow_mut() = Rc::downgrade(&prev.0);
+}
+
+/// The head: outbound operations become channel operations.
+struct HeadHandler;
+
+impl ChannelHandler for HeadHandler {
+    fn channel_active(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.fire_channel_active();
+        ctx.channel().read_if_auto_read();
+        Ok(())
+    }
+    fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.fire_channel_read_complete();
+        ctx.channel().read_if_auto_read();
+        Ok(())
+    }
+    fn channel_unregistered(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.fire_channel_unregistered();
+        if !ctx.channel().is_open() {
+            ctx.pipeline().destroy();
+        }
+        Ok(())
+    }
+    fn bind(&self, ctx: &ChannelHandlerContext, local: SocketAddr, promise: ChannelPromise) -> HandlerResult {
+        ctx.channel().core_bind(local, promise);
+        Ok(())
+    }
+    fn connect(&self, ctx: &ChannelHandlerContext, remote: SocketAddr, local: Option<SocketAddr>, promise: ChannelPromise) -> HandlerResult {
+        ctx.channel().core_connect(remote, local, promise);
+        Ok(())
+    }
+    fn disconnect(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
+        // TCP has no disconnect without close, as in Netty.
+        ctx.channel().core_close(promise);
+        Ok(())
+    }
+    fn close(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
+        ctx.channel().core_close(promise);
+        Ok(())
+    }
+    fn deregister(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
+        ctx.channel().core_deregister(promise);
+        Ok(())
+    }
+    fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.channel().core_begin_read();
+        Ok(())
+    }
+    fn write(&self, ctx: &ChannelHandlerContext, msg: Message, promise: ChannelPromise) -> HandlerResult {
+        ctx.channel().core_write(msg, promise);
+        Ok(())
+    }
+    fn flush(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.channel().core_flush();
+        Ok(())
+    }
+}
+
+/// The tail: reports what no handler took.
+struct TailHandler;
+
+impl ChannelHandler for TailHandler {
+    fn channel_registered(&self, _: &ChannelHandlerContext) -> HandlerResult {
+        Ok(())
+    }
+    fn channel_unregistered(&self, _: &ChannelHandlerContext) -> HandlerResult {
+        Ok(())
+    }
+    fn channel_active(&self, _: &ChannelHandlerContext) -> HandlerResult {
+        Ok(())
+    }
+    fn channel_inactive(&self, _: &ChannelHandlerContext) -> HandlerResult {
+        Ok(())
+    }
+    fn channel_read_complete(&self, _: &ChannelHandlerContext) -> HandlerResult {
+        Ok(())
+    }
+    fn channel_writability_changed(&self, _: &ChannelHandlerContext) -> HandlerResult {
+        Ok(())
+    }
+    fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
+        ctx.pipeline().report_unhandled(Unhandled::Message(msg));
+        Ok(())
+    }
+    fn user_event_triggered(&self, ctx: &ChannelHandlerContext, event: UserEvent) -> HandlerResult {
+        ctx.pipeline().report_unhandled(Unhandled::UserEvent(event));
+        Ok(())
+    }
+    fn exception_caught(&self, ctx: &ChannelHandlerContext, error: TransportError) -> HandlerResult {
+        ctx.pipeline().report_unhandled(Unhandled::Exception(error));
+        Ok(())
+    }
+}
