@@ -1,1 +1,52 @@
-fn main() {}
+//! Echo server on the netloop core: one boss loop accepts, worker loops echo.
+//!
+//! `cargo run --release -p netloop-transport --example echo_server -- [addr] [workers]`
+//! (defaults: 127.0.0.1:8007, the number of CPUs).
+
+use std::net::SocketAddr;
+
+use netloop_transport::eventloop::{default_loop_count, EventLoopGroup, LoopConfig};
+use netloop_transport::*;
+
+/// Writes back what it reads; flushes once per read batch.
+struct Echo;
+
+impl ChannelHandler for Echo {
+    fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
+        ctx.write(msg);
+        Ok(())
+    }
+    fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.flush();
+        Ok(())
+    }
+    fn exception_caught(&self, ctx: &ChannelHandlerContext, error: TransportError) -> HandlerResult {
+        eprintln!("echo_server: {}: {error}", error.code());
+        ctx.close();
+        Ok(())
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let addr: SocketAddr = args.next().unwrap_or_else(|| "127.0.0.1:8007".into()).parse()?;
+    let workers: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or_else(default_loop_count);
+
+    let boss = EventLoopGroup::new(1, LoopConfig { name: "boss".into(), ..LoopConfig::default() })?;
+    let children = EventLoopGroup::new(workers, LoopConfig { name: "worker".into(), ..LoopConfig::default() })?;
+    let server = ServerBootstrap::new()
+        .group(boss.clone(), children.clone())
+        .option(ChannelOption::SoBacklog(1024))
+        .child_option(ChannelOption::TcpNoDelay(true))
+        .child_handler(|ch| {
+            ch.pipeline().add_last("echo", Echo)?;
+            Ok(())
+        })
+        .bind(addr)
+        .wait()?;
+    println!("echo_server listening on {} with {workers} worker loop(s)", server.local_addr().unwrap_or(addr));
+    server.close_future().wait()?;
+    children.shutdown_gracefully(std::time::Duration::ZERO, std::time::Duration::from_secs(2)).wait()?;
+    boss.shutdown_gracefully(std::time::Duration::ZERO, std::time::Duration::from_secs(2)).wait()?;
+    Ok(())
+}

@@ -65,12 +65,17 @@ impl<D: FrameDecoder> Cumulator<D> {
 
     /// Appends `data` and decodes as many frames as possible (Netty's `channelRead`).
     pub fn feed(&mut self, data: &[u8], out: &mut DecodeOutput) {
-        self.buf.extend_from_slice(data);
+        self.extend(data);
         while !self.buf.is_empty() {
-            if !self.step(false, out) {
+            if !self.decode_step(false, out) {
                 break;
             }
         }
+    }
+
+    /// Appends `data` without decoding; pair with [`decode_step`](Cumulator::decode_step).
+    pub fn extend(&mut self, data: &[u8]) {
+        self.buf.extend_from_slice(data);
     }
 
     /// Decodes with `decode_last` because no more input will arrive (Netty's
@@ -78,7 +83,12 @@ impl<D: FrameDecoder> Cumulator<D> {
     /// cumulation. `decode_last` is called at least once, even on an empty buffer, so a
     /// decoder can emit a final message at end of stream.
     pub fn finish(&mut self, out: &mut DecodeOutput) {
-        while self.step(true, out) && !self.buf.is_empty() {}
+        while self.decode_step(true, out) && !self.buf.is_empty() {}
+        self.buf.clear();
+    }
+
+    /// Drops the unconsumed bytes (after a final decode done step by step).
+    pub fn clear(&mut self) {
         self.buf.clear();
     }
 
@@ -88,8 +98,14 @@ impl<D: FrameDecoder> Cumulator<D> {
         self.buf.split().freeze()
     }
 
-    /// Runs one decode call; returns whether it made progress.
-    fn step(&mut self, last: bool, out: &mut DecodeOutput) -> bool {
+    /// Runs one decode call (`decode_last` when `last`) and pushes what it yields to `out`
+    /// (at most a frame and an error); returns whether it consumed input, i.e. whether
+    /// another call may yield more. For callers that act between frames, such as a pipeline
+    /// handler that may be removed by the frame it just fired: [`feed`](Cumulator::feed) is
+    /// `extend` then `decode_step(false, ..)` while it returns true and bytes remain, and
+    /// [`finish`](Cumulator::finish) is `decode_step(true, ..)` at least once, while it
+    /// returns true and bytes remain, then `clear`.
+    pub fn decode_step(&mut self, last: bool, out: &mut DecodeOutput) -> bool {
         let before = self.buf.len();
         let result = if last {
             self.decoder.decode_last(&mut self.buf)

@@ -1,9 +1,15 @@
-//! Netty's frame decoders, length-field prepender and idle-state logic, in pure Rust.
+//! Netty's frame decoders, length-field prepender and idle-state logic, in pure Rust, and
+//! the same as `netloop-transport` pipeline handlers.
 //!
-//! Layer 1 of the codec crate: no pipeline, no loop, no I/O. A decoder implements
+//! Layer 1 (the modules at the crate root): no pipeline, no loop, no I/O. A decoder implements
 //! [`FrameDecoder`] (decode one frame from the front of a buffer); a [`Cumulator`] collects
 //! inbound bytes and drives a decoder over them, as Netty's `ByteToMessageDecoder` does.
 //! [`IdleStateTracker`] is the clock logic of `IdleStateHandler`, driven by a caller's clock.
+//!
+//! Layer 2 (`handler`): [`ByteToMessageDecoder`] makes any decoder a pipeline handler
+//! (`ByteToMessageDecoder::new(LineBasedFrameDecoder::new(1024))`), [`LengthFieldPrepender`]
+//! is an outbound handler, and [`IdleStateHandler`] fires [`IdleStateEvent`] user events.
+//! Codec errors reach the pipeline as `TransportError`s carrying the codec's stable code.
 //!
 //! Ground rules shared by every module:
 //! - Single-threaded values: each decoder, cumulator and tracker belongs to one channel and
@@ -18,6 +24,7 @@ mod decoder;
 mod delimiter;
 mod error;
 mod fixed;
+mod handler;
 mod idle;
 mod length_field;
 mod line;
@@ -34,6 +41,7 @@ pub use decoder::FrameDecoder;
 pub use delimiter::{DelimiterBasedFrameDecoder, Delimiters};
 pub use error::{CodecError, ConfigError};
 pub use fixed::FixedLengthFrameDecoder;
+pub use handler::{ByteToMessageDecoder, IdleStateHandler, GATHER_THRESHOLD};
 pub use idle::{IdleConfig, IdleState, IdleStateEvent, IdleStateTracker, MIN_IDLE_TIMEOUT};
 pub use length_field::{LengthFieldBasedFrameDecoder, LengthFieldConfig};
 pub use line::LineBasedFrameDecoder;

@@ -47,6 +47,11 @@ impl LengthFieldPrepender {
         })
     }
 
+    /// Width of the length field in bytes.
+    pub fn length_field_length(&self) -> usize {
+        self.length_field_length
+    }
+
     /// Largest header value the field can carry.
     fn max_value(&self) -> u64 {
         match self.length_field_length {

@@ -170,6 +170,27 @@ impl LocalLoop {
         handle
     }
 
+    /// Runs `task` after `initial`, then every `period`: from the previous deadline when
+    /// `fixed_rate` (missed runs catch up), else from the end of the previous run.
+    pub fn schedule_local_periodic(
+        &self,
+        initial: Duration,
+        period: Duration,
+        fixed_rate: bool,
+        task: impl FnMut() + 'static,
+    ) -> Result<ScheduledHandle, crate::LoopError> {
+        if period.is_zero() {
+            return Err(crate::LoopError::InvalidArgument("period must be positive".into()));
+        }
+        let p = crate::clock::saturating_nanos(period);
+        let deadline = self.shared.now_nanos().saturating_add(crate::clock::saturating_nanos(initial));
+        let handle = ScheduledHandle::new(self.shared.cancelled_timers.clone());
+        let kind = if fixed_rate { Period::FixedRate(p) } else { Period::FixedDelay(p) };
+        self.timers.borrow_mut().push(deadline, kind, handle.clone(), Box::new(task));
+        self.request_iteration();
+        Ok(handle)
+    }
+
     pub(crate) fn push_timer(&self, deadline: u64, period: Period, handle: ScheduledHandle, task: Box<dyn FnMut() + Send>) {
         if self.shared.state() >= LoopState::ShuttingDown && self.graceful_start.get().is_some() {
             // Scheduled tasks are cancelled at shutdown (Netty).

@@ -63,7 +63,8 @@ pub(crate) trait ChannelIo {
     /// Checks (and may convert) a message before it is queued for writing.
     fn filter_outbound(&self, msg: Message) -> Result<Message, TransportError>;
     fn ready(&self, ch: &Channel, readiness: Readiness);
-    fn reregister(&self, registry: &mio::Registry, token: mio::Token) -> std::io::Result<()>;
+    /// The selector was rebuilt: move the source from `old` to `new` with its interest.
+    fn reregister(&self, old: &mio::Registry, new: &mio::Registry, token: mio::Token) -> std::io::Result<()>;
     fn apply_option(&self, _opt: &ChannelOption) -> std::io::Result<()> {
         Ok(())
     }
@@ -547,8 +548,11 @@ impl IoHandler for Registration {
     fn ready(&self, readiness: Readiness) {
         self.0.ready(readiness);
     }
-    fn reregister(&self, registry: &mio::Registry, token: mio::Token) -> std::io::Result<()> {
-        self.0 .0.io.reregister(registry, token)
+    fn reregister(&self, old: &mio::Registry, new: &mio::Registry, token: mio::Token) -> std::io::Result<()> {
+        self.0 .0.io.reregister(old, new, token)
+    }
+    fn close_on_shutdown(&self) {
+        self.0.close();
     }
 }
 

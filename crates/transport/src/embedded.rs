@@ -64,7 +64,7 @@ impl ChannelIo for EmbeddedIo {
         Ok(msg)
     }
     fn ready(&self, _: &Channel, _: Readiness) {}
-    fn reregister(&self, _: &mio::Registry, _: mio::Token) -> std::io::Result<()> {
+    fn reregister(&self, _: &mio::Registry, _: &mio::Registry, _: mio::Token) -> std::io::Result<()> {
         Ok(())
     }
     fn as_any(&self) -> &dyn Any {

@@ -9,6 +9,7 @@
 //! operations, every method defaulting to pass-through. Messages are [`Message`]s (bytes or
 //! any user value); errors are [`TransportError`]s with stable codes.
 
+mod bootstrap;
 mod channel;
 mod context;
 mod embedded;
@@ -22,7 +23,10 @@ mod outbound_buffer;
 mod pipeline;
 mod promise;
 mod recv_allocator;
+mod server_channel;
+mod socket_channel;
 
+pub use bootstrap::{Bootstrap, LoopChooser, ServerBootstrap, ACCEPTOR_NAME};
 pub use channel::{Channel, ChannelId};
 pub use context::ChannelHandlerContext;
 pub use embedded::EmbeddedChannel;
@@ -36,5 +40,9 @@ pub use outbound_buffer::{OutboundBuffer, WritabilityChange};
 pub use pipeline::{ChannelPipeline, IntoHandler, Unhandled, UnhandledSink};
 pub use promise::{ChannelFuture, ChannelPromise, LocalListenerExt};
 pub use recv_allocator::{AdaptiveRecvAllocator, RecvSizing};
+pub use server_channel::{AcceptedSocket, ServerSocketChannel};
+pub use socket_channel::{ChannelInputShutdown, SocketChannel};
 
 pub use bytes::{Bytes, BytesMut};
+
+pub use netloop_eventloop as eventloop;

@@ -330,6 +330,10 @@ impl ChannelPipeline {
     pub fn fire_user_event_triggered(&self, event: UserEvent) {
         self.0.head.invoke_self(|h, c| h.user_event_triggered(c, event));
     }
+    /// Fires a user event (boxing it) from the head.
+    pub fn fire_user_event<T: 'static>(&self, event: T) {
+        self.fire_user_event_triggered(Box::new(event));
+    }
     pub fn fire_channel_writability_changed(&self) {
         self.0.head.invoke_self(|h, c| h.channel_writability_changed(c));
     }
@@ -380,6 +384,9 @@ impl ChannelPipeline {
     }
     pub fn bind(&self, local: SocketAddr) -> ChannelFuture {
         self.0.tail.bind(local)
+    }
+    pub fn deregister(&self) -> ChannelFuture {
+        self.0.tail.deregister()
     }
 }
 

@@ -60,6 +60,7 @@ pub(crate) struct SocketIo {
     output_shutdown: Cell<bool>,
     local_addr: Cell<Option<SocketAddr>>,
     remote_addr: Cell<Option<SocketAddr>>,
+    write_calls: Cell<u64>,
 }
 
 /// Constructors of TCP stream channels.
@@ -67,7 +68,7 @@ pub struct SocketChannel;
 
 impl SocketChannel {
     /// A client channel on the calling thread's loop `local`, not yet registered or connected.
-    pub fn new(local: &Rc<LocalLoop>, options: ChannelOptions) -> Channel {
+    pub fn open(local: &Rc<LocalLoop>, options: ChannelOptions) -> Channel {
         let io = SocketIo::new(&options, None, State::Unconnected, None);
         Channel::create(local, options, None, Box::new(io))
     }
@@ -85,6 +86,11 @@ impl SocketChannel {
         }
         let io = SocketIo::new(&options, Some(stream), State::Connected, Some(remote));
         Channel::create(local, options, parent, Box::new(io))
+    }
+
+    /// How many write system calls this stream channel made (to observe `writeSpinCount`).
+    pub fn write_calls(ch: &Channel) -> Option<u64> {
+        ch.0.io.as_any().downcast_ref::<SocketIo>().map(|io| io.write_calls.get())
     }
 }
 
@@ -112,6 +118,7 @@ impl SocketIo {
             output_shutdown: Cell::new(false),
             local_addr: Cell::new(local),
             remote_addr: Cell::new(remote),
+            write_calls: Cell::new(0),
         }
     }
 
@@ -333,6 +340,7 @@ impl SocketIo {
         }
         let guard = self.stream.borrow();
         let mut s: &TcpStream = guard.as_ref()?;
+        self.write_calls.set(self.write_calls.get() + 1);
         Some(if n == 1 { s.write(&iov[0]) } else { s.write_vectored(&iov[..n]) })
     }
 }
@@ -469,7 +477,6 @@ impl ChannelIo for SocketIo {
                     let change = ch.0.outbound.borrow_mut().remove_bytes(0, &mut done);
                     ch.complete_writes(&mut done, change);
                 }
-                Some(Ok(0)) | Some(Err(_)) if false => {}
                 Some(Ok(0)) => {
                     self.set_want_write(ch, true);
                     return;
@@ -554,10 +561,13 @@ impl ChannelIo for SocketIo {
         }
     }
 
-    fn reregister(&self, registry: &mio::Registry, token: mio::Token) -> io::Result<()> {
+    fn reregister(&self, old: &mio::Registry, new: &mio::Registry, token: mio::Token) -> io::Result<()> {
         let mut guard = self.stream.borrow_mut();
         match (guard.as_mut(), self.interest.get()) {
-            (Some(s), Some(i)) => mio::event::Source::register(s, registry, token, i),
+            (Some(s), Some(i)) => {
+                let _ = mio::event::Source::deregister(s, old);
+                mio::event::Source::register(s, new, token, i)
+            }
             _ => Ok(()),
         }
     }

@@ -16,7 +16,7 @@ fn reads(log: &Log) -> Vec<String> {
 #[test]
 fn inbound_events_flow_head_to_tail() {
     let l = log();
-    let ch = EmbeddedChannel::new(vec![("a", Recorder::new("a", &l)), ("b", Recorder::new("b", &l))]);
+    let ch = EmbeddedChannel::new(vec![("a", Recorder::rc("a", &l)), ("b", Recorder::rc("b", &l))]);
     take(&l);
     assert!(ch.write_inbound(Bytes::from_static(b"x")));
     assert_eq!(take(&l), ["a:read", "b:read", "a:readComplete", "b:readComplete", "b:op:read", "a:op:read"]);
@@ -28,7 +28,7 @@ fn inbound_events_flow_head_to_tail() {
 #[test]
 fn outbound_operations_flow_tail_to_head() {
     let l = log();
-    let ch = EmbeddedChannel::new(vec![("a", Recorder::new("a", &l)), ("b", Recorder::new("b", &l))]);
+    let ch = EmbeddedChannel::new(vec![("a", Recorder::rc("a", &l)), ("b", Recorder::rc("b", &l))]);
     take(&l);
     assert!(ch.write_outbound(Bytes::from_static(b"x")));
     assert_eq!(take(&l), ["b:op:write", "a:op:write", "b:op:flush", "a:op:flush"]);
@@ -38,7 +38,7 @@ fn outbound_operations_flow_tail_to_head() {
 #[test]
 fn registration_fires_added_then_registered_then_active_in_order() {
     let l = log();
-    let ch = EmbeddedChannel::new(vec![("a", Recorder::new("a", &l)), ("b", Recorder::new("b", &l))]);
+    let ch = EmbeddedChannel::new(vec![("a", Recorder::rc("a", &l)), ("b", Recorder::rc("b", &l))]);
     assert_eq!(
         take(&l),
         ["a:added", "b:added", "a:registered", "b:registered", "a:active", "b:active", "b:op:read", "a:op:read"]
@@ -50,7 +50,7 @@ fn registration_fires_added_then_registered_then_active_in_order() {
 fn handler_added_is_deferred_until_registration() {
     let l = log();
     let ch = EmbeddedChannel::unregistered(ChannelOptions::default());
-    ch.pipeline().add_last("a", Recorder::new("a", &l)).unwrap();
+    ch.pipeline().add_last("a", Recorder::rc("a", &l)).unwrap();
     assert!(take(&l).is_empty(), "handlerAdded must wait for registration");
     ch.register();
     assert_eq!(take(&l)[0], "a:added");
@@ -60,7 +60,7 @@ fn handler_added_is_deferred_until_registration() {
 fn add_then_remove_before_registration_calls_added_then_removed_once_at_registration() {
     let l = log();
     let ch = EmbeddedChannel::unregistered(ChannelOptions::default());
-    ch.pipeline().add_last("a", Recorder::new("a", &l)).unwrap();
+    ch.pipeline().add_last("a", Recorder::rc("a", &l)).unwrap();
     ch.pipeline().remove("a").unwrap();
     assert!(take(&l).is_empty());
     ch.register();
@@ -72,7 +72,7 @@ fn add_then_remove_before_registration_calls_added_then_removed_once_at_registra
 #[test]
 fn close_fires_inactive_then_unregistered_then_removes_handlers_tail_to_head_once() {
     let l = log();
-    let ch = EmbeddedChannel::new(vec![("a", Recorder::new("a", &l)), ("b", Recorder::new("b", &l))]);
+    let ch = EmbeddedChannel::new(vec![("a", Recorder::rc("a", &l)), ("b", Recorder::rc("b", &l))]);
     take(&l);
     ch.close();
     assert_eq!(
@@ -89,13 +89,13 @@ fn close_fires_inactive_then_unregistered_then_removes_handlers_tail_to_head_onc
 #[test]
 fn duplicate_handler_names_are_rejected() {
     let l = log();
-    let ch = EmbeddedChannel::new(vec![("a", Recorder::new("a", &l))]);
-    let err = ch.pipeline().add_last("a", Recorder::new("a2", &l)).err().unwrap();
+    let ch = EmbeddedChannel::new(vec![("a", Recorder::rc("a", &l))]);
+    let err = ch.pipeline().add_last("a", Recorder::rc("a2", &l)).err().unwrap();
     assert_eq!(err.code(), "ERR_DUPLICATE_HANDLER_NAME");
-    let err = ch.pipeline().add_first("a", Recorder::new("a3", &l)).err().unwrap();
+    let err = ch.pipeline().add_first("a", Recorder::rc("a3", &l)).err().unwrap();
     assert_eq!(err.code(), "ERR_DUPLICATE_HANDLER_NAME");
-    ch.pipeline().add_last("b", Recorder::new("b", &l)).unwrap();
-    let err = ch.pipeline().replace("b", "a", Recorder::new("x", &l)).err().unwrap();
+    ch.pipeline().add_last("b", Recorder::rc("b", &l)).unwrap();
+    let err = ch.pipeline().replace("b", "a", Recorder::rc("x", &l)).err().unwrap();
     assert_eq!(err.code(), "ERR_DUPLICATE_HANDLER_NAME");
     assert_eq!(ch.pipeline().names(), ["a", "b"]);
 }
@@ -105,7 +105,7 @@ fn unknown_names_fail_with_no_such_handler() {
     let ch = EmbeddedChannel::new(vec![]);
     assert_eq!(ch.pipeline().remove("nope").err().unwrap().code(), "ERR_NO_SUCH_HANDLER");
     let l = log();
-    let err = ch.pipeline().add_before("nope", "x", Recorder::new("x", &l)).err().unwrap();
+    let err = ch.pipeline().add_before("nope", "x", Recorder::rc("x", &l)).err().unwrap();
     assert_eq!(err.code(), "ERR_NO_SUCH_HANDLER");
     assert!(take(&l).is_empty());
 }
@@ -113,12 +113,12 @@ fn unknown_names_fail_with_no_such_handler() {
 #[test]
 fn add_first_last_before_after_place_handlers_by_name() {
     let l = log();
-    let ch = EmbeddedChannel::new(vec![("m", Recorder::new("m", &l))]);
+    let ch = EmbeddedChannel::new(vec![("m", Recorder::rc("m", &l))]);
     let p = ch.pipeline();
-    p.add_first("first", Recorder::new("first", &l)).unwrap();
-    p.add_last("last", Recorder::new("last", &l)).unwrap();
-    p.add_before("m", "before_m", Recorder::new("before_m", &l)).unwrap();
-    p.add_after("m", "after_m", Recorder::new("after_m", &l)).unwrap();
+    p.add_first("first", Recorder::rc("first", &l)).unwrap();
+    p.add_last("last", Recorder::rc("last", &l)).unwrap();
+    p.add_before("m", "before_m", Recorder::rc("before_m", &l)).unwrap();
+    p.add_after("m", "after_m", Recorder::rc("after_m", &l)).unwrap();
     assert_eq!(p.names(), ["first", "before_m", "m", "after_m", "last"]);
     take(&l);
     ch.write_inbound(Bytes::from_static(b"x"));
@@ -128,9 +128,9 @@ fn add_first_last_before_after_place_handlers_by_name() {
 #[test]
 fn replace_calls_new_added_before_old_removed_and_takes_its_place() {
     let l = log();
-    let ch = EmbeddedChannel::new(vec![("a", Recorder::new("a", &l)), ("b", Recorder::new("b", &l))]);
+    let ch = EmbeddedChannel::new(vec![("a", Recorder::rc("a", &l)), ("b", Recorder::rc("b", &l))]);
     take(&l);
-    ch.pipeline().replace("a", "c", Recorder::new("c", &l)).unwrap();
+    ch.pipeline().replace("a", "c", Recorder::rc("c", &l)).unwrap();
     assert_eq!(take(&l), ["c:added", "a:removed"]);
     assert_eq!(ch.pipeline().names(), ["c", "b"]);
     ch.write_inbound(Bytes::from_static(b"x"));
@@ -150,7 +150,7 @@ impl ChannelHandler for RemoveSelfOnRead {
 #[test]
 fn handler_removed_while_handling_an_event_still_passes_it_on() {
     let l = log();
-    let ch = EmbeddedChannel::new(vec![("once", Rc::new(RemoveSelfOnRead)), ("b", Recorder::new("b", &l))]);
+    let ch = EmbeddedChannel::new(vec![("once", Rc::new(RemoveSelfOnRead)), ("b", Recorder::rc("b", &l))]);
     take(&l);
     assert!(ch.write_inbound(Bytes::from_static(b"1")));
     assert!(ch.write_inbound(Bytes::from_static(b"2")));
@@ -163,7 +163,7 @@ struct AddOnRead(Log);
 impl ChannelHandler for AddOnRead {
     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
         if ctx.pipeline().context("late").is_none() {
-            ctx.pipeline().add_after(ctx.name(), "late", Recorder::new("late", &self.0))?;
+            ctx.pipeline().add_after(ctx.name(), "late", Recorder::rc("late", &self.0))?;
         }
         ctx.fire_channel_read(msg);
         Ok(())
@@ -204,7 +204,7 @@ fn handler_error_goes_to_the_next_exception_caught() {
     let l = log();
     let seen = Rc::new(RefCell::new(Vec::new()));
     let failing = Rc::new(Failing { seen: seen.clone(), fail_exception_caught: false });
-    let ch = EmbeddedChannel::new(vec![("a", Recorder::new("a", &l)), ("f", failing), ("b", Recorder::new("b", &l))]);
+    let ch = EmbeddedChannel::new(vec![("a", Recorder::rc("a", &l)), ("f", failing), ("b", Recorder::rc("b", &l))]);
     take(&l);
     assert!(!ch.write_inbound(Bytes::from_static(b"x")));
     let events = take(&l);
@@ -236,7 +236,7 @@ impl ChannelHandler for Panicking {
 #[test]
 fn handler_panic_is_caught_and_routed_to_exception_caught() {
     let l = log();
-    let ch = EmbeddedChannel::new(vec![("p", Rc::new(Panicking)), ("b", Recorder::new("b", &l))]);
+    let ch = EmbeddedChannel::new(vec![("p", Rc::new(Panicking)), ("b", Recorder::rc("b", &l))]);
     take(&l);
     ch.write_inbound(Bytes::from_static(b"x"));
     assert!(take(&l).contains(&"b:exception=ERR_HANDLER_PANIC".to_string()));
@@ -337,7 +337,7 @@ fn writability_changes_fire_exactly_once_per_crossing() {
         .with(ChannelOption::WriteBufferWaterMark(WaterMark::new(4, 8).unwrap()))
         .unwrap();
     let ch = EmbeddedChannel::unregistered(opts);
-    ch.pipeline().add_last("r", Recorder::new("r", &l)).unwrap();
+    ch.pipeline().add_last("r", Recorder::rc("r", &l)).unwrap();
     ch.register();
     take(&l);
     for _ in 0..5 {
@@ -354,7 +354,7 @@ fn writability_changes_fire_exactly_once_per_crossing() {
 fn close_fails_pending_writes_before_inactive_and_unregistered() {
     let order = Rc::new(RefCell::new(Vec::new()));
     let l = log();
-    let ch = EmbeddedChannel::new(vec![("r", Recorder::new("r", &l))]);
+    let ch = EmbeddedChannel::new(vec![("r", Recorder::rc("r", &l))]);
     let o = order.clone();
     let f = ch.channel().write_future(Bytes::from_static(b"unflushed"));
     f.add_local_listener(move |r| o.borrow_mut().push(format!("write:{}", r.as_ref().unwrap_err().code())));
@@ -395,9 +395,22 @@ fn read_asked_while_auto_read_is_off_reaches_the_head() {
     let l = log();
     let opts = ChannelOptions::default().with(ChannelOption::AutoRead(false)).unwrap();
     let ch = EmbeddedChannel::unregistered(opts);
-    ch.pipeline().add_last("r", Recorder::new("r", &l)).unwrap();
+    ch.pipeline().add_last("r", Recorder::rc("r", &l)).unwrap();
     ch.register();
     assert!(!take(&l).contains(&"r:op:read".to_string()), "no automatic read");
     ch.channel().set_option(ChannelOption::AutoRead(true)).unwrap();
     assert!(take(&l).contains(&"r:op:read".to_string()), "turning autoRead on asks for a read");
+}
+
+#[test]
+fn deregister_keeps_the_channel_open_and_fires_unregistered_once() {
+    let l = log();
+    let ch = EmbeddedChannel::new(vec![("r", Recorder::rc("r", &l))]);
+    take(&l);
+    let f = ch.channel().pipeline().deregister();
+    ch.run_pending_tasks();
+    assert!(f.is_success());
+    assert!(ch.channel().is_open() && !ch.channel().is_registered());
+    assert_eq!(take(&l), ["r:unregistered"]);
+    assert_eq!(ch.pipeline().names(), ["r"], "an open channel keeps its handlers");
 }

@@ -1,6 +1,8 @@
 //! Shared test handlers.
 #![allow(dead_code)]
 
+pub mod net;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -23,7 +25,7 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    pub fn new(name: &'static str, log: &Log) -> Rc<dyn ChannelHandler> {
+    pub fn rc(name: &'static str, log: &Log) -> Rc<dyn ChannelHandler> {
         Rc::new(Recorder { name, log: log.clone() })
     }
     fn rec(&self, what: &str) {

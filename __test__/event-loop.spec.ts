@@ -1,0 +1,185 @@
+import test from 'ava'
+import { AsyncLocalStorage } from 'node:async_hooks'
+
+import { EventLoop } from '../index'
+import { sleep, until, withLoop } from './helpers'
+
+test('execute runs tasks later, in FIFO order, on the calling thread', async (t) => {
+  const loop = withLoop(t)
+  const order: string[] = []
+  loop.execute(() => order.push('a'))
+  loop.execute(() => order.push('b'))
+  order.push('sync')
+  t.true(loop.inEventLoop())
+  await until(() => order.length === 3)
+  t.deepEqual(order, ['sync', 'a', 'b'])
+})
+
+test('a task executed from a task runs in the same iteration, before its microtasks', async (t) => {
+  const loop = withLoop(t)
+  const order: string[] = []
+  loop.execute(() => {
+    order.push('a')
+    Promise.resolve().then(() => order.push('microtask'))
+    process.nextTick(() => order.push('nextTick'))
+    setImmediate(() => order.push('immediate'))
+    loop.execute(() => order.push('b'))
+  })
+  await until(() => order.length === 5)
+  t.deepEqual(order, ['a', 'b', 'nextTick', 'microtask', 'immediate'])
+})
+
+test('timers with equal deadlines run in the order they were scheduled', async (t) => {
+  const loop = withLoop(t)
+  const order: number[] = []
+  for (let i = 0; i < 20; i++) loop.schedule(() => order.push(i), 5)
+  await until(() => order.length === 20)
+  t.deepEqual(order, [...Array(20).keys()])
+})
+
+test('earlier deadlines run first whatever the scheduling order', async (t) => {
+  const loop = withLoop(t)
+  const order: string[] = []
+  loop.schedule(() => order.push('late'), 30)
+  loop.schedule(() => order.push('early'), 5)
+  await until(() => order.length === 2)
+  t.deepEqual(order, ['early', 'late'])
+})
+
+test('zero and negative delays are due now', async (t) => {
+  const loop = withLoop(t)
+  const order: string[] = []
+  loop.schedule(() => order.push('zero'), 0)
+  loop.schedule(() => order.push('negative'), -50)
+  await until(() => order.length === 2)
+  t.deepEqual(order, ['zero', 'negative'])
+})
+
+test('a timer does not fire before its delay', async (t) => {
+  const loop = withLoop(t)
+  const started = process.hrtime.bigint()
+  let firedAfterNs = 0n
+  const task = loop.schedule(() => (firedAfterNs = process.hrtime.bigint() - started), 30)
+  await until(() => task.isDone)
+  t.true(firedAfterNs >= 29_000_000n, `fired after ${firedAfterNs} ns`)
+})
+
+test('cancel stops a pending timer and reports whether it did', async (t) => {
+  const loop = withLoop(t)
+  let ran = false
+  const task = loop.schedule(() => (ran = true), 10)
+  t.true(task.cancel())
+  t.false(task.cancel())
+  t.true(task.isCancelled)
+  const done = loop.schedule(() => {}, 0)
+  await until(() => done.isDone)
+  await sleep(30)
+  t.false(ran)
+  t.false(done.cancel(), 'a timer that already ran cannot be cancelled')
+})
+
+test('scheduleAtFixedRate repeats until cancelled', async (t) => {
+  const loop = withLoop(t)
+  let runs = 0
+  const task = loop.scheduleAtFixedRate(() => {
+    runs++
+    if (runs === 3) task.cancel()
+  }, 1, 2)
+  t.true(task.periodic)
+  await until(() => runs === 3)
+  await sleep(20)
+  t.is(runs, 3)
+})
+
+test('scheduleWithFixedDelay counts the delay from the end of each run', async (t) => {
+  const loop = withLoop(t)
+  const ends: bigint[] = []
+  const starts: bigint[] = []
+  const task = loop.scheduleWithFixedDelay(() => {
+    starts.push(process.hrtime.bigint())
+    const busyUntil = process.hrtime.bigint() + 10_000_000n
+    while (process.hrtime.bigint() < busyUntil) {}
+    ends.push(process.hrtime.bigint())
+    if (ends.length === 3) task.cancel()
+  }, 0, 10)
+  await until(() => ends.length === 3)
+  for (let i = 1; i < 3; i++) t.true(starts[i] - ends[i - 1] >= 9_000_000n, `gap ${starts[i] - ends[i - 1]} ns`)
+})
+
+test('bad arguments throw typed errors', (t) => {
+  const loop = withLoop(t)
+  t.throws(() => loop.execute(42 as unknown as () => void), { code: 'ERR_INVALID_ARG_TYPE' })
+  t.throws(() => loop.schedule(() => {}, Number.NaN), { code: 'ERR_INVALID_ARG_VALUE' })
+  t.throws(() => loop.scheduleAtFixedRate(() => {}, 0, 0), { code: 'ERR_INVALID_ARG_VALUE' })
+  t.throws(() => loop.scheduleWithFixedDelay(() => {}, 0, -1), { code: 'ERR_INVALID_ARG_VALUE' })
+  t.throws(() => new EventLoop({ ioRatio: 0 }), { code: 'ERR_INVALID_ARG_VALUE' })
+  t.throws(() => new EventLoop({ ioRatio: 101 }), { code: 'ERR_INVALID_ARG_VALUE' })
+  t.throws(() => new EventLoop({ maxPendingTasks: 0 }), { code: 'ERR_INVALID_ARG_VALUE' })
+})
+
+test('a task that throws is reported and the loop goes on', async (t) => {
+  const errors: unknown[] = []
+  const loop = withLoop(t, { onTaskError: (e) => errors.push(e) })
+  const order: string[] = []
+  loop.execute(() => {
+    throw new Error('task failed')
+  })
+  loop.schedule(() => {
+    throw new Error('timer failed')
+  }, 0)
+  loop.execute(() => order.push('after'))
+  await until(() => errors.length === 2 && order.length === 1)
+  t.deepEqual(
+    errors.map((e) => (e as Error).message).sort(),
+    ['task failed', 'timer failed'],
+  )
+  t.is(loop.taskFailures, 2)
+})
+
+test('shutdownGracefully terminates the loop, then tasks are rejected', async (t) => {
+  const loop = new EventLoop()
+  let ran = false
+  loop.execute(() => (ran = true))
+  const timer = loop.schedule(() => t.fail('cancelled by shutdown'), 10_000)
+  t.is(loop.state, 'started')
+  const done = loop.shutdownGracefully(0, 1000)
+  t.is(loop.state, 'shutting-down')
+  await done
+  t.true(ran, 'a task accepted before shutdown still ran')
+  t.is(loop.state, 'terminated')
+  t.true(timer.isCancelled)
+  t.throws(() => loop.execute(() => {}), { code: 'ERR_REJECTED_EXECUTION' })
+  t.throws(() => loop.schedule(() => {}, 0), { code: 'ERR_REJECTED_EXECUTION' })
+  await loop.terminationFuture()
+})
+
+test('the quiet period lets late tasks run before termination', async (t) => {
+  const loop = new EventLoop()
+  const order: string[] = []
+  const done = loop.shutdownGracefully(100, 5000).then(() => order.push('terminated'))
+  await sleep(20)
+  loop.execute(() => order.push('late task'))
+  await done
+  t.deepEqual(order, ['late task', 'terminated'])
+})
+
+test('a task posted from another OS thread wakes the loop', async (t) => {
+  const loop = withLoop(t)
+  const latencies: number[] = []
+  loop._onRemoteTask = (ns) => latencies.push(ns)
+  const before = loop._wakeups
+  loop._postFromOtherThread(5, 20)
+  await until(() => latencies.length === 5)
+  t.true(latencies.every((ns) => ns > 0))
+  t.true(loop._wakeups > before)
+})
+
+test('tasks run in the async context in which the loop was created', async (t) => {
+  const als = new AsyncLocalStorage<string>()
+  const loop = als.run('ctx', () => new EventLoop())
+  t.teardown(() => loop.shutdownGracefully(0, 1000))
+  let seen: string | undefined = 'unset'
+  loop.execute(() => (seen = als.getStore()))
+  await until(() => seen !== 'unset')
+  t.is(seen, 'ctx')
+})

@@ -1,0 +1,20 @@
+import { EventLoop, type EventLoopOptions } from '../index'
+
+/** Resolves after `ms` of real time (only as a generous upper bound, never as an assertion). */
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+
+/** Resolves once `pred()` holds, polling every few ms; rejects after `timeoutMs`. */
+export async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await sleep(2)
+  }
+}
+
+/** A loop that is shut down when the test ends. */
+export function withLoop(t: { teardown(fn: () => unknown): void }, options: EventLoopOptions = {}): EventLoop {
+  const loop = new EventLoop(options)
+  t.teardown(() => loop.shutdownGracefully(0, 1000))
+  return loop
+}

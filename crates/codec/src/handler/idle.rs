@@ -1,0 +1,270 @@
+//! [`IdleStateHandler`]: Netty's `IdleStateHandler` on a netloop channel. The clock logic is
+//! the layer-1 [`IdleStateTracker`]; this module adds the timer, the lifecycle and the
+//! pipeline events.
+//!
+//! Ground rules:
+//! - Loop thread only. State is shared between the handler and its timer task through an
+//!   `Rc`; the task holds only a `Weak`, so a dropped handler's timer does nothing.
+//! - Exactly one loop timer is armed while the handler runs, at the tracker's
+//!   `next_deadline()` (`LocalLoop::schedule_local` on the channel's loop); when it fires the
+//!   tracker is polled, the timer is re-armed, then the events are fired. Activity never
+//!   re-arms: the tracker postpones a deadline that comes too early, as Netty's tasks do.
+//! - Lifecycle (Netty's `initialize`/`destroy`): tracking starts at `channel_active`, at
+//!   `channel_registered` or `handler_added` when the channel is already active, at the
+//!   loop's current time; it stops for good (timer cancelled) at `channel_inactive` or
+//!   `handler_removed`. No event is fired after that, even one polled in the same tick.
+//! - Events are [`IdleStateEvent`](crate::IdleStateEvent) values fired with
+//!   `fire_user_event` from this handler's context (receivers downcast the `UserEvent`).
+//!
+//! What counts as activity:
+//! - Reads: `channel_read` starts a read burst (reader and all-idle count as busy while it
+//!   lasts), `channel_read_complete` ends it and records the read time.
+//! - Writes: at the write's *completion* (the write promise's listener, success or failure,
+//!   as Netty's `writeListener`), not when the write is issued, so a peer that stops reading
+//!   makes the channel writer-idle. A write with a void promise gets a real promise for this
+//!   (Netty's `unvoid`); a failure of such a write is not reported anywhere, as with the
+//!   void promise it replaced. This costs one promise per write, only when writer or
+//!   all-idle detection is enabled.
+
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+use std::time::Duration;
+
+use netloop_eventloop::{LocalLoop, ScheduledHandle};
+use netloop_transport::{
+    ChannelHandler, ChannelHandlerContext, ChannelPromise, HandlerResult, LocalListenerExt, Message,
+};
+
+use crate::idle::{IdleConfig, IdleStateTracker};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Not initialized yet.
+    Waiting,
+    /// Tracking and timing.
+    Running,
+    /// Stopped for good (inactive or removed).
+    Destroyed,
+}
+
+struct Shared {
+    phase: Cell<Phase>,
+    tracker: RefCell<Option<IdleStateTracker>>,
+    timer: RefCell<Option<ScheduledHandle>>,
+    event_loop: RefCell<Weak<LocalLoop>>,
+}
+
+impl Shared {
+    fn running(&self) -> bool {
+        self.phase.get() == Phase::Running
+    }
+
+    fn now(&self) -> Option<Duration> {
+        self.event_loop.borrow().upgrade().map(|l| l.now())
+    }
+
+    fn track(&self, f: impl FnOnce(&mut IdleStateTracker, Duration)) {
+        if !self.running() {
+            return;
+        }
+        let Some(now) = self.now() else { return };
+        if let Some(tracker) = self.tracker.borrow_mut().as_mut() {
+            f(tracker, now);
+        }
+    }
+
+    /// Arms the one timer at the tracker's next deadline (none when every kind is off).
+    fn arm(self: &Rc<Self>, ctx: &ChannelHandlerContext, event_loop: &LocalLoop) {
+        let deadline = self
+            .tracker
+            .borrow()
+            .as_ref()
+            .and_then(IdleStateTracker::next_deadline);
+        let Some(deadline) = deadline else { return };
+        let delay = deadline.saturating_sub(event_loop.now());
+        let weak = Rc::downgrade(self);
+        let ctx = ctx.clone();
+        let handle = event_loop.schedule_local(delay, move || {
+            if let Some(shared) = weak.upgrade() {
+                shared.on_timer(&ctx);
+            }
+        });
+        if let Some(old) = self.timer.borrow_mut().replace(handle) {
+            old.cancel();
+        }
+    }
+
+    fn on_timer(self: &Rc<Self>, ctx: &ChannelHandlerContext) {
+        self.timer.borrow_mut().take();
+        if !self.running() {
+            return;
+        }
+        let Some(event_loop) = self.event_loop.borrow().upgrade() else {
+            return;
+        };
+        let now = event_loop.now();
+        let events = self
+            .tracker
+            .borrow_mut()
+            .as_mut()
+            .map(|t| t.poll(now))
+            .unwrap_or_default();
+        self.arm(ctx, &event_loop);
+        for event in events {
+            if !self.running() {
+                break;
+            }
+            ctx.fire_user_event(event);
+        }
+    }
+
+    fn initialize(self: &Rc<Self>, ctx: &ChannelHandlerContext, cfg: IdleConfig) {
+        if self.phase.get() != Phase::Waiting {
+            return;
+        }
+        let Some(event_loop) = ctx.try_channel().and_then(|ch| ch.event_loop().local()) else {
+            return;
+        };
+        self.phase.set(Phase::Running);
+        *self.event_loop.borrow_mut() = Rc::downgrade(&event_loop);
+        *self.tracker.borrow_mut() = Some(IdleStateTracker::new(cfg, event_loop.now()));
+        self.arm(ctx, &event_loop);
+    }
+
+    fn destroy(&self) {
+        self.phase.set(Phase::Destroyed);
+        if let Some(timer) = self.timer.borrow_mut().take() {
+            timer.cancel();
+        }
+        self.tracker.borrow_mut().take();
+    }
+}
+
+/// Fires an [`IdleStateEvent`](crate::IdleStateEvent) user event when a channel has not read,
+/// written, or done either for a while.
+pub struct IdleStateHandler {
+    config: IdleConfig,
+    tracks_writes: bool,
+    shared: Rc<Shared>,
+}
+
+impl IdleStateHandler {
+    /// A handler with the given periods (`None` or zero disables a kind; enabled periods
+    /// are at least [`MIN_IDLE_TIMEOUT`](crate::MIN_IDLE_TIMEOUT)).
+    pub fn new(config: IdleConfig) -> Self {
+        let enabled = |p: Option<Duration>| p.is_some_and(|p| !p.is_zero());
+        IdleStateHandler {
+            config,
+            tracks_writes: enabled(config.writer) || enabled(config.all),
+            shared: Rc::new(Shared {
+                phase: Cell::new(Phase::Waiting),
+                tracker: RefCell::new(None),
+                timer: RefCell::new(None),
+                event_loop: RefCell::new(Weak::new()),
+            }),
+        }
+    }
+
+    /// Netty's constructor: reader, writer and all-idle periods; zero disables a kind.
+    pub fn with_periods(reader: Duration, writer: Duration, all: Duration) -> Self {
+        Self::new(IdleConfig {
+            reader: Some(reader),
+            writer: Some(writer),
+            all: Some(all),
+        })
+    }
+
+    /// The configured periods.
+    pub fn config(&self) -> IdleConfig {
+        self.config
+    }
+
+    fn initialize(&self, ctx: &ChannelHandlerContext) {
+        self.shared.initialize(ctx, self.config);
+    }
+}
+
+impl std::fmt::Debug for IdleStateHandler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IdleStateHandler")
+            .field("config", &self.config)
+            .field("phase", &self.shared.phase.get())
+            .finish()
+    }
+}
+
+impl ChannelHandler for IdleStateHandler {
+    fn handler_added(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        if ctx
+            .try_channel()
+            .is_some_and(|ch| ch.is_active() && ch.is_registered())
+        {
+            self.initialize(ctx);
+        }
+        Ok(())
+    }
+
+    fn handler_removed(&self, _ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.shared.destroy();
+        Ok(())
+    }
+
+    fn channel_registered(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        if ctx.try_channel().is_some_and(|ch| ch.is_active()) {
+            self.initialize(ctx);
+        }
+        ctx.fire_channel_registered();
+        Ok(())
+    }
+
+    fn channel_active(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.initialize(ctx);
+        ctx.fire_channel_active();
+        Ok(())
+    }
+
+    fn channel_inactive(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.shared.destroy();
+        ctx.fire_channel_inactive();
+        Ok(())
+    }
+
+    fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
+        self.shared.track(|t, now| t.on_read(now));
+        ctx.fire_channel_read(msg);
+        Ok(())
+    }
+
+    fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.shared.track(|t, now| t.on_read_complete(now));
+        ctx.fire_channel_read_complete();
+        Ok(())
+    }
+
+    fn write(
+        &self,
+        ctx: &ChannelHandlerContext,
+        msg: Message,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
+        if !self.tracks_writes || !self.shared.running() {
+            ctx.write_with(msg, promise);
+            return Ok(());
+        }
+        let promise = if promise.is_void() {
+            ChannelPromise::new()
+        } else {
+            promise
+        };
+        if let Some(future) = promise.future() {
+            let weak = Rc::downgrade(&self.shared);
+            future.add_local_listener(move |_| {
+                if let Some(shared) = weak.upgrade() {
+                    shared.track(|t, now| t.on_write(now));
+                }
+            });
+        }
+        ctx.write_with(msg, promise);
+        Ok(())
+    }
+}

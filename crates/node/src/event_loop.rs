@@ -1,0 +1,227 @@
+//! `NativeEventLoop`: the JS-facing handle of one attached loop. Thin: argument checks,
+//! conversions, and JS tasks as loop tasks that call the loop's dispatch function.
+//!
+//! Ground rules: an instance is used only on the JS thread that created it (napi objects
+//! cannot cross threads), which is also the loop's thread.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
+use std::time::{Duration, Instant};
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use netloop_eventloop::{EventLoop, LocalLoop, LoopConfig, LoopError, LoopState, RejectReason, ScheduledHandle};
+
+use crate::bridge::{self, Bridge, Dispatch};
+use crate::error::{invalid_arg, loop_error, millis, period, throw, JsResult};
+
+#[napi(object)]
+pub struct NativeLoopOptions {
+    pub name: Option<String>,
+    pub io_ratio: Option<u32>,
+    pub max_pending_tasks: Option<u32>,
+}
+
+type Timers = Rc<RefCell<HashMap<u32, ScheduledHandle>>>;
+
+#[napi]
+pub struct NativeEventLoop {
+    bridge: Rc<Bridge>,
+    local: Rc<LocalLoop>,
+    timers: Timers,
+}
+
+fn state_name(s: LoopState) -> &'static str {
+    match s {
+        LoopState::NotStarted => "not-started",
+        LoopState::Started => "started",
+        LoopState::ShuttingDown => "shutting-down",
+        LoopState::Shutdown => "shutdown",
+        LoopState::Terminated => "terminated",
+    }
+}
+
+#[napi]
+impl NativeEventLoop {
+    /// `dispatch(kind, arg)` is called on this thread for every JS task, timer and event.
+    #[napi(constructor)]
+    pub fn new(env: Env, dispatch: Unknown, resource: Unknown, options: Option<NativeLoopOptions>) -> Result<Self> {
+        Self::create(&env, dispatch, resource, options).map_err(|e| throw(&env, e))
+    }
+
+    fn create(env: &Env, dispatch: Unknown, resource: Unknown, options: Option<NativeLoopOptions>) -> JsResult<Self> {
+        let mut cfg = LoopConfig { name: "netloop-js".into(), ..LoopConfig::default() };
+        if let Some(o) = options {
+            if let Some(n) = o.name {
+                cfg.name = n;
+            }
+            if let Some(r) = o.io_ratio {
+                cfg.io_ratio = r;
+            }
+            if let Some(m) = o.max_pending_tasks {
+                cfg.max_pending_tasks = m as usize;
+            }
+        }
+        let (_handle, driver) = EventLoop::attached(cfg).map_err(loop_error)?;
+        let local = driver.local().clone();
+        let bridge = Bridge::attach(env.raw(), driver, dispatch.raw(), resource.raw())
+            .map_err(|e| invalid_arg(format!("attaching the loop to libuv failed: {e}")))?;
+        Ok(NativeEventLoop { bridge, local, timers: Rc::default() })
+    }
+
+    fn handle(&self) -> &EventLoop {
+        self.bridge.handle()
+    }
+
+    fn accepting(&self) -> JsResult<()> {
+        if self.handle().is_shutdown() {
+            return Err(loop_error(LoopError::Rejected(RejectReason::Shutdown)));
+        }
+        Ok(())
+    }
+
+    /// Queues one JS task (the dispatcher runs the next function of its FIFO).
+    #[napi]
+    pub fn execute(&self, env: Env) -> Result<()> {
+        self.execute_impl().map_err(|e| throw(&env, e))
+    }
+
+    fn execute_impl(&self) -> JsResult<()> {
+        self.accepting()?;
+        let b = Rc::downgrade(&self.bridge);
+        self.local.execute_local(move || call(&b, Dispatch::Task, 0.0));
+        Ok(())
+    }
+
+    #[napi]
+    pub fn schedule(&self, env: Env, id: u32, delay_ms: f64) -> Result<()> {
+        self.schedule_impl(id, delay_ms).map_err(|e| throw(&env, e))
+    }
+
+    fn schedule_impl(&self, id: u32, delay_ms: f64) -> JsResult<()> {
+        self.accepting()?;
+        let delay = millis("delay", delay_ms)?;
+        let (b, t) = (Rc::downgrade(&self.bridge), Rc::downgrade(&self.timers));
+        let h = self.local.schedule_local(delay, move || {
+            if let Some(t) = t.upgrade() {
+                t.borrow_mut().remove(&id);
+            }
+            call(&b, Dispatch::Timer, f64::from(id));
+        });
+        self.timers.borrow_mut().insert(id, h);
+        Ok(())
+    }
+
+    #[napi]
+    pub fn schedule_periodic(&self, env: Env, id: u32, initial_ms: f64, period_ms: f64, fixed_rate: bool) -> Result<()> {
+        self.schedule_periodic_impl(id, initial_ms, period_ms, fixed_rate).map_err(|e| throw(&env, e))
+    }
+
+    fn schedule_periodic_impl(&self, id: u32, initial_ms: f64, period_ms: f64, fixed_rate: bool) -> JsResult<()> {
+        self.accepting()?;
+        let initial = millis("initialDelay", initial_ms)?;
+        let p = period("period", period_ms)?;
+        let b = Rc::downgrade(&self.bridge);
+        let h = self
+            .local
+            .schedule_local_periodic(initial, p, fixed_rate, move || call(&b, Dispatch::Timer, f64::from(id)))
+            .map_err(loop_error)?;
+        self.timers.borrow_mut().insert(id, h);
+        Ok(())
+    }
+
+    /// Cancels timer `id`; `true` if it was pending.
+    #[napi]
+    pub fn cancel(&self, id: u32) -> bool {
+        match self.timers.borrow_mut().remove(&id) {
+            Some(h) => h.cancel(),
+            None => false,
+        }
+    }
+
+    #[napi]
+    pub fn in_event_loop(&self) -> bool {
+        self.handle().in_event_loop()
+    }
+
+    #[napi(getter)]
+    pub fn state(&self) -> &'static str {
+        state_name(self.handle().state())
+    }
+
+    #[napi(getter)]
+    pub fn name(&self) -> String {
+        self.handle().name().to_string()
+    }
+
+    #[napi(getter)]
+    pub fn pending_tasks(&self) -> u32 {
+        u32::try_from(self.handle().pending_tasks()).unwrap_or(u32::MAX)
+    }
+
+    #[napi(getter)]
+    pub fn wakeups(&self) -> f64 {
+        self.handle().wakeups() as f64
+    }
+
+    #[napi(getter)]
+    pub fn selector_rebuilds(&self) -> f64 {
+        self.handle().selector_rebuilds() as f64
+    }
+
+    #[napi]
+    pub fn shutdown_gracefully(&self, env: Env, quiet_ms: f64, timeout_ms: f64) -> Result<()> {
+        self.shutdown_gracefully_impl(quiet_ms, timeout_ms).map_err(|e| throw(&env, e))
+    }
+
+    fn shutdown_gracefully_impl(&self, quiet_ms: f64, timeout_ms: f64) -> JsResult<()> {
+        let quiet = millis("quietPeriod", quiet_ms)?;
+        let timeout = millis("timeout", timeout_ms)?;
+        if quiet > timeout {
+            return Err(invalid_arg("quietPeriod must not exceed timeout"));
+        }
+        self.handle().shutdown_gracefully(quiet, timeout);
+        for (_, h) in self.timers.borrow_mut().drain() {
+            h.cancel();
+        }
+        self.bridge.rearm();
+        Ok(())
+    }
+
+    /// Test and benchmark hook: another OS thread posts `count` tasks to this loop after
+    /// `delay_ms`; each calls the dispatcher with the post-to-run latency in nanoseconds.
+    #[napi]
+    pub fn post_from_other_thread(&self, env: Env, count: u32, delay_ms: f64) -> Result<()> {
+        self.post_from_other_thread_impl(count, delay_ms).map_err(|e| throw(&env, e))
+    }
+
+    fn post_from_other_thread_impl(&self, count: u32, delay_ms: f64) -> JsResult<()> {
+        let delay = millis("delay", delay_ms)?;
+        let el = self.handle().clone();
+        let id = el.id();
+        std::thread::Builder::new()
+            .name("netloop-remote-poster".into())
+            .spawn(move || {
+                std::thread::sleep(delay);
+                for _ in 0..count {
+                    let posted = Instant::now();
+                    let _ = el.execute(move || {
+                        let ns = posted.elapsed().as_nanos() as f64;
+                        if let Some(b) = bridge::find(id) {
+                            b.call(Dispatch::Remote, ns);
+                        }
+                    });
+                    std::thread::sleep(Duration::from_micros(50));
+                }
+            })
+            .map_err(|e| invalid_arg(format!("spawning the poster thread failed: {e}")))?;
+        Ok(())
+    }
+}
+
+fn call(b: &Weak<Bridge>, what: Dispatch, arg: f64) {
+    if let Some(b) = b.upgrade() {
+        b.call(what, arg);
+    }
+}

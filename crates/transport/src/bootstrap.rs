@@ -1,0 +1,305 @@
+//! Bootstraps: `ServerBootstrap` (a server channel on a boss loop whose accepted sockets are
+//! handed to child loops) and `Bootstrap` (client channels).
+//!
+//! Ground rules: a bootstrap is `Send` configuration; `bind`/`connect` may be called from any
+//! thread and create the channel on its loop through a task. The acceptor hands each accepted
+//! socket to the child loop chosen by the child group, through that loop's task queue unless
+//! it is the current loop (Netty's register-through-execute).
+
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use netloop_eventloop::{EventLoop, EventLoopGroup, Future, LocalLoop, Promise};
+
+use crate::channel::Channel;
+use crate::context::ChannelHandlerContext;
+use crate::error::{HandlerResult, TransportError};
+use crate::handle::ChannelHandle;
+use crate::handler::ChannelHandler;
+use crate::initializer::{ChannelInitializer, InitFn};
+use crate::message::Message;
+use crate::options::{ChannelOption, ChannelOptions};
+use crate::promise::{ChannelFuture, LocalListenerExt};
+use crate::server_channel::{AcceptedSocket, ServerSocketChannel};
+use crate::socket_channel::SocketChannel;
+
+/// Picks the loop for the next channel.
+pub trait LoopChooser: Send + Sync {
+    fn next_loop(&self) -> EventLoop;
+}
+
+impl LoopChooser for EventLoopGroup {
+    fn next_loop(&self) -> EventLoop {
+        self.next().clone()
+    }
+}
+
+impl LoopChooser for EventLoop {
+    fn next_loop(&self) -> EventLoop {
+        self.clone()
+    }
+}
+
+/// Name under which bootstraps add their initializer.
+const INIT_NAME: &str = "initializer";
+/// Name of the server pipeline's acceptor.
+pub const ACCEPTOR_NAME: &str = "ServerBootstrapAcceptor";
+
+fn local_of(el: &EventLoop) -> Result<Rc<LocalLoop>, TransportError> {
+    el.local().ok_or(TransportError::UnsupportedOperation("not on the channel's event loop"))
+}
+
+/// Sets up and binds server channels.
+#[derive(Clone, Default)]
+pub struct ServerBootstrap {
+    group: Option<Arc<dyn LoopChooser>>,
+    child_group: Option<Arc<dyn LoopChooser>>,
+    options: ChannelOptions,
+    child_options: ChannelOptions,
+    handler: Option<InitFn>,
+    child_handler: Option<InitFn>,
+    error: Option<TransportError>,
+}
+
+impl ServerBootstrap {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The boss loops (the server channel's) and the child loops (accepted channels').
+    pub fn group(mut self, boss: impl LoopChooser + 'static, child: impl LoopChooser + 'static) -> Self {
+        self.group = Some(Arc::new(boss));
+        self.child_group = Some(Arc::new(child));
+        self
+    }
+
+    /// An option of the server channel (soBacklog, soReuseaddr, autoRead, …). A bad value
+    /// makes `bind` fail.
+    pub fn option(mut self, opt: ChannelOption) -> Self {
+        if let Err(e) = self.options.set(opt) {
+            self.error.get_or_insert(e);
+        }
+        self
+    }
+
+    /// An option of every accepted channel (tcpNoDelay, water marks, autoRead, …).
+    pub fn child_option(mut self, opt: ChannelOption) -> Self {
+        if let Err(e) = self.child_options.set(opt) {
+            self.error.get_or_insert(e);
+        }
+        self
+    }
+
+    /// Sets up the server channel's pipeline (before the acceptor).
+    pub fn handler(mut self, init: impl Fn(&Channel) -> HandlerResult + Send + Sync + 'static) -> Self {
+        self.handler = Some(Arc::new(init));
+        self
+    }
+
+    /// Sets up each accepted channel's pipeline, on the channel's loop.
+    pub fn child_handler(mut self, init: impl Fn(&Channel) -> HandlerResult + Send + Sync + 'static) -> Self {
+        self.child_handler = Some(Arc::new(init));
+        self
+    }
+
+    /// Creates, registers and binds a server channel on the next boss loop.
+    pub fn bind(&self, addr: SocketAddr) -> Future<ChannelHandle, TransportError> {
+        let promise = Promise::new();
+        let out = promise.future();
+        if let Some(e) = self.error.clone() {
+            promise.try_failure(e);
+            return out;
+        }
+        let (Some(group), Some(child_group)) = (self.group.clone(), self.child_group.clone()) else {
+            promise.try_failure(TransportError::InvalidOption("ServerBootstrap needs a group".into()));
+            return out;
+        };
+        let el = group.next_loop();
+        let target = el.clone();
+        let this = self.clone();
+        let p = promise.clone();
+        let task = move || {
+            let lp = match local_of(&target) {
+                Ok(lp) => lp,
+                Err(e) => {
+                    p.try_failure(e);
+                    return;
+                }
+            };
+            let ch = ServerSocketChannel::open(&lp, this.options.clone());
+            let child_options = this.child_options.clone();
+            let child_init = this.child_handler.clone();
+            let user = this.handler.clone();
+            let init = ChannelInitializer::new(move |ch: &Channel| {
+                if let Some(u) = &user {
+                    u(ch)?;
+                }
+                let acceptor = Acceptor {
+                    child_group: child_group.clone(),
+                    child_options: child_options.clone(),
+                    child_init: child_init.clone(),
+                    parent: std::cell::RefCell::new(None),
+                };
+                ch.pipeline().add_last(ACCEPTOR_NAME, acceptor)?;
+                Ok(())
+            });
+            if let Err(e) = ch.pipeline().add_last(INIT_NAME, init) {
+                p.try_failure(e);
+                return;
+            }
+            let reg = ch.register();
+            if let Some(Err(e)) = reg.result() {
+                p.try_failure(e);
+                return;
+            }
+            let c = ch.clone();
+            ch.bind(addr).add_local_listener(move |r| match r {
+                Ok(()) => {
+                    p.try_success(c.handle());
+                }
+                Err(e) => {
+                    p.try_failure(e.clone());
+                    c.close();
+                }
+            });
+        };
+        if let Err(e) = el.execute(task) {
+            promise.try_failure(e.into());
+        }
+        out
+    }
+}
+
+/// Per-server-channel acceptor state; `Send` parts only, cloned into the pipeline.
+struct Acceptor {
+    child_group: Arc<dyn LoopChooser>,
+    child_options: ChannelOptions,
+    child_init: Option<InitFn>,
+    parent: std::cell::RefCell<Option<ChannelHandle>>,
+}
+
+impl ChannelHandler for Acceptor {
+    fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
+        let accepted = match msg.downcast::<AcceptedSocket>() {
+            Ok(a) => a,
+            Err(other) => {
+                ctx.fire_channel_read(other);
+                return Ok(());
+            }
+        };
+        let parent = self.parent.borrow_mut().get_or_insert_with(|| ctx.channel().handle()).clone();
+        let el = self.child_group.next_loop();
+        let opts = self.child_options.clone();
+        let init = self.child_init.clone();
+        if el.in_event_loop() {
+            register_child(&el, accepted, opts, init, parent);
+            return Ok(());
+        }
+        let target = el.clone();
+        el.execute(move || register_child(&target, accepted, opts, init, parent))
+            .map_err(TransportError::from)
+    }
+}
+
+fn register_child(el: &EventLoop, acc: AcceptedSocket, opts: ChannelOptions, init: Option<InitFn>, parent: ChannelHandle) {
+    let Ok(lp) = local_of(el) else { return };
+    let ch = SocketChannel::accepted(&lp, acc.stream, acc.remote, opts, Some(parent));
+    if let Some(init) = init {
+        if ch.pipeline().add_last(INIT_NAME, ChannelInitializer::from_arc(init)).is_err() {
+            ch.close();
+            return;
+        }
+    }
+    ch.register();
+}
+
+/// Sets up and connects client channels.
+#[derive(Clone, Default)]
+pub struct Bootstrap {
+    group: Option<Arc<dyn LoopChooser>>,
+    options: ChannelOptions,
+    handler: Option<InitFn>,
+    error: Option<TransportError>,
+}
+
+impl Bootstrap {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn group(mut self, group: impl LoopChooser + 'static) -> Self {
+        self.group = Some(Arc::new(group));
+        self
+    }
+
+    pub fn option(mut self, opt: ChannelOption) -> Self {
+        if let Err(e) = self.options.set(opt) {
+            self.error.get_or_insert(e);
+        }
+        self
+    }
+
+    pub fn handler(mut self, init: impl Fn(&Channel) -> HandlerResult + Send + Sync + 'static) -> Self {
+        self.handler = Some(Arc::new(init));
+        self
+    }
+
+    /// Creates a channel on the calling thread's loop `lp`, registers and connects it.
+    /// Returns the channel at once and the connect future.
+    pub fn connect_on(&self, lp: &Rc<LocalLoop>, remote: SocketAddr) -> (Channel, ChannelFuture) {
+        let ch = SocketChannel::open(lp, self.options.clone());
+        if let Some(e) = self.error.clone() {
+            ch.close();
+            return (ch, Promise::completed(Err(e)));
+        }
+        if let Some(init) = self.handler.clone() {
+            if let Err(e) = ch.pipeline().add_last(INIT_NAME, ChannelInitializer::from_arc(init)) {
+                ch.close();
+                return (ch, Promise::completed(Err(e)));
+            }
+        }
+        let reg = ch.register();
+        if let Some(Err(e)) = reg.result() {
+            return (ch, Promise::completed(Err(e)));
+        }
+        let f = ch.connect(remote);
+        (ch, f)
+    }
+
+    /// Connects a new channel on the next loop of the group, from any thread.
+    pub fn connect(&self, remote: SocketAddr) -> Future<ChannelHandle, TransportError> {
+        let promise = Promise::new();
+        let out = promise.future();
+        let Some(group) = self.group.clone() else {
+            promise.try_failure(TransportError::InvalidOption("Bootstrap needs a group".into()));
+            return out;
+        };
+        let el = group.next_loop();
+        let this = self.clone();
+        let p = promise.clone();
+        let target = el.clone();
+        let r = el.execute(move || {
+            let lp = match local_of(&target) {
+                Ok(lp) => lp,
+                Err(e) => {
+                    p.try_failure(e);
+                    return;
+                }
+            };
+            let (ch, f) = this.connect_on(&lp, remote);
+            f.add_local_listener(move |r| match r {
+                Ok(()) => {
+                    p.try_success(ch.handle());
+                }
+                Err(e) => {
+                    p.try_failure(e.clone());
+                }
+            });
+        });
+        if let Err(e) = r {
+            promise.try_failure(e.into());
+        }
+        out
+    }
+}

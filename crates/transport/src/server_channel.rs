@@ -1,0 +1,297 @@
+//! TCP server channels: bind with backlog and SO_REUSEADDR, accept until `WouldBlock`, and
+//! fire each accepted socket down the server pipeline as an [`AcceptedSocket`] message (the
+//! bootstrap's acceptor hands it to a child loop).
+//!
+//! Ground rules: loop thread only; edge-triggered like stream channels. Accept errors:
+//! transient ones (aborted handshakes, EINTR, EPROTO, …) are skipped; resource exhaustion
+//! (EMFILE, ENFILE, ENOBUFS, ENOMEM) is reported to `exception_caught` and accepting pauses for
+//! a back-off (doubling from 50 ms up to 1 s) instead of spinning, the listener stays open;
+//! anything else is a programming error (EBADF, EINVAL, ENOTSOCK, …): reported, then the
+//! listener closes.
+
+use std::cell::{Cell, RefCell};
+use std::io;
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::time::Duration;
+
+use mio::net::{TcpListener, TcpStream};
+use mio::Interest;
+use netloop_eventloop::{LocalLoop, Readiness, ScheduledHandle};
+use socket2::{Domain, Protocol, SockRef, Socket, Type};
+
+use crate::channel::{Channel, ChannelIo};
+use crate::error::TransportError;
+use crate::message::Message;
+use crate::options::ChannelOptions;
+use crate::promise::ChannelPromise;
+
+/// The message a server channel reads: one accepted connection, not yet a channel.
+#[derive(Debug)]
+pub struct AcceptedSocket {
+    pub stream: TcpStream,
+    pub remote: SocketAddr,
+}
+
+const BACKOFF_MIN: Duration = Duration::from_millis(50);
+const BACKOFF_MAX: Duration = Duration::from_secs(1);
+
+enum AcceptFailure {
+    Skip,
+    BackOff,
+    Fatal,
+}
+
+fn classify(e: &io::Error) -> AcceptFailure {
+    if matches!(e.kind(), io::ErrorKind::Interrupted | io::ErrorKind::ConnectionAborted) {
+        return AcceptFailure::Skip;
+    }
+    match e.raw_os_error() {
+        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM) => AcceptFailure::BackOff,
+        Some(
+            libc::EPROTO | libc::EPERM | libc::ENETDOWN | libc::ENOPROTOOPT | libc::EHOSTDOWN | libc::ENONET
+            | libc::EHOSTUNREACH | libc::ENETUNREACH | libc::ETIMEDOUT,
+        ) => AcceptFailure::Skip,
+        _ => AcceptFailure::Fatal,
+    }
+}
+
+pub(crate) struct ServerIo {
+    listener: RefCell<Option<TcpListener>>,
+    token: Cell<Option<mio::Token>>,
+    local_addr: Cell<Option<SocketAddr>>,
+    readable_hint: Cell<bool>,
+    read_scheduled: Cell<bool>,
+    backoff: Cell<Duration>,
+    backoff_timer: RefCell<Option<ScheduledHandle>>,
+    accept_calls: Cell<u64>,
+}
+
+/// Constructors and statistics of TCP server channels.
+pub struct ServerSocketChannel;
+
+impl ServerSocketChannel {
+    /// A server channel on the calling thread's loop `local`, not yet registered or bound.
+    pub fn open(local: &Rc<LocalLoop>, options: ChannelOptions) -> Channel {
+        let io = ServerIo {
+            listener: RefCell::new(None),
+            token: Cell::new(None),
+            local_addr: Cell::new(None),
+            readable_hint: Cell::new(false),
+            read_scheduled: Cell::new(false),
+            backoff: Cell::new(BACKOFF_MIN),
+            backoff_timer: RefCell::new(None),
+            accept_calls: Cell::new(0),
+        };
+        Channel::create(local, options, None, Box::new(io))
+    }
+
+    /// How many times `accept` was called on this server channel (to show it never spins).
+    pub fn accept_calls(ch: &Channel) -> Option<u64> {
+        ch.0.io.as_any().downcast_ref::<ServerIo>().map(|io| io.accept_calls.get())
+    }
+}
+
+fn io_of(ch: &Channel) -> Option<&ServerIo> {
+    ch.0.io.as_any().downcast_ref::<ServerIo>()
+}
+
+impl ServerIo {
+    fn register(&self, ch: &Channel) -> io::Result<()> {
+        let mut guard = self.listener.borrow_mut();
+        let (Some(l), None) = (guard.as_mut(), self.token.get()) else { return Ok(()) };
+        let lp = ch.local_loop().ok_or_else(|| io::Error::other("the channel's event loop is gone"))?;
+        self.token.set(Some(lp.register(l, Interest::READABLE, ch.io_handler())?));
+        Ok(())
+    }
+
+    fn accept_ready(&self, ch: &Channel) {
+        if self.backoff_timer.borrow().is_some() || !ch.is_active() {
+            return;
+        }
+        if !ch.is_auto_read() && !ch.0.read_pending.get() {
+            self.readable_hint.set(true);
+            return;
+        }
+        let max = ch.with_options(|o| o.max_messages_per_read);
+        let pipeline = ch.pipeline();
+        let mut accepted = 0u32;
+        let mut failure = None;
+        loop {
+            self.accept_calls.set(self.accept_calls.get() + 1);
+            let result = {
+                let guard = self.listener.borrow();
+                let Some(l) = guard.as_ref() else { break };
+                l.accept()
+            };
+            match result {
+                Ok((stream, remote)) => {
+                    accepted += 1;
+                    ch.0.read_pending.set(false);
+                    pipeline.fire_channel_read(Message::user(AcceptedSocket { stream, remote }));
+                    if !ch.is_open() {
+                        break;
+                    }
+                    if !ch.is_auto_read() || accepted >= max {
+                        self.readable_hint.set(true);
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.readable_hint.set(false);
+                    self.backoff.set(BACKOFF_MIN);
+                    break;
+                }
+                Err(e) => match classify(&e) {
+                    AcceptFailure::Skip => continue,
+                    AcceptFailure::BackOff => {
+                        self.readable_hint.set(true);
+                        self.start_backoff(ch);
+                        failure = Some((e, false));
+                        break;
+                    }
+                    AcceptFailure::Fatal => {
+                        failure = Some((e, true));
+                        break;
+                    }
+                },
+            }
+        }
+        if accepted > 0 {
+            pipeline.fire_channel_read_complete();
+        }
+        if let Some((e, fatal)) = failure {
+            pipeline.fire_exception_caught(e.into());
+            if fatal {
+                ch.core_close(ChannelPromise::void());
+            }
+        }
+    }
+
+    /// Pauses accepting, then tries again (the pending connections stay in the backlog and
+    /// edge-triggered readiness will not report them again).
+    fn start_backoff(&self, ch: &Channel) {
+        let Some(lp) = ch.local_loop() else { return };
+        let delay = self.backoff.get();
+        self.backoff.set((delay * 2).min(BACKOFF_MAX));
+        let c = ch.clone();
+        let timer = lp.schedule_local(delay, move || {
+            if let Some(io) = io_of(&c) {
+                io.backoff_timer.borrow_mut().take();
+                if c.is_open() {
+                    io.accept_ready(&c);
+                }
+            }
+        });
+        *self.backoff_timer.borrow_mut() = Some(timer);
+    }
+}
+
+impl ChannelIo for ServerIo {
+    fn is_active(&self) -> bool {
+        self.listener.borrow().is_some()
+    }
+    fn local_addr(&self) -> Option<SocketAddr> {
+        self.local_addr.get()
+    }
+    fn remote_addr(&self) -> Option<SocketAddr> {
+        None
+    }
+
+    fn do_register(&self, ch: &Channel) -> Result<(), TransportError> {
+        Ok(self.register(ch)?)
+    }
+
+    fn do_deregister(&self, ch: &Channel) {
+        if let (Some(t), Some(l)) = (self.token.take(), self.listener.borrow_mut().as_mut()) {
+            if let Some(lp) = ch.local_loop() {
+                let _ = lp.deregister(l, t);
+            }
+        }
+    }
+
+    fn do_bind(&self, ch: &Channel, local: SocketAddr) -> Result<(), TransportError> {
+        if self.listener.borrow().is_some() {
+            return Err(TransportError::UnsupportedOperation("bind: already bound"));
+        }
+        let socket = Socket::new(Domain::for_address(local), Type::STREAM, Some(Protocol::TCP))?;
+        socket.set_nonblocking(true)?;
+        let (reuse, backlog) = ch.with_options(|o| (o.so_reuseaddr, o.so_backlog));
+        socket.set_reuse_address(reuse)?;
+        ch.with_options(|o| o.apply_buffers(&SockRef::from(&socket)))?;
+        socket.bind(&local.into())?;
+        socket.listen(backlog)?;
+        let std_listener: std::net::TcpListener = socket.into();
+        self.local_addr.set(std_listener.local_addr().ok());
+        *self.listener.borrow_mut() = Some(TcpListener::from_std(std_listener));
+        if ch.is_registered() {
+            self.register(ch)?;
+        }
+        Ok(())
+    }
+
+    fn do_connect(&self, _: &Channel, _: SocketAddr, _: Option<SocketAddr>, promise: ChannelPromise) {
+        promise.try_failure(TransportError::UnsupportedOperation("connect a server channel"));
+    }
+
+    fn do_begin_read(&self, ch: &Channel) {
+        if !self.readable_hint.get() || self.backoff_timer.borrow().is_some() || self.read_scheduled.replace(true) {
+            return;
+        }
+        let c = ch.clone();
+        ch.invoke_later(move || {
+            if let Some(io) = io_of(&c) {
+                io.read_scheduled.set(false);
+                if c.is_open() {
+                    io.accept_ready(&c);
+                }
+            }
+        });
+    }
+
+    fn do_write(&self, ch: &Channel) {
+        let failed = ch.0.outbound.borrow_mut().take_flushed();
+        crate::channel::fail_all(failed, &TransportError::UnsupportedOperation("write to a server channel"));
+    }
+
+    fn do_close(&self, ch: &Channel) {
+        if let Some(t) = self.backoff_timer.borrow_mut().take() {
+            t.cancel();
+        }
+        if let Some(mut l) = self.listener.borrow_mut().take() {
+            if let (Some(t), Some(lp)) = (self.token.take(), ch.local_loop()) {
+                let _ = lp.deregister(&mut l, t);
+            }
+        }
+    }
+
+    fn filter_outbound(&self, _: Message) -> Result<Message, TransportError> {
+        Err(TransportError::UnsupportedOperation("write to a server channel"))
+    }
+
+    fn ready(&self, ch: &Channel, r: Readiness) {
+        if r.readable || r.error || r.read_closed {
+            self.accept_ready(ch);
+        }
+    }
+
+    fn reregister(&self, old: &mio::Registry, new: &mio::Registry, token: mio::Token) -> io::Result<()> {
+        match self.listener.borrow_mut().as_mut() {
+            Some(l) => {
+                let _ = mio::event::Source::deregister(l, old);
+                mio::event::Source::register(l, new, token, Interest::READABLE)
+            }
+            None => Ok(()),
+        }
+    }
+
+    #[cfg(unix)]
+    fn raw_fd(&self) -> Option<std::os::fd::RawFd> {
+        use std::os::fd::AsRawFd;
+        self.listener.borrow().as_ref().map(|l| l.as_raw_fd())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

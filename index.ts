@@ -1,0 +1,318 @@
+/**
+ * netloop: Netty's event-loop system for Node.js.
+ *
+ * An `EventLoop` here is a Rust event loop (mio selector, lock-free task queue, timer heap)
+ * attached to the calling JS thread: libuv watches the loop's selector and runs one loop
+ * iteration per wake-up, so tasks and timers run synchronously on this thread, in the loop's
+ * order, and promises/nextTicks they create run right after the iteration.
+ */
+import { availableParallelism } from 'node:os'
+import { NativeEventLoop } from './native'
+
+/** An error with a stable `code` (`ERR_REJECTED_EXECUTION`, `ERR_INVALID_ARG_VALUE`, ...). */
+export class NetloopError extends Error {
+  readonly code: string
+  constructor(code: string, message: string) {
+    super(message)
+    this.name = 'NetloopError'
+    this.code = code
+  }
+}
+
+function invalidArg(message: string): NetloopError {
+  return new NetloopError('ERR_INVALID_ARG_VALUE', message)
+}
+
+function checkFunction(name: string, fn: unknown): asserts fn is () => void {
+  if (typeof fn !== 'function') {
+    throw new NetloopError('ERR_INVALID_ARG_TYPE', `${name} must be a function, got ${typeof fn}`)
+  }
+}
+
+function checkMillis(name: string, ms: unknown): number {
+  if (typeof ms !== 'number' || Number.isNaN(ms)) {
+    throw invalidArg(`${name} must be a number of milliseconds, got ${String(ms)}`)
+  }
+  return ms
+}
+
+/** Lifecycle of a loop, as in Netty. */
+export type EventLoopState = 'not-started' | 'started' | 'shutting-down' | 'shutdown' | 'terminated'
+
+export interface EventLoopOptions {
+  /** Diagnostics name. */
+  name?: string
+  /** Percentage of an iteration given to I/O, 1..100 (default 50); tasks get the rest. */
+  ioRatio?: number
+  /** Most tasks that may wait in the cross-thread queue (default: unbounded). */
+  maxPendingTasks?: number
+  /** Receives errors thrown by tasks and timers. Default: printed to stderr. The loop goes on. */
+  onTaskError?: (error: unknown, loop: EventLoop) => void
+}
+
+const enum Dispatch {
+  Task = 0,
+  Timer = 1,
+  Terminated = 2,
+  Remote = 3,
+}
+
+interface TimerEntry {
+  fn: () => void
+  handle: ScheduledTask
+  periodic: boolean
+}
+
+/** A pending one-shot or periodic task; `cancel()` stops it. */
+export class ScheduledTask {
+  #cancel: () => boolean
+  #state: 'pending' | 'done' | 'cancelled' = 'pending'
+  readonly periodic: boolean
+
+  /** @internal */
+  constructor(periodic: boolean, cancel: () => boolean) {
+    this.periodic = periodic
+    this.#cancel = cancel
+  }
+
+  /** Cancels the task; `true` if it was still pending (a periodic task stops repeating). */
+  cancel(): boolean {
+    if (this.#state !== 'pending') return false
+    this.#state = 'cancelled'
+    return this.#cancel()
+  }
+
+  get isCancelled(): boolean {
+    return this.#state === 'cancelled'
+  }
+
+  /** A one-shot task that has run. */
+  get isDone(): boolean {
+    return this.#state === 'done'
+  }
+
+  /** @internal */
+  _markDone(): void {
+    if (this.#state === 'pending') this.#state = 'done'
+  }
+}
+
+function defaultTaskError(error: unknown, loop: EventLoop): void {
+  console.error(`netloop: a task on loop ${loop.name} threw; the loop goes on:`, error)
+}
+
+/** One event loop attached to the calling JS thread. */
+export class EventLoop {
+  readonly #native: NativeEventLoop
+  #tasks: Array<(() => void) | undefined> = []
+  #head = 0
+  readonly #timers = new Map<number, TimerEntry>()
+  #nextTimerId = 1
+  #taskFailures = 0
+  readonly #onTaskError: (error: unknown, loop: EventLoop) => void
+  readonly #termination: Promise<void>
+  #resolveTermination!: () => void
+  /** @internal test and benchmark hook: tasks posted by `_postFromOtherThread` land here. */
+  _onRemoteTask?: (latencyNs: number) => void
+
+  constructor(options: EventLoopOptions = {}) {
+    const { name, ioRatio, maxPendingTasks, onTaskError } = options
+    if (ioRatio !== undefined && (!Number.isInteger(ioRatio) || ioRatio < 1 || ioRatio > 100)) {
+      throw invalidArg(`ioRatio must be an integer in 1..100, got ${ioRatio}`)
+    }
+    if (maxPendingTasks !== undefined && (!Number.isInteger(maxPendingTasks) || maxPendingTasks < 1)) {
+      throw invalidArg(`maxPendingTasks must be a positive integer, got ${maxPendingTasks}`)
+    }
+    if (onTaskError !== undefined) checkFunction('onTaskError', onTaskError)
+    this.#onTaskError = onTaskError ?? defaultTaskError
+    this.#termination = new Promise((resolve) => (this.#resolveTermination = resolve))
+    this.#native = new NativeEventLoop((kind: number, arg: number) => this.#dispatch(kind, arg), this, {
+      name,
+      ioRatio,
+      maxPendingTasks: maxPendingTasks === undefined ? undefined : Math.min(maxPendingTasks, 0xffffffff),
+    })
+  }
+
+  #dispatch(kind: number, arg: number): void {
+    switch (kind) {
+      case Dispatch.Task: {
+        const fn = this.#tasks[this.#head]
+        this.#tasks[this.#head++] = undefined
+        if (this.#head === this.#tasks.length) {
+          this.#tasks = []
+          this.#head = 0
+        } else if (this.#head > 1024 && this.#head * 2 > this.#tasks.length) {
+          this.#tasks = this.#tasks.slice(this.#head)
+          this.#head = 0
+        }
+        if (fn) this.#run(fn)
+        return
+      }
+      case Dispatch.Timer: {
+        const entry = this.#timers.get(arg)
+        if (!entry) return
+        if (!entry.periodic) {
+          this.#timers.delete(arg)
+          entry.handle._markDone()
+        }
+        this.#run(entry.fn)
+        return
+      }
+      case Dispatch.Terminated:
+        this.#timers.clear()
+        this.#resolveTermination()
+        return
+      case Dispatch.Remote:
+        this._onRemoteTask?.(arg)
+        return
+    }
+  }
+
+  #run(fn: () => void): void {
+    try {
+      fn()
+    } catch (error) {
+      this.#taskFailures++
+      try {
+        this.#onTaskError(error, this)
+      } catch (again) {
+        console.error('netloop: onTaskError threw:', again)
+      }
+    }
+  }
+
+  get name(): string {
+    return this.#native.name
+  }
+
+  get state(): EventLoopState {
+    return this.#native.state as EventLoopState
+  }
+
+  /** Tasks waiting in the cross-thread queue. */
+  get pendingTasks(): number {
+    return this.#native.pendingTasks
+  }
+
+  /** Tasks and timers that threw so far. */
+  get taskFailures(): number {
+    return this.#taskFailures
+  }
+
+  /** True on the thread that runs this loop (the thread that created it). */
+  inEventLoop(): boolean {
+    return this.#native.inEventLoop()
+  }
+
+  /** Runs `fn` on the loop, after the tasks already queued. */
+  execute(fn: () => void): void {
+    checkFunction('task', fn)
+    this.#native.execute()
+    this.#tasks.push(fn)
+  }
+
+  #addTimer(fn: () => void, periodic: boolean, arm: (id: number) => void): ScheduledTask {
+    checkFunction('task', fn)
+    const id = this.#nextTimerId
+    this.#nextTimerId = id >= 0xfffffffe ? 1 : id + 1
+    const handle = new ScheduledTask(periodic, () => {
+      this.#timers.delete(id)
+      return this.#native.cancel(id)
+    })
+    arm(id)
+    this.#timers.set(id, { fn, handle, periodic })
+    return handle
+  }
+
+  /** Runs `fn` once after `delayMs` (0 or negative: due now). */
+  schedule(fn: () => void, delayMs: number): ScheduledTask {
+    const delay = checkMillis('delayMs', delayMs)
+    return this.#addTimer(fn, false, (id) => this.#native.schedule(id, delay))
+  }
+
+  /** Runs `fn` after `initialDelayMs`, then every `periodMs` from the previous deadline; missed runs catch up. */
+  scheduleAtFixedRate(fn: () => void, initialDelayMs: number, periodMs: number): ScheduledTask {
+    const initial = checkMillis('initialDelayMs', initialDelayMs)
+    const period = checkMillis('periodMs', periodMs)
+    return this.#addTimer(fn, true, (id) => this.#native.schedulePeriodic(id, initial, period, true))
+  }
+
+  /** Runs `fn` after `initialDelayMs`, then `delayMs` after the end of each run. */
+  scheduleWithFixedDelay(fn: () => void, initialDelayMs: number, delayMs: number): ScheduledTask {
+    const initial = checkMillis('initialDelayMs', initialDelayMs)
+    const delay = checkMillis('delayMs', delayMs)
+    return this.#addTimer(fn, true, (id) => this.#native.schedulePeriodic(id, initial, delay, false))
+  }
+
+  /**
+   * Shuts the loop down: tasks keep running until none arrived for `quietPeriodMs` (or until
+   * `timeoutMs`), scheduled tasks are cancelled, then new tasks are rejected with
+   * `ERR_REJECTED_EXECUTION` and the loop terminates. Resolves on termination.
+   */
+  shutdownGracefully(quietPeriodMs = 2000, timeoutMs = 15000): Promise<void> {
+    this.#native.shutdownGracefully(checkMillis('quietPeriodMs', quietPeriodMs), checkMillis('timeoutMs', timeoutMs))
+    for (const entry of this.#timers.values()) entry.handle.cancel()
+    return this.#termination
+  }
+
+  /** Resolves when the loop has terminated. */
+  terminationFuture(): Promise<void> {
+    return this.#termination
+  }
+
+  /** @internal Another OS thread posts `count` tasks to this loop (tests and benchmarks). */
+  _postFromOtherThread(count: number, delayMs = 0): void {
+    this.#native.postFromOtherThread(count, delayMs)
+  }
+
+  /** @internal Wake-ups of this loop's waker so far. */
+  get _wakeups(): number {
+    return this.#native.wakeups
+  }
+}
+
+/** A fixed set of event loops handed out round robin by `next()`. */
+export class EventLoopGroup {
+  readonly #loops: EventLoop[]
+  #next = 0
+
+  /**
+   * `nThreads` loops (default 1). All loops of a group made here are attached to the calling
+   * JS thread; several cores are served by groups on worker threads.
+   */
+  constructor(nThreads = 1, options: EventLoopOptions = {}) {
+    if (!Number.isInteger(nThreads) || nThreads < 0) {
+      throw invalidArg(`nThreads must be a non-negative integer, got ${nThreads}`)
+    }
+    const n = nThreads === 0 ? availableParallelism() : nThreads
+    this.#loops = Array.from({ length: n }, (_, i) => new EventLoop({ ...options, name: `${options.name ?? 'netloop'}-${i}` }))
+  }
+
+  get size(): number {
+    return this.#loops.length
+  }
+
+  get loops(): readonly EventLoop[] {
+    return this.#loops
+  }
+
+  /** The next loop, round robin. */
+  next(): EventLoop {
+    const n = this.#loops.length
+    const i = (n & (n - 1)) === 0 ? this.#next & (n - 1) : this.#next % n
+    this.#next = (this.#next + 1) >>> 0
+    return this.#loops[i]
+  }
+
+  shutdownGracefully(quietPeriodMs = 2000, timeoutMs = 15000): Promise<void> {
+    return Promise.all(this.#loops.map((l) => l.shutdownGracefully(quietPeriodMs, timeoutMs))).then(() => undefined)
+  }
+
+  terminationFuture(): Promise<void> {
+    return Promise.all(this.#loops.map((l) => l.terminationFuture())).then(() => undefined)
+  }
+
+  get isTerminated(): boolean {
+    return this.#loops.every((l) => l.state === 'terminated')
+  }
+}
