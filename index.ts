@@ -50,6 +50,9 @@ export interface EventLoopOptions {
   onTaskError?: (error: unknown, loop: EventLoop) => void
 }
 
+/** JS tasks run per native task; bounds how long the loop goes without checking its budget. */
+const JS_BATCH = 32
+
 const enum Dispatch {
   Task = 0,
   Timer = 1,
@@ -106,6 +109,7 @@ export class EventLoop {
   readonly #native: NativeEventLoop
   #tasks: Array<(() => void) | undefined> = []
   #head = 0
+  #markerQueued = false
   readonly #timers = new Map<number, TimerEntry>()
   #nextTimerId = 1
   #taskFailures = 0
@@ -135,19 +139,9 @@ export class EventLoop {
 
   #dispatch(kind: number, arg: number): void {
     switch (kind) {
-      case Dispatch.Task: {
-        const fn = this.#tasks[this.#head]
-        this.#tasks[this.#head++] = undefined
-        if (this.#head === this.#tasks.length) {
-          this.#tasks = []
-          this.#head = 0
-        } else if (this.#head > 1024 && this.#head * 2 > this.#tasks.length) {
-          this.#tasks = this.#tasks.slice(this.#head)
-          this.#head = 0
-        }
-        if (fn) this.#run(fn)
+      case Dispatch.Task:
+        this.#runTaskBatch()
         return
-      }
       case Dispatch.Timer: {
         const entry = this.#timers.get(arg)
         if (!entry) return
@@ -165,6 +159,34 @@ export class EventLoop {
       case Dispatch.Remote:
         this._onRemoteTask?.(arg)
         return
+    }
+  }
+
+  /**
+   * One native task (a "marker") runs up to JS_BATCH queued JS tasks, then queues another
+   * marker if tasks remain. Invariant: `#markerQueued` is true exactly while a marker is in
+   * the native queue, so `execute()` crosses into native code once per batch, not per task.
+   */
+  #runTaskBatch(): void {
+    this.#markerQueued = false
+    const end = Math.min(this.#tasks.length, this.#head + JS_BATCH)
+    while (this.#head < end) {
+      const fn = this.#tasks[this.#head]
+      this.#tasks[this.#head++] = undefined
+      if (fn) this.#run(fn)
+    }
+    if (this.#head === this.#tasks.length) {
+      this.#tasks = []
+      this.#head = 0
+    } else {
+      if (this.#head > 1024 && this.#head * 2 > this.#tasks.length) {
+        this.#tasks = this.#tasks.slice(this.#head)
+        this.#head = 0
+      }
+      if (!this.#markerQueued) {
+        this.#native.execute()
+        this.#markerQueued = true
+      }
     }
   }
 
@@ -207,7 +229,10 @@ export class EventLoop {
   /** Runs `fn` on the loop, after the tasks already queued. */
   execute(fn: () => void): void {
     checkFunction('task', fn)
-    this.#native.execute()
+    if (!this.#markerQueued) {
+      this.#native.execute()
+      this.#markerQueued = true
+    }
     this.#tasks.push(fn)
   }
 

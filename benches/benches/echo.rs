@@ -81,7 +81,10 @@ struct Setup {
 }
 
 fn setup() -> Setup {
-    let cfg = |name: &str| LoopConfig { name: name.into(), ..LoopConfig::default() };
+    let cfg = |name: &str| LoopConfig {
+        name: name.into(),
+        ..LoopConfig::default()
+    };
     let server_group = EventLoopGroup::new(1, cfg("echo-server")).unwrap();
     let client_group = EventLoopGroup::new(1, cfg("echo-client")).unwrap();
     let server = ServerBootstrap::new()
@@ -93,15 +96,21 @@ fn setup() -> Setup {
         .bind("127.0.0.1:0".parse().unwrap())
         .wait()
         .unwrap();
-    Setup { server_group, client_group, server }
+    Setup {
+        server_group,
+        client_group,
+        server,
+    }
 }
 
 fn connect(s: &Setup, n: usize) -> Vec<ChannelHandle> {
     let addr: SocketAddr = s.server.local_addr().unwrap();
-    let b = Bootstrap::new().group(s.client_group.clone()).handler(|ch| {
-        ch.pipeline().add_last("ping-pong", PingPong::default())?;
-        Ok(())
-    });
+    let b = Bootstrap::new()
+        .group(s.client_group.clone())
+        .handler(|ch| {
+            ch.pipeline().add_last("ping-pong", PingPong::default())?;
+            Ok(())
+        });
     (0..n).map(|_| b.connect(addr).wait().unwrap()).collect()
 }
 
@@ -113,12 +122,20 @@ fn run(conns: &[ChannelHandle], per_conn: u64) -> Duration {
         .map(|h| {
             let done = Promise::new();
             let f = done.future();
-            h.run(move |ch| ch.pipeline().fire_user_event(Start { round_trips: per_conn, done })).unwrap();
+            h.run(move |ch| {
+                ch.pipeline().fire_user_event(Start {
+                    round_trips: per_conn,
+                    done,
+                })
+            })
+            .unwrap();
             f
         })
         .collect();
     for f in futures {
-        f.wait_timeout(Duration::from_secs(60)).expect("echo run timed out").unwrap();
+        f.wait_timeout(Duration::from_secs(60))
+            .expect("echo run timed out")
+            .unwrap();
     }
     start.elapsed()
 }
@@ -126,24 +143,35 @@ fn run(conns: &[ChannelHandle], per_conn: u64) -> Duration {
 fn echo(c: &mut Criterion) {
     let s = setup();
     let mut g = c.benchmark_group("echo");
-    g.measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+    g.measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_secs(1));
 
     let one = connect(&s, 1);
     g.throughput(Throughput::Elements(1));
-    g.bench_function("latency_1conn_64B", |b| b.iter_custom(|iters| run(&one, iters.max(1))));
+    g.bench_function("latency_1conn_64B", |b| {
+        b.iter_custom(|iters| run(&one, iters.max(1)))
+    });
 
     let fifty = connect(&s, 50);
     g.throughput(Throughput::Elements(50));
     g.sample_size(20);
-    g.bench_function("throughput_50conn_64B", |b| b.iter_custom(|iters| run(&fifty, iters.max(1))));
+    g.bench_function("throughput_50conn_64B", |b| {
+        b.iter_custom(|iters| run(&fifty, iters.max(1)))
+    });
     g.finish();
 
     for h in one.iter().chain(&fifty) {
         let _ = h.close().wait_timeout(Duration::from_secs(2));
     }
     let _ = s.server.close().wait_timeout(Duration::from_secs(2));
-    let _ = s.client_group.shutdown_gracefully(Duration::ZERO, Duration::from_secs(2)).wait();
-    let _ = s.server_group.shutdown_gracefully(Duration::ZERO, Duration::from_secs(2)).wait();
+    let _ = s
+        .client_group
+        .shutdown_gracefully(Duration::ZERO, Duration::from_secs(2))
+        .wait();
+    let _ = s
+        .server_group
+        .shutdown_gracefully(Duration::ZERO, Duration::from_secs(2))
+        .wait();
 }
 
 criterion_group!(benches, echo);

@@ -42,7 +42,11 @@ impl ChannelHandler for PingPong {
         self.received.set(got);
         Ok(())
     }
-    fn exception_caught(&self, ctx: &ChannelHandlerContext, error: TransportError) -> HandlerResult {
+    fn exception_caught(
+        &self,
+        ctx: &ChannelHandlerContext,
+        error: TransportError,
+    ) -> HandlerResult {
         eprintln!("echo_client: {}: {error}", error.code());
         ctx.close();
         Ok(())
@@ -51,12 +55,21 @@ impl ChannelHandler for PingPong {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let addr: SocketAddr = args.next().unwrap_or_else(|| "127.0.0.1:8007".into()).parse()?;
+    let addr: SocketAddr = args
+        .next()
+        .unwrap_or_else(|| "127.0.0.1:8007".into())
+        .parse()?;
     let connections: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or(1);
     let size: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or(64);
     let seconds: u64 = args.next().map(|s| s.parse()).transpose()?.unwrap_or(3);
 
-    let group = EventLoopGroup::new(1, LoopConfig { name: "client".into(), ..LoopConfig::default() })?;
+    let group = EventLoopGroup::new(
+        1,
+        LoopConfig {
+            name: "client".into(),
+            ..LoopConfig::default()
+        },
+    )?;
     let round_trips = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let payload = Bytes::from(vec![b'x'; size]);
@@ -64,12 +77,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bootstrap = Bootstrap::new().group(group.clone()).handler(move |ch| {
         ch.pipeline().add_last(
             "ping-pong",
-            PingPong { payload: payload.clone(), received: Cell::new(0), round_trips: rt.clone(), stop: st.clone() },
+            PingPong {
+                payload: payload.clone(),
+                received: Cell::new(0),
+                round_trips: rt.clone(),
+                stop: st.clone(),
+            },
         )?;
         Ok(())
     });
     let start = Instant::now();
-    let channels = (0..connections).map(|_| bootstrap.connect(addr).wait()).collect::<Result<Vec<_>, _>>()?;
+    let channels = (0..connections)
+        .map(|_| bootstrap.connect(addr).wait())
+        .collect::<Result<Vec<_>, _>>()?;
     std::thread::sleep(Duration::from_secs(seconds));
     stop.store(true, Ordering::Relaxed);
     let elapsed = start.elapsed().as_secs_f64();
@@ -82,6 +102,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         n as f64 / elapsed,
         elapsed * 1e6 * connections as f64 / n.max(1) as f64
     );
-    group.shutdown_gracefully(Duration::ZERO, Duration::from_secs(2)).wait()?;
+    group
+        .shutdown_gracefully(Duration::ZERO, Duration::from_secs(2))
+        .wait()?;
     Ok(())
 }

@@ -20,7 +20,11 @@ impl ChannelHandler for Echo {
         ctx.flush();
         Ok(())
     }
-    fn exception_caught(&self, ctx: &ChannelHandlerContext, error: TransportError) -> HandlerResult {
+    fn exception_caught(
+        &self,
+        ctx: &ChannelHandlerContext,
+        error: TransportError,
+    ) -> HandlerResult {
         eprintln!("echo_server: {}: {error}", error.code());
         ctx.close();
         Ok(())
@@ -29,11 +33,30 @@ impl ChannelHandler for Echo {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let addr: SocketAddr = args.next().unwrap_or_else(|| "127.0.0.1:8007".into()).parse()?;
-    let workers: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or_else(default_loop_count);
+    let addr: SocketAddr = args
+        .next()
+        .unwrap_or_else(|| "127.0.0.1:8007".into())
+        .parse()?;
+    let workers: usize = args
+        .next()
+        .map(|s| s.parse())
+        .transpose()?
+        .unwrap_or_else(default_loop_count);
 
-    let boss = EventLoopGroup::new(1, LoopConfig { name: "boss".into(), ..LoopConfig::default() })?;
-    let children = EventLoopGroup::new(workers, LoopConfig { name: "worker".into(), ..LoopConfig::default() })?;
+    let boss = EventLoopGroup::new(
+        1,
+        LoopConfig {
+            name: "boss".into(),
+            ..LoopConfig::default()
+        },
+    )?;
+    let children = EventLoopGroup::new(
+        workers,
+        LoopConfig {
+            name: "worker".into(),
+            ..LoopConfig::default()
+        },
+    )?;
     let server = ServerBootstrap::new()
         .group(boss.clone(), children.clone())
         .option(ChannelOption::SoBacklog(1024))
@@ -44,9 +67,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .bind(addr)
         .wait()?;
-    println!("echo_server listening on {} with {workers} worker loop(s)", server.local_addr().unwrap_or(addr));
+    println!(
+        "echo_server listening on {} with {workers} worker loop(s)",
+        server.local_addr().unwrap_or(addr)
+    );
     server.close_future().wait()?;
-    children.shutdown_gracefully(std::time::Duration::ZERO, std::time::Duration::from_secs(2)).wait()?;
-    boss.shutdown_gracefully(std::time::Duration::ZERO, std::time::Duration::from_secs(2)).wait()?;
+    children
+        .shutdown_gracefully(std::time::Duration::ZERO, std::time::Duration::from_secs(2))
+        .wait()?;
+    boss.shutdown_gracefully(std::time::Duration::ZERO, std::time::Duration::from_secs(2))
+        .wait()?;
     Ok(())
 }

@@ -16,7 +16,8 @@
 //!   is used on that channel's loop. Nothing here locks or is shared.
 //! - No input panics. Bad stream input is a [`CodecError`] (after which decoding goes on
 //!   with the next frame); bad constructor arguments are a [`ConfigError`].
-//! - Frames are zero-copy `Bytes` views of the received data.
+//! - Frames are zero-copy `Bytes` views of the cumulation buffer (into which the decoder
+//!   handler copies each inbound read once).
 
 mod byte_order;
 mod cumulator;

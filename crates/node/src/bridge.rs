@@ -205,7 +205,10 @@ impl Bridge {
             }
             d.release_retired_selectors();
         }
-        let busy = d.local().registered_count() > 0;
+        let next = d.next_timeout();
+        // Queued tasks and registered channels keep the process alive, as setImmediate and
+        // sockets do; timers do through the (ref'ed) timer handle.
+        let busy = d.local().registered_count() > 0 || next == Some(Duration::ZERO);
         let poll = self.poll.get();
         // SAFETY: the timer and poll handles are live (not closed: `closed` is false).
         unsafe {
@@ -216,7 +219,7 @@ impl Bridge {
                     uv::uv_unref(poll.cast());
                 }
             }
-            match d.next_timeout() {
+            match next {
                 Some(t) => {
                     uv::uv_update_time(self.uv_loop);
                     uv::uv_timer_start(self.timer, Some(on_timer), ceil_millis(t), 0);
@@ -225,6 +228,15 @@ impl Bridge {
                     uv::uv_timer_stop(self.timer);
                 }
             }
+        }
+    }
+
+    /// Keeps the process alive until the next iteration (JS queued a task).
+    pub fn keep_alive(&self) {
+        let poll = self.poll.get();
+        if !poll.is_null() {
+            // SAFETY: a non-null poll handle is initialised and not closed.
+            unsafe { uv::uv_ref(poll.cast()) };
         }
     }
 
@@ -259,11 +271,12 @@ impl Bridge {
                 // The TS layer catches task errors itself; this is a last line of defence.
                 let mut exc = ptr::null_mut();
                 sys::napi_get_and_clear_last_exception(env, &mut exc);
+                let detail = describe(env, exc);
                 // The TS dispatcher catches every task error, so this only happens while the
                 // thread is being terminated (or on a bug in the TS layer): say it once.
                 if !self.js_failed.replace(true) {
                     eprintln!(
-                        "netloop: calling into JS failed on loop {} (is the thread terminating?)",
+                        "netloop: calling into JS failed on loop {} (is the thread terminating?): {detail}",
                         self.handle.name()
                     );
                 }
@@ -299,6 +312,26 @@ impl Bridge {
             d.terminate_now();
         }
     }
+}
+
+/// `String(value)` of a JS value, for diagnostics; empty if that fails.
+///
+/// # Safety
+/// `env` must be live on this thread with a handle scope open.
+unsafe fn describe(env: sys::napi_env, value: sys::napi_value) -> String {
+    let mut s = ptr::null_mut();
+    let mut buf = [0u8; 512];
+    let mut len = 0usize;
+    // SAFETY: per the function's contract; `buf` outlives the call and its length is passed.
+    unsafe {
+        if value.is_null()
+            || sys::napi_coerce_to_string(env, value, &mut s) != sys::Status::napi_ok
+            || sys::napi_get_value_string_utf8(env, s, buf.as_mut_ptr().cast(), buf.len(), &mut len) != sys::Status::napi_ok
+        {
+            return String::new();
+        }
+    }
+    String::from_utf8_lossy(&buf[..len]).into_owned()
 }
 
 /// The bridge of the loop with this id, if it lives on this thread.

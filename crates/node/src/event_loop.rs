@@ -91,6 +91,7 @@ impl NativeEventLoop {
         self.accepting()?;
         let b = Rc::downgrade(&self.bridge);
         self.local.execute_local(move || call(&b, Dispatch::Task, 0.0));
+        self.bridge.keep_alive();
         Ok(())
     }
 

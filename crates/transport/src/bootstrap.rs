@@ -47,7 +47,9 @@ const INIT_NAME: &str = "initializer";
 pub const ACCEPTOR_NAME: &str = "ServerBootstrapAcceptor";
 
 fn local_of(el: &EventLoop) -> Result<Rc<LocalLoop>, TransportError> {
-    el.local().ok_or(TransportError::UnsupportedOperation("not on the channel's event loop"))
+    el.local().ok_or(TransportError::UnsupportedOperation(
+        "not on the channel's event loop",
+    ))
 }
 
 /// Sets up and binds server channels.
@@ -68,7 +70,11 @@ impl ServerBootstrap {
     }
 
     /// The boss loops (the server channel's) and the child loops (accepted channels').
-    pub fn group(mut self, boss: impl LoopChooser + 'static, child: impl LoopChooser + 'static) -> Self {
+    pub fn group(
+        mut self,
+        boss: impl LoopChooser + 'static,
+        child: impl LoopChooser + 'static,
+    ) -> Self {
         self.group = Some(Arc::new(boss));
         self.child_group = Some(Arc::new(child));
         self
@@ -92,13 +98,19 @@ impl ServerBootstrap {
     }
 
     /// Sets up the server channel's pipeline (before the acceptor).
-    pub fn handler(mut self, init: impl Fn(&Channel) -> HandlerResult + Send + Sync + 'static) -> Self {
+    pub fn handler(
+        mut self,
+        init: impl Fn(&Channel) -> HandlerResult + Send + Sync + 'static,
+    ) -> Self {
         self.handler = Some(Arc::new(init));
         self
     }
 
     /// Sets up each accepted channel's pipeline, on the channel's loop.
-    pub fn child_handler(mut self, init: impl Fn(&Channel) -> HandlerResult + Send + Sync + 'static) -> Self {
+    pub fn child_handler(
+        mut self,
+        init: impl Fn(&Channel) -> HandlerResult + Send + Sync + 'static,
+    ) -> Self {
         self.child_handler = Some(Arc::new(init));
         self
     }
@@ -111,8 +123,11 @@ impl ServerBootstrap {
             promise.try_failure(e);
             return out;
         }
-        let (Some(group), Some(child_group)) = (self.group.clone(), self.child_group.clone()) else {
-            promise.try_failure(TransportError::InvalidOption("ServerBootstrap needs a group".into()));
+        let (Some(group), Some(child_group)) = (self.group.clone(), self.child_group.clone())
+        else {
+            promise.try_failure(TransportError::InvalidOption(
+                "ServerBootstrap needs a group".into(),
+            ));
             return out;
         };
         let el = group.next_loop();
@@ -188,7 +203,11 @@ impl ChannelHandler for Acceptor {
                 return Ok(());
             }
         };
-        let parent = self.parent.borrow_mut().get_or_insert_with(|| ctx.channel().handle()).clone();
+        let parent = self
+            .parent
+            .borrow_mut()
+            .get_or_insert_with(|| ctx.channel().handle())
+            .clone();
         let el = self.child_group.next_loop();
         let opts = self.child_options.clone();
         let init = self.child_init.clone();
@@ -202,11 +221,21 @@ impl ChannelHandler for Acceptor {
     }
 }
 
-fn register_child(el: &EventLoop, acc: AcceptedSocket, opts: ChannelOptions, init: Option<InitFn>, parent: ChannelHandle) {
+fn register_child(
+    el: &EventLoop,
+    acc: AcceptedSocket,
+    opts: ChannelOptions,
+    init: Option<InitFn>,
+    parent: ChannelHandle,
+) {
     let Ok(lp) = local_of(el) else { return };
     let ch = SocketChannel::accepted(&lp, acc.stream, acc.remote, opts, Some(parent));
     if let Some(init) = init {
-        if ch.pipeline().add_last(INIT_NAME, ChannelInitializer::from_arc(init)).is_err() {
+        if ch
+            .pipeline()
+            .add_last(INIT_NAME, ChannelInitializer::from_arc(init))
+            .is_err()
+        {
             ch.close();
             return;
         }
@@ -240,7 +269,10 @@ impl Bootstrap {
         self
     }
 
-    pub fn handler(mut self, init: impl Fn(&Channel) -> HandlerResult + Send + Sync + 'static) -> Self {
+    pub fn handler(
+        mut self,
+        init: impl Fn(&Channel) -> HandlerResult + Send + Sync + 'static,
+    ) -> Self {
         self.handler = Some(Arc::new(init));
         self
     }
@@ -254,7 +286,10 @@ impl Bootstrap {
             return (ch, Promise::completed(Err(e)));
         }
         if let Some(init) = self.handler.clone() {
-            if let Err(e) = ch.pipeline().add_last(INIT_NAME, ChannelInitializer::from_arc(init)) {
+            if let Err(e) = ch
+                .pipeline()
+                .add_last(INIT_NAME, ChannelInitializer::from_arc(init))
+            {
                 ch.close();
                 return (ch, Promise::completed(Err(e)));
             }
@@ -272,7 +307,9 @@ impl Bootstrap {
         let promise = Promise::new();
         let out = promise.future();
         let Some(group) = self.group.clone() else {
-            promise.try_failure(TransportError::InvalidOption("Bootstrap needs a group".into()));
+            promise.try_failure(TransportError::InvalidOption(
+                "Bootstrap needs a group".into(),
+            ));
             return out;
         };
         let el = group.next_loop();

@@ -45,7 +45,12 @@ pub struct ChannelHandlerContext(pub(crate) Rc<CtxInner>);
 
 impl std::fmt::Debug for ChannelHandlerContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ChannelHandlerContext({:?}, {:?})", self.0.name, self.0.state.get())
+        write!(
+            f,
+            "ChannelHandlerContext({:?}, {:?})",
+            self.0.name,
+            self.0.state.get()
+        )
     }
 }
 
@@ -69,7 +74,11 @@ macro_rules! inbound {
 }
 
 impl ChannelHandlerContext {
-    pub(crate) fn new(name: String, handler: Rc<dyn ChannelHandler>, pipeline: Weak<PipelineInner>) -> Self {
+    pub(crate) fn new(
+        name: String,
+        handler: Rc<dyn ChannelHandler>,
+        pipeline: Weak<PipelineInner>,
+    ) -> Self {
         ChannelHandlerContext(Rc::new(CtxInner {
             name,
             handler,
@@ -105,7 +114,8 @@ impl ChannelHandlerContext {
     /// # Panics
     /// If the channel and its pipeline were dropped (a context kept past its channel).
     pub fn pipeline(&self) -> ChannelPipeline {
-        self.try_pipeline().expect("netloop: context used after its channel was dropped")
+        self.try_pipeline()
+            .expect("netloop: context used after its channel was dropped")
     }
 
     /// The channel, while it exists.
@@ -118,7 +128,8 @@ impl ChannelHandlerContext {
     /// # Panics
     /// If the channel was dropped (a context kept past its channel).
     pub fn channel(&self) -> Channel {
-        self.try_channel().expect("netloop: context used after its channel was dropped")
+        self.try_channel()
+            .expect("netloop: context used after its channel was dropped")
     }
 
     pub(crate) fn next(&self) -> Option<ChannelHandlerContext> {
@@ -130,7 +141,9 @@ impl ChannelHandlerContext {
             return Some(ChannelHandlerContext(p));
         }
         // A removed context whose predecessor is gone: continue from the head.
-        self.try_pipeline().map(|p| p.head_ctx()).filter(|h| !Rc::ptr_eq(&h.0, &self.0))
+        self.try_pipeline()
+            .map(|p| p.head_ctx())
+            .filter(|h| !Rc::ptr_eq(&h.0, &self.0))
     }
 
     pub(crate) fn ptr_eq(&self, other: &ChannelHandlerContext) -> bool {
@@ -139,7 +152,10 @@ impl ChannelHandlerContext {
 
     /// Calls an inbound method of this context's handler, or skips it if it is not added.
     /// An error goes to the next handler's `exception_caught`.
-    pub(crate) fn invoke_self(&self, f: impl FnOnce(&dyn ChannelHandler, &ChannelHandlerContext) -> HandlerResult) {
+    pub(crate) fn invoke_self(
+        &self,
+        f: impl FnOnce(&dyn ChannelHandler, &ChannelHandlerContext) -> HandlerResult,
+    ) {
         if self.0.state.get() != HandlerState::Added {
             // Not (or no longer) part of the live pipeline: pass through by calling the
             // default behaviour, which is exactly `fire_*` on this context.
@@ -214,9 +230,16 @@ impl ChannelHandlerContext {
         }
     }
 
-    pub fn connect_with(&self, remote: SocketAddr, local: Option<SocketAddr>, promise: ChannelPromise) {
+    pub fn connect_with(
+        &self,
+        remote: SocketAddr,
+        local: Option<SocketAddr>,
+        promise: ChannelPromise,
+    ) {
         if let Some(prev) = self.prev() {
-            prev.invoke_with_promise(&promise.clone(), |h, c| h.connect(c, remote, local, promise));
+            prev.invoke_with_promise(&promise.clone(), |h, c| {
+                h.connect(c, remote, local, promise)
+            });
         }
     }
 

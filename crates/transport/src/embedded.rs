@@ -46,14 +46,22 @@ impl ChannelIo for EmbeddedIo {
     fn do_bind(&self, _: &Channel, _: SocketAddr) -> Result<(), TransportError> {
         Ok(())
     }
-    fn do_connect(&self, _: &Channel, _: SocketAddr, _: Option<SocketAddr>, promise: ChannelPromise) {
+    fn do_connect(
+        &self,
+        _: &Channel,
+        _: SocketAddr,
+        _: Option<SocketAddr>,
+        promise: ChannelPromise,
+    ) {
         promise.try_success();
     }
     fn do_begin_read(&self, _: &Channel) {}
     fn do_write(&self, ch: &Channel) {
         loop {
             let next = ch.0.outbound.borrow_mut().remove_front();
-            let Some((msg, promise, change)) = next else { break };
+            let Some((msg, promise, change)) = next else {
+                break;
+            };
             self.outbound.borrow_mut().push_back(msg);
             promise.try_success();
             ch.fire_writability(change);
@@ -64,7 +72,12 @@ impl ChannelIo for EmbeddedIo {
         Ok(msg)
     }
     fn ready(&self, _: &Channel, _: Readiness) {}
-    fn reregister(&self, _: &mio::Registry, _: &mio::Registry, _: mio::Token) -> std::io::Result<()> {
+    fn reregister(
+        &self,
+        _: &mio::Registry,
+        _: &mio::Registry,
+        _: mio::Token,
+    ) -> std::io::Result<()> {
         Ok(())
     }
     fn as_any(&self) -> &dyn Any {
@@ -88,7 +101,10 @@ impl EmbeddedChannel {
     pub fn new(handlers: Vec<(&str, Rc<dyn ChannelHandler>)>) -> Self {
         let ch = Self::unregistered(ChannelOptions::default());
         for (name, h) in handlers {
-            ch.channel.pipeline().add_last(name, h).expect("handler names must be unique");
+            ch.channel
+                .pipeline()
+                .add_last(name, h)
+                .expect("handler names must be unique");
         }
         ch.register();
         ch
@@ -97,11 +113,22 @@ impl EmbeddedChannel {
     /// A channel not yet registered (lifecycle callbacks stay queued until `register`).
     pub fn unregistered(options: ChannelOptions) -> Self {
         let ticker = ManualTicker::new();
-        let config = LoopConfig { name: "embedded".into(), ticker: ticker.clone(), ..LoopConfig::default() };
+        let config = LoopConfig {
+            name: "embedded".into(),
+            ticker: ticker.clone(),
+            ..LoopConfig::default()
+        };
         let (_, driver) = EventLoop::attached(config).expect("creating an attached loop");
         let outbound: Queue<Message> = Rc::default();
         let local: Rc<LocalLoop> = driver.local().clone();
-        let channel = Channel::create(&local, options, None, Box::new(EmbeddedIo { outbound: outbound.clone() }));
+        let channel = Channel::create(
+            &local,
+            options,
+            None,
+            Box::new(EmbeddedIo {
+                outbound: outbound.clone(),
+            }),
+        );
         let inbound: Queue<Message> = Rc::default();
         let events: Queue<UserEvent> = Rc::default();
         let exceptions: Queue<TransportError> = Rc::default();
@@ -111,7 +138,15 @@ impl EmbeddedChannel {
             Unhandled::UserEvent(ev) => e.borrow_mut().push_back(ev),
             Unhandled::Exception(err) => x.borrow_mut().push_back(err),
         });
-        EmbeddedChannel { channel, driver, ticker, outbound, inbound, events, exceptions }
+        EmbeddedChannel {
+            channel,
+            driver,
+            ticker,
+            outbound,
+            inbound,
+            events,
+            exceptions,
+        }
     }
 
     /// Registers the channel and runs the resulting tasks.

@@ -48,7 +48,10 @@ pub enum TransportError {
     /// Any other operating-system error.
     Io(Arc<io::Error>),
     /// An error of another crate or of JavaScript, with its own stable code.
-    Foreign { code: Cow<'static, str>, error: Arc<dyn Error + Send + Sync> },
+    Foreign {
+        code: Cow<'static, str>,
+        error: Arc<dyn Error + Send + Sync>,
+    },
 }
 
 impl TransportError {
@@ -75,8 +78,14 @@ impl TransportError {
     }
 
     /// Wraps an error of another crate with its stable code.
-    pub fn foreign(code: impl Into<Cow<'static, str>>, error: impl Error + Send + Sync + 'static) -> Self {
-        TransportError::Foreign { code: code.into(), error: Arc::new(error) }
+    pub fn foreign(
+        code: impl Into<Cow<'static, str>>,
+        error: impl Error + Send + Sync + 'static,
+    ) -> Self {
+        TransportError::Foreign {
+            code: code.into(),
+            error: Arc::new(error),
+        }
     }
 
     /// The foreign error, if this is one, for downcasting (`e.foreign_source()?.downcast_ref()`).
@@ -159,10 +168,14 @@ impl fmt::Display for TransportError {
         match self {
             TransportError::ChannelClosed => write!(f, "channel closed"),
             TransportError::NotYetConnected => write!(f, "channel not yet connected"),
-            TransportError::AlreadyConnected => write!(f, "channel already connected or connecting"),
+            TransportError::AlreadyConnected => {
+                write!(f, "channel already connected or connecting")
+            }
             TransportError::ConnectionRefused => write!(f, "connection refused"),
             TransportError::ConnectionReset => write!(f, "connection reset by peer"),
-            TransportError::ConnectTimeout => write!(f, "connection timed out (connectTimeoutMillis)"),
+            TransportError::ConnectTimeout => {
+                write!(f, "connection timed out (connectTimeoutMillis)")
+            }
             TransportError::ConnectCancelled => write!(f, "connect cancelled"),
             TransportError::DuplicateHandlerName(n) => write!(f, "duplicate handler name: {n}"),
             TransportError::NoSuchHandler(n) => write!(f, "no such handler: {n}"),

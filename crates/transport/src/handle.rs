@@ -21,7 +21,10 @@ thread_local! {
 }
 
 pub(crate) fn track(ch: &Channel) {
-    CHANNELS.with(|m| m.borrow_mut().insert(ch.id(), std::rc::Rc::downgrade(&ch.0)));
+    CHANNELS.with(|m| {
+        m.borrow_mut()
+            .insert(ch.id(), std::rc::Rc::downgrade(&ch.0))
+    });
 }
 
 pub(crate) fn untrack(id: ChannelId) {
@@ -34,7 +37,9 @@ pub(crate) fn untrack(id: ChannelId) {
 
 /// The channel with this id, if it lives on the calling thread.
 fn lookup(id: ChannelId) -> Option<Channel> {
-    CHANNELS.with(|m| m.borrow().get(&id).and_then(Weak::upgrade)).map(Channel::from_inner)
+    CHANNELS
+        .with(|m| m.borrow().get(&id).and_then(Weak::upgrade))
+        .map(Channel::from_inner)
 }
 
 /// A thread-safe reference to a channel.
@@ -49,7 +54,11 @@ pub struct ChannelHandle {
 
 impl std::fmt::Debug for ChannelHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ChannelHandle({}, local: {:?}, remote: {:?})", self.id, self.local_addr, self.remote_addr)
+        write!(
+            f,
+            "ChannelHandle({}, local: {:?}, remote: {:?})",
+            self.id, self.local_addr, self.remote_addr
+        )
     }
 }
 
@@ -99,7 +108,10 @@ impl ChannelHandle {
     }
 
     /// Runs `f` on the channel's loop with the channel, or with `None` if it is gone.
-    fn run_or_missing(&self, f: impl FnOnce(Option<&Channel>) + Send + 'static) -> Result<(), TransportError> {
+    fn run_or_missing(
+        &self,
+        f: impl FnOnce(Option<&Channel>) + Send + 'static,
+    ) -> Result<(), TransportError> {
         let id = self.id;
         if self.event_loop.in_event_loop() {
             f(lookup(id).as_ref());

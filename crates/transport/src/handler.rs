@@ -69,14 +69,23 @@ pub trait ChannelHandler: 'static {
         ctx.fire_channel_writability_changed();
         Ok(())
     }
-    fn exception_caught(&self, ctx: &ChannelHandlerContext, error: TransportError) -> HandlerResult {
+    fn exception_caught(
+        &self,
+        ctx: &ChannelHandlerContext,
+        error: TransportError,
+    ) -> HandlerResult {
         ctx.fire_exception_caught(error);
         Ok(())
     }
 
     // ---- outbound operations (tail → head) ----
 
-    fn bind(&self, ctx: &ChannelHandlerContext, local: SocketAddr, promise: ChannelPromise) -> HandlerResult {
+    fn bind(
+        &self,
+        ctx: &ChannelHandlerContext,
+        local: SocketAddr,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
         ctx.bind_with(local, promise);
         Ok(())
     }
@@ -107,7 +116,12 @@ pub trait ChannelHandler: 'static {
         ctx.read();
         Ok(())
     }
-    fn write(&self, ctx: &ChannelHandlerContext, msg: Message, promise: ChannelPromise) -> HandlerResult {
+    fn write(
+        &self,
+        ctx: &ChannelHandlerContext,
+        msg: Message,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
         ctx.write_with(msg, promise);
         Ok(())
     }

@@ -27,11 +27,17 @@ pub struct ChannelInitializer {
 
 impl ChannelInitializer {
     pub fn new(init: impl Fn(&Channel) -> HandlerResult + Send + Sync + 'static) -> Self {
-        ChannelInitializer { init: Arc::new(init), running: RefCell::default() }
+        ChannelInitializer {
+            init: Arc::new(init),
+            running: RefCell::default(),
+        }
     }
 
     pub fn from_arc(init: InitFn) -> Self {
-        ChannelInitializer { init, running: RefCell::default() }
+        ChannelInitializer {
+            init,
+            running: RefCell::default(),
+        }
     }
 }
 

@@ -34,7 +34,10 @@ impl WaterMark {
 
 impl Default for WaterMark {
     fn default() -> Self {
-        WaterMark { low: 32 * 1024, high: 64 * 1024 }
+        WaterMark {
+            low: 32 * 1024,
+            high: 64 * 1024,
+        }
     }
 }
 
@@ -120,23 +123,31 @@ impl ChannelOptions {
             ChannelOption::SoReuseaddr(v) => self.so_reuseaddr = v,
             ChannelOption::SoBacklog(v) => self.so_backlog = v,
             ChannelOption::WriteBufferHighWaterMark(high) => {
-                self.write_buffer_water_mark = WaterMark::new(self.write_buffer_water_mark.low, high)?
+                self.write_buffer_water_mark =
+                    WaterMark::new(self.write_buffer_water_mark.low, high)?
             }
             ChannelOption::WriteBufferLowWaterMark(low) => {
-                self.write_buffer_water_mark = WaterMark::new(low, self.write_buffer_water_mark.high)?
+                self.write_buffer_water_mark =
+                    WaterMark::new(low, self.write_buffer_water_mark.high)?
             }
-            ChannelOption::WriteBufferWaterMark(w) => self.write_buffer_water_mark = WaterMark::new(w.low, w.high)?,
+            ChannelOption::WriteBufferWaterMark(w) => {
+                self.write_buffer_water_mark = WaterMark::new(w.low, w.high)?
+            }
             ChannelOption::AutoRead(v) => self.auto_read = v,
             ChannelOption::WriteSpinCount(v) => {
                 if v == 0 {
-                    return Err(TransportError::InvalidOption("writeSpinCount must be at least 1".into()));
+                    return Err(TransportError::InvalidOption(
+                        "writeSpinCount must be at least 1".into(),
+                    ));
                 }
                 self.write_spin_count = v
             }
             ChannelOption::ConnectTimeout(v) => self.connect_timeout = v,
             ChannelOption::MaxMessagesPerRead(v) => {
                 if v == 0 {
-                    return Err(TransportError::InvalidOption("maxMessagesPerRead must be at least 1".into()));
+                    return Err(TransportError::InvalidOption(
+                        "maxMessagesPerRead must be at least 1".into(),
+                    ));
                 }
                 self.max_messages_per_read = v
             }
@@ -159,9 +170,13 @@ impl ChannelOptions {
     /// As [`ChannelOptions::set`].
     pub fn validate(&self) -> Result<(), TransportError> {
         let mut copy = self.clone();
-        copy.set(ChannelOption::WriteBufferWaterMark(self.write_buffer_water_mark))?;
+        copy.set(ChannelOption::WriteBufferWaterMark(
+            self.write_buffer_water_mark,
+        ))?;
         copy.set(ChannelOption::WriteSpinCount(self.write_spin_count))?;
-        copy.set(ChannelOption::MaxMessagesPerRead(self.max_messages_per_read))?;
+        copy.set(ChannelOption::MaxMessagesPerRead(
+            self.max_messages_per_read,
+        ))?;
         copy.set(ChannelOption::RecvSizing(self.recv_sizing))
     }
 
@@ -217,7 +232,13 @@ mod tests {
     #[test]
     fn defaults_follow_netty() {
         let o = ChannelOptions::default();
-        assert_eq!(o.write_buffer_water_mark, WaterMark { low: 32 * 1024, high: 64 * 1024 });
+        assert_eq!(
+            o.write_buffer_water_mark,
+            WaterMark {
+                low: 32 * 1024,
+                high: 64 * 1024
+            }
+        );
         assert_eq!(o.write_spin_count, 16);
         assert!(o.auto_read && o.tcp_no_delay);
         assert_eq!(o.connect_timeout, Some(Duration::from_secs(30)));
@@ -226,15 +247,24 @@ mod tests {
     #[test]
     fn low_water_mark_above_high_is_rejected() {
         let mut o = ChannelOptions::default();
-        let err = o.set(ChannelOption::WriteBufferLowWaterMark(128 * 1024)).unwrap_err();
+        let err = o
+            .set(ChannelOption::WriteBufferLowWaterMark(128 * 1024))
+            .unwrap_err();
         assert_eq!(err.code(), "ERR_INVALID_OPTION");
         assert!(WaterMark::new(2, 1).is_err());
-        o.set(ChannelOption::WriteBufferHighWaterMark(8)).unwrap_err();
-        o.set(ChannelOption::WriteBufferWaterMark(WaterMark { low: 4, high: 8 })).unwrap();
+        o.set(ChannelOption::WriteBufferHighWaterMark(8))
+            .unwrap_err();
+        o.set(ChannelOption::WriteBufferWaterMark(WaterMark {
+            low: 4,
+            high: 8,
+        }))
+        .unwrap();
     }
 
     #[test]
     fn zero_write_spin_count_is_rejected() {
-        assert!(ChannelOptions::default().with(ChannelOption::WriteSpinCount(0)).is_err());
+        assert!(ChannelOptions::default()
+            .with(ChannelOption::WriteSpinCount(0))
+            .is_err());
     }
 }

@@ -40,11 +40,22 @@ pub enum WritabilityChange {
 
 impl OutboundBuffer {
     pub fn new(water: WaterMark) -> Self {
-        OutboundBuffer { entries: VecDeque::new(), flushed: 0, pending_bytes: 0, water, unwritable: false }
+        OutboundBuffer {
+            entries: VecDeque::new(),
+            flushed: 0,
+            pending_bytes: 0,
+            water,
+            unwritable: false,
+        }
     }
 
     /// Queues an unflushed message counting `size` pending bytes.
-    pub fn add_message(&mut self, msg: Message, size: usize, promise: ChannelPromise) -> WritabilityChange {
+    pub fn add_message(
+        &mut self,
+        msg: Message,
+        size: usize,
+        promise: ChannelPromise,
+    ) -> WritabilityChange {
         self.entries.push_back(Entry { msg, promise, size });
         self.pending_bytes += size;
         if !self.unwritable && self.pending_bytes > self.water.high {
@@ -126,16 +137,31 @@ impl OutboundBuffer {
 
     /// True if the first flushed entry is a byte message (or there is none).
     pub fn front_is_bytes(&self) -> bool {
-        self.flushed == 0 || matches!(self.entries.front(), Some(Entry { msg: Message::Bytes(_), .. }))
+        self.flushed == 0
+            || matches!(
+                self.entries.front(),
+                Some(Entry {
+                    msg: Message::Bytes(_),
+                    ..
+                })
+            )
     }
 
     /// Accounts `written` bytes from the front: fully written entries (and empty ones) are
     /// removed and their promises pushed to `done`; a partly written one is advanced.
-    pub fn remove_bytes(&mut self, mut written: usize, done: &mut Vec<ChannelPromise>) -> WritabilityChange {
+    pub fn remove_bytes(
+        &mut self,
+        mut written: usize,
+        done: &mut Vec<ChannelPromise>,
+    ) -> WritabilityChange {
         let mut released = 0;
         while self.flushed > 0 {
-            let Some(front) = self.entries.front_mut() else { break };
-            let Message::Bytes(b) = &mut front.msg else { break };
+            let Some(front) = self.entries.front_mut() else {
+                break;
+            };
+            let Message::Bytes(b) = &mut front.msg else {
+                break;
+            };
             let len = b.len();
             if len <= written {
                 written -= len;
@@ -213,10 +239,19 @@ mod tests {
     #[test]
     fn crossing_high_water_mark_makes_unwritable_once() {
         let mut b = OutboundBuffer::new(wm(4, 8));
-        assert_eq!(b.add_message(msg(8), 8, ChannelPromise::void()), WritabilityChange::None);
+        assert_eq!(
+            b.add_message(msg(8), 8, ChannelPromise::void()),
+            WritabilityChange::None
+        );
         assert!(b.is_writable());
-        assert_eq!(b.add_message(msg(1), 1, ChannelPromise::void()), WritabilityChange::BecameUnwritable);
-        assert_eq!(b.add_message(msg(1), 1, ChannelPromise::void()), WritabilityChange::None);
+        assert_eq!(
+            b.add_message(msg(1), 1, ChannelPromise::void()),
+            WritabilityChange::BecameUnwritable
+        );
+        assert_eq!(
+            b.add_message(msg(1), 1, ChannelPromise::void()),
+            WritabilityChange::None
+        );
         assert!(!b.is_writable());
         assert_eq!(b.bytes_before_unwritable(), 0);
     }
@@ -227,8 +262,15 @@ mod tests {
         b.add_message(msg(10), 10, ChannelPromise::void());
         b.add_flush();
         let mut done = Vec::new();
-        assert_eq!(b.remove_bytes(6, &mut done), WritabilityChange::None, "4 pending is not below low 4");
-        assert_eq!(b.remove_bytes(1, &mut done), WritabilityChange::BecameWritable);
+        assert_eq!(
+            b.remove_bytes(6, &mut done),
+            WritabilityChange::None,
+            "4 pending is not below low 4"
+        );
+        assert_eq!(
+            b.remove_bytes(1, &mut done),
+            WritabilityChange::BecameWritable
+        );
         assert_eq!(b.remove_bytes(3, &mut done), WritabilityChange::None);
         assert_eq!(done.len(), 1);
         assert!(b.is_empty());

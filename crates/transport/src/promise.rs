@@ -107,7 +107,11 @@ where
         });
         let boxed: LocalFn<T, E> = Box::new(listener);
         LOCAL_LISTENERS.with(|m| m.borrow_mut().insert(id, Box::new(boxed)));
-        let key = LocalKey { id: Some(id), thread: thread::current().id(), home: LocalLoop::current().map(|l| l.handle()) };
+        let key = LocalKey {
+            id: Some(id),
+            thread: thread::current().id(),
+            home: LocalLoop::current().map(|l| l.handle()),
+        };
         self.add_listener(move |r| key.run::<T, E>(r));
     }
 }
@@ -146,7 +150,9 @@ impl LocalKey {
             })
         });
         if !matches!(sent, Some(Ok(()))) {
-            eprintln!("netloop: a local promise listener was dropped: its thread runs no live loop");
+            eprintln!(
+                "netloop: a local promise listener was dropped: its thread runs no live loop"
+            );
         }
     }
 }

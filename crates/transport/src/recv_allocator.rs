@@ -14,7 +14,11 @@ pub struct RecvSizing {
 
 impl Default for RecvSizing {
     fn default() -> Self {
-        RecvSizing { minimum: 64, initial: 2048, maximum: 65536 }
+        RecvSizing {
+            minimum: 64,
+            initial: 2048,
+            maximum: 65536,
+        }
     }
 }
 
@@ -56,7 +60,13 @@ impl AdaptiveRecvAllocator {
         let min_index = index_of(sizing.minimum.max(1));
         let max_index = index_of(sizing.maximum.max(sizing.minimum)).max(min_index);
         let index = index_of(sizing.initial).clamp(min_index, max_index);
-        AdaptiveRecvAllocator { min_index, max_index, index, next_size: size_table()[index], decrease_now: false }
+        AdaptiveRecvAllocator {
+            min_index,
+            max_index,
+            index,
+            next_size: size_table()[index],
+            decrease_now: false,
+        }
     }
 
     /// Size of the buffer for the next read.
@@ -67,9 +77,17 @@ impl AdaptiveRecvAllocator {
     /// Records bytes read: by one read that filled its buffer, or by a whole read batch.
     pub fn record(&mut self, actual: usize) {
         let t = size_table();
-        if actual <= t[self.index.saturating_sub(INDEX_DECREMENT).max(self.min_index)] {
+        if actual
+            <= t[self
+                .index
+                .saturating_sub(INDEX_DECREMENT)
+                .max(self.min_index)]
+        {
             if self.decrease_now {
-                self.index = self.index.saturating_sub(INDEX_DECREMENT).max(self.min_index);
+                self.index = self
+                    .index
+                    .saturating_sub(INDEX_DECREMENT)
+                    .max(self.min_index);
                 self.next_size = t[self.index];
                 self.decrease_now = false;
             } else {
@@ -89,7 +107,10 @@ mod tests {
 
     #[test]
     fn starts_at_initial_size() {
-        assert_eq!(AdaptiveRecvAllocator::new(RecvSizing::default()).guess(), 2048);
+        assert_eq!(
+            AdaptiveRecvAllocator::new(RecvSizing::default()).guess(),
+            2048
+        );
     }
 
     #[test]

@@ -43,14 +43,24 @@ enum AcceptFailure {
 }
 
 fn classify(e: &io::Error) -> AcceptFailure {
-    if matches!(e.kind(), io::ErrorKind::Interrupted | io::ErrorKind::ConnectionAborted) {
+    if matches!(
+        e.kind(),
+        io::ErrorKind::Interrupted | io::ErrorKind::ConnectionAborted
+    ) {
         return AcceptFailure::Skip;
     }
     match e.raw_os_error() {
         Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM) => AcceptFailure::BackOff,
         Some(
-            libc::EPROTO | libc::EPERM | libc::ENETDOWN | libc::ENOPROTOOPT | libc::EHOSTDOWN | libc::ENONET
-            | libc::EHOSTUNREACH | libc::ENETUNREACH | libc::ETIMEDOUT,
+            libc::EPROTO
+            | libc::EPERM
+            | libc::ENETDOWN
+            | libc::ENOPROTOOPT
+            | libc::EHOSTDOWN
+            | libc::ENONET
+            | libc::EHOSTUNREACH
+            | libc::ENETUNREACH
+            | libc::ETIMEDOUT,
         ) => AcceptFailure::Skip,
         _ => AcceptFailure::Fatal,
     }
@@ -88,7 +98,10 @@ impl ServerSocketChannel {
 
     /// How many times `accept` was called on this server channel (to show it never spins).
     pub fn accept_calls(ch: &Channel) -> Option<u64> {
-        ch.0.io.as_any().downcast_ref::<ServerIo>().map(|io| io.accept_calls.get())
+        ch.0.io
+            .as_any()
+            .downcast_ref::<ServerIo>()
+            .map(|io| io.accept_calls.get())
     }
 }
 
@@ -99,9 +112,14 @@ fn io_of(ch: &Channel) -> Option<&ServerIo> {
 impl ServerIo {
     fn register(&self, ch: &Channel) -> io::Result<()> {
         let mut guard = self.listener.borrow_mut();
-        let (Some(l), None) = (guard.as_mut(), self.token.get()) else { return Ok(()) };
-        let lp = ch.local_loop().ok_or_else(|| io::Error::other("the channel's event loop is gone"))?;
-        self.token.set(Some(lp.register(l, Interest::READABLE, ch.io_handler())?));
+        let (Some(l), None) = (guard.as_mut(), self.token.get()) else {
+            return Ok(());
+        };
+        let lp = ch
+            .local_loop()
+            .ok_or_else(|| io::Error::other("the channel's event loop is gone"))?;
+        self.token
+            .set(Some(lp.register(l, Interest::READABLE, ch.io_handler())?));
         Ok(())
     }
 
@@ -214,7 +232,11 @@ impl ChannelIo for ServerIo {
         if self.listener.borrow().is_some() {
             return Err(TransportError::UnsupportedOperation("bind: already bound"));
         }
-        let socket = Socket::new(Domain::for_address(local), Type::STREAM, Some(Protocol::TCP))?;
+        let socket = Socket::new(
+            Domain::for_address(local),
+            Type::STREAM,
+            Some(Protocol::TCP),
+        )?;
         socket.set_nonblocking(true)?;
         let (reuse, backlog) = ch.with_options(|o| (o.so_reuseaddr, o.so_backlog));
         socket.set_reuse_address(reuse)?;
@@ -230,12 +252,23 @@ impl ChannelIo for ServerIo {
         Ok(())
     }
 
-    fn do_connect(&self, _: &Channel, _: SocketAddr, _: Option<SocketAddr>, promise: ChannelPromise) {
-        promise.try_failure(TransportError::UnsupportedOperation("connect a server channel"));
+    fn do_connect(
+        &self,
+        _: &Channel,
+        _: SocketAddr,
+        _: Option<SocketAddr>,
+        promise: ChannelPromise,
+    ) {
+        promise.try_failure(TransportError::UnsupportedOperation(
+            "connect a server channel",
+        ));
     }
 
     fn do_begin_read(&self, ch: &Channel) {
-        if !self.readable_hint.get() || self.backoff_timer.borrow().is_some() || self.read_scheduled.replace(true) {
+        if !self.readable_hint.get()
+            || self.backoff_timer.borrow().is_some()
+            || self.read_scheduled.replace(true)
+        {
             return;
         }
         let c = ch.clone();
@@ -251,7 +284,10 @@ impl ChannelIo for ServerIo {
 
     fn do_write(&self, ch: &Channel) {
         let failed = ch.0.outbound.borrow_mut().take_flushed();
-        crate::channel::fail_all(failed, &TransportError::UnsupportedOperation("write to a server channel"));
+        crate::channel::fail_all(
+            failed,
+            &TransportError::UnsupportedOperation("write to a server channel"),
+        );
     }
 
     fn do_close(&self, ch: &Channel) {
@@ -266,7 +302,9 @@ impl ChannelIo for ServerIo {
     }
 
     fn filter_outbound(&self, _: Message) -> Result<Message, TransportError> {
-        Err(TransportError::UnsupportedOperation("write to a server channel"))
+        Err(TransportError::UnsupportedOperation(
+            "write to a server channel",
+        ))
     }
 
     fn ready(&self, ch: &Channel, r: Readiness) {
@@ -275,7 +313,12 @@ impl ChannelIo for ServerIo {
         }
     }
 
-    fn reregister(&self, old: &mio::Registry, new: &mio::Registry, token: mio::Token) -> io::Result<()> {
+    fn reregister(
+        &self,
+        old: &mio::Registry,
+        new: &mio::Registry,
+        token: mio::Token,
+    ) -> io::Result<()> {
         match self.listener.borrow_mut().as_mut() {
             Some(l) => {
                 let _ = mio::event::Source::deregister(l, old);

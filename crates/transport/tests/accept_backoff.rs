@@ -11,7 +11,11 @@ use netloop_transport::*;
 #[test]
 fn emfile_keeps_the_listener_open_backs_off_and_accepts_later() {
     let net = Net::new();
-    let (server, addr) = net.server(ChannelOptions::default(), ChannelOptions::default(), sink_child);
+    let (server, addr) = net.server(
+        ChannelOptions::default(),
+        ChannelOptions::default(),
+        sink_child,
+    );
     let errors = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let e2 = errors.clone();
     server.pipeline().set_unhandled_sink(move |u| {
@@ -31,15 +35,23 @@ fn emfile_keeps_the_listener_open_backs_off_and_accepts_later() {
                 break;
             }
         }
-        assert!(hog.len() < 100_000, "descriptor limit too high for this test");
+        assert!(
+            hog.len() < 100_000,
+            "descriptor limit too high for this test"
+        );
     }
     client.connect(&addr.into()).unwrap();
     let before = ServerSocketChannel::accept_calls(&server).unwrap();
-    net.run_until("EMFILE reported", || errors.borrow().iter().any(|e| e == "EMFILE"));
+    net.run_until("EMFILE reported", || {
+        errors.borrow().iter().any(|e| e == "EMFILE")
+    });
     net.run_for(Duration::from_millis(400));
     let calls = ServerSocketChannel::accept_calls(&server).unwrap() - before;
     assert!(server.is_open(), "EMFILE must not close the listener");
-    assert!(calls <= 8, "accept was called {calls} times in 400 ms: the loop spins");
+    assert!(
+        calls <= 8,
+        "accept was called {calls} times in 400 ms: the loop spins"
+    );
     assert_eq!(accepted_count(), 0);
     drop(hog);
     net.run_until("accepted after the back-off", || accepted_count() == 1);
@@ -48,7 +60,10 @@ fn emfile_keeps_the_listener_open_backs_off_and_accepts_later() {
 
 /// Lowers the soft RLIMIT_NOFILE so exhausting descriptors is quick.
 fn lower_descriptor_limit(max: libc::rlim_t) {
-    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
     // SAFETY: `lim` is a valid, writable rlimit for getrlimit to fill.
     let got = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) };
     assert_eq!(got, 0);

@@ -10,38 +10,83 @@ use common::{log, take, Log, Recorder};
 use netloop_transport::*;
 
 fn reads(log: &Log) -> Vec<String> {
-    take(log).into_iter().filter(|e| e.ends_with(":read") && !e.contains(":op:")).collect()
+    take(log)
+        .into_iter()
+        .filter(|e| e.ends_with(":read") && !e.contains(":op:"))
+        .collect()
 }
 
 #[test]
 fn inbound_events_flow_head_to_tail() {
     let l = log();
-    let ch = EmbeddedChannel::new(vec![("a", Recorder::rc("a", &l)), ("b", Recorder::rc("b", &l))]);
+    let ch = EmbeddedChannel::new(vec![
+        ("a", Recorder::rc("a", &l)),
+        ("b", Recorder::rc("b", &l)),
+    ]);
     take(&l);
     assert!(ch.write_inbound(Bytes::from_static(b"x")));
-    assert_eq!(take(&l), ["a:read", "b:read", "a:readComplete", "b:readComplete", "b:op:read", "a:op:read"]);
+    assert_eq!(
+        take(&l),
+        [
+            "a:read",
+            "b:read",
+            "a:readComplete",
+            "b:readComplete",
+            "b:op:read",
+            "a:op:read"
+        ]
+    );
     ch.pipeline().fire_user_event_triggered(Box::new(5u32));
     ch.pipeline().fire_channel_writability_changed();
-    assert_eq!(take(&l), ["a:userEvent", "b:userEvent", "a:writability=true", "b:writability=true"]);
+    assert_eq!(
+        take(&l),
+        [
+            "a:userEvent",
+            "b:userEvent",
+            "a:writability=true",
+            "b:writability=true"
+        ]
+    );
 }
 
 #[test]
 fn outbound_operations_flow_tail_to_head() {
     let l = log();
-    let ch = EmbeddedChannel::new(vec![("a", Recorder::rc("a", &l)), ("b", Recorder::rc("b", &l))]);
+    let ch = EmbeddedChannel::new(vec![
+        ("a", Recorder::rc("a", &l)),
+        ("b", Recorder::rc("b", &l)),
+    ]);
     take(&l);
     assert!(ch.write_outbound(Bytes::from_static(b"x")));
-    assert_eq!(take(&l), ["b:op:write", "a:op:write", "b:op:flush", "a:op:flush"]);
-    assert_eq!(ch.read_outbound().unwrap().as_bytes().unwrap().as_ref(), b"x");
+    assert_eq!(
+        take(&l),
+        ["b:op:write", "a:op:write", "b:op:flush", "a:op:flush"]
+    );
+    assert_eq!(
+        ch.read_outbound().unwrap().as_bytes().unwrap().as_ref(),
+        b"x"
+    );
 }
 
 #[test]
 fn registration_fires_added_then_registered_then_active_in_order() {
     let l = log();
-    let ch = EmbeddedChannel::new(vec![("a", Recorder::rc("a", &l)), ("b", Recorder::rc("b", &l))]);
+    let ch = EmbeddedChannel::new(vec![
+        ("a", Recorder::rc("a", &l)),
+        ("b", Recorder::rc("b", &l)),
+    ]);
     assert_eq!(
         take(&l),
-        ["a:added", "b:added", "a:registered", "b:registered", "a:active", "b:active", "b:op:read", "a:op:read"]
+        [
+            "a:added",
+            "b:added",
+            "a:registered",
+            "b:registered",
+            "a:active",
+            "b:active",
+            "b:op:read",
+            "a:op:read"
+        ]
     );
     drop(ch);
 }
@@ -51,7 +96,10 @@ fn handler_added_is_deferred_until_registration() {
     let l = log();
     let ch = EmbeddedChannel::unregistered(ChannelOptions::default());
     ch.pipeline().add_last("a", Recorder::rc("a", &l)).unwrap();
-    assert!(take(&l).is_empty(), "handlerAdded must wait for registration");
+    assert!(
+        take(&l).is_empty(),
+        "handlerAdded must wait for registration"
+    );
     ch.register();
     assert_eq!(take(&l)[0], "a:added");
 }
@@ -72,16 +120,31 @@ fn add_then_remove_before_registration_calls_added_then_removed_once_at_registra
 #[test]
 fn close_fires_inactive_then_unregistered_then_removes_handlers_tail_to_head_once() {
     let l = log();
-    let ch = EmbeddedChannel::new(vec![("a", Recorder::rc("a", &l)), ("b", Recorder::rc("b", &l))]);
+    let ch = EmbeddedChannel::new(vec![
+        ("a", Recorder::rc("a", &l)),
+        ("b", Recorder::rc("b", &l)),
+    ]);
     take(&l);
     ch.close();
     assert_eq!(
         take(&l),
-        ["b:op:close", "a:op:close", "a:inactive", "b:inactive", "a:unregistered", "b:unregistered", "b:removed", "a:removed"]
+        [
+            "b:op:close",
+            "a:op:close",
+            "a:inactive",
+            "b:inactive",
+            "a:unregistered",
+            "b:unregistered",
+            "b:removed",
+            "a:removed"
+        ]
     );
     ch.close();
     ch.run_pending_tasks();
-    assert!(take(&l).is_empty(), "closing twice is harmless: handlers are gone, no second lifecycle");
+    assert!(
+        take(&l).is_empty(),
+        "closing twice is harmless: handlers are gone, no second lifecycle"
+    );
     assert!(!ch.channel().is_open());
     assert!(ch.pipeline().names().is_empty());
 }
@@ -90,12 +153,24 @@ fn close_fires_inactive_then_unregistered_then_removes_handlers_tail_to_head_onc
 fn duplicate_handler_names_are_rejected() {
     let l = log();
     let ch = EmbeddedChannel::new(vec![("a", Recorder::rc("a", &l))]);
-    let err = ch.pipeline().add_last("a", Recorder::rc("a2", &l)).err().unwrap();
+    let err = ch
+        .pipeline()
+        .add_last("a", Recorder::rc("a2", &l))
+        .err()
+        .unwrap();
     assert_eq!(err.code(), "ERR_DUPLICATE_HANDLER_NAME");
-    let err = ch.pipeline().add_first("a", Recorder::rc("a3", &l)).err().unwrap();
+    let err = ch
+        .pipeline()
+        .add_first("a", Recorder::rc("a3", &l))
+        .err()
+        .unwrap();
     assert_eq!(err.code(), "ERR_DUPLICATE_HANDLER_NAME");
     ch.pipeline().add_last("b", Recorder::rc("b", &l)).unwrap();
-    let err = ch.pipeline().replace("b", "a", Recorder::rc("x", &l)).err().unwrap();
+    let err = ch
+        .pipeline()
+        .replace("b", "a", Recorder::rc("x", &l))
+        .err()
+        .unwrap();
     assert_eq!(err.code(), "ERR_DUPLICATE_HANDLER_NAME");
     assert_eq!(ch.pipeline().names(), ["a", "b"]);
 }
@@ -103,9 +178,16 @@ fn duplicate_handler_names_are_rejected() {
 #[test]
 fn unknown_names_fail_with_no_such_handler() {
     let ch = EmbeddedChannel::new(vec![]);
-    assert_eq!(ch.pipeline().remove("nope").err().unwrap().code(), "ERR_NO_SUCH_HANDLER");
+    assert_eq!(
+        ch.pipeline().remove("nope").err().unwrap().code(),
+        "ERR_NO_SUCH_HANDLER"
+    );
     let l = log();
-    let err = ch.pipeline().add_before("nope", "x", Recorder::rc("x", &l)).err().unwrap();
+    let err = ch
+        .pipeline()
+        .add_before("nope", "x", Recorder::rc("x", &l))
+        .err()
+        .unwrap();
     assert_eq!(err.code(), "ERR_NO_SUCH_HANDLER");
     assert!(take(&l).is_empty());
 }
@@ -117,20 +199,36 @@ fn add_first_last_before_after_place_handlers_by_name() {
     let p = ch.pipeline();
     p.add_first("first", Recorder::rc("first", &l)).unwrap();
     p.add_last("last", Recorder::rc("last", &l)).unwrap();
-    p.add_before("m", "before_m", Recorder::rc("before_m", &l)).unwrap();
-    p.add_after("m", "after_m", Recorder::rc("after_m", &l)).unwrap();
+    p.add_before("m", "before_m", Recorder::rc("before_m", &l))
+        .unwrap();
+    p.add_after("m", "after_m", Recorder::rc("after_m", &l))
+        .unwrap();
     assert_eq!(p.names(), ["first", "before_m", "m", "after_m", "last"]);
     take(&l);
     ch.write_inbound(Bytes::from_static(b"x"));
-    assert_eq!(reads(&l), ["first:read", "before_m:read", "m:read", "after_m:read", "last:read"]);
+    assert_eq!(
+        reads(&l),
+        [
+            "first:read",
+            "before_m:read",
+            "m:read",
+            "after_m:read",
+            "last:read"
+        ]
+    );
 }
 
 #[test]
 fn replace_calls_new_added_before_old_removed_and_takes_its_place() {
     let l = log();
-    let ch = EmbeddedChannel::new(vec![("a", Recorder::rc("a", &l)), ("b", Recorder::rc("b", &l))]);
+    let ch = EmbeddedChannel::new(vec![
+        ("a", Recorder::rc("a", &l)),
+        ("b", Recorder::rc("b", &l)),
+    ]);
     take(&l);
-    ch.pipeline().replace("a", "c", Recorder::rc("c", &l)).unwrap();
+    ch.pipeline()
+        .replace("a", "c", Recorder::rc("c", &l))
+        .unwrap();
     assert_eq!(take(&l), ["c:added", "a:removed"]);
     assert_eq!(ch.pipeline().names(), ["c", "b"]);
     ch.write_inbound(Bytes::from_static(b"x"));
@@ -150,7 +248,10 @@ impl ChannelHandler for RemoveSelfOnRead {
 #[test]
 fn handler_removed_while_handling_an_event_still_passes_it_on() {
     let l = log();
-    let ch = EmbeddedChannel::new(vec![("once", Rc::new(RemoveSelfOnRead)), ("b", Recorder::rc("b", &l))]);
+    let ch = EmbeddedChannel::new(vec![
+        ("once", Rc::new(RemoveSelfOnRead)),
+        ("b", Recorder::rc("b", &l)),
+    ]);
     take(&l);
     assert!(ch.write_inbound(Bytes::from_static(b"1")));
     assert!(ch.write_inbound(Bytes::from_static(b"2")));
@@ -163,7 +264,8 @@ struct AddOnRead(Log);
 impl ChannelHandler for AddOnRead {
     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
         if ctx.pipeline().context("late").is_none() {
-            ctx.pipeline().add_after(ctx.name(), "late", Recorder::rc("late", &self.0))?;
+            ctx.pipeline()
+                .add_after(ctx.name(), "late", Recorder::rc("late", &self.0))?;
         }
         ctx.fire_channel_read(msg);
         Ok(())
@@ -187,12 +289,18 @@ struct Failing {
 }
 impl ChannelHandler for Failing {
     fn channel_read(&self, _: &ChannelHandlerContext, _: Message) -> HandlerResult {
-        Err(TransportError::foreign("ERR_TEST", std::io::Error::other("boom")))
+        Err(TransportError::foreign(
+            "ERR_TEST",
+            std::io::Error::other("boom"),
+        ))
     }
     fn exception_caught(&self, ctx: &ChannelHandlerContext, e: TransportError) -> HandlerResult {
         self.seen.borrow_mut().push(e.code().to_string());
         if self.fail_exception_caught {
-            return Err(TransportError::foreign("ERR_SECOND", std::io::Error::other("again")));
+            return Err(TransportError::foreign(
+                "ERR_SECOND",
+                std::io::Error::other("again"),
+            ));
         }
         ctx.fire_exception_caught(e);
         Ok(())
@@ -203,26 +311,50 @@ impl ChannelHandler for Failing {
 fn handler_error_goes_to_the_next_exception_caught() {
     let l = log();
     let seen = Rc::new(RefCell::new(Vec::new()));
-    let failing = Rc::new(Failing { seen: seen.clone(), fail_exception_caught: false });
-    let ch = EmbeddedChannel::new(vec![("a", Recorder::rc("a", &l)), ("f", failing), ("b", Recorder::rc("b", &l))]);
+    let failing = Rc::new(Failing {
+        seen: seen.clone(),
+        fail_exception_caught: false,
+    });
+    let ch = EmbeddedChannel::new(vec![
+        ("a", Recorder::rc("a", &l)),
+        ("f", failing),
+        ("b", Recorder::rc("b", &l)),
+    ]);
     take(&l);
     assert!(!ch.write_inbound(Bytes::from_static(b"x")));
     let events = take(&l);
-    assert!(events.contains(&"b:exception=ERR_TEST".to_string()), "{events:?}");
-    assert!(!events.contains(&"a:exception=ERR_TEST".to_string()), "errors travel towards the tail");
+    assert!(
+        events.contains(&"b:exception=ERR_TEST".to_string()),
+        "{events:?}"
+    );
+    assert!(
+        !events.contains(&"a:exception=ERR_TEST".to_string()),
+        "errors travel towards the tail"
+    );
     assert!(!events.contains(&"b:read".to_string()));
-    assert!(seen.borrow().is_empty(), "not fed into the failing handler itself");
+    assert!(
+        seen.borrow().is_empty(),
+        "not fed into the failing handler itself"
+    );
     assert_eq!(ch.check_exception().unwrap_err().code(), "ERR_TEST");
 }
 
 #[test]
 fn error_from_exception_caught_is_never_fed_back_into_it() {
     let seen = Rc::new(RefCell::new(Vec::new()));
-    let failing = Rc::new(Failing { seen: seen.clone(), fail_exception_caught: true });
+    let failing = Rc::new(Failing {
+        seen: seen.clone(),
+        fail_exception_caught: true,
+    });
     let ch = EmbeddedChannel::new(vec![("f", failing)]);
-    ch.pipeline().fire_exception_caught(TransportError::ChannelClosed);
+    ch.pipeline()
+        .fire_exception_caught(TransportError::ChannelClosed);
     assert_eq!(*seen.borrow(), ["ERR_CHANNEL_CLOSED"]);
-    assert_eq!(ch.check_exception().unwrap_err().code(), "ERR_SECOND", "it goes on to the tail");
+    assert_eq!(
+        ch.check_exception().unwrap_err().code(),
+        "ERR_SECOND",
+        "it goes on to the tail"
+    );
     assert!(ch.check_exception().is_ok());
 }
 
@@ -236,7 +368,10 @@ impl ChannelHandler for Panicking {
 #[test]
 fn handler_panic_is_caught_and_routed_to_exception_caught() {
     let l = log();
-    let ch = EmbeddedChannel::new(vec![("p", Rc::new(Panicking)), ("b", Recorder::rc("b", &l))]);
+    let ch = EmbeddedChannel::new(vec![
+        ("p", Rc::new(Panicking)),
+        ("b", Recorder::rc("b", &l)),
+    ]);
     take(&l);
     ch.write_inbound(Bytes::from_static(b"x"));
     assert!(take(&l).contains(&"b:exception=ERR_HANDLER_PANIC".to_string()));
@@ -261,11 +396,20 @@ fn outbound_handler_error_fails_the_write_promise() {
     let f = ch.channel().write_future(Bytes::from_static(b"x"));
     ch.channel().flush();
     ch.run_pending_tasks();
-    assert_eq!(f.result().unwrap().unwrap_err().code(), "ERR_UNSUPPORTED_MESSAGE");
-    assert!(ch.check_exception().is_ok(), "a failed promise is the report");
+    assert_eq!(
+        f.result().unwrap().unwrap_err().code(),
+        "ERR_UNSUPPORTED_MESSAGE"
+    );
+    assert!(
+        ch.check_exception().is_ok(),
+        "a failed promise is the report"
+    );
     // A void write has no promise: the error goes to exceptionCaught instead.
     ch.channel().write(Bytes::from_static(b"y"));
-    assert_eq!(ch.check_exception().unwrap_err().code(), "ERR_UNSUPPORTED_MESSAGE");
+    assert_eq!(
+        ch.check_exception().unwrap_err().code(),
+        "ERR_UNSUPPORTED_MESSAGE"
+    );
 }
 
 #[test]
@@ -282,14 +426,21 @@ fn unhandled_messages_and_events_reach_the_tail_which_reports_them() {
     });
     ch.pipeline().fire_channel_read(Bytes::from_static(b"abc"));
     ch.pipeline().fire_user_event_triggered(Box::new(7u8));
-    ch.pipeline().fire_exception_caught(TransportError::ConnectionReset);
-    assert_eq!(*seen.borrow(), ["message 3", "event 7", "exception ECONNRESET"]);
+    ch.pipeline()
+        .fire_exception_caught(TransportError::ConnectionReset);
+    assert_eq!(
+        *seen.borrow(),
+        ["message 3", "event 7", "exception ECONNRESET"]
+    );
 }
 
 struct FailingAdd;
 impl ChannelHandler for FailingAdd {
     fn handler_added(&self, _: &ChannelHandlerContext) -> HandlerResult {
-        Err(TransportError::foreign("ERR_ADD", std::io::Error::other("cannot")))
+        Err(TransportError::foreign(
+            "ERR_ADD",
+            std::io::Error::other("cannot"),
+        ))
     }
 }
 
@@ -312,14 +463,21 @@ fn channel_initializer_runs_once_per_channel_and_removes_itself() {
     }));
     let a = EmbeddedChannel::unregistered(ChannelOptions::default());
     a.pipeline().add_last("init", init.clone()).unwrap();
-    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 0, "waits for registration");
+    assert_eq!(
+        runs.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "waits for registration"
+    );
     a.register();
     let b = EmbeddedChannel::new(vec![("init", init as Rc<dyn ChannelHandler>)]);
     assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 2);
     assert_eq!(a.pipeline().names(), ["echo"]);
     assert_eq!(b.pipeline().names(), ["echo"]);
     a.write_inbound(Bytes::from_static(b"hi"));
-    assert_eq!(a.read_outbound().unwrap().as_bytes().unwrap().as_ref(), b"hi");
+    assert_eq!(
+        a.read_outbound().unwrap().as_bytes().unwrap().as_ref(),
+        b"hi"
+    );
 }
 
 struct EchoBack;
@@ -334,7 +492,9 @@ impl ChannelHandler for EchoBack {
 fn writability_changes_fire_exactly_once_per_crossing() {
     let l = log();
     let opts = ChannelOptions::default()
-        .with(ChannelOption::WriteBufferWaterMark(WaterMark::new(4, 8).unwrap()))
+        .with(ChannelOption::WriteBufferWaterMark(
+            WaterMark::new(4, 8).unwrap(),
+        ))
         .unwrap();
     let ch = EmbeddedChannel::unregistered(opts);
     ch.pipeline().add_last("r", Recorder::rc("r", &l)).unwrap();
@@ -345,7 +505,10 @@ fn writability_changes_fire_exactly_once_per_crossing() {
     }
     assert!(!ch.channel().is_writable());
     ch.channel().flush();
-    let w: Vec<String> = take(&l).into_iter().filter(|e| e.contains("writability")).collect();
+    let w: Vec<String> = take(&l)
+        .into_iter()
+        .filter(|e| e.contains("writability"))
+        .collect();
     assert_eq!(w, ["r:writability=false", "r:writability=true"]);
     assert!(ch.channel().is_writable());
 }
@@ -357,14 +520,27 @@ fn close_fails_pending_writes_before_inactive_and_unregistered() {
     let ch = EmbeddedChannel::new(vec![("r", Recorder::rc("r", &l))]);
     let o = order.clone();
     let f = ch.channel().write_future(Bytes::from_static(b"unflushed"));
-    f.add_local_listener(move |r| o.borrow_mut().push(format!("write:{}", r.as_ref().unwrap_err().code())));
+    f.add_local_listener(move |r| {
+        o.borrow_mut()
+            .push(format!("write:{}", r.as_ref().unwrap_err().code()))
+    });
     take(&l);
     ch.close();
     let mut all = order.borrow().clone();
-    all.extend(take(&l).into_iter().filter(|e| e.ends_with("inactive") || e.ends_with("unregistered")));
-    assert_eq!(all, ["write:ERR_CHANNEL_CLOSED", "r:inactive", "r:unregistered"]);
+    all.extend(
+        take(&l)
+            .into_iter()
+            .filter(|e| e.ends_with("inactive") || e.ends_with("unregistered")),
+    );
+    assert_eq!(
+        all,
+        ["write:ERR_CHANNEL_CLOSED", "r:inactive", "r:unregistered"]
+    );
     let late = ch.channel().write_future(Bytes::from_static(b"late"));
-    assert_eq!(late.result().unwrap().unwrap_err().code(), "ERR_CHANNEL_CLOSED");
+    assert_eq!(
+        late.result().unwrap().unwrap_err().code(),
+        "ERR_CHANNEL_CLOSED"
+    );
 }
 
 #[test]
@@ -384,7 +560,10 @@ fn close_from_a_write_completion_listener_works() {
     ch.run_pending_tasks();
     assert!(closed.get());
     assert!(!ch.channel().is_open());
-    assert_eq!(ch.read_outbound().unwrap().as_bytes().unwrap().as_ref(), b"x");
+    assert_eq!(
+        ch.read_outbound().unwrap().as_bytes().unwrap().as_ref(),
+        b"x"
+    );
     // The second write was flushed with the first but closed before it was written.
     let r = second.result().unwrap();
     assert!(r.is_ok() || r.unwrap_err().code() == "ERR_CHANNEL_CLOSED");
@@ -393,13 +572,23 @@ fn close_from_a_write_completion_listener_works() {
 #[test]
 fn read_asked_while_auto_read_is_off_reaches_the_head() {
     let l = log();
-    let opts = ChannelOptions::default().with(ChannelOption::AutoRead(false)).unwrap();
+    let opts = ChannelOptions::default()
+        .with(ChannelOption::AutoRead(false))
+        .unwrap();
     let ch = EmbeddedChannel::unregistered(opts);
     ch.pipeline().add_last("r", Recorder::rc("r", &l)).unwrap();
     ch.register();
-    assert!(!take(&l).contains(&"r:op:read".to_string()), "no automatic read");
-    ch.channel().set_option(ChannelOption::AutoRead(true)).unwrap();
-    assert!(take(&l).contains(&"r:op:read".to_string()), "turning autoRead on asks for a read");
+    assert!(
+        !take(&l).contains(&"r:op:read".to_string()),
+        "no automatic read"
+    );
+    ch.channel()
+        .set_option(ChannelOption::AutoRead(true))
+        .unwrap();
+    assert!(
+        take(&l).contains(&"r:op:read".to_string()),
+        "turning autoRead on asks for a read"
+    );
 }
 
 #[test]
@@ -412,5 +601,9 @@ fn deregister_keeps_the_channel_open_and_fires_unregistered_once() {
     assert!(f.is_success());
     assert!(ch.channel().is_open() && !ch.channel().is_registered());
     assert_eq!(take(&l), ["r:unregistered"]);
-    assert_eq!(ch.pipeline().names(), ["r"], "an open channel keeps its handlers");
+    assert_eq!(
+        ch.pipeline().names(),
+        ["r"],
+        "an open channel keeps its handlers"
+    );
 }

@@ -18,7 +18,8 @@ fn no_child(_: &Channel) -> HandlerResult {
 /// A listener whose backlog is full: connects to it stay pending (SYNs are dropped).
 fn black_hole() -> (TcpListener, Vec<socket2::Socket>, SocketAddr) {
     let s = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
-    s.bind(&"127.0.0.1:0".parse::<SocketAddr>().unwrap().into()).unwrap();
+    s.bind(&"127.0.0.1:0".parse::<SocketAddr>().unwrap().into())
+        .unwrap();
     s.listen(0).unwrap();
     let l: TcpListener = s.into();
     let addr = l.local_addr().unwrap();
@@ -72,7 +73,11 @@ fn echo_of_more_than_one_mib_arrives_intact() {
 #[test]
 fn client_channel_sends_large_payload_with_content_checked() {
     let net = Net::new();
-    let (_server, addr) = net.server(ChannelOptions::default(), ChannelOptions::default(), sink_child);
+    let (_server, addr) = net.server(
+        ChannelOptions::default(),
+        ChannelOptions::default(),
+        sink_child,
+    );
     let (client, connected) = net.client(ChannelOptions::default(), no_child, addr);
     net.run_until("connect", || connected.is_done());
     connected.result().unwrap().unwrap();
@@ -82,7 +87,9 @@ fn client_channel_sends_large_payload_with_content_checked() {
         futures.push(client.write_future(Bytes::copy_from_slice(chunk)));
     }
     client.flush();
-    net.run_until("all data received", || accepted_count() == 1 && sink(0).0.borrow().len() == data.len());
+    net.run_until("all data received", || {
+        accepted_count() == 1 && sink(0).0.borrow().len() == data.len()
+    });
     assert!(*sink(0).0.borrow() == data);
     net.run_until("write promises", || futures.iter().all(|f| f.is_done()));
     assert!(futures.iter().all(|f| f.is_success()));
@@ -111,7 +118,13 @@ fn refused_connect_fails_with_econnrefused_and_never_fires_active() {
         ChannelOptions::default(),
         |ch| {
             let events = EV.with(|e| e.borrow().clone().unwrap());
-            ch.pipeline().add_last("sink", Sink { data: Rc::default(), events })?;
+            ch.pipeline().add_last(
+                "sink",
+                Sink {
+                    data: Rc::default(),
+                    events,
+                },
+            )?;
             Ok(())
         },
         addr,
@@ -121,7 +134,11 @@ fn refused_connect_fails_with_econnrefused_and_never_fires_active() {
     assert_eq!(err.code(), "ECONNREFUSED");
     net.run_until("closed", || !ch.is_open());
     net.run_for(Duration::from_millis(20));
-    assert!(!has(&events, "active") && !has(&events, "inactive"), "{:?}", events.borrow());
+    assert!(
+        !has(&events, "active") && !has(&events, "inactive"),
+        "{:?}",
+        events.borrow()
+    );
     assert!(has(&events, "unregistered"));
 }
 
@@ -129,10 +146,17 @@ fn refused_connect_fails_with_econnrefused_and_never_fires_active() {
 fn connect_timeout_fails_with_timeout_error_and_closes() {
     let net = Net::new();
     let (_l, _fill, addr) = black_hole();
-    let opts = ChannelOptions::default().with(ChannelOption::ConnectTimeout(Some(Duration::from_millis(150)))).unwrap();
+    let opts = ChannelOptions::default()
+        .with(ChannelOption::ConnectTimeout(Some(Duration::from_millis(
+            150,
+        ))))
+        .unwrap();
     let (ch, f) = net.client(opts, no_child, addr);
     net.run_until("connect result", || f.is_done());
-    assert_eq!(f.result().unwrap().unwrap_err().code(), "ERR_CONNECT_TIMEOUT");
+    assert_eq!(
+        f.result().unwrap().unwrap_err().code(),
+        "ERR_CONNECT_TIMEOUT"
+    );
     assert!(!ch.is_open());
 }
 
@@ -153,11 +177,17 @@ fn cancelling_a_connect_closes_the_channel() {
 #[test]
 fn peer_reset_closes_the_channel_with_econnreset_and_does_not_spin() {
     let net = Net::new();
-    let (_server, addr) = net.server(ChannelOptions::default(), ChannelOptions::default(), sink_child);
+    let (_server, addr) = net.server(
+        ChannelOptions::default(),
+        ChannelOptions::default(),
+        sink_child,
+    );
     let s = TcpStream::connect(addr).unwrap();
     net.run_until("accepted", || accepted_count() == 1);
     let ch = accepted(0).unwrap();
-    socket2::SockRef::from(&s).set_linger(Some(Duration::ZERO)).unwrap();
+    socket2::SockRef::from(&s)
+        .set_linger(Some(Duration::ZERO))
+        .unwrap();
     drop(s);
     net.run_until("closed", || !ch.is_open());
     let (_, events) = sink(0);
@@ -165,13 +195,21 @@ fn peer_reset_closes_the_channel_with_econnreset_and_does_not_spin() {
     let ev = events.borrow().clone();
     assert!(ev.iter().any(|e| e == "exception ECONNRESET"), "{ev:?}");
     assert_eq!(ev.iter().filter(|e| *e == "inactive").count(), 1);
-    assert_eq!(net.lp.registered_count(), 1, "only the listener stays registered");
+    assert_eq!(
+        net.lp.registered_count(),
+        1,
+        "only the listener stays registered"
+    );
 }
 
 #[test]
 fn eof_closes_the_channel_without_half_closure() {
     let net = Net::new();
-    let (_server, addr) = net.server(ChannelOptions::default(), ChannelOptions::default(), sink_child);
+    let (_server, addr) = net.server(
+        ChannelOptions::default(),
+        ChannelOptions::default(),
+        sink_child,
+    );
     let mut s = TcpStream::connect(addr).unwrap();
     s.write_all(b"bye").unwrap();
     s.shutdown(std::net::Shutdown::Write).unwrap();
@@ -184,7 +222,9 @@ fn eof_closes_the_channel_without_half_closure() {
 #[test]
 fn half_closure_keeps_the_output_open_and_fires_input_shutdown() {
     let net = Net::new();
-    let child = ChannelOptions::default().with(ChannelOption::AllowHalfClosure(true)).unwrap();
+    let child = ChannelOptions::default()
+        .with(ChannelOption::AllowHalfClosure(true))
+        .unwrap();
     let (_server, addr) = net.server(ChannelOptions::default(), child, sink_child);
     let mut s = TcpStream::connect(addr).unwrap();
     s.write_all(b"question").unwrap();
@@ -206,7 +246,9 @@ fn half_closure_keeps_the_output_open_and_fires_input_shutdown() {
 #[test]
 fn auto_read_off_reads_only_when_asked() {
     let net = Net::new();
-    let child = ChannelOptions::default().with(ChannelOption::AutoRead(false)).unwrap();
+    let child = ChannelOptions::default()
+        .with(ChannelOption::AutoRead(false))
+        .unwrap();
     let (_server, addr) = net.server(ChannelOptions::default(), child, sink_child);
     let mut s = TcpStream::connect(addr).unwrap();
     s.write_all(b"hello").unwrap();
@@ -219,7 +261,10 @@ fn auto_read_off_reads_only_when_asked() {
     s.write_all(b"more").unwrap();
     net.run_for(Duration::from_millis(50));
     assert_eq!(data.borrow().len(), 5, "one read() reads once");
-    accepted(0).unwrap().set_option(ChannelOption::AutoRead(true)).unwrap();
+    accepted(0)
+        .unwrap()
+        .set_option(ChannelOption::AutoRead(true))
+        .unwrap();
     net.run_until("autoRead on again", || data.borrow().len() == 9);
 }
 
@@ -230,16 +275,28 @@ fn read_asked_before_active_is_carried_out_once_active() {
         ch.pipeline().add_last("echo", Echo)?;
         Ok(())
     });
-    let opts = ChannelOptions::default().with(ChannelOption::AutoRead(false)).unwrap();
+    let opts = ChannelOptions::default()
+        .with(ChannelOption::AutoRead(false))
+        .unwrap();
     let data = Rc::new(RefCell::new(Vec::new()));
     let ch = SocketChannel::open(&net.lp, opts);
-    ch.pipeline().add_last("sink", Sink { data: data.clone(), events: Rc::default() }).unwrap();
+    ch.pipeline()
+        .add_last(
+            "sink",
+            Sink {
+                data: data.clone(),
+                events: Rc::default(),
+            },
+        )
+        .unwrap();
     ch.register();
     ch.read();
     let f = ch.connect(addr);
     net.run_until("connected", || f.is_done());
     ch.write_and_flush(Bytes::from_static(b"ping"));
-    net.run_until("echo read without another read()", || data.borrow().len() == 4);
+    net.run_until("echo read without another read()", || {
+        data.borrow().len() == 4
+    });
 }
 
 #[test]
@@ -248,7 +305,11 @@ fn max_messages_per_read_splits_reads_into_batches() {
     let child = ChannelOptions::default()
         .with(ChannelOption::MaxMessagesPerRead(1))
         .unwrap()
-        .with(ChannelOption::RecvSizing(RecvSizing { minimum: 64, initial: 64, maximum: 64 }))
+        .with(ChannelOption::RecvSizing(RecvSizing {
+            minimum: 64,
+            initial: 64,
+            maximum: 64,
+        }))
         .unwrap();
     let (_server, addr) = net.server(ChannelOptions::default(), child, sink_child);
     let mut s = TcpStream::connect(addr).unwrap();
@@ -276,7 +337,9 @@ fn slow_reader_never_exceeds_high_water_mark_by_more_than_one_write() {
         .unwrap();
     let (_server, addr) = net.server(ChannelOptions::default(), child, sink_child);
     let s = TcpStream::connect(addr).unwrap();
-    socket2::SockRef::from(&s).set_recv_buffer_size(64 * 1024).unwrap();
+    socket2::SockRef::from(&s)
+        .set_recv_buffer_size(64 * 1024)
+        .unwrap();
     let reader = std::thread::spawn(move || {
         let mut s = s;
         let mut got = Vec::with_capacity(TOTAL);
@@ -309,10 +372,22 @@ fn slow_reader_never_exceeds_high_water_mark_by_more_than_one_write() {
         net.run_until("writable again", || ch.is_writable());
     }
     net.run_until("drained", || ch.pending_outbound_bytes() == 0);
-    assert!(max_pending <= water.high + WRITE, "pending peaked at {max_pending}");
-    assert!(max_pending > water.high, "the test must actually hit the high water mark");
-    assert!(saw_pending_flush, "write interest was set while bytes remained");
-    assert!(!ch.is_flush_pending(), "write interest cleared once drained");
+    assert!(
+        max_pending <= water.high + WRITE,
+        "pending peaked at {max_pending}"
+    );
+    assert!(
+        max_pending > water.high,
+        "the test must actually hit the high water mark"
+    );
+    assert!(
+        saw_pending_flush,
+        "write interest was set while bytes remained"
+    );
+    assert!(
+        !ch.is_flush_pending(),
+        "write interest cleared once drained"
+    );
     let got = loop {
         net.run_for(Duration::from_millis(5));
         if reader.is_finished() {
@@ -321,7 +396,12 @@ fn slow_reader_never_exceeds_high_water_mark_by_more_than_one_write() {
     };
     assert!(got == data, "content differs");
     let (_, events) = sink(0);
-    let changes: Vec<String> = events.borrow().iter().filter(|e| e.starts_with("writable=")).cloned().collect();
+    let changes: Vec<String> = events
+        .borrow()
+        .iter()
+        .filter(|e| e.starts_with("writable="))
+        .cloned()
+        .collect();
     assert_eq!(changes.len(), 2 * unwritable_seen, "one event per change");
     for pair in changes.chunks(2) {
         assert_eq!(pair, ["writable=false", "writable=true"]);
@@ -331,30 +411,47 @@ fn slow_reader_never_exceeds_high_water_mark_by_more_than_one_write() {
 #[test]
 fn close_fails_flushed_and_unflushed_writes_then_fires_inactive_then_unregistered() {
     let net = Net::new();
-    let child = ChannelOptions::default().with(ChannelOption::SoSndbuf(8 * 1024)).unwrap();
+    let child = ChannelOptions::default()
+        .with(ChannelOption::SoSndbuf(8 * 1024))
+        .unwrap();
     let (_server, addr) = net.server(ChannelOptions::default(), child, sink_child);
     let s = TcpStream::connect(addr).unwrap();
-    socket2::SockRef::from(&s).set_recv_buffer_size(8 * 1024).unwrap();
+    socket2::SockRef::from(&s)
+        .set_recv_buffer_size(8 * 1024)
+        .unwrap();
     net.run_until("accepted", || accepted_count() == 1);
     let ch = accepted(0).unwrap();
     let order = Rc::new(RefCell::new(Vec::new()));
     let big = ch.write_future(Bytes::from(vec![0u8; 4 * 1024 * 1024]));
     ch.flush();
-    assert!(ch.is_flush_pending(), "the peer does not read: bytes remain");
+    assert!(
+        ch.is_flush_pending(),
+        "the peer does not read: bytes remain"
+    );
     let unflushed = ch.write_future(Bytes::from_static(b"never flushed"));
     for (name, f) in [("flushed", big), ("unflushed", unflushed)] {
         let o = order.clone();
-        f.add_local_listener(move |r| o.borrow_mut().push(format!("{name}:{}", r.as_ref().unwrap_err().code())));
+        f.add_local_listener(move |r| {
+            o.borrow_mut()
+                .push(format!("{name}:{}", r.as_ref().unwrap_err().code()))
+        });
     }
     let (_, events) = sink(0);
     let e2 = events.clone();
     let o2 = order.clone();
-    ch.close().add_local_listener(move |_| o2.borrow_mut().push(format!("closed (events so far: {})", e2.borrow().len())));
+    ch.close().add_local_listener(move |_| {
+        o2.borrow_mut()
+            .push(format!("closed (events so far: {})", e2.borrow().len()))
+    });
     let before = events.borrow().len();
     net.run_until("unregistered", || has(&events, "unregistered"));
     assert_eq!(
         *order.borrow(),
-        ["flushed:ERR_CHANNEL_CLOSED", "unflushed:ERR_CHANNEL_CLOSED", format!("closed (events so far: {before})").as_str()]
+        [
+            "flushed:ERR_CHANNEL_CLOSED",
+            "unflushed:ERR_CHANNEL_CLOSED",
+            format!("closed (events so far: {before})").as_str()
+        ]
     );
     let tail: Vec<String> = events.borrow()[before..].to_vec();
     assert_eq!(tail, ["inactive", "unregistered"]);
@@ -366,20 +463,28 @@ fn close_fails_flushed_and_unflushed_writes_then_fires_inactive_then_unregistere
 #[test]
 fn close_from_a_write_completion_listener_over_a_socket() {
     let net = Net::new();
-    let (_server, addr) = net.server(ChannelOptions::default(), ChannelOptions::default(), sink_child);
+    let (_server, addr) = net.server(
+        ChannelOptions::default(),
+        ChannelOptions::default(),
+        sink_child,
+    );
     let (client, connected) = net.client(ChannelOptions::default(), no_child, addr);
     net.run_until("connect", || connected.is_done());
     let c = client.clone();
     let closed_in_listener = Rc::new(Cell::new(false));
     let flag = closed_in_listener.clone();
-    client.write_future(Bytes::from_static(b"last words")).add_local_listener(move |r| {
-        assert!(r.is_ok());
-        c.close();
-        flag.set(!c.is_open());
-    });
+    client
+        .write_future(Bytes::from_static(b"last words"))
+        .add_local_listener(move |r| {
+            assert!(r.is_ok());
+            c.close();
+            flag.set(!c.is_open());
+        });
     let after = client.write_future(Bytes::from_static(b"after"));
     client.flush();
-    net.run_until("server saw the close", || accepted_count() == 1 && has(&sink(0).1, "inactive"));
+    net.run_until("server saw the close", || {
+        accepted_count() == 1 && has(&sink(0).1, "inactive")
+    });
     assert!(closed_in_listener.get());
     let data = sink(0).0.borrow().clone();
     assert!(data.starts_with(b"last words"));
@@ -411,7 +516,10 @@ fn options_are_applied_to_accepted_sockets() {
     assert_eq!(sock.linger().unwrap(), Some(Duration::from_secs(3)));
     assert!(sock.recv_buffer_size().unwrap() >= 32 * 1024);
     ch.set_option(ChannelOption::TcpNoDelay(true)).unwrap();
-    assert!(sock.nodelay().unwrap(), "a live channel applies socket options at once");
+    assert!(
+        sock.nodelay().unwrap(),
+        "a live channel applies socket options at once"
+    );
 }
 
 #[test]
@@ -427,14 +535,11 @@ fn accept_storm_of_two_hundred_connections_is_fully_served() {
         for (i, mut s) in socks.iter().enumerate() {
             s.write_all(&(i as u32).to_be_bytes()).unwrap();
         }
-        socks
-            .into_iter()
-            .enumerate()
-            .all(|(i, mut s)| {
-                let mut b = [0u8; 4];
-                s.set_read_timeout(Some(LIMIT)).unwrap();
-                s.read_exact(&mut b).is_ok() && u32::from_be_bytes(b) == i as u32
-            })
+        socks.into_iter().enumerate().all(|(i, mut s)| {
+            let mut b = [0u8; 4];
+            s.set_read_timeout(Some(LIMIT)).unwrap();
+            s.read_exact(&mut b).is_ok() && u32::from_be_bytes(b) == i as u32
+        })
     });
     net.run_until("all echoed", || clients.is_finished());
     assert!(clients.join().unwrap());
@@ -445,7 +550,9 @@ fn accept_storm_of_two_hundred_connections_is_fully_served() {
 #[test]
 fn write_spin_count_bounds_writes_per_flush_and_the_rest_follows_in_a_task() {
     let net = Net::new();
-    let child = ChannelOptions::default().with(ChannelOption::WriteSpinCount(2)).unwrap();
+    let child = ChannelOptions::default()
+        .with(ChannelOption::WriteSpinCount(2))
+        .unwrap();
     let (_server, addr) = net.server(ChannelOptions::default(), child, sink_child);
     let mut s = TcpStream::connect(addr).unwrap();
     net.run_until("accepted", || accepted_count() == 1);
@@ -457,7 +564,10 @@ fn write_spin_count_bounds_writes_per_flush_and_the_rest_follows_in_a_task() {
     let before = SocketChannel::write_calls(&ch).unwrap();
     ch.flush();
     assert_eq!(SocketChannel::write_calls(&ch).unwrap() - before, 2);
-    assert!(!ch.is_flush_pending(), "not waiting for writability: a task continues");
+    assert!(
+        !ch.is_flush_pending(),
+        "not waiting for writability: a task continues"
+    );
     net.run_until("all written", || ch.pending_outbound_bytes() == 0);
     let mut got = vec![0u8; 4000];
     s.read_exact(&mut got).unwrap();
@@ -469,12 +579,18 @@ fn write_spin_count_bounds_writes_per_flush_and_the_rest_follows_in_a_task() {
 #[test]
 fn programming_error_on_accept_closes_the_listener() {
     let net = Net::new();
-    let (server, _addr) = net.server(ChannelOptions::default(), ChannelOptions::default(), sink_child);
+    let (server, _addr) = net.server(
+        ChannelOptions::default(),
+        ChannelOptions::default(),
+        sink_child,
+    );
     let fd = server.raw_fd().unwrap();
     // SAFETY: the fd is the server channel's open listener.
     let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
     // Shutting a listening socket down makes accept fail with EINVAL.
-    socket2::SockRef::from(&borrowed).shutdown(std::net::Shutdown::Read).unwrap();
+    socket2::SockRef::from(&borrowed)
+        .shutdown(std::net::Shutdown::Read)
+        .unwrap();
     net.run_until("listener closed", || !server.is_open());
 }
 
@@ -516,10 +632,11 @@ fn channels_keep_working_after_a_selector_rebuild() {
     let peer = std::thread::spawn(move || {
         let mut b = [0u8; 3];
         s.read_exact(&mut b).unwrap();
-        b
+        (s, b)
     });
     net.run_until("echo after rebuild", || peer.is_finished());
-    assert_eq!(&peer.join().unwrap(), b"two");
+    let (_s, b) = peer.join().unwrap();
+    assert_eq!(&b, b"two");
     // The listener was re-registered too.
     let _c = TcpStream::connect(addr).unwrap();
     net.run_until("accept after rebuild", || net.lp.registered_count() == 3);
@@ -528,7 +645,11 @@ fn channels_keep_working_after_a_selector_rebuild() {
 #[test]
 fn handle_writes_and_closes_from_another_thread() {
     let net = Net::new();
-    let (_server, addr) = net.server(ChannelOptions::default(), ChannelOptions::default(), sink_child);
+    let (_server, addr) = net.server(
+        ChannelOptions::default(),
+        ChannelOptions::default(),
+        sink_child,
+    );
     let mut s = TcpStream::connect(addr).unwrap();
     net.run_until("accepted", || accepted_count() == 1);
     let handle = accepted(0).unwrap().handle();

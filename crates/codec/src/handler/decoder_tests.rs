@@ -138,6 +138,16 @@ fn every_layer_one_decoder_works_as_a_handler() {
     let ch = channel_with(fixed(2), &rec);
     inbound(&ch, b"abcde");
     assert_eq!(rec.take_reads(), [read(b"ab"), read(b"cd")]);
+
+    // Type-erased, as a binding that picks the decoder at run time holds it.
+    let rec = Recorder::new();
+    let boxed: Box<dyn FrameDecoder> = Box::new(LineBasedFrameDecoder::new(8));
+    let ch = channel_with(ByteToMessageDecoder::new(boxed), &rec);
+    inbound(
+        &ch, b"x
+y",
+    );
+    assert_eq!(rec.take_reads(), [read(b"x")]);
 }
 
 #[test]

@@ -26,10 +26,15 @@ pub struct Recorder {
 
 impl Recorder {
     pub fn rc(name: &'static str, log: &Log) -> Rc<dyn ChannelHandler> {
-        Rc::new(Recorder { name, log: log.clone() })
+        Rc::new(Recorder {
+            name,
+            log: log.clone(),
+        })
     }
     fn rec(&self, what: &str) {
-        self.log.borrow_mut().push(format!("{}:{}", self.name, what));
+        self.log
+            .borrow_mut()
+            .push(format!("{}:{}", self.name, what));
     }
 }
 

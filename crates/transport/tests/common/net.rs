@@ -63,7 +63,9 @@ impl Net {
         child_options: ChannelOptions,
         child: impl Fn(&Channel) -> HandlerResult + Send + Sync + 'static,
     ) -> (Channel, SocketAddr) {
-        let mut b = ServerBootstrap::new().group(self.handle(), self.handle()).child_handler(child);
+        let mut b = ServerBootstrap::new()
+            .group(self.handle(), self.handle())
+            .child_handler(child);
         b = apply(b, options, child_options);
         let f = b.bind("127.0.0.1:0".parse().unwrap());
         self.run_until("bind", || f.is_done());
@@ -72,11 +74,19 @@ impl Net {
         let slot = Rc::new(RefCell::new(None));
         let s2 = slot.clone();
         with_channel(&h, move |c| *s2.borrow_mut() = Some(c.clone()));
-        let ch = slot.borrow_mut().take().expect("server channel on this thread");
+        let ch = slot
+            .borrow_mut()
+            .take()
+            .expect("server channel on this thread");
         (ch, addr)
     }
 
-    pub fn client(&self, options: ChannelOptions, init: impl Fn(&Channel) -> HandlerResult + Send + Sync + 'static, remote: SocketAddr) -> (Channel, ChannelFuture) {
+    pub fn client(
+        &self,
+        options: ChannelOptions,
+        init: impl Fn(&Channel) -> HandlerResult + Send + Sync + 'static,
+        remote: SocketAddr,
+    ) -> (Channel, ChannelFuture) {
         let mut b = Bootstrap::new().group(self.handle()).handler(init);
         b = apply_client(b, options);
         b.connect_on(&self.lp, remote)
@@ -89,16 +99,23 @@ thread_local! {
 
 /// Runs `f` with the channel of a handle living on this thread.
 pub fn with_channel(h: &ChannelHandle, f: impl FnOnce(&Channel) + 'static) {
-    h.run(|c| FOUND.with(|s| *s.borrow_mut() = Some(c.clone()))).unwrap();
-    let c = FOUND.with(|s| s.borrow_mut().take()).expect("channel lives on this thread");
+    h.run(|c| FOUND.with(|s| *s.borrow_mut() = Some(c.clone())))
+        .unwrap();
+    let c = FOUND
+        .with(|s| s.borrow_mut().take())
+        .expect("channel lives on this thread");
     f(&c);
 }
 
 fn apply(mut b: ServerBootstrap, o: ChannelOptions, c: ChannelOptions) -> ServerBootstrap {
-    b = b.option(ChannelOption::SoBacklog(o.so_backlog)).option(ChannelOption::AutoRead(o.auto_read));
+    b = b
+        .option(ChannelOption::SoBacklog(o.so_backlog))
+        .option(ChannelOption::AutoRead(o.auto_read));
     b = b
         .child_option(ChannelOption::AutoRead(c.auto_read))
-        .child_option(ChannelOption::WriteBufferWaterMark(c.write_buffer_water_mark))
+        .child_option(ChannelOption::WriteBufferWaterMark(
+            c.write_buffer_water_mark,
+        ))
         .child_option(ChannelOption::WriteSpinCount(c.write_spin_count))
         .child_option(ChannelOption::MaxMessagesPerRead(c.max_messages_per_read))
         .child_option(ChannelOption::AllowHalfClosure(c.allow_half_closure))
@@ -119,7 +136,9 @@ fn apply_client(b: Bootstrap, o: ChannelOptions) -> Bootstrap {
     let mut b = b
         .option(ChannelOption::AutoRead(o.auto_read))
         .option(ChannelOption::ConnectTimeout(o.connect_timeout))
-        .option(ChannelOption::WriteBufferWaterMark(o.write_buffer_water_mark))
+        .option(ChannelOption::WriteBufferWaterMark(
+            o.write_buffer_water_mark,
+        ))
         .option(ChannelOption::AllowHalfClosure(o.allow_half_closure))
         .option(ChannelOption::TcpNoDelay(o.tcp_no_delay));
     if let Some(n) = o.so_rcvbuf {
@@ -164,7 +183,9 @@ impl ChannelHandler for Sink {
         Ok(())
     }
     fn channel_read(&self, _: &ChannelHandlerContext, msg: Message) -> HandlerResult {
-        let b = msg.into_bytes().map_err(|_| TransportError::UnsupportedMessage("test"))?;
+        let b = msg
+            .into_bytes()
+            .map_err(|_| TransportError::UnsupportedMessage("test"))?;
         self.events.borrow_mut().push(format!("read {}", b.len()));
         self.data.borrow_mut().extend_from_slice(&b);
         Ok(())
@@ -181,11 +202,15 @@ impl ChannelHandler for Sink {
         Ok(())
     }
     fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        self.events.borrow_mut().push(format!("writable={}", ctx.channel().is_writable()));
+        self.events
+            .borrow_mut()
+            .push(format!("writable={}", ctx.channel().is_writable()));
         Ok(())
     }
     fn exception_caught(&self, _: &ChannelHandlerContext, e: TransportError) -> HandlerResult {
-        self.events.borrow_mut().push(format!("exception {}", e.code()));
+        self.events
+            .borrow_mut()
+            .push(format!("exception {}", e.code()));
         Ok(())
     }
 }
@@ -200,7 +225,13 @@ thread_local! {
 pub fn sink_child(ch: &Channel) -> HandlerResult {
     let data = Rc::new(RefCell::new(Vec::new()));
     let events = Rc::new(RefCell::new(Vec::new()));
-    ch.pipeline().add_last("sink", Sink { data: data.clone(), events: events.clone() })?;
+    ch.pipeline().add_last(
+        "sink",
+        Sink {
+            data: data.clone(),
+            events: events.clone(),
+        },
+    )?;
     ACCEPTED.with(|a| a.borrow_mut().push(ch.clone()));
     SINKS.with(|s| s.borrow_mut().push((data, events)));
     Ok(())

@@ -19,6 +19,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use netloop_eventloop::{EventLoop, IoHandler, LocalLoop, Promise, Readiness};
 
+mod io;
+
+pub(crate) use io::ChannelIo;
+
 use crate::error::TransportError;
 use crate::handle::{self, ChannelHandle};
 use crate::message::Message;
@@ -38,45 +42,6 @@ impl fmt::Display for ChannelId {
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
-/// The kind-specific half of a channel (Netty's `doXxx` methods).
-pub(crate) trait ChannelIo {
-    fn is_active(&self) -> bool;
-    fn local_addr(&self) -> Option<SocketAddr>;
-    fn remote_addr(&self) -> Option<SocketAddr>;
-    /// Registers the socket, if any, with the loop's selector.
-    fn do_register(&self, ch: &Channel) -> Result<(), TransportError>;
-    /// Removes the socket from the selector (the channel stays open).
-    fn do_deregister(&self, ch: &Channel);
-    fn do_bind(&self, ch: &Channel, local: SocketAddr) -> Result<(), TransportError>;
-    fn do_connect(&self, ch: &Channel, remote: SocketAddr, local: Option<SocketAddr>, promise: ChannelPromise);
-    /// A read was asked for while active.
-    fn do_begin_read(&self, ch: &Channel);
-    /// Writes flushed entries of the outbound buffer.
-    fn do_write(&self, ch: &Channel);
-    /// True while a flush waits for the socket to become writable.
-    fn is_flush_pending(&self) -> bool {
-        false
-    }
-    /// Deregisters and closes the socket.
-    fn do_close(&self, ch: &Channel);
-    /// Checks (and may convert) a message before it is queued for writing.
-    fn filter_outbound(&self, msg: Message) -> Result<Message, TransportError>;
-    fn ready(&self, ch: &Channel, readiness: Readiness);
-    /// The selector was rebuilt: move the source from `old` to `new` with its interest.
-    fn reregister(&self, old: &mio::Registry, new: &mio::Registry, token: mio::Token) -> std::io::Result<()>;
-    fn apply_option(&self, _opt: &ChannelOption) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn shutdown_output(&self, _ch: &Channel) -> Result<(), TransportError> {
-        Err(TransportError::UnsupportedOperation("shutdown_output"))
-    }
-    #[cfg(unix)]
-    fn raw_fd(&self) -> Option<std::os::fd::RawFd> {
-        None
-    }
-    fn as_any(&self) -> &dyn std::any::Any;
-}
 
 pub(crate) struct ChannelInner {
     id: ChannelId,
@@ -103,7 +68,13 @@ pub struct Channel(pub(crate) Rc<ChannelInner>);
 
 impl fmt::Debug for Channel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Channel({}, active: {}, open: {})", self.id(), self.is_active(), self.is_open())
+        write!(
+            f,
+            "Channel({}, active: {}, open: {})",
+            self.id(),
+            self.is_active(),
+            self.is_open()
+        )
     }
 }
 
@@ -283,7 +254,12 @@ impl Channel {
     pub fn connect(&self, remote: SocketAddr) -> ChannelFuture {
         self.0.pipeline.connect(remote)
     }
-    pub fn connect_with(&self, remote: SocketAddr, local: Option<SocketAddr>, promise: ChannelPromise) {
+    pub fn connect_with(
+        &self,
+        remote: SocketAddr,
+        local: Option<SocketAddr>,
+        promise: ChannelPromise,
+    ) {
         self.0.pipeline.connect_with(remote, local, promise);
     }
 
@@ -308,7 +284,9 @@ impl Channel {
 
     pub(crate) fn core_register(&self, promise: ChannelPromise) {
         if self.0.registered.get() {
-            promise.try_failure(TransportError::UnsupportedOperation("register: already registered"));
+            promise.try_failure(TransportError::UnsupportedOperation(
+                "register: already registered",
+            ));
             return;
         }
         if !self.is_open() {
@@ -367,7 +345,12 @@ impl Channel {
         promise.try_success();
     }
 
-    pub(crate) fn core_connect(&self, remote: SocketAddr, local: Option<SocketAddr>, promise: ChannelPromise) {
+    pub(crate) fn core_connect(
+        &self,
+        remote: SocketAddr,
+        local: Option<SocketAddr>,
+        promise: ChannelPromise,
+    ) {
         if !self.is_open() {
             promise.try_failure(TransportError::ChannelClosed);
             return;
@@ -416,7 +399,11 @@ impl Channel {
             return;
         }
         if !self.is_active() {
-            let err = if self.is_open() { TransportError::NotYetConnected } else { TransportError::ChannelClosed };
+            let err = if self.is_open() {
+                TransportError::NotYetConnected
+            } else {
+                TransportError::ChannelClosed
+            };
             let failed = self.0.outbound.borrow_mut().take_flushed();
             fail_all(failed, &err);
             return;
@@ -446,7 +433,11 @@ impl Channel {
     }
 
     /// Completes the promises of written entries, then reports a writability change.
-    pub(crate) fn complete_writes(&self, done: &mut Vec<ChannelPromise>, change: WritabilityChange) {
+    pub(crate) fn complete_writes(
+        &self,
+        done: &mut Vec<ChannelPromise>,
+        change: WritabilityChange,
+    ) {
         for p in done.drain(..) {
             p.try_success();
         }
@@ -480,7 +471,10 @@ impl Channel {
         let (flushed, unflushed) = self.0.outbound.borrow_mut().take_all();
         self.0.io.do_close(self);
         self.0.open.set(false);
-        fail_all(flushed, cause.as_ref().unwrap_or(&TransportError::ChannelClosed));
+        fail_all(
+            flushed,
+            cause.as_ref().unwrap_or(&TransportError::ChannelClosed),
+        );
         fail_all(unflushed, &TransportError::ChannelClosed);
         self.0.close_promise.try_success(());
         promise.try_success();
@@ -548,7 +542,12 @@ impl IoHandler for Registration {
     fn ready(&self, readiness: Readiness) {
         self.0.ready(readiness);
     }
-    fn reregister(&self, old: &mio::Registry, new: &mio::Registry, token: mio::Token) -> std::io::Result<()> {
+    fn reregister(
+        &self,
+        old: &mio::Registry,
+        new: &mio::Registry,
+        token: mio::Token,
+    ) -> std::io::Result<()> {
         self.0 .0.io.reregister(old, new, token)
     }
     fn close_on_shutdown(&self) {

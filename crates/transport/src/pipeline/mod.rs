@@ -11,9 +11,11 @@ use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::rc::{Rc, Weak};
 
+mod ends;
+
 use crate::channel::{Channel, ChannelInner};
 use crate::context::{ChannelHandlerContext, HandlerState};
-use crate::error::{HandlerResult, TransportError};
+use crate::error::TransportError;
 use crate::handler::ChannelHandler;
 use crate::message::{Message, UserEvent};
 use crate::promise::{ChannelFuture, ChannelPromise};
@@ -77,8 +79,10 @@ enum Position<'a> {
 impl ChannelPipeline {
     pub(crate) fn new(channel: Weak<ChannelInner>) -> Self {
         ChannelPipeline(Rc::new_cyclic(|weak: &Weak<PipelineInner>| {
-            let head = ChannelHandlerContext::new("HEAD".into(), Rc::new(HeadHandler), weak.clone());
-            let tail = ChannelHandlerContext::new("TAIL".into(), Rc::new(TailHandler), weak.clone());
+            let head =
+                ChannelHandlerContext::new("HEAD".into(), Rc::new(ends::HeadHandler), weak.clone());
+            let tail =
+                ChannelHandlerContext::new("TAIL".into(), Rc::new(ends::TailHandler), weak.clone());
             head.0.state.set(HandlerState::Added);
             tail.0.state.set(HandlerState::Added);
             *head.0.next.borrow_mut() = Some(tail.clone());
@@ -106,7 +110,8 @@ impl ChannelPipeline {
     /// # Panics
     /// If the channel was dropped.
     pub fn channel(&self) -> Channel {
-        self.try_channel().expect("netloop: pipeline used after its channel was dropped")
+        self.try_channel()
+            .expect("netloop: pipeline used after its channel was dropped")
     }
 
     /// Replaces what receives unhandled messages, events and exceptions at the tail.
@@ -120,7 +125,10 @@ impl ChannelPipeline {
             Some(s) => s(what),
             None => {
                 if let Unhandled::Exception(e) = what {
-                    let id = self.try_channel().map(|c| c.id().to_string()).unwrap_or_default();
+                    let id = self
+                        .try_channel()
+                        .map(|c| c.id().to_string())
+                        .unwrap_or_default();
                     eprintln!(
                         "netloop: an exception reached the tail of the pipeline of channel {id} \
                          (add an exception_caught handler): {}: {e}",
@@ -158,7 +166,10 @@ impl ChannelPipeline {
 
     /// Handler names from head to tail.
     pub fn names(&self) -> Vec<String> {
-        self.user_contexts().iter().map(|c| c.name().to_string()).collect()
+        self.user_contexts()
+            .iter()
+            .map(|c| c.name().to_string())
+            .collect()
     }
 
     pub fn first(&self) -> Option<ChannelHandlerContext> {
@@ -169,7 +180,11 @@ impl ChannelPipeline {
         self.user_contexts().pop()
     }
 
-    pub fn add_first(&self, name: &str, handler: impl IntoHandler) -> Result<&Self, TransportError> {
+    pub fn add_first(
+        &self,
+        name: &str,
+        handler: impl IntoHandler,
+    ) -> Result<&Self, TransportError> {
         self.add(Position::First, name, handler.into_handler())
     }
 
@@ -177,16 +192,27 @@ impl ChannelPipeline {
         self.add(Position::Last, name, handler.into_handler())
     }
 
-    pub fn add_before(&self, base: &str, name: &str, handler: impl IntoHandler) -> Result<&Self, TransportError> {
+    pub fn add_before(
+        &self,
+        base: &str,
+        name: &str,
+        handler: impl IntoHandler,
+    ) -> Result<&Self, TransportError> {
         self.add(Position::Before(base), name, handler.into_handler())
     }
 
-    pub fn add_after(&self, base: &str, name: &str, handler: impl IntoHandler) -> Result<&Self, TransportError> {
+    pub fn add_after(
+        &self,
+        base: &str,
+        name: &str,
+        handler: impl IntoHandler,
+    ) -> Result<&Self, TransportError> {
         self.add(Position::After(base), name, handler.into_handler())
     }
 
     fn find(&self, name: &str) -> Result<ChannelHandlerContext, TransportError> {
-        self.context(name).ok_or_else(|| TransportError::NoSuchHandler(name.to_string()))
+        self.context(name)
+            .ok_or_else(|| TransportError::NoSuchHandler(name.to_string()))
     }
 
     fn check_unique(&self, name: &str) -> Result<(), TransportError> {
@@ -196,11 +222,22 @@ impl ChannelPipeline {
         Ok(())
     }
 
-    fn add(&self, pos: Position<'_>, name: &str, handler: Rc<dyn ChannelHandler>) -> Result<&Self, TransportError> {
+    fn add(
+        &self,
+        pos: Position<'_>,
+        name: &str,
+        handler: Rc<dyn ChannelHandler>,
+    ) -> Result<&Self, TransportError> {
         self.check_unique(name)?;
         let (prev, next) = match pos {
-            Position::First => (self.0.head.clone(), self.0.head.next().expect("head links to tail")),
-            Position::Last => (self.0.tail.prev().expect("tail links to head"), self.0.tail.clone()),
+            Position::First => (
+                self.0.head.clone(),
+                self.0.head.next().expect("head links to tail"),
+            ),
+            Position::Last => (
+                self.0.tail.prev().expect("tail links to head"),
+                self.0.tail.clone(),
+            ),
             Position::Before(base) => {
                 let b = self.find(base)?;
                 (b.prev().expect("linked context has a predecessor"), b)
@@ -227,14 +264,23 @@ impl ChannelPipeline {
 
     /// Puts `handler` named `new_name` in the place of the handler named `old`, which is
     /// returned. The new handler's `handler_added` runs before the old one's `handler_removed`.
-    pub fn replace(&self, old: &str, new_name: &str, handler: impl IntoHandler) -> Result<Rc<dyn ChannelHandler>, TransportError> {
+    pub fn replace(
+        &self,
+        old: &str,
+        new_name: &str,
+        handler: impl IntoHandler,
+    ) -> Result<Rc<dyn ChannelHandler>, TransportError> {
         let old_ctx = self.find(old)?;
         if new_name != old {
             self.check_unique(new_name)?;
         }
         let prev = old_ctx.prev().expect("linked context has a predecessor");
         let next = old_ctx.next().expect("linked context has a successor");
-        let ctx = ChannelHandlerContext::new(new_name.to_string(), handler.into_handler(), Rc::downgrade(&self.0));
+        let ctx = ChannelHandlerContext::new(
+            new_name.to_string(),
+            handler.into_handler(),
+            Rc::downgrade(&self.0),
+        );
         link(&prev, &ctx, &next);
         self.added(ctx);
         self.removed(old_ctx.clone());
@@ -328,14 +374,18 @@ impl ChannelPipeline {
         self.0.head.invoke_self(|h, c| h.channel_read_complete(c));
     }
     pub fn fire_user_event_triggered(&self, event: UserEvent) {
-        self.0.head.invoke_self(|h, c| h.user_event_triggered(c, event));
+        self.0
+            .head
+            .invoke_self(|h, c| h.user_event_triggered(c, event));
     }
     /// Fires a user event (boxing it) from the head.
     pub fn fire_user_event<T: 'static>(&self, event: T) {
         self.fire_user_event_triggered(Box::new(event));
     }
     pub fn fire_channel_writability_changed(&self) {
-        self.0.head.invoke_self(|h, c| h.channel_writability_changed(c));
+        self.0
+            .head
+            .invoke_self(|h, c| h.channel_writability_changed(c));
     }
     pub fn fire_exception_caught(&self, error: TransportError) {
         self.0.head.invoke_self(|h, c| h.exception_caught(c, error));
@@ -346,7 +396,12 @@ impl ChannelPipeline {
     pub fn bind_with(&self, local: SocketAddr, promise: ChannelPromise) {
         self.0.tail.bind_with(local, promise);
     }
-    pub fn connect_with(&self, remote: SocketAddr, local: Option<SocketAddr>, promise: ChannelPromise) {
+    pub fn connect_with(
+        &self,
+        remote: SocketAddr,
+        local: Option<SocketAddr>,
+        promise: ChannelPromise,
+    ) {
         self.0.tail.connect_with(remote, local, promise);
     }
     pub fn disconnect_with(&self, promise: ChannelPromise) {
@@ -399,99 +454,9 @@ fn link(prev: &ChannelHandlerContext, ctx: &ChannelHandlerContext, next: &Channe
 
 /// Takes `ctx` out of the chain; it keeps its own links so events in flight go on.
 fn unlink(ctx: &ChannelHandlerContext) {
-    let (Some(prev), Some(next)) = (ctx.prev(), ctx.next()) else { return };
+    let (Some(prev), Some(next)) = (ctx.prev(), ctx.next()) else {
+        return;
+    };
     *prev.0.next.borrow_mut() = Some(next.clone());
     *next.0.prev.borrow_mut() = Rc::downgrade(&prev.0);
-}
-
-/// The head: outbound operations become channel operations.
-struct HeadHandler;
-
-impl ChannelHandler for HeadHandler {
-    fn channel_active(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        ctx.fire_channel_active();
-        ctx.channel().read_if_auto_read();
-        Ok(())
-    }
-    fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        ctx.fire_channel_read_complete();
-        ctx.channel().read_if_auto_read();
-        Ok(())
-    }
-    fn channel_unregistered(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        ctx.fire_channel_unregistered();
-        if !ctx.channel().is_open() {
-            ctx.pipeline().destroy();
-        }
-        Ok(())
-    }
-    fn bind(&self, ctx: &ChannelHandlerContext, local: SocketAddr, promise: ChannelPromise) -> HandlerResult {
-        ctx.channel().core_bind(local, promise);
-        Ok(())
-    }
-    fn connect(&self, ctx: &ChannelHandlerContext, remote: SocketAddr, local: Option<SocketAddr>, promise: ChannelPromise) -> HandlerResult {
-        ctx.channel().core_connect(remote, local, promise);
-        Ok(())
-    }
-    fn disconnect(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
-        // TCP has no disconnect without close, as in Netty.
-        ctx.channel().core_close(promise);
-        Ok(())
-    }
-    fn close(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
-        ctx.channel().core_close(promise);
-        Ok(())
-    }
-    fn deregister(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
-        ctx.channel().core_deregister(promise);
-        Ok(())
-    }
-    fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        ctx.channel().core_begin_read();
-        Ok(())
-    }
-    fn write(&self, ctx: &ChannelHandlerContext, msg: Message, promise: ChannelPromise) -> HandlerResult {
-        ctx.channel().core_write(msg, promise);
-        Ok(())
-    }
-    fn flush(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        ctx.channel().core_flush();
-        Ok(())
-    }
-}
-
-/// The tail: reports what no handler took.
-struct TailHandler;
-
-impl ChannelHandler for TailHandler {
-    fn channel_registered(&self, _: &ChannelHandlerContext) -> HandlerResult {
-        Ok(())
-    }
-    fn channel_unregistered(&self, _: &ChannelHandlerContext) -> HandlerResult {
-        Ok(())
-    }
-    fn channel_active(&self, _: &ChannelHandlerContext) -> HandlerResult {
-        Ok(())
-    }
-    fn channel_inactive(&self, _: &ChannelHandlerContext) -> HandlerResult {
-        Ok(())
-    }
-    fn channel_read_complete(&self, _: &ChannelHandlerContext) -> HandlerResult {
-        Ok(())
-    }
-    fn channel_writability_changed(&self, _: &ChannelHandlerContext) -> HandlerResult {
-        Ok(())
-    }
-    fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
-        ctx.pipeline().report_unhandled(Unhandled::Message(msg));
-        Ok(())
-    }
-    fn user_event_triggered(&self, ctx: &ChannelHandlerContext, event: UserEvent) -> HandlerResult {
-        ctx.pipeline().report_unhandled(Unhandled::UserEvent(event));
-        Ok(())
-    }
-    fn exception_caught(&self, ctx: &ChannelHandlerContext, error: TransportError) -> HandlerResult {
-        ctx.pipeline().report_unhandled(Unhandled::Exception(error));
-        Ok(())
-    }
 }

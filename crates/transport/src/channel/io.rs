@@ -1,0 +1,65 @@
+//! The kind-specific half of a channel (Netty's `doXxx` methods): stream sockets, listeners
+//! and the embedded channel implement it.
+//!
+//! Ground rules: loop thread only; every method gets the channel so it can fire events and
+//! reach the outbound buffer.
+
+use std::net::SocketAddr;
+
+use netloop_eventloop::Readiness;
+
+use super::Channel;
+use crate::error::TransportError;
+use crate::message::Message;
+use crate::options::ChannelOption;
+use crate::promise::ChannelPromise;
+
+/// The kind-specific half of a channel (Netty's `doXxx` methods).
+pub(crate) trait ChannelIo {
+    fn is_active(&self) -> bool;
+    fn local_addr(&self) -> Option<SocketAddr>;
+    fn remote_addr(&self) -> Option<SocketAddr>;
+    /// Registers the socket, if any, with the loop's selector.
+    fn do_register(&self, ch: &Channel) -> Result<(), TransportError>;
+    /// Removes the socket from the selector (the channel stays open).
+    fn do_deregister(&self, ch: &Channel);
+    fn do_bind(&self, ch: &Channel, local: SocketAddr) -> Result<(), TransportError>;
+    fn do_connect(
+        &self,
+        ch: &Channel,
+        remote: SocketAddr,
+        local: Option<SocketAddr>,
+        promise: ChannelPromise,
+    );
+    /// A read was asked for while active.
+    fn do_begin_read(&self, ch: &Channel);
+    /// Writes flushed entries of the outbound buffer.
+    fn do_write(&self, ch: &Channel);
+    /// True while a flush waits for the socket to become writable.
+    fn is_flush_pending(&self) -> bool {
+        false
+    }
+    /// Deregisters and closes the socket.
+    fn do_close(&self, ch: &Channel);
+    /// Checks (and may convert) a message before it is queued for writing.
+    fn filter_outbound(&self, msg: Message) -> Result<Message, TransportError>;
+    fn ready(&self, ch: &Channel, readiness: Readiness);
+    /// The selector was rebuilt: move the source from `old` to `new` with its interest.
+    fn reregister(
+        &self,
+        old: &mio::Registry,
+        new: &mio::Registry,
+        token: mio::Token,
+    ) -> std::io::Result<()>;
+    fn apply_option(&self, _opt: &ChannelOption) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn shutdown_output(&self, _ch: &Channel) -> Result<(), TransportError> {
+        Err(TransportError::UnsupportedOperation("shutdown_output"))
+    }
+    #[cfg(unix)]
+    fn raw_fd(&self) -> Option<std::os::fd::RawFd> {
+        None
+    }
+    fn as_any(&self) -> &dyn std::any::Any;
+}

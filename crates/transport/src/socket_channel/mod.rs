@@ -1,0 +1,346 @@
+//! TCP stream channels: connect with timeout, the read loop with adaptive sizing, gathering
+//! writes with the write-spin budget, write interest only while bytes remain, half-closure.
+//!
+//! Ground rules: loop thread only. Readiness is edge-triggered (mio), so the channel remembers
+//! whether the socket may still hold data (`readable_hint`) when it stops reading before
+//! `WouldBlock` (autoRead off, `maxMessagesPerRead` reached) and resumes with a loop task when
+//! a read is asked for. Ready keys are processed in Netty's order: finish connect (dropping
+//! connect interest), then flush, then read. A pending socket error (ERR) closes the channel.
+
+use std::cell::{Cell, RefCell};
+use std::io;
+use std::net::SocketAddr;
+use std::rc::{Rc, Weak};
+
+use bytes::BytesMut;
+use mio::net::TcpStream;
+use mio::Interest;
+use netloop_eventloop::{LocalLoop, Readiness, ScheduledHandle};
+use socket2::SockRef;
+
+mod connector;
+mod reader;
+mod writer;
+
+use crate::channel::{Channel, ChannelInner, ChannelIo};
+use crate::error::TransportError;
+use crate::handle::ChannelHandle;
+use crate::message::Message;
+use crate::options::{apply_socket_option, ChannelOption, ChannelOptions};
+use crate::promise::ChannelPromise;
+use crate::recv_allocator::AdaptiveRecvAllocator;
+
+/// User event fired when the peer shut its output down and `allow_half_closure` is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChannelInputShutdown;
+
+/// Most slices handed to one `writev`.
+const MAX_IOV: usize = 64;
+/// Receive memory is carved from chunks of this size, so most reads need no allocation.
+const READ_CHUNK: usize = 64 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Unconnected,
+    Connecting,
+    Connected,
+    Closed,
+}
+
+pub(crate) struct SocketIo {
+    stream: RefCell<Option<TcpStream>>,
+    token: Cell<Option<mio::Token>>,
+    interest: Cell<Option<Interest>>,
+    state: Cell<State>,
+    want_write: Cell<bool>,
+    connect_promise: RefCell<Option<ChannelPromise>>,
+    connect_timer: RefCell<Option<ScheduledHandle>>,
+    alloc: RefCell<AdaptiveRecvAllocator>,
+    read_buf: RefCell<BytesMut>,
+    readable_hint: Cell<bool>,
+    read_scheduled: Cell<bool>,
+    flush_scheduled: Cell<bool>,
+    input_shutdown: Cell<bool>,
+    output_shutdown: Cell<bool>,
+    local_addr: Cell<Option<SocketAddr>>,
+    remote_addr: Cell<Option<SocketAddr>>,
+    write_calls: Cell<u64>,
+}
+
+/// Constructors of TCP stream channels.
+pub struct SocketChannel;
+
+impl SocketChannel {
+    /// A client channel on the calling thread's loop `local`, not yet registered or connected.
+    pub fn open(local: &Rc<LocalLoop>, options: ChannelOptions) -> Channel {
+        let io = SocketIo::new(&options, None, State::Unconnected, None);
+        Channel::create(local, options, None, Box::new(io))
+    }
+
+    /// A channel for an accepted connection (already connected, not yet registered).
+    pub(crate) fn accepted(
+        local: &Rc<LocalLoop>,
+        stream: TcpStream,
+        remote: SocketAddr,
+        options: ChannelOptions,
+        parent: Option<ChannelHandle>,
+    ) -> Channel {
+        if let Err(e) = options.apply_to_stream(SockRef::from(&stream)) {
+            eprintln!("netloop: could not apply options to an accepted socket: {e}");
+        }
+        let io = SocketIo::new(&options, Some(stream), State::Connected, Some(remote));
+        Channel::create(local, options, parent, Box::new(io))
+    }
+
+    /// How many write system calls this stream channel made (to observe `writeSpinCount`).
+    pub fn write_calls(ch: &Channel) -> Option<u64> {
+        ch.0.io
+            .as_any()
+            .downcast_ref::<SocketIo>()
+            .map(|io| io.write_calls.get())
+    }
+}
+
+fn loop_of(ch: &Channel) -> io::Result<Rc<LocalLoop>> {
+    ch.local_loop()
+        .ok_or_else(|| io::Error::other("the channel's event loop is gone"))
+}
+
+impl SocketIo {
+    fn new(
+        options: &ChannelOptions,
+        stream: Option<TcpStream>,
+        state: State,
+        remote: Option<SocketAddr>,
+    ) -> Self {
+        let local = stream.as_ref().and_then(|s| s.local_addr().ok());
+        SocketIo {
+            stream: RefCell::new(stream),
+            token: Cell::new(None),
+            interest: Cell::new(None),
+            state: Cell::new(state),
+            want_write: Cell::new(false),
+            connect_promise: RefCell::new(None),
+            connect_timer: RefCell::new(None),
+            alloc: RefCell::new(AdaptiveRecvAllocator::new(options.recv_sizing)),
+            read_buf: RefCell::new(BytesMut::new()),
+            readable_hint: Cell::new(false),
+            read_scheduled: Cell::new(false),
+            flush_scheduled: Cell::new(false),
+            input_shutdown: Cell::new(false),
+            output_shutdown: Cell::new(false),
+            local_addr: Cell::new(local),
+            remote_addr: Cell::new(remote),
+            write_calls: Cell::new(0),
+        }
+    }
+
+    fn wanted_interest(&self) -> Interest {
+        match self.state.get() {
+            State::Connecting => Interest::WRITABLE,
+            _ if self.want_write.get() => Interest::READABLE | Interest::WRITABLE,
+            _ => Interest::READABLE,
+        }
+    }
+
+    /// Registers the stream, or updates its interest if it changed.
+    fn sync_interest(&self, ch: &Channel) -> io::Result<()> {
+        let want = self.wanted_interest();
+        let mut guard = self.stream.borrow_mut();
+        let Some(stream) = guard.as_mut() else {
+            return Ok(());
+        };
+        match self.token.get() {
+            None => {
+                let lp = loop_of(ch)?;
+                let t = lp.register(stream, want, ch.io_handler())?;
+                self.token.set(Some(t));
+            }
+            Some(t) if self.interest.get() != Some(want) => {
+                loop_of(ch)?.reregister(stream, t, want)?
+            }
+            Some(_) => return Ok(()),
+        }
+        self.interest.set(Some(want));
+        Ok(())
+    }
+
+    fn set_want_write(&self, ch: &Channel, v: bool) {
+        if self.want_write.replace(v) != v {
+            if let Err(e) = self.sync_interest(ch) {
+                self.fail_and_close(ch, e.into());
+            }
+        }
+    }
+
+    fn fail_and_close(&self, ch: &Channel, e: TransportError) {
+        ch.pipeline().fire_exception_caught(e);
+        ch.core_close(ChannelPromise::void());
+    }
+}
+
+fn upgrade(weak: &Weak<ChannelInner>) -> Option<Channel> {
+    weak.upgrade().map(Channel::from_inner)
+}
+
+impl ChannelIo for SocketIo {
+    fn is_active(&self) -> bool {
+        self.state.get() == State::Connected
+    }
+    fn local_addr(&self) -> Option<SocketAddr> {
+        self.local_addr.get()
+    }
+    fn remote_addr(&self) -> Option<SocketAddr> {
+        self.remote_addr.get()
+    }
+
+    fn do_register(&self, ch: &Channel) -> Result<(), TransportError> {
+        // An unconnected socket is registered by connect: epoll reports HUP for it.
+        if self.state.get() == State::Connected {
+            self.sync_interest(ch)?;
+        }
+        Ok(())
+    }
+
+    fn do_deregister(&self, ch: &Channel) {
+        if let (Some(t), Some(stream)) = (self.token.take(), self.stream.borrow_mut().as_mut()) {
+            if let Ok(lp) = loop_of(ch) {
+                let _ = lp.deregister(stream, t);
+            }
+        }
+        self.interest.set(None);
+    }
+
+    fn do_bind(&self, _: &Channel, _: SocketAddr) -> Result<(), TransportError> {
+        Err(TransportError::UnsupportedOperation(
+            "bind a client channel: pass a local address to connect",
+        ))
+    }
+
+    fn do_connect(
+        &self,
+        ch: &Channel,
+        remote: SocketAddr,
+        local: Option<SocketAddr>,
+        promise: ChannelPromise,
+    ) {
+        self.connect(ch, remote, local, promise);
+    }
+
+    fn do_begin_read(&self, ch: &Channel) {
+        self.begin_read(ch);
+    }
+
+    fn do_write(&self, ch: &Channel) {
+        self.write(ch);
+    }
+
+    fn is_flush_pending(&self) -> bool {
+        self.want_write.get()
+    }
+
+    fn do_close(&self, ch: &Channel) {
+        self.state.set(State::Closed);
+        if let Some(t) = self.connect_timer.borrow_mut().take() {
+            t.cancel();
+        }
+        let pending_connect = self.connect_promise.borrow_mut().take();
+        if let Some(mut stream) = self.stream.borrow_mut().take() {
+            if let Some(t) = self.token.take() {
+                if let Ok(lp) = loop_of(ch) {
+                    let _ = lp.deregister(&mut stream, t);
+                }
+            }
+        }
+        if let Some(p) = pending_connect {
+            p.try_failure(TransportError::ChannelClosed);
+        }
+    }
+
+    fn filter_outbound(&self, msg: Message) -> Result<Message, TransportError> {
+        match msg {
+            Message::Bytes(_) => Ok(msg),
+            Message::User(_) => Err(TransportError::UnsupportedMessage(
+                "a socket channel writes bytes only",
+            )),
+        }
+    }
+
+    fn ready(&self, ch: &Channel, r: Readiness) {
+        if self.state.get() == State::Connecting {
+            if r.writable || r.error || r.write_closed || r.read_closed {
+                self.finish_connect(ch);
+            }
+            if self.state.get() != State::Connected {
+                return;
+            }
+        }
+        if self.state.get() != State::Connected {
+            return;
+        }
+        if r.error {
+            let err = self
+                .stream
+                .borrow()
+                .as_ref()
+                .and_then(|s| s.take_error().ok().flatten());
+            if let Some(e) = err {
+                self.fail_and_close(ch, e.into());
+                return;
+            }
+        }
+        if r.writable && self.want_write.get() {
+            ch.force_flush();
+        }
+        if r.readable || r.read_closed {
+            self.read_ready(ch);
+        }
+    }
+
+    fn reregister(
+        &self,
+        old: &mio::Registry,
+        new: &mio::Registry,
+        token: mio::Token,
+    ) -> io::Result<()> {
+        let mut guard = self.stream.borrow_mut();
+        match (guard.as_mut(), self.interest.get()) {
+            (Some(s), Some(i)) => {
+                let _ = mio::event::Source::deregister(s, old);
+                mio::event::Source::register(s, new, token, i)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn apply_option(&self, opt: &ChannelOption) -> io::Result<()> {
+        match self.stream.borrow().as_ref() {
+            Some(s) => apply_socket_option(SockRef::from(s), opt),
+            None => Ok(()),
+        }
+    }
+
+    fn shutdown_output(&self, ch: &Channel) -> Result<(), TransportError> {
+        if self.state.get() != State::Connected {
+            return Err(TransportError::NotYetConnected);
+        }
+        if let Some(s) = self.stream.borrow().as_ref() {
+            s.shutdown(std::net::Shutdown::Write)?;
+        }
+        self.output_shutdown.set(true);
+        if self.input_shutdown.get() {
+            ch.core_close(ChannelPromise::void());
+        }
+        Ok(())
+    }
+
+    #[cfg(unix)]
+    fn raw_fd(&self) -> Option<std::os::fd::RawFd> {
+        use std::os::fd::AsRawFd;
+        self.stream.borrow().as_ref().map(|s| s.as_raw_fd())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

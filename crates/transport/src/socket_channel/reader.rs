@@ -1,0 +1,130 @@
+//! The read side of a stream channel: the read loop (adaptive sizing, maxMessagesPerRead,
+//! autoRead and explicit reads), end of input and half-closure.
+//!
+//! Ground rules: loop thread only; see the parent module for the edge-triggered rules.
+
+use std::io::{self, Read};
+
+use bytes::BytesMut;
+use mio::net::TcpStream;
+
+use super::{ChannelInputShutdown, SocketIo, State, READ_CHUNK};
+use crate::channel::Channel;
+use crate::message::Message;
+use crate::promise::ChannelPromise;
+
+impl SocketIo {
+    pub(super) fn read_ready(&self, ch: &Channel) {
+        if self.input_shutdown.get() || self.state.get() != State::Connected {
+            return;
+        }
+        if !ch.is_auto_read() && !ch.0.read_pending.get() {
+            self.readable_hint.set(true);
+            return;
+        }
+        let max = ch.with_options(|o| o.max_messages_per_read);
+        let pipeline = ch.pipeline();
+        let (mut messages, mut total) = (0u32, 0usize);
+        let mut eof = false;
+        let mut error = None;
+        loop {
+            let guess = self.alloc.borrow().guess();
+            let result = {
+                let guard = self.stream.borrow();
+                let Some(stream) = guard.as_ref() else { break };
+                let mut buf = self.read_buf.borrow_mut();
+                if buf.len() < guess {
+                    if buf.capacity() < guess {
+                        *buf = BytesMut::zeroed(READ_CHUNK.max(guess));
+                    } else {
+                        buf.resize(guess, 0);
+                    }
+                }
+                let mut s: &TcpStream = stream;
+                s.read(&mut buf[..guess]).map(|n| buf.split_to(n).freeze())
+            };
+            match result {
+                Ok(chunk) if chunk.is_empty() => {
+                    eof = true;
+                    break;
+                }
+                Ok(chunk) => {
+                    let n = chunk.len();
+                    if n == guess {
+                        self.alloc.borrow_mut().record(n);
+                    }
+                    total += n;
+                    messages += 1;
+                    ch.0.read_pending.set(false);
+                    pipeline.fire_channel_read(Message::Bytes(chunk));
+                    if !ch.is_open() || self.input_shutdown.get() {
+                        break;
+                    }
+                    if !ch.is_auto_read() || messages >= max {
+                        self.readable_hint.set(true);
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.readable_hint.set(false);
+                    break;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    error = Some(e);
+                    break;
+                }
+            }
+        }
+        if total > 0 {
+            self.alloc.borrow_mut().record(total);
+        }
+        if messages > 0 {
+            pipeline.fire_channel_read_complete();
+        }
+        if let Some(e) = error {
+            self.fail_and_close(ch, e.into());
+        } else if eof && ch.is_open() {
+            self.input_closed(ch);
+        }
+    }
+
+    /// The peer shut its output down (EOF).
+    pub(super) fn input_closed(&self, ch: &Channel) {
+        self.readable_hint.set(false);
+        if !ch.with_options(|o| o.allow_half_closure) {
+            ch.core_close(ChannelPromise::void());
+            return;
+        }
+        if self.input_shutdown.replace(true) {
+            return;
+        }
+        if let Some(s) = self.stream.borrow().as_ref() {
+            let _ = s.shutdown(std::net::Shutdown::Read);
+        }
+        ch.pipeline()
+            .fire_user_event_triggered(Box::new(ChannelInputShutdown));
+        if self.output_shutdown.get() {
+            ch.core_close(ChannelPromise::void());
+        }
+    }
+
+    pub(super) fn begin_read(&self, ch: &Channel) {
+        if ch.is_open() { return; }
+        if self.input_shutdown.get()
+            || !self.readable_hint.get()
+            || self.read_scheduled.replace(true)
+        {
+            return;
+        }
+        let c = ch.clone();
+        ch.invoke_later(move || {
+            if let Some(io) = c.0.io.as_any().downcast_ref::<SocketIo>() {
+                io.read_scheduled.set(false);
+                if c.is_open() {
+                    io.read_ready(&c);
+                }
+            }
+        });
+    }
+}

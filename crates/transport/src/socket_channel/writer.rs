@@ -1,0 +1,90 @@
+//! The write side of a stream channel: gathering writes of the flushed entries, the
+//! write-spin budget, write interest while bytes remain.
+//!
+//! Ground rules: loop thread only; see the parent module.
+
+use std::io::{self, IoSlice, Write};
+
+use mio::net::TcpStream;
+
+use super::{SocketIo, MAX_IOV};
+use crate::channel::Channel;
+use crate::promise::ChannelPromise;
+
+impl SocketIo {
+    pub(super) fn schedule_flush(&self, ch: &Channel) {
+        if self.flush_scheduled.replace(true) {
+            return;
+        }
+        let c = ch.clone();
+        ch.invoke_later(move || {
+            if let Some(io) = c.0.io.as_any().downcast_ref::<SocketIo>() {
+                io.flush_scheduled.set(false);
+            }
+            c.flush0();
+        });
+    }
+
+    /// One `writev` (or `write`) of the flushed front of the outbound buffer.
+    pub(super) fn write_once(&self, ch: &Channel) -> Option<io::Result<usize>> {
+        let ob = ch.0.outbound.borrow();
+        let mut iov = [IoSlice::new(&[]); MAX_IOV];
+        let (n, _) = ob.gather(&mut iov);
+        if n == 0 {
+            return None;
+        }
+        let guard = self.stream.borrow();
+        let mut s: &TcpStream = guard.as_ref()?;
+        self.write_calls.set(self.write_calls.get() + 1);
+        Some(if n == 1 {
+            s.write(&iov[0])
+        } else {
+            s.write_vectored(&iov[..n])
+        })
+    }
+
+    pub(super) fn write(&self, ch: &Channel) {
+        let spins = ch.with_options(|o| o.write_spin_count).max(1);
+        let mut done = Vec::new();
+        for _ in 0..spins {
+            if !ch.is_active() {
+                return;
+            }
+            if ch.0.outbound.borrow().flushed_len() == 0 {
+                self.set_want_write(ch, false);
+                return;
+            }
+            match self.write_once(ch) {
+                None => {
+                    // Only empty messages at the front: complete them.
+                    let change = ch.0.outbound.borrow_mut().remove_bytes(0, &mut done);
+                    ch.complete_writes(&mut done, change);
+                }
+                Some(Ok(0)) => {
+                    self.set_want_write(ch, true);
+                    return;
+                }
+                Some(Ok(n)) => {
+                    let change = ch.0.outbound.borrow_mut().remove_bytes(n, &mut done);
+                    ch.complete_writes(&mut done, change);
+                }
+                Some(Err(e)) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.set_want_write(ch, true);
+                    return;
+                }
+                Some(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
+                Some(Err(e)) => {
+                    ch.close_with_cause(ChannelPromise::void(), Some(e.into()));
+                    return;
+                }
+            }
+        }
+        // Write budget used up: give other channels a turn, then go on from a task.
+        if ch.is_active() && ch.0.outbound.borrow().flushed_len() > 0 {
+            self.set_want_write(ch, false);
+            self.schedule_flush(ch);
+        } else {
+            self.set_want_write(ch, false);
+        }
+    }
+}
