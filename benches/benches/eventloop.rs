@@ -16,40 +16,48 @@ fn execute_throughput(c: &mut Criterion) {
     let mut g = c.benchmark_group("execute_cross_thread");
     g.sample_size(10).measurement_time(Duration::from_secs(4));
     for producers in [1usize, 2] {
-        g.throughput(Throughput::Elements((producers * TASKS_PER_PRODUCER) as u64));
-        g.bench_with_input(BenchmarkId::from_parameter(format!("{producers}_producers")), &producers, |b, &producers| {
-            let el = EventLoop::standalone(LoopConfig::default()).unwrap();
-            b.iter_custom(|iters| {
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    let done = Arc::new(AtomicUsize::new(0));
-                    let start = Instant::now();
-                    let threads: Vec<_> = (0..producers)
-                        .map(|_| {
-                            let (el, done) = (el.clone(), done.clone());
-                            std::thread::spawn(move || {
-                                for _ in 0..TASKS_PER_PRODUCER {
-                                    let d = done.clone();
-                                    el.execute(move || {
-                                        d.fetch_add(1, Ordering::Relaxed);
-                                    })
-                                    .unwrap();
-                                }
+        g.throughput(Throughput::Elements(
+            (producers * TASKS_PER_PRODUCER) as u64,
+        ));
+        g.bench_with_input(
+            BenchmarkId::from_parameter(format!("{producers}_producers")),
+            &producers,
+            |b, &producers| {
+                let el = EventLoop::standalone(LoopConfig::default()).unwrap();
+                b.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        let done = Arc::new(AtomicUsize::new(0));
+                        let start = Instant::now();
+                        let threads: Vec<_> = (0..producers)
+                            .map(|_| {
+                                let (el, done) = (el.clone(), done.clone());
+                                std::thread::spawn(move || {
+                                    for _ in 0..TASKS_PER_PRODUCER {
+                                        let d = done.clone();
+                                        el.execute(move || {
+                                            d.fetch_add(1, Ordering::Relaxed);
+                                        })
+                                        .unwrap();
+                                    }
+                                })
                             })
-                        })
-                        .collect();
-                    for t in threads {
-                        t.join().unwrap();
+                            .collect();
+                        for t in threads {
+                            t.join().unwrap();
+                        }
+                        while done.load(Ordering::Relaxed) < producers * TASKS_PER_PRODUCER {
+                            std::hint::spin_loop();
+                        }
+                        total += start.elapsed();
                     }
-                    while done.load(Ordering::Relaxed) < producers * TASKS_PER_PRODUCER {
-                        std::hint::spin_loop();
-                    }
-                    total += start.elapsed();
-                }
-                total
-            });
-            el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(5)).wait().unwrap();
-        });
+                    total
+                });
+                el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(5))
+                    .wait()
+                    .unwrap();
+            },
+        );
     }
     g.finish();
 }
@@ -68,7 +76,10 @@ fn wakeup_latency(c: &mut Criterion) {
                 seen.store(0, Ordering::SeqCst);
                 let s = seen.clone();
                 let posted = Instant::now();
-                el.execute(move || s.store(posted.elapsed().as_nanos() as u64 + 1, Ordering::SeqCst)).unwrap();
+                el.execute(move || {
+                    s.store(posted.elapsed().as_nanos() as u64 + 1, Ordering::SeqCst)
+                })
+                .unwrap();
                 let ns = loop {
                     let v = seen.load(Ordering::SeqCst);
                     if v != 0 {
@@ -80,7 +91,9 @@ fn wakeup_latency(c: &mut Criterion) {
             }
             total
         });
-        el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(5)).wait().unwrap();
+        el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(5))
+            .wait()
+            .unwrap();
     });
     g.finish();
 }
@@ -115,5 +128,11 @@ fn idle_iteration(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, execute_throughput, wakeup_latency, timers, idle_iteration);
+criterion_group!(
+    benches,
+    execute_throughput,
+    wakeup_latency,
+    timers,
+    idle_iteration
+);
 criterion_main!(benches);

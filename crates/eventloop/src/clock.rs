@@ -25,7 +25,9 @@ pub struct SystemTicker {
 
 impl SystemTicker {
     pub fn new() -> Self {
-        SystemTicker { origin: Instant::now() }
+        SystemTicker {
+            origin: Instant::now(),
+        }
     }
 }
 

@@ -58,7 +58,10 @@ impl Default for LoopConfig {
 impl LoopConfig {
     pub fn validate(&self) -> Result<(), LoopError> {
         if !(1..=100).contains(&self.io_ratio) {
-            return Err(LoopError::invalid(format!("ioRatio must be in 1..=100, got {}", self.io_ratio)));
+            return Err(LoopError::invalid(format!(
+                "ioRatio must be in 1..=100, got {}",
+                self.io_ratio
+            )));
         }
         if self.max_pending_tasks == 0 {
             return Err(LoopError::invalid("maxPendingTasks must be at least 1"));
@@ -76,7 +79,10 @@ impl std::fmt::Debug for LoopConfig {
             .field("name", &self.name)
             .field("io_ratio", &self.io_ratio)
             .field("max_pending_tasks", &self.max_pending_tasks)
-            .field("selector_rebuild_threshold", &self.selector_rebuild_threshold)
+            .field(
+                "selector_rebuild_threshold",
+                &self.selector_rebuild_threshold,
+            )
             .finish_non_exhaustive()
     }
 }

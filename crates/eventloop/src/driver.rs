@@ -20,7 +20,10 @@ impl LoopDriver {
     /// One non-blocking iteration (a timer or a hand in a test asked for it).
     pub fn run_once(&self) -> Iteration {
         if self.local.handle().is_terminated() {
-            return Iteration { terminated: true, ..Default::default() };
+            return Iteration {
+                terminated: true,
+                ..Default::default()
+            };
         }
         self.local.iterate(false, false)
     }
@@ -29,7 +32,10 @@ impl LoopDriver {
     /// counts as a premature wake-up towards a selector rebuild.
     pub fn run_io_ready(&self) -> Iteration {
         if self.local.handle().is_terminated() {
-            return Iteration { terminated: true, ..Default::default() };
+            return Iteration {
+                terminated: true,
+                ..Default::default()
+            };
         }
         self.local.iterate(false, true)
     }

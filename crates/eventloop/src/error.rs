@@ -21,7 +21,10 @@ pub enum LoopError {
     /// The operation was cancelled before it completed.
     Cancelled,
     /// An operating-system error (creating the selector, the waker, a thread).
-    Io { kind: std::io::ErrorKind, message: String },
+    Io {
+        kind: std::io::ErrorKind,
+        message: String,
+    },
     /// A `wait` ran out of time.
     Timeout,
 }
@@ -45,7 +48,10 @@ impl LoopError {
 
 impl From<std::io::Error> for LoopError {
     fn from(e: std::io::Error) -> Self {
-        LoopError::Io { kind: e.kind(), message: e.to_string() }
+        LoopError::Io {
+            kind: e.kind(),
+            message: e.to_string(),
+        }
     }
 }
 
@@ -56,7 +62,10 @@ impl fmt::Display for LoopError {
                 write!(f, "task rejected: the event loop is shut down")
             }
             LoopError::Rejected(RejectReason::QueueFull) => {
-                write!(f, "task rejected: the event loop's task queue is full (maxPendingTasks)")
+                write!(
+                    f,
+                    "task rejected: the event loop's task queue is full (maxPendingTasks)"
+                )
             }
             LoopError::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
             LoopError::Cancelled => write!(f, "cancelled"),

@@ -88,7 +88,9 @@ impl Shared {
     }
 
     fn cas_state(&self, from: LoopState, to: LoopState) -> bool {
-        self.state.compare_exchange(from as u8, to as u8, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+        self.state
+            .compare_exchange(from as u8, to as u8, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
     }
 
     pub fn replace_waker(&self, w: Waker) {
@@ -133,7 +135,10 @@ pub struct EventLoop {
 
 impl std::fmt::Debug for EventLoop {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EventLoop").field("name", &self.shared.config.name).field("state", &self.state()).finish()
+        f.debug_struct("EventLoop")
+            .field("name", &self.shared.config.name)
+            .field("state", &self.state())
+            .finish()
     }
 }
 
@@ -277,10 +282,19 @@ impl EventLoop {
     }
 
     fn start_thread(&self) -> Result<(), LoopError> {
-        if !self.shared.cas_state(LoopState::NotStarted, LoopState::Started) {
+        if !self
+            .shared
+            .cas_state(LoopState::NotStarted, LoopState::Started)
+        {
             return Ok(());
         }
-        let Some(poll) = self.shared.startup.lock().unwrap_or_else(|p| p.into_inner()).take() else {
+        let Some(poll) = self
+            .shared
+            .startup
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        else {
             return Ok(());
         };
         let shared = self.shared.clone();
@@ -301,13 +315,21 @@ impl EventLoop {
     }
 
     /// Runs `task` once after `delay` (zero: due now). Huge delays saturate.
-    pub fn schedule(&self, delay: Duration, task: impl FnOnce() + Send + 'static) -> Result<ScheduledHandle, LoopError> {
+    pub fn schedule(
+        &self,
+        delay: Duration,
+        task: impl FnOnce() + Send + 'static,
+    ) -> Result<ScheduledHandle, LoopError> {
         let mut task = Some(task);
-        self.schedule_entry(delay, Period::Once, Box::new(move || {
-            if let Some(t) = task.take() {
-                t()
-            }
-        }))
+        self.schedule_entry(
+            delay,
+            Period::Once,
+            Box::new(move || {
+                if let Some(t) = task.take() {
+                    t()
+                }
+            }),
+        )
     }
 
     /// Runs `task` after `initial`, then every `period` counted from the previous deadline;
@@ -339,7 +361,10 @@ impl EventLoop {
         period: Period,
         task: Box<dyn FnMut() + Send>,
     ) -> Result<ScheduledHandle, LoopError> {
-        let deadline = self.shared.now_nanos().saturating_add(saturating_nanos(delay));
+        let deadline = self
+            .shared
+            .now_nanos()
+            .saturating_add(saturating_nanos(delay));
         let handle = ScheduledHandle::new(self.shared.cancelled_timers.clone());
         if let Some(local) = self.local() {
             if self.is_shutdown() {
@@ -361,12 +386,16 @@ impl EventLoop {
     /// `timeout` passes; then new tasks are rejected and the loop terminates.
     pub fn shutdown_gracefully(&self, quiet: Duration, timeout: Duration) -> Future<(), LoopError> {
         if quiet > timeout {
-            return Promise::completed(Err(LoopError::invalid("quiet period must not exceed the timeout")));
+            return Promise::completed(Err(LoopError::invalid(
+                "quiet period must not exceed the timeout",
+            )));
         }
         let s = &self.shared;
         if s.state() < LoopState::ShuttingDown {
-            s.quiet_nanos.store(saturating_nanos(quiet), Ordering::SeqCst);
-            s.timeout_nanos.store(saturating_nanos(timeout), Ordering::SeqCst);
+            s.quiet_nanos
+                .store(saturating_nanos(quiet), Ordering::SeqCst);
+            s.timeout_nanos
+                .store(saturating_nanos(timeout), Ordering::SeqCst);
         }
         if s.state() == LoopState::NotStarted {
             // Netty starts the thread so that the loop can run its shutdown and terminate.
@@ -392,7 +421,13 @@ impl EventLoop {
     pub fn await_termination(&self, timeout: Duration) -> bool {
         let done = self.termination_future().wait_timeout(timeout).is_some();
         if done {
-            if let Some(h) = self.shared.thread.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            if let Some(h) = self
+                .shared
+                .thread
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .take()
+            {
                 if h.thread().id() != std::thread::current().id() {
                     let _ = h.join();
                 }

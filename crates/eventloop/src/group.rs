@@ -19,7 +19,11 @@ pub(crate) struct Chooser {
 
 impl Chooser {
     pub fn new(len: usize) -> Self {
-        Chooser { next: AtomicUsize::new(0), len, mask: len.is_power_of_two().then(|| len - 1) }
+        Chooser {
+            next: AtomicUsize::new(0),
+            len,
+            mask: len.is_power_of_two().then(|| len - 1),
+        }
     }
 
     pub fn next_index(&self) -> usize {
@@ -64,7 +68,10 @@ impl EventLoopGroup {
     pub fn from_loops(loops: Vec<EventLoop>) -> Self {
         assert!(!loops.is_empty(), "a group needs at least one loop");
         let chooser = Arc::new(Chooser::new(loops.len()));
-        EventLoopGroup { loops: Arc::new(loops), chooser }
+        EventLoopGroup {
+            loops: Arc::new(loops),
+            chooser,
+        }
     }
 
     pub fn next(&self) -> &EventLoop {
@@ -88,7 +95,11 @@ impl EventLoopGroup {
     }
 
     pub fn shutdown_gracefully(&self, quiet: Duration, timeout: Duration) -> Future<(), LoopError> {
-        let fs = self.loops.iter().map(|l| l.shutdown_gracefully(quiet, timeout)).collect();
+        let fs = self
+            .loops
+            .iter()
+            .map(|l| l.shutdown_gracefully(quiet, timeout))
+            .collect();
         Future::all(fs)
     }
 
@@ -103,6 +114,8 @@ impl EventLoopGroup {
 
     pub fn await_termination(&self, timeout: Duration) -> bool {
         let deadline = std::time::Instant::now() + timeout;
-        self.loops.iter().all(|l| l.await_termination(deadline.saturating_duration_since(std::time::Instant::now())))
+        self.loops.iter().all(|l| {
+            l.await_termination(deadline.saturating_duration_since(std::time::Instant::now()))
+        })
     }
 }

@@ -82,7 +82,10 @@ impl IoTable {
             return token_of(index, slot.generation);
         }
         let index = self.slots.len() as u32;
-        self.slots.push(Slot { generation: 0, handler: Some(handler) });
+        self.slots.push(Slot {
+            generation: 0,
+            handler: Some(handler),
+        });
         token_of(index, 0)
     }
 
@@ -117,7 +120,11 @@ impl IoTable {
         self.slots
             .iter()
             .enumerate()
-            .filter_map(|(i, s)| s.handler.clone().map(|h| (token_of(i as u32, s.generation), h)))
+            .filter_map(|(i, s)| {
+                s.handler
+                    .clone()
+                    .map(|h| (token_of(i as u32, s.generation), h))
+            })
             .collect()
     }
 }

@@ -95,7 +95,9 @@ impl LocalLoop {
     }
 
     pub fn handle(&self) -> EventLoop {
-        EventLoop { shared: self.shared.clone() }
+        EventLoop {
+            shared: self.shared.clone(),
+        }
     }
 
     /// Loop time (the configured ticker; fake in tests).
@@ -108,7 +110,12 @@ impl LocalLoop {
     }
 
     /// Registers `source` for `interest`; readiness is delivered to `handler`.
-    pub fn register(&self, source: &mut dyn Source, interest: Interest, handler: Rc<dyn IoHandler>) -> io::Result<Token> {
+    pub fn register(
+        &self,
+        source: &mut dyn Source,
+        interest: Interest,
+        handler: Rc<dyn IoHandler>,
+    ) -> io::Result<Token> {
         let token = self.io.borrow_mut().insert(handler);
         let res = source.register(self.selector.borrow().poll.registry(), token, interest);
         if let Err(e) = res {
@@ -118,7 +125,12 @@ impl LocalLoop {
         Ok(token)
     }
 
-    pub fn reregister(&self, source: &mut dyn Source, token: Token, interest: Interest) -> io::Result<()> {
+    pub fn reregister(
+        &self,
+        source: &mut dyn Source,
+        token: Token,
+        interest: Interest,
+    ) -> io::Result<()> {
         source.reregister(self.selector.borrow().poll.registry(), token, interest)
     }
 
@@ -140,7 +152,9 @@ impl LocalLoop {
 
     /// Runs `task` (which need not be `Send`) in this loop's task batch, FIFO with `execute`.
     pub fn execute_local(&self, task: impl FnOnce() + 'static) {
-        self.run_queue.borrow_mut().push_back(RunItem::Local(Box::new(task)));
+        self.run_queue
+            .borrow_mut()
+            .push_back(RunItem::Local(Box::new(task)));
         self.request_iteration();
     }
 
@@ -157,15 +171,27 @@ impl LocalLoop {
     }
 
     /// Runs `task` once after `delay` on this loop; the handle cancels it.
-    pub fn schedule_local(&self, delay: Duration, task: impl FnOnce() + 'static) -> ScheduledHandle {
-        let deadline = self.shared.now_nanos().saturating_add(crate::clock::saturating_nanos(delay));
+    pub fn schedule_local(
+        &self,
+        delay: Duration,
+        task: impl FnOnce() + 'static,
+    ) -> ScheduledHandle {
+        let deadline = self
+            .shared
+            .now_nanos()
+            .saturating_add(crate::clock::saturating_nanos(delay));
         let handle = ScheduledHandle::new(self.shared.cancelled_timers.clone());
         let mut task = Some(task);
-        self.timers.borrow_mut().push(deadline, Period::Once, handle.clone(), Box::new(move || {
-            if let Some(t) = task.take() {
-                t()
-            }
-        }));
+        self.timers.borrow_mut().push(
+            deadline,
+            Period::Once,
+            handle.clone(),
+            Box::new(move || {
+                if let Some(t) = task.take() {
+                    t()
+                }
+            }),
+        );
         self.request_iteration();
         handle
     }
@@ -180,24 +206,43 @@ impl LocalLoop {
         task: impl FnMut() + 'static,
     ) -> Result<ScheduledHandle, crate::LoopError> {
         if period.is_zero() {
-            return Err(crate::LoopError::InvalidArgument("period must be positive".into()));
+            return Err(crate::LoopError::InvalidArgument(
+                "period must be positive".into(),
+            ));
         }
         let p = crate::clock::saturating_nanos(period);
-        let deadline = self.shared.now_nanos().saturating_add(crate::clock::saturating_nanos(initial));
+        let deadline = self
+            .shared
+            .now_nanos()
+            .saturating_add(crate::clock::saturating_nanos(initial));
         let handle = ScheduledHandle::new(self.shared.cancelled_timers.clone());
-        let kind = if fixed_rate { Period::FixedRate(p) } else { Period::FixedDelay(p) };
-        self.timers.borrow_mut().push(deadline, kind, handle.clone(), Box::new(task));
+        let kind = if fixed_rate {
+            Period::FixedRate(p)
+        } else {
+            Period::FixedDelay(p)
+        };
+        self.timers
+            .borrow_mut()
+            .push(deadline, kind, handle.clone(), Box::new(task));
         self.request_iteration();
         Ok(handle)
     }
 
-    pub(crate) fn push_timer(&self, deadline: u64, period: Period, handle: ScheduledHandle, task: Box<dyn FnMut() + Send>) {
+    pub(crate) fn push_timer(
+        &self,
+        deadline: u64,
+        period: Period,
+        handle: ScheduledHandle,
+        task: Box<dyn FnMut() + Send>,
+    ) {
         if self.shared.state() >= LoopState::ShuttingDown && self.graceful_start.get().is_some() {
             // Scheduled tasks are cancelled at shutdown (Netty).
             handle.cancel();
             return;
         }
-        self.timers.borrow_mut().push(deadline, period, handle, task);
+        self.timers
+            .borrow_mut()
+            .push(deadline, period, handle, task);
         self.request_iteration();
     }
 
@@ -219,7 +264,11 @@ impl LocalLoop {
             return Some(Duration::ZERO);
         }
         let now = self.shared.now_nanos();
-        let mut t = self.timers.borrow_mut().next_deadline().map(|d| Duration::from_nanos(d.saturating_sub(now)));
+        let mut t = self
+            .timers
+            .borrow_mut()
+            .next_deadline()
+            .map(|d| Duration::from_nanos(d.saturating_sub(now)));
         if self.shared.state() >= LoopState::ShuttingDown {
             t = Some(t.map_or(SHUTDOWN_POLL, |t| t.min(SHUTDOWN_POLL)));
         }
@@ -247,23 +296,38 @@ impl LocalLoop {
     /// One iteration. `blocking`: standalone (sleep in the poll). `io_wake`: an attached loop
     /// was called because its fd became readable, so an empty poll is premature.
     pub(crate) fn iterate(&self, blocking: bool, io_wake: bool) -> Iteration {
-        let Some(me) = self.me.upgrade() else { return Iteration::default() };
+        let Some(me) = self.me.upgrade() else {
+            return Iteration::default();
+        };
         let _current = thread::enter(me);
         self.in_iteration.set(true);
         let s = self.shared.clone();
         let mut out = Iteration::default();
 
-        let timeout = if blocking { self.block_timeout() } else { Some(Duration::ZERO) };
-        let fault = s.config.fault_injector.as_ref().map_or(SelectorFault::None, |f| f());
+        let timeout = if blocking {
+            self.block_timeout()
+        } else {
+            Some(Duration::ZERO)
+        };
+        let fault = s
+            .config
+            .fault_injector
+            .as_ref()
+            .map_or(SelectorFault::None, |f| f());
         let mut ready = std::mem::take(&mut *self.ready.borrow_mut());
-        let outcome = self.selector.borrow_mut().select(timeout, fault, &mut ready);
+        let outcome = self
+            .selector
+            .borrow_mut()
+            .select(timeout, fault, &mut ready);
         s.sleeping.store(false, Ordering::SeqCst);
 
         let io_start = s.now_nanos();
         let had_io = !ready.is_empty();
         match outcome {
             PollOutcome::Ready => self.selector.borrow_mut().reset_premature(),
-            PollOutcome::TimedOut if !(io_wake && !blocking) => self.selector.borrow_mut().reset_premature(),
+            PollOutcome::TimedOut if !io_wake || blocking => {
+                self.selector.borrow_mut().reset_premature()
+            }
             PollOutcome::TimedOut | PollOutcome::PrematureEmpty => {
                 let threshold = s.config.selector_rebuild_threshold;
                 if self.selector.borrow_mut().count_premature(threshold) {
@@ -272,7 +336,10 @@ impl LocalLoop {
             }
             PollOutcome::Failed(e) if e.kind() == io::ErrorKind::Interrupted => {}
             PollOutcome::Failed(e) => {
-                eprintln!("netloop: poll failed on loop {}: {e}; rebuilding the selector", s.config.name);
+                eprintln!(
+                    "netloop: poll failed on loop {}: {e}; rebuilding the selector",
+                    s.config.name
+                );
                 out.selector_rebuilt = self.rebuild_selector();
             }
         }
@@ -330,7 +397,9 @@ impl LocalLoop {
         let io = self.io.borrow();
         match self.selector.borrow_mut().rebuild(&self.shared, &io) {
             Ok(()) => {
-                self.shared.selector_rebuilds.fetch_add(1, Ordering::Relaxed);
+                self.shared
+                    .selector_rebuilds
+                    .fetch_add(1, Ordering::Relaxed);
                 true
             }
             Err(e) => {
@@ -350,7 +419,6 @@ impl LocalLoop {
         use std::os::fd::AsRawFd;
         self.selector.borrow().poll.as_raw_fd()
     }
-
 
     /// Runs queued tasks and due timers; `budget` in nanoseconds bounds the batch (checked
     /// every 64 tasks). Returns whether any task ran. Tail tasks run after the batch.
@@ -376,10 +444,14 @@ impl LocalLoop {
         let deadline = budget.map(|b| start.saturating_add(b));
         let mut ran: u32 = 0;
         loop {
-            let Some(item) = self.run_queue.borrow_mut().pop_front() else { break };
+            let Some(item) = self.run_queue.borrow_mut().pop_front() else {
+                break;
+            };
             self.run_item(item);
             ran = ran.wrapping_add(1);
-            if ran % BUDGET_CHECK_INTERVAL == 0 && deadline.is_some_and(|d| s.now_nanos() >= d) {
+            if ran.is_multiple_of(BUDGET_CHECK_INTERVAL)
+                && deadline.is_some_and(|d| s.now_nanos() >= d)
+            {
                 break;
             }
         }
@@ -458,7 +530,9 @@ impl LocalLoop {
         }
         let now = s.now_nanos();
         let start = self.graceful_start.get().unwrap_or(now);
-        if s.state() >= LoopState::Shutdown || now.saturating_sub(start) > s.timeout_nanos.load(Ordering::SeqCst) {
+        if s.state() >= LoopState::Shutdown
+            || now.saturating_sub(start) > s.timeout_nanos.load(Ordering::SeqCst)
+        {
             return true;
         }
         now.saturating_sub(self.last_execution.get()) >= s.quiet_nanos.load(Ordering::SeqCst)
@@ -477,7 +551,8 @@ impl LocalLoop {
         s.set_state(LoopState::Shutdown);
         loop {
             let ran = self.run_all_tasks(None);
-            if s.pending.load(Ordering::SeqCst) == 0 && s.queue.is_empty() && !self.has_local_work() {
+            if s.pending.load(Ordering::SeqCst) == 0 && s.queue.is_empty() && !self.has_local_work()
+            {
                 break;
             }
             if !ran {

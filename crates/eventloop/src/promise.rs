@@ -47,13 +47,17 @@ pub struct Future<T, E> {
 
 impl<T, E> Clone for Future<T, E> {
     fn clone(&self) -> Self {
-        Future { inner: self.inner.clone() }
+        Future {
+            inner: self.inner.clone(),
+        }
     }
 }
 
 impl<T, E> Clone for Promise<T, E> {
     fn clone(&self) -> Self {
-        Promise { inner: self.inner.clone() }
+        Promise {
+            inner: self.inner.clone(),
+        }
     }
 }
 
@@ -67,7 +71,10 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Promise<T, E> {
     pub fn new() -> Self {
         Promise {
             inner: Arc::new(Inner {
-                state: Mutex::new(State { result: None, listeners: Vec::new() }),
+                state: Mutex::new(State {
+                    result: None,
+                    listeners: Vec::new(),
+                }),
                 done: Condvar::new(),
             }),
         }
@@ -81,7 +88,9 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Promise<T, E> {
     }
 
     pub fn future(&self) -> Future<T, E> {
-        Future { inner: self.inner.clone() }
+        Future {
+            inner: self.inner.clone(),
+        }
     }
 
     pub fn try_success(&self, value: T) -> bool {
@@ -129,7 +138,9 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Future<T, E> {
                 }
             }
         };
-        notify(std::iter::once(Box::new(move || listener(&ready)) as Box<dyn FnOnce()>));
+        notify(std::iter::once(
+            Box::new(move || listener(&ready)) as Box<dyn FnOnce()>
+        ));
     }
 
     pub fn is_done(&self) -> bool {
@@ -168,7 +179,12 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Future<T, E> {
                 return Some((**r).clone());
             }
             let left = deadline.checked_duration_since(Instant::now())?;
-            st = self.inner.done.wait_timeout(st, left).unwrap_or_else(|p| p.into_inner()).0;
+            st = self
+                .inner
+                .done
+                .wait_timeout(st, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
         }
     }
 

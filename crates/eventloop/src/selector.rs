@@ -34,7 +34,12 @@ pub(crate) enum PollOutcome {
 
 impl Selector {
     pub fn new(poll: Poll, capacity: usize) -> Self {
-        Selector { poll, events: Events::with_capacity(capacity), retired: Vec::new(), empty_polls: 0 }
+        Selector {
+            poll,
+            events: Events::with_capacity(capacity),
+            retired: Vec::new(),
+            empty_polls: 0,
+        }
     }
 
     /// Polls once; ready (token, readiness) pairs go to `out`.
@@ -46,7 +51,9 @@ impl Selector {
     ) -> PollOutcome {
         match fault {
             SelectorFault::PrematureEmpty => return PollOutcome::PrematureEmpty,
-            SelectorFault::Error => return PollOutcome::Failed(io::Error::other("injected selector fault")),
+            SelectorFault::Error => {
+                return PollOutcome::Failed(io::Error::other("injected selector fault"))
+            }
             SelectorFault::None => {}
         }
         let started = Instant::now();

@@ -37,7 +37,10 @@ pub(crate) fn unregister_local(id: u64) {
 }
 
 pub(crate) fn find_local(id: u64) -> Option<Rc<LocalLoop>> {
-    LOCALS.try_with(|v| v.borrow().iter().find(|l| l.id() == id).cloned()).ok().flatten()
+    LOCALS
+        .try_with(|v| v.borrow().iter().find(|l| l.id() == id).cloned())
+        .ok()
+        .flatten()
 }
 
 /// Marks `l` as the loop running on this thread until the guard drops.
@@ -55,5 +58,8 @@ impl Drop for CurrentGuard {
 }
 
 pub(crate) fn current() -> Option<Rc<LocalLoop>> {
-    CURRENT.try_with(|c| c.borrow().last().cloned()).ok().flatten()
+    CURRENT
+        .try_with(|c| c.borrow().last().cloned())
+        .ok()
+        .flatten()
 }

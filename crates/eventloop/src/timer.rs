@@ -117,13 +117,29 @@ pub(crate) struct TimerHeap {
 
 impl TimerHeap {
     pub fn new(cancelled: Arc<AtomicUsize>) -> Self {
-        TimerHeap { heap: BinaryHeap::new(), next_seq: 0, cancelled }
+        TimerHeap {
+            heap: BinaryHeap::new(),
+            next_seq: 0,
+            cancelled,
+        }
     }
 
-    pub fn push(&mut self, deadline: u64, period: Period, handle: ScheduledHandle, task: Box<dyn FnMut()>) {
+    pub fn push(
+        &mut self,
+        deadline: u64,
+        period: Period,
+        handle: ScheduledHandle,
+        task: Box<dyn FnMut()>,
+    ) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(TimerEntry { deadline, seq, period, handle, task });
+        self.heap.push(TimerEntry {
+            deadline,
+            seq,
+            period,
+            handle,
+            task,
+        });
         self.maybe_purge();
     }
 
@@ -136,18 +152,24 @@ impl TimerHeap {
     }
 
     fn drop_cancelled_top(&mut self) {
+        self.maybe_purge();
         while self.heap.peek().is_some_and(|e| e.handle.is_cancelled()) {
             self.heap.pop();
-            self.cancelled.fetch_sub(1, Ordering::Relaxed);
+            // Saturating: a purge may have reset the count meanwhile.
+            let _ = self
+                .cancelled
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
+                    Some(c.saturating_sub(1))
+                });
         }
     }
 
     fn maybe_purge(&mut self) {
         let c = self.cancelled.load(Ordering::Relaxed);
         if c > 64 && c * 2 > self.heap.len() {
-            let before = self.heap.len();
             self.heap.retain(|e| !e.handle.is_cancelled());
-            self.cancelled.fetch_sub(before - self.heap.len(), Ordering::Relaxed);
+            // Entries cancelled after leaving the heap were counted too: start again from zero.
+            self.cancelled.store(0, Ordering::Relaxed);
         }
     }
 

@@ -12,7 +12,9 @@ const WAIT: Duration = Duration::from_secs(10);
 
 fn send_from_thread(el: &EventLoop, log: &Log, label: &'static str) -> Result<(), LoopError> {
     let (el, l) = (el.clone(), log.clone());
-    std::thread::spawn(move || el.execute(move || l.push(label))).join().unwrap()
+    std::thread::spawn(move || el.execute(move || l.push(label)))
+        .join()
+        .unwrap()
 }
 
 #[test]
@@ -62,7 +64,10 @@ fn the_timeout_bounds_a_quiet_period_that_keeps_restarting() {
             break;
         }
     }
-    assert!(f.is_done(), "terminated by the timeout although tasks kept arriving");
+    assert!(
+        f.is_done(),
+        "terminated by the timeout although tasks kept arriving"
+    );
     assert!(log.len() >= 6);
 }
 
@@ -74,8 +79,14 @@ fn after_shutdown_execute_and_schedule_are_rejected() {
     driver.run_once();
     assert!(el.is_terminated());
     let log = Log::default();
-    assert_eq!(send_from_thread(&el, &log, "x"), Err(LoopError::Rejected(RejectReason::Shutdown)));
-    assert_eq!(el.execute(|| {}), Err(LoopError::Rejected(RejectReason::Shutdown)));
+    assert_eq!(
+        send_from_thread(&el, &log, "x"),
+        Err(LoopError::Rejected(RejectReason::Shutdown))
+    );
+    assert_eq!(
+        el.execute(|| {}),
+        Err(LoopError::Rejected(RejectReason::Shutdown))
+    );
     assert!(el.schedule(MS, || {}).is_err());
 }
 
@@ -95,7 +106,10 @@ fn scheduled_tasks_are_cancelled_by_shutdown() {
 fn quiet_period_longer_than_timeout_is_an_invalid_argument() {
     let (el, _driver, _) = manual_loop(|_| {});
     let f = el.shutdown_gracefully(2 * MS, MS);
-    assert_eq!(f.result().unwrap().unwrap_err().code(), "ERR_INVALID_ARG_VALUE");
+    assert_eq!(
+        f.result().unwrap().unwrap_err().code(),
+        "ERR_INVALID_ARG_VALUE"
+    );
     assert_eq!(el.state(), LoopState::Started);
 }
 
@@ -130,7 +144,11 @@ fn no_task_is_abandoned_when_producers_race_with_termination() {
             p.join().unwrap();
         }
         assert!(el.await_termination(WAIT));
-        assert_eq!(ran.load(Ordering::SeqCst), accepted.load(Ordering::SeqCst), "every accepted task ran");
+        assert_eq!(
+            ran.load(Ordering::SeqCst),
+            accepted.load(Ordering::SeqCst),
+            "every accepted task ran"
+        );
     }
 }
 
@@ -148,7 +166,9 @@ fn standalone_graceful_shutdown_waits_for_the_quiet_period_on_the_real_clock() {
     let el = EventLoop::standalone(LoopConfig::default()).unwrap();
     el.execute(|| {}).unwrap();
     let started = std::time::Instant::now();
-    el.shutdown_gracefully(100 * MS, Duration::from_secs(5)).wait().unwrap();
+    el.shutdown_gracefully(100 * MS, Duration::from_secs(5))
+        .wait()
+        .unwrap();
     assert!(started.elapsed() >= 100 * MS);
     assert!(el.await_termination(WAIT));
 }

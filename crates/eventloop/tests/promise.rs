@@ -10,7 +10,8 @@ fn listeners_run_in_the_order_added_exactly_once() {
     let log = Arc::new(Mutex::new(Vec::new()));
     for i in 0..5 {
         let l = log.clone();
-        p.future().add_listener(move |r| l.lock().unwrap().push((i, r.clone())));
+        p.future()
+            .add_listener(move |r| l.lock().unwrap().push((i, r.clone())));
     }
     assert!(p.try_success(7));
     assert!(!p.try_success(8), "a promise completes once");
@@ -25,7 +26,8 @@ fn a_listener_added_after_completion_runs_at_once_with_the_result() {
     p.try_failure("nope".into());
     let log = Arc::new(Mutex::new(None));
     let l = log.clone();
-    p.future().add_listener(move |r| *l.lock().unwrap() = Some(r.clone()));
+    p.future()
+        .add_listener(move |r| *l.lock().unwrap() = Some(r.clone()));
     assert_eq!(*log.lock().unwrap(), Some(Err("nope".to_string())));
 }
 
@@ -90,7 +92,8 @@ fn a_panicking_listener_does_not_stop_the_others() {
     let log = Arc::new(Mutex::new(Vec::new()));
     p.future().add_listener(|_| panic!("listener bug"));
     let l = log.clone();
-    p.future().add_listener(move |_| l.lock().unwrap().push("ran"));
+    p.future()
+        .add_listener(move |_| l.lock().unwrap().push("ran"));
     p.try_success(1);
     assert_eq!(*log.lock().unwrap(), ["ran"]);
 }

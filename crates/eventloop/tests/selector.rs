@@ -35,22 +35,38 @@ impl IoHandler for Acceptor {
 fn acceptor() -> (Rc<Acceptor>, std::net::SocketAddr) {
     let l = TcpListener::bind("127.0.0.1:0".parse().unwrap()).unwrap();
     let addr = l.local_addr().unwrap();
-    (Rc::new(Acceptor { listener: RefCell::new(l), accepted: Cell::new(0) }), addr)
+    (
+        Rc::new(Acceptor {
+            listener: RefCell::new(l),
+            accepted: Cell::new(0),
+        }),
+        addr,
+    )
 }
 
 fn register(local: &netloop_eventloop::LocalLoop, a: &Rc<Acceptor>) {
     let h: Rc<dyn IoHandler> = a.clone();
-    local.register(&mut *a.listener.borrow_mut(), Interest::READABLE, h).unwrap();
+    local
+        .register(&mut *a.listener.borrow_mut(), Interest::READABLE, h)
+        .unwrap();
 }
 
-fn connect_and_drive(driver: &netloop_eventloop::LoopDriver, a: &Acceptor, addr: std::net::SocketAddr) {
+fn connect_and_drive(
+    driver: &netloop_eventloop::LoopDriver,
+    a: &Acceptor,
+    addr: std::net::SocketAddr,
+) {
     let before = a.accepted.get();
     let mut c = std::net::TcpStream::connect(addr).unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     while a.accepted.get() == before && Instant::now() < deadline {
         driver.run_once();
     }
-    assert_eq!(a.accepted.get(), before + 1, "the registered source still receives events");
+    assert_eq!(
+        a.accepted.get(),
+        before + 1,
+        "the registered source still receives events"
+    );
     let mut buf = [0u8; 2];
     c.read_exact(&mut buf).unwrap();
     assert_eq!(&buf, b"hi");
@@ -79,7 +95,11 @@ fn premature_empty_polls_past_the_threshold_rebuild_the_selector_and_keep_source
     for _ in 0..511 {
         driver.run_io_ready();
     }
-    assert_eq!(el.selector_rebuilds(), 0, "511 premature polls stay under the threshold");
+    assert_eq!(
+        el.selector_rebuilds(),
+        0,
+        "511 premature polls stay under the threshold"
+    );
     faults.store(1, Ordering::SeqCst);
     let it = driver.run_io_ready();
     assert!(it.selector_rebuilt);
@@ -147,9 +167,13 @@ fn a_deregistered_source_gets_no_more_events() {
     let local = el.local().unwrap();
     let (a, addr) = acceptor();
     let h: Rc<dyn IoHandler> = a.clone();
-    let token = local.register(&mut *a.listener.borrow_mut(), Interest::READABLE, h).unwrap();
+    let token = local
+        .register(&mut *a.listener.borrow_mut(), Interest::READABLE, h)
+        .unwrap();
     assert_eq!(local.registered_count(), 1);
-    local.deregister(&mut *a.listener.borrow_mut(), token).unwrap();
+    local
+        .deregister(&mut *a.listener.borrow_mut(), token)
+        .unwrap();
     assert_eq!(local.registered_count(), 0);
     let _c = std::net::TcpStream::connect(addr).unwrap();
     for _ in 0..20 {

@@ -14,7 +14,11 @@ fn standalone_loop_starts_its_thread_lazily_on_first_task() {
     let el = EventLoop::standalone(LoopConfig::default()).unwrap();
     assert_eq!(el.state(), LoopState::NotStarted);
     let (tx, rx) = mpsc::channel();
-    el.execute(move || tx.send(std::thread::current().name().map(str::to_owned)).unwrap()).unwrap();
+    el.execute(move || {
+        tx.send(std::thread::current().name().map(str::to_owned))
+            .unwrap()
+    })
+    .unwrap();
     let name = rx.recv_timeout(WAIT).unwrap();
     assert_eq!(el.state(), LoopState::Started);
     assert_eq!(name.as_deref(), Some("netloop"));
@@ -102,12 +106,18 @@ fn a_sleeping_loop_is_woken_once_however_many_tasks_arrive() {
     })
     .join()
     .unwrap();
-    assert_eq!(el.wakeups() - before, 1, "100 tasks into a sleeping loop must wake it exactly once");
+    assert_eq!(
+        el.wakeups() - before,
+        1,
+        "100 tasks into a sleeping loop must wake it exactly once"
+    );
     driver.run_until_idle();
     assert_eq!(ran.load(Ordering::Relaxed), 100);
     // Asleep again: the next task wakes it again.
     let el3 = el.clone();
-    std::thread::spawn(move || el3.execute(|| {}).unwrap()).join().unwrap();
+    std::thread::spawn(move || el3.execute(|| {}).unwrap())
+        .join()
+        .unwrap();
     assert_eq!(el.wakeups() - before, 2);
 }
 
@@ -118,7 +128,8 @@ fn a_standalone_loop_sleeping_in_poll_is_woken_by_a_task() {
     std::thread::sleep(Duration::from_millis(50)); // let it fall asleep (no timers: infinite poll)
     let (tx, rx) = mpsc::channel();
     el.execute(move || tx.send(()).unwrap()).unwrap();
-    rx.recv_timeout(WAIT).expect("a task must wake a loop blocked in poll");
+    rx.recv_timeout(WAIT)
+        .expect("a task must wake a loop blocked in poll");
     el.shutdown_gracefully(Duration::ZERO, WAIT).wait().unwrap();
 }
 
@@ -126,7 +137,10 @@ fn a_standalone_loop_sleeping_in_poll_is_woken_by_a_task() {
 fn max_pending_tasks_rejects_with_queue_full() {
     let (el, driver, _) = manual_loop(|c| c.max_pending_tasks = 3);
     let el2 = el.clone();
-    let results = std::thread::spawn(move || (0..5).map(|_| el2.execute(|| {})).collect::<Vec<_>>()).join().unwrap();
+    let results =
+        std::thread::spawn(move || (0..5).map(|_| el2.execute(|| {})).collect::<Vec<_>>())
+            .join()
+            .unwrap();
     assert!(results[..3].iter().all(Result::is_ok));
     for r in &results[3..] {
         let e = r.clone().unwrap_err();
@@ -142,7 +156,9 @@ fn max_pending_tasks_rejects_with_queue_full() {
 fn a_panicking_task_is_reported_and_the_loop_goes_on() {
     let reports = Arc::new(Mutex::new(Vec::<String>::new()));
     let r = reports.clone();
-    let (el, driver, _) = manual_loop(move |c| c.on_task_panic = Some(Arc::new(move |m| r.lock().unwrap().push(m.into()))));
+    let (el, driver, _) = manual_loop(move |c| {
+        c.on_task_panic = Some(Arc::new(move |m| r.lock().unwrap().push(m.into())))
+    });
     let log = Log::default();
     let l = log.clone();
     el.execute(|| panic!("boom")).unwrap();
@@ -165,7 +181,11 @@ fn io_ratio_bounds_a_task_batch_to_64_tasks_when_there_was_no_io() {
         .unwrap();
     }
     driver.run_once();
-    assert_eq!(count.load(Ordering::Relaxed), 64, "the fake clock never moves, so the budget ends the batch at the first check");
+    assert_eq!(
+        count.load(Ordering::Relaxed),
+        64,
+        "the fake clock never moves, so the budget ends the batch at the first check"
+    );
     driver.run_until_idle();
     assert_eq!(count.load(Ordering::Relaxed), 200);
 }
@@ -188,7 +208,11 @@ fn io_ratio_100_runs_every_pending_task_in_one_batch() {
 #[test]
 fn io_ratio_outside_1_to_100_is_rejected() {
     for bad in [0, 101] {
-        let err = EventLoop::standalone(LoopConfig { io_ratio: bad, ..LoopConfig::default() }).unwrap_err();
+        let err = EventLoop::standalone(LoopConfig {
+            io_ratio: bad,
+            ..LoopConfig::default()
+        })
+        .unwrap_err();
         assert_eq!(err.code(), "ERR_INVALID_ARG_VALUE");
     }
 }

@@ -46,7 +46,10 @@ fn timers_with_equal_deadlines_run_in_the_order_scheduled() {
     }
     ticker.advance(5 * MS);
     driver.run_until_idle();
-    assert_eq!(log.take(), (0..50).map(|i| i.to_string()).collect::<Vec<_>>());
+    assert_eq!(
+        log.take(),
+        (0..50).map(|i| i.to_string()).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -82,7 +85,10 @@ fn a_cancelled_timer_never_runs() {
     let l = log.clone();
     let h = el.schedule(MS, move || l.push("ran")).unwrap();
     assert!(h.cancel());
-    assert!(!h.cancel(), "a second cancel reports that nothing was cancelled");
+    assert!(
+        !h.cancel(),
+        "a second cancel reports that nothing was cancelled"
+    );
     ticker.advance(10 * MS);
     driver.run_until_idle();
     assert_eq!(log.len(), 0);
@@ -110,7 +116,11 @@ fn fixed_rate_catches_up_missed_runs_back_to_back() {
     ticker.advance(45 * MS); // deadlines 10, 20, 30, 40 have passed
     driver.run_until_idle();
     assert_eq!(runs.load(Ordering::Relaxed), 4);
-    assert_eq!(driver.next_timeout(), Some(5 * MS), "the next deadline stays on the 10 ms grid");
+    assert_eq!(
+        driver.next_timeout(),
+        Some(5 * MS),
+        "the next deadline stays on the 10 ms grid"
+    );
 }
 
 #[test]
@@ -141,10 +151,11 @@ fn cancelling_a_periodic_task_stops_it() {
     let (el, driver, ticker) = manual_loop(|_| {});
     let runs = Arc::new(AtomicUsize::new(0));
     let r = runs.clone();
-    let h = el.schedule_at_fixed_rate(MS, MS, move || {
-        r.fetch_add(1, Ordering::Relaxed);
-    })
-    .unwrap();
+    let h = el
+        .schedule_at_fixed_rate(MS, MS, move || {
+            r.fetch_add(1, Ordering::Relaxed);
+        })
+        .unwrap();
     ticker.advance(MS);
     driver.run_until_idle();
     assert_eq!(runs.load(Ordering::Relaxed), 1);
@@ -158,14 +169,16 @@ fn cancelling_a_periodic_task_stops_it() {
 fn a_periodic_task_may_cancel_itself() {
     let (el, driver, ticker) = manual_loop(|_| {});
     let runs = Arc::new(AtomicUsize::new(0));
-    let slot: Arc<std::sync::Mutex<Option<netloop_eventloop::ScheduledHandle>>> = Default::default();
+    let slot: Arc<std::sync::Mutex<Option<netloop_eventloop::ScheduledHandle>>> =
+        Default::default();
     let (r, s) = (runs.clone(), slot.clone());
-    let h = el.schedule_with_fixed_delay(MS, MS, move || {
-        if r.fetch_add(1, Ordering::Relaxed) == 2 {
-            s.lock().unwrap().as_ref().unwrap().cancel();
-        }
-    })
-    .unwrap();
+    let h = el
+        .schedule_with_fixed_delay(MS, MS, move || {
+            if r.fetch_add(1, Ordering::Relaxed) == 2 {
+                s.lock().unwrap().as_ref().unwrap().cancel();
+            }
+        })
+        .unwrap();
     *slot.lock().unwrap() = Some(h);
     for _ in 0..10 {
         ticker.advance(MS);
@@ -177,9 +190,13 @@ fn a_periodic_task_may_cancel_itself() {
 #[test]
 fn a_non_positive_period_is_an_invalid_argument() {
     let (el, _driver, _) = manual_loop(|_| {});
-    let e = el.schedule_at_fixed_rate(MS, Duration::ZERO, || {}).unwrap_err();
+    let e = el
+        .schedule_at_fixed_rate(MS, Duration::ZERO, || {})
+        .unwrap_err();
     assert_eq!(e.code(), "ERR_INVALID_ARG_VALUE");
-    let e = el.schedule_with_fixed_delay(MS, Duration::ZERO, || {}).unwrap_err();
+    let e = el
+        .schedule_with_fixed_delay(MS, Duration::ZERO, || {})
+        .unwrap_err();
     assert_eq!(e.code(), "ERR_INVALID_ARG_VALUE");
 }
 
@@ -201,9 +218,12 @@ fn a_timer_scheduled_from_another_thread_runs_on_the_loop() {
     let el = EventLoop::standalone(LoopConfig::default()).unwrap();
     let (tx, rx) = mpsc::channel();
     let el2 = el.clone();
-    el.schedule(5 * MS, move || tx.send(el2.in_event_loop()).unwrap()).unwrap();
+    el.schedule(5 * MS, move || tx.send(el2.in_event_loop()).unwrap())
+        .unwrap();
     assert!(rx.recv_timeout(Duration::from_secs(10)).unwrap());
-    el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(10)).wait().unwrap();
+    el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(10))
+        .wait()
+        .unwrap();
 }
 
 #[test]
@@ -215,5 +235,9 @@ fn scheduling_and_cancelling_many_timers_keeps_the_heap_bounded() {
         h.cancel();
     }
     driver.run_until_idle();
-    assert!(local.timer_count() < 1000, "cancelled timers must be purged, heap has {}", local.timer_count());
+    assert!(
+        local.timer_count() < 1000,
+        "cancelled timers must be purged, heap has {}",
+        local.timer_count()
+    );
 }

@@ -59,7 +59,9 @@ fn check(status: sys::napi_status, what: &str) -> napi::Result<()> {
     if status == sys::Status::napi_ok {
         Ok(())
     } else {
-        Err(napi::Error::from_reason(format!("{what} failed (napi status {status})")))
+        Err(napi::Error::from_reason(format!(
+            "{what} failed (napi status {status})"
+        )))
     }
 }
 
@@ -67,13 +69,20 @@ fn uv_check(rc: c_int, what: &str) -> napi::Result<()> {
     if rc == 0 {
         Ok(())
     } else {
-        Err(napi::Error::from_reason(format!("{what} failed (libuv error {rc})")))
+        Err(napi::Error::from_reason(format!(
+            "{what} failed (libuv error {rc})"
+        )))
     }
 }
 
 impl Bridge {
     /// Attaches `driver`'s loop to the libuv loop of `env`'s thread.
-    pub fn attach(env: sys::napi_env, driver: LoopDriver, dispatch: sys::napi_value, resource: sys::napi_value) -> napi::Result<Rc<Bridge>> {
+    pub fn attach(
+        env: sys::napi_env,
+        driver: LoopDriver,
+        dispatch: sys::napi_value,
+        resource: sys::napi_value,
+    ) -> napi::Result<Rc<Bridge>> {
         let mut uv_loop: *mut sys::uv_loop_s = ptr::null_mut();
         let mut dispatch_ref = ptr::null_mut();
         let mut resource_ref = ptr::null_mut();
@@ -81,11 +90,26 @@ impl Bridge {
         let mut name = ptr::null_mut();
         // SAFETY: `env` is the live env of the current call; out-pointers are valid locals.
         unsafe {
-            check(sys::napi_get_uv_event_loop(env, &mut uv_loop), "napi_get_uv_event_loop")?;
-            check(sys::napi_create_reference(env, dispatch, 1, &mut dispatch_ref), "napi_create_reference")?;
-            check(sys::napi_create_reference(env, resource, 1, &mut resource_ref), "napi_create_reference")?;
-            check(sys::napi_create_string_utf8(env, c"netloop:EventLoop".as_ptr(), -1, &mut name), "napi_create_string_utf8")?;
-            check(sys::napi_async_init(env, resource, name, &mut async_ctx), "napi_async_init")?;
+            check(
+                sys::napi_get_uv_event_loop(env, &mut uv_loop),
+                "napi_get_uv_event_loop",
+            )?;
+            check(
+                sys::napi_create_reference(env, dispatch, 1, &mut dispatch_ref),
+                "napi_create_reference",
+            )?;
+            check(
+                sys::napi_create_reference(env, resource, 1, &mut resource_ref),
+                "napi_create_reference",
+            )?;
+            check(
+                sys::napi_create_string_utf8(env, c"netloop:EventLoop".as_ptr(), -1, &mut name),
+                "napi_create_string_utf8",
+            )?;
+            check(
+                sys::napi_async_init(env, resource, name, &mut async_ctx),
+                "napi_async_init",
+            )?;
         }
         let uv_loop = uv_loop.cast::<uv::uv_loop_t>();
         let fd = driver.raw_fd();
@@ -127,7 +151,14 @@ impl Bridge {
         unsafe {
             uv_check(uv::uv_poll_init(self.uv_loop, poll, fd), "uv_poll_init")?;
             (*poll).data = self as *const Bridge as *mut _;
-            uv_check(uv::uv_poll_start(poll, uv::uv_poll_event::UV_READABLE.0 as c_int, Some(on_poll)), "uv_poll_start")?;
+            uv_check(
+                uv::uv_poll_start(
+                    poll,
+                    uv::uv_poll_event::UV_READABLE.0 as c_int,
+                    Some(on_poll),
+                ),
+                "uv_poll_start",
+            )?;
             // An idle loop does not keep the process alive; its timers and channels do.
             uv::uv_unref(poll.cast());
         }
@@ -163,8 +194,10 @@ impl Bridge {
             if sys::napi_open_handle_scope(env, &mut hs) != sys::Status::napi_ok {
                 return;
             }
-            if sys::napi_get_reference_value(env, self.resource, &mut resource) != sys::Status::napi_ok
-                || sys::napi_open_callback_scope(env, resource, self.async_ctx, &mut cs) != sys::Status::napi_ok
+            if sys::napi_get_reference_value(env, self.resource, &mut resource)
+                != sys::Status::napi_ok
+                || sys::napi_open_callback_scope(env, resource, self.async_ctx, &mut cs)
+                    != sys::Status::napi_ok
             {
                 cs = ptr::null_mut();
             }
@@ -174,7 +207,10 @@ impl Bridge {
             match driver.as_ref() {
                 Some(d) if io => d.run_io_ready(),
                 Some(d) => d.run_once(),
-                None => Iteration { terminated: true, ..Default::default() },
+                None => Iteration {
+                    terminated: true,
+                    ..Default::default()
+                },
             }
         };
         if it.terminated {
@@ -326,7 +362,8 @@ unsafe fn describe(env: sys::napi_env, value: sys::napi_value) -> String {
     unsafe {
         if value.is_null()
             || sys::napi_coerce_to_string(env, value, &mut s) != sys::Status::napi_ok
-            || sys::napi_get_value_string_utf8(env, s, buf.as_mut_ptr().cast(), buf.len(), &mut len) != sys::Status::napi_ok
+            || sys::napi_get_value_string_utf8(env, s, buf.as_mut_ptr().cast(), buf.len(), &mut len)
+                != sys::Status::napi_ok
         {
             return String::new();
         }
@@ -336,7 +373,15 @@ unsafe fn describe(env: sys::napi_env, value: sys::napi_value) -> String {
 
 /// The bridge of the loop with this id, if it lives on this thread.
 pub fn find(loop_id: u64) -> Option<Rc<Bridge>> {
-    BRIDGES.try_with(|b| b.borrow().iter().find(|x| x.handle.id() == loop_id).cloned()).ok().flatten()
+    BRIDGES
+        .try_with(|b| {
+            b.borrow()
+                .iter()
+                .find(|x| x.handle.id() == loop_id)
+                .cloned()
+        })
+        .ok()
+        .flatten()
 }
 
 fn ceil_millis(d: Duration) -> u64 {

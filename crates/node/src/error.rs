@@ -43,7 +43,9 @@ pub fn millis(name: &str, ms: f64) -> JsResult<std::time::Duration> {
 /// A strictly positive period in milliseconds.
 pub fn period(name: &str, ms: f64) -> JsResult<std::time::Duration> {
     if ms.is_nan() || ms <= 0.0 {
-        return Err(invalid_arg(format!("{name} must be a positive number of milliseconds, got {ms}")));
+        return Err(invalid_arg(format!(
+            "{name} must be a positive number of milliseconds, got {ms}"
+        )));
     }
     millis(name, ms)
 }

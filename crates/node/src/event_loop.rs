@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use netloop_eventloop::{EventLoop, LocalLoop, LoopConfig, LoopError, LoopState, RejectReason, ScheduledHandle};
+use netloop_eventloop::{
+    EventLoop, LocalLoop, LoopConfig, LoopError, LoopState, RejectReason, ScheduledHandle,
+};
 
 use crate::bridge::{self, Bridge, Dispatch};
 use crate::error::{invalid_arg, loop_error, millis, period, throw, JsResult};
@@ -46,12 +48,25 @@ fn state_name(s: LoopState) -> &'static str {
 impl NativeEventLoop {
     /// `dispatch(kind, arg)` is called on this thread for every JS task, timer and event.
     #[napi(constructor)]
-    pub fn new(env: Env, dispatch: Unknown, resource: Unknown, options: Option<NativeLoopOptions>) -> Result<Self> {
+    pub fn new(
+        env: Env,
+        dispatch: Unknown,
+        resource: Unknown,
+        options: Option<NativeLoopOptions>,
+    ) -> Result<Self> {
         Self::create(&env, dispatch, resource, options).map_err(|e| throw(&env, e))
     }
 
-    fn create(env: &Env, dispatch: Unknown, resource: Unknown, options: Option<NativeLoopOptions>) -> JsResult<Self> {
-        let mut cfg = LoopConfig { name: "netloop-js".into(), ..LoopConfig::default() };
+    fn create(
+        env: &Env,
+        dispatch: Unknown,
+        resource: Unknown,
+        options: Option<NativeLoopOptions>,
+    ) -> JsResult<Self> {
+        let mut cfg = LoopConfig {
+            name: "netloop-js".into(),
+            ..LoopConfig::default()
+        };
         if let Some(o) = options {
             if let Some(n) = o.name {
                 cfg.name = n;
@@ -67,7 +82,11 @@ impl NativeEventLoop {
         let local = driver.local().clone();
         let bridge = Bridge::attach(env.raw(), driver, dispatch.raw(), resource.raw())
             .map_err(|e| invalid_arg(format!("attaching the loop to libuv failed: {e}")))?;
-        Ok(NativeEventLoop { bridge, local, timers: Rc::default() })
+        Ok(NativeEventLoop {
+            bridge,
+            local,
+            timers: Rc::default(),
+        })
     }
 
     fn handle(&self) -> &EventLoop {
@@ -90,7 +109,8 @@ impl NativeEventLoop {
     fn execute_impl(&self) -> JsResult<()> {
         self.accepting()?;
         let b = Rc::downgrade(&self.bridge);
-        self.local.execute_local(move || call(&b, Dispatch::Task, 0.0));
+        self.local
+            .execute_local(move || call(&b, Dispatch::Task, 0.0));
         self.bridge.keep_alive();
         Ok(())
     }
@@ -111,24 +131,42 @@ impl NativeEventLoop {
             call(&b, Dispatch::Timer, f64::from(id));
         });
         self.timers.borrow_mut().insert(id, h);
+        self.bridge.keep_alive();
         Ok(())
     }
 
     #[napi]
-    pub fn schedule_periodic(&self, env: Env, id: u32, initial_ms: f64, period_ms: f64, fixed_rate: bool) -> Result<()> {
-        self.schedule_periodic_impl(id, initial_ms, period_ms, fixed_rate).map_err(|e| throw(&env, e))
+    pub fn schedule_periodic(
+        &self,
+        env: Env,
+        id: u32,
+        initial_ms: f64,
+        period_ms: f64,
+        fixed_rate: bool,
+    ) -> Result<()> {
+        self.schedule_periodic_impl(id, initial_ms, period_ms, fixed_rate)
+            .map_err(|e| throw(&env, e))
     }
 
-    fn schedule_periodic_impl(&self, id: u32, initial_ms: f64, period_ms: f64, fixed_rate: bool) -> JsResult<()> {
+    fn schedule_periodic_impl(
+        &self,
+        id: u32,
+        initial_ms: f64,
+        period_ms: f64,
+        fixed_rate: bool,
+    ) -> JsResult<()> {
         self.accepting()?;
         let initial = millis("initialDelay", initial_ms)?;
         let p = period("period", period_ms)?;
         let b = Rc::downgrade(&self.bridge);
         let h = self
             .local
-            .schedule_local_periodic(initial, p, fixed_rate, move || call(&b, Dispatch::Timer, f64::from(id)))
+            .schedule_local_periodic(initial, p, fixed_rate, move || {
+                call(&b, Dispatch::Timer, f64::from(id))
+            })
             .map_err(loop_error)?;
         self.timers.borrow_mut().insert(id, h);
+        self.bridge.keep_alive();
         Ok(())
     }
 
@@ -173,7 +211,8 @@ impl NativeEventLoop {
 
     #[napi]
     pub fn shutdown_gracefully(&self, env: Env, quiet_ms: f64, timeout_ms: f64) -> Result<()> {
-        self.shutdown_gracefully_impl(quiet_ms, timeout_ms).map_err(|e| throw(&env, e))
+        self.shutdown_gracefully_impl(quiet_ms, timeout_ms)
+            .map_err(|e| throw(&env, e))
     }
 
     fn shutdown_gracefully_impl(&self, quiet_ms: f64, timeout_ms: f64) -> JsResult<()> {
@@ -194,7 +233,8 @@ impl NativeEventLoop {
     /// `delay_ms`; each calls the dispatcher with the post-to-run latency in nanoseconds.
     #[napi]
     pub fn post_from_other_thread(&self, env: Env, count: u32, delay_ms: f64) -> Result<()> {
-        self.post_from_other_thread_impl(count, delay_ms).map_err(|e| throw(&env, e))
+        self.post_from_other_thread_impl(count, delay_ms)
+            .map_err(|e| throw(&env, e))
     }
 
     fn post_from_other_thread_impl(&self, count: u32, delay_ms: f64) -> JsResult<()> {

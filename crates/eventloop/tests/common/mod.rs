@@ -4,9 +4,14 @@ use std::sync::Arc;
 use netloop_eventloop::{EventLoop, LoopConfig, LoopDriver, ManualTicker};
 
 /// An attached loop on the test thread with a fake clock, driven by hand.
-pub fn manual_loop(configure: impl FnOnce(&mut LoopConfig)) -> (EventLoop, LoopDriver, Arc<ManualTicker>) {
+pub fn manual_loop(
+    configure: impl FnOnce(&mut LoopConfig),
+) -> (EventLoop, LoopDriver, Arc<ManualTicker>) {
     let ticker = ManualTicker::new();
-    let mut cfg = LoopConfig { ticker: ticker.clone(), ..LoopConfig::default() };
+    let mut cfg = LoopConfig {
+        ticker: ticker.clone(),
+        ..LoopConfig::default()
+    };
     configure(&mut cfg);
     let (el, driver) = EventLoop::attached(cfg).expect("attached loop");
     (el, driver, ticker)

@@ -110,7 +110,6 @@ impl SocketIo {
     }
 
     pub(super) fn begin_read(&self, ch: &Channel) {
-        if ch.is_open() { return; }
         if self.input_shutdown.get()
             || !self.readable_hint.get()
             || self.read_scheduled.replace(true)
