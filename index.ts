@@ -130,7 +130,8 @@ export class EventLoop {
     if (onTaskError !== undefined) checkFunction('onTaskError', onTaskError)
     this.#onTaskError = onTaskError ?? defaultTaskError
     this.#termination = new Promise((resolve) => (this.#resolveTermination = resolve))
-    this.#native = new NativeEventLoop((kind: number, arg: number) => this.#dispatch(kind, arg), this, {
+    // The native side packs (kind, arg) into one number: arg * 4 + kind.
+    this.#native = new NativeEventLoop((packed: number) => this.#dispatch(packed % 4, Math.floor(packed / 4)), this, {
       name,
       ioRatio,
       maxPendingTasks: maxPendingTasks === undefined ? undefined : Math.min(maxPendingTasks, 0xffffffff),

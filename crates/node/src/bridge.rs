@@ -53,6 +53,9 @@ pub struct Bridge {
     timer: *mut uv::uv_timer_t,
     closed: Cell<bool>,
     js_failed: Cell<bool>,
+    /// The dispatch function and receiver, valid only inside `run` (its handle scope).
+    scope_fn: Cell<sys::napi_value>,
+    scope_recv: Cell<sys::napi_value>,
 }
 
 fn check(status: sys::napi_status, what: &str) -> napi::Result<()> {
@@ -127,6 +130,8 @@ impl Bridge {
             timer,
             closed: Cell::new(false),
             js_failed: Cell::new(false),
+            scope_fn: Cell::new(ptr::null_mut()),
+            scope_recv: Cell::new(ptr::null_mut()),
         });
         // SAFETY: `timer` is a fresh heap allocation that stays alive until its close callback;
         // `uv_loop` is this thread's libuv loop.
@@ -202,6 +207,12 @@ impl Bridge {
                 cs = ptr::null_mut();
             }
         }
+        let (mut f, mut recv) = (ptr::null_mut(), ptr::null_mut());
+        // SAFETY: the handle scope opened above is current.
+        if unsafe { self.fetch_dispatch(&mut f, &mut recv) } {
+            self.scope_fn.set(f);
+            self.scope_recv.set(recv);
+        }
         let it = {
             let driver = self.driver.borrow();
             match driver.as_ref() {
@@ -216,6 +227,8 @@ impl Bridge {
         if it.terminated {
             self.call(Dispatch::Terminated, 0.0);
         }
+        self.scope_fn.set(ptr::null_mut());
+        self.scope_recv.set(ptr::null_mut());
         // SAFETY: closing the scopes opened above, in reverse order. Closing the callback scope
         // runs the nextTick queue and microtasks.
         unsafe {
@@ -289,20 +302,23 @@ impl Bridge {
             return;
         }
         let env = self.env;
-        let mut f = ptr::null_mut();
-        let mut recv = ptr::null_mut();
-        let mut args = [ptr::null_mut(); 2];
-        // SAFETY: env is live on this thread and a handle scope is open (we are inside `run`).
+        let (mut f, mut recv) = (self.scope_fn.get(), self.scope_recv.get());
+        let mut packed = ptr::null_mut();
+        // SAFETY: env is live on this thread and a handle scope is open (we are inside `run`);
+        // the cached function and receiver were created in that scope.
         unsafe {
-            if sys::napi_get_reference_value(env, self.dispatch, &mut f) != sys::Status::napi_ok
-                || sys::napi_get_undefined(env, &mut recv) != sys::Status::napi_ok
-                || sys::napi_create_uint32(env, what as u32, &mut args[0]) != sys::Status::napi_ok
-                || sys::napi_create_double(env, arg, &mut args[1]) != sys::Status::napi_ok
+            if f.is_null() && !self.fetch_dispatch(&mut f, &mut recv) {
+                return;
+            }
+            // One number carries both: arg * 4 + kind (exact below 2^53).
+            if sys::napi_create_double(env, arg * 4.0 + f64::from(what as u32), &mut packed)
+                != sys::Status::napi_ok
             {
                 return;
             }
+            let args = [packed];
             let mut result = ptr::null_mut();
-            let status = sys::napi_call_function(env, recv, f, 2, args.as_ptr(), &mut result);
+            let status = sys::napi_call_function(env, recv, f, 1, args.as_ptr(), &mut result);
             if status == sys::Status::napi_pending_exception {
                 // The TS layer catches task errors itself; this is a last line of defence.
                 let mut exc = ptr::null_mut();
@@ -317,6 +333,18 @@ impl Bridge {
                     );
                 }
             }
+        }
+    }
+
+    /// The dispatch function and `undefined`, in the current handle scope.
+    ///
+    /// # Safety
+    /// A handle scope must be open on the env's thread.
+    unsafe fn fetch_dispatch(&self, f: &mut sys::napi_value, recv: &mut sys::napi_value) -> bool {
+        // SAFETY: per the function's contract.
+        unsafe {
+            sys::napi_get_reference_value(self.env, self.dispatch, f) == sys::Status::napi_ok
+                && sys::napi_get_undefined(self.env, recv) == sys::Status::napi_ok
         }
     }
 
