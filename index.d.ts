@@ -20,7 +20,11 @@ export declare class ScheduledTask {
     #private;
     readonly periodic: boolean;
     /** @internal */
-    constructor(periodic: boolean, cancel: () => boolean);
+    readonly _id: number;
+    /** @internal */
+    readonly _fn: () => void;
+    /** @internal */
+    constructor(id: number, fn: () => void, periodic: boolean, cancel: (task: ScheduledTask) => void);
     /** Cancels the task; `true` if it was still pending (a periodic task stops repeating). */
     cancel(): boolean;
     get isCancelled(): boolean;
@@ -28,6 +32,8 @@ export declare class ScheduledTask {
     get isDone(): boolean;
     /** @internal */
     _markDone(): void;
+    /** @internal the loop cancelled it (shutdown). */
+    _markCancelled(): void;
 }
 /** One event loop attached to the calling JS thread. */
 export declare class EventLoop {

@@ -36,6 +36,12 @@ function checkMillis(name: string, ms: unknown): number {
   return ms
 }
 
+function checkPeriod(name: string, ms: unknown): number {
+  const v = checkMillis(name, ms)
+  if (v <= 0) throw invalidArg(`${name} must be a positive number of milliseconds, got ${v}`)
+  return v
+}
+
 /** Lifecycle of a loop, as in Netty. */
 export type EventLoopState = 'not-started' | 'started' | 'shutting-down' | 'shutdown' | 'terminated'
 
@@ -60,20 +66,34 @@ const enum Dispatch {
   Remote = 3,
 }
 
-interface TimerEntry {
-  fn: () => void
-  handle: ScheduledTask
-  periodic: boolean
+/**
+ * Timer ops shared with the native side (see crates/node/src/timers.rs):
+ * `[count, (kind, id, a, b, jsStamp) × OPS_CAPACITY]`, stamps from `performance.now()`.
+ */
+const OPS_CAPACITY = 256
+const OP_HEADER = 1
+const OP_FIELDS = 5
+const enum Op {
+  OneShot = 1,
+  FixedRate = 2,
+  FixedDelay = 3,
+  Cancel = 4,
 }
 
 /** A pending one-shot or periodic task; `cancel()` stops it. */
 export class ScheduledTask {
-  #cancel: () => boolean
   #state: 'pending' | 'done' | 'cancelled' = 'pending'
+  readonly #cancel: (task: ScheduledTask) => void
   readonly periodic: boolean
+  /** @internal */
+  readonly _id: number
+  /** @internal */
+  readonly _fn: () => void
 
   /** @internal */
-  constructor(periodic: boolean, cancel: () => boolean) {
+  constructor(id: number, fn: () => void, periodic: boolean, cancel: (task: ScheduledTask) => void) {
+    this._id = id
+    this._fn = fn
     this.periodic = periodic
     this.#cancel = cancel
   }
@@ -82,7 +102,8 @@ export class ScheduledTask {
   cancel(): boolean {
     if (this.#state !== 'pending') return false
     this.#state = 'cancelled'
-    return this.#cancel()
+    this.#cancel(this)
+    return true
   }
 
   get isCancelled(): boolean {
@@ -98,6 +119,11 @@ export class ScheduledTask {
   _markDone(): void {
     if (this.#state === 'pending') this.#state = 'done'
   }
+
+  /** @internal the loop cancelled it (shutdown). */
+  _markCancelled(): void {
+    if (this.#state === 'pending') this.#state = 'cancelled'
+  }
 }
 
 function defaultTaskError(error: unknown, loop: EventLoop): void {
@@ -110,7 +136,11 @@ export class EventLoop {
   #tasks: Array<(() => void) | undefined> = []
   #head = 0
   #markerQueued = false
-  readonly #timers = new Map<number, TimerEntry>()
+  readonly #timers = new Map<number, ScheduledTask>()
+  readonly #ops = new Float64Array(OP_HEADER + OP_FIELDS * OPS_CAPACITY)
+  #inDispatch = 0
+  #shutdownRequested = false
+  readonly #cancelTimer = (task: ScheduledTask) => this.#cancelTimerOp(task)
   #nextTimerId = 1
   #taskFailures = 0
   readonly #onTaskError: (error: unknown, loop: EventLoop) => void
@@ -131,7 +161,7 @@ export class EventLoop {
     this.#onTaskError = onTaskError ?? defaultTaskError
     this.#termination = new Promise((resolve) => (this.#resolveTermination = resolve))
     // The native side packs (kind, arg) into one number: arg * 4 + kind.
-    this.#native = new NativeEventLoop((packed: number) => this.#dispatch(packed % 4, Math.floor(packed / 4)), this, {
+    this.#native = new NativeEventLoop((packed: number) => this.#dispatch(packed % 4, Math.floor(packed / 4)), this, this.#ops, performance.now(), {
       name,
       ioRatio,
       maxPendingTasks: maxPendingTasks === undefined ? undefined : Math.min(maxPendingTasks, 0xffffffff),
@@ -139,21 +169,32 @@ export class EventLoop {
   }
 
   #dispatch(kind: number, arg: number): void {
+    this.#inDispatch++
+    try {
+      this.#dispatchOne(kind, arg)
+    } finally {
+      // The native side drains buffered timer ops when this call returns.
+      this.#inDispatch--
+    }
+  }
+
+  #dispatchOne(kind: number, arg: number): void {
     switch (kind) {
       case Dispatch.Task:
         this.#runTaskBatch()
         return
       case Dispatch.Timer: {
-        const entry = this.#timers.get(arg)
-        if (!entry) return
-        if (!entry.periodic) {
+        const task = this.#timers.get(arg)
+        if (!task) return
+        if (!task.periodic) {
           this.#timers.delete(arg)
-          entry.handle._markDone()
+          task._markDone()
         }
-        this.#run(entry.fn)
+        this.#run(task._fn)
         return
       }
       case Dispatch.Terminated:
+        for (const task of this.#timers.values()) task._markCancelled()
         this.#timers.clear()
         this.#resolveTermination()
         return
@@ -237,37 +278,66 @@ export class EventLoop {
     this.#tasks.push(fn)
   }
 
-  #addTimer(fn: () => void, periodic: boolean, arm: (id: number) => void): ScheduledTask {
+  /** Queues a timer op for the native side (inside a dispatch call: no napi call per op). */
+  #pushOp(kind: Op, id: number, a: number, b: number): void {
+    const ops = this.#ops
+    let n = ops[0]
+    if (n === OPS_CAPACITY) {
+      this.#native.drainOps()
+      n = 0
+    } else if (n === 0 && this.#inDispatch === 0) {
+      // Outside a loop iteration nothing drains the buffer by itself: ask for an iteration.
+      this.#native.requestDrain()
+    }
+    const at = OP_HEADER + n * OP_FIELDS
+    ops[at] = kind
+    ops[at + 1] = id
+    ops[at + 2] = a
+    ops[at + 3] = b
+    ops[at + 4] = performance.now()
+    ops[0] = n + 1
+  }
+
+  /** Ops are buffered until shutdown; afterwards they go straight to the native side. */
+  #buffering(): boolean {
+    return !this.#shutdownRequested
+  }
+
+  #cancelTimerOp(task: ScheduledTask): void {
+    if (!this.#timers.delete(task._id)) return
+    if (this.#buffering()) this.#pushOp(Op.Cancel, task._id, 0, 0)
+    else this.#native.cancel(task._id)
+  }
+
+  #addTimer(fn: () => void, kind: Op, a: number, b: number): ScheduledTask {
     checkFunction('task', fn)
     const id = this.#nextTimerId
     this.#nextTimerId = id >= 0xfffffffe ? 1 : id + 1
-    const handle = new ScheduledTask(periodic, () => {
-      this.#timers.delete(id)
-      return this.#native.cancel(id)
-    })
-    arm(id)
-    this.#timers.set(id, { fn, handle, periodic })
-    return handle
+    const task = new ScheduledTask(id, fn, kind !== Op.OneShot, this.#cancelTimer)
+    if (this.#buffering()) {
+      this.#pushOp(kind, id, a, b)
+    } else if (kind === Op.OneShot) {
+      this.#native.schedule(id, a)
+    } else {
+      this.#native.schedulePeriodic(id, a, b, kind === Op.FixedRate)
+    }
+    this.#timers.set(id, task)
+    return task
   }
 
   /** Runs `fn` once after `delayMs` (0 or negative: due now). */
   schedule(fn: () => void, delayMs: number): ScheduledTask {
-    const delay = checkMillis('delayMs', delayMs)
-    return this.#addTimer(fn, false, (id) => this.#native.schedule(id, delay))
+    return this.#addTimer(fn, Op.OneShot, checkMillis('delayMs', delayMs), 0)
   }
 
   /** Runs `fn` after `initialDelayMs`, then every `periodMs` from the previous deadline; missed runs catch up. */
   scheduleAtFixedRate(fn: () => void, initialDelayMs: number, periodMs: number): ScheduledTask {
-    const initial = checkMillis('initialDelayMs', initialDelayMs)
-    const period = checkMillis('periodMs', periodMs)
-    return this.#addTimer(fn, true, (id) => this.#native.schedulePeriodic(id, initial, period, true))
+    return this.#addTimer(fn, Op.FixedRate, checkMillis('initialDelayMs', initialDelayMs), checkPeriod('periodMs', periodMs))
   }
 
   /** Runs `fn` after `initialDelayMs`, then `delayMs` after the end of each run. */
   scheduleWithFixedDelay(fn: () => void, initialDelayMs: number, delayMs: number): ScheduledTask {
-    const initial = checkMillis('initialDelayMs', initialDelayMs)
-    const delay = checkMillis('delayMs', delayMs)
-    return this.#addTimer(fn, true, (id) => this.#native.schedulePeriodic(id, initial, delay, false))
+    return this.#addTimer(fn, Op.FixedDelay, checkMillis('initialDelayMs', initialDelayMs), checkPeriod('delayMs', delayMs))
   }
 
   /**
@@ -276,8 +346,13 @@ export class EventLoop {
    * `ERR_REJECTED_EXECUTION` and the loop terminates. Resolves on termination.
    */
   shutdownGracefully(quietPeriodMs = 2000, timeoutMs = 15000): Promise<void> {
-    this.#native.shutdownGracefully(checkMillis('quietPeriodMs', quietPeriodMs), checkMillis('timeoutMs', timeoutMs))
-    for (const entry of this.#timers.values()) entry.handle.cancel()
+    const quiet = checkMillis('quietPeriodMs', quietPeriodMs)
+    const timeout = checkMillis('timeoutMs', timeoutMs)
+    if (this.#ops[0] > 0) this.#native.drainOps()
+    this.#native.shutdownGracefully(quiet, timeout)
+    this.#shutdownRequested = true
+    for (const task of this.#timers.values()) task._markCancelled()
+    this.#timers.clear()
     return this.#termination
   }
 

@@ -11,7 +11,7 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 
 export declare class NativeEventLoop {
   /** `dispatch(kind, arg)` is called on this thread for every JS task, timer and event. */
-  constructor(dispatch: unknown, resource: unknown, options?: NativeLoopOptions | undefined | null)
+  constructor(dispatch: unknown, resource: unknown, ops: unknown, jsNow: number, options?: NativeLoopOptions | undefined | null)
   /** Queues one JS task (the dispatcher runs the next function of its FIFO). */
   execute(): void
   schedule(id: number, delayMs: number): void
@@ -25,6 +25,10 @@ export declare class NativeEventLoop {
   get wakeups(): number
   get selectorRebuilds(): number
   shutdownGracefully(quietMs: number, timeoutMs: number): void
+  /** Applies the timer ops JS buffered (JS calls this when its buffer is full). */
+  drainOps(): void
+  /** JS buffered timer ops outside a loop iteration: run an iteration soon (it drains them). */
+  requestDrain(): void
   /**
    * Test and benchmark hook: another OS thread posts `count` tasks to this loop after
    * `delay_ms`; each calls the dispatcher with the post-to-run latency in nanoseconds.

@@ -183,3 +183,31 @@ test('tasks run in the async context in which the loop was created', async (t) =
   await until(() => seen !== 'unset')
   t.is(seen, 'ctx')
 })
+
+test('a timer scheduled inside a long task counts its delay from the schedule call', async (t) => {
+  const loop = withLoop(t)
+  let scheduledAt = 0n
+  let firedAt = 0n
+  loop.execute(() => {
+    scheduledAt = process.hrtime.bigint()
+    loop.schedule(() => (firedAt = process.hrtime.bigint()), 100)
+    const busyUntil = scheduledAt + 300_000_000n
+    while (process.hrtime.bigint() < busyUntil) {}
+  })
+  await until(() => firedAt !== 0n)
+  const ms = Number(firedAt - scheduledAt) / 1e6
+  t.true(ms >= 100, `fired after ${ms} ms`)
+  // Counted from the end of the task it would fire at >= 400 ms.
+  t.true(ms < 390, `fired after ${ms} ms: the delay was counted from a later point`)
+})
+
+test('many timers scheduled and cancelled in one go leave nothing behind', async (t) => {
+  const loop = withLoop(t)
+  let fired = 0
+  const tasks = Array.from({ length: 5000 }, (_, i) => loop.schedule(() => fired++, i % 2 === 0 ? 1 : 10_000))
+  for (const task of tasks.filter((_, i) => i % 2 === 1)) t.true(task.cancel())
+  await until(() => fired === 2500)
+  await sleep(20)
+  t.is(fired, 2500)
+  t.true(tasks.every((task, i) => (i % 2 === 0 ? task.isDone : task.isCancelled)))
+})

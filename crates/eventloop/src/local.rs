@@ -176,14 +176,20 @@ impl LocalLoop {
         delay: Duration,
         task: impl FnOnce() + 'static,
     ) -> ScheduledHandle {
-        let deadline = self
-            .shared
-            .now_nanos()
-            .saturating_add(crate::clock::saturating_nanos(delay));
+        self.schedule_local_at(self.now().saturating_add(delay), task)
+    }
+
+    /// Runs `task` once at loop time `deadline` (see [`LocalLoop::now`]); a deadline in the
+    /// past is due now and still ordered by its deadline among other due timers.
+    pub fn schedule_local_at(
+        &self,
+        deadline: Duration,
+        task: impl FnOnce() + 'static,
+    ) -> ScheduledHandle {
         let handle = ScheduledHandle::new(self.shared.cancelled_timers.clone());
         let mut task = Some(task);
         self.timers.borrow_mut().push(
-            deadline,
+            crate::clock::saturating_nanos(deadline),
             Period::Once,
             handle.clone(),
             Box::new(move || {
@@ -205,25 +211,40 @@ impl LocalLoop {
         fixed_rate: bool,
         task: impl FnMut() + 'static,
     ) -> Result<ScheduledHandle, crate::LoopError> {
+        self.schedule_local_periodic_at(
+            self.now().saturating_add(initial),
+            period,
+            fixed_rate,
+            task,
+        )
+    }
+
+    /// As [`LocalLoop::schedule_local_periodic`], first run at loop time `first`.
+    pub fn schedule_local_periodic_at(
+        &self,
+        first: Duration,
+        period: Duration,
+        fixed_rate: bool,
+        task: impl FnMut() + 'static,
+    ) -> Result<ScheduledHandle, crate::LoopError> {
         if period.is_zero() {
             return Err(crate::LoopError::InvalidArgument(
                 "period must be positive".into(),
             ));
         }
         let p = crate::clock::saturating_nanos(period);
-        let deadline = self
-            .shared
-            .now_nanos()
-            .saturating_add(crate::clock::saturating_nanos(initial));
         let handle = ScheduledHandle::new(self.shared.cancelled_timers.clone());
         let kind = if fixed_rate {
             Period::FixedRate(p)
         } else {
             Period::FixedDelay(p)
         };
-        self.timers
-            .borrow_mut()
-            .push(deadline, kind, handle.clone(), Box::new(task));
+        self.timers.borrow_mut().push(
+            crate::clock::saturating_nanos(first),
+            kind,
+            handle.clone(),
+            Box::new(task),
+        );
         self.request_iteration();
         Ok(handle)
     }
@@ -247,8 +268,8 @@ impl LocalLoop {
     }
 
     /// Outside an iteration (an attached loop's owner thread, between libuv callbacks), new
-    /// work must make the loop run again: wake it once.
-    fn request_iteration(&self) {
+    /// work must make the loop run again: wake it once. Inside an iteration: nothing to do.
+    pub fn request_iteration(&self) {
         if !self.in_iteration.get() {
             self.shared.wake_if_sleeping();
         }

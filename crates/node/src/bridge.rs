@@ -53,6 +53,8 @@ pub struct Bridge {
     timer: *mut uv::uv_timer_t,
     closed: Cell<bool>,
     js_failed: Cell<bool>,
+    /// The loop's JS timers; their op buffer is drained after every dispatch call.
+    timers: std::cell::OnceCell<Rc<crate::timers::JsTimers>>,
     /// The dispatch function and receiver, valid only inside `run` (its handle scope).
     scope_fn: Cell<sys::napi_value>,
     scope_recv: Cell<sys::napi_value>,
@@ -132,6 +134,7 @@ impl Bridge {
             js_failed: Cell::new(false),
             scope_fn: Cell::new(ptr::null_mut()),
             scope_recv: Cell::new(ptr::null_mut()),
+            timers: std::cell::OnceCell::new(),
         });
         // SAFETY: `timer` is a fresh heap allocation that stays alive until its close callback;
         // `uv_loop` is this thread's libuv loop.
@@ -147,6 +150,10 @@ impl Bridge {
 
     pub fn handle(&self) -> &EventLoop {
         &self.handle
+    }
+
+    pub fn set_timers(&self, timers: Rc<crate::timers::JsTimers>) {
+        let _ = self.timers.set(timers);
     }
 
     fn start_poll(&self, fd: c_int) -> napi::Result<()> {
@@ -212,6 +219,9 @@ impl Bridge {
         if unsafe { self.fetch_dispatch(&mut f, &mut recv) } {
             self.scope_fn.set(f);
             self.scope_recv.set(recv);
+        }
+        if let Some(t) = self.timers.get() {
+            t.drain();
         }
         let it = {
             let driver = self.driver.borrow();
@@ -319,6 +329,9 @@ impl Bridge {
             let args = [packed];
             let mut result = ptr::null_mut();
             let status = sys::napi_call_function(env, recv, f, 1, args.as_ptr(), &mut result);
+            if let Some(t) = self.timers.get() {
+                t.drain();
+            }
             if status == sys::Status::napi_pending_exception {
                 // The TS layer catches task errors itself; this is a last line of defence.
                 let mut exc = ptr::null_mut();

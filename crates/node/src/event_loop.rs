@@ -4,19 +4,16 @@
 //! Ground rules: an instance is used only on the JS thread that created it (napi objects
 //! cannot cross threads), which is also the loop's thread.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::time::{Duration, Instant};
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use netloop_eventloop::{
-    EventLoop, LocalLoop, LoopConfig, LoopError, LoopState, RejectReason, ScheduledHandle,
-};
+use netloop_eventloop::{EventLoop, LocalLoop, LoopConfig, LoopError, LoopState, RejectReason};
 
 use crate::bridge::{self, Bridge, Dispatch};
 use crate::error::{invalid_arg, loop_error, millis, period, throw, JsResult};
+use crate::timers::{JsTimers, OP_FIELDS, OP_HEADER};
 
 #[napi(object)]
 pub struct NativeLoopOptions {
@@ -25,13 +22,54 @@ pub struct NativeLoopOptions {
     pub max_pending_tasks: Option<u32>,
 }
 
-type Timers = Rc<RefCell<HashMap<u32, ScheduledHandle>>>;
-
 #[napi]
 pub struct NativeEventLoop {
     bridge: Rc<Bridge>,
     local: Rc<LocalLoop>,
-    timers: Timers,
+    timers: Rc<JsTimers>,
+    /// Keeps the shared op buffer alive.
+    _ops: OpBuffer,
+}
+
+/// A reference to JS's op buffer; deleted when the loop object is collected.
+struct OpBuffer {
+    env: napi::sys::napi_env,
+    reference: napi::sys::napi_ref,
+}
+
+impl Drop for OpBuffer {
+    fn drop(&mut self) {
+        // SAFETY: the reference was created on this env; finalizers run on the env's thread.
+        unsafe {
+            napi::sys::napi_delete_reference(self.env, self.reference);
+        }
+    }
+}
+
+/// The data pointer and length of a Float64Array.
+fn float64_array(env: &Env, value: &Unknown) -> JsResult<(*mut f64, usize, napi::sys::napi_ref)> {
+    let (mut kind, mut len, mut data) = (0, 0usize, std::ptr::null_mut());
+    let (mut buffer, mut offset, mut reference) =
+        (std::ptr::null_mut(), 0usize, std::ptr::null_mut());
+    // SAFETY: `value` is a live handle of this call; out-pointers are valid locals.
+    let ok = unsafe {
+        napi::sys::napi_get_typedarray_info(
+            env.raw(),
+            value.raw(),
+            &mut kind,
+            &mut len,
+            &mut data,
+            &mut buffer,
+            &mut offset,
+        ) == napi::sys::Status::napi_ok
+            && kind == napi::sys::TypedarrayType::float64_array
+            && napi::sys::napi_create_reference(env.raw(), value.raw(), 1, &mut reference)
+                == napi::sys::Status::napi_ok
+    };
+    if !ok || data.is_null() {
+        return Err(invalid_arg("ops must be a Float64Array"));
+    }
+    Ok((data.cast(), len, reference))
 }
 
 fn state_name(s: LoopState) -> &'static str {
@@ -52,17 +90,29 @@ impl NativeEventLoop {
         env: Env,
         dispatch: Unknown,
         resource: Unknown,
+        ops: Unknown,
+        js_now: f64,
         options: Option<NativeLoopOptions>,
     ) -> Result<Self> {
-        Self::create(&env, dispatch, resource, options).map_err(|e| throw(&env, e))
+        Self::create(&env, dispatch, resource, ops, js_now, options).map_err(|e| throw(&env, e))
     }
 
     fn create(
         env: &Env,
         dispatch: Unknown,
         resource: Unknown,
+        ops: Unknown,
+        js_now: f64,
         options: Option<NativeLoopOptions>,
     ) -> JsResult<Self> {
+        let (data, len, reference) = float64_array(env, &ops)?;
+        let ops = OpBuffer {
+            env: env.raw(),
+            reference,
+        };
+        if len < OP_HEADER + OP_FIELDS {
+            return Err(invalid_arg("ops buffer too small"));
+        }
         let mut cfg = LoopConfig {
             name: "netloop-js".into(),
             ..LoopConfig::default()
@@ -82,10 +132,15 @@ impl NativeEventLoop {
         let local = driver.local().clone();
         let bridge = Bridge::attach(env.raw(), driver, dispatch.raw(), resource.raw())
             .map_err(|e| invalid_arg(format!("attaching the loop to libuv failed: {e}")))?;
+        let timers = JsTimers::new(local.clone(), Rc::downgrade(&bridge));
+        timers.set_op_buffer(data, len);
+        timers.calibrate(js_now);
+        bridge.set_timers(timers.clone());
         Ok(NativeEventLoop {
             bridge,
             local,
-            timers: Rc::default(),
+            timers,
+            _ops: ops,
         })
     }
 
@@ -123,14 +178,7 @@ impl NativeEventLoop {
     fn schedule_impl(&self, id: u32, delay_ms: f64) -> JsResult<()> {
         self.accepting()?;
         let delay = millis("delay", delay_ms)?;
-        let (b, t) = (Rc::downgrade(&self.bridge), Rc::downgrade(&self.timers));
-        let h = self.local.schedule_local(delay, move || {
-            if let Some(t) = t.upgrade() {
-                t.borrow_mut().remove(&id);
-            }
-            call(&b, Dispatch::Timer, f64::from(id));
-        });
-        self.timers.borrow_mut().insert(id, h);
+        self.timers.schedule(id, delay);
         self.bridge.keep_alive();
         Ok(())
     }
@@ -158,14 +206,9 @@ impl NativeEventLoop {
         self.accepting()?;
         let initial = millis("initialDelay", initial_ms)?;
         let p = period("period", period_ms)?;
-        let b = Rc::downgrade(&self.bridge);
-        let h = self
-            .local
-            .schedule_local_periodic(initial, p, fixed_rate, move || {
-                call(&b, Dispatch::Timer, f64::from(id))
-            })
-            .map_err(loop_error)?;
-        self.timers.borrow_mut().insert(id, h);
+        if !self.timers.schedule_periodic(id, initial, p, fixed_rate) {
+            return Err(invalid_arg("period must be positive"));
+        }
         self.bridge.keep_alive();
         Ok(())
     }
@@ -173,10 +216,7 @@ impl NativeEventLoop {
     /// Cancels timer `id`; `true` if it was pending.
     #[napi]
     pub fn cancel(&self, id: u32) -> bool {
-        match self.timers.borrow_mut().remove(&id) {
-            Some(h) => h.cancel(),
-            None => false,
-        }
+        self.timers.cancel(id)
     }
 
     #[napi]
@@ -222,11 +262,24 @@ impl NativeEventLoop {
             return Err(invalid_arg("quietPeriod must not exceed timeout"));
         }
         self.handle().shutdown_gracefully(quiet, timeout);
-        for (_, h) in self.timers.borrow_mut().drain() {
-            h.cancel();
-        }
+        self.timers.cancel_all();
         self.bridge.rearm();
         Ok(())
+    }
+
+    /// Applies the timer ops JS buffered (JS calls this when its buffer is full).
+    #[napi]
+    pub fn drain_ops(&self) {
+        self.timers.drain();
+        self.bridge.keep_alive();
+        self.bridge.rearm();
+    }
+
+    /// JS buffered timer ops outside a loop iteration: run an iteration soon (it drains them).
+    #[napi]
+    pub fn request_drain(&self) {
+        self.bridge.keep_alive();
+        self.local.request_iteration();
     }
 
     /// Test and benchmark hook: another OS thread posts `count` tasks to this loop after

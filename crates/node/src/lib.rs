@@ -6,5 +6,6 @@
 mod bridge;
 mod error;
 mod event_loop;
+mod timers;
 
 pub use event_loop::NativeEventLoop;
