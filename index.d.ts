@@ -67,6 +67,8 @@ export declare class EventLoop {
     terminationFuture(): Promise<void>;
     /** @internal Another OS thread posts `count` tasks to this loop (tests and benchmarks). */
     _postFromOtherThread(count: number, delayMs?: number): void;
+    /** @internal Selector rebuilds of this loop so far (premature wake-ups past the threshold). */
+    get _selectorRebuilds(): number;
     /** @internal Wake-ups of this loop's waker so far. */
     get _wakeups(): number;
 }

@@ -366,6 +366,11 @@ export class EventLoop {
     this.#native.postFromOtherThread(count, delayMs)
   }
 
+  /** @internal Selector rebuilds of this loop so far (premature wake-ups past the threshold). */
+  get _selectorRebuilds(): number {
+    return this.#native.selectorRebuilds
+  }
+
   /** @internal Wake-ups of this loop's waker so far. */
   get _wakeups(): number {
     return this.#native.wakeups

@@ -27,7 +27,9 @@ mod group;
 mod io;
 mod local;
 mod promise;
+mod schedule;
 mod selector;
+mod shutdown;
 mod thread;
 mod timer;
 

@@ -25,9 +25,9 @@ use crate::event_loop::{EventLoop, LoopState, Shared, Task};
 use crate::io::{IoHandler, IoTable, Readiness};
 use crate::selector::{PollOutcome, Selector};
 use crate::thread;
-use crate::timer::{Period, ScheduledHandle, TimerEntry, TimerHeap};
+use crate::timer::{Period, TimerEntry, TimerHeap};
 
-enum RunItem {
+pub(crate) enum RunItem {
     Send(Task),
     Local(Box<dyn FnOnce()>),
     Timer(TimerEntry),
@@ -42,18 +42,18 @@ const MANUAL_CLOCK_POLL: Duration = Duration::from_millis(1);
 
 /// The loop-thread side of an event loop.
 pub struct LocalLoop {
-    shared: Arc<Shared>,
-    me: Weak<LocalLoop>,
-    selector: RefCell<Selector>,
-    ready: RefCell<Vec<(Token, Readiness)>>,
-    io: RefCell<IoTable>,
-    timers: RefCell<TimerHeap>,
-    run_queue: RefCell<VecDeque<RunItem>>,
-    tail: RefCell<Vec<Box<dyn FnOnce()>>>,
-    in_iteration: Cell<bool>,
-    graceful_start: Cell<Option<u64>>,
-    last_execution: Cell<u64>,
-    closed_sources: Cell<bool>,
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) me: Weak<LocalLoop>,
+    pub(crate) selector: RefCell<Selector>,
+    pub(crate) ready: RefCell<Vec<(Token, Readiness)>>,
+    pub(crate) io: RefCell<IoTable>,
+    pub(crate) timers: RefCell<TimerHeap>,
+    pub(crate) run_queue: RefCell<VecDeque<RunItem>>,
+    pub(crate) tail: RefCell<Vec<Box<dyn FnOnce()>>>,
+    pub(crate) in_iteration: Cell<bool>,
+    pub(crate) graceful_start: Cell<Option<u64>>,
+    pub(crate) last_execution: Cell<u64>,
+    pub(crate) closed_sources: Cell<bool>,
 }
 
 /// What one iteration did, for the driver of an attached loop.
@@ -170,103 +170,6 @@ impl LocalLoop {
         self.request_iteration();
     }
 
-    /// Runs `task` once after `delay` on this loop; the handle cancels it.
-    pub fn schedule_local(
-        &self,
-        delay: Duration,
-        task: impl FnOnce() + 'static,
-    ) -> ScheduledHandle {
-        self.schedule_local_at(self.now().saturating_add(delay), task)
-    }
-
-    /// Runs `task` once at loop time `deadline` (see [`LocalLoop::now`]); a deadline in the
-    /// past is due now and still ordered by its deadline among other due timers.
-    pub fn schedule_local_at(
-        &self,
-        deadline: Duration,
-        task: impl FnOnce() + 'static,
-    ) -> ScheduledHandle {
-        let handle = ScheduledHandle::new(self.shared.cancelled_timers.clone());
-        let mut task = Some(task);
-        self.timers.borrow_mut().push(
-            crate::clock::saturating_nanos(deadline),
-            Period::Once,
-            handle.clone(),
-            Box::new(move || {
-                if let Some(t) = task.take() {
-                    t()
-                }
-            }),
-        );
-        self.request_iteration();
-        handle
-    }
-
-    /// Runs `task` after `initial`, then every `period`: from the previous deadline when
-    /// `fixed_rate` (missed runs catch up), else from the end of the previous run.
-    pub fn schedule_local_periodic(
-        &self,
-        initial: Duration,
-        period: Duration,
-        fixed_rate: bool,
-        task: impl FnMut() + 'static,
-    ) -> Result<ScheduledHandle, crate::LoopError> {
-        self.schedule_local_periodic_at(
-            self.now().saturating_add(initial),
-            period,
-            fixed_rate,
-            task,
-        )
-    }
-
-    /// As [`LocalLoop::schedule_local_periodic`], first run at loop time `first`.
-    pub fn schedule_local_periodic_at(
-        &self,
-        first: Duration,
-        period: Duration,
-        fixed_rate: bool,
-        task: impl FnMut() + 'static,
-    ) -> Result<ScheduledHandle, crate::LoopError> {
-        if period.is_zero() {
-            return Err(crate::LoopError::InvalidArgument(
-                "period must be positive".into(),
-            ));
-        }
-        let p = crate::clock::saturating_nanos(period);
-        let handle = ScheduledHandle::new(self.shared.cancelled_timers.clone());
-        let kind = if fixed_rate {
-            Period::FixedRate(p)
-        } else {
-            Period::FixedDelay(p)
-        };
-        self.timers.borrow_mut().push(
-            crate::clock::saturating_nanos(first),
-            kind,
-            handle.clone(),
-            Box::new(task),
-        );
-        self.request_iteration();
-        Ok(handle)
-    }
-
-    pub(crate) fn push_timer(
-        &self,
-        deadline: u64,
-        period: Period,
-        handle: ScheduledHandle,
-        task: Box<dyn FnMut() + Send>,
-    ) {
-        if self.shared.state() >= LoopState::ShuttingDown && self.graceful_start.get().is_some() {
-            // Scheduled tasks are cancelled at shutdown (Netty).
-            handle.cancel();
-            return;
-        }
-        self.timers
-            .borrow_mut()
-            .push(deadline, period, handle, task);
-        self.request_iteration();
-    }
-
     /// Outside an iteration (an attached loop's owner thread, between libuv callbacks), new
     /// work must make the loop run again: wake it once. Inside an iteration: nothing to do.
     pub fn request_iteration(&self) {
@@ -275,7 +178,7 @@ impl LocalLoop {
         }
     }
 
-    fn has_local_work(&self) -> bool {
+    pub(crate) fn has_local_work(&self) -> bool {
         !self.run_queue.borrow().is_empty() || !self.tail.borrow().is_empty()
     }
 
@@ -486,7 +389,7 @@ impl LocalLoop {
         ran > 0
     }
 
-    fn guarded(&self, f: impl FnOnce()) -> bool {
+    pub(crate) fn guarded(&self, f: impl FnOnce()) -> bool {
         match catch_unwind(AssertUnwindSafe(f)) {
             Ok(()) => true,
             Err(p) => {
@@ -525,70 +428,6 @@ impl LocalLoop {
                 }
             }
         }
-    }
-
-    fn close_sources_once(&self) {
-        if self.closed_sources.replace(true) {
-            return;
-        }
-        let entries = self.io.borrow().entries();
-        for (_, h) in entries {
-            self.guarded(|| h.close_on_shutdown());
-        }
-    }
-
-    /// Netty's confirmShutdown: `true` once the loop may stop accepting tasks.
-    fn confirm_shutdown(&self) -> bool {
-        let s = &self.shared;
-        if self.graceful_start.get().is_none() {
-            let now = s.now_nanos();
-            self.graceful_start.set(Some(now));
-            self.last_execution.set(now);
-            self.timers.borrow_mut().cancel_all();
-        }
-        if self.run_all_tasks(None) {
-            return s.state() >= LoopState::Shutdown || s.quiet_nanos.load(Ordering::SeqCst) == 0;
-        }
-        let now = s.now_nanos();
-        let start = self.graceful_start.get().unwrap_or(now);
-        if s.state() >= LoopState::Shutdown
-            || now.saturating_sub(start) > s.timeout_nanos.load(Ordering::SeqCst)
-        {
-            return true;
-        }
-        now.saturating_sub(self.last_execution.get()) >= s.quiet_nanos.load(Ordering::SeqCst)
-    }
-
-    /// Stops accepting tasks, runs every task already accepted, then terminates.
-    pub(crate) fn terminate(&self) {
-        let s = &self.shared;
-        if s.state() == LoopState::Terminated {
-            return;
-        }
-        if s.state() < LoopState::ShuttingDown {
-            s.set_state(LoopState::ShuttingDown);
-        }
-        self.close_sources_once();
-        s.set_state(LoopState::Shutdown);
-        loop {
-            let ran = self.run_all_tasks(None);
-            if s.pending.load(Ordering::SeqCst) == 0 && s.queue.is_empty() && !self.has_local_work()
-            {
-                break;
-            }
-            if !ran {
-                // A producer counted itself in but has not pushed yet: it will very soon.
-                std::thread::yield_now();
-            }
-        }
-        self.timers.borrow_mut().cancel_all();
-        let entries = self.io.borrow().entries();
-        drop(entries);
-        *self.io.borrow_mut() = IoTable::default();
-        self.selector.borrow_mut().release_retired();
-        s.set_state(LoopState::Terminated);
-        thread::unregister_local(s.id);
-        s.termination.try_success(());
     }
 }
 

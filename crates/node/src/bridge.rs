@@ -255,6 +255,10 @@ impl Bridge {
             self.close();
             return;
         }
+        // Microtasks that ran when the callback scope closed may have buffered timer ops.
+        if let Some(t) = self.timers.get() {
+            t.drain();
+        }
         let driver = self.driver.borrow();
         let Some(d) = driver.as_ref() else { return };
         if it.selector_rebuilt {

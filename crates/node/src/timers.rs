@@ -156,6 +156,7 @@ impl JsTimers {
             return;
         }
         let offset = self.offset_ms.get();
+        let now = self.loop_now_ms();
         for i in 0..count {
             let at = OP_HEADER + i * OP_FIELDS;
             let (kind, id, a, b, stamp) = (
@@ -167,7 +168,8 @@ impl JsTimers {
             );
             // Deadline in loop time, from the moment JS made the call (may be in the past:
             // then it is due now, still ordered by its deadline).
-            let deadline = ms(stamp + offset + a.max(0.0));
+            // Never later than counting from now: the calibration may be off by microseconds.
+            let deadline = ms((stamp + offset).min(now) + a.max(0.0));
             if kind == OP_ONESHOT {
                 self.schedule_at(id, deadline);
             } else if kind == OP_FIXED_RATE || kind == OP_FIXED_DELAY {
