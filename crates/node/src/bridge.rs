@@ -343,9 +343,11 @@ impl Bridge {
                 let detail = describe(env, exc);
                 // The TS dispatcher catches every task error, so this only happens while the
                 // thread is being terminated (or on a bug in the TS layer): say it once.
-                if !self.js_failed.replace(true) {
+                // A terminating worker raises an uncatchable exception that has no text: no
+                // report then; anything else is said once per loop.
+                if !detail.is_empty() && !self.js_failed.replace(true) {
                     eprintln!(
-                        "netloop: calling into JS failed on loop {} (is the thread terminating?): {detail}",
+                        "netloop: an exception escaped the dispatcher of loop {}: {detail}",
                         self.handle.name()
                     );
                 }
