@@ -83,17 +83,13 @@ impl ServerBootstrap {
     /// An option of the server channel (soBacklog, soReuseaddr, autoRead, …). A bad value
     /// makes `bind` fail.
     pub fn option(mut self, opt: ChannelOption) -> Self {
-        if let Err(e) = self.options.set(opt) {
-            self.error.get_or_insert(e);
-        }
+        set_option(&mut self.options, &mut self.error, opt);
         self
     }
 
     /// An option of every accepted channel (tcpNoDelay, water marks, autoRead, …).
     pub fn child_option(mut self, opt: ChannelOption) -> Self {
-        if let Err(e) = self.child_options.set(opt) {
-            self.error.get_or_insert(e);
-        }
+        set_option(&mut self.child_options, &mut self.error, opt);
         self
     }
 
@@ -243,6 +239,18 @@ fn register_child(
     ch.register();
 }
 
+/// Applies `opt`; the first bad value is kept in `error` and fails `bind`/`connect` later, so
+/// builder calls can chain.
+fn set_option(
+    options: &mut ChannelOptions,
+    error: &mut Option<TransportError>,
+    opt: ChannelOption,
+) {
+    if let Err(e) = options.set(opt) {
+        error.get_or_insert(e);
+    }
+}
+
 /// Sets up and connects client channels.
 #[derive(Clone, Default)]
 pub struct Bootstrap {
@@ -263,9 +271,7 @@ impl Bootstrap {
     }
 
     pub fn option(mut self, opt: ChannelOption) -> Self {
-        if let Err(e) = self.options.set(opt) {
-            self.error.get_or_insert(e);
-        }
+        set_option(&mut self.options, &mut self.error, opt);
         self
     }
 
