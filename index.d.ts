@@ -69,6 +69,8 @@ export declare class EventLoop {
     _postFromOtherThread(count: number, delayMs?: number): void;
     /** @internal Selector rebuilds of this loop so far (premature wake-ups past the threshold). */
     get _selectorRebuilds(): number;
+    /** @internal Test hook: the next `count` polls report a premature empty wake-up. */
+    _injectSelectorFaults(count: number): void;
     /** @internal Wake-ups of this loop's waker so far. */
     get _wakeups(): number;
 }

@@ -371,6 +371,11 @@ export class EventLoop {
     return this.#native.selectorRebuilds
   }
 
+  /** @internal Test hook: the next `count` polls report a premature empty wake-up. */
+  _injectSelectorFaults(count: number): void {
+    this.#native.injectSelectorFaults(count)
+  }
+
   /** @internal Wake-ups of this loop's waker so far. */
   get _wakeups(): number {
     return this.#native.wakeups

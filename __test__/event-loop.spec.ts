@@ -211,3 +211,24 @@ test('many timers scheduled and cancelled in one go leave nothing behind', async
   t.is(fired, 2500)
   t.true(tasks.every((task, i) => (i % 2 === 0 ? task.isDone : task.isCancelled)))
 })
+
+test('after a selector rebuild libuv watches the new selector and the loop keeps working', async (t) => {
+  const loop = withLoop(t)
+  loop._injectSelectorFaults(600)
+  let iterations = 0
+  // Each execute from outside the loop wakes it for one iteration (one poll, one fault).
+  while (loop._selectorRebuilds === 0 && iterations < 2000) {
+    await new Promise<void>((resolve) => loop.execute(resolve))
+    iterations++
+  }
+  t.true(loop._selectorRebuilds >= 1, `no rebuild after ${iterations} iterations`)
+  loop._injectSelectorFaults(0)
+  const latencies: number[] = []
+  loop._onRemoteTask = (ns) => latencies.push(ns)
+  loop._postFromOtherThread(3, 5)
+  await until(() => latencies.length === 3)
+  let ran = false
+  loop.schedule(() => (ran = true), 5)
+  await until(() => ran)
+  t.pass()
+})

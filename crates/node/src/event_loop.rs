@@ -5,11 +5,15 @@
 //! cannot cross threads), which is also the loop's thread.
 
 use std::rc::{Rc, Weak};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use netloop_eventloop::{EventLoop, LocalLoop, LoopConfig, LoopError, LoopState, RejectReason};
+use netloop_eventloop::{
+    EventLoop, LocalLoop, LoopConfig, LoopError, LoopState, RejectReason, SelectorFault,
+};
 
 use crate::bridge::{self, Bridge, Dispatch};
 use crate::error::{invalid_arg, loop_error, millis, period, throw, JsResult};
@@ -27,6 +31,7 @@ pub struct NativeEventLoop {
     bridge: Rc<Bridge>,
     local: Rc<LocalLoop>,
     timers: Rc<JsTimers>,
+    faults: Arc<AtomicU32>,
     /// Keeps the shared op buffer alive.
     _ops: OpBuffer,
 }
@@ -128,6 +133,18 @@ impl NativeEventLoop {
                 cfg.max_pending_tasks = m as usize;
             }
         }
+        // Test hook: the next `faults` polls return empty at once, as a buggy epoll would.
+        let faults = Arc::new(AtomicU32::new(0));
+        let f = faults.clone();
+        cfg.fault_injector = Some(Arc::new(move || {
+            let left = f.load(Ordering::Relaxed);
+            if left > 0 {
+                f.store(left - 1, Ordering::Relaxed);
+                SelectorFault::PrematureEmpty
+            } else {
+                SelectorFault::None
+            }
+        }));
         let (_handle, driver) = EventLoop::attached(cfg).map_err(loop_error)?;
         let local = driver.local().clone();
         let bridge = Bridge::attach(env.raw(), driver, dispatch.raw(), resource.raw())
@@ -140,6 +157,7 @@ impl NativeEventLoop {
             bridge,
             local,
             timers,
+            faults,
             _ops: ops,
         })
     }
@@ -273,6 +291,12 @@ impl NativeEventLoop {
         self.timers.drain();
         self.bridge.keep_alive();
         self.bridge.rearm();
+    }
+
+    /// Test hook: the next `count` polls of this loop report a premature empty wake-up.
+    #[napi]
+    pub fn inject_selector_faults(&self, count: u32) {
+        self.faults.store(count, Ordering::Relaxed);
     }
 
     /// JS buffered timer ops outside a loop iteration: run an iteration soon (it drains them).
