@@ -61,18 +61,22 @@ const JS_BATCH = 32
 
 const enum Dispatch {
   Task = 0,
-  Timer = 1,
+  Timers = 1,
   Terminated = 2,
   Remote = 3,
 }
 
 /**
  * Timer ops shared with the native side (see crates/node/src/timers.rs):
- * `[count, (kind, id, a, b, jsStamp) × OPS_CAPACITY]`, stamps from `performance.now()`.
+ * `[count, (kind, id, a, b, jsStamp) × OPS_CAPACITY, fired ids × FIRED_SLOTS]`, stamps from
+ * `performance.now()`. The native side writes the ids of timers that fire together into the
+ * fired region and dispatches them in one call.
  */
 const OPS_CAPACITY = 256
 const OP_HEADER = 1
 const OP_FIELDS = 5
+const FIRED_SLOTS = 64
+const FIRED_BASE = OP_HEADER + OP_FIELDS * OPS_CAPACITY
 const enum Op {
   OneShot = 1,
   FixedRate = 2,
@@ -137,7 +141,7 @@ export class EventLoop {
   #head = 0
   #markerQueued = false
   readonly #timers = new Map<number, ScheduledTask>()
-  readonly #ops = new Float64Array(OP_HEADER + OP_FIELDS * OPS_CAPACITY)
+  readonly #ops = new Float64Array(FIRED_BASE + FIRED_SLOTS)
   #inDispatch = 0
   #shutdownRequested = false
   readonly #cancelTimer = (task: ScheduledTask) => this.#cancelTimerOp(task)
@@ -183,14 +187,18 @@ export class EventLoop {
       case Dispatch.Task:
         this.#runTaskBatch()
         return
-      case Dispatch.Timer: {
-        const task = this.#timers.get(arg)
-        if (!task) return
-        if (!task.periodic) {
-          this.#timers.delete(arg)
-          task._markDone()
+      case Dispatch.Timers: {
+        // Ids are read one at a time: a callback may cancel a timer later in the batch.
+        for (let i = 0; i < arg; i++) {
+          const id = this.#ops[FIRED_BASE + i]
+          const task = this.#timers.get(id)
+          if (!task) continue
+          if (!task.periodic) {
+            this.#timers.delete(id)
+            task._markDone()
+          }
+          this.#run(task._fn)
         }
-        this.#run(task._fn)
         return
       }
       case Dispatch.Terminated:

@@ -25,7 +25,7 @@ use crate::event_loop::{EventLoop, LoopState, Shared, Task};
 use crate::io::{IoHandler, IoTable, Readiness};
 use crate::selector::{PollOutcome, Selector};
 use crate::thread;
-use crate::timer::{Period, TimerEntry, TimerHeap};
+use crate::timer::{Period, TimerEntry, TimerHeap, TimerTask};
 
 pub(crate) enum RunItem {
     Send(Task),
@@ -35,6 +35,8 @@ pub(crate) enum RunItem {
 
 /// Tasks between two checks of the time budget (Netty's value).
 const BUDGET_CHECK_INTERVAL: u32 = 64;
+/// Most batched timers handed to one `TimerSink::fire` call.
+pub const MAX_TIMER_BATCH: usize = 64;
 /// Longest sleep while shutting down, so the quiet period is re-checked.
 const SHUTDOWN_POLL: Duration = Duration::from_millis(100);
 /// Longest sleep of a blocking loop on a manual clock, which no timeout can follow.
@@ -367,16 +369,25 @@ impl LocalLoop {
         }
         let deadline = budget.map(|b| start.saturating_add(b));
         let mut ran: u32 = 0;
+        let mut next_check = BUDGET_CHECK_INTERVAL;
         loop {
             let Some(item) = self.run_queue.borrow_mut().pop_front() else {
                 break;
             };
-            self.run_item(item);
-            ran = ran.wrapping_add(1);
-            if ran.is_multiple_of(BUDGET_CHECK_INTERVAL)
-                && deadline.is_some_and(|d| s.now_nanos() >= d)
-            {
-                break;
+            ran = ran.saturating_add(match item {
+                RunItem::Timer(e) if matches!(e.task, TimerTask::Batched { .. }) => {
+                    self.run_timer_batch(e)
+                }
+                other => {
+                    self.run_item(other);
+                    1
+                }
+            });
+            if ran >= next_check {
+                next_check = ran.saturating_add(BUDGET_CHECK_INTERVAL);
+                if deadline.is_some_and(|d| s.now_nanos() >= d) {
+                    break;
+                }
             }
         }
         if ran > 0 {
@@ -411,21 +422,65 @@ impl LocalLoop {
                 if e.handle.is_cancelled() {
                     return;
                 }
-                let ok = self.guarded(|| (e.task)());
-                match e.period {
-                    Period::Once => e.handle.mark_finished(),
-                    _ if !ok || e.handle.is_cancelled() => {
-                        e.handle.cancel();
-                    }
-                    Period::FixedRate(p) => {
-                        let next = e.deadline.saturating_add(p);
-                        self.timers.borrow_mut().reinsert(e, next);
-                    }
-                    Period::FixedDelay(p) => {
-                        let next = self.shared.now_nanos().saturating_add(p);
-                        self.timers.borrow_mut().reinsert(e, next);
-                    }
+                let ok = match &mut e.task {
+                    TimerTask::Closure(f) => self.guarded(f),
+                    TimerTask::Batched { sink, value } => self.guarded(|| sink.fire(&[*value])),
+                };
+                self.after_timer_run(e, ok);
+            }
+        }
+    }
+
+    /// Fires `first` and the timers of the same sink right behind it in the run queue with
+    /// one `fire` call; returns how many timers it took from the queue.
+    fn run_timer_batch(&self, first: TimerEntry) -> u32 {
+        let TimerTask::Batched { sink, .. } = &first.task else {
+            return 0;
+        };
+        let sink = sink.clone();
+        let mut entries = vec![first];
+        {
+            let mut rq = self.run_queue.borrow_mut();
+            while entries.len() < MAX_TIMER_BATCH {
+                match rq.front() {
+                    Some(RunItem::Timer(e)) if e.task.same_sink(&sink) => {}
+                    _ => break,
                 }
+                if let Some(RunItem::Timer(e)) = rq.pop_front() {
+                    entries.push(e);
+                }
+            }
+        }
+        let taken = entries.len() as u32;
+        entries.retain(|e| !e.handle.is_cancelled());
+        let values: Vec<u64> = entries
+            .iter()
+            .map(|e| match e.task {
+                TimerTask::Batched { value, .. } => value,
+                TimerTask::Closure(_) => 0,
+            })
+            .collect();
+        let ok = values.is_empty() || self.guarded(|| sink.fire(&values));
+        for e in entries {
+            self.after_timer_run(e, ok);
+        }
+        taken
+    }
+
+    /// A timer ran: a one-shot is finished, a periodic one goes back into the heap.
+    fn after_timer_run(&self, e: TimerEntry, ok: bool) {
+        match e.period {
+            Period::Once => e.handle.mark_finished(),
+            _ if !ok || e.handle.is_cancelled() => {
+                e.handle.cancel();
+            }
+            Period::FixedRate(p) => {
+                let next = e.deadline.saturating_add(p);
+                self.timers.borrow_mut().reinsert(e, next);
+            }
+            Period::FixedDelay(p) => {
+                let next = self.shared.now_nanos().saturating_add(p);
+                self.timers.borrow_mut().reinsert(e, next);
             }
         }
     }

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use crate::event_loop::LoopState;
 use crate::local::LocalLoop;
-use crate::timer::{Period, ScheduledHandle};
+use crate::timer::{Period, ScheduledHandle, TimerSink, TimerTask};
+use std::rc::Rc;
 
 impl LocalLoop {
     /// Runs `task` once after `delay` on this loop; the handle cancels it.
@@ -31,11 +32,11 @@ impl LocalLoop {
             crate::clock::saturating_nanos(deadline),
             Period::Once,
             handle.clone(),
-            Box::new(move || {
+            TimerTask::Closure(Box::new(move || {
                 if let Some(t) = task.take() {
                     t()
                 }
-            }),
+            })),
         );
         self.request_iteration();
         handle
@@ -82,7 +83,7 @@ impl LocalLoop {
             crate::clock::saturating_nanos(first),
             kind,
             handle.clone(),
-            Box::new(task),
+            TimerTask::Closure(Box::new(task)),
         );
         self.request_iteration();
         Ok(handle)
@@ -102,7 +103,38 @@ impl LocalLoop {
         }
         self.timers
             .borrow_mut()
-            .push(deadline, period, handle, task);
+            .push(deadline, period, handle, TimerTask::Closure(task));
         self.request_iteration();
+    }
+
+    /// A timer whose firing calls `sink.fire(&[.., value, ..])` at loop time `deadline`,
+    /// together with the other due timers of the same sink that follow it in the task batch
+    /// (up to 64 per call). `period`: `Some((period, fixed_rate))` repeats it.
+    pub fn schedule_batched_at(
+        &self,
+        deadline: Duration,
+        period: Option<(Duration, bool)>,
+        sink: Rc<dyn TimerSink>,
+        value: u64,
+    ) -> Result<ScheduledHandle, crate::LoopError> {
+        let kind = match period {
+            None => Period::Once,
+            Some((p, _)) if p.is_zero() => {
+                return Err(crate::LoopError::InvalidArgument(
+                    "period must be positive".into(),
+                ))
+            }
+            Some((p, true)) => Period::FixedRate(crate::clock::saturating_nanos(p)),
+            Some((p, false)) => Period::FixedDelay(crate::clock::saturating_nanos(p)),
+        };
+        let handle = ScheduledHandle::new(self.shared.cancelled_timers.clone());
+        self.timers.borrow_mut().push(
+            crate::clock::saturating_nanos(deadline),
+            kind,
+            handle.clone(),
+            TimerTask::Batched { sink, value },
+        );
+        self.request_iteration();
+        Ok(handle)
     }
 }

@@ -33,8 +33,8 @@ thread_local! {
 pub enum Dispatch {
     /// Run the next JS task of the loop's FIFO.
     Task = 0,
-    /// Timer `arg` fired.
-    Timer = 1,
+    /// `arg` timers fired; their ids are in the shared buffer's fired region.
+    Timers = 1,
     /// The loop terminated.
     Terminated = 2,
     /// A task posted from another OS thread ran; `arg` = ns from post to run (tests, benches).

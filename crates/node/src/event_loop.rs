@@ -17,7 +17,7 @@ use netloop_eventloop::{
 
 use crate::bridge::{self, Bridge, Dispatch};
 use crate::error::{invalid_arg, loop_error, millis, period, throw, JsResult};
-use crate::timers::{JsTimers, OP_FIELDS, OP_HEADER};
+use crate::timers::{JsTimers, FIRED_SLOTS, OP_FIELDS, OP_HEADER};
 
 #[napi(object)]
 pub struct NativeLoopOptions {
@@ -115,7 +115,7 @@ impl NativeEventLoop {
             env: env.raw(),
             reference,
         };
-        if len < OP_HEADER + OP_FIELDS {
+        if len < OP_HEADER + OP_FIELDS + FIRED_SLOTS {
             return Err(invalid_arg("ops buffer too small"));
         }
         let mut cfg = LoopConfig {
@@ -150,7 +150,7 @@ impl NativeEventLoop {
         let bridge = Bridge::attach(env.raw(), driver, dispatch.raw(), resource.raw())
             .map_err(|e| invalid_arg(format!("attaching the loop to libuv failed: {e}")))?;
         let timers = JsTimers::new(local.clone(), Rc::downgrade(&bridge));
-        timers.set_op_buffer(data, len);
+        timers.set_buffer(data, len);
         timers.calibrate(js_now);
         bridge.set_timers(timers.clone());
         Ok(NativeEventLoop {

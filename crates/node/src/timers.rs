@@ -1,44 +1,63 @@
-//! JS timers of one loop: the id → handle table, and the shared op buffer through which JS
-//! schedules and cancels timers without a napi call per timer.
+//! JS timers of one loop: the id → handle table, and the `Float64Array` shared with JS
+//! through which JS schedules and cancels timers, and learns which fired, without a napi call
+//! per timer.
 //!
-//! Ground rules (loop thread only):
-//! - Ops are written by JS into a `Float64Array` it shares with this module, only while a
-//!   dispatch call is running; the bridge drains them right after each dispatch call returns
-//!   (and JS drains them itself when the buffer fills). So ops never wait across iterations.
-//! - Layout: `[count, (kind, id, a, b, jsStamp) × count]`. Each op carries the JS time
-//!   (`performance.now()`, ms) at which it was made. Both `performance.now()` and the loop's
-//!   clock read CLOCK_MONOTONIC, so their offset, measured once when the loop is made, turns a
-//!   stamp into the op's age at drain; the deadline is corrected by that age, so a buffered
-//!   timer fires as if it had been scheduled at the call.
-//! - Drains happen after every dispatch call, at the start of every iteration, and when JS
-//!   asks (buffer full, shutdown).
+//! Ground rules (loop thread only; JS never runs while this code runs):
+//! - Layout: `[count, (kind, id, a, b, jsStamp) × capacity, fired ids × FIRED_SLOTS]`.
+//! - Ops are written by JS; they are applied after every dispatch call, at the start and end
+//!   of every iteration, and when JS asks (buffer full, shutdown). Each op carries the JS time
+//!   (`performance.now()`, ms) at which it was made. `performance.now()` and the loop clock
+//!   both read CLOCK_MONOTONIC, so their offset, measured when the loop is made, turns a stamp
+//!   into loop time: a buffered timer fires as if it had been scheduled at the call. The
+//!   offset errs late (never early), and a deadline is capped at "now + delay".
+//! - Firing: every JS timer is a batched timer of one sink (this table), so due timers that
+//!   follow each other in a task batch reach JS in one dispatch call: their ids are written to
+//!   the fired region and JS runs them in that order.
 //! - Ids are JS's; a one-shot id leaves the table when its timer fires or is cancelled.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::time::Duration;
 
-use netloop_eventloop::{LocalLoop, ScheduledHandle};
+use netloop_eventloop::{LocalLoop, ScheduledHandle, TimerSink, MAX_TIMER_BATCH};
 
 use crate::bridge::{Bridge, Dispatch};
 
-/// Fields per op in the shared buffer, and the header length.
+/// Fields per op, the header length and the fired-id slots at the end of the buffer.
 pub const OP_FIELDS: usize = 5;
 pub const OP_HEADER: usize = 1;
+pub const FIRED_SLOTS: usize = MAX_TIMER_BATCH;
 
 const OP_ONESHOT: f64 = 1.0;
 const OP_FIXED_RATE: f64 = 2.0;
 const OP_FIXED_DELAY: f64 = 3.0;
 const OP_CANCEL: f64 = 4.0;
 
+struct Entry {
+    handle: ScheduledHandle,
+    periodic: bool,
+}
+
 pub struct JsTimers {
     local: Rc<LocalLoop>,
     bridge: Weak<Bridge>,
-    handles: RefCell<HashMap<u32, ScheduledHandle>>,
-    ops: Cell<(*mut f64, usize)>,
+    handles: RefCell<HashMap<u32, Entry>>,
+    buffer: Cell<(*mut f64, usize)>,
     /// Loop clock (ms) minus `performance.now()`: constant, both count CLOCK_MONOTONIC.
     offset_ms: Cell<f64>,
+    /// This table as the loop's timer sink (a weak link: no cycle through the loop).
+    sink: OnceCell<Rc<dyn TimerSink>>,
+}
+
+struct Sink(Weak<JsTimers>);
+
+impl TimerSink for Sink {
+    fn fire(&self, ids: &[u64]) {
+        if let Some(t) = self.0.upgrade() {
+            t.fire(ids);
+        }
+    }
 }
 
 fn ms(v: f64) -> Duration {
@@ -47,13 +66,16 @@ fn ms(v: f64) -> Duration {
 
 impl JsTimers {
     pub fn new(local: Rc<LocalLoop>, bridge: Weak<Bridge>) -> Rc<Self> {
-        Rc::new(JsTimers {
+        let t = Rc::new(JsTimers {
             local,
             bridge,
             handles: RefCell::default(),
-            ops: Cell::new((std::ptr::null_mut(), 0)),
+            buffer: Cell::new((std::ptr::null_mut(), 0)),
             offset_ms: Cell::new(0.0),
-        })
+            sink: OnceCell::new(),
+        });
+        let _ = t.sink.set(Rc::new(Sink(Rc::downgrade(&t))));
+        t
     }
 
     fn loop_now_ms(&self) -> f64 {
@@ -65,29 +87,52 @@ impl JsTimers {
         self.offset_ms.set(self.loop_now_ms() - js_now_ms);
     }
 
-    /// Shares JS's op buffer: `len` f64s at `data`, kept alive by a reference the caller holds.
-    pub fn set_op_buffer(&self, data: *mut f64, len: usize) {
-        self.ops.set((data, len));
+    /// Shares JS's buffer: `len` f64s at `data`, kept alive by a reference the caller holds.
+    pub fn set_buffer(&self, data: *mut f64, len: usize) {
+        self.buffer.set((data, len));
     }
 
-    pub fn schedule(self: &Rc<Self>, id: u32, delay: Duration) {
-        self.schedule_at(id, self.local.now().saturating_add(delay));
+    fn with_buffer<R>(&self, f: impl FnOnce(&mut [f64]) -> R) -> Option<R> {
+        let (data, len) = self.buffer.get();
+        if data.is_null() || len < OP_HEADER + OP_FIELDS + FIRED_SLOTS {
+            return None;
+        }
+        // SAFETY: `data` points to `len` f64s of a Float64Array that the loop keeps referenced
+        // (so not collected, and never detached: JS keeps it private); we are on the JS thread
+        // and JS is not running while native code runs; no other slice of it is alive.
+        let buf = unsafe { std::slice::from_raw_parts_mut(data, len) };
+        Some(f(buf))
     }
 
-    /// One-shot timer `id` at loop time `deadline`.
-    pub fn schedule_at(self: &Rc<Self>, id: u32, deadline: Duration) {
-        let (b, me) = (self.bridge.clone(), Rc::downgrade(self));
-        let h = self.local.schedule_local_at(deadline, move || {
-            if let Some(t) = me.upgrade() {
-                t.handles.borrow_mut().remove(&id);
+    /// Timer `id` at loop time `first`, repeating every `period` if given.
+    fn add(&self, id: u32, first: Duration, period: Option<(Duration, bool)>) -> bool {
+        let Some(sink) = self.sink.get().cloned() else {
+            return false;
+        };
+        match self
+            .local
+            .schedule_batched_at(first, period, sink, u64::from(id))
+        {
+            Ok(handle) => {
+                let periodic = period.is_some();
+                if let Some(old) = self
+                    .handles
+                    .borrow_mut()
+                    .insert(id, Entry { handle, periodic })
+                {
+                    old.handle.cancel();
+                }
+                true
             }
-            if let Some(b) = b.upgrade() {
-                b.call(Dispatch::Timer, f64::from(id));
-            }
-        });
-        self.handles.borrow_mut().insert(id, h);
+            Err(_) => false,
+        }
     }
 
+    pub fn schedule(&self, id: u32, delay: Duration) {
+        self.add(id, self.local.now().saturating_add(delay), None);
+    }
+
+    /// `false` if the period is not positive.
     pub fn schedule_periodic(
         &self,
         id: u32,
@@ -95,89 +140,68 @@ impl JsTimers {
         period: Duration,
         fixed_rate: bool,
     ) -> bool {
-        self.schedule_periodic_at(
+        self.add(
             id,
             self.local.now().saturating_add(initial),
-            period,
-            fixed_rate,
+            Some((period, fixed_rate)),
         )
-    }
-
-    /// Periodic timer `id`, first run at loop time `first`.
-    pub fn schedule_periodic_at(
-        &self,
-        id: u32,
-        first: Duration,
-        period: Duration,
-        fixed_rate: bool,
-    ) -> bool {
-        let b = self.bridge.clone();
-        let res = self
-            .local
-            .schedule_local_periodic_at(first, period, fixed_rate, move || {
-                if let Some(b) = b.upgrade() {
-                    b.call(Dispatch::Timer, f64::from(id));
-                }
-            });
-        match res {
-            Ok(h) => {
-                self.handles.borrow_mut().insert(id, h);
-                true
-            }
-            Err(_) => false,
-        }
     }
 
     pub fn cancel(&self, id: u32) -> bool {
         self.handles
             .borrow_mut()
             .remove(&id)
-            .is_some_and(|h| h.cancel())
+            .is_some_and(|e| e.handle.cancel())
     }
 
     pub fn cancel_all(&self) {
-        for (_, h) in self.handles.borrow_mut().drain() {
-            h.cancel();
+        for (_, e) in self.handles.borrow_mut().drain() {
+            e.handle.cancel();
+        }
+    }
+
+    /// Hands fired ids to JS in one dispatch call.
+    fn fire(&self, ids: &[u64]) {
+        let written = self.with_buffer(|buf| {
+            let base = buf.len() - FIRED_SLOTS;
+            let mut handles = self.handles.borrow_mut();
+            for (slot, &id) in buf[base..].iter_mut().zip(ids) {
+                *slot = id as f64;
+                let key = id as u32;
+                if handles.get(&key).is_some_and(|e| !e.periodic) {
+                    handles.remove(&key);
+                }
+            }
+            ids.len().min(FIRED_SLOTS)
+        });
+        if let (Some(n), Some(b)) = (written, self.bridge.upgrade()) {
+            b.call(Dispatch::Timers, n as f64);
         }
     }
 
     /// Applies the ops JS buffered, then marks the buffer empty.
-    pub fn drain(self: &Rc<Self>) {
-        let (data, len) = self.ops.get();
-        if data.is_null() || len < OP_HEADER {
-            return;
-        }
-        // SAFETY: `data` points to `len` f64s of a Float64Array that the loop keeps referenced
-        // (so not collected, and never detached: JS keeps it private); we are on the JS thread
-        // and JS is not running while native code runs.
-        let buf = unsafe { std::slice::from_raw_parts_mut(data, len) };
-        let count = (buf[0].max(0.0) as usize).min((len - OP_HEADER) / OP_FIELDS);
-        if count == 0 {
-            return;
-        }
+    pub fn drain(&self) {
+        let ops = self.with_buffer(|buf| {
+            let capacity = (buf.len() - OP_HEADER - FIRED_SLOTS) / OP_FIELDS;
+            let count = (buf[0].max(0.0) as usize).min(capacity);
+            buf[0] = 0.0;
+            buf[OP_HEADER..OP_HEADER + count * OP_FIELDS].to_vec()
+        });
+        let Some(ops) = ops else { return };
         let offset = self.offset_ms.get();
         let now = self.loop_now_ms();
-        for i in 0..count {
-            let at = OP_HEADER + i * OP_FIELDS;
-            let (kind, id, a, b, stamp) = (
-                buf[at],
-                buf[at + 1] as u32,
-                buf[at + 2],
-                buf[at + 3],
-                buf[at + 4],
-            );
-            // Deadline in loop time, from the moment JS made the call (may be in the past:
-            // then it is due now, still ordered by its deadline).
-            // Never later than counting from now: the calibration may be off by microseconds.
+        for op in ops.chunks_exact(OP_FIELDS) {
+            let (kind, id, a, b, stamp) = (op[0], op[1] as u32, op[2], op[3], op[4]);
+            // Loop time of the call (never later than now: the offset may err by µs), plus
+            // the delay. May be in the past: then it is due now, still ordered by deadline.
             let deadline = ms((stamp + offset).min(now) + a.max(0.0));
             if kind == OP_ONESHOT {
-                self.schedule_at(id, deadline);
+                self.add(id, deadline, None);
             } else if kind == OP_FIXED_RATE || kind == OP_FIXED_DELAY {
-                self.schedule_periodic_at(id, deadline, ms(b), kind == OP_FIXED_RATE);
+                self.add(id, deadline, Some((ms(b), kind == OP_FIXED_RATE)));
             } else if kind == OP_CANCEL {
                 self.cancel(id);
             }
         }
-        buf[0] = 0.0;
     }
 }
