@@ -184,7 +184,7 @@ test('tasks run in the async context in which the loop was created', async (t) =
   t.is(seen, 'ctx')
 })
 
-test('a timer scheduled inside a long task counts its delay from the schedule call', async (t) => {
+test.serial('a timer scheduled inside a long task counts its delay from the schedule call', async (t) => {
   const loop = withLoop(t)
   let scheduledAt = 0n
   let firedAt = 0n

@@ -19,45 +19,33 @@ use std::time::Duration;
 
 use libuv_sys_lite as uv;
 use napi::sys;
+
+pub use crate::dispatch::Dispatch;
 use netloop_eventloop::{EventLoop, Iteration, LoopDriver};
 
 thread_local! {
     static BRIDGES: RefCell<Vec<Rc<Bridge>>> = const { RefCell::new(Vec::new()) };
-    static TEARING_DOWN: Cell<bool> = const { Cell::new(false) };
+    pub(crate) static TEARING_DOWN: Cell<bool> = const { Cell::new(false) };
     static HOOKED: Cell<bool> = const { Cell::new(false) };
 }
 
-/// What the JS dispatch function is asked to do (its first argument).
-#[derive(Debug, Clone, Copy)]
-#[repr(u32)]
-pub enum Dispatch {
-    /// Run the next JS task of the loop's FIFO.
-    Task = 0,
-    /// `arg` timers fired; their ids are in the shared buffer's fired region.
-    Timers = 1,
-    /// The loop terminated.
-    Terminated = 2,
-    /// A task posted from another OS thread ran; `arg` = ns from post to run (tests, benches).
-    Remote = 3,
-}
-
 pub struct Bridge {
-    env: sys::napi_env,
-    handle: EventLoop,
-    driver: RefCell<Option<LoopDriver>>,
-    dispatch: sys::napi_ref,
-    resource: sys::napi_ref,
-    async_ctx: sys::napi_async_context,
-    uv_loop: *mut uv::uv_loop_t,
-    poll: Cell<*mut uv::uv_poll_t>,
-    timer: *mut uv::uv_timer_t,
-    closed: Cell<bool>,
-    js_failed: Cell<bool>,
+    pub(crate) env: sys::napi_env,
+    pub(crate) handle: EventLoop,
+    pub(crate) driver: RefCell<Option<LoopDriver>>,
+    pub(crate) dispatch: sys::napi_ref,
+    pub(crate) resource: sys::napi_ref,
+    pub(crate) async_ctx: sys::napi_async_context,
+    pub(crate) uv_loop: *mut uv::uv_loop_t,
+    pub(crate) poll: Cell<*mut uv::uv_poll_t>,
+    pub(crate) timer: *mut uv::uv_timer_t,
+    pub(crate) closed: Cell<bool>,
+    pub(crate) js_failed: Cell<bool>,
     /// The loop's JS timers; their op buffer is drained after every dispatch call.
-    timers: std::cell::OnceCell<Rc<crate::timers::JsTimers>>,
+    pub(crate) timers: std::cell::OnceCell<Rc<crate::timers::JsTimers>>,
     /// The dispatch function and receiver, valid only inside `run` (its handle scope).
-    scope_fn: Cell<sys::napi_value>,
-    scope_recv: Cell<sys::napi_value>,
+    pub(crate) scope_fn: Cell<sys::napi_value>,
+    pub(crate) scope_recv: Cell<sys::napi_value>,
 }
 
 fn check(status: sys::napi_status, what: &str) -> napi::Result<()> {
@@ -310,63 +298,6 @@ impl Bridge {
         }
     }
 
-    /// Calls the JS dispatch function. Only inside an iteration (scopes open).
-    pub fn call(&self, what: Dispatch, arg: f64) {
-        if TEARING_DOWN.with(|t| t.get()) {
-            return;
-        }
-        let env = self.env;
-        let (mut f, mut recv) = (self.scope_fn.get(), self.scope_recv.get());
-        let mut packed = ptr::null_mut();
-        // SAFETY: env is live on this thread and a handle scope is open (we are inside `run`);
-        // the cached function and receiver were created in that scope.
-        unsafe {
-            if f.is_null() && !self.fetch_dispatch(&mut f, &mut recv) {
-                return;
-            }
-            // One number carries both: arg * 4 + kind (exact below 2^53).
-            if sys::napi_create_double(env, arg * 4.0 + f64::from(what as u32), &mut packed)
-                != sys::Status::napi_ok
-            {
-                return;
-            }
-            let args = [packed];
-            let mut result = ptr::null_mut();
-            let status = sys::napi_call_function(env, recv, f, 1, args.as_ptr(), &mut result);
-            if let Some(t) = self.timers.get() {
-                t.drain();
-            }
-            if status == sys::Status::napi_pending_exception {
-                // The TS layer catches task errors itself; this is a last line of defence.
-                let mut exc = ptr::null_mut();
-                sys::napi_get_and_clear_last_exception(env, &mut exc);
-                let detail = describe(env, exc);
-                // The TS dispatcher catches every task error, so this only happens while the
-                // thread is being terminated (or on a bug in the TS layer): say it once.
-                // A terminating worker raises an uncatchable exception that has no text: no
-                // report then; anything else is said once per loop.
-                if !detail.is_empty() && !self.js_failed.replace(true) {
-                    eprintln!(
-                        "netloop: an exception escaped the dispatcher of loop {}: {detail}",
-                        self.handle.name()
-                    );
-                }
-            }
-        }
-    }
-
-    /// The dispatch function and `undefined`, in the current handle scope.
-    ///
-    /// # Safety
-    /// A handle scope must be open on the env's thread.
-    unsafe fn fetch_dispatch(&self, f: &mut sys::napi_value, recv: &mut sys::napi_value) -> bool {
-        // SAFETY: per the function's contract.
-        unsafe {
-            sys::napi_get_reference_value(self.env, self.dispatch, f) == sys::Status::napi_ok
-                && sys::napi_get_undefined(self.env, recv) == sys::Status::napi_ok
-        }
-    }
-
     /// Closes the uv handles and lets go of the JS references. Idempotent.
     pub fn close(&self) {
         if self.closed.replace(true) {
@@ -395,27 +326,6 @@ impl Bridge {
             d.terminate_now();
         }
     }
-}
-
-/// `String(value)` of a JS value, for diagnostics; empty if that fails.
-///
-/// # Safety
-/// `env` must be live on this thread with a handle scope open.
-unsafe fn describe(env: sys::napi_env, value: sys::napi_value) -> String {
-    let mut s = ptr::null_mut();
-    let mut buf = [0u8; 512];
-    let mut len = 0usize;
-    // SAFETY: per the function's contract; `buf` outlives the call and its length is passed.
-    unsafe {
-        if value.is_null()
-            || sys::napi_coerce_to_string(env, value, &mut s) != sys::Status::napi_ok
-            || sys::napi_get_value_string_utf8(env, s, buf.as_mut_ptr().cast(), buf.len(), &mut len)
-                != sys::Status::napi_ok
-        {
-            return String::new();
-        }
-    }
-    String::from_utf8_lossy(&buf[..len]).into_owned()
 }
 
 /// The bridge of the loop with this id, if it lives on this thread.

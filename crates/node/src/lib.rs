@@ -4,6 +4,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod bridge;
+mod dispatch;
 mod error;
 mod event_loop;
 mod timers;
