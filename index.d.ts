@@ -45,6 +45,13 @@ export declare class EventLoop {
     get state(): EventLoopState;
     /** Tasks waiting in the cross-thread queue. */
     get pendingTasks(): number;
+    /**
+     * Keeps the process alive until the loop terminates, as a listening server does. By
+     * default an idle loop does not; queued tasks, pending timers and channels always do.
+     */
+    ref(): this;
+    /** Undoes `ref()`: an idle loop no longer keeps the process alive. */
+    unref(): this;
     /** Tasks and timers that threw so far. */
     get taskFailures(): number;
     /** True on the thread that runs this loop (the thread that created it). */

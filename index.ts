@@ -266,6 +266,21 @@ export class EventLoop {
     return this.#native.pendingTasks
   }
 
+  /**
+   * Keeps the process alive until the loop terminates, as a listening server does. By
+   * default an idle loop does not; queued tasks, pending timers and channels always do.
+   */
+  ref(): this {
+    this.#native.setRef(true)
+    return this
+  }
+
+  /** Undoes `ref()`: an idle loop no longer keeps the process alive. */
+  unref(): this {
+    this.#native.setRef(false)
+    return this
+  }
+
   /** Tasks and timers that threw so far. */
   get taskFailures(): number {
     return this.#taskFailures

@@ -27,6 +27,11 @@ export declare class NativeEventLoop {
   shutdownGracefully(quietMs: number, timeoutMs: number): void
   /** Applies the timer ops JS buffered (JS calls this when its buffer is full). */
   drainOps(): void
+  /**
+   * `true`: the loop keeps the process alive until it terminates (like a listening
+   * server); `false` (the default): only queued tasks, timers and channels do.
+   */
+  setRef(pinned: boolean): void
   /** Test hook: the next `count` polls of this loop report a premature empty wake-up. */
   injectSelectorFaults(count: number): void
   /** JS buffered timer ops outside a loop iteration: run an iteration soon (it drains them). */

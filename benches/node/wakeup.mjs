@@ -8,8 +8,8 @@ const { EventLoop } = netloop
 const N = Number(process.argv[2] ?? 2000)
 const loop = new EventLoop({ name: 'wakeup' })
 const samples = []
-// A loop waiting only for other threads does not keep the process alive: hold it open.
-const keepAlive = setInterval(() => {}, 1000)
+// A loop waiting only for other threads does not keep the process alive unless ref()ed.
+loop.ref()
 await new Promise((resolve) => {
   loop._onRemoteTask = (ns) => {
     samples.push(ns)
@@ -17,7 +17,6 @@ await new Promise((resolve) => {
   }
   loop._postFromOtherThread(N, 10)
 })
-clearInterval(keepAlive)
 samples.sort((a, b) => a - b)
 const pct = (p) => (samples[Math.min(samples.length - 1, Math.floor((p / 100) * samples.length))] / 1000).toFixed(1)
 console.table([{ samples: N, 'p50 µs': pct(50), 'p90 µs': pct(90), 'p99 µs': pct(99), 'max µs': pct(100) }])

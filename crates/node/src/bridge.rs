@@ -40,6 +40,8 @@ pub struct Bridge {
     pub(crate) poll: Cell<*mut uv::uv_poll_t>,
     pub(crate) timer: *mut uv::uv_timer_t,
     pub(crate) closed: Cell<bool>,
+    /// `ref()`ed from JS: keep the process alive while the loop is not terminated.
+    pub(crate) pinned: Cell<bool>,
     pub(crate) js_failed: Cell<bool>,
     /// The loop's JS timers; their op buffer is drained after every dispatch call.
     pub(crate) timers: std::cell::OnceCell<Rc<crate::timers::JsTimers>>,
@@ -119,6 +121,7 @@ impl Bridge {
             poll: Cell::new(ptr::null_mut()),
             timer,
             closed: Cell::new(false),
+            pinned: Cell::new(false),
             js_failed: Cell::new(false),
             scope_fn: Cell::new(ptr::null_mut()),
             scope_recv: Cell::new(ptr::null_mut()),
@@ -259,7 +262,9 @@ impl Bridge {
         let next = d.next_timeout();
         // Queued tasks and registered channels keep the process alive, as setImmediate and
         // sockets do; timers do through the (ref'ed) timer handle.
-        let busy = d.local().registered_count() > 0 || next == Some(Duration::ZERO);
+        let busy = self.pinned.get()
+            || d.local().registered_count() > 0
+            || next == Some(Duration::ZERO);
         let poll = self.poll.get();
         // SAFETY: the timer and poll handles are live (not closed: `closed` is false).
         unsafe {

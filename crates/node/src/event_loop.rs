@@ -293,6 +293,14 @@ impl NativeEventLoop {
         self.bridge.rearm();
     }
 
+    /// `true`: the loop keeps the process alive until it terminates (like a listening
+    /// server); `false` (the default): only queued tasks, timers and channels do.
+    #[napi]
+    pub fn set_ref(&self, pinned: bool) {
+        self.bridge.pinned.set(pinned);
+        self.bridge.rearm();
+    }
+
     /// Test hook: the next `count` polls of this loop report a premature empty wake-up.
     #[napi]
     pub fn inject_selector_faults(&self, count: u32) {
