@@ -14,14 +14,21 @@ struct Shout;
 
 impl ChannelHandler for Shout {
     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
-        let line = msg.as_bytes().map(|b| b.to_ascii_uppercase()).unwrap_or_default();
+        let line = msg
+            .as_bytes()
+            .map(|b| b.to_ascii_uppercase())
+            .unwrap_or_default();
         let mut reply = line;
         reply.push(b'\n');
         ctx.write_and_flush(Bytes::from(reply));
         Ok(())
     }
 
-    fn exception_caught(&self, ctx: &ChannelHandlerContext, error: TransportError) -> HandlerResult {
+    fn exception_caught(
+        &self,
+        ctx: &ChannelHandlerContext,
+        error: TransportError,
+    ) -> HandlerResult {
         // A line over 64 bytes: say so, and go on with the next line.
         ctx.write_and_flush(Bytes::from(format!("{}\n", error.code())));
         Ok(())
@@ -36,7 +43,10 @@ fn a_line_server_answers_each_line_and_reports_a_too_long_one() {
         .group(boss.clone(), workers.clone())
         .child_option(ChannelOption::TcpNoDelay(true))
         .child_handler(|ch| {
-            ch.pipeline().add_last("frames", ByteToMessageDecoder::new(LineBasedFrameDecoder::new(64)))?;
+            ch.pipeline().add_last(
+                "frames",
+                ByteToMessageDecoder::new(LineBasedFrameDecoder::new(64)),
+            )?;
             ch.pipeline().add_last("shout", Shout)?;
             Ok(())
         })
@@ -45,7 +55,9 @@ fn a_line_server_answers_each_line_and_reports_a_too_long_one() {
         .unwrap();
 
     let mut client = TcpStream::connect(server.local_addr().unwrap()).unwrap();
-    client.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    client
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
     let too_long = "x".repeat(100);
     write!(client, "hello\n{too_long}\nworld\n").unwrap();
     let mut lines = BufReader::new(client).lines();
@@ -56,6 +68,11 @@ fn a_line_server_answers_each_line_and_reports_a_too_long_one() {
 
     server.close().wait().unwrap();
     let quiet = Duration::ZERO;
-    workers.shutdown_gracefully(quiet, Duration::from_secs(5)).wait().unwrap();
-    boss.shutdown_gracefully(quiet, Duration::from_secs(5)).wait().unwrap();
+    workers
+        .shutdown_gracefully(quiet, Duration::from_secs(5))
+        .wait()
+        .unwrap();
+    boss.shutdown_gracefully(quiet, Duration::from_secs(5))
+        .wait()
+        .unwrap();
 }

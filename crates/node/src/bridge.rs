@@ -262,9 +262,8 @@ impl Bridge {
         let next = d.next_timeout();
         // Queued tasks and registered channels keep the process alive, as setImmediate and
         // sockets do; timers do through the (ref'ed) timer handle.
-        let busy = self.pinned.get()
-            || d.local().registered_count() > 0
-            || next == Some(Duration::ZERO);
+        let busy =
+            self.pinned.get() || d.local().registered_count() > 0 || next == Some(Duration::ZERO);
         let poll = self.poll.get();
         // SAFETY: the timer and poll handles are live (not closed: `closed` is false).
         unsafe {
