@@ -66,6 +66,26 @@ impl ChannelPromise {
         self.0.as_ref().is_some_and(|p| p.try_complete(r))
     }
 
+    /// A promise that can be listened to in place of this one (Netty's `unvoid`). A void
+    /// promise becomes a real one whose failure is fired into `pipeline`'s exceptionCaught,
+    /// so a handler that needs a write's completion (e.g. idle detection) does not make a
+    /// failure that would have been reported disappear. A real promise is returned as is.
+    pub fn unvoid(self, pipeline: &crate::ChannelPipeline) -> ChannelPromise {
+        if !self.is_void() {
+            return self;
+        }
+        let p = ChannelPromise::new();
+        if let Some(f) = p.future() {
+            let pipeline = pipeline.clone();
+            f.add_local_listener(move |r| {
+                if let Err(e) = r {
+                    pipeline.fire_exception_caught(e.clone());
+                }
+            });
+        }
+        p
+    }
+
     /// True once completed; a void promise is never done.
     pub fn is_done(&self) -> bool {
         self.0.as_ref().is_some_and(|p| p.is_done())

@@ -22,9 +22,8 @@
 //! - Writes: at the write's *completion* (the write promise's listener, success or failure,
 //!   as Netty's `writeListener`), not when the write is issued, so a peer that stops reading
 //!   makes the channel writer-idle. A write with a void promise gets a real promise for this
-//!   (Netty's `unvoid`); a failure of such a write is not reported anywhere, as with the
-//!   void promise it replaced. This costs one promise per write, only when writer or
-//!   all-idle detection is enabled.
+//!   (`ChannelPromise::unvoid`, as in Netty), whose failure is fired into exceptionCaught.
+//!   This costs one promise per write, only when writer or all-idle detection is enabled.
 
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
@@ -251,11 +250,7 @@ impl ChannelHandler for IdleStateHandler {
             ctx.write_with(msg, promise);
             return Ok(());
         }
-        let promise = if promise.is_void() {
-            ChannelPromise::new()
-        } else {
-            promise
-        };
+        let promise = promise.unvoid(&ctx.pipeline());
         if let Some(future) = promise.future() {
             let weak = Rc::downgrade(&self.shared);
             future.add_local_listener(move |_| {

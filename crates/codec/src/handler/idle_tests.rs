@@ -219,3 +219,39 @@ fn a_handler_with_every_kind_disabled_arms_no_timer() {
     ch.write_outbound(Bytes::from_static(b"w"));
     assert_eq!(at(&ch, 1000), []);
 }
+
+/// Refuses every write, as a failing outbound handler would.
+struct RefuseWrites;
+
+impl netloop_transport::ChannelHandler for RefuseWrites {
+    fn write(
+        &self,
+        _ctx: &netloop_transport::ChannelHandlerContext,
+        _msg: netloop_transport::Message,
+        _promise: netloop_transport::ChannelPromise,
+    ) -> netloop_transport::HandlerResult {
+        Err(netloop_transport::TransportError::foreign(
+            "ERR_TEST_REFUSED",
+            std::io::Error::other("refused"),
+        ))
+    }
+}
+
+#[test]
+fn a_failed_write_without_a_promise_still_reaches_exception_caught_through_the_idle_handler() {
+    let ch = EmbeddedChannel::new(vec![
+        ("refuse", Rc::new(RefuseWrites)),
+        (
+            "idle",
+            Rc::new(IdleStateHandler::new(IdleConfig {
+                writer: Some(PERIOD),
+                ..IdleConfig::default()
+            })),
+        ),
+    ]);
+    ch.write_outbound(Bytes::from_static(b"x"));
+    let err = ch
+        .check_exception()
+        .expect_err("the refusal is reported, not swallowed");
+    assert_eq!(err.code(), "ERR_TEST_REFUSED");
+}
