@@ -1,23 +1,63 @@
-// Wake-up latency of an attached loop when a task arrives from another OS thread: a Rust
-// thread posts tasks one at a time (50 µs apart) and each reports post-to-run nanoseconds.
+// Wake-up latency of a JS thread when work arrives from another thread, measured in the same
+// run for netloop and for Node's own cross-thread path:
+// - netloop: a Rust thread posts tasks to an attached loop one at a time (50 µs apart); each
+//   reports post-to-run nanoseconds (eventfd → epoll fd → libuv → one loop iteration).
+// - node: a worker_thread posts messages to the main thread through a MessagePort, sleeping
+//   50 µs in between, each stamped with process.hrtime (uv_hrtime, one clock per process).
 //
 //   node benches/node/wakeup.mjs [N]
+import { Worker } from 'node:worker_threads'
 import netloop from '../../index.js'
 
 const { EventLoop } = netloop
 const N = Number(process.argv[2] ?? 2000)
-const loop = new EventLoop({ name: 'wakeup' })
-const samples = []
-// A loop waiting only for other threads does not keep the process alive unless ref()ed.
-loop.ref()
-await new Promise((resolve) => {
-  loop._onRemoteTask = (ns) => {
-    samples.push(ns)
-    if (samples.length === N) resolve()
-  }
-  loop._postFromOtherThread(N, 10)
-})
-samples.sort((a, b) => a - b)
-const pct = (p) => (samples[Math.min(samples.length - 1, Math.floor((p / 100) * samples.length))] / 1000).toFixed(1)
-console.table([{ samples: N, 'p50 µs': pct(50), 'p90 µs': pct(90), 'p99 µs': pct(99), 'max µs': pct(100) }])
-await loop.shutdownGracefully(0, 1000)
+
+async function netloopSamples() {
+  const loop = new EventLoop({ name: 'wakeup' })
+  loop.ref() // a loop waiting only for other threads does not keep the process alive otherwise
+  const samples = []
+  await new Promise((resolve) => {
+    loop._onRemoteTask = (ns) => {
+      samples.push(ns)
+      if (samples.length === N) resolve()
+    }
+    loop._postFromOtherThread(N, 10)
+  })
+  await loop.shutdownGracefully(0, 1000)
+  return samples
+}
+
+async function messagePortSamples() {
+  const worker = new Worker(
+    `const { parentPort } = require('node:worker_threads')
+     parentPort.once('message', (n) => {
+       const nap = new Int32Array(new SharedArrayBuffer(4))
+       for (let i = 0; i < n; i++) {
+         Atomics.wait(nap, 0, 0, 0.05) // sleep 50 µs, as the Rust poster does
+         parentPort.postMessage(process.hrtime.bigint())
+       }
+     })`,
+    { eval: true },
+  )
+  const samples = []
+  await new Promise((resolve) => {
+    worker.on('message', (sent) => {
+      samples.push(Number(process.hrtime.bigint() - sent))
+      if (samples.length === N) resolve()
+    })
+    worker.postMessage(N)
+  })
+  await worker.terminate()
+  return samples
+}
+
+const pct = (s, p) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] / 1000
+const row = (name, s) => {
+  s.sort((a, b) => a - b)
+  return { path: name, samples: s.length, 'p50 µs': pct(s, 50), 'p90 µs': pct(s, 90), 'p99 µs': pct(s, 99), 'max µs': pct(s, 100) }
+}
+const a = row('netloop: Rust thread → attached loop', await netloopSamples())
+const b = row('node: worker postMessage → main thread', await messagePortSamples())
+for (const r of [a, b]) for (const k of Object.keys(r)) if (typeof r[k] === 'number' && k !== 'samples') r[k] = r[k].toFixed(1)
+console.table([a, b])
+console.log(`p50 ratio netloop / node: ${(a['p50 µs'] / b['p50 µs']).toFixed(2)}x (lower is better for netloop)`)
