@@ -113,3 +113,11 @@ impl ChannelHandler for Recorder {
         Ok(())
     }
 }
+
+/// The `read` events of a log (operations left out), draining it.
+pub fn reads(log: &Log) -> Vec<String> {
+    take(log)
+        .into_iter()
+        .filter(|e| e.ends_with(":read") && !e.contains(":op:"))
+        .collect()
+}

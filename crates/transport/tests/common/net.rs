@@ -81,6 +81,23 @@ impl Net {
         (ch, addr)
     }
 
+    /// A server whose children sink what they read, and a client connected to it (the
+    /// connect has succeeded). Returns the server channel (keep it alive) and the client.
+    pub fn client_of_sink_server(&self) -> (Channel, Channel) {
+        let (server, addr) = self.server(
+            ChannelOptions::default(),
+            ChannelOptions::default(),
+            sink_child,
+        );
+        let (client, connected) = self.client(ChannelOptions::default(), no_child, addr);
+        self.run_until("connect", || connected.is_done());
+        connected
+            .result()
+            .expect("connect completed")
+            .expect("connected");
+        (server, client)
+    }
+
     pub fn client(
         &self,
         options: ChannelOptions,
@@ -251,4 +268,41 @@ pub fn sink(i: usize) -> (Data, Events) {
 
 pub fn has(events: &Rc<RefCell<Vec<String>>>, e: &str) -> bool {
     events.borrow().iter().any(|x| x == e)
+}
+
+/// A client initializer that adds nothing.
+pub fn no_child(_: &Channel) -> HandlerResult {
+    Ok(())
+}
+
+/// A listener whose backlog is full: connects to it stay pending (SYNs are dropped).
+pub fn black_hole() -> (std::net::TcpListener, Vec<socket2::Socket>, SocketAddr) {
+    let s = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    s.bind(&"127.0.0.1:0".parse::<SocketAddr>().unwrap().into())
+        .unwrap();
+    s.listen(0).unwrap();
+    let l: std::net::TcpListener = s.into();
+    let addr = l.local_addr().unwrap();
+    let mut fillers = Vec::new();
+    for _ in 0..2 {
+        let c = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+        c.set_nonblocking(true).unwrap();
+        let _ = c.connect(&addr.into());
+        fillers.push(c);
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    (l, fillers, addr)
+}
+
+/// Writes back what it reads, flushing once per read batch.
+pub struct Echo;
+impl ChannelHandler for Echo {
+    fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
+        ctx.write(msg);
+        Ok(())
+    }
+    fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.flush();
+        Ok(())
+    }
 }

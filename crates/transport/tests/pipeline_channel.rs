@@ -1,0 +1,147 @@
+//! The channel under the pipeline (embedded): initializer, writability events, close ordering, reads with autoRead off.
+
+mod common;
+
+use common::{log, take, Recorder};
+use netloop_transport::*;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+#[test]
+fn channel_initializer_runs_once_per_channel_and_removes_itself() {
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let r = runs.clone();
+    let init = Rc::new(ChannelInitializer::new(move |ch: &Channel| {
+        r.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        ch.pipeline().add_last("echo", EchoBack)?;
+        Ok(())
+    }));
+    let a = EmbeddedChannel::unregistered(ChannelOptions::default());
+    a.pipeline().add_last("init", init.clone()).unwrap();
+    assert_eq!(
+        runs.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "waits for registration"
+    );
+    a.register();
+    let b = EmbeddedChannel::new(vec![("init", init as Rc<dyn ChannelHandler>)]);
+    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 2);
+    assert_eq!(a.pipeline().names(), ["echo"]);
+    assert_eq!(b.pipeline().names(), ["echo"]);
+    a.write_inbound(Bytes::from_static(b"hi"));
+    assert_eq!(
+        a.read_outbound().unwrap().as_bytes().unwrap().as_ref(),
+        b"hi"
+    );
+}
+
+struct EchoBack;
+impl ChannelHandler for EchoBack {
+    fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
+        ctx.write_and_flush(msg);
+        Ok(())
+    }
+}
+
+#[test]
+fn writability_changes_fire_exactly_once_per_crossing() {
+    let l = log();
+    let opts = ChannelOptions::default()
+        .with(ChannelOption::WriteBufferWaterMark(
+            WaterMark::new(4, 8).unwrap(),
+        ))
+        .unwrap();
+    let ch = EmbeddedChannel::unregistered(opts);
+    ch.pipeline().add_last("r", Recorder::rc("r", &l)).unwrap();
+    ch.register();
+    take(&l);
+    for _ in 0..5 {
+        ch.channel().write(Bytes::from_static(b"abc"));
+    }
+    assert!(!ch.channel().is_writable());
+    ch.channel().flush();
+    let w: Vec<String> = take(&l)
+        .into_iter()
+        .filter(|e| e.contains("writability"))
+        .collect();
+    assert_eq!(w, ["r:writability=false", "r:writability=true"]);
+    assert!(ch.channel().is_writable());
+}
+
+#[test]
+fn close_fails_pending_writes_before_inactive_and_unregistered() {
+    let order = Rc::new(RefCell::new(Vec::new()));
+    let l = log();
+    let ch = EmbeddedChannel::new(vec![("r", Recorder::rc("r", &l))]);
+    let o = order.clone();
+    let f = ch.channel().write_future(Bytes::from_static(b"unflushed"));
+    f.add_local_listener(move |r| {
+        o.borrow_mut()
+            .push(format!("write:{}", r.as_ref().unwrap_err().code()))
+    });
+    take(&l);
+    ch.close();
+    let mut all = order.borrow().clone();
+    all.extend(
+        take(&l)
+            .into_iter()
+            .filter(|e| e.ends_with("inactive") || e.ends_with("unregistered")),
+    );
+    assert_eq!(
+        all,
+        ["write:ERR_CHANNEL_CLOSED", "r:inactive", "r:unregistered"]
+    );
+    let late = ch.channel().write_future(Bytes::from_static(b"late"));
+    assert_eq!(
+        late.result().unwrap().unwrap_err().code(),
+        "ERR_CHANNEL_CLOSED"
+    );
+}
+
+#[test]
+fn close_from_a_write_completion_listener_works() {
+    let ch = EmbeddedChannel::new(vec![]);
+    let c = ch.channel().clone();
+    let closed = Rc::new(Cell::new(false));
+    let cl = closed.clone();
+    let f = ch.channel().write_future(Bytes::from_static(b"x"));
+    f.add_local_listener(move |r| {
+        assert!(r.is_ok());
+        let cf = c.close();
+        cf.add_local_listener(move |_| cl.set(true));
+    });
+    let second = ch.channel().write_future(Bytes::from_static(b"y"));
+    ch.channel().flush();
+    ch.run_pending_tasks();
+    assert!(closed.get());
+    assert!(!ch.channel().is_open());
+    assert_eq!(
+        ch.read_outbound().unwrap().as_bytes().unwrap().as_ref(),
+        b"x"
+    );
+    // The second write was flushed with the first but closed before it was written.
+    let r = second.result().unwrap();
+    assert!(r.is_ok() || r.unwrap_err().code() == "ERR_CHANNEL_CLOSED");
+}
+
+#[test]
+fn read_asked_while_auto_read_is_off_reaches_the_head() {
+    let l = log();
+    let opts = ChannelOptions::default()
+        .with(ChannelOption::AutoRead(false))
+        .unwrap();
+    let ch = EmbeddedChannel::unregistered(opts);
+    ch.pipeline().add_last("r", Recorder::rc("r", &l)).unwrap();
+    ch.register();
+    assert!(
+        !take(&l).contains(&"r:op:read".to_string()),
+        "no automatic read"
+    );
+    ch.channel()
+        .set_option(ChannelOption::AutoRead(true))
+        .unwrap();
+    assert!(
+        take(&l).contains(&"r:op:read".to_string()),
+        "turning autoRead on asks for a read"
+    );
+}

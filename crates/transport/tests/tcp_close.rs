@@ -1,0 +1,87 @@
+//! Closing a socket channel: pending writes fail, then inactive, then unregistered; close from a write listener.
+
+mod common;
+
+use common::net::*;
+use netloop_transport::*;
+use std::cell::{Cell, RefCell};
+use std::net::TcpStream;
+use std::rc::Rc;
+use std::time::Duration;
+
+#[test]
+fn close_fails_flushed_and_unflushed_writes_then_fires_inactive_then_unregistered() {
+    let net = Net::new();
+    let child = ChannelOptions::default()
+        .with(ChannelOption::SoSndbuf(8 * 1024))
+        .unwrap();
+    let (_server, addr) = net.server(ChannelOptions::default(), child, sink_child);
+    let s = TcpStream::connect(addr).unwrap();
+    socket2::SockRef::from(&s)
+        .set_recv_buffer_size(8 * 1024)
+        .unwrap();
+    net.run_until("accepted", || accepted_count() == 1);
+    let ch = accepted(0).unwrap();
+    let order = Rc::new(RefCell::new(Vec::new()));
+    let big = ch.write_future(Bytes::from(vec![0u8; 4 * 1024 * 1024]));
+    ch.flush();
+    assert!(
+        ch.is_flush_pending(),
+        "the peer does not read: bytes remain"
+    );
+    let unflushed = ch.write_future(Bytes::from_static(b"never flushed"));
+    for (name, f) in [("flushed", big), ("unflushed", unflushed)] {
+        let o = order.clone();
+        f.add_local_listener(move |r| {
+            o.borrow_mut()
+                .push(format!("{name}:{}", r.as_ref().unwrap_err().code()))
+        });
+    }
+    let (_, events) = sink(0);
+    let e2 = events.clone();
+    let o2 = order.clone();
+    ch.close().add_local_listener(move |_| {
+        o2.borrow_mut()
+            .push(format!("closed (events so far: {})", e2.borrow().len()))
+    });
+    let before = events.borrow().len();
+    net.run_until("unregistered", || has(&events, "unregistered"));
+    assert_eq!(
+        *order.borrow(),
+        [
+            "flushed:ERR_CHANNEL_CLOSED",
+            "unflushed:ERR_CHANNEL_CLOSED",
+            format!("closed (events so far: {before})").as_str()
+        ]
+    );
+    let tail: Vec<String> = events.borrow()[before..].to_vec();
+    assert_eq!(tail, ["inactive", "unregistered"]);
+    ch.close();
+    net.run_for(Duration::from_millis(10));
+    drop(s);
+}
+
+#[test]
+fn close_from_a_write_completion_listener_over_a_socket() {
+    let net = Net::new();
+    let (_server, client) = net.client_of_sink_server();
+    let c = client.clone();
+    let closed_in_listener = Rc::new(Cell::new(false));
+    let flag = closed_in_listener.clone();
+    client
+        .write_future(Bytes::from_static(b"last words"))
+        .add_local_listener(move |r| {
+            assert!(r.is_ok());
+            c.close();
+            flag.set(!c.is_open());
+        });
+    let after = client.write_future(Bytes::from_static(b"after"));
+    client.flush();
+    net.run_until("server saw the close", || {
+        accepted_count() == 1 && has(&sink(0).1, "inactive")
+    });
+    assert!(closed_in_listener.get());
+    let data = sink(0).0.borrow().clone();
+    assert!(data.starts_with(b"last words"));
+    net.run_until("second write done", || after.is_done());
+}

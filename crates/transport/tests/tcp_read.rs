@@ -1,0 +1,161 @@
+//! The read path over loopback: peer reset and EOF, half-closure, autoRead and read(), maxMessagesPerRead.
+
+mod common;
+
+use common::net::*;
+use netloop_transport::*;
+use std::cell::RefCell;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::rc::Rc;
+use std::time::Duration;
+
+#[test]
+fn peer_reset_closes_the_channel_with_econnreset_and_does_not_spin() {
+    let net = Net::new();
+    let (_server, addr) = net.server(
+        ChannelOptions::default(),
+        ChannelOptions::default(),
+        sink_child,
+    );
+    let s = TcpStream::connect(addr).unwrap();
+    net.run_until("accepted", || accepted_count() == 1);
+    let ch = accepted(0).unwrap();
+    socket2::SockRef::from(&s)
+        .set_linger(Some(Duration::ZERO))
+        .unwrap();
+    drop(s);
+    net.run_until("closed", || !ch.is_open());
+    let (_, events) = sink(0);
+    net.run_until("unregistered", || has(&events, "unregistered"));
+    let ev = events.borrow().clone();
+    assert!(ev.iter().any(|e| e == "exception ECONNRESET"), "{ev:?}");
+    assert_eq!(ev.iter().filter(|e| *e == "inactive").count(), 1);
+    assert_eq!(
+        net.lp.registered_count(),
+        1,
+        "only the listener stays registered"
+    );
+}
+
+#[test]
+fn eof_closes_the_channel_without_half_closure() {
+    let net = Net::new();
+    let (_server, addr) = net.server(
+        ChannelOptions::default(),
+        ChannelOptions::default(),
+        sink_child,
+    );
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(b"bye").unwrap();
+    s.shutdown(std::net::Shutdown::Write).unwrap();
+    net.run_until("accepted", || accepted_count() == 1);
+    let ch = accepted(0).unwrap();
+    net.run_until("closed", || !ch.is_open());
+    assert_eq!(&*sink(0).0.borrow(), b"bye");
+}
+
+#[test]
+fn half_closure_keeps_the_output_open_and_fires_input_shutdown() {
+    let net = Net::new();
+    let child = ChannelOptions::default()
+        .with(ChannelOption::AllowHalfClosure(true))
+        .unwrap();
+    let (_server, addr) = net.server(ChannelOptions::default(), child, sink_child);
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(b"question").unwrap();
+    s.shutdown(std::net::Shutdown::Write).unwrap();
+    net.run_until("accepted", || accepted_count() == 1);
+    let (data, events) = sink(0);
+    net.run_until("input shutdown", || has(&events, "inputShutdown"));
+    assert_eq!(&*data.borrow(), b"question");
+    let ch = accepted(0).unwrap();
+    assert!(ch.is_open() && ch.is_active());
+    ch.write_and_flush(Bytes::from_static(b"answer"));
+    ch.shutdown_output().unwrap();
+    net.run_until("closed after both sides shut", || !ch.is_open());
+    let mut got = Vec::new();
+    s.read_to_end(&mut got).unwrap();
+    assert_eq!(got, b"answer");
+}
+
+#[test]
+fn auto_read_off_reads_only_when_asked() {
+    let net = Net::new();
+    let child = ChannelOptions::default()
+        .with(ChannelOption::AutoRead(false))
+        .unwrap();
+    let (_server, addr) = net.server(ChannelOptions::default(), child, sink_child);
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(b"hello").unwrap();
+    net.run_until("accepted", || accepted_count() == 1);
+    net.run_for(Duration::from_millis(50));
+    let (data, _) = sink(0);
+    assert!(data.borrow().is_empty(), "nothing is read without read()");
+    accepted(0).unwrap().read();
+    net.run_until("read after read()", || data.borrow().len() == 5);
+    s.write_all(b"more").unwrap();
+    net.run_for(Duration::from_millis(50));
+    assert_eq!(data.borrow().len(), 5, "one read() reads once");
+    accepted(0)
+        .unwrap()
+        .set_option(ChannelOption::AutoRead(true))
+        .unwrap();
+    net.run_until("autoRead on again", || data.borrow().len() == 9);
+}
+
+#[test]
+fn read_asked_before_active_is_carried_out_once_active() {
+    let net = Net::new();
+    let (_server, addr) = net.server(ChannelOptions::default(), ChannelOptions::default(), |ch| {
+        ch.pipeline().add_last("echo", Echo)?;
+        Ok(())
+    });
+    let opts = ChannelOptions::default()
+        .with(ChannelOption::AutoRead(false))
+        .unwrap();
+    let data = Rc::new(RefCell::new(Vec::new()));
+    let ch = SocketChannel::open(&net.lp, opts);
+    ch.pipeline()
+        .add_last(
+            "sink",
+            Sink {
+                data: data.clone(),
+                events: Rc::default(),
+            },
+        )
+        .unwrap();
+    ch.register();
+    ch.read();
+    let f = ch.connect(addr);
+    net.run_until("connected", || f.is_done());
+    ch.write_and_flush(Bytes::from_static(b"ping"));
+    net.run_until("echo read without another read()", || {
+        data.borrow().len() == 4
+    });
+}
+
+#[test]
+fn max_messages_per_read_splits_reads_into_batches() {
+    let net = Net::new();
+    let child = ChannelOptions::default()
+        .with(ChannelOption::MaxMessagesPerRead(1))
+        .unwrap()
+        .with(ChannelOption::RecvSizing(RecvSizing {
+            minimum: 64,
+            initial: 64,
+            maximum: 64,
+        }))
+        .unwrap();
+    let (_server, addr) = net.server(ChannelOptions::default(), child, sink_child);
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(&[1u8; 640]).unwrap();
+    net.run_until("accepted", || accepted_count() == 1);
+    let (data, events) = sink(0);
+    net.run_until("all read", || data.borrow().len() == 640);
+    let ev = events.borrow();
+    let reads = ev.iter().filter(|e| e.starts_with("read ")).count();
+    let completes = ev.iter().filter(|e| *e == "readComplete").count();
+    assert_eq!(reads, 10, "64-byte reads");
+    assert_eq!(completes, reads, "one message per batch");
+}
