@@ -48,6 +48,20 @@ pub trait IoHandler {
     fn close_on_shutdown(&self) {}
 }
 
+/// Moves `source` from the registry of a replaced selector to `new` (for
+/// [`IoHandler::reregister`]). The old selector is being dropped, so a failure to deregister
+/// from it changes nothing and is ignored.
+pub fn move_source(
+    source: &mut dyn mio::event::Source,
+    old: &Registry,
+    new: &Registry,
+    token: Token,
+    interest: mio::Interest,
+) -> io::Result<()> {
+    let _ = source.deregister(old);
+    source.register(new, token, interest)
+}
+
 struct Slot {
     generation: u32,
     handler: Option<Rc<dyn IoHandler>>,

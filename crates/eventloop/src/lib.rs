@@ -39,7 +39,7 @@ pub use driver::LoopDriver;
 pub use error::{LoopError, RejectReason};
 pub use event_loop::{EventLoop, LoopState};
 pub use group::{default_loop_count, EventLoopGroup};
-pub use io::{IoHandler, Readiness};
+pub use io::{move_source, IoHandler, Readiness};
 pub use local::MAX_TIMER_BATCH;
 pub use local::{Iteration, LocalLoop};
 pub use mio;

@@ -27,8 +27,8 @@ impl IoHandler for Acceptor {
         }
     }
     fn reregister(&self, old: &Registry, new: &Registry, token: Token) -> std::io::Result<()> {
-        old.deregister(&mut *self.listener.borrow_mut())?;
-        new.register(&mut *self.listener.borrow_mut(), token, Interest::READABLE)
+        let mut l = self.listener.borrow_mut();
+        netloop_eventloop::move_source(&mut *l, old, new, token, Interest::READABLE)
     }
 }
 

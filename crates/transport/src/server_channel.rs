@@ -320,10 +320,7 @@ impl ChannelIo for ServerIo {
         token: mio::Token,
     ) -> io::Result<()> {
         match self.listener.borrow_mut().as_mut() {
-            Some(l) => {
-                let _ = mio::event::Source::deregister(l, old);
-                mio::event::Source::register(l, new, token, Interest::READABLE)
-            }
+            Some(l) => netloop_eventloop::move_source(l, old, new, token, Interest::READABLE),
             None => Ok(()),
         }
     }

@@ -305,10 +305,7 @@ impl ChannelIo for SocketIo {
     ) -> io::Result<()> {
         let mut guard = self.stream.borrow_mut();
         match (guard.as_mut(), self.interest.get()) {
-            (Some(s), Some(i)) => {
-                let _ = mio::event::Source::deregister(s, old);
-                mio::event::Source::register(s, new, token, i)
-            }
+            (Some(s), Some(i)) => netloop_eventloop::move_source(s, old, new, token, i),
             _ => Ok(()),
         }
     }
