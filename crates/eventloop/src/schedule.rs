@@ -1,13 +1,32 @@
 //! Timer scheduling on the loop thread: the [`LocalLoop`] methods that put entries into the
 //! loop's timer heap. Ground rules as in `local.rs`: loop thread only, no borrow held while
 //! user code runs.
+//!
+//! Every path goes through `add_timer`, so one rule holds for all of them: once a graceful
+//! shutdown has started, a new timer is cancelled at once (Netty cancels scheduled tasks when
+//! shutdown begins).
 
+use std::rc::Rc;
 use std::time::Duration;
 
+use crate::clock::saturating_nanos;
+use crate::error::LoopError;
 use crate::event_loop::LoopState;
 use crate::local::LocalLoop;
 use crate::timer::{Period, ScheduledHandle, TimerSink, TimerTask};
-use std::rc::Rc;
+
+/// The repeat rule of a periodic timer; a zero period is an error.
+fn periodic(period: Duration, fixed_rate: bool) -> Result<Period, LoopError> {
+    if period.is_zero() {
+        return Err(LoopError::InvalidArgument("period must be positive".into()));
+    }
+    let p = saturating_nanos(period);
+    Ok(if fixed_rate {
+        Period::FixedRate(p)
+    } else {
+        Period::FixedDelay(p)
+    })
+}
 
 impl LocalLoop {
     /// Runs `task` once after `delay` on this loop; the handle cancels it.
@@ -26,20 +45,17 @@ impl LocalLoop {
         deadline: Duration,
         task: impl FnOnce() + 'static,
     ) -> ScheduledHandle {
-        let handle = ScheduledHandle::new(self.shared.cancelled_timers.clone());
         let mut task = Some(task);
-        self.timers.borrow_mut().push(
-            crate::clock::saturating_nanos(deadline),
+        let run_once = move || {
+            if let Some(t) = task.take() {
+                t()
+            }
+        };
+        self.add_timer(
+            saturating_nanos(deadline),
             Period::Once,
-            handle.clone(),
-            TimerTask::Closure(Box::new(move || {
-                if let Some(t) = task.take() {
-                    t()
-                }
-            })),
-        );
-        self.request_iteration();
-        handle
+            TimerTask::Closure(Box::new(run_once)),
+        )
     }
 
     /// Runs `task` after `initial`, then every `period`: from the previous deadline when
@@ -50,7 +66,7 @@ impl LocalLoop {
         period: Duration,
         fixed_rate: bool,
         task: impl FnMut() + 'static,
-    ) -> Result<ScheduledHandle, crate::LoopError> {
+    ) -> Result<ScheduledHandle, LoopError> {
         self.schedule_local_periodic_at(
             self.now().saturating_add(initial),
             period,
@@ -66,45 +82,13 @@ impl LocalLoop {
         period: Duration,
         fixed_rate: bool,
         task: impl FnMut() + 'static,
-    ) -> Result<ScheduledHandle, crate::LoopError> {
-        if period.is_zero() {
-            return Err(crate::LoopError::InvalidArgument(
-                "period must be positive".into(),
-            ));
-        }
-        let p = crate::clock::saturating_nanos(period);
-        let handle = ScheduledHandle::new(self.shared.cancelled_timers.clone());
-        let kind = if fixed_rate {
-            Period::FixedRate(p)
-        } else {
-            Period::FixedDelay(p)
-        };
-        self.timers.borrow_mut().push(
-            crate::clock::saturating_nanos(first),
+    ) -> Result<ScheduledHandle, LoopError> {
+        let kind = periodic(period, fixed_rate)?;
+        Ok(self.add_timer(
+            saturating_nanos(first),
             kind,
-            handle.clone(),
             TimerTask::Closure(Box::new(task)),
-        );
-        self.request_iteration();
-        Ok(handle)
-    }
-
-    pub(crate) fn push_timer(
-        &self,
-        deadline: u64,
-        period: Period,
-        handle: ScheduledHandle,
-        task: Box<dyn FnMut() + Send>,
-    ) {
-        if self.shared.state() >= LoopState::ShuttingDown && self.graceful_start.get().is_some() {
-            // Scheduled tasks are cancelled at shutdown (Netty).
-            handle.cancel();
-            return;
-        }
-        self.timers
-            .borrow_mut()
-            .push(deadline, period, handle, TimerTask::Closure(task));
-        self.request_iteration();
+        ))
     }
 
     /// A timer whose firing calls `sink.fire(&[.., value, ..])` at loop time `deadline`,
@@ -116,25 +100,49 @@ impl LocalLoop {
         period: Option<(Duration, bool)>,
         sink: Rc<dyn TimerSink>,
         value: u64,
-    ) -> Result<ScheduledHandle, crate::LoopError> {
+    ) -> Result<ScheduledHandle, LoopError> {
         let kind = match period {
             None => Period::Once,
-            Some((p, _)) if p.is_zero() => {
-                return Err(crate::LoopError::InvalidArgument(
-                    "period must be positive".into(),
-                ))
-            }
-            Some((p, true)) => Period::FixedRate(crate::clock::saturating_nanos(p)),
-            Some((p, false)) => Period::FixedDelay(crate::clock::saturating_nanos(p)),
+            Some((p, fixed_rate)) => periodic(p, fixed_rate)?,
         };
-        let handle = ScheduledHandle::new(self.shared.cancelled_timers.clone());
-        self.timers.borrow_mut().push(
-            crate::clock::saturating_nanos(deadline),
+        Ok(self.add_timer(
+            saturating_nanos(deadline),
             kind,
-            handle.clone(),
             TimerTask::Batched { sink, value },
-        );
+        ))
+    }
+
+    /// A timer scheduled through [`crate::EventLoop`] (from any thread), arriving here.
+    pub(crate) fn push_timer(
+        &self,
+        deadline: u64,
+        period: Period,
+        handle: ScheduledHandle,
+        task: Box<dyn FnMut() + Send>,
+    ) {
+        self.add_timer_with(deadline, period, handle, TimerTask::Closure(task));
+    }
+
+    fn add_timer(&self, deadline: u64, period: Period, task: TimerTask) -> ScheduledHandle {
+        let handle = ScheduledHandle::new(self.shared.cancelled_timers.clone());
+        self.add_timer_with(deadline, period, handle.clone(), task);
+        handle
+    }
+
+    fn add_timer_with(
+        &self,
+        deadline: u64,
+        period: Period,
+        handle: ScheduledHandle,
+        task: TimerTask,
+    ) {
+        if self.shared.state() >= LoopState::ShuttingDown && self.graceful_start.get().is_some() {
+            handle.cancel();
+            return;
+        }
+        self.timers
+            .borrow_mut()
+            .push(deadline, period, handle, task);
         self.request_iteration();
-        Ok(handle)
     }
 }

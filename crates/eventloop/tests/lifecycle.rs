@@ -183,3 +183,22 @@ fn dropping_the_driver_of_an_attached_loop_terminates_it_and_runs_accepted_tasks
     assert_eq!(log.take(), ["queued"]);
     assert!(el.termination_future().is_success());
 }
+
+#[test]
+fn timers_scheduled_during_the_quiet_period_are_cancelled_on_every_path() {
+    let (el, driver, ticker) = manual_loop(|_| {});
+    let local = el.local().unwrap();
+    el.shutdown_gracefully(100 * MS, Duration::from_secs(10));
+    driver.run_once(); // the graceful shutdown starts
+    let log = Log::default();
+    let l = log.clone();
+    let handles = [
+        el.schedule(MS, || {}).unwrap(),
+        local.schedule_local(MS, move || l.push("local")),
+        local.schedule_local_periodic(MS, MS, true, || {}).unwrap(),
+    ];
+    ticker.advance(5 * MS);
+    driver.run_once();
+    assert!(handles.iter().all(|h| h.is_cancelled()));
+    assert_eq!(log.len(), 0);
+}
