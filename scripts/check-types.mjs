@@ -1,15 +1,20 @@
-// Fails when the committed index.d.ts differs from what tsc makes of index.ts.
+// Fails when a committed .d.ts (index.d.ts, src/*.d.ts) differs from what tsc makes of the
+// TypeScript sources.
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 const out = mkdtempSync(join(tmpdir(), 'netloop-dts-'))
-execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--emitDeclarationOnly', '--outDir', out], { stdio: 'inherit' })
-const fresh = readFileSync(join(out, 'index.d.ts'), 'utf8')
-const committed = readFileSync('index.d.ts', 'utf8')
-if (fresh !== committed) {
-  console.error('index.d.ts is out of date with index.ts: run `npm run build:ts` and commit index.d.ts')
-  process.exit(1)
+try {
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--emitDeclarationOnly', '--outDir', out], { stdio: 'inherit' })
+  const files = ['index.d.ts', ...readdirSync(join(out, 'src')).filter((f) => f.endsWith('.d.ts')).map((f) => `src/${f}`)]
+  const stale = files.filter((f) => !existsSync(f) || readFileSync(join(out, f), 'utf8') !== readFileSync(f, 'utf8'))
+  if (stale.length > 0) {
+    console.error(`out of date with the TypeScript sources: ${stale.join(', ')}; run \`npm run build:ts\` and commit them`)
+    process.exit(1)
+  }
+  console.log(`${files.length} declaration files match the TypeScript sources`)
+} finally {
+  rmSync(out, { recursive: true, force: true })
 }
-console.log('index.d.ts matches index.ts')

@@ -29,6 +29,12 @@ thread_local! {
     static HOOKED: Cell<bool> = const { Cell::new(false) };
 }
 
+/// Work that runs at the end of every loop iteration, while the iteration's handle and
+/// callback scopes are open (so it may call JS).
+pub trait IterationHook {
+    fn after_iteration(&self);
+}
+
 pub struct Bridge {
     pub(crate) env: sys::napi_env,
     pub(crate) handle: EventLoop,
@@ -45,6 +51,8 @@ pub struct Bridge {
     pub(crate) js_failed: Cell<bool>,
     /// The loop's JS timers; their op buffer is drained after every dispatch call.
     pub(crate) timers: std::cell::OnceCell<Rc<crate::timers::JsTimers>>,
+    /// Runs at the end of every iteration, inside its scopes (the channel event bridge).
+    pub(crate) hook: RefCell<Option<Rc<dyn IterationHook>>>,
     /// The dispatch function and receiver, valid only inside `run` (its handle scope).
     pub(crate) scope_fn: Cell<sys::napi_value>,
     pub(crate) scope_recv: Cell<sys::napi_value>,
@@ -126,6 +134,7 @@ impl Bridge {
             scope_fn: Cell::new(ptr::null_mut()),
             scope_recv: Cell::new(ptr::null_mut()),
             timers: std::cell::OnceCell::new(),
+            hook: RefCell::new(None),
         });
         // SAFETY: `timer` is a fresh heap allocation that stays alive until its close callback;
         // `uv_loop` is this thread's libuv loop.
@@ -141,6 +150,11 @@ impl Bridge {
 
     pub fn handle(&self) -> &EventLoop {
         &self.handle
+    }
+
+    /// Installs the end-of-iteration hook (one per loop).
+    pub fn set_hook(&self, hook: Rc<dyn IterationHook>) {
+        *self.hook.borrow_mut() = Some(hook);
     }
 
     pub fn set_timers(&self, timers: Rc<crate::timers::JsTimers>) {
@@ -225,6 +239,10 @@ impl Bridge {
                 },
             }
         };
+        let hook = self.hook.borrow().clone();
+        if let Some(h) = hook {
+            h.after_iteration();
+        }
         if it.terminated {
             self.call(Dispatch::Terminated, 0.0);
         }
