@@ -6,3 +6,29 @@
 export { NetloopError } from './src/errors'
 export { EventLoop, ScheduledTask, type EventLoopOptions, type EventLoopState } from './src/loop'
 export { EventLoopGroup } from './src/group'
+export { Channel, type ChannelConfig } from './src/channel'
+export { ChannelPipeline, type UnhandledExceptionHandler } from './src/pipeline'
+export { ChannelHandlerContext } from './src/context'
+export { ChannelPromise } from './src/promise'
+export { ServerBootstrap, Bootstrap, type ChannelInitializer } from './src/bootstrap'
+export {
+  type ChannelHandler,
+  type ChannelInboundHandler,
+  type ChannelOutboundHandler,
+  type Outbound,
+  type IdleState,
+  IdleStateEvent,
+  ChannelInputShutdownEvent,
+} from './src/handlers'
+export {
+  NativeHandler,
+  LineBasedFrameDecoder,
+  DelimiterBasedFrameDecoder,
+  FixedLengthFrameDecoder,
+  LengthFieldBasedFrameDecoder,
+  LengthFieldPrepender,
+  IdleStateHandler,
+  type LengthFieldOptions,
+} from './src/codecs'
+export { type ChannelOptions, type ChannelOptionName } from './src/options'
+export { type ChannelMetrics } from './src/hub'

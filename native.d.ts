@@ -9,6 +9,52 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+export declare class NativeChannels {
+  /**
+   * `dispatch(count, arena, strings)` receives event records; `events`/`ops` are the
+   * shared `Float64Array`s and `arena` the write arena (`Uint8Array`).
+   */
+  constructor(nativeLoop: NativeEventLoop, dispatch: unknown, events: unknown, ops: unknown, arena: unknown)
+  get id(): number
+  /**
+   * Applies the buffered ops (with the bytes of large writes and the texts of JS errors
+   * they refer to), then delivers what they produced unless a delivery is running.
+   */
+  applyOps(big?: Array<Buffer> | undefined | null, strings?: Array<string> | undefined | null): void
+  /** A new client channel (not yet registered); returns its id. */
+  openClient(names: Array<string>, values: Array<number>): number
+  /** A new server channel whose acceptor hands connections to the hubs `children` (ids). */
+  openServer(names: Array<string>, values: Array<number>, childNames: Array<string>, childValues: Array<number>, children: Array<number>): number
+  /** Binds server channel `id`; JS promise `promise` learns the result. */
+  bind(id: number, host: string, port: number, promise: number): void
+  /** Connects client channel `id`; JS promise `promise` learns the result. */
+  connect(id: number, host: string, port: number, promise: number): void
+  /**
+   * Adds the stand-in of JS context `ctx` named `name` (pos: 0 first, 1 last, 2 before
+   * `base`, 3 after `base`).
+   */
+  addJs(id: number, pos: number, base: string, name: string, ctx: number): void
+  /** Adds a built-in native handler of `kind` with Netty's parameters. */
+  addNative(id: number, pos: number, base: string, name: string, kind: number, params: Array<number>, delimiters?: Array<Buffer> | undefined | null): void
+  remove(id: number, name: string): void
+  /** Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`. */
+  replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters?: Array<Buffer> | undefined | null): void
+  /** Flags: 1 open, 2 active, 4 writable, 8 registered, 16 auto-read. */
+  state(id: number): number
+  /** `[bytesBeforeUnwritable, bytesBeforeWritable, pendingOutboundBytes]`. */
+  bufferState(id: number): Array<number>
+  /** `"address|port|family"` of the local (or remote) end, if known. */
+  address(id: number, remote: boolean): string | null
+  getOption(id: number, name: string): number
+  setOption(id: number, name: string, value: number): void
+  /** Half-close: shuts the output down; JS promise `promise` learns the result. */
+  shutdownOutput(id: number, promise: number): void
+  /** `false`: the channel no longer keeps the process alive (node:net's `unref()`). */
+  setRef(id: number, refd: boolean): void
+  /** `[iterations, deliveries, records, jsToNative, ops, bytesToJs, bytesFromJs, channels]`. */
+  metrics(): Array<number>
+}
+
 export declare class NativeEventLoop {
   /** `dispatch(kind, arg)` is called on this thread for every JS task, timer and event. */
   constructor(dispatch: unknown, resource: unknown, ops: unknown, jsNow: number, options?: NativeLoopOptions | undefined | null)
@@ -42,6 +88,9 @@ export declare class NativeEventLoop {
    */
   postFromOtherThread(count: number, delayMs: number): void
 }
+
+/** The channel wire's constants, for the JS side's load-time check. */
+export declare function channelWire(): Record<string, number>
 
 export interface NativeLoopOptions {
   name?: string

@@ -835,4 +835,6 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.NativeChannels = nativeBinding.NativeChannels
 module.exports.NativeEventLoop = nativeBinding.NativeEventLoop
+module.exports.channelWire = nativeBinding.channelWire

@@ -1,3 +1,11 @@
+/**
+ * `EventLoop`: a Rust event loop (mio selector, lock-free task queue, timer heap) attached to
+ * the calling JS thread. libuv watches the loop's selector and runs one loop iteration per
+ * wake-up, so tasks, timers and channel events run synchronously on this thread, in the
+ * loop's order; promises and nextTicks they create run right after the iteration.
+ */
+import { NativeEventLoop } from '../native';
+import { type ChannelMetrics } from './hub';
 /** Lifecycle of a loop, as in Netty. */
 export type EventLoopState = 'not-started' | 'started' | 'shutting-down' | 'shutdown' | 'terminated';
 export interface EventLoopOptions {
@@ -37,6 +45,13 @@ export declare class EventLoop {
     _onRemoteTask?: (latencyNs: number) => void;
     constructor(options?: EventLoopOptions);
     get name(): string;
+    /** @internal The native loop (channels are created on it). */
+    get _native(): NativeEventLoop;
+    /**
+     * Counters of this loop's JS boundary: iterations, deliveries (native→JS calls carrying
+     * channel events), events, JS→native calls, ops, bytes in/out of JS, channels.
+     */
+    metrics(): ChannelMetrics;
     get state(): EventLoopState;
     /** Tasks waiting in the cross-thread queue. */
     get pendingTasks(): number;

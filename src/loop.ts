@@ -5,6 +5,7 @@
  * loop's order; promises and nextTicks they create run right after the iteration.
  */
 import { NativeEventLoop } from '../native'
+import { channelMetrics, type ChannelMetrics } from './hub'
 import { checkFunction, checkMillis, checkPeriod, invalidArg } from './errors'
 
 /** Lifecycle of a loop, as in Netty. */
@@ -220,6 +221,19 @@ export class EventLoop {
 
   get name(): string {
     return this.#native.name
+  }
+
+  /** @internal The native loop (channels are created on it). */
+  get _native(): NativeEventLoop {
+    return this.#native
+  }
+
+  /**
+   * Counters of this loop's JS boundary: iterations, deliveries (native→JS calls carrying
+   * channel events), events, JS→native calls, ops, bytes in/out of JS, channels.
+   */
+  metrics(): ChannelMetrics {
+    return channelMetrics(this) ?? { iterations: 0, deliveries: 0, events: 0, jsToNativeCalls: 0, ops: 0, bytesIn: 0, bytesOut: 0, channels: 0 }
   }
 
   get state(): EventLoopState {

@@ -32,7 +32,10 @@ thread_local! {
 /// Work that runs at the end of every loop iteration, while the iteration's handle and
 /// callback scopes are open (so it may call JS).
 pub trait IterationHook {
-    fn after_iteration(&self);
+    /// Runs after the iteration's loop work, before the scopes close.
+    fn after_iteration(self: Rc<Self>);
+    /// True while the hook's work should keep the process alive (open, ref'ed channels).
+    fn keeps_alive(&self) -> bool;
 }
 
 pub struct Bridge {
@@ -280,8 +283,12 @@ impl Bridge {
         let next = d.next_timeout();
         // Queued tasks and registered channels keep the process alive, as setImmediate and
         // sockets do; timers do through the (ref'ed) timer handle.
-        let busy =
-            self.pinned.get() || d.local().registered_count() > 0 || next == Some(Duration::ZERO);
+        let hook = self.hook.borrow().clone();
+        let channels = match hook {
+            Some(h) => h.keeps_alive(),
+            None => d.local().registered_count() > 0,
+        };
+        let busy = self.pinned.get() || channels || next == Some(Duration::ZERO);
         let poll = self.poll.get();
         // SAFETY: the timer and poll handles are live (not closed: `closed` is false).
         unsafe {

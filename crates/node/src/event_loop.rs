@@ -166,6 +166,16 @@ impl NativeEventLoop {
         self.bridge.handle()
     }
 
+    /// The bridge of this loop (the channel hub hooks into it).
+    pub(crate) fn bridge(&self) -> &Rc<Bridge> {
+        &self.bridge
+    }
+
+    /// The loop-thread part of this loop (channels are created on it).
+    pub(crate) fn local(&self) -> &Rc<LocalLoop> {
+        &self.local
+    }
+
     fn accepting(&self) -> JsResult<()> {
         if self.handle().is_shutdown() {
             return Err(loop_error(LoopError::Rejected(RejectReason::Shutdown)));

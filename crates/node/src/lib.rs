@@ -4,9 +4,11 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod bridge;
+mod channel;
 mod dispatch;
 mod error;
 mod event_loop;
 mod timers;
 
+pub use channel::NativeChannels;
 pub use event_loop::NativeEventLoop;

@@ -78,7 +78,7 @@ impl SocketChannel {
     }
 
     /// A channel for an accepted connection (already connected, not yet registered).
-    pub(crate) fn accepted(
+    pub fn accepted(
         local: &Rc<LocalLoop>,
         stream: TcpStream,
         remote: SocketAddr,

@@ -1,0 +1,96 @@
+//! The built-in native handlers, made from the kind and Netty-named parameters JS sends.
+//! Parameters are checked in TS first; the codec constructors check them again and their
+//! errors come back as `ERR_INVALID_ARG_VALUE`.
+
+use std::rc::Rc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use netloop_codec::{
+    ByteOrder, ByteToMessageDecoder, DelimiterBasedFrameDecoder, FixedLengthFrameDecoder,
+    IdleConfig, IdleStateHandler, LengthFieldBasedFrameDecoder, LengthFieldConfig,
+    LengthFieldPrepender, LineBasedFrameDecoder,
+};
+use netloop_transport::ChannelHandler;
+
+use crate::error::{invalid_arg, JsResult};
+
+pub const LINE: u32 = 1;
+pub const DELIMITER: u32 = 2;
+pub const FIXED_LENGTH: u32 = 3;
+pub const LENGTH_FIELD: u32 = 4;
+pub const PREPENDER: u32 = 5;
+pub const IDLE: u32 = 6;
+
+fn param(p: &[f64], i: usize) -> f64 {
+    p.get(i).copied().unwrap_or(0.0)
+}
+
+fn size(p: &[f64], i: usize) -> usize {
+    let v = param(p, i);
+    if v.is_finite() && v >= 0.0 {
+        v as usize
+    } else {
+        0
+    }
+}
+
+fn flag(p: &[f64], i: usize) -> bool {
+    param(p, i) != 0.0
+}
+
+fn order(p: &[f64], i: usize) -> ByteOrder {
+    if flag(p, i) {
+        ByteOrder::LittleEndian
+    } else {
+        ByteOrder::BigEndian
+    }
+}
+
+fn millis(p: &[f64], i: usize) -> Option<Duration> {
+    let v = param(p, i);
+    (v.is_finite() && v > 0.0).then(|| Duration::from_secs_f64(v / 1000.0))
+}
+
+/// A native handler of `kind` with parameters `p` (and `delimiters` for the delimiter decoder).
+pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn ChannelHandler>> {
+    let bad = |e: netloop_codec::ConfigError| invalid_arg(e.to_string());
+    Ok(match kind {
+        LINE => Rc::new(ByteToMessageDecoder::new(LineBasedFrameDecoder::with_options(
+            size(p, 0),
+            flag(p, 1),
+            flag(p, 2),
+        ))),
+        DELIMITER => Rc::new(ByteToMessageDecoder::new(
+            DelimiterBasedFrameDecoder::with_options(size(p, 0), flag(p, 1), flag(p, 2), delimiters)
+                .map_err(bad)?,
+        )),
+        FIXED_LENGTH => Rc::new(ByteToMessageDecoder::new(
+            FixedLengthFrameDecoder::new(size(p, 0)).map_err(bad)?,
+        )),
+        LENGTH_FIELD => {
+            let cfg = LengthFieldConfig {
+                max_frame_length: size(p, 0),
+                length_field_offset: size(p, 1),
+                length_field_length: size(p, 2),
+                length_adjustment: param(p, 3) as i64,
+                initial_bytes_to_strip: size(p, 4),
+                fail_fast: flag(p, 5),
+                byte_order: order(p, 6),
+            };
+            Rc::new(ByteToMessageDecoder::new(
+                LengthFieldBasedFrameDecoder::new(cfg).map_err(bad)?,
+            ))
+        }
+        PREPENDER => Rc::new(
+            LengthFieldPrepender::with_options(size(p, 0), flag(p, 1), param(p, 2) as i64, order(p, 3))
+                .map_err(bad)?,
+        ),
+        IDLE => Rc::new(IdleStateHandler::new(IdleConfig {
+            reader: millis(p, 0),
+            writer: millis(p, 1),
+            all: millis(p, 2),
+        })),
+        other => return Err(invalid_arg(format!("unknown native handler kind {other}"))),
+    })
+}

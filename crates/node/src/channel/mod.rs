@@ -1,0 +1,458 @@
+//! `NativeChannels`: the JS-facing handle of one loop's channel hub. Thin: argument
+//! conversion and lookups; the hub ([`hub`]) does the work, the adapters ([`adapter`]) stand
+//! in for JS handlers in native pipelines, [`wire`] fixes the shared record layout.
+//!
+//! Ground rules: used only on the JS thread of its loop. Every method that touches a channel
+//! first applies the ops JS buffered, so direct calls and buffered ops keep JS's order.
+
+mod acceptor;
+mod adapter;
+mod codecs;
+mod hub;
+mod options;
+mod outbox;
+mod shared;
+mod token;
+mod wire;
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::rc::{Rc, Weak};
+
+use bytes::Bytes;
+use napi::bindgen_prelude::*;
+use napi::sys;
+use napi_derive::napi;
+use netloop_transport::{ServerSocketChannel, SocketChannel, TransportError};
+
+use crate::error::{invalid_arg, throw, Code, JsResult};
+use crate::event_loop::NativeEventLoop;
+use acceptor::Acceptor;
+use adapter::JsAdapter;
+use hub::Hub;
+use shared::{Shared, SharedArrays};
+
+thread_local! {
+    static HUBS: RefCell<HashMap<u32, Weak<Hub>>> = RefCell::new(HashMap::new());
+}
+
+fn transport_error(e: TransportError) -> napi::Error<Code> {
+    let code: &'static str = match &e {
+        TransportError::DuplicateHandlerName(_) => "ERR_DUPLICATE_HANDLER_NAME",
+        TransportError::NoSuchHandler(_) => "ERR_NO_SUCH_HANDLER",
+        TransportError::InvalidOption(_) => "ERR_INVALID_ARG_VALUE",
+        TransportError::ChannelClosed => "ERR_CHANNEL_CLOSED",
+        _ => "ERR_CHANNEL_OPERATION",
+    };
+    napi::Error::new(Code(code), e.to_string())
+}
+
+fn no_channel(id: f64) -> napi::Error<Code> {
+    napi::Error::new(Code("ERR_CHANNEL_CLOSED"), format!("channel {id} is closed"))
+}
+
+/// The channel wire's constants, for the JS side's load-time check.
+#[napi]
+pub fn channel_wire() -> HashMap<String, u32> {
+    wire::ALL.iter().map(|(k, v)| ((*k).to_string(), *v)).collect()
+}
+
+#[napi]
+pub struct NativeChannels {
+    hub: Rc<Hub>,
+    calls: Cell<f64>,
+}
+
+#[napi]
+impl NativeChannels {
+    /// `dispatch(count, arena, strings)` receives event records; `events`/`ops` are the
+    /// shared `Float64Array`s and `arena` the write arena (`Uint8Array`).
+    #[napi(constructor)]
+    pub fn new(
+        env: Env,
+        native_loop: &NativeEventLoop,
+        dispatch: Unknown,
+        events: Unknown,
+        ops: Unknown,
+        arena: Unknown,
+    ) -> Result<Self> {
+        Self::create(&env, native_loop, dispatch, events, ops, arena).map_err(|e| throw(&env, e))
+    }
+
+    fn create(
+        env: &Env,
+        native_loop: &NativeEventLoop,
+        dispatch: Unknown,
+        events: Unknown,
+        ops: Unknown,
+        arena: Unknown,
+    ) -> JsResult<Self> {
+        let raw = env.raw();
+        // SAFETY: `raw` is the live env of this call and the values are its handles.
+        let shared = unsafe {
+            let ev = Shared::new(raw, events.raw(), sys::TypedarrayType::float64_array);
+            let op = Shared::new(raw, ops.raw(), sys::TypedarrayType::float64_array);
+            let ar = Shared::new(raw, arena.raw(), sys::TypedarrayType::uint8_array);
+            match (ev, op, ar) {
+                (Some(events), Some(ops), Some(arena)) => SharedArrays { events, ops, arena },
+                _ => return Err(invalid_arg("channel buffers must be Float64Array, Float64Array, Uint8Array")),
+            }
+        };
+        let mut reference = std::ptr::null_mut();
+        // SAFETY: as above; the reference is deleted when the hub drops.
+        if unsafe { sys::napi_create_reference(raw, dispatch.raw(), 1, &mut reference) } != sys::Status::napi_ok {
+            return Err(invalid_arg("dispatch must be a function"));
+        }
+        let hub = Hub::new(raw, native_loop.local(), native_loop.bridge(), reference, shared);
+        HUBS.with(|h| h.borrow_mut().insert(hub.id(), Rc::downgrade(&hub)));
+        Ok(NativeChannels {
+            hub,
+            calls: Cell::new(0.0),
+        })
+    }
+
+    fn enter(&self) {
+        self.calls.set(self.calls.get() + 1.0);
+        self.hub.apply_ops(&[], &[]);
+    }
+
+    /// Re-arms libuv after a change made outside an iteration (a new channel, a bind).
+    fn rearm(&self) {
+        self.hub.deliver();
+    }
+
+    #[napi(getter)]
+    pub fn id(&self) -> u32 {
+        self.hub.id()
+    }
+
+    /// Applies the buffered ops (with the bytes of large writes and the texts of JS errors
+    /// they refer to), then delivers what they produced unless a delivery is running.
+    #[napi]
+    pub fn apply_ops(&self, big: Option<Vec<Buffer>>, strings: Option<Vec<String>>) {
+        self.calls.set(self.calls.get() + 1.0);
+        let big = big.unwrap_or_default();
+        let slices: Vec<&[u8]> = big.iter().map(|b| &b[..]).collect();
+        self.hub.apply_ops(&slices, &strings.unwrap_or_default());
+        self.hub.deliver();
+    }
+
+    fn open_with(&self, server: bool, names: &[String], values: &[f64]) -> JsResult<f64> {
+        let opts = options::build(names, values)?;
+        let local = self.hub.local.upgrade().ok_or_else(|| invalid_arg("the loop is terminated"))?;
+        if local.handle().is_shutdown() {
+            return Err(napi::Error::new(Code("ERR_REJECTED_EXECUTION"), "the loop is shut down".to_string()));
+        }
+        let ch = if server {
+            ServerSocketChannel::open(&local, opts)
+        } else {
+            SocketChannel::open(&local, opts)
+        };
+        Ok(self.hub.adopt(ch) as f64)
+    }
+
+    /// A new client channel (not yet registered); returns its id.
+    #[napi]
+    pub fn open_client(&self, env: Env, names: Vec<String>, values: Vec<f64>) -> Result<f64> {
+        self.enter();
+        self.open_with(false, &names, &values).map_err(|e| throw(&env, e))
+    }
+
+    /// A new server channel whose acceptor hands connections to the hubs `children` (ids).
+    #[napi]
+    pub fn open_server(
+        &self,
+        env: Env,
+        names: Vec<String>,
+        values: Vec<f64>,
+        child_names: Vec<String>,
+        child_values: Vec<f64>,
+        children: Vec<u32>,
+    ) -> Result<f64> {
+        self.enter();
+        let r = (|| {
+            let child_options = options::build(&child_names, &child_values)?;
+            let targets: Vec<Weak<Hub>> = HUBS.with(|h| {
+                let h = h.borrow();
+                children.iter().filter_map(|id| h.get(id).cloned()).collect()
+            });
+            if targets.is_empty() {
+                return Err(invalid_arg("a server needs at least one child loop"));
+            }
+            let id = self.open_with(true, &names, &values)?;
+            let ch = self.hub.channel(id as u64).ok_or_else(|| no_channel(id))?;
+            let acceptor = Acceptor {
+                server: id,
+                targets,
+                next: Cell::new(0),
+                child_options,
+            };
+            ch.pipeline()
+                .add_last("ServerBootstrapAcceptor", acceptor)
+                .map_err(transport_error)?;
+            Ok(id)
+        })();
+        r.map_err(|e| throw(&env, e))
+    }
+
+    fn with_channel<R>(&self, id: f64, f: impl FnOnce(&netloop_transport::Channel) -> JsResult<R>) -> JsResult<R> {
+        let ch = self.hub.channel(id as u64).ok_or_else(|| no_channel(id))?;
+        f(&ch)
+    }
+
+    fn addr(host: &str, port: u32) -> JsResult<SocketAddr> {
+        let ip: IpAddr = host
+            .parse()
+            .map_err(|_| invalid_arg(format!("not an IP address: {host}")))?;
+        let port = u16::try_from(port).map_err(|_| invalid_arg(format!("port out of range: {port}")))?;
+        Ok(SocketAddr::new(ip, port))
+    }
+
+    /// Binds server channel `id`; JS promise `promise` learns the result.
+    #[napi]
+    pub fn bind(&self, env: Env, id: f64, host: String, port: u32, promise: f64) -> Result<()> {
+        self.enter();
+        let r = self.with_channel(id, |ch| {
+            let addr = Self::addr(&host, port)?;
+            let hub = self.hub.clone();
+            ch.bind(addr).add_local_listener_js(hub, promise);
+            Ok(())
+        });
+        self.rearm();
+        r.map_err(|e| throw(&env, e))
+    }
+
+    /// Connects client channel `id`; JS promise `promise` learns the result.
+    #[napi]
+    pub fn connect(&self, env: Env, id: f64, host: String, port: u32, promise: f64) -> Result<()> {
+        self.enter();
+        let r = self.with_channel(id, |ch| {
+            let addr = Self::addr(&host, port)?;
+            let hub = self.hub.clone();
+            ch.connect(addr).add_local_listener_js(hub, promise);
+            Ok(())
+        });
+        self.rearm();
+        r.map_err(|e| throw(&env, e))
+    }
+
+    fn add(&self, id: f64, pos: u32, base: &str, name: &str, handler: Rc<dyn netloop_transport::ChannelHandler>) -> JsResult<()> {
+        self.with_channel(id, |ch| {
+            let p = ch.pipeline();
+            let r = match pos {
+                0 => p.add_first(name, handler),
+                1 => p.add_last(name, handler),
+                2 => p.add_before(base, name, handler),
+                _ => p.add_after(base, name, handler),
+            };
+            r.map(|_| ()).map_err(transport_error)
+        })
+    }
+
+    fn adapter(&self, id: f64, ctx: f64) -> Rc<dyn netloop_transport::ChannelHandler> {
+        Rc::new(JsAdapter {
+            hub: Rc::downgrade(&self.hub),
+            channel: id,
+            ctx,
+        })
+    }
+
+    fn remember_ctx(&self, id: f64, name: &str, ctx: f64) {
+        if let Some(c) = self.hub.channel(id as u64).and_then(|ch| ch.pipeline().context(name)) {
+            self.hub.set_ctx(id as u64, ctx as u64, c);
+        }
+    }
+
+    /// Adds the stand-in of JS context `ctx` named `name` (pos: 0 first, 1 last, 2 before
+    /// `base`, 3 after `base`).
+    #[napi]
+    pub fn add_js(&self, env: Env, id: f64, pos: u32, base: String, name: String, ctx: f64) -> Result<()> {
+        self.enter();
+        let r = self.add(id, pos, &base, &name, self.adapter(id, ctx));
+        if r.is_ok() {
+            self.remember_ctx(id, &name, ctx);
+        }
+        r.map_err(|e| throw(&env, e))
+    }
+
+    /// Adds a built-in native handler of `kind` with Netty's parameters.
+    #[napi]
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_native(
+        &self,
+        env: Env,
+        id: f64,
+        pos: u32,
+        base: String,
+        name: String,
+        kind: u32,
+        params: Vec<f64>,
+        delimiters: Option<Vec<Buffer>>,
+    ) -> Result<()> {
+        self.enter();
+        let delims: Vec<Bytes> = delimiters
+            .unwrap_or_default()
+            .iter()
+            .map(|b| Bytes::copy_from_slice(b))
+            .collect();
+        let r = codecs::make(kind, &params, delims).and_then(|h| self.add(id, pos, &base, &name, h));
+        r.map_err(|e| throw(&env, e))
+    }
+
+    #[napi]
+    pub fn remove(&self, env: Env, id: f64, name: String) -> Result<()> {
+        self.enter();
+        self.with_channel(id, |ch| ch.pipeline().remove(&name).map(|_| ()).map_err(transport_error))
+            .map_err(|e| throw(&env, e))
+    }
+
+    /// Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`.
+    #[napi]
+    #[allow(clippy::too_many_arguments)]
+    pub fn replace(
+        &self,
+        env: Env,
+        id: f64,
+        old: String,
+        name: String,
+        kind: u32,
+        ctx: f64,
+        params: Vec<f64>,
+        delimiters: Option<Vec<Buffer>>,
+    ) -> Result<()> {
+        self.enter();
+        let r = (|| {
+            let handler = if kind == 0 {
+                self.adapter(id, ctx)
+            } else {
+                let delims = delimiters
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|b| Bytes::copy_from_slice(b))
+                    .collect();
+                codecs::make(kind, &params, delims)?
+            };
+            self.with_channel(id, |ch| {
+                ch.pipeline().replace(&old, &name, handler).map(|_| ()).map_err(transport_error)
+            })?;
+            if kind == 0 {
+                self.remember_ctx(id, &name, ctx);
+            }
+            Ok(())
+        })();
+        r.map_err(|e| throw(&env, e))
+    }
+
+    /// Flags: 1 open, 2 active, 4 writable, 8 registered, 16 auto-read.
+    #[napi]
+    pub fn state(&self, id: f64) -> u32 {
+        self.enter();
+        self.hub.channel(id as u64).map_or(0, |ch| {
+            u32::from(ch.is_open())
+                | u32::from(ch.is_active()) << 1
+                | u32::from(ch.is_writable()) << 2
+                | u32::from(ch.is_registered()) << 3
+                | u32::from(ch.is_auto_read()) << 4
+        })
+    }
+
+    /// `[bytesBeforeUnwritable, bytesBeforeWritable, pendingOutboundBytes]`.
+    #[napi]
+    pub fn buffer_state(&self, id: f64) -> Vec<f64> {
+        self.enter();
+        self.hub.channel(id as u64).map_or_else(
+            || vec![0.0, 0.0, 0.0],
+            |ch| {
+                vec![
+                    ch.bytes_before_unwritable() as f64,
+                    ch.bytes_before_writable() as f64,
+                    ch.pending_outbound_bytes() as f64,
+                ]
+            },
+        )
+    }
+
+    /// `"address|port|family"` of the local (or remote) end, if known.
+    #[napi]
+    pub fn address(&self, id: f64, remote: bool) -> Option<String> {
+        self.enter();
+        let ch = self.hub.channel(id as u64)?;
+        let a = if remote { ch.remote_addr() } else { ch.local_addr() }?;
+        let family = if a.is_ipv4() { "IPv4" } else { "IPv6" };
+        Some(format!("{}|{}|{family}", a.ip(), a.port()))
+    }
+
+    #[napi]
+    pub fn get_option(&self, env: Env, id: f64, name: String) -> Result<f64> {
+        self.enter();
+        self.with_channel(id, |ch| options::value(&ch.options(), &name))
+            .map_err(|e| throw(&env, e))
+    }
+
+    #[napi]
+    pub fn set_option(&self, env: Env, id: f64, name: String, value: f64) -> Result<()> {
+        self.enter();
+        let r = self.with_channel(id, |ch| {
+            let opt = options::option(&name, value)?;
+            ch.set_option(opt).map_err(|e| invalid_arg(e.to_string()))
+        });
+        self.rearm();
+        r.map_err(|e| throw(&env, e))
+    }
+
+    /// Half-close: shuts the output down; JS promise `promise` learns the result.
+    #[napi]
+    pub fn shutdown_output(&self, id: f64, promise: f64) {
+        self.enter();
+        let r = match self.hub.channel(id as u64) {
+            Some(ch) => ch.shutdown_output(),
+            None => Err(TransportError::ChannelClosed),
+        };
+        self.hub.report_promise(promise, &r);
+        self.rearm();
+    }
+
+    /// `false`: the channel no longer keeps the process alive (node:net's `unref()`).
+    #[napi]
+    pub fn set_ref(&self, id: f64, refd: bool) {
+        self.enter();
+        self.hub.set_ref(id as u64, refd);
+        if let Some(b) = self.hub.bridge() {
+            b.rearm();
+        }
+    }
+
+    /// `[iterations, deliveries, records, jsToNative, ops, bytesToJs, bytesFromJs, channels]`.
+    #[napi]
+    pub fn metrics(&self) -> Vec<f64> {
+        let m = &self.hub.metrics;
+        vec![
+            m.iterations.get(),
+            m.deliveries.get(),
+            m.records.get(),
+            self.calls.get(),
+            m.ops.get(),
+            m.bytes_to_js.get(),
+            m.bytes_from_js.get(),
+            self.hub.channel_count() as f64,
+        ]
+    }
+}
+
+/// Reports a channel future to a JS promise through the hub.
+trait ReportToJs {
+    fn add_local_listener_js(&self, hub: Rc<Hub>, promise: f64);
+}
+
+impl ReportToJs for netloop_transport::ChannelFuture {
+    fn add_local_listener_js(&self, hub: Rc<Hub>, promise: f64) {
+        use netloop_transport::LocalListenerExt;
+        let weak = Rc::downgrade(&hub);
+        self.add_local_listener(move |r| {
+            if let Some(h) = weak.upgrade() {
+                h.report_promise(promise, r);
+            }
+        });
+    }
+}

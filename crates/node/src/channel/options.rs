@@ -1,0 +1,77 @@
+//! Channel options by their JS (Netty camelCase) names. Values arrive as numbers: booleans
+//! as 0/1, "none" (no connect timeout, no linger) as a negative number. TS validates types
+//! and ranges first; the transport checks consistency (water marks) again.
+
+use std::time::Duration;
+
+use netloop_transport::{ChannelOption, ChannelOptions};
+
+use crate::error::{invalid_arg, JsResult};
+
+fn duration(v: f64) -> Option<Duration> {
+    (v >= 0.0 && v.is_finite()).then(|| Duration::from_secs_f64(v / 1000.0))
+}
+
+fn count(name: &str, v: f64) -> JsResult<usize> {
+    if v.is_finite() && v >= 0.0 && v.fract() == 0.0 {
+        Ok(v as usize)
+    } else {
+        Err(invalid_arg(format!("{name} must be a non-negative integer, got {v}")))
+    }
+}
+
+/// The option `name` set to `v`.
+pub fn option(name: &str, v: f64) -> JsResult<ChannelOption> {
+    let on = v != 0.0;
+    Ok(match name {
+        "tcpNoDelay" => ChannelOption::TcpNoDelay(on),
+        "soKeepAlive" => ChannelOption::SoKeepAlive(on),
+        "soReuseaddr" => ChannelOption::SoReuseaddr(on),
+        "autoRead" => ChannelOption::AutoRead(on),
+        "allowHalfClosure" => ChannelOption::AllowHalfClosure(on),
+        "soRcvbuf" => ChannelOption::SoRcvbuf(count(name, v)?),
+        "soSndbuf" => ChannelOption::SoSndbuf(count(name, v)?),
+        "soBacklog" => ChannelOption::SoBacklog(i32::try_from(count(name, v)?).unwrap_or(i32::MAX)),
+        "soLinger" => ChannelOption::SoLinger(duration(v * 1000.0)),
+        "writeBufferHighWaterMark" => ChannelOption::WriteBufferHighWaterMark(count(name, v)?),
+        "writeBufferLowWaterMark" => ChannelOption::WriteBufferLowWaterMark(count(name, v)?),
+        "writeSpinCount" => ChannelOption::WriteSpinCount(u32::try_from(count(name, v)?).unwrap_or(u32::MAX)),
+        "maxMessagesPerRead" => {
+            ChannelOption::MaxMessagesPerRead(u32::try_from(count(name, v)?).unwrap_or(u32::MAX))
+        }
+        "connectTimeoutMillis" => ChannelOption::ConnectTimeout(if v > 0.0 { duration(v) } else { None }),
+        other => return Err(invalid_arg(format!("unknown channel option {other}"))),
+    })
+}
+
+/// The value of option `name` in `o`, as JS sends it.
+pub fn value(o: &ChannelOptions, name: &str) -> JsResult<f64> {
+    let b = |x: bool| if x { 1.0 } else { 0.0 };
+    Ok(match name {
+        "tcpNoDelay" => b(o.tcp_no_delay),
+        "soKeepAlive" => b(o.so_keep_alive),
+        "soReuseaddr" => b(o.so_reuseaddr),
+        "autoRead" => b(o.auto_read),
+        "allowHalfClosure" => b(o.allow_half_closure),
+        "soRcvbuf" => o.so_rcvbuf.map_or(0.0, |v| v as f64),
+        "soSndbuf" => o.so_sndbuf.map_or(0.0, |v| v as f64),
+        "soBacklog" => f64::from(o.so_backlog),
+        "soLinger" => o.so_linger.map_or(-1.0, |d| d.as_secs_f64()),
+        "writeBufferHighWaterMark" => o.write_buffer_water_mark.high as f64,
+        "writeBufferLowWaterMark" => o.write_buffer_water_mark.low as f64,
+        "writeSpinCount" => f64::from(o.write_spin_count),
+        "maxMessagesPerRead" => f64::from(o.max_messages_per_read),
+        "connectTimeoutMillis" => o.connect_timeout.map_or(0.0, |d| d.as_secs_f64() * 1000.0),
+        other => return Err(invalid_arg(format!("unknown channel option {other}"))),
+    })
+}
+
+/// Options built from parallel name/value lists.
+pub fn build(names: &[String], values: &[f64]) -> JsResult<ChannelOptions> {
+    let mut o = ChannelOptions::default();
+    for (n, v) in names.iter().zip(values) {
+        o.set(option(n, *v)?)
+            .map_err(|e| invalid_arg(e.to_string()))?;
+    }
+    Ok(o)
+}

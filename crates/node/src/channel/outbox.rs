@@ -1,0 +1,69 @@
+//! What the hub has to tell JS: event records, the bytes they point into, and the texts of
+//! native errors. Filled by the JS-handler adapters and the hub while the loop runs; taken
+//! whole by a delivery.
+//!
+//! Ground rules: loop thread only; no borrow of an `Outbox` is held while JS runs.
+
+use bytes::Bytes;
+use netloop_transport::TransportError;
+
+use super::token::JsError;
+use super::wire::RECORD;
+
+#[derive(Default)]
+pub struct Outbox {
+    pub records: Vec<f64>,
+    pub bytes: Vec<u8>,
+    pub strings: Vec<String>,
+}
+
+/// How an error travels to JS: `(what, value)` for the record's `b`/`c` or `a` fields.
+pub enum ErrorRef {
+    /// Index of the code in `strings` (the message follows it).
+    Native(f64),
+    /// Token of a JS error object.
+    Js(f64),
+}
+
+impl Outbox {
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    pub fn push(&mut self, kind: u32, channel: f64, ctx: f64, a: f64, b: f64, c: f64) {
+        self.records
+            .extend_from_slice(&[f64::from(kind), channel, ctx, a, b, c]);
+    }
+
+    /// Appends bytes to the arena; returns their offset.
+    pub fn put_bytes(&mut self, data: &Bytes) -> f64 {
+        let off = self.bytes.len();
+        self.bytes.extend_from_slice(data);
+        off as f64
+    }
+
+    /// Records an error for JS: a JS error keeps its identity, a native one becomes a
+    /// `(code, message)` pair of strings.
+    pub fn put_error(&mut self, hub: u32, e: &TransportError) -> ErrorRef {
+        if let Some(js) = e
+            .foreign_source()
+            .and_then(|s| s.downcast_ref::<JsError>())
+            .and_then(|j| j.token_for(hub))
+        {
+            return ErrorRef::Js(js);
+        }
+        let at = self.strings.len();
+        let code = match e {
+            // Node reports a connect timeout as ETIMEDOUT.
+            TransportError::ConnectTimeout => "ETIMEDOUT".to_string(),
+            other => other.code().to_string(),
+        };
+        self.strings.push(code);
+        self.strings.push(e.to_string());
+        ErrorRef::Native(at as f64)
+    }
+
+    pub fn records_len(&self) -> usize {
+        self.records.len() / RECORD
+    }
+}

@@ -1,0 +1,39 @@
+import { Channel } from './channel';
+import { EventLoopGroup } from './group';
+import { EventLoop } from './loop';
+import { type ChannelOptionName, type ChannelOptions } from './options';
+/** Sets up a channel's pipeline. May be async only in what it does later: it runs synchronously. */
+export type ChannelInitializer = (ch: Channel) => void;
+type Loops = EventLoop | EventLoopGroup;
+/** Sets up and binds server channels. */
+export declare class ServerBootstrap {
+    #private;
+    /** The loops of the server channel (`boss`) and of accepted channels (`workers`, default: `boss`). */
+    group(boss: Loops, workers?: Loops): this;
+    /** An option of the server channel (`soBacklog`, `soReuseaddr`, `autoRead`, ...), checked at once. */
+    option<K extends ChannelOptionName>(name: K, value: NonNullable<ChannelOptions[K]>): this;
+    /** An option of every accepted channel (`tcpNoDelay`, water marks, `autoRead`, ...). */
+    childOption<K extends ChannelOptionName>(name: K, value: NonNullable<ChannelOptions[K]>): this;
+    /** Sets up each accepted channel's pipeline, on the channel's loop. */
+    childHandler(init: ChannelInitializer): this;
+    /**
+     * Binds a server channel to `port` on `host` (default `0.0.0.0`); resolves to the server
+     * channel (`bind(0)` picks a free port: see `localAddress`). Rejects with `EADDRINUSE`, ...
+     */
+    bind(port: number, host?: string): Promise<Channel>;
+}
+/** Sets up and connects client channels. */
+export declare class Bootstrap {
+    #private;
+    group(group: Loops): this;
+    /** An option of the channel (`connectTimeoutMillis`, `tcpNoDelay`, ...), checked at once. */
+    option<K extends ChannelOptionName>(name: K, value: NonNullable<ChannelOptions[K]>): this;
+    /** Sets up the channel's pipeline, on its loop, before it connects. */
+    handler(init: ChannelInitializer): this;
+    /**
+     * Connects to `host:port`; resolves to the connected channel. Rejects with `ECONNREFUSED`,
+     * `ETIMEDOUT` (after `connectTimeoutMillis`), ...; the channel is closed then.
+     */
+    connect(port: number, host?: string): Promise<Channel>;
+}
+export {};

@@ -1,0 +1,71 @@
+/**
+ * `Channel`: a TCP connection (or listener) on one loop, with its pipeline. Everything a
+ * channel does runs on its loop's thread (here: the thread that made the loop).
+ */
+import type { AddressInfo } from 'node:net';
+import { ChannelPipeline } from './pipeline';
+import { ChannelPromise } from './promise';
+import type { ChannelHub } from './hub';
+import type { EventLoop } from './loop';
+import type { Outbound } from './handlers';
+import { type ChannelOptionName, type ChannelOptions } from './options';
+/** Every option of a live channel, readable and settable (checked at once). */
+export type ChannelConfig = Required<ChannelOptions>;
+export declare class Channel {
+    #private;
+    /** The channel's id, unique in the process. */
+    readonly id: number;
+    readonly pipeline: ChannelPipeline;
+    /** The server channel that accepted this one. */
+    readonly parent: Channel | undefined;
+    /** @internal */ readonly _hub: ChannelHub;
+    /** @internal */ readonly _contextIds: number[];
+    /** Resolves when the channel is closed (never rejects). */
+    readonly closeFuture: Promise<void>;
+    /** @internal */
+    constructor(hub: ChannelHub, 
+    /** The channel's id, unique in the process. */
+    id: number, parent?: Channel);
+    /** The loop this channel is registered on. */
+    get eventLoop(): EventLoop;
+    get isOpen(): boolean;
+    get isActive(): boolean;
+    /** False while the pending outbound bytes are above the high water mark. */
+    get isWritable(): boolean;
+    get isRegistered(): boolean;
+    /** Bytes that can be written before the channel turns unwritable (0 when unwritable). */
+    get bytesBeforeUnwritable(): number;
+    /** Bytes to drain before the channel turns writable again (0 when writable). */
+    get bytesBeforeWritable(): number;
+    /** The local end, shaped like node:net's `socket.address()`. */
+    get localAddress(): AddressInfo | undefined;
+    /** The remote end. */
+    get remoteAddress(): AddressInfo | undefined;
+    /** Every option, live: reading asks the channel, setting checks and applies at once. */
+    get config(): ChannelConfig;
+    getOption<K extends ChannelOptionName>(name: K): ChannelConfig[K];
+    setOption<K extends ChannelOptionName>(name: K, value: ChannelConfig[K]): this;
+    /** Writes through the whole pipeline (from the tail). See `ChannelHandlerContext.write`. */
+    write(msg: Outbound): void;
+    write(msg: Outbound, promise: ChannelPromise): ChannelPromise;
+    writeAndFlush(msg: Outbound): void;
+    writeAndFlush(msg: Outbound, promise: ChannelPromise): ChannelPromise;
+    flush(): this;
+    /** Asks for one more read (with `autoRead` off). */
+    read(): this;
+    /** Closes the channel (pending writes fail with `ERR_CHANNEL_CLOSED`); resolves when closed. */
+    close(): Promise<void>;
+    /** Half-close: sends FIN after what was flushed; reading goes on. */
+    shutdownOutput(): Promise<void>;
+    /** A promise for an outbound operation, to await it. */
+    newPromise(): ChannelPromise;
+    /** The void promise: nobody awaits it, a failure goes to `exceptionCaught`. */
+    voidPromise(): ChannelPromise;
+    /** Lets the process exit while this channel is open (node:net's `unref()`). */
+    unref(): this;
+    /** Undoes `unref()` (the default: an open channel keeps the process alive). */
+    ref(): this;
+    /** @internal The native side reported the close. */
+    _onClosed(): void;
+    toString(): string;
+}

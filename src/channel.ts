@@ -1,0 +1,198 @@
+/**
+ * `Channel`: a TCP connection (or listener) on one loop, with its pipeline. Everything a
+ * channel does runs on its loop's thread (here: the thread that made the loop).
+ */
+import type { AddressInfo } from 'node:net'
+import { ChannelPipeline } from './pipeline'
+import { ChannelPromise } from './promise'
+import type { ChannelHub } from './hub'
+import type { EventLoop } from './loop'
+import type { Outbound } from './handlers'
+import { OPTION_NAMES, decodeOption, encodeOption, type ChannelOptionName, type ChannelOptions } from './options'
+import { W } from './wire'
+
+/** Every option of a live channel, readable and settable (checked at once). */
+export type ChannelConfig = Required<ChannelOptions>
+
+function parseAddress(s: string | null): AddressInfo | undefined {
+  if (!s) return undefined
+  const [address, port, family] = s.split('|')
+  return { address, port: Number(port), family }
+}
+
+export class Channel {
+  readonly pipeline: ChannelPipeline
+  /** The server channel that accepted this one. */
+  readonly parent: Channel | undefined
+  /** @internal */ readonly _hub: ChannelHub
+  /** @internal */ readonly _contextIds: number[] = []
+  #closed = false
+  #resolveClose!: () => void
+  /** Resolves when the channel is closed (never rejects). */
+  readonly closeFuture: Promise<void>
+  #config: ChannelConfig | undefined
+
+  /** @internal */
+  constructor(
+    hub: ChannelHub,
+    /** The channel's id, unique in the process. */
+    readonly id: number,
+    parent?: Channel,
+  ) {
+    this._hub = hub
+    this.parent = parent
+    this.pipeline = new ChannelPipeline(this, hub)
+    this.closeFuture = new Promise((r) => (this.#resolveClose = r))
+    hub.channels.set(id, this)
+  }
+
+  /** The loop this channel is registered on. */
+  get eventLoop(): EventLoop {
+    return this._hub.loop
+  }
+
+  #state(): number {
+    if (this.#closed && !this._hub.channels.has(this.id)) return 0
+    this._hub.sync()
+    return this._hub.native.state(this.id)
+  }
+
+  get isOpen(): boolean {
+    return (this.#state() & 1) !== 0
+  }
+  get isActive(): boolean {
+    return (this.#state() & 2) !== 0
+  }
+  /** False while the pending outbound bytes are above the high water mark. */
+  get isWritable(): boolean {
+    return (this.#state() & 4) !== 0
+  }
+  get isRegistered(): boolean {
+    return (this.#state() & 8) !== 0
+  }
+  /** Bytes that can be written before the channel turns unwritable (0 when unwritable). */
+  get bytesBeforeUnwritable(): number {
+    this._hub.sync()
+    return this._hub.native.bufferState(this.id)[0]
+  }
+  /** Bytes to drain before the channel turns writable again (0 when writable). */
+  get bytesBeforeWritable(): number {
+    this._hub.sync()
+    return this._hub.native.bufferState(this.id)[1]
+  }
+
+  /** The local end, shaped like node:net's `socket.address()`. */
+  get localAddress(): AddressInfo | undefined {
+    this._hub.sync()
+    return parseAddress(this._hub.native.address(this.id, false))
+  }
+  /** The remote end. */
+  get remoteAddress(): AddressInfo | undefined {
+    this._hub.sync()
+    return parseAddress(this._hub.native.address(this.id, true))
+  }
+
+  /** Every option, live: reading asks the channel, setting checks and applies at once. */
+  get config(): ChannelConfig {
+    if (!this.#config) {
+      const cfg = {} as ChannelConfig
+      for (const name of OPTION_NAMES) {
+        Object.defineProperty(cfg, name, {
+          enumerable: true,
+          get: () => this.getOption(name),
+          set: (v: unknown) => this.setOption(name, v as never),
+        })
+      }
+      this.#config = Object.freeze(cfg) as ChannelConfig
+    }
+    return this.#config
+  }
+
+  getOption<K extends ChannelOptionName>(name: K): ChannelConfig[K] {
+    if (!OPTION_NAMES.includes(name)) encodeOption(name, undefined) // throws: unknown option
+    this._hub.sync()
+    return decodeOption(name, this._hub.native.getOption(this.id, name)) as ChannelConfig[K]
+  }
+
+  setOption<K extends ChannelOptionName>(name: K, value: ChannelConfig[K]): this {
+    const v = encodeOption(name, value)
+    this._hub.sync()
+    this._hub.native.setOption(this.id, name, v)
+    return this
+  }
+
+  /** Writes through the whole pipeline (from the tail). See `ChannelHandlerContext.write`. */
+  write(msg: Outbound): void
+  write(msg: Outbound, promise: ChannelPromise): ChannelPromise
+  write(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
+    this.pipeline._fireOutbound(this.pipeline._tail, W.WRITE_BYTES, msg, promise)
+    return promise
+  }
+
+  writeAndFlush(msg: Outbound): void
+  writeAndFlush(msg: Outbound, promise: ChannelPromise): ChannelPromise
+  writeAndFlush(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
+    this.pipeline._fireOutbound(this.pipeline._tail, W.WRITE_BYTES, msg, promise)
+    this.pipeline._fireOutbound(this.pipeline._tail, W.FLUSH, undefined, undefined)
+    return promise
+  }
+
+  flush(): this {
+    this.pipeline._fireOutbound(this.pipeline._tail, W.FLUSH, undefined, undefined)
+    return this
+  }
+
+  /** Asks for one more read (with `autoRead` off). */
+  read(): this {
+    this.pipeline._fireOutbound(this.pipeline._tail, W.READ, undefined, undefined)
+    return this
+  }
+
+  /** Closes the channel (pending writes fail with `ERR_CHANNEL_CLOSED`); resolves when closed. */
+  close(): Promise<void> {
+    const p = new ChannelPromise(NaN)
+    this.pipeline._fireOutbound(this.pipeline._tail, W.CLOSE, undefined, p)
+    return p.promise.catch(() => undefined)
+  }
+
+  /** Half-close: sends FIN after what was flushed; reading goes on. */
+  shutdownOutput(): Promise<void> {
+    const p = new ChannelPromise(NaN)
+    const id = this._hub.promiseFor(p)
+    this._hub.sync()
+    this._hub.native.shutdownOutput(this.id, id)
+    return p.promise
+  }
+
+  /** A promise for an outbound operation, to await it. */
+  newPromise(): ChannelPromise {
+    return new ChannelPromise(NaN)
+  }
+
+  /** The void promise: nobody awaits it, a failure goes to `exceptionCaught`. */
+  voidPromise(): ChannelPromise {
+    return this.pipeline._voidPromise
+  }
+
+  /** Lets the process exit while this channel is open (node:net's `unref()`). */
+  unref(): this {
+    this._hub.native.setRef(this.id, false)
+    return this
+  }
+
+  /** Undoes `unref()` (the default: an open channel keeps the process alive). */
+  ref(): this {
+    this._hub.native.setRef(this.id, true)
+    return this
+  }
+
+  /** @internal The native side reported the close. */
+  _onClosed(): void {
+    this.#closed = true
+    this.#resolveClose()
+  }
+
+  toString(): string {
+    return `Channel(${this.id})`
+  }
+}

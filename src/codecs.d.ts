@@ -1,0 +1,68 @@
+/** @internal Kinds known to the native side (crates/node/src/channel/codecs.rs). */
+export declare const enum NativeKind {
+    Line = 1,
+    Delimiter = 2,
+    FixedLength = 3,
+    LengthField = 4,
+    Prepender = 5,
+    Idle = 6
+}
+/** A handler implemented natively. Add it to a pipeline like any handler. */
+export declare abstract class NativeHandler {
+    /** @internal */ readonly _kind: NativeKind;
+    /** @internal */ readonly _params: number[];
+    /** @internal */ readonly _delimiters?: Buffer[] | undefined;
+    /** @internal */
+    constructor(
+    /** @internal */ _kind: NativeKind, 
+    /** @internal */ _params: number[], 
+    /** @internal */ _delimiters?: Buffer[] | undefined);
+}
+/** Splits on `\n` or `\r\n` (Netty's `LineBasedFrameDecoder`). Frames are `Buffer`s. */
+export declare class LineBasedFrameDecoder extends NativeHandler {
+    constructor(maxLength: number, stripDelimiter?: boolean, failFast?: boolean);
+}
+/** Splits on any of the delimiters (Netty's `DelimiterBasedFrameDecoder`). */
+export declare class DelimiterBasedFrameDecoder extends NativeHandler {
+    constructor(maxFrameLength: number, delimiters: Array<Buffer | Uint8Array | string>, options?: {
+        stripDelimiter?: boolean;
+        failFast?: boolean;
+    });
+    /** `\r\n` and `\n` (Netty's `Delimiters.lineDelimiter()`). */
+    static lineDelimiter(): Buffer[];
+    /** The NUL byte (Netty's `Delimiters.nulDelimiter()`). */
+    static nulDelimiter(): Buffer[];
+}
+/** Frames of exactly `frameLength` bytes (Netty's `FixedLengthFrameDecoder`). */
+export declare class FixedLengthFrameDecoder extends NativeHandler {
+    constructor(frameLength: number);
+}
+export interface LengthFieldOptions {
+    /** Added to the field's value to get the bytes after the field (default 0). */
+    lengthAdjustment?: number;
+    /** Bytes dropped from the front of each frame (default 0). */
+    initialBytesToStrip?: number;
+    /** Report a too-long frame as soon as its header is read (default true). */
+    failFast?: boolean;
+    /** Byte order of the field (default 'BE'). */
+    byteOrder?: 'BE' | 'LE';
+}
+/** Frames whose header carries their length (Netty's `LengthFieldBasedFrameDecoder`). */
+export declare class LengthFieldBasedFrameDecoder extends NativeHandler {
+    constructor(maxFrameLength: number, lengthFieldOffset: number, lengthFieldLength: number, options?: LengthFieldOptions);
+}
+/** Prepends the length of each outbound message (Netty's `LengthFieldPrepender`). */
+export declare class LengthFieldPrepender extends NativeHandler {
+    constructor(lengthFieldLength: number, options?: {
+        lengthIncludesLengthFieldLength?: boolean;
+        lengthAdjustment?: number;
+        byteOrder?: 'BE' | 'LE';
+    });
+}
+/**
+ * Fires `IdleStateEvent`s when the channel has not read, written, or done either for the
+ * given number of milliseconds (0 disables a kind), as Netty's `IdleStateHandler`.
+ */
+export declare class IdleStateHandler extends NativeHandler {
+    constructor(readerIdleMs: number, writerIdleMs: number, allIdleMs: number);
+}

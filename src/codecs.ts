@@ -1,0 +1,149 @@
+/**
+ * The built-in native handlers. Each runs in Rust inside the channel's native pipeline; a
+ * decoded frame crosses into JS once, as a `Buffer`, whatever the number of native handlers
+ * before it. Constructors take Netty's parameters and check them at once.
+ */
+import { NetloopError } from './errors'
+
+/** @internal Kinds known to the native side (crates/node/src/channel/codecs.rs). */
+export const enum NativeKind {
+  Line = 1,
+  Delimiter = 2,
+  FixedLength = 3,
+  LengthField = 4,
+  Prepender = 5,
+  Idle = 6,
+}
+
+function int(name: string, v: unknown, min: number, max = 0x7fffffff): number {
+  if (typeof v !== 'number') {
+    throw new NetloopError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be of type number. Received type ${typeof v}${typeof v === 'string' ? ` ('${v}')` : ''}`)
+  }
+  if (!Number.isInteger(v) || v < min || v > max) {
+    throw new NetloopError('ERR_OUT_OF_RANGE', `The value of "${name}" is out of range. It must be an integer >= ${min} and <= ${max}. Received ${v}`)
+  }
+  return v
+}
+
+function bool(name: string, v: unknown): number {
+  if (typeof v !== 'boolean') {
+    throw new NetloopError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be of type boolean. Received type ${typeof v}`)
+  }
+  return v ? 1 : 0
+}
+
+function order(v: unknown): number {
+  if (v !== 'BE' && v !== 'LE') {
+    throw new NetloopError('ERR_INVALID_ARG_VALUE', `The "byteOrder" argument must be 'BE' or 'LE'. Received ${String(v)}`)
+  }
+  return v === 'LE' ? 1 : 0
+}
+
+/** A handler implemented natively. Add it to a pipeline like any handler. */
+export abstract class NativeHandler {
+  /** @internal */
+  constructor(
+    /** @internal */ readonly _kind: NativeKind,
+    /** @internal */ readonly _params: number[],
+    /** @internal */ readonly _delimiters?: Buffer[],
+  ) {}
+}
+
+/** Splits on `\n` or `\r\n` (Netty's `LineBasedFrameDecoder`). Frames are `Buffer`s. */
+export class LineBasedFrameDecoder extends NativeHandler {
+  constructor(maxLength: number, stripDelimiter = true, failFast = false) {
+    super(NativeKind.Line, [int('maxLength', maxLength, 1), bool('stripDelimiter', stripDelimiter), bool('failFast', failFast)])
+  }
+}
+
+/** Splits on any of the delimiters (Netty's `DelimiterBasedFrameDecoder`). */
+export class DelimiterBasedFrameDecoder extends NativeHandler {
+  constructor(maxFrameLength: number, delimiters: Array<Buffer | Uint8Array | string>, options: { stripDelimiter?: boolean; failFast?: boolean } = {}) {
+    if (!Array.isArray(delimiters) || delimiters.length === 0) {
+      throw new NetloopError('ERR_INVALID_ARG_VALUE', 'The "delimiters" argument must be a non-empty array')
+    }
+    const bufs = delimiters.map((d) => {
+      const b = typeof d === 'string' ? Buffer.from(d) : d instanceof Uint8Array ? Buffer.from(d) : undefined
+      if (!b || b.length === 0) throw new NetloopError('ERR_INVALID_ARG_VALUE', 'Each delimiter must be a non-empty Buffer, Uint8Array or string')
+      return b
+    })
+    super(
+      NativeKind.Delimiter,
+      [int('maxFrameLength', maxFrameLength, 1), bool('stripDelimiter', options.stripDelimiter ?? true), bool('failFast', options.failFast ?? true)],
+      bufs,
+    )
+  }
+
+  /** `\r\n` and `\n` (Netty's `Delimiters.lineDelimiter()`). */
+  static lineDelimiter(): Buffer[] {
+    return [Buffer.from('\r\n'), Buffer.from('\n')]
+  }
+
+  /** The NUL byte (Netty's `Delimiters.nulDelimiter()`). */
+  static nulDelimiter(): Buffer[] {
+    return [Buffer.from([0])]
+  }
+}
+
+/** Frames of exactly `frameLength` bytes (Netty's `FixedLengthFrameDecoder`). */
+export class FixedLengthFrameDecoder extends NativeHandler {
+  constructor(frameLength: number) {
+    super(NativeKind.FixedLength, [int('frameLength', frameLength, 1)])
+  }
+}
+
+export interface LengthFieldOptions {
+  /** Added to the field's value to get the bytes after the field (default 0). */
+  lengthAdjustment?: number
+  /** Bytes dropped from the front of each frame (default 0). */
+  initialBytesToStrip?: number
+  /** Report a too-long frame as soon as its header is read (default true). */
+  failFast?: boolean
+  /** Byte order of the field (default 'BE'). */
+  byteOrder?: 'BE' | 'LE'
+}
+
+/** Frames whose header carries their length (Netty's `LengthFieldBasedFrameDecoder`). */
+export class LengthFieldBasedFrameDecoder extends NativeHandler {
+  constructor(maxFrameLength: number, lengthFieldOffset: number, lengthFieldLength: number, options: LengthFieldOptions = {}) {
+    const width = int('lengthFieldLength', lengthFieldLength, 1, 8)
+    if (![1, 2, 3, 4, 8].includes(width)) {
+      throw new NetloopError('ERR_OUT_OF_RANGE', `The value of "lengthFieldLength" is out of range. It must be 1, 2, 3, 4 or 8. Received ${width}`)
+    }
+    super(NativeKind.LengthField, [
+      int('maxFrameLength', maxFrameLength, 1),
+      int('lengthFieldOffset', lengthFieldOffset, 0),
+      width,
+      int('lengthAdjustment', options.lengthAdjustment ?? 0, -0x7fffffff),
+      int('initialBytesToStrip', options.initialBytesToStrip ?? 0, 0),
+      bool('failFast', options.failFast ?? true),
+      order(options.byteOrder ?? 'BE'),
+    ])
+  }
+}
+
+/** Prepends the length of each outbound message (Netty's `LengthFieldPrepender`). */
+export class LengthFieldPrepender extends NativeHandler {
+  constructor(lengthFieldLength: number, options: { lengthIncludesLengthFieldLength?: boolean; lengthAdjustment?: number; byteOrder?: 'BE' | 'LE' } = {}) {
+    const width = int('lengthFieldLength', lengthFieldLength, 1, 8)
+    if (![1, 2, 3, 4, 8].includes(width)) {
+      throw new NetloopError('ERR_OUT_OF_RANGE', `The value of "lengthFieldLength" is out of range. It must be 1, 2, 3, 4 or 8. Received ${width}`)
+    }
+    super(NativeKind.Prepender, [
+      width,
+      bool('lengthIncludesLengthFieldLength', options.lengthIncludesLengthFieldLength ?? false),
+      int('lengthAdjustment', options.lengthAdjustment ?? 0, -0x7fffffff),
+      order(options.byteOrder ?? 'BE'),
+    ])
+  }
+}
+
+/**
+ * Fires `IdleStateEvent`s when the channel has not read, written, or done either for the
+ * given number of milliseconds (0 disables a kind), as Netty's `IdleStateHandler`.
+ */
+export class IdleStateHandler extends NativeHandler {
+  constructor(readerIdleMs: number, writerIdleMs: number, allIdleMs: number) {
+    super(NativeKind.Idle, [int('readerIdleMs', readerIdleMs, 0), int('writerIdleMs', writerIdleMs, 0), int('allIdleMs', allIdleMs, 0)])
+  }
+}

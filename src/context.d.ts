@@ -1,0 +1,81 @@
+/**
+ * `ChannelHandlerContext`: a handler's place in its pipeline. Inbound events go to the next
+ * handler (`fire*`), outbound operations to the previous one (`write`, `flush`, `read`,
+ * `close`). Between two JS handlers an event stays in JS; it crosses into native code only
+ * where a native handler (a decoder, the head) sits next to a JS one.
+ */
+import type { Channel } from './channel';
+import type { EventLoop } from './loop';
+import type { ChannelHandler, Outbound } from './handlers';
+import type { NativeHandler } from './codecs';
+import type { ChannelPipeline } from './pipeline';
+import { ChannelPromise } from './promise';
+/** @internal What a pipeline node is. */
+export declare const enum Kind {
+    Js = 0,
+    Native = 1,
+    Head = 2,
+    Tail = 3
+}
+export declare class ChannelHandlerContext {
+    /** The handler's name in the pipeline. */
+    readonly name: string;
+    /** The JS handler (undefined for a native handler and the pipeline's ends). */
+    readonly handler: ChannelHandler | undefined;
+    /** The native handler's description (undefined for JS handlers). */
+    readonly nativeHandler: NativeHandler | undefined;
+    /** The pipeline this context belongs to. */
+    readonly pipeline: ChannelPipeline;
+    /** @internal */ readonly _kind: Kind;
+    /** @internal */ readonly _id: number;
+    /** @internal */ _prev: ChannelHandlerContext | undefined;
+    /** @internal */ _next: ChannelHandlerContext | undefined;
+    /** @internal */ _removed: boolean;
+    /** @internal */
+    constructor(
+    /** The handler's name in the pipeline. */
+    name: string, 
+    /** The JS handler (undefined for a native handler and the pipeline's ends). */
+    handler: ChannelHandler | undefined, 
+    /** The native handler's description (undefined for JS handlers). */
+    nativeHandler: NativeHandler | undefined, 
+    /** The pipeline this context belongs to. */
+    pipeline: ChannelPipeline, 
+    /** @internal */ _kind: Kind, 
+    /** @internal */ _id: number);
+    /** The channel of the pipeline. */
+    get channel(): Channel;
+    /** The loop that runs this handler (the channel's loop). */
+    get executor(): EventLoop;
+    /** True once the handler was removed from its pipeline. */
+    get isRemoved(): boolean;
+    fireChannelRegistered(): this;
+    fireChannelUnregistered(): this;
+    fireChannelActive(): this;
+    fireChannelInactive(): this;
+    fireChannelRead(msg: unknown): this;
+    fireChannelReadComplete(): this;
+    fireUserEventTriggered(event: unknown): this;
+    fireExceptionCaught(error: unknown): this;
+    fireChannelWritabilityChanged(): this;
+    /**
+     * Writes `msg` towards the head (not flushed). Without `promise` a failure goes to
+     * `exceptionCaught`; with one (`ctx.newPromise()`) it completes that promise, which is
+     * returned and can be awaited.
+     */
+    write(msg: Outbound): void;
+    write(msg: Outbound, promise: ChannelPromise): ChannelPromise;
+    /** `write` then `flush`. */
+    writeAndFlush(msg: Outbound): void;
+    writeAndFlush(msg: Outbound, promise: ChannelPromise): ChannelPromise;
+    /** Writes what was written so far to the socket. */
+    flush(): this;
+    /** Asks for one more read (with `autoRead` off). */
+    read(): this;
+    /** Closes the channel; resolves once it is closed. */
+    close(promise?: ChannelPromise): ChannelPromise;
+    /** A promise for an outbound operation, to await it. */
+    newPromise(): ChannelPromise;
+    /** The channel's void promise: nobody awaits it, a failure goes to `exceptionCaught`. */
+    voidPromise(): ChannelPromise;
+}

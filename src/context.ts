@@ -1,0 +1,145 @@
+/**
+ * `ChannelHandlerContext`: a handler's place in its pipeline. Inbound events go to the next
+ * handler (`fire*`), outbound operations to the previous one (`write`, `flush`, `read`,
+ * `close`). Between two JS handlers an event stays in JS; it crosses into native code only
+ * where a native handler (a decoder, the head) sits next to a JS one.
+ */
+import type { Channel } from './channel'
+import type { EventLoop } from './loop'
+import type { ChannelHandler, Outbound } from './handlers'
+import type { NativeHandler } from './codecs'
+import type { ChannelPipeline } from './pipeline'
+import { ChannelPromise } from './promise'
+import { W } from './wire'
+
+/** @internal What a pipeline node is. */
+export const enum Kind {
+  Js = 0,
+  Native = 1,
+  Head = 2,
+  Tail = 3,
+}
+
+export class ChannelHandlerContext {
+  /** @internal */ _prev: ChannelHandlerContext | undefined
+  /** @internal */ _next: ChannelHandlerContext | undefined
+  /** @internal */ _removed = false
+
+  /** @internal */
+  constructor(
+    /** The handler's name in the pipeline. */
+    readonly name: string,
+    /** The JS handler (undefined for a native handler and the pipeline's ends). */
+    readonly handler: ChannelHandler | undefined,
+    /** The native handler's description (undefined for JS handlers). */
+    readonly nativeHandler: NativeHandler | undefined,
+    /** The pipeline this context belongs to. */
+    readonly pipeline: ChannelPipeline,
+    /** @internal */ readonly _kind: Kind,
+    /** @internal */ readonly _id: number,
+  ) {}
+
+  /** The channel of the pipeline. */
+  get channel(): Channel {
+    return this.pipeline.channel
+  }
+
+  /** The loop that runs this handler (the channel's loop). */
+  get executor(): EventLoop {
+    return this.pipeline.channel.eventLoop
+  }
+
+  /** True once the handler was removed from its pipeline. */
+  get isRemoved(): boolean {
+    return this._removed
+  }
+
+  // ---- inbound: to the next handler ----
+  fireChannelRegistered(): this {
+    this.pipeline._fireInbound(this, W.REGISTERED, undefined)
+    return this
+  }
+  fireChannelUnregistered(): this {
+    this.pipeline._fireInbound(this, W.UNREGISTERED, undefined)
+    return this
+  }
+  fireChannelActive(): this {
+    this.pipeline._fireInbound(this, W.ACTIVE, undefined)
+    return this
+  }
+  fireChannelInactive(): this {
+    this.pipeline._fireInbound(this, W.INACTIVE, undefined)
+    return this
+  }
+  fireChannelRead(msg: unknown): this {
+    this.pipeline._fireInbound(this, W.READ_BYTES, msg)
+    return this
+  }
+  fireChannelReadComplete(): this {
+    this.pipeline._fireInbound(this, W.READ_COMPLETE, undefined)
+    return this
+  }
+  fireUserEventTriggered(event: unknown): this {
+    this.pipeline._fireInbound(this, W.USER_EVENT, event)
+    return this
+  }
+  fireExceptionCaught(error: unknown): this {
+    this.pipeline._fireInbound(this, W.EXCEPTION, error)
+    return this
+  }
+  fireChannelWritabilityChanged(): this {
+    this.pipeline._fireInbound(this, W.WRITABILITY, undefined)
+    return this
+  }
+
+  // ---- outbound: to the previous handler ----
+
+  /**
+   * Writes `msg` towards the head (not flushed). Without `promise` a failure goes to
+   * `exceptionCaught`; with one (`ctx.newPromise()`) it completes that promise, which is
+   * returned and can be awaited.
+   */
+  write(msg: Outbound): void
+  write(msg: Outbound, promise: ChannelPromise): ChannelPromise
+  write(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
+    this.pipeline._fireOutbound(this, W.WRITE_BYTES, msg, promise)
+    return promise
+  }
+
+  /** `write` then `flush`. */
+  writeAndFlush(msg: Outbound): void
+  writeAndFlush(msg: Outbound, promise: ChannelPromise): ChannelPromise
+  writeAndFlush(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
+    this.pipeline._fireOutbound(this, W.WRITE_BYTES, msg, promise)
+    this.pipeline._fireOutbound(this, W.FLUSH, undefined, undefined)
+    return promise
+  }
+
+  /** Writes what was written so far to the socket. */
+  flush(): this {
+    this.pipeline._fireOutbound(this, W.FLUSH, undefined, undefined)
+    return this
+  }
+
+  /** Asks for one more read (with `autoRead` off). */
+  read(): this {
+    this.pipeline._fireOutbound(this, W.READ, undefined, undefined)
+    return this
+  }
+
+  /** Closes the channel; resolves once it is closed. */
+  close(promise: ChannelPromise = this.newPromise()): ChannelPromise {
+    this.pipeline._fireOutbound(this, W.CLOSE, undefined, promise)
+    return promise
+  }
+
+  /** A promise for an outbound operation, to await it. */
+  newPromise(): ChannelPromise {
+    return this.pipeline._newPromise()
+  }
+
+  /** The channel's void promise: nobody awaits it, a failure goes to `exceptionCaught`. */
+  voidPromise(): ChannelPromise {
+    return this.pipeline._voidPromise
+  }
+}

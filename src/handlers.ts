@@ -1,0 +1,67 @@
+/**
+ * What a handler is: a plain object or class instance with any subset of Netty's inbound
+ * and outbound methods. A missing method passes the event or operation on. Methods may be
+ * `async`: a rejected promise is routed like a thrown error.
+ */
+import type { ChannelHandlerContext } from './context'
+import type { ChannelPromise } from './promise'
+
+/** What a handler may write: bytes (Buffer, Uint8Array, string as UTF-8), or any JS value for handlers further on. */
+export type Outbound = Buffer | Uint8Array | string | unknown
+
+/** Inbound events, head → tail. Each defaults to passing the event to the next handler. */
+export interface ChannelInboundHandler {
+  handlerAdded?(ctx: ChannelHandlerContext): void
+  handlerRemoved?(ctx: ChannelHandlerContext): void
+  channelRegistered?(ctx: ChannelHandlerContext): unknown
+  channelUnregistered?(ctx: ChannelHandlerContext): unknown
+  channelActive?(ctx: ChannelHandlerContext): unknown
+  channelInactive?(ctx: ChannelHandlerContext): unknown
+  /** `msg` is a `Buffer` when it comes from the socket or a native decoder. */
+  channelRead?(ctx: ChannelHandlerContext, msg: any): unknown
+  channelReadComplete?(ctx: ChannelHandlerContext): unknown
+  /** Idle events arrive as `IdleStateEvent`s, a half-close as `ChannelInputShutdownEvent`. */
+  userEventTriggered?(ctx: ChannelHandlerContext, event: unknown): unknown
+  channelWritabilityChanged?(ctx: ChannelHandlerContext): unknown
+  exceptionCaught?(ctx: ChannelHandlerContext, error: Error): unknown
+}
+
+/** Outbound operations, tail → head. Each defaults to passing the operation on. */
+export interface ChannelOutboundHandler {
+  handlerAdded?(ctx: ChannelHandlerContext): void
+  handlerRemoved?(ctx: ChannelHandlerContext): void
+  write?(ctx: ChannelHandlerContext, msg: any, promise: ChannelPromise): unknown
+  flush?(ctx: ChannelHandlerContext): unknown
+  read?(ctx: ChannelHandlerContext): unknown
+  close?(ctx: ChannelHandlerContext, promise: ChannelPromise): unknown
+}
+
+/** A handler: inbound, outbound, or both. */
+export type ChannelHandler = ChannelInboundHandler & ChannelOutboundHandler
+
+/** Which side of the channel has been idle (Netty's `IdleState`). */
+export type IdleState = 'READER_IDLE' | 'WRITER_IDLE' | 'ALL_IDLE'
+
+/** Fired by `IdleStateHandler` as a user event. */
+export class IdleStateEvent {
+  /** @internal */
+  constructor(
+    readonly state: IdleState,
+    /** True for the first event since the last activity, false for repeats. */
+    readonly first: boolean,
+  ) {}
+}
+
+/** Fired as a user event when the peer shut its output down and `allowHalfClosure` is on. */
+export class ChannelInputShutdownEvent {
+  static readonly INSTANCE = new ChannelInputShutdownEvent()
+  private constructor() {}
+}
+
+const IDLE_STATES: IdleState[] = ['READER_IDLE', 'WRITER_IDLE', 'ALL_IDLE']
+const IDLE_EVENTS = IDLE_STATES.flatMap((s) => [new IdleStateEvent(s, false), new IdleStateEvent(s, true)])
+
+/** @internal The idle event of wire code `state * 2 + first`. */
+export function idleEvent(code: number): IdleStateEvent {
+  return IDLE_EVENTS[code] ?? IDLE_EVENTS[0]
+}

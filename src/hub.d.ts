@@ -1,0 +1,52 @@
+/**
+ * The JS side of one loop's channel hub (crates/node/src/channel/hub.rs): decodes the event
+ * records the loop delivers (one call per iteration for all of the loop's channels) and
+ * encodes what JS handlers pass to native code as op records, applied when the delivery
+ * returns (or once per microtask checkpoint outside a delivery): no napi call per event.
+ * @internal
+ */
+import { NativeChannels } from '../native';
+import type { Channel } from './channel';
+import { ChannelHandlerContext } from './context';
+import type { EventLoop } from './loop';
+import { ChannelPromise } from './promise';
+/** Servers by channel id, so that a hub can find the initializer of an accepted channel. */
+export declare const servers: Map<number, {
+    accept(hub: ChannelHub, id: number): void;
+}>;
+/** The channel hub of `loop` (made on first use). */
+export declare function hubOf(loop: EventLoop): ChannelHub;
+/** Counters of a loop's JS boundary (see `EventLoop.metrics()`). */
+export interface ChannelMetrics {
+    iterations: number;
+    deliveries: number;
+    events: number;
+    jsToNativeCalls: number;
+    ops: number;
+    bytesIn: number;
+    bytesOut: number;
+    channels: number;
+}
+export declare function channelMetrics(loop: EventLoop): ChannelMetrics | undefined;
+export declare class ChannelHub {
+    #private;
+    readonly loop: EventLoop;
+    readonly native: NativeChannels;
+    readonly channels: Map<number, Channel>;
+    constructor(loop: EventLoop);
+    nextContextId(): number;
+    registerContext(ctx: ChannelHandlerContext): void;
+    nativeAdd(ch: Channel, pos: number, base: string, ctx: ChannelHandlerContext): void;
+    nativeRemove(ch: Channel, name: string): void;
+    nativeReplace(ch: Channel, old: string, ctx: ChannelHandlerContext): void;
+    /** An inbound event leaving JS at context `ctx` (0: the head) for the native pipeline. */
+    sendInbound(ch: Channel, ctx: number, kind: number, arg: unknown): void;
+    /** An outbound operation leaving JS at context `ctx` (0: the tail) for the native pipeline. */
+    sendOutbound(ch: Channel, ctx: number, kind: number, msg: unknown, promise: ChannelPromise | undefined): void;
+    /** Registers channel `ch` on its loop (after its initializer ran). */
+    register(ch: Channel): void;
+    /** A JS promise id for a native call that completes it (connect, bind, shutdownOutput). */
+    promiseFor(p: ChannelPromise): number;
+    /** Applies the buffered ops now (before a direct native call that must see them). */
+    sync(): void;
+}

@@ -1,0 +1,360 @@
+/**
+ * The JS side of one loop's channel hub (crates/node/src/channel/hub.rs): decodes the event
+ * records the loop delivers (one call per iteration for all of the loop's channels) and
+ * encodes what JS handlers pass to native code as op records, applied when the delivery
+ * returns (or once per microtask checkpoint outside a delivery): no napi call per event.
+ * @internal
+ */
+import { NativeChannels } from '../native'
+import type { Channel } from './channel'
+import { ChannelHandlerContext, Kind } from './context'
+import { NetloopError } from './errors'
+import { ChannelInputShutdownEvent, idleEvent } from './handlers'
+import type { EventLoop } from './loop'
+import { ChannelPromise } from './promise'
+import { ARENA_BYTES, ARENA_MAX_WRITE, EVENT_CAPACITY, OP_CAPACITY, W, checkWire } from './wire'
+
+const hubs = new WeakMap<EventLoop, ChannelHub>()
+
+/** Servers by channel id, so that a hub can find the initializer of an accepted channel. */
+export const servers = new Map<number, { accept(hub: ChannelHub, id: number): void }>()
+
+/** The channel hub of `loop` (made on first use). */
+export function hubOf(loop: EventLoop): ChannelHub {
+  let h = hubs.get(loop)
+  if (!h) {
+    h = new ChannelHub(loop)
+    hubs.set(loop, h)
+  }
+  return h
+}
+
+/** Counters of a loop's JS boundary (see `EventLoop.metrics()`). */
+export interface ChannelMetrics {
+  iterations: number
+  deliveries: number
+  events: number
+  jsToNativeCalls: number
+  ops: number
+  bytesIn: number
+  bytesOut: number
+  channels: number
+}
+
+export function channelMetrics(loop: EventLoop): ChannelMetrics | undefined {
+  const h = hubs.get(loop)
+  if (!h) return undefined
+  const m = h.native.metrics()
+  return { iterations: m[0], deliveries: m[1], events: m[2], jsToNativeCalls: m[3], ops: m[4], bytesIn: m[5], bytesOut: m[6], channels: m[7] }
+}
+
+function errorOf(code: string, message: string, channel: number): NetloopError {
+  const e = new NetloopError(code, message)
+  if (channel) (e as NetloopError & { channelId?: number }).channelId = channel
+  return e
+}
+
+export class ChannelHub {
+  readonly native: NativeChannels
+  readonly channels = new Map<number, Channel>()
+  readonly #events = new Float64Array(EVENT_CAPACITY * W.RECORD)
+  readonly #ops = new Float64Array(1 + OP_CAPACITY * W.RECORD)
+  readonly #arena = Buffer.allocUnsafeSlow(ARENA_BYTES)
+  #arenaUsed = 0
+  #big: Buffer[] = []
+  #strings: string[] = []
+  #delivering = 0
+  #flushQueued = false
+  readonly #contexts = new Map<number, ChannelHandlerContext>()
+  #nextContext = 1
+  readonly #tokens = new Map<number, unknown>()
+  #nextToken = 1
+  readonly #promises = new Map<number, ChannelPromise>()
+  #nextPromise = 1
+  readonly #flush = () => {
+    this.#flushQueued = false
+    if (this.#ops[0] > 0 || this.#big.length > 0) this.#applyNow()
+  }
+  readonly #completeNative = (id: number, error: Error | null) => {
+    if (error === null) this.#op(W.COMPLETE_PROMISE, 0, 0, id, 0, 0)
+    else this.#op(W.COMPLETE_PROMISE, 0, this.#errorStrings(error), id, 2, this.#token(error))
+  }
+
+  constructor(readonly loop: EventLoop) {
+    checkWire()
+    this.native = new NativeChannels(loop._native, (n: number, arena?: Buffer, strings?: string[]) => this.#dispatch(n, arena, strings), this.#events, this.#ops, this.#arena)
+  }
+
+  nextContextId(): number {
+    return this.#nextContext++
+  }
+
+  registerContext(ctx: ChannelHandlerContext): void {
+    this.#contexts.set(ctx._id, ctx)
+    ctx.pipeline.channel._contextIds.push(ctx._id)
+  }
+
+  // ---- native calls (ordered after the ops buffered so far) ----
+
+  #call<T>(fn: () => T): T {
+    if (this.#big.length > 0 || this.#strings.length > 0) this.#applyNow()
+    return fn()
+  }
+
+  nativeAdd(ch: Channel, pos: number, base: string, ctx: ChannelHandlerContext): void {
+    if (!this.#known(ch)) return
+    this.#call(() =>
+      ctx._kind === Kind.Js
+        ? this.native.addJs(ch.id, pos, base, ctx.name, ctx._id)
+        : this.native.addNative(ch.id, pos, base, ctx.name, ctx.nativeHandler!._kind, ctx.nativeHandler!._params, ctx.nativeHandler!._delimiters),
+    )
+  }
+
+  nativeRemove(ch: Channel, name: string): void {
+    if (this.#known(ch)) this.#call(() => this.native.remove(ch.id, name))
+  }
+
+  nativeReplace(ch: Channel, old: string, ctx: ChannelHandlerContext): void {
+    if (!this.#known(ch)) return
+    const n = ctx.nativeHandler
+    this.#call(() => this.native.replace(ch.id, old, ctx.name, n ? n._kind : 0, ctx._id, n ? n._params : [], n?._delimiters))
+  }
+
+  /** False once the native side forgot the channel: pipeline changes are then JS-only. */
+  #known(ch: Channel): boolean {
+    return this.channels.has(ch.id)
+  }
+
+  // ---- ops ----
+
+  #op(kind: number, channel: number, ctx: number, a: number, b: number, c: number): void {
+    const ops = this.#ops
+    let n = ops[0]
+    if (n >= OP_CAPACITY) {
+      this.#applyNow()
+      n = 0
+    }
+    const at = 1 + n * W.RECORD
+    ops[at] = kind
+    ops[at + 1] = channel
+    ops[at + 2] = ctx
+    ops[at + 3] = a
+    ops[at + 4] = b
+    ops[at + 5] = c
+    ops[0] = n + 1
+    if (this.#delivering === 0 && !this.#flushQueued) {
+      this.#flushQueued = true
+      queueMicrotask(this.#flush)
+    }
+  }
+
+  #applyNow(): void {
+    const big = this.#big.length > 0 ? this.#big : undefined
+    const strings = this.#strings.length > 0 ? this.#strings : undefined
+    this.#big = []
+    this.#strings = []
+    this.native.applyOps(big, strings)
+    this.#arenaUsed = 0
+  }
+
+  #token(value: unknown): number {
+    const t = this.#nextToken++
+    this.#tokens.set(t, value)
+    return t
+  }
+
+  #errorStrings(error: unknown): number {
+    const at = this.#strings.length
+    const e = error as { code?: unknown; message?: unknown } | null
+    this.#strings.push(typeof e?.code === 'string' ? e.code : 'ERR_JS_HANDLER', typeof e?.message === 'string' ? e.message : String(error))
+    return at
+  }
+
+  /** Puts a message into the op stream: `[kind, a, b]` for bytes in the arena, a big chunk or a token. */
+  #encode(msg: unknown, bytesKind: number, bigKind: number, valueKind: number): [number, number, number] {
+    if (this.#ops[0] === 0) this.#arenaUsed = 0
+    let buf: Uint8Array
+    if (typeof msg === 'string') {
+      const room = ARENA_BYTES - this.#arenaUsed
+      if (msg.length * 3 <= room) {
+        const off = this.#arenaUsed
+        const n = this.#arena.write(msg, off, 'utf8')
+        this.#arenaUsed += n
+        return [bytesKind, off, n]
+      }
+      buf = Buffer.from(msg, 'utf8')
+    } else if (msg instanceof Uint8Array) {
+      buf = msg
+    } else {
+      return [valueKind, this.#token(msg), 0]
+    }
+    const len = buf.byteLength
+    if (len > ARENA_MAX_WRITE) {
+      this.#big.push(Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, len))
+      return [bigKind, this.#big.length - 1, len]
+    }
+    if (this.#arenaUsed + len > ARENA_BYTES) {
+      this.#applyNow()
+    }
+    const off = this.#arenaUsed
+    this.#arena.set(buf, off)
+    this.#arenaUsed += len
+    return [bytesKind, off, len]
+  }
+
+  #promiseId(p: ChannelPromise | undefined): number {
+    if (p === undefined || p._id === 0) return 0
+    if (p._id < 0 || p._id > 0) return p._id
+    const id = this.#nextPromise++
+    p._id = id
+    this.#promises.set(id, p)
+    return id
+  }
+
+  /** An inbound event leaving JS at context `ctx` (0: the head) for the native pipeline. */
+  sendInbound(ch: Channel, ctx: number, kind: number, arg: unknown): void {
+    if (!this.#known(ch)) return
+    switch (kind) {
+      case W.READ_BYTES: {
+        const [k, a, b] = this.#encode(arg, W.READ_BYTES, W.READ_BIG, W.READ_VALUE)
+        this.#op(k, ch.id, ctx, a, b, 0)
+        break
+      }
+      case W.USER_EVENT:
+        this.#op(W.USER_EVENT, ch.id, ctx, this.#token(arg), 0, 0)
+        break
+      case W.EXCEPTION:
+        this.#op(W.EXCEPTION, ch.id, ctx, this.#token(arg), this.#errorStrings(arg), 0)
+        break
+      default:
+        this.#op(kind, ch.id, ctx, 0, 0, 0)
+    }
+    if (this.#big.length > 0 || this.#strings.length > 0) this.#applyNow()
+  }
+
+  /** An outbound operation leaving JS at context `ctx` (0: the tail) for the native pipeline. */
+  sendOutbound(ch: Channel, ctx: number, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
+    if (!this.#known(ch)) {
+      if (kind === W.WRITE_BYTES || kind === W.CLOSE) {
+        const closed = errorOf('ERR_CHANNEL_CLOSED', `channel ${ch.id} is closed`, ch.id)
+        if (kind === W.CLOSE) promise?._complete({ ok: true })
+        else (promise ?? ch.pipeline._voidPromise)._complete({ ok: false, error: closed })
+      }
+      return
+    }
+    if (kind === W.WRITE_BYTES) {
+      const [k, a, b] = this.#encode(msg, W.WRITE_BYTES, W.WRITE_BIG, W.WRITE_VALUE)
+      this.#op(k, ch.id, ctx, a, b, this.#promiseId(promise))
+      if (this.#big.length > 0) this.#applyNow()
+    } else {
+      this.#op(kind, ch.id, ctx, 0, 0, kind === W.CLOSE ? this.#promiseId(promise) : 0)
+    }
+  }
+
+  /** Registers channel `ch` on its loop (after its initializer ran). */
+  register(ch: Channel): void {
+    this.#op(W.REGISTER, ch.id, 0, 0, 0, 0)
+  }
+
+  /** A JS promise id for a native call that completes it (connect, bind, shutdownOutput). */
+  promiseFor(p: ChannelPromise): number {
+    return this.#promiseId(p)
+  }
+
+  /** Applies the buffered ops now (before a direct native call that must see them). */
+  sync(): void {
+    if (this.#ops[0] > 0 || this.#big.length > 0 || this.#strings.length > 0) this.#applyNow()
+  }
+
+  // ---- delivery ----
+
+  #dispatch(count: number, arena: Buffer | undefined, strings: string[] | undefined): void {
+    this.#delivering++
+    try {
+      const ev = this.#events
+      for (let i = 0; i < count; i++) {
+        const at = i * W.RECORD
+        try {
+          this.#route(ev[at], ev[at + 1], ev[at + 2], ev[at + 3], ev[at + 4], ev[at + 5], arena, strings)
+        } catch (e) {
+          // Handler errors are routed by the pipeline; this is a bug guard: one bad record
+          // must not stop the others.
+          console.error('netloop: channel event dispatch failed:', e)
+        }
+      }
+    } finally {
+      this.#delivering--
+      if (this.#big.length > 0 || this.#strings.length > 0) this.#applyNow()
+    }
+  }
+
+  #error(b: number, at: number, strings: string[] | undefined, channel: number): unknown {
+    if (b === 2) return this.#tokens.get(at)
+    return errorOf(strings?.[at] ?? 'ERR_UNKNOWN', strings?.[at + 1] ?? '', channel)
+  }
+
+  #take(token: number): unknown {
+    const v = this.#tokens.get(token)
+    this.#tokens.delete(token)
+    return v
+  }
+
+  #route(kind: number, chan: number, ctxId: number, a: number, b: number, c: number, arena: Buffer | undefined, strings: string[] | undefined): void {
+    if (kind < W.WRITE_BYTES) {
+      const ctx = this.#contexts.get(ctxId)
+      if (!ctx) return
+      let arg: unknown
+      if (kind === W.READ_BYTES) arg = arena!.subarray(a, a + b)
+      else if (kind === W.READ_VALUE) {
+        arg = this.#take(a)
+        kind = W.READ_BYTES
+      } else if (kind === W.USER_EVENT) arg = b === 1 ? idleEvent(a) : b === 2 ? ChannelInputShutdownEvent.INSTANCE : this.#take(a)
+      else if (kind === W.EXCEPTION) arg = this.#error(b, a, strings, chan)
+      ctx.pipeline._deliverInbound(ctx, kind, arg)
+      return
+    }
+    if (kind < W.PROMISE_DONE) {
+      const ctx = this.#contexts.get(ctxId)
+      const promise = c < 0 ? new ChannelPromise(c, undefined, this.#completeNative) : c === 0 ? ctx?.pipeline._voidPromise : undefined
+      if (!ctx) {
+        promise?.tryFailure(errorOf('ERR_CHANNEL_CLOSED', 'the handler is gone', chan))
+        return
+      }
+      let msg: unknown
+      if (kind === W.WRITE_BYTES) msg = arena!.subarray(a, a + b)
+      else if (kind === W.WRITE_VALUE) {
+        msg = this.#take(a)
+        kind = W.WRITE_BYTES
+      }
+      ctx.pipeline._deliverOutbound(ctx, kind, msg, promise)
+      return
+    }
+    switch (kind) {
+      case W.PROMISE_DONE: {
+        const p = this.#promises.get(a)
+        if (!p) return
+        this.#promises.delete(a)
+        p._complete(b === 0 ? { ok: true } : { ok: false, error: this.#error(b, c, strings, chan) as Error })
+        return
+      }
+      case W.NEW_CHANNEL:
+        servers.get(a)?.accept(this, chan)
+        return
+      case W.CLOSED:
+        this.channels.get(chan)?._onClosed()
+        return
+      case W.RELEASE:
+        this.#tokens.delete(a)
+        return
+      case W.FORGET: {
+        const ch = this.channels.get(chan)
+        this.channels.delete(chan)
+        if (ch) {
+          for (const id of ch._contextIds) this.#contexts.delete(id)
+          ch.pipeline._destroy()
+        }
+        return
+      }
+    }
+  }
+}

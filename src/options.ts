@@ -1,0 +1,124 @@
+/**
+ * Channel options with Netty's names, their validation and their wire form (numbers).
+ */
+import { NetloopError } from './errors'
+
+/** Every channel option (DESIGN.md §4), with Netty's names in camelCase. */
+export interface ChannelOptions {
+  /** Disable Nagle's algorithm (default true). */
+  tcpNoDelay?: boolean
+  /** SO_KEEPALIVE (default false). */
+  soKeepAlive?: boolean
+  /** Listen backlog of server channels (default 1024). */
+  soBacklog?: number
+  /** SO_REUSEADDR of server channels (default true). */
+  soReuseaddr?: boolean
+  /** SO_RCVBUF in bytes (default: the kernel's). */
+  soRcvbuf?: number
+  /** SO_SNDBUF in bytes (default: the kernel's). */
+  soSndbuf?: number
+  /** SO_LINGER in seconds; -1 (default) disables it, 0 resets on close. */
+  soLinger?: number
+  /** Pending outbound bytes above which the channel turns unwritable (default 65536). */
+  writeBufferHighWaterMark?: number
+  /** Pending outbound bytes below which it turns writable again (default 32768). */
+  writeBufferLowWaterMark?: number
+  /** Milliseconds before a connect fails with `ETIMEDOUT`; 0 disables (default 30000). */
+  connectTimeoutMillis?: number
+  /** Read as soon as data arrives (default true); false: only after `read()`. */
+  autoRead?: boolean
+  /** Most write system calls per flush before yielding to other channels (default 16). */
+  writeSpinCount?: number
+  /** Most reads per readiness event (default 16). */
+  maxMessagesPerRead?: number
+  /** Keep the output open after the peer half-closes (default false). */
+  allowHalfClosure?: boolean
+}
+
+export type ChannelOptionName = keyof ChannelOptions
+
+type Kind = 'boolean' | 'count' | 'linger' | 'positive'
+
+const KINDS: Record<ChannelOptionName, Kind> = {
+  tcpNoDelay: 'boolean',
+  soKeepAlive: 'boolean',
+  soReuseaddr: 'boolean',
+  autoRead: 'boolean',
+  allowHalfClosure: 'boolean',
+  soBacklog: 'count',
+  soRcvbuf: 'positive',
+  soSndbuf: 'positive',
+  soLinger: 'linger',
+  writeBufferHighWaterMark: 'count',
+  writeBufferLowWaterMark: 'count',
+  connectTimeoutMillis: 'count',
+  writeSpinCount: 'positive',
+  maxMessagesPerRead: 'positive',
+}
+
+/** The option names, for iteration. */
+export const OPTION_NAMES = Object.keys(KINDS) as ChannelOptionName[]
+
+function describe(v: unknown): string {
+  if (typeof v === 'string') return `type string ('${v}')`
+  if (typeof v === 'number') return `type number (${v})`
+  return v === null ? 'null' : `type ${typeof v}`
+}
+
+/** Checks `name` and `value`; returns the value as the native side takes it. */
+export function encodeOption(name: string, value: unknown): number {
+  const kind = KINDS[name as ChannelOptionName]
+  if (kind === undefined) {
+    throw new NetloopError('ERR_INVALID_ARG_VALUE', `Unknown channel option '${name}'. Known options: ${OPTION_NAMES.join(', ')}`)
+  }
+  if (kind === 'boolean') {
+    if (typeof value !== 'boolean') {
+      throw new NetloopError('ERR_INVALID_ARG_TYPE', `The "${name}" option must be of type boolean. Received ${describe(value)}`)
+    }
+    return value ? 1 : 0
+  }
+  if (typeof value !== 'number') {
+    throw new NetloopError('ERR_INVALID_ARG_TYPE', `The "${name}" option must be of type number. Received ${describe(value)}`)
+  }
+  const min = kind === 'linger' ? -1 : kind === 'positive' ? 1 : 0
+  if (!Number.isInteger(value) || value < min || value > 0x7fffffff) {
+    throw new NetloopError('ERR_OUT_OF_RANGE', `The value of "${name}" is out of range. It must be an integer >= ${min} and <= 2147483647. Received ${value}`)
+  }
+  return value
+}
+
+/** The native value of option `name` back in JS form. */
+export function decodeOption(name: ChannelOptionName, v: number): boolean | number {
+  return KINDS[name] === 'boolean' ? v !== 0 : v
+}
+
+/** Checks a set of options; returns them as parallel name/value lists for the native side. */
+export function encodeOptions(options: ChannelOptions): [string[], number[]] {
+  const names: string[] = []
+  const values: number[] = []
+  for (const [k, v] of Object.entries(options)) {
+    if (v === undefined) continue
+    names.push(k)
+    values.push(encodeOption(k, v))
+  }
+  const high = options.writeBufferHighWaterMark ?? 65536
+  const low = options.writeBufferLowWaterMark ?? Math.min(32768, high)
+  if (low > high) {
+    throw new NetloopError('ERR_OUT_OF_RANGE', `writeBufferLowWaterMark (${low}) must not exceed writeBufferHighWaterMark (${high})`)
+  }
+  // The native side checks low <= high after each step: lower the low mark first when the
+  // high one drops below the default low mark, raise the high mark first otherwise.
+  const hi = names.indexOf('writeBufferHighWaterMark')
+  if (hi >= 0 && high < 32768) {
+    names.splice(hi, 1)
+    values.splice(hi, 1)
+    if (!names.includes('writeBufferLowWaterMark')) {
+      names.push('writeBufferLowWaterMark')
+      values.push(low)
+    }
+    const lo = names.indexOf('writeBufferLowWaterMark')
+    names.splice(lo + 1, 0, 'writeBufferHighWaterMark')
+    values.splice(lo + 1, 0, high)
+  }
+  return [names, values]
+}

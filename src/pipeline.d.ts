@@ -1,0 +1,72 @@
+/**
+ * `ChannelPipeline`: the ordered handlers of a channel, JS and native mixed in any order.
+ *
+ * Ground rules:
+ * - The JS list here mirrors the native pipeline name for name: every change is made on the
+ *   native side first (which checks it), then here. JS handlers have a native stand-in that
+ *   receives what native handlers pass to them.
+ * - Inbound events go head → tail, outbound operations tail → head. A JS handler without the
+ *   method is skipped in JS; an event crosses to native code only where it must.
+ * - A handler that throws (or whose `async` method rejects) sends the error to the *next*
+ *   handler's `exceptionCaught`; an outbound method that throws fails the operation's
+ *   promise instead. What reaches the tail unhandled is reported with the channel id.
+ * - A removed context keeps its links, so an event already passing through it goes on.
+ */
+import type { Channel } from './channel';
+import { ChannelHandlerContext } from './context';
+import type { ChannelHandler } from './handlers';
+import { NativeHandler } from './codecs';
+import type { ChannelHub } from './hub';
+import { ChannelPromise } from './promise';
+/** Receives exceptions that reached the tail of a pipeline. Default: printed to stderr. */
+export type UnhandledExceptionHandler = (error: unknown, channel: Channel) => void;
+export declare class ChannelPipeline {
+    #private;
+    readonly channel: Channel;
+    /** @internal */ readonly _hub: ChannelHub;
+    /** @internal */ readonly _head: ChannelHandlerContext;
+    /** @internal */ readonly _tail: ChannelHandlerContext;
+    /** @internal */ readonly _voidPromise: ChannelPromise;
+    /** @internal */
+    constructor(channel: Channel, 
+    /** @internal */ _hub: ChannelHub);
+    /**
+     * Replaces what receives exceptions that reach the tail of any pipeline (default: printed
+     * to stderr with the channel id). The channel stays as it is, as in Netty.
+     */
+    static setUnhandledExceptionHandler(handler: UnhandledExceptionHandler): void;
+    /** Handler names, head to tail. */
+    names(): string[];
+    /** The context of the handler with this name (or this handler object). */
+    context(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandlerContext | undefined;
+    /** The handler with this name (JS object or native handler description). */
+    get(name: string): ChannelHandler | NativeHandler | undefined;
+    addFirst(name: string, handler: ChannelHandler | NativeHandler): this;
+    addLast(name: string, handler: ChannelHandler | NativeHandler): this;
+    addBefore(baseName: string, name: string, handler: ChannelHandler | NativeHandler): this;
+    addAfter(baseName: string, name: string, handler: ChannelHandler | NativeHandler): this;
+    /** Removes a handler (by name or object) and returns it. */
+    remove(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandler | NativeHandler;
+    /**
+     * Puts `handler` named `newName` in the place of `old`, which is returned. The new
+     * handler's `handlerAdded` runs before the old one's `handlerRemoved`; what the old one
+     * passes on afterwards goes through the new one, as in Netty.
+     */
+    replace(old: string | ChannelHandler | NativeHandler, newName: string, handler: ChannelHandler | NativeHandler): ChannelHandler | NativeHandler;
+    /** @internal The channel left its loop: every handler is removed, tail to head. */
+    _destroy(): void;
+    fireChannelRead(msg: unknown): this;
+    fireChannelReadComplete(): this;
+    fireUserEventTriggered(event: unknown): this;
+    fireExceptionCaught(error: unknown): this;
+    /** @internal A new promise of this pipeline's channel. */
+    _newPromise(): ChannelPromise;
+    /** @internal Passes an inbound event from `from` to the next handler that takes it. */
+    _fireInbound(from: ChannelHandlerContext, kind: number, arg: unknown): void;
+    /** @internal An inbound event the native pipeline passed to JS context `ctx`. */
+    _deliverInbound(ctx: ChannelHandlerContext, kind: number, arg: unknown): void;
+    /** @internal Passes an outbound operation from `from` to the previous handler that takes it. */
+    _fireOutbound(from: ChannelHandlerContext, kind: number, msg: unknown, promise: ChannelPromise | undefined): void;
+    /** @internal An outbound operation the native pipeline passed to JS context `ctx`. */
+    _deliverOutbound(ctx: ChannelHandlerContext, kind: number, msg: unknown, promise: ChannelPromise | undefined): void;
+}

@@ -1,0 +1,125 @@
+/**
+ * `ChannelPromise`: the outcome of an outbound operation (Netty's `ChannelPromise`). It is
+ * awaitable (`await ch.writeAndFlush(msg, ch.newPromise())`), creates a real `Promise` only
+ * when someone awaits it, and so never turns an ignored failure into an unhandled
+ * rejection. A *void* promise (`ctx.voidPromise()`, and every write made without a promise)
+ * reports a failure to the pipeline's `exceptionCaught` instead: nothing fails silently.
+ */
+import { NetloopError } from './errors'
+
+/** @internal */
+export type Settle = { ok: true } | { ok: false; error: Error }
+
+/** Completes a promise lent by the native pipeline (a native handler's write). @internal */
+export type NativeCompleter = (id: number, error: Error | null) => void
+
+export class ChannelPromise implements PromiseLike<void> {
+  /** @internal 0: void; > 0: registered with a hub; < 0: lent by native code; NaN: not yet. */
+  _id: number
+  #result: Settle | undefined
+  #promise: Promise<void> | undefined
+  #resolve: (() => void) | undefined
+  #reject: ((e: Error) => void) | undefined
+  readonly #onVoidFailure: ((e: Error) => void) | undefined
+  readonly #native: NativeCompleter | undefined
+  #listeners: Array<(error: Error | null) => void> | undefined
+
+  /** @internal */
+  constructor(id: number, onVoidFailure?: (e: Error) => void, native?: NativeCompleter) {
+    this._id = id
+    this.#onVoidFailure = onVoidFailure
+    this.#native = native
+  }
+
+  /** True for a void promise: nobody awaits it; a failure goes to `exceptionCaught`. */
+  get isVoid(): boolean {
+    return this._id === 0
+  }
+
+  get isDone(): boolean {
+    return this.#result !== undefined
+  }
+
+  get isSuccess(): boolean {
+    return this.#result?.ok === true
+  }
+
+  /** The failure, once failed. */
+  get cause(): Error | undefined {
+    const r = this.#result
+    return r && !r.ok ? r.error : undefined
+  }
+
+  /** A `Promise` of the outcome (created on first use). */
+  get promise(): Promise<void> {
+    if (this._id === 0) {
+      throw new NetloopError('ERR_INVALID_STATE', 'a void promise cannot be awaited: pass channel.newPromise() to await an operation')
+    }
+    if (this.#promise === undefined) {
+      const r = this.#result
+      if (r === undefined) {
+        this.#promise = new Promise<void>((resolve, reject) => {
+          this.#resolve = resolve
+          this.#reject = reject
+        })
+      } else {
+        this.#promise = r.ok ? Promise.resolve() : Promise.reject(r.error)
+      }
+    }
+    return this.#promise
+  }
+
+  then<A = void, B = never>(
+    onfulfilled?: ((value: void) => A | PromiseLike<A>) | null,
+    onrejected?: ((reason: any) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    return this.promise.then(onfulfilled, onrejected)
+  }
+
+  /** Runs `fn` once with the outcome (null on success), synchronously when it completes. */
+  addListener(fn: (error: Error | null) => void): this {
+    const r = this.#result
+    if (r !== undefined) fn(r.ok ? null : r.error)
+    else (this.#listeners ??= []).push(fn)
+    return this
+  }
+
+  /** Marks the operation done; false if it already was. */
+  trySuccess(): boolean {
+    return this.#settle({ ok: true })
+  }
+
+  /** Marks the operation failed; false if it already was done. */
+  tryFailure(error: Error): boolean {
+    return this.#settle({ ok: false, error })
+  }
+
+  #settle(r: Settle): boolean {
+    if (this.#result !== undefined) return false
+    if (this._id < 0 && this.#native) {
+      // Lent by native code: the native promise completes, and its listeners run there.
+      this.#native(this._id, r.ok ? null : r.error)
+    }
+    return this._complete(r)
+  }
+
+  /** @internal Completes this side only (the native side already knows). */
+  _complete(r: Settle): boolean {
+    if (this._id === 0) {
+      // A void promise is shared and never done: a failure goes to exceptionCaught.
+      if (!r.ok) this.#onVoidFailure?.(r.error)
+      return false
+    }
+    if (this.#result !== undefined) return false
+    this.#result = r
+    if (r.ok) this.#resolve?.()
+    else {
+      this.#reject?.(r.error)
+      if (this._id === 0) this.#onVoidFailure?.(r.error)
+    }
+    const ls = this.#listeners
+    this.#listeners = undefined
+    if (ls) for (const fn of ls) fn(r.ok ? null : r.error)
+    return true
+  }
+}
