@@ -343,6 +343,11 @@ export class ChannelHub {
       case W.CLOSED:
         this.channels.get(chan)?._onClosed()
         return
+      case W.UNHANDLED: {
+        const ch = this.channels.get(chan)
+        if (ch) ch.pipeline._reportUnhandled(this.#error(b, a, strings, chan))
+        return
+      }
       case W.RELEASE:
         this.#tokens.delete(a)
         return

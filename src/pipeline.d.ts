@@ -65,6 +65,8 @@ export declare class ChannelPipeline {
     _fireInbound(from: ChannelHandlerContext, kind: number, arg: unknown): void;
     /** @internal An inbound event the native pipeline passed to JS context `ctx`. */
     _deliverInbound(ctx: ChannelHandlerContext, kind: number, arg: unknown): void;
+    /** @internal An exception nobody handled. */
+    _reportUnhandled(arg: unknown): void;
     /** @internal Passes an outbound operation from `from` to the previous handler that takes it. */
     _fireOutbound(from: ChannelHandlerContext, kind: number, msg: unknown, promise: ChannelPromise | undefined): void;
     /** @internal An outbound operation the native pipeline passed to JS context `ctx`. */

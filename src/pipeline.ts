@@ -310,7 +310,11 @@ export class ChannelPipeline {
   }
 
   #tail(kind: number, arg: unknown): void {
-    if (kind !== W.EXCEPTION) return // unhandled messages and events are dropped, as in Netty
+    if (kind === W.EXCEPTION) this._reportUnhandled(arg) // messages and events are dropped, as in Netty
+  }
+
+  /** @internal An exception nobody handled. */
+  _reportUnhandled(arg: unknown): void {
     try {
       unhandled(arg, this.channel)
     } catch (e) {

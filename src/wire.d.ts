@@ -22,6 +22,7 @@ export declare const enum W {
     CLOSED = 32,
     RELEASE = 33,
     FORGET = 34,
+    UNHANDLED = 35,
     COMPLETE_PROMISE = 40,
     REGISTER = 41
 }

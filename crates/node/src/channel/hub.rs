@@ -22,7 +22,7 @@ use napi::sys;
 use netloop_eventloop::LocalLoop;
 use netloop_transport::{
     Channel, ChannelHandlerContext, ChannelPipeline, ChannelPromise, LocalListenerExt, Message,
-    TransportError,
+    TransportError, Unhandled,
 };
 
 use super::outbox::{ErrorRef, Outbox};
@@ -131,6 +131,18 @@ impl Hub {
     pub fn adopt(self: &Rc<Self>, channel: Channel) -> u64 {
         let id = channel.id().0;
         let weak = Rc::downgrade(self);
+        let sink = weak.clone();
+        // What reaches the native tail is reported to JS like what reaches the JS tail.
+        channel.pipeline().set_unhandled_sink(move |what| {
+            if let (Unhandled::Exception(e), Some(hub)) = (what, sink.upgrade()) {
+                let mut out = hub.outbox();
+                let (a, b) = match out.put_error(hub.id, &e) {
+                    ErrorRef::Native(i) => (i, 1.0),
+                    ErrorRef::Js(t) => (t, 2.0),
+                };
+                out.push(wire::UNHANDLED, id as f64, 0.0, a, b, 0.0);
+            }
+        });
         channel.close_future().add_local_listener(move |_| {
             if let Some(hub) = weak.upgrade() {
                 hub.on_closed(id);

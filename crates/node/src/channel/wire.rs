@@ -57,6 +57,8 @@ pub const CLOSED: u32 = 32;
 pub const RELEASE: u32 = 33;
 /// The channel is closed and unregistered: it left the hub (JS tears its pipeline down).
 pub const FORGET: u32 = 34;
+/// An exception reached the native tail of the channel's pipeline (`b`/`a` as `EXCEPTION`).
+pub const UNHANDLED: u32 = 35;
 
 // ---- hub ops (JS → native) ----
 /// `a` = a native promise id, `b` = 0 success or 2 JS error token in `c`.
@@ -93,6 +95,7 @@ pub const ALL: &[(&str, u32)] = &[
     ("CLOSED", CLOSED),
     ("RELEASE", RELEASE),
     ("FORGET", FORGET),
+    ("UNHANDLED", UNHANDLED),
     ("COMPLETE_PROMISE", COMPLETE_PROMISE),
     ("REGISTER", REGISTER),
 ];

@@ -93,7 +93,9 @@ impl SocketIo {
     pub(super) fn input_closed(&self, ch: &Channel) {
         self.readable_hint.set(false);
         if !ch.with_options(|o| o.allow_half_closure) {
-            ch.core_close(ChannelPromise::void());
+            // Through the pipeline, as Netty's closeOnRead: outbound handlers see the close
+            // after the reads before it.
+            ch.pipeline().close_with(ChannelPromise::void());
             return;
         }
         if self.input_shutdown.replace(true) {
