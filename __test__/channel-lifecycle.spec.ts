@@ -76,7 +76,7 @@ test('a connect that gets no answer fails with ETIMEDOUT after connectTimeoutMil
   for (const e of timedOut) t.is((e as NetloopError).code, 'ETIMEDOUT')
 })
 
-test('a reset reaches the pipeline as ECONNRESET and the server keeps serving', async (t) => {
+test.serial('a reset reaches the pipeline as ECONNRESET and the server keeps serving', async (t) => {
   const unhandled = captureUnhandled(t)
   const loop = loopFor(t)
   const { port } = await serve(t, loop, (ch) => ch.pipeline.addLast('echo', { channelRead: (ctx, m) => ctx.writeAndFlush(m) }))

@@ -1,0 +1,152 @@
+import test from 'ava'
+
+import { type ChannelHandler, type ChannelHandlerContext, LineBasedFrameDecoder, NetloopError } from '../index'
+import { captureUnhandled, collect, dial, loopFor, netClient, serve, until } from './channel-helpers'
+
+const upper: ChannelHandler = { channelRead: (ctx, m: Buffer) => ctx.fireChannelRead(Buffer.from(m.toString().toUpperCase())) }
+const echo: ChannelHandler = { channelRead: (ctx, m) => ctx.writeAndFlush(m) }
+
+test('names, get and context reflect the pipeline, duplicates and unknown bases are rejected', async (t) => {
+  const loop = loopFor(t)
+  let checked = false
+  const { port } = await serve(t, loop, (ch) => {
+    const p = ch.pipeline
+    const framer = new LineBasedFrameDecoder(64)
+    p.addLast('echo', echo).addFirst('framer', framer).addBefore('echo', 'upper', upper).addAfter('framer', 'mid', {})
+    t.deepEqual(p.names(), ['framer', 'mid', 'upper', 'echo'])
+    t.is(p.get('framer'), framer)
+    t.is(p.get('echo'), echo)
+    t.is(p.context(upper)?.name, 'upper')
+    t.is(p.context('nothing'), undefined)
+    t.is(t.throws(() => p.addLast('echo', {}))?.code, 'ERR_DUPLICATE_HANDLER_NAME')
+    t.is(t.throws(() => p.addBefore('nothing', 'x', {}))?.code, 'ERR_NO_SUCH_HANDLER')
+    t.is(t.throws(() => p.addLast('', {}))?.code, 'ERR_INVALID_ARG_TYPE')
+    t.is(t.throws(() => p.addLast('y', null as never))?.code, 'ERR_INVALID_ARG_TYPE')
+    t.is(t.throws(() => p.remove('nothing'))?.code, 'ERR_NO_SUCH_HANDLER')
+    t.deepEqual(p.names(), ['framer', 'mid', 'upper', 'echo'])
+    checked = true
+  })
+  const s = await netClient(t, port)
+  const c = collect(s)
+  s.end('abc\n')
+  await c.ended
+  t.true(checked)
+  t.is(c.data().toString(), 'ABC')
+})
+
+test('handlers added, removed and replaced while traffic flows take effect for the next message', async (t) => {
+  const loop = loopFor(t)
+  const added: string[] = []
+  const stage: ChannelHandler = {
+    handlerAdded: () => void added.push('added'),
+    handlerRemoved: () => void added.push('removed'),
+    channelRead(ctx, m: Buffer) {
+      const line = m.toString().replace(/\*/g, '').toLowerCase()
+      const p = ctx.pipeline
+      if (line === 'upper') p.addBefore('stage', 'upper', upper)
+      else if (line === 'plain') p.remove('star')
+      else if (line === 'star') p.replace('upper', 'star', { channelRead: (c, x: Buffer) => c.fireChannelRead(Buffer.from(`*${x}*`)) })
+      else if (line === 'native') p.addFirst('framer2', new LineBasedFrameDecoder(10, false)) // keeps the delimiter for 'framer'
+      ctx.writeAndFlush(`${m}\n`)
+    },
+  }
+  const { port } = await serve(t, loop, (ch) => ch.pipeline.addLast('framer', new LineBasedFrameDecoder(1024)).addLast('stage', stage))
+  const s = await netClient(t, port)
+  const c = collect(s)
+  const lines = ['a', 'upper', 'b', 'star', 'c', 'plain', 'd', 'native', 'e']
+  for (const l of lines) {
+    s.write(`${l}\n`)
+    const before = c.data().toString().split('\n').length
+    await until(() => c.data().toString().split('\n').length > before)
+  }
+  s.end()
+  await c.ended
+  t.deepEqual(c.data().toString().trim().split('\n'), ['a', 'upper', 'B', 'STAR', '*c*', '*plain*', 'd', 'native', 'e'])
+  t.deepEqual(added, ['added', 'removed'])
+})
+
+test('a handler that throws sends the error to the next exceptionCaught, and the channel stays open', async (t) => {
+  const loop = loopFor(t)
+  const caught: Array<[string, unknown]> = []
+  const { port } = await serve(t, loop, (ch) =>
+    ch.pipeline
+      .addLast('framer', new LineBasedFrameDecoder(64))
+      .addLast('boom', {
+        channelRead(_ctx, m: Buffer) {
+          if (m.toString() === 'boom') throw new Error('boom')
+          _ctx.fireChannelRead(m)
+        },
+        exceptionCaught: () => void caught.push(['boom itself', null]),
+      })
+      .addLast('catcher', {
+        exceptionCaught: (ctx, e) => {
+          caught.push(['catcher', e.message])
+          ctx.writeAndFlush('caught\n')
+        },
+        channelRead: (ctx, m) => ctx.writeAndFlush(`${m}\n`),
+      }),
+  )
+  const s = await netClient(t, port)
+  const c = collect(s)
+  s.write('boom\nafter\n')
+  await until(() => c.data().toString() === 'caught\nafter\n')
+  s.end()
+  await c.ended
+  t.deepEqual(caught, [['catcher', 'boom']])
+})
+
+test.serial('an exception nobody handles is reported with the channel id and the channel stays as it is', async (t) => {
+  const unhandled = captureUnhandled(t)
+  const loop = loopFor(t)
+  const { port, children } = await serve(t, loop, (ch) =>
+    ch.pipeline.addLast('framer', new LineBasedFrameDecoder(4)).addLast('echo', { channelRead: (ctx, m) => ctx.writeAndFlush(`${m}\n`) }),
+  )
+  const s = await netClient(t, port)
+  const c = collect(s)
+  s.write('too long a line\nok\n')
+  await until(() => unhandled.length > 0 && c.data().toString().includes('ok'))
+  const { error, channel } = unhandled[0]
+  t.is((error as NetloopError).code, 'ERR_TOO_LONG_FRAME')
+  t.is(channel.id, children[0].id)
+  t.true(children[0].isOpen)
+  s.end()
+  await c.ended
+})
+
+test.serial('an exception thrown or rejected in any handler method never crashes the process', async (t) => {
+  const unhandled = captureUnhandled(t)
+  const loop = loopFor(t)
+  const methods = ['channelRegistered', 'channelActive', 'channelRead', 'channelReadComplete', 'channelInactive', 'channelUnregistered', 'userEventTriggered', 'channelWritabilityChanged', 'exceptionCaught', 'write', 'flush', 'read', 'close']
+  const sync: Record<string, unknown> = {}
+  const rejecting: Record<string, unknown> = {}
+  for (const m of methods) {
+    sync[m] = () => {
+      throw new Error(m)
+    }
+    rejecting[m] = async () => Promise.reject(new Error(`async ${m}`))
+  }
+  const cannotBeAdded: ChannelHandler = {
+    handlerAdded() {
+      throw new Error('handlerAdded')
+    },
+  }
+  const sets: ChannelHandler[][] = [[sync as ChannelHandler], [rejecting as ChannelHandler], [cannotBeAdded]]
+  let n = 0
+  const { port } = await serve(t, loop, (ch) => {
+    for (const [i, h] of sets[n++ % sets.length].entries()) ch.pipeline.addLast(`bad${i}`, h)
+    ch.pipeline.addLast('writer', { channelRead: (ctx: ChannelHandlerContext) => ctx.writeAndFlush('x') })
+  })
+  for (let i = 0; i < sets.length; i++) {
+    const s = await netClient(t, port)
+    const c = collect(s)
+    s.write('data')
+    await new Promise((r) => setTimeout(r, 30))
+    // A `close` handler that throws keeps the channel open (as in Netty): reset it instead.
+    s.resetAndDestroy()
+    await c.ended
+  }
+  const messages = () => new Set(unhandled.map((u) => (u.error as Error).message))
+  await until(() => messages().has('async channelRegistered') && messages().has('handlerAdded'))
+  for (const m of ['channelRegistered', 'async channelRegistered', 'handlerAdded']) t.true(messages().has(m), m)
+  t.is(loop.state, 'started')
+})
