@@ -1,0 +1,200 @@
+import test from 'ava'
+import * as net from 'node:net'
+
+import { ChannelInputShutdownEvent, type Channel, NetloopError } from '../index'
+import { collect, dial, loopFor, netClient, serve, sleep, until } from './channel-helpers'
+
+test('a slow reader turns the channel unwritable once above the high mark and writable once below the low mark', async (t) => {
+  const loop = loopFor(t)
+  const events: boolean[] = []
+  let child!: Channel
+  const { port } = await serve(
+    t,
+    loop,
+    (ch) => {
+      child = ch
+      ch.pipeline.addLast('w', { channelWritabilityChanged: (ctx) => void events.push(ctx.channel.isWritable) })
+    },
+    { writeBufferHighWaterMark: 64 * 1024, writeBufferLowWaterMark: 32 * 1024, soSndbuf: 8192 },
+  )
+  const s = await netClient(t, port)
+  s.pause()
+  await until(() => child !== undefined && child.isActive)
+  const chunk = Buffer.alloc(16 * 1024, 7)
+  let written = 0
+  // Write until unwritable (the kernel buffers take some first).
+  while (child.isWritable && written < 64 * 1024 * 1024) {
+    child.writeAndFlush(chunk)
+    written += chunk.length
+    await sleep(1)
+  }
+  await until(() => events.length >= 1)
+  t.deepEqual(events, [false])
+  t.false(child.isWritable)
+  t.is(child.bytesBeforeUnwritable, 0)
+  t.true(child.bytesBeforeWritable > 0)
+  let received = 0
+  s.on('data', (d) => (received += d.length))
+  s.resume()
+  await until(() => received === written)
+  t.deepEqual(events, [false, true])
+  t.true(child.isWritable)
+  t.true(child.bytesBeforeUnwritable > 0)
+})
+
+test('with autoRead off nothing is read until read() asks for it', async (t) => {
+  const loop = loopFor(t)
+  const reads: string[] = []
+  let child!: Channel
+  const { port } = await serve(
+    t,
+    loop,
+    (ch) => {
+      child = ch
+      ch.pipeline.addLast('r', { channelRead: (_ctx, m: Buffer) => void reads.push(m.toString()) })
+    },
+    { autoRead: false },
+  )
+  const s = await netClient(t, port)
+  s.write('first')
+  await until(() => child !== undefined && child.isActive)
+  await sleep(50)
+  t.deepEqual(reads, [])
+  t.false(child.config.autoRead)
+  child.read()
+  await until(() => reads.length === 1)
+  t.is(reads.join(''), 'first')
+  s.write('second')
+  await sleep(50)
+  t.is(reads.join(''), 'first')
+  child.config.autoRead = true
+  await until(() => reads.join('') === 'firstsecond')
+  s.write('third')
+  await until(() => reads.join('') === 'firstsecondthird')
+})
+
+test('read() called inside channelRead with autoRead off reads the next batch', async (t) => {
+  const loop = loopFor(t)
+  let total = 0
+  const { port } = await serve(
+    t,
+    loop,
+    (ch) =>
+      ch.pipeline.addLast('r', {
+        channelActive: (ctx) => void ctx.read(),
+        channelRead: (ctx, m: Buffer) => {
+          total += m.length
+          ctx.read()
+        },
+      }),
+    { autoRead: false },
+  )
+  const s = await netClient(t, port)
+  const payload = Buffer.alloc(1024 * 1024, 1)
+  s.write(payload)
+  await until(() => total === payload.length)
+  t.is(total, payload.length)
+})
+
+test('shutdownOutput half-closes: the peer sees EOF and can still send', async (t) => {
+  const loop = loopFor(t)
+  const got: string[] = []
+  const { port } = await serve(t, loop, (ch) =>
+    ch.pipeline.addLast('h', {
+      channelActive: async (ctx) => {
+        ctx.writeAndFlush('bye')
+        await ctx.channel.shutdownOutput()
+      },
+      channelRead: (_ctx, m: Buffer) => void got.push(m.toString()),
+    }),
+  )
+  const s = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true })
+  t.teardown(() => s.destroy())
+  s.setEncoding('utf8')
+  let data = ''
+  s.on('data', (d) => (data += d))
+  await new Promise<void>((r) => s.on('end', () => r()))
+  t.is(data, 'bye')
+  s.end('after your FIN')
+  await until(() => got.join('') === 'after your FIN')
+})
+
+test('with allowHalfClosure the peer FIN arrives as ChannelInputShutdownEvent and writing goes on', async (t) => {
+  const loop = loopFor(t)
+  const events: unknown[] = []
+  const { port } = await serve(
+    t,
+    loop,
+    (ch) =>
+      ch.pipeline.addLast('h', {
+        userEventTriggered: (ctx, e) => {
+          events.push(e)
+          ctx.writeAndFlush('still writing')
+          ctx.close()
+        },
+      }),
+    { allowHalfClosure: true },
+  )
+  const s = await netClient(t, port)
+  const c = collect(s)
+  s.end()
+  await c.ended
+  t.is(events[0], ChannelInputShutdownEvent.INSTANCE)
+  t.is(c.data().toString(), 'still writing')
+})
+
+test('writes after close fail with ERR_CHANNEL_CLOSED: awaited ones reject, the others reach exceptionCaught', async (t) => {
+  const loop = loopFor(t)
+  const { port } = await serve(t, loop, () => {})
+  const caught: unknown[] = []
+  const ch = await dial(loop, port, (c) => c.pipeline.addLast('catch', { exceptionCaught: (_ctx, e) => void caught.push(e) }))
+  await ch.close()
+  const err = await t.throwsAsync(ch.writeAndFlush('late', ch.newPromise()).promise)
+  t.is((err as NetloopError).code, 'ERR_CHANNEL_CLOSED')
+  ch.writeAndFlush('late too')
+  await until(() => caught.length === 1)
+  t.is((caught[0] as NetloopError).code, 'ERR_CHANNEL_CLOSED')
+})
+
+test('pending writes fail with ERR_CHANNEL_CLOSED when the channel closes before they are flushed', async (t) => {
+  const loop = loopFor(t)
+  const { port } = await serve(t, loop, () => {})
+  const ch = await dial(loop, port, () => {})
+  const p = ch.write('never flushed', ch.newPromise())
+  await ch.close()
+  const err = await t.throwsAsync(p.promise)
+  t.is((err as NetloopError).code, 'ERR_CHANNEL_CLOSED')
+  t.true(p.isDone)
+  t.false(p.isSuccess)
+})
+
+test('an awaited write resolves once written', async (t) => {
+  const loop = loopFor(t)
+  const { port } = await serve(t, loop, (ch) => ch.pipeline.addLast('echo', { channelRead: (ctx, m) => ctx.writeAndFlush(m) }))
+  const got: Buffer[] = []
+  const ch = await dial(loop, port, (c) => c.pipeline.addLast('r', { channelRead: (_ctx, m: Buffer) => void got.push(Buffer.from(m)) }))
+  const p = ch.writeAndFlush('ping', ch.newPromise())
+  await p
+  t.true(p.isSuccess)
+  await until(() => Buffer.concat(got).toString() === 'ping')
+  await ch.close()
+})
+
+test('channel options are readable, settable and validated while the channel lives', async (t) => {
+  const loop = loopFor(t)
+  const { port } = await serve(t, loop, () => {})
+  const ch = await dial(loop, port, () => {}, { tcpNoDelay: false, writeBufferHighWaterMark: 1000, writeBufferLowWaterMark: 500 })
+  t.false(ch.config.tcpNoDelay)
+  t.is(ch.config.writeBufferHighWaterMark, 1000)
+  t.is(ch.config.writeBufferLowWaterMark, 500)
+  ch.config.tcpNoDelay = true
+  t.true(ch.config.tcpNoDelay)
+  ch.config.writeSpinCount = 4
+  t.is(ch.config.writeSpinCount, 4)
+  t.is(t.throws(() => (ch.config.writeSpinCount = 0))?.code, 'ERR_OUT_OF_RANGE')
+  t.is(t.throws(() => ((ch.config as Record<string, unknown>).autoRead = 'yes'))?.code, 'ERR_INVALID_ARG_TYPE')
+  t.is(t.throws(() => ch.setOption('nope' as never, 1 as never))?.code, 'ERR_INVALID_ARG_VALUE')
+  t.is(t.throws(() => (ch.config.writeBufferLowWaterMark = 5000))?.code, 'ERR_INVALID_ARG_VALUE')
+  t.is(ch.config.writeBufferLowWaterMark, 500)
+  await ch.close()
+})
