@@ -2,9 +2,15 @@
 //! handler methods (state check, panic capture, error routing).
 //!
 //! Ground rules: loop thread only (`Rc`, `!Send`). `next` links are strong (the pipeline owns
-//! head → … → tail), `prev` links are weak. A removed context keeps its links, so an event
-//! already travelling through it goes on to the rest of the pipeline, as in Netty. No
-//! `RefCell` borrow is held while a handler runs.
+//! head → … → tail), `prev` links of live contexts are weak. A removed context keeps its
+//! links, so an event already travelling through it goes on to the rest of the pipeline, as in
+//! Netty: at removal its `prev` is *pinned* (held strongly) to its live predecessor of that
+//! moment, exactly as its `next` already is. So an outbound operation that travels from a
+//! removed context always continues from the nearest predecessor that was live when the
+//! context was removed (passing through predecessors removed since, which pass it on), never
+//! from the head, whatever the order of removals. Pinned links point only from removed
+//! contexts towards live ones, so they form no cycle. No `RefCell` borrow is held while a
+//! handler runs.
 
 use std::cell::{Cell, RefCell};
 use std::net::SocketAddr;
@@ -34,6 +40,8 @@ pub(crate) struct CtxInner {
     pub(crate) handler: Rc<dyn ChannelHandler>,
     pub(crate) next: RefCell<Option<ChannelHandlerContext>>,
     pub(crate) prev: RefCell<Weak<CtxInner>>,
+    /// Set when the context is removed: its predecessor at that moment, held strongly.
+    pinned_prev: RefCell<Option<ChannelHandlerContext>>,
     pub(crate) state: Cell<HandlerState>,
     pub(crate) pipeline: Weak<PipelineInner>,
 }
@@ -84,6 +92,7 @@ impl ChannelHandlerContext {
             handler,
             next: RefCell::new(None),
             prev: RefCell::new(Weak::new()),
+            pinned_prev: RefCell::new(None),
             state: Cell::new(HandlerState::AddPending),
             pipeline,
         }))
@@ -137,13 +146,20 @@ impl ChannelHandlerContext {
     }
 
     pub(crate) fn prev(&self) -> Option<ChannelHandlerContext> {
-        if let Some(p) = self.0.prev.borrow().upgrade() {
-            return Some(ChannelHandlerContext(p));
+        if let Some(p) = self.0.pinned_prev.borrow().as_ref() {
+            return Some(p.clone());
         }
-        // A removed context whose predecessor is gone: continue from the head.
-        self.try_pipeline()
-            .map(|p| p.head_ctx())
-            .filter(|h| !Rc::ptr_eq(&h.0, &self.0))
+        self.0.prev.borrow().upgrade().map(ChannelHandlerContext)
+    }
+
+    /// True once the context left the chain (its `prev` is pinned).
+    pub(crate) fn is_unlinked(&self) -> bool {
+        self.0.pinned_prev.borrow().is_some()
+    }
+
+    /// The context leaves the chain: keep its current predecessor alive as its `prev`.
+    pub(crate) fn pin_prev(&self, prev: &ChannelHandlerContext) {
+        *self.0.pinned_prev.borrow_mut() = Some(prev.clone());
     }
 
     pub(crate) fn ptr_eq(&self, other: &ChannelHandlerContext) -> bool {

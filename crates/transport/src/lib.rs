@@ -38,7 +38,7 @@ pub use message::{Message, UserEvent};
 pub use options::{ChannelOption, ChannelOptions, WaterMark};
 pub use outbound_buffer::{OutboundBuffer, WritabilityChange};
 pub use pipeline::{ChannelPipeline, IntoHandler, Unhandled, UnhandledSink};
-pub use promise::{ChannelFuture, ChannelPromise, LocalListenerExt};
+pub use promise::{pending_local_listeners, ChannelFuture, ChannelPromise, LocalListenerExt};
 pub use recv_allocator::{AdaptiveRecvAllocator, RecvSizing};
 pub use server_channel::{AcceptedSocket, ServerSocketChannel};
 pub use socket_channel::{ChannelInputShutdown, SocketChannel};

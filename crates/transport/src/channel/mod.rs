@@ -550,6 +550,12 @@ impl IoHandler for Registration {
     ) -> std::io::Result<()> {
         self.0 .0.io.reregister(old, new, token)
     }
+    /// The socket is registered nowhere after a selector rebuild: report it, then close (as
+    /// Netty does when re-registering a channel fails).
+    fn reregister_failed(&self, error: std::io::Error) {
+        self.0.pipeline().fire_exception_caught(error.into());
+        self.0.close();
+    }
     fn close_on_shutdown(&self) {
         self.0.close();
     }

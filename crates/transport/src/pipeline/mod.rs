@@ -98,10 +98,6 @@ impl ChannelPipeline {
         }))
     }
 
-    pub(crate) fn head_ctx(&self) -> ChannelHandlerContext {
-        self.0.head.clone()
-    }
-
     /// The channel, while it exists.
     pub fn try_channel(&self) -> Option<Channel> {
         self.0.channel.upgrade().map(Channel::from_inner)
@@ -129,11 +125,11 @@ impl ChannelPipeline {
                         .try_channel()
                         .map(|c| c.id().to_string())
                         .unwrap_or_default();
-                    eprintln!(
+                    netloop_eventloop::log::warn(&format!(
                         "netloop: an exception reached the tail of the pipeline of channel {id} \
                          (add an exception_caught handler): {}: {e}",
                         e.code()
-                    );
+                    ));
                 }
             }
         }
@@ -282,6 +278,7 @@ impl ChannelPipeline {
             Rc::downgrade(&self.0),
         );
         link(&prev, &ctx, &next);
+        old_ctx.pin_prev(&prev);
         self.added(ctx);
         self.removed(old_ctx.clone());
         Ok(old_ctx.handler())
@@ -454,9 +451,13 @@ fn link(prev: &ChannelHandlerContext, ctx: &ChannelHandlerContext, next: &Channe
 
 /// Takes `ctx` out of the chain; it keeps its own links so events in flight go on.
 fn unlink(ctx: &ChannelHandlerContext) {
+    if ctx.is_unlinked() {
+        return;
+    }
     let (Some(prev), Some(next)) = (ctx.prev(), ctx.next()) else {
         return;
     };
     *prev.0.next.borrow_mut() = Some(next.clone());
     *next.0.prev.borrow_mut() = Rc::downgrade(&prev.0);
+    ctx.pin_prev(&prev);
 }
