@@ -216,14 +216,30 @@ impl ChannelHandlerContext {
 
     // ---- inbound: pass the event to the next handler ----
 
-    inbound!(fire_channel_registered => channel_registered());
-    inbound!(fire_channel_unregistered => channel_unregistered());
-    inbound!(fire_channel_active => channel_active());
-    inbound!(fire_channel_inactive => channel_inactive());
-    inbound!(fire_channel_read_complete => channel_read_complete());
-    inbound!(fire_channel_writability_changed => channel_writability_changed());
-    inbound!(fire_user_event_triggered => user_event_triggered(event: UserEvent));
-    inbound!(fire_exception_caught => exception_caught(error: TransportError));
+    inbound!(
+        #[doc = "Passes `channel_registered` to the next handler."]
+        fire_channel_registered => channel_registered());
+    inbound!(
+        #[doc = "Passes `channel_unregistered` to the next handler."]
+        fire_channel_unregistered => channel_unregistered());
+    inbound!(
+        #[doc = "Passes `channel_active` to the next handler."]
+        fire_channel_active => channel_active());
+    inbound!(
+        #[doc = "Passes `channel_inactive` to the next handler."]
+        fire_channel_inactive => channel_inactive());
+    inbound!(
+        #[doc = "Passes `channel_read_complete` to the next handler."]
+        fire_channel_read_complete => channel_read_complete());
+    inbound!(
+        #[doc = "Passes `channel_writability_changed` to the next handler."]
+        fire_channel_writability_changed => channel_writability_changed());
+    inbound!(
+        #[doc = "Passes a user event to the next handler."]
+        fire_user_event_triggered => user_event_triggered(event: UserEvent));
+    inbound!(
+        #[doc = "Passes an error to the next handler's `exception_caught`."]
+        fire_exception_caught => exception_caught(error: TransportError));
 
     /// Passes a read message to the next handler.
     pub fn fire_channel_read(&self, msg: impl Into<Message>) {
@@ -240,12 +256,14 @@ impl ChannelHandlerContext {
 
     // ---- outbound: pass the operation to the previous handler ----
 
+    /// Binds through the handlers before this one, completing `promise`.
     pub fn bind_with(&self, local: SocketAddr, promise: ChannelPromise) {
         if let Some(prev) = self.prev() {
             prev.invoke_with_promise(&promise.clone(), |h, c| h.bind(c, local, promise));
         }
     }
 
+    /// Connects through the handlers before this one, completing `promise`.
     pub fn connect_with(
         &self,
         remote: SocketAddr,
@@ -259,24 +277,28 @@ impl ChannelHandlerContext {
         }
     }
 
+    /// Disconnects through the handlers before this one, completing `promise`.
     pub fn disconnect_with(&self, promise: ChannelPromise) {
         if let Some(prev) = self.prev() {
             prev.invoke_with_promise(&promise.clone(), |h, c| h.disconnect(c, promise));
         }
     }
 
+    /// Closes through the handlers before this one, completing `promise`.
     pub fn close_with(&self, promise: ChannelPromise) {
         if let Some(prev) = self.prev() {
             prev.invoke_with_promise(&promise.clone(), |h, c| h.close(c, promise));
         }
     }
 
+    /// Deregisters through the handlers before this one, completing `promise`.
     pub fn deregister_with(&self, promise: ChannelPromise) {
         if let Some(prev) = self.prev() {
             prev.invoke_with_promise(&promise.clone(), |h, c| h.deregister(c, promise));
         }
     }
 
+    /// Writes `msg` through the handlers before this one, completing `promise`.
     pub fn write_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
         let msg = msg.into();
         if let Some(prev) = self.prev() {
@@ -305,11 +327,13 @@ impl ChannelHandlerContext {
         self.write_with(msg, ChannelPromise::void());
     }
 
+    /// Writes `msg` through the handlers before this one and flushes.
     pub fn write_and_flush(&self, msg: impl Into<Message>) {
         self.write_with(msg, ChannelPromise::void());
         self.flush();
     }
 
+    /// As [`ChannelHandlerContext::write_and_flush`], completing `promise`.
     pub fn write_and_flush_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
         self.write_with(msg, promise);
         self.flush();
@@ -323,6 +347,7 @@ impl ChannelHandlerContext {
         f
     }
 
+    /// Closes through the handlers before this one.
     pub fn close(&self) -> ChannelFuture {
         let p = ChannelPromise::new();
         let f = p.future_or_never();
@@ -330,6 +355,7 @@ impl ChannelHandlerContext {
         f
     }
 
+    /// Binds through the handlers before this one.
     pub fn bind(&self, local: SocketAddr) -> ChannelFuture {
         let p = ChannelPromise::new();
         let f = p.future_or_never();
@@ -337,6 +363,7 @@ impl ChannelHandlerContext {
         f
     }
 
+    /// Connects through the handlers before this one.
     pub fn connect(&self, remote: SocketAddr) -> ChannelFuture {
         let p = ChannelPromise::new();
         let f = p.future_or_never();
@@ -344,6 +371,7 @@ impl ChannelHandlerContext {
         f
     }
 
+    /// Disconnects through the handlers before this one.
     pub fn disconnect(&self) -> ChannelFuture {
         let p = ChannelPromise::new();
         let f = p.future_or_never();
@@ -351,6 +379,7 @@ impl ChannelHandlerContext {
         f
     }
 
+    /// Deregisters through the handlers before this one.
     pub fn deregister(&self) -> ChannelFuture {
         let p = ChannelPromise::new();
         let f = p.future_or_never();
@@ -358,6 +387,7 @@ impl ChannelHandlerContext {
         f
     }
 
+    /// A new promise for an operation of this channel.
     pub fn new_promise(&self) -> ChannelPromise {
         ChannelPromise::new()
     }

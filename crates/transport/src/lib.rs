@@ -9,6 +9,8 @@
 //! operations, every method defaulting to pass-through. Messages are [`Message`]s (bytes or
 //! any user value); errors are [`TransportError`]s with stable codes.
 
+#![deny(missing_docs)]
+
 mod bootstrap;
 mod channel;
 mod context;

@@ -48,6 +48,7 @@ impl ChannelPromise {
         ChannelPromise(Some(p))
     }
 
+    /// True for a void promise.
     pub fn is_void(&self) -> bool {
         self.0.is_none()
     }
@@ -62,14 +63,17 @@ impl ChannelPromise {
         self.future().unwrap_or_else(|| Promise::new().future())
     }
 
+    /// Completes successfully; `false` if already complete (or void).
     pub fn try_success(&self) -> bool {
         self.0.as_ref().is_some_and(|p| p.try_success(()))
     }
 
+    /// Fails with `e`; `false` if already complete (or void).
     pub fn try_failure(&self, e: TransportError) -> bool {
         self.0.as_ref().is_some_and(|p| p.try_failure(e))
     }
 
+    /// Completes with `r`; `false` if already complete (or void).
     pub fn try_complete(&self, r: Result<(), TransportError>) -> bool {
         self.0.as_ref().is_some_and(|p| p.try_complete(r))
     }
