@@ -20,6 +20,7 @@
 
 #![deny(missing_docs)]
 
+mod batch;
 mod clock;
 mod config;
 mod driver;
