@@ -19,6 +19,8 @@
 //! - Frames are zero-copy `Bytes` views of the cumulation buffer (into which the decoder
 //!   handler copies each inbound read once).
 
+#![deny(missing_docs)]
+
 mod byte_order;
 mod cumulator;
 mod decoder;

@@ -24,6 +24,7 @@ pub struct SystemTicker {
 }
 
 impl SystemTicker {
+    /// A clock whose origin is now.
     pub fn new() -> Self {
         SystemTicker {
             origin: Instant::now(),
@@ -50,6 +51,7 @@ pub struct ManualTicker {
 }
 
 impl ManualTicker {
+    /// A clock at zero.
     pub fn new() -> Arc<Self> {
         Arc::new(ManualTicker::default())
     }

@@ -35,8 +35,11 @@ pub struct LoopConfig {
     pub selector_rebuild_threshold: u32,
     /// Readiness events fetched per poll.
     pub events_capacity: usize,
+    /// The loop's clock (a [`crate::ManualTicker`] in tests).
     pub ticker: Arc<dyn Ticker>,
+    /// Receives the messages of failed tasks; `None`: they are logged at error level.
     pub on_task_panic: Option<PanicReporter>,
+    /// Injects selector faults before every poll (tests).
     pub fault_injector: Option<FaultInjector>,
 }
 
@@ -56,6 +59,7 @@ impl Default for LoopConfig {
 }
 
 impl LoopConfig {
+    /// Checks the ranges of the settings.
     pub fn validate(&self) -> Result<(), LoopError> {
         if !(1..=100).contains(&self.io_ratio) {
             return Err(LoopError::invalid(format!(

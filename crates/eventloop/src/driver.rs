@@ -1,10 +1,25 @@
 //! [`LoopDriver`]: drives an attached loop from outside (libuv in the Node binding, a test's
 //! hand in unit tests). The driver lives on the loop's thread.
+//!
+//! Protocol for the outside loop (the Node binding):
+//! 1. Watch [`LoopDriver::raw_fd`] for readability; when it is readable call
+//!    [`LoopDriver::run_io_ready`]; when the timer armed from [`LoopDriver::next_timeout`]
+//!    fires call [`LoopDriver::run_once`]. Each call runs one bounded iteration and returns.
+//! 2. After an iteration, [`Iteration::more_work`] (equivalently `next_timeout() ==
+//!    Some(Duration::ZERO)`) means work is ready now. The loop has already fired its own
+//!    waker, so its fd is readable and the outside loop's poll phase comes back to it; never
+//!    re-arm with a zero-delay timer. Whenever the binding itself sees `next_timeout() ==
+//!    Some(ZERO)` outside an iteration it may call [`LoopDriver::wake_for_more_work`], which is
+//!    cheap and coalesced.
+//! 3. After a rebuild ([`Iteration::selector_rebuilt`]) watch the new fd, then call
+//!    [`LoopDriver::release_retired_selectors`].
+//! 4. Once the loop terminated ([`Iteration::terminated`]), stop watching the fd, then call
+//!    [`LoopDriver::release_selector`] to close it (dropping the driver does it too).
 
 use std::rc::Rc;
 use std::time::Duration;
 
-use crate::event_loop::{EventLoop, LoopState};
+use crate::event_loop::EventLoop;
 use crate::local::{Iteration, LocalLoop};
 
 /// Drives one attached loop, one non-blocking iteration at a time.
@@ -17,13 +32,17 @@ impl LoopDriver {
         LoopDriver { local }
     }
 
+    fn terminated() -> Iteration {
+        Iteration {
+            terminated: true,
+            ..Iteration::default()
+        }
+    }
+
     /// One non-blocking iteration (a timer or a hand in a test asked for it).
     pub fn run_once(&self) -> Iteration {
         if self.local.handle().is_terminated() {
-            return Iteration {
-                terminated: true,
-                ..Default::default()
-            };
+            return Self::terminated();
         }
         self.local.iterate(false, false)
     }
@@ -32,15 +51,12 @@ impl LoopDriver {
     /// counts as a premature wake-up towards a selector rebuild.
     pub fn run_io_ready(&self) -> Iteration {
         if self.local.handle().is_terminated() {
-            return Iteration {
-                terminated: true,
-                ..Default::default()
-            };
+            return Self::terminated();
         }
         self.local.iterate(false, true)
     }
 
-    /// Iterates until no task is pending and no timer is due (tests).
+    /// Iterates until no work is ready (tests); at most 10 000 iterations.
     pub fn run_until_idle(&self) {
         for _ in 0..10_000 {
             let it = self.run_once();
@@ -50,21 +66,32 @@ impl LoopDriver {
         }
     }
 
-    /// The fd to watch for readability (the selector's epoll/kqueue fd).
+    /// The fd to watch for readability (the selector's epoll/kqueue fd); `-1` after
+    /// [`LoopDriver::release_selector`].
     #[cfg(unix)]
     pub fn raw_fd(&self) -> std::os::fd::RawFd {
         self.local.raw_fd()
     }
 
     /// When the loop must run again if its fd stays quiet (`None`: not until woken).
+    /// `Some(Duration::ZERO)` means work is ready now: see [`Iteration::more_work`].
     pub fn next_timeout(&self) -> Option<Duration> {
         self.local.next_timeout()
     }
 
+    /// Makes the loop's fd readable so that the outside loop's poll phase runs another
+    /// iteration: fires the loop's waker unless a wake is already pending (it is coalesced
+    /// with every other wake until the next poll). Cheap; does nothing after termination.
+    pub fn wake_for_more_work(&self) {
+        self.local.shared.wake();
+    }
+
+    /// The thread-safe handle of the loop.
     pub fn handle(&self) -> EventLoop {
         self.local.handle()
     }
 
+    /// The loop-thread side of the loop.
     pub fn local(&self) -> &Rc<LocalLoop> {
         &self.local
     }
@@ -75,16 +102,24 @@ impl LoopDriver {
     }
 
     /// Terminates now: rejects new tasks, runs those already accepted, cancels timers.
-    /// Used when the owning thread goes away (worker termination).
+    /// Used when the owning thread goes away (worker termination). The selector's fd stays
+    /// open until [`LoopDriver::release_selector`].
     pub fn terminate_now(&self) {
         self.local.terminate();
+    }
+
+    /// Closes the loop's selector fd (and retired ones). Call it after the outside loop
+    /// stopped watching [`LoopDriver::raw_fd`] (for libuv: after `uv_poll_stop`/`uv_close`
+    /// of the poll handle). Terminates the loop first if needed. Idempotent: returns `true`
+    /// the first time. Afterwards the driver reports every iteration as terminated and does
+    /// nothing, and `raw_fd()` is `-1`. Dropping the driver does the same.
+    pub fn release_selector(&self) -> bool {
+        self.local.release_selector()
     }
 }
 
 impl Drop for LoopDriver {
     fn drop(&mut self) {
-        if self.local.handle().state() != LoopState::Terminated {
-            self.local.terminate();
-        }
+        self.local.release_selector();
     }
 }

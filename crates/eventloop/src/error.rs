@@ -13,6 +13,7 @@ pub enum RejectReason {
 
 /// Errors raised by loops, groups, schedules and promises of this crate.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LoopError {
     /// The task was rejected; it was not and will not be run.
     Rejected(RejectReason),
@@ -22,7 +23,9 @@ pub enum LoopError {
     Cancelled,
     /// An operating-system error (creating the selector, the waker, a thread).
     Io {
+        /// The kind of the underlying `std::io::Error`.
         kind: std::io::ErrorKind,
+        /// Its message.
         message: String,
     },
     /// A `wait` ran out of time.

@@ -7,7 +7,13 @@
 //!   hands control back to libuv with nothing to do) and re-checks the queue; a producer pushes
 //!   and then swaps `sleeping` to false, waking the loop only if it was the one to clear it.
 //!   Both sides use SeqCst fences, so a task is never left in the queue of a sleeping loop, and
-//!   the loop is woken once however many tasks arrive while it sleeps.
+//!   the loop is woken once however many tasks arrive while it sleeps (the protocol is checked
+//!   exhaustively in `tests/wake_model.rs`).
+//! - Waker coalescing: `wake_pending` is set by whoever fires the waker and cleared by the loop
+//!   right after each poll (the poll consumed the event); a wake while one is pending does not
+//!   write the eventfd again. A selector rebuild fires the new waker unconditionally.
+//! - Descriptors: the waker (an eventfd) is dropped when the loop terminates, not when the last
+//!   handle goes; waking a terminated loop does nothing.
 //! - No task is abandoned: a producer counts itself in `pending` before it checks the state;
 //!   after the loop moves to `Shutdown` it drains until `pending` is zero, and producers that
 //!   see `Shutdown` take themselves out and report a rejection.
@@ -35,10 +41,15 @@ pub(crate) type Task = Box<dyn FnOnce() + Send + 'static>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum LoopState {
+    /// A standalone loop whose thread has not started (no task submitted yet).
     NotStarted = 1,
+    /// Running.
     Started = 2,
+    /// A graceful shutdown started: tasks are still accepted during the quiet period.
     ShuttingDown = 3,
+    /// New tasks are rejected; the tasks already accepted are running.
     Shutdown = 4,
+    /// Done: every accepted task ran, timers are cancelled, descriptors closed.
     Terminated = 5,
 }
 
@@ -63,7 +74,10 @@ pub(crate) struct Shared {
     pub pending: AtomicUsize,
     state: AtomicU8,
     pub sleeping: AtomicBool,
-    waker: Mutex<Arc<Waker>>,
+    /// The waker fired and the loop has not polled since.
+    wake_pending: AtomicBool,
+    /// `None` once the loop terminated.
+    waker: Mutex<Option<Arc<Waker>>>,
     /// Thread token of the thread that runs the loop (0 until it starts).
     pub owner: AtomicUsize,
     pub cancelled_timers: Arc<AtomicUsize>,
@@ -94,7 +108,13 @@ impl Shared {
     }
 
     pub fn replace_waker(&self, w: Waker) {
-        *self.waker.lock().unwrap_or_else(|p| p.into_inner()) = Arc::new(w);
+        *self.waker.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(w));
+    }
+
+    /// Closes the waker's descriptor (termination).
+    pub fn release_waker(&self) {
+        let w = self.waker.lock().unwrap_or_else(|p| p.into_inner()).take();
+        drop(w);
     }
 
     /// Wakes the loop if it is asleep (or about to be); at most one wake per sleep.
@@ -105,12 +125,34 @@ impl Shared {
         }
     }
 
-    /// Makes the loop's selector readable now.
+    /// Makes the loop's selector readable now, unless a wake is already pending.
     pub fn wake(&self) {
-        self.wakeups.fetch_add(1, Ordering::Relaxed);
+        if !self.wake_pending.swap(true, Ordering::SeqCst) {
+            self.fire_waker();
+        }
+    }
+
+    /// Fires the waker even if a wake is pending (a rebuild replaced the waker).
+    pub fn force_wake(&self) {
+        self.wake_pending.store(true, Ordering::SeqCst);
+        self.fire_waker();
+    }
+
+    /// The loop polled: the pending wake (if any) was consumed.
+    pub fn polled(&self) {
+        self.sleeping.store(false, Ordering::SeqCst);
+        self.wake_pending.store(false, Ordering::SeqCst);
+    }
+
+    fn fire_waker(&self) {
         let w = self.waker.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let Some(w) = w else { return };
+        self.wakeups.fetch_add(1, Ordering::Relaxed);
         if let Err(e) = w.wake() {
-            eprintln!("netloop: waking loop {} failed: {e}", self.config.name);
+            crate::log::error(&format!(
+                "netloop: waking loop {} failed: {e}",
+                self.config.name
+            ));
         }
     }
 
@@ -118,7 +160,10 @@ impl Shared {
         self.task_panics.fetch_add(1, Ordering::Relaxed);
         match &self.config.on_task_panic {
             Some(r) => r(msg),
-            None => eprintln!("netloop: a task on loop {} failed: {msg}", self.config.name),
+            None => crate::log::error(&format!(
+                "netloop: a task on loop {} failed: {msg}",
+                self.config.name
+            )),
         }
     }
 
@@ -161,7 +206,8 @@ impl EventLoop {
             pending: AtomicUsize::new(0),
             state: AtomicU8::new(state as u8),
             sleeping: AtomicBool::new(false),
-            waker: Mutex::new(Arc::new(waker)),
+            wake_pending: AtomicBool::new(false),
+            waker: Mutex::new(Some(Arc::new(waker))),
             owner: AtomicUsize::new(0),
             cancelled_timers: cancelled,
             termination: Promise::new(),
@@ -194,26 +240,32 @@ impl EventLoop {
         Ok((el, crate::LoopDriver::new(local)))
     }
 
+    /// This loop's process-wide id.
     pub fn id(&self) -> u64 {
         self.shared.id
     }
 
+    /// The configured name.
     pub fn name(&self) -> &str {
         &self.shared.config.name
     }
 
+    /// The lifecycle state.
     pub fn state(&self) -> LoopState {
         self.shared.state()
     }
 
+    /// True once a graceful shutdown started.
     pub fn is_shutting_down(&self) -> bool {
         self.state() >= LoopState::ShuttingDown
     }
 
+    /// True once new tasks are rejected.
     pub fn is_shutdown(&self) -> bool {
         self.state() >= LoopState::Shutdown
     }
 
+    /// True once terminated.
     pub fn is_terminated(&self) -> bool {
         self.state() == LoopState::Terminated
     }
@@ -413,6 +465,7 @@ impl EventLoop {
         self.termination_future()
     }
 
+    /// Completes when the loop terminated.
     pub fn termination_future(&self) -> Future<(), LoopError> {
         self.shared.termination.future()
     }

@@ -74,26 +74,32 @@ impl EventLoopGroup {
         }
     }
 
+    /// The next loop by the round-robin chooser.
     pub fn next(&self) -> &EventLoop {
         &self.loops[self.chooser.next_index()]
     }
 
+    /// Every loop of the group.
     pub fn loops(&self) -> &[EventLoop] {
         &self.loops
     }
 
+    /// Number of loops.
     pub fn len(&self) -> usize {
         self.loops.len()
     }
 
+    /// True if the group has no loop.
     pub fn is_empty(&self) -> bool {
         self.loops.is_empty()
     }
 
+    /// True if the chooser uses the power-of-two fast path (a mask instead of a modulo).
     pub fn uses_power_of_two_chooser(&self) -> bool {
         self.chooser.is_power_of_two_fast_path()
     }
 
+    /// Shuts every loop down gracefully; the future completes when all have terminated.
     pub fn shutdown_gracefully(&self, quiet: Duration, timeout: Duration) -> Future<(), LoopError> {
         let fs = self
             .loops
@@ -108,10 +114,12 @@ impl EventLoopGroup {
         Future::all(self.loops.iter().map(|l| l.termination_future()).collect())
     }
 
+    /// True once every loop terminated.
     pub fn is_terminated(&self) -> bool {
         self.loops.iter().all(|l| l.is_terminated())
     }
 
+    /// Blocks until every loop terminated or `timeout` passes; `true` if all terminated.
     pub fn await_termination(&self, timeout: Duration) -> bool {
         let deadline = std::time::Instant::now() + timeout;
         self.loops.iter().all(|l| {

@@ -13,7 +13,9 @@ use mio::{Registry, Token};
 /// write until `WouldBlock` and tolerate readiness that leads nowhere.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Readiness {
+    /// The source can be read (or a listener can accept).
     pub readable: bool,
+    /// The source can be written to (or a connect finished).
     pub writable: bool,
     /// The peer will send no more (FIN or HUP).
     pub read_closed: bool,
@@ -42,7 +44,17 @@ pub trait IoHandler {
 
     /// The loop rebuilt its selector: deregister the source from `old` (mio ties a source to
     /// one registry) and register it on `new` with `token` and the interest it wants now.
+    /// An `Err` is handed to [`IoHandler::reregister_failed`].
     fn reregister(&self, old: &Registry, new: &Registry, token: Token) -> io::Result<()>;
+
+    /// [`IoHandler::reregister`] failed: the source is registered nowhere and will receive no
+    /// more readiness. The handler must give up the source (a channel fires
+    /// `exceptionCaught` with `error`, then closes itself). The default logs the error.
+    fn reregister_failed(&self, error: io::Error) {
+        crate::log::error(&format!(
+            "netloop: re-registering a source after a selector rebuild failed: {error}"
+        ));
+    }
 
     /// The loop started shutting down: close the source (Netty's `closeAll`).
     fn close_on_shutdown(&self) {}
@@ -112,16 +124,17 @@ impl IoTable {
         slot.handler.clone()
     }
 
-    pub fn remove(&mut self, token: Token) -> bool {
+    /// Removes the handler of `token` and returns it (for the caller to drop after its
+    /// borrow of the table ended).
+    pub fn remove(&mut self, token: Token) -> Option<Rc<dyn IoHandler>> {
         let (index, generation) = split(token);
         match self.slots.get_mut(index as usize) {
             Some(slot) if slot.generation == generation && slot.handler.is_some() => {
-                slot.handler = None;
                 self.free.push(index);
                 self.live -= 1;
-                true
+                slot.handler.take()
             }
-            _ => false,
+            _ => None,
         }
     }
 

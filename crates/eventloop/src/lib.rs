@@ -18,6 +18,9 @@
 //! el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(1)).wait().unwrap();
 //! ```
 
+#![deny(missing_docs)]
+
+mod batch;
 mod clock;
 mod config;
 mod driver;
@@ -25,9 +28,12 @@ mod error;
 mod event_loop;
 mod group;
 mod io;
+mod io_driver;
 mod local;
+pub mod log;
 mod promise;
 mod schedule;
+mod scheduler;
 mod selector;
 mod shutdown;
 mod thread;
@@ -40,8 +46,7 @@ pub use error::{LoopError, RejectReason};
 pub use event_loop::{EventLoop, LoopState};
 pub use group::{default_loop_count, EventLoopGroup};
 pub use io::{move_source, IoHandler, Readiness};
-pub use local::MAX_TIMER_BATCH;
-pub use local::{Iteration, LocalLoop};
+pub use local::{Iteration, LocalLoop, MAX_TIMER_BATCH};
 pub use mio;
 pub use promise::{Future, Promise};
 pub use timer::{ScheduledHandle, TimerSink};

@@ -2,14 +2,22 @@
 //!
 //! Ground rules:
 //! - A `LocalLoop` lives on one thread (it is `!Send`); every field is touched only there.
-//! - No borrow of a `RefCell` field is held while user code (a task, a timer, an I/O handler)
-//!   runs, so user code may call back into the loop (register, execute, schedule) freely.
-//! - One iteration = poll → dispatch ready sources → run tasks within the ioRatio budget
-//!   (due timers join the run queue first; the budget is checked every 64 tasks) → tail
-//!   tasks → shutdown confirmation. Standalone loops block in the poll; attached loops never do.
+//! - Its state is split in two owners that keep their fields private: the [`IoDriver`]
+//!   (selector, ready events, registered sources) and the [`Scheduler`] (run queue, timers,
+//!   tail tasks, shutdown clock). Neither ever calls user code or lends out a borrow; they hand
+//!   back owned work, which this module runs. So no `RefCell` borrow is held while user code
+//!   (a task, a timer, an I/O handler) runs, and user code may call back into the loop
+//!   (register, execute, schedule) freely.
+//! - One iteration = poll → dispatch ready sources → one bounded task batch (due timers join
+//!   the run queue first; the batch takes only what is queued when it starts, and with
+//!   ioRatio < 100 a time budget is checked every 64 tasks) → tail tasks → shutdown
+//!   confirmation. Standalone loops block in the poll; attached loops never do, and every
+//!   attached iteration returns after one batch.
+//! - More work after a batch: standalone loops poll with a zero timeout; attached loops make
+//!   their own fd readable (the waker, coalesced), report [`Iteration::more_work`] and
+//!   `next_timeout() == Some(ZERO)`, so the outside loop comes back through its poll phase.
 
-use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
+use std::cell::Cell;
 use std::io;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::{Rc, Weak};
@@ -21,22 +29,17 @@ use mio::event::Source;
 use mio::{Interest, Poll, Token};
 
 use crate::config::SelectorFault;
+use crate::error::{LoopError, RejectReason};
 use crate::event_loop::{EventLoop, LoopState, Shared, Task};
-use crate::io::{IoHandler, IoTable, Readiness};
-use crate::selector::{PollOutcome, Selector};
+use crate::io::IoHandler;
+use crate::io_driver::{IoDriver, Rebuilt};
+use crate::batch::panic_message;
+use crate::scheduler::Scheduler;
+use crate::selector::PollOutcome;
 use crate::thread;
-use crate::timer::{Period, TimerEntry, TimerHeap, TimerTask};
 
-pub(crate) enum RunItem {
-    Send(Task),
-    Local(Box<dyn FnOnce()>),
-    Timer(TimerEntry),
-}
+pub use crate::scheduler::MAX_TIMER_BATCH;
 
-/// Tasks between two checks of the time budget (Netty's value).
-const BUDGET_CHECK_INTERVAL: u32 = 64;
-/// Most batched timers handed to one `TimerSink::fire` call.
-pub const MAX_TIMER_BATCH: usize = 64;
 /// Longest sleep while shutting down, so the quiet period is re-checked.
 const SHUTDOWN_POLL: Duration = Duration::from_millis(100);
 /// Longest sleep of a blocking loop on a manual clock, which no timeout can follow.
@@ -45,17 +48,12 @@ const MANUAL_CLOCK_POLL: Duration = Duration::from_millis(1);
 /// The loop-thread side of an event loop.
 pub struct LocalLoop {
     pub(crate) shared: Arc<Shared>,
-    pub(crate) me: Weak<LocalLoop>,
-    pub(crate) selector: RefCell<Selector>,
-    pub(crate) ready: RefCell<Vec<(Token, Readiness)>>,
-    pub(crate) io: RefCell<IoTable>,
-    pub(crate) timers: RefCell<TimerHeap>,
-    pub(crate) run_queue: RefCell<VecDeque<RunItem>>,
-    pub(crate) tail: RefCell<Vec<Box<dyn FnOnce()>>>,
-    pub(crate) in_iteration: Cell<bool>,
-    pub(crate) graceful_start: Cell<Option<u64>>,
-    pub(crate) last_execution: Cell<u64>,
-    pub(crate) closed_sources: Cell<bool>,
+    me: Weak<LocalLoop>,
+    pub(crate) io: IoDriver,
+    pub(crate) sched: Scheduler,
+    in_iteration: Cell<bool>,
+    /// A standalone loop: nothing outside watches the selector, so termination closes it.
+    pub(crate) owns_selector: Cell<bool>,
 }
 
 /// What one iteration did, for the driver of an attached loop.
@@ -65,6 +63,11 @@ pub struct Iteration {
     pub selector_rebuilt: bool,
     /// The loop terminated during this iteration.
     pub terminated: bool,
+    /// Work is ready now (tasks left behind by the bounded batch, tasks from other threads,
+    /// a due timer). The loop has already fired its own waker, so its fd is readable and the
+    /// outside loop's poll phase will call [`crate::LoopDriver::run_io_ready`] again; the
+    /// driver must not re-arm through a zero-delay timer.
+    pub more_work: bool,
 }
 
 impl LocalLoop {
@@ -74,16 +77,10 @@ impl LocalLoop {
         Rc::new_cyclic(|me| LocalLoop {
             shared,
             me: me.clone(),
-            selector: RefCell::new(Selector::new(poll, capacity)),
-            ready: RefCell::new(Vec::with_capacity(capacity)),
-            io: RefCell::new(IoTable::default()),
-            timers: RefCell::new(TimerHeap::new(cancelled)),
-            run_queue: RefCell::new(VecDeque::new()),
-            tail: RefCell::new(Vec::new()),
+            io: IoDriver::new(poll, capacity),
+            sched: Scheduler::new(cancelled),
             in_iteration: Cell::new(false),
-            graceful_start: Cell::new(None),
-            last_execution: Cell::new(0),
-            closed_sources: Cell::new(false),
+            owns_selector: Cell::new(false),
         })
     }
 
@@ -92,10 +89,12 @@ impl LocalLoop {
         thread::current()
     }
 
+    /// This loop's process-wide id (as [`EventLoop::id`]).
     pub fn id(&self) -> u64 {
         self.shared.id
     }
 
+    /// The thread-safe handle of this loop.
     pub fn handle(&self) -> EventLoop {
         EventLoop {
             shared: self.shared.clone(),
@@ -107,6 +106,7 @@ impl LocalLoop {
         self.shared.config.ticker.now()
     }
 
+    /// True while an iteration of this loop runs (inside a task, timer or I/O handler).
     pub fn is_in_iteration(&self) -> bool {
         self.in_iteration.get()
     }
@@ -118,57 +118,72 @@ impl LocalLoop {
         interest: Interest,
         handler: Rc<dyn IoHandler>,
     ) -> io::Result<Token> {
-        let token = self.io.borrow_mut().insert(handler);
-        let res = source.register(self.selector.borrow().poll.registry(), token, interest);
-        if let Err(e) = res {
-            self.io.borrow_mut().remove(token);
-            return Err(e);
-        }
-        Ok(token)
+        self.io.register(source, interest, handler)
     }
 
+    /// Changes the interest of a registered `source`.
     pub fn reregister(
         &self,
         source: &mut dyn Source,
         token: Token,
         interest: Interest,
     ) -> io::Result<()> {
-        source.reregister(self.selector.borrow().poll.registry(), token, interest)
+        self.io.reregister(source, token, interest)
     }
 
     /// Removes `source`; events already fetched for its token are not delivered.
     pub fn deregister(&self, source: &mut dyn Source, token: Token) -> io::Result<()> {
-        self.io.borrow_mut().remove(token);
-        source.deregister(self.selector.borrow().poll.registry())
+        self.io.deregister(source, token)
     }
 
     /// Timers in the heap (cancelled ones not yet dropped included).
     pub fn timer_count(&self) -> usize {
-        self.timers.borrow().len()
+        self.sched.timer_count()
     }
 
     /// Sources registered on this loop.
     pub fn registered_count(&self) -> usize {
-        self.io.borrow().len()
+        self.io.registered_count()
     }
 
-    /// Runs `task` (which need not be `Send`) in this loop's task batch, FIFO with `execute`.
+    /// Runs `task` (which need not be `Send`) in a later task batch, FIFO with `execute`.
+    /// Once the loop is shut down the task is rejected: it is dropped and a warning is
+    /// logged (use [`LocalLoop::try_execute_local`] to handle the rejection).
     pub fn execute_local(&self, task: impl FnOnce() + 'static) {
-        self.run_queue
-            .borrow_mut()
-            .push_back(RunItem::Local(Box::new(task)));
+        if let Err(e) = self.try_execute_local(task) {
+            crate::log::warn(&format!(
+                "netloop: a local task for loop {} was dropped: {e}",
+                self.shared.config.name
+            ));
+        }
+    }
+
+    /// As [`LocalLoop::execute_local`], reporting a rejection (the loop is shut down).
+    pub fn try_execute_local(&self, task: impl FnOnce() + 'static) -> Result<(), LoopError> {
+        if self.shared.state() >= LoopState::Shutdown {
+            return Err(LoopError::Rejected(RejectReason::Shutdown));
+        }
+        self.sched.push_task(Box::new(task));
         self.request_iteration();
+        Ok(())
     }
 
     pub(crate) fn push_task(&self, task: Task) {
-        self.run_queue.borrow_mut().push_back(RunItem::Send(task));
+        self.sched.push_task(task);
         self.request_iteration();
     }
 
-    /// Runs `task` after every task batch from now on until it has run once (Netty's
-    /// `executeAfterEventLoopIteration`).
+    /// Runs `task` after the next task batch (Netty's `executeAfterEventLoopIteration`).
+    /// Rejected (dropped, with a warning logged) once the loop is shut down.
     pub fn execute_after_batch(&self, task: impl FnOnce() + 'static) {
-        self.tail.borrow_mut().push(Box::new(task));
+        if self.shared.state() >= LoopState::Shutdown {
+            crate::log::warn(&format!(
+                "netloop: a tail task for loop {} was dropped: the loop is shut down",
+                self.shared.config.name
+            ));
+            return;
+        }
+        self.sched.push_tail(Box::new(task));
         self.request_iteration();
     }
 
@@ -180,19 +195,25 @@ impl LocalLoop {
         }
     }
 
-    pub(crate) fn has_local_work(&self) -> bool {
-        !self.run_queue.borrow().is_empty() || !self.tail.borrow().is_empty()
+    /// Work is ready now: queued tasks or tail tasks, tasks from other threads, a due timer.
+    pub(crate) fn has_ready_work(&self) -> bool {
+        self.sched.has_work()
+            || !self.shared.queue.is_empty()
+            || self
+                .sched
+                .next_deadline()
+                .is_some_and(|d| d <= self.shared.now_nanos())
     }
 
     /// Time until this loop must iterate again if nothing wakes it; `None`: only a wake.
+    /// `Some(ZERO)` exactly when work is ready now (see [`Iteration::more_work`]).
     pub fn next_timeout(&self) -> Option<Duration> {
-        if self.has_local_work() {
+        if self.sched.has_work() || !self.shared.queue.is_empty() {
             return Some(Duration::ZERO);
         }
         let now = self.shared.now_nanos();
         let mut t = self
-            .timers
-            .borrow_mut()
+            .sched
             .next_deadline()
             .map(|d| Duration::from_nanos(d.saturating_sub(now)));
         if self.shared.state() >= LoopState::ShuttingDown {
@@ -202,7 +223,7 @@ impl LocalLoop {
     }
 
     fn block_timeout(&self) -> Option<Duration> {
-        if self.has_local_work() {
+        if self.sched.has_work() {
             return Some(Duration::ZERO);
         }
         let s = &self.shared;
@@ -222,11 +243,18 @@ impl LocalLoop {
     /// One iteration. `blocking`: standalone (sleep in the poll). `io_wake`: an attached loop
     /// was called because its fd became readable, so an empty poll is premature.
     pub(crate) fn iterate(&self, blocking: bool, io_wake: bool) -> Iteration {
+        let terminated = Iteration {
+            terminated: true,
+            ..Iteration::default()
+        };
+        if self.io.is_released() || self.shared.state() == LoopState::Terminated {
+            return terminated;
+        }
         let Some(me) = self.me.upgrade() else {
-            return Iteration::default();
+            return terminated;
         };
         let _current = thread::enter(me);
-        self.in_iteration.set(true);
+        let was_in = self.in_iteration.replace(true);
         let s = self.shared.clone();
         let mut out = Iteration::default();
 
@@ -240,47 +268,41 @@ impl LocalLoop {
             .fault_injector
             .as_ref()
             .map_or(SelectorFault::None, |f| f());
-        let mut ready = std::mem::take(&mut *self.ready.borrow_mut());
-        let outcome = self
-            .selector
-            .borrow_mut()
-            .select(timeout, fault, &mut ready);
-        s.sleeping.store(false, Ordering::SeqCst);
+        let (outcome, ready) = self.io.select(timeout, fault);
+        s.polled();
 
         let io_start = s.now_nanos();
         let had_io = !ready.is_empty();
         match outcome {
-            PollOutcome::Ready => self.selector.borrow_mut().reset_premature(),
-            PollOutcome::TimedOut if !io_wake || blocking => {
-                self.selector.borrow_mut().reset_premature()
-            }
+            PollOutcome::Ready => self.io.reset_premature(),
+            PollOutcome::TimedOut if !io_wake || blocking => self.io.reset_premature(),
             PollOutcome::TimedOut | PollOutcome::PrematureEmpty => {
-                let threshold = s.config.selector_rebuild_threshold;
-                if self.selector.borrow_mut().count_premature(threshold) {
+                if self.io.count_premature(s.config.selector_rebuild_threshold) {
                     out.selector_rebuilt = self.rebuild_selector();
                 }
             }
             PollOutcome::Failed(e) if e.kind() == io::ErrorKind::Interrupted => {}
             PollOutcome::Failed(e) => {
-                eprintln!(
+                crate::log::error(&format!(
                     "netloop: poll failed on loop {}: {e}; rebuilding the selector",
                     s.config.name
-                );
+                ));
                 out.selector_rebuilt = self.rebuild_selector();
             }
         }
-        for (token, readiness) in ready.drain(..) {
-            let handler = self.io.borrow().get(token);
-            if let Some(h) = handler {
-                if let Err(p) = catch_unwind(AssertUnwindSafe(|| h.ready(readiness))) {
-                    s.report_panic(&panic_message(&p));
-                }
+        for &(token, readiness) in &ready {
+            if let Some(h) = self.io.handler(token) {
+                self.guarded(|| h.ready(readiness));
             }
         }
-        *self.ready.borrow_mut() = ready;
+        self.io.recycle(ready);
 
+        let shutting_down = s.state() >= LoopState::ShuttingDown;
+        if shutting_down {
+            self.begin_shutdown();
+        }
         let ratio = s.config.io_ratio as u64;
-        let budget = if ratio == 100 {
+        let budget = if ratio == 100 || shutting_down {
             None
         } else if had_io {
             let io_time = s.now_nanos().saturating_sub(io_start);
@@ -288,27 +310,27 @@ impl LocalLoop {
         } else {
             Some(0)
         };
-        self.run_all_tasks(budget);
+        let ran = self.run_batch(budget);
 
-        if s.state() >= LoopState::ShuttingDown {
-            self.close_sources_once();
-            if self.confirm_shutdown() {
-                self.terminate();
-                out.terminated = true;
+        if shutting_down && self.confirm_shutdown(ran) {
+            self.terminate();
+            out.terminated = true;
+        }
+        if !out.terminated {
+            out.more_work = self.has_ready_work();
+            if !blocking {
+                self.prepare_attached_sleep(out.more_work);
             }
         }
-        if !blocking && !out.terminated {
-            self.prepare_attached_sleep();
-        }
-        self.in_iteration.set(false);
+        self.in_iteration.set(was_in);
         out
     }
 
     /// An attached loop hands control back to libuv: keep the fd readable if work remains,
     /// else mark the loop asleep so the next producer wakes it.
-    fn prepare_attached_sleep(&self) {
+    fn prepare_attached_sleep(&self, more_work: bool) {
         let s = &self.shared;
-        if self.has_local_work() {
+        if more_work {
             s.wake();
             return;
         }
@@ -319,187 +341,66 @@ impl LocalLoop {
         }
     }
 
+    /// Replaces the selector, then moves every source to it. Handlers run with no borrow
+    /// held; a handler whose source cannot be moved is told through
+    /// [`IoHandler::reregister_failed`].
     fn rebuild_selector(&self) -> bool {
-        let io = self.io.borrow();
-        match self.selector.borrow_mut().rebuild(&self.shared, &io) {
-            Ok(()) => {
-                self.shared
-                    .selector_rebuilds
-                    .fetch_add(1, Ordering::Relaxed);
-                true
-            }
+        let Rebuilt {
+            old,
+            new,
+            waker,
+            sources,
+        } = match self.io.rebuild() {
+            Ok(r) => r,
             Err(e) => {
-                eprintln!("netloop: rebuilding the selector failed: {e}");
-                false
+                crate::log::error(&format!("netloop: rebuilding the selector failed: {e}"));
+                return false;
             }
+        };
+        for (token, handler) in sources {
+            let res = catch_unwind(AssertUnwindSafe(|| {
+                handler.reregister(old.registry(), &new, token)
+            }));
+            let err = match res {
+                Ok(Ok(())) => continue,
+                Ok(Err(e)) => e,
+                Err(p) => {
+                    self.shared.report_panic(&panic_message(&p));
+                    io::Error::other("re-registering the source panicked")
+                }
+            };
+            self.guarded(|| handler.reregister_failed(err));
         }
+        drop(new);
+        self.io.retire(old);
+        self.shared.replace_waker(waker);
+        // Whoever may be sleeping on the old waker must look again.
+        self.shared.force_wake();
+        self.shared
+            .selector_rebuilds
+            .fetch_add(1, Ordering::Relaxed);
+        true
     }
 
     /// Closes selectors replaced by rebuilds.
     pub fn release_retired_selectors(&self) {
-        self.selector.borrow_mut().release_retired();
+        self.io.release_retired();
     }
 
+    /// The selector's fd; `-1` once the selector was released.
     #[cfg(unix)]
     pub fn raw_fd(&self) -> std::os::fd::RawFd {
-        use std::os::fd::AsRawFd;
-        self.selector.borrow().poll.as_raw_fd()
-    }
-
-    /// Runs queued tasks and due timers; `budget` in nanoseconds bounds the batch (checked
-    /// every 64 tasks). Returns whether any task ran. Tail tasks run after the batch.
-    ///
-    /// The batch takes the cross-thread tasks present when it starts; tasks that arrive from
-    /// other threads meanwhile wait for the next batch, so busy producers cannot starve I/O.
-    pub(crate) fn run_all_tasks(&self, budget: Option<u64>) -> bool {
-        let s = &self.shared;
-        let start = s.now_nanos();
-        {
-            let mut rq = self.run_queue.borrow_mut();
-            // Only what is there now: busy producers must not keep the batch from starting.
-            for _ in 0..s.pending.load(Ordering::SeqCst) {
-                let Some(t) = s.queue.pop() else { break };
-                s.pending.fetch_sub(1, Ordering::SeqCst);
-                rq.push_back(RunItem::Send(t));
-            }
-            let mut timers = self.timers.borrow_mut();
-            while let Some(e) = timers.pop_due(start) {
-                rq.push_back(RunItem::Timer(e));
-            }
-        }
-        let deadline = budget.map(|b| start.saturating_add(b));
-        let mut ran: u32 = 0;
-        let mut next_check = BUDGET_CHECK_INTERVAL;
-        loop {
-            let Some(item) = self.run_queue.borrow_mut().pop_front() else {
-                break;
-            };
-            ran = ran.saturating_add(match item {
-                RunItem::Timer(e) if matches!(e.task, TimerTask::Batched { .. }) => {
-                    self.run_timer_batch(e)
-                }
-                other => {
-                    self.run_item(other);
-                    1
-                }
-            });
-            if ran >= next_check {
-                next_check = ran.saturating_add(BUDGET_CHECK_INTERVAL);
-                if deadline.is_some_and(|d| s.now_nanos() >= d) {
-                    break;
-                }
-            }
-        }
-        if ran > 0 {
-            self.last_execution.set(s.now_nanos());
-        }
-        let tail = std::mem::take(&mut *self.tail.borrow_mut());
-        for t in tail {
-            self.guarded(t);
-        }
-        ran > 0
-    }
-
-    pub(crate) fn guarded(&self, f: impl FnOnce()) -> bool {
-        match catch_unwind(AssertUnwindSafe(f)) {
-            Ok(()) => true,
-            Err(p) => {
-                self.shared.report_panic(&panic_message(&p));
-                false
-            }
-        }
-    }
-
-    fn run_item(&self, item: RunItem) {
-        match item {
-            RunItem::Send(t) => {
-                self.guarded(t);
-            }
-            RunItem::Local(t) => {
-                self.guarded(t);
-            }
-            RunItem::Timer(mut e) => {
-                if e.handle.is_cancelled() {
-                    return;
-                }
-                let ok = match &mut e.task {
-                    TimerTask::Closure(f) => self.guarded(f),
-                    TimerTask::Batched { sink, value } => self.guarded(|| sink.fire(&[*value])),
-                };
-                self.after_timer_run(e, ok);
-            }
-        }
-    }
-
-    /// Fires `first` and the timers of the same sink right behind it in the run queue with
-    /// one `fire` call; returns how many timers it took from the queue.
-    fn run_timer_batch(&self, first: TimerEntry) -> u32 {
-        let TimerTask::Batched { sink, .. } = &first.task else {
-            return 0;
-        };
-        let sink = sink.clone();
-        let mut entries = vec![first];
-        {
-            let mut rq = self.run_queue.borrow_mut();
-            while entries.len() < MAX_TIMER_BATCH {
-                match rq.front() {
-                    Some(RunItem::Timer(e)) if e.task.same_sink(&sink) => {}
-                    _ => break,
-                }
-                if let Some(RunItem::Timer(e)) = rq.pop_front() {
-                    entries.push(e);
-                }
-            }
-        }
-        let taken = entries.len() as u32;
-        entries.retain(|e| !e.handle.is_cancelled());
-        let values: Vec<u64> = entries
-            .iter()
-            .map(|e| match e.task {
-                TimerTask::Batched { value, .. } => value,
-                TimerTask::Closure(_) => 0,
-            })
-            .collect();
-        let ok = values.is_empty() || self.guarded(|| sink.fire(&values));
-        for e in entries {
-            self.after_timer_run(e, ok);
-        }
-        taken
-    }
-
-    /// A timer ran: a one-shot is finished, a periodic one goes back into the heap.
-    fn after_timer_run(&self, e: TimerEntry, ok: bool) {
-        match e.period {
-            Period::Once => e.handle.mark_finished(),
-            _ if !ok || e.handle.is_cancelled() => {
-                e.handle.cancel();
-            }
-            Period::FixedRate(p) => {
-                let next = e.deadline.saturating_add(p);
-                self.timers.borrow_mut().reinsert(e, next);
-            }
-            Period::FixedDelay(p) => {
-                let next = self.shared.now_nanos().saturating_add(p);
-                self.timers.borrow_mut().reinsert(e, next);
-            }
-        }
+        self.io.raw_fd().unwrap_or(-1)
     }
 }
 
-pub(crate) fn panic_message(p: &Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a task panicked".to_string()
-    }
-}
-
-/// The body of a standalone loop's thread.
+/// The body of a standalone loop's thread: iterate until terminated, then close the
+/// selector's descriptors at once (nobody else watches them).
 pub(crate) fn run_standalone(shared: Arc<Shared>, poll: Poll) {
     shared.owner.store(thread::thread_token(), Ordering::SeqCst);
     let local = LocalLoop::new(shared.clone(), poll);
+    local.owns_selector.set(true);
     thread::register_local(local.clone());
     while !local.iterate(true, false).terminated {}
+    local.release_selector();
 }

@@ -68,6 +68,7 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Default for Promise<T, 
 }
 
 impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Promise<T, E> {
+    /// A promise not completed yet.
     pub fn new() -> Self {
         Promise {
             inner: Arc::new(Inner {
@@ -87,16 +88,19 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Promise<T, E> {
         p.future()
     }
 
+    /// The read side of this promise.
     pub fn future(&self) -> Future<T, E> {
         Future {
             inner: self.inner.clone(),
         }
     }
 
+    /// Completes with `value`; `false` if already completed.
     pub fn try_success(&self, value: T) -> bool {
         self.try_complete(Ok(value))
     }
 
+    /// Completes with `error`; `false` if already completed.
     pub fn try_failure(&self, error: E) -> bool {
         self.try_complete(Err(error))
     }
@@ -120,6 +124,7 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Promise<T, E> {
         true
     }
 
+    /// True once completed.
     pub fn is_done(&self) -> bool {
         self.inner.lock().result.is_some()
     }
@@ -143,10 +148,12 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Future<T, E> {
         ));
     }
 
+    /// True once completed.
     pub fn is_done(&self) -> bool {
         self.inner.lock().result.is_some()
     }
 
+    /// True once completed successfully.
     pub fn is_success(&self) -> bool {
         matches!(self.inner.lock().result.as_deref(), Some(Ok(_)))
     }
@@ -243,7 +250,7 @@ fn notify(jobs: impl Iterator<Item = Box<dyn FnOnce()>>) {
         let next = PENDING.with(|q| q.borrow_mut().pop_front());
         let Some(job) = next else { break };
         if catch_unwind(AssertUnwindSafe(job)).is_err() {
-            eprintln!("netloop: a promise listener panicked; the remaining listeners still run");
+            crate::log::error("netloop: a promise listener panicked; the remaining listeners still run");
         }
     }
     NOTIFYING.with(|n| n.set(false));

@@ -2,16 +2,16 @@
 //! loop's timer heap. Ground rules as in `local.rs`: loop thread only, no borrow held while
 //! user code runs.
 //!
-//! Every path goes through `add_timer`, so one rule holds for all of them: once a graceful
-//! shutdown has started, a new timer is cancelled at once (Netty cancels scheduled tasks when
-//! shutdown begins).
+//! Every path goes through the scheduler's one door (`Scheduler::add_timer`, which periodic
+//! timers also take when they are due again), so one rule holds for all of them: once a
+//! graceful shutdown has started, a timer is cancelled at once instead of entering the heap
+//! (Netty cancels scheduled tasks when shutdown begins).
 
 use std::rc::Rc;
 use std::time::Duration;
 
 use crate::clock::saturating_nanos;
 use crate::error::LoopError;
-use crate::event_loop::LoopState;
 use crate::local::LocalLoop;
 use crate::timer::{Period, ScheduledHandle, TimerSink, TimerTask};
 
@@ -124,7 +124,7 @@ impl LocalLoop {
     }
 
     fn add_timer(&self, deadline: u64, period: Period, task: TimerTask) -> ScheduledHandle {
-        let handle = ScheduledHandle::new(self.shared.cancelled_timers.clone());
+        let handle = self.sched.new_handle();
         self.add_timer_with(deadline, period, handle.clone(), task);
         handle
     }
@@ -136,13 +136,8 @@ impl LocalLoop {
         handle: ScheduledHandle,
         task: TimerTask,
     ) {
-        if self.shared.state() >= LoopState::ShuttingDown && self.graceful_start.get().is_some() {
-            handle.cancel();
-            return;
+        if self.sched.add_timer(deadline, period, handle, task) {
+            self.request_iteration();
         }
-        self.timers
-            .borrow_mut()
-            .push(deadline, period, handle, task);
-        self.request_iteration();
     }
 }

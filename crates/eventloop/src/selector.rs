@@ -1,21 +1,21 @@
 //! The selector of one loop: a mio `Poll`, its event buffer, and the premature-empty-poll
 //! counter that triggers a rebuild (Netty's epoll-spin workaround).
 //!
-//! Ground rules: loop thread only. A rebuild creates a new `Poll` and a new waker, registers
-//! every live source again through its handler, and keeps the old `Poll` (its fd may still be
-//! watched by libuv) until the driver releases it.
+//! Ground rules: loop thread only. A rebuild creates a new `Poll` and a new waker and hands
+//! the old `Poll` back to the caller, which re-registers every live source through its
+//! handler (with no borrow held) and then retires the old `Poll`: its fd may still be watched
+//! by libuv, so it stays open until the driver releases it.
 
 use std::io;
 use std::time::{Duration, Instant};
 
-use mio::{Events, Poll, Token, Waker};
+use mio::{Events, Poll, Registry, Token, Waker};
 
 use crate::config::SelectorFault;
-use crate::event_loop::Shared;
-use crate::io::{IoTable, Readiness, WAKER_TOKEN};
+use crate::io::{Readiness, WAKER_TOKEN};
 
 pub(crate) struct Selector {
-    pub poll: Poll,
+    poll: Poll,
     events: Events,
     retired: Vec<Poll>,
     empty_polls: u32,
@@ -89,22 +89,26 @@ impl Selector {
         self.empty_polls = 0;
     }
 
-    /// Replaces the poll with a new one and registers the waker and every source again.
-    pub fn rebuild(&mut self, shared: &Shared, io: &IoTable) -> io::Result<()> {
+    /// Replaces the poll with a new one; returns the old poll, an owned handle on the new
+    /// poll's registry (to re-register sources without borrowing the selector) and the new
+    /// poll's waker. Nothing changes if creating any of them fails.
+    pub fn rebuild(&mut self) -> io::Result<(Poll, Registry, Waker)> {
         let poll = Poll::new()?;
         let waker = Waker::new(poll.registry(), WAKER_TOKEN)?;
-        for (token, handler) in io.entries() {
-            if let Err(e) = handler.reregister(self.poll.registry(), poll.registry(), token) {
-                eprintln!("netloop: re-registering a source after a selector rebuild failed: {e}");
-            }
-        }
+        let registry = poll.registry().try_clone()?;
         let old = std::mem::replace(&mut self.poll, poll);
-        self.retired.push(old);
-        shared.replace_waker(waker);
-        // Whoever may be sleeping on the old waker must look again.
-        shared.wake();
         self.empty_polls = 0;
-        Ok(())
+        Ok((old, registry, waker))
+    }
+
+    /// Keeps a replaced poll open until [`Selector::release_retired`].
+    pub fn retire(&mut self, old: Poll) {
+        self.retired.push(old);
+    }
+
+    /// The current poll.
+    pub fn poll(&self) -> &Poll {
+        &self.poll
     }
 
     /// Closes selectors replaced by rebuilds (after libuv stopped watching them).

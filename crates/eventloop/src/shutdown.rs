@@ -1,45 +1,61 @@
 //! Graceful shutdown and termination of a loop (Netty's `confirmShutdown` and the drain after
 //! it). Ground rules as in `local.rs`; the cross-thread half of the "no task abandoned"
 //! protocol is described in `event_loop.rs`.
+//!
+//! Rules:
+//! - The timeout is honoured even when tasks keep coming: each shutting-down iteration runs
+//!   one bounded batch, then checks the timeout before anything else.
+//! - Quiet period: the loop may stop once no task ran for `quiet` and no work is ready (with
+//!   `quiet == 0`: after the first shutting-down batch, as Netty).
+//! - Termination is finite: after the state becomes `Shutdown`, every submission is rejected
+//!   (`execute`, `execute_local`, tail tasks; timers are cancelled), so the drain runs only
+//!   the tasks accepted before.
+//! - Descriptors: the waker's eventfd closes at termination. A standalone loop closes its
+//!   selector right after; an attached loop's selector closes in
+//!   [`LocalLoop::release_selector`], which its driver calls once libuv stopped watching it.
 
 use std::sync::atomic::Ordering;
 
 use crate::event_loop::LoopState;
-use crate::io::IoTable;
 use crate::local::LocalLoop;
 use crate::thread;
 
+/// Bounded batches a direct termination runs before it stops accepting tasks, so that the
+/// short task chains of closing channels (close → inactive → unregistered) complete.
+const TERMINATE_SETTLE_BATCHES: u32 = 16;
+
 impl LocalLoop {
-    pub(crate) fn close_sources_once(&self) {
-        if self.closed_sources.replace(true) {
-            return;
-        }
-        let entries = self.io.borrow().entries();
-        for (_, h) in entries {
+    /// The loop saw the shutting-down state: close every source (once) and start the
+    /// graceful-shutdown clock, which cancels every timer.
+    pub(crate) fn begin_shutdown(&self) {
+        self.sched.begin_graceful(self.shared.now_nanos());
+        for h in self.io.sources_to_close() {
             self.guarded(|| h.close_on_shutdown());
         }
     }
 
-    /// Netty's confirmShutdown: `true` once the loop may stop accepting tasks.
-    pub(crate) fn confirm_shutdown(&self) -> bool {
+    /// Netty's confirmShutdown, after this iteration's batch (`ran`: it ran a task): `true`
+    /// once the loop may stop accepting tasks.
+    pub(crate) fn confirm_shutdown(&self, ran: bool) -> bool {
         let s = &self.shared;
-        if self.graceful_start.get().is_none() {
-            let now = s.now_nanos();
-            self.graceful_start.set(Some(now));
-            self.last_execution.set(now);
-            self.timers.borrow_mut().cancel_all();
-        }
-        if self.run_all_tasks(None) {
-            return s.state() >= LoopState::Shutdown || s.quiet_nanos.load(Ordering::SeqCst) == 0;
-        }
         let now = s.now_nanos();
-        let start = self.graceful_start.get().unwrap_or(now);
-        if s.state() >= LoopState::Shutdown
-            || now.saturating_sub(start) > s.timeout_nanos.load(Ordering::SeqCst)
-        {
+        if s.state() >= LoopState::Shutdown {
             return true;
         }
-        now.saturating_sub(self.last_execution.get()) >= s.quiet_nanos.load(Ordering::SeqCst)
+        let start = self.sched.graceful_start().unwrap_or(now);
+        if now.saturating_sub(start) > s.timeout_nanos.load(Ordering::SeqCst) {
+            return true;
+        }
+        let quiet = s.quiet_nanos.load(Ordering::SeqCst);
+        if quiet == 0 {
+            // Netty: no quiet period, stop after this batch (termination still settles the
+            // short task chains of closing channels and runs every accepted task).
+            return true;
+        }
+        if ran || self.has_ready_work() {
+            return false;
+        }
+        now.saturating_sub(self.sched.last_execution()) >= quiet
     }
 
     /// Stops accepting tasks, runs every task already accepted, then terminates.
@@ -51,11 +67,17 @@ impl LocalLoop {
         if s.state() < LoopState::ShuttingDown {
             s.set_state(LoopState::ShuttingDown);
         }
-        self.close_sources_once();
+        self.begin_shutdown();
+        for _ in 0..TERMINATE_SETTLE_BATCHES {
+            if !self.sched.has_work() {
+                break;
+            }
+            self.run_batch(None);
+        }
         s.set_state(LoopState::Shutdown);
         loop {
-            let ran = self.run_all_tasks(None);
-            if s.pending.load(Ordering::SeqCst) == 0 && s.queue.is_empty() && !self.has_local_work()
+            let ran = self.run_batch(None);
+            if s.pending.load(Ordering::SeqCst) == 0 && s.queue.is_empty() && !self.sched.has_work()
             {
                 break;
             }
@@ -64,13 +86,25 @@ impl LocalLoop {
                 std::thread::yield_now();
             }
         }
-        self.timers.borrow_mut().cancel_all();
-        let entries = self.io.borrow().entries();
-        drop(entries);
-        *self.io.borrow_mut() = IoTable::default();
-        self.selector.borrow_mut().release_retired();
+        self.sched.cancel_timers();
+        self.io.clear();
+        self.io.release_retired();
+        s.release_waker();
+        if self.owns_selector.get() {
+            self.io.release();
+        }
         s.set_state(LoopState::Terminated);
         thread::unregister_local(s.id);
         s.termination.try_success(());
+    }
+
+    /// Terminates the loop if it is not terminated yet, then closes its selector's fds
+    /// (and those of selectors replaced by rebuilds). Idempotent; `false` if already
+    /// released. After it the loop does nothing and reports itself terminated.
+    pub(crate) fn release_selector(&self) -> bool {
+        if self.shared.state() != LoopState::Terminated {
+            self.terminate();
+        }
+        self.io.release()
     }
 }

@@ -10,7 +10,7 @@
 
 use std::cmp::Ordering as CmpOrdering;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// How an entry repeats.
@@ -23,9 +23,16 @@ pub(crate) enum Period {
     FixedDelay(u64),
 }
 
+/// Life of a scheduled task: `PENDING` → (`RUNNING` → `FINISHED`, one-shots) or
+/// `CANCELLED`. A one-shot becomes `RUNNING` (uncancellable) just before it runs, as Netty's
+/// `setUncancellable`, so a `cancel` that returns `true` means the task will not run.
+const PENDING: u8 = 0;
+const RUNNING: u8 = 1;
+const CANCELLED: u8 = 2;
+const FINISHED: u8 = 3;
+
 pub(crate) struct TimerShared {
-    cancelled: AtomicBool,
-    finished: AtomicBool,
+    state: AtomicU8,
     /// The owning loop's count of cancelled entries still in its heap.
     loop_cancelled: Arc<AtomicUsize>,
 }
@@ -49,37 +56,48 @@ impl ScheduledHandle {
     pub(crate) fn new(loop_cancelled: Arc<AtomicUsize>) -> Self {
         ScheduledHandle {
             shared: Arc::new(TimerShared {
-                cancelled: AtomicBool::new(false),
-                finished: AtomicBool::new(false),
+                state: AtomicU8::new(PENDING),
                 loop_cancelled,
             }),
         }
     }
 
-    /// Cancels the task; `true` if this call cancelled it (it had neither run to completion
-    /// as a one-shot nor been cancelled before). A periodic task stops repeating.
+    /// Cancels the task; `true` if this call cancelled it, which means the task will not run
+    /// (again). `false` if it was cancelled before, or if it is a one-shot that has started or
+    /// finished running. A periodic task may be cancelled while it runs: it stops repeating.
     pub fn cancel(&self) -> bool {
-        if self.shared.finished.load(Ordering::Acquire) {
-            return false;
-        }
-        let first = !self.shared.cancelled.swap(true, Ordering::AcqRel);
+        let first = self
+            .shared
+            .state
+            .compare_exchange(PENDING, CANCELLED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok();
         if first {
             self.shared.loop_cancelled.fetch_add(1, Ordering::Relaxed);
         }
         first
     }
 
+    /// True once cancelled (by [`ScheduledHandle::cancel`] or by the loop's shutdown).
     pub fn is_cancelled(&self) -> bool {
-        self.shared.cancelled.load(Ordering::Acquire)
+        self.shared.state.load(Ordering::Acquire) == CANCELLED
     }
 
     /// True once a one-shot task has run.
     pub fn is_finished(&self) -> bool {
-        self.shared.finished.load(Ordering::Acquire)
+        self.shared.state.load(Ordering::Acquire) == FINISHED
+    }
+
+    /// A one-shot is about to run: make it uncancellable. `false` if it was cancelled first
+    /// (then it must not run).
+    pub(crate) fn begin_once(&self) -> bool {
+        self.shared
+            .state
+            .compare_exchange(PENDING, RUNNING, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
     }
 
     pub(crate) fn mark_finished(&self) {
-        self.shared.finished.store(true, Ordering::Release);
+        self.shared.state.store(FINISHED, Ordering::Release);
     }
 }
 
@@ -87,6 +105,7 @@ impl ScheduledHandle {
 /// (see [`crate::LocalLoop::schedule_batched_at`]): one call for up to 64 timers instead of
 /// one call each. Called on the loop thread.
 pub trait TimerSink {
+    /// The timers with these values fired, in deadline order.
     fn fire(&self, values: &[u64]);
 }
 
@@ -138,10 +157,14 @@ impl Ord for TimerEntry {
     }
 }
 
+/// The heap never drops an entry itself: entries it discards (cancelled ones) wait in `dead`
+/// until the owner takes them with [`TimerHeap::take_dead`] and drops them after releasing its
+/// borrow, because dropping a task's closure runs user code (its captures' `Drop`).
 pub(crate) struct TimerHeap {
     heap: BinaryHeap<TimerEntry>,
     next_seq: u64,
     cancelled: Arc<AtomicUsize>,
+    dead: Vec<TimerEntry>,
 }
 
 impl TimerHeap {
@@ -150,40 +173,24 @@ impl TimerHeap {
             heap: BinaryHeap::new(),
             next_seq: 0,
             cancelled,
+            dead: Vec::new(),
         }
     }
 
-    pub fn push(
-        &mut self,
-        deadline: u64,
-        period: Period,
-        handle: ScheduledHandle,
-        task: TimerTask,
-    ) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        self.heap.push(TimerEntry {
-            deadline,
-            seq,
-            period,
-            handle,
-            task,
-        });
-        self.maybe_purge();
-    }
-
-    /// Re-inserts a periodic entry after it ran, with a fresh sequence number.
-    pub fn reinsert(&mut self, mut entry: TimerEntry, deadline: u64) {
-        entry.deadline = deadline;
+    /// Puts `entry` into the heap behind every entry with the same deadline (a fresh
+    /// sequence number). The scheduler's `add_entry` is the only caller: every timer, new or
+    /// periodic and due again, enters the heap through that one door.
+    pub fn insert(&mut self, mut entry: TimerEntry) {
         entry.seq = self.next_seq;
         self.next_seq += 1;
         self.heap.push(entry);
+        self.maybe_purge();
     }
 
     fn drop_cancelled_top(&mut self) {
         self.maybe_purge();
         while self.heap.peek().is_some_and(|e| e.handle.is_cancelled()) {
-            self.heap.pop();
+            self.dead.extend(self.heap.pop());
             // Saturating: a purge may have reset the count meanwhile.
             let _ = self
                 .cancelled
@@ -196,7 +203,11 @@ impl TimerHeap {
     fn maybe_purge(&mut self) {
         let c = self.cancelled.load(Ordering::Relaxed);
         if c > 64 && c * 2 > self.heap.len() {
-            self.heap.retain(|e| !e.handle.is_cancelled());
+            let (live, dead): (Vec<_>, Vec<_>) = std::mem::take(&mut self.heap)
+                .into_iter()
+                .partition(|e| !e.handle.is_cancelled());
+            self.heap = live.into();
+            self.dead.extend(dead);
             // Entries cancelled after leaving the heap were counted too: start again from zero.
             self.cancelled.store(0, Ordering::Relaxed);
         }
@@ -223,13 +234,17 @@ impl TimerHeap {
         self.heap.len()
     }
 
-    /// Cancels and drops every entry (loop shutdown).
-    pub fn cancel_all(&mut self) -> usize {
-        let n = self.heap.len();
+    /// Cancels every entry and moves it to the dead list (loop shutdown).
+    pub fn cancel_all(&mut self) {
         for e in self.heap.drain() {
             e.handle.cancel();
+            self.dead.push(e);
         }
         self.cancelled.store(0, Ordering::Relaxed);
-        n
+    }
+
+    /// The entries discarded since the last call, to be dropped by the caller.
+    pub fn take_dead(&mut self) -> Vec<TimerEntry> {
+        std::mem::take(&mut self.dead)
     }
 }

@@ -181,3 +181,65 @@ fn a_deregistered_source_gets_no_more_events() {
     }
     assert_eq!(a.accepted.get(), 0);
 }
+
+/// A source whose move to a rebuilt selector fails; it calls back into the loop from both
+/// handler methods (as a channel closing itself does).
+struct Unmovable {
+    listener: RefCell<TcpListener>,
+    token: Cell<Option<Token>>,
+    local: Rc<netloop_eventloop::LocalLoop>,
+    failure: RefCell<Option<String>>,
+}
+
+impl IoHandler for Unmovable {
+    fn ready(&self, _: Readiness) {}
+    fn reregister(&self, _: &Registry, _: &Registry, _: Token) -> std::io::Result<()> {
+        assert_eq!(self.local.registered_count(), 2);
+        Err(std::io::Error::other("injected re-registration failure"))
+    }
+    fn reregister_failed(&self, error: std::io::Error) {
+        *self.failure.borrow_mut() = Some(error.to_string());
+        if let Some(t) = self.token.take() {
+            let _ = self.local.deregister(&mut *self.listener.borrow_mut(), t);
+        }
+    }
+}
+
+#[test]
+fn a_failed_re_registration_is_reported_to_its_handler_which_may_call_back_into_the_loop() {
+    let faults = Arc::new(AtomicU32::new(0));
+    let f = faults.clone();
+    let (el, driver, _) = manual_loop(move |c| {
+        c.fault_injector = Some(Arc::new(move || {
+            if f.swap(0, Ordering::SeqCst) > 0 {
+                SelectorFault::Error
+            } else {
+                SelectorFault::None
+            }
+        }));
+    });
+    let local = el.local().unwrap();
+    let (a, addr) = acceptor();
+    register(&local, &a);
+    let bad = Rc::new(Unmovable {
+        listener: RefCell::new(TcpListener::bind("127.0.0.1:0".parse().unwrap()).unwrap()),
+        token: Cell::new(None),
+        local: local.clone(),
+        failure: RefCell::new(None),
+    });
+    let h: Rc<dyn IoHandler> = bad.clone();
+    let t = local
+        .register(&mut *bad.listener.borrow_mut(), Interest::READABLE, h)
+        .unwrap();
+    bad.token.set(Some(t));
+    faults.store(1, Ordering::SeqCst);
+    assert!(driver.run_once().selector_rebuilt);
+    assert_eq!(
+        bad.failure.borrow().as_deref(),
+        Some("injected re-registration failure"),
+        "the handler is told that its source is registered nowhere"
+    );
+    assert_eq!(local.registered_count(), 1, "the failed source gave itself up");
+    assert_eq!(el.task_failures(), 0, "no handler call panicked on a borrow");
+    connect_and_drive(&driver, &a, addr);
+}

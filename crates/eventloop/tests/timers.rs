@@ -310,3 +310,118 @@ fn batched_timers_are_handed_over_at_most_64_at_a_time_and_periodic_ones_repeat(
         .schedule_batched_at(MS, Some((Duration::ZERO, true)), sink, 1)
         .is_err());
 }
+
+#[test]
+fn a_due_fixed_rate_timer_left_behind_by_the_budget_does_not_fire_after_shutdown() {
+    // ioRatio 50 with no I/O: the batch stops at the first budget check, after 64 tasks.
+    let (el, driver, ticker) = manual_loop(|c| c.io_ratio = 50);
+    let local = driver.local().clone();
+    for _ in 0..100 {
+        local.execute_local(|| {});
+    }
+    let fired = Arc::new(AtomicUsize::new(0));
+    let f = fired.clone();
+    let handle = el
+        .schedule_at_fixed_rate(Duration::ZERO, 10 * MS, move || {
+            f.fetch_add(1, Ordering::SeqCst);
+        })
+        .unwrap();
+    driver.run_once();
+    assert_eq!(fired.load(Ordering::SeqCst), 0, "the budget stopped the batch first");
+    el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(1));
+    let mut iterations = 0;
+    while !driver.run_once().terminated {
+        ticker.advance(10 * MS);
+        iterations += 1;
+        assert!(iterations < 10, "the loop must terminate promptly");
+    }
+    assert_eq!(fired.load(Ordering::SeqCst), 0, "fired after shutdown started");
+    assert!(handle.is_cancelled());
+}
+
+#[test]
+fn a_periodic_timer_that_starts_the_shutdown_is_not_re_inserted() {
+    let (el, driver, ticker) = manual_loop(|_| {});
+    let fired = Arc::new(AtomicUsize::new(0));
+    let (f, e) = (fired.clone(), el.clone());
+    let handle = el
+        .schedule_with_fixed_delay(MS, MS, move || {
+            f.fetch_add(1, Ordering::SeqCst);
+            e.shutdown_gracefully(Duration::ZERO, Duration::from_secs(1));
+        })
+        .unwrap();
+    ticker.advance(MS);
+    for _ in 0..10 {
+        if driver.run_once().terminated {
+            break;
+        }
+        ticker.advance(MS);
+    }
+    assert!(el.is_terminated());
+    assert_eq!(fired.load(Ordering::SeqCst), 1);
+    assert!(handle.is_cancelled());
+}
+
+#[test]
+fn cancelling_a_one_shot_while_it_runs_returns_false() {
+    let (el, driver, _) = manual_loop(|_| {});
+    let slot: Arc<std::sync::Mutex<Option<netloop_eventloop::ScheduledHandle>>> =
+        Arc::default();
+    let result = Arc::new(std::sync::Mutex::new(None));
+    let (s, r) = (slot.clone(), result.clone());
+    let handle = el
+        .schedule(Duration::ZERO, move || {
+            let h = s.lock().unwrap().clone().unwrap();
+            *r.lock().unwrap() = Some((h.cancel(), h.is_cancelled()));
+        })
+        .unwrap();
+    *slot.lock().unwrap() = Some(handle.clone());
+    driver.run_until_idle();
+    assert_eq!(
+        *result.lock().unwrap(),
+        Some((false, false)),
+        "a running one-shot cannot be cancelled: it will not be 'not run'"
+    );
+    assert!(handle.is_finished());
+    assert!(!handle.cancel(), "a finished one-shot cannot be cancelled");
+}
+
+#[test]
+fn a_cancel_that_returns_true_means_the_task_never_runs() {
+    let (el, driver, ticker) = manual_loop(|_| {});
+    let ran = Arc::new(AtomicUsize::new(0));
+    let r = ran.clone();
+    let handle = el
+        .schedule(MS, move || {
+            r.fetch_add(1, Ordering::SeqCst);
+        })
+        .unwrap();
+    ticker.advance(MS);
+    assert!(handle.cancel());
+    assert!(!handle.cancel(), "only the first cancel succeeds");
+    driver.run_until_idle();
+    assert_eq!(ran.load(Ordering::SeqCst), 0);
+    assert!(handle.is_cancelled() && !handle.is_finished());
+}
+
+#[test]
+fn a_periodic_timer_cancelled_while_it_runs_stops_repeating() {
+    let (el, driver, ticker) = manual_loop(|_| {});
+    let slot: Arc<std::sync::Mutex<Option<netloop_eventloop::ScheduledHandle>>> =
+        Arc::default();
+    let runs = Arc::new(AtomicUsize::new(0));
+    let (s, r) = (slot.clone(), runs.clone());
+    let handle = el
+        .schedule_at_fixed_rate(MS, MS, move || {
+            if r.fetch_add(1, Ordering::SeqCst) == 1 {
+                assert!(s.lock().unwrap().clone().unwrap().cancel());
+            }
+        })
+        .unwrap();
+    *slot.lock().unwrap() = Some(handle);
+    for _ in 0..5 {
+        ticker.advance(MS);
+        driver.run_until_idle();
+    }
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
+}

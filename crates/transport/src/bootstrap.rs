@@ -26,6 +26,7 @@ use crate::socket_channel::SocketChannel;
 
 /// Picks the loop for the next channel.
 pub trait LoopChooser: Send + Sync {
+    /// The loop for the next channel.
     fn next_loop(&self) -> EventLoop;
 }
 
@@ -65,6 +66,7 @@ pub struct ServerBootstrap {
 }
 
 impl ServerBootstrap {
+    /// A server bootstrap with no group, options or handlers yet.
     pub fn new() -> Self {
         Self::default()
     }
@@ -261,20 +263,24 @@ pub struct Bootstrap {
 }
 
 impl Bootstrap {
+    /// A client bootstrap with no group, options or handler yet.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// The loop (or group) the client channel is registered on.
     pub fn group(mut self, group: impl LoopChooser + 'static) -> Self {
         self.group = Some(Arc::new(group));
         self
     }
 
+    /// Sets an option of the client channel.
     pub fn option(mut self, opt: ChannelOption) -> Self {
         set_option(&mut self.options, &mut self.error, opt);
         self
     }
 
+    /// The handler (initializer) of the client channel.
     pub fn handler(
         mut self,
         init: impl Fn(&Channel) -> HandlerResult + Send + Sync + 'static,

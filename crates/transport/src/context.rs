@@ -2,9 +2,15 @@
 //! handler methods (state check, panic capture, error routing).
 //!
 //! Ground rules: loop thread only (`Rc`, `!Send`). `next` links are strong (the pipeline owns
-//! head → … → tail), `prev` links are weak. A removed context keeps its links, so an event
-//! already travelling through it goes on to the rest of the pipeline, as in Netty. No
-//! `RefCell` borrow is held while a handler runs.
+//! head → … → tail), `prev` links of live contexts are weak. A removed context keeps its
+//! links, so an event already travelling through it goes on to the rest of the pipeline, as in
+//! Netty: at removal its `prev` is *pinned* (held strongly) to its live predecessor of that
+//! moment, exactly as its `next` already is. So an outbound operation that travels from a
+//! removed context always continues from the nearest predecessor that was live when the
+//! context was removed (passing through predecessors removed since, which pass it on), never
+//! from the head, whatever the order of removals. Pinned links point only from removed
+//! contexts towards live ones, so they form no cycle. No `RefCell` borrow is held while a
+//! handler runs.
 
 use std::cell::{Cell, RefCell};
 use std::net::SocketAddr;
@@ -34,6 +40,8 @@ pub(crate) struct CtxInner {
     pub(crate) handler: Rc<dyn ChannelHandler>,
     pub(crate) next: RefCell<Option<ChannelHandlerContext>>,
     pub(crate) prev: RefCell<Weak<CtxInner>>,
+    /// Set when the context is removed: its predecessor at that moment, held strongly.
+    pinned_prev: RefCell<Option<ChannelHandlerContext>>,
     pub(crate) state: Cell<HandlerState>,
     pub(crate) pipeline: Weak<PipelineInner>,
 }
@@ -84,6 +92,7 @@ impl ChannelHandlerContext {
             handler,
             next: RefCell::new(None),
             prev: RefCell::new(Weak::new()),
+            pinned_prev: RefCell::new(None),
             state: Cell::new(HandlerState::AddPending),
             pipeline,
         }))
@@ -137,13 +146,20 @@ impl ChannelHandlerContext {
     }
 
     pub(crate) fn prev(&self) -> Option<ChannelHandlerContext> {
-        if let Some(p) = self.0.prev.borrow().upgrade() {
-            return Some(ChannelHandlerContext(p));
+        if let Some(p) = self.0.pinned_prev.borrow().as_ref() {
+            return Some(p.clone());
         }
-        // A removed context whose predecessor is gone: continue from the head.
-        self.try_pipeline()
-            .map(|p| p.head_ctx())
-            .filter(|h| !Rc::ptr_eq(&h.0, &self.0))
+        self.0.prev.borrow().upgrade().map(ChannelHandlerContext)
+    }
+
+    /// True once the context left the chain (its `prev` is pinned).
+    pub(crate) fn is_unlinked(&self) -> bool {
+        self.0.pinned_prev.borrow().is_some()
+    }
+
+    /// The context leaves the chain: keep its current predecessor alive as its `prev`.
+    pub(crate) fn pin_prev(&self, prev: &ChannelHandlerContext) {
+        *self.0.pinned_prev.borrow_mut() = Some(prev.clone());
     }
 
     pub(crate) fn ptr_eq(&self, other: &ChannelHandlerContext) -> bool {
@@ -200,14 +216,30 @@ impl ChannelHandlerContext {
 
     // ---- inbound: pass the event to the next handler ----
 
-    inbound!(fire_channel_registered => channel_registered());
-    inbound!(fire_channel_unregistered => channel_unregistered());
-    inbound!(fire_channel_active => channel_active());
-    inbound!(fire_channel_inactive => channel_inactive());
-    inbound!(fire_channel_read_complete => channel_read_complete());
-    inbound!(fire_channel_writability_changed => channel_writability_changed());
-    inbound!(fire_user_event_triggered => user_event_triggered(event: UserEvent));
-    inbound!(fire_exception_caught => exception_caught(error: TransportError));
+    inbound!(
+        #[doc = "Passes `channel_registered` to the next handler."]
+        fire_channel_registered => channel_registered());
+    inbound!(
+        #[doc = "Passes `channel_unregistered` to the next handler."]
+        fire_channel_unregistered => channel_unregistered());
+    inbound!(
+        #[doc = "Passes `channel_active` to the next handler."]
+        fire_channel_active => channel_active());
+    inbound!(
+        #[doc = "Passes `channel_inactive` to the next handler."]
+        fire_channel_inactive => channel_inactive());
+    inbound!(
+        #[doc = "Passes `channel_read_complete` to the next handler."]
+        fire_channel_read_complete => channel_read_complete());
+    inbound!(
+        #[doc = "Passes `channel_writability_changed` to the next handler."]
+        fire_channel_writability_changed => channel_writability_changed());
+    inbound!(
+        #[doc = "Passes a user event to the next handler."]
+        fire_user_event_triggered => user_event_triggered(event: UserEvent));
+    inbound!(
+        #[doc = "Passes an error to the next handler's `exception_caught`."]
+        fire_exception_caught => exception_caught(error: TransportError));
 
     /// Passes a read message to the next handler.
     pub fn fire_channel_read(&self, msg: impl Into<Message>) {
@@ -224,12 +256,14 @@ impl ChannelHandlerContext {
 
     // ---- outbound: pass the operation to the previous handler ----
 
+    /// Binds through the handlers before this one, completing `promise`.
     pub fn bind_with(&self, local: SocketAddr, promise: ChannelPromise) {
         if let Some(prev) = self.prev() {
             prev.invoke_with_promise(&promise.clone(), |h, c| h.bind(c, local, promise));
         }
     }
 
+    /// Connects through the handlers before this one, completing `promise`.
     pub fn connect_with(
         &self,
         remote: SocketAddr,
@@ -243,24 +277,28 @@ impl ChannelHandlerContext {
         }
     }
 
+    /// Disconnects through the handlers before this one, completing `promise`.
     pub fn disconnect_with(&self, promise: ChannelPromise) {
         if let Some(prev) = self.prev() {
             prev.invoke_with_promise(&promise.clone(), |h, c| h.disconnect(c, promise));
         }
     }
 
+    /// Closes through the handlers before this one, completing `promise`.
     pub fn close_with(&self, promise: ChannelPromise) {
         if let Some(prev) = self.prev() {
             prev.invoke_with_promise(&promise.clone(), |h, c| h.close(c, promise));
         }
     }
 
+    /// Deregisters through the handlers before this one, completing `promise`.
     pub fn deregister_with(&self, promise: ChannelPromise) {
         if let Some(prev) = self.prev() {
             prev.invoke_with_promise(&promise.clone(), |h, c| h.deregister(c, promise));
         }
     }
 
+    /// Writes `msg` through the handlers before this one, completing `promise`.
     pub fn write_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
         let msg = msg.into();
         if let Some(prev) = self.prev() {
@@ -289,11 +327,13 @@ impl ChannelHandlerContext {
         self.write_with(msg, ChannelPromise::void());
     }
 
+    /// Writes `msg` through the handlers before this one and flushes.
     pub fn write_and_flush(&self, msg: impl Into<Message>) {
         self.write_with(msg, ChannelPromise::void());
         self.flush();
     }
 
+    /// As [`ChannelHandlerContext::write_and_flush`], completing `promise`.
     pub fn write_and_flush_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
         self.write_with(msg, promise);
         self.flush();
@@ -307,6 +347,7 @@ impl ChannelHandlerContext {
         f
     }
 
+    /// Closes through the handlers before this one.
     pub fn close(&self) -> ChannelFuture {
         let p = ChannelPromise::new();
         let f = p.future_or_never();
@@ -314,6 +355,7 @@ impl ChannelHandlerContext {
         f
     }
 
+    /// Binds through the handlers before this one.
     pub fn bind(&self, local: SocketAddr) -> ChannelFuture {
         let p = ChannelPromise::new();
         let f = p.future_or_never();
@@ -321,6 +363,7 @@ impl ChannelHandlerContext {
         f
     }
 
+    /// Connects through the handlers before this one.
     pub fn connect(&self, remote: SocketAddr) -> ChannelFuture {
         let p = ChannelPromise::new();
         let f = p.future_or_never();
@@ -328,6 +371,7 @@ impl ChannelHandlerContext {
         f
     }
 
+    /// Disconnects through the handlers before this one.
     pub fn disconnect(&self) -> ChannelFuture {
         let p = ChannelPromise::new();
         let f = p.future_or_never();
@@ -335,6 +379,7 @@ impl ChannelHandlerContext {
         f
     }
 
+    /// Deregisters through the handlers before this one.
     pub fn deregister(&self) -> ChannelFuture {
         let p = ChannelPromise::new();
         let f = p.future_or_never();
@@ -342,6 +387,7 @@ impl ChannelHandlerContext {
         f
     }
 
+    /// A new promise for an operation of this channel.
     pub fn new_promise(&self) -> ChannelPromise {
         ChannelPromise::new()
     }

@@ -158,10 +158,12 @@ impl EmbeddedChannel {
         }
     }
 
+    /// The embedded channel.
     pub fn channel(&self) -> &Channel {
         &self.channel
     }
 
+    /// The channel's pipeline.
     pub fn pipeline(&self) -> crate::pipeline::ChannelPipeline {
         self.channel.pipeline()
     }
@@ -201,10 +203,12 @@ impl EmbeddedChannel {
         self.events.borrow_mut().pop_front()
     }
 
+    /// Messages that reached the tail and wait in the inbound queue.
     pub fn inbound_len(&self) -> usize {
         self.inbound.borrow().len()
     }
 
+    /// Messages that reached the head and wait in the outbound queue.
     pub fn outbound_len(&self) -> usize {
         self.outbound.borrow().len()
     }

@@ -49,7 +49,9 @@ pub enum TransportError {
     Io(Arc<io::Error>),
     /// An error of another crate or of JavaScript, with its own stable code.
     Foreign {
+        /// The stable code (e.g. `ERR_TOO_LONG_FRAME`).
         code: Cow<'static, str>,
+        /// The error itself.
         error: Arc<dyn Error + Send + Sync>,
     },
 }

@@ -73,10 +73,12 @@ impl ChannelHandle {
         }
     }
 
+    /// The channel's id.
     pub fn id(&self) -> ChannelId {
         self.id
     }
 
+    /// The loop the channel lives on.
     pub fn event_loop(&self) -> &EventLoop {
         &self.event_loop
     }
@@ -86,10 +88,12 @@ impl ChannelHandle {
         self.local_addr
     }
 
+    /// The peer's address, as known when the handle was made.
     pub fn remote_addr(&self) -> Option<SocketAddr> {
         self.remote_addr
     }
 
+    /// Completes when the channel closed.
     pub fn close_future(&self) -> ChannelFuture {
         self.close_future.clone()
     }

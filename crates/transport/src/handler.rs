@@ -37,38 +37,47 @@ pub trait ChannelHandler: 'static {
 
     // ---- inbound events (head → tail) ----
 
+    /// The channel was registered on its loop.
     fn channel_registered(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         ctx.fire_channel_registered();
         Ok(())
     }
+    /// The channel was deregistered from its loop.
     fn channel_unregistered(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         ctx.fire_channel_unregistered();
         Ok(())
     }
+    /// The channel became active (bound or connected).
     fn channel_active(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         ctx.fire_channel_active();
         Ok(())
     }
+    /// The channel is no longer active (closed).
     fn channel_inactive(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         ctx.fire_channel_inactive();
         Ok(())
     }
+    /// A message was read (or decoded by an earlier handler).
     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
         ctx.fire_channel_read(msg);
         Ok(())
     }
+    /// The current read burst is over.
     fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         ctx.fire_channel_read_complete();
         Ok(())
     }
+    /// A user event (e.g. an idle-state event) passes by.
     fn user_event_triggered(&self, ctx: &ChannelHandlerContext, event: UserEvent) -> HandlerResult {
         ctx.fire_user_event_triggered(event);
         Ok(())
     }
+    /// The channel's writability changed (see `Channel::is_writable`).
     fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         ctx.fire_channel_writability_changed();
         Ok(())
     }
+    /// An error was raised by an earlier handler or by the channel.
     fn exception_caught(
         &self,
         ctx: &ChannelHandlerContext,
@@ -80,6 +89,7 @@ pub trait ChannelHandler: 'static {
 
     // ---- outbound operations (tail → head) ----
 
+    /// Binds the channel (outbound, towards the head).
     fn bind(
         &self,
         ctx: &ChannelHandlerContext,
@@ -89,6 +99,7 @@ pub trait ChannelHandler: 'static {
         ctx.bind_with(local, promise);
         Ok(())
     }
+    /// Connects the channel (outbound).
     fn connect(
         &self,
         ctx: &ChannelHandlerContext,
@@ -99,14 +110,17 @@ pub trait ChannelHandler: 'static {
         ctx.connect_with(remote, local, promise);
         Ok(())
     }
+    /// Disconnects the channel (outbound).
     fn disconnect(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
         ctx.disconnect_with(promise);
         Ok(())
     }
+    /// Closes the channel (outbound).
     fn close(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
         ctx.close_with(promise);
         Ok(())
     }
+    /// Deregisters the channel from its loop (outbound).
     fn deregister(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
         ctx.deregister_with(promise);
         Ok(())
@@ -116,6 +130,7 @@ pub trait ChannelHandler: 'static {
         ctx.read();
         Ok(())
     }
+    /// Writes a message (outbound); it is sent on the next flush.
     fn write(
         &self,
         ctx: &ChannelHandlerContext,
@@ -125,6 +140,7 @@ pub trait ChannelHandler: 'static {
         ctx.write_with(msg, promise);
         Ok(())
     }
+    /// Flushes the written messages (outbound).
     fn flush(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         ctx.flush();
         Ok(())

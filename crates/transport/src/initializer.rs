@@ -26,6 +26,7 @@ pub struct ChannelInitializer {
 }
 
 impl ChannelInitializer {
+    /// An initializer that runs `init` on every new channel.
     pub fn new(init: impl Fn(&Channel) -> HandlerResult + Send + Sync + 'static) -> Self {
         ChannelInitializer {
             init: Arc::new(init),
@@ -33,6 +34,7 @@ impl ChannelInitializer {
         }
     }
 
+    /// An initializer from a shared function.
     pub fn from_arc(init: InitFn) -> Self {
         ChannelInitializer {
             init,

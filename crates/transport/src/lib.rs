@@ -9,6 +9,8 @@
 //! operations, every method defaulting to pass-through. Messages are [`Message`]s (bytes or
 //! any user value); errors are [`TransportError`]s with stable codes.
 
+#![deny(missing_docs)]
+
 mod bootstrap;
 mod channel;
 mod context;
@@ -38,7 +40,7 @@ pub use message::{Message, UserEvent};
 pub use options::{ChannelOption, ChannelOptions, WaterMark};
 pub use outbound_buffer::{OutboundBuffer, WritabilityChange};
 pub use pipeline::{ChannelPipeline, IntoHandler, Unhandled, UnhandledSink};
-pub use promise::{ChannelFuture, ChannelPromise, LocalListenerExt};
+pub use promise::{pending_local_listeners, ChannelFuture, ChannelPromise, LocalListenerExt};
 pub use recv_allocator::{AdaptiveRecvAllocator, RecvSizing};
 pub use server_channel::{AcceptedSocket, ServerSocketChannel};
 pub use socket_channel::{ChannelInputShutdown, SocketChannel};

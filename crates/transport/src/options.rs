@@ -15,7 +15,9 @@ use crate::recv_allocator::RecvSizing;
 /// it is writable again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WaterMark {
+    /// Below this many pending bytes the channel becomes writable again.
     pub low: usize,
+    /// Above this many pending bytes the channel becomes unwritable.
     pub high: usize,
 }
 
@@ -44,9 +46,13 @@ impl Default for WaterMark {
 /// Every option of a channel, with Netty's defaults.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChannelOptions {
+    /// TCP_NODELAY (Nagle off).
     pub tcp_no_delay: bool,
+    /// SO_KEEPALIVE.
     pub so_keep_alive: bool,
+    /// SO_RCVBUF (`None`: the system default).
     pub so_rcvbuf: Option<usize>,
+    /// SO_SNDBUF (`None`: the system default).
     pub so_sndbuf: Option<usize>,
     /// `Some(d)`: close lingers up to `d` (zero: reset on close).
     pub so_linger: Option<Duration>,
@@ -54,14 +60,19 @@ pub struct ChannelOptions {
     pub so_reuseaddr: bool,
     /// Server channels: the listen backlog.
     pub so_backlog: i32,
+    /// The water marks of the outbound buffer.
     pub write_buffer_water_mark: WaterMark,
+    /// Read whenever data arrives.
     pub auto_read: bool,
+    /// Most write system calls per flush before yielding to other channels.
     pub write_spin_count: u32,
     /// `None`: no connect timeout.
     pub connect_timeout: Option<Duration>,
+    /// Most reads (or accepts) per readiness event.
     pub max_messages_per_read: u32,
     /// Keep the channel open (output side) after the peer shut its output down.
     pub allow_half_closure: bool,
+    /// How the receive buffer is sized.
     pub recv_sizing: RecvSizing,
 }
 
@@ -89,21 +100,37 @@ impl Default for ChannelOptions {
 /// One option, for setting options one at a time (bootstraps, live channels, the JS binding).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChannelOption {
+    /// See [`ChannelOptions::tcp_no_delay`].
     TcpNoDelay(bool),
+    /// See [`ChannelOptions::so_keep_alive`].
     SoKeepAlive(bool),
+    /// See [`ChannelOptions::so_rcvbuf`].
     SoRcvbuf(usize),
+    /// See [`ChannelOptions::so_sndbuf`].
     SoSndbuf(usize),
+    /// SO_LINGER.
     SoLinger(Option<Duration>),
+    /// SO_REUSEADDR.
     SoReuseaddr(bool),
+    /// The listen backlog of a server channel.
     SoBacklog(i32),
+    /// The high water mark alone.
     WriteBufferHighWaterMark(usize),
+    /// The low water mark alone.
     WriteBufferLowWaterMark(usize),
+    /// Both water marks.
     WriteBufferWaterMark(WaterMark),
+    /// See [`ChannelOptions::auto_read`].
     AutoRead(bool),
+    /// See [`ChannelOptions::write_spin_count`].
     WriteSpinCount(u32),
+    /// How long a connect may take (`None`: no limit).
     ConnectTimeout(Option<Duration>),
+    /// See [`ChannelOptions::max_messages_per_read`].
     MaxMessagesPerRead(u32),
+    /// Keep the channel open when the peer shuts its output down.
     AllowHalfClosure(bool),
+    /// See [`ChannelOptions::recv_sizing`].
     RecvSizing(RecvSizing),
 }
 

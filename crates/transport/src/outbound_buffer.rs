@@ -33,12 +33,16 @@ pub struct OutboundBuffer {
 /// A change of writability caused by an operation on the buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WritabilityChange {
+    /// Writability did not change.
     None,
+    /// Pending bytes rose above the high water mark.
     BecameUnwritable,
+    /// Pending bytes fell below the low water mark.
     BecameWritable,
 }
 
 impl OutboundBuffer {
+    /// An empty buffer with these water marks.
     pub fn new(water: WaterMark) -> Self {
         OutboundBuffer {
             entries: VecDeque::new(),
@@ -70,10 +74,12 @@ impl OutboundBuffer {
         self.flushed = self.entries.len();
     }
 
+    /// Changes the water marks.
     pub fn set_water_mark(&mut self, water: WaterMark) {
         self.water = water;
     }
 
+    /// True unless pending bytes passed the high water mark (and did not yet fall below the low one).
     pub fn is_writable(&self) -> bool {
         !self.unwritable
     }
@@ -101,6 +107,7 @@ impl OutboundBuffer {
         }
     }
 
+    /// True if nothing is pending.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

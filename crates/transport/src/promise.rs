@@ -7,10 +7,18 @@
 //! (the normal case for channel operations) the listener runs right there, in order with the
 //! other listeners; when it completes on another thread, the listener is sent to the adding
 //! thread's loop as a task; if that thread runs no loop, the listener is dropped unrun.
+//!
+//! No entry of the table leaks: a key that cannot deliver its listener from another thread
+//! (the home loop rejected the task, or the promise was dropped there uncompleted) puts the
+//! entry's id on the adding thread's *orphan list* (a `Send` list of ids); the adding thread
+//! removes orphaned entries, and drops their listeners, whenever it next touches the table.
+//! A task carrying a listener home owns the key, so dropping that task unrun (a rejection)
+//! orphans the entry too.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::thread::{self, ThreadId};
 
 use netloop_eventloop::{EventLoop, Future, LocalLoop, Promise};
@@ -40,6 +48,7 @@ impl ChannelPromise {
         ChannelPromise(Some(p))
     }
 
+    /// True for a void promise.
     pub fn is_void(&self) -> bool {
         self.0.is_none()
     }
@@ -54,14 +63,17 @@ impl ChannelPromise {
         self.future().unwrap_or_else(|| Promise::new().future())
     }
 
+    /// Completes successfully; `false` if already complete (or void).
     pub fn try_success(&self) -> bool {
         self.0.as_ref().is_some_and(|p| p.try_success(()))
     }
 
+    /// Fails with `e`; `false` if already complete (or void).
     pub fn try_failure(&self, e: TransportError) -> bool {
         self.0.as_ref().is_some_and(|p| p.try_failure(e))
     }
 
+    /// Completes with `r`; `false` if already complete (or void).
     pub fn try_complete(&self, r: Result<(), TransportError>) -> bool {
         self.0.as_ref().is_some_and(|p| p.try_complete(r))
     }
@@ -101,9 +113,38 @@ impl std::fmt::Debug for ChannelPromise {
     }
 }
 
+type Orphans = Arc<Mutex<Vec<u64>>>;
+
 thread_local! {
     static LOCAL_LISTENERS: RefCell<HashMap<u64, Box<dyn Any>>> = RefCell::new(HashMap::new());
     static NEXT_ID: Cell<u64> = const { Cell::new(0) };
+    /// Ids of this thread's entries that other threads gave up on.
+    static ORPHANS: Orphans = Orphans::default();
+}
+
+/// Removes the entries other threads orphaned; their listeners drop after the table's borrow.
+fn purge_orphans() {
+    let ids = ORPHANS
+        .try_with(|o| std::mem::take(&mut *o.lock().unwrap_or_else(|p| p.into_inner())))
+        .unwrap_or_default();
+    if ids.is_empty() {
+        return;
+    }
+    let removed: Vec<Box<dyn Any>> = LOCAL_LISTENERS
+        .try_with(|m| {
+            m.try_borrow_mut()
+                .map(|mut m| ids.iter().filter_map(|id| m.remove(id)).collect())
+                .unwrap_or_default()
+        })
+        .unwrap_or_default();
+    drop(removed);
+}
+
+/// Local listeners waiting in the calling thread's table (after removing orphaned ones).
+#[doc(hidden)]
+pub fn pending_local_listeners() -> usize {
+    purge_orphans();
+    LOCAL_LISTENERS.with(|m| m.borrow().len())
 }
 
 type LocalFn<T, E> = Box<dyn FnOnce(&Result<T, E>)>;
@@ -125,12 +166,14 @@ where
             n.set(id + 1);
             id
         });
+        purge_orphans();
         let boxed: LocalFn<T, E> = Box::new(listener);
         LOCAL_LISTENERS.with(|m| m.borrow_mut().insert(id, Box::new(boxed)));
         let key = LocalKey {
             id: Some(id),
             thread: thread::current().id(),
             home: LocalLoop::current().map(|l| l.handle()),
+            orphans: ORPHANS.with(Arc::clone),
         };
         self.add_listener(move |r| key.run::<T, E>(r));
     }
@@ -141,9 +184,12 @@ struct LocalKey {
     id: Option<u64>,
     thread: ThreadId,
     home: Option<EventLoop>,
+    /// The adding thread's orphan list.
+    orphans: Orphans,
 }
 
 fn take_local<T: 'static, E: 'static>(id: u64) -> Option<LocalFn<T, E>> {
+    purge_orphans();
     let any = LOCAL_LISTENERS.with(|m| m.borrow_mut().remove(&id))?;
     any.downcast::<LocalFn<T, E>>().ok().map(|b| *b)
 }
@@ -154,24 +200,30 @@ impl LocalKey {
         T: Clone + Send + Sync + 'static,
         E: Clone + Send + Sync + 'static,
     {
-        let Some(id) = self.id.take() else { return };
         if thread::current().id() == self.thread {
-            if let Some(f) = take_local::<T, E>(id) {
+            if let Some(f) = self.id.take().and_then(take_local::<T, E>) {
                 f(r);
             }
             return;
         }
+        let Some(home) = self.home.clone() else {
+            netloop_eventloop::log::warn(
+                "netloop: a local promise listener was dropped: its thread runs no live loop",
+            );
+            return; // `self` drops here: the entry is orphaned.
+        };
         let r = r.clone();
-        let sent = self.home.as_ref().map(|home| {
-            home.execute(move || {
-                if let Some(f) = take_local::<T, E>(id) {
-                    f(&r);
-                }
-            })
+        // The task owns the key: run at home it takes the listener; dropped unrun (rejected)
+        // the key orphans the entry.
+        let sent = home.execute(move || {
+            let mut key = self;
+            if let Some(f) = key.id.take().and_then(take_local::<T, E>) {
+                f(&r);
+            }
         });
-        if !matches!(sent, Some(Ok(()))) {
-            eprintln!(
-                "netloop: a local promise listener was dropped: its thread runs no live loop"
+        if sent.is_err() {
+            netloop_eventloop::log::warn(
+                "netloop: a local promise listener was dropped: its thread runs no live loop",
             );
         }
     }
@@ -179,16 +231,31 @@ impl LocalKey {
 
 impl Drop for LocalKey {
     fn drop(&mut self) {
-        // The promise was dropped before completing: forget the listener if we are home.
-        if let Some(id) = self.id.take() {
-            if thread::current().id() == self.thread {
-                // try_*: a drop during thread-local teardown or inside the table must not panic.
-                let removed = LOCAL_LISTENERS
-                    .try_with(|m| m.try_borrow_mut().ok().and_then(|mut m| m.remove(&id)))
-                    .ok()
-                    .flatten();
-                drop(removed);
+        let Some(id) = self.id.take() else { return };
+        if thread::current().id() == self.thread {
+            // The promise was dropped before completing, at home: forget the listener now.
+            // try_*: a drop during thread-local teardown or inside the table must not panic.
+            let removed = LOCAL_LISTENERS
+                .try_with(|m| m.try_borrow_mut().ok().and_then(|mut m| m.remove(&id)))
+                .ok()
+                .flatten();
+            match removed {
+                Some(listener) => drop(listener),
+                // The table is borrowed right now: let the next touch remove it.
+                None => self.orphan(id),
             }
+        } else {
+            // Away from home the entry cannot be touched: the adding thread removes it.
+            self.orphan(id);
         }
+    }
+}
+
+impl LocalKey {
+    fn orphan(&self, id: u64) {
+        self.orphans
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(id);
     }
 }

@@ -7,8 +7,11 @@
 /// Bounds of the adaptive receive-buffer size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecvSizing {
+    /// Smallest buffer size.
     pub minimum: usize,
+    /// First buffer size.
     pub initial: usize,
+    /// Largest buffer size.
     pub maximum: usize,
 }
 
@@ -56,6 +59,7 @@ pub struct AdaptiveRecvAllocator {
 }
 
 impl AdaptiveRecvAllocator {
+    /// An allocator starting at `sizing.initial`.
     pub fn new(sizing: RecvSizing) -> Self {
         let min_index = index_of(sizing.minimum.max(1));
         let max_index = index_of(sizing.maximum.max(sizing.minimum)).max(min_index);

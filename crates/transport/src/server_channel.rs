@@ -4,12 +4,20 @@
 //!
 //! Ground rules: loop thread only; edge-triggered like stream channels. Accept errors:
 //! transient ones (aborted handshakes, EINTR, EPROTO, …) are skipped; resource exhaustion
-//! (EMFILE, ENFILE, ENOBUFS, ENOMEM) is reported to `exception_caught` and accepting pauses for
-//! a back-off (doubling from 50 ms up to 1 s) instead of spinning, the listener stays open;
-//! anything else is a programming error (EBADF, EINVAL, ENOTSOCK, …): reported, then the
-//! listener closes.
+//! (EMFILE, ENFILE, ENOBUFS, ENOMEM) is reported to `exception_caught` and the listener stays
+//! open; anything else is a programming error (EBADF, EINVAL, ENOTSOCK, …): reported, then
+//! the listener closes.
+//!
+//! Descriptor exhaustion (EMFILE, ENFILE), as libuv does: a bound listener keeps one reserve
+//! descriptor (`/dev/null`). When accept runs out of descriptors, the reserve is closed, the
+//! pending connections are accepted and closed at once (their clients see the connection
+//! closed instead of hanging in the backlog), and the reserve is opened again. Only when that
+//! is impossible (or for ENOBUFS/ENOMEM) does accepting pause for a back-off, doubling from
+//! 50 ms up to 1 s, that any successful accept resets. The back-off timer holds the channel
+//! weakly, so a cancelled timer waiting in the heap keeps no closed channel alive.
 
 use std::cell::{Cell, RefCell};
+use std::fs::File;
 use std::io;
 use std::net::SocketAddr;
 use std::rc::Rc;
@@ -29,7 +37,9 @@ use crate::promise::ChannelPromise;
 /// The message a server channel reads: one accepted connection, not yet a channel.
 #[derive(Debug)]
 pub struct AcceptedSocket {
+    /// The connected socket.
     pub stream: TcpStream,
+    /// The peer's address.
     pub remote: SocketAddr,
 }
 
@@ -75,6 +85,18 @@ pub(crate) struct ServerIo {
     backoff: Cell<Duration>,
     backoff_timer: RefCell<Option<ScheduledHandle>>,
     accept_calls: Cell<u64>,
+    /// The reserve descriptor, closed to accept-and-close under EMFILE.
+    reserve: RefCell<Option<File>>,
+    reserve_enabled: Cell<bool>,
+    refused: Cell<u64>,
+}
+
+fn open_reserve() -> Option<File> {
+    File::open("/dev/null").ok()
+}
+
+fn is_fd_exhaustion(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
 }
 
 /// Constructors and statistics of TCP server channels.
@@ -92,6 +114,9 @@ impl ServerSocketChannel {
             backoff: Cell::new(BACKOFF_MIN),
             backoff_timer: RefCell::new(None),
             accept_calls: Cell::new(0),
+            reserve: RefCell::new(None),
+            reserve_enabled: Cell::new(true),
+            refused: Cell::new(0),
         };
         Channel::create(local, options, None, Box::new(io))
     }
@@ -102,6 +127,31 @@ impl ServerSocketChannel {
             .as_any()
             .downcast_ref::<ServerIo>()
             .map(|io| io.accept_calls.get())
+    }
+
+    /// Connections accepted and closed at once because descriptors ran out.
+    pub fn refused_connections(ch: &Channel) -> Option<u64> {
+        io_of(ch).map(|io| io.refused.get())
+    }
+
+    /// The pause the next accept back-off would take (50 ms after any successful accept).
+    pub fn next_backoff(ch: &Channel) -> Option<Duration> {
+        io_of(ch).map(|io| io.backoff.get())
+    }
+
+    /// Tests: keep (the default) or give up the reserve descriptor, to exercise the
+    /// back-off path under EMFILE.
+    #[doc(hidden)]
+    pub fn set_fd_reserve(ch: &Channel, enabled: bool) {
+        if let Some(io) = io_of(ch) {
+            io.reserve_enabled.set(enabled);
+            let reserve = if enabled && io.listener.borrow().is_some() {
+                open_reserve()
+            } else {
+                None
+            };
+            *io.reserve.borrow_mut() = reserve;
+        }
     }
 }
 
@@ -145,6 +195,7 @@ impl ServerIo {
             match result {
                 Ok((stream, remote)) => {
                     accepted += 1;
+                    self.backoff.set(BACKOFF_MIN);
                     ch.0.read_pending.set(false);
                     pipeline.fire_channel_read(Message::user(AcceptedSocket { stream, remote }));
                     if !ch.is_open() {
@@ -162,6 +213,11 @@ impl ServerIo {
                 }
                 Err(e) => match classify(&e) {
                     AcceptFailure::Skip => continue,
+                    AcceptFailure::BackOff if is_fd_exhaustion(&e) && self.refuse_pending() => {
+                        self.readable_hint.set(false);
+                        failure = Some((e, false));
+                        break;
+                    }
                     AcceptFailure::BackOff => {
                         self.readable_hint.set(true);
                         self.start_backoff(ch);
@@ -186,14 +242,46 @@ impl ServerIo {
         }
     }
 
+    /// Descriptors ran out: closes the reserve, accepts and closes every pending connection,
+    /// reopens the reserve. `true` if the backlog was drained and the reserve is back.
+    fn refuse_pending(&self) -> bool {
+        let Some(reserve) = self.reserve.borrow_mut().take() else {
+            return false;
+        };
+        drop(reserve);
+        let drained = loop {
+            self.accept_calls.set(self.accept_calls.get() + 1);
+            let result = {
+                let guard = self.listener.borrow();
+                let Some(l) = guard.as_ref() else { break false };
+                l.accept()
+            };
+            match result {
+                Ok((stream, _)) => {
+                    self.refused.set(self.refused.get() + 1);
+                    drop(stream);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break true,
+                Err(e) if matches!(classify(&e), AcceptFailure::Skip) => {}
+                Err(_) => break false,
+            }
+        };
+        let reserve = open_reserve();
+        let restored = reserve.is_some();
+        *self.reserve.borrow_mut() = reserve;
+        drained && restored
+    }
+
     /// Pauses accepting, then tries again (the pending connections stay in the backlog and
     /// edge-triggered readiness will not report them again).
     fn start_backoff(&self, ch: &Channel) {
         let Some(lp) = ch.local_loop() else { return };
         let delay = self.backoff.get();
         self.backoff.set((delay * 2).min(BACKOFF_MAX));
-        let c = ch.clone();
+        let weak = std::rc::Rc::downgrade(&ch.0);
         let timer = lp.schedule_local(delay, move || {
+            let Some(inner) = weak.upgrade() else { return };
+            let c = Channel(inner);
             if let Some(io) = io_of(&c) {
                 io.backoff_timer.borrow_mut().take();
                 if c.is_open() {
@@ -244,6 +332,9 @@ impl ChannelIo for ServerIo {
         socket.bind(&local.into())?;
         socket.listen(backlog)?;
         let std_listener: std::net::TcpListener = socket.into();
+        if self.reserve_enabled.get() {
+            *self.reserve.borrow_mut() = open_reserve();
+        }
         self.local_addr.set(std_listener.local_addr().ok());
         *self.listener.borrow_mut() = Some(TcpListener::from_std(std_listener));
         if ch.is_registered() {
@@ -294,6 +385,8 @@ impl ChannelIo for ServerIo {
         if let Some(t) = self.backoff_timer.borrow_mut().take() {
             t.cancel();
         }
+        let reserve = self.reserve.borrow_mut().take();
+        drop(reserve);
         if let Some(mut l) = self.listener.borrow_mut().take() {
             if let (Some(t), Some(lp)) = (self.token.take(), ch.local_loop()) {
                 let _ = lp.deregister(&mut l, t);

@@ -202,3 +202,62 @@ fn deregister_keeps_the_channel_open_and_fires_unregistered_once() {
         "an open channel keeps its handlers"
     );
 }
+
+/// Prefixes every outbound byte message with `tag` (a stand-in for a length prepender).
+struct Prefix(&'static [u8]);
+impl ChannelHandler for Prefix {
+    fn write(
+        &self,
+        ctx: &ChannelHandlerContext,
+        msg: Message,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
+        let mut out = self.0.to_vec();
+        out.extend_from_slice(msg.as_bytes().expect("bytes"));
+        ctx.write_with(Message::from(Bytes::from(out)), promise);
+        Ok(())
+    }
+}
+
+/// On write: removes the handlers named in `order` (itself included), then passes the write
+/// on from its own, now removed, context.
+struct RemoveOnWrite(&'static [&'static str]);
+impl ChannelHandler for RemoveOnWrite {
+    fn write(
+        &self,
+        ctx: &ChannelHandlerContext,
+        msg: Message,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
+        for name in self.0 {
+            ctx.pipeline().remove(name)?;
+        }
+        ctx.write_with(msg, promise);
+        Ok(())
+    }
+}
+
+#[test]
+fn a_write_from_a_removed_context_still_passes_the_live_outbound_handlers_whatever_the_removal_order(
+) {
+    for order in [&["b", "a"][..], &["a", "b"][..]] {
+        let order: &'static [&'static str] = Box::leak(order.to_vec().into_boxed_slice());
+        let ch = EmbeddedChannel::new(vec![
+            ("prefix", Rc::new(Prefix(b"P:"))),
+            ("a", Rc::new(Prefix(b"A:"))),
+            ("b", Rc::new(RemoveOnWrite(order))),
+        ]);
+        assert!(ch.write_outbound(Bytes::from_static(b"x")));
+        assert_eq!(
+            ch.read_outbound().unwrap().as_bytes().unwrap().as_ref(),
+            b"P:x",
+            "removal order {order:?}: the write skipped the live prefix handler"
+        );
+        assert_eq!(ch.pipeline().names(), ["prefix"]);
+        assert!(ch.write_outbound(Bytes::from_static(b"y")));
+        assert_eq!(
+            ch.read_outbound().unwrap().as_bytes().unwrap().as_ref(),
+            b"P:y"
+        );
+    }
+}

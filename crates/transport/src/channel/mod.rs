@@ -113,14 +113,17 @@ impl Channel {
         Channel(inner)
     }
 
+    /// The channel's process-wide id.
     pub fn id(&self) -> ChannelId {
         self.0.id
     }
 
+    /// The channel's pipeline.
     pub fn pipeline(&self) -> ChannelPipeline {
         self.0.pipeline.clone()
     }
 
+    /// The loop the channel is registered on.
     pub fn event_loop(&self) -> &EventLoop {
         &self.0.event_loop
     }
@@ -139,22 +142,27 @@ impl Channel {
         self.0.parent.as_ref()
     }
 
+    /// True until the channel is closed.
     pub fn is_open(&self) -> bool {
         self.0.open.get()
     }
 
+    /// True while the channel is registered on its loop.
     pub fn is_registered(&self) -> bool {
         self.0.registered.get()
     }
 
+    /// True while the channel is open and bound or connected.
     pub fn is_active(&self) -> bool {
         self.0.open.get() && self.0.io.is_active()
     }
 
+    /// The local address, once bound or connected.
     pub fn local_addr(&self) -> Option<SocketAddr> {
         self.0.io.local_addr()
     }
 
+    /// The peer's address, once connected.
     pub fn remote_addr(&self) -> Option<SocketAddr> {
         self.0.io.remote_addr()
     }
@@ -181,10 +189,12 @@ impl Channel {
         self.0.outbound.borrow().pending_bytes()
     }
 
+    /// Bytes that can still be written before the channel becomes unwritable (0 if it is).
     pub fn bytes_before_unwritable(&self) -> usize {
         self.0.outbound.borrow().bytes_before_unwritable()
     }
 
+    /// Bytes that must drain before the channel becomes writable again (0 if it is).
     pub fn bytes_before_writable(&self) -> usize {
         self.0.outbound.borrow().bytes_before_writable()
     }
@@ -221,39 +231,50 @@ impl Channel {
         Ok(())
     }
 
+    /// True if the channel reads whenever data arrives (the `autoRead` option).
     pub fn is_auto_read(&self) -> bool {
         self.0.options.borrow().auto_read
     }
 
     // ---- outbound operations through the pipeline (from the tail) ----
 
+    /// Writes `msg` through the whole pipeline (from the tail), without flushing.
     pub fn write(&self, msg: impl Into<Message>) {
         self.0.pipeline.write(msg);
     }
+    /// As [`Channel::write`], completing `promise` with the result.
     pub fn write_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
         self.0.pipeline.write_with(msg, promise);
     }
+    /// As [`Channel::write`], returning the result's future.
     pub fn write_future(&self, msg: impl Into<Message>) -> ChannelFuture {
         self.0.pipeline.write_future(msg)
     }
+    /// Writes `msg` through the whole pipeline and flushes.
     pub fn write_and_flush(&self, msg: impl Into<Message>) {
         self.0.pipeline.write_and_flush(msg);
     }
+    /// Flushes the written messages through the whole pipeline.
     pub fn flush(&self) {
         self.0.pipeline.flush();
     }
+    /// Asks for one read (when `autoRead` is off).
     pub fn read(&self) {
         self.0.pipeline.read();
     }
+    /// Closes the channel through the whole pipeline.
     pub fn close(&self) -> ChannelFuture {
         self.0.pipeline.close()
     }
+    /// Binds the channel to `local` through the whole pipeline.
     pub fn bind(&self, local: SocketAddr) -> ChannelFuture {
         self.0.pipeline.bind(local)
     }
+    /// Connects the channel to `remote` through the whole pipeline.
     pub fn connect(&self, remote: SocketAddr) -> ChannelFuture {
         self.0.pipeline.connect(remote)
     }
+    /// Connects the channel to `remote` (from `local` if given), completing `promise`.
     pub fn connect_with(
         &self,
         remote: SocketAddr,
@@ -549,6 +570,12 @@ impl IoHandler for Registration {
         token: mio::Token,
     ) -> std::io::Result<()> {
         self.0 .0.io.reregister(old, new, token)
+    }
+    /// The socket is registered nowhere after a selector rebuild: report it, then close (as
+    /// Netty does when re-registering a channel fails).
+    fn reregister_failed(&self, error: std::io::Error) {
+        self.0.pipeline().fire_exception_caught(error.into());
+        self.0.close();
     }
     fn close_on_shutdown(&self) {
         self.0.close();

@@ -23,8 +23,11 @@ use crate::promise::{ChannelFuture, ChannelPromise};
 /// Something that reached the tail of the pipeline without being handled.
 #[derive(Debug)]
 pub enum Unhandled {
+    /// A message no handler consumed.
     Message(Message),
+    /// A user event no handler consumed.
     UserEvent(UserEvent),
+    /// An error no handler handled.
     Exception(TransportError),
 }
 
@@ -33,6 +36,7 @@ pub type UnhandledSink = Rc<dyn Fn(Unhandled)>;
 
 /// Anything that can become a pipeline handler: a handler value, or a shared `Rc` of one.
 pub trait IntoHandler {
+    /// The handler as a shared trait object.
     fn into_handler(self) -> Rc<dyn ChannelHandler>;
 }
 impl<H: ChannelHandler> IntoHandler for H {
@@ -98,10 +102,6 @@ impl ChannelPipeline {
         }))
     }
 
-    pub(crate) fn head_ctx(&self) -> ChannelHandlerContext {
-        self.0.head.clone()
-    }
-
     /// The channel, while it exists.
     pub fn try_channel(&self) -> Option<Channel> {
         self.0.channel.upgrade().map(Channel::from_inner)
@@ -129,11 +129,11 @@ impl ChannelPipeline {
                         .try_channel()
                         .map(|c| c.id().to_string())
                         .unwrap_or_default();
-                    eprintln!(
+                    netloop_eventloop::log::warn(&format!(
                         "netloop: an exception reached the tail of the pipeline of channel {id} \
                          (add an exception_caught handler): {}: {e}",
                         e.code()
-                    );
+                    ));
                 }
             }
         }
@@ -172,14 +172,17 @@ impl ChannelPipeline {
             .collect()
     }
 
+    /// The context of the first handler.
     pub fn first(&self) -> Option<ChannelHandlerContext> {
         self.user_contexts().into_iter().next()
     }
 
+    /// The context of the last handler.
     pub fn last(&self) -> Option<ChannelHandlerContext> {
         self.user_contexts().pop()
     }
 
+    /// Adds `handler` named `name` at the head end.
     pub fn add_first(
         &self,
         name: &str,
@@ -188,10 +191,12 @@ impl ChannelPipeline {
         self.add(Position::First, name, handler.into_handler())
     }
 
+    /// Adds `handler` named `name` at the tail end.
     pub fn add_last(&self, name: &str, handler: impl IntoHandler) -> Result<&Self, TransportError> {
         self.add(Position::Last, name, handler.into_handler())
     }
 
+    /// Adds `handler` named `name` before the handler named `base`.
     pub fn add_before(
         &self,
         base: &str,
@@ -201,6 +206,7 @@ impl ChannelPipeline {
         self.add(Position::Before(base), name, handler.into_handler())
     }
 
+    /// Adds `handler` named `name` after the handler named `base`.
     pub fn add_after(
         &self,
         base: &str,
@@ -282,6 +288,7 @@ impl ChannelPipeline {
             Rc::downgrade(&self.0),
         );
         link(&prev, &ctx, &next);
+        old_ctx.pin_prev(&prev);
         self.added(ctx);
         self.removed(old_ctx.clone());
         Ok(old_ctx.handler())
@@ -354,25 +361,32 @@ impl ChannelPipeline {
 
     // ---- inbound events, from the head ----
 
+    /// Fires `channel_registered` from the head.
     pub fn fire_channel_registered(&self) {
         self.0.head.invoke_self(|h, c| h.channel_registered(c));
     }
+    /// Fires `channel_unregistered` from the head.
     pub fn fire_channel_unregistered(&self) {
         self.0.head.invoke_self(|h, c| h.channel_unregistered(c));
     }
+    /// Fires `channel_active` from the head.
     pub fn fire_channel_active(&self) {
         self.0.head.invoke_self(|h, c| h.channel_active(c));
     }
+    /// Fires `channel_inactive` from the head.
     pub fn fire_channel_inactive(&self) {
         self.0.head.invoke_self(|h, c| h.channel_inactive(c));
     }
+    /// Fires `channel_read` from the head.
     pub fn fire_channel_read(&self, msg: impl Into<Message>) {
         let msg = msg.into();
         self.0.head.invoke_self(|h, c| h.channel_read(c, msg));
     }
+    /// Fires `channel_read_complete` from the head.
     pub fn fire_channel_read_complete(&self) {
         self.0.head.invoke_self(|h, c| h.channel_read_complete(c));
     }
+    /// Fires a user event from the head.
     pub fn fire_user_event_triggered(&self, event: UserEvent) {
         self.0
             .head
@@ -382,20 +396,24 @@ impl ChannelPipeline {
     pub fn fire_user_event<T: 'static>(&self, event: T) {
         self.fire_user_event_triggered(Box::new(event));
     }
+    /// Fires `channel_writability_changed` from the head.
     pub fn fire_channel_writability_changed(&self) {
         self.0
             .head
             .invoke_self(|h, c| h.channel_writability_changed(c));
     }
+    /// Fires `exception_caught` from the head.
     pub fn fire_exception_caught(&self, error: TransportError) {
         self.0.head.invoke_self(|h, c| h.exception_caught(c, error));
     }
 
     // ---- outbound operations, from the tail ----
 
+    /// Binds from the tail, completing `promise`.
     pub fn bind_with(&self, local: SocketAddr, promise: ChannelPromise) {
         self.0.tail.bind_with(local, promise);
     }
+    /// Connects from the tail, completing `promise`.
     pub fn connect_with(
         &self,
         remote: SocketAddr,
@@ -404,42 +422,55 @@ impl ChannelPipeline {
     ) {
         self.0.tail.connect_with(remote, local, promise);
     }
+    /// Disconnects from the tail, completing `promise`.
     pub fn disconnect_with(&self, promise: ChannelPromise) {
         self.0.tail.disconnect_with(promise);
     }
+    /// Closes from the tail, completing `promise`.
     pub fn close_with(&self, promise: ChannelPromise) {
         self.0.tail.close_with(promise);
     }
+    /// Deregisters from the tail, completing `promise`.
     pub fn deregister_with(&self, promise: ChannelPromise) {
         self.0.tail.deregister_with(promise);
     }
+    /// Writes from the tail, completing `promise`.
     pub fn write_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
         self.0.tail.write_with(msg, promise);
     }
+    /// Asks for a read from the tail.
     pub fn read(&self) {
         self.0.tail.read();
     }
+    /// Flushes from the tail.
     pub fn flush(&self) {
         self.0.tail.flush();
     }
+    /// Writes from the tail without flushing.
     pub fn write(&self, msg: impl Into<Message>) {
         self.0.tail.write(msg);
     }
+    /// Writes from the tail and flushes.
     pub fn write_and_flush(&self, msg: impl Into<Message>) {
         self.0.tail.write_and_flush(msg);
     }
+    /// Writes from the tail; the future completes with the write.
     pub fn write_future(&self, msg: impl Into<Message>) -> ChannelFuture {
         self.0.tail.write_future(msg)
     }
+    /// Closes from the tail.
     pub fn close(&self) -> ChannelFuture {
         self.0.tail.close()
     }
+    /// Connects from the tail.
     pub fn connect(&self, remote: SocketAddr) -> ChannelFuture {
         self.0.tail.connect(remote)
     }
+    /// Binds from the tail.
     pub fn bind(&self, local: SocketAddr) -> ChannelFuture {
         self.0.tail.bind(local)
     }
+    /// Deregisters from the tail.
     pub fn deregister(&self) -> ChannelFuture {
         self.0.tail.deregister()
     }
@@ -454,9 +485,13 @@ fn link(prev: &ChannelHandlerContext, ctx: &ChannelHandlerContext, next: &Channe
 
 /// Takes `ctx` out of the chain; it keeps its own links so events in flight go on.
 fn unlink(ctx: &ChannelHandlerContext) {
+    if ctx.is_unlinked() {
+        return;
+    }
     let (Some(prev), Some(next)) = (ctx.prev(), ctx.next()) else {
         return;
     };
     *prev.0.next.borrow_mut() = Some(next.clone());
     *next.0.prev.borrow_mut() = Rc::downgrade(&prev.0);
+    ctx.pin_prev(&prev);
 }

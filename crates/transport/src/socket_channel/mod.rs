@@ -86,7 +86,9 @@ impl SocketChannel {
         parent: Option<ChannelHandle>,
     ) -> Channel {
         if let Err(e) = options.apply_to_stream(SockRef::from(&stream)) {
-            eprintln!("netloop: could not apply options to an accepted socket: {e}");
+            netloop_eventloop::log::warn(&format!(
+                "netloop: could not apply options to an accepted socket: {e}"
+            ));
         }
         let io = SocketIo::new(&options, Some(stream), State::Connected, Some(remote));
         Channel::create(local, options, parent, Box::new(io))
