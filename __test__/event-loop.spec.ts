@@ -15,7 +15,7 @@ test('execute runs tasks later, in FIFO order, on the calling thread', async (t)
   t.deepEqual(order, ['sync', 'a', 'b'])
 })
 
-test('a task executed from a task runs in the same iteration, before its microtasks', async (t) => {
+test('a task executed from a task runs in the next batch, after its microtasks and setImmediate, as setImmediate would', async (t) => {
   const loop = withLoop(t)
   const order: string[] = []
   loop.execute(() => {
@@ -26,7 +26,7 @@ test('a task executed from a task runs in the same iteration, before its microta
     loop.execute(() => order.push('b'))
   })
   await until(() => order.length === 5)
-  t.deepEqual(order, ['a', 'b', 'nextTick', 'microtask', 'immediate'])
+  t.deepEqual(order, ['a', 'nextTick', 'microtask', 'immediate', 'b'])
 })
 
 test('timers with equal deadlines run in the order they were scheduled', async (t) => {
