@@ -836,3 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeEventLoop = nativeBinding.NativeEventLoop
+module.exports.TIMER_FIRED_SLOTS = nativeBinding.TIMER_FIRED_SLOTS
+module.exports.TIMER_OP_FIELDS = nativeBinding.TIMER_OP_FIELDS
+module.exports.TIMER_OP_HEADER = nativeBinding.TIMER_OP_HEADER
+module.exports.TIMER_OPS_CAPACITY = nativeBinding.TIMER_OPS_CAPACITY

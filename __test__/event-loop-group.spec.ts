@@ -36,5 +36,5 @@ test('loops of a group run tasks independently', async (t) => {
 })
 
 test('a negative loop count is rejected', (t) => {
-  t.throws(() => new EventLoopGroup(-1), { code: 'ERR_INVALID_ARG_VALUE' })
+  t.throws(() => new EventLoopGroup(-1), { code: 'ERR_OUT_OF_RANGE' })
 })

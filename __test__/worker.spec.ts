@@ -1,4 +1,6 @@
 import test from 'ava'
+
+import './helpers'
 import { once } from 'node:events'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
