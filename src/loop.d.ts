@@ -35,7 +35,7 @@ export declare class ScheduledTask {
  * Where tasks run: `execute(fn)` runs `fn` in the loop's next iteration, which libuv runs in
  * its poll phase (with I/O callbacks; before `setImmediate` callbacks of the same turn, after
  * Node's timers); a task executed from a task runs in the same iteration unless the iteration
- * already ran its share (about 1000 tasks), then in the next one. Promises and nextTicks of
+ * already ran its share (64 batches of up to 32 tasks), then in the next one. Promises and nextTicks of
  * tasks run right after the iteration. A loop nobody references, with nothing queued, no
  * pending timer, no channel and not `ref()`ed, is garbage collected and releases its fds.
  */

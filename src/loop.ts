@@ -6,7 +6,7 @@
  *
  * Ground rules (all state here is touched on the loop's thread only):
  * - JS tasks live in a FIFO here; one native "marker" task runs up to JS_BATCH of them. At
- *   most 32 markers run per loop iteration, then the iteration hands the thread back to
+ *   most 64 markers run per loop iteration, then the iteration hands the thread back to
  *   libuv and the next one runs in libuv's poll phase: Node's timers, I/O and setImmediate
  *   always get their turn, however many tasks keep coming.
  * - Every task whose `execute` returned runs, or is reported to `onTaskError` with an
@@ -151,7 +151,7 @@ function defaultTaskError(error: unknown, loop: EventLoop): void {
  * Where tasks run: `execute(fn)` runs `fn` in the loop's next iteration, which libuv runs in
  * its poll phase (with I/O callbacks; before `setImmediate` callbacks of the same turn, after
  * Node's timers); a task executed from a task runs in the same iteration unless the iteration
- * already ran its share (about 1000 tasks), then in the next one. Promises and nextTicks of
+ * already ran its share (64 batches of up to 32 tasks), then in the next one. Promises and nextTicks of
  * tasks run right after the iteration. A loop nobody references, with nothing queued, no
  * pending timer, no channel and not `ref()`ed, is garbage collected and releases its fds.
  */

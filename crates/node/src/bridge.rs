@@ -38,7 +38,7 @@ use netloop_eventloop::{EventLoop, Iteration, LocalLoop, LoopDriver};
 
 /// Marker tasks (each runs up to a JS batch of tasks) run in one iteration before further
 /// markers wait for the next iteration: JS work is bounded per iteration whatever the ioRatio.
-pub const MARKERS_PER_ITERATION: u32 = 32;
+pub const MARKERS_PER_ITERATION: u32 = 64;
 
 thread_local! {
     static LIVE: RefCell<Vec<Weak<Bridge>>> = const { RefCell::new(Vec::new()) };
