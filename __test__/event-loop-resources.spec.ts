@@ -52,6 +52,18 @@ test('an unreferenced loop with a pending timer or task is not collected before 
   t.is(out.split('\n').filter(Boolean).sort().join(','), 'task ran,timer ran')
 })
 
+test('an idle loop that is still referenced survives GC and keeps working', (t) => {
+  const out = run(`
+    const loop = new EventLoop()
+    for (let i = 0; i < 5; i++) { global.gc(); await turn() }
+    let ran = false
+    loop.execute(() => (ran = true))
+    await loop.shutdownGracefully(0, 100)
+    console.log(ran, loop.state)
+  `)
+  t.is(out, 'true terminated\n')
+})
+
 test('a terminated loop releases its epoll fd and eventfd at termination, not at GC', (t) => {
   const out = run(`
     const before = fds()

@@ -169,6 +169,12 @@ export class EventLoop {
   #terminated = false
   readonly #cancelTimer = (task: ScheduledTask) => this.#cancelTimerOp(task)
   readonly #reportAsync = (error: unknown) => this.#fail(error)
+  /**
+   * The native side holds this function weakly while the loop is idle (so an unreferenced
+   * idle loop can be collected): the loop must hold it strongly itself, or the function could
+   * be collected while the loop is still in use.
+   */
+  readonly #dispatchFn = (packed: number) => this.#dispatch(packed)
   #nextTimerId = 1
   #timerIdsWrapped = false
   #taskFailures = 0
@@ -189,7 +195,7 @@ export class EventLoop {
     this.#maxPending = maxPendingTasks ?? Infinity
     this.#termination = new Promise((resolve) => (this.#resolveTermination = resolve))
     try {
-      this.#native = new NativeEventLoop((packed: number) => this.#dispatch(packed), this.#ops, performance.now(), {
+      this.#native = new NativeEventLoop(this.#dispatchFn, this.#ops, performance.now(), {
         name,
         ioRatio,
         maxPendingTasks: maxPendingTasks === undefined ? undefined : Math.min(maxPendingTasks, 0xffffffff),
