@@ -56,10 +56,19 @@ export declare class NativeChannels {
 }
 
 export declare class NativeEventLoop {
-  /** `dispatch(kind, arg)` is called on this thread for every JS task, timer and event. */
-  constructor(dispatch: unknown, resource: unknown, ops: unknown, jsNow: number, options?: NativeLoopOptions | undefined | null)
-  /** Queues one JS task (the dispatcher runs the next function of its FIFO). */
+  /** `dispatch(packed)` is called on this thread for every JS task, timer and event. */
+  constructor(dispatch: unknown, ops: unknown, jsNow: number, options?: NativeLoopOptions | undefined | null)
+  /**
+   * Queues one marker task: it runs the next batch of the JS FIFO. Rejected once the loop
+   * is shut down.
+   */
   execute(): void
+  /**
+   * Queues the marker for JS tasks that were already accepted. 0: queued; 1: the loop is
+   * draining its last tasks (shut down, no new task is queued): JS runs the rest now;
+   * 2: terminated (JS reports the tasks).
+   */
+  requeue(): number
   schedule(id: number, delayMs: number): void
   schedulePeriodic(id: number, initialMs: number, periodMs: number, fixedRate: boolean): void
   /** Cancels timer `id`; `true` if it was pending. */
@@ -67,10 +76,14 @@ export declare class NativeEventLoop {
   inEventLoop(): boolean
   get state(): string
   get name(): string
+  /** Tasks waiting in the cross-thread queue. */
   get pendingTasks(): number
-  get wakeups(): number
-  get selectorRebuilds(): number
   shutdownGracefully(quietMs: number, timeoutMs: number): void
+  /**
+   * Terminates the loop now, without calling JS, and releases it (JS resolves its own
+   * termination promise). For loops that were never handed out (a failed group).
+   */
+  destroy(): void
   /** Applies the timer ops JS buffered (JS calls this when its buffer is full). */
   drainOps(): void
   /**
@@ -78,15 +91,8 @@ export declare class NativeEventLoop {
    * server); `false` (the default): only queued tasks, timers and channels do.
    */
   setRef(pinned: boolean): void
-  /** Test hook: the next `count` polls of this loop report a premature empty wake-up. */
-  injectSelectorFaults(count: number): void
   /** JS buffered timer ops outside a loop iteration: run an iteration soon (it drains them). */
   requestDrain(): void
-  /**
-   * Test and benchmark hook: another OS thread posts `count` tasks to this loop after
-   * `delay_ms`; each calls the dispatcher with the post-to-run latency in nanoseconds.
-   */
-  postFromOtherThread(count: number, delayMs: number): void
 }
 
 /** The channel wire's constants, for the JS side's load-time check. */
@@ -97,3 +103,12 @@ export interface NativeLoopOptions {
   ioRatio?: number
   maxPendingTasks?: number
 }
+
+export declare const TIMER_FIRED_SLOTS: number
+
+/** Layout of the shared timer buffer, for JS (see the module documentation). */
+export declare const TIMER_OP_FIELDS: number
+
+export declare const TIMER_OP_HEADER: number
+
+export declare const TIMER_OPS_CAPACITY: number

@@ -1,3 +1,7 @@
+// Test hooks (cross-thread posts, fault injection, counters) work only on loops made with
+// NETLOOP_TEST_HOOKS=1; child processes and workers inherit it. Set before any loop is made.
+process.env.NETLOOP_TEST_HOOKS = '1'
+
 import { EventLoop, type EventLoopOptions } from '../index'
 
 /** Resolves after `ms` of real time (only as a generous upper bound, never as an assertion). */

@@ -1,4 +1,6 @@
 import test from 'ava'
+
+import './helpers'
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 

@@ -5,7 +5,6 @@
 import type { AddressInfo } from 'node:net';
 import { ChannelPipeline } from './pipeline';
 import { ChannelPromise } from './promise';
-import type { ChannelHub } from './hub';
 import type { EventLoop } from './loop';
 import type { Outbound } from './handlers';
 import { type ChannelOptionName, type ChannelOptions } from './options';
@@ -18,14 +17,8 @@ export declare class Channel {
     readonly pipeline: ChannelPipeline;
     /** The server channel that accepted this one. */
     readonly parent: Channel | undefined;
-    /** @internal */ readonly _hub: ChannelHub;
-    /** @internal */ readonly _contextIds: number[];
     /** Resolves when the channel is closed (never rejects). */
     readonly closeFuture: Promise<void>;
-    /** @internal */
-    constructor(hub: ChannelHub, 
-    /** The channel's id, unique in the process. */
-    id: number, parent?: Channel);
     /** The loop this channel is registered on. */
     get eventLoop(): EventLoop;
     get isOpen(): boolean;
@@ -65,7 +58,5 @@ export declare class Channel {
     unref(): this;
     /** Undoes `unref()` (the default: an open channel keeps the process alive). */
     ref(): this;
-    /** @internal The native side reported the close. */
-    _onClosed(): void;
     toString(): string;
 }

@@ -1,22 +1,5 @@
-/** @internal Kinds known to the native side (crates/node/src/channel/codecs.rs). */
-export declare const enum NativeKind {
-    Line = 1,
-    Delimiter = 2,
-    FixedLength = 3,
-    LengthField = 4,
-    Prepender = 5,
-    Idle = 6
-}
 /** A handler implemented natively. Add it to a pipeline like any handler. */
 export declare abstract class NativeHandler {
-    /** @internal */ readonly _kind: NativeKind;
-    /** @internal */ readonly _params: number[];
-    /** @internal */ readonly _delimiters?: Buffer[] | undefined;
-    /** @internal */
-    constructor(
-    /** @internal */ _kind: NativeKind, 
-    /** @internal */ _params: number[], 
-    /** @internal */ _delimiters?: Buffer[] | undefined);
 }
 /** Splits on `\n` or `\r\n` (Netty's `LineBasedFrameDecoder`). Frames are `Buffer`s. */
 export declare class LineBasedFrameDecoder extends NativeHandler {

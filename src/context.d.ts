@@ -10,13 +10,6 @@ import type { ChannelHandler, Outbound } from './handlers';
 import type { NativeHandler } from './codecs';
 import type { ChannelPipeline } from './pipeline';
 import { ChannelPromise } from './promise';
-/** @internal What a pipeline node is. */
-export declare const enum Kind {
-    Js = 0,
-    Native = 1,
-    Head = 2,
-    Tail = 3
-}
 export declare class ChannelHandlerContext {
     /** The handler's name in the pipeline. */
     readonly name: string;
@@ -26,23 +19,6 @@ export declare class ChannelHandlerContext {
     readonly nativeHandler: NativeHandler | undefined;
     /** The pipeline this context belongs to. */
     readonly pipeline: ChannelPipeline;
-    /** @internal */ readonly _kind: Kind;
-    /** @internal */ readonly _id: number;
-    /** @internal */ _prev: ChannelHandlerContext | undefined;
-    /** @internal */ _next: ChannelHandlerContext | undefined;
-    /** @internal */ _removed: boolean;
-    /** @internal */
-    constructor(
-    /** The handler's name in the pipeline. */
-    name: string, 
-    /** The JS handler (undefined for a native handler and the pipeline's ends). */
-    handler: ChannelHandler | undefined, 
-    /** The native handler's description (undefined for JS handlers). */
-    nativeHandler: NativeHandler | undefined, 
-    /** The pipeline this context belongs to. */
-    pipeline: ChannelPipeline, 
-    /** @internal */ _kind: Kind, 
-    /** @internal */ _id: number);
     /** The channel of the pipeline. */
     get channel(): Channel;
     /** The loop that runs this handler (the channel's loop). */

@@ -1,13 +1,36 @@
 /**
  * Errors: every error the package throws or rejects with is a `NetloopError` with a stable,
- * Node-style `code`.
+ * Node-style `code` and, for argument errors, Node's message style.
  */
-/** An error with a stable `code` (`ERR_REJECTED_EXECUTION`, `ERR_INVALID_ARG_VALUE`, ...). */
+/**
+ * An error with a stable `code`:
+ * - `ERR_INVALID_ARG_TYPE`: an argument of the wrong type;
+ * - `ERR_OUT_OF_RANGE`: a number out of its range (non-finite delays, periods under 1 µs,
+ *   a quiet period longer than the shutdown timeout, a loop count over 4096);
+ * - `ERR_INVALID_ARG_VALUE`: any other bad argument;
+ * - `ERR_REJECTED_EXECUTION`: a task or timer submitted to a loop that is shutting down (timers)
+ *   or shut down (tasks), or beyond `maxPendingTasks`;
+ * - `ERR_LOOP_FAILED`: the loop failed and terminated (reported through `onTaskError`).
+ */
 export declare class NetloopError extends Error {
     readonly code: string;
     constructor(code: string, message: string);
 }
 export declare function invalidArg(message: string): NetloopError;
-export declare function checkFunction(name: string, fn: unknown): asserts fn is () => void;
-export declare function checkMillis(name: string, ms: unknown): number;
-export declare function checkPeriod(name: string, ms: unknown): number;
+export declare function invalidArgType(name: string, expected: string, value: unknown): NetloopError;
+export declare function outOfRange(name: string, rule: string, value: unknown): NetloopError;
+export declare function rejected(message: string): NetloopError;
+/** A native error (which carries a `code`) as a `NetloopError`. */
+export declare function fromNative(error: unknown): NetloopError;
+export declare function checkFunction(name: string, fn: unknown): asserts fn is (...args: never[]) => unknown;
+export declare function checkNumber(name: string, v: unknown): asserts v is number;
+/** A delay in ms: a finite number; negatives are due now. */
+export declare function checkDelay(name: string, v: unknown): number;
+/** A duration in ms that must not be negative (shutdown quiet period and timeout). */
+export declare function checkDuration(name: string, v: unknown): number;
+/** Shortest period of a periodic task: 1 µs. */
+export declare const MIN_PERIOD_MS = 0.001;
+/** A period in ms: finite and at least 1 µs. */
+export declare function checkPeriod(name: string, v: unknown): number;
+/** An integer in `min..max`. */
+export declare function checkInteger(name: string, v: unknown, min: number, max: number): number;

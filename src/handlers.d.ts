@@ -41,15 +41,9 @@ export declare class IdleStateEvent {
     readonly state: IdleState;
     /** True for the first event since the last activity, false for repeats. */
     readonly first: boolean;
-    /** @internal */
-    constructor(state: IdleState, 
-    /** True for the first event since the last activity, false for repeats. */
-    first: boolean);
 }
 /** Fired as a user event when the peer shut its output down and `allowHalfClosure` is on. */
 export declare class ChannelInputShutdownEvent {
     static readonly INSTANCE: ChannelInputShutdownEvent;
     private constructor();
 }
-/** @internal The idle event of wire code `state * 2 + first`. */
-export declare function idleEvent(code: number): IdleStateEvent;

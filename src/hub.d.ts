@@ -1,11 +1,3 @@
-/**
- * The JS side of one loop's channel hub (crates/node/src/channel/hub.rs): decodes the event
- * records the loop delivers (one call per iteration for all of the loop's channels) and
- * encodes what JS handlers pass to native code as op records, applied when the delivery
- * returns (or once per microtask checkpoint outside a delivery): no napi call per event.
- * @internal
- */
-import { NativeChannels } from '../native';
 import type { Channel } from './channel';
 import { ChannelHandlerContext } from './context';
 import type { EventLoop } from './loop';

@@ -1,59 +1,56 @@
-/**
- * `EventLoop`: a Rust event loop (mio selector, lock-free task queue, timer heap) attached to
- * the calling JS thread. libuv watches the loop's selector and runs one loop iteration per
- * wake-up, so tasks, timers and channel events run synchronously on this thread, in the
- * loop's order; promises and nextTicks they create run right after the iteration.
- */
-import { NativeEventLoop } from '../native';
 import { type ChannelMetrics } from './hub';
 /** Lifecycle of a loop, as in Netty. */
 export type EventLoopState = 'not-started' | 'started' | 'shutting-down' | 'shutdown' | 'terminated';
+/** A task: its return value is ignored, except that a rejected promise goes to `onTaskError`. */
+export type Task = () => unknown;
 export interface EventLoopOptions {
-    /** Diagnostics name. */
+    /** Diagnostics name (default `netloop-js`). */
     name?: string;
     /** Percentage of an iteration given to I/O, 1..100 (default 50); tasks get the rest. */
     ioRatio?: number;
-    /** Most tasks that may wait in the cross-thread queue (default: unbounded). */
+    /**
+     * Most tasks that may wait to run (default: unbounded): `execute` beyond it throws
+     * `ERR_REJECTED_EXECUTION`. Bounds this thread's task queue and, separately, the queue of
+     * tasks posted from other threads.
+     */
     maxPendingTasks?: number;
-    /** Receives errors thrown by tasks and timers. Default: printed to stderr. The loop goes on. */
+    /**
+     * Receives what tasks and timers throw (or their promises reject with) and loop failures
+     * (`ERR_LOOP_FAILED`). Default: printed to stderr. The loop goes on.
+     */
     onTaskError?: (error: unknown, loop: EventLoop) => void;
 }
 /** A pending one-shot or periodic task; `cancel()` stops it. */
 export declare class ScheduledTask {
     #private;
     readonly periodic: boolean;
-    /** @internal */
-    readonly _id: number;
-    /** @internal */
-    readonly _fn: () => void;
-    /** @internal */
-    constructor(id: number, fn: () => void, periodic: boolean, cancel: (task: ScheduledTask) => void);
     /** Cancels the task; `true` if it was still pending (a periodic task stops repeating). */
     cancel(): boolean;
     get isCancelled(): boolean;
     /** A one-shot task that has run. */
     get isDone(): boolean;
-    /** @internal */
-    _markDone(): void;
-    /** @internal the loop cancelled it (shutdown). */
-    _markCancelled(): void;
 }
-/** One event loop attached to the calling JS thread. */
+/**
+ * One event loop attached to the calling JS thread.
+ *
+ * Where tasks run: `execute(fn)` runs `fn` in the loop's next iteration, which libuv runs in
+ * its poll phase (with I/O callbacks; before `setImmediate` callbacks of the same turn, after
+ * Node's timers); a task executed from a task runs in the same iteration unless the iteration
+ * already ran its share (64 batches of up to 32 tasks), then in the next one. Promises and nextTicks of
+ * tasks run right after the iteration. A loop nobody references, with nothing queued, no
+ * pending timer, no channel and not `ref()`ed, is garbage collected and releases its fds.
+ */
 export declare class EventLoop {
     #private;
-    /** @internal test and benchmark hook: tasks posted by `_postFromOtherThread` land here. */
-    _onRemoteTask?: (latencyNs: number) => void;
     constructor(options?: EventLoopOptions);
     get name(): string;
-    /** @internal The native loop (channels are created on it). */
-    get _native(): NativeEventLoop;
     /**
      * Counters of this loop's JS boundary: iterations, deliveries (native→JS calls carrying
      * channel events), events, JS→native calls, ops, bytes in/out of JS, channels.
      */
     metrics(): ChannelMetrics;
     get state(): EventLoopState;
-    /** Tasks waiting in the cross-thread queue. */
+    /** Tasks queued and not yet run (this thread's and other threads'). */
     get pendingTasks(): number;
     /**
      * Keeps the process alive until the loop terminates, as a listening server does. By
@@ -62,32 +59,37 @@ export declare class EventLoop {
     ref(): this;
     /** Undoes `ref()`: an idle loop no longer keeps the process alive. */
     unref(): this;
-    /** Tasks and timers that threw so far. */
+    /** Tasks and timers that threw (or whose promise rejected) so far. */
     get taskFailures(): number;
     /** True on the thread that runs this loop (the thread that created it). */
     inEventLoop(): boolean;
-    /** Runs `fn` on the loop, after the tasks already queued. */
-    execute(fn: () => void): void;
-    /** Runs `fn` once after `delayMs` (0 or negative: due now). */
-    schedule(fn: () => void, delayMs: number): ScheduledTask;
-    /** Runs `fn` after `initialDelayMs`, then every `periodMs` from the previous deadline; missed runs catch up. */
-    scheduleAtFixedRate(fn: () => void, initialDelayMs: number, periodMs: number): ScheduledTask;
-    /** Runs `fn` after `initialDelayMs`, then `delayMs` after the end of each run. */
-    scheduleWithFixedDelay(fn: () => void, initialDelayMs: number, delayMs: number): ScheduledTask;
     /**
-     * Shuts the loop down: tasks keep running until none arrived for `quietPeriodMs` (or until
-     * `timeoutMs`), scheduled tasks are cancelled, then new tasks are rejected with
-     * `ERR_REJECTED_EXECUTION` and the loop terminates. Resolves on termination.
+     * Runs `fn` on the loop, after the tasks already queued, in the async context of this call
+     * (as `setImmediate` does). See the class documentation for where it runs relative to
+     * Node's phases. Throws `ERR_REJECTED_EXECUTION` once the loop is shut down or when
+     * `maxPendingTasks` tasks are waiting; a task accepted here always runs.
+     */
+    execute(fn: Task): void;
+    /** Runs `fn` once after `delayMs` (a finite number; 0 or negative: due now). */
+    schedule(fn: Task, delayMs: number): ScheduledTask;
+    /**
+     * Runs `fn` after `initialDelayMs`, then every `periodMs` (at least 0.001, i.e. 1 µs) from
+     * the previous deadline; missed runs catch up.
+     */
+    scheduleAtFixedRate(fn: Task, initialDelayMs: number, periodMs: number): ScheduledTask;
+    /** Runs `fn` after `initialDelayMs`, then `delayMs` (at least 0.001, i.e. 1 µs) after the end of each run. */
+    scheduleWithFixedDelay(fn: Task, initialDelayMs: number, delayMs: number): ScheduledTask;
+    /**
+     * Shuts the loop down (Netty's graceful shutdown) and resolves when it has terminated.
+     *
+     * Pending timers are cancelled at once and new timers are rejected (`ERR_REJECTED_EXECUTION`).
+     * Tasks keep being accepted and run until none ran for `quietPeriodMs` (default 2000 ms);
+     * `timeoutMs` (default 15000 ms) bounds the whole shutdown, also when tasks keep coming
+     * during the quiet period. Then new tasks are rejected, the tasks already accepted run, and
+     * the loop terminates. Both are finite numbers >= 0, with `quietPeriodMs <= timeoutMs`
+     * (`ERR_OUT_OF_RANGE` otherwise). Calling it again returns the same promise.
      */
     shutdownGracefully(quietPeriodMs?: number, timeoutMs?: number): Promise<void>;
     /** Resolves when the loop has terminated. */
     terminationFuture(): Promise<void>;
-    /** @internal Another OS thread posts `count` tasks to this loop (tests and benchmarks). */
-    _postFromOtherThread(count: number, delayMs?: number): void;
-    /** @internal Selector rebuilds of this loop so far (premature wake-ups past the threshold). */
-    get _selectorRebuilds(): number;
-    /** @internal Test hook: the next `count` polls report a premature empty wake-up. */
-    _injectSelectorFaults(count: number): void;
-    /** @internal Wake-ups of this loop's waker so far. */
-    get _wakeups(): number;
 }

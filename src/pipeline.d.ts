@@ -16,20 +16,11 @@ import type { Channel } from './channel';
 import { ChannelHandlerContext } from './context';
 import type { ChannelHandler } from './handlers';
 import { NativeHandler } from './codecs';
-import type { ChannelHub } from './hub';
-import { ChannelPromise } from './promise';
 /** Receives exceptions that reached the tail of a pipeline. Default: printed to stderr. */
 export type UnhandledExceptionHandler = (error: unknown, channel: Channel) => void;
 export declare class ChannelPipeline {
     #private;
     readonly channel: Channel;
-    /** @internal */ readonly _hub: ChannelHub;
-    /** @internal */ readonly _head: ChannelHandlerContext;
-    /** @internal */ readonly _tail: ChannelHandlerContext;
-    /** @internal */ readonly _voidPromise: ChannelPromise;
-    /** @internal */
-    constructor(channel: Channel, 
-    /** @internal */ _hub: ChannelHub);
     /**
      * Replaces what receives exceptions that reach the tail of any pipeline (default: printed
      * to stderr with the channel id). The channel stays as it is, as in Netty.
@@ -53,22 +44,8 @@ export declare class ChannelPipeline {
      * passes on afterwards goes through the new one, as in Netty.
      */
     replace(old: string | ChannelHandler | NativeHandler, newName: string, handler: ChannelHandler | NativeHandler): ChannelHandler | NativeHandler;
-    /** @internal The channel left its loop: every handler is removed, tail to head. */
-    _destroy(): void;
     fireChannelRead(msg: unknown): this;
     fireChannelReadComplete(): this;
     fireUserEventTriggered(event: unknown): this;
     fireExceptionCaught(error: unknown): this;
-    /** @internal A new promise of this pipeline's channel. */
-    _newPromise(): ChannelPromise;
-    /** @internal Passes an inbound event from `from` to the next handler that takes it. */
-    _fireInbound(from: ChannelHandlerContext, kind: number, arg: unknown): void;
-    /** @internal An inbound event the native pipeline passed to JS context `ctx`. */
-    _deliverInbound(ctx: ChannelHandlerContext, kind: number, arg: unknown): void;
-    /** @internal An exception nobody handled. */
-    _reportUnhandled(arg: unknown): void;
-    /** @internal Passes an outbound operation from `from` to the previous handler that takes it. */
-    _fireOutbound(from: ChannelHandlerContext, kind: number, msg: unknown, promise: ChannelPromise | undefined): void;
-    /** @internal An outbound operation the native pipeline passed to JS context `ctx`. */
-    _deliverOutbound(ctx: ChannelHandlerContext, kind: number, msg: unknown, promise: ChannelPromise | undefined): void;
 }

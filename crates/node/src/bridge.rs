@@ -1,36 +1,57 @@
 //! The libuv bridge: an attached loop driven by the JS thread's libuv.
 //!
 //! Ground rules:
-//! - A `Bridge` belongs to one JS thread (the env's thread); it is `!Send` and kept alive by
-//!   this thread's registry until its loop terminates or the env is torn down.
-//! - libuv watches the loop's selector fd with a `uv_poll_t` and the next loop deadline with a
-//!   `uv_timer_t`. Each wake runs one non-blocking iteration inside one handle scope and one
-//!   callback scope (async context of the loop), so JS tasks run synchronously on this thread
-//!   and nextTicks/promises drain when the scope closes.
-//! - Every uv handle is closed by `close()`: when the loop terminates, or from the env cleanup
-//!   hook (worker termination). After teardown starts no JS is called.
+//! - A `Bridge` belongs to one JS thread (the env's thread); it is `!Send`.
+//! - Ownership: each open uv handle holds a strong `Rc<Bridge>` in its `data`, released by its
+//!   close callback; the JS `NativeEventLoop` holds one too. The thread-local `LIVE` list
+//!   holds only weak refs, so the env cleanup hook can close what is still open.
+//! - libuv watches the loop's selector fd with a `uv_poll_t` and the next timer deadline with
+//!   a `uv_timer_t`. Each wake runs one non-blocking iteration inside one handle scope and one
+//!   callback scope (RAII guards: closed even if the iteration panics), so JS tasks run
+//!   synchronously on this thread and nextTicks/promises drain when the scope closes.
+//! - Fairness: when work remains after an iteration the loop's own waker makes its fd
+//!   readable, so libuv runs the next iteration in its *poll* phase, after timers and before
+//!   `setImmediate`. The uv timer is only ever started with a non-zero timeout (libuv 1.46
+//!   re-runs a timer restarted with 0 from its own callback in the same timer phase).
+//! - JS liveness: the dispatch function (which holds the JS `EventLoop`) is referenced
+//!   strongly while the loop has work (tasks, timers, channels, `ref()`, shutdown in
+//!   progress) and weakly while idle, so an idle loop nobody references is collected; its
+//!   finalizer closes the bridge.
+//! - At termination `close()` stops the uv handles and drops every strong reference to the
+//!   loop's core (driver, handle, timers, hook): the selector's epoll fd and the waker's
+//!   eventfd are released then, not at GC. After `close()` no JS is called.
 
 use std::cell::{Cell, RefCell};
 use std::os::raw::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::time::Duration;
 
 use libuv_sys_lite as uv;
 use napi::sys;
 
 pub use crate::dispatch::Dispatch;
-use netloop_eventloop::{EventLoop, Iteration, LoopDriver};
+use crate::error::debug;
+use crate::timers::JsTimers;
+use netloop_eventloop::{EventLoop, Iteration, LocalLoop, LoopDriver};
+
+/// Marker tasks (each runs up to a JS batch of tasks) run in one iteration before further
+/// markers wait for the next iteration: JS work is bounded per iteration whatever the ioRatio.
+pub const MARKERS_PER_ITERATION: u32 = 64;
 
 thread_local! {
-    static BRIDGES: RefCell<Vec<Rc<Bridge>>> = const { RefCell::new(Vec::new()) };
+    static LIVE: RefCell<Vec<Weak<Bridge>>> = const { RefCell::new(Vec::new()) };
     pub(crate) static TEARING_DOWN: Cell<bool> = const { Cell::new(false) };
     static HOOKED: Cell<bool> = const { Cell::new(false) };
 }
 
+pub(crate) fn tearing_down() -> bool {
+    TEARING_DOWN.try_with(|t| t.get()).unwrap_or(true)
+}
+
 /// Work that runs at the end of every loop iteration, while the iteration's handle and
-/// callback scopes are open (so it may call JS).
+/// callback scopes are open (so it may call JS), before the `Terminated` dispatch.
 pub trait IterationHook {
     /// Runs after the iteration's loop work, before the scopes close.
     fn after_iteration(self: Rc<Self>);
@@ -38,24 +59,36 @@ pub trait IterationHook {
     fn keeps_alive(&self) -> bool;
 }
 
+/// The loop's core objects; dropped at termination so their fds close.
+pub(crate) struct Core {
+    pub(crate) driver: LoopDriver,
+    pub(crate) handle: EventLoop,
+}
+
 pub struct Bridge {
     pub(crate) env: sys::napi_env,
-    pub(crate) handle: EventLoop,
-    pub(crate) driver: RefCell<Option<LoopDriver>>,
-    pub(crate) dispatch: sys::napi_ref,
-    pub(crate) resource: sys::napi_ref,
-    pub(crate) async_ctx: sys::napi_async_context,
-    pub(crate) uv_loop: *mut uv::uv_loop_t,
-    pub(crate) poll: Cell<*mut uv::uv_poll_t>,
-    pub(crate) timer: *mut uv::uv_timer_t,
-    pub(crate) closed: Cell<bool>,
+    id: u64,
+    core: RefCell<Option<Rc<Core>>>,
+    timers: RefCell<Option<Rc<JsTimers>>>,
+    dispatch: Cell<sys::napi_ref>,
+    dispatch_strong: Cell<bool>,
+    resource: Cell<sys::napi_ref>,
+    async_ctx: Cell<sys::napi_async_context>,
+    uv_loop: *mut uv::uv_loop_t,
+    poll: Cell<*mut uv::uv_poll_t>,
+    timer: Cell<*mut uv::uv_timer_t>,
+    closed: Cell<bool>,
     /// `ref()`ed from JS: keep the process alive while the loop is not terminated.
     pub(crate) pinned: Cell<bool>,
     pub(crate) js_failed: Cell<bool>,
-    /// The loop's JS timers; their op buffer is drained after every dispatch call.
-    pub(crate) timers: std::cell::OnceCell<Rc<crate::timers::JsTimers>>,
+    /// Marker tasks run in the current iteration.
+    pub(crate) markers: Cell<u32>,
+    /// Test hook: the next re-watch of a rebuilt selector fails.
+    pub(crate) fail_rewatch: Cell<bool>,
+    /// Loop time at which a graceful shutdown must end, busy or not.
+    shutdown_deadline: Cell<Option<Duration>>,
     /// Runs at the end of every iteration, inside its scopes (the channel event bridge).
-    pub(crate) hook: RefCell<Option<Rc<dyn IterationHook>>>,
+    hook: RefCell<Option<Rc<dyn IterationHook>>>,
     /// The dispatch function and receiver, valid only inside `run` (its handle scope).
     pub(crate) scope_fn: Cell<sys::napi_value>,
     pub(crate) scope_recv: Cell<sys::napi_value>,
@@ -82,32 +115,76 @@ fn uv_check(rc: c_int, what: &str) -> napi::Result<()> {
 }
 
 impl Bridge {
-    /// Attaches `driver`'s loop to the libuv loop of `env`'s thread.
+    /// Attaches `driver`'s loop to the libuv loop of `env`'s thread. On error everything made
+    /// so far is released (references deleted, initialised handles closed).
     pub fn attach(
         env: sys::napi_env,
         driver: LoopDriver,
         dispatch: sys::napi_value,
-        resource: sys::napi_value,
     ) -> napi::Result<Rc<Bridge>> {
         let mut uv_loop: *mut sys::uv_loop_s = ptr::null_mut();
-        let mut dispatch_ref = ptr::null_mut();
-        let mut resource_ref = ptr::null_mut();
-        let mut async_ctx = ptr::null_mut();
-        let mut name = ptr::null_mut();
+        // SAFETY: `env` is the live env of the current call; the out-pointer is a valid local.
+        let status = unsafe { sys::napi_get_uv_event_loop(env, &mut uv_loop) };
+        check(status, "napi_get_uv_event_loop")?;
+        let handle = driver.handle();
+        let fd = driver.raw_fd();
+        let bridge = Rc::new(Bridge {
+            env,
+            id: handle.id(),
+            core: RefCell::new(Some(Rc::new(Core { driver, handle }))),
+            timers: RefCell::new(None),
+            dispatch: Cell::new(ptr::null_mut()),
+            dispatch_strong: Cell::new(false),
+            resource: Cell::new(ptr::null_mut()),
+            async_ctx: Cell::new(ptr::null_mut()),
+            uv_loop: uv_loop.cast(),
+            poll: Cell::new(ptr::null_mut()),
+            timer: Cell::new(ptr::null_mut()),
+            closed: Cell::new(false),
+            pinned: Cell::new(false),
+            js_failed: Cell::new(false),
+            markers: Cell::new(0),
+            fail_rewatch: Cell::new(false),
+            shutdown_deadline: Cell::new(None),
+            hook: RefCell::new(None),
+            scope_fn: Cell::new(ptr::null_mut()),
+            scope_recv: Cell::new(ptr::null_mut()),
+        });
+        if let Err(e) = bridge.init(dispatch, fd) {
+            bridge.close();
+            return Err(e);
+        }
+        LIVE.with(|l| {
+            let mut l = l.borrow_mut();
+            l.retain(|w| w.strong_count() > 0);
+            l.push(Rc::downgrade(&bridge));
+        });
+        install_cleanup_hook(env);
+        Ok(bridge)
+    }
+
+    fn init(self: &Rc<Self>, dispatch: sys::napi_value, fd: c_int) -> napi::Result<()> {
+        let env = self.env;
+        let (mut dispatch_ref, mut resource, mut resource_ref) =
+            (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
+        let (mut name, mut async_ctx) = (ptr::null_mut(), ptr::null_mut());
         // SAFETY: `env` is the live env of the current call; out-pointers are valid locals.
+        // Each reference is stored as soon as it exists, so `close()` deletes it on error.
         unsafe {
+            // Weak (count 0) until the loop has work: an idle, unreferenced loop is collected.
             check(
-                sys::napi_get_uv_event_loop(env, &mut uv_loop),
-                "napi_get_uv_event_loop",
-            )?;
-            check(
-                sys::napi_create_reference(env, dispatch, 1, &mut dispatch_ref),
+                sys::napi_create_reference(env, dispatch, 0, &mut dispatch_ref),
                 "napi_create_reference",
             )?;
+            self.dispatch.set(dispatch_ref);
+            // The async resource of the iterations: a plain object of our own (it holds
+            // nothing), strongly referenced until the async context is destroyed.
+            check(sys::napi_create_object(env, &mut resource), "napi_create_object")?;
             check(
                 sys::napi_create_reference(env, resource, 1, &mut resource_ref),
                 "napi_create_reference",
             )?;
+            self.resource.set(resource_ref);
             check(
                 sys::napi_create_string_utf8(env, c"netloop:EventLoop".as_ptr(), -1, &mut name),
                 "napi_create_string_utf8",
@@ -116,73 +193,102 @@ impl Bridge {
                 sys::napi_async_init(env, resource, name, &mut async_ctx),
                 "napi_async_init",
             )?;
+            self.async_ctx.set(async_ctx);
         }
-        let uv_loop = uv_loop.cast::<uv::uv_loop_t>();
-        let fd = driver.raw_fd();
-        let handle = driver.handle();
         let timer = Box::into_raw(Box::new(zeroed_timer()));
-        let bridge = Rc::new(Bridge {
-            env,
-            handle,
-            driver: RefCell::new(Some(driver)),
-            dispatch: dispatch_ref,
-            resource: resource_ref,
-            async_ctx,
-            uv_loop,
-            poll: Cell::new(ptr::null_mut()),
-            timer,
-            closed: Cell::new(false),
-            pinned: Cell::new(false),
-            js_failed: Cell::new(false),
-            scope_fn: Cell::new(ptr::null_mut()),
-            scope_recv: Cell::new(ptr::null_mut()),
-            timers: std::cell::OnceCell::new(),
-            hook: RefCell::new(None),
-        });
-        // SAFETY: `timer` is a fresh heap allocation that stays alive until its close callback;
-        // `uv_loop` is this thread's libuv loop.
-        unsafe {
-            uv_check(uv::uv_timer_init(uv_loop, timer), "uv_timer_init")?;
-            (*timer).data = Rc::as_ptr(&bridge) as *mut _;
+        // SAFETY: `timer` is a fresh heap allocation; `uv_loop` is this thread's libuv loop.
+        let rc = unsafe { uv::uv_timer_init(self.uv_loop, timer) };
+        if rc != 0 {
+            // SAFETY: not initialised, so libuv never saw it: free it here.
+            drop(unsafe { Box::from_raw(timer) });
+            return uv_check(rc, "uv_timer_init");
         }
-        bridge.start_poll(fd)?;
-        BRIDGES.with(|b| b.borrow_mut().push(bridge.clone()));
-        install_cleanup_hook(env);
-        Ok(bridge)
+        // SAFETY: the handle is initialised; its data owns one strong ref, released by
+        // `free_timer` when the handle is closed.
+        unsafe { (*timer).data = Rc::into_raw(self.clone()) as *mut _ };
+        self.timer.set(timer);
+        self.start_poll(fd)
     }
 
-    pub fn handle(&self) -> &EventLoop {
-        &self.handle
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
-    /// Installs the end-of-iteration hook (one per loop).
+    /// The loop's handle; `None` once terminated (the core is released then).
+    pub fn handle(&self) -> Option<EventLoop> {
+        self.core.borrow().as_ref().map(|c| c.handle.clone())
+    }
+
+    /// The loop-thread side of the loop; `None` once terminated.
+    pub fn local(&self) -> Option<Rc<LocalLoop>> {
+        self.core.borrow().as_ref().map(|c| c.driver.local().clone())
+    }
+
+    pub(crate) fn core(&self) -> Option<Rc<Core>> {
+        self.core.borrow().clone()
+    }
+
+    pub(crate) fn dispatch_ref(&self) -> sys::napi_ref {
+        self.dispatch.get()
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed.get()
+    }
+
+    /// Installs the end-of-iteration hook (one per loop; used by the channel bridge).
+    #[allow(dead_code)]
     pub fn set_hook(&self, hook: Rc<dyn IterationHook>) {
-        *self.hook.borrow_mut() = Some(hook);
-    }
-
-    pub fn set_timers(&self, timers: Rc<crate::timers::JsTimers>) {
-        let _ = self.timers.set(timers);
-    }
-
-    fn start_poll(&self, fd: c_int) -> napi::Result<()> {
-        let poll = Box::into_raw(Box::new(zeroed_poll()));
-        // SAFETY: `poll` is a fresh heap allocation kept until its close callback frees it;
-        // `fd` is the loop's selector fd, open until the loop releases it after `uv_poll_stop`.
-        unsafe {
-            uv_check(uv::uv_poll_init(self.uv_loop, poll, fd), "uv_poll_init")?;
-            (*poll).data = self as *const Bridge as *mut _;
-            uv_check(
-                uv::uv_poll_start(
-                    poll,
-                    uv::uv_poll_event::UV_READABLE.0 as c_int,
-                    Some(on_poll),
-                ),
-                "uv_poll_start",
-            )?;
-            // An idle loop does not keep the process alive; its timers and channels do.
-            uv::uv_unref(poll.cast());
+        if !self.closed.get() {
+            *self.hook.borrow_mut() = Some(hook);
         }
+    }
+
+    pub fn set_timers(&self, timers: Rc<JsTimers>) {
+        *self.timers.borrow_mut() = Some(timers);
+    }
+
+    pub(crate) fn timers(&self) -> Option<Rc<JsTimers>> {
+        self.timers.borrow().clone()
+    }
+
+    /// Bounds a graceful shutdown: at loop time `deadline` the loop terminates even if tasks
+    /// keep arriving during the quiet period.
+    pub(crate) fn set_shutdown_deadline(&self, deadline: Duration) {
+        if self.shutdown_deadline.get().is_none() {
+            self.shutdown_deadline.set(Some(deadline));
+        }
+    }
+
+    fn start_poll(self: &Rc<Self>, fd: c_int) -> napi::Result<()> {
+        let poll = Box::into_raw(Box::new(zeroed_poll()));
+        // SAFETY: `poll` is a fresh heap allocation; `fd` is the loop's selector fd, open
+        // until the core is released after `uv_poll_stop`/`uv_close`.
+        let rc = unsafe { uv::uv_poll_init(self.uv_loop, poll, fd) };
+        if rc != 0 {
+            // SAFETY: not initialised, so libuv never saw it: free it here.
+            drop(unsafe { Box::from_raw(poll) });
+            return uv_check(rc, "uv_poll_init");
+        }
+        // SAFETY: initialised; the data owns one strong ref, released by `free_poll`. From
+        // here on the handle is closed by `stop_poll` (also on the error path below).
+        unsafe { (*poll).data = Rc::into_raw(self.clone()) as *mut _ };
         self.poll.set(poll);
+        // SAFETY: `poll` is initialised and open.
+        let rc = unsafe {
+            uv::uv_poll_start(
+                poll,
+                uv::uv_poll_event::UV_READABLE.0 as c_int,
+                Some(on_poll),
+            )
+        };
+        if rc != 0 {
+            self.stop_poll();
+            return uv_check(rc, "uv_poll_start");
+        }
+        // An idle loop does not keep the process alive; its timers and channels do.
+        // SAFETY: `poll` is initialised and open.
+        unsafe { uv::uv_unref(poll.cast()) };
         Ok(())
     }
 
@@ -191,8 +297,8 @@ impl Bridge {
         if poll.is_null() {
             return;
         }
-        // SAFETY: `poll` was initialised by `start_poll` and is closed exactly once here; the
-        // close callback frees the allocation.
+        // SAFETY: `poll` was initialised by `start_poll` and is closed exactly once here (the
+        // cell was cleared); the close callback frees it and releases its Rc.
         unsafe {
             uv::uv_poll_stop(poll);
             uv::uv_close(poll.cast(), Some(free_poll));
@@ -200,48 +306,43 @@ impl Bridge {
     }
 
     /// Runs one iteration in a handle scope and a callback scope.
-    fn run(&self, io: bool) {
-        if self.closed.get() || TEARING_DOWN.with(|t| t.get()) {
+    fn run(self: &Rc<Self>, io: bool) {
+        if self.closed.get() || tearing_down() {
             return;
         }
-        let env = self.env;
-        let mut hs = ptr::null_mut();
-        let mut cs = ptr::null_mut();
-        let mut resource = ptr::null_mut();
-        // SAFETY: called from a libuv callback on the env's thread, where no scope is open.
-        // Failures (possible during worker termination) skip the iteration.
-        unsafe {
-            if sys::napi_open_handle_scope(env, &mut hs) != sys::Status::napi_ok {
-                return;
-            }
-            if sys::napi_get_reference_value(env, self.resource, &mut resource)
-                != sys::Status::napi_ok
-                || sys::napi_open_callback_scope(env, resource, self.async_ctx, &mut cs)
-                    != sys::Status::napi_ok
-            {
-                cs = ptr::null_mut();
-            }
+        let Some(core) = self.core() else { return };
+        let Some(scopes) = Scopes::open(self) else {
+            return;
+        };
+        if scopes.js_gone {
+            // The JS side is gone (collected while idle, finalizer pending): no JS to run for.
+            drop(scopes);
+            drop(core);
+            self.close();
+            return;
         }
-        let (mut f, mut recv) = (ptr::null_mut(), ptr::null_mut());
-        // SAFETY: the handle scope opened above is current.
-        if unsafe { self.fetch_dispatch(&mut f, &mut recv) } {
-            self.scope_fn.set(f);
-            self.scope_recv.set(recv);
-        }
-        if let Some(t) = self.timers.get() {
+        self.markers.set(0);
+        if let Some(t) = self.timers() {
             t.drain();
         }
-        let it = {
-            let driver = self.driver.borrow();
-            match driver.as_ref() {
-                Some(d) if io => d.run_io_ready(),
-                Some(d) => d.run_once(),
-                None => Iteration {
-                    terminated: true,
-                    ..Default::default()
-                },
+        let mut it = if self.shutdown_overdue(&core) {
+            core.driver.terminate_now();
+            Iteration {
+                terminated: true,
+                ..Default::default()
             }
+        } else if io {
+            core.driver.run_io_ready()
+        } else {
+            core.driver.run_once()
         };
+        if it.selector_rebuilt && !it.terminated {
+            if let Err(rc) = self.rewatch(&core) {
+                self.call(Dispatch::Fault, f64::from(rc.unsigned_abs()));
+                core.driver.terminate_now();
+                it.terminated = true;
+            }
+        }
         let hook = self.hook.borrow().clone();
         if let Some(h) = hook {
             h.after_iteration();
@@ -249,37 +350,45 @@ impl Bridge {
         if it.terminated {
             self.call(Dispatch::Terminated, 0.0);
         }
-        self.scope_fn.set(ptr::null_mut());
-        self.scope_recv.set(ptr::null_mut());
-        // SAFETY: closing the scopes opened above, in reverse order. Closing the callback scope
-        // runs the nextTick queue and microtasks.
-        unsafe {
-            if !cs.is_null() {
-                sys::napi_close_callback_scope(env, cs);
-            }
-            sys::napi_close_handle_scope(env, hs);
-        }
+        drop(scopes);
+        drop(core);
         self.after_iteration(it);
     }
 
+    fn shutdown_overdue(&self, core: &Core) -> bool {
+        self.shutdown_deadline
+            .get()
+            .is_some_and(|d| core.handle.is_shutting_down() && core.driver.local().now() >= d)
+    }
+
+    /// libuv watches the rebuilt selector's fd instead of the old one; `Err(libuv code)`.
+    fn rewatch(self: &Rc<Self>, core: &Core) -> Result<(), c_int> {
+        self.stop_poll();
+        let res = if self.fail_rewatch.replace(false) {
+            Err(napi::Error::from_reason("injected failure"))
+        } else {
+            self.start_poll(core.driver.raw_fd())
+        };
+        core.driver.release_retired_selectors();
+        res.map_err(|e| {
+            debug(format_args!("re-watching the rebuilt selector failed: {e}"));
+            -1
+        })
+    }
+
     fn after_iteration(&self, it: Iteration) {
-        if it.terminated || self.handle.is_terminated() {
+        let Some(core) = self.core() else { return };
+        if it.terminated || core.handle.is_terminated() {
+            drop(core);
             self.close();
             return;
         }
         // Microtasks that ran when the callback scope closed may have buffered timer ops.
-        if let Some(t) = self.timers.get() {
+        let timers = self.timers();
+        if let Some(t) = &timers {
             t.drain();
         }
-        let driver = self.driver.borrow();
-        let Some(d) = driver.as_ref() else { return };
-        if it.selector_rebuilt {
-            self.stop_poll();
-            if let Err(e) = self.start_poll(d.raw_fd()) {
-                eprintln!("netloop: re-watching the rebuilt selector failed: {e}");
-            }
-            d.release_retired_selectors();
-        }
+        let d = &core.driver;
         let next = d.next_timeout();
         // Queued tasks and registered channels keep the process alive, as setImmediate and
         // sockets do; timers do through the (ref'ed) timer handle.
@@ -288,90 +397,213 @@ impl Bridge {
             Some(h) => h.keeps_alive(),
             None => d.local().registered_count() > 0,
         };
-        let busy = self.pinned.get() || channels || next == Some(Duration::ZERO);
-        let poll = self.poll.get();
-        // SAFETY: the timer and poll handles are live (not closed: `closed` is false).
+        let busy_io = self.pinned.get() || channels || next == Some(Duration::ZERO);
+        let busy = busy_io
+            || timers.as_ref().is_some_and(|t| t.live() > 0)
+            || core.handle.is_shutting_down();
+        self.set_js_strong(busy);
+        let (poll, timer) = (self.poll.get(), self.timer.get());
+        // SAFETY: non-null handles are initialised and open (they are nulled when closed).
         unsafe {
             if !poll.is_null() {
-                if busy {
+                if busy_io {
                     uv::uv_ref(poll.cast());
                 } else {
                     uv::uv_unref(poll.cast());
                 }
             }
+            if timer.is_null() {
+                return;
+            }
             match next {
+                Some(Duration::ZERO) => {
+                    // Run again in libuv's poll phase: the waker makes the fd readable.
+                    uv::uv_timer_stop(timer);
+                    d.local().request_iteration();
+                }
                 Some(t) => {
                     uv::uv_update_time(self.uv_loop);
-                    uv::uv_timer_start(self.timer, Some(on_timer), ceil_millis(t), 0);
+                    uv::uv_timer_start(timer, Some(on_timer), ceil_millis(t), 0);
                 }
                 None => {
-                    uv::uv_timer_stop(self.timer);
+                    uv::uv_timer_stop(timer);
                 }
             }
         }
     }
 
-    /// Keeps the process alive until the next iteration (JS queued a task).
+    /// The JS side is needed (strong) or may be collected (weak).
+    fn set_js_strong(&self, strong: bool) {
+        let r = self.dispatch.get();
+        if r.is_null() || self.dispatch_strong.get() == strong || tearing_down() {
+            return;
+        }
+        let mut count = 0u32;
+        // SAFETY: `r` was created on this env and is deleted only by `close`, which nulls it.
+        unsafe {
+            if strong {
+                sys::napi_reference_ref(self.env, r, &mut count);
+            } else {
+                sys::napi_reference_unref(self.env, r, &mut count);
+            }
+        }
+        self.dispatch_strong.set(strong);
+    }
+
+    /// Keeps the process and the JS side alive until the next iteration (JS queued work).
     pub fn keep_alive(&self) {
+        self.set_js_strong(true);
         let poll = self.poll.get();
         if !poll.is_null() {
-            // SAFETY: a non-null poll handle is initialised and not closed.
+            // SAFETY: a non-null poll handle is initialised and open.
             unsafe { uv::uv_ref(poll.cast()) };
         }
     }
 
     /// Asks libuv to run an iteration soon (after JS scheduled work outside an iteration).
     pub fn rearm(&self) {
-        if !self.closed.get() {
-            self.after_iteration(Iteration::default());
+        if self.closed.get() || self.local().is_some_and(|l| l.is_in_iteration()) {
+            return;
         }
+        self.after_iteration(Iteration::default());
     }
 
-    /// Closes the uv handles and lets go of the JS references. Idempotent.
+    /// Closes the uv handles, lets go of the JS references and releases the loop's core (a
+    /// loop that has not terminated yet terminates now, without calling JS). Idempotent.
     pub fn close(&self) {
         if self.closed.replace(true) {
             return;
         }
         self.stop_poll();
-        // SAFETY: the timer was initialised in `attach` and is closed exactly once here.
-        unsafe {
-            uv::uv_timer_stop(self.timer);
-            uv::uv_close(self.timer.cast(), Some(free_timer));
+        let timer = self.timer.replace(ptr::null_mut());
+        if !timer.is_null() {
+            // SAFETY: initialised in `init` and closed exactly once here (the cell was cleared).
+            unsafe {
+                uv::uv_timer_stop(timer);
+                uv::uv_close(timer.cast(), Some(free_timer));
+            }
         }
-        // SAFETY: references and the async context were created in `attach` on this env.
+        let env = self.env;
+        let (d, r, a) = (
+            self.dispatch.replace(ptr::null_mut()),
+            self.resource.replace(ptr::null_mut()),
+            self.async_ctx.replace(ptr::null_mut()),
+        );
+        // SAFETY: references and the async context were created on this env's thread, which
+        // we are on; each is released once (the cells were cleared).
         unsafe {
-            sys::napi_delete_reference(self.env, self.dispatch);
-            sys::napi_delete_reference(self.env, self.resource);
-            sys::napi_async_destroy(self.env, self.async_ctx);
+            if !d.is_null() {
+                sys::napi_delete_reference(env, d);
+            }
+            if !r.is_null() {
+                sys::napi_delete_reference(env, r);
+            }
+            if !a.is_null() {
+                sys::napi_async_destroy(env, a);
+            }
         }
-        let me = self as *const Bridge;
-        let _ = BRIDGES.try_with(|b| b.borrow_mut().retain(|x| !ptr::eq(Rc::as_ptr(x), me)));
+        let core = self.core.borrow_mut().take();
+        let timers = self.timers.borrow_mut().take();
+        let hook = self.hook.borrow_mut().take();
+        if let Some(t) = &timers {
+            t.cancel_all();
+        }
+        if let Some(c) = &core {
+            if !c.handle.is_terminated() {
+                c.driver.terminate_now();
+            }
+        }
+        drop((hook, timers, core));
     }
+}
 
-    /// Terminates the loop at once (env teardown): accepted Rust tasks run, JS is not called.
-    fn teardown(&self) {
-        self.close();
-        if let Some(d) = self.driver.borrow_mut().take() {
-            d.terminate_now();
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        // Every handle holds an Rc, so none is open here; `close` releases the rest (JS
+        // references, the core) if nobody did, unless the env is being torn down.
+        if !tearing_down() {
+            self.close();
         }
     }
 }
 
-/// The bridge of the loop with this id, if it lives on this thread.
+/// The handle scope and callback scope of one iteration; closed on drop (also on unwind).
+struct Scopes<'a> {
+    bridge: &'a Bridge,
+    hs: sys::napi_handle_scope,
+    cs: sys::napi_callback_scope,
+    /// The dispatch function was collected (the loop was idle and unreferenced).
+    js_gone: bool,
+}
+
+impl<'a> Scopes<'a> {
+    fn open(bridge: &'a Bridge) -> Option<Self> {
+        let env = bridge.env;
+        let mut s = Scopes {
+            bridge,
+            hs: ptr::null_mut(),
+            cs: ptr::null_mut(),
+            js_gone: false,
+        };
+        let mut resource = ptr::null_mut();
+        // SAFETY: called from a libuv callback on the env's thread, where no scope is open.
+        // Failures (possible during worker termination) skip the iteration or run it without
+        // async context.
+        unsafe {
+            if sys::napi_open_handle_scope(env, &mut s.hs) != sys::Status::napi_ok {
+                return None;
+            }
+            if sys::napi_get_reference_value(env, bridge.resource.get(), &mut resource)
+                != sys::Status::napi_ok
+                || resource.is_null()
+                || sys::napi_open_callback_scope(env, resource, bridge.async_ctx.get(), &mut s.cs)
+                    != sys::Status::napi_ok
+            {
+                s.cs = ptr::null_mut();
+            }
+            let (mut f, mut recv) = (ptr::null_mut(), ptr::null_mut());
+            if bridge.fetch_dispatch(&mut f, &mut recv) {
+                bridge.scope_fn.set(f);
+                bridge.scope_recv.set(recv);
+            } else {
+                s.js_gone = sys::napi_get_reference_value(env, bridge.dispatch.get(), &mut f)
+                    == sys::Status::napi_ok
+                    && f.is_null();
+            }
+        }
+        Some(s)
+    }
+}
+
+impl Drop for Scopes<'_> {
+    fn drop(&mut self) {
+        self.bridge.scope_fn.set(ptr::null_mut());
+        self.bridge.scope_recv.set(ptr::null_mut());
+        // SAFETY: closing the scopes opened in `open`, in reverse order, on the same thread.
+        // Closing the callback scope runs the nextTick queue and microtasks.
+        unsafe {
+            if !self.cs.is_null() {
+                sys::napi_close_callback_scope(self.bridge.env, self.cs);
+            }
+            sys::napi_close_handle_scope(self.bridge.env, self.hs);
+        }
+    }
+}
+
+/// The live bridge of the loop with this id on this thread (test hooks).
 pub fn find(loop_id: u64) -> Option<Rc<Bridge>> {
-    BRIDGES
-        .try_with(|b| {
-            b.borrow()
-                .iter()
-                .find(|x| x.handle.id() == loop_id)
-                .cloned()
-        })
-        .ok()
-        .flatten()
+    LIVE.try_with(|l| {
+        l.borrow()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .find(|b| b.id == loop_id && !b.closed.get())
+    })
+    .ok()
+    .flatten()
 }
 
 fn ceil_millis(d: Duration) -> u64 {
-    let ms = d.as_nanos().div_ceil(1_000_000);
+    let ms = d.as_nanos().div_ceil(1_000_000).max(1);
     u64::try_from(ms).unwrap_or(u64::MAX / 2).min(u64::MAX / 2)
 }
 
@@ -386,34 +618,54 @@ fn zeroed_timer() -> uv::uv_timer_t {
     unsafe { std::mem::zeroed() }
 }
 
-unsafe extern "C" fn on_poll(handle: *mut uv::uv_poll_t, _status: c_int, _events: c_int) {
-    // SAFETY: `data` points to a Bridge kept alive by the registry while its handles are open.
-    let bridge = unsafe { &*((*handle).data as *const Bridge) };
-    let keep = find(bridge.handle.id());
-    if catch_unwind(AssertUnwindSafe(|| bridge.run(true))).is_err() {
-        eprintln!("netloop: a panic was stopped at the libuv boundary");
+/// The bridge a handle's data owns, as a new strong ref (the handle keeps its own).
+///
+/// # Safety
+/// `data` must be the `Rc::into_raw` pointer stored by `init`/`start_poll`, not yet released.
+unsafe fn bridge_of(data: *mut std::ffi::c_void) -> Rc<Bridge> {
+    let p = data as *const Bridge;
+    // SAFETY: per the contract the handle owns one strong count; add ours and take it.
+    unsafe {
+        Rc::increment_strong_count(p);
+        Rc::from_raw(p)
     }
-    drop(keep);
+}
+
+fn run_guarded(bridge: &Rc<Bridge>, io: bool) {
+    if catch_unwind(AssertUnwindSafe(|| bridge.run(io))).is_err() {
+        debug(format_args!("a panic was stopped at the libuv boundary"));
+        // The scopes were closed by their guard; make sure the loop runs again.
+        let _ = catch_unwind(AssertUnwindSafe(|| bridge.rearm()));
+    }
+}
+
+unsafe extern "C" fn on_poll(handle: *mut uv::uv_poll_t, _status: c_int, _events: c_int) {
+    // SAFETY: an open poll handle's data is its owned Rc (released only by `free_poll`).
+    let bridge = unsafe { bridge_of((*handle).data) };
+    run_guarded(&bridge, true);
 }
 
 unsafe extern "C" fn on_timer(handle: *mut uv::uv_timer_t) {
     // SAFETY: as in `on_poll`.
-    let bridge = unsafe { &*((*handle).data as *const Bridge) };
-    let keep = find(bridge.handle.id());
-    if catch_unwind(AssertUnwindSafe(|| bridge.run(false))).is_err() {
-        eprintln!("netloop: a panic was stopped at the libuv boundary");
-    }
-    drop(keep);
+    let bridge = unsafe { bridge_of((*handle).data) };
+    run_guarded(&bridge, false);
 }
 
 unsafe extern "C" fn free_poll(handle: *mut uv::uv_handle_t) {
-    // SAFETY: the handle was allocated by Box::into_raw in `start_poll` and libuv is done with it.
-    drop(unsafe { Box::from_raw(handle.cast::<uv::uv_poll_t>()) });
+    // SAFETY: allocated by Box::into_raw in `start_poll`; libuv is done with it. Its data is
+    // the Rc stored there (never null: data is set right after a successful init).
+    unsafe {
+        let h = Box::from_raw(handle.cast::<uv::uv_poll_t>());
+        drop(Rc::from_raw(h.data as *const Bridge));
+    }
 }
 
 unsafe extern "C" fn free_timer(handle: *mut uv::uv_handle_t) {
-    // SAFETY: the handle was allocated by Box::into_raw in `attach` and libuv is done with it.
-    drop(unsafe { Box::from_raw(handle.cast::<uv::uv_timer_t>()) });
+    // SAFETY: as in `free_poll`, for the timer allocated in `init`.
+    unsafe {
+        let h = Box::from_raw(handle.cast::<uv::uv_timer_t>());
+        drop(Rc::from_raw(h.data as *const Bridge));
+    }
 }
 
 fn install_cleanup_hook(env: sys::napi_env) {
@@ -426,12 +678,15 @@ fn install_cleanup_hook(env: sys::napi_env) {
     }
 }
 
+/// Env teardown (worker termination, process exit): close every open handle, terminate
+/// every loop; no JS is called from here on.
 unsafe extern "C" fn cleanup(_arg: *mut std::ffi::c_void) {
     let _ = catch_unwind(|| {
         TEARING_DOWN.with(|t| t.set(true));
-        let all: Vec<Rc<Bridge>> = BRIDGES.with(|b| b.borrow().clone());
-        for b in all {
-            b.teardown();
+        let live: Vec<Rc<Bridge>> =
+            LIVE.with(|l| l.borrow().iter().filter_map(Weak::upgrade).collect());
+        for b in live {
+            b.close();
         }
     });
 }

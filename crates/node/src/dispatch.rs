@@ -1,14 +1,15 @@
 //! Calls from the loop into JS: one dispatch function per loop, called with one number
-//! (`arg * 4 + kind`). Only inside an iteration, where `Bridge::run` holds a handle scope and a
+//! (`arg * 8 + kind`). Only inside an iteration, where `Bridge::run` holds a handle scope and a
 //! callback scope open and has cached the function and receiver for the scope.
 
 use std::ptr;
 
 use napi::sys;
 
-use crate::bridge::{Bridge, TEARING_DOWN};
+use crate::bridge::{tearing_down, Bridge};
+use crate::error::debug;
 
-/// What the JS dispatch function is asked to do (the low two bits of its argument).
+/// What the JS dispatch function is asked to do (its argument modulo 8).
 #[derive(Debug, Clone, Copy)]
 #[repr(u32)]
 pub enum Dispatch {
@@ -20,12 +21,18 @@ pub enum Dispatch {
     Terminated = 2,
     /// A task posted from another OS thread ran; `arg` = ns from post to run (tests, benches).
     Remote = 3,
+    /// The loop failed and terminates: libuv could not watch its rebuilt selector (`arg`:
+    /// the libuv error number). JS reports it through `onTaskError`.
+    Fault = 4,
 }
+
+/// The multiplier of `arg` in the packed dispatch argument (`arg * PACK + kind`).
+pub const PACK: f64 = 8.0;
 
 impl Bridge {
     /// Calls the JS dispatch function. Only inside an iteration (scopes open).
     pub fn call(&self, what: Dispatch, arg: f64) {
-        if TEARING_DOWN.with(|t| t.get()) {
+        if self.is_closed() || tearing_down() {
             return;
         }
         let env = self.env;
@@ -37,8 +44,8 @@ impl Bridge {
             if f.is_null() && !self.fetch_dispatch(&mut f, &mut recv) {
                 return;
             }
-            // One number carries both: arg * 4 + kind (exact below 2^53).
-            if sys::napi_create_double(env, arg * 4.0 + f64::from(what as u32), &mut packed)
+            // One number carries both: arg * 8 + kind (exact below 2^53).
+            if sys::napi_create_double(env, arg * PACK + f64::from(what as u32), &mut packed)
                 != sys::Status::napi_ok
             {
                 return;
@@ -46,7 +53,7 @@ impl Bridge {
             let args = [packed];
             let mut result = ptr::null_mut();
             let status = sys::napi_call_function(env, recv, f, 1, args.as_ptr(), &mut result);
-            if let Some(t) = self.timers.get() {
+            if let Some(t) = self.timers() {
                 t.drain();
             }
             if status == sys::Status::napi_pending_exception {
@@ -59,10 +66,10 @@ impl Bridge {
                 // A terminating worker raises an uncatchable exception that has no text: no
                 // report then; anything else is said once per loop.
                 if !detail.is_empty() && !self.js_failed.replace(true) {
-                    eprintln!(
-                        "netloop: an exception escaped the dispatcher of loop {}: {detail}",
-                        self.handle.name()
-                    );
+                    debug(format_args!(
+                        "an exception escaped the dispatcher of loop {}: {detail}",
+                        self.id()
+                    ));
                 }
             }
         }
@@ -79,7 +86,10 @@ impl Bridge {
     ) -> bool {
         // SAFETY: per the function's contract.
         unsafe {
-            sys::napi_get_reference_value(self.env, self.dispatch, f) == sys::Status::napi_ok
+            let r = self.dispatch_ref();
+            !r.is_null()
+                && sys::napi_get_reference_value(self.env, r, f) == sys::Status::napi_ok
+                && !f.is_null()
                 && sys::napi_get_undefined(self.env, recv) == sys::Status::napi_ok
         }
     }

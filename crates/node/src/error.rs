@@ -1,4 +1,9 @@
-//! The one place where core errors become JS errors with a stable `code`.
+//! The one place where core errors become JS errors with a stable `code`, and the one switch
+//! for diagnostics: the binding never prints unless `NETLOOP_DEBUG` is set in the environment
+//! (read once per process). Everything a user must learn about goes to JS instead (a thrown
+//! error, or the loop's `onTaskError`).
+
+use std::sync::OnceLock;
 
 use napi::Error;
 use netloop_eventloop::LoopError;
@@ -31,21 +36,53 @@ pub fn invalid_arg(msg: impl Into<String>) -> Error<Code> {
     Error::new(Code("ERR_INVALID_ARG_VALUE"), msg.into())
 }
 
-/// Milliseconds from JS as a duration: NaN is rejected, negatives are due now, huge saturate.
-pub fn millis(name: &str, ms: f64) -> JsResult<std::time::Duration> {
-    if ms.is_nan() {
-        return Err(invalid_arg(format!("{name} must be a number, got NaN")));
-    }
-    let ms = ms.max(0.0);
-    Ok(std::time::Duration::try_from_secs_f64(ms / 1000.0).unwrap_or(std::time::Duration::MAX))
+pub fn out_of_range(name: &str, rule: &str, received: f64) -> Error<Code> {
+    Error::new(
+        Code("ERR_OUT_OF_RANGE"),
+        format!("The value of \"{name}\" is out of range. It must be {rule}. Received {received}"),
+    )
 }
 
-/// A strictly positive period in milliseconds.
+/// Milliseconds from JS as a duration: must be finite; negatives are due now (Netty).
+pub fn millis(name: &str, ms: f64) -> JsResult<std::time::Duration> {
+    if !ms.is_finite() {
+        return Err(out_of_range(name, "a finite number", ms));
+    }
+    Ok(std::time::Duration::try_from_secs_f64(ms.max(0.0) / 1000.0)
+        .unwrap_or(std::time::Duration::MAX))
+}
+
+/// Shortest period of a periodic timer, in milliseconds (1 µs).
+pub const MIN_PERIOD_MS: f64 = 0.001;
+
+/// A period in milliseconds: finite and at least [`MIN_PERIOD_MS`].
 pub fn period(name: &str, ms: f64) -> JsResult<std::time::Duration> {
-    if ms.is_nan() || ms <= 0.0 {
-        return Err(invalid_arg(format!(
-            "{name} must be a positive number of milliseconds, got {ms}"
-        )));
+    if !ms.is_finite() || ms < MIN_PERIOD_MS {
+        return Err(out_of_range(name, "a finite number >= 0.001", ms));
     }
     millis(name, ms)
+}
+
+fn env_flag(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// `NETLOOP_DEBUG` set (and not `0`): the binding prints its diagnostics to stderr.
+pub fn debug_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| env_flag("NETLOOP_DEBUG"))
+}
+
+/// Prints a diagnostic when `NETLOOP_DEBUG` is set; silent otherwise.
+pub fn debug(msg: std::fmt::Arguments<'_>) {
+    if debug_enabled() {
+        eprintln!("netloop: {msg}");
+    }
+}
+
+/// `NETLOOP_TEST_HOOKS=1` when the loop is made: test hooks (fault injection, cross-thread
+/// posts, counters) work on it. Read per loop, so a test process can set it before its first
+/// loop.
+pub fn test_hooks_enabled() -> bool {
+    env_flag("NETLOOP_TEST_HOOKS")
 }

@@ -2,11 +2,15 @@
 //! conversions, and JS tasks as loop tasks that call the loop's dispatch function.
 //!
 //! Ground rules: an instance is used only on the JS thread that created it (napi objects
-//! cannot cross threads), which is also the loop's thread.
+//! cannot cross threads), which is also the loop's thread. It holds the bridge, never the
+//! loop's core directly, so a terminated loop's fds close at termination even while JS keeps
+//! this object. When JS collects it (only possible while the loop is idle, see `bridge.rs`)
+//! the loop terminates and its handles close.
 
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
+use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 use napi::bindgen_prelude::*;
@@ -15,9 +19,9 @@ use netloop_eventloop::{
     EventLoop, LocalLoop, LoopConfig, LoopError, LoopState, RejectReason, SelectorFault,
 };
 
-use crate::bridge::{self, Bridge, Dispatch};
-use crate::error::{invalid_arg, loop_error, millis, period, throw, JsResult};
-use crate::timers::{JsTimers, FIRED_SLOTS, OP_FIELDS, OP_HEADER};
+use crate::bridge::{self, Bridge, Dispatch, MARKERS_PER_ITERATION};
+use crate::error::{debug, invalid_arg, loop_error, millis, period, test_hooks_enabled, throw, JsResult};
+use crate::timers::{JsTimers, BUFFER_LEN};
 
 #[napi(object)]
 pub struct NativeLoopOptions {
@@ -29,9 +33,11 @@ pub struct NativeLoopOptions {
 #[napi]
 pub struct NativeEventLoop {
     bridge: Rc<Bridge>,
-    local: Rc<LocalLoop>,
     timers: Rc<JsTimers>,
-    faults: Arc<AtomicU32>,
+    name: String,
+    thread: ThreadId,
+    /// Test hooks (`NETLOOP_TEST_HOOKS=1` when the loop was made): pending injected faults.
+    faults: Option<Arc<AtomicU32>>,
     /// Keeps the shared op buffer alive.
     _ops: OpBuffer,
 }
@@ -44,6 +50,9 @@ struct OpBuffer {
 
 impl Drop for OpBuffer {
     fn drop(&mut self) {
+        if bridge::tearing_down() {
+            return;
+        }
         // SAFETY: the reference was created on this env; finalizers run on the env's thread.
         unsafe {
             napi::sys::napi_delete_reference(self.env, self.reference);
@@ -87,25 +96,27 @@ fn state_name(s: LoopState) -> &'static str {
     }
 }
 
+fn rejected() -> napi::Error<crate::error::Code> {
+    loop_error(LoopError::Rejected(RejectReason::Shutdown))
+}
+
 #[napi]
 impl NativeEventLoop {
-    /// `dispatch(kind, arg)` is called on this thread for every JS task, timer and event.
+    /// `dispatch(packed)` is called on this thread for every JS task, timer and event.
     #[napi(constructor)]
     pub fn new(
         env: Env,
         dispatch: Unknown,
-        resource: Unknown,
         ops: Unknown,
         js_now: f64,
         options: Option<NativeLoopOptions>,
     ) -> Result<Self> {
-        Self::create(&env, dispatch, resource, ops, js_now, options).map_err(|e| throw(&env, e))
+        Self::create(&env, dispatch, ops, js_now, options).map_err(|e| throw(&env, e))
     }
 
     fn create(
         env: &Env,
         dispatch: Unknown,
-        resource: Unknown,
         ops: Unknown,
         js_now: f64,
         options: Option<NativeLoopOptions>,
@@ -115,8 +126,10 @@ impl NativeEventLoop {
             env: env.raw(),
             reference,
         };
-        if len < OP_HEADER + OP_FIELDS + FIRED_SLOTS {
-            return Err(invalid_arg("ops buffer too small"));
+        if len != BUFFER_LEN {
+            return Err(invalid_arg(format!(
+                "the timer buffer must hold {BUFFER_LEN} numbers, got {len}"
+            )));
         }
         let mut cfg = LoopConfig {
             name: "netloop-js".into(),
@@ -133,69 +146,110 @@ impl NativeEventLoop {
                 cfg.max_pending_tasks = m as usize;
             }
         }
-        // Test hook: the next `faults` polls return empty at once, as a buggy epoll would.
-        let faults = Arc::new(AtomicU32::new(0));
-        let f = faults.clone();
-        cfg.fault_injector = Some(Arc::new(move || {
-            let left = f.load(Ordering::Relaxed);
-            if left > 0 {
-                f.store(left - 1, Ordering::Relaxed);
-                SelectorFault::PrematureEmpty
-            } else {
-                SelectorFault::None
-            }
+        let loop_name = cfg.name.clone();
+        cfg.on_task_panic = Some(Arc::new(move |msg: &str| {
+            debug(format_args!("a task on loop {loop_name} panicked: {msg}"));
         }));
+        let faults = test_hooks_enabled().then(|| Arc::new(AtomicU32::new(0)));
+        if let Some(f) = faults.clone() {
+            // Test hook: the next `faults` polls return empty at once, as a buggy epoll would.
+            cfg.fault_injector = Some(Arc::new(move || {
+                let left = f.load(Ordering::Relaxed);
+                if left > 0 {
+                    f.store(left - 1, Ordering::Relaxed);
+                    SelectorFault::PrematureEmpty
+                } else {
+                    SelectorFault::None
+                }
+            }));
+        }
+        let name = cfg.name.clone();
+        if dispatch.get_type().ok() != Some(ValueType::Function) {
+            return Err(invalid_arg("dispatch must be a function"));
+        }
         let (_handle, driver) = EventLoop::attached(cfg).map_err(loop_error)?;
-        let local = driver.local().clone();
-        let bridge = Bridge::attach(env.raw(), driver, dispatch.raw(), resource.raw())
+        let local = Rc::downgrade(driver.local());
+        // On failure the driver (dropped inside `attach`) terminates the loop: its fds close.
+        let bridge = Bridge::attach(env.raw(), driver, dispatch.raw())
             .map_err(|e| invalid_arg(format!("attaching the loop to libuv failed: {e}")))?;
-        let timers = JsTimers::new(local.clone(), Rc::downgrade(&bridge));
+        let timers = JsTimers::new(local, Rc::downgrade(&bridge));
         timers.set_buffer(data, len);
         timers.calibrate(js_now);
         bridge.set_timers(timers.clone());
         Ok(NativeEventLoop {
             bridge,
-            local,
             timers,
+            name,
+            thread: std::thread::current().id(),
             faults,
             _ops: ops,
         })
     }
 
-    fn handle(&self) -> &EventLoop {
-        self.bridge.handle()
-    }
-
-    /// The bridge of this loop (the channel hub hooks into it).
+    /// The loop's bridge (for other parts of the binding, e.g. channels).
+    #[allow(dead_code)]
     pub(crate) fn bridge(&self) -> &Rc<Bridge> {
         &self.bridge
     }
 
-    /// The loop-thread part of this loop (channels are created on it).
-    pub(crate) fn local(&self) -> &Rc<LocalLoop> {
-        &self.local
+    /// The loop-thread side of the loop; `None` once terminated.
+    #[allow(dead_code)]
+    pub(crate) fn local(&self) -> Option<Rc<LocalLoop>> {
+        self.bridge.local()
     }
 
-    fn accepting(&self) -> JsResult<()> {
-        if self.handle().is_shutdown() {
-            return Err(loop_error(LoopError::Rejected(RejectReason::Shutdown)));
+    fn accepting(&self) -> JsResult<Rc<LocalLoop>> {
+        match (self.bridge.handle(), self.bridge.local()) {
+            (Some(h), Some(l)) if !h.is_shutdown() => Ok(l),
+            _ => Err(rejected()),
         }
-        Ok(())
     }
 
-    /// Queues one JS task (the dispatcher runs the next function of its FIFO).
+    /// Queues one marker task: it runs the next batch of the JS FIFO. Rejected once the loop
+    /// is shut down.
     #[napi]
     pub fn execute(&self, env: Env) -> Result<()> {
-        self.execute_impl().map_err(|e| throw(&env, e))
+        let local = self.accepting().map_err(|e| throw(&env, e))?;
+        self.queue_marker(&local);
+        Ok(())
     }
 
-    fn execute_impl(&self) -> JsResult<()> {
-        self.accepting()?;
+    /// Queues the marker for JS tasks that were already accepted. 0: queued; 1: the loop is
+    /// draining its last tasks (shut down, no new task is queued): JS runs the rest now;
+    /// 2: terminated (JS reports the tasks).
+    #[napi]
+    pub fn requeue(&self) -> u32 {
+        match self.bridge.local() {
+            Some(local) if local.handle().is_shutdown() => 1,
+            Some(local) => {
+                self.queue_marker(&local);
+                0
+            }
+            None => 2,
+        }
+    }
+
+    fn queue_marker(&self, local: &Rc<LocalLoop>) {
         let b = Rc::downgrade(&self.bridge);
-        self.local
-            .execute_local(move || call(&b, Dispatch::Task, 0.0));
+        let marker = move || {
+            if let Some(b) = b.upgrade() {
+                b.markers.set(b.markers.get().saturating_add(1));
+                b.call(Dispatch::Task, 0.0);
+            }
+        };
+        if local.is_in_iteration() && self.bridge.markers.get() >= MARKERS_PER_ITERATION {
+            // Enough JS ran in this iteration: the marker waits for the next one, so libuv's
+            // other phases get their turn (the loop's waker brings it back in the poll phase).
+            let l = Rc::downgrade(local);
+            local.execute_after_batch(move || {
+                if let Some(l) = l.upgrade() {
+                    l.execute_local(marker);
+                }
+            });
+        } else {
+            local.execute_local(marker);
+        }
         self.bridge.keep_alive();
-        Ok(())
     }
 
     #[napi]
@@ -204,11 +258,22 @@ impl NativeEventLoop {
     }
 
     fn schedule_impl(&self, id: u32, delay_ms: f64) -> JsResult<()> {
-        self.accepting()?;
-        let delay = millis("delay", delay_ms)?;
-        self.timers.schedule(id, delay);
+        let delay = millis("delayMs", delay_ms)?;
+        self.scheduling()?;
+        if !self.timers.schedule(id, delay) {
+            return Err(rejected());
+        }
         self.bridge.keep_alive();
+        self.bridge.rearm();
         Ok(())
+    }
+
+    /// Timers are rejected from the start of a graceful shutdown (it cancels them all).
+    fn scheduling(&self) -> JsResult<()> {
+        match self.bridge.handle() {
+            Some(h) if !h.is_shutting_down() => Ok(()),
+            _ => Err(rejected()),
+        }
     }
 
     #[napi]
@@ -231,13 +296,14 @@ impl NativeEventLoop {
         period_ms: f64,
         fixed_rate: bool,
     ) -> JsResult<()> {
-        self.accepting()?;
-        let initial = millis("initialDelay", initial_ms)?;
-        let p = period("period", period_ms)?;
+        let initial = millis("initialDelayMs", initial_ms)?;
+        let p = period("periodMs", period_ms)?;
+        self.scheduling()?;
         if !self.timers.schedule_periodic(id, initial, p, fixed_rate) {
-            return Err(invalid_arg("period must be positive"));
+            return Err(rejected());
         }
         self.bridge.keep_alive();
+        self.bridge.rearm();
         Ok(())
     }
 
@@ -249,32 +315,29 @@ impl NativeEventLoop {
 
     #[napi]
     pub fn in_event_loop(&self) -> bool {
-        self.handle().in_event_loop()
+        std::thread::current().id() == self.thread
     }
 
     #[napi(getter)]
     pub fn state(&self) -> &'static str {
-        state_name(self.handle().state())
+        state_name(
+            self.bridge
+                .handle()
+                .map_or(LoopState::Terminated, |h| h.state()),
+        )
     }
 
     #[napi(getter)]
     pub fn name(&self) -> String {
-        self.handle().name().to_string()
+        self.name.clone()
     }
 
+    /// Tasks waiting in the cross-thread queue.
     #[napi(getter)]
     pub fn pending_tasks(&self) -> u32 {
-        u32::try_from(self.handle().pending_tasks()).unwrap_or(u32::MAX)
-    }
-
-    #[napi(getter)]
-    pub fn wakeups(&self) -> f64 {
-        self.handle().wakeups() as f64
-    }
-
-    #[napi(getter)]
-    pub fn selector_rebuilds(&self) -> f64 {
-        self.handle().selector_rebuilds() as f64
+        self.bridge.handle().map_or(0, |h| {
+            u32::try_from(h.pending_tasks()).unwrap_or(u32::MAX)
+        })
     }
 
     #[napi]
@@ -284,15 +347,33 @@ impl NativeEventLoop {
     }
 
     fn shutdown_gracefully_impl(&self, quiet_ms: f64, timeout_ms: f64) -> JsResult<()> {
-        let quiet = millis("quietPeriod", quiet_ms)?;
-        let timeout = millis("timeout", timeout_ms)?;
+        let quiet = millis("quietPeriodMs", quiet_ms)?;
+        let timeout = millis("timeoutMs", timeout_ms)?;
         if quiet > timeout {
-            return Err(invalid_arg("quietPeriod must not exceed timeout"));
+            return Err(crate::error::out_of_range(
+                "quietPeriodMs",
+                &format!("<= timeoutMs ({timeout_ms})"),
+                quiet_ms,
+            ));
         }
-        self.handle().shutdown_gracefully(quiet, timeout);
+        let (Some(h), Some(l)) = (self.bridge.handle(), self.bridge.local()) else {
+            return Ok(());
+        };
+        if !h.is_shutting_down() {
+            self.bridge.set_shutdown_deadline(l.now().saturating_add(timeout));
+        }
+        let _ = h.shutdown_gracefully(quiet, timeout);
         self.timers.cancel_all();
+        self.bridge.keep_alive();
         self.bridge.rearm();
         Ok(())
+    }
+
+    /// Terminates the loop now, without calling JS, and releases it (JS resolves its own
+    /// termination promise). For loops that were never handed out (a failed group).
+    #[napi]
+    pub fn destroy(&self) {
+        self.bridge.close();
     }
 
     /// Applies the timer ops JS buffered (JS calls this when its buffer is full).
@@ -311,30 +392,45 @@ impl NativeEventLoop {
         self.bridge.rearm();
     }
 
-    /// Test hook: the next `count` polls of this loop report a premature empty wake-up.
-    #[napi]
-    pub fn inject_selector_faults(&self, count: u32) {
-        self.faults.store(count, Ordering::Relaxed);
-    }
-
     /// JS buffered timer ops outside a loop iteration: run an iteration soon (it drains them).
     #[napi]
     pub fn request_drain(&self) {
         self.bridge.keep_alive();
-        self.local.request_iteration();
+        if let Some(l) = self.bridge.local() {
+            l.request_iteration();
+        }
     }
 
-    /// Test and benchmark hook: another OS thread posts `count` tasks to this loop after
-    /// `delay_ms`; each calls the dispatcher with the post-to-run latency in nanoseconds.
-    #[napi]
-    pub fn post_from_other_thread(&self, env: Env, count: u32, delay_ms: f64) -> Result<()> {
-        self.post_from_other_thread_impl(count, delay_ms)
-            .map_err(|e| throw(&env, e))
+    /// Test hooks, only on loops made with `NETLOOP_TEST_HOOKS=1` (not in the typings):
+    /// - `"faults", n`: the next `n` polls report a premature empty wake-up;
+    /// - `"post", count, delayMs`: another OS thread posts `count` tasks after `delayMs`, each
+    ///   dispatched as `Remote` with its post-to-run latency in ns;
+    /// - `"failRewatch"`: the next re-watch of a rebuilt selector fails;
+    /// - `"wakeups"`, `"rebuilds"`: counters.
+    #[napi(skip_typescript)]
+    pub fn test_hook(&self, env: Env, op: String, a: f64, b: f64) -> Result<f64> {
+        self.test_hook_impl(&op, a, b).map_err(|e| throw(&env, e))
     }
 
-    fn post_from_other_thread_impl(&self, count: u32, delay_ms: f64) -> JsResult<()> {
-        let delay = millis("delay", delay_ms)?;
-        let el = self.handle().clone();
+    fn test_hook_impl(&self, op: &str, a: f64, b: f64) -> JsResult<f64> {
+        let Some(faults) = &self.faults else {
+            return Err(invalid_arg("test hooks need NETLOOP_TEST_HOOKS=1"));
+        };
+        let handle = self.bridge.handle();
+        match op {
+            "faults" => faults.store(a as u32, Ordering::Relaxed),
+            "failRewatch" => self.bridge.fail_rewatch.set(true),
+            "wakeups" => return Ok(handle.map_or(0.0, |h| h.wakeups() as f64)),
+            "rebuilds" => return Ok(handle.map_or(0.0, |h| h.selector_rebuilds() as f64)),
+            "post" => self.post_from_other_thread(a as u32, b)?,
+            _ => return Err(invalid_arg(format!("unknown test hook {op}"))),
+        }
+        Ok(0.0)
+    }
+
+    fn post_from_other_thread(&self, count: u32, delay_ms: f64) -> JsResult<()> {
+        let delay = millis("delayMs", delay_ms)?;
+        let el = self.bridge.handle().ok_or_else(rejected)?;
         let id = el.id();
         std::thread::Builder::new()
             .name("netloop-remote-poster".into())
@@ -356,8 +452,12 @@ impl NativeEventLoop {
     }
 }
 
-fn call(b: &Weak<Bridge>, what: Dispatch, arg: f64) {
-    if let Some(b) = b.upgrade() {
-        b.call(what, arg);
+impl Drop for NativeEventLoop {
+    /// The JS object was collected (an idle loop nobody references) or the env is going away:
+    /// the loop terminates and its handles close.
+    fn drop(&mut self) {
+        if !bridge::tearing_down() {
+            self.bridge.close();
+        }
     }
 }

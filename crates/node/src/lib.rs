@@ -1,6 +1,7 @@
 //! napi-rs binding of netloop. Thin by design: the libuv bridge that drives attached loops
 //! ([`bridge`]), the JS-facing handles, and the mapping of core errors to JS error codes
-//! ([`error`]). No engine logic lives here.
+//! ([`error`]). No engine logic lives here. The binding prints nothing unless
+//! `NETLOOP_DEBUG=1`; test hooks work only on loops made with `NETLOOP_TEST_HOOKS=1`.
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod bridge;

@@ -3,7 +3,8 @@
 //! per timer.
 //!
 //! Ground rules (loop thread only; JS never runs while this code runs):
-//! - Layout: `[count, (kind, id, a, b, jsStamp) × capacity, fired ids × FIRED_SLOTS]`.
+//! - Layout: `[count, (kind, id, a, b, jsStamp) × OPS_CAPACITY, fired ids × FIRED_SLOTS]`,
+//!   defined here only and exported to JS (`TIMER_*` constants), which sizes the buffer.
 //! - Ops are written by JS; they are applied after every dispatch call, at the start and end
 //!   of every iteration, and when JS asks (buffer full, shutdown). Each op carries the JS time
 //!   (`performance.now()`, ms) at which it was made. `performance.now()` and the loop clock
@@ -13,21 +14,39 @@
 //! - Firing: every JS timer is a batched timer of one sink (this table), so due timers that
 //!   follow each other in a task batch reach JS in one dispatch call: their ids are written to
 //!   the fired region and JS runs them in that order.
-//! - Ids are JS's; a one-shot id leaves the table when its timer fires or is cancelled.
+//! - Ids are JS's; a one-shot id leaves the table when its timer fires or is cancelled. JS
+//!   never hands out an id that is still live (ids wrap after 2^32 - 2 schedules).
+//! - The table holds the loop weakly: it never keeps the selector's fds open.
 
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::time::Duration;
 
+use napi_derive::napi;
 use netloop_eventloop::{LocalLoop, ScheduledHandle, TimerSink, MAX_TIMER_BATCH};
 
 use crate::bridge::{Bridge, Dispatch};
+use crate::error::debug;
 
-/// Fields per op, the header length and the fired-id slots at the end of the buffer.
+/// Fields per op, the header length, the op capacity and the fired-id slots at the end of
+/// the buffer.
 pub const OP_FIELDS: usize = 5;
 pub const OP_HEADER: usize = 1;
+pub const OPS_CAPACITY: usize = 256;
 pub const FIRED_SLOTS: usize = MAX_TIMER_BATCH;
+
+/// Layout of the shared timer buffer, for JS (see the module documentation).
+#[napi]
+pub const TIMER_OP_FIELDS: u32 = OP_FIELDS as u32;
+#[napi]
+pub const TIMER_OP_HEADER: u32 = OP_HEADER as u32;
+#[napi]
+pub const TIMER_OPS_CAPACITY: u32 = OPS_CAPACITY as u32;
+#[napi]
+pub const TIMER_FIRED_SLOTS: u32 = FIRED_SLOTS as u32;
+/// The buffer's length in f64s.
+pub const BUFFER_LEN: usize = OP_HEADER + OP_FIELDS * OPS_CAPACITY + FIRED_SLOTS;
 
 const OP_ONESHOT: f64 = 1.0;
 const OP_FIXED_RATE: f64 = 2.0;
@@ -40,7 +59,7 @@ struct Entry {
 }
 
 pub struct JsTimers {
-    local: Rc<LocalLoop>,
+    local: Weak<LocalLoop>,
     bridge: Weak<Bridge>,
     handles: RefCell<HashMap<u32, Entry>>,
     buffer: Cell<(*mut f64, usize)>,
@@ -65,7 +84,7 @@ fn ms(v: f64) -> Duration {
 }
 
 impl JsTimers {
-    pub fn new(local: Rc<LocalLoop>, bridge: Weak<Bridge>) -> Rc<Self> {
+    pub fn new(local: Weak<LocalLoop>, bridge: Weak<Bridge>) -> Rc<Self> {
         let t = Rc::new(JsTimers {
             local,
             bridge,
@@ -79,7 +98,14 @@ impl JsTimers {
     }
 
     fn loop_now_ms(&self) -> f64 {
-        self.local.now().as_secs_f64() * 1000.0
+        self.local
+            .upgrade()
+            .map_or(0.0, |l| l.now().as_secs_f64() * 1000.0)
+    }
+
+    /// JS timers scheduled and not yet finished or cancelled.
+    pub fn live(&self) -> usize {
+        self.handles.borrow().len()
     }
 
     /// Records `performance.now()` read by JS just before making the loop.
@@ -94,7 +120,7 @@ impl JsTimers {
 
     fn with_buffer<R>(&self, f: impl FnOnce(&mut [f64]) -> R) -> Option<R> {
         let (data, len) = self.buffer.get();
-        if data.is_null() || len < OP_HEADER + OP_FIELDS + FIRED_SLOTS {
+        if data.is_null() || len != BUFFER_LEN {
             return None;
         }
         // SAFETY: `data` points to `len` f64s of a Float64Array that the loop keeps referenced
@@ -106,12 +132,10 @@ impl JsTimers {
 
     /// Timer `id` at loop time `first`, repeating every `period` if given.
     fn add(&self, id: u32, first: Duration, period: Option<(Duration, bool)>) -> bool {
-        let Some(sink) = self.sink.get().cloned() else {
+        let (Some(sink), Some(local)) = (self.sink.get().cloned(), self.local.upgrade()) else {
             return false;
         };
-        match self
-            .local
-            .schedule_batched_at(first, period, sink, u64::from(id))
+        match local.schedule_batched_at(first, period, sink, u64::from(id))
         {
             Ok(handle) => {
                 let periodic = period.is_some();
@@ -128,11 +152,16 @@ impl JsTimers {
         }
     }
 
-    pub fn schedule(&self, id: u32, delay: Duration) {
-        self.add(id, self.local.now().saturating_add(delay), None);
+    fn now(&self) -> Duration {
+        self.local.upgrade().map_or(Duration::ZERO, |l| l.now())
     }
 
-    /// `false` if the period is not positive.
+    /// `false` if the loop refused it (terminated).
+    pub fn schedule(&self, id: u32, delay: Duration) -> bool {
+        self.add(id, self.now().saturating_add(delay), None)
+    }
+
+    /// `false` if the loop refused it (a zero period, or terminated).
     pub fn schedule_periodic(
         &self,
         id: u32,
@@ -142,7 +171,7 @@ impl JsTimers {
     ) -> bool {
         self.add(
             id,
-            self.local.now().saturating_add(initial),
+            self.now().saturating_add(initial),
             Some((period, fixed_rate)),
         )
     }
@@ -182,8 +211,7 @@ impl JsTimers {
     /// Applies the ops JS buffered, then marks the buffer empty.
     pub fn drain(&self) {
         let ops = self.with_buffer(|buf| {
-            let capacity = (buf.len() - OP_HEADER - FIRED_SLOTS) / OP_FIELDS;
-            let count = (buf[0].max(0.0) as usize).min(capacity);
+            let count = (buf[0].max(0.0) as usize).min(OPS_CAPACITY);
             buf[0] = 0.0;
             buf[OP_HEADER..OP_HEADER + count * OP_FIELDS].to_vec()
         });
@@ -195,12 +223,20 @@ impl JsTimers {
             // Loop time of the call (never later than now: the offset may err by µs), plus
             // the delay. May be in the past: then it is due now, still ordered by deadline.
             let deadline = ms((stamp + offset).min(now) + a.max(0.0));
-            if kind == OP_ONESHOT {
-                self.add(id, deadline, None);
+            // JS validated the numbers (finite, period >= 1 µs), so the loop refuses an op
+            // only when it is terminating, which JS also checks before buffering.
+            let ok = if kind == OP_ONESHOT {
+                self.add(id, deadline, None)
             } else if kind == OP_FIXED_RATE || kind == OP_FIXED_DELAY {
-                self.add(id, deadline, Some((ms(b), kind == OP_FIXED_RATE)));
-            } else if kind == OP_CANCEL {
-                self.cancel(id);
+                self.add(id, deadline, Some((ms(b), kind == OP_FIXED_RATE)))
+            } else {
+                if kind == OP_CANCEL {
+                    self.cancel(id);
+                }
+                true
+            };
+            if !ok {
+                debug(format_args!("timer op {kind} for id {id} was refused"));
             }
         }
     }

@@ -104,7 +104,12 @@ impl NativeChannels {
         if unsafe { sys::napi_create_reference(raw, dispatch.raw(), 1, &mut reference) } != sys::Status::napi_ok {
             return Err(invalid_arg("dispatch must be a function"));
         }
-        let hub = Hub::new(raw, native_loop.local(), native_loop.bridge(), reference, shared);
+        let Some(local) = native_loop.local() else {
+            // SAFETY: the reference was created above on this env and is not used again.
+            unsafe { sys::napi_delete_reference(raw, reference) };
+            return Err(napi::Error::new(Code("ERR_REJECTED_EXECUTION"), "the loop is terminated".to_string()));
+        };
+        let hub = Hub::new(raw, &local, native_loop.bridge(), reference, shared);
         HUBS.with(|h| h.borrow_mut().insert(hub.id(), Rc::downgrade(&hub)));
         Ok(NativeChannels {
             hub,

@@ -1,0 +1,94 @@
+import test from 'ava'
+import { spawn } from 'node:child_process'
+import { stat } from 'node:fs'
+import { join } from 'node:path'
+
+import { EventLoop } from '../index'
+
+const index = join(__dirname, '..', 'index.js')
+
+/** An endless chain: every task queues the next one. */
+function endlessChain(loop: EventLoop): { stop(): void; runs(): number } {
+  let running = true
+  let runs = 0
+  const f = () => {
+    runs++
+    if (running) loop.execute(f)
+  }
+  loop.execute(f)
+  return { stop: () => (running = false), runs: () => runs }
+}
+
+test.serial('an endless task chain leaves setImmediate, timers and fs callbacks their turn', async (t) => {
+  const loop = new EventLoop()
+  const chain = endlessChain(loop)
+  let immediates = 0
+  let stats = 0
+  let immediateOn = true
+  const immediate = () => {
+    immediates++
+    if (immediateOn) setImmediate(immediate)
+  }
+  setImmediate(immediate)
+  const statOne = () =>
+    stat(__filename, () => {
+      stats++
+      if (immediateOn) statOne()
+    })
+  statOne()
+  const started = Date.now()
+  let timeoutAfter = -1
+  setTimeout(() => (timeoutAfter = Date.now() - started), 50)
+  // A timer of the same 1 s, so the check does not itself depend on the loop being fair.
+  await new Promise<void>((resolve) => setTimeout(resolve, 1000))
+  immediateOn = false
+  chain.stop()
+  await loop.shutdownGracefully(0, 2000)
+  t.true(immediates > 50, `setImmediate ran ${immediates} times in 1 s`)
+  t.true(stats > 20, `fs.stat called back ${stats} times in 1 s`)
+  t.true(timeoutAfter >= 0 && timeoutAfter < 1000, `the 50 ms timeout fired after ${timeoutAfter} ms`)
+  t.true(chain.runs() > 1000, `the chain ran ${chain.runs()} tasks`)
+})
+
+test.serial('an endless task chain of an ioRatio 100 loop leaves setImmediate its turn', async (t) => {
+  const loop = new EventLoop({ ioRatio: 100 })
+  const chain = endlessChain(loop)
+  let immediates = 0
+  let on = true
+  const immediate = () => {
+    immediates++
+    if (on) setImmediate(immediate)
+  }
+  setImmediate(immediate)
+  await new Promise<void>((resolve) => setTimeout(resolve, 500))
+  on = false
+  chain.stop()
+  await loop.shutdownGracefully(0, 2000)
+  t.true(immediates > 25, `setImmediate ran ${immediates} times in 0.5 s`)
+})
+
+test('a SIGINT handler runs while a task chain keeps the loop busy', async (t) => {
+  const script = `
+    const { EventLoop } = require(${JSON.stringify(index)})
+    const loop = new EventLoop()
+    process.on('SIGINT', () => { console.log('sigint'); process.exit(0) })
+    let n = 0
+    const f = () => { if (++n === 1000) console.log('busy'); loop.execute(f) }
+    loop.execute(f)
+  `
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+  child.stdout.setEncoding('utf8')
+  child.stdout.on('data', (d: string) => {
+    out += d
+    if (out.includes('busy') && !out.includes('sent')) {
+      out += 'sent'
+      child.kill('SIGINT')
+    }
+  })
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)))
+  clearTimeout(killer)
+  t.is(code, 0, `output: ${out}`)
+  t.true(out.includes('sigint'))
+})
