@@ -51,6 +51,8 @@ export declare class NativeChannels {
   shutdownOutput(id: number, promise: number): void
   /** `false`: the channel no longer keeps the process alive (node:net's `unref()`). */
   setRef(id: number, refd: boolean): void
+  /** Closes every channel of this loop (its shutdown started), as Netty's `closeAll`. */
+  closeAll(): void
   /** `[iterations, deliveries, records, jsToNative, ops, bytesToJs, bytesFromJs, channels]`. */
   metrics(): Array<number>
 }

@@ -90,3 +90,17 @@ test.serial('a reset reaches the pipeline as ECONNRESET and the server keeps ser
   await until(() => unhandled.length > 0)
   t.is((unhandled[0].error as NetloopError).code, 'ECONNRESET')
 })
+
+test('shutting a loop down closes its channels first: handlers see inactive, peers see EOF', async (t) => {
+  const { EventLoop } = await import('../index')
+  const loop = new EventLoop()
+  const log: string[] = []
+  const { port } = await serve({ teardown: () => {} }, loop, (ch) => ch.pipeline.addLast('rec', recorder(log)))
+  const s = await netClient(t, port)
+  const c = collect(s)
+  await until(() => log.includes('active'))
+  await loop.shutdownGracefully(0, 1000)
+  await c.ended
+  t.deepEqual(log.slice(-2), ['inactive', 'unregistered'])
+  t.is(loop.state, 'terminated')
+})

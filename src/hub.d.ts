@@ -19,6 +19,8 @@ export interface ChannelMetrics {
     bytesOut: number;
     channels: number;
 }
+/** Closes every channel of `loop` (its shutdown started). */
+export declare function closeChannelsOf(loop: EventLoop): void;
 export declare function channelMetrics(loop: EventLoop): ChannelMetrics | undefined;
 export declare class ChannelHub {
     #private;

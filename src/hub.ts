@@ -41,6 +41,15 @@ export interface ChannelMetrics {
   channels: number
 }
 
+/** Closes every channel of `loop` (its shutdown started). */
+export function closeChannelsOf(loop: EventLoop): void {
+  const h = hubs.get(loop)
+  if (h) {
+    h.sync()
+    h.native.closeAll()
+  }
+}
+
 export function channelMetrics(loop: EventLoop): ChannelMetrics | undefined {
   const h = hubs.get(loop)
   if (!h) return undefined

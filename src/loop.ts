@@ -27,7 +27,7 @@ import {
   outOfRange,
   rejected,
 } from './errors'
-import { channelMetrics, type ChannelMetrics } from './hub'
+import { channelMetrics, closeChannelsOf, type ChannelMetrics } from './hub'
 
 /** Lifecycle of a loop, as in Netty. */
 export type EventLoopState = 'not-started' | 'started' | 'shutting-down' | 'shutdown' | 'terminated'
@@ -505,6 +505,9 @@ export class EventLoop {
     if (quiet > timeout) throw outOfRange('quietPeriodMs', `<= timeoutMs (${timeout})`, quiet)
     if (this.#shutdownRequested || this.#terminated) return this.#termination
     if (this.#ops[0] > 0) this.#native.drainOps()
+    // As Netty's closeAll: the loop's channels close first (their pending writes fail, their
+    // handlers see inactive and unregistered while the loop still runs tasks).
+    closeChannelsOf(this)
     try {
       this.#native.shutdownGracefully(quiet, timeout)
     } catch (error) {

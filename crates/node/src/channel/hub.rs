@@ -193,6 +193,20 @@ impl Hub {
         }
     }
 
+    /// Closes every open channel (through its pipeline, as `channel.close()`).
+    pub fn close_all(&self) {
+        let open: Vec<Channel> = self
+            .channels
+            .borrow()
+            .values()
+            .filter(|e| e.channel.is_open())
+            .map(|e| e.channel.clone())
+            .collect();
+        for ch in open {
+            ch.close();
+        }
+    }
+
     pub fn channel_count(&self) -> usize {
         self.channels.borrow().len()
     }

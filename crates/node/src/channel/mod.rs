@@ -125,6 +125,9 @@ impl NativeChannels {
     /// Re-arms libuv after a change made outside an iteration (a new channel, a bind).
     fn rearm(&self) {
         self.hub.deliver();
+        if let Some(b) = self.hub.bridge() {
+            b.rearm();
+        }
     }
 
     #[napi(getter)]
@@ -423,9 +426,15 @@ impl NativeChannels {
     pub fn set_ref(&self, id: f64, refd: bool) {
         self.enter();
         self.hub.set_ref(id as u64, refd);
-        if let Some(b) = self.hub.bridge() {
-            b.rearm();
-        }
+        self.rearm();
+    }
+
+    /// Closes every channel of this loop (its shutdown started), as Netty's `closeAll`.
+    #[napi]
+    pub fn close_all(&self) {
+        self.enter();
+        self.hub.close_all();
+        self.rearm();
     }
 
     /// `[iterations, deliveries, records, jsToNative, ops, bytesToJs, bytesFromJs, channels]`.
