@@ -54,8 +54,9 @@ let unhandled: UnhandledExceptionHandler = (error, channel) => {
   console.error(`netloop: an exception reached the tail of the pipeline of channel ${channel.id} (add an exceptionCaught handler):`, error)
 }
 
+/** An `async` handler method's result (a ChannelPromise returned by `ctx.write` is not one). */
 function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function'
+  return typeof v === 'object' && v !== null && !(v instanceof ChannelPromise) && typeof (v as { then?: unknown }).then === 'function'
 }
 
 export class ChannelPipeline {

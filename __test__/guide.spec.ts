@@ -1,0 +1,64 @@
+import test from 'ava'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import * as net from 'node:net'
+import { join } from 'node:path'
+
+import { until } from './helpers'
+
+const root = join(__dirname, '..')
+
+/** Starts an example under tsx with PORT=0; resolves with the port it printed. */
+async function start(t: { teardown(fn: () => unknown): void }, file: string): Promise<number> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(root, file)], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] })
+  t.teardown(() => child.kill('SIGKILL'))
+  let out = ''
+  child.stdout!.on('data', (d) => (out += d))
+  await until(() => /listening on 127\.0\.0\.1:(\d+)/.test(out), 20_000)
+  return Number(/listening on 127\.0\.0\.1:(\d+)/.exec(out)![1])
+}
+
+test('the guide shows its examples verbatim', (t) => {
+  const guide = readFileSync(join(root, 'docs', 'guide.md'), 'utf8')
+  for (const f of ['first-server.mts', 'mixed-pipeline.mts']) {
+    const code = readFileSync(join(root, 'examples', 'guide', f), 'utf8')
+    t.true(guide.includes(code.replace(/'\.\.\/\.\.\/index'/g, "'netloop'")), `docs/guide.md does not contain examples/guide/${f}`)
+  }
+})
+
+test('guide: the first server greets and shouts back', async (t) => {
+  const port = await start(t, 'examples/guide/first-server.mts')
+  const s = net.connect(port, '127.0.0.1')
+  let got = ''
+  s.on('data', (d) => (got += d))
+  s.write('quiet please\n')
+  await until(() => got.includes('QUIET PLEASE'))
+  t.is(got, 'hello, shout at me\nQUIET PLEASE\n')
+  s.destroy()
+})
+
+test('guide: the mixed pipeline answers length-prefixed JSON and reports bad frames', async (t) => {
+  const port = await start(t, 'examples/guide/mixed-pipeline.mts')
+  const s = net.connect(port, '127.0.0.1')
+  const frame = (v: string) => {
+    const body = Buffer.from(v)
+    const head = Buffer.alloc(4)
+    head.writeUInt32BE(body.length)
+    return Buffer.concat([head, body])
+  }
+  let buf = Buffer.alloc(0)
+  const replies: unknown[] = []
+  s.on('data', (d) => {
+    buf = Buffer.concat([buf, d])
+    while (buf.length >= 4 && buf.length >= 4 + buf.readUInt32BE(0)) {
+      replies.push(JSON.parse(buf.subarray(4, 4 + buf.readUInt32BE(0)).toString()))
+      buf = buf.subarray(4 + buf.readUInt32BE(0))
+    }
+  })
+  s.write(Buffer.concat([frame(JSON.stringify({ op: 'add', a: 2, b: 40 })), frame('{not json'), frame(JSON.stringify({ op: 'mul', a: 1, b: 1 }))]))
+  await until(() => replies.length === 3)
+  t.deepEqual(replies[0], { ok: true, sum: 42 })
+  t.is((replies[1] as { ok: boolean }).ok, false)
+  t.deepEqual(replies[2], { ok: false, error: 'unknown op mul' })
+  s.destroy()
+})
