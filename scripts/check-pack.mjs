@@ -4,7 +4,7 @@
 //
 //   npm run check:pack
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -28,4 +28,28 @@ if (out !== 'task\ntimer\nterminated\n') {
   console.error(`unexpected output from the installed package:\n${out}`)
   process.exit(1)
 }
+// Channels too: a native line decoder and a JS handler, a netloop client talking to it.
+const echo = execFileSync(
+  process.execPath,
+  [
+    '-e',
+    `const { EventLoop, ServerBootstrap, Bootstrap, LineBasedFrameDecoder } = require('netloop')
+     ;(async () => {
+       const loop = new EventLoop()
+       const server = await new ServerBootstrap().group(loop).childHandler((ch) => {
+         ch.pipeline.addLast('lines', new LineBasedFrameDecoder(64)).addLast('echo', { channelRead: (ctx, m) => ctx.writeAndFlush(m) })
+       }).bind(0, '127.0.0.1')
+       const ch = await new Bootstrap().group(loop).handler((c) => c.pipeline.addLast('print', {
+         channelRead: async (ctx, m) => { console.log(m.toString()); await ctx.close(); await loop.shutdownGracefully(0, 100) },
+       })).connect(server.localAddress.port, '127.0.0.1')
+       ch.writeAndFlush('line echoed\\n')
+     })()`,
+  ],
+  { cwd: dir, encoding: 'utf8', timeout: 20_000, env: { ...process.env, PATH: '/usr/bin:/bin' } },
+)
+if (echo !== 'line echoed\n') {
+  console.error(`unexpected channel output from the installed package:\n${echo}`)
+  process.exit(1)
+}
+rmSync(dir, { recursive: true, force: true })
 console.log(`the packed package (${filename}) installs without a build and runs`)
