@@ -59,7 +59,6 @@ function encode(reply: Reply, out: Buffer[]): void {
 /** Outbound: turns reply values into RESP bytes (Netty's `RedisEncoder`). */
 const respEncoder: ChannelHandler = {
   write(ctx, msg: Reply, promise) {
-    // (Not `return ctx.write(...)`: a returned promise-like is taken for an async method's.)
     if (msg instanceof Simple) {
       ctx.write(msg.bytes, promise)
       return
