@@ -32,3 +32,7 @@ export {
 } from './src/codecs'
 export { type ChannelOptions, type ChannelOptionName } from './src/options'
 export { type ChannelMetrics } from './src/hub'
+export { type ServerChannel } from './src/channel'
+export { type WorkerGroupOptions } from './src/group'
+export { type LoopTermination } from './src/workers'
+export { writeToChannel } from './src/remote'

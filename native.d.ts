@@ -16,6 +16,8 @@ export declare class NativeChannels {
    */
   constructor(nativeLoop: NativeEventLoop, dispatch: unknown, events: unknown, ops: unknown, arena: unknown)
   get id(): number
+  /** The id of this hub's loop, valid in every thread of the process. */
+  get loopId(): number
   /**
    * Applies the buffered ops (with the bytes of large writes and the texts of JS errors
    * they refer to), then delivers what they produced unless a delivery is running.
@@ -23,7 +25,10 @@ export declare class NativeChannels {
   applyOps(big?: Array<Buffer> | undefined | null, strings?: Array<string> | undefined | null): void
   /** A new client channel (not yet registered); returns its id. */
   openClient(names: Array<string>, values: Array<number>): number
-  /** A new server channel whose acceptor hands connections to the hubs `children` (ids). */
+  /**
+   * A new server channel whose acceptor hands connections to the loops `children` (loop
+   * ids, from `loopId`: on this thread or on worker threads).
+   */
   openServer(names: Array<string>, values: Array<number>, childNames: Array<string>, childValues: Array<number>, children: Array<number>): number
   /** Binds server channel `id`; JS promise `promise` learns the result. */
   bind(id: number, host: string, port: number, promise: number): void
@@ -114,3 +119,9 @@ export declare const TIMER_OP_FIELDS: number
 export declare const TIMER_OP_HEADER: number
 
 export declare const TIMER_OPS_CAPACITY: number
+
+/**
+ * Writes and flushes `data` to the channel with this id, wherever it lives in the process (a
+ * task of its loop). `false` if no open channel has that id.
+ */
+export declare function writeToChannel(id: number, data: Buffer): boolean

@@ -842,3 +842,4 @@ module.exports.TIMER_FIRED_SLOTS = nativeBinding.TIMER_FIRED_SLOTS
 module.exports.TIMER_OP_FIELDS = nativeBinding.TIMER_OP_FIELDS
 module.exports.TIMER_OP_HEADER = nativeBinding.TIMER_OP_HEADER
 module.exports.TIMER_OPS_CAPACITY = nativeBinding.TIMER_OPS_CAPACITY
+module.exports.writeToChannel = nativeBinding.writeToChannel

@@ -1,4 +1,4 @@
-import { Channel } from './channel';
+import { Channel, type ServerChannel } from './channel';
 import { EventLoopGroup } from './group';
 import { EventLoop } from './loop';
 import { type ChannelOptionName, type ChannelOptions } from './options';
@@ -19,8 +19,13 @@ export declare class ServerBootstrap {
     /**
      * Binds a server channel to `port` on `host` (default `0.0.0.0`); resolves to the server
      * channel (`bind(0)` picks a free port: see `localAddress`). Rejects with `EADDRINUSE`, ...
+     *
+     * With a worker group as `workers`, the boss loop (on this thread) hands each accepted
+     * connection to the next worker loop; with `option('soReusePort', true)` (or the worker
+     * group as boss too) every worker binds its own listener and the kernel spreads
+     * connections. The workers' module sets channels up: `childHandler()` is not used then.
      */
-    bind(port: number, host?: string): Promise<Channel>;
+    bind(port: number, host?: string): Promise<ServerChannel>;
 }
 /** Sets up and connects client channels. */
 export declare class Bootstrap {

@@ -5,8 +5,8 @@
  * `channelActive`.
  */
 import { lookup } from 'node:dns/promises'
-import { isIP } from 'node:net'
-import { Channel } from './channel'
+import { type AddressInfo, isIP } from 'node:net'
+import { Channel, type ServerChannel, initialize } from './channel'
 import { NetloopError } from './errors'
 import { EventLoopGroup } from './group'
 import { type ChannelHub, hubOf, servers } from './hub'
@@ -60,19 +60,6 @@ async function resolveHost(host: unknown): Promise<string> {
   return address
 }
 
-/** Runs `init` for `ch`; a throwing initializer closes the channel and reports the error. */
-function initialize(ch: Channel, init: ChannelInitializer | undefined): boolean {
-  if (!init) return true
-  try {
-    init(ch)
-    return true
-  } catch (e) {
-    ch.pipeline.fireExceptionCaught(e)
-    ch.close()
-    return false
-  }
-}
-
 function setOption(target: ChannelOptions, name: ChannelOptionName, value: unknown): void {
   encodeOption(name, value)
   ;(target as Record<string, unknown>)[name] = value
@@ -114,19 +101,36 @@ export class ServerBootstrap {
   /**
    * Binds a server channel to `port` on `host` (default `0.0.0.0`); resolves to the server
    * channel (`bind(0)` picks a free port: see `localAddress`). Rejects with `EADDRINUSE`, ...
+   *
+   * With a worker group as `workers`, the boss loop (on this thread) hands each accepted
+   * connection to the next worker loop; with `option('soReusePort', true)` (or the worker
+   * group as boss too) every worker binds its own listener and the kernel spreads
+   * connections. The workers' module sets channels up: `childHandler()` is not used then.
    */
-  async bind(port: number, host = '0.0.0.0'): Promise<Channel> {
+  async bind(port: number, host = '0.0.0.0'): Promise<ServerChannel> {
     checkPort(port)
     if (!this.#boss || !this.#workers) throw new NetloopError('ERR_INVALID_STATE', 'ServerBootstrap: call group() before bind()')
+    const workers = this.#workers
+    if (workers instanceof EventLoopGroup && workers.isWorkerGroup) {
+      if (this.#childInit) throw new NetloopError('ERR_INVALID_STATE', "ServerBootstrap: with a worker group, the workers' module sets channels up (childHandler() must not be given)")
+      await workers.ready()
+      const address = await resolveHost(host)
+      if (this.#options.soReusePort || this.#boss === workers) return bindReusePort(workers, port, address, this.#options, this.#childOptions)
+      const loopIds = workers._workers.filter((w) => w.alive && w.loopId !== undefined).map((w) => w.loopId!)
+      return this.#bindHere(port, address, loopIds, undefined)
+    }
     if (!this.#childInit) throw new NetloopError('ERR_INVALID_STATE', 'ServerBootstrap: call childHandler() before bind()')
+    const address = await resolveHost(host)
+    return this.#bindHere(port, address, loopsOf(workers).map((l) => hubOf(l).native.loopId), this.#childInit)
+  }
+
+  /** A server channel on the boss loop (this thread) handing connections to `loopIds`. */
+  async #bindHere(port: number, address: string, loopIds: number[], init: ChannelInitializer | undefined): Promise<Channel> {
     const [names, values] = encodeOptions(this.#options)
     const [childNames, childValues] = encodeOptions(this.#childOptions)
-    const children = loopsOf(this.#workers).map((l) => hubOf(l))
-    const address = await resolveHost(host)
-    const hub = hubOf(nextOf(this.#boss))
-    const id = hub.native.openServer(names, values, childNames, childValues, children.map((h) => h.native.id))
+    const hub = hubOf(nextOf(this.#boss!))
+    const id = hub.native.openServer(names, values, childNames, childValues, loopIds)
     const server = new Channel(hub, id)
-    const init = this.#childInit
     servers.set(id, {
       accept(childHub: ChannelHub, childId: number) {
         const ch = new Channel(childHub, childId, server)
@@ -146,6 +150,62 @@ export class ServerBootstrap {
       throw e
     }
     return server
+  }
+}
+
+/**
+ * Every worker loop binds its own listener on the port (`SO_REUSEPORT`); the first one picks
+ * the port when `port` is 0. The returned object stands for all of them.
+ */
+async function bindReusePort(group: EventLoopGroup, port: number, address: string, options: ChannelOptions, childOptions: ChannelOptions): Promise<ServerChannel> {
+  const live = group._workers.filter((w) => w.alive)
+  if (live.length === 0) throw new NetloopError('ERR_WORKER_EXITED', 'no worker loop is running')
+  const opts = { ...options, soReusePort: true }
+  const first = await live[0].request<number>({ t: 'bind', port, host: address, options: opts, childOptions })
+  await Promise.all(live.slice(1).map((w) => w.request({ t: 'bind', port: first, host: address, options: opts, childOptions })))
+  return new ReusePortServer(group, address, first)
+}
+
+let nextReusePortId = -1
+
+/** The listeners of a worker group on one port, as one server channel. */
+class ReusePortServer implements ServerChannel {
+  readonly id = nextReusePortId--
+  readonly localAddress: AddressInfo
+  #open = true
+  #resolveClose!: () => void
+  readonly closeFuture = new Promise<void>((r) => (this.#resolveClose = r))
+
+  constructor(
+    readonly group: EventLoopGroup,
+    address: string,
+    port: number,
+  ) {
+    this.localAddress = { address, port, family: isIP(address) === 6 ? 'IPv6' : 'IPv4' }
+    group.terminationFuture().then(() => this.#closed())
+  }
+
+  get isOpen(): boolean {
+    return this.#open
+  }
+
+  #closed(): void {
+    this.#open = false
+    this.#resolveClose()
+  }
+
+  /** Closes every worker's listener (accepted channels stay open). */
+  async close(): Promise<void> {
+    await Promise.all(this.group._workers.filter((w) => w.alive).map((w) => w.request({ t: 'closeServers' }).catch(() => undefined)))
+    this.#closed()
+  }
+
+  ref(): this {
+    return this
+  }
+
+  unref(): this {
+    return this
   }
 }
 

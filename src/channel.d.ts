@@ -8,9 +8,24 @@ import { ChannelPromise } from './promise';
 import type { EventLoop } from './loop';
 import type { Outbound } from './handlers';
 import { type ChannelOptionName, type ChannelOptions } from './options';
+/** What `ServerBootstrap.bind` resolves to: a server channel (or, with `SO_REUSEPORT` worker
+ * listeners, the set of them). */
+export interface ServerChannel {
+    /** Unique in the process (negative for a set of worker listeners). */
+    readonly id: number;
+    readonly localAddress: AddressInfo | undefined;
+    readonly isOpen: boolean;
+    /** Resolves when the server is closed. */
+    readonly closeFuture: Promise<void>;
+    /** Stops listening (accepted channels stay open). */
+    close(): Promise<void>;
+    /** Lets the process exit while listening (node:net's `unref()`). */
+    unref(): this;
+    ref(): this;
+}
 /** Every option of a live channel, readable and settable (checked at once). */
 export type ChannelConfig = Required<ChannelOptions>;
-export declare class Channel {
+export declare class Channel implements ServerChannel {
     #private;
     /** The channel's id, unique in the process. */
     readonly id: number;

@@ -11,6 +11,36 @@ import type { Outbound } from './handlers'
 import { OPTION_NAMES, decodeOption, encodeOption, type ChannelOptionName, type ChannelOptions } from './options'
 import { W } from './wire'
 
+/** What `ServerBootstrap.bind` resolves to: a server channel (or, with `SO_REUSEPORT` worker
+ * listeners, the set of them). */
+export interface ServerChannel {
+  /** Unique in the process (negative for a set of worker listeners). */
+  readonly id: number
+  readonly localAddress: AddressInfo | undefined
+  readonly isOpen: boolean
+  /** Resolves when the server is closed. */
+  readonly closeFuture: Promise<void>
+  /** Stops listening (accepted channels stay open). */
+  close(): Promise<void>
+  /** Lets the process exit while listening (node:net's `unref()`). */
+  unref(): this
+  ref(): this
+}
+
+/** Runs `init` for `ch`; a throwing initializer closes the channel and reports the error.
+ * @internal */
+export function initialize(ch: Channel, init: ((ch: Channel) => void) | undefined): boolean {
+  if (!init) return true
+  try {
+    init(ch)
+    return true
+  } catch (e) {
+    ch.pipeline.fireExceptionCaught(e)
+    ch.close()
+    return false
+  }
+}
+
 /** Every option of a live channel, readable and settable (checked at once). */
 export type ChannelConfig = Required<ChannelOptions>
 
@@ -20,7 +50,7 @@ function parseAddress(s: string | null): AddressInfo | undefined {
   return { address, port: Number(port), family }
 }
 
-export class Channel {
+export class Channel implements ServerChannel {
   readonly pipeline: ChannelPipeline
   /** The server channel that accepted this one. */
   readonly parent: Channel | undefined

@@ -1,8 +1,35 @@
+/**
+ * `EventLoopGroup`: a fixed set of loops. Either all on the calling thread (handed out round
+ * robin by `next()`), or each on its own worker thread (`{ threads, module }`): then the group
+ * serves connections on several cores, see `ServerBootstrap.group(boss, workers)`.
+ */
+import { EventEmitter } from 'node:events';
 import { EventLoop, type EventLoopOptions } from './loop';
+import type { ChannelMetrics } from './hub';
+import { type LoopTermination } from './workers';
+/** A group whose loops live on worker threads. */
+export interface WorkerGroupOptions extends EventLoopOptions {
+    /** Worker threads, one loop each (0: the available parallelism). */
+    threads: number;
+    /**
+     * The module each worker imports (a path or a URL; ESM, CommonJS, or TypeScript under the
+     * loader the main thread uses). It exports `childHandler(ch)` (or a default function): the
+     * initializer of every channel that lands on that worker's loop.
+     */
+    module: string | URL;
+    /** Given to each worker as `require('node:worker_threads').workerData`. */
+    workerData?: unknown;
+}
+export interface EventLoopGroup {
+    /** A worker's loop ended (load failure, uncaught exception, exit, termination). */
+    on(event: 'loopTerminated', listener: (info: LoopTermination) => void): this;
+    /** An error thrown by a task or timer on a worker's loop (when no `onTaskError` is given). */
+    on(event: 'taskError', listener: (error: Error) => void): this;
+}
 /** Most loops in one group (each holds two fds and a libuv handle pair). */
 export declare const MAX_GROUP_SIZE = 4096;
-/** A fixed set of event loops handed out round robin by `next()`. */
-export declare class EventLoopGroup {
+/** A fixed set of event loops: on this thread, or one per worker thread. */
+export declare class EventLoopGroup extends EventEmitter {
     #private;
     /**
      * `nThreads` loops (default 1; 0: the available parallelism; at most 4096, else
@@ -11,11 +38,26 @@ export declare class EventLoopGroup {
      * (e.g. out of file descriptors) the loops made so far are released and the error thrown.
      */
     constructor(nThreads?: number, options?: EventLoopOptions);
+    constructor(options: WorkerGroupOptions);
+    /** True for a group whose loops live on worker threads. */
+    get isWorkerGroup(): boolean;
+    /**
+     * Resolves once every worker loaded its module and started its loop; rejects with
+     * `ERR_WORKER_INIT_FAILED` (the cause attached) if one could not. Immediate for a group on
+     * this thread.
+     */
+    ready(): Promise<void>;
+    /** Per-loop counters (see `EventLoop.metrics()`), one entry per loop or live worker. */
+    metrics(): Promise<ChannelMetrics[]>;
     get size(): number;
     get loops(): readonly EventLoop[];
-    /** The next loop, round robin. */
+    /** The next loop, round robin (groups on this thread only). */
     next(): EventLoop;
-    /** Shuts every loop down (see `EventLoop.shutdownGracefully`; same defaults, 2 s / 15 s). */
+    /**
+     * Shuts every loop down (see `EventLoop.shutdownGracefully`; same defaults, 2 s / 15 s):
+     * their channels close first (pending writes flushed or failed), then the loops terminate;
+     * worker threads exit. Resolves when all have.
+     */
     shutdownGracefully(quietPeriodMs?: number, timeoutMs?: number): Promise<void>;
     terminationFuture(): Promise<void>;
     get isTerminated(): boolean;

@@ -1,15 +1,45 @@
-/** `EventLoopGroup`: a fixed set of loops handed out round robin. */
+/**
+ * `EventLoopGroup`: a fixed set of loops. Either all on the calling thread (handed out round
+ * robin by `next()`), or each on its own worker thread (`{ threads, module }`): then the group
+ * serves connections on several cores, see `ServerBootstrap.group(boss, workers)`.
+ */
+import { EventEmitter } from 'node:events'
 import { availableParallelism } from 'node:os'
 import { EventLoop, type EventLoopOptions } from './loop'
-import { checkInteger, fromNative, invalidArgType } from './errors'
+import { NetloopError, checkInteger, fromNative, invalidArgType } from './errors'
+import type { ChannelMetrics } from './hub'
+import { type LoopTermination, WorkerLoop, moduleUrl } from './workers'
+
+/** A group whose loops live on worker threads. */
+export interface WorkerGroupOptions extends EventLoopOptions {
+  /** Worker threads, one loop each (0: the available parallelism). */
+  threads: number
+  /**
+   * The module each worker imports (a path or a URL; ESM, CommonJS, or TypeScript under the
+   * loader the main thread uses). It exports `childHandler(ch)` (or a default function): the
+   * initializer of every channel that lands on that worker's loop.
+   */
+  module: string | URL
+  /** Given to each worker as `require('node:worker_threads').workerData`. */
+  workerData?: unknown
+}
+
+export interface EventLoopGroup {
+  /** A worker's loop ended (load failure, uncaught exception, exit, termination). */
+  on(event: 'loopTerminated', listener: (info: LoopTermination) => void): this
+  /** An error thrown by a task or timer on a worker's loop (when no `onTaskError` is given). */
+  on(event: 'taskError', listener: (error: Error) => void): this
+}
 
 /** Most loops in one group (each holds two fds and a libuv handle pair). */
 export const MAX_GROUP_SIZE = 4096
 
-/** A fixed set of event loops handed out round robin by `next()`. */
-export class EventLoopGroup {
+/** A fixed set of event loops: on this thread, or one per worker thread. */
+export class EventLoopGroup extends EventEmitter {
   readonly #loops: EventLoop[]
+  readonly #workers: WorkerLoop[]
   #next = 0
+  #shutdown: Promise<void> | undefined
 
   /**
    * `nThreads` loops (default 1; 0: the available parallelism; at most 4096, else
@@ -17,7 +47,16 @@ export class EventLoopGroup {
    * thread; several cores are served by groups on worker threads. If making a loop fails
    * (e.g. out of file descriptors) the loops made so far are released and the error thrown.
    */
-  constructor(nThreads = 1, options: EventLoopOptions = {}) {
+  constructor(nThreads?: number, options?: EventLoopOptions)
+  constructor(options: WorkerGroupOptions)
+  constructor(nThreads: number | WorkerGroupOptions = 1, options: EventLoopOptions = {}) {
+    super()
+    if (typeof nThreads === 'object' && nThreads !== null) {
+      this.#loops = []
+      this.#workers = this.#startWorkers(nThreads)
+      return
+    }
+    this.#workers = []
     checkInteger('nThreads', nThreads, 0, MAX_GROUP_SIZE)
     if (options === null || typeof options !== 'object') throw invalidArgType('options', 'object', options)
     const n = nThreads === 0 ? Math.min(availableParallelism(), MAX_GROUP_SIZE) : nThreads
@@ -31,32 +70,99 @@ export class EventLoopGroup {
     this.#loops = loops
   }
 
+  #startWorkers(options: WorkerGroupOptions): WorkerLoop[] {
+    const { threads, module, workerData, onTaskError, ...loopOptions } = options
+    checkInteger('threads', threads, 0, 256)
+    const url = moduleUrl(module)
+    if (onTaskError !== undefined && typeof onTaskError !== 'function') throw invalidArgType('onTaskError', 'function', onTaskError)
+    const n = threads === 0 ? availableParallelism() : threads
+    const report = (e: Error) => {
+      if (onTaskError) onTaskError(e, undefined as never)
+      else if (this.listenerCount('taskError') > 0) this.emit('taskError', e)
+      else console.error('netloop: a task on a worker loop threw; the loop goes on:', e)
+    }
+    return Array.from({ length: n }, (_, i) => {
+      const w = new WorkerLoop(i, url, loopOptions, workerData, report)
+      w.on('terminated', (info: LoopTermination) => this.emit('loopTerminated', info))
+      return w
+    })
+  }
+
+  /** True for a group whose loops live on worker threads. */
+  get isWorkerGroup(): boolean {
+    return this.#workers.length > 0
+  }
+
+  /** @internal The worker loops (empty for a group on this thread). */
+  get _workers(): readonly WorkerLoop[] {
+    return this.#workers
+  }
+
+  /**
+   * Resolves once every worker loaded its module and started its loop; rejects with
+   * `ERR_WORKER_INIT_FAILED` (the cause attached) if one could not. Immediate for a group on
+   * this thread.
+   */
+  async ready(): Promise<void> {
+    try {
+      await Promise.all(this.#workers.map((w) => w.ready))
+    } catch (e) {
+      const err = new NetloopError('ERR_WORKER_INIT_FAILED', `a worker loop could not start: ${(e as Error).message}`)
+      ;(err as Error & { cause?: unknown }).cause = e
+      throw err
+    }
+  }
+
+  /** Per-loop counters (see `EventLoop.metrics()`), one entry per loop or live worker. */
+  async metrics(): Promise<ChannelMetrics[]> {
+    if (this.#workers.length === 0) return this.#loops.map((l) => l.metrics())
+    return Promise.all(this.#workers.filter((w) => w.alive).map((w) => w.metrics()))
+  }
+
   get size(): number {
-    return this.#loops.length
+    return this.#workers.length || this.#loops.length
   }
 
   get loops(): readonly EventLoop[] {
     return this.#loops
   }
 
-  /** The next loop, round robin. */
+  /** The next loop, round robin (groups on this thread only). */
   next(): EventLoop {
+    if (this.#workers.length > 0) {
+      throw new NetloopError('ERR_INVALID_STATE', 'the loops of a worker group live on their worker threads: use it as the child group of a ServerBootstrap')
+    }
     const n = this.#loops.length
     const i = (n & (n - 1)) === 0 ? this.#next & (n - 1) : this.#next % n
     this.#next = (this.#next + 1) >>> 0
     return this.#loops[i]
   }
 
-  /** Shuts every loop down (see `EventLoop.shutdownGracefully`; same defaults, 2 s / 15 s). */
+  /**
+   * Shuts every loop down (see `EventLoop.shutdownGracefully`; same defaults, 2 s / 15 s):
+   * their channels close first (pending writes flushed or failed), then the loops terminate;
+   * worker threads exit. Resolves when all have.
+   */
   shutdownGracefully(quietPeriodMs = 2000, timeoutMs = 15000): Promise<void> {
-    return Promise.all(this.#loops.map((l) => l.shutdownGracefully(quietPeriodMs, timeoutMs))).then(() => undefined)
+    if (this.#workers.length === 0) {
+      return Promise.all(this.#loops.map((l) => l.shutdownGracefully(quietPeriodMs, timeoutMs))).then(() => undefined)
+    }
+    this.#shutdown ??= Promise.all(
+      this.#workers.map(async (w) => {
+        await w.request({ t: 'shutdown', quiet: quietPeriodMs, timeout: timeoutMs }).catch(() => undefined)
+        await w.exited
+      }),
+    ).then(() => undefined)
+    return this.#shutdown
   }
 
   terminationFuture(): Promise<void> {
+    if (this.#workers.length > 0) return Promise.all(this.#workers.map((w) => w.exited)).then(() => undefined)
     return Promise.all(this.#loops.map((l) => l.terminationFuture())).then(() => undefined)
   }
 
   get isTerminated(): boolean {
+    if (this.#workers.length > 0) return this.#workers.every((w) => !w.alive)
     return this.#loops.every((l) => l.state === 'terminated')
   }
 }

@@ -1,4 +1,4 @@
-import type { Channel } from './channel';
+import { Channel as ChannelClass, type Channel } from './channel';
 import { ChannelHandlerContext } from './context';
 import type { EventLoop } from './loop';
 import { ChannelPromise } from './promise';
@@ -26,8 +26,10 @@ export declare class ChannelHub {
     #private;
     readonly loop: EventLoop;
     readonly native: NativeChannels;
-    readonly channels: Map<number, Channel>;
+    readonly channels: Map<number, ChannelClass>;
     constructor(loop: EventLoop);
+    /** The child initializer of this worker's module (channels handed over by another thread). */
+    remoteInit: ((ch: Channel) => void) | undefined;
     nextContextId(): number;
     registerContext(ctx: ChannelHandlerContext): void;
     nativeAdd(ch: Channel, pos: number, base: string, ctx: ChannelHandlerContext): void;

@@ -6,7 +6,7 @@
  * @internal
  */
 import { NativeChannels } from '../native'
-import type { Channel } from './channel'
+import { Channel as ChannelClass, type Channel, initialize } from './channel'
 import { ChannelHandlerContext, Kind } from './context'
 import { NetloopError } from './errors'
 import { ChannelInputShutdownEvent, idleEvent } from './handlers'
@@ -92,6 +92,14 @@ export class ChannelHub {
   constructor(readonly loop: EventLoop) {
     checkWire()
     this.native = new NativeChannels(loop._native, (n: number, arena?: Buffer, strings?: string[]) => this.#dispatch(n, arena, strings), this.#events, this.#ops, this.#arena)
+  }
+
+  /** The child initializer of this worker's module (channels handed over by another thread). */
+  remoteInit: ((ch: Channel) => void) | undefined
+
+  #acceptRemote(id: number): void {
+    const ch = new ChannelClass(this, id)
+    if (initialize(ch, this.remoteInit)) this.register(ch)
   }
 
   nextContextId(): number {
@@ -313,7 +321,7 @@ export class ChannelHub {
       const ctx = this.#contexts.get(ctxId)
       if (!ctx) return
       let arg: unknown
-      if (kind === W.READ_BYTES) arg = arena!.subarray(a, a + b)
+      if (kind === W.READ_BYTES) arg = b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
       else if (kind === W.READ_VALUE) {
         arg = this.#take(a)
         kind = W.READ_BYTES
@@ -330,7 +338,7 @@ export class ChannelHub {
         return
       }
       let msg: unknown
-      if (kind === W.WRITE_BYTES) msg = arena!.subarray(a, a + b)
+      if (kind === W.WRITE_BYTES) msg = b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
       else if (kind === W.WRITE_VALUE) {
         msg = this.#take(a)
         kind = W.WRITE_BYTES
@@ -347,7 +355,8 @@ export class ChannelHub {
         return
       }
       case W.NEW_CHANNEL:
-        servers.get(a)?.accept(this, chan)
+        if (a === -1) this.#acceptRemote(chan)
+        else servers.get(a)?.accept(this, chan)
         return
       case W.CLOSED:
         this.channels.get(chan)?._onClosed()

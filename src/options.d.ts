@@ -8,6 +8,11 @@ export interface ChannelOptions {
     soBacklog?: number;
     /** SO_REUSEADDR of server channels (default true). */
     soReuseaddr?: boolean;
+    /**
+     * SO_REUSEPORT of server channels (default false). With a worker-thread group, every worker
+     * loop binds its own listener on the port and the kernel spreads connections.
+     */
+    soReusePort?: boolean;
     /** SO_RCVBUF in bytes (default: the kernel's). */
     soRcvbuf?: number;
     /** SO_SNDBUF in bytes (default: the kernel's). */

@@ -58,6 +58,9 @@ pub struct ChannelOptions {
     pub so_linger: Option<Duration>,
     /// Server channels: SO_REUSEADDR before bind.
     pub so_reuseaddr: bool,
+    /// Server channels: SO_REUSEPORT before bind, so that several listeners (one per loop)
+    /// share a port and the kernel spreads connections over them.
+    pub so_reuseport: bool,
     /// Server channels: the listen backlog.
     pub so_backlog: i32,
     /// The water marks of the outbound buffer.
@@ -85,6 +88,7 @@ impl Default for ChannelOptions {
             so_sndbuf: None,
             so_linger: None,
             so_reuseaddr: true,
+            so_reuseport: false,
             so_backlog: 1024,
             write_buffer_water_mark: WaterMark::default(),
             auto_read: true,
@@ -112,6 +116,8 @@ pub enum ChannelOption {
     SoLinger(Option<Duration>),
     /// SO_REUSEADDR.
     SoReuseaddr(bool),
+    /// SO_REUSEPORT of a server channel (set before bind).
+    SoReuseport(bool),
     /// The listen backlog of a server channel.
     SoBacklog(i32),
     /// The high water mark alone.
@@ -148,6 +154,7 @@ impl ChannelOptions {
             ChannelOption::SoSndbuf(v) => self.so_sndbuf = Some(v),
             ChannelOption::SoLinger(v) => self.so_linger = v,
             ChannelOption::SoReuseaddr(v) => self.so_reuseaddr = v,
+            ChannelOption::SoReuseport(v) => self.so_reuseport = v,
             ChannelOption::SoBacklog(v) => self.so_backlog = v,
             ChannelOption::WriteBufferHighWaterMark(high) => {
                 self.write_buffer_water_mark =

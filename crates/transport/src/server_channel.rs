@@ -326,8 +326,12 @@ impl ChannelIo for ServerIo {
             Some(Protocol::TCP),
         )?;
         socket.set_nonblocking(true)?;
-        let (reuse, backlog) = ch.with_options(|o| (o.so_reuseaddr, o.so_backlog));
+        let (reuse, reuse_port, backlog) =
+            ch.with_options(|o| (o.so_reuseaddr, o.so_reuseport, o.so_backlog));
         socket.set_reuse_address(reuse)?;
+        if reuse_port {
+            socket.set_reuse_port(true)?;
+        }
         ch.with_options(|o| o.apply_buffers(&SockRef::from(&socket)))?;
         socket.bind(&local.into())?;
         socket.listen(backlog)?;

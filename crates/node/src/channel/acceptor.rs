@@ -5,36 +5,78 @@
 //! for an iteration so that it delivers promptly.
 
 use std::cell::Cell;
-use std::rc::Weak;
+use std::net::SocketAddr;
+use std::rc::{Rc, Weak};
 
+use mio::net::TcpStream;
+use netloop_eventloop::EventLoop;
 use netloop_transport::{
-    AcceptedSocket, ChannelHandler, ChannelHandlerContext, ChannelOptions, HandlerResult, Message,
-    SocketChannel,
+    AcceptedSocket, ChannelHandle, ChannelHandler, ChannelHandlerContext, ChannelOptions,
+    HandlerResult, Message, SocketChannel,
 };
 
 use super::hub::Hub;
-use super::wire;
+use super::{remote, wire};
+
+/// `NEW_CHANNEL`'s server id for a channel handed over from another thread: JS runs the
+/// initializer of its own worker module.
+pub const REMOTE_SERVER: f64 = -1.0;
+
+/// A child loop: on this thread (its hub), or on another JS thread (its handle).
+pub enum Target {
+    Local(Weak<Hub>),
+    Remote { id: u64, handle: EventLoop },
+}
+
+impl Target {
+    /// The loop `id`: local if its hub lives on this thread.
+    pub fn of(id: u64) -> Option<Target> {
+        if let Some(h) = remote::local_hub(id) {
+            return Some(Target::Local(Rc::downgrade(&h)));
+        }
+        remote::handle(id).map(|handle| Target::Remote { id, handle })
+    }
+
+    fn accepting(&self) -> bool {
+        match self {
+            Target::Local(h) => h
+                .upgrade()
+                .and_then(|h| h.local.upgrade())
+                .is_some_and(|l| !l.handle().is_shutting_down()),
+            Target::Remote { handle, .. } => !handle.is_shutting_down() && !handle.is_terminated(),
+        }
+    }
+}
 
 pub struct Acceptor {
     pub server: f64,
-    pub targets: Vec<Weak<Hub>>,
+    pub targets: Vec<Target>,
     pub next: Cell<usize>,
     pub child_options: ChannelOptions,
 }
 
 impl Acceptor {
-    fn next_hub(&self) -> Option<std::rc::Rc<Hub>> {
+    fn next_target(&self) -> Option<&Target> {
         for _ in 0..self.targets.len() {
             let i = self.next.get();
             self.next.set(i.wrapping_add(1));
-            if let Some(h) = self.targets[i % self.targets.len()].upgrade() {
-                if h.local.upgrade().is_some_and(|l| !l.handle().is_shutting_down()) {
-                    return Some(h);
-                }
+            let t = &self.targets[i % self.targets.len()];
+            if t.accepting() {
+                return Some(t);
             }
         }
         None
     }
+}
+
+/// Makes the channel of an accepted socket on the hub of this thread's loop `hub`, and tells JS.
+fn adopt(hub: &Rc<Hub>, stream: TcpStream, remote: SocketAddr, opts: ChannelOptions, parent: ChannelHandle, server: f64) {
+    let Some(local) = hub.local.upgrade() else { return };
+    let ch = SocketChannel::accepted(&local, stream, remote, opts, Some(parent));
+    let id = hub.adopt(ch);
+    hub.outbox()
+        .push(wire::NEW_CHANNEL, id as f64, 0.0, server, 0.0, 0.0);
+    local.request_iteration();
 }
 
 impl ChannelHandler for Acceptor {
@@ -47,21 +89,25 @@ impl ChannelHandler for Acceptor {
             }
         };
         // No live child loop: the connection is dropped (closed) here.
-        let Some(hub) = self.next_hub() else { return Ok(()) };
-        let Some(local) = hub.local.upgrade() else { return Ok(()) };
+        let Some(target) = self.next_target() else { return Ok(()) };
         let parent = ctx.channel().handle();
-        let ch = SocketChannel::accepted(
-            &local,
-            accepted.stream,
-            accepted.remote,
-            self.child_options.clone(),
-            Some(parent),
-        );
-        let id = hub.adopt(ch);
-        hub.outbox()
-            .push(wire::NEW_CHANNEL, id as f64, 0.0, self.server, 0.0, 0.0);
-        if local.handle().id() != ctx.channel().event_loop().id() {
-            local.request_iteration();
+        let opts = self.child_options.clone();
+        match target {
+            Target::Local(h) => {
+                if let Some(hub) = h.upgrade() {
+                    adopt(&hub, accepted.stream, accepted.remote, opts, parent, self.server);
+                }
+            }
+            Target::Remote { id, handle } => {
+                let id = *id;
+                let (stream, addr) = (accepted.stream, accepted.remote);
+                // If the loop shut down meanwhile the task is rejected and the socket closes.
+                let _ = handle.execute(move || {
+                    if let Some(hub) = remote::local_hub(id) {
+                        adopt(&hub, stream, addr, opts, parent, REMOTE_SERVER);
+                    }
+                });
+            }
         }
         Ok(())
     }

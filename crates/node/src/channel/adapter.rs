@@ -29,7 +29,6 @@ impl JsAdapter {
         if let Some(hub) = self.hub.upgrade() {
             hub.outbox()
                 .push(kind, self.channel, self.ctx, a, b, c);
-            hub.note_pending();
         }
     }
 
@@ -64,7 +63,6 @@ impl JsAdapter {
                 }
             },
         }
-        hub.note_pending();
         Ok(())
     }
 }

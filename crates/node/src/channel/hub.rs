@@ -48,7 +48,6 @@ pub struct Metrics {
     pub iterations: Cell<f64>,
     pub deliveries: Cell<f64>,
     pub records: Cell<f64>,
-    pub js_to_native: Cell<f64>,
     pub ops: Cell<f64>,
     pub bytes_to_js: Cell<f64>,
     pub bytes_from_js: Cell<f64>,
@@ -56,6 +55,7 @@ pub struct Metrics {
 
 pub struct Hub {
     id: u32,
+    loop_id: u64,
     env: sys::napi_env,
     pub(crate) local: Weak<LocalLoop>,
     bridge: Weak<Bridge>,
@@ -85,8 +85,10 @@ impl Hub {
         dispatch: sys::napi_ref,
         shared: SharedArrays,
     ) -> Rc<Hub> {
+        let handle = local.handle();
         let hub = Rc::new(Hub {
             id: NEXT_HUB.fetch_add(1, Ordering::Relaxed),
+            loop_id: handle.id(),
             env,
             local: Rc::downgrade(local),
             bridge: Rc::downgrade(bridge),
@@ -102,7 +104,13 @@ impl Hub {
             metrics: Metrics::default(),
         });
         bridge.set_hook(hub.clone());
+        super::remote::register(hub.loop_id, handle, &hub);
         hub
+    }
+
+    /// The id of this hub's loop.
+    pub fn loop_id(&self) -> u64 {
+        self.loop_id
     }
 
     pub fn id(&self) -> u32 {
@@ -116,9 +124,6 @@ impl Hub {
     pub fn outbox(&self) -> RefMut<'_, Outbox> {
         self.outbox.borrow_mut()
     }
-
-    /// Records are waiting: make sure an iteration delivers them when none is running.
-    pub fn note_pending(&self) {}
 
     pub fn count_bytes_out_to_js(&self, n: usize) {
         let m = &self.metrics.bytes_to_js;
@@ -149,6 +154,7 @@ impl Hub {
             }
         });
         self.refd_open.set(self.refd_open.get() + 1);
+        super::remote::set_owner(id, self.loop_id);
         self.channels.borrow_mut().insert(
             id,
             Entry {
@@ -229,6 +235,7 @@ impl Hub {
         {
             let mut out = self.outbox();
             for e in &gone {
+                super::remote::clear_owner(e.channel.id().0);
                 out.push(wire::FORGET, e.channel.id().0 as f64, 0.0, 0.0, 0.0, 0.0);
             }
         }
@@ -509,7 +516,11 @@ impl Hub {
                     if status == sys::Status::napi_pending_exception {
                         let mut exc = ptr::null_mut();
                         sys::napi_get_and_clear_last_exception(env, &mut exc);
-                        eprintln!("netloop: an exception escaped the channel dispatcher");
+                        // The TS dispatcher catches handler errors: this is a terminating
+                        // worker (or a bug in the TS layer).
+                        crate::error::debug(format_args!(
+                            "netloop: an exception escaped the channel dispatcher"
+                        ));
                     }
                 }
             }
@@ -576,6 +587,10 @@ impl IterationHook for Hub {
 
 impl Drop for Hub {
     fn drop(&mut self) {
+        super::remote::unregister(self.loop_id);
+        for id in self.channels.get_mut().keys() {
+            super::remote::clear_owner(*id);
+        }
         // SAFETY: the reference was created on this env's thread, where hubs are dropped.
         unsafe {
             sys::napi_delete_reference(self.env, self.dispatch);

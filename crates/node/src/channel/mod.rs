@@ -11,14 +11,15 @@ mod codecs;
 mod hub;
 mod options;
 mod outbox;
+mod remote;
 mod shared;
 mod token;
 mod wire;
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 
 use bytes::Bytes;
 use napi::bindgen_prelude::*;
@@ -33,10 +34,6 @@ use adapter::JsAdapter;
 use hub::Hub;
 use shared::{Shared, SharedArrays};
 
-thread_local! {
-    static HUBS: RefCell<HashMap<u32, Weak<Hub>>> = RefCell::new(HashMap::new());
-}
-
 fn transport_error(e: TransportError) -> napi::Error<Code> {
     let code: &'static str = match &e {
         TransportError::DuplicateHandlerName(_) => "ERR_DUPLICATE_HANDLER_NAME",
@@ -50,6 +47,13 @@ fn transport_error(e: TransportError) -> napi::Error<Code> {
 
 fn no_channel(id: f64) -> napi::Error<Code> {
     napi::Error::new(Code("ERR_CHANNEL_CLOSED"), format!("channel {id} is closed"))
+}
+
+/// Writes and flushes `data` to the channel with this id, wherever it lives in the process (a
+/// task of its loop). `false` if no open channel has that id.
+#[napi]
+pub fn write_to_channel(id: f64, data: Buffer) -> bool {
+    remote::write_to(id as u64, Bytes::copy_from_slice(&data))
 }
 
 /// The channel wire's constants, for the JS side's load-time check.
@@ -110,7 +114,6 @@ impl NativeChannels {
             return Err(napi::Error::new(Code("ERR_REJECTED_EXECUTION"), "the loop is terminated".to_string()));
         };
         let hub = Hub::new(raw, &local, native_loop.bridge(), reference, shared);
-        HUBS.with(|h| h.borrow_mut().insert(hub.id(), Rc::downgrade(&hub)));
         Ok(NativeChannels {
             hub,
             calls: Cell::new(0.0),
@@ -133,6 +136,12 @@ impl NativeChannels {
     #[napi(getter)]
     pub fn id(&self) -> u32 {
         self.hub.id()
+    }
+
+    /// The id of this hub's loop, valid in every thread of the process.
+    #[napi(getter)]
+    pub fn loop_id(&self) -> f64 {
+        self.hub.loop_id() as f64
     }
 
     /// Applies the buffered ops (with the bytes of large writes and the texts of JS errors
@@ -167,7 +176,8 @@ impl NativeChannels {
         self.open_with(false, &names, &values).map_err(|e| throw(&env, e))
     }
 
-    /// A new server channel whose acceptor hands connections to the hubs `children` (ids).
+    /// A new server channel whose acceptor hands connections to the loops `children` (loop
+    /// ids, from `loopId`: on this thread or on worker threads).
     #[napi]
     pub fn open_server(
         &self,
@@ -176,15 +186,13 @@ impl NativeChannels {
         values: Vec<f64>,
         child_names: Vec<String>,
         child_values: Vec<f64>,
-        children: Vec<u32>,
+        children: Vec<f64>,
     ) -> Result<f64> {
         self.enter();
         let r = (|| {
             let child_options = options::build(&child_names, &child_values)?;
-            let targets: Vec<Weak<Hub>> = HUBS.with(|h| {
-                let h = h.borrow();
-                children.iter().filter_map(|id| h.get(id).cloned()).collect()
-            });
+            let targets: Vec<acceptor::Target> =
+                children.iter().filter_map(|id| acceptor::Target::of(*id as u64)).collect();
             if targets.is_empty() {
                 return Err(invalid_arg("a server needs at least one child loop"));
             }

@@ -47,11 +47,13 @@ impl<T> Shared<T> {
         })
     }
 
-    fn slice(&self) -> &mut [T] {
+    /// Runs `f` on the array's elements.
+    fn with<R>(&self, f: impl FnOnce(&mut [T]) -> R) -> R {
         // SAFETY: `data` points to `len` elements of a typed array kept alive by `reference`
         // and never detached; JS does not run while native code holds this slice (module
-        // rules), and no other slice of it is alive.
-        unsafe { std::slice::from_raw_parts_mut(self.data, self.len) }
+        // rules), and `f` cannot reach another slice of it (none escapes this call).
+        let slice = unsafe { std::slice::from_raw_parts_mut(self.data, self.len) };
+        f(slice)
     }
 }
 
@@ -79,29 +81,32 @@ impl SharedArrays {
 
     /// Copies up to `event_capacity` records into the events array; returns how many.
     pub fn put_events(&self, records: &[f64]) -> usize {
-        let buf = self.events.slice();
-        let n = records.len().min(buf.len());
-        buf[..n].copy_from_slice(&records[..n]);
-        n / RECORD
+        self.events.with(|buf| {
+            let n = records.len().min(buf.len());
+            buf[..n].copy_from_slice(&records[..n]);
+            n / RECORD
+        })
     }
 
     /// The ops JS buffered (`[count, records…]`), leaving the buffer empty.
     pub fn take_ops(&self) -> Vec<f64> {
-        let buf = self.ops.slice();
-        if buf.is_empty() {
-            return Vec::new();
-        }
-        let cap = (buf.len() - 1) / RECORD;
-        let n = (buf[0].max(0.0) as usize).min(cap);
-        buf[0] = 0.0;
-        buf[1..1 + n * RECORD].to_vec()
+        self.ops.with(|buf| {
+            if buf.is_empty() {
+                return Vec::new();
+            }
+            let cap = (buf.len() - 1) / RECORD;
+            let n = (buf[0].max(0.0) as usize).min(cap);
+            buf[0] = 0.0;
+            buf[1..1 + n * RECORD].to_vec()
+        })
     }
 
     /// A copy of `len` arena bytes at `off` (clamped to the arena).
     pub fn arena_bytes(&self, off: usize, len: usize) -> Bytes {
-        let buf = self.arena.slice();
-        let start = off.min(buf.len());
-        let end = off.saturating_add(len).min(buf.len());
-        Bytes::copy_from_slice(&buf[start..end])
+        self.arena.with(|buf| {
+            let start = off.min(buf.len());
+            let end = off.saturating_add(len).min(buf.len());
+            Bytes::copy_from_slice(&buf[start..end])
+        })
     }
 }

@@ -72,6 +72,7 @@ pub struct JsError {
     message: String,
 }
 
+
 impl JsError {
     pub fn new(hub: u32, token: f64, code: String, message: String) -> Self {
         JsError {
@@ -85,10 +86,6 @@ impl JsError {
     /// The token of the JS error object (JS keeps the entry until the release).
     pub fn token_for(&self, hub: u32) -> Option<f64> {
         (self.hub == hub).then_some(self.token)
-    }
-
-    pub fn code(&self) -> &str {
-        &self.code
     }
 }
 

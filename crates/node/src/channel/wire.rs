@@ -66,9 +66,8 @@ pub const COMPLETE_PROMISE: u32 = 40;
 /// Registers the channel on its loop (after JS ran its initializer).
 pub const REGISTER: u32 = 41;
 
-/// Promise ids: 0 is void (failures go to `exceptionCaught`); positive ids are JS's;
-/// negative ids name native promises the hub holds for JS.
-pub const VOID_PROMISE: f64 = 0.0;
+// Promise ids: 0 is void (failures go to `exceptionCaught`); positive ids are JS's;
+// negative ids name native promises the hub holds for JS.
 
 /// Every constant by name, for the JS side's load-time check.
 pub const ALL: &[(&str, u32)] = &[
