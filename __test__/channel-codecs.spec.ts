@@ -46,6 +46,16 @@ test('LineBasedFrameDecoder splits fragmented input and reports too-long lines, 
   t.deepEqual(errors, ['ERR_TOO_LONG_FRAME'])
 })
 
+test('an empty line reaches the next handler as an empty Buffer', async (t) => {
+  const { port, frames } = await decoding(t, () => new LineBasedFrameDecoder(8))
+  const s = await netClient(t, port)
+  s.write('\n')
+  await until(() => frames.length === 1)
+  s.write('a\n\n')
+  await until(() => frames.length === 3)
+  t.deepEqual(frames, ['', 'a', ''])
+})
+
 test('DelimiterBasedFrameDecoder splits on any delimiter, the first match wins', async (t) => {
   const { port, frames, errors } = await decoding(t, () => new DelimiterBasedFrameDecoder(16, ['||', ';']))
   const s = await netClient(t, port)
