@@ -104,3 +104,20 @@ test('shutting a loop down closes its channels first: handlers see inactive, pee
   t.deepEqual(log.slice(-2), ['inactive', 'unregistered'])
   t.is(loop.state, 'terminated')
 })
+
+test('handlers run in the async context that made their channel: bind() for accepted ones, connect() for clients', async (t) => {
+  const { AsyncLocalStorage } = await import('node:async_hooks')
+  const als = new AsyncLocalStorage<string>()
+  const loop = loopFor(t)
+  const seen: Array<string | undefined> = []
+  const { port } = await als.run('server', () =>
+    serve(t, loop, (ch) => ch.pipeline.addLast('r', { channelRead: (ctx, m) => { seen.push(`child:${als.getStore()}`); ctx.writeAndFlush(m) } })),
+  )
+  const ch = await als.run('client', () =>
+    dial(loop, port, (c) => c.pipeline.addLast('r', { channelRead: () => void seen.push(`client:${als.getStore()}`) })),
+  )
+  ch.writeAndFlush('x')
+  await until(() => seen.length === 2)
+  t.deepEqual(seen, ['child:server', 'client:client'])
+  await ch.close()
+})

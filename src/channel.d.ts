@@ -1,7 +1,3 @@
-/**
- * `Channel`: a TCP connection (or listener) on one loop, with its pipeline. Everything a
- * channel does runs on its loop's thread (here: the thread that made the loop).
- */
 import type { AddressInfo } from 'node:net';
 import { ChannelPipeline } from './pipeline';
 import { ChannelPromise } from './promise';

@@ -2,6 +2,7 @@
  * `Channel`: a TCP connection (or listener) on one loop, with its pipeline. Everything a
  * channel does runs on its loop's thread (here: the thread that made the loop).
  */
+import { AsyncResource } from 'node:async_hooks'
 import type { AddressInfo } from 'node:net'
 import { ChannelPipeline } from './pipeline'
 import { ChannelPromise } from './promise'
@@ -56,6 +57,8 @@ export class Channel implements ServerChannel {
   readonly parent: Channel | undefined
   /** @internal */ readonly _hub: ChannelHub
   /** @internal */ readonly _contextIds: number[] = []
+  /** @internal The async context its events run in (the context that made the channel). */
+  readonly _resource: AsyncResource
   #closed = false
   #resolveClose!: () => void
   /** Resolves when the channel is closed (never rejects). */
@@ -71,6 +74,8 @@ export class Channel implements ServerChannel {
   ) {
     this._hub = hub
     this.parent = parent
+    // An accepted channel inherits its server's context, as node:net connections do.
+    this._resource = parent ? parent._resource.runInAsyncScope(() => new AsyncResource('netloop:Channel')) : new AsyncResource('netloop:Channel')
     this.pipeline = new ChannelPipeline(this, hub)
     this.closeFuture = new Promise((r) => (this.#resolveClose = r))
     hub.channels.set(id, this)

@@ -98,7 +98,7 @@ export class ChannelHub {
   remoteInit: ((ch: Channel) => void) | undefined
 
   #acceptRemote(id: number): void {
-    const ch = new ChannelClass(this, id)
+    const ch = new ChannelClass(this, id, undefined)
     if (initialize(ch, this.remoteInit)) this.register(ch)
   }
 
@@ -289,19 +289,35 @@ export class ChannelHub {
     this.#delivering++
     try {
       const ev = this.#events
-      for (let i = 0; i < count; i++) {
-        const at = i * W.RECORD
-        try {
-          this.#route(ev[at], ev[at + 1], ev[at + 2], ev[at + 3], ev[at + 4], ev[at + 5], arena, strings)
-        } catch (e) {
-          // Handler errors are routed by the pipeline; this is a bug guard: one bad record
-          // must not stop the others.
-          console.error('netloop: channel event dispatch failed:', e)
-        }
+      // Consecutive records of one channel run in that channel's async context (the context
+      // that made it: the connect() call, or the server's bind() for accepted channels).
+      let i = 0
+      while (i < count) {
+        const chan = ev[i * W.RECORD + 1]
+        let j = i + 1
+        while (j < count && ev[j * W.RECORD + 1] === chan) j++
+        const ch = chan === 0 ? undefined : this.channels.get(chan)
+        if (ch) ch._resource.runInAsyncScope(this.#routeRange, this, i, j, arena, strings)
+        else this.#routeRange(i, j, arena, strings)
+        i = j
       }
     } finally {
       this.#delivering--
       if (this.#big.length > 0 || this.#strings.length > 0) this.#applyNow()
+    }
+  }
+
+  #routeRange(from: number, to: number, arena: Buffer | undefined, strings: string[] | undefined): void {
+    const ev = this.#events
+    for (let i = from; i < to; i++) {
+      const at = i * W.RECORD
+      try {
+        this.#route(ev[at], ev[at + 1], ev[at + 2], ev[at + 3], ev[at + 4], ev[at + 5], arena, strings)
+      } catch (e) {
+        // Handler errors are routed by the pipeline; this is a bug guard: one bad record
+        // must not stop the others.
+        console.error('netloop: channel event dispatch failed:', e)
+      }
     }
   }
 
