@@ -150,3 +150,20 @@ test.serial('an exception thrown or rejected in any handler method never crashes
   for (const m of ['channelRegistered', 'async channelRegistered', 'handlerAdded']) t.true(messages().has(m), m)
   t.is(loop.state, 'started')
 })
+
+test('handlers added without a name get generated names; removeIfExists tolerates absent ones', async (t) => {
+  const loop = loopFor(t)
+  let names: string[] = []
+  const h = { channelRead: (ctx: ChannelHandlerContext, m: unknown) => ctx.fireChannelRead(m) }
+  let removed: unknown[] = []
+  const { port } = await serve(t, loop, (ch) => {
+    ch.pipeline.addLast(new LineBasedFrameDecoder(10)).addLast(h).addFirst({}).addLast(new LineBasedFrameDecoder(10))
+    names = ch.pipeline.names()
+    removed = [ch.pipeline.removeIfExists('nope'), ch.pipeline.removeIfExists(h)]
+  })
+  const s = await netClient(t, port)
+  await until(() => names.length > 0)
+  t.deepEqual(names, ['handler#2', 'LineBasedFrameDecoder#0', 'handler#1', 'LineBasedFrameDecoder#3'])
+  t.deepEqual(removed, [undefined, h])
+  s.destroy()
+})

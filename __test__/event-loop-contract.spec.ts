@@ -206,3 +206,11 @@ test('test hooks are not in the published types and do nothing without NETLOOP_T
   )
   t.is(out.trim(), 'ERR_INVALID_ARG_VALUE')
 })
+
+test('periodic schedules reject a negative initial delay, as Netty does', (t) => {
+  const loop = new EventLoop()
+  t.teardown(() => loop.shutdownGracefully(0, 100))
+  t.is(t.throws(() => loop.scheduleAtFixedRate(() => {}, -1, 10))?.code, 'ERR_OUT_OF_RANGE')
+  t.is(t.throws(() => loop.scheduleWithFixedDelay(() => {}, -5, 10))?.code, 'ERR_OUT_OF_RANGE')
+  t.notThrows(() => loop.schedule(() => {}, -1).cancel())
+})

@@ -480,13 +480,13 @@ export class EventLoop {
    */
   scheduleAtFixedRate(fn: Task, initialDelayMs: number, periodMs: number): ScheduledTask {
     checkFunction('task', fn)
-    return this.#addTimer(fn, Op.FixedRate, checkDelay('initialDelayMs', initialDelayMs), checkPeriod('periodMs', periodMs))
+    return this.#addTimer(fn, Op.FixedRate, checkDuration('initialDelayMs', initialDelayMs), checkPeriod('periodMs', periodMs))
   }
 
   /** Runs `fn` after `initialDelayMs`, then `delayMs` (at least 0.001, i.e. 1 µs) after the end of each run. */
   scheduleWithFixedDelay(fn: Task, initialDelayMs: number, delayMs: number): ScheduledTask {
     checkFunction('task', fn)
-    return this.#addTimer(fn, Op.FixedDelay, checkDelay('initialDelayMs', initialDelayMs), checkPeriod('delayMs', delayMs))
+    return this.#addTimer(fn, Op.FixedDelay, checkDuration('initialDelayMs', initialDelayMs), checkPeriod('delayMs', delayMs))
   }
 
   /**

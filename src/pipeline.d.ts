@@ -32,8 +32,14 @@ export declare class ChannelPipeline {
     context(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandlerContext | undefined;
     /** The handler with this name (JS object or native handler description). */
     get(name: string): ChannelHandler | NativeHandler | undefined;
+    /** Adds `handler` first (named `name`, or a generated name such as `LineBasedFrameDecoder#0`). */
+    addFirst(handler: ChannelHandler | NativeHandler): this;
     addFirst(name: string, handler: ChannelHandler | NativeHandler): this;
+    /** Adds `handler` last (named `name`, or a generated name). */
+    addLast(handler: ChannelHandler | NativeHandler): this;
     addLast(name: string, handler: ChannelHandler | NativeHandler): this;
+    /** Removes the handler if it is in the pipeline; returns it, or undefined. */
+    removeIfExists(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandler | NativeHandler | undefined;
     addBefore(baseName: string, name: string, handler: ChannelHandler | NativeHandler): this;
     addAfter(baseName: string, name: string, handler: ChannelHandler | NativeHandler): this;
     /** Removes a handler (by name or object) and returns it. */

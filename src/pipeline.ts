@@ -108,11 +108,35 @@ export class ChannelPipeline {
     return c?.handler ?? c?.nativeHandler
   }
 
-  addFirst(name: string, handler: ChannelHandler | NativeHandler): this {
+  /** Adds `handler` first (named `name`, or a generated name such as `LineBasedFrameDecoder#0`). */
+  addFirst(handler: ChannelHandler | NativeHandler): this
+  addFirst(name: string, handler: ChannelHandler | NativeHandler): this
+  addFirst(a: string | ChannelHandler | NativeHandler, b?: ChannelHandler | NativeHandler): this {
+    const [name, handler] = this.#named(a, b)
     return this.#add(Pos.First, '', name, handler)
   }
-  addLast(name: string, handler: ChannelHandler | NativeHandler): this {
+  /** Adds `handler` last (named `name`, or a generated name). */
+  addLast(handler: ChannelHandler | NativeHandler): this
+  addLast(name: string, handler: ChannelHandler | NativeHandler): this
+  addLast(a: string | ChannelHandler | NativeHandler, b?: ChannelHandler | NativeHandler): this {
+    const [name, handler] = this.#named(a, b)
     return this.#add(Pos.Last, '', name, handler)
+  }
+
+  /** `(name, handler)` or `(handler)` with Netty's generated name: the class name and `#n`. */
+  #named(a: string | ChannelHandler | NativeHandler, b: ChannelHandler | NativeHandler | undefined): [string, ChannelHandler | NativeHandler] {
+    if (typeof a === 'string' || b !== undefined) return [a as string, b as ChannelHandler | NativeHandler]
+    this.#checkHandler(a)
+    const base = (a as object).constructor?.name || 'handler'
+    for (;;) {
+      const name = `${base === 'Object' ? 'handler' : base}#${this.#generated++}`
+      if (!this.context(name)) return [name, a]
+    }
+  }
+
+  /** Removes the handler if it is in the pipeline; returns it, or undefined. */
+  removeIfExists(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandler | NativeHandler | undefined {
+    return this.context(nameOrHandler) ? this.remove(nameOrHandler) : undefined
   }
   addBefore(baseName: string, name: string, handler: ChannelHandler | NativeHandler): this {
     return this.#add(Pos.Before, baseName, name, handler)
