@@ -11,6 +11,16 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 
 export declare class NativeChannels {
   /**
+   * Adds the stand-in of JS context `ctx` named `name` (pos: 0 first, 1 last, 2 before
+   * `base`, 3 after `base`).
+   */
+  addJs(id: number, pos: number, base: string, name: string, ctx: number): void
+  /** Adds a built-in native handler of `kind` with Netty's parameters. */
+  addNative(id: number, pos: number, base: string, name: string, kind: number, params: Array<number>, delimiters?: Array<Buffer> | undefined | null): void
+  remove(id: number, name: string): void
+  /** Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`. */
+  replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters?: Array<Buffer> | undefined | null): void
+  /**
    * `dispatch(count, arena, strings)` receives event records; `events`/`ops` are the
    * shared `Float64Array`s and `arena` the write arena (`Uint8Array`).
    */
@@ -34,16 +44,6 @@ export declare class NativeChannels {
   bind(id: number, host: string, port: number, promise: number): void
   /** Connects client channel `id`; JS promise `promise` learns the result. */
   connect(id: number, host: string, port: number, promise: number): void
-  /**
-   * Adds the stand-in of JS context `ctx` named `name` (pos: 0 first, 1 last, 2 before
-   * `base`, 3 after `base`).
-   */
-  addJs(id: number, pos: number, base: string, name: string, ctx: number): void
-  /** Adds a built-in native handler of `kind` with Netty's parameters. */
-  addNative(id: number, pos: number, base: string, name: string, kind: number, params: Array<number>, delimiters?: Array<Buffer> | undefined | null): void
-  remove(id: number, name: string): void
-  /** Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`. */
-  replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters?: Array<Buffer> | undefined | null): void
   /** Flags: 1 open, 2 active, 4 writable, 8 registered, 16 auto-read. */
   state(id: number): number
   /** `[bytesBeforeUnwritable, bytesBeforeWritable, pendingOutboundBytes]`. */

@@ -179,7 +179,10 @@ impl Bridge {
             self.dispatch.set(dispatch_ref);
             // The async resource of the iterations: a plain object of our own (it holds
             // nothing), strongly referenced until the async context is destroyed.
-            check(sys::napi_create_object(env, &mut resource), "napi_create_object")?;
+            check(
+                sys::napi_create_object(env, &mut resource),
+                "napi_create_object",
+            )?;
             check(
                 sys::napi_create_reference(env, resource, 1, &mut resource_ref),
                 "napi_create_reference",
@@ -221,7 +224,10 @@ impl Bridge {
 
     /// The loop-thread side of the loop; `None` once terminated.
     pub fn local(&self) -> Option<Rc<LocalLoop>> {
-        self.core.borrow().as_ref().map(|c| c.driver.local().clone())
+        self.core
+            .borrow()
+            .as_ref()
+            .map(|c| c.driver.local().clone())
     }
 
     pub(crate) fn core(&self) -> Option<Rc<Core>> {

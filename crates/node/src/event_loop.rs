@@ -20,7 +20,9 @@ use netloop_eventloop::{
 };
 
 use crate::bridge::{self, Bridge, Dispatch, MARKERS_PER_ITERATION};
-use crate::error::{debug, invalid_arg, loop_error, millis, period, test_hooks_enabled, throw, JsResult};
+use crate::error::{
+    debug, invalid_arg, loop_error, millis, period, test_hooks_enabled, throw, JsResult,
+};
 use crate::timers::{JsTimers, BUFFER_LEN};
 
 #[napi(object)]
@@ -335,9 +337,9 @@ impl NativeEventLoop {
     /// Tasks waiting in the cross-thread queue.
     #[napi(getter)]
     pub fn pending_tasks(&self) -> u32 {
-        self.bridge.handle().map_or(0, |h| {
-            u32::try_from(h.pending_tasks()).unwrap_or(u32::MAX)
-        })
+        self.bridge
+            .handle()
+            .map_or(0, |h| u32::try_from(h.pending_tasks()).unwrap_or(u32::MAX))
     }
 
     #[napi]
@@ -360,7 +362,8 @@ impl NativeEventLoop {
             return Ok(());
         };
         if !h.is_shutting_down() {
-            self.bridge.set_shutdown_deadline(l.now().saturating_add(timeout));
+            self.bridge
+                .set_shutdown_deadline(l.now().saturating_add(timeout));
         }
         let _ = h.shutdown_gracefully(quiet, timeout);
         self.timers.cancel_all();

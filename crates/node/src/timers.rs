@@ -135,8 +135,7 @@ impl JsTimers {
         let (Some(sink), Some(local)) = (self.sink.get().cloned(), self.local.upgrade()) else {
             return false;
         };
-        match local.schedule_batched_at(first, period, sink, u64::from(id))
-        {
+        match local.schedule_batched_at(first, period, sink, u64::from(id)) {
             Ok(handle) => {
                 let periodic = period.is_some();
                 if let Some(old) = self

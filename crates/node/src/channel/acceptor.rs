@@ -70,8 +70,17 @@ impl Acceptor {
 }
 
 /// Makes the channel of an accepted socket on the hub of this thread's loop `hub`, and tells JS.
-fn adopt(hub: &Rc<Hub>, stream: TcpStream, remote: SocketAddr, opts: ChannelOptions, parent: ChannelHandle, server: f64) {
-    let Some(local) = hub.local.upgrade() else { return };
+fn adopt(
+    hub: &Rc<Hub>,
+    stream: TcpStream,
+    remote: SocketAddr,
+    opts: ChannelOptions,
+    parent: ChannelHandle,
+    server: f64,
+) {
+    let Some(local) = hub.local.upgrade() else {
+        return;
+    };
     let ch = SocketChannel::accepted(&local, stream, remote, opts, Some(parent));
     let id = hub.adopt(ch);
     hub.outbox()
@@ -89,13 +98,22 @@ impl ChannelHandler for Acceptor {
             }
         };
         // No live child loop: the connection is dropped (closed) here.
-        let Some(target) = self.next_target() else { return Ok(()) };
+        let Some(target) = self.next_target() else {
+            return Ok(());
+        };
         let parent = ctx.channel().handle();
         let opts = self.child_options.clone();
         match target {
             Target::Local(h) => {
                 if let Some(hub) = h.upgrade() {
-                    adopt(&hub, accepted.stream, accepted.remote, opts, parent, self.server);
+                    adopt(
+                        &hub,
+                        accepted.stream,
+                        accepted.remote,
+                        opts,
+                        parent,
+                        self.server,
+                    );
                 }
             }
             Target::Remote { id, handle } => {

@@ -27,12 +27,17 @@ pub struct JsAdapter {
 impl JsAdapter {
     fn push(&self, kind: u32, a: f64, b: f64, c: f64) {
         if let Some(hub) = self.hub.upgrade() {
-            hub.outbox()
-                .push(kind, self.channel, self.ctx, a, b, c);
+            hub.outbox().push(kind, self.channel, self.ctx, a, b, c);
         }
     }
 
-    fn push_message(&self, ctx: &ChannelHandlerContext, read: bool, msg: Message, promise: f64) -> HandlerResult {
+    fn push_message(
+        &self,
+        ctx: &ChannelHandlerContext,
+        read: bool,
+        msg: Message,
+        promise: f64,
+    ) -> HandlerResult {
         let Some(hub) = self.hub.upgrade() else {
             return Ok(());
         };
@@ -40,13 +45,21 @@ impl JsAdapter {
             Message::Bytes(b) => {
                 let mut out = hub.outbox();
                 let off = out.put_bytes(&b);
-                let kind = if read { wire::READ_BYTES } else { wire::WRITE_BYTES };
+                let kind = if read {
+                    wire::READ_BYTES
+                } else {
+                    wire::WRITE_BYTES
+                };
                 out.push(kind, self.channel, self.ctx, off, b.len() as f64, promise);
                 hub.count_bytes_out_to_js(b.len());
             }
             other => match other.downcast::<JsValue>() {
                 Ok(v) => {
-                    let kind = if read { wire::READ_VALUE } else { wire::WRITE_VALUE };
+                    let kind = if read {
+                        wire::READ_VALUE
+                    } else {
+                        wire::WRITE_VALUE
+                    };
                     hub.outbox()
                         .push(kind, self.channel, self.ctx, v.take(), 0.0, promise);
                 }
@@ -99,7 +112,12 @@ impl ChannelHandler for JsAdapter {
                     IdleState::WriterIdle => 1.0,
                     IdleState::AllIdle => 2.0,
                 };
-                self.push(wire::USER_EVENT, state * 2.0 + f64::from(u8::from(idle.first)), 1.0, 0.0);
+                self.push(
+                    wire::USER_EVENT,
+                    state * 2.0 + f64::from(u8::from(idle.first)),
+                    1.0,
+                    0.0,
+                );
                 return Ok(());
             }
             Err(e) => e,
@@ -134,7 +152,12 @@ impl ChannelHandler for JsAdapter {
         Ok(())
     }
 
-    fn write(&self, ctx: &ChannelHandlerContext, msg: Message, promise: ChannelPromise) -> HandlerResult {
+    fn write(
+        &self,
+        ctx: &ChannelHandlerContext,
+        msg: Message,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
         let id = self.hub.upgrade().map_or(0.0, |h| h.lend_promise(promise));
         self.push_message(ctx, false, msg, id)
     }

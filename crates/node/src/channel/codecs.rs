@@ -56,14 +56,17 @@ fn millis(p: &[f64], i: usize) -> Option<Duration> {
 pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn ChannelHandler>> {
     let bad = |e: netloop_codec::ConfigError| invalid_arg(e.to_string());
     Ok(match kind {
-        LINE => Rc::new(ByteToMessageDecoder::new(LineBasedFrameDecoder::with_options(
-            size(p, 0),
-            flag(p, 1),
-            flag(p, 2),
-        ))),
+        LINE => Rc::new(ByteToMessageDecoder::new(
+            LineBasedFrameDecoder::with_options(size(p, 0), flag(p, 1), flag(p, 2)),
+        )),
         DELIMITER => Rc::new(ByteToMessageDecoder::new(
-            DelimiterBasedFrameDecoder::with_options(size(p, 0), flag(p, 1), flag(p, 2), delimiters)
-                .map_err(bad)?,
+            DelimiterBasedFrameDecoder::with_options(
+                size(p, 0),
+                flag(p, 1),
+                flag(p, 2),
+                delimiters,
+            )
+            .map_err(bad)?,
         )),
         FIXED_LENGTH => Rc::new(ByteToMessageDecoder::new(
             FixedLengthFrameDecoder::new(size(p, 0)).map_err(bad)?,
@@ -83,8 +86,13 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
             ))
         }
         PREPENDER => Rc::new(
-            LengthFieldPrepender::with_options(size(p, 0), flag(p, 1), param(p, 2) as i64, order(p, 3))
-                .map_err(bad)?,
+            LengthFieldPrepender::with_options(
+                size(p, 0),
+                flag(p, 1),
+                param(p, 2) as i64,
+                order(p, 3),
+            )
+            .map_err(bad)?,
         ),
         IDLE => Rc::new(IdleStateHandler::new(IdleConfig {
             reader: millis(p, 0),

@@ -8,7 +8,10 @@
 mod acceptor;
 mod adapter;
 mod codecs;
+mod delivery;
+mod handlers;
 mod hub;
+mod ops;
 mod options;
 mod outbox;
 mod remote;
@@ -30,7 +33,6 @@ use netloop_transport::{ServerSocketChannel, SocketChannel, TransportError};
 use crate::error::{invalid_arg, throw, Code, JsResult};
 use crate::event_loop::NativeEventLoop;
 use acceptor::Acceptor;
-use adapter::JsAdapter;
 use hub::Hub;
 use shared::{Shared, SharedArrays};
 
@@ -46,7 +48,10 @@ fn transport_error(e: TransportError) -> napi::Error<Code> {
 }
 
 fn no_channel(id: f64) -> napi::Error<Code> {
-    napi::Error::new(Code("ERR_CHANNEL_CLOSED"), format!("channel {id} is closed"))
+    napi::Error::new(
+        Code("ERR_CHANNEL_CLOSED"),
+        format!("channel {id} is closed"),
+    )
 }
 
 /// Writes and flushes `data` to the channel with this id, wherever it lives in the process (a
@@ -59,7 +64,10 @@ pub fn write_to_channel(id: f64, data: Buffer) -> bool {
 /// The channel wire's constants, for the JS side's load-time check.
 #[napi]
 pub fn channel_wire() -> HashMap<String, u32> {
-    wire::ALL.iter().map(|(k, v)| ((*k).to_string(), *v)).collect()
+    wire::ALL
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), *v))
+        .collect()
 }
 
 #[napi]
@@ -100,18 +108,27 @@ impl NativeChannels {
             let ar = Shared::new(raw, arena.raw(), sys::TypedarrayType::uint8_array);
             match (ev, op, ar) {
                 (Some(events), Some(ops), Some(arena)) => SharedArrays { events, ops, arena },
-                _ => return Err(invalid_arg("channel buffers must be Float64Array, Float64Array, Uint8Array")),
+                _ => {
+                    return Err(invalid_arg(
+                        "channel buffers must be Float64Array, Float64Array, Uint8Array",
+                    ))
+                }
             }
         };
         let mut reference = std::ptr::null_mut();
         // SAFETY: as above; the reference is deleted when the hub drops.
-        if unsafe { sys::napi_create_reference(raw, dispatch.raw(), 1, &mut reference) } != sys::Status::napi_ok {
+        if unsafe { sys::napi_create_reference(raw, dispatch.raw(), 1, &mut reference) }
+            != sys::Status::napi_ok
+        {
             return Err(invalid_arg("dispatch must be a function"));
         }
         let Some(local) = native_loop.local() else {
             // SAFETY: the reference was created above on this env and is not used again.
             unsafe { sys::napi_delete_reference(raw, reference) };
-            return Err(napi::Error::new(Code("ERR_REJECTED_EXECUTION"), "the loop is terminated".to_string()));
+            return Err(napi::Error::new(
+                Code("ERR_REJECTED_EXECUTION"),
+                "the loop is terminated".to_string(),
+            ));
         };
         let hub = Hub::new(raw, &local, native_loop.bridge(), reference, shared);
         Ok(NativeChannels {
@@ -157,9 +174,16 @@ impl NativeChannels {
 
     fn open_with(&self, server: bool, names: &[String], values: &[f64]) -> JsResult<f64> {
         let opts = options::build(names, values)?;
-        let local = self.hub.local.upgrade().ok_or_else(|| invalid_arg("the loop is terminated"))?;
+        let local = self
+            .hub
+            .local
+            .upgrade()
+            .ok_or_else(|| invalid_arg("the loop is terminated"))?;
         if local.handle().is_shutdown() {
-            return Err(napi::Error::new(Code("ERR_REJECTED_EXECUTION"), "the loop is shut down".to_string()));
+            return Err(napi::Error::new(
+                Code("ERR_REJECTED_EXECUTION"),
+                "the loop is shut down".to_string(),
+            ));
         }
         let ch = if server {
             ServerSocketChannel::open(&local, opts)
@@ -173,7 +197,8 @@ impl NativeChannels {
     #[napi]
     pub fn open_client(&self, env: Env, names: Vec<String>, values: Vec<f64>) -> Result<f64> {
         self.enter();
-        self.open_with(false, &names, &values).map_err(|e| throw(&env, e))
+        self.open_with(false, &names, &values)
+            .map_err(|e| throw(&env, e))
     }
 
     /// A new server channel whose acceptor hands connections to the loops `children` (loop
@@ -191,8 +216,10 @@ impl NativeChannels {
         self.enter();
         let r = (|| {
             let child_options = options::build(&child_names, &child_values)?;
-            let targets: Vec<acceptor::Target> =
-                children.iter().filter_map(|id| acceptor::Target::of(*id as u64)).collect();
+            let targets: Vec<acceptor::Target> = children
+                .iter()
+                .filter_map(|id| acceptor::Target::of(*id as u64))
+                .collect();
             if targets.is_empty() {
                 return Err(invalid_arg("a server needs at least one child loop"));
             }
@@ -212,7 +239,11 @@ impl NativeChannels {
         r.map_err(|e| throw(&env, e))
     }
 
-    fn with_channel<R>(&self, id: f64, f: impl FnOnce(&netloop_transport::Channel) -> JsResult<R>) -> JsResult<R> {
+    fn with_channel<R>(
+        &self,
+        id: f64,
+        f: impl FnOnce(&netloop_transport::Channel) -> JsResult<R>,
+    ) -> JsResult<R> {
         let ch = self.hub.channel(id as u64).ok_or_else(|| no_channel(id))?;
         f(&ch)
     }
@@ -221,7 +252,8 @@ impl NativeChannels {
         let ip: IpAddr = host
             .parse()
             .map_err(|_| invalid_arg(format!("not an IP address: {host}")))?;
-        let port = u16::try_from(port).map_err(|_| invalid_arg(format!("port out of range: {port}")))?;
+        let port =
+            u16::try_from(port).map_err(|_| invalid_arg(format!("port out of range: {port}")))?;
         Ok(SocketAddr::new(ip, port))
     }
 
@@ -250,113 +282,6 @@ impl NativeChannels {
             Ok(())
         });
         self.rearm();
-        r.map_err(|e| throw(&env, e))
-    }
-
-    fn add(&self, id: f64, pos: u32, base: &str, name: &str, handler: Rc<dyn netloop_transport::ChannelHandler>) -> JsResult<()> {
-        self.with_channel(id, |ch| {
-            let p = ch.pipeline();
-            let r = match pos {
-                0 => p.add_first(name, handler),
-                1 => p.add_last(name, handler),
-                2 => p.add_before(base, name, handler),
-                _ => p.add_after(base, name, handler),
-            };
-            r.map(|_| ()).map_err(transport_error)
-        })
-    }
-
-    fn adapter(&self, id: f64, ctx: f64) -> Rc<dyn netloop_transport::ChannelHandler> {
-        Rc::new(JsAdapter {
-            hub: Rc::downgrade(&self.hub),
-            channel: id,
-            ctx,
-        })
-    }
-
-    fn remember_ctx(&self, id: f64, name: &str, ctx: f64) {
-        if let Some(c) = self.hub.channel(id as u64).and_then(|ch| ch.pipeline().context(name)) {
-            self.hub.set_ctx(id as u64, ctx as u64, c);
-        }
-    }
-
-    /// Adds the stand-in of JS context `ctx` named `name` (pos: 0 first, 1 last, 2 before
-    /// `base`, 3 after `base`).
-    #[napi]
-    pub fn add_js(&self, env: Env, id: f64, pos: u32, base: String, name: String, ctx: f64) -> Result<()> {
-        self.enter();
-        let r = self.add(id, pos, &base, &name, self.adapter(id, ctx));
-        if r.is_ok() {
-            self.remember_ctx(id, &name, ctx);
-        }
-        r.map_err(|e| throw(&env, e))
-    }
-
-    /// Adds a built-in native handler of `kind` with Netty's parameters.
-    #[napi]
-    #[allow(clippy::too_many_arguments)]
-    pub fn add_native(
-        &self,
-        env: Env,
-        id: f64,
-        pos: u32,
-        base: String,
-        name: String,
-        kind: u32,
-        params: Vec<f64>,
-        delimiters: Option<Vec<Buffer>>,
-    ) -> Result<()> {
-        self.enter();
-        let delims: Vec<Bytes> = delimiters
-            .unwrap_or_default()
-            .iter()
-            .map(|b| Bytes::copy_from_slice(b))
-            .collect();
-        let r = codecs::make(kind, &params, delims).and_then(|h| self.add(id, pos, &base, &name, h));
-        r.map_err(|e| throw(&env, e))
-    }
-
-    #[napi]
-    pub fn remove(&self, env: Env, id: f64, name: String) -> Result<()> {
-        self.enter();
-        self.with_channel(id, |ch| ch.pipeline().remove(&name).map(|_| ()).map_err(transport_error))
-            .map_err(|e| throw(&env, e))
-    }
-
-    /// Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`.
-    #[napi]
-    #[allow(clippy::too_many_arguments)]
-    pub fn replace(
-        &self,
-        env: Env,
-        id: f64,
-        old: String,
-        name: String,
-        kind: u32,
-        ctx: f64,
-        params: Vec<f64>,
-        delimiters: Option<Vec<Buffer>>,
-    ) -> Result<()> {
-        self.enter();
-        let r = (|| {
-            let handler = if kind == 0 {
-                self.adapter(id, ctx)
-            } else {
-                let delims = delimiters
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|b| Bytes::copy_from_slice(b))
-                    .collect();
-                codecs::make(kind, &params, delims)?
-            };
-            self.with_channel(id, |ch| {
-                ch.pipeline().replace(&old, &name, handler).map(|_| ()).map_err(transport_error)
-            })?;
-            if kind == 0 {
-                self.remember_ctx(id, &name, ctx);
-            }
-            Ok(())
-        })();
         r.map_err(|e| throw(&env, e))
     }
 
@@ -394,7 +319,11 @@ impl NativeChannels {
     pub fn address(&self, id: f64, remote: bool) -> Option<String> {
         self.enter();
         let ch = self.hub.channel(id as u64)?;
-        let a = if remote { ch.remote_addr() } else { ch.local_addr() }?;
+        let a = if remote {
+            ch.remote_addr()
+        } else {
+            ch.local_addr()
+        }?;
         let family = if a.is_ipv4() { "IPv4" } else { "IPv6" };
         Some(format!("{}|{}|{family}", a.ip(), a.port()))
     }

@@ -16,7 +16,9 @@ fn count(name: &str, v: f64) -> JsResult<usize> {
     if v.is_finite() && v >= 0.0 && v.fract() == 0.0 {
         Ok(v as usize)
     } else {
-        Err(invalid_arg(format!("{name} must be a non-negative integer, got {v}")))
+        Err(invalid_arg(format!(
+            "{name} must be a non-negative integer, got {v}"
+        )))
     }
 }
 
@@ -36,11 +38,15 @@ pub fn option(name: &str, v: f64) -> JsResult<ChannelOption> {
         "soLinger" => ChannelOption::SoLinger(duration(v * 1000.0)),
         "writeBufferHighWaterMark" => ChannelOption::WriteBufferHighWaterMark(count(name, v)?),
         "writeBufferLowWaterMark" => ChannelOption::WriteBufferLowWaterMark(count(name, v)?),
-        "writeSpinCount" => ChannelOption::WriteSpinCount(u32::try_from(count(name, v)?).unwrap_or(u32::MAX)),
+        "writeSpinCount" => {
+            ChannelOption::WriteSpinCount(u32::try_from(count(name, v)?).unwrap_or(u32::MAX))
+        }
         "maxMessagesPerRead" => {
             ChannelOption::MaxMessagesPerRead(u32::try_from(count(name, v)?).unwrap_or(u32::MAX))
         }
-        "connectTimeoutMillis" => ChannelOption::ConnectTimeout(if v > 0.0 { duration(v) } else { None }),
+        "connectTimeoutMillis" => {
+            ChannelOption::ConnectTimeout(if v > 0.0 { duration(v) } else { None })
+        }
         other => return Err(invalid_arg(format!("unknown channel option {other}"))),
     })
 }

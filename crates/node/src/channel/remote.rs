@@ -52,7 +52,9 @@ pub fn unregister(id: u64) {
 
 /// The hub of loop `id` if that loop lives on this thread.
 pub fn local_hub(id: u64) -> Option<Rc<Hub>> {
-    HUBS.try_with(|h| h.borrow().get(&id).and_then(Weak::upgrade)).ok().flatten()
+    HUBS.try_with(|h| h.borrow().get(&id).and_then(Weak::upgrade))
+        .ok()
+        .flatten()
 }
 
 /// The handle of loop `id`, wherever it lives.

@@ -34,8 +34,15 @@ impl<T> Shared<T> {
         let (mut buffer, mut offset, mut reference) = (ptr::null_mut(), 0usize, ptr::null_mut());
         // SAFETY: per the function's contract; out-pointers are valid locals.
         let ok = unsafe {
-            sys::napi_get_typedarray_info(env, value, &mut k, &mut len, &mut data, &mut buffer, &mut offset)
-                == sys::Status::napi_ok
+            sys::napi_get_typedarray_info(
+                env,
+                value,
+                &mut k,
+                &mut len,
+                &mut data,
+                &mut buffer,
+                &mut offset,
+            ) == sys::Status::napi_ok
                 && k == kind
                 && sys::napi_create_reference(env, value, 1, &mut reference) == sys::Status::napi_ok
         };

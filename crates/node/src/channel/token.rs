@@ -72,7 +72,6 @@ pub struct JsError {
     message: String,
 }
 
-
 impl JsError {
     pub fn new(hub: u32, token: f64, code: String, message: String) -> Self {
         JsError {

@@ -1,0 +1,138 @@
+//! Delivering what a loop produced to JS: one call per batch of records (as many as the shared
+//! record buffer holds), with the batch's bytes in one Buffer. Ground rules as in
+//! [`super::hub`]: no borrow of the outbox is held while JS runs.
+
+use std::ptr;
+use std::rc::Rc;
+
+use napi::sys;
+
+use super::hub::{Hub, MAX_ROUNDS};
+use super::outbox::Outbox;
+use super::token::drain_released;
+use super::wire::{self, RECORD};
+
+impl Hub {
+    /// Delivers what the loop produced, applying the ops JS makes meanwhile, until nothing is
+    /// left (at most `MAX_ROUNDS` rounds; the rest waits for the next iteration).
+    pub fn deliver(self: &Rc<Self>) {
+        if self.delivering.replace(true) {
+            return;
+        }
+        for _ in 0..MAX_ROUNDS {
+            self.apply_ops(&[], &[]);
+            self.sweep();
+            let mut released = Vec::new();
+            drain_released(self.id, &mut released);
+            if !released.is_empty() {
+                let mut out = self.outbox();
+                for t in released {
+                    out.push(wire::RELEASE, 0.0, 0.0, t, 0.0, 0.0);
+                }
+            }
+            if self.outbox.borrow().is_empty() {
+                break;
+            }
+            let batch = std::mem::take(&mut *self.outbox.borrow_mut());
+            self.call_js(batch);
+        }
+        self.delivering.set(false);
+        if !self.outbox.borrow().is_empty() {
+            if let Some(l) = self.local.upgrade() {
+                l.request_iteration();
+            }
+        }
+    }
+
+    /// One batch to JS, in as many calls as the shared record buffer needs.
+    fn call_js(&self, batch: Outbox) {
+        let env = self.env;
+        let mut scope = ptr::null_mut();
+        // SAFETY: we are on the env's thread, inside a libuv callback scope or a napi call.
+        if unsafe { sys::napi_open_handle_scope(env, &mut scope) } != sys::Status::napi_ok {
+            return;
+        }
+        let m = &self.metrics;
+        m.records.set(m.records.get() + batch.records_len() as f64);
+        // SAFETY: the handle scope above is open; every value made here lives in it.
+        unsafe {
+            let mut f = ptr::null_mut();
+            let mut undefined = ptr::null_mut();
+            sys::napi_get_undefined(env, &mut undefined);
+            if sys::napi_get_reference_value(env, self.dispatch, &mut f) == sys::Status::napi_ok
+                && !f.is_null()
+            {
+                let arena = make_buffer(env, &batch.bytes).unwrap_or(undefined);
+                let strings = make_strings(env, &batch.strings).unwrap_or(undefined);
+                let cap = self.shared.event_capacity();
+                for chunk in batch.records.chunks(cap * RECORD) {
+                    let n = self.shared.put_events(chunk);
+                    let mut count = ptr::null_mut();
+                    sys::napi_create_double(env, n as f64, &mut count);
+                    let args = [count, arena, strings];
+                    let mut result = ptr::null_mut();
+                    m.deliveries.set(m.deliveries.get() + 1.0);
+                    let status =
+                        sys::napi_call_function(env, undefined, f, 3, args.as_ptr(), &mut result);
+                    if status == sys::Status::napi_pending_exception {
+                        let mut exc = ptr::null_mut();
+                        sys::napi_get_and_clear_last_exception(env, &mut exc);
+                        // The TS dispatcher catches handler errors: this is a terminating
+                        // worker (or a bug in the TS layer).
+                        crate::error::debug(format_args!(
+                            "netloop: an exception escaped the channel dispatcher"
+                        ));
+                    }
+                }
+            }
+            sys::napi_close_handle_scope(env, scope);
+        }
+    }
+}
+
+/// A Buffer holding a copy of `bytes` (undefined when empty).
+///
+/// # Safety
+/// A handle scope must be open on the env's thread.
+unsafe fn make_buffer(env: sys::napi_env, bytes: &[u8]) -> Option<sys::napi_value> {
+    if bytes.is_empty() {
+        return None;
+    }
+    let mut data = ptr::null_mut();
+    let mut value = ptr::null_mut();
+    // SAFETY: per the function's contract; napi copies `bytes.len()` bytes from the slice.
+    let ok = unsafe {
+        sys::napi_create_buffer_copy(
+            env,
+            bytes.len(),
+            bytes.as_ptr().cast(),
+            &mut data,
+            &mut value,
+        )
+    };
+    (ok == sys::Status::napi_ok).then_some(value)
+}
+
+/// An array of JS strings (undefined when empty).
+///
+/// # Safety
+/// A handle scope must be open on the env's thread.
+unsafe fn make_strings(env: sys::napi_env, strings: &[String]) -> Option<sys::napi_value> {
+    if strings.is_empty() {
+        return None;
+    }
+    let mut arr = ptr::null_mut();
+    // SAFETY: per the function's contract; each string is passed with its length.
+    unsafe {
+        if sys::napi_create_array_with_length(env, strings.len(), &mut arr) != sys::Status::napi_ok
+        {
+            return None;
+        }
+        for (i, s) in strings.iter().enumerate() {
+            let mut v = ptr::null_mut();
+            sys::napi_create_string_utf8(env, s.as_ptr().cast(), s.len() as isize, &mut v);
+            sys::napi_set_element(env, arr, i as u32, v);
+        }
+    }
+    Some(arr)
+}

@@ -1,0 +1,151 @@
+//! The pipeline methods of `NativeChannels`: adding, removing and replacing JS stand-ins and
+//! built-in native handlers. The JS list mirrors the native pipeline name for name (see
+//! docs/decisions/0004), so every change is made here first, where it is checked.
+
+use std::rc::Rc;
+
+use bytes::Bytes;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use super::adapter::JsAdapter;
+use super::{codecs, transport_error, NativeChannels};
+use crate::error::{throw, JsResult};
+
+#[napi]
+impl NativeChannels {
+    fn add(
+        &self,
+        id: f64,
+        pos: u32,
+        base: &str,
+        name: &str,
+        handler: Rc<dyn netloop_transport::ChannelHandler>,
+    ) -> JsResult<()> {
+        self.with_channel(id, |ch| {
+            let p = ch.pipeline();
+            let r = match pos {
+                0 => p.add_first(name, handler),
+                1 => p.add_last(name, handler),
+                2 => p.add_before(base, name, handler),
+                _ => p.add_after(base, name, handler),
+            };
+            r.map(|_| ()).map_err(transport_error)
+        })
+    }
+
+    fn adapter(&self, id: f64, ctx: f64) -> Rc<dyn netloop_transport::ChannelHandler> {
+        Rc::new(JsAdapter {
+            hub: Rc::downgrade(&self.hub),
+            channel: id,
+            ctx,
+        })
+    }
+
+    fn remember_ctx(&self, id: f64, name: &str, ctx: f64) {
+        if let Some(c) = self
+            .hub
+            .channel(id as u64)
+            .and_then(|ch| ch.pipeline().context(name))
+        {
+            self.hub.set_ctx(id as u64, ctx as u64, c);
+        }
+    }
+
+    /// Adds the stand-in of JS context `ctx` named `name` (pos: 0 first, 1 last, 2 before
+    /// `base`, 3 after `base`).
+    #[napi]
+    pub fn add_js(
+        &self,
+        env: Env,
+        id: f64,
+        pos: u32,
+        base: String,
+        name: String,
+        ctx: f64,
+    ) -> Result<()> {
+        self.enter();
+        let r = self.add(id, pos, &base, &name, self.adapter(id, ctx));
+        if r.is_ok() {
+            self.remember_ctx(id, &name, ctx);
+        }
+        r.map_err(|e| throw(&env, e))
+    }
+
+    /// Adds a built-in native handler of `kind` with Netty's parameters.
+    #[napi]
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_native(
+        &self,
+        env: Env,
+        id: f64,
+        pos: u32,
+        base: String,
+        name: String,
+        kind: u32,
+        params: Vec<f64>,
+        delimiters: Option<Vec<Buffer>>,
+    ) -> Result<()> {
+        self.enter();
+        let delims: Vec<Bytes> = delimiters
+            .unwrap_or_default()
+            .iter()
+            .map(|b| Bytes::copy_from_slice(b))
+            .collect();
+        let r =
+            codecs::make(kind, &params, delims).and_then(|h| self.add(id, pos, &base, &name, h));
+        r.map_err(|e| throw(&env, e))
+    }
+
+    #[napi]
+    pub fn remove(&self, env: Env, id: f64, name: String) -> Result<()> {
+        self.enter();
+        self.with_channel(id, |ch| {
+            ch.pipeline()
+                .remove(&name)
+                .map(|_| ())
+                .map_err(transport_error)
+        })
+        .map_err(|e| throw(&env, e))
+    }
+
+    /// Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`.
+    #[napi]
+    #[allow(clippy::too_many_arguments)]
+    pub fn replace(
+        &self,
+        env: Env,
+        id: f64,
+        old: String,
+        name: String,
+        kind: u32,
+        ctx: f64,
+        params: Vec<f64>,
+        delimiters: Option<Vec<Buffer>>,
+    ) -> Result<()> {
+        self.enter();
+        let r = (|| {
+            let handler = if kind == 0 {
+                self.adapter(id, ctx)
+            } else {
+                let delims = delimiters
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|b| Bytes::copy_from_slice(b))
+                    .collect();
+                codecs::make(kind, &params, delims)?
+            };
+            self.with_channel(id, |ch| {
+                ch.pipeline()
+                    .replace(&old, &name, handler)
+                    .map(|_| ())
+                    .map_err(transport_error)
+            })?;
+            if kind == 0 {
+                self.remember_ctx(id, &name, ctx);
+            }
+            Ok(())
+        })();
+        r.map_err(|e| throw(&env, e))
+    }
+}

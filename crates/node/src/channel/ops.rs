@@ -1,0 +1,184 @@
+//! Applying the ops JS buffered: writes, flushes, reads, closes and inbound events that leave
+//! JS at a context, promise completions, registrations. Ground rules as in [`super::hub`]:
+//! applied in JS's order, no borrow held while a pipeline method runs.
+
+use std::rc::Rc;
+
+use bytes::Bytes;
+use netloop_transport::{LocalListenerExt, Message, TransportError};
+
+use super::hub::{From, Hub};
+use super::outbox::ErrorRef;
+use super::token::{JsError, JsValue};
+use super::wire::{self, RECORD};
+
+impl Hub {
+    /// Applies the ops JS buffered. `big` holds the bytes of large writes, `strings` the
+    /// codes and messages of JS errors, both indexed by the ops.
+    pub fn apply_ops(self: &Rc<Self>, big: &[&[u8]], strings: &[String]) {
+        let ops = self.shared.take_ops();
+        if ops.is_empty() {
+            return;
+        }
+        let m = &self.metrics.ops;
+        m.set(m.get() + (ops.len() / RECORD) as f64);
+        for op in ops.chunks_exact(RECORD) {
+            self.apply(op, big, strings);
+        }
+    }
+
+    fn js_error(&self, token: f64, strings: &[String], at: f64) -> TransportError {
+        let i = at as usize;
+        let code = strings.get(i).cloned().unwrap_or_else(|| "ERR_JS".into());
+        let message = strings.get(i + 1).cloned().unwrap_or_default();
+        TransportError::foreign(
+            std::borrow::Cow::Owned(code.clone()),
+            JsError::new(self.id, token, code, message),
+        )
+    }
+
+    fn message(&self, kind: u32, a: f64, b: f64, big: &[&[u8]]) -> Message {
+        match kind {
+            wire::READ_BYTES | wire::WRITE_BYTES => {
+                let data = self.shared.arena_bytes(a as usize, b as usize);
+                let m = &self.metrics.bytes_from_js;
+                m.set(m.get() + data.len() as f64);
+                Message::Bytes(data)
+            }
+            wire::READ_BIG | wire::WRITE_BIG => {
+                let data = big.get(a as usize).copied().unwrap_or_default();
+                let m = &self.metrics.bytes_from_js;
+                m.set(m.get() + data.len() as f64);
+                Message::Bytes(Bytes::copy_from_slice(data))
+            }
+            _ => Message::user(JsValue::new(self.id, a)),
+        }
+    }
+
+    fn apply(self: &Rc<Self>, op: &[f64], big: &[&[u8]], strings: &[String]) {
+        let (kind, chan, ctx, a, b, c) = (
+            op[0] as u32,
+            op[1] as u64,
+            op[2] as u64,
+            op[3],
+            op[4],
+            op[5],
+        );
+        if kind == wire::COMPLETE_PROMISE {
+            if let Some(p) = self.take_promise(a) {
+                if b == 0.0 {
+                    p.try_success();
+                } else {
+                    p.try_failure(self.js_error(c, strings, op[2]));
+                }
+            }
+            return;
+        }
+        let found = {
+            let map = self.channels.borrow();
+            map.get(&chan).map(|e| {
+                (
+                    e.channel.clone(),
+                    if ctx == 0 {
+                        None
+                    } else {
+                        e.ctxs.get(&ctx).cloned()
+                    },
+                )
+            })
+        };
+        let Some((channel, ctx)) = found else {
+            if matches!(
+                kind,
+                wire::WRITE_BYTES | wire::WRITE_VALUE | wire::WRITE_BIG | wire::CLOSE
+            ) {
+                self.fail_promise(c, TransportError::ChannelClosed);
+            }
+            return;
+        };
+        let pipeline = channel.pipeline();
+        match kind {
+            wire::REGISTER => {
+                let weak = Rc::downgrade(self);
+                channel.register().add_local_listener(move |r| {
+                    if let (Err(e), Some(hub)) = (r, weak.upgrade()) {
+                        let mut out = hub.outbox();
+                        if let ErrorRef::Native(i) = out.put_error(hub.id, e) {
+                            out.push(wire::EXCEPTION, chan as f64, 0.0, i, 1.0, 0.0);
+                        }
+                    }
+                });
+            }
+            wire::WRITE_BYTES | wire::WRITE_VALUE | wire::WRITE_BIG => {
+                let msg = self.message(kind, a, b, big);
+                let p = self.promise_for(c, &pipeline);
+                match ctx {
+                    Some(x) => x.write_with(msg, p),
+                    None => pipeline.write_with(msg, p),
+                }
+            }
+            wire::FLUSH => match ctx {
+                Some(x) => x.flush(),
+                None => pipeline.flush(),
+            },
+            wire::READ => match ctx {
+                Some(x) => x.read(),
+                None => pipeline.read(),
+            },
+            wire::CLOSE => {
+                let p = self.promise_for(c, &pipeline);
+                match ctx {
+                    Some(x) => x.close_with(p),
+                    None => pipeline.close_with(p),
+                }
+            }
+            _ => {
+                let from = match ctx {
+                    Some(x) => From::Ctx(x),
+                    None => From::Head(pipeline),
+                };
+                self.fire_inbound(from, kind, a, b, big, strings);
+            }
+        }
+    }
+
+    fn fire_inbound(
+        &self,
+        from: From,
+        kind: u32,
+        a: f64,
+        b: f64,
+        big: &[&[u8]],
+        strings: &[String],
+    ) {
+        macro_rules! fire {
+            ($m:ident $(, $arg:expr)*) => {
+                match &from {
+                    From::Ctx(x) => x.$m($($arg),*),
+                    From::Head(p) => p.$m($($arg),*),
+                }
+            };
+        }
+        match kind {
+            wire::REGISTERED => fire!(fire_channel_registered),
+            wire::UNREGISTERED => fire!(fire_channel_unregistered),
+            wire::ACTIVE => fire!(fire_channel_active),
+            wire::INACTIVE => fire!(fire_channel_inactive),
+            wire::READ_COMPLETE => fire!(fire_channel_read_complete),
+            wire::WRITABILITY => fire!(fire_channel_writability_changed),
+            wire::READ_BYTES | wire::READ_VALUE | wire::READ_BIG => {
+                let msg = self.message(kind, a, b, big);
+                fire!(fire_channel_read, msg)
+            }
+            wire::USER_EVENT => {
+                let ev: Box<dyn std::any::Any> = Box::new(JsValue::new(self.id, a));
+                fire!(fire_user_event_triggered, ev)
+            }
+            wire::EXCEPTION => {
+                let e = self.js_error(a, strings, b);
+                fire!(fire_exception_caught, e)
+            }
+            _ => {}
+        }
+    }
+}
