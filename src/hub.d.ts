@@ -1,7 +1,10 @@
+import type * as Native from '../native';
 import { Channel as ChannelClass, type Channel } from './channel';
 import { ChannelHandlerContext } from './context';
 import type { EventLoop } from './loop';
 import { ChannelPromise } from './promise';
+declare const NativeChannels: typeof Native.NativeChannels;
+type NativeChannels = Native.NativeChannels;
 /** Servers by channel id, so that a hub can find the initializer of an accepted channel. */
 export declare const servers: Map<number, {
     accept(hub: ChannelHub, id: number): void;
@@ -46,3 +49,4 @@ export declare class ChannelHub {
     /** Applies the buffered ops now (before a direct native call that must see them). */
     sync(): void;
 }
+export {};

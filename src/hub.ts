@@ -5,7 +5,8 @@
  * returns (or once per microtask checkpoint outside a delivery): no napi call per event.
  * @internal
  */
-import { NativeChannels } from '../native'
+import { native } from './binding'
+import type * as Native from '../native'
 import { Channel as ChannelClass, type Channel, initialize } from './channel'
 import { ChannelHandlerContext, Kind } from './context'
 import { NetloopError } from './errors'
@@ -13,6 +14,9 @@ import { ChannelInputShutdownEvent, idleEvent } from './handlers'
 import type { EventLoop } from './loop'
 import { ChannelPromise } from './promise'
 import { ARENA_BYTES, ARENA_MAX_WRITE, EVENT_CAPACITY, OP_CAPACITY, W, checkWire } from './wire'
+
+const NativeChannels = native.NativeChannels
+type NativeChannels = Native.NativeChannels
 
 const hubs = new WeakMap<EventLoop, ChannelHub>()
 

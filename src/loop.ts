@@ -14,7 +14,8 @@
  * - Tasks and timers run in the async context of the code that submitted them.
  */
 import { AsyncResource } from 'node:async_hooks'
-import { NativeEventLoop, TIMER_FIRED_SLOTS, TIMER_OP_FIELDS, TIMER_OP_HEADER, TIMER_OPS_CAPACITY } from '../native'
+import { native } from './binding'
+import type * as Native from '../native'
 import {
   NetloopError,
   checkDelay,
@@ -28,6 +29,13 @@ import {
   rejected,
 } from './errors'
 import { channelMetrics, closeChannelsOf, type ChannelMetrics } from './hub'
+
+const NativeEventLoop = native.NativeEventLoop
+type NativeEventLoop = Native.NativeEventLoop
+const TIMER_FIRED_SLOTS = native.TIMER_FIRED_SLOTS
+const TIMER_OP_FIELDS = native.TIMER_OP_FIELDS
+const TIMER_OP_HEADER = native.TIMER_OP_HEADER
+const TIMER_OPS_CAPACITY = native.TIMER_OPS_CAPACITY
 
 /** Lifecycle of a loop, as in Netty. */
 export type EventLoopState = 'not-started' | 'started' | 'shutting-down' | 'shutdown' | 'terminated'

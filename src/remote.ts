@@ -1,6 +1,8 @@
 /** Writing to a channel of any thread of the process by its id (bytes only). */
-import { writeToChannel as nativeWrite } from '../native'
+import { native } from './binding'
 import { NetloopError } from './errors'
+
+const nativeWrite = native.writeToChannel
 
 /**
  * Writes and flushes `data` to the channel with this `id`, wherever it lives in the process

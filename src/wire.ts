@@ -3,7 +3,9 @@
  * Checked against the native constants when the first hub is made.
  * @internal
  */
-import { channelWire } from '../native'
+import { native } from './binding'
+
+const channelWire = native.channelWire
 
 export const enum W {
   RECORD = 6,
