@@ -30,7 +30,8 @@ export declare class NativeChannels {
   get loopId(): number
   /**
    * Applies the buffered ops (with the bytes of large writes and the texts of JS errors
-   * they refer to), then delivers what they produced unless a delivery is running.
+   * they refer to). What they produce is delivered by the loop's next iteration, never
+   * from inside this call: JS handlers do not run re-entrantly inside user code.
    */
   applyOps(big?: Array<Buffer> | undefined | null, strings?: Array<string> | undefined | null): void
   /** A new client channel (not yet registered); returns its id. */

@@ -54,6 +54,9 @@ pub struct LocalLoop {
     in_iteration: Cell<bool>,
     /// A standalone loop: nothing outside watches the selector, so termination closes it.
     pub(crate) owns_selector: Cell<bool>,
+    /// Work the loop does not see itself (an attached loop's JS side: events waiting for JS,
+    /// ops waiting for the loop) that must keep a graceful shutdown going.
+    work_probe: std::cell::RefCell<Option<Rc<dyn Fn() -> bool>>>,
 }
 
 /// What one iteration did, for the driver of an attached loop.
@@ -81,6 +84,7 @@ impl LocalLoop {
             sched: Scheduler::new(cancelled),
             in_iteration: Cell::new(false),
             owns_selector: Cell::new(false),
+            work_probe: std::cell::RefCell::new(None),
         })
     }
 
@@ -195,9 +199,19 @@ impl LocalLoop {
         }
     }
 
-    /// Work is ready now: queued tasks or tail tasks, tasks from other threads, a due timer.
+    /// Tells the loop about work it cannot see (e.g. events an attached loop's driver still
+    /// has to hand to JS): while `probe()` is true a graceful shutdown does not confirm. The
+    /// probe runs on the loop thread between batches, with no borrow of the loop held.
+    pub fn set_work_probe(&self, probe: Rc<dyn Fn() -> bool>) {
+        *self.work_probe.borrow_mut() = Some(probe);
+    }
+
+    /// Work is ready now: queued tasks or tail tasks, tasks from other threads, a due timer,
+    /// or work the probe reports.
     pub(crate) fn has_ready_work(&self) -> bool {
-        self.sched.has_work()
+        let probe = self.work_probe.borrow().clone();
+        probe.is_some_and(|p| p())
+            || self.sched.has_work()
             || !self.shared.queue.is_empty()
             || self
                 .sched

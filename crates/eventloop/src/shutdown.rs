@@ -6,7 +6,8 @@
 //! - The timeout is honoured even when tasks keep coming: each shutting-down iteration runs
 //!   one bounded batch, then checks the timeout before anything else.
 //! - Quiet period: the loop may stop once no task ran for `quiet` and no work is ready (with
-//!   `quiet == 0`: after the first shutting-down batch, as Netty).
+//!   `quiet == 0`: after the first iteration that ran nothing and has nothing ready, as
+//!   Netty's unbounded `runAllTasks` would).
 //! - Termination is finite: after the state becomes `Shutdown`, every submission is rejected
 //!   (`execute`, `execute_local`, tail tasks; timers are cancelled), so the drain runs only
 //!   the tasks accepted before.
@@ -46,16 +47,16 @@ impl LocalLoop {
         if now.saturating_sub(start) > s.timeout_nanos.load(Ordering::SeqCst) {
             return true;
         }
-        let quiet = s.quiet_nanos.load(Ordering::SeqCst);
-        if quiet == 0 {
-            // Netty: no quiet period, stop after this batch (termination still settles the
-            // short task chains of closing channels and runs every accepted task).
-            return true;
-        }
+        // Netty's runAllTasks runs until its queue is empty, so with no quiet period it stops
+        // once nothing is left. Batches here are bounded (tasks added by a batch run in the
+        // next one), so "nothing is left" is an iteration that ran nothing and has nothing
+        // ready: the task chains of closing channels complete first, and so does whatever an
+        // attached loop's JS does between iterations. The timeout above bounds it.
         if ran || self.has_ready_work() {
             return false;
         }
-        now.saturating_sub(self.sched.last_execution()) >= quiet
+        let quiet = s.quiet_nanos.load(Ordering::SeqCst);
+        quiet == 0 || now.saturating_sub(self.sched.last_execution()) >= quiet
     }
 
     /// Stops accepting tasks, runs every task already accepted, then terminates.

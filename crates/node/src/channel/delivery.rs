@@ -13,6 +13,15 @@ use super::token::drain_released;
 use super::wire::{self, RECORD};
 
 impl Hub {
+    /// Records wait and no delivery runs: the loop's next iteration delivers them.
+    pub fn schedule_delivery(&self) {
+        if !self.delivering.get() && !self.outbox.borrow().is_empty() {
+            if let Some(l) = self.local.upgrade() {
+                l.request_iteration();
+            }
+        }
+    }
+
     /// Delivers what the loop produced, applying the ops JS makes meanwhile, until nothing is
     /// left (at most `MAX_ROUNDS` rounds; the rest waits for the next iteration).
     pub fn deliver(self: &Rc<Self>) {

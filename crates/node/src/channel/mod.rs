@@ -144,7 +144,7 @@ impl NativeChannels {
 
     /// Re-arms libuv after a change made outside an iteration (a new channel, a bind).
     fn rearm(&self) {
-        self.hub.deliver();
+        self.hub.schedule_delivery();
         if let Some(b) = self.hub.bridge() {
             b.rearm();
         }
@@ -162,14 +162,15 @@ impl NativeChannels {
     }
 
     /// Applies the buffered ops (with the bytes of large writes and the texts of JS errors
-    /// they refer to), then delivers what they produced unless a delivery is running.
+    /// they refer to). What they produce is delivered by the loop's next iteration, never
+    /// from inside this call: JS handlers do not run re-entrantly inside user code.
     #[napi]
     pub fn apply_ops(&self, big: Option<Vec<Buffer>>, strings: Option<Vec<String>>) {
         self.calls.set(self.calls.get() + 1.0);
         let big = big.unwrap_or_default();
         let slices: Vec<&[u8]> = big.iter().map(|b| &b[..]).collect();
         self.hub.apply_ops(&slices, &strings.unwrap_or_default());
-        self.hub.deliver();
+        self.hub.schedule_delivery();
     }
 
     fn open_with(&self, server: bool, names: &[String], values: &[f64]) -> JsResult<f64> {

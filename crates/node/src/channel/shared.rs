@@ -95,6 +95,11 @@ impl SharedArrays {
         })
     }
 
+    /// True while JS has buffered ops.
+    pub fn has_ops(&self) -> bool {
+        self.ops.with(|buf| buf.first().is_some_and(|n| *n > 0.0))
+    }
+
     /// The ops JS buffered (`[count, records…]`), leaving the buffer empty.
     pub fn take_ops(&self) -> Vec<f64> {
         self.ops.with(|buf| {
