@@ -172,3 +172,39 @@ fn a_standalone_loop_terminates_within_its_timeout_while_a_task_re_executes_itse
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(el.await_termination(Duration::from_secs(1)));
 }
+
+/// A chain of `left` local tasks, each submitting the next.
+fn chain(local: Rc<LocalLoop>, left: usize, done: Rc<Cell<usize>>) {
+    done.set(done.get() + 1);
+    if left > 0 {
+        let l = local.clone();
+        local.execute_local(move || chain(l, left - 1, done));
+    }
+}
+
+#[test]
+fn a_shutdown_with_no_quiet_period_lets_a_finite_task_chain_finish_before_terminating() {
+    let (el, driver, ticker) = manual_loop(|_| {});
+    let done = Rc::new(Cell::new(0));
+    let (l, d) = (driver.local().clone(), done.clone());
+    l.clone().execute_local(move || chain(l, 49, d));
+    el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(5));
+    iterations_until_terminated(&driver, &ticker, 100);
+    assert_eq!(done.get(), 50, "every task of the chain ran");
+}
+
+#[test]
+fn a_work_probe_keeps_a_shutdown_going_until_it_reports_nothing() {
+    let (el, driver, ticker) = manual_loop(|_| {});
+    let pending = Rc::new(Cell::new(3_u32));
+    let p = pending.clone();
+    driver.local().set_work_probe(Rc::new(move || {
+        let n = p.get();
+        p.set(n.saturating_sub(1));
+        n > 0
+    }));
+    el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(5));
+    let n = iterations_until_terminated(&driver, &ticker, 100);
+    assert_eq!(pending.get(), 0);
+    assert!(n >= 3, "terminated after {n} iterations although the probe reported work");
+}
