@@ -145,6 +145,19 @@ function reader(s: net.Socket) {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
+/** SIGINTs the example and resolves with its exit code (or a note if it is still running after 10 s). */
+async function interrupt(ex: Example): Promise<number | string> {
+  ex.proc.kill('SIGINT')
+  return Promise.race([ex.exited, sleep(10_000).then(() => 'still running after 10 s')])
+}
+
+/** The per-loop metrics an example started with `--stats` printed on its way out. */
+function statsOf(ex: Example): Array<{ bytesIn: number; bytesOut: number; channels: number }> {
+  const m = /^stats (.*)$/m.exec(ex.stdout())
+  if (!m) throw new Error(`no stats line in: ${ex.stdout()}`)
+  return JSON.parse(m[1])
+}
+
 /** A RESP multibulk command. */
 const resp = (...args: Array<string | Buffer>) =>
   Buffer.concat([Buffer.from(`*${args.length}\r\n`), ...args.flatMap((a) => [Buffer.from(`$${Buffer.byteLength(a)}\r\n`), Buffer.from(a), Buffer.from('\r\n')])])
@@ -254,6 +267,48 @@ test.serial('resp-server: redis-benchmark (ping, set, get; pipelined) completes 
   t.is(ex.stderr(), '')
 })
 
+for (const mode of ['hand-off', 'reuse-port'] as const) {
+  test.serial(`resp-server --threads 2 (${mode}): redis-benchmark completes, both workers serve connections, SIGINT exits 0`, async (t) => {
+    if (!has(t, 'redis-benchmark')) return
+    const ex = await startExample(t, 'resp-server', ['--threads', '2', '--stats', ...(mode === 'reuse-port' ? ['--reuse-port'] : [])])
+    t.regex(ex.stdout(), mode === 'reuse-port' ? /listening on 127\.0\.0\.1:\d+ \(2 worker threads, SO_REUSEPORT\)/ : /listening on 127\.0\.0\.1:\d+ \(2 worker threads\)/)
+    const args = ['-p', String(ex.port), '-P', '16', '-c', '50', '-n', '20000', '-t', 'ping,set,get', '-q']
+    const { stdout, stderr } = await run('redis-benchmark', args, 120_000)
+    const rates = new Map([...stdout.matchAll(/([A-Z_]+): ([\d.]+) requests per second/g)].map((m) => [m[1], Number(m[2])]))
+    t.log([...rates].map(([k, v]) => `${k} ${v}/s`).join(', '))
+    for (const name of ['PING_INLINE', 'PING_MBULK', 'SET', 'GET']) {
+      t.true((rates.get(name) ?? 0) > 0, `${name} in: ${stdout}`)
+    }
+    t.notRegex(stderr, /error/i)
+    t.is(await interrupt(ex), 0)
+    const stats = statsOf(ex)
+    t.log(stats.map((m, i) => `worker ${i}: ${m.bytesIn} bytes in, ${m.bytesOut} out`).join('; '))
+    t.is(stats.length, 2)
+    for (const m of stats) {
+      t.true(m.bytesIn > 0 && m.bytesOut > 0, JSON.stringify(m))
+    }
+    t.is(ex.stderr(), '')
+  })
+}
+
+test.serial('resp-server --threads 2: each worker has its own keyspace, commands still work on each', async (t) => {
+  const ex = await startExample(t, 'resp-server', ['--threads', '2'])
+  // The boss hands connections to the workers in turn: a and b land on different workers.
+  const a = await connect(t, ex.port)
+  const ar = reader(a)
+  const b = await connect(t, ex.port)
+  const br = reader(b)
+  a.write(resp('SET', 'k', 'from a'))
+  await ar.includes('+OK\r\n')
+  a.write(resp('GET', 'k'))
+  await ar.includes('from a\r\n')
+  b.write(resp('GET', 'k'))
+  await br.bytes(5)
+  t.is(br.text(), '$-1\r\n', 'the other worker does not see the key (see the header of resp-server.ts)')
+  b.write(resp('INCR', 'n'))
+  await br.includes(':1\r\n')
+})
+
 // ---- http-hello ----
 
 test.serial('http-hello: curl gets Hello, World! twice over one kept-alive connection', async (t) => {
@@ -325,6 +380,24 @@ test.serial('http-hello: wrk runs without errors', async (t) => {
   const rate = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? 0)
   t.true(rate > 0, stdout)
   t.notRegex(stdout, /Socket errors|Non-2xx/)
+  t.is(ex.stderr(), '')
+})
+
+test.serial('http-hello --threads 2: curl is answered by both workers, SIGINT exits 0', async (t) => {
+  if (!has(t, 'curl')) return
+  const ex = await startExample(t, 'http-hello', ['--threads', '2', '--stats'])
+  t.regex(ex.stdout(), /listening on 127\.0\.0\.1:\d+ \(2 worker threads\)/)
+  const url = `http://127.0.0.1:${ex.port}/`
+  // Four connections, handed to the workers in turn.
+  for (let i = 0; i < 4; i++) {
+    const { stdout, stderr } = await run('curl', ['-sv', url, `${url}again`])
+    t.is(stdout, 'Hello, World!Hello, World!')
+    t.regex(stderr, /Re-using existing connection/)
+  }
+  t.is(await interrupt(ex), 0)
+  const stats = statsOf(ex)
+  t.is(stats.length, 2)
+  for (const m of stats) t.true(m.bytesIn > 0 && m.bytesOut > 0, JSON.stringify(m))
   t.is(ex.stderr(), '')
 })
 
@@ -414,6 +487,59 @@ test.serial('chat: an idle user is told goodbye and closed (--idle 1)', async (t
   await br.includes('left')
   t.false(b.destroyed)
   clearInterval(talk)
+})
+
+test.serial('chat --threads 2: a line reaches the users of both workers, and shutdown says goodbye on both', async (t) => {
+  const ex = await startExample(t, 'chat', ['--threads', '2'])
+  t.regex(ex.stdout(), /listening on 127\.0\.0\.1:\d+ \(2 worker threads; /)
+  const users: Array<{ socket: net.Socket; r: ReturnType<typeof reader>; thread: number }> = []
+  for (let i = 0; i < 4; i++) {
+    const socket = await connect(t, ex.port)
+    const r = reader(socket)
+    await r.includes('leaves.\n')
+    const m = /Welcome, .*! (\d+) other users? here \(you are on worker thread (\d+)\)/.exec(r.text())
+    t.truthy(m, r.text())
+    t.is(Number(m![1]), i, 'the count of users spans both workers')
+    users.push({ socket, r, thread: Number(m![2]) })
+  }
+  t.is(new Set(users.map((u) => u.thread)).size, 2, 'the users are on two workers')
+  // The first user sees the three others join, whichever worker they are on.
+  for (const u of users.slice(1)) await users[0].r.includes(`* 127.0.0.1:${u.socket.localPort} joined\n`)
+
+  users[0].socket.write('hello from 0\n')
+  const other = users.findIndex((u) => u.thread !== users[0].thread)
+  users[other].socket.write(`and from ${other}\n`)
+  for (const [i, u] of users.entries()) {
+    if (i !== 0) await u.r.includes('] hello from 0\n')
+    if (i !== other) await u.r.includes(`] and from ${other}\n`)
+  }
+  await sleep(50)
+  t.false(users[0].r.text().includes('hello from 0'), 'not back to the sender')
+  t.false(users[other].r.text().includes(`and from ${other}`), 'not back to the sender')
+
+  users[3].socket.write('/quit\n')
+  await users[3].r.closed()
+  for (const u of users.slice(0, 3)) await u.r.includes('left\n')
+
+  t.is(await interrupt(ex), 0)
+  for (const u of users.slice(0, 3)) {
+    await u.r.closed()
+    t.true(u.r.text().endsWith('* the server is shutting down\n'), u.r.text())
+  }
+  t.is(ex.stderr(), '')
+})
+
+test.serial('chat --threads 2 --idle 1: idle users on both workers are told goodbye and closed', async (t) => {
+  const ex = await startExample(t, 'chat', ['--threads', '2', '--idle', '1'])
+  const a = reader(await connect(t, ex.port))
+  const b = reader(await connect(t, ex.port))
+  await a.includes('worker thread')
+  await b.includes('worker thread')
+  t.not(/worker thread (\d+)/.exec(a.text())![1], /worker thread (\d+)/.exec(b.text())![1])
+  await Promise.all([a.closed(10_000), b.closed(10_000)])
+  t.regex(a.text(), /goodbye!\n$/)
+  t.regex(b.text(), /goodbye!\n$/)
+  t.is(ex.stderr(), '')
 })
 
 // ---- shutdown ----

@@ -1,23 +1,25 @@
 // A line-based chat room on netloop: each line a user types goes to everyone else.
+// The room and each user's pipeline are in chat-room.ts; this file starts the server.
 //
 //   node --import tsx examples/chat.ts [--port 7002] [--idle 60]   # PORT=... works too; --port 0 picks one
 //   nc 127.0.0.1 7002        # in two terminals; type lines; /quit leaves
 //
-// The pipeline:
-//   IdleStateHandler (native)       fires an IdleStateEvent after `--idle` seconds without a read
-//   LineBasedFrameDecoder (native)  bytes -> lines (Buffers)
-//   ChatHandler                     broadcasts each line; says goodbye and closes idle users
-// The room is a Set of channels: a channel joins in channelActive, leaves in channelInactive.
-import {
-  type Channel,
-  type ChannelHandler,
-  type ChannelHandlerContext,
-  EventLoop,
-  IdleStateEvent,
-  IdleStateHandler,
-  LineBasedFrameDecoder,
-  ServerBootstrap,
-} from '../index'
+// Options:
+//   --idle S      users who send nothing for S seconds are told goodbye and closed (default 60)
+//   --threads N   (default 1) with N = 1 everything runs on one loop on the main thread. With
+//                 N > 1 users are served on N worker threads (the loop on the main thread
+//                 accepts and hands each connection to the next worker; every worker imports
+//                 chat-room.ts), and a line still reaches the users of every worker.
+//   --reuse-port  with N > 1: every worker binds its own SO_REUSEPORT listener instead.
+//
+// What crosses threads with N > 1 (see chat-room.ts): only plain data. Each line's text is a
+// string posted on a BroadcastChannel (the "hall") by the worker that read it; every other
+// worker writes it to its own users. The shutdown notice and each worker's answer travel the
+// same way, and the number of users is an Int32Array on a SharedArrayBuffer (given to the
+// workers in workerData). Channels, handlers and JS objects holding them never cross: a
+// channel is written only by the thread whose loop serves it.
+import { EventLoop, EventLoopGroup, ServerBootstrap } from '../index'
+import { type RoomOptions, childHandler, sayGoodbye, sayGoodbyeOnEveryWorker, setUp } from './chat-room'
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name)
@@ -31,99 +33,52 @@ function portArg(fallback: number): number {
   return port
 }
 
-const idleSeconds = Number(arg('--idle') ?? 60)
-if (!(idleSeconds > 0)) throw new Error(`bad --idle (seconds > 0): ${arg('--idle')}`)
-
-/** Everyone in the room. */
-const room = new Set<Channel>()
-
-const nameOf = (ch: Channel) => {
-  const a = ch.remoteAddress
-  return a ? `${a.address}:${a.port}` : `#${ch.id}`
-}
-
-function broadcast(from: Channel | undefined, text: string): void {
-  const line = Buffer.from(`${text}\n`)
-  for (const ch of room) if (ch !== from) ch.writeAndFlush(line)
-}
-
-const QUIET_ERRORS = new Set(['ERR_CHANNEL_CLOSED', 'ECONNRESET', 'EPIPE'])
-
-class ChatHandler implements ChannelHandler {
-  #name = ''
-  #leaving = false
-
-  channelActive(ctx: ChannelHandlerContext) {
-    this.#name = nameOf(ctx.channel)
-    const others = room.size
-    room.add(ctx.channel)
-    ctx.writeAndFlush(`Welcome, ${this.#name}! ${others} other user${others === 1 ? '' : 's'} here. /quit leaves.\n`)
-    broadcast(ctx.channel, `* ${this.#name} joined`)
-  }
-
-  channelRead(ctx: ChannelHandlerContext, line: Buffer) {
-    const text = line.toString('utf8').replace(/\r?\n$/, '')
-    if (text.trim() === '/quit') return this.#leave(ctx, 'Bye!')
-    if (text.length > 0) broadcast(ctx.channel, `[${this.#name}] ${text}`)
-  }
-
-  userEventTriggered(ctx: ChannelHandlerContext, evt: unknown) {
-    if (evt instanceof IdleStateEvent && evt.state === 'READER_IDLE') {
-      this.#leave(ctx, `Nothing from you for ${idleSeconds} s: goodbye!`)
-    } else {
-      ctx.fireUserEventTriggered(evt)
-    }
-  }
-
-  channelInactive(ctx: ChannelHandlerContext) {
-    room.delete(ctx.channel)
-    broadcast(undefined, `* ${this.#name} left`)
-  }
-
-  exceptionCaught(ctx: ChannelHandlerContext, e: Error) {
-    const code = (e as NodeJS.ErrnoException).code
-    if (code === 'ERR_TOO_LONG_FRAME') {
-      ctx.writeAndFlush('That line was too long; it was dropped.\n')
-      return
-    }
-    if (!QUIET_ERRORS.has(code ?? '')) console.error(`chat: channel ${ctx.channel.id}: ${e.message}`)
-    ctx.close()
-  }
-
-  /** Says `goodbye`, then closes once it is written. */
-  #leave(ctx: ChannelHandlerContext, goodbye: string) {
-    if (this.#leaving) return
-    this.#leaving = true
-    ctx.writeAndFlush(`${goodbye}\n`, ctx.newPromise()).addListener(() => ctx.close())
-  }
+function threadsArg(): number {
+  const raw = arg('--threads') ?? '1'
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < 1 || n > 256) throw new Error(`bad --threads (1 to 256): ${raw}`)
+  return n
 }
 
 async function main(): Promise<void> {
+  const idleSeconds = Number(arg('--idle') ?? 60)
+  if (!(idleSeconds > 0)) throw new Error(`bad --idle (seconds > 0): ${arg('--idle')}`)
+  const threads = threadsArg()
+  const reusePort = process.argv.includes('--reuse-port')
   const loop = new EventLoop({ name: 'chat' })
   loop.ref() // keep the process alive until the loop terminates
-  const server = await new ServerBootstrap()
-    .group(loop)
-    .childHandler((ch) => {
-      ch.pipeline
-        .addLast('idle', new IdleStateHandler(Math.round(idleSeconds * 1000), 0, 0))
-        // Line endings are kept and stripped in ChatHandler: an empty frame (a bare Enter, with
-        // stripDelimiter on) does not reach JS in this version of netloop.
-        .addLast('framer', new LineBasedFrameDecoder(4096, false))
-        .addLast('chat', new ChatHandler())
-    })
-    .bind(portArg(7002), '127.0.0.1')
-  const { address, port } = server.localAddress!
-  console.log(`listening on ${address}:${port} (idle users leave after ${idleSeconds} s)`)
 
+  let workers: EventLoopGroup | undefined
+  let liveWorkers = threads
+  if (threads > 1) {
+    const room: RoomOptions = { idleSeconds, users: new Int32Array(new SharedArrayBuffer(4)), hall: true }
+    workers = new EventLoopGroup({ threads, module: require.resolve('./chat-room'), workerData: room })
+    workers.on('loopTerminated', (info) => {
+      liveWorkers--
+      if (info.cause) console.error(`chat: worker ${info.index} ended: ${info.cause.message}`)
+    })
+  } else {
+    setUp({ idleSeconds, users: new Int32Array(1), hall: false })
+  }
+
+  const bootstrap = new ServerBootstrap()
+  if (!workers) bootstrap.group(loop).childHandler(childHandler)
+  else if (reusePort) bootstrap.group(loop, workers).option('soReusePort', true)
+  else bootstrap.group(loop, workers)
+  const server = await bootstrap.bind(portArg(7002), '127.0.0.1')
+  const { address, port } = server.localAddress!
+  const how = workers ? `${threads} worker threads${reusePort ? ', SO_REUSEPORT' : ''}; ` : ''
+  console.log(`listening on ${address}:${port} (${how}idle users leave after ${idleSeconds} s)`)
+
+  let stopping = false
   const stop = async () => {
+    if (stopping) return
+    stopping = true
     await server.close()
-    const bye = Buffer.from('* the server is shutting down\n')
-    await Promise.all(
-      [...room].map(async (ch) => {
-        await ch.writeAndFlush(bye, ch.newPromise()).then(undefined, () => undefined)
-        await ch.close()
-      }),
-    )
+    // Every room tells its users goodbye and closes them; then the loops shut down.
+    if (workers) await sayGoodbyeOnEveryWorker(liveWorkers, 2000)
+    else await sayGoodbye()
+    await workers?.shutdownGracefully(0, 1000)
     await loop.shutdownGracefully(0, 1000)
     process.exit(0)
   }
