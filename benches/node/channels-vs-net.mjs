@@ -1,0 +1,367 @@
+// The TypeScript channel API against node:net in the same run (issue 7's benchmark, done as
+// issue 11 asks): echo and line-framed request/response driven by a C load generator, and a
+// RESP server driven by redis-benchmark.
+//
+//   node benches/node/channels-vs-net.mjs [--quick] [--runs N] [--seconds S] [--only echo-1,echo-50,lines-50,resp]
+//                                         [--no-pin] [--json FILE] [--quiet-wait SECONDS] [--addon FILE.node]
+//
+// The netloop servers load the addon the repo's native.js picks (netloop.linux-x64-gnu.node,
+// which `npm run build` makes a release build), or FILE.node given with --addon (passed as
+// NAPI_RS_NATIVE_LIBRARY_PATH): other engineers' debug builds overwrite the root addon, so for
+// figures to publish pass a private copy of a release build. The addon's size, mtime and hash
+// are printed, and the run warns when it looks like a debug build or changes during the run.
+//
+// Every run starts a fresh server process (node, compiled index.js, no tsx) bound to
+// 127.0.0.1 on a free port; targets of a workload alternate within a round (the starting target
+// rotates from round to round), 5 rounds (3 with --quick). Reported: medians over the rounds
+// with min–max, and the netloop/node:net ratio taken per round (a pair run back to back), then
+// its median and min–max.
+//
+// Server CPU: utime+stime of the server process (/proc/<pid>/stat, all threads), read by the
+// load generator at the edges of its measured window (redis-benchmark: by this harness around
+// each invocation). netloop servers print loop.metrics() on SIGTERM: deliveries (native→JS calls
+// carrying channel events) and JS→native calls of the channel layer, divided by every message of
+// the run (warm-up included).
+//
+// CPU placement (2 vCPUs): with 50 connections the server is pinned to CPU 0 and the client to
+// CPU 1 (the server owns a core; its throughput is what is measured). With 1 connection both are
+// pinned to CPU 0: a ping-pong across the two vCPUs of this VM waits on a cross-CPU wake-up of
+// 50–100 µs (12–16 K msg/s against ~55 K on one CPU, whatever the server), and unpinned runs
+// flip between the two modes. --no-pin leaves placement to the scheduler.
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
+import { createHash } from 'node:crypto'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const argv = process.argv.slice(2)
+const flag = (name) => argv.includes(name)
+const opt = (name, fallback) => {
+  const i = argv.indexOf(name)
+  return i >= 0 ? argv[i + 1] : fallback
+}
+const quick = flag('--quick')
+const RUNS = Number(opt('--runs', quick ? 3 : 5))
+const SECONDS = Number(opt('--seconds', quick ? 1.5 : 3))
+const WARMUP = quick ? 0.5 : 1
+const ONLY = opt('--only', 'echo-1,echo-50,lines-50,resp').split(',')
+const PIN = !flag('--no-pin') && cpus().length >= 2
+const SIZE = 64
+const ADDON = opt('--addon', undefined)
+if (ADDON) process.env.NAPI_RS_NATIVE_LIBRARY_PATH = join(process.cwd(), ADDON)
+const addonFile = ADDON ? process.env.NAPI_RS_NATIVE_LIBRARY_PATH : join(root, 'netloop.linux-x64-gnu.node')
+function addonId() {
+  const st = statSync(addonFile)
+  const hash = createHash('sha256').update(readFileSync(addonFile)).digest('hex').slice(0, 12)
+  return { file: addonFile, size: st.size, mtime: st.mtime.toISOString(), sha256: hash }
+}
+const addonAtStart = addonId()
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim())
+
+// ---------------------------------------------------------------------------------------------
+// Build the load generator (only if the source is newer) and the RESP example wrapper.
+
+const binDir = join(root, 'target', 'bench-bin')
+mkdirSync(binDir, { recursive: true })
+const newer = (src, out) => !existsSync(out) || statSync(src).mtimeMs > statSync(out).mtimeMs
+const loadSrc = join(root, 'benches', 'load', 'echo_load.c')
+const loadBin = join(binDir, 'echo_load')
+if (newer(loadSrc, loadBin)) execFileSync('cc', ['-O2', '-Wall', '-o', loadBin, loadSrc], { stdio: 'inherit' })
+
+// examples/resp-server.ts compiled once with esbuild (types stripped, not bundled), its import of
+// the library pointed at the compiled index.js: so neither RESP server runs under tsx.
+const respSrc = join(root, 'examples', 'resp-server.ts')
+const respBin = join(binDir, 'resp-server.cjs')
+const haveResp = existsSync(respSrc)
+if (haveResp && newer(respSrc, respBin)) {
+  const js = execFileSync(join(root, 'node_modules', '.bin', 'esbuild'), [respSrc, '--format=cjs', '--platform=node', '--target=node20', '--log-level=warning'], { encoding: 'utf8' })
+  if (!js.includes('require("../index")')) throw new Error('resp-server.ts: expected an import of ../index')
+  writeFileSync(respBin, js.replaceAll('require("../index")', `require(${JSON.stringify(join(root, 'index.js'))})`))
+}
+const haveRedisBenchmark = spawnSync('redis-benchmark', ['--version']).status === 0
+
+// ---------------------------------------------------------------------------------------------
+// Servers
+
+const servers = join(root, 'benches', 'node', 'servers')
+const TARGETS = {
+  'netloop writeAndFlush': { netloop: true, args: [join(servers, 'netloop-echo.mjs')] },
+  'netloop write+flush': { netloop: true, args: [join(servers, 'netloop-echo.mjs'), '--batched'] },
+  'node:net': { args: [join(servers, 'net-echo.mjs')] },
+  'netloop lines': { netloop: true, args: [join(servers, 'netloop-lines.mjs')] },
+  'node:net lines': { args: [join(servers, 'net-lines.mjs')] },
+  'netloop resp-server.ts': { netloop: true, args: ['-r', join(servers, 'netloop-metrics-preload.cjs'), respBin, '--port', '0'] },
+  'node:net resp': { args: [join(servers, 'net-resp.mjs')] },
+}
+
+/** Starts a server; resolves when it printed its port. */
+function startServer(name, cpu) {
+  const t = TARGETS[name]
+  const cmd = cpu === undefined ? process.execPath : 'taskset'
+  const args = cpu === undefined ? t.args : ['-c', String(cpu), process.execPath, ...t.args]
+  const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+  let err = ''
+  child.stderr.on('data', (d) => (err += d))
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  return new Promise((resolve, reject) => {
+    let out = ''
+    const onData = (d) => {
+      out += d
+      const m = /(\d+)\s*$/m.exec(out)
+      if (m && out.includes('\n')) {
+        child.stdout.off('data', onData)
+        child.stdout.resume()
+        resolve({
+          pid: child.pid,
+          port: Number(m[1]),
+          async stop() {
+            child.kill('SIGTERM')
+            const how = await exited
+            const line = err.split('\n').find((l) => l.startsWith('{"metrics"'))
+            const other = err.split('\n').filter((l) => l && !l.startsWith('{"metrics"'))
+            if (other.length) process.stderr.write(`[${name}] ${other.slice(0, 5).join('\n')}\n`)
+            if (how.code !== 0) process.stderr.write(`[${name}] exit ${JSON.stringify(how)}\n`)
+            return line ? JSON.parse(line).metrics : undefined
+          },
+        })
+      }
+    }
+    child.stdout.on('data', onData)
+    exited.then((how) => reject(new Error(`${name} exited before listening: ${JSON.stringify(how)} ${err}`)))
+  })
+}
+
+/** Busy ticks of the whole machine (/proc/stat: user nice system irq softirq steal). */
+function machineBusy() {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number)
+  return f[0] + f[1] + f[2] + f[5] + f[6] + (f[7] ?? 0)
+}
+const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+
+/**
+ * Waits (up to QUIET_WAIT_S) until the machine is quiet: less than 0.25 of a core busy over half
+ * a second. Other engineers build and test on this VM; a run next to them measures them.
+ */
+const QUIET_WAIT_S = Number(opt('--quiet-wait', 120))
+let quietWaited = 0
+function waitQuiet() {
+  const t0 = Date.now()
+  for (;;) {
+    const b0 = machineBusy()
+    sleep(500)
+    const busy = (machineBusy() - b0) / CLK_TCK / 0.5
+    if (busy < 0.25) break
+    if (Date.now() - t0 > QUIET_WAIT_S * 1000) {
+      process.stderr.write(`  (machine still busy: ${busy.toFixed(2)} cores; running anyway)\n`)
+      break
+    }
+  }
+  quietWaited += Date.now() - t0
+}
+
+function procTicks(pid) {
+  const s = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const f = s.slice(s.lastIndexOf(')') + 2).split(' ')
+  return Number(f[11]) + Number(f[12]) // utime, stime (fields 14 and 15)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statistics
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const n = s.length
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2
+}
+const fmt = (x, digits = 0) => {
+  if (x === undefined || Number.isNaN(x)) return '–'
+  const s = x.toFixed(digits)
+  return digits === 0 ? s.replace(/\B(?=(\d{3})+(?!\d))/g, ' ') : s
+}
+const spread = (xs, digits = 0, unit = '') =>
+  `${fmt(median(xs), digits)}${unit} (${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)})`
+
+// ---------------------------------------------------------------------------------------------
+// Workloads driven by echo_load
+
+const WORKLOADS = {
+  'echo-1': { title: '64 B echo, 1 connection', conns: 1, mode: 'echo', targets: ['netloop writeAndFlush', 'netloop write+flush', 'node:net'], pin: [0, 0] },
+  'echo-50': { title: '64 B echo, 50 connections', conns: 50, mode: 'echo', targets: ['netloop writeAndFlush', 'netloop write+flush', 'node:net'], pin: [0, 1] },
+  'lines-50': { title: '64 B line request/response (63 bytes + \\n), 50 connections', conns: 50, mode: 'lines', targets: ['netloop lines', 'node:net lines'], pin: [0, 1] },
+}
+
+async function loadRun(name, w) {
+  waitQuiet()
+  const [scpu, ccpu] = PIN ? w.pin : [undefined, undefined]
+  const server = await startServer(name, scpu)
+  const args = ['127.0.0.1', String(server.port), String(w.conns), String(SIZE), String(SECONDS), String(WARMUP), w.mode, String(server.pid)]
+  const r = spawnSync(ccpu === undefined ? loadBin : 'taskset', ccpu === undefined ? args : ['-c', String(ccpu), loadBin, ...args], { encoding: 'utf8' })
+  const metrics = await server.stop()
+  if (r.status !== 0) throw new Error(`echo_load against ${name} failed (${r.status}): ${r.stderr}`)
+  const c = JSON.parse(r.stdout)
+  const serverS = c.server_cpu_ticks / c.clock_ticks_per_s
+  return {
+    target: name,
+    msgPerS: c.msg_per_s,
+    p50: c.p50_us,
+    p99: c.p99_us,
+    serverCpuUsPerMsg: (serverS * 1e6) / c.messages,
+    serverCores: serverS / c.seconds,
+    clientCpuShare: c.client_cpu_share,
+    clientUserShare: c.client_user_s / c.seconds,
+    otherCores: Math.max(0, c.machine_busy_ticks / c.clock_ticks_per_s / c.seconds - serverS / c.seconds - c.client_cpu_share),
+    deliveriesPerMsg: metrics ? metrics.deliveries / c.total_messages : undefined,
+    jsCallsPerMsg: metrics ? metrics.jsToNativeCalls / c.total_messages : undefined,
+    eventsPerMsg: metrics ? metrics.events / c.total_messages : undefined,
+    raw: { client: c, metrics },
+  }
+}
+
+function loadTable(w, rounds) {
+  const base = w.targets.find((t) => !TARGETS[t].netloop)
+  const lines = [
+    `| server | msg/s | p50 µs | p99 µs | server CPU µs/msg | server cores | deliveries/msg | JS→native calls/msg | client CPU share (user) | msg/s ratio vs node:net | CPU/msg ratio vs node:net |`,
+    `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
+  ]
+  for (const t of w.targets) {
+    const rs = rounds.map((round) => round[t])
+    const col = (k) => rs.map((r) => r[k])
+    const ratio = (k) => (t === base ? '1' : spread(rounds.map((round) => round[t][k] / round[base][k]), 2, 'x'))
+    lines.push(
+      `| ${t} | ${spread(col('msgPerS'))} | ${fmt(median(col('p50')))} | ${fmt(median(col('p99')))} (${fmt(Math.min(...col('p99')))}–${fmt(Math.max(...col('p99')))}) | ${spread(col('serverCpuUsPerMsg'), 2)} | ${fmt(median(col('serverCores')), 2)} | ${TARGETS[t].netloop ? fmt(median(col('deliveriesPerMsg')), 3) : '–'} | ${TARGETS[t].netloop ? fmt(median(col('jsCallsPerMsg')), 4) : '–'} | ${fmt(median(col('clientCpuShare')), 2)} (${fmt(median(col('clientUserShare')), 2)}) | ${ratio('msgPerS')} | ${ratio('serverCpuUsPerMsg')} |`,
+    )
+  }
+  const other = rounds.flatMap((round) => Object.values(round).map((r) => r.otherCores))
+  lines.push('', `Other load during the windows (cores busy beyond server and client): median ${fmt(median(other), 2)}, max ${fmt(Math.max(...other), 2)}.`)
+  return lines.join('\n')
+}
+
+// ---------------------------------------------------------------------------------------------
+// RESP with redis-benchmark
+
+const RESP_TESTS = ['ping_mbulk', 'set', 'get']
+const RESP_DEPTHS = [
+  { P: 1, n: 100_000 },
+  // 100 000 pipelined requests take ~0.2 s: too short for 10 ms CPU ticks, so 10x as many.
+  { P: 16, n: quick ? 300_000 : 1_000_000 },
+]
+
+function redisBenchmark(port, test, P, n, cpu) {
+  const cmd = `${cpu === undefined ? '' : `taskset -c ${cpu} `}redis-benchmark -p ${port} -c 50 -n ${n} -P ${P} -t ${test} -q --csv; cat /proc/$$/stat`
+  const t0 = process.hrtime.bigint()
+  const r = spawnSync('sh', ['-c', cmd], { encoding: 'utf8' })
+  const wall = Number(process.hrtime.bigint() - t0) / 1e9
+  if (r.status !== 0) throw new Error(`redis-benchmark failed: ${r.stderr}`)
+  const lines = r.stdout.trim().split('\n')
+  const stat = lines.pop()
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const clientS = (Number(f[13]) + Number(f[14])) / CLK_TCK // cutime + cstime: the reaped redis-benchmark
+  const row = lines.find((l) => !l.startsWith('"test"')).split(',').map((x) => x.replace(/"/g, ''))
+  return { test: row[0], rps: Number(row[1]), p50ms: Number(row[4]), p99ms: Number(row[6]), wall, clientS }
+}
+
+async function respRun(name) {
+  waitQuiet()
+  const [scpu, ccpu] = PIN ? [0, 1] : [undefined, undefined]
+  const server = await startServer(name, scpu)
+  let requests = 0
+  redisBenchmark(server.port, 'ping_mbulk,set,get', 1, quick ? 10_000 : 30_000, ccpu) // warm-up (JIT), not measured
+  requests += 3 * (quick ? 10_000 : 30_000)
+  const out = {}
+  for (const { P, n } of RESP_DEPTHS) {
+    for (const test of RESP_TESTS) {
+      const before = procTicks(server.pid)
+      const b = redisBenchmark(server.port, test, P, n, ccpu)
+      const serverS = (procTicks(server.pid) - before) / CLK_TCK
+      requests += n
+      out[`${b.test} -P ${P}`] = { rps: b.rps, p50: b.p50ms * 1000, p99: b.p99ms * 1000, serverCpuUsPerReq: (serverS * 1e6) / n, serverCores: serverS / b.wall, clientCpuShare: b.clientS / b.wall }
+    }
+  }
+  const metrics = await server.stop()
+  for (const r of Object.values(out)) {
+    r.deliveriesPerReq = metrics ? metrics.deliveries / requests : undefined
+    r.jsCallsPerReq = metrics ? metrics.jsToNativeCalls / requests : undefined
+  }
+  return { target: name, tests: out, metrics, requests }
+}
+
+function respTable(rounds) {
+  const targets = ['netloop resp-server.ts', 'node:net resp']
+  const lines = [
+    `| test | server | requests/s | p50 µs | p99 µs | server CPU µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio | CPU/req ratio |`,
+    `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
+  ]
+  for (const test of Object.keys(rounds[0][targets[0]].tests)) {
+    for (const t of targets) {
+      const rs = rounds.map((round) => round[t].tests[test])
+      const col = (k) => rs.map((r) => r[k])
+      const ratio = (k) => (t === targets[1] ? '1' : spread(rounds.map((round) => round[t].tests[test][k] / round[targets[1]].tests[test][k]), 2, 'x'))
+      lines.push(
+        `| ${test} | ${t} | ${spread(col('rps'))} | ${fmt(median(col('p50')))} | ${fmt(median(col('p99')))} | ${spread(col('serverCpuUsPerReq'), 2)} | ${fmt(median(col('serverCores')), 2)} | ${t === targets[0] ? fmt(median(col('deliveriesPerReq')), 3) : '–'} | ${t === targets[0] ? fmt(median(col('jsCallsPerReq')), 4) : '–'} | ${fmt(median(col('clientCpuShare')), 2)} | ${ratio('rps')} | ${ratio('serverCpuUsPerReq')} |`,
+      )
+    }
+  }
+  return lines.join('\n')
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const load1 = loadavg()[0]
+const header = [
+  `netloop channels vs node:net: ${new Date().toISOString()}, node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${load1.toFixed(2)} at start`,
+  `${RUNS} rounds, ${SECONDS} s measured after ${WARMUP} s warm-up per run, ${SIZE} B messages, CPU pinning ${PIN ? 'on' : 'off'}`,
+]
+header.push(`addon ${addonAtStart.file}: ${addonAtStart.size} bytes, ${addonAtStart.mtime}, sha256 ${addonAtStart.sha256}`)
+// A release build is ~1.2 MB; a debug build (opt-level 0, debug assertions) is ~25 MB and 2x slower.
+if (addonAtStart.size > 8 << 20) header.push('WARNING: the addon looks like a DEBUG build (size): netloop figures are not representative')
+if (load1 > 0.5) header.push(`WARNING: the machine is not quiet (load average ${load1.toFixed(2)}): figures will be noisy`)
+console.log(header.join('\n'))
+const results = { header, runs: {}, tables: {} }
+
+for (const [key, w] of Object.entries(WORKLOADS)) {
+  if (!ONLY.includes(key)) continue
+  const rounds = []
+  for (let r = 0; r < RUNS; r++) {
+    const order = w.targets.map((_, i) => w.targets[(i + r) % w.targets.length])
+    const round = {}
+    for (const t of order) {
+      round[t] = await loadRun(t, w)
+      process.stderr.write(`  ${key} round ${r + 1}/${RUNS} ${t}: ${fmt(round[t].msgPerS)} msg/s, ${fmt(round[t].serverCpuUsPerMsg, 2)} µs CPU/msg\n`)
+    }
+    rounds.push(round)
+  }
+  results.runs[key] = rounds
+  const cmd = `echo_load 127.0.0.1 PORT ${w.conns} ${SIZE} ${SECONDS} ${WARMUP} ${w.mode} SERVER_PID`
+  results.tables[key] = `### ${w.title}\n\nClient: \`${PIN ? `taskset -c ${w.pin[1]} ` : ''}${cmd}\`; servers ${PIN ? `on CPU ${w.pin[0]}` : 'unpinned'}.\n\n${loadTable(w, rounds)}`
+  console.log(`\n${results.tables[key]}`)
+}
+
+if (ONLY.includes('resp')) {
+  if (!haveResp) console.log('\n(RESP skipped: examples/resp-server.ts not found)')
+  else if (!haveRedisBenchmark) console.log('\n(RESP skipped: redis-benchmark not installed; apt-get install -y redis-tools)')
+  else {
+    const rounds = []
+    const targets = ['netloop resp-server.ts', 'node:net resp']
+    for (let r = 0; r < RUNS; r++) {
+      const round = {}
+      for (const t of r % 2 ? [...targets].reverse() : targets) {
+        round[t] = await respRun(t)
+        process.stderr.write(`  resp round ${r + 1}/${RUNS} ${t}: ${Object.entries(round[t].tests).map(([k, v]) => `${k} ${fmt(v.rps)}/s`).join(', ')}\n`)
+      }
+      rounds.push(round)
+    }
+    results.runs.resp = rounds
+    results.tables.resp = `### RESP (redis-benchmark)\n\nClient: \`${PIN ? 'taskset -c 1 ' : ''}redis-benchmark -p PORT -c 50 -n N -P {1,16} -t {ping_mbulk,set,get} -q --csv\` (N = ${RESP_DEPTHS.map((d) => `${d.n} at -P ${d.P}`).join(', ')}), one invocation per test; servers ${PIN ? 'on CPU 0' : 'unpinned'}, each warmed up with ${quick ? '3 × 10 000' : '3 × 30 000'} requests first.\n\n${respTable(rounds)}`
+    console.log(`\n${results.tables.resp}`)
+  }
+}
+
+const addonAtEnd = addonId()
+if (addonAtEnd.sha256 !== addonAtStart.sha256) console.log(`\nWARNING: the addon changed during the run (now ${addonAtEnd.size} bytes, ${addonAtEnd.mtime}): discard this run`)
+console.log(`\nwaited ${(quietWaited / 1000).toFixed(1)} s in all for a quiet machine before runs`)
+const jsonOut = opt('--json', join(root, 'target', 'bench-results', `channels-vs-net-${Date.now()}.json`))
+mkdirSync(dirname(jsonOut), { recursive: true })
+writeFileSync(jsonOut, JSON.stringify(results, null, 1))
+console.log(`\nraw results: ${jsonOut}`)

@@ -1,0 +1,26 @@
+// Shared bits of the benchmark servers: the compiled library from the repo root (no tsx), and
+// the exit protocol of the harness (print the port on stdout; on SIGTERM print the loop's
+// metrics as one JSON line on stderr, then exit).
+import { createRequire } from 'node:module'
+
+const require = createRequire(import.meta.url)
+export const netloop = require('../../../index.js')
+
+export function ready(port) {
+  process.stdout.write(`${port}\n`)
+}
+
+/** On SIGTERM: `{"metrics":{...}}` on stderr (netloop servers), then exit. */
+export function exitOnTerm(loop) {
+  process.once('SIGTERM', () => {
+    if (loop) process.stderr.write(`${JSON.stringify({ metrics: loop.metrics() })}\n`)
+    process.exit(0)
+  })
+}
+
+/** Quiet on peers that go away when a run ends. */
+export const quiet = {
+  exceptionCaught(ctx) {
+    ctx.close()
+  },
+}
