@@ -24,6 +24,7 @@ export type ToWorker = {
     t: 'init';
     module: string;
     loop: EventLoopOptions;
+    sources?: boolean;
 } | {
     t: 'bind';
     id: number;

@@ -29,7 +29,7 @@ export type FromWorker =
 
 /** What the group asks a worker. */
 export type ToWorker =
-  | { t: 'init'; module: string; loop: EventLoopOptions }
+  | { t: 'init'; module: string; loop: EventLoopOptions; sources?: boolean }
   | { t: 'bind'; id: number; port: number; host: string; options: ChannelOptions; childOptions: ChannelOptions }
   | { t: 'metrics'; id: number }
   | { t: 'closeServers'; id: number }
@@ -155,7 +155,8 @@ export class WorkerLoop extends EventEmitter {
         res()
       }),
     )
-    this.worker.postMessage({ t: 'init', module, loop: loopOptions } satisfies ToWorker)
+    // The worker runs netloop from the same kind of files as this thread (see worker-entry.ts).
+    this.worker.postMessage({ t: 'init', module, loop: loopOptions, sources: __filename.endsWith('.ts') } satisfies ToWorker)
   }
 
   get loopId(): number | undefined {
