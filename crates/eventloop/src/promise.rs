@@ -20,6 +20,9 @@ type Listener<T, E> = Box<dyn FnOnce(&Result<T, E>) + Send + 'static>;
 struct State<T, E> {
     result: Option<Arc<Result<T, E>>>,
     listeners: Vec<Listener<T, E>>,
+    /// Threads blocked in `wait`/`wait_timeout`: completion wakes the condvar only for them
+    /// (a `notify_all` with nobody waiting still costs a futex system call).
+    waiters: usize,
 }
 
 struct Inner<T, E> {
@@ -75,6 +78,7 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Promise<T, E> {
                 state: Mutex::new(State {
                     result: None,
                     listeners: Vec::new(),
+                    waiters: 0,
                 }),
                 done: Condvar::new(),
             }),
@@ -107,16 +111,20 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Promise<T, E> {
 
     /// Completes the promise; `false` if it was already complete.
     pub fn try_complete(&self, result: Result<T, E>) -> bool {
-        let (result, listeners) = {
+        let (result, listeners, waiters) = {
             let mut st = self.inner.lock();
             if st.result.is_some() {
                 return false;
             }
             let r = Arc::new(result);
             st.result = Some(r.clone());
-            (r, std::mem::take(&mut st.listeners))
+            (r, std::mem::take(&mut st.listeners), st.waiters)
         };
-        self.inner.done.notify_all();
+        // A waiter counts itself in under the lock before it sleeps, so one that can miss
+        // this completion is counted here.
+        if waiters > 0 {
+            self.inner.done.notify_all();
+        }
         notify(listeners.into_iter().map(|l| {
             let r = result.clone();
             Box::new(move || l(&r)) as Box<dyn FnOnce()>
@@ -169,7 +177,9 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Future<T, E> {
             if let Some(r) = &st.result {
                 return (**r).clone();
             }
+            st.waiters += 1;
             st = self.inner.done.wait(st).unwrap_or_else(|p| p.into_inner());
+            st.waiters -= 1;
         }
     }
 
@@ -186,12 +196,14 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Future<T, E> {
                 return Some((**r).clone());
             }
             let left = deadline.checked_duration_since(Instant::now())?;
+            st.waiters += 1;
             st = self
                 .inner
                 .done
                 .wait_timeout(st, left)
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
+            st.waiters -= 1;
         }
     }
 
