@@ -159,3 +159,44 @@ fn max_messages_per_read_splits_reads_into_batches() {
     assert_eq!(reads, 10, "64-byte reads");
     assert_eq!(completes, reads, "one message per batch");
 }
+
+#[test]
+fn a_short_read_ends_the_read_batch_without_a_wasted_system_call() {
+    let net = Net::new();
+    let (_server, addr) = net.server(
+        ChannelOptions::default(),
+        ChannelOptions::default(),
+        sink_child,
+    );
+    let mut s = TcpStream::connect(addr).unwrap();
+    net.run_until("accepted", || accepted_count() == 1);
+    let ch = accepted(0).unwrap();
+    let (data, _) = sink(0);
+    for i in 1..=20 {
+        s.write_all(&[7u8; 100]).unwrap();
+        net.run_until("read", || data.borrow().len() == i * 100);
+    }
+    // 100 B messages, 2 KiB first guess: each readiness event reads once, not once more
+    // to see WouldBlock.
+    let reads = SocketChannel::read_calls(&ch).unwrap();
+    assert!(reads <= 22, "{reads} read calls for 20 messages");
+}
+
+#[test]
+fn a_fin_that_comes_with_the_data_is_still_seen_after_a_short_read() {
+    let net = Net::new();
+    let (_server, addr) = net.server(
+        ChannelOptions::default(),
+        ChannelOptions::default(),
+        sink_child,
+    );
+    let mut s = TcpStream::connect(addr).unwrap();
+    net.run_until("accepted", || accepted_count() == 1);
+    let ch = accepted(0).unwrap();
+    // Data and FIN arrive before the loop looks: one event, a short read, then EOF.
+    s.write_all(b"last words").unwrap();
+    s.shutdown(std::net::Shutdown::Write).unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    net.run_until("closed", || !ch.is_open());
+    assert_eq!(&*sink(0).0.borrow(), b"last words");
+}

@@ -65,6 +65,9 @@ pub(crate) struct SocketIo {
     local_addr: Cell<Option<SocketAddr>>,
     remote_addr: Cell<Option<SocketAddr>>,
     write_calls: Cell<u64>,
+    read_calls: Cell<u64>,
+    /// The peer's FIN was reported (RDHUP): read until EOF even after a short read.
+    peer_closed: Cell<bool>,
 }
 
 /// Constructors of TCP stream channels.
@@ -92,6 +95,14 @@ impl SocketChannel {
         }
         let io = SocketIo::new(&options, Some(stream), State::Connected, Some(remote));
         Channel::create(local, options, parent, Box::new(io))
+    }
+
+    /// How many read system calls this stream channel made (to observe short-read handling).
+    pub fn read_calls(ch: &Channel) -> Option<u64> {
+        ch.0.io
+            .as_any()
+            .downcast_ref::<SocketIo>()
+            .map(|io| io.read_calls.get())
     }
 
     /// How many write system calls this stream channel made (to observe `writeSpinCount`).
@@ -134,6 +145,8 @@ impl SocketIo {
             local_addr: Cell::new(local),
             remote_addr: Cell::new(remote),
             write_calls: Cell::new(0),
+            read_calls: Cell::new(0),
+            peer_closed: Cell::new(false),
         }
     }
 
@@ -293,6 +306,9 @@ impl ChannelIo for SocketIo {
         }
         if r.writable && self.want_write.get() {
             ch.force_flush();
+        }
+        if r.read_closed {
+            self.peer_closed.set(true);
         }
         if r.readable || r.read_closed {
             self.read_ready(ch);

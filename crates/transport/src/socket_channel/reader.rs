@@ -41,6 +41,7 @@ impl SocketIo {
                     }
                 }
                 let mut s: &TcpStream = stream;
+                self.read_calls.set(self.read_calls.get() + 1);
                 s.read(&mut buf[..guess]).map(|n| buf.split_to(n).freeze())
             };
             match result {
@@ -62,6 +63,14 @@ impl SocketIo {
                     }
                     if !ch.is_auto_read() || messages >= max {
                         self.readable_hint.set(true);
+                        break;
+                    }
+                    // A short read drained the socket: with edge-triggered readiness, new
+                    // data brings a new event, so reading again would only see WouldBlock
+                    // (one wasted system call per message). Unless the peer's FIN came: then
+                    // read on to see the end of input, which brings no new event.
+                    if n < guess && !self.peer_closed.get() {
+                        self.readable_hint.set(false);
                         break;
                     }
                 }
