@@ -19,43 +19,70 @@ use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::rc::{Rc, Weak};
 use std::thread::{self, ThreadId};
 
 use netloop_eventloop::{EventLoop, Future, LocalLoop, Promise};
 
 use crate::error::TransportError;
+use crate::pipeline::PipelineInner;
 
 /// The result of a channel operation.
 pub type ChannelFuture = Future<(), TransportError>;
 
 /// The writable side of a channel operation's result; may be *void* (nobody listens).
 #[derive(Clone, Default)]
-pub struct ChannelPromise(Option<Promise<(), TransportError>>);
+pub struct ChannelPromise(Repr);
+
+#[derive(Clone, Default)]
+enum Repr {
+    /// Nobody listens: completing it does nothing.
+    #[default]
+    Void,
+    /// Somebody may listen.
+    Real(Promise<(), TransportError>),
+    /// Nobody listens, but a failure is fired into the pipeline's `exception_caught` (Netty's
+    /// void promise with `fireException`): no allocation per operation.
+    Fire(Weak<PipelineInner>),
+}
 
 impl ChannelPromise {
     /// A promise somebody will listen to.
     pub fn new() -> Self {
-        ChannelPromise(Some(Promise::new()))
+        ChannelPromise(Repr::Real(Promise::new()))
     }
 
     /// A promise nobody listens to: completing it does nothing and costs nothing.
     pub fn void() -> Self {
-        ChannelPromise(None)
+        ChannelPromise(Repr::Void)
+    }
+
+    /// A void promise whose failure is fired into `pipeline`'s `exception_caught` (Netty's
+    /// `voidPromise()` of a channel): nothing fails silently, and nothing is allocated.
+    pub fn void_firing(pipeline: &crate::ChannelPipeline) -> Self {
+        ChannelPromise(Repr::Fire(Rc::downgrade(&pipeline.0)))
     }
 
     /// Wraps an eventloop promise.
     pub fn from_promise(p: Promise<(), TransportError>) -> Self {
-        ChannelPromise(Some(p))
+        ChannelPromise(Repr::Real(p))
     }
 
-    /// True for a void promise.
+    /// True if nobody listens (a void promise, firing or not).
     pub fn is_void(&self) -> bool {
-        self.0.is_none()
+        !matches!(self.0, Repr::Real(_))
+    }
+
+    fn real(&self) -> Option<&Promise<(), TransportError>> {
+        match &self.0 {
+            Repr::Real(p) => Some(p),
+            _ => None,
+        }
     }
 
     /// The future of this promise; `None` for a void promise.
     pub fn future(&self) -> Option<ChannelFuture> {
-        self.0.as_ref().map(|p| p.future())
+        self.real().map(|p| p.future())
     }
 
     /// The future of this promise; for a void promise a future that never completes.
@@ -63,19 +90,33 @@ impl ChannelPromise {
         self.future().unwrap_or_else(|| Promise::new().future())
     }
 
-    /// Completes successfully; `false` if already complete (or void).
+    /// Marks the operation done; false if already done (or void).
     pub fn try_success(&self) -> bool {
-        self.0.as_ref().is_some_and(|p| p.try_success(()))
+        self.real().is_some_and(|p| p.try_success(()))
     }
 
-    /// Fails with `e`; `false` if already complete (or void).
+    /// Fails the promise; a firing void promise fires `e` into its pipeline instead (and
+    /// returns true: the failure was reported).
     pub fn try_failure(&self, e: TransportError) -> bool {
-        self.0.as_ref().is_some_and(|p| p.try_failure(e))
+        match &self.0 {
+            Repr::Real(p) => p.try_failure(e),
+            Repr::Fire(pipeline) => match pipeline.upgrade() {
+                Some(p) => {
+                    crate::ChannelPipeline(p).fire_exception_caught(e);
+                    true
+                }
+                None => false,
+            },
+            Repr::Void => false,
+        }
     }
 
-    /// Completes with `r`; `false` if already complete (or void).
+    /// Completes with `r` (see `try_success` and `try_failure`).
     pub fn try_complete(&self, r: Result<(), TransportError>) -> bool {
-        self.0.as_ref().is_some_and(|p| p.try_complete(r))
+        match r {
+            Ok(()) => self.try_success(),
+            Err(e) => self.try_failure(e),
+        }
     }
 
     /// A promise that can be listened to in place of this one (Netty's `unvoid`). A void
@@ -100,15 +141,16 @@ impl ChannelPromise {
 
     /// True once completed; a void promise is never done.
     pub fn is_done(&self) -> bool {
-        self.0.as_ref().is_some_and(|p| p.is_done())
+        self.real().is_some_and(|p| p.is_done())
     }
 }
 
 impl std::fmt::Debug for ChannelPromise {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.0 {
-            None => write!(f, "ChannelPromise(void)"),
-            Some(p) => write!(f, "ChannelPromise(done: {})", p.is_done()),
+            Repr::Void => write!(f, "ChannelPromise(void)"),
+            Repr::Fire(_) => write!(f, "ChannelPromise(void, fires exceptions)"),
+            Repr::Real(p) => write!(f, "ChannelPromise(done: {})", p.is_done()),
         }
     }
 }

@@ -176,3 +176,23 @@ fn handler_whose_added_fails_is_taken_out_and_the_error_reported() {
     assert!(ch.pipeline().names().is_empty());
     assert_eq!(ch.check_exception().unwrap_err().code(), "ERR_ADD");
 }
+
+#[test]
+fn a_firing_void_promise_reports_a_failed_write_to_exception_caught_and_a_plain_one_does_not() {
+    let ch = EmbeddedChannel::new(vec![]);
+    ch.close();
+    let pipeline = ch.pipeline();
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let s = seen.clone();
+    pipeline.set_unhandled_sink(move |u| {
+        if let Unhandled::Exception(e) = u {
+            s.borrow_mut().push(e.code().to_string());
+        }
+    });
+    pipeline.write_with(Bytes::from_static(b"late"), ChannelPromise::void());
+    assert!(seen.borrow().is_empty(), "a plain void promise is silent");
+    let p = ChannelPromise::void_firing(&pipeline);
+    assert!(p.is_void() && p.future().is_none(), "nothing to listen to, nothing allocated");
+    pipeline.write_with(Bytes::from_static(b"late"), p);
+    assert_eq!(*seen.borrow(), vec!["ERR_CHANNEL_CLOSED".to_string()]);
+}

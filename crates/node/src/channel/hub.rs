@@ -281,7 +281,7 @@ impl Hub {
             return self.take_promise(id).unwrap_or_default();
         }
         if id == 0.0 {
-            return ChannelPromise::void().unvoid(pipeline);
+            return ChannelPromise::void_firing(pipeline);
         }
         let p = ChannelPromise::new();
         if let Some(f) = p.future() {

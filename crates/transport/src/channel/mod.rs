@@ -29,7 +29,7 @@ use crate::message::Message;
 use crate::options::{ChannelOption, ChannelOptions};
 use crate::outbound_buffer::{OutboundBuffer, WritabilityChange};
 use crate::pipeline::ChannelPipeline;
-use crate::promise::{ChannelFuture, ChannelPromise};
+use crate::promise::{ChannelFuture, ChannelPromise, LocalListenerExt};
 
 /// A process-wide unique channel number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -483,7 +483,7 @@ impl Channel {
             if promise.is_void() {
                 return;
             }
-            self.close_future().add_listener(move |_| {
+            self.close_future().add_local_listener(move |_| {
                 promise.try_success();
             });
             return;
