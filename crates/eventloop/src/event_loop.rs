@@ -80,7 +80,7 @@ pub(crate) struct Shared {
     waker: Mutex<Option<Arc<Waker>>>,
     /// Thread token of the thread that runs the loop (0 until it starts).
     pub owner: AtomicUsize,
-    pub cancelled_timers: Arc<AtomicUsize>,
+    pub cancelled_timers: Arc<crate::timer::TimerCancels>,
     pub termination: Promise<(), LoopError>,
     pub quiet_nanos: AtomicU64,
     pub timeout_nanos: AtomicU64,
@@ -88,6 +88,10 @@ pub(crate) struct Shared {
     startup: Mutex<Option<Poll>>,
     thread: Mutex<Option<std::thread::JoinHandle<()>>>,
     pub task_panics: AtomicU64,
+    /// When the sleeping loop plans to wake up by itself (loop time, `u64::MAX`: never).
+    pub planned_wakeup: AtomicU64,
+    /// Hooks run once on the loop thread after its last task (Netty's `cleanup()`).
+    cleanup: Mutex<Vec<Task>>,
     pub selector_rebuilds: AtomicU64,
     pub wakeups: AtomicU64,
 }
@@ -156,6 +160,11 @@ impl Shared {
         }
     }
 
+    /// The cleanup hooks, once (termination).
+    pub fn take_cleanup_hooks(&self) -> Vec<Task> {
+        std::mem::take(&mut *self.cleanup.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
     pub fn report_panic(&self, msg: &str) {
         self.task_panics.fetch_add(1, Ordering::Relaxed);
         match &self.config.on_task_panic {
@@ -198,9 +207,10 @@ impl EventLoop {
         config.validate()?;
         let poll = Poll::new()?;
         let waker = Waker::new(poll.registry(), WAKER_TOKEN)?;
-        let cancelled = Arc::new(AtomicUsize::new(0));
+        let id = NEXT_LOOP_ID.fetch_add(1, Ordering::Relaxed);
+        let cancelled = crate::timer::TimerCancels::new(id);
         let shared = Arc::new(Shared {
-            id: NEXT_LOOP_ID.fetch_add(1, Ordering::Relaxed),
+            id,
             config,
             queue: SegQueue::new(),
             pending: AtomicUsize::new(0),
@@ -216,6 +226,8 @@ impl EventLoop {
             startup: Mutex::new(None),
             thread: Mutex::new(None),
             task_panics: AtomicU64::new(0),
+            planned_wakeup: AtomicU64::new(u64::MAX),
+            cleanup: Mutex::new(Vec::new()),
             selector_rebuilds: AtomicU64::new(0),
             wakeups: AtomicU64::new(0),
         });
@@ -308,12 +320,42 @@ impl EventLoop {
         self.execute_boxed(Box::new(task))
     }
 
+    /// Netty's `lazyExecute`: runs `task` on the loop like [`EventLoop::execute`], but does
+    /// not wake a sleeping loop for it; it runs when the loop wakes up for another reason (a
+    /// timer, I/O, a task submitted with `execute`). A loop that was not started is started.
+    pub fn lazy_execute(&self, task: impl FnOnce() + Send + 'static) -> Result<(), LoopError> {
+        self.submit(Box::new(task), Wake::Never)
+    }
+
+    /// Adds a hook run once on the loop's thread when the loop terminates, after its last
+    /// task ran and before the termination future completes (Netty's `cleanup()`). Rejected
+    /// once the loop terminated.
+    pub fn add_cleanup_hook(&self, hook: impl FnOnce() + Send + 'static) -> Result<(), LoopError> {
+        let mut hooks = self
+            .shared
+            .cleanup
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if self.is_terminated() {
+            return Err(LoopError::Rejected(RejectReason::Shutdown));
+        }
+        hooks.push(Box::new(hook));
+        Ok(())
+    }
+
     pub(crate) fn execute_boxed(&self, task: Task) -> Result<(), LoopError> {
+        self.submit(task, Wake::IfSleeping)
+    }
+
+    fn submit(&self, task: Task, wake: Wake) -> Result<(), LoopError> {
         if let Some(local) = self.local() {
             if self.is_shutdown() {
                 return Err(LoopError::Rejected(RejectReason::Shutdown));
             }
-            local.push_task(task);
+            match wake {
+                Wake::IfSleeping => local.push_task(task),
+                _ => local.push_task_lazily(task),
+            }
             return Ok(());
         }
         let s = &self.shared;
@@ -327,9 +369,25 @@ impl EventLoop {
         }
         s.queue.push(task);
         if s.state() == LoopState::NotStarted {
-            self.start_thread()?;
+            if let Err(e) = self.start_thread() {
+                // Nothing will ever run these tasks: take them back (the state is
+                // Terminated, so no producer adds more).
+                while s.queue.pop().is_some() {
+                    s.pending.fetch_sub(1, Ordering::SeqCst);
+                }
+                return Err(e);
+            }
         }
-        s.wake_if_sleeping();
+        match wake {
+            Wake::IfSleeping => s.wake_if_sleeping(),
+            Wake::Never => {}
+            Wake::Before(deadline) => {
+                fence(Ordering::SeqCst);
+                if deadline < s.planned_wakeup.load(Ordering::SeqCst) {
+                    s.wake_if_sleeping();
+                }
+            }
+        }
         Ok(())
     }
 
@@ -350,20 +408,33 @@ impl EventLoop {
             return Ok(());
         };
         let shared = self.shared.clone();
-        let spawned = std::thread::Builder::new()
-            .name(self.shared.config.name.clone())
-            .spawn(move || crate::local::run_standalone(shared, poll));
-        match spawned {
-            Ok(h) => {
+        let name = self.shared.config.name.clone();
+        // `spawn` reports most failures as errors, some (a name it cannot pass on) as panics.
+        let spawned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            std::thread::Builder::new()
+                .name(name)
+                .spawn(move || crate::local::run_standalone(shared, poll))
+        }));
+        let error = match spawned {
+            Ok(Ok(h)) => {
                 *self.shared.thread.lock().unwrap_or_else(|p| p.into_inner()) = Some(h);
-                Ok(())
+                return Ok(());
             }
-            Err(e) => {
-                self.shared.set_state(LoopState::Terminated);
-                self.shared.termination.try_failure(e.into());
-                Err(LoopError::invalid("could not start the loop's thread"))
-            }
-        }
+            Ok(Err(e)) => LoopError::from(e),
+            Err(p) => LoopError::Io {
+                kind: std::io::ErrorKind::Other,
+                message: crate::batch::panic_message(&p),
+            },
+        };
+        crate::log::error(&format!(
+            "netloop: could not start the thread of loop {}: {error}",
+            self.shared.config.name
+        ));
+        self.shared.set_state(LoopState::Terminated);
+        self.shared.release_waker();
+        self.shared.termination.try_failure(error);
+        // Netty: the task is rejected, as every later one.
+        Err(LoopError::Rejected(RejectReason::Shutdown))
     }
 
     /// Runs `task` once after `delay` (zero: due now). Huge delays saturate.
@@ -426,11 +497,15 @@ impl EventLoop {
             return Ok(handle);
         }
         let h = handle.clone();
-        self.execute_boxed(Box::new(move || {
-            if let Some(local) = crate::thread::current() {
-                local.push_timer(deadline, period, h, task);
-            }
-        }))?;
+        // Wake the loop only if this timer is due before the loop's own planned wake-up.
+        self.submit(
+            Box::new(move || {
+                if let Some(local) = crate::thread::current() {
+                    local.push_timer(deadline, period, h, task);
+                }
+            }),
+            Wake::Before(deadline),
+        )?;
         Ok(handle)
     }
 
@@ -488,6 +563,15 @@ impl EventLoop {
         }
         done
     }
+}
+
+/// Whether a submission from another thread wakes a sleeping loop.
+#[derive(Clone, Copy)]
+enum Wake {
+    IfSleeping,
+    Never,
+    /// Only if the loop plans to sleep past this loop time (a timer's deadline).
+    Before(u64),
 }
 
 fn positive_period(d: Duration) -> Result<u64, LoopError> {

@@ -56,6 +56,10 @@ pub struct LocalLoop {
     pub(crate) owns_selector: Cell<bool>,
 }
 
+/// Identifies a tail task queued by [`LocalLoop::add_tail_task`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TailTaskKey(u64);
+
 /// What one iteration did, for the driver of an attached loop.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Iteration {
@@ -173,6 +177,29 @@ impl LocalLoop {
         self.request_iteration();
     }
 
+    /// Queues `task` without waking the loop (lazy execute).
+    pub(crate) fn push_task_lazily(&self, task: Task) {
+        self.sched.push_task(task);
+    }
+
+    /// As [`LocalLoop::execute_after_batch`], returning a key for
+    /// [`LocalLoop::remove_tail_task`]; `None` if the loop is shut down (the task is dropped).
+    pub fn add_tail_task(&self, task: impl FnOnce() + 'static) -> Option<TailTaskKey> {
+        if self.shared.state() >= LoopState::Shutdown {
+            return None;
+        }
+        let key = self.sched.push_tail(Box::new(task));
+        self.request_iteration();
+        Some(TailTaskKey(key))
+    }
+
+    /// Netty's `removeAfterEventLoopIterationTask`: takes a tail task out before it runs.
+    /// `true` if it was still queued (it will not run).
+    pub fn remove_tail_task(&self, key: TailTaskKey) -> bool {
+        let removed = self.sched.remove_tail(key.0);
+        removed.is_some()
+    }
+
     /// Runs `task` after the next task batch (Netty's `executeAfterEventLoopIteration`).
     /// Rejected (dropped, with a warning logged) once the loop is shut down.
     pub fn execute_after_batch(&self, task: impl FnOnce() + 'static) {
@@ -227,17 +254,54 @@ impl LocalLoop {
             return Some(Duration::ZERO);
         }
         let s = &self.shared;
+        let t = self.next_timeout();
+        self.publish_planned_wakeup(t);
         s.sleeping.store(true, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         if !s.queue.is_empty() {
             s.sleeping.store(false, Ordering::SeqCst);
             return Some(Duration::ZERO);
         }
-        let t = self.next_timeout();
         if s.config.ticker.is_manual() {
             return Some(t.map_or(MANUAL_CLOCK_POLL, |t| t.min(MANUAL_CLOCK_POLL)));
         }
         t
+    }
+
+    /// [`LocalLoop::iterate`], but a panic that escapes the loop's body terminates the loop
+    /// (Netty: the loop stops and its termination future fails with that error) instead of
+    /// unwinding further: a standalone loop's thread ends cleanly, an attached loop's driver
+    /// never lets a panic reach the FFI boundary.
+    pub(crate) fn iterate_guarded(&self, blocking: bool, io_wake: bool) -> Iteration {
+        match catch_unwind(AssertUnwindSafe(|| self.iterate(blocking, io_wake))) {
+            Ok(it) => it,
+            Err(p) => {
+                self.abort(panic_message(&p));
+                Iteration {
+                    terminated: true,
+                    ..Iteration::default()
+                }
+            }
+        }
+    }
+
+    /// A panic escaped the loop's body: log it, run what was accepted, and terminate with
+    /// the termination future failed.
+    fn abort(&self, msg: String) {
+        self.in_iteration.set(false);
+        crate::log::error(&format!(
+            "netloop: unexpected panic in loop {}: {msg}; the loop terminates",
+            self.shared.config.name
+        ));
+        let error = LoopError::Panicked(msg);
+        let again = catch_unwind(AssertUnwindSafe(|| self.terminate_with(Err(error.clone()))));
+        if again.is_err() {
+            // Terminating panicked too: give up on the rest, but never leave waiters hanging.
+            self.shared.set_state(LoopState::Terminated);
+            self.shared.release_waker();
+            thread::unregister_local(self.shared.id);
+            self.shared.termination.try_failure(error);
+        }
     }
 
     /// One iteration. `blocking`: standalone (sleep in the poll). `io_wake`: an attached loop
@@ -281,7 +345,10 @@ impl LocalLoop {
                     out.selector_rebuilt = self.rebuild_selector();
                 }
             }
-            PollOutcome::Failed(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            // Netty: a poll interrupted by a signal is not a spin; it resets the counter.
+            PollOutcome::Failed(e) if e.kind() == io::ErrorKind::Interrupted => {
+                self.io.reset_premature()
+            }
             PollOutcome::Failed(e) => {
                 crate::log::error(&format!(
                     "netloop: poll failed on loop {}: {e}; rebuilding the selector",
@@ -334,11 +401,24 @@ impl LocalLoop {
             s.wake();
             return;
         }
+        self.publish_planned_wakeup(self.next_timeout());
         s.sleeping.store(true, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         if !s.queue.is_empty() && s.sleeping.swap(false, Ordering::SeqCst) {
             s.wake();
         }
+    }
+
+    /// Before the loop sleeps: tell producers when it plans to wake up by itself (loop
+    /// time; `u64::MAX`: only when woken), so that a timer scheduled from another thread
+    /// wakes it only if it would become the earliest (Netty's `nextWakeupNanos`).
+    fn publish_planned_wakeup(&self, timeout: Option<Duration>) {
+        let s = &self.shared;
+        let at = timeout.map_or(u64::MAX, |t| {
+            s.now_nanos()
+                .saturating_add(crate::clock::saturating_nanos(t))
+        });
+        s.planned_wakeup.store(at, Ordering::SeqCst);
     }
 
     /// Replaces the selector, then moves every source to it. Handlers run with no borrow
@@ -372,7 +452,12 @@ impl LocalLoop {
             self.guarded(|| handler.reregister_failed(err));
         }
         drop(new);
-        self.io.retire(old);
+        if self.owns_selector.get() {
+            // A standalone loop: nobody else watches the old fd, close it now.
+            drop(old);
+        } else {
+            self.io.retire(old);
+        }
         self.shared.replace_waker(waker);
         // Whoever may be sleeping on the old waker must look again.
         self.shared.force_wake();
@@ -401,6 +486,6 @@ pub(crate) fn run_standalone(shared: Arc<Shared>, poll: Poll) {
     let local = LocalLoop::new(shared.clone(), poll);
     local.owns_selector.set(true);
     thread::register_local(local.clone());
-    while !local.iterate(true, false).terminated {}
+    while !local.iterate_guarded(true, false).terminated {}
     local.release_selector();
 }

@@ -16,6 +16,7 @@
 
 use std::sync::atomic::Ordering;
 
+use crate::error::LoopError;
 use crate::event_loop::LoopState;
 use crate::local::LocalLoop;
 use crate::thread;
@@ -60,6 +61,11 @@ impl LocalLoop {
 
     /// Stops accepting tasks, runs every task already accepted, then terminates.
     pub(crate) fn terminate(&self) {
+        self.terminate_with(Ok(()));
+    }
+
+    /// As [`LocalLoop::terminate`]; the termination future completes with `outcome`.
+    pub(crate) fn terminate_with(&self, outcome: Result<(), LoopError>) {
         let s = &self.shared;
         if s.state() == LoopState::Terminated {
             return;
@@ -87,6 +93,9 @@ impl LocalLoop {
             }
         }
         self.sched.cancel_timers();
+        for hook in self.shared.take_cleanup_hooks() {
+            self.guarded(hook);
+        }
         self.io.clear();
         self.io.release_retired();
         s.release_waker();
@@ -95,7 +104,7 @@ impl LocalLoop {
         }
         s.set_state(LoopState::Terminated);
         thread::unregister_local(s.id);
-        s.termination.try_success(());
+        s.termination.try_complete(outcome);
     }
 
     /// Terminates the loop if it is not terminated yet, then closes its selector's fds
