@@ -27,7 +27,7 @@ use crate::error::TransportError;
 use crate::handle::{self, ChannelHandle};
 use crate::message::Message;
 use crate::options::{ChannelOption, ChannelOptions};
-use crate::outbound_buffer::{OutboundBuffer, WritabilityChange};
+use crate::outbound_buffer::{OutboundBuffer, WritabilityChange, ENTRY_OVERHEAD};
 use crate::pipeline::ChannelPipeline;
 use crate::promise::{ChannelFuture, ChannelPromise};
 
@@ -59,6 +59,8 @@ pub(crate) struct ChannelInner {
     /// A read was asked for and not yet carried out (also before the channel is active).
     pub(crate) read_pending: Cell<bool>,
     close_promise: Promise<(), TransportError>,
+    /// The error that closed the channel, if one did (Netty's `initialCloseCause`).
+    close_cause: RefCell<Option<TransportError>>,
     parent: Option<ChannelHandle>,
 }
 
@@ -102,6 +104,7 @@ impl Channel {
             in_flush: Cell::new(false),
             read_pending: Cell::new(false),
             close_promise: Promise::new(),
+            close_cause: RefCell::new(None),
             parent,
         });
         let ch = Channel(inner);
@@ -184,7 +187,36 @@ impl Channel {
         self.0.outbound.borrow().is_writable()
     }
 
-    /// Bytes written but not yet handed to the socket (flushed or not).
+    /// Netty's `setUserDefinedWritability(index, writable)`: user flag `index` (1..=31) makes
+    /// the channel unwritable while it is `false`. The channel is writable only when its
+    /// pending bytes are below the water mark *and* every user flag is writable;
+    /// `channel_writability_changed` fires once per change of that combined state.
+    ///
+    /// # Errors
+    /// `InvalidOption` for an index outside 1..=31.
+    pub fn set_user_defined_writability(
+        &self,
+        index: u32,
+        writable: bool,
+    ) -> Result<(), TransportError> {
+        check_user_index(index)?;
+        let change = self
+            .0
+            .outbound
+            .borrow()
+            .writability()
+            .set_bit(index, writable);
+        self.fire_writability(change);
+        Ok(())
+    }
+
+    /// The user-defined writability flag `index` (1..=31; `false` outside that range).
+    pub fn user_defined_writability(&self, index: u32) -> bool {
+        check_user_index(index).is_ok() && self.0.outbound.borrow().writability().bit(index)
+    }
+
+    /// Bytes written but not yet handed to the socket (flushed or not), each message
+    /// counting [`crate::outbound_buffer::ENTRY_OVERHEAD`] more bytes (Netty).
     pub fn pending_outbound_bytes(&self) -> usize {
         self.0.outbound.borrow().pending_bytes()
     }
@@ -303,7 +335,22 @@ impl Channel {
         f
     }
 
+    /// The error operations on the closed channel fail with: `ChannelClosed`, carrying the
+    /// error that closed the channel as its cause if one did.
+    pub(crate) fn closed_error(&self) -> TransportError {
+        match self.0.close_cause.borrow().as_ref() {
+            Some(c) => TransportError::ClosedBy(std::sync::Arc::new(c.clone())),
+            None => TransportError::ChannelClosed,
+        }
+    }
+
     pub(crate) fn core_register(&self, promise: ChannelPromise) {
+        if self.event_loop().is_shutdown() {
+            // Netty: the registration task is rejected; close the channel, fail the promise.
+            self.close_forcibly();
+            promise.try_failure(TransportError::Rejected);
+            return;
+        }
         if self.0.registered.get() {
             promise.try_failure(TransportError::UnsupportedOperation(
                 "register: already registered",
@@ -394,7 +441,7 @@ impl Channel {
 
     pub(crate) fn core_write(&self, msg: Message, promise: ChannelPromise) {
         if self.0.closing.get() || !self.is_open() {
-            promise.try_failure(TransportError::ChannelClosed);
+            promise.try_failure(self.closed_error());
             return;
         }
         let msg = match self.0.io.filter_outbound(msg) {
@@ -404,7 +451,7 @@ impl Channel {
                 return;
             }
         };
-        let size = msg.estimated_size();
+        let size = msg.estimated_size() + ENTRY_OVERHEAD;
         let change = self.0.outbound.borrow_mut().add_message(msg, size, promise);
         self.fire_writability(change);
     }
@@ -423,7 +470,7 @@ impl Channel {
             let err = if self.is_open() {
                 TransportError::NotYetConnected
             } else {
-                TransportError::ChannelClosed
+                self.closed_error()
             };
             let failed = self.0.outbound.borrow_mut().take_flushed();
             fail_all(failed, &err);
@@ -489,14 +536,15 @@ impl Channel {
             return;
         }
         let was_active = self.is_active();
+        if let Some(c) = &cause {
+            *self.0.close_cause.borrow_mut() = Some(c.clone());
+        }
         let (flushed, unflushed) = self.0.outbound.borrow_mut().take_all();
         self.0.io.do_close(self);
         self.0.open.set(false);
-        fail_all(
-            flushed,
-            cause.as_ref().unwrap_or(&TransportError::ChannelClosed),
-        );
-        fail_all(unflushed, &TransportError::ChannelClosed);
+        let closed = self.closed_error();
+        fail_all(flushed, cause.as_ref().unwrap_or(&closed));
+        fail_all(unflushed, &closed);
         self.0.close_promise.try_success(());
         promise.try_success();
         let ch = self.clone();
@@ -547,6 +595,15 @@ impl Channel {
     pub(crate) fn io_handler(&self) -> Rc<dyn IoHandler> {
         Rc::new(Registration(self.clone()))
     }
+}
+
+fn check_user_index(index: u32) -> Result<(), TransportError> {
+    if !(1..=31).contains(&index) {
+        return Err(TransportError::InvalidOption(format!(
+            "user-defined writability index {index} is outside 1..=31"
+        )));
+    }
+    Ok(())
 }
 
 pub(crate) fn fail_all(promises: Vec<ChannelPromise>, err: &TransportError) {

@@ -22,6 +22,7 @@ use crate::promise::{ChannelFuture, ChannelPromise};
 
 /// Something that reached the tail of the pipeline without being handled.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Unhandled {
     /// A message no handler consumed.
     Message(Message),
@@ -29,6 +30,14 @@ pub enum Unhandled {
     UserEvent(UserEvent),
     /// An error no handler handled.
     Exception(TransportError),
+    /// `channel_active` reached the tail (Netty's `onUnhandledInboundChannelActive`).
+    Active,
+    /// `channel_inactive` reached the tail.
+    Inactive,
+    /// `channel_read_complete` reached the tail.
+    ReadComplete,
+    /// `channel_writability_changed` reached the tail.
+    WritabilityChanged,
 }
 
 /// Receives what reaches the tail. The default drops messages and events and logs exceptions.
@@ -38,16 +47,38 @@ pub type UnhandledSink = Rc<dyn Fn(Unhandled)>;
 pub trait IntoHandler {
     /// The handler as a shared trait object.
     fn into_handler(self) -> Rc<dyn ChannelHandler>;
+
+    /// The handler's type name, for generated handler names (Netty's simple class name).
+    fn handler_type_name(&self) -> &'static str {
+        "ChannelHandler"
+    }
 }
 impl<H: ChannelHandler> IntoHandler for H {
     fn into_handler(self) -> Rc<dyn ChannelHandler> {
         Rc::new(self)
+    }
+    fn handler_type_name(&self) -> &'static str {
+        std::any::type_name::<H>()
     }
 }
 impl<H: ChannelHandler> IntoHandler for Rc<H> {
     fn into_handler(self) -> Rc<dyn ChannelHandler> {
         self
     }
+    fn handler_type_name(&self) -> &'static str {
+        std::any::type_name::<H>()
+    }
+}
+
+/// `a::b::Decoder<x::Y>` → `Decoder` (Netty's `StringUtil.simpleClassName`).
+fn simple_type_name(full: &str) -> &str {
+    let base = full.split('<').next().unwrap_or(full);
+    base.rsplit("::").next().unwrap_or(base)
+}
+
+/// Pointer identity of two handlers, whatever their static types.
+fn same_handler<H: ?Sized>(a: &Rc<dyn ChannelHandler>, b: &Rc<H>) -> bool {
+    std::ptr::eq(Rc::as_ptr(a) as *const u8, Rc::as_ptr(b) as *const u8)
 }
 impl IntoHandler for Rc<dyn ChannelHandler> {
     fn into_handler(self) -> Rc<dyn ChannelHandler> {
@@ -182,6 +213,71 @@ impl ChannelPipeline {
         self.user_contexts().pop()
     }
 
+    /// The name Netty would generate for a handler of type `type_name` added without a name:
+    /// `SimpleName#0`, or the first `SimpleName#n` not taken.
+    pub fn generate_name(&self, type_name: &str) -> String {
+        let simple = simple_type_name(type_name);
+        (0u64..)
+            .map(|i| format!("{simple}#{i}"))
+            .find(|n| self.context(n).is_none())
+            .expect("some name is free")
+    }
+
+    /// Adds `handler` at the tail end under a generated name (Netty's `addLast(handler)`),
+    /// which is returned.
+    pub fn add_last_unnamed(&self, handler: impl IntoHandler) -> Result<String, TransportError> {
+        let name = self.generate_name(handler.handler_type_name());
+        self.add(Position::Last, &name, handler.into_handler())?;
+        Ok(name)
+    }
+
+    /// Adds `handler` at the head end under a generated name (Netty's `addFirst(handler)`),
+    /// which is returned.
+    pub fn add_first_unnamed(&self, handler: impl IntoHandler) -> Result<String, TransportError> {
+        let name = self.generate_name(handler.handler_type_name());
+        self.add(Position::First, &name, handler.into_handler())?;
+        Ok(name)
+    }
+
+    /// The context of `handler` (the same `Rc`, compared by pointer), if it is in the
+    /// pipeline (Netty's `context(ChannelHandler)`).
+    pub fn context_of<H: ?Sized>(&self, handler: &Rc<H>) -> Option<ChannelHandlerContext> {
+        self.user_contexts()
+            .into_iter()
+            .find(|c| same_handler(&c.handler(), handler))
+    }
+
+    /// Removes `handler` (compared by pointer) and returns it as stored.
+    pub fn remove_handler<H: ?Sized>(
+        &self,
+        handler: &Rc<H>,
+    ) -> Result<Rc<dyn ChannelHandler>, TransportError> {
+        let ctx = self
+            .context_of(handler)
+            .ok_or_else(|| TransportError::NoSuchHandler("<handler instance>".into()))?;
+        self.remove(ctx.name())
+    }
+
+    /// Puts a new handler in the place of `old` (compared by pointer); see
+    /// [`ChannelPipeline::replace`].
+    pub fn replace_handler<H: ?Sized>(
+        &self,
+        old: &Rc<H>,
+        new_name: &str,
+        handler: impl IntoHandler,
+    ) -> Result<Rc<dyn ChannelHandler>, TransportError> {
+        let ctx = self
+            .context_of(old)
+            .ok_or_else(|| TransportError::NoSuchHandler("<handler instance>".into()))?;
+        let name = ctx.name().to_string();
+        self.replace(&name, new_name, handler)
+    }
+
+    /// Removes the handler named `name` if there is one (Netty's `removeIfExists`).
+    pub fn remove_if_exists(&self, name: &str) -> Option<Rc<dyn ChannelHandler>> {
+        self.remove(name).ok()
+    }
+
     /// Adds `handler` named `name` at the head end.
     pub fn add_first(
         &self,
@@ -288,7 +384,10 @@ impl ChannelPipeline {
             Rc::downgrade(&self.0),
         );
         link(&prev, &ctx, &next);
-        old_ctx.pin_prev(&prev);
+        // Netty: the old context points into the new one both ways, so whatever the old
+        // handler forwards from `handler_removed` (or later) reaches the new handler.
+        *old_ctx.0.next.borrow_mut() = Some(ctx.clone());
+        old_ctx.pin_prev(&ctx);
         self.added(ctx);
         self.removed(old_ctx.clone());
         Ok(old_ctx.handler())
