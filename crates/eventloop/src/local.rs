@@ -28,12 +28,12 @@ use std::time::Duration;
 use mio::event::Source;
 use mio::{Interest, Poll, Token};
 
+use crate::batch::panic_message;
 use crate::config::SelectorFault;
 use crate::error::{LoopError, RejectReason};
 use crate::event_loop::{EventLoop, LoopState, Shared, Task};
 use crate::io::IoHandler;
 use crate::io_driver::{IoDriver, Rebuilt};
-use crate::batch::panic_message;
 use crate::scheduler::Scheduler;
 use crate::selector::PollOutcome;
 use crate::thread;

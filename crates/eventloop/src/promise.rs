@@ -369,7 +369,9 @@ fn notify(job: Box<dyn FnOnce()>) {
         let next = PENDING.with(|q| q.borrow_mut().pop_front());
         let Some(job) = next else { break };
         if catch_unwind(AssertUnwindSafe(job)).is_err() {
-            crate::log::error("netloop: a promise listener panicked; the remaining listeners still run");
+            crate::log::error(
+                "netloop: a promise listener panicked; the remaining listeners still run",
+            );
         }
     }
     NOTIFYING.with(|n| n.set(false));

@@ -173,9 +173,7 @@ fn a_timer_scheduled_from_another_thread_wakes_the_loop_only_if_it_becomes_the_e
     let el = EventLoop::standalone(LoopConfig::default()).unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     // The loop plans to wake up in 400 ms.
-    let h = el
-        .schedule(Duration::from_millis(400), || {})
-        .unwrap();
+    let h = el.schedule(Duration::from_millis(400), || {}).unwrap();
     std::thread::sleep(Duration::from_millis(50));
     let before = el.wakeups();
     let late = el.schedule(Duration::from_secs(2), || {}).unwrap();
@@ -240,7 +238,11 @@ fn a_cancelled_timer_leaves_the_heap_at_once_on_the_loop_thread() {
         ticker.advance(Duration::from_micros(1));
         assert!(h.cancel());
     }
-    assert_eq!(local.timer_count(), 0, "cancelled timers stayed in the heap");
+    assert_eq!(
+        local.timer_count(),
+        0,
+        "cancelled timers stayed in the heap"
+    );
     driver.run_once();
     // From another thread: removed at the loop's next look at the heap, without a wake-up.
     let handles: Vec<_> = (0..100)
@@ -273,7 +275,10 @@ fn cancel_fails_the_promise_with_cancelled_unless_uncancellable() {
     assert_eq!(*seen.lock().unwrap(), Some(Err(LoopError::Cancelled)));
     assert!(!p.cancel(false), "cancelled once");
     assert!(!p.try_success(1));
-    assert!(!p.set_uncancellable(), "a cancelled promise cannot become uncancellable");
+    assert!(
+        !p.set_uncancellable(),
+        "a cancelled promise cannot become uncancellable"
+    );
 
     let q = Promise::<u32, LoopError>::new();
     assert!(q.set_uncancellable());
@@ -299,9 +304,7 @@ fn a_promise_combiner_completes_when_every_future_has_with_the_first_failure() {
     );
     let combiner = PromiseCombiner::new();
     combiner.add(&a.future()).unwrap();
-    combiner
-        .add_all([&b.future(), &c.future()])
-        .unwrap();
+    combiner.add_all([&b.future(), &c.future()]).unwrap();
     let aggregate = Promise::new();
     combiner.finish(aggregate.clone()).unwrap();
     assert!(combiner.add(&a.future()).is_err(), "no add after finish");
@@ -310,7 +313,10 @@ fn a_promise_combiner_completes_when_every_future_has_with_the_first_failure() {
     a.try_success(1);
     assert!(!aggregate.is_done());
     c.try_failure("c failed".into());
-    assert_eq!(aggregate.future().result(), Some(Err("b failed".to_string())));
+    assert_eq!(
+        aggregate.future().result(),
+        Some(Err("b failed".to_string()))
+    );
 
     let empty = PromiseCombiner::<String>::new();
     let agg = Promise::new();
@@ -373,6 +379,8 @@ fn cleanup_hooks_run_once_after_the_last_task_before_termination_completes() {
     el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(5))
         .wait()
         .unwrap();
+    // The listener runs on the loop thread, maybe just after `wait` returned here.
+    assert!(wait_until(|| log.len() == 3));
     assert_eq!(log.take(), ["task", "cleanup", "terminated"]);
     assert!(*on_loop.lock().unwrap());
     assert!(el.add_cleanup_hook(|| {}).is_err());

@@ -138,6 +138,8 @@ pub struct OutboundBuffer {
     flushed: usize,
     state: Arc<Writability>,
     water: WaterMark,
+    /// Bytes (and non-byte messages) handed to the socket so far (flush progress).
+    progress: u64,
 }
 
 /// A change of writability caused by an operation on the buffer.
@@ -159,6 +161,7 @@ impl OutboundBuffer {
             flushed: 0,
             state: Writability::new(water),
             water,
+            progress: 0,
         }
     }
 
@@ -166,8 +169,6 @@ impl OutboundBuffer {
     pub(crate) fn writability(&self) -> Arc<Writability> {
         self.state.clone()
     }
-
-
 
     /// Queues an unflushed message counting `size` pending bytes.
     pub fn add_message(
@@ -218,6 +219,12 @@ impl OutboundBuffer {
         } else {
             0
         }
+    }
+
+    /// Flush progress: grows with every byte (or non-byte message) handed to the socket.
+    /// Netty's `currentProgress`, for `IdleStateHandler`'s `observeOutput`.
+    pub fn progress(&self) -> u64 {
+        self.progress
     }
 
     /// True if nothing is pending.
@@ -274,6 +281,7 @@ impl OutboundBuffer {
         mut written: usize,
         done: &mut Vec<ChannelPromise>,
     ) -> WritabilityChange {
+        self.progress = self.progress.wrapping_add(written as u64);
         let mut released = 0;
         while self.flushed > 0 {
             let Some(front) = self.entries.front_mut() else {
@@ -310,6 +318,7 @@ impl OutboundBuffer {
         }
         let e = self.entries.pop_front()?;
         self.flushed -= 1;
+        self.progress = self.progress.wrapping_add(1);
         let change = self.release(e.size);
         Some((e.msg, e.promise, change))
     }

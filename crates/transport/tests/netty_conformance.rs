@@ -59,7 +59,10 @@ fn each_queued_message_counts_an_entry_overhead_so_tiny_writes_reach_the_high_wa
     while c.is_writable() {
         c.write(Bytes::from_static(b"x"));
         n += 1;
-        assert!(n < 10_000, "1-byte writes never made the channel unwritable");
+        assert!(
+            n < 10_000,
+            "1-byte writes never made the channel unwritable"
+        );
     }
     assert_eq!(n, 64 * 1024 / (1 + ENTRY_OVERHEAD) + 1);
     assert_eq!(c.pending_outbound_bytes(), n * (1 + ENTRY_OVERHEAD));
@@ -84,7 +87,10 @@ fn writes_submitted_from_another_thread_count_towards_writability_at_submission(
     })
     .join()
     .unwrap();
-    assert!(!writable_after, "queued bytes above the high mark count at once");
+    assert!(
+        !writable_after,
+        "queued bytes above the high mark count at once"
+    );
     assert_eq!(pending_after, 70 * 1024 + ENTRY_OVERHEAD);
     net.run_until("written and writable again", || {
         client.pending_outbound_bytes() == 0 && client.is_writable()
@@ -141,7 +147,9 @@ impl ChannelHandler for ReadsOneByOne {
         Ok(())
     }
     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
-        self.0.borrow_mut().extend_from_slice(msg.as_bytes().unwrap());
+        self.0
+            .borrow_mut()
+            .extend_from_slice(msg.as_bytes().unwrap());
         ctx.read();
         Ok(())
     }

@@ -221,6 +221,12 @@ impl Channel {
         self.0.outbound.borrow().pending_bytes()
     }
 
+    /// Flush progress: grows with every byte handed to the socket (Netty's
+    /// `ChannelOutboundBuffer.currentProgress`; `IdleStateHandler` observes it).
+    pub fn outbound_progress(&self) -> u64 {
+        self.0.outbound.borrow().progress()
+    }
+
     /// Bytes that can still be written before the channel becomes unwritable (0 if it is).
     pub fn bytes_before_unwritable(&self) -> usize {
         self.0.outbound.borrow().bytes_before_unwritable()

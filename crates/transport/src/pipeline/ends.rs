@@ -107,7 +107,8 @@ impl ChannelHandler for TailHandler {
         Ok(())
     }
     fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        ctx.pipeline().report_unhandled(Unhandled::WritabilityChanged);
+        ctx.pipeline()
+            .report_unhandled(Unhandled::WritabilityChanged);
         Ok(())
     }
     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
