@@ -545,9 +545,14 @@ impl EventLoop {
         self.shared.termination.future()
     }
 
-    /// Blocks until terminated or `timeout` passes; `true` if terminated.
+    /// Blocks until terminated or `timeout` passes; `true` if terminated. On a thread that
+    /// runs a loop iteration it does not block (that could deadlock): it reports whether
+    /// the loop has terminated already.
     pub fn await_termination(&self, timeout: Duration) -> bool {
-        let done = self.termination_future().wait_timeout(timeout).is_some();
+        let done = !matches!(
+            self.termination_future().wait_timeout(timeout),
+            None | Some(Err(LoopError::BlockingOperation))
+        );
         if done {
             if let Some(h) = self
                 .shared

@@ -385,3 +385,26 @@ fn cleanup_hooks_run_once_after_the_last_task_before_termination_completes() {
     assert!(*on_loop.lock().unwrap());
     assert!(el.add_cleanup_hook(|| {}).is_err());
 }
+
+#[test]
+fn await_termination_on_a_loop_thread_does_not_block() {
+    let a = EventLoop::standalone(LoopConfig::default()).unwrap();
+    let b = EventLoop::standalone(LoopConfig::default()).unwrap();
+    b.execute(|| {}).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let b2 = b.clone();
+    a.execute(move || {
+        let t0 = Instant::now();
+        let done = b2.await_termination(Duration::from_secs(3));
+        tx.send((done, t0.elapsed())).unwrap();
+    })
+    .unwrap();
+    let (done, took) = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert!(!done);
+    assert!(took < Duration::from_secs(1), "blocked for {took:?}");
+    for el in [a, b] {
+        el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(5))
+            .wait()
+            .unwrap();
+    }
+}
