@@ -327,13 +327,14 @@ impl OutboundBuffer {
         self.state.sub(n)
     }
 
-    /// Empties the flushed part, returning its promises (to fail them).
+    /// Empties the flushed part, returning its promises (to fail them). Writability is not
+    /// changed here: the caller re-checks it (`Writability::recheck_low`) and reports it.
     pub fn take_flushed(&mut self) -> Vec<ChannelPromise> {
         let n = self.flushed;
         self.flushed = 0;
         let taken: Vec<Entry> = self.entries.drain(..n).collect();
         let size: usize = taken.iter().map(|e| e.size).sum();
-        self.state.sub(size);
+        self.state.sub_quiet(size);
         taken.into_iter().map(|e| e.promise).collect()
     }
 
@@ -343,7 +344,7 @@ impl OutboundBuffer {
         let flushed = self.take_flushed();
         let rest: Vec<Entry> = self.entries.drain(..).collect();
         let size: usize = rest.iter().map(|e| e.size).sum();
-        self.state.sub(size);
+        self.state.sub_quiet(size);
         (flushed, rest.into_iter().map(|e| e.promise).collect())
     }
 }

@@ -315,3 +315,27 @@ fn a_channel_promise_can_be_cancelled_unless_uncancellable() {
     assert!(!v.cancel(true));
     assert!(v.set_uncancellable());
 }
+
+#[test]
+fn writes_failed_before_connect_release_their_bytes_and_report_writability() {
+    let net = Net::new();
+    let ch = SocketChannel::open(&net.lp, ChannelOptions::default());
+    ch.register();
+    let flips = Rc::new(Cell::new(0));
+    let f = flips.clone();
+    ch.pipeline().set_unhandled_sink(move |u| {
+        if let Unhandled::WritabilityChanged = u {
+            f.set(f.get() + 1);
+        }
+    });
+    let w = ch.write_future(Bytes::from(vec![0u8; 70 * 1024]));
+    assert!(!ch.is_writable());
+    ch.flush();
+    assert_eq!(
+        w.result().unwrap().unwrap_err().code(),
+        "ERR_NOT_YET_CONNECTED"
+    );
+    assert!(ch.is_writable());
+    assert_eq!(ch.pending_outbound_bytes(), 0);
+    assert_eq!(flips.get(), 2);
+}

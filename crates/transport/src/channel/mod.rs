@@ -480,6 +480,8 @@ impl Channel {
             };
             let failed = self.0.outbound.borrow_mut().take_flushed();
             fail_all(failed, &err);
+            let change = self.0.outbound.borrow().writability().recheck_low();
+            self.fire_writability(change);
             return;
         }
         if self.0.io.is_flush_pending() {
