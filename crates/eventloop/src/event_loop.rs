@@ -32,6 +32,7 @@ use crate::error::{LoopError, RejectReason};
 use crate::io::WAKER_TOKEN;
 use crate::local::LocalLoop;
 use crate::promise::{Future, Promise};
+use crate::submit::Wake;
 use crate::thread::{find_local, thread_token};
 use crate::timer::{Period, ScheduledHandle};
 
@@ -85,13 +86,13 @@ pub(crate) struct Shared {
     pub quiet_nanos: AtomicU64,
     pub timeout_nanos: AtomicU64,
     /// The selector of a standalone loop, waiting for the lazy thread start.
-    startup: Mutex<Option<Poll>>,
-    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    pub(crate) startup: Mutex<Option<Poll>>,
+    pub(crate) thread: Mutex<Option<std::thread::JoinHandle<()>>>,
     pub task_panics: AtomicU64,
     /// When the sleeping loop plans to wake up by itself (loop time, `u64::MAX`: never).
     pub planned_wakeup: AtomicU64,
     /// Hooks run once on the loop thread after its last task (Netty's `cleanup()`).
-    cleanup: Mutex<Vec<Task>>,
+    pub(crate) cleanup: Mutex<Vec<Task>>,
     pub selector_rebuilds: AtomicU64,
     pub wakeups: AtomicU64,
 }
@@ -105,7 +106,7 @@ impl Shared {
         self.state.store(s as u8, Ordering::SeqCst);
     }
 
-    fn cas_state(&self, from: LoopState, to: LoopState) -> bool {
+    pub(crate) fn cas_state(&self, from: LoopState, to: LoopState) -> bool {
         self.state
             .compare_exchange(from as u8, to as u8, Ordering::SeqCst, Ordering::SeqCst)
             .is_ok()
@@ -315,128 +316,6 @@ impl EventLoop {
         find_local(self.shared.id)
     }
 
-    /// Runs `task` on the loop, in FIFO order with the other tasks submitted from this thread.
-    pub fn execute(&self, task: impl FnOnce() + Send + 'static) -> Result<(), LoopError> {
-        self.execute_boxed(Box::new(task))
-    }
-
-    /// Netty's `lazyExecute`: runs `task` on the loop like [`EventLoop::execute`], but does
-    /// not wake a sleeping loop for it; it runs when the loop wakes up for another reason (a
-    /// timer, I/O, a task submitted with `execute`). A loop that was not started is started.
-    pub fn lazy_execute(&self, task: impl FnOnce() + Send + 'static) -> Result<(), LoopError> {
-        self.submit(Box::new(task), Wake::Never)
-    }
-
-    /// Adds a hook run once on the loop's thread when the loop terminates, after its last
-    /// task ran and before the termination future completes (Netty's `cleanup()`). Rejected
-    /// once the loop terminated.
-    pub fn add_cleanup_hook(&self, hook: impl FnOnce() + Send + 'static) -> Result<(), LoopError> {
-        let mut hooks = self
-            .shared
-            .cleanup
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        if self.is_terminated() {
-            return Err(LoopError::Rejected(RejectReason::Shutdown));
-        }
-        hooks.push(Box::new(hook));
-        Ok(())
-    }
-
-    pub(crate) fn execute_boxed(&self, task: Task) -> Result<(), LoopError> {
-        self.submit(task, Wake::IfSleeping)
-    }
-
-    fn submit(&self, task: Task, wake: Wake) -> Result<(), LoopError> {
-        if let Some(local) = self.local() {
-            if self.is_shutdown() {
-                return Err(LoopError::Rejected(RejectReason::Shutdown));
-            }
-            match wake {
-                Wake::IfSleeping => local.push_task(task),
-                _ => local.push_task_lazily(task),
-            }
-            return Ok(());
-        }
-        let s = &self.shared;
-        if s.pending.fetch_add(1, Ordering::SeqCst) >= s.config.max_pending_tasks {
-            s.pending.fetch_sub(1, Ordering::SeqCst);
-            return Err(LoopError::Rejected(RejectReason::QueueFull));
-        }
-        if s.state() >= LoopState::Shutdown {
-            s.pending.fetch_sub(1, Ordering::SeqCst);
-            return Err(LoopError::Rejected(RejectReason::Shutdown));
-        }
-        s.queue.push(task);
-        if s.state() == LoopState::NotStarted {
-            if let Err(e) = self.start_thread() {
-                // Nothing will ever run these tasks: take them back (the state is
-                // Terminated, so no producer adds more).
-                while s.queue.pop().is_some() {
-                    s.pending.fetch_sub(1, Ordering::SeqCst);
-                }
-                return Err(e);
-            }
-        }
-        match wake {
-            Wake::IfSleeping => s.wake_if_sleeping(),
-            Wake::Never => {}
-            Wake::Before(deadline) => {
-                fence(Ordering::SeqCst);
-                if deadline < s.planned_wakeup.load(Ordering::SeqCst) {
-                    s.wake_if_sleeping();
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn start_thread(&self) -> Result<(), LoopError> {
-        if !self
-            .shared
-            .cas_state(LoopState::NotStarted, LoopState::Started)
-        {
-            return Ok(());
-        }
-        let Some(poll) = self
-            .shared
-            .startup
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-        else {
-            return Ok(());
-        };
-        let shared = self.shared.clone();
-        let name = self.shared.config.name.clone();
-        // `spawn` reports most failures as errors, some (a name it cannot pass on) as panics.
-        let spawned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-            std::thread::Builder::new()
-                .name(name)
-                .spawn(move || crate::local::run_standalone(shared, poll))
-        }));
-        let error = match spawned {
-            Ok(Ok(h)) => {
-                *self.shared.thread.lock().unwrap_or_else(|p| p.into_inner()) = Some(h);
-                return Ok(());
-            }
-            Ok(Err(e)) => LoopError::from(e),
-            Err(p) => LoopError::Io {
-                kind: std::io::ErrorKind::Other,
-                message: crate::batch::panic_message(&p),
-            },
-        };
-        crate::log::error(&format!(
-            "netloop: could not start the thread of loop {}: {error}",
-            self.shared.config.name
-        ));
-        self.shared.set_state(LoopState::Terminated);
-        self.shared.release_waker();
-        self.shared.termination.try_failure(error);
-        // Netty: the task is rejected, as every later one.
-        Err(LoopError::Rejected(RejectReason::Shutdown))
-    }
-
     /// Runs `task` once after `delay` (zero: due now). Huge delays saturate.
     pub fn schedule(
         &self,
@@ -568,15 +447,6 @@ impl EventLoop {
         }
         done
     }
-}
-
-/// Whether a submission from another thread wakes a sleeping loop.
-#[derive(Clone, Copy)]
-enum Wake {
-    IfSleeping,
-    Never,
-    /// Only if the loop plans to sleep past this loop time (a timer's deadline).
-    Before(u64),
 }
 
 fn positive_period(d: Duration) -> Result<u64, LoopError> {

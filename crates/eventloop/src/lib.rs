@@ -37,6 +37,7 @@ mod schedule;
 mod scheduler;
 mod selector;
 mod shutdown;
+mod submit;
 mod thread;
 mod timer;
 

@@ -38,6 +38,7 @@ use crate::scheduler::Scheduler;
 use crate::selector::PollOutcome;
 use crate::thread;
 
+pub use crate::batch::TailTaskKey;
 pub use crate::scheduler::MAX_TIMER_BATCH;
 
 /// Longest sleep while shutting down, so the quiet period is re-checked.
@@ -51,14 +52,10 @@ pub struct LocalLoop {
     me: Weak<LocalLoop>,
     pub(crate) io: IoDriver,
     pub(crate) sched: Scheduler,
-    in_iteration: Cell<bool>,
+    pub(crate) in_iteration: Cell<bool>,
     /// A standalone loop: nothing outside watches the selector, so termination closes it.
     pub(crate) owns_selector: Cell<bool>,
 }
-
-/// Identifies a tail task queued by [`LocalLoop::add_tail_task`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TailTaskKey(u64);
 
 /// What one iteration did, for the driver of an attached loop.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -182,24 +179,6 @@ impl LocalLoop {
         self.sched.push_task(task);
     }
 
-    /// As [`LocalLoop::execute_after_batch`], returning a key for
-    /// [`LocalLoop::remove_tail_task`]; `None` if the loop is shut down (the task is dropped).
-    pub fn add_tail_task(&self, task: impl FnOnce() + 'static) -> Option<TailTaskKey> {
-        if self.shared.state() >= LoopState::Shutdown {
-            return None;
-        }
-        let key = self.sched.push_tail(Box::new(task));
-        self.request_iteration();
-        Some(TailTaskKey(key))
-    }
-
-    /// Netty's `removeAfterEventLoopIterationTask`: takes a tail task out before it runs.
-    /// `true` if it was still queued (it will not run).
-    pub fn remove_tail_task(&self, key: TailTaskKey) -> bool {
-        let removed = self.sched.remove_tail(key.0);
-        removed.is_some()
-    }
-
     /// Runs `task` after the next task batch (Netty's `executeAfterEventLoopIteration`).
     /// Rejected (dropped, with a warning logged) once the loop is shut down.
     pub fn execute_after_batch(&self, task: impl FnOnce() + 'static) {
@@ -266,42 +245,6 @@ impl LocalLoop {
             return Some(t.map_or(MANUAL_CLOCK_POLL, |t| t.min(MANUAL_CLOCK_POLL)));
         }
         t
-    }
-
-    /// [`LocalLoop::iterate`], but a panic that escapes the loop's body terminates the loop
-    /// (Netty: the loop stops and its termination future fails with that error) instead of
-    /// unwinding further: a standalone loop's thread ends cleanly, an attached loop's driver
-    /// never lets a panic reach the FFI boundary.
-    pub(crate) fn iterate_guarded(&self, blocking: bool, io_wake: bool) -> Iteration {
-        match catch_unwind(AssertUnwindSafe(|| self.iterate(blocking, io_wake))) {
-            Ok(it) => it,
-            Err(p) => {
-                self.abort(panic_message(&p));
-                Iteration {
-                    terminated: true,
-                    ..Iteration::default()
-                }
-            }
-        }
-    }
-
-    /// A panic escaped the loop's body: log it, run what was accepted, and terminate with
-    /// the termination future failed.
-    fn abort(&self, msg: String) {
-        self.in_iteration.set(false);
-        crate::log::error(&format!(
-            "netloop: unexpected panic in loop {}: {msg}; the loop terminates",
-            self.shared.config.name
-        ));
-        let error = LoopError::Panicked(msg);
-        let again = catch_unwind(AssertUnwindSafe(|| self.terminate_with(Err(error.clone()))));
-        if again.is_err() {
-            // Terminating panicked too: give up on the rest, but never leave waiters hanging.
-            self.shared.set_state(LoopState::Terminated);
-            self.shared.release_waker();
-            thread::unregister_local(self.shared.id);
-            self.shared.termination.try_failure(error);
-        }
     }
 
     /// One iteration. `blocking`: standalone (sleep in the poll). `io_wake`: an attached loop

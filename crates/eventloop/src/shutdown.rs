@@ -3,6 +3,9 @@
 //! protocol is described in `event_loop.rs`.
 //!
 //! Rules:
+//! - A panic that escapes an iteration (not a task's: those are caught one by one) ends the
+//!   loop: what was accepted still runs, cleanup hooks run, and the termination future fails
+//!   with `LoopError::Panicked`.
 //! - The timeout is honoured even when tasks keep coming: each shutting-down iteration runs
 //!   one bounded batch, then checks the timeout before anything else.
 //! - Quiet period: the loop may stop once no task ran for `quiet` and no work is ready (with
@@ -14,11 +17,13 @@
 //!   selector right after; an attached loop's selector closes in
 //!   [`LocalLoop::release_selector`], which its driver calls once libuv stopped watching it.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 
 use crate::error::LoopError;
 use crate::event_loop::LoopState;
-use crate::local::LocalLoop;
+use crate::batch::panic_message;
+use crate::local::{Iteration, LocalLoop};
 use crate::thread;
 
 /// Bounded batches a direct termination runs before it stops accepting tasks, so that the
@@ -26,6 +31,42 @@ use crate::thread;
 const TERMINATE_SETTLE_BATCHES: u32 = 16;
 
 impl LocalLoop {
+    /// [`LocalLoop::iterate`], but a panic that escapes the loop's body terminates the loop
+    /// (Netty: the loop stops and its termination future fails with that error) instead of
+    /// unwinding further: a standalone loop's thread ends cleanly, an attached loop's driver
+    /// never lets a panic reach the FFI boundary.
+    pub(crate) fn iterate_guarded(&self, blocking: bool, io_wake: bool) -> Iteration {
+        match catch_unwind(AssertUnwindSafe(|| self.iterate(blocking, io_wake))) {
+            Ok(it) => it,
+            Err(p) => {
+                self.abort(panic_message(&p));
+                Iteration {
+                    terminated: true,
+                    ..Iteration::default()
+                }
+            }
+        }
+    }
+
+    /// A panic escaped the loop's body: log it, run what was accepted, and terminate with
+    /// the termination future failed.
+    fn abort(&self, msg: String) {
+        self.in_iteration.set(false);
+        crate::log::error(&format!(
+            "netloop: unexpected panic in loop {}: {msg}; the loop terminates",
+            self.shared.config.name
+        ));
+        let error = LoopError::Panicked(msg);
+        let again = catch_unwind(AssertUnwindSafe(|| self.terminate_with(Err(error.clone()))));
+        if again.is_err() {
+            // Terminating panicked too: give up on the rest, but never leave waiters hanging.
+            self.shared.set_state(LoopState::Terminated);
+            self.shared.release_waker();
+            thread::unregister_local(self.shared.id);
+            self.shared.termination.try_failure(error);
+        }
+    }
+
     /// The loop saw the shutting-down state: close every source (once) and start the
     /// graceful-shutdown clock, which cancels every timer.
     pub(crate) fn begin_shutdown(&self) {
