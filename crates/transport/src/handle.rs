@@ -146,6 +146,31 @@ impl ChannelHandle {
         self.writability.is_writable()
     }
 
+    /// [`Channel::set_user_defined_writability`] from any thread (Netty's setter is
+    /// thread-safe): the flag changes at once; if the combined writability flipped,
+    /// `channel_writability_changed` fires on the channel's loop.
+    ///
+    /// # Errors
+    /// `InvalidOption` for an index outside 1..=31; `Rejected` if the loop no longer accepts
+    /// tasks (the flag is changed all the same).
+    pub fn set_user_defined_writability(
+        &self,
+        index: u32,
+        writable: bool,
+    ) -> Result<(), TransportError> {
+        crate::channel::check_user_index(index)?;
+        let change = self.writability.set_bit(index, writable);
+        if change == crate::WritabilityChange::None {
+            return Ok(());
+        }
+        self.run(move |ch| ch.fire_writability(change))
+    }
+
+    /// The user-defined writability flag `index` (1..=31; `false` outside that range).
+    pub fn user_defined_writability(&self, index: u32) -> bool {
+        crate::channel::check_user_index(index).is_ok() && self.writability.bit(index)
+    }
+
     /// The channel's pending outbound bytes, writes still on their way to the loop included.
     pub fn pending_outbound_bytes(&self) -> usize {
         self.writability.pending()

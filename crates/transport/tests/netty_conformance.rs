@@ -339,3 +339,33 @@ fn writes_failed_before_connect_release_their_bytes_and_report_writability() {
     assert_eq!(ch.pending_outbound_bytes(), 0);
     assert_eq!(flips.get(), 2);
 }
+
+#[test]
+fn user_defined_writability_can_be_set_from_another_thread() {
+    let net = Net::new();
+    let (_server, client) = net.client_of_sink_server();
+    let flips = Rc::new(Cell::new(0));
+    let f = flips.clone();
+    client.pipeline().set_unhandled_sink(move |u| {
+        if let Unhandled::WritabilityChanged = u {
+            f.set(f.get() + 1);
+        }
+    });
+    let h = client.handle();
+    std::thread::spawn(move || {
+        h.set_user_defined_writability(5, false).unwrap();
+        assert!(!h.is_writable());
+        assert!(!h.user_defined_writability(5));
+        assert!(h.set_user_defined_writability(40, false).is_err());
+    })
+    .join()
+    .unwrap();
+    assert!(!client.is_writable(), "visible at once");
+    net.run_until("event on the loop", || flips.get() == 1);
+    let h = client.handle();
+    std::thread::spawn(move || h.set_user_defined_writability(5, true).unwrap())
+        .join()
+        .unwrap();
+    net.run_until("writable again", || flips.get() == 2);
+    assert!(client.is_writable());
+}

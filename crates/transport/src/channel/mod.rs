@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use netloop_eventloop::{EventLoop, IoHandler, LocalLoop, Promise, Readiness};
 
 mod io;
+mod writability;
 
 pub(crate) use io::ChannelIo;
 
@@ -28,6 +29,7 @@ use crate::handle::{self, ChannelHandle};
 use crate::message::Message;
 use crate::options::{ChannelOption, ChannelOptions};
 use crate::outbound_buffer::{OutboundBuffer, WritabilityChange, ENTRY_OVERHEAD};
+pub(crate) use writability::check_user_index;
 use crate::pipeline::ChannelPipeline;
 use crate::promise::{ChannelFuture, ChannelPromise};
 
@@ -179,62 +181,6 @@ impl Channel {
     /// Completes when the channel is closed.
     pub fn close_future(&self) -> ChannelFuture {
         self.0.close_promise.future()
-    }
-
-    /// False while pending outbound bytes are above the high water mark (until they drop
-    /// below the low one).
-    pub fn is_writable(&self) -> bool {
-        self.0.outbound.borrow().is_writable()
-    }
-
-    /// Netty's `setUserDefinedWritability(index, writable)`: user flag `index` (1..=31) makes
-    /// the channel unwritable while it is `false`. The channel is writable only when its
-    /// pending bytes are below the water mark *and* every user flag is writable;
-    /// `channel_writability_changed` fires once per change of that combined state.
-    ///
-    /// # Errors
-    /// `InvalidOption` for an index outside 1..=31.
-    pub fn set_user_defined_writability(
-        &self,
-        index: u32,
-        writable: bool,
-    ) -> Result<(), TransportError> {
-        check_user_index(index)?;
-        let change = self
-            .0
-            .outbound
-            .borrow()
-            .writability()
-            .set_bit(index, writable);
-        self.fire_writability(change);
-        Ok(())
-    }
-
-    /// The user-defined writability flag `index` (1..=31; `false` outside that range).
-    pub fn user_defined_writability(&self, index: u32) -> bool {
-        check_user_index(index).is_ok() && self.0.outbound.borrow().writability().bit(index)
-    }
-
-    /// Bytes written but not yet handed to the socket (flushed or not), each message
-    /// counting [`crate::outbound_buffer::ENTRY_OVERHEAD`] more bytes (Netty).
-    pub fn pending_outbound_bytes(&self) -> usize {
-        self.0.outbound.borrow().pending_bytes()
-    }
-
-    /// Flush progress: grows with every byte handed to the socket (Netty's
-    /// `ChannelOutboundBuffer.currentProgress`; `IdleStateHandler` observes it).
-    pub fn outbound_progress(&self) -> u64 {
-        self.0.outbound.borrow().progress()
-    }
-
-    /// Bytes that can still be written before the channel becomes unwritable (0 if it is).
-    pub fn bytes_before_unwritable(&self) -> usize {
-        self.0.outbound.borrow().bytes_before_unwritable()
-    }
-
-    /// Bytes that must drain before the channel becomes writable again (0 if it is).
-    pub fn bytes_before_writable(&self) -> usize {
-        self.0.outbound.borrow().bytes_before_writable()
     }
 
     /// True while a flush waits for the socket to become writable (write interest is set).
@@ -603,15 +549,6 @@ impl Channel {
     pub(crate) fn io_handler(&self) -> Rc<dyn IoHandler> {
         Rc::new(Registration(self.clone()))
     }
-}
-
-fn check_user_index(index: u32) -> Result<(), TransportError> {
-    if !(1..=31).contains(&index) {
-        return Err(TransportError::InvalidOption(format!(
-            "user-defined writability index {index} is outside 1..=31"
-        )));
-    }
-    Ok(())
 }
 
 pub(crate) fn fail_all(promises: Vec<ChannelPromise>, err: &TransportError) {

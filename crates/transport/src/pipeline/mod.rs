@@ -12,6 +12,7 @@ use std::net::SocketAddr;
 use std::rc::{Rc, Weak};
 
 mod ends;
+mod lookup;
 
 use crate::channel::{Channel, ChannelInner};
 use crate::context::{ChannelHandlerContext, HandlerState};
@@ -70,22 +71,6 @@ impl<H: ChannelHandler> IntoHandler for Rc<H> {
     }
 }
 
-/// `a::b::Decoder<x::Y>` → `Decoder` (Netty's `StringUtil.simpleClassName`).
-fn simple_type_name(full: &str) -> &str {
-    let base = full.split('<').next().unwrap_or(full);
-    base.rsplit("::").next().unwrap_or(base)
-}
-
-/// Pointer identity of two handlers, whatever their static types.
-fn same_handler<H: ?Sized>(a: &Rc<dyn ChannelHandler>, b: &Rc<H>) -> bool {
-    std::ptr::eq(Rc::as_ptr(a) as *const u8, Rc::as_ptr(b) as *const u8)
-}
-impl IntoHandler for Rc<dyn ChannelHandler> {
-    fn into_handler(self) -> Rc<dyn ChannelHandler> {
-        self
-    }
-}
-
 enum Pending {
     Added(ChannelHandlerContext),
     Removed(ChannelHandlerContext),
@@ -104,7 +89,7 @@ pub(crate) struct PipelineInner {
 #[derive(Clone)]
 pub struct ChannelPipeline(pub(crate) Rc<PipelineInner>);
 
-enum Position<'a> {
+pub(crate) enum Position<'a> {
     First,
     Last,
     Before(&'a str),
@@ -172,7 +157,7 @@ impl ChannelPipeline {
 
     // ---- structure ----
 
-    fn user_contexts(&self) -> Vec<ChannelHandlerContext> {
+    pub(crate) fn user_contexts(&self) -> Vec<ChannelHandlerContext> {
         let mut out = Vec::new();
         let mut cur = self.0.head.next();
         while let Some(c) = cur {
@@ -211,71 +196,6 @@ impl ChannelPipeline {
     /// The context of the last handler.
     pub fn last(&self) -> Option<ChannelHandlerContext> {
         self.user_contexts().pop()
-    }
-
-    /// The name Netty would generate for a handler of type `type_name` added without a name:
-    /// `SimpleName#0`, or the first `SimpleName#n` not taken.
-    pub fn generate_name(&self, type_name: &str) -> String {
-        let simple = simple_type_name(type_name);
-        (0u64..)
-            .map(|i| format!("{simple}#{i}"))
-            .find(|n| self.context(n).is_none())
-            .expect("some name is free")
-    }
-
-    /// Adds `handler` at the tail end under a generated name (Netty's `addLast(handler)`),
-    /// which is returned.
-    pub fn add_last_unnamed(&self, handler: impl IntoHandler) -> Result<String, TransportError> {
-        let name = self.generate_name(handler.handler_type_name());
-        self.add(Position::Last, &name, handler.into_handler())?;
-        Ok(name)
-    }
-
-    /// Adds `handler` at the head end under a generated name (Netty's `addFirst(handler)`),
-    /// which is returned.
-    pub fn add_first_unnamed(&self, handler: impl IntoHandler) -> Result<String, TransportError> {
-        let name = self.generate_name(handler.handler_type_name());
-        self.add(Position::First, &name, handler.into_handler())?;
-        Ok(name)
-    }
-
-    /// The context of `handler` (the same `Rc`, compared by pointer), if it is in the
-    /// pipeline (Netty's `context(ChannelHandler)`).
-    pub fn context_of<H: ?Sized>(&self, handler: &Rc<H>) -> Option<ChannelHandlerContext> {
-        self.user_contexts()
-            .into_iter()
-            .find(|c| same_handler(&c.handler(), handler))
-    }
-
-    /// Removes `handler` (compared by pointer) and returns it as stored.
-    pub fn remove_handler<H: ?Sized>(
-        &self,
-        handler: &Rc<H>,
-    ) -> Result<Rc<dyn ChannelHandler>, TransportError> {
-        let ctx = self
-            .context_of(handler)
-            .ok_or_else(|| TransportError::NoSuchHandler("<handler instance>".into()))?;
-        self.remove(ctx.name())
-    }
-
-    /// Puts a new handler in the place of `old` (compared by pointer); see
-    /// [`ChannelPipeline::replace`].
-    pub fn replace_handler<H: ?Sized>(
-        &self,
-        old: &Rc<H>,
-        new_name: &str,
-        handler: impl IntoHandler,
-    ) -> Result<Rc<dyn ChannelHandler>, TransportError> {
-        let ctx = self
-            .context_of(old)
-            .ok_or_else(|| TransportError::NoSuchHandler("<handler instance>".into()))?;
-        let name = ctx.name().to_string();
-        self.replace(&name, new_name, handler)
-    }
-
-    /// Removes the handler named `name` if there is one (Netty's `removeIfExists`).
-    pub fn remove_if_exists(&self, name: &str) -> Option<Rc<dyn ChannelHandler>> {
-        self.remove(name).ok()
     }
 
     /// Adds `handler` named `name` at the head end.
@@ -324,7 +244,7 @@ impl ChannelPipeline {
         Ok(())
     }
 
-    fn add(
+    pub(crate) fn add(
         &self,
         pos: Position<'_>,
         name: &str,
