@@ -13,20 +13,8 @@
 // others post to its own users. What crosses threads is plain data only: the text of lines
 // (strings), the shutdown notice and its answers, and the count of users (an Int32Array on a
 // SharedArrayBuffer, changed with Atomics). Channels, handlers and the room never do.
-import { createRequire } from 'node:module'
-import { join } from 'node:path'
 import { BroadcastChannel, isMainThread, threadId, workerData } from 'node:worker_threads'
-import type * as Netloop from '../index'
-import type { Channel, ChannelHandler, ChannelHandlerContext } from '../index'
-
-// netloop's classes from the copy of netloop this thread runs. On a worker thread that is the
-// compiled index.js (netloop's worker entry loads it): a runtime `import ... from '../index'`
-// in this .ts file would load the TypeScript sources as well under tsx (mixed with the .js
-// files already loaded, which fails), and a pipeline takes only its own copy's native
-// handlers. A package installed from npm has only the .js files, so there a plain import does.
-const { IdleStateEvent, IdleStateHandler, LineBasedFrameDecoder }: typeof Netloop = isMainThread
-  ? require('../index')
-  : createRequire(join(__dirname, '..', 'index.js'))('./index.js')
+import { type Channel, type ChannelHandler, type ChannelHandlerContext, IdleStateEvent, IdleStateHandler, LineBasedFrameDecoder } from '../index'
 
 /** What chat.ts gives the room of each thread (as `workerData` to the workers). */
 export interface RoomOptions {

@@ -106,12 +106,24 @@ impl<D: FrameDecoder> Cumulator<D> {
     /// [`finish`](Cumulator::finish) is `decode_step(true, ..)` at least once, while it
     /// returns true and bytes remain, then `clear`.
     pub fn decode_step(&mut self, last: bool, out: &mut DecodeOutput) -> bool {
+        self.decode_step_with(out, |d, buf| {
+            if last {
+                d.decode_last(buf)
+            } else {
+                d.decode(buf)
+            }
+        })
+    }
+
+    /// As [`Cumulator::decode_step`], with `call` making the one decoder call (e.g. a
+    /// context-aware variant).
+    pub fn decode_step_with(
+        &mut self,
+        out: &mut DecodeOutput,
+        call: impl FnOnce(&mut D, &mut BytesMut) -> Result<Option<Bytes>, CodecError>,
+    ) -> bool {
         let before = self.buf.len();
-        let result = if last {
-            self.decoder.decode_last(&mut self.buf)
-        } else {
-            self.decoder.decode(&mut self.buf)
-        };
+        let result = call(&mut self.decoder, &mut self.buf);
         let consumed = before.saturating_sub(self.buf.len()) > 0;
         match result {
             Ok(Some(frame)) => {

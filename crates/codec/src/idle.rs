@@ -19,6 +19,11 @@
 //! - `first` is true for the first event of a kind after activity of that kind (reads reset
 //!   reader and all, writes reset writer and all), false for repeats.
 //! - A late `poll` fires at most one event per kind; there is no catch-up.
+//! - `observe_output` (Netty's `observeOutput`, off by default): when a writer or all-idle
+//!   timeout passes, a change of the outbound side since the last check (a completed write,
+//!   a different pending byte count, or flush progress of a slow write still in progress)
+//!   suppresses the event, except the first one after activity, as in Netty. The handler
+//!   passes the channel's [`OutputState`] to [`poll_with_output`](IdleStateTracker::poll_with_output).
 //!
 //! Invariant: `next_deadline()` is never later than the time of the next event, so waking
 //! at it never misses one (it may be early after activity; `poll` then returns nothing).
@@ -96,6 +101,15 @@ impl Timeout {
     }
 }
 
+/// The outbound side of a channel as `observe_output` sees it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OutputState {
+    /// Pending outbound bytes.
+    pub pending: usize,
+    /// Flush progress (grows with every byte handed to the socket).
+    pub progress: u64,
+}
+
 /// Tracks reads and writes of one channel and tells when it is idle.
 #[derive(Debug, Clone)]
 pub struct IdleStateTracker {
@@ -105,6 +119,9 @@ pub struct IdleStateTracker {
     reading: bool,
     last_read: Duration,
     last_write: Duration,
+    observe_output: bool,
+    last_change_check: Duration,
+    last_output: OutputState,
 }
 
 impl IdleStateTracker {
@@ -118,7 +135,50 @@ impl IdleStateTracker {
             reading: false,
             last_read: now,
             last_write: now,
+            observe_output: false,
+            last_change_check: now,
+            last_output: OutputState::default(),
         }
+    }
+
+    /// Netty's `observeOutput`: whether outbound progress counts against writer idleness.
+    pub fn set_observe_output(&mut self, on: bool) {
+        self.observe_output = on;
+    }
+
+    /// Netty's `resetReadTimeout`: counts as a read at `now` without a read (the next reader
+    /// and all-idle events come a full period later).
+    pub fn reset_read(&mut self, now: Duration) {
+        if self.tracks_reads() {
+            self.last_read = now;
+        }
+    }
+
+    /// Netty's `resetWriteTimeout`: counts as a completed write at `now`.
+    pub fn reset_write(&mut self, now: Duration) {
+        if self.writer.is_some() || self.all.is_some() {
+            self.last_write = now;
+        }
+    }
+
+    /// Netty's `hasOutputChanged`: a change since the last check suppresses a repeat event.
+    fn output_changed(&mut self, first: bool, output: Option<OutputState>) -> bool {
+        if !self.observe_output {
+            return false;
+        }
+        if self.last_change_check != self.last_write {
+            self.last_change_check = self.last_write;
+            if !first {
+                return true;
+            }
+        }
+        if let Some(o) = output {
+            let before = std::mem::replace(&mut self.last_output, o);
+            if (o.pending != before.pending || o.progress != before.progress) && !first {
+                return true;
+            }
+        }
+        false
     }
 
     fn tracks_reads(&self) -> bool {
@@ -159,29 +219,51 @@ impl IdleStateTracker {
     /// Runs every due timeout at `now`; returns the events to fire, in the order reader,
     /// writer, all.
     pub fn poll(&mut self, now: Duration) -> Vec<IdleStateEvent> {
+        self.poll_inner(now, None)
+    }
+
+    /// As [`poll`](IdleStateTracker::poll), observing the channel's outbound side when
+    /// `observe_output` is on.
+    pub fn poll_with_output(&mut self, now: Duration, output: OutputState) -> Vec<IdleStateEvent> {
+        self.poll_inner(now, Some(output))
+    }
+
+    fn poll_inner(&mut self, now: Duration, output: Option<OutputState>) -> Vec<IdleStateEvent> {
         let mut events = Vec::new();
         let last_any = self.last_read.max(self.last_write);
-        let checks = [
-            (
-                &mut self.reader,
-                IdleState::ReaderIdle,
-                self.last_read,
-                self.reading,
-            ),
-            (
-                &mut self.writer,
-                IdleState::WriterIdle,
-                self.last_write,
-                false,
-            ),
-            (&mut self.all, IdleState::AllIdle, last_any, self.reading),
-        ];
-        for (timeout, state, last_activity, busy) in checks {
-            if let Some(first) = timeout
-                .as_mut()
-                .and_then(|t| t.poll(now, last_activity, busy))
-            {
-                events.push(IdleStateEvent { state, first });
+        let (last_read, last_write, reading) = (self.last_read, self.last_write, self.reading);
+        if let Some(first) = self
+            .reader
+            .as_mut()
+            .and_then(|t| t.poll(now, last_read, reading))
+        {
+            events.push(IdleStateEvent {
+                state: IdleState::ReaderIdle,
+                first,
+            });
+        }
+        if let Some(first) = self
+            .writer
+            .as_mut()
+            .and_then(|t| t.poll(now, last_write, false))
+        {
+            if !self.output_changed(first, output) {
+                events.push(IdleStateEvent {
+                    state: IdleState::WriterIdle,
+                    first,
+                });
+            }
+        }
+        if let Some(first) = self
+            .all
+            .as_mut()
+            .and_then(|t| t.poll(now, last_any, reading))
+        {
+            if !self.output_changed(first, output) {
+                events.push(IdleStateEvent {
+                    state: IdleState::AllIdle,
+                    first,
+                });
             }
         }
         events

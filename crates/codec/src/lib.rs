@@ -45,7 +45,9 @@ pub use delimiter::{DelimiterBasedFrameDecoder, Delimiters};
 pub use error::{CodecError, ConfigError};
 pub use fixed::FixedLengthFrameDecoder;
 pub use handler::{ByteToMessageDecoder, IdleStateHandler, GATHER_THRESHOLD};
-pub use idle::{IdleConfig, IdleState, IdleStateEvent, IdleStateTracker, MIN_IDLE_TIMEOUT};
+pub use idle::{
+    IdleConfig, IdleState, IdleStateEvent, IdleStateTracker, OutputState, MIN_IDLE_TIMEOUT,
+};
 pub use length_field::{LengthFieldBasedFrameDecoder, LengthFieldConfig};
 pub use line::LineBasedFrameDecoder;
 pub use prepender::LengthFieldPrepender;

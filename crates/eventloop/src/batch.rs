@@ -4,13 +4,19 @@
 //! Bound: a batch runs only the work queued when it starts (the scheduler counts it); with
 //! ioRatio < 100 it also stops when its time budget is spent, checked every 64 tasks (Netty's
 //! interval). Work that the batch adds runs in the next batch, so no task that re-submits
-//! itself can hold the thread. Tail tasks run after the batch.
+//! itself can hold the thread. Tail tasks run after the batch; one can be taken out before
+//! it runs by its [`TailTaskKey`].
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use crate::event_loop::LoopState;
 use crate::local::LocalLoop;
 use crate::scheduler::Work;
 use crate::timer::{Period, TimerEntry, TimerTask};
+
+/// Identifies a tail task queued by [`LocalLoop::add_tail_task`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TailTaskKey(u64);
 
 /// Tasks between two checks of the time budget (Netty's value).
 const BUDGET_CHECK_INTERVAL: u32 = 64;
@@ -42,6 +48,24 @@ impl LocalLoop {
             self.guarded(t);
         }
         ran > 0
+    }
+
+    /// As [`LocalLoop::execute_after_batch`], returning a key for
+    /// [`LocalLoop::remove_tail_task`]; `None` if the loop is shut down (the task is dropped).
+    pub fn add_tail_task(&self, task: impl FnOnce() + 'static) -> Option<TailTaskKey> {
+        if self.shared.state() >= LoopState::Shutdown {
+            return None;
+        }
+        let key = self.sched.push_tail(Box::new(task));
+        self.request_iteration();
+        Some(TailTaskKey(key))
+    }
+
+    /// Netty's `removeAfterEventLoopIterationTask`: takes a tail task out before it runs.
+    /// `true` if it was still queued (it will not run).
+    pub fn remove_tail_task(&self, key: TailTaskKey) -> bool {
+        let removed = self.sched.remove_tail(key.0);
+        removed.is_some()
     }
 
     pub(crate) fn guarded(&self, f: impl FnOnce()) -> bool {

@@ -14,6 +14,8 @@ pub enum SelectorFault {
     PrematureEmpty,
     /// Return an I/O error, as a broken selector would.
     Error,
+    /// Return `EINTR`, as a poll interrupted by a signal does.
+    Interrupted,
 }
 
 /// Called before every poll; lets tests inject selector faults.

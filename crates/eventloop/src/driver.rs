@@ -44,7 +44,7 @@ impl LoopDriver {
         if self.local.handle().is_terminated() {
             return Self::terminated();
         }
-        self.local.iterate(false, false)
+        self.local.iterate_guarded(false, false)
     }
 
     /// One non-blocking iteration because the loop's fd became readable: finding nothing
@@ -53,7 +53,7 @@ impl LoopDriver {
         if self.local.handle().is_terminated() {
             return Self::terminated();
         }
-        self.local.iterate(false, true)
+        self.local.iterate_guarded(false, true)
     }
 
     /// Iterates until no work is ready (tests); at most 10 000 iterations.

@@ -30,6 +30,12 @@ pub enum LoopError {
     },
     /// A `wait` ran out of time.
     Timeout,
+    /// Blocking on a future from a thread that runs an event-loop iteration (Netty's
+    /// `BlockingOperationException`): it could wait for itself forever.
+    BlockingOperation,
+    /// A panic escaped the loop's body; the loop terminated (its termination future fails
+    /// with this error).
+    Panicked(String),
 }
 
 impl LoopError {
@@ -41,6 +47,8 @@ impl LoopError {
             LoopError::Cancelled => "ERR_CANCELLED",
             LoopError::Io { .. } => "ERR_IO",
             LoopError::Timeout => "ETIMEDOUT",
+            LoopError::BlockingOperation => "ERR_BLOCKING_OPERATION",
+            LoopError::Panicked(_) => "ERR_LOOP_PANICKED",
         }
     }
 
@@ -74,8 +82,21 @@ impl fmt::Display for LoopError {
             LoopError::Cancelled => write!(f, "cancelled"),
             LoopError::Io { message, .. } => write!(f, "I/O error: {message}"),
             LoopError::Timeout => write!(f, "timed out"),
+            LoopError::BlockingOperation => write!(
+                f,
+                "blocking on an incomplete future from an event loop's thread would deadlock"
+            ),
+            LoopError::Panicked(m) => write!(f, "the event loop panicked: {m}"),
         }
     }
 }
 
 impl std::error::Error for LoopError {}
+
+/// Lets promises whose error type is a plain message report loop errors (cancellation,
+/// blocking from a loop's thread).
+impl From<LoopError> for String {
+    fn from(e: LoopError) -> Self {
+        e.to_string()
+    }
+}

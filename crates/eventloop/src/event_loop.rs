@@ -32,6 +32,7 @@ use crate::error::{LoopError, RejectReason};
 use crate::io::WAKER_TOKEN;
 use crate::local::LocalLoop;
 use crate::promise::{Future, Promise};
+use crate::submit::Wake;
 use crate::thread::{find_local, thread_token};
 use crate::timer::{Period, ScheduledHandle};
 
@@ -80,14 +81,18 @@ pub(crate) struct Shared {
     waker: Mutex<Option<Arc<Waker>>>,
     /// Thread token of the thread that runs the loop (0 until it starts).
     pub owner: AtomicUsize,
-    pub cancelled_timers: Arc<AtomicUsize>,
+    pub cancelled_timers: Arc<crate::timer::TimerCancels>,
     pub termination: Promise<(), LoopError>,
     pub quiet_nanos: AtomicU64,
     pub timeout_nanos: AtomicU64,
     /// The selector of a standalone loop, waiting for the lazy thread start.
-    startup: Mutex<Option<Poll>>,
-    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    pub(crate) startup: Mutex<Option<Poll>>,
+    pub(crate) thread: Mutex<Option<std::thread::JoinHandle<()>>>,
     pub task_panics: AtomicU64,
+    /// When the sleeping loop plans to wake up by itself (loop time, `u64::MAX`: never).
+    pub planned_wakeup: AtomicU64,
+    /// Hooks run once on the loop thread after its last task (Netty's `cleanup()`).
+    pub(crate) cleanup: Mutex<Vec<Task>>,
     pub selector_rebuilds: AtomicU64,
     pub wakeups: AtomicU64,
 }
@@ -101,7 +106,7 @@ impl Shared {
         self.state.store(s as u8, Ordering::SeqCst);
     }
 
-    fn cas_state(&self, from: LoopState, to: LoopState) -> bool {
+    pub(crate) fn cas_state(&self, from: LoopState, to: LoopState) -> bool {
         self.state
             .compare_exchange(from as u8, to as u8, Ordering::SeqCst, Ordering::SeqCst)
             .is_ok()
@@ -156,6 +161,11 @@ impl Shared {
         }
     }
 
+    /// The cleanup hooks, once (termination).
+    pub fn take_cleanup_hooks(&self) -> Vec<Task> {
+        std::mem::take(&mut *self.cleanup.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
     pub fn report_panic(&self, msg: &str) {
         self.task_panics.fetch_add(1, Ordering::Relaxed);
         match &self.config.on_task_panic {
@@ -198,9 +208,10 @@ impl EventLoop {
         config.validate()?;
         let poll = Poll::new()?;
         let waker = Waker::new(poll.registry(), WAKER_TOKEN)?;
-        let cancelled = Arc::new(AtomicUsize::new(0));
+        let id = NEXT_LOOP_ID.fetch_add(1, Ordering::Relaxed);
+        let cancelled = crate::timer::TimerCancels::new(id);
         let shared = Arc::new(Shared {
-            id: NEXT_LOOP_ID.fetch_add(1, Ordering::Relaxed),
+            id,
             config,
             queue: SegQueue::new(),
             pending: AtomicUsize::new(0),
@@ -216,6 +227,8 @@ impl EventLoop {
             startup: Mutex::new(None),
             thread: Mutex::new(None),
             task_panics: AtomicU64::new(0),
+            planned_wakeup: AtomicU64::new(u64::MAX),
+            cleanup: Mutex::new(Vec::new()),
             selector_rebuilds: AtomicU64::new(0),
             wakeups: AtomicU64::new(0),
         });
@@ -303,69 +316,6 @@ impl EventLoop {
         find_local(self.shared.id)
     }
 
-    /// Runs `task` on the loop, in FIFO order with the other tasks submitted from this thread.
-    pub fn execute(&self, task: impl FnOnce() + Send + 'static) -> Result<(), LoopError> {
-        self.execute_boxed(Box::new(task))
-    }
-
-    pub(crate) fn execute_boxed(&self, task: Task) -> Result<(), LoopError> {
-        if let Some(local) = self.local() {
-            if self.is_shutdown() {
-                return Err(LoopError::Rejected(RejectReason::Shutdown));
-            }
-            local.push_task(task);
-            return Ok(());
-        }
-        let s = &self.shared;
-        if s.pending.fetch_add(1, Ordering::SeqCst) >= s.config.max_pending_tasks {
-            s.pending.fetch_sub(1, Ordering::SeqCst);
-            return Err(LoopError::Rejected(RejectReason::QueueFull));
-        }
-        if s.state() >= LoopState::Shutdown {
-            s.pending.fetch_sub(1, Ordering::SeqCst);
-            return Err(LoopError::Rejected(RejectReason::Shutdown));
-        }
-        s.queue.push(task);
-        if s.state() == LoopState::NotStarted {
-            self.start_thread()?;
-        }
-        s.wake_if_sleeping();
-        Ok(())
-    }
-
-    fn start_thread(&self) -> Result<(), LoopError> {
-        if !self
-            .shared
-            .cas_state(LoopState::NotStarted, LoopState::Started)
-        {
-            return Ok(());
-        }
-        let Some(poll) = self
-            .shared
-            .startup
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-        else {
-            return Ok(());
-        };
-        let shared = self.shared.clone();
-        let spawned = std::thread::Builder::new()
-            .name(self.shared.config.name.clone())
-            .spawn(move || crate::local::run_standalone(shared, poll));
-        match spawned {
-            Ok(h) => {
-                *self.shared.thread.lock().unwrap_or_else(|p| p.into_inner()) = Some(h);
-                Ok(())
-            }
-            Err(e) => {
-                self.shared.set_state(LoopState::Terminated);
-                self.shared.termination.try_failure(e.into());
-                Err(LoopError::invalid("could not start the loop's thread"))
-            }
-        }
-    }
-
     /// Runs `task` once after `delay` (zero: due now). Huge delays saturate.
     pub fn schedule(
         &self,
@@ -426,11 +376,15 @@ impl EventLoop {
             return Ok(handle);
         }
         let h = handle.clone();
-        self.execute_boxed(Box::new(move || {
-            if let Some(local) = crate::thread::current() {
-                local.push_timer(deadline, period, h, task);
-            }
-        }))?;
+        // Wake the loop only if this timer is due before the loop's own planned wake-up.
+        self.submit(
+            Box::new(move || {
+                if let Some(local) = crate::thread::current() {
+                    local.push_timer(deadline, period, h, task);
+                }
+            }),
+            Wake::Before(deadline),
+        )?;
         Ok(handle)
     }
 
@@ -470,9 +424,14 @@ impl EventLoop {
         self.shared.termination.future()
     }
 
-    /// Blocks until terminated or `timeout` passes; `true` if terminated.
+    /// Blocks until terminated or `timeout` passes; `true` if terminated. On a thread that
+    /// runs a loop iteration it does not block (that could deadlock): it reports whether
+    /// the loop has terminated already.
     pub fn await_termination(&self, timeout: Duration) -> bool {
-        let done = self.termination_future().wait_timeout(timeout).is_some();
+        let done = !matches!(
+            self.termination_future().wait_timeout(timeout),
+            None | Some(Err(LoopError::BlockingOperation))
+        );
         if done {
             if let Some(h) = self
                 .shared

@@ -22,6 +22,7 @@
 
 mod batch;
 mod clock;
+mod combiner;
 mod config;
 mod driver;
 mod error;
@@ -36,17 +37,19 @@ mod schedule;
 mod scheduler;
 mod selector;
 mod shutdown;
+mod submit;
 mod thread;
 mod timer;
 
 pub use clock::{system_ticker, ManualTicker, SystemTicker, Ticker};
+pub use combiner::PromiseCombiner;
 pub use config::{FaultInjector, LoopConfig, PanicReporter, SelectorFault};
 pub use driver::LoopDriver;
 pub use error::{LoopError, RejectReason};
 pub use event_loop::{EventLoop, LoopState};
 pub use group::{default_loop_count, EventLoopGroup};
 pub use io::{move_source, IoHandler, Readiness};
-pub use local::{Iteration, LocalLoop, MAX_TIMER_BATCH};
+pub use local::{Iteration, LocalLoop, TailTaskKey, MAX_TIMER_BATCH};
 pub use mio;
 pub use promise::{Future, Promise};
 pub use timer::{ScheduledHandle, TimerSink};

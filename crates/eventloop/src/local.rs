@@ -28,16 +28,17 @@ use std::time::Duration;
 use mio::event::Source;
 use mio::{Interest, Poll, Token};
 
+use crate::batch::panic_message;
 use crate::config::SelectorFault;
 use crate::error::{LoopError, RejectReason};
 use crate::event_loop::{EventLoop, LoopState, Shared, Task};
 use crate::io::IoHandler;
 use crate::io_driver::{IoDriver, Rebuilt};
-use crate::batch::panic_message;
 use crate::scheduler::Scheduler;
 use crate::selector::PollOutcome;
 use crate::thread;
 
+pub use crate::batch::TailTaskKey;
 pub use crate::scheduler::MAX_TIMER_BATCH;
 
 /// Longest sleep while shutting down, so the quiet period is re-checked.
@@ -51,7 +52,7 @@ pub struct LocalLoop {
     me: Weak<LocalLoop>,
     pub(crate) io: IoDriver,
     pub(crate) sched: Scheduler,
-    in_iteration: Cell<bool>,
+    pub(crate) in_iteration: Cell<bool>,
     /// A standalone loop: nothing outside watches the selector, so termination closes it.
     pub(crate) owns_selector: Cell<bool>,
     /// Work the loop does not see itself (an attached loop's JS side: events waiting for JS,
@@ -177,6 +178,11 @@ impl LocalLoop {
         self.request_iteration();
     }
 
+    /// Queues `task` without waking the loop (lazy execute).
+    pub(crate) fn push_task_lazily(&self, task: Task) {
+        self.sched.push_task(task);
+    }
+
     /// Runs `task` after the next task batch (Netty's `executeAfterEventLoopIteration`).
     /// Rejected (dropped, with a warning logged) once the loop is shut down.
     pub fn execute_after_batch(&self, task: impl FnOnce() + 'static) {
@@ -241,13 +247,14 @@ impl LocalLoop {
             return Some(Duration::ZERO);
         }
         let s = &self.shared;
+        let t = self.next_timeout();
+        self.publish_planned_wakeup(t);
         s.sleeping.store(true, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         if !s.queue.is_empty() {
             s.sleeping.store(false, Ordering::SeqCst);
             return Some(Duration::ZERO);
         }
-        let t = self.next_timeout();
         if s.config.ticker.is_manual() {
             return Some(t.map_or(MANUAL_CLOCK_POLL, |t| t.min(MANUAL_CLOCK_POLL)));
         }
@@ -295,7 +302,10 @@ impl LocalLoop {
                     out.selector_rebuilt = self.rebuild_selector();
                 }
             }
-            PollOutcome::Failed(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            // Netty: a poll interrupted by a signal is not a spin; it resets the counter.
+            PollOutcome::Failed(e) if e.kind() == io::ErrorKind::Interrupted => {
+                self.io.reset_premature()
+            }
             PollOutcome::Failed(e) => {
                 crate::log::error(&format!(
                     "netloop: poll failed on loop {}: {e}; rebuilding the selector",
@@ -348,11 +358,24 @@ impl LocalLoop {
             s.wake();
             return;
         }
+        self.publish_planned_wakeup(self.next_timeout());
         s.sleeping.store(true, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         if !s.queue.is_empty() && s.sleeping.swap(false, Ordering::SeqCst) {
             s.wake();
         }
+    }
+
+    /// Before the loop sleeps: tell producers when it plans to wake up by itself (loop
+    /// time; `u64::MAX`: only when woken), so that a timer scheduled from another thread
+    /// wakes it only if it would become the earliest (Netty's `nextWakeupNanos`).
+    fn publish_planned_wakeup(&self, timeout: Option<Duration>) {
+        let s = &self.shared;
+        let at = timeout.map_or(u64::MAX, |t| {
+            s.now_nanos()
+                .saturating_add(crate::clock::saturating_nanos(t))
+        });
+        s.planned_wakeup.store(at, Ordering::SeqCst);
     }
 
     /// Replaces the selector, then moves every source to it. Handlers run with no borrow
@@ -386,7 +409,12 @@ impl LocalLoop {
             self.guarded(|| handler.reregister_failed(err));
         }
         drop(new);
-        self.io.retire(old);
+        if self.owns_selector.get() {
+            // A standalone loop: nobody else watches the old fd, close it now.
+            drop(old);
+        } else {
+            self.io.retire(old);
+        }
         self.shared.replace_waker(waker);
         // Whoever may be sleeping on the old waker must look again.
         self.shared.force_wake();
@@ -415,6 +443,6 @@ pub(crate) fn run_standalone(shared: Arc<Shared>, poll: Poll) {
     let local = LocalLoop::new(shared.clone(), poll);
     local.owns_selector.set(true);
     thread::register_local(local.clone());
-    while !local.iterate(true, false).terminated {}
+    while !local.iterate_guarded(true, false).terminated {}
     local.release_selector();
 }

@@ -2,12 +2,22 @@
 //!
 //! Invariants:
 //! - A promise completes at most once; later `try_*` calls return `false` and change nothing.
-//! - Each listener runs exactly once, with the result. Listeners added on one thread run in
-//!   the order they were added, also when added after completion.
+//! - Listeners run in the order they were added, one at a time, each exactly once — also
+//!   when completion on one thread races `add_listener` on another. Whoever finds listeners
+//!   to run while nobody runs them becomes the promise's *notifier* (`notifying`) and runs
+//!   them until the list is empty; listeners added meanwhile (on any thread) join the list
+//!   and are run by that notifier.
 //! - Notification is trampolined per thread: a listener that completes another promise does
 //!   not recurse into that promise's listeners, they are queued and run by the outermost
 //!   notification. A chain of a million promises therefore runs in constant stack.
-//! - A panicking listener is reported on stderr and the remaining listeners still run.
+//! - A panicking listener is reported through the log facade and the remaining listeners
+//!   still run.
+//! - Blocking (`wait`, `wait_timeout`) on a future that is not complete, from a thread that
+//!   is running an event-loop iteration, fails at once with
+//!   [`LoopError::BlockingOperation`] (Netty's `BlockingOperationException`): the loop
+//!   that would complete it could be the blocked one.
+//! - Cancellation (`cancel`) completes the promise with [`LoopError::Cancelled`] unless it is
+//!   done or was made uncancellable.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -15,11 +25,17 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::error::LoopError;
+
 type Listener<T, E> = Box<dyn FnOnce(&Result<T, E>) + Send + 'static>;
 
 struct State<T, E> {
     result: Option<Arc<Result<T, E>>>,
-    listeners: Vec<Listener<T, E>>,
+    listeners: VecDeque<Listener<T, E>>,
+    /// A thread is running (or has queued the run of) this promise's listeners.
+    notifying: bool,
+    uncancellable: bool,
+    cancelled: bool,
     /// Threads blocked in `wait`/`wait_timeout`: completion wakes the condvar only for them
     /// (a `notify_all` with nobody waiting still costs a futex system call).
     waiters: usize,
@@ -35,6 +51,39 @@ impl<T, E> Inner<T, E> {
         // A panic never happens while the lock is held (listeners run outside it), so a
         // poisoned lock still holds consistent state.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Inner<T, E> {
+    /// Called with the lock held and a result set: if listeners wait and nobody runs them,
+    /// this thread becomes the notifier (the lock must be released before `notify`).
+    fn claim_notifier(st: &mut State<T, E>) -> bool {
+        if st.notifying || st.listeners.is_empty() {
+            return false;
+        }
+        st.notifying = true;
+        true
+    }
+
+    /// The notifier's job: run listeners in order until none is left.
+    fn drain(self: Arc<Self>) {
+        loop {
+            let (listener, result) = {
+                let mut st = self.lock();
+                match (st.listeners.pop_front(), st.result.clone()) {
+                    (Some(l), Some(r)) => (l, r),
+                    _ => {
+                        st.notifying = false;
+                        return;
+                    }
+                }
+            };
+            if catch_unwind(AssertUnwindSafe(|| listener(&result))).is_err() {
+                crate::log::error(
+                    "netloop: a promise listener panicked; the remaining listeners still run",
+                );
+            }
+        }
     }
 }
 
@@ -77,7 +126,10 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Promise<T, E> {
             inner: Arc::new(Inner {
                 state: Mutex::new(State {
                     result: None,
-                    listeners: Vec::new(),
+                    listeners: VecDeque::new(),
+                    notifying: false,
+                    uncancellable: false,
+                    cancelled: false,
                     waiters: 0,
                 }),
                 done: Condvar::new(),
@@ -111,49 +163,85 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Promise<T, E> {
 
     /// Completes the promise; `false` if it was already complete.
     pub fn try_complete(&self, result: Result<T, E>) -> bool {
-        let (result, listeners, waiters) = {
-            let mut st = self.inner.lock();
-            if st.result.is_some() {
-                return false;
-            }
-            let r = Arc::new(result);
-            st.result = Some(r.clone());
-            (r, std::mem::take(&mut st.listeners), st.waiters)
-        };
-        // A waiter counts itself in under the lock before it sleeps, so one that can miss
-        // this completion is counted here.
-        if waiters > 0 {
-            self.inner.done.notify_all();
-        }
-        notify(listeners.into_iter().map(|l| {
-            let r = result.clone();
-            Box::new(move || l(&r)) as Box<dyn FnOnce()>
-        }));
-        true
+        complete(&self.inner, result, false)
     }
 
     /// True once completed.
     pub fn is_done(&self) -> bool {
         self.inner.lock().result.is_some()
     }
+
+    /// Netty's `setUncancellable`: from now on [`Promise::cancel`] does nothing. `true` if
+    /// the promise is now uncancellable (or completed without being cancelled); `false` if
+    /// it was cancelled already.
+    pub fn set_uncancellable(&self) -> bool {
+        let mut st = self.inner.lock();
+        if st.cancelled {
+            return false;
+        }
+        st.uncancellable = true;
+        true
+    }
+
+    /// Cancels the promise (see [`Future::cancel`]).
+    pub fn cancel(&self, may_interrupt_if_running: bool) -> bool
+    where
+        E: From<LoopError>,
+    {
+        self.future().cancel(may_interrupt_if_running)
+    }
+
+    /// True while [`Promise::cancel`] would succeed: not done and not made uncancellable.
+    pub fn is_cancellable(&self) -> bool {
+        self.future().is_cancellable()
+    }
+
+    /// True once cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.future().is_cancelled()
+    }
+}
+
+/// Sets the result (unless set), then runs or queues the listeners.
+fn complete<T: Send + Sync + 'static, E: Send + Sync + 'static>(
+    inner: &Arc<Inner<T, E>>,
+    result: Result<T, E>,
+    cancel: bool,
+) -> bool {
+    let (run, waiters) = {
+        let mut st = inner.lock();
+        if st.result.is_some() || (cancel && st.uncancellable) {
+            return false;
+        }
+        st.result = Some(Arc::new(result));
+        st.cancelled = cancel;
+        (Inner::claim_notifier(&mut st), st.waiters)
+    };
+    // A waiter counts itself in under the lock before it sleeps, so one that can miss this
+    // completion is counted here.
+    if waiters > 0 {
+        inner.done.notify_all();
+    }
+    if run {
+        let inner = inner.clone();
+        notify(Box::new(move || inner.drain()));
+    }
+    true
 }
 
 impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Future<T, E> {
-    /// Runs `listener` once with the result: now (trampolined) if complete, else on completion.
+    /// Runs `listener` once with the result: now (trampolined) if complete, else on
+    /// completion; always after the listeners added before it.
     pub fn add_listener(&self, listener: impl FnOnce(&Result<T, E>) + Send + 'static) {
-        let ready = {
+        let run = {
             let mut st = self.inner.lock();
-            match &st.result {
-                Some(r) => r.clone(),
-                None => {
-                    st.listeners.push(Box::new(listener));
-                    return;
-                }
-            }
+            st.listeners.push_back(Box::new(listener));
+            st.result.is_some() && Inner::claim_notifier(&mut st)
         };
-        notify(std::iter::once(
-            Box::new(move || listener(&ready)) as Box<dyn FnOnce()>
-        ));
+        if run {
+            let inner = self.inner.clone();
+            notify(Box::new(move || inner.drain()));
+        }
     }
 
     /// True once completed.
@@ -166,16 +254,42 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Future<T, E> {
         matches!(self.inner.lock().result.as_deref(), Some(Ok(_)))
     }
 
-    /// Blocks until complete. Never call it on the loop that completes the promise.
+    /// Netty's `cancel(mayInterruptIfRunning)`: fails the promise with
+    /// [`LoopError::Cancelled`] and runs its listeners, unless it is done or uncancellable.
+    /// `true` if this call cancelled it. Nothing in this crate interrupts a running thread,
+    /// so `may_interrupt_if_running` is accepted for Netty's signature and has no effect.
+    pub fn cancel(&self, _may_interrupt_if_running: bool) -> bool
+    where
+        E: From<LoopError>,
+    {
+        complete(&self.inner, Err(LoopError::Cancelled.into()), true)
+    }
+
+    /// True while [`Future::cancel`] would succeed: not done and not made uncancellable.
+    pub fn is_cancellable(&self) -> bool {
+        let st = self.inner.lock();
+        st.result.is_none() && !st.uncancellable
+    }
+
+    /// True once cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.lock().cancelled
+    }
+
+    /// Blocks until complete. On a thread that is running an event-loop iteration, a future
+    /// that is not complete yet fails at once with [`LoopError::BlockingOperation`].
     pub fn wait(&self) -> Result<T, E>
     where
         T: Clone,
-        E: Clone,
+        E: Clone + From<LoopError>,
     {
         let mut st = self.inner.lock();
         loop {
             if let Some(r) = &st.result {
                 return (**r).clone();
+            }
+            if crate::thread::in_any_iteration() {
+                return Err(LoopError::BlockingOperation.into());
             }
             st.waiters += 1;
             st = self.inner.done.wait(st).unwrap_or_else(|p| p.into_inner());
@@ -183,17 +297,22 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Future<T, E> {
         }
     }
 
-    /// Blocks until complete or until `timeout` passes; `None` on timeout.
+    /// Blocks until complete or until `timeout` passes; `None` on timeout. On a thread that
+    /// is running an event-loop iteration, a future that is not complete yet fails at once
+    /// with [`LoopError::BlockingOperation`].
     pub fn wait_timeout(&self, timeout: Duration) -> Option<Result<T, E>>
     where
         T: Clone,
-        E: Clone,
+        E: Clone + From<LoopError>,
     {
         let deadline = Instant::now() + timeout;
         let mut st = self.inner.lock();
         loop {
             if let Some(r) = &st.result {
                 return Some((**r).clone());
+            }
+            if crate::thread::in_any_iteration() {
+                return Some(Err(LoopError::BlockingOperation.into()));
             }
             let left = deadline.checked_duration_since(Instant::now())?;
             st.waiters += 1;
@@ -252,9 +371,9 @@ thread_local! {
     static PENDING: RefCell<VecDeque<Box<dyn FnOnce()>>> = RefCell::new(VecDeque::new());
 }
 
-/// Runs `jobs` now, or after the notification already running on this thread.
-fn notify(jobs: impl Iterator<Item = Box<dyn FnOnce()>>) {
-    PENDING.with(|q| q.borrow_mut().extend(jobs));
+/// Runs `job` now, or after the notification already running on this thread.
+fn notify(job: Box<dyn FnOnce()>) {
+    PENDING.with(|q| q.borrow_mut().push_back(job));
     if NOTIFYING.with(|n| n.replace(true)) {
         return;
     }
@@ -262,7 +381,9 @@ fn notify(jobs: impl Iterator<Item = Box<dyn FnOnce()>>) {
         let next = PENDING.with(|q| q.borrow_mut().pop_front());
         let Some(job) = next else { break };
         if catch_unwind(AssertUnwindSafe(job)).is_err() {
-            crate::log::error("netloop: a promise listener panicked; the remaining listeners still run");
+            crate::log::error(
+                "netloop: a promise listener panicked; the remaining listeners still run",
+            );
         }
     }
     NOTIFYING.with(|n| n.set(false));

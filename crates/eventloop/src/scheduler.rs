@@ -17,11 +17,16 @@
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::event_loop::Shared;
-use crate::timer::{Period, ScheduledHandle, TimerEntry, TimerHeap, TimerSink, TimerTask};
+use crate::timer::{
+    Period, ScheduledHandle, TimerCancels, TimerEntry, TimerHeap, TimerSink, TimerTask,
+};
+
+/// A task that runs on the loop thread.
+type LocalTask = Box<dyn FnOnce()>;
 
 /// Most batched timers handed to one `TimerSink::fire` call.
 pub const MAX_TIMER_BATCH: usize = 64;
@@ -47,21 +52,23 @@ pub(crate) struct Batch {
 }
 
 pub(crate) struct Scheduler {
-    cancelled: Arc<AtomicUsize>,
+    cancels: Arc<TimerCancels>,
     timers: RefCell<TimerHeap>,
     run_queue: RefCell<VecDeque<RunItem>>,
-    tail: RefCell<Vec<Box<dyn FnOnce()>>>,
+    tail: RefCell<Vec<(u64, LocalTask)>>,
+    next_tail: Cell<u64>,
     graceful_start: Cell<Option<u64>>,
     last_execution: Cell<u64>,
 }
 
 impl Scheduler {
-    pub fn new(cancelled: Arc<AtomicUsize>) -> Self {
+    pub fn new(cancels: Arc<TimerCancels>) -> Self {
         Scheduler {
-            timers: RefCell::new(TimerHeap::new(cancelled.clone())),
-            cancelled,
+            timers: RefCell::new(TimerHeap::new(cancels.clone())),
+            cancels,
             run_queue: RefCell::new(VecDeque::new()),
             tail: RefCell::new(Vec::new()),
+            next_tail: Cell::new(0),
             graceful_start: Cell::new(None),
             last_execution: Cell::new(0),
         }
@@ -69,7 +76,20 @@ impl Scheduler {
 
     /// A fresh handle counted in this loop's cancelled-timer statistics.
     pub fn new_handle(&self) -> ScheduledHandle {
-        ScheduledHandle::new(self.cancelled.clone())
+        ScheduledHandle::new(self.cancels.clone())
+    }
+
+    /// Takes cancelled timers out of the heap now, unless the heap is borrowed (then the
+    /// next look at the heap does it).
+    pub fn remove_cancelled_timers(&self) {
+        let dead = match self.timers.try_borrow_mut() {
+            Ok(mut heap) => {
+                heap.remove_cancelled();
+                heap.take_dead()
+            }
+            Err(_) => return,
+        };
+        drop(dead);
     }
 
     /// Runs `f` on the heap and drops what it discarded after the borrow ended.
@@ -88,9 +108,19 @@ impl Scheduler {
         self.run_queue.borrow_mut().push_back(RunItem::Task(task));
     }
 
-    /// Queues a tail task (runs after the next batch).
-    pub fn push_tail(&self, task: Box<dyn FnOnce()>) {
-        self.tail.borrow_mut().push(task);
+    /// Queues a tail task (runs after the next batch); returns its key.
+    pub fn push_tail(&self, task: Box<dyn FnOnce()>) -> u64 {
+        let key = self.next_tail.get();
+        self.next_tail.set(key + 1);
+        self.tail.borrow_mut().push((key, task));
+        key
+    }
+
+    /// Takes the tail task `key` out if still queued (the caller drops it, no borrow held).
+    pub fn remove_tail(&self, key: u64) -> Option<Box<dyn FnOnce()>> {
+        let mut tail = self.tail.borrow_mut();
+        let i = tail.iter().position(|(k, _)| *k == key)?;
+        Some(tail.remove(i).1)
     }
 
     /// The one door into the timer heap. `false`: the timer was cancelled instead (a graceful
@@ -113,7 +143,7 @@ impl Scheduler {
 
     fn add_entry(&self, entry: TimerEntry) -> bool {
         if self.graceful_start.get().is_some() {
-            entry.handle.cancel();
+            entry.handle.cancel_flag();
             drop(entry);
             return false;
         }
@@ -179,7 +209,7 @@ impl Scheduler {
         match e.period {
             Period::Once => e.handle.mark_finished(),
             _ if !ok || e.handle.is_cancelled() => {
-                e.handle.cancel();
+                e.handle.cancel_flag();
             }
             Period::FixedRate(p) => {
                 e.deadline = e.deadline.saturating_add(p);
@@ -194,7 +224,8 @@ impl Scheduler {
 
     /// The tail tasks queued so far, to run after a batch.
     pub fn take_tail(&self) -> Vec<Box<dyn FnOnce()>> {
-        std::mem::take(&mut *self.tail.borrow_mut())
+        let tail = std::mem::take(&mut *self.tail.borrow_mut());
+        tail.into_iter().map(|(_, t)| t).collect()
     }
 
     /// Tasks or tail tasks are queued.
@@ -231,7 +262,7 @@ impl Scheduler {
         self.with_timers(|h| h.cancel_all());
         for item in self.run_queue.borrow().iter() {
             if let RunItem::Timer(e) = item {
-                e.handle.cancel();
+                e.handle.cancel_flag();
             }
         }
     }

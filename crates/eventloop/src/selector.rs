@@ -14,6 +14,9 @@ use mio::{Events, Poll, Registry, Token, Waker};
 use crate::config::SelectorFault;
 use crate::io::{Readiness, WAKER_TOKEN};
 
+/// Netty's `MIN_PREMATURE_SELECTOR_RETURNS`: smaller rebuild thresholds disable rebuilds.
+pub(crate) const MIN_PREMATURE_RETURNS: u32 = 3;
+
 pub(crate) struct Selector {
     poll: Poll,
     events: Events,
@@ -54,6 +57,9 @@ impl Selector {
             SelectorFault::Error => {
                 return PollOutcome::Failed(io::Error::other("injected selector fault"))
             }
+            SelectorFault::Interrupted => {
+                return PollOutcome::Failed(io::ErrorKind::Interrupted.into())
+            }
             SelectorFault::None => {}
         }
         let started = Instant::now();
@@ -79,10 +85,11 @@ impl Selector {
         }
     }
 
-    /// Counts a premature empty poll; `true` when the threshold is reached.
+    /// Counts a premature empty poll; `true` when the threshold is reached. A threshold
+    /// below [`MIN_PREMATURE_RETURNS`] turns detection off (Netty).
     pub fn count_premature(&mut self, threshold: u32) -> bool {
-        self.empty_polls += 1;
-        threshold > 0 && self.empty_polls >= threshold
+        self.empty_polls = self.empty_polls.saturating_add(1);
+        threshold >= MIN_PREMATURE_RETURNS && self.empty_polls >= threshold
     }
 
     pub fn reset_premature(&mut self) {

@@ -3,6 +3,9 @@
 //! protocol is described in `event_loop.rs`.
 //!
 //! Rules:
+//! - A panic that escapes an iteration (not a task's: those are caught one by one) ends the
+//!   loop: what was accepted still runs, cleanup hooks run, and the termination future fails
+//!   with `LoopError::Panicked`.
 //! - The timeout is honoured even when tasks keep coming: each shutting-down iteration runs
 //!   one bounded batch, then checks the timeout before anything else.
 //! - Quiet period: the loop may stop once no task ran for `quiet` and no work is ready (with
@@ -15,10 +18,13 @@
 //!   selector right after; an attached loop's selector closes in
 //!   [`LocalLoop::release_selector`], which its driver calls once libuv stopped watching it.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 
+use crate::error::LoopError;
 use crate::event_loop::LoopState;
-use crate::local::LocalLoop;
+use crate::batch::panic_message;
+use crate::local::{Iteration, LocalLoop};
 use crate::thread;
 
 /// Bounded batches a direct termination runs before it stops accepting tasks, so that the
@@ -26,6 +32,42 @@ use crate::thread;
 const TERMINATE_SETTLE_BATCHES: u32 = 16;
 
 impl LocalLoop {
+    /// [`LocalLoop::iterate`], but a panic that escapes the loop's body terminates the loop
+    /// (Netty: the loop stops and its termination future fails with that error) instead of
+    /// unwinding further: a standalone loop's thread ends cleanly, an attached loop's driver
+    /// never lets a panic reach the FFI boundary.
+    pub(crate) fn iterate_guarded(&self, blocking: bool, io_wake: bool) -> Iteration {
+        match catch_unwind(AssertUnwindSafe(|| self.iterate(blocking, io_wake))) {
+            Ok(it) => it,
+            Err(p) => {
+                self.abort(panic_message(&p));
+                Iteration {
+                    terminated: true,
+                    ..Iteration::default()
+                }
+            }
+        }
+    }
+
+    /// A panic escaped the loop's body: log it, run what was accepted, and terminate with
+    /// the termination future failed.
+    fn abort(&self, msg: String) {
+        self.in_iteration.set(false);
+        crate::log::error(&format!(
+            "netloop: unexpected panic in loop {}: {msg}; the loop terminates",
+            self.shared.config.name
+        ));
+        let error = LoopError::Panicked(msg);
+        let again = catch_unwind(AssertUnwindSafe(|| self.terminate_with(Err(error.clone()))));
+        if again.is_err() {
+            // Terminating panicked too: give up on the rest, but never leave waiters hanging.
+            self.shared.set_state(LoopState::Terminated);
+            self.shared.release_waker();
+            thread::unregister_local(self.shared.id);
+            self.shared.termination.try_failure(error);
+        }
+    }
+
     /// The loop saw the shutting-down state: close every source (once) and start the
     /// graceful-shutdown clock, which cancels every timer.
     pub(crate) fn begin_shutdown(&self) {
@@ -61,6 +103,11 @@ impl LocalLoop {
 
     /// Stops accepting tasks, runs every task already accepted, then terminates.
     pub(crate) fn terminate(&self) {
+        self.terminate_with(Ok(()));
+    }
+
+    /// As [`LocalLoop::terminate`]; the termination future completes with `outcome`.
+    pub(crate) fn terminate_with(&self, outcome: Result<(), LoopError>) {
         let s = &self.shared;
         if s.state() == LoopState::Terminated {
             return;
@@ -88,6 +135,9 @@ impl LocalLoop {
             }
         }
         self.sched.cancel_timers();
+        for hook in self.shared.take_cleanup_hooks() {
+            self.guarded(hook);
+        }
         self.io.clear();
         self.io.release_retired();
         s.release_waker();
@@ -96,7 +146,7 @@ impl LocalLoop {
         }
         s.set_state(LoopState::Terminated);
         thread::unregister_local(s.id);
-        s.termination.try_success(());
+        s.termination.try_complete(outcome);
     }
 
     /// Terminates the loop if it is not terminated yet, then closes its selector's fds

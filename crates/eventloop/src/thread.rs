@@ -63,3 +63,10 @@ pub(crate) fn current() -> Option<Rc<LocalLoop>> {
         .ok()
         .flatten()
 }
+
+/// True while this thread runs an iteration of some loop (a task, a timer, an I/O handler).
+pub(crate) fn in_any_iteration() -> bool {
+    CURRENT
+        .try_with(|c| !c.borrow().is_empty())
+        .unwrap_or(false)
+}

@@ -1,17 +1,20 @@
 //! The timer heap of one loop and the handles that cancel its entries.
 //!
 //! Ground rules: the heap is touched only on its loop's thread. A [`ScheduledHandle`] may be
-//! cancelled from any thread: cancellation sets a flag, and the loop drops cancelled entries
-//! when they reach the top or when more than half of the heap is cancelled (a purge), so
-//! memory stays bounded however many timers are scheduled and cancelled.
+//! cancelled from any thread: cancellation sets a flag and queues the entry on its loop's
+//! [`TimerCancels`]. On the loop's thread (and not while the heap is borrowed) the entry is
+//! removed from the heap at once; from another thread the loop removes it at its next look at
+//! the heap (Netty: removal on the loop thread, a lazy removal task otherwise, which does
+//! not wake the loop). So a cancelled timer never waits for its deadline to be freed.
 //!
 //! Order: entries leave the heap by (deadline, sequence); the sequence is the order in which
 //! entries entered the heap, so timers with equal deadlines run in the order scheduled.
 
-use std::cmp::Ordering as CmpOrdering;
-use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
+
+use crossbeam_queue::SegQueue;
 
 /// How an entry repeats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,8 +36,31 @@ const FINISHED: u8 = 3;
 
 pub(crate) struct TimerShared {
     state: AtomicU8,
-    /// The owning loop's count of cancelled entries still in its heap.
-    loop_cancelled: Arc<AtomicUsize>,
+    /// The owning loop's queue of cancelled entries to take out of its heap.
+    cancels: Arc<TimerCancels>,
+    /// The entry's key in the heap (deadline, sequence); written on the loop thread only.
+    deadline: AtomicU64,
+    seq: AtomicU64,
+}
+
+/// The cancelled timers of one loop that its heap has not removed yet.
+pub(crate) struct TimerCancels {
+    loop_id: u64,
+    queue: SegQueue<Arc<TimerShared>>,
+}
+
+impl TimerCancels {
+    pub fn new(loop_id: u64) -> Arc<Self> {
+        Arc::new(TimerCancels {
+            loop_id,
+            queue: SegQueue::new(),
+        })
+    }
+
+    /// Forgets the queued cancellations (termination: the heap is gone).
+    pub fn clear(&self) {
+        while self.queue.pop().is_some() {}
+    }
 }
 
 /// Cancels a scheduled task from any thread.
@@ -53,11 +79,13 @@ impl std::fmt::Debug for ScheduledHandle {
 }
 
 impl ScheduledHandle {
-    pub(crate) fn new(loop_cancelled: Arc<AtomicUsize>) -> Self {
+    pub(crate) fn new(cancels: Arc<TimerCancels>) -> Self {
         ScheduledHandle {
             shared: Arc::new(TimerShared {
                 state: AtomicU8::new(PENDING),
-                loop_cancelled,
+                cancels,
+                deadline: AtomicU64::new(0),
+                seq: AtomicU64::new(u64::MAX),
             }),
         }
     }
@@ -65,16 +93,27 @@ impl ScheduledHandle {
     /// Cancels the task; `true` if this call cancelled it, which means the task will not run
     /// (again). `false` if it was cancelled before, or if it is a one-shot that has started or
     /// finished running. A periodic task may be cancelled while it runs: it stops repeating.
+    ///
+    /// The entry leaves its loop's heap at once when cancelled on the loop's thread, else at
+    /// the loop's next look at its heap (no wake-up).
     pub fn cancel(&self) -> bool {
-        let first = self
-            .shared
+        if !self.cancel_flag() {
+            return false;
+        }
+        let cancels = &self.shared.cancels;
+        cancels.queue.push(self.shared.clone());
+        if let Some(local) = crate::thread::find_local(cancels.loop_id) {
+            local.sched.remove_cancelled_timers();
+        }
+        true
+    }
+
+    /// Sets the cancelled state only (the heap is being cleared or the entry is not in it).
+    pub(crate) fn cancel_flag(&self) -> bool {
+        self.shared
             .state
             .compare_exchange(PENDING, CANCELLED, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok();
-        if first {
-            self.shared.loop_cancelled.fetch_add(1, Ordering::Relaxed);
-        }
-        first
+            .is_ok()
     }
 
     /// True once cancelled (by [`ScheduledHandle::cancel`] or by the loop's shutdown).
@@ -139,40 +178,23 @@ pub(crate) struct TimerEntry {
     pub task: TimerTask,
 }
 
-impl PartialEq for TimerEntry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == CmpOrdering::Equal
-    }
-}
-impl Eq for TimerEntry {}
-impl PartialOrd for TimerEntry {
-    fn partial_cmp(&self, other: &Self) -> Option<CmpOrdering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for TimerEntry {
-    // Reversed so that BinaryHeap (a max-heap) yields the smallest (deadline, seq) first.
-    fn cmp(&self, other: &Self) -> CmpOrdering {
-        (other.deadline, other.seq).cmp(&(self.deadline, self.seq))
-    }
-}
-
 /// The heap never drops an entry itself: entries it discards (cancelled ones) wait in `dead`
 /// until the owner takes them with [`TimerHeap::take_dead`] and drops them after releasing its
 /// borrow, because dropping a task's closure runs user code (its captures' `Drop`).
 pub(crate) struct TimerHeap {
-    heap: BinaryHeap<TimerEntry>,
+    /// Ordered by (deadline, sequence).
+    map: BTreeMap<(u64, u64), TimerEntry>,
     next_seq: u64,
-    cancelled: Arc<AtomicUsize>,
+    cancels: Arc<TimerCancels>,
     dead: Vec<TimerEntry>,
 }
 
 impl TimerHeap {
-    pub fn new(cancelled: Arc<AtomicUsize>) -> Self {
+    pub fn new(cancels: Arc<TimerCancels>) -> Self {
         TimerHeap {
-            heap: BinaryHeap::new(),
+            map: BTreeMap::new(),
             next_seq: 0,
-            cancelled,
+            cancels,
             dead: Vec::new(),
         }
     }
@@ -183,64 +205,68 @@ impl TimerHeap {
     pub fn insert(&mut self, mut entry: TimerEntry) {
         entry.seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(entry);
-        self.maybe_purge();
+        let sh = &entry.handle.shared;
+        sh.deadline.store(entry.deadline, Ordering::Relaxed);
+        sh.seq.store(entry.seq, Ordering::Relaxed);
+        self.map.insert((entry.deadline, entry.seq), entry);
     }
 
-    fn drop_cancelled_top(&mut self) {
-        self.maybe_purge();
-        while self.heap.peek().is_some_and(|e| e.handle.is_cancelled()) {
-            self.dead.extend(self.heap.pop());
-            // Saturating: a purge may have reset the count meanwhile.
-            let _ = self
-                .cancelled
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
-                    Some(c.saturating_sub(1))
-                });
+    /// Takes the entries cancelled since the last call out of the heap.
+    pub fn remove_cancelled(&mut self) {
+        while let Some(sh) = self.cancels.queue.pop() {
+            let key = (
+                sh.deadline.load(Ordering::Relaxed),
+                sh.seq.load(Ordering::Relaxed),
+            );
+            let ours = self
+                .map
+                .get(&key)
+                .is_some_and(|e| Arc::ptr_eq(&e.handle.shared, &sh));
+            if ours {
+                self.dead.extend(self.map.remove(&key));
+            }
         }
     }
 
-    fn maybe_purge(&mut self) {
-        let c = self.cancelled.load(Ordering::Relaxed);
-        if c > 64 && c * 2 > self.heap.len() {
-            let (live, dead): (Vec<_>, Vec<_>) = std::mem::take(&mut self.heap)
-                .into_iter()
-                .partition(|e| !e.handle.is_cancelled());
-            self.heap = live.into();
-            self.dead.extend(dead);
-            // Entries cancelled after leaving the heap were counted too: start again from zero.
-            self.cancelled.store(0, Ordering::Relaxed);
+    fn drop_cancelled_top(&mut self) {
+        self.remove_cancelled();
+        while let Some(entry) = self.map.first_entry() {
+            if !entry.get().handle.is_cancelled() {
+                break;
+            }
+            self.dead.push(entry.remove());
         }
     }
 
     /// Deadline of the earliest live entry.
     pub fn next_deadline(&mut self) -> Option<u64> {
         self.drop_cancelled_top();
-        self.heap.peek().map(|e| e.deadline)
+        self.map.first_key_value().map(|(k, _)| k.0)
     }
 
     /// Removes and returns the earliest live entry if it is due at `now`.
     pub fn pop_due(&mut self, now: u64) -> Option<TimerEntry> {
         self.drop_cancelled_top();
-        if self.heap.peek()?.deadline <= now {
-            self.heap.pop()
+        let entry = self.map.first_entry()?;
+        if entry.key().0 <= now {
+            Some(entry.remove())
         } else {
             None
         }
     }
 
-    /// Number of entries, cancelled ones not yet dropped included.
+    /// Number of entries, cancelled ones not removed yet included.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.map.len()
     }
 
     /// Cancels every entry and moves it to the dead list (loop shutdown).
     pub fn cancel_all(&mut self) {
-        for e in self.heap.drain() {
-            e.handle.cancel();
+        for (_, e) in std::mem::take(&mut self.map) {
+            e.handle.cancel_flag();
             self.dead.push(e);
         }
-        self.cancelled.store(0, Ordering::Relaxed);
+        self.cancels.clear();
     }
 
     /// The entries discarded since the last call, to be dropped by the caller.

@@ -137,6 +137,7 @@ impl EmbeddedChannel {
             Unhandled::Message(m) => i.borrow_mut().push_back(m),
             Unhandled::UserEvent(ev) => e.borrow_mut().push_back(ev),
             Unhandled::Exception(err) => x.borrow_mut().push_back(err),
+            _ => {}
         });
         EmbeddedChannel {
             channel,

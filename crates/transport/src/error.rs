@@ -19,6 +19,10 @@ use netloop_eventloop::LoopError;
 pub enum TransportError {
     /// The channel is closed (or closing); pending and new writes fail with this.
     ChannelClosed,
+    /// The channel was closed because of this error (a write failed with EPIPE, a read
+    /// with ECONNRESET, ...): later operations fail with this, code `ERR_CHANNEL_CLOSED`
+    /// and the original error as [`TransportError::cause`] (Netty's `initialCloseCause`).
+    ClosedBy(Arc<TransportError>),
     /// An operation that needs a connected channel was asked of one not yet connected.
     NotYetConnected,
     /// `connect` was asked of a channel that is connected or connecting.
@@ -61,6 +65,7 @@ impl TransportError {
     pub fn code(&self) -> &str {
         match self {
             TransportError::ChannelClosed => "ERR_CHANNEL_CLOSED",
+            TransportError::ClosedBy(_) => "ERR_CHANNEL_CLOSED",
             TransportError::NotYetConnected => "ERR_NOT_YET_CONNECTED",
             TransportError::AlreadyConnected => "ERR_ALREADY_CONNECTED",
             TransportError::ConnectionRefused => "ECONNREFUSED",
@@ -156,6 +161,25 @@ impl From<io::Error> for TransportError {
     }
 }
 
+impl TransportError {
+    /// The error that caused this one (for [`TransportError::ClosedBy`]: the error that
+    /// closed the channel).
+    pub fn cause(&self) -> Option<&TransportError> {
+        match self {
+            TransportError::ClosedBy(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// True for `ERR_CHANNEL_CLOSED`, with or without a cause.
+    pub fn is_channel_closed(&self) -> bool {
+        matches!(
+            self,
+            TransportError::ChannelClosed | TransportError::ClosedBy(_)
+        )
+    }
+}
+
 impl From<LoopError> for TransportError {
     fn from(e: LoopError) -> Self {
         match e {
@@ -169,6 +193,7 @@ impl fmt::Display for TransportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TransportError::ChannelClosed => write!(f, "channel closed"),
+            TransportError::ClosedBy(c) => write!(f, "channel closed ({}: {c})", c.code()),
             TransportError::NotYetConnected => write!(f, "channel not yet connected"),
             TransportError::AlreadyConnected => {
                 write!(f, "channel already connected or connecting")

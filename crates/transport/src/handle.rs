@@ -50,6 +50,8 @@ pub struct ChannelHandle {
     local_addr: Option<SocketAddr>,
     remote_addr: Option<SocketAddr>,
     close_future: ChannelFuture,
+    /// The channel's pending total and writability bits (writes count at submission).
+    writability: std::sync::Arc<crate::outbound_buffer::Writability>,
 }
 
 impl std::fmt::Debug for ChannelHandle {
@@ -70,6 +72,7 @@ impl ChannelHandle {
             local_addr: ch.local_addr(),
             remote_addr: ch.remote_addr(),
             close_future: ch.close_future(),
+            writability: ch.0.outbound.borrow().writability(),
         }
     }
 
@@ -136,22 +139,85 @@ impl ChannelHandle {
         done
     }
 
-    /// Writes and flushes bytes from any thread.
+    /// True unless the channel's pending bytes (counting writes submitted from other threads
+    /// that have not reached the loop yet) are above the high water mark, or a user-defined
+    /// writability flag is off. Any thread.
+    pub fn is_writable(&self) -> bool {
+        self.writability.is_writable()
+    }
+
+    /// [`Channel::set_user_defined_writability`] from any thread (Netty's setter is
+    /// thread-safe): the flag changes at once; if the combined writability flipped,
+    /// `channel_writability_changed` fires on the channel's loop.
+    ///
+    /// # Errors
+    /// `InvalidOption` for an index outside 1..=31; `Rejected` if the loop no longer accepts
+    /// tasks (the flag is changed all the same).
+    pub fn set_user_defined_writability(
+        &self,
+        index: u32,
+        writable: bool,
+    ) -> Result<(), TransportError> {
+        crate::channel::check_user_index(index)?;
+        let change = self.writability.set_bit(index, writable);
+        if change == crate::WritabilityChange::None {
+            return Ok(());
+        }
+        self.run(move |ch| ch.fire_writability(change))
+    }
+
+    /// The user-defined writability flag `index` (1..=31; `false` outside that range).
+    pub fn user_defined_writability(&self, index: u32) -> bool {
+        crate::channel::check_user_index(index).is_ok() && self.writability.bit(index)
+    }
+
+    /// The channel's pending outbound bytes, writes still on their way to the loop included.
+    pub fn pending_outbound_bytes(&self) -> usize {
+        self.writability.pending()
+    }
+
+    /// Writes and flushes bytes from any thread. The bytes count towards the channel's
+    /// pending total (and writability) at once, not when the loop gets to the write
+    /// (Netty's `WriteTask`); a write that makes the channel unwritable fires
+    /// `channel_writability_changed` on the loop.
     pub fn write_and_flush(&self, bytes: bytes::Bytes) -> ChannelFuture {
         let p = Promise::new();
         let f = p.future();
-        let p2 = p.clone();
-        let r = self.run_or_missing(move |ch| match ch {
-            Some(ch) => {
-                ch.write_with(Message::Bytes(bytes), ChannelPromise::from_promise(p2));
+        if self.event_loop.in_event_loop() {
+            if let Some(ch) = lookup(self.id) {
+                ch.write_with(Message::Bytes(bytes), ChannelPromise::from_promise(p));
                 ch.flush();
+            } else {
+                p.try_failure(TransportError::ChannelClosed);
             }
-            None => {
+            return f;
+        }
+        let size = bytes.len() + crate::outbound_buffer::ENTRY_OVERHEAD;
+        let became_unwritable =
+            self.writability.add(size) == crate::WritabilityChange::BecameUnwritable;
+        let p2 = p.clone();
+        let counter = self.writability.clone();
+        let id = self.id;
+        let r = self.event_loop.execute(move || {
+            use crate::WritabilityChange;
+            let Some(ch) = lookup(id) else {
+                counter.sub_quiet(size);
                 p2.try_failure(TransportError::ChannelClosed);
+                return;
+            };
+            if became_unwritable {
+                ch.fire_writability(WritabilityChange::BecameUnwritable);
             }
+            // The write counts itself again on the way in: hand the submission's count over
+            // without a writability flip in between, then look at the low mark once.
+            counter.sub_quiet(size);
+            ch.write_with(Message::Bytes(bytes), ChannelPromise::from_promise(p2));
+            ch.flush();
+            ch.fire_writability(counter.recheck_low());
         });
         if let Err(e) = r {
-            p.try_failure(e);
+            self.writability.sub_quiet(size);
+            p.try_failure(e.into());
         }
         f
     }

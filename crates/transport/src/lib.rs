@@ -38,7 +38,7 @@ pub use handler::ChannelHandler;
 pub use initializer::{ChannelInitializer, InitFn};
 pub use message::{Message, UserEvent};
 pub use options::{ChannelOption, ChannelOptions, WaterMark};
-pub use outbound_buffer::{OutboundBuffer, WritabilityChange};
+pub use outbound_buffer::{OutboundBuffer, WritabilityChange, ENTRY_OVERHEAD};
 pub use pipeline::{ChannelPipeline, IntoHandler, Unhandled, UnhandledSink};
 pub use promise::{pending_local_listeners, ChannelFuture, ChannelPromise, LocalListenerExt};
 pub use recv_allocator::{AdaptiveRecvAllocator, RecvSizing};

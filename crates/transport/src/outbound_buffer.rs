@@ -2,12 +2,23 @@
 //! byte count and the writability it drives through the high/low water marks.
 //!
 //! Ground rules: owned by one channel, used on its loop thread. This is plain data: it never
-//! completes promises or fires events itself. Methods hand back the promises to complete and
+//! completes promises or fires events itself.
+//!
+//! The pending total and the writability bits live in a shared [`Writability`] (atomics),
+//! because writes submitted from other threads count at submission (Netty's
+//! `incrementPendingOutboundBytes` on task creation) and user-defined writability flags can be
+//! set by anyone. Writability is one word of bits, as Netty's: bit 0 is the water mark, bits
+//! 1..=31 are user-defined; the channel is writable only when every bit is clear, and a
+//! change is reported only when the combined state flips.
+//! Each entry counts its estimated size plus [`ENTRY_OVERHEAD`] (Netty's
+//! `CHANNEL_OUTBOUND_BUFFER_ENTRY_OVERHEAD`), so many tiny writes still reach the high mark. Methods hand back the promises to complete and
 //! whether writability changed, and the channel acts on them after releasing its borrow, so a
 //! listener may write or close re-entrantly.
 
 use std::collections::VecDeque;
 use std::io::IoSlice;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use crate::message::Message;
 use crate::options::WaterMark;
@@ -20,14 +31,115 @@ struct Entry {
     size: usize,
 }
 
+/// Bytes each queued message counts on top of its own size (Netty's default, 96).
+pub const ENTRY_OVERHEAD: usize = 96;
+
+/// The pending total and writability bits of one channel, shared with its handles.
+#[derive(Debug)]
+pub(crate) struct Writability {
+    pending: AtomicUsize,
+    /// Bit 0: above the water mark; bits 1..=31: user-defined flags set to unwritable.
+    unwritable: AtomicU32,
+    high: AtomicUsize,
+    low: AtomicUsize,
+}
+
+impl Writability {
+    fn new(water: WaterMark) -> Arc<Self> {
+        Arc::new(Writability {
+            pending: AtomicUsize::new(0),
+            unwritable: AtomicU32::new(0),
+            high: AtomicUsize::new(water.high),
+            low: AtomicUsize::new(water.low),
+        })
+    }
+
+    /// Counts `n` more pending bytes (any thread).
+    pub fn add(&self, n: usize) -> WritabilityChange {
+        let total = self.pending.fetch_add(n, Ordering::AcqRel) + n;
+        if total > self.high.load(Ordering::Relaxed) {
+            return self.set_bit(0, false);
+        }
+        WritabilityChange::None
+    }
+
+    /// Counts `n` fewer pending bytes (any thread).
+    pub fn sub(&self, n: usize) -> WritabilityChange {
+        let mut old = self.pending.load(Ordering::Acquire);
+        loop {
+            let new = old.saturating_sub(n);
+            match self
+                .pending
+                .compare_exchange(old, new, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => {
+                    if new < self.low.load(Ordering::Relaxed) {
+                        return self.set_bit(0, true);
+                    }
+                    return WritabilityChange::None;
+                }
+                Err(cur) => old = cur,
+            }
+        }
+    }
+
+    /// Counts `n` fewer pending bytes without changing writability (see `recheck_low`).
+    pub fn sub_quiet(&self, n: usize) {
+        let _ = self
+            .pending
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |p| {
+                Some(p.saturating_sub(n))
+            });
+    }
+
+    /// Makes the water-mark bit writable if the pending total is below the low mark.
+    pub fn recheck_low(&self) -> WritabilityChange {
+        if !self.bit(0) && self.pending() < self.low.load(Ordering::Relaxed) {
+            return self.set_bit(0, true);
+        }
+        WritabilityChange::None
+    }
+
+    /// Sets bit `bit` writable or not; reports a flip of the combined state.
+    pub fn set_bit(&self, bit: u32, writable: bool) -> WritabilityChange {
+        let mask = 1u32 << bit;
+        let old = if writable {
+            self.unwritable.fetch_and(!mask, Ordering::AcqRel)
+        } else {
+            self.unwritable.fetch_or(mask, Ordering::AcqRel)
+        };
+        let new = if writable { old & !mask } else { old | mask };
+        match (old == 0, new == 0) {
+            (true, false) => WritabilityChange::BecameUnwritable,
+            (false, true) => WritabilityChange::BecameWritable,
+            _ => WritabilityChange::None,
+        }
+    }
+
+    /// True if bit `bit` is writable.
+    pub fn bit(&self, bit: u32) -> bool {
+        self.unwritable.load(Ordering::Acquire) & (1 << bit) == 0
+    }
+
+    /// True when every bit is writable.
+    pub fn is_writable(&self) -> bool {
+        self.unwritable.load(Ordering::Acquire) == 0
+    }
+
+    pub fn pending(&self) -> usize {
+        self.pending.load(Ordering::Acquire)
+    }
+}
+
 /// Written messages waiting to reach the socket.
 pub struct OutboundBuffer {
     entries: VecDeque<Entry>,
     /// How many entries at the front are flushed.
     flushed: usize,
-    pending_bytes: usize,
+    state: Arc<Writability>,
     water: WaterMark,
-    unwritable: bool,
+    /// Bytes (and non-byte messages) handed to the socket so far (flush progress).
+    progress: u64,
 }
 
 /// A change of writability caused by an operation on the buffer.
@@ -47,10 +159,15 @@ impl OutboundBuffer {
         OutboundBuffer {
             entries: VecDeque::new(),
             flushed: 0,
-            pending_bytes: 0,
+            state: Writability::new(water),
             water,
-            unwritable: false,
+            progress: 0,
         }
+    }
+
+    /// The shared pending total and writability bits.
+    pub(crate) fn writability(&self) -> Arc<Writability> {
+        self.state.clone()
     }
 
     /// Queues an unflushed message counting `size` pending bytes.
@@ -61,12 +178,7 @@ impl OutboundBuffer {
         promise: ChannelPromise,
     ) -> WritabilityChange {
         self.entries.push_back(Entry { msg, promise, size });
-        self.pending_bytes += size;
-        if !self.unwritable && self.pending_bytes > self.water.high {
-            self.unwritable = true;
-            return WritabilityChange::BecameUnwritable;
-        }
-        WritabilityChange::None
+        self.state.add(size)
     }
 
     /// Marks every queued message flushed.
@@ -77,34 +189,42 @@ impl OutboundBuffer {
     /// Changes the water marks.
     pub fn set_water_mark(&mut self, water: WaterMark) {
         self.water = water;
+        self.state.high.store(water.high, Ordering::Relaxed);
+        self.state.low.store(water.low, Ordering::Relaxed);
     }
 
     /// True unless pending bytes passed the high water mark (and did not yet fall below the low one).
     pub fn is_writable(&self) -> bool {
-        !self.unwritable
+        self.state.is_writable()
     }
 
     /// Pending bytes of all entries, flushed or not.
     pub fn pending_bytes(&self) -> usize {
-        self.pending_bytes
+        self.state.pending()
     }
 
     /// Bytes that can be written before the channel becomes unwritable (0 if it is).
     pub fn bytes_before_unwritable(&self) -> usize {
-        if self.unwritable {
+        if !self.is_writable() {
             0
         } else {
-            (self.water.high + 1).saturating_sub(self.pending_bytes)
+            (self.water.high + 1).saturating_sub(self.pending_bytes())
         }
     }
 
     /// Bytes that must drain before the channel becomes writable (0 if it is).
     pub fn bytes_before_writable(&self) -> usize {
-        if self.unwritable {
-            (self.pending_bytes + 1).saturating_sub(self.water.low)
+        if !self.is_writable() {
+            (self.pending_bytes() + 1).saturating_sub(self.water.low)
         } else {
             0
         }
+    }
+
+    /// Flush progress: grows with every byte (or non-byte message) handed to the socket.
+    /// Netty's `currentProgress`, for `IdleStateHandler`'s `observeOutput`.
+    pub fn progress(&self) -> u64 {
+        self.progress
     }
 
     /// True if nothing is pending.
@@ -161,6 +281,7 @@ impl OutboundBuffer {
         mut written: usize,
         done: &mut Vec<ChannelPromise>,
     ) -> WritabilityChange {
+        self.progress = self.progress.wrapping_add(written as u64);
         let mut released = 0;
         while self.flushed > 0 {
             let Some(front) = self.entries.front_mut() else {
@@ -197,26 +318,23 @@ impl OutboundBuffer {
         }
         let e = self.entries.pop_front()?;
         self.flushed -= 1;
+        self.progress = self.progress.wrapping_add(1);
         let change = self.release(e.size);
         Some((e.msg, e.promise, change))
     }
 
     fn release(&mut self, n: usize) -> WritabilityChange {
-        self.pending_bytes -= n.min(self.pending_bytes);
-        if self.unwritable && self.pending_bytes < self.water.low {
-            self.unwritable = false;
-            return WritabilityChange::BecameWritable;
-        }
-        WritabilityChange::None
+        self.state.sub(n)
     }
 
-    /// Empties the flushed part, returning its promises (to fail them).
+    /// Empties the flushed part, returning its promises (to fail them). Writability is not
+    /// changed here: the caller re-checks it (`Writability::recheck_low`) and reports it.
     pub fn take_flushed(&mut self) -> Vec<ChannelPromise> {
         let n = self.flushed;
         self.flushed = 0;
         let taken: Vec<Entry> = self.entries.drain(..n).collect();
         let size: usize = taken.iter().map(|e| e.size).sum();
-        self.pending_bytes -= size.min(self.pending_bytes);
+        self.state.sub_quiet(size);
         taken.into_iter().map(|e| e.promise).collect()
     }
 
@@ -224,9 +342,10 @@ impl OutboundBuffer {
     /// Writability is left as it was, as Netty does for a closed buffer.
     pub fn take_all(&mut self) -> (Vec<ChannelPromise>, Vec<ChannelPromise>) {
         let flushed = self.take_flushed();
-        let rest = self.entries.drain(..).map(|e| e.promise).collect();
-        self.pending_bytes = 0;
-        (flushed, rest)
+        let rest: Vec<Entry> = self.entries.drain(..).collect();
+        let size: usize = rest.iter().map(|e| e.size).sum();
+        self.state.sub_quiet(size);
+        (flushed, rest.into_iter().map(|e| e.promise).collect())
     }
 }
 

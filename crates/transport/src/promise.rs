@@ -143,6 +143,30 @@ impl ChannelPromise {
     pub fn is_done(&self) -> bool {
         self.real().is_some_and(|p| p.is_done())
     }
+
+    /// Netty's `cancel(mayInterruptIfRunning)`: fails the promise with `ERR_CANCELLED` unless
+    /// it is done or uncancellable; `true` if this call cancelled it. A void promise cannot
+    /// be cancelled. Nothing interrupts a running operation, so the flag has no effect.
+    pub fn cancel(&self, may_interrupt_if_running: bool) -> bool {
+        self.real()
+            .is_some_and(|p| p.cancel(may_interrupt_if_running))
+    }
+
+    /// Netty's `setUncancellable`: `true` if the promise is now uncancellable (or done
+    /// without being cancelled, or void); `false` if it was cancelled.
+    pub fn set_uncancellable(&self) -> bool {
+        self.real().map_or(true, |p| p.set_uncancellable())
+    }
+
+    /// True while [`ChannelPromise::cancel`] would succeed.
+    pub fn is_cancellable(&self) -> bool {
+        self.real().is_some_and(|p| p.is_cancellable())
+    }
+
+    /// True once cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.real().is_some_and(|p| p.is_cancelled())
+    }
 }
 
 impl std::fmt::Debug for ChannelPromise {

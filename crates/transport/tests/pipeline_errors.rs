@@ -147,6 +147,7 @@ fn unhandled_messages_and_events_reach_the_tail_which_reports_them() {
             Unhandled::Message(m) => format!("message {}", m.as_bytes().unwrap().len()),
             Unhandled::UserEvent(e) => format!("event {}", e.downcast_ref::<u8>().unwrap()),
             Unhandled::Exception(e) => format!("exception {}", e.code()),
+            other => format!("{other:?}"),
         })
     });
     ch.pipeline().fire_channel_read(Bytes::from_static(b"abc"));

@@ -18,6 +18,10 @@
 //! - Frames are decoded one decode call at a time, and the handler checks between calls
 //!   whether a handler further on removed it (a protocol switch): if so it stops, and the
 //!   bytes not yet decoded have already been forwarded raw by `handler_removed`.
+//! - A decoder that removes its own handler from inside `decode_in_pipeline` (a protocol
+//!   upgrade) does so while the cumulation is borrowed: the removal is deferred until the
+//!   decode call returns (Netty's `STATE_HANDLER_REMOVED_PENDING`), then the frames of that
+//!   call are fired, then the unconsumed bytes are handed on, and decoding stops.
 //! - No `RefCell` borrow is held while an event is fired, so a re-entrant `channel_read`
 //!   (a handler further on firing from the head) appends to the same cumulation and the
 //!   frames still come out in byte order.
@@ -51,6 +55,10 @@ pub struct ByteToMessageDecoder<D> {
     fired_frame: Cell<bool>,
     /// Bytes were received since the last `channel_read_complete`.
     got_bytes: Cell<bool>,
+    /// A decoder call is running (the cumulation is borrowed).
+    decoding: Cell<bool>,
+    /// The handler was removed during a decoder call: finish the removal after it.
+    removal_pending: Cell<bool>,
 }
 
 impl<D: FrameDecoder> ByteToMessageDecoder<D> {
@@ -62,6 +70,8 @@ impl<D: FrameDecoder> ByteToMessageDecoder<D> {
             input_closed: Cell::new(false),
             fired_frame: Cell::new(false),
             got_bytes: Cell::new(false),
+            decoding: Cell::new(false),
+            removal_pending: Cell::new(false),
         }
     }
 
@@ -87,7 +97,14 @@ impl<D: FrameDecoder> ByteToMessageDecoder<D> {
             let progressed = {
                 let mut cumulator = self.cumulator.borrow_mut();
                 let call = (last && first) || !cumulator.buffered().is_empty();
-                call && cumulator.decode_step(last, &mut out)
+                let _decoding = Flag::raise(&self.decoding);
+                call && cumulator.decode_step_with(&mut out, |d, buf| {
+                    if last {
+                        d.decode_last_in_pipeline(ctx, buf)
+                    } else {
+                        d.decode_in_pipeline(ctx, buf)
+                    }
+                })
             };
             first = false;
             for result in out.drain(..) {
@@ -100,6 +117,10 @@ impl<D: FrameDecoder> ByteToMessageDecoder<D> {
                 }
             }
             self.scratch.set(out);
+            if self.removal_pending.replace(false) {
+                self.hand_on_leftover(ctx);
+                break;
+            }
             if !progressed || ctx.is_removed() || self.buffered_len() == 0 {
                 break;
             }
@@ -108,6 +129,15 @@ impl<D: FrameDecoder> ByteToMessageDecoder<D> {
             self.fired_frame.set(true);
         }
         fired
+    }
+
+    /// Hands the bytes not consumed on to the next handler (removal).
+    fn hand_on_leftover(&self, ctx: &ChannelHandlerContext) {
+        let leftover = self.cumulator.borrow_mut().take_leftover();
+        if !leftover.is_empty() {
+            ctx.fire_channel_read(Message::Bytes(leftover));
+            ctx.fire_channel_read_complete();
+        }
     }
 
     /// End of input: the final decode, once; its frames are followed by a read complete.
@@ -121,6 +151,22 @@ impl<D: FrameDecoder> ByteToMessageDecoder<D> {
             self.fired_frame.set(false);
             ctx.fire_channel_read_complete();
         }
+    }
+}
+
+/// Sets a flag for its lifetime (also cleared if a decoder panics).
+struct Flag<'a>(&'a Cell<bool>);
+
+impl<'a> Flag<'a> {
+    fn raise(cell: &'a Cell<bool>) -> Self {
+        cell.set(true);
+        Flag(cell)
+    }
+}
+
+impl Drop for Flag<'_> {
+    fn drop(&mut self) {
+        self.0.set(false);
     }
 }
 
@@ -140,11 +186,12 @@ impl<D> std::fmt::Debug for ByteToMessageDecoder<D> {
 
 impl<D: FrameDecoder + 'static> ChannelHandler for ByteToMessageDecoder<D> {
     fn handler_removed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        let leftover = self.cumulator.borrow_mut().take_leftover();
-        if !leftover.is_empty() {
-            ctx.fire_channel_read(Message::Bytes(leftover));
-            ctx.fire_channel_read_complete();
+        if self.decoding.get() {
+            // Removed from inside the decoder: finish once the decoder call returned.
+            self.removal_pending.set(true);
+            return Ok(());
         }
+        self.hand_on_leftover(ctx);
         Ok(())
     }
 

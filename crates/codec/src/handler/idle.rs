@@ -24,6 +24,10 @@
 //!   makes the channel writer-idle. A write with a void promise gets a real promise for this
 //!   (`ChannelPromise::unvoid`, as in Netty), whose failure is fired into exceptionCaught.
 //!   This costs one promise per write, only when writer or all-idle detection is enabled.
+//! - `observe_output(true)` (Netty's `observeOutput`): each writer/all-idle check also looks
+//!   at the channel's pending outbound bytes and flush progress, so a slow write still in
+//!   progress does not make the channel writer-idle (after the first event, as Netty).
+//! - `reset_read_timeout`/`reset_write_timeout` count as a read/write now (Netty's).
 
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
@@ -34,7 +38,7 @@ use netloop_transport::{
     ChannelHandler, ChannelHandlerContext, ChannelPromise, HandlerResult, LocalListenerExt, Message,
 };
 
-use crate::idle::{IdleConfig, IdleStateTracker};
+use crate::idle::{IdleConfig, IdleStateTracker, OutputState};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -102,11 +106,18 @@ impl Shared {
             return;
         };
         let now = event_loop.now();
+        let output = ctx.try_channel().map(|ch| OutputState {
+            pending: ch.pending_outbound_bytes(),
+            progress: ch.outbound_progress(),
+        });
         let events = self
             .tracker
             .borrow_mut()
             .as_mut()
-            .map(|t| t.poll(now))
+            .map(|t| match output {
+                Some(o) => t.poll_with_output(now, o),
+                None => t.poll(now),
+            })
             .unwrap_or_default();
         self.arm(ctx, &event_loop);
         for event in events {
@@ -117,7 +128,7 @@ impl Shared {
         }
     }
 
-    fn initialize(self: &Rc<Self>, ctx: &ChannelHandlerContext, cfg: IdleConfig) {
+    fn initialize(self: &Rc<Self>, ctx: &ChannelHandlerContext, cfg: IdleConfig, observe: bool) {
         if self.phase.get() != Phase::Waiting {
             return;
         }
@@ -126,7 +137,9 @@ impl Shared {
         };
         self.phase.set(Phase::Running);
         *self.event_loop.borrow_mut() = Rc::downgrade(&event_loop);
-        *self.tracker.borrow_mut() = Some(IdleStateTracker::new(cfg, event_loop.now()));
+        let mut tracker = IdleStateTracker::new(cfg, event_loop.now());
+        tracker.set_observe_output(observe);
+        *self.tracker.borrow_mut() = Some(tracker);
         self.arm(ctx, &event_loop);
     }
 
@@ -143,6 +156,7 @@ impl Shared {
 /// written, or done either for a while.
 pub struct IdleStateHandler {
     config: IdleConfig,
+    observe_output: bool,
     tracks_writes: bool,
     shared: Rc<Shared>,
 }
@@ -154,6 +168,7 @@ impl IdleStateHandler {
         let enabled = |p: Option<Duration>| p.is_some_and(|p| !p.is_zero());
         IdleStateHandler {
             config,
+            observe_output: false,
             tracks_writes: enabled(config.writer) || enabled(config.all),
             shared: Rc::new(Shared {
                 phase: Cell::new(Phase::Waiting),
@@ -178,8 +193,26 @@ impl IdleStateHandler {
         self.config
     }
 
+    /// Netty's `observeOutput`: outbound progress (a slow write still in progress) counts
+    /// against writer and all idleness. Off by default.
+    pub fn observe_output(mut self, on: bool) -> Self {
+        self.observe_output = on;
+        self
+    }
+
+    /// Netty's `resetReadTimeout`: as if a read had just completed.
+    pub fn reset_read_timeout(&self) {
+        self.shared.track(|t, now| t.reset_read(now));
+    }
+
+    /// Netty's `resetWriteTimeout`: as if a write had just completed.
+    pub fn reset_write_timeout(&self) {
+        self.shared.track(|t, now| t.reset_write(now));
+    }
+
     fn initialize(&self, ctx: &ChannelHandlerContext) {
-        self.shared.initialize(ctx, self.config);
+        self.shared
+            .initialize(ctx, self.config, self.observe_output);
     }
 }
 

@@ -41,7 +41,7 @@ fn transport_error(e: TransportError) -> napi::Error<Code> {
         TransportError::DuplicateHandlerName(_) => "ERR_DUPLICATE_HANDLER_NAME",
         TransportError::NoSuchHandler(_) => "ERR_NO_SUCH_HANDLER",
         TransportError::InvalidOption(_) => "ERR_INVALID_ARG_VALUE",
-        TransportError::ChannelClosed => "ERR_CHANNEL_CLOSED",
+        e if e.is_channel_closed() => "ERR_CHANNEL_CLOSED",
         _ => "ERR_CHANNEL_OPERATION",
     };
     napi::Error::new(Code(code), e.to_string())

@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use netloop_eventloop::{EventLoop, IoHandler, LocalLoop, Promise, Readiness};
 
 mod io;
+mod writability;
 
 pub(crate) use io::ChannelIo;
 
@@ -27,7 +28,8 @@ use crate::error::TransportError;
 use crate::handle::{self, ChannelHandle};
 use crate::message::Message;
 use crate::options::{ChannelOption, ChannelOptions};
-use crate::outbound_buffer::{OutboundBuffer, WritabilityChange};
+use crate::outbound_buffer::{OutboundBuffer, WritabilityChange, ENTRY_OVERHEAD};
+pub(crate) use writability::check_user_index;
 use crate::pipeline::ChannelPipeline;
 use crate::promise::{ChannelFuture, ChannelPromise, LocalListenerExt};
 
@@ -59,6 +61,8 @@ pub(crate) struct ChannelInner {
     /// A read was asked for and not yet carried out (also before the channel is active).
     pub(crate) read_pending: Cell<bool>,
     close_promise: Promise<(), TransportError>,
+    /// The error that closed the channel, if one did (Netty's `initialCloseCause`).
+    close_cause: RefCell<Option<TransportError>>,
     parent: Option<ChannelHandle>,
 }
 
@@ -102,6 +106,7 @@ impl Channel {
             in_flush: Cell::new(false),
             read_pending: Cell::new(false),
             close_promise: Promise::new(),
+            close_cause: RefCell::new(None),
             parent,
         });
         let ch = Channel(inner);
@@ -176,27 +181,6 @@ impl Channel {
     /// Completes when the channel is closed.
     pub fn close_future(&self) -> ChannelFuture {
         self.0.close_promise.future()
-    }
-
-    /// False while pending outbound bytes are above the high water mark (until they drop
-    /// below the low one).
-    pub fn is_writable(&self) -> bool {
-        self.0.outbound.borrow().is_writable()
-    }
-
-    /// Bytes written but not yet handed to the socket (flushed or not).
-    pub fn pending_outbound_bytes(&self) -> usize {
-        self.0.outbound.borrow().pending_bytes()
-    }
-
-    /// Bytes that can still be written before the channel becomes unwritable (0 if it is).
-    pub fn bytes_before_unwritable(&self) -> usize {
-        self.0.outbound.borrow().bytes_before_unwritable()
-    }
-
-    /// Bytes that must drain before the channel becomes writable again (0 if it is).
-    pub fn bytes_before_writable(&self) -> usize {
-        self.0.outbound.borrow().bytes_before_writable()
     }
 
     /// True while a flush waits for the socket to become writable (write interest is set).
@@ -303,7 +287,22 @@ impl Channel {
         f
     }
 
+    /// The error operations on the closed channel fail with: `ChannelClosed`, carrying the
+    /// error that closed the channel as its cause if one did.
+    pub(crate) fn closed_error(&self) -> TransportError {
+        match self.0.close_cause.borrow().as_ref() {
+            Some(c) => TransportError::ClosedBy(std::sync::Arc::new(c.clone())),
+            None => TransportError::ChannelClosed,
+        }
+    }
+
     pub(crate) fn core_register(&self, promise: ChannelPromise) {
+        if self.event_loop().is_shutdown() {
+            // Netty: the registration task is rejected; close the channel, fail the promise.
+            self.close_forcibly();
+            promise.try_failure(TransportError::Rejected);
+            return;
+        }
         if self.0.registered.get() {
             promise.try_failure(TransportError::UnsupportedOperation(
                 "register: already registered",
@@ -394,7 +393,7 @@ impl Channel {
 
     pub(crate) fn core_write(&self, msg: Message, promise: ChannelPromise) {
         if self.0.closing.get() || !self.is_open() {
-            promise.try_failure(TransportError::ChannelClosed);
+            promise.try_failure(self.closed_error());
             return;
         }
         let msg = match self.0.io.filter_outbound(msg) {
@@ -404,7 +403,7 @@ impl Channel {
                 return;
             }
         };
-        let size = msg.estimated_size();
+        let size = msg.estimated_size() + ENTRY_OVERHEAD;
         let change = self.0.outbound.borrow_mut().add_message(msg, size, promise);
         self.fire_writability(change);
     }
@@ -423,10 +422,12 @@ impl Channel {
             let err = if self.is_open() {
                 TransportError::NotYetConnected
             } else {
-                TransportError::ChannelClosed
+                self.closed_error()
             };
             let failed = self.0.outbound.borrow_mut().take_flushed();
             fail_all(failed, &err);
+            let change = self.0.outbound.borrow().writability().recheck_low();
+            self.fire_writability(change);
             return;
         }
         if self.0.io.is_flush_pending() {
@@ -489,14 +490,15 @@ impl Channel {
             return;
         }
         let was_active = self.is_active();
+        if let Some(c) = &cause {
+            *self.0.close_cause.borrow_mut() = Some(c.clone());
+        }
         let (flushed, unflushed) = self.0.outbound.borrow_mut().take_all();
         self.0.io.do_close(self);
         self.0.open.set(false);
-        fail_all(
-            flushed,
-            cause.as_ref().unwrap_or(&TransportError::ChannelClosed),
-        );
-        fail_all(unflushed, &TransportError::ChannelClosed);
+        let closed = self.closed_error();
+        fail_all(flushed, cause.as_ref().unwrap_or(&closed));
+        fail_all(unflushed, &closed);
         self.0.close_promise.try_success(());
         promise.try_success();
         let ch = self.clone();

@@ -94,16 +94,21 @@ impl ChannelHandler for TailHandler {
     fn channel_unregistered(&self, _: &ChannelHandlerContext) -> HandlerResult {
         Ok(())
     }
-    fn channel_active(&self, _: &ChannelHandlerContext) -> HandlerResult {
+    fn channel_active(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.pipeline().report_unhandled(Unhandled::Active);
         Ok(())
     }
-    fn channel_inactive(&self, _: &ChannelHandlerContext) -> HandlerResult {
+    fn channel_inactive(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.pipeline().report_unhandled(Unhandled::Inactive);
         Ok(())
     }
-    fn channel_read_complete(&self, _: &ChannelHandlerContext) -> HandlerResult {
+    fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.pipeline().report_unhandled(Unhandled::ReadComplete);
         Ok(())
     }
-    fn channel_writability_changed(&self, _: &ChannelHandlerContext) -> HandlerResult {
+    fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.pipeline()
+            .report_unhandled(Unhandled::WritabilityChanged);
         Ok(())
     }
     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {

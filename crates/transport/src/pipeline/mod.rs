@@ -12,6 +12,7 @@ use std::net::SocketAddr;
 use std::rc::{Rc, Weak};
 
 mod ends;
+mod lookup;
 
 use crate::channel::{Channel, ChannelInner};
 use crate::context::{ChannelHandlerContext, HandlerState};
@@ -22,6 +23,7 @@ use crate::promise::{ChannelFuture, ChannelPromise};
 
 /// Something that reached the tail of the pipeline without being handled.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Unhandled {
     /// A message no handler consumed.
     Message(Message),
@@ -29,6 +31,14 @@ pub enum Unhandled {
     UserEvent(UserEvent),
     /// An error no handler handled.
     Exception(TransportError),
+    /// `channel_active` reached the tail (Netty's `onUnhandledInboundChannelActive`).
+    Active,
+    /// `channel_inactive` reached the tail.
+    Inactive,
+    /// `channel_read_complete` reached the tail.
+    ReadComplete,
+    /// `channel_writability_changed` reached the tail.
+    WritabilityChanged,
 }
 
 /// Receives what reaches the tail. The default drops messages and events and logs exceptions.
@@ -38,20 +48,26 @@ pub type UnhandledSink = Rc<dyn Fn(Unhandled)>;
 pub trait IntoHandler {
     /// The handler as a shared trait object.
     fn into_handler(self) -> Rc<dyn ChannelHandler>;
+
+    /// The handler's type name, for generated handler names (Netty's simple class name).
+    fn handler_type_name(&self) -> &'static str {
+        "ChannelHandler"
+    }
 }
 impl<H: ChannelHandler> IntoHandler for H {
     fn into_handler(self) -> Rc<dyn ChannelHandler> {
         Rc::new(self)
+    }
+    fn handler_type_name(&self) -> &'static str {
+        std::any::type_name::<H>()
     }
 }
 impl<H: ChannelHandler> IntoHandler for Rc<H> {
     fn into_handler(self) -> Rc<dyn ChannelHandler> {
         self
     }
-}
-impl IntoHandler for Rc<dyn ChannelHandler> {
-    fn into_handler(self) -> Rc<dyn ChannelHandler> {
-        self
+    fn handler_type_name(&self) -> &'static str {
+        std::any::type_name::<H>()
     }
 }
 
@@ -73,7 +89,7 @@ pub(crate) struct PipelineInner {
 #[derive(Clone)]
 pub struct ChannelPipeline(pub(crate) Rc<PipelineInner>);
 
-enum Position<'a> {
+pub(crate) enum Position<'a> {
     First,
     Last,
     Before(&'a str),
@@ -141,7 +157,7 @@ impl ChannelPipeline {
 
     // ---- structure ----
 
-    fn user_contexts(&self) -> Vec<ChannelHandlerContext> {
+    pub(crate) fn user_contexts(&self) -> Vec<ChannelHandlerContext> {
         let mut out = Vec::new();
         let mut cur = self.0.head.next();
         while let Some(c) = cur {
@@ -228,7 +244,7 @@ impl ChannelPipeline {
         Ok(())
     }
 
-    fn add(
+    pub(crate) fn add(
         &self,
         pos: Position<'_>,
         name: &str,
@@ -288,7 +304,10 @@ impl ChannelPipeline {
             Rc::downgrade(&self.0),
         );
         link(&prev, &ctx, &next);
-        old_ctx.pin_prev(&prev);
+        // Netty: the old context points into the new one both ways, so whatever the old
+        // handler forwards from `handler_removed` (or later) reaches the new handler.
+        *old_ctx.0.next.borrow_mut() = Some(ctx.clone());
+        old_ctx.pin_prev(&ctx);
         self.added(ctx);
         self.removed(old_ctx.clone());
         Ok(old_ctx.handler())

@@ -95,6 +95,10 @@ impl SocketIo {
             self.fail_and_close(ch, e.into());
         } else if eof && ch.is_open() {
             self.input_closed(ch);
+        } else if ch.0.read_pending.get() && ch.is_open() {
+            // A `read()` asked for during this batch (autoRead off) must not be lost: the
+            // data left in the socket sends no new edge, so read again in a later task.
+            self.begin_read(ch);
         }
     }
 
