@@ -12,9 +12,10 @@ try {
   const stale = files.filter((f) => !existsSync(f) || readFileSync(join(out, f), 'utf8') !== readFileSync(f, 'utf8'))
   if (stale.length > 0) {
     console.error(`out of date with the TypeScript sources: ${stale.join(', ')}; run \`npm run build:ts\` and commit them`)
-    process.exit(1)
+    process.exitCode = 1 // not process.exit(): the finally below removes the temporary directory
+  } else {
+    console.log(`${files.length} declaration files match the TypeScript sources`)
   }
-  console.log(`${files.length} declaration files match the TypeScript sources`)
 } finally {
   rmSync(out, { recursive: true, force: true })
 }
