@@ -202,3 +202,20 @@ test('channel options are readable, settable and validated while the channel liv
   t.is(ch.config.writeBufferLowWaterMark, 500)
   await ch.close()
 })
+
+test('a user-defined writability flag turns the channel unwritable and back, one event each way', async (t) => {
+  const loop = loopFor(t)
+  const { port } = await serve(t, loop, () => {})
+  const events: boolean[] = []
+  const ch = await dial(loop, port, (c) => c.pipeline.addLast('w', { channelWritabilityChanged: (ctx) => void events.push(ctx.channel.isWritable) }))
+  t.true(ch.isWritable)
+  ch.setUserDefinedWritability(3, false)
+  t.false(ch.isWritable)
+  ch.setUserDefinedWritability(3, false)
+  ch.setUserDefinedWritability(3, true)
+  t.true(ch.isWritable)
+  await until(() => events.length === 2)
+  t.deepEqual(events.length, 2)
+  t.is(t.throws(() => ch.setUserDefinedWritability(0, false))?.code, 'ERR_OUT_OF_RANGE')
+  await ch.close()
+})

@@ -2,7 +2,6 @@
  * The native addon, loaded once. On a platform without a prebuilt binary the napi-rs loader's
  * message ("npm has a bug related to optional dependencies") is misleading: this says which
  * platform is missing and which ones exist.
- * @internal
  */
 import type * as Native from '../native'
 

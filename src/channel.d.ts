@@ -65,6 +65,12 @@ export declare class Channel implements ServerChannel {
     newPromise(): ChannelPromise;
     /** The void promise: nobody awaits it, a failure goes to `exceptionCaught`. */
     voidPromise(): ChannelPromise;
+    /**
+     * Netty's user-defined writability: flag `index` (1..31) turned off makes the channel
+     * unwritable (with one `channelWritabilityChanged`) whatever its buffer, e.g. for traffic
+     * shaping; the channel is writable when its buffer is below the high mark and every flag is on.
+     */
+    setUserDefinedWritability(index: number, writable: boolean): this;
     /** Lets the process exit while this channel is open (node:net's `unref()`). */
     unref(): this;
     /** Undoes `unref()` (the default: an open channel keeps the process alive). */

@@ -4,6 +4,7 @@
  */
 import { AsyncResource } from 'node:async_hooks'
 import type { AddressInfo } from 'node:net'
+import { NetloopError } from './errors'
 import { ChannelPipeline } from './pipeline'
 import { ChannelPromise } from './promise'
 import type { ChannelHub } from './hub'
@@ -207,6 +208,20 @@ export class Channel implements ServerChannel {
   /** The void promise: nobody awaits it, a failure goes to `exceptionCaught`. */
   voidPromise(): ChannelPromise {
     return this.pipeline._voidPromise
+  }
+
+  /**
+   * Netty's user-defined writability: flag `index` (1..31) turned off makes the channel
+   * unwritable (with one `channelWritabilityChanged`) whatever its buffer, e.g. for traffic
+   * shaping; the channel is writable when its buffer is below the high mark and every flag is on.
+   */
+  setUserDefinedWritability(index: number, writable: boolean): this {
+    if (!Number.isInteger(index) || index < 1 || index > 31) {
+      throw new NetloopError('ERR_OUT_OF_RANGE', `The value of "index" is out of range. It must be an integer >= 1 and <= 31. Received ${String(index)}`)
+    }
+    this._hub.sync()
+    this._hub.native.setUserWritability(this.id, index, writable === true)
+    return this
   }
 
   /** Lets the process exit while this channel is open (node:net's `unref()`). */

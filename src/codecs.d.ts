@@ -47,5 +47,11 @@ export declare class LengthFieldPrepender extends NativeHandler {
  * given number of milliseconds (0 disables a kind), as Netty's `IdleStateHandler`.
  */
 export declare class IdleStateHandler extends NativeHandler {
-    constructor(readerIdleMs: number, writerIdleMs: number, allIdleMs: number);
+    /**
+     * `observeOutput`: a write still in progress (bytes leaving slowly) counts as activity for
+     * writer and all idleness (Netty's `observeOutput`, default false).
+     */
+    constructor(readerIdleMs: number, writerIdleMs: number, allIdleMs: number, options?: {
+        observeOutput?: boolean;
+    });
 }

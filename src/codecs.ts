@@ -143,7 +143,16 @@ export class LengthFieldPrepender extends NativeHandler {
  * given number of milliseconds (0 disables a kind), as Netty's `IdleStateHandler`.
  */
 export class IdleStateHandler extends NativeHandler {
-  constructor(readerIdleMs: number, writerIdleMs: number, allIdleMs: number) {
-    super(NativeKind.Idle, [int('readerIdleMs', readerIdleMs, 0), int('writerIdleMs', writerIdleMs, 0), int('allIdleMs', allIdleMs, 0)])
+  /**
+   * `observeOutput`: a write still in progress (bytes leaving slowly) counts as activity for
+   * writer and all idleness (Netty's `observeOutput`, default false).
+   */
+  constructor(readerIdleMs: number, writerIdleMs: number, allIdleMs: number, options: { observeOutput?: boolean } = {}) {
+    super(NativeKind.Idle, [
+      int('readerIdleMs', readerIdleMs, 0),
+      int('writerIdleMs', writerIdleMs, 0),
+      int('allIdleMs', allIdleMs, 0),
+      bool('observeOutput', options.observeOutput ?? false),
+    ])
   }
 }

@@ -3,7 +3,6 @@
  * records the loop delivers (one call per iteration for all of the loop's channels) and
  * encodes what JS handlers pass to native code as op records, applied when the delivery
  * returns (or once per microtask checkpoint outside a delivery): no napi call per event.
- * @internal
  */
 import { native } from './binding'
 import type * as Native from '../native'

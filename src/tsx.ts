@@ -4,7 +4,6 @@
  * this registers tsx's hooks in the worker (tsx resolved from the module's location).
  * No netloop module is imported here: the entry shim uses this before it picks the files of
  * netloop to run.
- * @internal
  */
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'

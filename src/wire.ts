@@ -1,7 +1,6 @@
 /**
  * The record layout shared with the native channel hub (crates/node/src/channel/wire.rs).
  * Checked against the native constants when the first hub is made.
- * @internal
  */
 import { native } from './binding'
 

@@ -4,7 +4,6 @@
  * from the same kind of files as the thread that made the group: the compiled `.js`, or,
  * when that thread ran netloop from its TypeScript sources, the `.ts` sources through tsx.
  * So the user's module and this worker share one copy of netloop.
- * @internal
  */
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'

@@ -2,7 +2,6 @@
  * The body of a netloop worker thread (started by worker-entry.ts): one attached loop, the user's module, and the replies
  * to the group's requests (see workers.ts). The worker stays alive while its port is open and
  * exits once its loop has shut down.
- * @internal
  */
 import { parentPort, threadId } from 'node:worker_threads'
 import { ServerBootstrap } from './bootstrap'

@@ -1,3 +1,15 @@
+/**
+ * Loops on worker threads: each worker of a worker group runs one attached loop and imports
+ * the user's module, whose `childHandler(ch)` (or default export) sets up every channel that
+ * lands on that loop. Connections reach the workers either from an accepting loop on this
+ * thread (Netty's boss hand-off: the accepted socket travels in a task of the worker's loop)
+ * or from the workers' own `SO_REUSEPORT` listeners (the kernel spreads connections).
+ *
+ * Ground rules: the group lives on the thread that made it; workers talk to it by messages
+ * only. A worker that fails to load, throws, exits or is terminated never takes the process
+ * down: its loop is reported terminated (`loopTerminated`) and new connections go to the rest.
+ */
+import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { NetloopError } from './errors';
 import type { ChannelMetrics } from './hub';

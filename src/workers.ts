@@ -8,7 +8,6 @@
  * Ground rules: the group lives on the thread that made it; workers talk to it by messages
  * only. A worker that fails to load, throws, exits or is terminated never takes the process
  * down: its loop is reported terminated (`loopTerminated`) and new connections go to the rest.
- * @internal
  */
 import { EventEmitter } from 'node:events'
 import { existsSync } from 'node:fs'

@@ -94,11 +94,14 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
             )
             .map_err(bad)?,
         ),
-        IDLE => Rc::new(IdleStateHandler::new(IdleConfig {
-            reader: millis(p, 0),
-            writer: millis(p, 1),
-            all: millis(p, 2),
-        })),
+        IDLE => Rc::new(
+            IdleStateHandler::new(IdleConfig {
+                reader: millis(p, 0),
+                writer: millis(p, 1),
+                all: millis(p, 2),
+            })
+            .observe_output(flag(p, 3)),
+        ),
         other => return Err(invalid_arg(format!("unknown native handler kind {other}"))),
     })
 }

@@ -347,6 +347,19 @@ impl NativeChannels {
         r.map_err(|e| throw(&env, e))
     }
 
+    /// Netty's user-defined writability flag `index` (1..=31): the channel is writable only
+    /// while its buffer is below the high mark and every flag is writable.
+    #[napi]
+    pub fn set_user_writability(&self, env: Env, id: f64, index: u32, writable: bool) -> Result<()> {
+        self.enter();
+        let r = self.with_channel(id, |ch| {
+            ch.set_user_defined_writability(index, writable)
+                .map_err(|e| napi::Error::new(Code("ERR_OUT_OF_RANGE"), e.to_string()))
+        });
+        self.rearm();
+        r.map_err(|e| throw(&env, e))
+    }
+
     /// Half-close: shuts the output down; JS promise `promise` learns the result.
     #[napi]
     pub fn shutdown_output(&self, id: f64, promise: f64) {
