@@ -4,6 +4,7 @@
 //
 //   node benches/node/scaling.mjs [--quick] [--runs N] [--seconds S] [--only echo,resp]
 //                                 [--no-pin] [--quiet-wait SECONDS] [--addon FILE.node] [--json FILE]
+//                                 [--targets SUBSTR,...] [--resp-n N]
 //
 // Workloads: the 50-connection 64 B echo of channels-vs-net.mjs (benches/load/echo_load.c, one
 // message in flight per connection) and RESP under `redis-benchmark -c 50 -P 16` (GET and SET),
@@ -16,6 +17,8 @@
 // (taken per round) and the per-core efficiency: messages per server CPU-second with 2 workers
 // divided by that with 1 (goal ≥ 0.9). Both workers busy: per-thread CPU over the measured window
 // (/proc/PID/task/*/stat) and, for netloop, each worker loop's metrics() printed at exit.
+// "msgs per JS delivery" (netloop): messages of the run over the native→JS deliveries of all
+// worker loops, i.e. how many messages one wake-up of JS carried (the loop's batching).
 //
 // Placement: the client is pinned to CPU 1, the servers are not pinned. On a 2-vCPU machine the
 // load generator shares the cores with the server: 2 server workers cannot get 2 full cores, so
@@ -116,7 +119,9 @@ const TARGETS = [
   { name: 'node:cluster 1p', family: 'node:cluster', n: 1, args: (app) => [join(servers, 'scaling-cluster.mjs'), '--app', app, '--procs', '1', '--resp-handler', netRespUrl] },
   { name: 'node:cluster 2p', family: 'node:cluster', n: 2, args: (app) => [join(servers, 'scaling-cluster.mjs'), '--app', app, '--procs', '2', '--resp-handler', netRespUrl] },
 ]
-const FAMILIES = [...new Set(TARGETS.map((t) => t.family))]
+// --targets netloop,cluster: only the targets whose name contains one of these (for a look at a few).
+const PICK = opt('--targets', undefined)?.split(',')
+if (PICK) TARGETS.splice(0, TARGETS.length, ...TARGETS.filter((t) => PICK.some((p) => t.name.includes(p))))
 
 // ---------------------------------------------------------------------------------------------
 // /proc readings
@@ -158,7 +163,8 @@ function threadTicks(pids) {
     for (const tid of tids) {
       try {
         const { comm, f } = statFields(`/proc/${pid}/task/${tid}/stat`)
-        m.set(`${pid}/${tid} ${comm}`, Number(f[11]) + Number(f[12]))
+        const label = tid !== String(pid) ? comm : pids.length > 1 && pid === pids[0] ? 'primary' : 'main'
+        m.set(`${pid}/${tid} ${label}`, Number(f[11]) + Number(f[12]))
       } catch {}
     }
   }
@@ -308,8 +314,16 @@ async function echoRun(t) {
     machineCores: busyS / (SECONDS + WARMUP),
     processes: pids.length,
     p99: c.p99_us,
+    perDelivery: perDelivery(metrics, c.total_messages),
     metrics,
   }
+}
+
+/** Messages per native→JS delivery over all worker loops (netloop: its batching), whole run. */
+function perDelivery(metrics, messages) {
+  const ws = metrics?.workers
+  if (!ws || ws[0]?.deliveries === undefined) return undefined
+  return messages / ws.reduce((a, m) => a + m.deliveries, 0)
 }
 
 function redisBenchmarkArgs(port, test, n) {
@@ -347,6 +361,8 @@ async function respRun(t) {
   out.threads = threads
   out.processes = pids.length
   out.metrics = await server.stop()
+  const pd = perDelivery(out.metrics, 2 * (quick ? 30_000 : 100_000) + 2 * RESP_N)
+  for (const v of Object.values(out.tests)) v.perDelivery = pd
   return out
 }
 
@@ -368,20 +384,20 @@ const spread = (xs, digits = 0, unit = '') => `${fmt(median(xs), digits)}${unit}
 /** rounds: [{ [target]: { rate, cpuUsPerMsg, rssMiB, serverCores } }] */
 function table(rounds, unit) {
   const lines = [
-    `| server | ${unit}/s | server CPU µs/${unit} | server cores | peak RSS MiB (sum) | ${unit}/s 2w÷1w | per-core efficiency 2w÷1w |`,
-    '| --- | --- | --- | --- | --- | --- | --- |',
+    `| server | ${unit}/s | server CPU µs/${unit} | server cores | peak RSS MiB (sum) | ${unit}/s 2w÷1w | per-core efficiency 2w÷1w | ${unit}s per JS delivery |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
   ]
   for (const t of TARGETS) {
     const col = (k) => rounds.map((r) => r[t.name][k])
     let ratio = ''
     let eff = ''
-    if (t.n === 2) {
+    if (t.n === 2 && TARGETS.some((o) => o.family === t.family && o.n === 1)) {
       const one = TARGETS.find((o) => o.family === t.family && o.n === 1).name
       ratio = spread(rounds.map((r) => r[t.name].rate / r[one].rate), 2, 'x')
       // messages per server CPU-second, 2 workers over 1 worker = CPU/msg of 1 over CPU/msg of 2
       eff = spread(rounds.map((r) => r[one].cpuUsPerMsg / r[t.name].cpuUsPerMsg), 2)
     }
-    lines.push(`| ${t.name} | ${spread(col('rate'))} | ${spread(col('cpuUsPerMsg'), 2)} | ${fmt(median(col('serverCores')), 2)} | ${spread(col('rssMiB'), 1)} | ${ratio} | ${eff} |`)
+    lines.push(`| ${t.name} | ${spread(col('rate'))} | ${spread(col('cpuUsPerMsg'), 2)} | ${fmt(median(col('serverCores')), 2)} | ${spread(col('rssMiB'), 1)} | ${ratio} | ${eff} | ${t.netloop ? fmt(median(col('perDelivery')), 1) : '–'} |`)
   }
   return lines.join('\n')
 }
@@ -390,7 +406,8 @@ function table(rounds, unit) {
 function verdict(rounds, label) {
   const med = (name, k) => median(rounds.map((r) => r[name][k]))
   const alt = ['node:net threads 2w', 'node:cluster 2p']
-  return ['netloop hand-off 2w', 'netloop reuse-port 2w'].map((n) => {
+  if (!alt.every((a) => a in rounds[0])) return []
+  return ['netloop hand-off 2w', 'netloop reuse-port 2w'].filter((n) => n in rounds[0]).map((n) => {
     const cpu = alt.every((a) => med(n, 'cpuUsPerMsg') < med(a, 'cpuUsPerMsg'))
     const rss = alt.every((a) => med(n, 'rssMiB') < med(a, 'rssMiB'))
     return `${label}: ${n} ${cpu ? 'beats' : 'does NOT beat'} both Node alternatives on CPU per message (${fmt(med(n, 'cpuUsPerMsg'), 2)} µs against ${alt.map((a) => fmt(med(a, 'cpuUsPerMsg'), 2)).join(' / ')}) and ${rss ? 'beats' : 'does NOT beat'} them on peak RSS (${fmt(med(n, 'rssMiB'), 1)} MiB against ${alt.map((a) => fmt(med(a, 'rssMiB'), 1)).join(' / ')}).`
