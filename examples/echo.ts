@@ -6,14 +6,8 @@
 // Bytes are written in channelRead and flushed once per read batch in channelReadComplete,
 // as in Netty's EchoServerHandler.
 import { type Channel, EventLoop, ServerBootstrap, type ChannelHandler } from '../index'
+import { portArg, start } from './lib/server'
 
-function portArg(fallback: number): number {
-  const i = process.argv.indexOf('--port')
-  const raw = i >= 0 ? process.argv[i + 1] : process.env.PORT
-  const port = raw === undefined ? fallback : Number(raw)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`bad port: ${raw}`)
-  return port
-}
 
 const echo: ChannelHandler = {
   channelRead(ctx, msg: Buffer) {
@@ -54,7 +48,4 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop)
 }
 
-main().catch((e) => {
-  console.error(e)
-  process.exit(1)
-})
+start(main)

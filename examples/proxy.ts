@@ -12,18 +12,9 @@
 // stops reading (`config.autoRead = false`) until `channelWritabilityChanged` says it drained.
 // When one side closes, the other is flushed, then closed.
 import { Bootstrap, type Channel, type ChannelHandler, type ChannelHandlerContext, EventLoop, ServerBootstrap } from '../index'
+import { arg, portArg, start } from './lib/server'
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(name)
-  return i >= 0 ? process.argv[i + 1] : undefined
-}
 
-function portArg(fallback: number): number {
-  const raw = arg('--port') ?? process.env.PORT
-  const port = raw === undefined ? fallback : Number(raw)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`bad port: ${raw}`)
-  return port
-}
 
 function targetArg(): { host: string; port: number } {
   const raw = arg('--target') ?? process.env.TARGET ?? '127.0.0.1:7000'
@@ -167,7 +158,4 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop)
 }
 
-main().catch((e) => {
-  console.error(e)
-  process.exit(1)
-})
+start(main)
