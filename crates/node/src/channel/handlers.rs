@@ -12,6 +12,15 @@ use super::adapter::JsAdapter;
 use super::{codecs, transport_error, NativeChannels};
 use crate::error::{throw, JsResult};
 
+/// The delimiters JS passed, copied out of their Buffers.
+fn copied(delimiters: Option<Vec<Buffer>>) -> Vec<Bytes> {
+    delimiters
+        .unwrap_or_default()
+        .iter()
+        .map(|b| Bytes::copy_from_slice(b))
+        .collect()
+}
+
 #[napi]
 impl NativeChannels {
     fn add(
@@ -87,13 +96,8 @@ impl NativeChannels {
         delimiters: Option<Vec<Buffer>>,
     ) -> Result<()> {
         self.enter();
-        let delims: Vec<Bytes> = delimiters
-            .unwrap_or_default()
-            .iter()
-            .map(|b| Bytes::copy_from_slice(b))
-            .collect();
-        let r =
-            codecs::make(kind, &params, delims).and_then(|h| self.add(id, pos, &base, &name, h));
+        let r = codecs::make(kind, &params, copied(delimiters))
+            .and_then(|h| self.add(id, pos, &base, &name, h));
         r.map_err(|e| throw(&env, e))
     }
 
@@ -128,12 +132,7 @@ impl NativeChannels {
             let handler = if kind == 0 {
                 self.adapter(id, ctx)
             } else {
-                let delims = delimiters
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|b| Bytes::copy_from_slice(b))
-                    .collect();
-                codecs::make(kind, &params, delims)?
+                codecs::make(kind, &params, copied(delimiters))?
             };
             self.with_channel(id, |ch| {
                 ch.pipeline()
