@@ -77,10 +77,6 @@ export declare class NativeEventLoop {
    * 2: terminated (JS reports the tasks).
    */
   requeue(): number
-  schedule(id: number, delayMs: number): void
-  schedulePeriodic(id: number, initialMs: number, periodMs: number, fixedRate: boolean): void
-  /** Cancels timer `id`; `true` if it was pending. */
-  cancel(id: number): boolean
   inEventLoop(): boolean
   get state(): string
   get name(): string
@@ -92,14 +88,15 @@ export declare class NativeEventLoop {
    * termination promise). For loops that were never handed out (a failed group).
    */
   destroy(): void
-  /** Applies the timer ops JS buffered (JS calls this when its buffer is full). */
-  drainOps(): void
   /**
    * `true`: the loop keeps the process alive until it terminates (like a listening
    * server); `false` (the default): only queued tasks, timers and channels do.
    */
   setRef(pinned: boolean): void
-  /** JS buffered timer ops outside a loop iteration: run an iteration soon (it drains them). */
+  /**
+   * JS moved its timer (the arm buffer is dirty) outside a loop iteration: run an iteration
+   * soon (it reads the buffer).
+   */
   requestDrain(): void
 }
 
@@ -112,14 +109,8 @@ export interface NativeLoopOptions {
   maxPendingTasks?: number
 }
 
-export declare const TIMER_FIRED_SLOTS: number
-
-/** Layout of the shared timer buffer, for JS (see the module documentation). */
-export declare const TIMER_OP_FIELDS: number
-
-export declare const TIMER_OP_HEADER: number
-
-export declare const TIMER_OPS_CAPACITY: number
+/** Length of the shared arm buffer, for JS. */
+export declare const TIMER_ARM_LENGTH: number
 
 /**
  * Writes and flushes `data` to the channel with this id, wherever it lives in the process (a

@@ -92,3 +92,42 @@ test('a SIGINT handler runs while a task chain keeps the loop busy', async (t) =
   t.is(code, 0, `output: ${out}`)
   t.true(out.includes('sigint'))
 })
+
+test.serial('a burst of slow due timers, an endless timer chain and a 1 µs fixed-rate timer leave setImmediate its turn', async (t) => {
+  const loop = new EventLoop()
+  let fired = 0
+  let immediates = 0
+  let on = true
+  const immediate = () => {
+    immediates++
+    if (on) setImmediate(immediate)
+  }
+  setImmediate(immediate)
+  // 1000 due timers of 0.1 ms each: 100 ms of callbacks, cut by the time budget per dispatch.
+  const busy = () => {
+    const end = performance.now() + 0.1
+    while (performance.now() < end) {}
+    fired++
+  }
+  for (let i = 0; i < 1000; i++) loop.schedule(busy, 0)
+  await new Promise<void>((resolve) => {
+    const check = () => (fired === 1000 ? resolve() : setImmediate(check))
+    check()
+  })
+  t.true(immediates > 5, `setImmediate ran ${immediates} times during 1000 due timers of 0.1 ms`)
+  let chain = true
+  const step = () => {
+    if (chain) loop.schedule(step, 0)
+  }
+  loop.schedule(step, 0)
+  let periodicRuns = 0
+  const periodic = loop.scheduleAtFixedRate(() => periodicRuns++, 0, 0.001)
+  immediates = 0
+  await new Promise<void>((resolve) => setTimeout(resolve, 300))
+  chain = false
+  on = false
+  periodic.cancel()
+  await loop.shutdownGracefully(0, 2000)
+  t.true(immediates > 15, `setImmediate ran ${immediates} times in 0.3 s`)
+  t.true(periodicRuns > 100, `the 1 µs timer ran ${periodicRuns} times`)
+})

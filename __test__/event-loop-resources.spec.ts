@@ -104,3 +104,17 @@ test('a group that runs out of fds releases the loops it made and throws a Netlo
   t.is(code, 'ERR_IO')
   t.true(leaked <= 2, `${leaked} fds kept by the failed group`)
 })
+
+test('pending JS timers keep the process alive; a process exits once its last timer is cancelled', (t) => {
+  const started = Date.now()
+  const out = run(`
+    const loop = new EventLoop()
+    const long = loop.schedule(() => console.log('must not run'), 60_000)
+    let runs = 0
+    const periodic = loop.scheduleAtFixedRate(() => {
+      if (++runs === 3) { periodic.cancel(); long.cancel(); console.log('cancelled') }
+    }, 10, 10)
+  `)
+  t.is(out, 'cancelled\n')
+  t.true(Date.now() - started < 20_000)
+})

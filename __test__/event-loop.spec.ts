@@ -270,3 +270,151 @@ test('after a selector rebuild libuv watches the new selector and the loop keeps
   await until(() => ran)
   t.pass()
 })
+
+test('timers with mixed delays, some cancelled, run in (deadline, schedule order) and cancelled ones never', async (t) => {
+  const loop = withLoop(t)
+  // A deterministic mix: equal delays (appended in order) and shorter ones behind longer
+  // ones (kept in the heap), with every third one cancelled, some of them the earliest.
+  let seed = 7
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  const expected: Array<{ at: number; i: number }> = []
+  const fired: number[] = []
+  const started = performance.now()
+  const tasks = []
+  for (let i = 0; i < 600; i++) {
+    const delay = i % 4 === 0 ? 25 : Math.floor(random() * 40)
+    const at = performance.now() + delay
+    tasks.push({ task: loop.schedule(() => fired.push(i), delay), at, i })
+  }
+  for (const { task, at, i } of tasks) {
+    if (i % 3 === 0) t.true(task.cancel())
+    else expected.push({ at, i })
+  }
+  t.is(loop._pendingTimers, 400, 'cancelled timers left the queue at once')
+  await until(() => fired.length === expected.length)
+  await new Promise((r) => setTimeout(r, 50 - (performance.now() - started)))
+  t.is(fired.length, expected.length)
+  t.deepEqual([...fired].sort((a, b) => a - b), expected.map((e) => e.i))
+  // Deadlines are stamps of the calls: an equal deadline keeps the schedule order, and no
+  // timer runs before one with a clearly earlier deadline.
+  const at = new Map(expected.map((e) => [e.i, e.at]))
+  for (let k = 1; k < fired.length; k++) {
+    const a = at.get(fired[k - 1])!
+    const b = at.get(fired[k])!
+    t.true(a <= b + 0.5, `timer ${fired[k - 1]} (at ${a}) ran before ${fired[k]} (at ${b})`)
+  }
+  t.is(loop._pendingTimers, 0)
+})
+
+test('a cancelled timer leaves the queue at once and the loop holds one native timer for all', async (t) => {
+  const loop = withLoop(t)
+  const tasks = Array.from({ length: 10_000 }, (_, i) => loop.schedule(() => t.fail('cancelled'), 100_000 - i))
+  t.is(loop._pendingTimers, 10_000)
+  // Applied at the next iteration: the native side arms one timer (the earliest deadline).
+  await new Promise((r) => loop.execute(() => r(undefined)))
+  t.true(loop._nativeTimers <= 2, `${loop._nativeTimers} native timers for 10 000 JS timers`)
+  for (const task of tasks) task.cancel()
+  t.is(loop._pendingTimers, 0)
+  for (let i = 0; i < 10_000; i++) loop.schedule(() => t.fail('cancelled'), 1000).cancel()
+  t.is(loop._pendingTimers, 0)
+  await new Promise((r) => loop.execute(() => r(undefined)))
+  t.true(loop._nativeTimers <= 2, `${loop._nativeTimers} native timers after cancelling everything`)
+})
+
+test('a one-shot timer that is running cannot be cancelled; a periodic one can', async (t) => {
+  const loop = withLoop(t)
+  const results: Array<boolean> = []
+  const once: { task?: ReturnType<EventLoop['schedule']> } = {}
+  once.task = loop.schedule(() => {
+    results.push(once.task!.isDone, once.task!.cancel(), once.task!.isCancelled)
+  }, 0)
+  let runs = 0
+  const periodic = loop.scheduleWithFixedDelay(() => {
+    runs++
+    results.push(periodic.cancel(), periodic.isCancelled)
+  }, 0, 1)
+  await until(() => results.length === 5)
+  t.deepEqual(results, [true, false, false, true, true])
+  const sentinel = loop.schedule(() => {}, 10)
+  await until(() => sentinel.isDone)
+  t.is(runs, 1)
+})
+
+test.serial('a fixed-rate timer catches up after an overrun, a fixed-delay one does not', async (t) => {
+  const loop = withLoop(t)
+  const busy = (ms: number) => {
+    const until = performance.now() + ms
+    while (performance.now() < until) {}
+  }
+  const rate: number[] = []
+  const delay: number[] = []
+  const started = performance.now()
+  const r = loop.scheduleAtFixedRate(() => {
+    rate.push(performance.now() - started)
+    if (rate.length === 1) busy(60)
+    if (rate.length === 6) r.cancel()
+  }, 0, 10)
+  await until(() => rate.length === 6)
+  // Runs 2..6 were due at 10..50 ms, all passed when the 60 ms run ended: back to back.
+  t.true(rate[5] < 60 + 25, `runs at ${rate.map((x) => x.toFixed(1))}`)
+  const d = loop.scheduleWithFixedDelay(() => {
+    delay.push(performance.now())
+    if (delay.length === 1) busy(30)
+    if (delay.length === 3) d.cancel()
+  }, 0, 10)
+  await until(() => delay.length === 3)
+  t.true(delay[1] - delay[0] >= 30 + 10 - 0.5, `fixed delay gaps ${delay[1] - delay[0]}`)
+  t.true(delay[2] - delay[1] >= 10 - 0.5, `fixed delay gaps ${delay[2] - delay[1]}`)
+})
+
+test('scheduling from a timer callback and shutting down from one work', async (t) => {
+  const errors: unknown[] = []
+  const loop = new EventLoop({ onTaskError: (e) => errors.push(e) })
+  const order: string[] = []
+  let periodicRuns = 0
+  const periodic = loop.scheduleAtFixedRate(() => {
+    periodicRuns++
+  }, 0, 1)
+  loop.schedule(() => {
+    order.push('first')
+    loop.schedule(() => order.push('from a timer'), 0)
+  }, 0)
+  await until(() => order.length === 2)
+  let done: Promise<void> | undefined
+  const late = loop.schedule(() => t.fail('cancelled by the shutdown'), 50)
+  loop.schedule(() => {
+    done = loop.shutdownGracefully(0, 1000)
+    t.throws(() => loop.schedule(() => {}, 0), { code: 'ERR_REJECTED_EXECUTION' })
+  }, 0)
+  await until(() => done !== undefined)
+  await done
+  t.true(late.isCancelled)
+  t.true(periodic.isCancelled)
+  const runs = periodicRuns
+  await new Promise((r) => setTimeout(r, 20))
+  t.is(periodicRuns, runs)
+  t.deepEqual(order, ['first', 'from a timer'])
+  t.deepEqual(errors, [])
+})
+
+test('a chain of zero-delay timers runs one hop per iteration, not one per millisecond', async (t) => {
+  const loop = withLoop(t)
+  const gaps: number[] = []
+  await new Promise<void>((resolve) => {
+    let left = 300
+    let last = performance.now()
+    const step = () => {
+      const now = performance.now()
+      gaps.push(now - last)
+      last = now
+      if (--left === 0) resolve()
+      else loop.schedule(step, 0)
+    }
+    loop.schedule(step, 0)
+  })
+  gaps.sort((a, b) => a - b)
+  // A due deadline read as a future one costs a 1 ms uv timer on every hop; a loaded machine
+  // delays some hops, not the median.
+  const median = gaps[gaps.length >> 1]
+  t.true(median < 0.5, `median hop ${median.toFixed(3)} ms`)
+})

@@ -1,8 +1,8 @@
 import { type ChannelMetrics } from './hub';
+import { ScheduledTask, type Task } from './timers';
+export { ScheduledTask, type Task } from './timers';
 /** Lifecycle of a loop, as in Netty. */
 export type EventLoopState = 'not-started' | 'started' | 'shutting-down' | 'shutdown' | 'terminated';
-/** A task: its return value is ignored, except that a rejected promise goes to `onTaskError`. */
-export type Task = () => unknown;
 export interface EventLoopOptions {
     /** Diagnostics name (default `netloop-js`). */
     name?: string;
@@ -19,16 +19,6 @@ export interface EventLoopOptions {
      * (`ERR_LOOP_FAILED`). Default: printed to stderr. The loop goes on.
      */
     onTaskError?: (error: unknown, loop: EventLoop) => void;
-}
-/** A pending one-shot or periodic task; `cancel()` stops it. */
-export declare class ScheduledTask {
-    #private;
-    readonly periodic: boolean;
-    /** Cancels the task; `true` if it was still pending (a periodic task stops repeating). */
-    cancel(): boolean;
-    get isCancelled(): boolean;
-    /** A one-shot task that has run. */
-    get isDone(): boolean;
 }
 /**
  * One event loop attached to the calling JS thread.

@@ -29,19 +29,16 @@ import {
   rejected,
 } from './errors'
 import { channelMetrics, closeChannelsOf, type ChannelMetrics } from './hub'
+import { ScheduledTask, TimerQueue, type Task } from './timers'
+
+export { ScheduledTask, type Task } from './timers'
 
 const NativeEventLoop = native.NativeEventLoop
 type NativeEventLoop = Native.NativeEventLoop
-const TIMER_FIRED_SLOTS = native.TIMER_FIRED_SLOTS
-const TIMER_OP_FIELDS = native.TIMER_OP_FIELDS
-const TIMER_OP_HEADER = native.TIMER_OP_HEADER
-const TIMER_OPS_CAPACITY = native.TIMER_OPS_CAPACITY
+const TIMER_ARM_LENGTH = native.TIMER_ARM_LENGTH
 
 /** Lifecycle of a loop, as in Netty. */
 export type EventLoopState = 'not-started' | 'started' | 'shutting-down' | 'shutdown' | 'terminated'
-
-/** A task: its return value is ignored, except that a rejected promise goes to `onTaskError`. */
-export type Task = () => unknown
 
 export interface EventLoopOptions {
   /** Diagnostics name (default `netloop-js`). */
@@ -63,8 +60,6 @@ export interface EventLoopOptions {
 
 /** JS tasks run per native task (marker). */
 const JS_BATCH = 32
-/** Timer ids are u32 on the native side; 0 is never used. */
-const MAX_TIMER_ID = 0xfffffffe
 
 const enum Dispatch {
   Task = 0,
@@ -76,78 +71,12 @@ const enum Dispatch {
 /** The native side packs (kind, arg) into one number: arg * PACK + kind. */
 const PACK = 8
 
-/**
- * Timer ops shared with the native side; the layout is defined in crates/node/src/timers.rs
- * and exported from there: `[count, (kind, id, a, b, jsStamp) × OPS_CAPACITY, fired ids ×
- * FIRED_SLOTS]`, stamps from `performance.now()`.
- */
-const OP_HEADER = TIMER_OP_HEADER
-const OP_FIELDS = TIMER_OP_FIELDS
-const OPS_CAPACITY = TIMER_OPS_CAPACITY
-const FIRED_SLOTS = TIMER_FIRED_SLOTS
-const FIRED_BASE = OP_HEADER + OP_FIELDS * OPS_CAPACITY
-const enum Op {
-  OneShot = 1,
-  FixedRate = 2,
-  FixedDelay = 3,
-  Cancel = 4,
-}
-
-/** @internal the layout this module uses (checked against the native side by a test). */
-export const _timerLayout = { OP_HEADER, OP_FIELDS, OPS_CAPACITY, FIRED_SLOTS, length: FIRED_BASE + FIRED_SLOTS }
+/** @internal the arm buffer's length (checked against the native side by a test). */
+export const _timerLayout = { length: TIMER_ARM_LENGTH }
 
 /** The test hooks of the native loop (only with NETLOOP_TEST_HOOKS=1; not in its typings). */
 interface NativeTestHooks {
   testHook(op: string, a: number, b: number): number
-}
-
-/** A pending one-shot or periodic task; `cancel()` stops it. */
-export class ScheduledTask {
-  #state: 'pending' | 'done' | 'cancelled' = 'pending'
-  readonly #cancel: (task: ScheduledTask) => void
-  readonly periodic: boolean
-  /** @internal */
-  readonly _id: number
-  /** @internal */
-  readonly _fn: Task
-  /** @internal the async context of the `schedule` call. */
-  readonly _ar: AsyncResource
-
-  /** @internal */
-  constructor(id: number, fn: Task, periodic: boolean, ar: AsyncResource, cancel: (task: ScheduledTask) => void) {
-    this._id = id
-    this._fn = fn
-    this.periodic = periodic
-    this._ar = ar
-    this.#cancel = cancel
-  }
-
-  /** Cancels the task; `true` if it was still pending (a periodic task stops repeating). */
-  cancel(): boolean {
-    if (this.#state !== 'pending') return false
-    this.#state = 'cancelled'
-    this.#cancel(this)
-    return true
-  }
-
-  get isCancelled(): boolean {
-    return this.#state === 'cancelled'
-  }
-
-  /** A one-shot task that has run. */
-  get isDone(): boolean {
-    return this.#state === 'done'
-  }
-
-  /** @internal */
-  _markDone(): void {
-    if (this.#state === 'pending') this.#state = 'done'
-  }
-
-  /** @internal the loop cancelled it (shutdown). */
-  _markCancelled(): void {
-    if (this.#state === 'pending') this.#state = 'cancelled'
-  }
 }
 
 function defaultTaskError(error: unknown, loop: EventLoop): void {
@@ -171,12 +100,11 @@ export class EventLoop {
   #head = 0
   #markerQueued = false
   readonly #maxPending: number
-  readonly #timers = new Map<number, ScheduledTask>()
-  readonly #ops = new Float64Array(FIRED_BASE + FIRED_SLOTS)
+  readonly #arm = new Float64Array(TIMER_ARM_LENGTH)
+  readonly #timers: TimerQueue
   #inDispatch = 0
   #shutdownRequested = false
   #terminated = false
-  readonly #cancelTimer = (task: ScheduledTask) => this.#cancelTimerOp(task)
   readonly #reportAsync = (error: unknown) => this.#fail(error)
   /**
    * The native side holds this function weakly while the loop is idle (so an unreferenced
@@ -184,8 +112,6 @@ export class EventLoop {
    * be collected while the loop is still in use.
    */
   readonly #dispatchFn = (packed: number) => this.#dispatch(packed)
-  #nextTimerId = 1
-  #timerIdsWrapped = false
   #taskFailures = 0
   readonly #onTaskError: (error: unknown, loop: EventLoop) => void
   readonly #termination: Promise<void>
@@ -203,8 +129,9 @@ export class EventLoop {
     this.#onTaskError = onTaskError ?? defaultTaskError
     this.#maxPending = maxPendingTasks ?? Infinity
     this.#termination = new Promise((resolve) => (this.#resolveTermination = resolve))
+    this.#timers = new TimerQueue(this.#arm, () => this.#armChanged(), (task) => task.runInAsyncScope(this.#run, this, task._fn))
     try {
-      this.#native = new NativeEventLoop(this.#dispatchFn, this.#ops, performance.now(), {
+      this.#native = new NativeEventLoop(this.#dispatchFn, this.#arm, performance.now(), {
         name,
         ioRatio,
         maxPendingTasks: maxPendingTasks === undefined ? undefined : Math.min(maxPendingTasks, 0xffffffff),
@@ -224,7 +151,7 @@ export class EventLoop {
           this.#runTaskBatch()
           return
         case Dispatch.Timers:
-          this.#runTimers(arg)
+          this.#timers.runDue()
           return
         case Dispatch.Terminated:
           this.#onTerminated()
@@ -237,22 +164,8 @@ export class EventLoop {
           return
       }
     } finally {
-      // The native side drains buffered timer ops when this call returns.
+      // The native side reads the arm buffer when this call returns.
       this.#inDispatch--
-    }
-  }
-
-  #runTimers(count: number): void {
-    // Ids are read one at a time: a callback may cancel a timer later in the batch.
-    for (let i = 0; i < count; i++) {
-      const id = this.#ops[FIRED_BASE + i]
-      const task = this.#timers.get(id)
-      if (!task) continue
-      if (!task.periodic) {
-        this.#timers.delete(id)
-        task._markDone()
-      }
-      task._ar.runInAsyncScope(this.#run, this, task._fn)
     }
   }
 
@@ -337,8 +250,7 @@ export class EventLoop {
   #onTerminated(): void {
     this.#terminated = true
     this.#rejectQueued()
-    for (const task of this.#timers.values()) task._markCancelled()
-    this.#timers.clear()
+    this.#timers.cancelAll()
     this.#resolveTermination()
   }
 
@@ -426,60 +338,24 @@ export class EventLoop {
     this.#contexts.push(this.#capture())
   }
 
-  /** Queues a timer op for the native side (inside a dispatch call: no napi call per op). */
-  #pushOp(kind: Op, id: number, a: number, b: number): void {
-    const ops = this.#ops
-    let n = ops[0]
-    if (n === OPS_CAPACITY) {
-      this.#native.drainOps()
-      n = 0
-    } else if (n === 0 && this.#inDispatch === 0) {
-      // Outside a loop iteration nothing drains the buffer by itself: ask for an iteration.
-      this.#native.requestDrain()
-    }
-    const at = OP_HEADER + n * OP_FIELDS
-    ops[at] = kind
-    ops[at + 1] = id
-    ops[at + 2] = a
-    ops[at + 3] = b
-    ops[at + 4] = performance.now()
-    ops[0] = n + 1
+  /**
+   * The timer queue changed the arm buffer. Inside a dispatch call the native side reads it
+   * when the call returns; otherwise ask for an iteration (once per JS turn: the buffer stays
+   * dirty until the native side reads it).
+   */
+  #armChanged(): void {
+    if (this.#inDispatch === 0 && !this.#terminated) this.#native.requestDrain()
   }
 
-  #cancelTimerOp(task: ScheduledTask): void {
-    if (this.#timers.get(task._id) !== task) return
-    this.#timers.delete(task._id)
-    this.#pushOp(Op.Cancel, task._id, 0, 0)
-  }
-
-  /** The next timer id that is not in use (ids wrap after 2^32 - 2 schedules). */
-  #allocTimerId(): number {
-    let id = this.#nextTimerId
-    if (this.#timerIdsWrapped) {
-      while (this.#timers.has(id)) id = id >= MAX_TIMER_ID ? 1 : id + 1
-    }
-    if (id >= MAX_TIMER_ID) {
-      this.#nextTimerId = 1
-      this.#timerIdsWrapped = true
-    } else {
-      this.#nextTimerId = id + 1
-    }
-    return id
-  }
-
-  #addTimer(fn: Task, kind: Op, a: number, b: number): ScheduledTask {
+  #addTimer(fn: Task, delay: number, period: number): ScheduledTask {
     if (this.#shutdownRequested || this.#terminated) throw rejected(`loop ${this.name} is shutting down: timers are cancelled, none are accepted`)
-    const id = this.#allocTimerId()
-    const task = new ScheduledTask(id, fn, kind !== Op.OneShot, this.#capture(), this.#cancelTimer)
-    this.#pushOp(kind, id, a, b)
-    this.#timers.set(id, task)
-    return task
+    return this.#timers.add(fn, delay, period)
   }
 
   /** Runs `fn` once after `delayMs` (a finite number; 0 or negative: due now). */
   schedule(fn: Task, delayMs: number): ScheduledTask {
     checkFunction('task', fn)
-    return this.#addTimer(fn, Op.OneShot, checkDelay('delayMs', delayMs), 0)
+    return this.#addTimer(fn, checkDelay('delayMs', delayMs), 0)
   }
 
   /**
@@ -488,13 +364,13 @@ export class EventLoop {
    */
   scheduleAtFixedRate(fn: Task, initialDelayMs: number, periodMs: number): ScheduledTask {
     checkFunction('task', fn)
-    return this.#addTimer(fn, Op.FixedRate, checkDuration('initialDelayMs', initialDelayMs), checkPeriod('periodMs', periodMs))
+    return this.#addTimer(fn, checkDuration('initialDelayMs', initialDelayMs), checkPeriod('periodMs', periodMs))
   }
 
   /** Runs `fn` after `initialDelayMs`, then `delayMs` (at least 0.001, i.e. 1 µs) after the end of each run. */
   scheduleWithFixedDelay(fn: Task, initialDelayMs: number, delayMs: number): ScheduledTask {
     checkFunction('task', fn)
-    return this.#addTimer(fn, Op.FixedDelay, checkDuration('initialDelayMs', initialDelayMs), checkPeriod('delayMs', delayMs))
+    return this.#addTimer(fn, checkDuration('initialDelayMs', initialDelayMs), -checkPeriod('delayMs', delayMs))
   }
 
   /**
@@ -512,7 +388,6 @@ export class EventLoop {
     const timeout = checkDuration('timeoutMs', timeoutMs)
     if (quiet > timeout) throw outOfRange('quietPeriodMs', `<= timeoutMs (${timeout})`, quiet)
     if (this.#shutdownRequested || this.#terminated) return this.#termination
-    if (this.#ops[0] > 0) this.#native.drainOps()
     // As Netty's closeAll: the loop's channels close first (their pending writes fail, their
     // handlers see inactive and unregistered while the loop still runs tasks).
     closeChannelsOf(this)
@@ -522,8 +397,7 @@ export class EventLoop {
       throw fromNative(error)
     }
     this.#shutdownRequested = true
-    for (const task of this.#timers.values()) task._markCancelled()
-    this.#timers.clear()
+    this.#timers.cancelAll()
     return this.#termination
   }
 
@@ -548,9 +422,14 @@ export class EventLoop {
     }
   }
 
-  /** @internal Test hook: the next timer id (to test the wrap-around). */
-  _setNextTimerId(id: number): void {
-    this.#nextTimerId = id
+  /** @internal JS timers pending (cancelled ones leave at once). */
+  get _pendingTimers(): number {
+    return this.#timers.size
+  }
+
+  /** @internal Timers in the native loop's heap (at most one armed for the JS timers; cancelled ones until the heap drops them). */
+  get _nativeTimers(): number {
+    return this.#hook('timers')
   }
 
   /** @internal Another OS thread posts `count` tasks to this loop (tests and benchmarks). */

@@ -15,7 +15,7 @@ use crate::error::debug;
 pub enum Dispatch {
     /// Run the next JS task of the loop's FIFO.
     Task = 0,
-    /// `arg` timers fired; their ids are in the shared buffer's fired region.
+    /// The loop timer armed for the earliest JS timer fired: JS runs its due timers.
     Timers = 1,
     /// The loop terminated.
     Terminated = 2,

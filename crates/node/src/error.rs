@@ -52,17 +52,6 @@ pub fn millis(name: &str, ms: f64) -> JsResult<std::time::Duration> {
         .unwrap_or(std::time::Duration::MAX))
 }
 
-/// Shortest period of a periodic timer, in milliseconds (1 µs).
-pub const MIN_PERIOD_MS: f64 = 0.001;
-
-/// A period in milliseconds: finite and at least [`MIN_PERIOD_MS`].
-pub fn period(name: &str, ms: f64) -> JsResult<std::time::Duration> {
-    if !ms.is_finite() || ms < MIN_PERIOD_MS {
-        return Err(out_of_range(name, "a finite number >= 0.001", ms));
-    }
-    millis(name, ms)
-}
-
 fn env_flag(name: &str) -> bool {
     std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0")
 }

@@ -20,9 +20,7 @@ use netloop_eventloop::{
 };
 
 use crate::bridge::{self, Bridge, Dispatch, MARKERS_PER_ITERATION};
-use crate::error::{
-    debug, invalid_arg, loop_error, millis, period, test_hooks_enabled, throw, JsResult,
-};
+use crate::error::{debug, invalid_arg, loop_error, millis, test_hooks_enabled, throw, JsResult};
 use crate::timers::{JsTimers, BUFFER_LEN};
 
 #[napi(object)]
@@ -40,7 +38,7 @@ pub struct NativeEventLoop {
     thread: ThreadId,
     /// Test hooks (`NETLOOP_TEST_HOOKS=1` when the loop was made): pending injected faults.
     faults: Option<Arc<AtomicU32>>,
-    /// Keeps the shared op buffer alive.
+    /// Keeps the shared timer arm buffer alive.
     _ops: OpBuffer,
 }
 
@@ -255,67 +253,6 @@ impl NativeEventLoop {
     }
 
     #[napi]
-    pub fn schedule(&self, env: Env, id: u32, delay_ms: f64) -> Result<()> {
-        self.schedule_impl(id, delay_ms).map_err(|e| throw(&env, e))
-    }
-
-    fn schedule_impl(&self, id: u32, delay_ms: f64) -> JsResult<()> {
-        let delay = millis("delayMs", delay_ms)?;
-        self.scheduling()?;
-        if !self.timers.schedule(id, delay) {
-            return Err(rejected());
-        }
-        self.bridge.keep_alive();
-        self.bridge.rearm();
-        Ok(())
-    }
-
-    /// Timers are rejected from the start of a graceful shutdown (it cancels them all).
-    fn scheduling(&self) -> JsResult<()> {
-        match self.bridge.handle() {
-            Some(h) if !h.is_shutting_down() => Ok(()),
-            _ => Err(rejected()),
-        }
-    }
-
-    #[napi]
-    pub fn schedule_periodic(
-        &self,
-        env: Env,
-        id: u32,
-        initial_ms: f64,
-        period_ms: f64,
-        fixed_rate: bool,
-    ) -> Result<()> {
-        self.schedule_periodic_impl(id, initial_ms, period_ms, fixed_rate)
-            .map_err(|e| throw(&env, e))
-    }
-
-    fn schedule_periodic_impl(
-        &self,
-        id: u32,
-        initial_ms: f64,
-        period_ms: f64,
-        fixed_rate: bool,
-    ) -> JsResult<()> {
-        let initial = millis("initialDelayMs", initial_ms)?;
-        let p = period("periodMs", period_ms)?;
-        self.scheduling()?;
-        if !self.timers.schedule_periodic(id, initial, p, fixed_rate) {
-            return Err(rejected());
-        }
-        self.bridge.keep_alive();
-        self.bridge.rearm();
-        Ok(())
-    }
-
-    /// Cancels timer `id`; `true` if it was pending.
-    #[napi]
-    pub fn cancel(&self, id: u32) -> bool {
-        self.timers.cancel(id)
-    }
-
-    #[napi]
     pub fn in_event_loop(&self) -> bool {
         std::thread::current().id() == self.thread
     }
@@ -379,14 +316,6 @@ impl NativeEventLoop {
         self.bridge.close();
     }
 
-    /// Applies the timer ops JS buffered (JS calls this when its buffer is full).
-    #[napi]
-    pub fn drain_ops(&self) {
-        self.timers.drain();
-        self.bridge.keep_alive();
-        self.bridge.rearm();
-    }
-
     /// `true`: the loop keeps the process alive until it terminates (like a listening
     /// server); `false` (the default): only queued tasks, timers and channels do.
     #[napi]
@@ -395,7 +324,8 @@ impl NativeEventLoop {
         self.bridge.rearm();
     }
 
-    /// JS buffered timer ops outside a loop iteration: run an iteration soon (it drains them).
+    /// JS moved its timer (the arm buffer is dirty) outside a loop iteration: run an iteration
+    /// soon (it reads the buffer).
     #[napi]
     pub fn request_drain(&self) {
         self.bridge.keep_alive();
@@ -409,7 +339,7 @@ impl NativeEventLoop {
     /// - `"post", count, delayMs`: another OS thread posts `count` tasks after `delayMs`, each
     ///   dispatched as `Remote` with its post-to-run latency in ns;
     /// - `"failRewatch"`: the next re-watch of a rebuilt selector fails;
-    /// - `"wakeups"`, `"rebuilds"`: counters.
+    /// - `"wakeups"`, `"rebuilds"`, `"timers"` (entries in the loop's timer heap): counters.
     #[napi(skip_typescript)]
     pub fn test_hook(&self, env: Env, op: String, a: f64, b: f64) -> Result<f64> {
         self.test_hook_impl(&op, a, b).map_err(|e| throw(&env, e))
@@ -425,6 +355,7 @@ impl NativeEventLoop {
             "failRewatch" => self.bridge.fail_rewatch.set(true),
             "wakeups" => return Ok(handle.map_or(0.0, |h| h.wakeups() as f64)),
             "rebuilds" => return Ok(handle.map_or(0.0, |h| h.selector_rebuilds() as f64)),
+            "timers" => return Ok(self.local().map_or(0.0, |l| l.timer_count() as f64)),
             "post" => self.post_from_other_thread(a as u32, b)?,
             _ => return Err(invalid_arg(format!("unknown test hook {op}"))),
         }
