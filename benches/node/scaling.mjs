@@ -69,11 +69,13 @@ if (newer(loadSrc, loadBin)) execFileSync('cc', ['-O2', '-Wall', '-o', loadBin, 
 
 const esbuild = join(root, 'node_modules', '.bin', 'esbuild')
 const indexJs = join(root, 'index.js')
-/** A .ts example bundled to CJS with the library (`../index`) left to the compiled index.js. */
+/** A .ts example bundled to CJS with the library (`../index`) left to the compiled index.js (every run: it imports other files). */
 function bundle(src, out) {
-  if (!newer(src, out) && !newer(join(root, 'examples', 'resp-handlers.ts'), out)) return
-  const js = execFileSync(esbuild, [src, '--bundle', '--format=cjs', '--platform=node', '--target=node20', '--external:../index', '--log-level=error'], { encoding: 'utf8' })
-  writeFileSync(out, js.replaceAll('require("../index")', `require(${JSON.stringify(indexJs)})`))
+  // The examples import the library as ../index (examples/) or ../../index (examples/lib/).
+  const js = execFileSync(esbuild, [src, '--bundle', '--format=cjs', '--platform=node', '--target=node20', '--external:../index', '--external:../../index', '--log-level=error'], { encoding: 'utf8' })
+  const out1 = js.replaceAll('require("../index")', `require(${JSON.stringify(indexJs)})`).replaceAll('require("../../index")', `require(${JSON.stringify(indexJs)})`)
+  if (/require\("(\.\.\/)+index"\)/.test(out1) || out1.includes('netloop.linux-x64-gnu.node')) throw new Error(`${src}: the bundle still holds a copy of the library`)
+  writeFileSync(out, out1)
 }
 const respHandlersSrc = join(root, 'examples', 'resp-handlers.ts')
 const respHandlersJs = join(binDir, 'resp-handlers.js') // resp-server.cjs finds it by require.resolve('./resp-handlers')
