@@ -53,6 +53,11 @@ export declare class NativeChannels {
   address(id: number, remote: boolean): string | null
   getOption(id: number, name: string): number
   setOption(id: number, name: string, value: number): void
+  /**
+   * Netty's user-defined writability flag `index` (1..=31): the channel is writable only
+   * while its buffer is below the high mark and every flag is writable.
+   */
+  setUserWritability(id: number, index: number, writable: boolean): void
   /** Half-close: shuts the output down; JS promise `promise` learns the result. */
   shutdownOutput(id: number, promise: number): void
   /** `false`: the channel no longer keeps the process alive (node:net's `unref()`). */

@@ -204,6 +204,9 @@ impl IoDriver {
     #[cfg(unix)]
     pub fn raw_fd(&self) -> Option<std::os::fd::RawFd> {
         use std::os::fd::AsRawFd;
-        self.selector.borrow().as_ref().map(|s| s.poll().as_raw_fd())
+        self.selector
+            .borrow()
+            .as_ref()
+            .map(|s| s.poll().as_raw_fd())
     }
 }

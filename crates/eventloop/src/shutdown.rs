@@ -21,9 +21,9 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering;
 
+use crate::batch::panic_message;
 use crate::error::LoopError;
 use crate::event_loop::LoopState;
-use crate::batch::panic_message;
 use crate::local::{Iteration, LocalLoop};
 use crate::thread;
 

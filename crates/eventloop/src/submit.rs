@@ -144,4 +144,3 @@ pub(crate) enum Wake {
     /// Only if the loop plans to sleep past this loop time (a timer's deadline).
     Before(u64),
 }
-

@@ -90,7 +90,11 @@ fn leftover_work_makes_the_loop_fire_its_own_waker_once() {
     let before = el.wakeups();
     let it = driver.run_once();
     assert!(it.more_work);
-    assert_eq!(el.wakeups() - before, 1, "the iteration made the fd readable");
+    assert_eq!(
+        el.wakeups() - before,
+        1,
+        "the iteration made the fd readable"
+    );
     // Already pending: asking again does not write the eventfd again.
     driver.wake_for_more_work();
     driver.wake_for_more_work();
@@ -206,5 +210,8 @@ fn a_work_probe_keeps_a_shutdown_going_until_it_reports_nothing() {
     el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(5));
     let n = iterations_until_terminated(&driver, &ticker, 100);
     assert_eq!(pending.get(), 0);
-    assert!(n >= 3, "terminated after {n} iterations although the probe reported work");
+    assert!(
+        n >= 3,
+        "terminated after {n} iterations although the probe reported work"
+    );
 }

@@ -46,7 +46,11 @@ fn terminated_loops_release_their_descriptors() {
         el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(5));
         while !driver.run_once().terminated {}
     }
-    assert_eq!(open_fds(), before + LOOPS, "the eventfds close at termination");
+    assert_eq!(
+        open_fds(),
+        before + LOOPS,
+        "the eventfds close at termination"
+    );
     for (el, driver) in &attached {
         assert!(driver.release_selector());
         assert!(!driver.release_selector());
@@ -66,6 +70,10 @@ fn terminated_loops_release_their_descriptors() {
     let (els, drivers): (Vec<_>, Vec<_>) = attached.into_iter().unzip();
     drop(drivers);
     assert!(els.iter().all(EventLoop::is_terminated));
-    assert_eq!(open_fds(), before, "dropping the driver releases the descriptors");
+    assert_eq!(
+        open_fds(),
+        before,
+        "dropping the driver releases the descriptors"
+    );
     drop((els, handles));
 }

@@ -15,7 +15,10 @@ fn capture(level: Level, message: &str) {
 #[test]
 fn messages_go_to_the_installed_sink_and_respect_the_level() {
     let previous = log::set_log_sink(capture);
-    assert_eq!(previous as usize, log::stderr_sink as fn(Level, &str) as usize);
+    assert_eq!(
+        previous as usize,
+        log::stderr_sink as fn(Level, &str) as usize
+    );
     let (el, driver) = EventLoop::attached(LoopConfig {
         name: "logged".into(),
         ..LoopConfig::default()
@@ -25,7 +28,10 @@ fn messages_go_to_the_installed_sink_and_respect_the_level() {
     driver.run_until_idle();
     assert_eq!(
         SEEN.lock().unwrap().as_slice(),
-        [(Level::Error, "netloop: a task on loop logged failed: boom".to_string())]
+        [(
+            Level::Error,
+            "netloop: a task on loop logged failed: boom".to_string()
+        )]
     );
     log::set_max_level(Some(Level::Error));
     log::warn("filtered");

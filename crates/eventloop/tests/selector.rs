@@ -239,7 +239,15 @@ fn a_failed_re_registration_is_reported_to_its_handler_which_may_call_back_into_
         Some("injected re-registration failure"),
         "the handler is told that its source is registered nowhere"
     );
-    assert_eq!(local.registered_count(), 1, "the failed source gave itself up");
-    assert_eq!(el.task_failures(), 0, "no handler call panicked on a borrow");
+    assert_eq!(
+        local.registered_count(),
+        1,
+        "the failed source gave itself up"
+    );
+    assert_eq!(
+        el.task_failures(),
+        0,
+        "no handler call panicked on a borrow"
+    );
     connect_and_drive(&driver, &a, addr);
 }

@@ -327,7 +327,11 @@ fn a_due_fixed_rate_timer_left_behind_by_the_budget_does_not_fire_after_shutdown
         })
         .unwrap();
     driver.run_once();
-    assert_eq!(fired.load(Ordering::SeqCst), 0, "the budget stopped the batch first");
+    assert_eq!(
+        fired.load(Ordering::SeqCst),
+        0,
+        "the budget stopped the batch first"
+    );
     el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(1));
     let mut iterations = 0;
     while !driver.run_once().terminated {
@@ -335,7 +339,11 @@ fn a_due_fixed_rate_timer_left_behind_by_the_budget_does_not_fire_after_shutdown
         iterations += 1;
         assert!(iterations < 10, "the loop must terminate promptly");
     }
-    assert_eq!(fired.load(Ordering::SeqCst), 0, "fired after shutdown started");
+    assert_eq!(
+        fired.load(Ordering::SeqCst),
+        0,
+        "fired after shutdown started"
+    );
     assert!(handle.is_cancelled());
 }
 
@@ -365,8 +373,7 @@ fn a_periodic_timer_that_starts_the_shutdown_is_not_re_inserted() {
 #[test]
 fn cancelling_a_one_shot_while_it_runs_returns_false() {
     let (el, driver, _) = manual_loop(|_| {});
-    let slot: Arc<std::sync::Mutex<Option<netloop_eventloop::ScheduledHandle>>> =
-        Arc::default();
+    let slot: Arc<std::sync::Mutex<Option<netloop_eventloop::ScheduledHandle>>> = Arc::default();
     let result = Arc::new(std::sync::Mutex::new(None));
     let (s, r) = (slot.clone(), result.clone());
     let handle = el
@@ -407,8 +414,7 @@ fn a_cancel_that_returns_true_means_the_task_never_runs() {
 #[test]
 fn a_periodic_timer_cancelled_while_it_runs_stops_repeating() {
     let (el, driver, ticker) = manual_loop(|_| {});
-    let slot: Arc<std::sync::Mutex<Option<netloop_eventloop::ScheduledHandle>>> =
-        Arc::default();
+    let slot: Arc<std::sync::Mutex<Option<netloop_eventloop::ScheduledHandle>>> = Arc::default();
     let runs = Arc::new(AtomicUsize::new(0));
     let (s, r) = (slot.clone(), runs.clone());
     let handle = el

@@ -18,8 +18,8 @@
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::rc::{Rc, Weak};
+use std::sync::{Arc, Mutex};
 use std::thread::{self, ThreadId};
 
 use netloop_eventloop::{EventLoop, Future, LocalLoop, Promise};

@@ -40,7 +40,10 @@ fn emfile_refuses_pending_clients_at_once_and_accepts_as_soon_as_descriptors_fre
                 break;
             }
         }
-        assert!(hog.len() < 100_000, "descriptor limit too high for this test");
+        assert!(
+            hog.len() < 100_000,
+            "descriptor limit too high for this test"
+        );
     }
     for c in &clients[..2] {
         c.connect(&addr.into()).unwrap();

@@ -15,7 +15,10 @@ impl Drop for DropFlag {
     }
 }
 
-fn listener(ran: &Rc<Cell<bool>>, dropped: &Rc<Cell<bool>>) -> impl FnOnce(&Result<(), TransportError>) {
+fn listener(
+    ran: &Rc<Cell<bool>>,
+    dropped: &Rc<Cell<bool>>,
+) -> impl FnOnce(&Result<(), TransportError>) {
     let (ran, flag) = (ran.clone(), DropFlag(dropped.clone()));
     move |_| {
         let _keep = &flag;

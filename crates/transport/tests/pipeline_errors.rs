@@ -193,7 +193,10 @@ fn a_firing_void_promise_reports_a_failed_write_to_exception_caught_and_a_plain_
     pipeline.write_with(Bytes::from_static(b"late"), ChannelPromise::void());
     assert!(seen.borrow().is_empty(), "a plain void promise is silent");
     let p = ChannelPromise::void_firing(&pipeline);
-    assert!(p.is_void() && p.future().is_none(), "nothing to listen to, nothing allocated");
+    assert!(
+        p.is_void() && p.future().is_none(),
+        "nothing to listen to, nothing allocated"
+    );
     pipeline.write_with(Bytes::from_static(b"late"), p);
     assert_eq!(*seen.borrow(), vec!["ERR_CHANNEL_CLOSED".to_string()]);
 }

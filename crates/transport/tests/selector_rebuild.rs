@@ -44,13 +44,25 @@ fn a_channel_that_cannot_be_re_registered_after_a_rebuild_reports_it_and_closes(
     fail_next_poll.store(true, Ordering::SeqCst);
     assert!(net.driver.run_once().selector_rebuilt);
     net.run_until("the client closed itself", || !client.is_open());
-    assert_eq!(errors.borrow().len(), 1, "reported once: {:?}", errors.borrow());
-    assert!(server.is_open(), "the other channels moved to the new selector");
+    assert_eq!(
+        errors.borrow().len(),
+        1,
+        "reported once: {:?}",
+        errors.borrow()
+    );
+    assert!(
+        server.is_open(),
+        "the other channels moved to the new selector"
+    );
     // The accepted child sees its peer go (dup2 closed the socket) and closes too.
     net.run_until("only the server is left", || net.lp.registered_count() == 1);
     // The server's listener was moved: it still accepts.
     let before = accepted_count();
-    let (_c, connected) = net.client(ChannelOptions::default(), no_child, server.local_addr().unwrap());
+    let (_c, connected) = net.client(
+        ChannelOptions::default(),
+        no_child,
+        server.local_addr().unwrap(),
+    );
     net.run_until("accepted on the rebuilt selector", || {
         connected.is_done() && accepted_count() > before
     });

@@ -104,7 +104,8 @@ impl Hub {
         // A graceful shutdown goes on while events wait for JS or JS's ops wait for the loop.
         let weak = Rc::downgrade(&hub);
         local.set_work_probe(Rc::new(move || {
-            weak.upgrade().is_some_and(|h| !h.outbox.borrow().is_empty() || h.shared.has_ops())
+            weak.upgrade()
+                .is_some_and(|h| !h.outbox.borrow().is_empty() || h.shared.has_ops())
         }));
         super::remote::register(hub.loop_id, handle, &hub);
         hub

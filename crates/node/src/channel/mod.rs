@@ -350,7 +350,13 @@ impl NativeChannels {
     /// Netty's user-defined writability flag `index` (1..=31): the channel is writable only
     /// while its buffer is below the high mark and every flag is writable.
     #[napi]
-    pub fn set_user_writability(&self, env: Env, id: f64, index: u32, writable: bool) -> Result<()> {
+    pub fn set_user_writability(
+        &self,
+        env: Env,
+        id: f64,
+        index: u32,
+        writable: bool,
+    ) -> Result<()> {
         self.enter();
         let r = self.with_channel(id, |ch| {
             ch.set_user_defined_writability(index, writable)

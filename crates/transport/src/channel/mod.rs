@@ -29,9 +29,9 @@ use crate::handle::{self, ChannelHandle};
 use crate::message::Message;
 use crate::options::{ChannelOption, ChannelOptions};
 use crate::outbound_buffer::{OutboundBuffer, WritabilityChange, ENTRY_OVERHEAD};
-pub(crate) use writability::check_user_index;
 use crate::pipeline::ChannelPipeline;
 use crate::promise::{ChannelFuture, ChannelPromise, LocalListenerExt};
+pub(crate) use writability::check_user_index;
 
 /// A process-wide unique channel number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

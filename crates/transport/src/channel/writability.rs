@@ -65,7 +65,6 @@ impl Channel {
     pub fn bytes_before_writable(&self) -> usize {
         self.0.outbound.borrow().bytes_before_writable()
     }
-
 }
 
 pub(crate) fn check_user_index(index: u32) -> Result<(), TransportError> {
