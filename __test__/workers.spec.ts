@@ -160,3 +160,13 @@ test.serial('shutting a worker group down closes its channels and lets its threa
   t.true(workers.isTerminated)
   await server.close()
 })
+
+test.serial('a worker group starts under process-wide node flags (they are not handed to workers)', (t) => {
+  const { execFileSync } = require('node:child_process') as typeof import('node:child_process')
+  const out = execFileSync(
+    process.execPath,
+    ['--max-old-space-size=512', '-e', `const g = new (require(${JSON.stringify(join(__dirname, '..', 'index.js'))}).EventLoopGroup)({ threads: 1, module: ${JSON.stringify(join(__dirname, 'fixtures', 'echo-module.ts'))} }); g.ready().then(() => { console.log('ready'); return g.shutdownGracefully(0, 500) })`],
+    { encoding: 'utf8', timeout: 20_000 },
+  )
+  t.is(out, 'ready\n')
+})

@@ -108,7 +108,9 @@ export class WorkerLoop extends EventEmitter {
     onTaskError: (e: Error) => void,
   ) {
     super()
-    this.worker = new Worker(entryFile(), { workerData, execArgv: process.execArgv, stdout: false, stderr: false })
+    // execArgv is inherited (Node leaves out process-wide flags); a TypeScript loader is
+    // registered by the worker itself when needed (worker-entry.ts).
+    this.worker = new Worker(entryFile(), { workerData, stdout: false, stderr: false })
     this.threadId = this.worker.threadId
     let ready!: (id: number) => void
     let failed!: (e: Error) => void

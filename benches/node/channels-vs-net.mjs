@@ -34,6 +34,7 @@ import { cpus, loadavg } from 'node:os'
 import { createHash } from 'node:crypto'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { bundleExample } from './bundle.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const argv = process.argv.slice(2)
@@ -70,16 +71,12 @@ const loadSrc = join(root, 'benches', 'load', 'echo_load.c')
 const loadBin = join(binDir, 'echo_load')
 if (newer(loadSrc, loadBin)) execFileSync('cc', ['-O2', '-Wall', '-o', loadBin, loadSrc], { stdio: 'inherit' })
 
-// examples/resp-server.ts compiled once with esbuild (types stripped, not bundled), its import of
-// the library pointed at the compiled index.js: so neither RESP server runs under tsx.
+// examples/resp-server.ts bundled with esbuild (every run: it imports other files), the library
+// left to the compiled index.js: so neither RESP server runs under tsx.
 const respSrc = join(root, 'examples', 'resp-server.ts')
 const respBin = join(binDir, 'resp-server.cjs')
 const haveResp = existsSync(respSrc)
-if (haveResp && newer(respSrc, respBin)) {
-  const js = execFileSync(join(root, 'node_modules', '.bin', 'esbuild'), [respSrc, '--format=cjs', '--platform=node', '--target=node20', '--log-level=warning'], { encoding: 'utf8' })
-  if (!js.includes('require("../index")')) throw new Error('resp-server.ts: expected an import of ../index')
-  writeFileSync(respBin, js.replaceAll('require("../index")', `require(${JSON.stringify(join(root, 'index.js'))})`))
-}
+if (haveResp) bundleExample(root, respSrc, respBin)
 const haveRedisBenchmark = spawnSync('redis-benchmark', ['--version']).status === 0
 
 // ---------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSy
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { bundleExample } from './bundle.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const argv = process.argv.slice(2)
@@ -67,16 +68,7 @@ const loadSrc = join(root, 'benches', 'load', 'echo_load.c')
 const loadBin = join(binDir, 'echo_load')
 if (newer(loadSrc, loadBin)) execFileSync('cc', ['-O2', '-Wall', '-o', loadBin, loadSrc], { stdio: 'inherit' })
 
-const esbuild = join(root, 'node_modules', '.bin', 'esbuild')
-const indexJs = join(root, 'index.js')
-/** A .ts example bundled to CJS with the library (`../index`) left to the compiled index.js (every run: it imports other files). */
-function bundle(src, out) {
-  // The examples import the library as ../index (examples/) or ../../index (examples/lib/).
-  const js = execFileSync(esbuild, [src, '--bundle', '--format=cjs', '--platform=node', '--target=node20', '--external:../index', '--external:../../index', '--log-level=error'], { encoding: 'utf8' })
-  const out1 = js.replaceAll('require("../index")', `require(${JSON.stringify(indexJs)})`).replaceAll('require("../../index")', `require(${JSON.stringify(indexJs)})`)
-  if (/require\("(\.\.\/)+index"\)/.test(out1) || out1.includes('netloop.linux-x64-gnu.node')) throw new Error(`${src}: the bundle still holds a copy of the library`)
-  writeFileSync(out, out1)
-}
+const bundle = (src, out) => bundleExample(root, src, out)
 const respHandlersSrc = join(root, 'examples', 'resp-handlers.ts')
 const respHandlersJs = join(binDir, 'resp-handlers.js') // resp-server.cjs finds it by require.resolve('./resp-handlers')
 const respServerJs = join(binDir, 'resp-server.cjs')

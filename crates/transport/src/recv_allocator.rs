@@ -78,6 +78,11 @@ impl AdaptiveRecvAllocator {
         self.next_size
     }
 
+    /// The largest size this allocator guesses (the configured maximum).
+    pub fn maximum(&self) -> usize {
+        size_table()[self.max_index]
+    }
+
     /// Records bytes read: by one read that filled its buffer, or by a whole read batch.
     pub fn record(&mut self, actual: usize) {
         let t = size_table();

@@ -9,6 +9,9 @@ use bytes::BytesMut;
 use mio::net::TcpStream;
 
 use super::{ChannelInputShutdown, SocketIo, State, READ_CHUNK};
+
+/// Smallest read asked of the socket (Netty's initial receive size).
+const MIN_READ: usize = 2048;
 use crate::channel::Channel;
 use crate::message::Message;
 use crate::promise::ChannelPromise;
@@ -28,7 +31,14 @@ impl SocketIo {
         let mut eof = false;
         let mut error = None;
         loop {
-            let guess = self.alloc.borrow().guess();
+            // Never ask for less than MIN_READ (unless the configured maximum is smaller): reads
+            // land in a shared chunk, so asking for more costs no memory, and a small guess
+            // that a message fills exactly would look like more is waiting (one wasted read
+            // per message).
+            let guess = {
+                let a = self.alloc.borrow();
+                a.guess().max(MIN_READ.min(a.maximum()))
+            };
             let result = {
                 let guard = self.stream.borrow();
                 let Some(stream) = guard.as_ref() else { break };
