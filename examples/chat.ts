@@ -34,7 +34,7 @@ start(async () => {
     name: 'chat',
     defaultPort: 7002,
     childHandler,
-    handlersModule: require.resolve('./chat-room'),
+    handlersModule: () => require.resolve('./chat-room'),
     workerData: room,
     describe: (how) => ` (${how ? `${how}; ` : ''}idle users leave after ${idleSeconds} s)`,
     // Every room tells its users goodbye and closes them; then the loops shut down.

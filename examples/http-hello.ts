@@ -23,7 +23,7 @@ start(() =>
     name: 'http',
     defaultPort: 8080,
     childHandler,
-    handlersModule: require.resolve('./http-handlers'),
+    handlersModule: () => require.resolve('./http-handlers'),
     childOptions: { tcpNoDelay: true },
   }),
 )

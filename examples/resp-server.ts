@@ -32,7 +32,7 @@ start(() =>
     name: 'resp',
     defaultPort: 6380,
     childHandler,
-    handlersModule: require.resolve('./resp-handlers'),
+    handlersModule: () => require.resolve('./resp-handlers'),
     childOptions: { tcpNoDelay: true },
   }),
 )

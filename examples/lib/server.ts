@@ -37,8 +37,8 @@ export interface ExampleServer {
   defaultPort: number
   /** Sets up each accepted channel (on the main thread's loop, when threads is 1). */
   childHandler: (ch: Channel) => void
-  /** The module exporting `childHandler`, imported by every worker (threads > 1). */
-  handlersModule: string
+  /** The module exporting `childHandler`, imported by every worker (asked only when threads > 1). */
+  handlersModule: () => string
   /** Given to each worker as `workerData`. */
   workerData?: unknown
   childOptions?: ChannelOptions
@@ -54,7 +54,7 @@ export async function runExample(opts: ExampleServer): Promise<{ server: ServerC
   const reusePort = process.argv.includes('--reuse-port')
   const loop = new EventLoop({ name: opts.name })
   loop.ref() // keep the process alive until the loop terminates
-  const workers = threads > 1 ? new EventLoopGroup({ threads, module: opts.handlersModule, workerData: opts.workerData }) : undefined
+  const workers = threads > 1 ? new EventLoopGroup({ threads, module: opts.handlersModule(), workerData: opts.workerData }) : undefined
   workers?.on('loopTerminated', (info) => {
     if (info.cause) console.error(`${opts.name}: worker ${info.index} ended: ${info.cause.message}`)
   })
