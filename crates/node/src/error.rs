@@ -56,16 +56,30 @@ fn env_flag(name: &str) -> bool {
     std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0")
 }
 
-/// `NETLOOP_DEBUG` set (and not `0`): the binding prints its diagnostics to stderr.
+/// `NETLOOP_DEBUG` set (and not `0`): diagnostics reach the log sink (stderr by default).
 pub fn debug_enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
     *ON.get_or_init(|| env_flag("NETLOOP_DEBUG"))
 }
 
-/// Prints a diagnostic when `NETLOOP_DEBUG` is set; silent otherwise.
+/// Sets up the core's logging facade for a Node process, once: a Node library prints
+/// nothing unless asked, so every level is off unless `NETLOOP_DEBUG` is set (then all of
+/// them go to the facade's sink, stderr by default). The binding's and the core's messages
+/// go through that one facade.
+pub fn configure_logging() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let level = debug_enabled().then_some(netloop_eventloop::log::Level::Debug);
+        netloop_eventloop::log::set_max_level(level);
+    });
+}
+
+/// A diagnostic of the binding, through the core's logging facade (see [`configure_logging`]).
 pub fn debug(msg: std::fmt::Arguments<'_>) {
-    if debug_enabled() {
-        eprintln!("netloop: {msg}");
+    configure_logging();
+    let level = netloop_eventloop::log::Level::Debug;
+    if netloop_eventloop::log::enabled(level) {
+        netloop_eventloop::log::log(level, &format!("netloop: {msg}"));
     }
 }
 

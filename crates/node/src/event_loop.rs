@@ -121,6 +121,7 @@ impl NativeEventLoop {
         js_now: f64,
         options: Option<NativeLoopOptions>,
     ) -> JsResult<Self> {
+        crate::error::configure_logging();
         let (data, len, reference) = float64_array(env, &ops)?;
         let ops = OpBuffer {
             env: env.raw(),
