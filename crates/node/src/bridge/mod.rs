@@ -23,9 +23,8 @@
 
 use std::cell::{Cell, RefCell};
 use std::os::raw::c_int;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 use std::time::Duration;
 
 use libuv_sys_lite as uv;
@@ -40,15 +39,17 @@ use netloop_eventloop::{EventLoop, Iteration, LocalLoop, LoopDriver};
 /// markers wait for the next iteration: JS work is bounded per iteration whatever the ioRatio.
 pub const MARKERS_PER_ITERATION: u32 = 64;
 
-thread_local! {
-    static LIVE: RefCell<Vec<Weak<Bridge>>> = const { RefCell::new(Vec::new()) };
-    pub(crate) static TEARING_DOWN: Cell<bool> = const { Cell::new(false) };
-    static HOOKED: Cell<bool> = const { Cell::new(false) };
-}
+mod live;
+mod rearm;
+mod scopes;
+mod uv_handles;
 
-pub(crate) fn tearing_down() -> bool {
-    TEARING_DOWN.try_with(|t| t.get()).unwrap_or(true)
-}
+pub(crate) use live::{find, tearing_down};
+use live::{install_cleanup_hook, LIVE};
+use scopes::Scopes;
+use uv_handles::{
+    ceil_millis, free_poll, free_timer, on_poll, on_timer, zeroed_poll, zeroed_timer,
+};
 
 /// Work that runs at the end of every loop iteration, while the iteration's handle and
 /// callback scopes are open (so it may call JS), before the `Terminated` dispatch.
@@ -382,98 +383,6 @@ impl Bridge {
         })
     }
 
-    fn after_iteration(&self, it: Iteration) {
-        let Some(core) = self.core() else { return };
-        if it.terminated || core.handle.is_terminated() {
-            drop(core);
-            self.close();
-            return;
-        }
-        // Microtasks that ran when the callback scope closed may have buffered timer ops.
-        let timers = self.timers();
-        if let Some(t) = &timers {
-            t.drain();
-        }
-        let d = &core.driver;
-        let next = d.next_timeout();
-        // Queued tasks and registered channels keep the process alive, as setImmediate and
-        // sockets do; timers do through the (ref'ed) timer handle.
-        let hook = self.hook.borrow().clone();
-        let channels = match hook {
-            Some(h) => h.keeps_alive(),
-            None => d.local().registered_count() > 0,
-        };
-        let busy_io = self.pinned.get() || channels || next == Some(Duration::ZERO);
-        let busy = busy_io
-            || timers.as_ref().is_some_and(|t| t.live() > 0)
-            || core.handle.is_shutting_down();
-        self.set_js_strong(busy);
-        let (poll, timer) = (self.poll.get(), self.timer.get());
-        // SAFETY: non-null handles are initialised and open (they are nulled when closed).
-        unsafe {
-            if !poll.is_null() {
-                if busy_io {
-                    uv::uv_ref(poll.cast());
-                } else {
-                    uv::uv_unref(poll.cast());
-                }
-            }
-            if timer.is_null() {
-                return;
-            }
-            match next {
-                Some(Duration::ZERO) => {
-                    // Run again in libuv's poll phase: the waker makes the fd readable.
-                    uv::uv_timer_stop(timer);
-                    d.local().request_iteration();
-                }
-                Some(t) => {
-                    uv::uv_update_time(self.uv_loop);
-                    uv::uv_timer_start(timer, Some(on_timer), ceil_millis(t), 0);
-                }
-                None => {
-                    uv::uv_timer_stop(timer);
-                }
-            }
-        }
-    }
-
-    /// The JS side is needed (strong) or may be collected (weak).
-    fn set_js_strong(&self, strong: bool) {
-        let r = self.dispatch.get();
-        if r.is_null() || self.dispatch_strong.get() == strong || tearing_down() {
-            return;
-        }
-        let mut count = 0u32;
-        // SAFETY: `r` was created on this env and is deleted only by `close`, which nulls it.
-        unsafe {
-            if strong {
-                sys::napi_reference_ref(self.env, r, &mut count);
-            } else {
-                sys::napi_reference_unref(self.env, r, &mut count);
-            }
-        }
-        self.dispatch_strong.set(strong);
-    }
-
-    /// Keeps the process and the JS side alive until the next iteration (JS queued work).
-    pub fn keep_alive(&self) {
-        self.set_js_strong(true);
-        let poll = self.poll.get();
-        if !poll.is_null() {
-            // SAFETY: a non-null poll handle is initialised and open.
-            unsafe { uv::uv_ref(poll.cast()) };
-        }
-    }
-
-    /// Asks libuv to run an iteration soon (after JS scheduled work outside an iteration).
-    pub fn rearm(&self) {
-        if self.closed.get() || self.local().is_some_and(|l| l.is_in_iteration()) {
-            return;
-        }
-        self.after_iteration(Iteration::default());
-    }
-
     /// Closes the uv handles, lets go of the JS references and releases the loop's core (a
     /// loop that has not terminated yet terminates now, without calling JS). Idempotent.
     pub fn close(&self) {
@@ -531,168 +440,4 @@ impl Drop for Bridge {
             self.close();
         }
     }
-}
-
-/// The handle scope and callback scope of one iteration; closed on drop (also on unwind).
-struct Scopes<'a> {
-    bridge: &'a Bridge,
-    hs: sys::napi_handle_scope,
-    cs: sys::napi_callback_scope,
-    /// The dispatch function was collected (the loop was idle and unreferenced).
-    js_gone: bool,
-}
-
-impl<'a> Scopes<'a> {
-    fn open(bridge: &'a Bridge) -> Option<Self> {
-        let env = bridge.env;
-        let mut s = Scopes {
-            bridge,
-            hs: ptr::null_mut(),
-            cs: ptr::null_mut(),
-            js_gone: false,
-        };
-        let mut resource = ptr::null_mut();
-        // SAFETY: called from a libuv callback on the env's thread, where no scope is open.
-        // Failures (possible during worker termination) skip the iteration or run it without
-        // async context.
-        unsafe {
-            if sys::napi_open_handle_scope(env, &mut s.hs) != sys::Status::napi_ok {
-                return None;
-            }
-            if sys::napi_get_reference_value(env, bridge.resource.get(), &mut resource)
-                != sys::Status::napi_ok
-                || resource.is_null()
-                || sys::napi_open_callback_scope(env, resource, bridge.async_ctx.get(), &mut s.cs)
-                    != sys::Status::napi_ok
-            {
-                s.cs = ptr::null_mut();
-            }
-            let (mut f, mut recv) = (ptr::null_mut(), ptr::null_mut());
-            if bridge.fetch_dispatch(&mut f, &mut recv) {
-                bridge.scope_fn.set(f);
-                bridge.scope_recv.set(recv);
-            } else {
-                s.js_gone = sys::napi_get_reference_value(env, bridge.dispatch.get(), &mut f)
-                    == sys::Status::napi_ok
-                    && f.is_null();
-            }
-        }
-        Some(s)
-    }
-}
-
-impl Drop for Scopes<'_> {
-    fn drop(&mut self) {
-        self.bridge.scope_fn.set(ptr::null_mut());
-        self.bridge.scope_recv.set(ptr::null_mut());
-        // SAFETY: closing the scopes opened in `open`, in reverse order, on the same thread.
-        // Closing the callback scope runs the nextTick queue and microtasks.
-        unsafe {
-            if !self.cs.is_null() {
-                sys::napi_close_callback_scope(self.bridge.env, self.cs);
-            }
-            sys::napi_close_handle_scope(self.bridge.env, self.hs);
-        }
-    }
-}
-
-/// The live bridge of the loop with this id on this thread (test hooks).
-pub fn find(loop_id: u64) -> Option<Rc<Bridge>> {
-    LIVE.try_with(|l| {
-        l.borrow()
-            .iter()
-            .filter_map(Weak::upgrade)
-            .find(|b| b.id == loop_id && !b.closed.get())
-    })
-    .ok()
-    .flatten()
-}
-
-fn ceil_millis(d: Duration) -> u64 {
-    let ms = d.as_nanos().div_ceil(1_000_000).max(1);
-    u64::try_from(ms).unwrap_or(u64::MAX / 2).min(u64::MAX / 2)
-}
-
-fn zeroed_poll() -> uv::uv_poll_t {
-    // SAFETY: uv_poll_t is a plain C struct for which all-zero bytes are a valid (uninitialised)
-    // value; uv_poll_init fills it in before use.
-    unsafe { std::mem::zeroed() }
-}
-
-fn zeroed_timer() -> uv::uv_timer_t {
-    // SAFETY: as for `zeroed_poll`; uv_timer_init fills it in.
-    unsafe { std::mem::zeroed() }
-}
-
-/// The bridge a handle's data owns, as a new strong ref (the handle keeps its own).
-///
-/// # Safety
-/// `data` must be the `Rc::into_raw` pointer stored by `init`/`start_poll`, not yet released.
-unsafe fn bridge_of(data: *mut std::ffi::c_void) -> Rc<Bridge> {
-    let p = data as *const Bridge;
-    // SAFETY: per the contract the handle owns one strong count; add ours and take it.
-    unsafe {
-        Rc::increment_strong_count(p);
-        Rc::from_raw(p)
-    }
-}
-
-fn run_guarded(bridge: &Rc<Bridge>, io: bool) {
-    if catch_unwind(AssertUnwindSafe(|| bridge.run(io))).is_err() {
-        debug(format_args!("a panic was stopped at the libuv boundary"));
-        // The scopes were closed by their guard; make sure the loop runs again.
-        let _ = catch_unwind(AssertUnwindSafe(|| bridge.rearm()));
-    }
-}
-
-unsafe extern "C" fn on_poll(handle: *mut uv::uv_poll_t, _status: c_int, _events: c_int) {
-    // SAFETY: an open poll handle's data is its owned Rc (released only by `free_poll`).
-    let bridge = unsafe { bridge_of((*handle).data) };
-    run_guarded(&bridge, true);
-}
-
-unsafe extern "C" fn on_timer(handle: *mut uv::uv_timer_t) {
-    // SAFETY: as in `on_poll`.
-    let bridge = unsafe { bridge_of((*handle).data) };
-    run_guarded(&bridge, false);
-}
-
-unsafe extern "C" fn free_poll(handle: *mut uv::uv_handle_t) {
-    // SAFETY: allocated by Box::into_raw in `start_poll`; libuv is done with it. Its data is
-    // the Rc stored there (never null: data is set right after a successful init).
-    unsafe {
-        let h = Box::from_raw(handle.cast::<uv::uv_poll_t>());
-        drop(Rc::from_raw(h.data as *const Bridge));
-    }
-}
-
-unsafe extern "C" fn free_timer(handle: *mut uv::uv_handle_t) {
-    // SAFETY: as in `free_poll`, for the timer allocated in `init`.
-    unsafe {
-        let h = Box::from_raw(handle.cast::<uv::uv_timer_t>());
-        drop(Rc::from_raw(h.data as *const Bridge));
-    }
-}
-
-fn install_cleanup_hook(env: sys::napi_env) {
-    if HOOKED.with(|h| h.replace(true)) {
-        return;
-    }
-    // SAFETY: registering a plain function with a null argument on the live env.
-    unsafe {
-        sys::napi_add_env_cleanup_hook(env, Some(cleanup), ptr::null_mut());
-    }
-}
-
-/// Env teardown (worker termination, process exit): close every open handle, terminate
-/// every loop; no JS is called from here on.
-unsafe extern "C" fn cleanup(_arg: *mut std::ffi::c_void) {
-    let _ = catch_unwind(|| {
-        TEARING_DOWN.with(|t| t.set(true));
-        let live: Vec<Rc<Bridge>> =
-            LIVE.with(|l| l.borrow().iter().filter_map(Weak::upgrade).collect());
-        for b in live {
-            b.close();
-        }
-    });
 }
