@@ -13,7 +13,6 @@
  *   `ERR_REJECTED_EXECUTION` error (only if the loop was destroyed under it).
  * - Tasks and timers run in the async context of the code that submitted them.
  */
-import { AsyncResource } from 'node:async_hooks'
 import { native } from './binding'
 import type * as Native from '../native'
 import {
@@ -29,6 +28,7 @@ import {
   rejected,
 } from './errors'
 import { channelMetrics, closeChannelsOf, type ChannelMetrics } from './hub'
+import { TaskQueue } from './tasks'
 import { ScheduledTask, TimerQueue, type Task } from './timers'
 
 export { ScheduledTask, type Task } from './timers'
@@ -95,9 +95,8 @@ function defaultTaskError(error: unknown, loop: EventLoop): void {
  */
 export class EventLoop {
   readonly #native: NativeEventLoop
-  #tasks: Array<Task | undefined> = []
-  #contexts: Array<AsyncResource | undefined> = []
-  #head = 0
+  readonly #queue = new TaskQueue()
+  readonly #runTask = (fn: Task) => this.#run(fn)
   #markerQueued = false
   readonly #maxPending: number
   readonly #arm = new Float64Array(TIMER_ARM_LENGTH)
@@ -176,44 +175,15 @@ export class EventLoop {
    */
   #runTaskBatch(): void {
     this.#markerQueued = false
-    const end = Math.min(this.#tasks.length, this.#head + JS_BATCH)
-    while (this.#head < end) {
-      const fn = this.#tasks[this.#head]
-      const context = this.#contexts[this.#head]
-      this.#tasks[this.#head] = undefined
-      this.#contexts[this.#head++] = undefined
-      if (fn) context!.runInAsyncScope(this.#run, this, fn)
-    }
-    if (this.#head === this.#tasks.length) {
-      this.#tasks = []
-      this.#contexts = []
-      this.#head = 0
-      return
-    }
-    if (this.#head > 1024 && this.#head * 2 > this.#tasks.length) {
-      this.#tasks = this.#tasks.slice(this.#head)
-      this.#contexts = this.#contexts.slice(this.#head)
-      this.#head = 0
-    }
-    if (!this.#markerQueued) {
-      // These tasks were accepted: the re-queue is never rejected while the loop runs tasks.
-      const r = this.#native.requeue()
-      if (r === 0) this.#markerQueued = true
-      else if (r === 1) {
-        // The loop's final drain (shut down, nothing new is queued): run the rest now.
-        while (this.#head < this.#tasks.length) {
-          const fn = this.#tasks[this.#head]
-          const context = this.#contexts[this.#head]
-          this.#tasks[this.#head] = undefined
-          this.#contexts[this.#head++] = undefined
-          if (fn) context!.runInAsyncScope(this.#run, this, fn)
-        }
-        this.#tasks = []
-        this.#contexts = []
-        this.#head = 0
-      }
-      else this.#rejectQueued()
-    }
+    this.#queue.run(JS_BATCH, this.#runTask)
+    // Done, or a task executed by this batch already queued the next marker.
+    if (this.#queue.size === 0 || this.#markerQueued) return
+    // These tasks were accepted: the re-queue is never rejected while the loop runs tasks.
+    const r = this.#native.requeue()
+    if (r === 0) this.#markerQueued = true
+    // The loop's final drain (shut down, nothing new is queued): run the rest now.
+    else if (r === 1) this.#queue.run(Infinity, this.#runTask)
+    else this.#rejectQueued()
   }
 
   #run(fn: Task): void {
@@ -236,15 +206,9 @@ export class EventLoop {
 
   /** Tasks that can no longer run (the loop is gone) are reported, never dropped silently. */
   #rejectQueued(): void {
-    const tasks = this.#tasks
-    const from = this.#head
-    this.#tasks = []
-    this.#contexts = []
-    this.#head = 0
+    const n = this.#queue.clear()
     this.#markerQueued = false
-    for (let i = from; i < tasks.length; i++) {
-      if (tasks[i]) this.#fail(rejected(`loop ${this.name} terminated before the task ran`))
-    }
+    for (let i = 0; i < n; i++) this.#fail(rejected(`loop ${this.name} terminated before the task ran`))
   }
 
   #onTerminated(): void {
@@ -254,16 +218,6 @@ export class EventLoop {
     this.#resolveTermination()
   }
 
-  /**
-   * The async context for a task submitted now. `new AsyncResource` costs about 30 ns on
-   * Node 20 (with or without AsyncLocalStorage in use); `AsyncResource.bind` and
-   * `AsyncLocalStorage.snapshot()` about 8 µs. A context cannot be shared between tasks
-   * submitted from the same resource: `AsyncLocalStorage.run` changes the store of the
-   * current resource in place.
-   */
-  #capture(): AsyncResource {
-    return new AsyncResource('netloop:task')
-  }
 
   get name(): string {
     return this.#native.name
@@ -288,7 +242,7 @@ export class EventLoop {
 
   /** Tasks queued and not yet run (this thread's and other threads'). */
   get pendingTasks(): number {
-    return this.#tasks.length - this.#head + this.#native.pendingTasks
+    return this.#queue.size + this.#native.pendingTasks
   }
 
   /**
@@ -325,7 +279,7 @@ export class EventLoop {
   execute(fn: Task): void {
     if (typeof fn !== 'function') throw invalidArgType('task', 'function', fn)
     if (this.#terminated) throw rejected(`loop ${this.name} has terminated`)
-    if (this.#tasks.length - this.#head >= this.#maxPending) throw rejected(`loop ${this.name} already has ${this.#maxPending} pending tasks`)
+    if (this.#queue.size >= this.#maxPending) throw rejected(`loop ${this.name} already has ${this.#maxPending} pending tasks`)
     if (!this.#markerQueued) {
       try {
         this.#native.execute()
@@ -334,8 +288,7 @@ export class EventLoop {
       }
       this.#markerQueued = true
     }
-    this.#tasks.push(fn)
-    this.#contexts.push(this.#capture())
+    this.#queue.push(fn)
   }
 
   /**
