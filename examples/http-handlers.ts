@@ -10,10 +10,7 @@
 //                                 keep-alive) closes once the response is written.
 //
 // With `--threads N` every worker thread imports this module and runs `childHandler` for the
-// connections of its loop (each thread keeps its own `Date` header). This module imports only
-// netloop's types: on a worker, netloop runs from its compiled index.js, and a runtime
-// `import ... from '../index'` in a .ts module there would load the TypeScript sources as a
-// second copy (see chat-room.ts).
+// connections of its loop (each thread keeps its own `Date` header).
 import type { Channel, ChannelHandler, ChannelHandlerContext, ScheduledTask } from '../index'
 
 interface Request {
