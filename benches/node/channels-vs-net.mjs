@@ -31,18 +31,10 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
-import { createHash } from 'node:crypto'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { bundleExample } from './bundle.mjs'
+import { CLK_TCK, addonUnderTest, flag, fmt, median, newer, opt, root, spread, waitForQuiet } from './harness.mjs'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const argv = process.argv.slice(2)
-const flag = (name) => argv.includes(name)
-const opt = (name, fallback) => {
-  const i = argv.indexOf(name)
-  return i >= 0 ? argv[i + 1] : fallback
-}
 const quick = flag('--quick')
 const RUNS = Number(opt('--runs', quick ? 3 : 5))
 const SECONDS = Number(opt('--seconds', quick ? 1.5 : 3))
@@ -50,23 +42,14 @@ const WARMUP = quick ? 0.5 : 1
 const ONLY = opt('--only', 'echo-1,echo-50,lines-50,resp').split(',')
 const PIN = !flag('--no-pin') && cpus().length >= 2
 const SIZE = 64
-const ADDON = opt('--addon', undefined)
-if (ADDON) process.env.NAPI_RS_NATIVE_LIBRARY_PATH = join(process.cwd(), ADDON)
-const addonFile = ADDON ? process.env.NAPI_RS_NATIVE_LIBRARY_PATH : join(root, 'netloop.linux-x64-gnu.node')
-function addonId() {
-  const st = statSync(addonFile)
-  const hash = createHash('sha256').update(readFileSync(addonFile)).digest('hex').slice(0, 12)
-  return { file: addonFile, size: st.size, mtime: st.mtime.toISOString(), sha256: hash }
-}
+const { given: ADDON, file: addonFile, addonId } = addonUnderTest()
 const addonAtStart = addonId()
-const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim())
 
 // ---------------------------------------------------------------------------------------------
 // Build the load generator (only if the source is newer) and the RESP example wrapper.
 
 const binDir = join(root, 'target', 'bench-bin')
 mkdirSync(binDir, { recursive: true })
-const newer = (src, out) => !existsSync(out) || statSync(src).mtimeMs > statSync(out).mtimeMs
 const loadSrc = join(root, 'benches', 'load', 'echo_load.c')
 const loadBin = join(binDir, 'echo_load')
 if (newer(loadSrc, loadBin)) execFileSync('cc', ['-O2', '-Wall', '-o', loadBin, loadSrc], { stdio: 'inherit' })
@@ -130,12 +113,6 @@ function startServer(name, cpu) {
   })
 }
 
-/** Busy ticks of the whole machine (/proc/stat: user nice system irq softirq steal). */
-function machineBusy() {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number)
-  return f[0] + f[1] + f[2] + f[5] + f[6] + (f[7] ?? 0)
-}
-const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 
 /**
  * Waits (up to QUIET_WAIT_S) until the machine is quiet: less than 0.25 of a core busy over half
@@ -144,18 +121,7 @@ const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 
 const QUIET_WAIT_S = Number(opt('--quiet-wait', 120))
 let quietWaited = 0
 function waitQuiet() {
-  const t0 = Date.now()
-  for (;;) {
-    const b0 = machineBusy()
-    sleep(500)
-    const busy = (machineBusy() - b0) / CLK_TCK / 0.5
-    if (busy < 0.25) break
-    if (Date.now() - t0 > QUIET_WAIT_S * 1000) {
-      process.stderr.write(`  (machine still busy: ${busy.toFixed(2)} cores; running anyway)\n`)
-      break
-    }
-  }
-  quietWaited += Date.now() - t0
+  quietWaited += waitForQuiet(QUIET_WAIT_S).waitedMs
 }
 
 function procTicks(pid) {
@@ -167,18 +133,6 @@ function procTicks(pid) {
 // ---------------------------------------------------------------------------------------------
 // Statistics
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const n = s.length
-  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2
-}
-const fmt = (x, digits = 0) => {
-  if (x === undefined || Number.isNaN(x)) return '–'
-  const s = x.toFixed(digits)
-  return digits === 0 ? s.replace(/\B(?=(\d{3})+(?!\d))/g, ' ') : s
-}
-const spread = (xs, digits = 0, unit = '') =>
-  `${fmt(median(xs), digits)}${unit} (${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)})`
 
 // ---------------------------------------------------------------------------------------------
 // Workloads driven by echo_load

@@ -1,0 +1,83 @@
+// What the side-by-side harnesses share: command-line options, the addon under test, CPU
+// accounting from /proc, waiting for a quiet machine, and the statistics of the tables.
+import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+
+const argv = process.argv.slice(2)
+/** True if `name` is on the command line. */
+export const flag = (name) => argv.includes(name)
+/** The value after `name` on the command line, else `fallback`. */
+export const opt = (name, fallback) => {
+  const i = argv.indexOf(name)
+  return i >= 0 ? argv[i + 1] : fallback
+}
+
+/**
+ * The addon under test: `--addon FILE` (loaded by the servers through
+ * NAPI_RS_NATIVE_LIBRARY_PATH), else the repository's. `addonId()` describes it (size, hash)
+ * so a run can say which build it measured and notice a change under it.
+ */
+export function addonUnderTest() {
+  const given = opt('--addon', undefined)
+  if (given) process.env.NAPI_RS_NATIVE_LIBRARY_PATH = join(process.cwd(), given)
+  const file = given ? process.env.NAPI_RS_NATIVE_LIBRARY_PATH : join(root, 'netloop.linux-x64-gnu.node')
+  const addonId = () => {
+    const st = statSync(file)
+    const hash = createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 12)
+    return { file, size: st.size, mtime: st.mtime.toISOString(), sha256: hash }
+  }
+  return { given, file, addonId }
+}
+
+export const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim())
+
+/** True if `out` is missing or older than `src`. */
+export const newer = (src, out) => !existsSync(out) || statSync(src).mtimeMs > statSync(out).mtimeMs
+
+/** Busy ticks of the whole machine (/proc/stat: user nice system irq softirq steal). */
+export function machineBusy() {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number)
+  return f[0] + f[1] + f[2] + f[5] + f[6] + (f[7] ?? 0)
+}
+
+export const sleepSync = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+
+/**
+ * Waits (up to `maxSeconds`) until less than 0.25 of a core is busy over half a second: other
+ * engineers build and test on this VM, and a run next to them measures them.
+ * Returns how long it waited and whether the machine got quiet.
+ */
+export function waitForQuiet(maxSeconds) {
+  const t0 = Date.now()
+  for (;;) {
+    const b0 = machineBusy()
+    sleepSync(500)
+    const busy = (machineBusy() - b0) / CLK_TCK / 0.5
+    if (busy < 0.25) return { waitedMs: Date.now() - t0, quiet: true }
+    if (Date.now() - t0 > maxSeconds * 1000) {
+      process.stderr.write(`  (machine still busy: ${busy.toFixed(2)} cores; running anyway)\n`)
+      return { waitedMs: Date.now() - t0, quiet: false }
+    }
+  }
+}
+
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const n = s.length
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2
+}
+
+export const fmt = (x, digits = 0) => {
+  if (x === undefined || Number.isNaN(x)) return '–'
+  const s = x.toFixed(digits)
+  return digits === 0 ? s.replace(/\B(?=(\d{3})+(?!\d))/g, ' ') : s
+}
+
+/** `median (min–max)`. */
+export const spread = (xs, digits = 0, unit = '') =>
+  `${fmt(median(xs), digits)}${unit} (${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)})`
