@@ -7,7 +7,7 @@
 import { lookup } from 'node:dns/promises'
 import { type AddressInfo, isIP } from 'node:net'
 import { Channel, type ServerChannel, initialize } from './channel'
-import { NetloopError } from './errors'
+import { NetloopError, checkFunction, checkNumber, invalidArgType } from './errors'
 import { EventLoopGroup } from './group'
 import { type ChannelHub, hubOf, servers } from './hub'
 import { EventLoop } from './loop'
@@ -29,22 +29,18 @@ function nextOf(g: Loops): EventLoop {
 
 function checkGroup(name: string, g: unknown): Loops {
   if (!(g instanceof EventLoop) && !(g instanceof EventLoopGroup)) {
-    throw new NetloopError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be an EventLoopGroup or an EventLoop. Received ${g === null ? 'null' : `type ${typeof g}`}`)
+    throw invalidArgType(name, 'EventLoopGroup or EventLoop', g)
   }
   return g
 }
 
 function checkInit(init: unknown): ChannelInitializer {
-  if (typeof init !== 'function') {
-    throw new NetloopError('ERR_INVALID_ARG_TYPE', `The "init" argument must be of type function. Received type ${typeof init}`)
-  }
+  checkFunction('init', init)
   return init as ChannelInitializer
 }
 
 function checkPort(port: unknown): number {
-  if (typeof port !== 'number') {
-    throw new NetloopError('ERR_INVALID_ARG_TYPE', `The "port" argument must be of type number. Received type ${typeof port}${typeof port === 'string' ? ` ('${port}')` : ''}`)
-  }
+  checkNumber('port', port)
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new NetloopError('ERR_SOCKET_BAD_PORT', `Port should be >= 0 and < 65536. Received ${port}.`)
   }
@@ -53,7 +49,7 @@ function checkPort(port: unknown): number {
 
 async function resolveHost(host: unknown): Promise<string> {
   if (typeof host !== 'string') {
-    throw new NetloopError('ERR_INVALID_ARG_TYPE', `The "host" argument must be of type string. Received type ${typeof host}`)
+    throw invalidArgType('host', 'string', host)
   }
   if (isIP(host)) return host
   const { address } = await lookup(host)

@@ -3,7 +3,7 @@
  * decoded frame crosses into JS once, as a `Buffer`, whatever the number of native handlers
  * before it. Constructors take Netty's parameters and check them at once.
  */
-import { NetloopError } from './errors'
+import { NetloopError, checkBoolean, checkInteger } from './errors'
 
 /** @internal Kinds known to the native side (crates/node/src/channel/codecs.rs). */
 export const enum NativeKind {
@@ -15,20 +15,10 @@ export const enum NativeKind {
   Idle = 6,
 }
 
-function int(name: string, v: unknown, min: number, max = 0x7fffffff): number {
-  if (typeof v !== 'number') {
-    throw new NetloopError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be of type number. Received type ${typeof v}${typeof v === 'string' ? ` ('${v}')` : ''}`)
-  }
-  if (!Number.isInteger(v) || v < min || v > max) {
-    throw new NetloopError('ERR_OUT_OF_RANGE', `The value of "${name}" is out of range. It must be an integer >= ${min} and <= ${max}. Received ${v}`)
-  }
-  return v
-}
+const int = (name: string, v: unknown, min: number, max = 0x7fffffff): number => checkInteger(name, v, min, max)
 
 function bool(name: string, v: unknown): number {
-  if (typeof v !== 'boolean') {
-    throw new NetloopError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be of type boolean. Received type ${typeof v}`)
-  }
+  checkBoolean(name, v)
   return v ? 1 : 0
 }
 

@@ -32,5 +32,7 @@ export declare function checkDuration(name: string, v: unknown): number;
 export declare const MIN_PERIOD_MS = 0.001;
 /** A period in ms: finite and at least 1 µs. */
 export declare function checkPeriod(name: string, v: unknown): number;
+/** A boolean. */
+export declare function checkBoolean(name: string, v: unknown): asserts v is boolean;
 /** An integer in `min..max`. */
 export declare function checkInteger(name: string, v: unknown, min: number, max: number): number;

@@ -90,6 +90,11 @@ export function checkPeriod(name: string, v: unknown): number {
   return v
 }
 
+/** A boolean. */
+export function checkBoolean(name: string, v: unknown): asserts v is boolean {
+  if (typeof v !== 'boolean') throw invalidArgType(name, 'boolean', v)
+}
+
 /** An integer in `min..max`. */
 export function checkInteger(name: string, v: unknown, min: number, max: number): number {
   checkNumber(name, v)

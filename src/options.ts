@@ -1,7 +1,7 @@
 /**
  * Channel options with Netty's names, their validation and their wire form (numbers).
  */
-import { NetloopError } from './errors'
+import { NetloopError, checkBoolean, checkInteger } from './errors'
 
 /** Every channel option (DESIGN.md §4), with Netty's names in camelCase. */
 export interface ChannelOptions {
@@ -65,12 +65,6 @@ const KINDS: Record<ChannelOptionName, Kind> = {
 /** The option names, for iteration. */
 export const OPTION_NAMES = Object.keys(KINDS) as ChannelOptionName[]
 
-function describe(v: unknown): string {
-  if (typeof v === 'string') return `type string ('${v}')`
-  if (typeof v === 'number') return `type number (${v})`
-  return v === null ? 'null' : `type ${typeof v}`
-}
-
 /** Checks `name` and `value`; returns the value as the native side takes it. */
 export function encodeOption(name: string, value: unknown): number {
   const kind = KINDS[name as ChannelOptionName]
@@ -78,19 +72,10 @@ export function encodeOption(name: string, value: unknown): number {
     throw new NetloopError('ERR_INVALID_ARG_VALUE', `Unknown channel option '${name}'. Known options: ${OPTION_NAMES.join(', ')}`)
   }
   if (kind === 'boolean') {
-    if (typeof value !== 'boolean') {
-      throw new NetloopError('ERR_INVALID_ARG_TYPE', `The "${name}" option must be of type boolean. Received ${describe(value)}`)
-    }
+    checkBoolean(name, value)
     return value ? 1 : 0
   }
-  if (typeof value !== 'number') {
-    throw new NetloopError('ERR_INVALID_ARG_TYPE', `The "${name}" option must be of type number. Received ${describe(value)}`)
-  }
-  const min = kind === 'linger' ? -1 : kind === 'positive' ? 1 : 0
-  if (!Number.isInteger(value) || value < min || value > 0x7fffffff) {
-    throw new NetloopError('ERR_OUT_OF_RANGE', `The value of "${name}" is out of range. It must be an integer >= ${min} and <= 2147483647. Received ${value}`)
-  }
-  return value
+  return checkInteger(name, value, kind === 'linger' ? -1 : kind === 'positive' ? 1 : 0, 0x7fffffff)
 }
 
 /** The native value of option `name` back in JS form. */

@@ -16,7 +16,7 @@ import type { Channel } from './channel'
 import { ChannelHandlerContext, Kind } from './context'
 import type { ChannelHandler } from './handlers'
 import { NativeHandler } from './codecs'
-import { NetloopError } from './errors'
+import { NetloopError, invalidArgType } from './errors'
 import type { ChannelHub } from './hub'
 import { ChannelPromise } from './promise'
 import { W } from './wire'
@@ -147,14 +147,14 @@ export class ChannelPipeline {
 
   #checkName(name: unknown, what = 'name'): string {
     if (typeof name !== 'string' || name.length === 0) {
-      throw new NetloopError('ERR_INVALID_ARG_TYPE', `The "${what}" argument must be a non-empty string. Received ${typeof name === 'string' ? "''" : `type ${typeof name}`}`)
+      throw invalidArgType(what, 'non-empty string', name)
     }
     return name
   }
 
   #checkHandler(handler: unknown): void {
     if (typeof handler !== 'object' || handler === null) {
-      throw new NetloopError('ERR_INVALID_ARG_TYPE', `The "handler" argument must be an object. Received ${handler === null ? 'null' : `type ${typeof handler}`}`)
+      throw invalidArgType('handler', 'object', handler)
     }
   }
 
