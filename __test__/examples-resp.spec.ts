@@ -1,0 +1,150 @@
+import test from 'ava'
+import { join } from 'node:path'
+import { connect, has, interrupt, reader, resp, run, sleep, startExample, statsOf } from './example-helpers'
+
+// ---- resp-server ----
+
+test.serial('resp-server: redis-cli PING, SET/GET/DEL/EXISTS/INCR, and Redis error texts', async (t) => {
+  if (!has(t, 'redis-cli')) return
+  const ex = await startExample(t, 'resp-server')
+  const cli = async (...args: string[]) => (await run('redis-cli', ['-p', String(ex.port), ...args])).stdout.replace(/\n+$/, '')
+  t.is(await cli('ping'), 'PONG')
+  t.is(await cli('ping', 'hello there'), 'hello there')
+  t.is(await cli('echo', 'a\r\nb'), 'a\r\nb')
+  t.is(await cli('set', 'greeting', 'hello'), 'OK')
+  t.is(await cli('get', 'greeting'), 'hello')
+  t.is(await cli('get', 'nope'), '')
+  t.is(await cli('exists', 'greeting', 'greeting', 'nope'), '2')
+  t.is(await cli('set', 'n', '41'), 'OK')
+  t.is(await cli('incr', 'n'), '42')
+  t.is(await cli('incr', 'fresh'), '1')
+  t.is(await cli('incr', 'greeting'), 'ERR value is not an integer or out of range')
+  t.is(await cli('set', 'big', '9223372036854775807'), 'OK')
+  t.is(await cli('incr', 'big'), 'ERR increment or decrement would overflow')
+  t.is(await cli('del', 'greeting', 'n', 'nope'), '2')
+  t.is(await cli('exists', 'greeting', 'n'), '0')
+  t.is(await cli('foo', 'bar'), "ERR unknown command 'foo', with args beginning with: 'bar' ")
+  t.is(await cli('get'), "ERR wrong number of arguments for 'get' command")
+  t.is(await cli('set', 'k', 'v', 'px', '50'), 'OK')
+  t.is(await cli('get', 'k'), 'v')
+  await sleep(120)
+  t.is(await cli('get', 'k'), '')
+  t.is(await cli('set', 'k', 'v', 'bogus'), 'ERR syntax error')
+  t.is(await cli('config', 'get', 'appendonly'), 'appendonly\nno')
+  t.is(await cli('command'), '')
+})
+
+test.serial('resp-server: an inline command (as typed in telnet) over a raw socket', async (t) => {
+  const ex = await startExample(t, 'resp-server')
+  const s = await connect(t, ex.port)
+  const r = reader(s)
+  s.write('PING\r\n')
+  await r.bytes(7)
+  t.is(r.text(), '+PONG\r\n')
+  s.write('SET "two words" \'x y\'\nGET "two words"\r\nEXISTS "two words" nope\r\n\r\nQUIT\r\nPING\r\n')
+  await r.closed()
+  t.is(r.text(), '+PONG\r\n+OK\r\n$3\r\nx y\r\n:1\r\n+OK\r\n')
+})
+
+test.serial('resp-server: pipelined commands in one write get their replies in order, flushed together', async (t) => {
+  const ex = await startExample(t, 'resp-server')
+  const s = await connect(t, ex.port)
+  const r = reader(s)
+  const value = Buffer.from('binary\r\n\0\xff value', 'latin1')
+  const cmds = [resp('SET', 'a', value), resp('GET', 'a'), resp('INCR', 'c'), resp('INCR', 'c'), resp('DEL', 'a', 'c', 'x'), resp('GET', 'a'), resp('PING')]
+  const expected = Buffer.concat([
+    Buffer.from('+OK\r\n'),
+    Buffer.from(`$${value.length}\r\n`),
+    value,
+    Buffer.from('\r\n:1\r\n:2\r\n:2\r\n$-1\r\n+PONG\r\n'),
+  ])
+  const many: Buffer[] = []
+  for (let i = 0; i < 500; i++) many.push(resp('INCR', 'counter'))
+  s.write(Buffer.concat([...cmds, ...many, resp('GET', 'counter')]))
+  const tail = '$3\r\n500\r\n'
+  let manyReplies = ''
+  for (let i = 1; i <= 500; i++) manyReplies += `:${i}\r\n`
+  const total = expected.length + manyReplies.length + tail.length
+  await r.bytes(total)
+  await sleep(50)
+  t.deepEqual(r.data(), Buffer.concat([expected, Buffer.from(manyReplies), Buffer.from(tail)]))
+})
+
+test.serial('resp-server: a command split into 1-byte writes is answered once, whole', async (t) => {
+  const ex = await startExample(t, 'resp-server')
+  const s = await connect(t, ex.port)
+  const r = reader(s)
+  const bytes = Buffer.concat([resp('SET', 'split', 'a\r\nb$*'), resp('GET', 'split'), Buffer.from('PING\r\n')])
+  for (const b of bytes) {
+    s.write(Buffer.from([b]))
+    await sleep(1)
+  }
+  const expected = '+OK\r\n$6\r\na\r\nb$*\r\n+PONG\r\n'
+  await r.bytes(expected.length)
+  await sleep(50)
+  t.is(r.text(), expected)
+})
+
+test.serial('resp-server: a protocol error gets the Redis error, then the connection closes', async (t) => {
+  const ex = await startExample(t, 'resp-server')
+  const s = await connect(t, ex.port)
+  const r = reader(s)
+  s.write(Buffer.concat([resp('PING'), Buffer.from('*1\r\nx\r\n')]))
+  await r.closed()
+  t.is(r.text(), "+PONG\r\n-ERR Protocol error: expected '$', got 'x'\r\n")
+})
+
+test.serial('resp-server: redis-benchmark (ping, set, get; pipelined) completes with non-zero rates', async (t) => {
+  if (!has(t, 'redis-benchmark')) return
+  const ex = await startExample(t, 'resp-server')
+  const { stdout, stderr } = await run('redis-benchmark', ['-p', String(ex.port), '-n', '2000', '-c', '10', '-P', '8', '-t', 'ping,set,get', '-q'], 120_000)
+  const rates = new Map([...stdout.matchAll(/([A-Z_]+): ([\d.]+) requests per second/g)].map((m) => [m[1], Number(m[2])]))
+  t.log([...rates].map(([k, v]) => `${k} ${v}/s`).join(', '))
+  for (const name of ['PING_INLINE', 'PING_MBULK', 'SET', 'GET']) {
+    t.true((rates.get(name) ?? 0) > 0, `${name} in: ${stdout}`)
+  }
+  t.notRegex(stderr, /error/i)
+  t.is(ex.stderr(), '')
+})
+
+for (const mode of ['hand-off', 'reuse-port'] as const) {
+  test.serial(`resp-server --threads 2 (${mode}): redis-benchmark completes, both workers serve connections, SIGINT exits 0`, async (t) => {
+    if (!has(t, 'redis-benchmark')) return
+    const ex = await startExample(t, 'resp-server', ['--threads', '2', '--stats', ...(mode === 'reuse-port' ? ['--reuse-port'] : [])])
+    t.regex(ex.stdout(), mode === 'reuse-port' ? /listening on 127\.0\.0\.1:\d+ \(2 worker threads, SO_REUSEPORT\)/ : /listening on 127\.0\.0\.1:\d+ \(2 worker threads\)/)
+    const args = ['-p', String(ex.port), '-P', '16', '-c', '50', '-n', '20000', '-t', 'ping,set,get', '-q']
+    const { stdout, stderr } = await run('redis-benchmark', args, 120_000)
+    const rates = new Map([...stdout.matchAll(/([A-Z_]+): ([\d.]+) requests per second/g)].map((m) => [m[1], Number(m[2])]))
+    t.log([...rates].map(([k, v]) => `${k} ${v}/s`).join(', '))
+    for (const name of ['PING_INLINE', 'PING_MBULK', 'SET', 'GET']) {
+      t.true((rates.get(name) ?? 0) > 0, `${name} in: ${stdout}`)
+    }
+    t.notRegex(stderr, /error/i)
+    t.is(await interrupt(ex), 0)
+    const stats = statsOf(ex)
+    t.log(stats.map((m, i) => `worker ${i}: ${m.bytesIn} bytes in, ${m.bytesOut} out`).join('; '))
+    t.is(stats.length, 2)
+    for (const m of stats) {
+      t.true(m.bytesIn > 0 && m.bytesOut > 0, JSON.stringify(m))
+    }
+    t.is(ex.stderr(), '')
+  })
+}
+
+test.serial('resp-server --threads 2: each worker has its own keyspace, commands still work on each', async (t) => {
+  const ex = await startExample(t, 'resp-server', ['--threads', '2'])
+  // The boss hands connections to the workers in turn: a and b land on different workers.
+  const a = await connect(t, ex.port)
+  const ar = reader(a)
+  const b = await connect(t, ex.port)
+  const br = reader(b)
+  a.write(resp('SET', 'k', 'from a'))
+  await ar.includes('+OK\r\n')
+  a.write(resp('GET', 'k'))
+  await ar.includes('from a\r\n')
+  b.write(resp('GET', 'k'))
+  await br.bytes(5)
+  t.is(br.text(), '$-1\r\n', 'the other worker does not see the key (see the header of resp-server.ts)')
+  b.write(resp('INCR', 'n'))
+  await br.includes(':1\r\n')
+})
