@@ -283,8 +283,10 @@ test('timers with mixed delays, some cancelled, run in (deadline, schedule order
   const tasks = []
   for (let i = 0; i < 600; i++) {
     const delay = i % 4 === 0 ? 25 : Math.floor(random() * 40)
-    const at = performance.now() + delay
-    tasks.push({ task: loop.schedule(() => fired.push(i), delay), at, i })
+    const task = loop.schedule(() => fired.push(i), delay)
+    // The timer's own deadline (its stamp of the call plus the delay): a clock read here
+    // instead may be off by a GC pause between this line and the schedule call.
+    tasks.push({ task, at: task._ms + task._us / 1000, i })
   }
   for (const { task, at, i } of tasks) {
     if (i % 3 === 0) t.true(task.cancel())
