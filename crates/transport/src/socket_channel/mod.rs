@@ -12,7 +12,6 @@ use std::io;
 use std::net::SocketAddr;
 use std::rc::{Rc, Weak};
 
-use bytes::BytesMut;
 use mio::net::TcpStream;
 use mio::Interest;
 use netloop_eventloop::{LocalLoop, Readiness, ScheduledHandle};
@@ -20,6 +19,7 @@ use socket2::SockRef;
 
 mod connector;
 mod reader;
+mod recv_chunk;
 mod writer;
 
 use crate::channel::{Channel, ChannelInner, ChannelIo};
@@ -36,8 +36,6 @@ pub struct ChannelInputShutdown;
 
 /// Most slices handed to one `writev`.
 const MAX_IOV: usize = 64;
-/// Receive memory is carved from chunks of this size, so most reads need no allocation.
-const READ_CHUNK: usize = 64 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -56,7 +54,6 @@ pub(crate) struct SocketIo {
     connect_promise: RefCell<Option<ChannelPromise>>,
     connect_timer: RefCell<Option<ScheduledHandle>>,
     alloc: RefCell<AdaptiveRecvAllocator>,
-    read_buf: RefCell<BytesMut>,
     readable_hint: Cell<bool>,
     read_scheduled: Cell<bool>,
     flush_scheduled: Cell<bool>,
@@ -136,7 +133,6 @@ impl SocketIo {
             connect_promise: RefCell::new(None),
             connect_timer: RefCell::new(None),
             alloc: RefCell::new(AdaptiveRecvAllocator::new(options.recv_sizing)),
-            read_buf: RefCell::new(BytesMut::new()),
             readable_hint: Cell::new(false),
             read_scheduled: Cell::new(false),
             flush_scheduled: Cell::new(false),

@@ -5,10 +5,10 @@
 
 use std::io::{self, Read};
 
-use bytes::BytesMut;
 use mio::net::TcpStream;
 
-use super::{ChannelInputShutdown, SocketIo, State, READ_CHUNK};
+use super::recv_chunk;
+use super::{ChannelInputShutdown, SocketIo, State};
 
 /// Smallest read asked of the socket (Netty's initial receive size).
 const MIN_READ: usize = 2048;
@@ -32,7 +32,7 @@ impl SocketIo {
         let mut error = None;
         loop {
             // Never ask for less than MIN_READ (unless the configured maximum is smaller): reads
-            // land in a shared chunk, so asking for more costs no memory, and a small guess
+            // land in the thread's chunk, so asking for more costs no memory, and a small guess
             // that a message fills exactly would look like more is waiting (one wasted read
             // per message).
             let guess = {
@@ -42,17 +42,9 @@ impl SocketIo {
             let result = {
                 let guard = self.stream.borrow();
                 let Some(stream) = guard.as_ref() else { break };
-                let mut buf = self.read_buf.borrow_mut();
-                if buf.len() < guess {
-                    if buf.capacity() < guess {
-                        *buf = BytesMut::zeroed(READ_CHUNK.max(guess));
-                    } else {
-                        buf.resize(guess, 0);
-                    }
-                }
                 let mut s: &TcpStream = stream;
                 self.read_calls.set(self.read_calls.get() + 1);
-                s.read(&mut buf[..guess]).map(|n| buf.split_to(n).freeze())
+                recv_chunk::read_with(guess, |buf| s.read(buf))
             };
             match result {
                 Ok(chunk) if chunk.is_empty() => {
