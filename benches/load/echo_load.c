@@ -1,7 +1,7 @@
 /*
  * echo_load: a small ping-pong load generator for echo / line servers (loopback benchmarks).
  *
- *   echo_load HOST PORT CONNECTIONS SIZE SECONDS [WARMUP_SECONDS] [echo|lines] [SERVER_PID]
+ *   echo_load HOST PORT CONNECTIONS SIZE SECONDS [WARMUP_SECONDS] [echo|lines|bulk] [SERVER_PID] [DEPTH]
  *
  * Opens CONNECTIONS TCP connections (TCP_NODELAY) and keeps exactly one SIZE-byte message in
  * flight on each: send SIZE bytes, wait until SIZE bytes came back, check them against what was
@@ -13,6 +13,13 @@
  *   (client CPU / wall time: 1.0 would mean the client used a whole core).
  * Mode `lines`: every message is SIZE-1 printable bytes and a '\n' (a line-framed request; the
  * server must answer with the same line). Mode `echo` (default): arbitrary bytes.
+ * Mode `bulk`: each connection streams SIZE-byte messages without waiting for each answer,
+ * keeping up to DEPTH (default 4) messages in flight: a new message enters the window when the
+ * last byte of an older one is back. The stream of connection i is a fixed pseudo-random pattern
+ * (period 65521 bytes, starting at an offset that depends on i), and every byte read back is
+ * compared with it. A message counts when its last byte is back; its round trip is from entering
+ * the window to then. Extra fields in bulk mode: depth, mb_per_s (echoed bytes of the window,
+ * 10^6 bytes per second, one direction) and bytes_verified (all bytes read back, warm-up too).
  * With SERVER_PID, it also reads utime+stime of that process from /proc/PID/stat at the start
  * and the end of the measured window (server_cpu_ticks; clock_ticks_per_s = sysconf(_SC_CLK_TCK)),
  * so the server's CPU is taken over exactly the window the messages are counted in.
@@ -98,6 +105,47 @@ static size_t size;
 static int lines;
 static int ep;
 
+/* Bulk mode: the pattern (twice over, so any run of up to PAT bytes is contiguous) and state. */
+#define PAT 65521u
+static unsigned char pat2[2 * PAT];
+static unsigned char rbuf[1 << 18];
+static int depth = 4;
+
+struct bulk {
+  uint64_t sent, got, done; /* bytes sent, bytes read back, messages complete */
+  uint64_t *stamp;          /* stamp[m % depth]: when message m entered the window */
+};
+
+static void fill_pattern(void) {
+  uint32_t x = 2463534242u;
+  for (unsigned i = 0; i < PAT; i++) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    pat2[i] = pat2[i + PAT] = (unsigned char)(x >> 24);
+  }
+}
+
+/* Offset in the pattern of byte `off` of connection idx's stream. */
+static size_t pat_at(int idx, uint64_t off) { return (size_t)((off + (uint64_t)idx * 7919u) % PAT); }
+
+/* Sends bulk bytes up to the window; returns 0 when the socket is full (EPOLLOUT wanted). */
+static int bulk_out(struct conn *c, struct bulk *b, int idx) {
+  uint64_t limit = (b->done + (uint64_t)depth) * size;
+  while (b->sent < limit) {
+    size_t len = (size_t)(limit - b->sent);
+    if (len > PAT) len = PAT;
+    ssize_t n = send(c->fd, pat2 + pat_at(idx, b->sent), len, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+      if (errno == EINTR) continue;
+      die("send");
+    }
+    b->sent += (uint64_t)n;
+  }
+  return 1;
+}
+
 /* Fills the next message: content depends on the connection and the sequence number. */
 static void fill(struct conn *c, int idx) {
   c->seq++;
@@ -131,7 +179,7 @@ static int pump_out(struct conn *c) {
 
 int main(int argc, char **argv) {
   if (argc < 6) {
-    fprintf(stderr, "usage: %s HOST PORT CONNECTIONS SIZE SECONDS [WARMUP_SECONDS] [echo|lines]\n", argv[0]);
+    fprintf(stderr, "usage: %s HOST PORT CONNECTIONS SIZE SECONDS [WARMUP_SECONDS] [echo|lines|bulk] [SERVER_PID] [DEPTH]\n", argv[0]);
     return 1;
   }
   const char *host = argv[1];
@@ -141,8 +189,10 @@ int main(int argc, char **argv) {
   double seconds = atof(argv[5]);
   double warmup = argc > 6 ? atof(argv[6]) : 1.0;
   lines = argc > 7 && strcmp(argv[7], "lines") == 0;
+  int bulk = argc > 7 && strcmp(argv[7], "bulk") == 0;
   int server_pid = argc > 8 ? atoi(argv[8]) : 0;
-  if (nconn < 1 || size < 1 || seconds <= 0 || warmup < 0 || (lines && size < 2)) {
+  if (argc > 9) depth = atoi(argv[9]);
+  if (nconn < 1 || size < 1 || seconds <= 0 || warmup < 0 || (lines && size < 2) || depth < 1 || depth > 1024) {
     fprintf(stderr, "echo_load: bad arguments\n");
     return 1;
   }
@@ -156,10 +206,17 @@ int main(int argc, char **argv) {
   if (ep < 0) die("epoll_create1");
   struct conn *cs = calloc((size_t)nconn, sizeof *cs);
   uint64_t *hist = calloc(HIST_US + 1, sizeof *hist);
+  struct bulk *bs = bulk ? calloc((size_t)nconn, sizeof *bs) : NULL;
+  uint64_t bytes_verified = 0;
+  if (bulk) fill_pattern();
   for (int i = 0; i < nconn; i++) {
     struct conn *c = &cs[i];
-    c->out = malloc(size);
-    c->in = malloc(size);
+    if (bulk) {
+      bs[i].stamp = calloc((size_t)depth, sizeof *bs[i].stamp);
+    } else {
+      c->out = malloc(size);
+      c->in = malloc(size);
+    }
     c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (c->fd < 0) die("socket");
     int one = 1;
@@ -209,6 +266,67 @@ int main(int argc, char **argv) {
         getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len);
         errno = err ? err : ECONNRESET;
         die(c->connected ? "connection" : "connect");
+      }
+      if (bulk) {
+        struct bulk *b = &bs[idx];
+        if (!c->connected) {
+          if (!(evs[k].events & EPOLLOUT)) continue;
+          c->connected = 1;
+          uint64_t t = now_ns();
+          for (int m = 0; m < depth; m++) b->stamp[m] = t;
+          set_out(c, !bulk_out(c, b, idx));
+          continue;
+        }
+        if ((evs[k].events & EPOLLOUT) && bulk_out(c, b, idx)) set_out(c, 0);
+        if (!(evs[k].events & EPOLLIN)) continue;
+        int full = 0;
+        for (;;) {
+          ssize_t r = recv(c->fd, rbuf, sizeof rbuf, 0);
+          if (r < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+            if (errno == EINTR) continue;
+            die("recv");
+          }
+          if (r == 0) {
+            fprintf(stderr, "echo_load: connection %d closed by the server\n", idx);
+            return 2;
+          }
+          if (b->got + (uint64_t)r > b->sent) {
+            fprintf(stderr, "echo_load: unexpected bytes on connection %d\n", idx);
+            return 2;
+          }
+          for (size_t off = 0; off < (size_t)r;) {
+            size_t len = (size_t)r - off;
+            if (len > PAT) len = PAT;
+            if (memcmp(rbuf + off, pat2 + pat_at(idx, b->got + off), len) != 0) {
+              fprintf(stderr, "echo_load: mismatch on connection %d at byte %llu\n", idx, (unsigned long long)(b->got + off));
+              return 2;
+            }
+            off += len;
+          }
+          b->got += (uint64_t)r;
+          bytes_verified += (uint64_t)r;
+          uint64_t done_at = 0;
+          while (b->got >= (b->done + 1) * size) {
+            if (!done_at) done_at = now_ns();
+            uint64_t *slot = &b->stamp[b->done % (uint64_t)depth];
+            total++;
+            if (measuring && done_at <= measure_to) {
+              uint64_t us = (done_at - *slot) / 1000u;
+              if (us > max_us) max_us = us;
+              hist[us > HIST_US ? HIST_US : us]++;
+              messages++;
+            }
+            *slot = done_at; /* message done + depth enters the window in the same slot */
+            b->done++;
+          }
+          if (done_at && !full && !bulk_out(c, b, idx)) {
+            set_out(c, 1);
+            full = 1;
+          }
+          if ((size_t)r < sizeof rbuf) break;
+        }
+        continue;
       }
       if (!c->connected && (evs[k].events & EPOLLOUT)) {
         c->connected = 1;
@@ -284,11 +402,15 @@ int main(int argc, char **argv) {
   printf("{\"connections\":%d,\"size\":%zu,\"mode\":\"%s\",\"seconds\":%.3f,\"messages\":%llu,"
          "\"msg_per_s\":%.1f,\"p50_us\":%llu,\"p99_us\":%llu,\"max_us\":%llu,"
          "\"client_cpu_s\":%.4f,\"client_user_s\":%.4f,\"client_cpu_share\":%.4f,\"total_messages\":%llu,"
-         "\"server_cpu_ticks\":%lld,\"clock_ticks_per_s\":%ld,\"machine_busy_ticks\":%lld}\n",
-         nconn, size, lines ? "lines" : "echo", wall, (unsigned long long)messages, messages / wall,
+         "\"server_cpu_ticks\":%lld,\"clock_ticks_per_s\":%ld,\"machine_busy_ticks\":%lld",
+         nconn, size, bulk ? "bulk" : lines ? "lines" : "echo", wall, (unsigned long long)messages, messages / wall,
          (unsigned long long)p50, (unsigned long long)p99, (unsigned long long)max_us, cpu, user, cpu / wall,
          (unsigned long long)total, (srv0 >= 0 && srv1 >= 0) ? srv1 - srv0 : -1LL, sysconf(_SC_CLK_TCK),
          (busy0 >= 0 && busy1 >= 0) ? busy1 - busy0 : -1LL);
+  if (bulk)
+    printf(",\"depth\":%d,\"mb_per_s\":%.1f,\"bytes_verified\":%llu", depth, (double)messages * (double)size / wall / 1e6,
+           (unsigned long long)bytes_verified);
+  printf("}\n");
   for (int i = 0; i < nconn; i++) close(cs[i].fd);
   return 0;
 }
