@@ -1,9 +1,17 @@
 // The TypeScript channel API against node:net in the same run (issue 7's benchmark, done as
-// issue 11 asks): echo and line-framed request/response driven by a C load generator, and a
-// RESP server driven by redis-benchmark.
+// issue 11 asks): echo and line-framed request/response driven by a C load generator, a RESP
+// server driven by redis-benchmark, and an HTTP hello server driven by wrk.
 //
-//   node benches/node/channels-vs-net.mjs [--quick] [--runs N] [--seconds S] [--only echo-1,echo-50,lines-50,resp]
-//                                         [--no-pin] [--json FILE] [--quiet-wait SECONDS] [--addon FILE.node]
+//   node benches/node/channels-vs-net.mjs [--quick] [--runs N] [--seconds S] [--warmup S]
+//                                         [--only echo-1,echo-50,lines-50,resp,http]
+//                                         [--resp-n N] [--resp-n-pipelined N]
+//                                         [--no-pin] [--json FILE] [--quiet-wait SECONDS]
+//                                         [--quiet-wait-total SECONDS] [--addon FILE.node]
+//
+// --runs, --seconds, --warmup: rounds and measured/warm-up seconds per run (5, 3, 1; --quick:
+// 3, 1.5, 0.5). wrk takes whole seconds: the HTTP runs round them (at least 1). --resp-n and
+// --resp-n-pipelined: redis-benchmark requests per test at -P 1 and -P 16. A workload whose
+// tool is missing (cc for echo_load, redis-benchmark, wrk) is skipped with a line saying so.
 //
 // The netloop servers load the addon the repo's native.js picks (netloop.linux-x64-gnu.node,
 // which `npm run build` makes a release build), or FILE.node given with --addon (passed as
@@ -38,21 +46,27 @@ import { CLK_TCK, addonUnderTest, flag, fmt, median, newer, opt, root, spread, w
 const quick = flag('--quick')
 const RUNS = Number(opt('--runs', quick ? 3 : 5))
 const SECONDS = Number(opt('--seconds', quick ? 1.5 : 3))
-const WARMUP = quick ? 0.5 : 1
-const ONLY = opt('--only', 'echo-1,echo-50,lines-50,resp').split(',')
+const WARMUP = Number(opt('--warmup', quick ? 0.5 : 1))
+const ONLY = opt('--only', 'echo-1,echo-50,lines-50,resp,http').split(',')
 const PIN = !flag('--no-pin') && cpus().length >= 2
 const SIZE = 64
 const { given: ADDON, file: addonFile, addonId } = addonUnderTest()
 const addonAtStart = addonId()
 
 // ---------------------------------------------------------------------------------------------
-// Build the load generator (only if the source is newer) and the RESP example wrapper.
+// Build the load generator (only if the source is newer) and the RESP and HTTP examples.
 
 const binDir = join(root, 'target', 'bench-bin')
 mkdirSync(binDir, { recursive: true })
 const loadSrc = join(root, 'benches', 'load', 'echo_load.c')
 const loadBin = join(binDir, 'echo_load')
-if (newer(loadSrc, loadBin)) execFileSync('cc', ['-O2', '-Wall', '-o', loadBin, loadSrc], { stdio: 'inherit' })
+const have = (cmd, arg = '--version') => spawnSync(cmd, [arg]).error === undefined
+/** Why echo_load cannot run (no C compiler to build it), else undefined. */
+let noLoadGen
+if (['echo-1', 'echo-50', 'lines-50'].some((k) => ONLY.includes(k)) && newer(loadSrc, loadBin)) {
+  if (have('cc')) execFileSync('cc', ['-O2', '-Wall', '-o', loadBin, loadSrc], { stdio: 'inherit' })
+  else noLoadGen = 'no C compiler (cc) to build benches/load/echo_load.c; apt-get install -y gcc'
+}
 
 // examples/resp-server.ts bundled with esbuild (every run: it imports other files), the library
 // left to the compiled index.js: so neither RESP server runs under tsx.
@@ -61,6 +75,26 @@ const respBin = join(binDir, 'resp-server.cjs')
 const haveResp = existsSync(respSrc)
 if (haveResp) bundleExample(root, respSrc, respBin)
 const haveRedisBenchmark = spawnSync('redis-benchmark', ['--version']).status === 0
+
+// examples/http-hello.ts (with http-handlers.ts) bundled the same way.
+const httpSrc = join(root, 'examples', 'http-hello.ts')
+const httpBin = join(binDir, 'http-hello.cjs')
+const haveHttp = existsSync(httpSrc)
+if (haveHttp && ONLY.includes('http')) bundleExample(root, httpSrc, httpBin)
+const haveWrk = have('wrk', '-v')
+// wrk prints its own report; this script adds one JSON line with the counts the harness needs.
+const wrkScript = join(binDir, 'wrk-json.lua')
+writeFileSync(
+  wrkScript,
+  `-- Written by benches/node/channels-vs-net.mjs: one JSON line with wrk's summary.
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('{"wrk":{"requests":%d,"duration_us":%d,"bytes":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50_us":%d,"p90_us":%d,"p99_us":%d,"max_us":%d}}\\n',
+    summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.status, e.timeout,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max))
+end
+`,
+)
 
 // ---------------------------------------------------------------------------------------------
 // Servers
@@ -74,6 +108,8 @@ const TARGETS = {
   'node:net lines': { args: [join(servers, 'net-lines.mjs')] },
   'netloop resp-server.ts': { netloop: true, args: ['-r', join(servers, 'netloop-metrics-preload.cjs'), respBin, '--port', '0'] },
   'node:net resp': { args: [join(servers, 'net-resp.mjs')] },
+  'netloop http-hello.ts': { netloop: true, args: ['-r', join(servers, 'netloop-metrics-preload.cjs'), httpBin, '--port', '0'] },
+  'node:http': { args: [join(servers, 'node-http.mjs')] },
 }
 
 /** Starts a server; resolves when it printed its port. */
@@ -194,9 +230,9 @@ function loadTable(w, rounds) {
 
 const RESP_TESTS = ['ping_mbulk', 'set', 'get']
 const RESP_DEPTHS = [
-  { P: 1, n: 100_000 },
+  { P: 1, n: Number(opt('--resp-n', 100_000)) },
   // 100 000 pipelined requests take ~0.2 s: too short for 10 ms CPU ticks, so 10x as many.
-  { P: 16, n: quick ? 300_000 : 1_000_000 },
+  { P: 16, n: Number(opt('--resp-n-pipelined', quick ? 300_000 : 1_000_000)) },
 ]
 
 function redisBenchmark(port, test, P, n, cpu) {
@@ -258,6 +294,137 @@ function respTable(rounds) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// HTTP with wrk
+
+const HTTP_TARGETS = ['netloop http-hello.ts', 'node:http']
+// wrk's -d takes whole seconds.
+const HTTP_SECONDS = Math.max(1, Math.round(SECONDS))
+const HTTP_WARMUP = Math.max(1, Math.round(WARMUP))
+const HTTP_CONNS = 50
+
+/** Two GET requests on one connection (keep-alive): the status, headers and body of each. */
+async function rawHttp(port) {
+  const { connect } = await import('node:net')
+  const req = `GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`
+  return new Promise((resolve, reject) => {
+    const sock = connect(port, '127.0.0.1')
+    let buf = Buffer.alloc(0)
+    const timer = setTimeout(() => {
+      sock.destroy()
+      reject(new Error(`no complete answer to two keep-alive GETs within 5 s; got ${JSON.stringify(buf.toString('latin1'))}`))
+    }, 5000)
+    sock.on('error', (e) => {
+      clearTimeout(timer)
+      reject(e)
+    })
+    sock.on('connect', () => sock.write(req + req))
+    sock.on('data', (d) => {
+      buf = Buffer.concat([buf, d])
+      const out = []
+      let rest = buf.toString('latin1')
+      for (let i = 0; i < 2; i++) {
+        const end = rest.indexOf('\r\n\r\n')
+        if (end < 0) return
+        const [status, ...lines] = rest.slice(0, end).split('\r\n')
+        const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]))
+        const len = Number(headers['content-length'])
+        if (!(len >= 0) || rest.length < end + 4 + len) return
+        out.push({ status, headers, body: rest.slice(end + 4, end + 4 + len) })
+        rest = rest.slice(end + 4 + len)
+      }
+      clearTimeout(timer)
+      sock.destroy()
+      resolve(out)
+    })
+  })
+}
+
+/** Checks that a server answers two pipelined keep-alive GETs with 200 and the hello body. */
+async function checkHttp(name, port) {
+  const rs = await rawHttp(port)
+  for (const r of rs) {
+    const bad = []
+    if (!/^HTTP\/1\.1 200 /.test(r.status)) bad.push(`status line ${JSON.stringify(r.status)}`)
+    if (r.body !== 'Hello, World!') bad.push(`body ${JSON.stringify(r.body)}`)
+    if (r.headers['content-type'] !== 'text/plain; charset=utf-8') bad.push(`content-type ${JSON.stringify(r.headers['content-type'])}`)
+    if ((r.headers.connection ?? 'keep-alive').toLowerCase() !== 'keep-alive') bad.push(`connection ${r.headers.connection}`)
+    if (bad.length) throw new Error(`HTTP check of ${name} failed: ${bad.join(', ')}`)
+  }
+  return rs[0]
+}
+
+/** One wrk invocation: its JSON summary (wrk-json.lua), text report and the client's CPU. */
+function wrk(port, seconds, cpu) {
+  const w = `wrk -t 1 -c ${HTTP_CONNS} -d ${seconds}s --latency -s ${wrkScript} http://127.0.0.1:${port}/`
+  const cmd = `${cpu === undefined ? '' : `taskset -c ${cpu} `}${w}; rc=$?; cat /proc/$$/stat; exit $rc`
+  const t0 = process.hrtime.bigint()
+  const r = spawnSync('sh', ['-c', cmd], { encoding: 'utf8' })
+  const wall = Number(process.hrtime.bigint() - t0) / 1e9
+  if (r.status !== 0) throw new Error(`wrk failed (${r.status}): ${r.stderr}${r.stdout}`)
+  const lines = r.stdout.trim().split('\n')
+  const stat = lines.pop()
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const clientS = (Number(f[13]) + Number(f[14])) / CLK_TCK // cutime + cstime: the reaped wrk
+  const json = lines.find((l) => l.startsWith('{"wrk"'))
+  if (!json) throw new Error(`wrk printed no summary: ${r.stdout}`)
+  const s = JSON.parse(json).wrk
+  const text = lines.filter((l) => !l.startsWith('{"wrk"')).join('\n')
+  const errors = s.connect + s.read + s.write + s.timeout + s.status
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(text)
+  if (errors > 0 || non2xx || s.requests === 0) {
+    throw new Error(`wrk reported errors against port ${port} (connect ${s.connect}, read ${s.read}, write ${s.write}, timeout ${s.timeout}, status>399 ${s.status}${non2xx ? `, non-2xx/3xx ${non2xx[1]}` : ''}, ${s.requests} requests):\n${text}`)
+  }
+  return { ...s, wall, clientS, text }
+}
+
+async function httpRun(name) {
+  waitQuiet()
+  const [scpu, ccpu] = PIN ? [0, 1] : [undefined, undefined]
+  const server = await startServer(name, scpu)
+  try {
+    await checkHttp(name, server.port)
+    const warm = wrk(server.port, HTTP_WARMUP, ccpu) // warm-up (JIT), not measured
+    const before = procTicks(server.pid)
+    const b = wrk(server.port, HTTP_SECONDS, ccpu)
+    const serverS = (procTicks(server.pid) - before) / CLK_TCK
+    const metrics = await server.stop()
+    const all = warm.requests + b.requests + 2 // + the two of the check
+    const seconds = b.duration_us / 1e6
+    return {
+      target: name,
+      rps: b.requests / seconds,
+      p50: b.p50_us,
+      p99: b.p99_us,
+      serverCpuUsPerReq: (serverS * 1e6) / b.requests,
+      serverCores: serverS / b.wall,
+      clientCpuShare: b.clientS / b.wall,
+      deliveriesPerReq: metrics ? metrics.deliveries / all : undefined,
+      jsCallsPerReq: metrics ? metrics.jsToNativeCalls / all : undefined,
+      raw: { wrk: b, warmup: warm, metrics },
+    }
+  } catch (e) {
+    await server.stop()
+    throw e
+  }
+}
+
+function httpTable(rounds) {
+  const [nl, base] = HTTP_TARGETS
+  const lines = [
+    `| server | requests/s | p50 µs | p99 µs | server CPU µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio vs node:http | CPU/req ratio vs node:http |`,
+    `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
+  ]
+  for (const t of HTTP_TARGETS) {
+    const col = (k) => rounds.map((round) => round[t][k])
+    const ratio = (k) => (t === base ? '1' : spread(rounds.map((round) => round[t][k] / round[base][k]), 2, 'x'))
+    lines.push(
+      `| ${t} | ${spread(col('rps'))} | ${fmt(median(col('p50')))} | ${fmt(median(col('p99')))} (${fmt(Math.min(...col('p99')))}–${fmt(Math.max(...col('p99')))}) | ${spread(col('serverCpuUsPerReq'), 2)} | ${fmt(median(col('serverCores')), 2)} | ${t === nl ? fmt(median(col('deliveriesPerReq')), 3) : '–'} | ${t === nl ? fmt(median(col('jsCallsPerReq')), 4) : '–'} | ${fmt(median(col('clientCpuShare')), 2)} | ${ratio('rps')} | ${ratio('serverCpuUsPerReq')} |`,
+    )
+  }
+  return lines.join('\n')
+}
+
+// ---------------------------------------------------------------------------------------------
 
 const load1 = loadavg()[0]
 const header = [
@@ -273,6 +440,10 @@ const results = { header, runs: {}, tables: {} }
 
 for (const [key, w] of Object.entries(WORKLOADS)) {
   if (!ONLY.includes(key)) continue
+  if (noLoadGen) {
+    console.log(`\n(${key} skipped: ${noLoadGen})`)
+    continue
+  }
   const rounds = []
   for (let r = 0; r < RUNS; r++) {
     const order = w.targets.map((_, i) => w.targets[(i + r) % w.targets.length])
@@ -306,6 +477,32 @@ if (ONLY.includes('resp')) {
     results.runs.resp = rounds
     results.tables.resp = `### RESP (redis-benchmark)\n\nClient: \`${PIN ? 'taskset -c 1 ' : ''}redis-benchmark -p PORT -c 50 -n N -P {1,16} -t {ping_mbulk,set,get} -q --csv\` (N = ${RESP_DEPTHS.map((d) => `${d.n} at -P ${d.P}`).join(', ')}), one invocation per test; servers ${PIN ? 'on CPU 0' : 'unpinned'}, each warmed up with ${quick ? '3 × 10 000' : '3 × 30 000'} requests first.\n\n${respTable(rounds)}`
     console.log(`\n${results.tables.resp}`)
+  }
+}
+
+if (ONLY.includes('http')) {
+  if (!haveHttp) console.log('\n(HTTP skipped: examples/http-hello.ts not found)')
+  else if (!haveWrk) console.log('\n(HTTP skipped: wrk not installed; apt-get install -y wrk)')
+  else {
+    const rounds = []
+    for (let r = 0; r < RUNS; r++) {
+      const round = {}
+      for (const t of r % 2 ? [...HTTP_TARGETS].reverse() : HTTP_TARGETS) {
+        round[t] = await httpRun(t)
+        const x = round[t]
+        process.stderr.write(`  http round ${r + 1}/${RUNS} ${t}: ${fmt(x.rps)} req/s, ${fmt(x.serverCpuUsPerReq, 2)} µs CPU/req, p99 ${fmt(x.p99)} µs\n`)
+      }
+      rounds.push(round)
+    }
+    results.runs.http = rounds
+    results.tables.http = [
+      '### HTTP/1.1 hello (wrk)',
+      '',
+      `Client: \`${PIN ? 'taskset -c 1 ' : ''}wrk -t 1 -c ${HTTP_CONNS} -d ${HTTP_SECONDS}s --latency http://127.0.0.1:PORT/\` after a ${HTTP_WARMUP} s warm-up run; servers ${PIN ? 'on CPU 0' : 'unpinned'}: examples/http-hello.ts (bundled to ${httpBin.replace(root + '/', '')}, 1 thread) against benches/node/servers/node-http.mjs (\`http.createServer((req, res) => res.writeHead(200, HEADERS).end(BODY))\`). Each server answered two pipelined keep-alive GETs with 200, \`Content-Type: text/plain; charset=utf-8\` and \`Hello, World!\` before the run; every wrk run had no socket errors and no non-2xx/3xx responses. Server CPU over the measured wrk invocation; latencies are wrk's.`,
+      '',
+      httpTable(rounds),
+    ].join('\n')
+    console.log(`\n${results.tables.http}`)
   }
 }
 

@@ -1,0 +1,14 @@
+// node:http "Hello, World!" for the `http` workload of benches/node/channels-vs-net.mjs: the
+// same work as examples/http-hello.ts (same body, same Content-Type, keep-alive, Date header)
+// done the idiomatic node:http way. node:http adds Date, Connection and Keep-Alive itself.
+//
+//   node node-http.mjs      prints its port (127.0.0.1, a free one) on stdout
+import http from 'node:http'
+import { exitOnTerm, ready } from './common.mjs'
+
+const BODY = Buffer.from('Hello, World!')
+const HEADERS = { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': BODY.length }
+
+const server = http.createServer({ noDelay: true }, (req, res) => res.writeHead(200, HEADERS).end(BODY))
+server.listen(0, '127.0.0.1', () => ready(server.address().port))
+exitOnTerm()
