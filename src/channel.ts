@@ -8,6 +8,7 @@ import { NetloopError } from './errors'
 import { ChannelPipeline } from './pipeline'
 import { ChannelPromise } from './promise'
 import type { ChannelHub } from './hub'
+import type { ChannelHandlerContext } from './context'
 import type { EventLoop } from './loop'
 import type { Outbound } from './handlers'
 import { OPTION_NAMES, decodeOption, encodeOption, type ChannelOptionName, type ChannelOptions } from './options'
@@ -57,7 +58,10 @@ export class Channel implements ServerChannel {
   /** The server channel that accepted this one. */
   readonly parent: Channel | undefined
   /** @internal */ readonly _hub: ChannelHub
-  /** @internal */ readonly _contextIds: number[] = []
+  /** @internal Its JS contexts, in the order they were made (the hub finds a record's context here). */
+  readonly _contexts: ChannelHandlerContext[] = []
+  /** @internal True while the native side knows the channel (from its creation to FORGET). */
+  _known = true
   /** @internal The async context its events run in (the context that made the channel). */
   readonly _resource: AsyncResource
   #closed = false
@@ -88,7 +92,7 @@ export class Channel implements ServerChannel {
   }
 
   #state(): number {
-    if (this.#closed && !this._hub.channels.has(this.id)) return 0
+    if (this.#closed && !this._known) return 0
     this._hub.sync()
     return this._hub.native.state(this.id)
   }

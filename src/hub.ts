@@ -77,7 +77,6 @@ export class ChannelHub {
   #strings: string[] = []
   #delivering = 0
   #flushQueued = false
-  readonly #contexts = new Map<number, ChannelHandlerContext>()
   #nextContext = 1
   readonly #tokens = new Map<number, unknown>()
   #nextToken = 1
@@ -110,8 +109,7 @@ export class ChannelHub {
   }
 
   registerContext(ctx: ChannelHandlerContext): void {
-    this.#contexts.set(ctx._id, ctx)
-    ctx.pipeline.channel._contextIds.push(ctx._id)
+    ctx.pipeline.channel._contexts.push(ctx)
   }
 
   // ---- native calls (ordered after the ops buffered so far) ----
@@ -142,7 +140,7 @@ export class ChannelHub {
 
   /** False once the native side forgot the channel: pipeline changes are then JS-only. */
   #known(ch: Channel): boolean {
-    return this.channels.has(ch.id)
+    return ch._known
   }
 
   // ---- ops ----
@@ -300,8 +298,8 @@ export class ChannelHub {
         let j = i + 1
         while (j < count && ev[j * W.RECORD + 1] === chan) j++
         const ch = chan === 0 ? undefined : this.channels.get(chan)
-        if (ch) ch._resource.runInAsyncScope(this.#routeRange, this, i, j, arena, strings)
-        else this.#routeRange(i, j, arena, strings)
+        if (ch) ch._resource.runInAsyncScope(this.#routeRange, this, ch, i, j, arena, strings)
+        else this.#routeRange(undefined, i, j, arena, strings)
         i = j
       }
     } finally {
@@ -310,12 +308,12 @@ export class ChannelHub {
     }
   }
 
-  #routeRange(from: number, to: number, arena: Buffer | undefined, strings: string[] | undefined): void {
+  #routeRange(ch: Channel | undefined, from: number, to: number, arena: Buffer | undefined, strings: string[] | undefined): void {
     const ev = this.#events
     for (let i = from; i < to; i++) {
       const at = i * W.RECORD
       try {
-        this.#route(ev[at], ev[at + 1], ev[at + 2], ev[at + 3], ev[at + 4], ev[at + 5], arena, strings)
+        this.#route(ch, ev[at], ev[at + 1], ev[at + 2], ev[at + 3], ev[at + 4], ev[at + 5], arena, strings)
       } catch (e) {
         // Handler errors are routed by the pipeline; this is a bug guard: one bad record
         // must not stop the others.
@@ -335,9 +333,17 @@ export class ChannelHub {
     return v
   }
 
-  #route(kind: number, chan: number, ctxId: number, a: number, b: number, c: number, arena: Buffer | undefined, strings: string[] | undefined): void {
+  /** The JS context `id` of channel `ch` (a scan: a pipeline holds a few contexts). */
+  #context(ch: Channel | undefined, id: number): ChannelHandlerContext | undefined {
+    if (ch === undefined || !ch._known) return undefined
+    const all = ch._contexts
+    for (let i = all.length - 1; i >= 0; i--) if (all[i]._id === id) return all[i]
+    return undefined
+  }
+
+  #route(ch: Channel | undefined, kind: number, chan: number, ctxId: number, a: number, b: number, c: number, arena: Buffer | undefined, strings: string[] | undefined): void {
     if (kind < W.WRITE_BYTES) {
-      const ctx = this.#contexts.get(ctxId)
+      const ctx = this.#context(ch, ctxId)
       if (!ctx) return
       let arg: unknown
       if (kind === W.READ_BYTES) arg = b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
@@ -350,7 +356,7 @@ export class ChannelHub {
       return
     }
     if (kind < W.PROMISE_DONE) {
-      const ctx = this.#contexts.get(ctxId)
+      const ctx = this.#context(ch, ctxId)
       const promise = c < 0 ? new ChannelPromise(c, undefined, this.#completeNative) : c === 0 ? ctx?.pipeline._voidPromise : undefined
       if (!ctx) {
         promise?.tryFailure(errorOf('ERR_CHANNEL_CLOSED', 'the handler is gone', chan))
@@ -392,7 +398,7 @@ export class ChannelHub {
         const ch = this.channels.get(chan)
         this.channels.delete(chan)
         if (ch) {
-          for (const id of ch._contextIds) this.#contexts.delete(id)
+          ch._known = false
           ch.pipeline._destroy()
         }
         return

@@ -12,7 +12,6 @@
 //!   left it fail their promise with `ERR_CHANNEL_CLOSED`.
 
 use std::cell::{Cell, RefCell, RefMut};
-use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -23,6 +22,7 @@ use netloop_transport::{
     TransportError, Unhandled,
 };
 
+use super::ids::IdMap;
 use super::outbox::{ErrorRef, Outbox};
 use super::shared::SharedArrays;
 use super::wire::{self};
@@ -35,7 +35,7 @@ static NEXT_HUB: AtomicU32 = AtomicU32::new(1);
 
 pub struct Entry {
     pub channel: Channel,
-    pub ctxs: HashMap<u64, ChannelHandlerContext>,
+    pub ctxs: IdMap<ChannelHandlerContext>,
     pub refd: bool,
 }
 
@@ -58,10 +58,10 @@ pub struct Hub {
     pub(super) bridge: Weak<Bridge>,
     pub(super) dispatch: sys::napi_ref,
     pub(super) shared: SharedArrays,
-    pub(super) channels: RefCell<HashMap<u64, Entry>>,
+    pub(super) channels: RefCell<IdMap<Entry>>,
     pub(super) closing: RefCell<Vec<u64>>,
     pub(super) outbox: RefCell<Outbox>,
-    pub(super) promises: RefCell<HashMap<u64, ChannelPromise>>,
+    pub(super) promises: RefCell<IdMap<ChannelPromise>>,
     pub(super) next_promise: Cell<u64>,
     pub(super) delivering: Cell<bool>,
     pub(super) refd_open: Cell<usize>,
@@ -162,7 +162,7 @@ impl Hub {
             id,
             Entry {
                 channel,
-                ctxs: HashMap::new(),
+                ctxs: IdMap::default(),
                 refd: true,
             },
         );

@@ -11,6 +11,7 @@ mod codecs;
 mod delivery;
 mod handlers;
 mod hub;
+mod ids;
 mod ops;
 mod options;
 mod outbox;
