@@ -275,7 +275,8 @@ impl OutboundBuffer {
     }
 
     /// Accounts `written` bytes from the front: fully written entries (and empty ones) are
-    /// removed and their promises pushed to `done`; a partly written one is advanced.
+    /// removed and their promises (all but void ones) pushed to `done`; a partly written one is
+    /// advanced.
     pub fn remove_bytes(
         &mut self,
         mut written: usize,
@@ -296,7 +297,11 @@ impl OutboundBuffer {
                 let e = self.entries.pop_front().expect("front exists");
                 self.flushed -= 1;
                 released += e.size;
-                done.push(e.promise);
+                // Success of a void promise does nothing: keep `done` empty (no allocation)
+                // for the common case of writes nobody listens to.
+                if !e.promise.is_void() {
+                    done.push(e.promise);
+                }
                 continue;
             }
             if written == 0 {
@@ -383,9 +388,24 @@ mod tests {
     }
 
     #[test]
+    fn written_entries_hand_back_only_promises_somebody_listens_to() {
+        let mut b = OutboundBuffer::new(wm(4, 8));
+        let real = ChannelPromise::new();
+        b.add_message(msg(2), 2, ChannelPromise::void());
+        b.add_message(msg(2), 2, real.clone());
+        b.add_message(msg(2), 2, ChannelPromise::void());
+        b.add_flush();
+        let mut done = Vec::new();
+        b.remove_bytes(6, &mut done);
+        assert!(b.is_empty());
+        assert_eq!(done.len(), 1, "void promises are not collected");
+        assert!(!done[0].is_void());
+    }
+
+    #[test]
     fn draining_below_low_water_mark_makes_writable_once() {
         let mut b = OutboundBuffer::new(wm(4, 8));
-        b.add_message(msg(10), 10, ChannelPromise::void());
+        b.add_message(msg(10), 10, ChannelPromise::new());
         b.add_flush();
         let mut done = Vec::new();
         assert_eq!(
