@@ -68,7 +68,7 @@ pub struct Iteration {
     /// The loop terminated during this iteration.
     pub terminated: bool,
     /// Work is ready now (tasks left behind by the bounded batch, tasks from other threads,
-    /// a due timer). The loop has already fired its own waker, so its fd is readable and the
+    /// a due timer; during a shutdown also the work probe's). The loop has already fired its own waker, so its fd is readable and the
     /// outside loop's poll phase will call [`crate::LoopDriver::run_io_ready`] again; the
     /// driver must not re-arm through a zero-delay timer.
     pub more_work: bool,
@@ -206,8 +206,11 @@ impl LocalLoop {
     }
 
     /// Tells the loop about work it cannot see (e.g. events an attached loop's driver still
-    /// has to hand to JS): while `probe()` is true a graceful shutdown does not confirm. The
-    /// probe runs on the loop thread between batches, with no borrow of the loop held.
+    /// has to hand to JS): while `probe()` is true a graceful shutdown does not confirm (and
+    /// the iteration reports more work). Outside a shutdown the probe's work does not make the
+    /// loop wake itself: whoever holds that work runs it after the iteration and asks for
+    /// another one ([`LocalLoop::request_iteration`]) if some is left. The probe runs on the
+    /// loop thread between batches, with no borrow of the loop held.
     pub fn set_work_probe(&self, probe: Rc<dyn Fn() -> bool>) {
         *self.work_probe.borrow_mut() = Some(probe);
     }
@@ -216,8 +219,12 @@ impl LocalLoop {
     /// or work the probe reports.
     pub(crate) fn has_ready_work(&self) -> bool {
         let probe = self.work_probe.borrow().clone();
-        probe.is_some_and(|p| p())
-            || self.sched.has_work()
+        probe.is_some_and(|p| p()) || self.has_own_ready_work()
+    }
+
+    /// Work of the loop's own is ready now (the probe not asked).
+    fn has_own_ready_work(&self) -> bool {
+        self.sched.has_work()
             || !self.shared.queue.is_empty()
             || self
                 .sched
@@ -341,7 +348,16 @@ impl LocalLoop {
             out.terminated = true;
         }
         if !out.terminated {
-            out.more_work = self.has_ready_work();
+            // What the probe reports (an attached loop's events waiting for JS) is delivered
+            // by the driver's owner right after this iteration, and the owner asks for
+            // another iteration if it cannot deliver everything: waking the loop for it would
+            // cost a waker write and a spurious poll per iteration. During a shutdown it
+            // counts, so that the next iteration comes to confirm it.
+            out.more_work = if shutting_down {
+                self.has_ready_work()
+            } else {
+                self.has_own_ready_work()
+            };
             if !blocking {
                 self.prepare_attached_sleep(out.more_work);
             }
