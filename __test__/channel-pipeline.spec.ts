@@ -167,3 +167,33 @@ test('handlers added without a name get generated names; removeIfExists tolerate
   t.deepEqual(removed, [undefined, h])
   s.destroy()
 })
+
+test("a handler's methods are read when it is added: one assigned later counts once the handler is added again", async (t) => {
+  const loop = loopFor(t)
+  const handler: ChannelHandler = {
+    channelRead(ctx, m: Buffer) {
+      const line = m.toString()
+      if (line === 'arm') {
+        // Too late for this context: the pipeline read the handler's methods when it was added.
+        handler.channelReadComplete = (c) => void c.writeAndFlush('complete\n')
+      } else if (line === 'readd') {
+        ctx.pipeline.replace('h', 'h', handler)
+      }
+      ctx.writeAndFlush(`${line}\n`)
+    },
+  }
+  const { port } = await serve(t, loop, (ch) => ch.pipeline.addLast('framer', new LineBasedFrameDecoder(64)).addLast('h', handler))
+  const s = await netClient(t, port)
+  const c = collect(s)
+  const send = async (line: string, expect: string) => {
+    s.write(`${line}\n`)
+    await until(() => c.data().toString().includes(expect))
+  }
+  await send('arm', 'arm\n')
+  await send('one', 'one\n')
+  t.false(c.data().toString().includes('complete'), 'the method assigned after add is not called')
+  await send('readd', 'readd\n')
+  await send('two', 'two\n')
+  await until(() => c.data().toString().includes('two\ncomplete\n'))
+  t.regex(c.data().toString(), /two\ncomplete\n/, 'the handler added again calls the new method')
+})

@@ -20,10 +20,49 @@ export const enum Kind {
   Tail = 3,
 }
 
+/** @internal A handler method, as the pipeline calls it. */
+export type HandlerMethod = (...a: unknown[]) => unknown
+
+/** The handler method for each wire kind of event or operation. */
+const METHOD_NAMES: ReadonlyArray<[number, keyof ChannelHandler]> = [
+  [W.REGISTERED, 'channelRegistered'],
+  [W.UNREGISTERED, 'channelUnregistered'],
+  [W.ACTIVE, 'channelActive'],
+  [W.INACTIVE, 'channelInactive'],
+  [W.READ_BYTES, 'channelRead'],
+  [W.READ_COMPLETE, 'channelReadComplete'],
+  [W.USER_EVENT, 'userEventTriggered'],
+  [W.EXCEPTION, 'exceptionCaught'],
+  [W.WRITABILITY, 'channelWritabilityChanged'],
+  [W.WRITE_BYTES, 'write'],
+  [W.FLUSH, 'flush'],
+  [W.READ, 'read'],
+  [W.CLOSE, 'close'],
+]
+const TABLE_SIZE = W.CLOSE + 1
+const NO_METHODS: ReadonlyArray<HandlerMethod | undefined> = new Array<HandlerMethod | undefined>(TABLE_SIZE).fill(undefined)
+
+/**
+ * The methods `handler` has, by wire kind: looked up once, when the handler is added (as
+ * Netty computes a handler's skip mask once), so that passing an event along reads an array
+ * slot instead of a property of handlers of every shape.
+ */
+function methodTable(handler: ChannelHandler | undefined): ReadonlyArray<HandlerMethod | undefined> {
+  if (handler === undefined) return NO_METHODS
+  const table = new Array<HandlerMethod | undefined>(TABLE_SIZE).fill(undefined)
+  for (const [kind, name] of METHOD_NAMES) {
+    const fn = (handler as Record<string, unknown>)[name]
+    if (typeof fn === 'function') table[kind] = fn as HandlerMethod
+  }
+  return table
+}
+
 export class ChannelHandlerContext {
   /** @internal */ _prev: ChannelHandlerContext | undefined
   /** @internal */ _next: ChannelHandlerContext | undefined
   /** @internal */ _removed = false
+  /** @internal The handler's methods by wire kind (see `methodTable`). */
+  readonly _methods: ReadonlyArray<HandlerMethod | undefined>
 
   /** @internal */
   constructor(
@@ -37,7 +76,9 @@ export class ChannelHandlerContext {
     readonly pipeline: ChannelPipeline,
     /** @internal */ readonly _kind: Kind,
     /** @internal */ readonly _id: number,
-  ) {}
+  ) {
+    this._methods = methodTable(handler)
+  }
 
   /** The channel of the pipeline. */
   get channel(): Channel {

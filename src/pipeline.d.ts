@@ -6,7 +6,8 @@
  *   native side first (which checks it), then here. JS handlers have a native stand-in that
  *   receives what native handlers pass to them.
  * - Inbound events go head → tail, outbound operations tail → head. A JS handler without the
- *   method is skipped in JS; an event crosses to native code only where it must.
+ *   method is skipped in JS; an event crosses to native code only where it must. A handler's
+ *   methods are looked up once, when it is added (as Netty computes its skip mask).
  * - A handler that throws (or whose `async` method rejects) sends the error to the *next*
  *   handler's `exceptionCaught`; an outbound method that throws fails the operation's
  *   promise instead. What reaches the tail unhandled is reported with the channel id.

@@ -6,39 +6,21 @@
  *   native side first (which checks it), then here. JS handlers have a native stand-in that
  *   receives what native handlers pass to them.
  * - Inbound events go head → tail, outbound operations tail → head. A JS handler without the
- *   method is skipped in JS; an event crosses to native code only where it must.
+ *   method is skipped in JS; an event crosses to native code only where it must. A handler's
+ *   methods are looked up once, when it is added (as Netty computes its skip mask).
  * - A handler that throws (or whose `async` method rejects) sends the error to the *next*
  *   handler's `exceptionCaught`; an outbound method that throws fails the operation's
  *   promise instead. What reaches the tail unhandled is reported with the channel id.
  * - A removed context keeps its links, so an event already passing through it goes on.
  */
 import type { Channel } from './channel'
-import { ChannelHandlerContext, Kind } from './context'
+import { ChannelHandlerContext, Kind, type HandlerMethod } from './context'
 import type { ChannelHandler } from './handlers'
 import { NativeHandler } from './codecs'
 import { NetloopError, invalidArgType } from './errors'
 import type { ChannelHub } from './hub'
 import { ChannelPromise } from './promise'
 import { W } from './wire'
-
-const INBOUND: Record<number, keyof ChannelHandler> = {
-  [W.REGISTERED]: 'channelRegistered',
-  [W.UNREGISTERED]: 'channelUnregistered',
-  [W.ACTIVE]: 'channelActive',
-  [W.INACTIVE]: 'channelInactive',
-  [W.READ_BYTES]: 'channelRead',
-  [W.READ_COMPLETE]: 'channelReadComplete',
-  [W.USER_EVENT]: 'userEventTriggered',
-  [W.EXCEPTION]: 'exceptionCaught',
-  [W.WRITABILITY]: 'channelWritabilityChanged',
-}
-
-const OUTBOUND: Record<number, keyof ChannelHandler> = {
-  [W.WRITE_BYTES]: 'write',
-  [W.FLUSH]: 'flush',
-  [W.READ]: 'read',
-  [W.CLOSE]: 'close',
-}
 
 const enum Pos {
   First = 0,
@@ -299,12 +281,11 @@ export class ChannelPipeline {
 
   /** @internal Passes an inbound event from `from` to the next handler that takes it. */
   _fireInbound(from: ChannelHandlerContext, kind: number, arg: unknown): void {
-    const method = INBOUND[kind]
     let last = from
     let n = from._next
     while (n !== undefined && n._kind === Kind.Js) {
-      const fn = n.handler![method] as ((...a: unknown[]) => unknown) | undefined
-      if (typeof fn === 'function') {
+      const fn = n._methods[kind]
+      if (fn !== undefined) {
         this.#invokeInbound(n, fn, kind, arg)
         return
       }
@@ -320,12 +301,12 @@ export class ChannelPipeline {
 
   /** @internal An inbound event the native pipeline passed to JS context `ctx`. */
   _deliverInbound(ctx: ChannelHandlerContext, kind: number, arg: unknown): void {
-    const fn = ctx._removed ? undefined : (ctx.handler![INBOUND[kind]] as ((...a: unknown[]) => unknown) | undefined)
-    if (typeof fn === 'function') this.#invokeInbound(ctx, fn, kind, arg)
+    const fn = ctx._removed ? undefined : ctx._methods[kind]
+    if (fn !== undefined) this.#invokeInbound(ctx, fn, kind, arg)
     else this._fireInbound(ctx, kind, arg)
   }
 
-  #invokeInbound(ctx: ChannelHandlerContext, fn: (...a: unknown[]) => unknown, kind: number, arg: unknown): void {
+  #invokeInbound(ctx: ChannelHandlerContext, fn: HandlerMethod, kind: number, arg: unknown): void {
     try {
       const r = arg === undefined && kind !== W.READ_BYTES ? fn.call(ctx.handler, ctx) : fn.call(ctx.handler, ctx, arg)
       if (isThenable(r)) r.then(undefined, (e) => ctx.fireExceptionCaught(e))
@@ -349,12 +330,11 @@ export class ChannelPipeline {
 
   /** @internal Passes an outbound operation from `from` to the previous handler that takes it. */
   _fireOutbound(from: ChannelHandlerContext, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
-    const method = OUTBOUND[kind]
     let last = from
     let p = from._prev
     while (p !== undefined && p._kind === Kind.Js) {
-      const fn = p.handler![method] as ((...a: unknown[]) => unknown) | undefined
-      if (typeof fn === 'function') {
+      const fn = p._methods[kind]
+      if (fn !== undefined) {
         this.#invokeOutbound(p, fn, kind, msg, promise)
         return
       }
@@ -366,26 +346,28 @@ export class ChannelPipeline {
 
   /** @internal An outbound operation the native pipeline passed to JS context `ctx`. */
   _deliverOutbound(ctx: ChannelHandlerContext, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
-    const fn = ctx._removed ? undefined : (ctx.handler![OUTBOUND[kind]] as ((...a: unknown[]) => unknown) | undefined)
-    if (typeof fn === 'function') this.#invokeOutbound(ctx, fn, kind, msg, promise)
+    const fn = ctx._removed ? undefined : ctx._methods[kind]
+    if (fn !== undefined) this.#invokeOutbound(ctx, fn, kind, msg, promise)
     else this._fireOutbound(ctx, kind, msg, promise)
   }
 
-  #invokeOutbound(ctx: ChannelHandlerContext, fn: (...a: unknown[]) => unknown, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
-    const fail = (e: unknown) => {
-      const err = e instanceof Error ? e : new Error(String(e))
-      const p = promise ?? (kind === W.WRITE_BYTES || kind === W.CLOSE ? this._voidPromise : undefined)
-      if (p) p.tryFailure(err)
-      else ctx.fireExceptionCaught(err)
-    }
+  #invokeOutbound(ctx: ChannelHandlerContext, fn: HandlerMethod, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
     try {
       let r: unknown
       if (kind === W.WRITE_BYTES) r = fn.call(ctx.handler, ctx, msg, promise ?? this._voidPromise)
       else if (kind === W.CLOSE) r = fn.call(ctx.handler, ctx, promise ?? this._voidPromise)
       else r = fn.call(ctx.handler, ctx)
-      if (isThenable(r)) r.then(undefined, fail)
+      if (isThenable(r)) r.then(undefined, (e) => this.#outboundFailed(ctx, kind, promise, e))
     } catch (e) {
-      fail(e)
+      this.#outboundFailed(ctx, kind, promise, e)
     }
+  }
+
+  /** An outbound method threw or rejected: its operation's promise fails (else the context's next handler hears of it). */
+  #outboundFailed(ctx: ChannelHandlerContext, kind: number, promise: ChannelPromise | undefined, e: unknown): void {
+    const err = e instanceof Error ? e : new Error(String(e))
+    const p = promise ?? (kind === W.WRITE_BYTES || kind === W.CLOSE ? this._voidPromise : undefined)
+    if (p) p.tryFailure(err)
+    else ctx.fireExceptionCaught(err)
   }
 }
