@@ -73,6 +73,10 @@ export class ChannelHub {
   readonly #ops = new Float64Array(1 + OP_CAPACITY * W.RECORD)
   readonly #arena = Buffer.allocUnsafeSlow(ARENA_BYTES)
   #arenaUsed = 0
+  /** What the last `#encode` made: the op's kind and its `a`, `b` fields. */
+  #encKind = 0
+  #encA = 0
+  #encB = 0
   #big: Buffer[] = []
   #strings: string[] = []
   #delivering = 0
@@ -188,8 +192,11 @@ export class ChannelHub {
     return at
   }
 
-  /** Puts a message into the op stream: `[kind, a, b]` for bytes in the arena, a big chunk or a token. */
-  #encode(msg: unknown, bytesKind: number, bigKind: number, valueKind: number): [number, number, number] {
+  /**
+   * Puts a message into the op stream: bytes in the arena, a big chunk or a token. The op's
+   * kind and its `a`, `b` fields are left in `#encKind`, `#encA`, `#encB` (no tuple per write).
+   */
+  #encode(msg: unknown, bytesKind: number, bigKind: number, valueKind: number): void {
     if (this.#ops[0] === 0) this.#arenaUsed = 0
     let buf: Uint8Array
     if (typeof msg === 'string') {
@@ -198,18 +205,18 @@ export class ChannelHub {
         const off = this.#arenaUsed
         const n = this.#arena.write(msg, off, 'utf8')
         this.#arenaUsed += n
-        return [bytesKind, off, n]
+        return this.#encoded(bytesKind, off, n)
       }
       buf = Buffer.from(msg, 'utf8')
     } else if (msg instanceof Uint8Array) {
       buf = msg
     } else {
-      return [valueKind, this.#token(msg), 0]
+      return this.#encoded(valueKind, this.#token(msg), 0)
     }
     const len = buf.byteLength
     if (len > ARENA_MAX_WRITE) {
       this.#big.push(Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, len))
-      return [bigKind, this.#big.length - 1, len]
+      return this.#encoded(bigKind, this.#big.length - 1, len)
     }
     if (this.#arenaUsed + len > ARENA_BYTES) {
       this.#applyNow()
@@ -217,7 +224,13 @@ export class ChannelHub {
     const off = this.#arenaUsed
     this.#arena.set(buf, off)
     this.#arenaUsed += len
-    return [bytesKind, off, len]
+    return this.#encoded(bytesKind, off, len)
+  }
+
+  #encoded(kind: number, a: number, b: number): void {
+    this.#encKind = kind
+    this.#encA = a
+    this.#encB = b
   }
 
   #promiseId(p: ChannelPromise | undefined): number {
@@ -234,8 +247,8 @@ export class ChannelHub {
     if (!this.#known(ch)) return
     switch (kind) {
       case W.READ_BYTES: {
-        const [k, a, b] = this.#encode(arg, W.READ_BYTES, W.READ_BIG, W.READ_VALUE)
-        this.#op(k, ch.id, ctx, a, b, 0)
+        this.#encode(arg, W.READ_BYTES, W.READ_BIG, W.READ_VALUE)
+        this.#op(this.#encKind, ch.id, ctx, this.#encA, this.#encB, 0)
         break
       }
       case W.USER_EVENT:
@@ -261,8 +274,11 @@ export class ChannelHub {
       return
     }
     if (kind === W.WRITE_BYTES) {
-      const [k, a, b] = this.#encode(msg, W.WRITE_BYTES, W.WRITE_BIG, W.WRITE_VALUE)
-      this.#op(k, ch.id, ctx, a, b, this.#promiseId(promise))
+      this.#encode(msg, W.WRITE_BYTES, W.WRITE_BIG, W.WRITE_VALUE)
+      const kind = this.#encKind
+      const a = this.#encA
+      const b = this.#encB
+      this.#op(kind, ch.id, ctx, a, b, this.#promiseId(promise))
       if (this.#big.length > 0) this.#applyNow()
     } else {
       this.#op(kind, ch.id, ctx, 0, 0, kind === W.CLOSE ? this.#promiseId(promise) : 0)
