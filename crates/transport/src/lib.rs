@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 
 mod bootstrap;
+pub mod chunk;
 mod channel;
 mod context;
 mod embedded;

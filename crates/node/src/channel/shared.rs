@@ -113,12 +113,13 @@ impl SharedArrays {
         })
     }
 
-    /// A copy of `len` arena bytes at `off` (clamped to the arena).
+    /// A copy of `len` arena bytes at `off` (clamped to the arena), carved from the thread's
+    /// chunk when small.
     pub fn arena_bytes(&self, off: usize, len: usize) -> Bytes {
         self.arena.with(|buf| {
             let start = off.min(buf.len());
             let end = off.saturating_add(len).min(buf.len());
-            Bytes::copy_from_slice(&buf[start..end])
+            netloop_transport::chunk::copy(&buf[start..end])
         })
     }
 }

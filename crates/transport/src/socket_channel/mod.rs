@@ -19,7 +19,6 @@ use socket2::SockRef;
 
 mod connector;
 mod reader;
-mod recv_chunk;
 mod writer;
 
 use crate::channel::{Channel, ChannelInner, ChannelIo};

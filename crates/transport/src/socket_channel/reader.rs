@@ -7,7 +7,6 @@ use std::io::{self, Read};
 
 use mio::net::TcpStream;
 
-use super::recv_chunk;
 use super::{ChannelInputShutdown, SocketIo, State};
 
 /// Smallest read asked of the socket (Netty's initial receive size).
@@ -44,7 +43,7 @@ impl SocketIo {
                 let Some(stream) = guard.as_ref() else { break };
                 let mut s: &TcpStream = stream;
                 self.read_calls.set(self.read_calls.get() + 1);
-                recv_chunk::read_with(guess, |buf| s.read(buf))
+                crate::chunk::read_with(guess, |buf| s.read(buf))
             };
             match result {
                 Ok(chunk) if chunk.is_empty() => {

@@ -1,12 +1,13 @@
-//! The thread's receive chunk: every stream channel on a loop thread reads into one shared
-//! chunk and keeps only the bytes a read returned, as Node's and Netty's pooled allocators do.
-//! An idle connection therefore holds no receive memory between reads, whatever it read
-//! before (a per-channel chunk kept 64 KiB reserved, and pages touched, per connection after
-//! its first read).
+//! The thread's byte chunk: every stream channel on a loop thread reads into one shared chunk
+//! and keeps only the bytes a read returned, as Node's and Netty's pooled allocators do, and
+//! small copies (bytes a binding hands over for a write) are carved from it too. An idle
+//! connection therefore holds no receive memory between reads, whatever it read before (a
+//! per-channel chunk kept 64 KiB reserved, and pages touched, per connection after its first
+//! read), and a copy costs no allocation of its own.
 //!
-//! Ground rules: used only from the loop thread that runs the channel (a thread-local, so one
-//! chunk per loop thread); the borrow lasts for one `read` system call, never across user
-//! code. A chunk is freed when the last `Bytes` carved from it is dropped.
+//! Ground rules: used only from the thread that runs the channel (a thread-local, so one
+//! chunk per loop thread); the borrow lasts for one `read` system call or one copy, never
+//! across user code. A chunk is freed when the last `Bytes` carved from it is dropped.
 
 use std::cell::RefCell;
 use std::io;
@@ -14,7 +15,7 @@ use std::io;
 use bytes::{Bytes, BytesMut};
 
 /// Receive memory is carved from chunks of this size, so most reads need no allocation.
-pub(super) const READ_CHUNK: usize = 64 * 1024;
+pub(crate) const READ_CHUNK: usize = 64 * 1024;
 
 thread_local! {
     static CHUNK: RefCell<BytesMut> = RefCell::new(BytesMut::new());
@@ -22,7 +23,7 @@ thread_local! {
 
 /// Calls `read` with `len` writable bytes of the thread's chunk and returns what it filled,
 /// split off the chunk (an empty `Bytes` when it read 0 bytes).
-pub(super) fn read_with(
+pub(crate) fn read_with(
     len: usize,
     read: impl FnOnce(&mut [u8]) -> io::Result<usize>,
 ) -> io::Result<Bytes> {
@@ -36,6 +37,22 @@ pub(super) fn read_with(
         let n = read(&mut buf[..len])?;
         Ok(buf.split_to(n.min(len)).freeze())
     })
+}
+
+/// Largest copy carved from the chunk; bigger ones get their own allocation.
+const MAX_CARVED_COPY: usize = 4096;
+
+/// A copy of `data` as `Bytes`: carved from the thread's chunk when small (no allocation of
+/// its own), else allocated.
+pub fn copy(data: &[u8]) -> Bytes {
+    if data.len() > MAX_CARVED_COPY || data.is_empty() {
+        return Bytes::copy_from_slice(data);
+    }
+    read_with(data.len(), |buf| {
+        buf.copy_from_slice(data);
+        Ok(data.len())
+    })
+    .unwrap_or_else(|_| Bytes::copy_from_slice(data))
 }
 
 #[cfg(test)]
@@ -71,6 +88,17 @@ mod tests {
         })
         .unwrap();
         assert_eq!(&c[..], &[7]);
+    }
+
+    #[test]
+    fn copies_share_the_chunk_and_big_ones_stand_alone() {
+        let a = copy(b"hello");
+        let b = copy(b"world");
+        assert_eq!((&a[..], &b[..]), (&b"hello"[..], &b"world"[..]));
+        assert_eq!(a.as_ptr().wrapping_add(5), b.as_ptr());
+        let big = vec![3u8; MAX_CARVED_COPY + 1];
+        assert_eq!(&copy(&big)[..], &big[..]);
+        assert!(copy(b"").is_empty());
     }
 
     #[test]
