@@ -83,7 +83,7 @@ export class Channel implements ServerChannel {
     this._resource = parent ? parent._resource.runInAsyncScope(() => new AsyncResource('netloop:Channel')) : new AsyncResource('netloop:Channel')
     this.pipeline = new ChannelPipeline(this, hub)
     this.closeFuture = new Promise((r) => (this.#resolveClose = r))
-    hub.channels.set(id, this)
+    hub.addChannel(this)
   }
 
   /** The loop this channel is registered on. */

@@ -1,5 +1,5 @@
 import type * as Native from '../native';
-import { Channel as ChannelClass, type Channel } from './channel';
+import { type Channel } from './channel';
 import { ChannelHandlerContext } from './context';
 import type { EventLoop } from './loop';
 import { ChannelPromise } from './promise';
@@ -29,10 +29,13 @@ export declare class ChannelHub {
     #private;
     readonly loop: EventLoop;
     readonly native: NativeChannels;
-    readonly channels: Map<number, ChannelClass>;
     constructor(loop: EventLoop);
     /** The child initializer of this worker's module (channels handed over by another thread). */
     remoteInit: ((ch: Channel) => void) | undefined;
+    /** Adds a channel the native side made (its constructor calls this). */
+    addChannel(ch: Channel): void;
+    /** The live channel `id` of this hub. */
+    channel(id: number): Channel | undefined;
     nextContextId(): number;
     registerContext(ctx: ChannelHandlerContext): void;
     nativeAdd(ch: Channel, pos: number, base: string, ctx: ChannelHandlerContext): void;

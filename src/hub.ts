@@ -17,6 +17,9 @@ import { ARENA_BYTES, ARENA_MAX_WRITE, EVENT_CAPACITY, OP_CAPACITY, W, checkWire
 const NativeChannels = native.NativeChannels
 type NativeChannels = Native.NativeChannels
 
+/** Slots of the hub's channel cache (a power of two). */
+const CHANNEL_CACHE = 4096
+
 const hubs = new WeakMap<EventLoop, ChannelHub>()
 
 /** Servers by channel id, so that a hub can find the initializer of an accepted channel. */
@@ -68,7 +71,10 @@ function errorOf(code: string, message: string, channel: number): NetloopError {
 
 export class ChannelHub {
   readonly native: NativeChannels
-  readonly channels = new Map<number, Channel>()
+  /** The channels the native side knows, by id. */
+  readonly #channels = new Map<number, Channel>()
+  /** A direct-mapped cache in front of `#channels` (ids are sequential: few collisions). */
+  readonly #channelCache: Array<Channel | undefined> = new Array<Channel | undefined>(CHANNEL_CACHE).fill(undefined)
   readonly #events = new Float64Array(EVENT_CAPACITY * W.RECORD)
   readonly #ops = new Float64Array(1 + OP_CAPACITY * W.RECORD)
   readonly #arena = Buffer.allocUnsafeSlow(ARENA_BYTES)
@@ -106,6 +112,28 @@ export class ChannelHub {
   #acceptRemote(id: number): void {
     const ch = new ChannelClass(this, id, undefined)
     if (initialize(ch, this.remoteInit)) this.register(ch)
+  }
+
+  /** Adds a channel the native side made (its constructor calls this). */
+  addChannel(ch: Channel): void {
+    this.#channels.set(ch.id, ch)
+    this.#channelCache[ch.id % CHANNEL_CACHE] = ch
+  }
+
+  /** The live channel `id` of this hub. */
+  channel(id: number): Channel | undefined {
+    const cached = this.#channelCache[id % CHANNEL_CACHE]
+    if (cached !== undefined && cached.id === id) return cached
+    const ch = this.#channels.get(id)
+    if (ch !== undefined) this.#channelCache[id % CHANNEL_CACHE] = ch
+    return ch
+  }
+
+  #forgetChannel(id: number): Channel | undefined {
+    const ch = this.#channels.get(id)
+    this.#channels.delete(id)
+    if (this.#channelCache[id % CHANNEL_CACHE]?.id === id) this.#channelCache[id % CHANNEL_CACHE] = undefined
+    return ch
   }
 
   nextContextId(): number {
@@ -313,7 +341,7 @@ export class ChannelHub {
         const chan = ev[i * W.RECORD + 1]
         let j = i + 1
         while (j < count && ev[j * W.RECORD + 1] === chan) j++
-        const ch = chan === 0 ? undefined : this.channels.get(chan)
+        const ch = chan === 0 ? undefined : this.channel(chan)
         if (ch) ch._resource.runInAsyncScope(this.#routeRange, this, ch, i, j, arena, strings)
         else this.#routeRange(undefined, i, j, arena, strings)
         i = j
@@ -400,10 +428,10 @@ export class ChannelHub {
         else servers.get(a)?.accept(this, chan)
         return
       case W.CLOSED:
-        this.channels.get(chan)?._onClosed()
+        this.channel(chan)?._onClosed()
         return
       case W.UNHANDLED: {
-        const ch = this.channels.get(chan)
+        const ch = this.channel(chan)
         if (ch) ch.pipeline._reportUnhandled(this.#error(b, a, strings, chan))
         return
       }
@@ -411,8 +439,7 @@ export class ChannelHub {
         this.#tokens.delete(a)
         return
       case W.FORGET: {
-        const ch = this.channels.get(chan)
-        this.channels.delete(chan)
+        const ch = this.#forgetChannel(chan)
         if (ch) {
           ch._known = false
           ch.pipeline._destroy()
