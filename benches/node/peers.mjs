@@ -1,0 +1,191 @@
+// netloop side by side with its peers (issue 11): the same echo workloads, driven by the same C
+// load generator, against a minimal C epoll server (the floor), tokio (current_thread), Netty 4.1
+// (NIO, 1 worker thread), the netloop Rust core's echo_server example (1 and 2 worker loops),
+// netloop from TypeScript and node:net.
+//
+//   node benches/node/peers.mjs [--quick] [--runs N] [--seconds S] [--only echo-1,echo-50,bulk-4]
+//                               [--servers NAME,NAME] [--no-pin] [--json FILE] [--quiet-wait SECONDS]
+//                               [--addon FILE.node]
+//
+// --servers keeps the servers whose names start with one of the NAMEs (e.g. `tokio,node:net`;
+// node:net is always kept, the ratios are taken to it).
+//
+// Workloads (benches/load/echo_load.c):
+//   echo-1   64 B ping-pong on 1 connection, server and client both pinned to CPU 0 (a ping-pong
+//            across the two vCPUs of this VM measures the hypervisor's cross-CPU wake-up; see
+//            channels-vs-net.mjs)
+//   echo-50  64 B ping-pong on 50 connections, server on CPU 0, client on CPU 1
+//   bulk-4   16 KiB messages streamed on 4 connections, 4 in flight per connection, every echoed
+//            byte checked against a pattern (echo_load's `bulk` mode); server CPU 0, client CPU 1
+//
+// The servers are built on demand (benches/peers/servers.mjs: C with cc, tokio with cargo into
+// target/peers, Netty's jars fetched with Maven and NettyEcho.java compiled with javac, the Rust
+// echo_server into target/bench-build); one that cannot be built is reported as `skipped:` and
+// left out. The netloop TS server loads the addon given with --addon (else the repo's; pass a
+// private release build, e.g. target/bench-bin/netloop-release-now.node, as other engineers'
+// builds overwrite the root addon).
+//
+// Every run starts a fresh server process; the servers of a workload alternate within a round
+// and the starting server rotates from round to round; 5 rounds of 3 s after 1 s of warm-up (the
+// JVM: 3 s, for its JIT), or with --quick 1 round of 1 s after 0.5 s (JVM 1 s). Reported per
+// server: medians over the rounds with min–max of msg/s (MB/s for bulk), the client's p50/p99
+// round trip, the server's CPU per message (per MB for bulk: utime+stime of all its threads from
+// /proc/PID/stat, read by the client at the edges of its measured window), the server's cores,
+// its peak RSS (VmHWM from /proc/PID/status at the end of the run) and the ratios to node:net
+// taken per round (the servers of a round run close together), then their median and min–max.
+// Before each run the harness waits (≤ --quiet-wait s, default 120; --quick: 3 s and 12 s in
+// all) for a quiet machine, and reports the load beyond server and client during the windows.
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
+import { dirname, join } from 'node:path'
+import { addonUnderTest, flag, fmt, median, opt, root, spread, waitForQuiet } from './harness.mjs'
+import { buildLoad, buildServers, memoryKiB, pickServers, startServer } from '../peers/servers.mjs'
+
+const quick = flag('--quick')
+const RUNS = Number(opt('--runs', quick ? 1 : 5))
+const SECONDS = Number(opt('--seconds', quick ? 1 : 3))
+const WARMUP = quick ? 0.5 : 1
+const JVM_WARMUP = quick ? 1 : 3
+const ONLY = opt('--only', 'echo-1,echo-50,bulk-4').split(',')
+const PIN = !flag('--no-pin') && cpus().length >= 2
+const QUIET_WAIT_S = Number(opt('--quiet-wait', quick ? 3 : 120))
+// --quick must stay within about a minute: at most 12 s of waiting for quiet in all, then none.
+const QUIET_BUDGET_MS = quick ? 12_000 : Infinity
+const { addonId } = addonUnderTest()
+
+const WORKLOADS = {
+  'echo-1': { title: '64 B echo, 1 connection', conns: 1, size: 64, mode: 'echo', pin: [0, 0] },
+  'echo-50': { title: '64 B echo, 50 connections', conns: 50, size: 64, mode: 'echo', pin: [0, 1] },
+  'bulk-4': { title: '16 KiB bulk echo, 4 connections (4 messages in flight each, every byte checked)', conns: 4, size: 16384, mode: 'bulk', depth: 4, pin: [0, 1] },
+}
+for (const k of ONLY) if (!WORKLOADS[k]) throw new Error(`unknown workload ${k} (known: ${Object.keys(WORKLOADS).join(', ')})`)
+
+// ---------------------------------------------------------------------------------------------
+
+const loadBin = buildLoad('echo_load')
+const { targets: TARGETS, skipped } = buildServers()
+const BASE = 'node:net'
+const picked = pickServers(Object.keys(TARGETS), opt('--servers', undefined))
+const names = Object.keys(TARGETS).filter((n) => n === BASE || picked.includes(n))
+
+let quietWaited = 0
+const waitQuiet = () => {
+  if (quietWaited < QUIET_BUDGET_MS) quietWaited += waitForQuiet(QUIET_WAIT_S).waitedMs
+}
+
+async function loadRun(name, w) {
+  waitQuiet()
+  const t = TARGETS[name]
+  const [scpu, ccpu] = PIN ? w.pin : [undefined, undefined]
+  const server = await startServer(name, t, { cpu: scpu })
+  const warmup = t.jvm ? JVM_WARMUP : WARMUP
+  const args = ['127.0.0.1', String(server.port), String(w.conns), String(w.size), String(SECONDS), String(warmup), w.mode, String(server.pid)]
+  if (w.depth) args.push(String(w.depth))
+  const r = spawnSync(ccpu === undefined ? loadBin : 'taskset', ccpu === undefined ? args : ['-c', String(ccpu), loadBin, ...args], { encoding: 'utf8' })
+  const mem = server.alive() ? memoryKiB(server.pid) : {}
+  await server.stop()
+  if (r.status !== 0) throw new Error(`echo_load against ${name} failed (${r.status}): ${r.stderr.trim()}`)
+  const c = JSON.parse(r.stdout)
+  const serverS = c.server_cpu_ticks / c.clock_ticks_per_s
+  const mb = (c.messages * c.size) / 1e6
+  return {
+    target: name,
+    msgPerS: c.msg_per_s,
+    mbPerS: c.mb_per_s,
+    p50: c.p50_us,
+    p99: c.p99_us,
+    serverCpuUsPerMsg: (serverS * 1e6) / c.messages,
+    serverCpuUsPerMB: (serverS * 1e6) / mb,
+    serverCores: serverS / c.seconds,
+    peakRssMiB: mem.hwm / 1024,
+    clientCpuShare: c.client_cpu_share,
+    clientUserShare: c.client_user_s / c.seconds,
+    otherCores: Math.max(0, c.machine_busy_ticks / c.clock_ticks_per_s / c.seconds - serverS / c.seconds - c.client_cpu_share),
+    raw: c,
+  }
+}
+
+function table(w, rounds, failed) {
+  const bulk = w.mode === 'bulk'
+  const [rate, rateName, cpuKey, cpuName] = bulk
+    ? ['mbPerS', 'MB/s', 'serverCpuUsPerMB', 'server CPU µs/MB']
+    : ['msgPerS', 'msg/s', 'serverCpuUsPerMsg', 'server CPU µs/msg']
+  const lines = [
+    `| server | ${rateName} | ${bulk ? 'msg/s | ' : ''}p50 µs | p99 µs | ${cpuName} | server cores | peak RSS MiB | client CPU share (user) | ${rateName} ratio vs node:net | CPU ratio vs node:net |`,
+    `| --- | --- | ${bulk ? '--- | ' : ''}--- | --- | --- | --- | --- | --- | --- | --- |`,
+  ]
+  for (const t of names) {
+    const rs = rounds.map((round) => round[t]).filter(Boolean)
+    if (!rs.length) continue
+    const col = (k) => rs.map((r) => r[k])
+    const ratio = (k) => {
+      if (t === BASE) return '1'
+      const xs = rounds.filter((round) => round[t] && round[BASE]).map((round) => round[t][k] / round[BASE][k])
+      return xs.length ? spread(xs, 2, 'x') : '–'
+    }
+    const p99 = col('p99')
+    lines.push(
+      `| ${t} | ${spread(col(rate))} | ${bulk ? `${spread(col('msgPerS'))} | ` : ''}${fmt(median(col('p50')))} | ${fmt(median(p99))} (${fmt(Math.min(...p99))}–${fmt(Math.max(...p99))}) | ${spread(col(cpuKey), 2)} | ${fmt(median(col('serverCores')), 2)} | ${fmt(median(col('peakRssMiB')), 1)} | ${fmt(median(col('clientCpuShare')), 2)} (${fmt(median(col('clientUserShare')), 2)}) | ${ratio(rate)} | ${ratio(cpuKey)} |`,
+    )
+  }
+  const other = rounds.flatMap((round) => Object.values(round).map((r) => r.otherCores))
+  if (other.length) lines.push('', `Other load during the windows (cores busy beyond server and client): median ${fmt(median(other), 2)}, max ${fmt(Math.max(...other), 2)}.`)
+  for (const [t, why] of Object.entries(failed)) lines.push(`${t}: failed: ${why}`)
+  return lines.join('\n')
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const addonAtStart = names.includes('netloop TS') ? addonId() : undefined
+const load1 = loadavg()[0]
+const header = [
+  `netloop vs peers: ${new Date().toISOString()}, node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${load1.toFixed(2)} at start`,
+  `${RUNS} round(s), ${SECONDS} s measured after ${WARMUP} s warm-up per run (JVM ${JVM_WARMUP} s), CPU pinning ${PIN ? 'on' : 'off'}`,
+]
+if (addonAtStart) {
+  header.push(`addon ${addonAtStart.file}: ${addonAtStart.size} bytes, ${addonAtStart.mtime}, sha256 ${addonAtStart.sha256}`)
+  if (addonAtStart.size > 8 << 20) header.push('WARNING: the addon looks like a DEBUG build (size): netloop TS figures are not representative')
+}
+for (const s of skipped) header.push(`skipped: ${s.name}: ${s.reason}`)
+if (load1 > 0.5) header.push(`WARNING: the machine is not quiet (load average ${load1.toFixed(2)}): figures will be noisy`)
+console.log(header.join('\n'))
+const results = { header, skipped, runs: {}, tables: {} }
+
+for (const key of Object.keys(WORKLOADS)) {
+  if (!ONLY.includes(key)) continue
+  const w = WORKLOADS[key]
+  const rounds = []
+  const failed = {}
+  for (let r = 0; r < RUNS; r++) {
+    const order = names.map((_, i) => names[(i + r) % names.length]).filter((t) => !failed[t])
+    const round = {}
+    for (const t of order) {
+      try {
+        round[t] = await loadRun(t, w)
+      } catch (e) {
+        failed[t] = e.message.split('\n')[0]
+        process.stderr.write(`  ${key} round ${r + 1}/${RUNS} ${t}: FAILED: ${failed[t]}\n`)
+        continue
+      }
+      const x = round[t]
+      const rate = w.mode === 'bulk' ? `${fmt(x.mbPerS)} MB/s, ${fmt(x.serverCpuUsPerMB, 1)} µs CPU/MB` : `${fmt(x.msgPerS)} msg/s, ${fmt(x.serverCpuUsPerMsg, 2)} µs CPU/msg`
+      process.stderr.write(`  ${key} round ${r + 1}/${RUNS} ${t}: ${rate}, peak RSS ${fmt(x.peakRssMiB, 1)} MiB\n`)
+    }
+    rounds.push(round)
+  }
+  results.runs[key] = rounds
+  const cmd = `echo_load 127.0.0.1 PORT ${w.conns} ${w.size} ${SECONDS} ${WARMUP} ${w.mode} SERVER_PID${w.depth ? ` ${w.depth}` : ''}`
+  results.tables[key] = `### ${w.title}\n\nClient: \`${PIN ? `taskset -c ${w.pin[1]} ` : ''}${cmd}\`; servers ${PIN ? `on CPU ${w.pin[0]}` : 'unpinned'}.\n\n${table(w, rounds, failed)}`
+  console.log(`\n${results.tables[key]}`)
+}
+
+if (addonAtStart) {
+  const addonAtEnd = addonId()
+  if (addonAtEnd.sha256 !== addonAtStart.sha256) console.log(`\nWARNING: the addon changed during the run (now ${addonAtEnd.size} bytes, ${addonAtEnd.mtime}): discard the netloop TS figures`)
+}
+console.log(`\nwaited ${(quietWaited / 1000).toFixed(1)} s in all for a quiet machine before runs`)
+const jsonOut = opt('--json', join(root, 'target', 'bench-results', `peers-${Date.now()}.json`))
+mkdirSync(dirname(jsonOut), { recursive: true })
+writeFileSync(jsonOut, JSON.stringify(results, null, 1))
+console.log(`\nraw results: ${jsonOut}`)
