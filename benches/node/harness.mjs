@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, statSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -24,7 +24,7 @@ export const opt = (name, fallback) => {
  */
 export function addonUnderTest() {
   const given = opt('--addon', undefined)
-  if (given) process.env.NAPI_RS_NATIVE_LIBRARY_PATH = join(process.cwd(), given)
+  if (given) process.env.NAPI_RS_NATIVE_LIBRARY_PATH = resolve(given)
   const file = given ? process.env.NAPI_RS_NATIVE_LIBRARY_PATH : join(root, 'netloop.linux-x64-gnu.node')
   const addonId = () => {
     const st = statSync(file)
@@ -32,6 +32,22 @@ export function addonUnderTest() {
     return { file, size: st.size, mtime: st.mtime.toISOString(), sha256: hash }
   }
   return { given, file, addonId }
+}
+
+/** The command line's positional arguments (options in `withValue` take the next word). */
+export function positionals(withValue = ['--addon', '--json', '--runs', '--seconds', '--only', '--quiet-wait', '--quiet-wait-total']) {
+  const out = []
+  for (let i = 0; i < argv.length; i++) {
+    if (withValue.includes(argv[i])) i++
+    else if (!argv[i].startsWith('--')) out.push(argv[i])
+  }
+  return out
+}
+
+/** A markdown table of `rows` (objects with the same keys). */
+export function markdownTable(rows) {
+  const keys = Object.keys(rows[0] ?? {})
+  return [`| ${keys.join(' | ')} |`, `| ${keys.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${keys.map((k) => r[k]).join(' | ')} |`)].join('\n')
 }
 
 export const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim())

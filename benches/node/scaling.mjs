@@ -4,7 +4,13 @@
 //
 //   node benches/node/scaling.mjs [--quick] [--runs N] [--seconds S] [--only echo,resp]
 //                                 [--no-pin] [--quiet-wait SECONDS] [--addon FILE.node] [--json FILE]
-//                                 [--targets SUBSTR,...] [--resp-n N]
+//                                 [--targets SUBSTR,...] [--resp-n N] [--warmup S] [--resp-warmup-n N]
+//                                 [--quiet-wait-total SECONDS]
+//
+// --runs, --seconds, --warmup: rounds, echo seconds measured and warmed up per run (5, 3, 1;
+// --quick: 3, 1.5, 0.5); --resp-n, --resp-warmup-n: redis-benchmark requests per test and per
+// warm-up test (1 000 000 and 100 000; --quick: 300 000 and 30 000). A workload whose tool is
+// missing (cc for echo_load, redis-benchmark) is skipped with a line saying so.
 //
 // Workloads: the 50-connection 64 B echo of channels-vs-net.mjs (benches/load/echo_load.c, one
 // message in flight per connection) and RESP under `redis-benchmark -c 50 -P 16` (GET and SET),
@@ -35,11 +41,12 @@ import { CLK_TCK, addonUnderTest, flag, fmt, machineBusy, median, newer, opt, ro
 const quick = flag('--quick')
 const RUNS = Number(opt('--runs', quick ? 3 : 5))
 const SECONDS = Number(opt('--seconds', quick ? 1.5 : 3))
-const WARMUP = quick ? 0.5 : 1
+const WARMUP = Number(opt('--warmup', quick ? 0.5 : 1))
 const ONLY = opt('--only', 'echo,resp').split(',')
 const PIN = !flag('--no-pin') && cpus().length >= 2
 const CLIENT_CPU = 1
 const RESP_N = Number(opt('--resp-n', quick ? 300_000 : 1_000_000))
+const RESP_WARMUP_N = Number(opt('--resp-warmup-n', quick ? 30_000 : 100_000))
 const { given: ADDON, file: addonFile, addonId } = addonUnderTest()
 const addonAtStart = addonId()
 
@@ -50,7 +57,12 @@ const binDir = join(root, 'target', 'bench-bin', 'scaling')
 mkdirSync(binDir, { recursive: true })
 const loadSrc = join(root, 'benches', 'load', 'echo_load.c')
 const loadBin = join(binDir, 'echo_load')
-if (newer(loadSrc, loadBin)) execFileSync('cc', ['-O2', '-Wall', '-o', loadBin, loadSrc], { stdio: 'inherit' })
+/** Why echo_load cannot run (no C compiler to build it), else undefined. */
+let noLoadGen
+if (ONLY.includes('echo') && newer(loadSrc, loadBin)) {
+  if (spawnSync('cc', ['--version']).error === undefined) execFileSync('cc', ['-O2', '-Wall', '-o', loadBin, loadSrc], { stdio: 'inherit' })
+  else noLoadGen = 'no C compiler (cc) to build benches/load/echo_load.c; apt-get install -y gcc'
+}
 
 const bundle = (src, out) => bundleExample(root, src, out)
 const respHandlersSrc = join(root, 'examples', 'resp-handlers.ts')
@@ -301,7 +313,7 @@ async function respRun(t) {
   waitQuiet()
   const server = await startServer(t, 'resp')
   const pids = processTree(server.pid)
-  const [wcmd, wargs] = clientCmd('redis-benchmark', redisBenchmarkArgs(server.port, 'set,get', quick ? 30_000 : 100_000))
+  const [wcmd, wargs] = clientCmd('redis-benchmark', redisBenchmarkArgs(server.port, 'set,get', RESP_WARMUP_N))
   const warm = spawnSync(wcmd, wargs, { encoding: 'utf8' }) // warm-up (JIT), not measured
   if (warm.status !== 0) throw new Error(`redis-benchmark warm-up against ${t.name} failed: ${warm.stderr}`)
   const out = { target: t.name, tests: {} }
@@ -324,7 +336,7 @@ async function respRun(t) {
   out.threads = threads
   out.processes = pids.length
   out.metrics = await server.stop()
-  const pd = perDelivery(out.metrics, 2 * (quick ? 30_000 : 100_000) + 2 * RESP_N)
+  const pd = perDelivery(out.metrics, 2 * RESP_WARMUP_N + 2 * RESP_N)
   for (const v of Object.values(out.tests)) v.perDelivery = pd
   return out
 }
@@ -398,7 +410,8 @@ const results = { header, runs: {}, tables: {} }
 
 const order = (r) => TARGETS.map((_, i) => TARGETS[(i + r) % TARGETS.length])
 
-if (ONLY.includes('echo')) {
+if (ONLY.includes('echo') && noLoadGen) console.log(`\n(echo skipped: ${noLoadGen})`)
+else if (ONLY.includes('echo')) {
   const rounds = []
   for (let r = 0; r < RUNS; r++) {
     const round = {}

@@ -4,12 +4,20 @@
 // cancelled at once, none runs: the cost of a timer that is cancelled, as for timeouts that
 // rarely fire). Best of 5 rounds, ns per callback (or per schedule+cancel pair).
 //
-//   node benches/node/schedule.mjs [N]
-import netloop from '../../index.js'
+//   node benches/node/schedule.mjs [N] [--quick] [--runs ROUNDS] [--addon FILE.node]
+//
+// N callbacks per shape (default 100 000; --quick: 30 000 and 3 rounds). --addon loads that
+// addon (NAPI_RS_NATIVE_LIBRARY_PATH) instead of the repository's. Prints a markdown table.
+import { addonUnderTest, flag, markdownTable, opt, positionals } from './harness.mjs'
 
+const quick = flag('--quick')
+const { addonId } = addonUnderTest() // before loading the library: --addon sets its path
+const { default: netloop } = await import('../../index.js')
 const { EventLoop } = netloop
-const N = Number(process.argv[2] ?? 100_000)
-const ROUNDS = 5
+const N = Number(positionals()[0] ?? (quick ? 30_000 : 100_000))
+const ROUNDS = Number(opt('--runs', quick ? 3 : 5))
+const id = addonId()
+console.log(`addon ${id.file}: ${id.size} bytes, ${id.mtime}, sha256 ${id.sha256}; N = ${N}, best of ${ROUNDS} rounds; node ${process.version}\n`)
 const loop = new EventLoop({ name: 'bench' })
 
 const chain = (queue) => () =>
@@ -91,7 +99,8 @@ for (const r of rows) {
   const base = r.shape === 'schedule+cancel' ? ns(r.shape, 'clearTimeout(setTimeout(fn, 1000))') : ns(r.shape, 'setImmediate(fn)')
   r['vs base'] = (r.nsPerOp / base).toFixed(2) + 'x'
 }
-console.table(rows)
+console.log(markdownTable(rows.map((r) => ({ shape: r.shape, queue: `\`${r.queue}\``, 'ns per op': r.nsPerOp, 'vs base': r['vs base'] }))))
+console.log('\nbase: setImmediate(fn) for chain and burst, clearTimeout(setTimeout(fn, 1000)) for schedule+cancel\n')
 const ratio = (a, b) => (a / b).toFixed(2) + 'x'
 console.log(`burst: loop.schedule(fn, 0) vs setTimeout(fn, 0) = ${ratio(ns('burst', 'loop.schedule(fn, 0)'), ns('burst', 'setTimeout(fn, 0)'))} (target <= 1.5x)`)
 console.log(

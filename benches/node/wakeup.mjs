@@ -5,12 +5,21 @@
 // - node: a worker_thread posts messages to the main thread through a MessagePort, sleeping
 //   50 µs in between, each stamped with process.hrtime (uv_hrtime, one clock per process).
 //
-//   node benches/node/wakeup.mjs [N]
+//   node benches/node/wakeup.mjs [N] [--quick] [--addon FILE.node]
+//
+// N samples per path (default 2000; --quick: 500). The poster is a test hook of the native
+// loop, enabled for loops made with NETLOOP_TEST_HOOKS=1 (set here). --addon loads that addon
+// (NAPI_RS_NATIVE_LIBRARY_PATH) instead of the repository's. Prints a markdown table.
 import { Worker } from 'node:worker_threads'
-import netloop from '../../index.js'
+import { addonUnderTest, flag, markdownTable, positionals } from './harness.mjs'
 
+process.env.NETLOOP_TEST_HOOKS ||= '1' // read by the addon when a loop is made
+const { addonId } = addonUnderTest() // before loading the library: --addon sets its path
+const { default: netloop } = await import('../../index.js')
 const { EventLoop } = netloop
-const N = Number(process.argv[2] ?? 2000)
+const N = Number(positionals()[0] ?? (flag('--quick') ? 500 : 2000))
+const id = addonId()
+console.log(`addon ${id.file}: ${id.size} bytes, ${id.mtime}, sha256 ${id.sha256}; ${N} samples per path; node ${process.version}\n`)
 
 async function netloopSamples() {
   const loop = new EventLoop({ name: 'wakeup' })
@@ -59,5 +68,6 @@ const row = (name, s) => {
 const a = row('netloop: Rust thread → attached loop', await netloopSamples())
 const b = row('node: worker postMessage → main thread', await messagePortSamples())
 for (const r of [a, b]) for (const k of Object.keys(r)) if (typeof r[k] === 'number' && k !== 'samples') r[k] = r[k].toFixed(1)
-console.table([a, b])
+console.log(markdownTable([a, b]))
+console.log()
 console.log(`p50 ratio netloop / node: ${(a['p50 µs'] / b['p50 µs']).toFixed(2)}x (lower is better for netloop)`)
