@@ -27,6 +27,9 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdint.h>
@@ -77,6 +80,42 @@ static int fd_count(int pid) {
   while ((e = readdir(d))) k += e->d_name[0] != '.';
   closedir(d);
   return k;
+}
+
+/*
+ * The accept queue of the listener at `sa` (sock_diag, an exact lookup of one socket): queued =
+ * established connections not yet accepted, backlog = its limit. Returns -1 if unavailable.
+ */
+static int listen_queue(const struct sockaddr_in *sa, unsigned *queued, unsigned *backlog) {
+  static int nl = -2;
+  if (nl == -2) nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+  if (nl < 0) return -1;
+  struct {
+    struct nlmsghdr nlh;
+    struct inet_diag_req_v2 r;
+  } req;
+  memset(&req, 0, sizeof req);
+  req.nlh.nlmsg_len = sizeof req;
+  req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  req.nlh.nlmsg_flags = NLM_F_REQUEST;
+  req.r.sdiag_family = AF_INET;
+  req.r.sdiag_protocol = IPPROTO_TCP;
+  req.r.idiag_states = 1u << 10; /* TCP_LISTEN */
+  req.r.id.idiag_sport = sa->sin_port;
+  req.r.id.idiag_src[0] = sa->sin_addr.s_addr;
+  req.r.id.idiag_cookie[0] = req.r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+  if (send(nl, &req, sizeof req, 0) < 0) return -1;
+  union {
+    struct nlmsghdr h;
+    char b[8192];
+  } resp;
+  ssize_t got = recv(nl, &resp, sizeof resp, 0);
+  if (got < (ssize_t)NLMSG_LENGTH(sizeof(struct inet_diag_msg)) || resp.h.nlmsg_type != SOCK_DIAG_BY_FAMILY) return -1;
+  struct inet_diag_msg *m = NLMSG_DATA(&resp.h);
+  if (m->idiag_state != 10) return -1;
+  *queued = m->idiag_rqueue;
+  *backlog = m->idiag_wqueue;
+  return 0;
 }
 
 /* Reads a line (or the end) from stdin: returns 0 at the end of stdin. */
@@ -141,22 +180,41 @@ int main(int argc, char **argv) {
   unsigned char *buf = malloc(size);
   struct epoll_event evs[512];
 
-  /* Phase 1: connect, at most max_pending connections pending at once. */
-  int fd0 = server_pid > 0 ? fd_count(server_pid) : -1;
-  if (server_pid > 0 && fd0 < 0) die("/proc/SERVER_PID/fd");
+  /* Phase 1: connect, at most `limit` connections pending at once (see the top). */
+  unsigned queued = 0, backlog = 0;
+  int use_diag = listen_queue(&sa, &queued, &backlog) == 0;
+  int fd0 = !use_diag && server_pid > 0 ? fd_count(server_pid) : -1;
+  if (!use_diag && server_pid > 0 && fd0 < 0) die("/proc/SERVER_PID/fd");
+  int limit = max_pending;
+  if (use_diag && (int)backlog / 2 < limit) limit = backlog > 1 ? (int)backlog / 2 : 1;
   double t0 = now_s();
   int next = 0, connecting = 0, connected = 0, accepted = 0;
-  while (connected < n || (fd0 >= 0 && accepted < n)) {
-    /* Not yet accepted: opened minus what the server holds beyond its fds at the start. */
-    if (fd0 >= 0 && next - accepted >= max_pending) {
+  for (;;) {
+    /* Established but not yet accepted: the listener's accept queue (or, without sock_diag,
+     * what the server holds beyond its fds at the start). */
+    int waiting = 0;
+    if (use_diag) {
+      if (listen_queue(&sa, &queued, &backlog) < 0) {
+        fprintf(stderr, "idle_load: the listener on port %d is gone\n", port);
+        return 2;
+      }
+      waiting = (int)queued;
+      accepted = connected - waiting;
+    } else if (fd0 >= 0 && (connected == n || next - accepted >= limit)) {
       int k = fd_count(server_pid);
       if (k < 0) {
         fprintf(stderr, "idle_load: the server (pid %d) is gone\n", server_pid);
         return 2;
       }
       accepted = k - fd0;
+      waiting = connected - accepted;
+    } else if (fd0 >= 0) {
+      waiting = connected - accepted;
+    } else {
+      accepted = connected;
     }
-    while (next < n && connecting < max_pending && (fd0 < 0 || next - accepted < max_pending)) {
+    if (connected == n && accepted >= n) break;
+    while (next < n && connecting + waiting < limit) {
       struct conn *c = &cs[next++];
       c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
       if (c->fd < 0) die("socket");
@@ -167,28 +225,24 @@ int main(int argc, char **argv) {
       connecting++;
       watch(c, EPOLLOUT, EPOLL_CTL_ADD);
     }
-    if (connected == n) { /* all established: wait for the server to accept the last ones */
-      static double since;
-      if (!since) since = now_s();
-      if (now_s() - since > 60) {
-        fprintf(stderr, "idle_load: the server accepted %d of %d connections in 60 s\n", accepted, n);
-        return 2;
-      }
-      usleep(1000);
-      int k = fd_count(server_pid);
-      if (k >= 0) accepted = k - fd0;
-      continue;
+    /* Nothing in the handshake: only the server's accepting can make progress. */
+    int idle_wait = connecting == 0;
+    if (idle_wait && now_s() - t0 > 120) {
+      fprintf(stderr, "idle_load: the server accepted %d of %d connections in 120 s\n", accepted, n);
+      return 2;
     }
-    /* Window full of accepted-pending connections: poll the server's fds every ms. */
-    int wait_ms = (fd0 >= 0 && connecting == 0) ? 1 : 60000;
-    int k = epoll_wait(ep, evs, 512, wait_ms);
+    int k = epoll_wait(ep, evs, 512, idle_wait ? 0 : 60000);
     if (k < 0) {
       if (errno == EINTR) continue;
       die("epoll_wait");
     }
-    if (k == 0 && wait_ms == 60000) {
-      fprintf(stderr, "idle_load: no connection progressed for 60 s (%d of %d connected)\n", connected, n);
-      return 2;
+    if (k == 0) {
+      if (!idle_wait) {
+        fprintf(stderr, "idle_load: no connection progressed for 60 s (%d of %d connected)\n", connected, n);
+        return 2;
+      }
+      usleep(use_diag ? 100 : 1000);
+      continue;
     }
     for (int i = 0; i < k; i++) {
       struct conn *c = evs[i].data.ptr;
@@ -206,7 +260,8 @@ int main(int argc, char **argv) {
       watch(c, EPOLLIN | EPOLLRDHUP, EPOLL_CTL_MOD); /* idle: anything from the server is an error */
     }
   }
-  printf("{\"phase\":\"connected\",\"connections\":%d,\"connect_s\":%.4f}\n", n, now_s() - t0);
+  printf("{\"phase\":\"connected\",\"connections\":%d,\"connect_s\":%.4f,\"paced_by\":\"%s\",\"max_pending\":%d,\"backlog\":%u}\n", n,
+         now_s() - t0, use_diag ? "sock_diag" : fd0 >= 0 ? "proc_fd" : "none", limit, backlog);
   fflush(stdout);
 
   /* Phase 2: idle until a line on stdin; a server that closes or writes is an error. */

@@ -5,7 +5,7 @@
 //
 //   node benches/node/peers.mjs [--quick] [--runs N] [--seconds S] [--only echo-1,echo-50,bulk-4]
 //                               [--servers NAME,NAME] [--no-pin] [--json FILE] [--quiet-wait SECONDS]
-//                               [--addon FILE.node]
+//                               [--quiet-wait-total SECONDS] [--addon FILE.node]
 //
 // --servers keeps the servers whose names start with one of the NAMEs (e.g. `tokio,node:net`;
 // node:net is always kept, the ratios are taken to it).
@@ -33,8 +33,8 @@
 // /proc/PID/stat, read by the client at the edges of its measured window), the server's cores,
 // its peak RSS (VmHWM from /proc/PID/status at the end of the run) and the ratios to node:net
 // taken per round (the servers of a round run close together), then their median and min–max.
-// Before each run the harness waits (≤ --quiet-wait s, default 120; --quick: 3 s and 12 s in
-// all) for a quiet machine, and reports the load beyond server and client during the windows.
+// Before each run the harness waits (≤ --quiet-wait s, default 120, and ≤ --quiet-wait-total s
+// in all, default no limit; --quick: 3 s and 12 s) for a quiet machine, and reports the load beyond server and client during the windows.
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -51,7 +51,7 @@ const ONLY = opt('--only', 'echo-1,echo-50,bulk-4').split(',')
 const PIN = !flag('--no-pin') && cpus().length >= 2
 const QUIET_WAIT_S = Number(opt('--quiet-wait', quick ? 3 : 120))
 // --quick must stay within about a minute: at most 12 s of waiting for quiet in all, then none.
-const QUIET_BUDGET_MS = quick ? 12_000 : Infinity
+const QUIET_BUDGET_MS = Number(opt('--quiet-wait-total', quick ? 12 : Infinity)) * 1000
 const { addonId } = addonUnderTest()
 
 const WORKLOADS = {
