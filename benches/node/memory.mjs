@@ -74,7 +74,7 @@ const NOFILE = Number.isFinite(hardNofile) ? hardNofile : 1 << 20
 const loadBin = buildLoad('echo_load')
 const idleBin = buildLoad('idle_load')
 const WANTED = ['netloop TS', 'netloop Rust', 'node:net', 'tokio', 'C epoll', 'Netty']
-const { targets: built, skipped } = buildServers(WANTED)
+const { targets: built, skipped } = buildServers(WANTED, opt('--servers', undefined))
 const names = pickServers(Object.keys(built).filter((n) => n !== 'netloop Rust (2 workers)'), opt('--servers', undefined))
 
 const fdCount = (pid) => readdirSync(`/proc/${pid}/fd`).length

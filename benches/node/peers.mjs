@@ -7,8 +7,12 @@
 //                               [--servers NAME,NAME] [--no-pin] [--json FILE] [--quiet-wait SECONDS]
 //                               [--quiet-wait-total SECONDS] [--addon FILE.node]
 //
-// --servers keeps the servers whose names start with one of the NAMEs (e.g. `tokio,node:net`;
+// --servers keeps the servers whose names start with one of the NAMEs (e.g. `tokio,netloop Rust`;
 // node:net is always kept, the ratios are taken to it).
+//
+// All servers are pinned alike (CPU 0 in every workload): `netloop Rust (2 workers)` therefore
+// runs its two loops on one core; it shows the cost of a second loop there, not a second core
+// (benches/node/scaling.mjs is about several cores).
 //
 // Workloads (benches/load/echo_load.c):
 //   echo-1   64 B ping-pong on 1 connection, server and client both pinned to CPU 0 (a ping-pong
@@ -26,8 +30,9 @@
 // builds overwrite the root addon).
 //
 // Every run starts a fresh server process; the servers of a workload alternate within a round
-// and the starting server rotates from round to round; 5 rounds of 3 s after 1 s of warm-up (the
-// JVM: 3 s, for its JIT), or with --quick 1 round of 1 s after 0.5 s (JVM 1 s). Reported per
+// and the starting server rotates from round to round; 3 rounds of 3 s after 1 s of warm-up (the
+// JVM: 3 s, for its JIT), or with --quick 1 round of 1 s after 0.5 s (JVM 1 s): about 6 minutes
+// in all, and under a minute with --quick. Reported per
 // server: medians over the rounds with min–max of msg/s (MB/s for bulk), the client's p50/p99
 // round trip, the server's CPU per message (per MB for bulk: utime+stime of all its threads from
 // /proc/PID/stat, read by the client at the edges of its measured window), the server's cores,
@@ -43,7 +48,7 @@ import { addonUnderTest, flag, fmt, median, opt, root, spread, waitForQuiet } fr
 import { buildLoad, buildServers, memoryKiB, pickServers, startServer } from '../peers/servers.mjs'
 
 const quick = flag('--quick')
-const RUNS = Number(opt('--runs', quick ? 1 : 5))
+const RUNS = Number(opt('--runs', quick ? 1 : 3))
 const SECONDS = Number(opt('--seconds', quick ? 1 : 3))
 const WARMUP = quick ? 0.5 : 1
 const JVM_WARMUP = quick ? 1 : 3
@@ -64,7 +69,7 @@ for (const k of ONLY) if (!WORKLOADS[k]) throw new Error(`unknown workload ${k} 
 // ---------------------------------------------------------------------------------------------
 
 const loadBin = buildLoad('echo_load')
-const { targets: TARGETS, skipped } = buildServers()
+const { targets: TARGETS, skipped } = buildServers(undefined, opt('--servers', undefined) && `${opt('--servers')},node:net`)
 const BASE = 'node:net'
 const picked = pickServers(Object.keys(TARGETS), opt('--servers', undefined))
 const names = Object.keys(TARGETS).filter((n) => n === BASE || picked.includes(n))

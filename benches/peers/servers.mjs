@@ -39,7 +39,8 @@ function newest(paths) {
   return t
 }
 const stale = (srcs, bin) => !existsSync(bin) || newest(srcs) > statSync(bin).mtimeMs
-const have = (cmd, args = ['--version']) => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0
+/** True if `cmd` can be run (it exists; its exit status does not matter). */
+const have = (cmd, args = ['--version']) => spawnSync(cmd, args, { stdio: 'ignore' }).error === undefined
 
 function run(cmd, args, what) {
   const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
@@ -129,13 +130,17 @@ const BUILDERS = {
 }
 
 /**
- * Builds what `wanted` (builder names, default all) needs. Returns the servers that are ready,
- * in a fixed order, and the ones skipped with their reasons.
+ * Builds what `wanted` (builder names, default all) needs, less those no prefix in `only` (the
+ * `--servers` list, if given) can select. Returns the servers that are ready, in a fixed order,
+ * and the ones skipped with their reasons.
  */
-export function buildServers(wanted = Object.keys(BUILDERS), log = (s) => process.stderr.write(`${s}\n`)) {
+export function buildServers(wanted = Object.keys(BUILDERS), only = undefined, log = (s) => process.stderr.write(`${s}\n`)) {
   const targets = {}
   const skipped = []
+  const prefixes = only?.split(',').map((x) => x.trim().toLowerCase())
   for (const name of wanted) {
+    const key = name.toLowerCase()
+    if (prefixes && !prefixes.some((p) => key.startsWith(p) || p.startsWith(key))) continue
     const t0 = Date.now()
     try {
       Object.assign(targets, BUILDERS[name]())
