@@ -48,10 +48,12 @@ const rel = (p) => relative(root, p) || '.'
 const addonArg = opt('--addon', undefined)
 if (addonArg && !existsSync(addonArg)) fail(`--addon ${addonArg}: no such file`)
 const shared = [...(quick ? ['--quick'] : []), ...(addonArg ? ['--addon', addonArg] : [])]
-// Waiting for a quiet machine (other builds on a shared VM) is bounded per run and per part, so
-// the whole run keeps to its time budget; the parts report how long they waited.
-const quietWait = opt('--quiet-wait', quick ? '3' : '15')
-const quietTotal = opt('--quiet-wait-total', quick ? '5' : '30')
+// Waiting for a quiet machine (other builds on a shared VM) is bounded per run (--quiet-wait)
+// and per part (--quiet-wait-total), so the whole run keeps to its time budget; the parts report
+// how long they waited. A quick run does not wait at all (each check alone costs half a second
+// per run, ~30 s in all), so its figures are only as good as the machine is quiet.
+const quietWait = opt('--quiet-wait', quick ? '0' : '15')
+const quietTotal = opt('--quiet-wait-total', quick ? '0' : '30')
 const quiet = ['--quiet-wait', quietWait, '--quiet-wait-total', quietTotal]
 const json = (name) => ['--json', rel(join(jsonDir, `${name}.json`))]
 
@@ -297,14 +299,37 @@ function writeReport(done) {
     lines.push('', `## ${r.name}: ${r.title}`, '', `${r.status}; ${r.seconds === undefined ? '' : `wall time ${fmtS(r.seconds)}`}`)
     for (const s of r.steps ?? []) {
       lines.push('', `\`${s.command}\` (${fmtS(s.seconds)}, exit ${s.code}${s.signal ? `, ${s.signal}` : ''})`)
-      if (s.table) lines.push('', s.table)
-      lines.push('', s.table ? '<details><summary>output</summary>\n' : '', fence(s.stdout))
-      if (s.table) lines.push('\n</details>')
-      if (s.code !== 0 && s.stderr.trim()) lines.push('', 'stderr (last lines):', '', fence(s.stderr.trim().split('\n').slice(-30).join('\n')))
+      // Criterion's text becomes a table (its text folded below); the node parts print markdown.
+      if (s.table) lines.push('', s.table, '', details('output', fence(s.stdout)))
+      else if (s.stdout.trim()) lines.push('', asMarkdown(s.stdout))
+      const err = s.stderr.replace(/^npm warn .*\n?/gm, '').trim()
+      if (err) {
+        const tail = err.split('\n').slice(-200).join('\n')
+        if (s.code !== 0) lines.push('', 'stderr (last lines):', '', fence(err.split('\n').slice(-30).join('\n')))
+        else lines.push('', details('stderr (progress: the figures of each run)', fence(tail)))
+      }
     }
   }
   mkdirSync(outDir, { recursive: true })
   writeFileSync(reportFile, `${lines.join('\n')}\n`)
+}
+
+const details = (summary, body) => `<details><summary>${summary}</summary>\n\n${body}\n\n</details>`
+
+/**
+ * A part's stdout as markdown: its tables and headings as they are; other runs of several lines
+ * (headers, notes) keep their line breaks.
+ */
+function asMarkdown(text) {
+  return text
+    .replace(/\s+$/, '')
+    .split(/\n\s*\n/)
+    .map((block) => {
+      const ls = block.split('\n')
+      if (ls.length === 1 || ls.every((l) => l.startsWith('|')) || (ls[0].startsWith('#') && ls.length === 1)) return block
+      return ls.map((l) => (l.startsWith('|') ? l : `${l.replace(/^\s+/, '')}  `)).join('\n')
+    })
+    .join('\n\n')
 }
 
 function fmtS(s) {

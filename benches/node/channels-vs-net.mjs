@@ -41,7 +41,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'no
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { bundleExample } from './bundle.mjs'
-import { CLK_TCK, addonUnderTest, flag, fmt, median, newer, opt, root, spread, waitForQuiet } from './harness.mjs'
+import { CLK_TCK, addonUnderTest, flag, fmt, machineBusy, median, newer, opt, root, spread, waitForQuiet } from './harness.mjs'
 
 const quick = flag('--quick')
 const RUNS = Number(opt('--runs', quick ? 3 : 5))
@@ -385,7 +385,9 @@ async function httpRun(name) {
     await checkHttp(name, server.port)
     const warm = wrk(server.port, HTTP_WARMUP, ccpu) // warm-up (JIT), not measured
     const before = procTicks(server.pid)
+    const busy0 = machineBusy()
     const b = wrk(server.port, HTTP_SECONDS, ccpu)
+    const busyS = (machineBusy() - busy0) / CLK_TCK
     const serverS = (procTicks(server.pid) - before) / CLK_TCK
     const metrics = await server.stop()
     const all = warm.requests + b.requests + 2 // + the two of the check
@@ -398,6 +400,7 @@ async function httpRun(name) {
       serverCpuUsPerReq: (serverS * 1e6) / b.requests,
       serverCores: serverS / b.wall,
       clientCpuShare: b.clientS / b.wall,
+      otherCores: Math.max(0, (busyS - serverS - b.clientS) / b.wall),
       deliveriesPerReq: metrics ? metrics.deliveries / all : undefined,
       jsCallsPerReq: metrics ? metrics.jsToNativeCalls / all : undefined,
       raw: { wrk: b, warmup: warm, metrics },
@@ -421,6 +424,8 @@ function httpTable(rounds) {
       `| ${t} | ${spread(col('rps'))} | ${fmt(median(col('p50')))} | ${fmt(median(col('p99')))} (${fmt(Math.min(...col('p99')))}–${fmt(Math.max(...col('p99')))}) | ${spread(col('serverCpuUsPerReq'), 2)} | ${fmt(median(col('serverCores')), 2)} | ${t === nl ? fmt(median(col('deliveriesPerReq')), 3) : '–'} | ${t === nl ? fmt(median(col('jsCallsPerReq')), 4) : '–'} | ${fmt(median(col('clientCpuShare')), 2)} | ${ratio('rps')} | ${ratio('serverCpuUsPerReq')} |`,
     )
   }
+  const other = rounds.flatMap((round) => Object.values(round).map((r) => r.otherCores))
+  lines.push('', `Other load during the windows (cores busy beyond server and client): median ${fmt(median(other), 2)}, max ${fmt(Math.max(...other), 2)}.`)
   return lines.join('\n')
 }
 

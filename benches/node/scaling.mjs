@@ -192,7 +192,7 @@ let quietWaited = 0
 let notQuiet = 0
 function waitQuiet() {
   const r = waitForQuiet(QUIET_WAIT_S)
-  if (!r.quiet) notQuiet++
+  if (r.quiet === false) notQuiet++
   quietWaited += r.waitedMs
 }
 
