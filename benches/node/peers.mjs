@@ -32,14 +32,14 @@
 // Every run starts a fresh server process; the servers of a workload alternate within a round
 // and the starting server rotates from round to round; 3 rounds of 3 s after 1 s of warm-up (the
 // JVM: 3 s, for its JIT), or with --quick 1 round of 1 s after 0.5 s (JVM 1 s): about 6 minutes
-// in all, and under a minute with --quick. Reported per
-// server: medians over the rounds with min–max of msg/s (MB/s for bulk), the client's p50/p99
-// round trip, the server's CPU per message (per MB for bulk: utime+stime of all its threads from
-// /proc/PID/stat, read by the client at the edges of its measured window), the server's cores,
-// its peak RSS (VmHWM from /proc/PID/status at the end of the run) and the ratios to node:net
-// taken per round (the servers of a round run close together), then their median and min–max.
-// Before each run the harness waits (≤ --quiet-wait s, default 120, and ≤ --quiet-wait-total s
-// in all, default no limit; --quick: 3 s and 12 s) for a quiet machine, and reports the load beyond server and client during the windows.
+// in all, under a minute with --quick. Reported per server: medians over the rounds with min–max
+// of msg/s (MB/s for bulk), the client's p50/p99 round trip, the server's CPU per message (per MB
+// for bulk: utime+stime of all its threads from /proc/PID/stat, read by the client at the edges
+// of its measured window), the server's cores, its peak RSS (VmHWM from /proc/PID/status at the
+// end of the run) and the ratios to node:net taken per round (the servers of a round run close
+// together), then their median and min–max. Before each run the harness waits (≤ --quiet-wait s,
+// default 120, and ≤ --quiet-wait-total s in all, default no limit; --quick: 3 s and 12 s) for a
+// quiet machine, and reports the load beyond server and client during the windows.
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -181,7 +181,8 @@ for (const key of Object.keys(WORKLOADS)) {
   }
   results.runs[key] = rounds
   const cmd = `echo_load 127.0.0.1 PORT ${w.conns} ${w.size} ${SECONDS} ${WARMUP} ${w.mode} SERVER_PID${w.depth ? ` ${w.depth}` : ''}`
-  results.tables[key] = `### ${w.title}\n\nClient: \`${PIN ? `taskset -c ${w.pin[1]} ` : ''}${cmd}\`; servers ${PIN ? `on CPU ${w.pin[0]}` : 'unpinned'}.\n\n${table(w, rounds, failed)}`
+  const jvm = names.some((t) => TARGETS[t].jvm) ? ` (the JVM's warm-up: ${JVM_WARMUP} s)` : ''
+  results.tables[key] = `### ${w.title}\n\nClient: \`${PIN ? `taskset -c ${w.pin[1]} ` : ''}${cmd}\`${jvm}; servers ${PIN ? `on CPU ${w.pin[0]}` : 'unpinned'}.\n\n${table(w, rounds, failed)}`
   console.log(`\n${results.tables[key]}`)
 }
 
