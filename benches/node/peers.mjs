@@ -31,7 +31,7 @@
 //
 // Every run starts a fresh server process; the servers of a workload alternate within a round
 // and the starting server rotates from round to round; 3 rounds of 3 s after 1 s of warm-up (the
-// JVM: 3 s, for its JIT), or with --quick 1 round of 1 s after 0.5 s (JVM 1 s): about 6 minutes
+// JVM: 3 s, for its JIT), or with --quick 1 round of 1 s after 0.5 s (JVM 2 s): about 6 minutes
 // in all, under a minute with --quick. Reported per server: medians over the rounds with min–max
 // of msg/s (MB/s for bulk), the client's p50/p99 round trip, the server's CPU per message (per MB
 // for bulk: utime+stime of all its threads from /proc/PID/stat, read by the client at the edges
@@ -51,7 +51,7 @@ const quick = flag('--quick')
 const RUNS = Number(opt('--runs', quick ? 1 : 3))
 const SECONDS = Number(opt('--seconds', quick ? 1 : 3))
 const WARMUP = quick ? 0.5 : 1
-const JVM_WARMUP = quick ? 1 : 3
+const JVM_WARMUP = quick ? 2 : 3
 const ONLY = opt('--only', 'echo-1,echo-50,bulk-4').split(',')
 const PIN = !flag('--no-pin') && cpus().length >= 2
 const QUIET_WAIT_S = Number(opt('--quiet-wait', quick ? 3 : 120))
