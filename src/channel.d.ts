@@ -28,8 +28,8 @@ export declare class Channel implements ServerChannel {
     readonly pipeline: ChannelPipeline;
     /** The server channel that accepted this one. */
     readonly parent: Channel | undefined;
-    /** Resolves when the channel is closed (never rejects). */
-    readonly closeFuture: Promise<void>;
+    /** Resolves when the channel is closed (never rejects). Made on first use. */
+    get closeFuture(): Promise<void>;
     /** The loop this channel is registered on. */
     get eventLoop(): EventLoop;
     get isOpen(): boolean;

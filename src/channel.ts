@@ -65,9 +65,8 @@ export class Channel implements ServerChannel {
   /** @internal The async context its events run in (the context that made the channel). */
   readonly _resource: AsyncResource
   #closed = false
-  #resolveClose!: () => void
-  /** Resolves when the channel is closed (never rejects). */
-  readonly closeFuture: Promise<void>
+  #closeFuture: Promise<void> | undefined
+  #resolveClose: (() => void) | undefined
   #config: ChannelConfig | undefined
 
   /** @internal */
@@ -82,8 +81,15 @@ export class Channel implements ServerChannel {
     // An accepted channel inherits its server's context, as node:net connections do.
     this._resource = parent ? parent._resource.runInAsyncScope(() => new AsyncResource('netloop:Channel')) : new AsyncResource('netloop:Channel')
     this.pipeline = new ChannelPipeline(this, hub)
-    this.closeFuture = new Promise((r) => (this.#resolveClose = r))
     hub.addChannel(this)
+  }
+
+  /** Resolves when the channel is closed (never rejects). Made on first use. */
+  get closeFuture(): Promise<void> {
+    if (this.#closeFuture === undefined) {
+      this.#closeFuture = this.#closed ? Promise.resolve() : new Promise((r) => (this.#resolveClose = r))
+    }
+    return this.#closeFuture
   }
 
   /** The loop this channel is registered on. */
@@ -243,7 +249,8 @@ export class Channel implements ServerChannel {
   /** @internal The native side reported the close. */
   _onClosed(): void {
     this.#closed = true
-    this.#resolveClose()
+    this.#resolveClose?.()
+    this.#resolveClose = undefined
   }
 
   toString(): string {

@@ -49,13 +49,22 @@ const NO_METHODS: ReadonlyArray<HandlerMethod | undefined> = new Array<HandlerMe
  */
 function methodTable(handler: ChannelHandler | undefined): ReadonlyArray<HandlerMethod | undefined> {
   if (handler === undefined) return NO_METHODS
+  // Tables are shared: by the handler object (one handler added to many pipelines), or by its
+  // prototype when the methods all come from there (one class, an instance per channel).
+  const own = METHOD_NAMES.some(([, name]) => Object.hasOwn(handler, name))
+  const key: object = own ? handler : (Object.getPrototypeOf(handler) ?? handler)
   const table = new Array<HandlerMethod | undefined>(TABLE_SIZE).fill(undefined)
   for (const [kind, name] of METHOD_NAMES) {
     const fn = (handler as Record<string, unknown>)[name]
     if (typeof fn === 'function') table[kind] = fn as HandlerMethod
   }
+  // Read afresh at every add; the shared copy is kept while it still matches.
+  const cached = tables.get(key)
+  if (cached !== undefined && cached.every((fn, i) => fn === table[i])) return cached
+  tables.set(key, table)
   return table
 }
+const tables = new WeakMap<object, ReadonlyArray<HandlerMethod | undefined>>()
 
 export class ChannelHandlerContext {
   /** @internal */ _prev: ChannelHandlerContext | undefined

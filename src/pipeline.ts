@@ -44,7 +44,7 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
 export class ChannelPipeline {
   /** @internal */ readonly _head: ChannelHandlerContext
   /** @internal */ readonly _tail: ChannelHandlerContext
-  /** @internal */ readonly _voidPromise: ChannelPromise
+  #voidPromise: ChannelPromise | undefined
   #generated = 0
 
   /** @internal */
@@ -56,7 +56,11 @@ export class ChannelPipeline {
     this._tail = new ChannelHandlerContext('TAIL', undefined, undefined, this, Kind.Tail, 0)
     this._head._next = this._tail
     this._tail._prev = this._head
-    this._voidPromise = new ChannelPromise(0, (e) => this.fireExceptionCaught(e))
+  }
+
+  /** @internal The pipeline's void promise (made on first use: an idle channel holds none). */
+  get _voidPromise(): ChannelPromise {
+    return (this.#voidPromise ??= new ChannelPromise(0, this))
   }
 
   /**

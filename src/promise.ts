@@ -13,6 +13,11 @@ export type Settle = { ok: true } | { ok: false; error: Error }
 /** Completes a promise lent by the native pipeline (a native handler's write). @internal */
 export type NativeCompleter = (id: number, error: Error | null) => void
 
+/** @internal Where a void promise's failure goes (its pipeline: no closure per promise). */
+export interface VoidFailureSink {
+  fireExceptionCaught(error: unknown): unknown
+}
+
 export class ChannelPromise implements PromiseLike<void> {
   /** @internal 0: void; > 0: registered with a hub; < 0: lent by native code; NaN: not yet. */
   _id: number
@@ -20,12 +25,12 @@ export class ChannelPromise implements PromiseLike<void> {
   #promise: Promise<void> | undefined
   #resolve: (() => void) | undefined
   #reject: ((e: Error) => void) | undefined
-  readonly #onVoidFailure: ((e: Error) => void) | undefined
+  readonly #onVoidFailure: VoidFailureSink | undefined
   readonly #native: NativeCompleter | undefined
   #listeners: Array<(error: Error | null) => void> | undefined
 
   /** @internal */
-  constructor(id: number, onVoidFailure?: (e: Error) => void, native?: NativeCompleter) {
+  constructor(id: number, onVoidFailure?: VoidFailureSink, native?: NativeCompleter) {
     this._id = id
     this.#onVoidFailure = onVoidFailure
     this.#native = native
@@ -107,7 +112,7 @@ export class ChannelPromise implements PromiseLike<void> {
   _complete(r: Settle): boolean {
     if (this._id === 0) {
       // A void promise is shared and never done: a failure goes to exceptionCaught.
-      if (!r.ok) this.#onVoidFailure?.(r.error)
+      if (!r.ok) this.#onVoidFailure?.fireExceptionCaught(r.error)
       return false
     }
     if (this.#result !== undefined) return false
@@ -115,7 +120,7 @@ export class ChannelPromise implements PromiseLike<void> {
     if (r.ok) this.#resolve?.()
     else {
       this.#reject?.(r.error)
-      if (this._id === 0) this.#onVoidFailure?.(r.error)
+      if (this._id === 0) this.#onVoidFailure?.fireExceptionCaught(r.error)
     }
     const ls = this.#listeners
     this.#listeners = undefined
