@@ -20,6 +20,8 @@
 //   4. idle_load sends one 64 B message on each and checks every echo; 0.5 s later: RSS after
 //      one echo on each (buffers a server allocated for a read or a write and kept show here);
 //   5. idle_load closes everything, the server is stopped.
+// Node servers (netloop TS, node:net) run with --expose-gc and make a full collection (SIGUSR2,
+// benches/node/servers/common.mjs) 300 ms before every RSS reading.
 // Reported: KiB per connection = (RSS − baseline) / N for both states, the accept time, the
 // baseline and the peak RSS (VmHWM), medians over the rounds with min–max. RSS is the server's
 // user-space memory: the kernel's socket memory (alike for every server) is not in it, so the
@@ -118,14 +120,23 @@ function startIdle(port, serverPid) {
 
 async function memoryRun(name) {
   if (quietWaited < QUIET_BUDGET_MS) quietWaited += waitForQuiet(QUIET_WAIT_S).waitedMs
-  const t = built[name]
+  // Node servers run with --expose-gc and collect on SIGUSR2 before every RSS reading: the
+  // figures are then what the server keeps, not when V8 happened to collect last.
+  const t = built[name].node ? { ...built[name], args: ['--expose-gc', ...built[name].args] } : built[name]
   const server = await startServer(name, t, { nofile: NOFILE })
+  const memoryNow = async () => {
+    if (t.node) {
+      process.kill(server.pid, 'SIGUSR2')
+      await sleep(300)
+    }
+    return memoryKiB(server.pid)
+  }
   try {
     // 1. warm-up, rest, baseline
     const w = spawnSync(loadBin, ['127.0.0.1', String(server.port), '50', String(SIZE), '0.5', t.jvm ? '1' : '0.2', 'echo'], { encoding: 'utf8' })
     if (w.status !== 0) throw new Error(`warm-up echo_load failed: ${w.stderr.trim()}`)
     await sleep(1000)
-    const base = memoryKiB(server.pid)
+    const base = await memoryNow()
     const listenBacklog = backlog(server.port)
     const fd0 = fdCount(server.pid)
     // 2. N connections; accept time from /proc/PID/fd
@@ -142,13 +153,13 @@ async function memoryRun(name) {
     }
     // 3. idle
     await sleep(500)
-    const idleMem = memoryKiB(server.pid)
+    const idleMem = await memoryNow()
     const fdIdle = fdCount(server.pid)
     // 4. one echo on each
     idle.send()
     const echoed = await idle.next()
     await sleep(500)
-    const echoMem = memoryKiB(server.pid)
+    const echoMem = await memoryNow()
     // 5. done
     idle.send()
     idle.end()

@@ -24,3 +24,7 @@ export const quiet = {
     ctx.close()
   },
 }
+
+// With --expose-gc (benches/node/memory.mjs): SIGUSR2 runs a full collection, so that RSS
+// read afterwards holds what the server keeps, not garbage a collection has yet to reclaim.
+if (typeof globalThis.gc === 'function') process.on('SIGUSR2', () => globalThis.gc())
