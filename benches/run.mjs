@@ -30,7 +30,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, release, version as osVersion } from 'node:os'
-import { join, relative } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import { addonUnderTest, flag, opt, root } from './node/harness.mjs'
 
 const quick = flag('--quick')
@@ -45,8 +45,9 @@ const rel = (p) => relative(root, p) || '.'
 // ---------------------------------------------------------------------------------------------
 // Options passed through
 
-const addonArg = opt('--addon', undefined)
-if (addonArg && !existsSync(addonArg)) fail(`--addon ${addonArg}: no such file`)
+// The parts run in the repository's root: the addon's path is given relative to it.
+const addonArg = opt('--addon', undefined) && rel(resolve(opt('--addon')))
+if (addonArg && !existsSync(join(root, addonArg))) fail(`--addon ${opt('--addon')}: no such file`)
 const shared = [...(quick ? ['--quick'] : []), ...(addonArg ? ['--addon', addonArg] : [])]
 // Waiting for a quiet machine (other builds on a shared VM) is bounded per run (--quiet-wait)
 // and per part (--quiet-wait-total), so the whole run keeps to its time budget; the parts report
@@ -306,7 +307,7 @@ function writeReport(done) {
       if (err) {
         const tail = err.split('\n').slice(-200).join('\n')
         if (s.code !== 0) lines.push('', 'stderr (last lines):', '', fence(err.split('\n').slice(-30).join('\n')))
-        else lines.push('', details('stderr (progress: the figures of each run)', fence(tail)))
+        else lines.push('', details('stderr (progress lines, the figures of each run)', fence(tail)))
       }
     }
   }
@@ -347,7 +348,7 @@ if (needsJs && !flag('--no-build')) {
   const c = { cmd: 'npx', args: ['tsc', '-p', 'tsconfig.json'] }
   const r = await run(c)
   const emitted = existsSync(join(root, 'index.js'))
-  build = { command: shown(c), seconds: r.seconds, status: r.code === 0 ? 'ok' : emitted ? `exit ${r.code} (type errors; the JS was emitted, running on)` : `FAILED (exit ${r.code})`, output: `${r.stdout}${r.stderr}`.replace(/^npm warn .*\n?/gm, '') }
+  build = { command: shown(c), seconds: r.seconds, status: r.code === 0 ? 'ok' : emitted ? `exit ${r.code} (index.js is there: type errors still emit, or an earlier build; running on)` : `FAILED (exit ${r.code})`, output: `${r.stdout}${r.stderr}`.replace(/^npm warn .*\n?/gm, '') }
   if (!emitted) {
     writeReport(true)
     fail(`the TypeScript did not compile (index.js missing); report: ${rel(reportFile)}`)

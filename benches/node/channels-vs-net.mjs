@@ -36,6 +36,15 @@
 // pinned to CPU 0: a ping-pong across the two vCPUs of this VM waits on a cross-CPU wake-up of
 // 50–100 µs (12–16 K msg/s against ~55 K on one CPU, whatever the server), and unpinned runs
 // flip between the two modes. --no-pin leaves placement to the scheduler.
+//
+// HTTP (`http`): examples/http-hello.ts (bundled with esbuild like the RESP example, one loop on
+// the main thread, under the metrics preload) against benches/node/servers/node-http.mjs (the
+// same body and Content-Type from `http.createServer`), both keep-alive. Before the run each
+// server must answer two pipelined GETs on one connection with 200, the Content-Type and
+// `Hello, World!`; then `wrk -t 1 -c 50 --latency` (server on CPU 0, wrk on CPU 1) for a warm-up
+// run and the measured run (wrk takes whole seconds). Any wrk socket error or error status (and
+// any "Non-2xx or 3xx responses" line) fails the run. Server CPU: /proc/<pid>/stat around the
+// measured wrk; latencies: wrk's p50/p99 (a small Lua script prints wrk's summary as JSON).
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -355,7 +364,7 @@ async function checkHttp(name, port) {
 
 /** One wrk invocation: its JSON summary (wrk-json.lua), text report and the client's CPU. */
 function wrk(port, seconds, cpu) {
-  const w = `wrk -t 1 -c ${HTTP_CONNS} -d ${seconds}s --latency -s ${wrkScript} http://127.0.0.1:${port}/`
+  const w = `wrk -t 1 -c ${HTTP_CONNS} -d ${seconds}s --latency -s '${wrkScript}' http://127.0.0.1:${port}/`
   const cmd = `${cpu === undefined ? '' : `taskset -c ${cpu} `}${w}; rc=$?; cat /proc/$$/stat; exit $rc`
   const t0 = process.hrtime.bigint()
   const r = spawnSync('sh', ['-c', cmd], { encoding: 'utf8' })
