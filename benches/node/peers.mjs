@@ -3,7 +3,7 @@
 // (NIO, 1 worker thread), the netloop Rust core's echo_server example (1 and 2 worker loops),
 // netloop from TypeScript and node:net.
 //
-//   node benches/node/peers.mjs [--quick] [--runs N] [--seconds S] [--only echo-1,echo-50,bulk-4]
+//   node benches/node/peers.mjs [--quick] [--runs N] [--seconds S] [--only echo-1,echo-50,bulk-4,scale-50]
 //                               [--servers NAME,NAME] [--no-pin] [--json FILE] [--quiet-wait SECONDS]
 //                               [--quiet-wait-total SECONDS] [--addon FILE.node]
 //
@@ -21,6 +21,14 @@
 //   echo-50  64 B ping-pong on 50 connections, server on CPU 0, client on CPU 1
 //   bulk-4   16 KiB messages streamed on 4 connections, 4 in flight per connection, every echoed
 //            byte checked against a pattern (echo_load's `bulk` mode); server CPU 0, client CPU 1
+//   scale-50 64 B ping-pong on 50 connections with nothing pinned, for the servers that come with
+//            one and with two worker threads: the netloop Rust echo_server (1 and 2 worker loops),
+//            tokio (current_thread and multi_thread with 2 workers), Netty (1 and 2 workers).
+//            Per pair and round: per-core efficiency = (server CPU per message with 1 worker) /
+//            (with 2 workers), 1.0 meaning a second worker costs nothing per message; and the
+//            server's context switches per message (all its threads, /proc/PID/task/*/status,
+//            over the whole run including warm-up). On a 2-vCPU machine the client shares the
+//            cores with the workers: the peers show how much of the cost is the machine's.
 //
 // The servers are built on demand (benches/peers/servers.mjs: C with cc, tokio with cargo into
 // target/peers, Netty's jars fetched with Maven and NettyEcho.java compiled with javac, the Rust
@@ -41,7 +49,7 @@
 // default 120, and ≤ --quiet-wait-total s in all, default no limit; --quick: 3 s and 12 s) for a
 // quiet machine, and reports the load beyond server and client during the windows.
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { addonUnderTest, flag, fmt, median, opt, root, spread, waitForQuiet } from './harness.mjs'
@@ -52,7 +60,7 @@ const RUNS = Number(opt('--runs', quick ? 1 : 3))
 const SECONDS = Number(opt('--seconds', quick ? 1 : 3))
 const WARMUP = quick ? 0.5 : 1
 const JVM_WARMUP = quick ? 2 : 3
-const ONLY = opt('--only', 'echo-1,echo-50,bulk-4').split(',')
+const ONLY = opt('--only', 'echo-1,echo-50,bulk-4,scale-50').split(',')
 const PIN = !flag('--no-pin') && cpus().length >= 2
 const QUIET_WAIT_S = Number(opt('--quiet-wait', quick ? 3 : 120))
 // --quick must stay within about a minute: at most 12 s of waiting for quiet in all, then none.
@@ -63,7 +71,14 @@ const WORKLOADS = {
   'echo-1': { title: '64 B echo, 1 connection', conns: 1, size: 64, mode: 'echo', pin: [0, 0] },
   'echo-50': { title: '64 B echo, 50 connections', conns: 50, size: 64, mode: 'echo', pin: [0, 1] },
   'bulk-4': { title: '16 KiB bulk echo, 4 connections (4 messages in flight each, every byte checked)', conns: 4, size: 16384, mode: 'bulk', depth: 4, pin: [0, 1] },
+  'scale-50': { title: '64 B echo, 50 connections, one worker against two (nothing pinned)', conns: 50, size: 64, mode: 'echo', pin: [undefined, undefined], scaling: true },
 }
+/** The servers of the scaling workload: [one worker, two workers]. */
+const SCALING_PAIRS = [
+  ['netloop Rust (1 worker)', 'netloop Rust (2 workers)'],
+  ['tokio current_thread', 'tokio multi_thread (2 workers)'],
+  ['Netty 4.1 NIO (1 worker)', 'Netty 4.1 NIO (2 workers)'],
+]
 for (const k of ONLY) if (!WORKLOADS[k]) throw new Error(`unknown workload ${k} (known: ${Object.keys(WORKLOADS).join(', ')})`)
 
 // ---------------------------------------------------------------------------------------------
@@ -72,7 +87,22 @@ const loadBin = buildLoad('echo_load')
 const { targets: TARGETS, skipped } = buildServers(undefined, opt('--servers', undefined) && `${opt('--servers')},node:net`)
 const BASE = 'node:net'
 const picked = pickServers(Object.keys(TARGETS), opt('--servers', undefined))
-const names = Object.keys(TARGETS).filter((n) => n === BASE || picked.includes(n))
+const names = Object.keys(TARGETS).filter((n) => (n === BASE || picked.includes(n)) && !TARGETS[n].scaling)
+const scalingNames = SCALING_PAIRS.filter((pair) => pair.every((n) => TARGETS[n] && picked.includes(n))).flat()
+
+/** Context switches of all of a process's threads so far (voluntary and not). */
+function contextSwitches(pid) {
+  let n = 0
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const s = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8')
+      for (const m of s.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)/gm)) n += Number(m[1])
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return n
+}
 
 let quietWaited = 0
 const waitQuiet = () => {
@@ -89,6 +119,7 @@ async function loadRun(name, w) {
   if (w.depth) args.push(String(w.depth))
   const r = spawnSync(ccpu === undefined ? loadBin : 'taskset', ccpu === undefined ? args : ['-c', String(ccpu), loadBin, ...args], { encoding: 'utf8' })
   const mem = server.alive() ? memoryKiB(server.pid) : {}
+  const switches = server.alive() ? contextSwitches(server.pid) : NaN
   await server.stop()
   if (r.status !== 0) throw new Error(`echo_load against ${name} failed (${r.status}): ${r.stderr.trim()}`)
   const c = JSON.parse(r.stdout)
@@ -104,6 +135,7 @@ async function loadRun(name, w) {
     serverCpuUsPerMB: (serverS * 1e6) / mb,
     serverCores: serverS / c.seconds,
     peakRssMiB: mem.hwm / 1024,
+    switchesPerMsg: switches / c.total_messages,
     clientCpuShare: c.client_cpu_share,
     clientUserShare: c.client_user_s / c.seconds,
     otherCores: Math.max(0, c.machine_busy_ticks / c.clock_ticks_per_s / c.seconds - serverS / c.seconds - c.client_cpu_share),
@@ -140,6 +172,32 @@ function table(w, rounds, failed) {
   return lines.join('\n')
 }
 
+/** The scaling workload's table: each server, then each pair's per-core efficiency. */
+function scalingTable(rounds, failed) {
+  const lines = [
+    '| server | msg/s | p50 µs | server CPU µs/msg | server cores | context switches/msg | client CPU share |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  ]
+  for (const t of scalingNames) {
+    const rs = rounds.map((round) => round[t]).filter(Boolean)
+    if (!rs.length) continue
+    const col = (k) => rs.map((r) => r[k])
+    lines.push(
+      `| ${t} | ${spread(col('msgPerS'))} | ${fmt(median(col('p50')))} | ${spread(col('serverCpuUsPerMsg'), 2)} | ${fmt(median(col('serverCores')), 2)} | ${spread(col('switchesPerMsg'), 3)} | ${fmt(median(col('clientCpuShare')), 2)} |`,
+    )
+  }
+  lines.push('', '| pair | per-core efficiency, 2 workers ÷ 1 (CPU/msg of 1 ÷ CPU/msg of 2) | msg/s ratio, 2 ÷ 1 |', '| --- | --- | --- |')
+  for (const [one, two] of SCALING_PAIRS) {
+    const rs = rounds.filter((round) => round[one] && round[two])
+    if (!rs.length) continue
+    const eff = rs.map((round) => round[one].serverCpuUsPerMsg / round[two].serverCpuUsPerMsg)
+    const rate = rs.map((round) => round[two].msgPerS / round[one].msgPerS)
+    lines.push(`| ${two.replace(/ \(2 workers\)$/, '')} | ${spread(eff, 2)} | ${spread(rate, 2, 'x')} |`)
+  }
+  for (const [t, why] of Object.entries(failed)) lines.push(`${t}: failed: ${why}`)
+  return lines.join('\n')
+}
+
 // ---------------------------------------------------------------------------------------------
 
 const addonAtStart = names.includes('netloop TS') ? addonId() : undefined
@@ -162,8 +220,10 @@ for (const key of Object.keys(WORKLOADS)) {
   const w = WORKLOADS[key]
   const rounds = []
   const failed = {}
+  const servers = w.scaling ? scalingNames : names
+  if (!servers.length) continue
   for (let r = 0; r < RUNS; r++) {
-    const order = names.map((_, i) => names[(i + r) % names.length]).filter((t) => !failed[t])
+    const order = servers.map((_, i) => servers[(i + r) % servers.length]).filter((t) => !failed[t])
     const round = {}
     for (const t of order) {
       try {
@@ -181,8 +241,10 @@ for (const key of Object.keys(WORKLOADS)) {
   }
   results.runs[key] = rounds
   const cmd = `echo_load 127.0.0.1 PORT ${w.conns} ${w.size} ${SECONDS} ${WARMUP} ${w.mode} SERVER_PID${w.depth ? ` ${w.depth}` : ''}`
-  const jvm = names.some((t) => TARGETS[t].jvm) ? ` (the JVM's warm-up: ${JVM_WARMUP} s)` : ''
-  results.tables[key] = `### ${w.title}\n\nClient: \`${PIN ? `taskset -c ${w.pin[1]} ` : ''}${cmd}\`${jvm}; servers ${PIN ? `on CPU ${w.pin[0]}` : 'unpinned'}.\n\n${table(w, rounds, failed)}`
+  const jvm = servers.some((t) => TARGETS[t].jvm) ? ` (the JVM's warm-up: ${JVM_WARMUP} s)` : ''
+  const pinned = PIN && w.pin[0] !== undefined
+  const body = w.scaling ? scalingTable(rounds, failed) : table(w, rounds, failed)
+  results.tables[key] = `### ${w.title}\n\nClient: \`${pinned ? `taskset -c ${w.pin[1]} ` : ''}${cmd}\`${jvm}; servers ${pinned ? `on CPU ${w.pin[0]}` : 'unpinned'}.\n\n${body}`
   console.log(`\n${results.tables[key]}`)
 }
 

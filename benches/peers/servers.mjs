@@ -76,7 +76,10 @@ const BUILDERS = {
       if (!have('cargo')) throw new Error('cargo not found')
       run('cargo', ['build', '--release', '-q', '--manifest-path', join(dir, 'Cargo.toml'), '--target-dir', out], 'cargo build tokio-echo')
     }
-    return { 'tokio current_thread': { cmd: bin, args: ['0'], portRe: portLine } }
+    return {
+      'tokio current_thread': { cmd: bin, args: ['0'], portRe: portLine },
+      'tokio multi_thread (2 workers)': { cmd: bin, args: ['0', '127.0.0.1', '2'], portRe: portLine, scaling: true },
+    }
   },
   Netty() {
     if (!have('java', ['-version'])) throw new Error('java not found')
@@ -104,6 +107,13 @@ const BUILDERS = {
         args: ['-Xmx512m', '-cp', `${classes}:${lib}/*`, 'NettyEcho', '0'],
         portRe: portLine,
         jvm: true,
+      },
+      'Netty 4.1 NIO (2 workers)': {
+        cmd: 'java',
+        args: ['-Xmx512m', '-cp', `${classes}:${lib}/*`, 'NettyEcho', '0', '127.0.0.1', '2'],
+        portRe: portLine,
+        jvm: true,
+        scaling: true,
       },
     }
   },

@@ -1,8 +1,8 @@
 // Netty 4.1 NIO echo server, one of the peers of benches/node/peers.mjs and memory.mjs.
 //
-//   java -Xmx512m -cp target/peers/netty/classes:target/peers/netty/lib/* NettyEcho [PORT] [HOST]
+//   java -Xmx512m -cp target/peers/netty/classes:target/peers/netty/lib/* NettyEcho [PORT] [HOST] [WORKERS]
 //
-// One boss thread accepts, one NIO worker thread echoes (Netty's EchoServer shape: write in
+// One boss thread accepts, one NIO worker thread (or WORKERS) echoes (Netty's EchoServer shape: write in
 // channelRead, flush in channelReadComplete), TCP_NODELAY, backlog 1024, Netty's default pooled
 // allocator. When the outbound buffer goes over its high-water mark the channel stops reading
 // until it is writable again. Prints `listening PORT` once it accepts; exits on SIGTERM.
@@ -49,8 +49,9 @@ public final class NettyEcho {
   public static void main(String[] args) throws Exception {
     int port = args.length > 0 ? Integer.parseInt(args[0]) : 0;
     String host = args.length > 1 ? args[1] : "127.0.0.1";
+    int workers = args.length > 2 ? Integer.parseInt(args[2]) : 1;
     EventLoopGroup boss = new NioEventLoopGroup(1);
-    EventLoopGroup worker = new NioEventLoopGroup(1);
+    EventLoopGroup worker = new NioEventLoopGroup(workers);
     Echo echo = new Echo();
     try {
       Channel server = new ServerBootstrap()

@@ -1,6 +1,9 @@
-//! Echo server on tokio's current_thread runtime: one thread accepts and echoes.
+//! Echo server on tokio's current_thread runtime: one thread accepts and echoes (or, with
+//! THREADS > 0, on the multi_thread runtime with that many workers: the peer of netloop's
+//! worker loops in the scaling workload).
 //!
-//! `tokio-echo [PORT] [HOST]` (PORT 0 or absent: the kernel picks; HOST default 127.0.0.1).
+//! `tokio-echo [PORT] [HOST] [THREADS]` (PORT 0 or absent: the kernel picks; HOST default
+//! 127.0.0.1; THREADS default 0: current_thread).
 //! Prints `listening PORT` on stdout once it accepts.
 //!
 //! One task per connection. A task waits for readiness, reads into one buffer shared by the
@@ -64,7 +67,15 @@ fn main() -> io::Result<()> {
     let mut args = std::env::args().skip(1);
     let port: u16 = args.next().map(|s| s.parse().expect("PORT")).unwrap_or(0);
     let host = args.next().unwrap_or_else(|| "127.0.0.1".into());
-    let rt = tokio::runtime::Builder::new_current_thread().enable_io().build()?;
+    let threads: usize = args.next().map(|s| s.parse().expect("THREADS")).unwrap_or(0);
+    let rt = if threads == 0 {
+        tokio::runtime::Builder::new_current_thread().enable_io().build()?
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads)
+            .enable_io()
+            .build()?
+    };
     rt.block_on(async move {
         let listener = TcpListener::bind((host.as_str(), port)).await?;
         println!("listening {}", listener.local_addr()?.port());
