@@ -71,10 +71,15 @@ impl Hub {
             if sys::napi_get_reference_value(env, self.dispatch, &mut f) == sys::Status::napi_ok
                 && !f.is_null()
             {
-                let arena = make_buffer(env, &batch.bytes).unwrap_or(undefined);
-                let strings = make_strings(env, &batch.strings).unwrap_or(undefined);
+                let Outbox {
+                    records,
+                    bytes,
+                    strings,
+                } = batch;
+                let arena = make_buffer(env, bytes).unwrap_or(undefined);
+                let strings = make_strings(env, &strings).unwrap_or(undefined);
                 let cap = self.shared.event_capacity();
-                for chunk in batch.records.chunks(cap * RECORD) {
+                for chunk in records.chunks(cap * RECORD) {
                     let n = self.shared.put_events(chunk);
                     let mut count = ptr::null_mut();
                     sys::napi_create_double(env, n as f64, &mut count);
@@ -99,27 +104,65 @@ impl Hub {
     }
 }
 
-/// A Buffer holding a copy of `bytes` (undefined when empty).
+/// Batches of at least this many bytes are handed to JS without a copy: an external Buffer
+/// owns the batch's `Vec` and frees it when collected. Smaller ones are copied, which costs
+/// less than the finalizer an external Buffer registers.
+const HAND_OVER_BYTES: usize = 16 * 1024;
+
+/// A Buffer holding the batch's `bytes` (undefined when empty).
 ///
 /// # Safety
 /// A handle scope must be open on the env's thread.
-unsafe fn make_buffer(env: sys::napi_env, bytes: &[u8]) -> Option<sys::napi_value> {
+unsafe fn make_buffer(env: sys::napi_env, bytes: Vec<u8>) -> Option<sys::napi_value> {
     if bytes.is_empty() {
         return None;
     }
-    let mut data = ptr::null_mut();
     let mut value = ptr::null_mut();
-    // SAFETY: per the function's contract; napi copies `bytes.len()` bytes from the slice.
+    if bytes.len() < HAND_OVER_BYTES {
+        let mut data = ptr::null_mut();
+        // SAFETY: per the function's contract; napi copies `bytes.len()` bytes from the slice.
+        let ok = unsafe {
+            sys::napi_create_buffer_copy(
+                env,
+                bytes.len(),
+                bytes.as_ptr().cast(),
+                &mut data,
+                &mut value,
+            )
+        };
+        return (ok == sys::Status::napi_ok).then_some(value);
+    }
+    let mut owned = Box::new(bytes);
+    let (data, len) = (owned.as_mut_ptr(), owned.len());
+    let hint = Box::into_raw(owned);
+    // SAFETY: per the function's contract. `data` stays valid while the Box lives: napi calls
+    // `free_batch` with `hint` exactly once, when the Buffer is collected (or at env teardown).
     let ok = unsafe {
-        sys::napi_create_buffer_copy(
+        sys::napi_create_external_buffer(
             env,
-            bytes.len(),
-            bytes.as_ptr().cast(),
-            &mut data,
+            len,
+            data.cast(),
+            Some(free_batch),
+            hint.cast(),
             &mut value,
         )
     };
-    (ok == sys::Status::napi_ok).then_some(value)
+    if ok != sys::Status::napi_ok {
+        // SAFETY: napi did not take the hint: it is still ours to free, once.
+        drop(unsafe { Box::from_raw(hint) });
+        return None;
+    }
+    Some(value)
+}
+
+/// Frees a batch handed to JS by [`make_buffer`] once its Buffer is collected.
+unsafe extern "C" fn free_batch(
+    _env: sys::napi_env,
+    _data: *mut std::ffi::c_void,
+    hint: *mut std::ffi::c_void,
+) {
+    // SAFETY: `hint` is the `Box<Vec<u8>>` leaked by `make_buffer`; napi passes it here once.
+    drop(unsafe { Box::from_raw(hint.cast::<Vec<u8>>()) });
 }
 
 /// An array of JS strings (undefined when empty).

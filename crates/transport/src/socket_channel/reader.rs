@@ -3,17 +3,17 @@
 //!
 //! Ground rules: loop thread only; see the parent module for the edge-triggered rules.
 
-use std::io::{self, Read};
+use std::io;
 
-use mio::net::TcpStream;
+use socket2::SockRef;
 
 use super::{ChannelInputShutdown, SocketIo, State};
-
-/// Smallest read asked of the socket (Netty's initial receive size).
-const MIN_READ: usize = 2048;
 use crate::channel::Channel;
 use crate::message::Message;
 use crate::promise::ChannelPromise;
+
+/// Smallest read asked of the socket (Netty's initial receive size).
+const MIN_READ: usize = 2048;
 
 impl SocketIo {
     pub(super) fn read_ready(&self, ch: &Channel) {
@@ -41,9 +41,8 @@ impl SocketIo {
             let result = {
                 let guard = self.stream.borrow();
                 let Some(stream) = guard.as_ref() else { break };
-                let mut s: &TcpStream = stream;
                 self.read_calls.set(self.read_calls.get() + 1);
-                crate::chunk::read_with(guess, |buf| s.read(buf))
+                crate::chunk::recv(SockRef::from(stream), guess)
             };
             match result {
                 Ok(chunk) if chunk.is_empty() => {
