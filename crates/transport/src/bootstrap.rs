@@ -141,7 +141,7 @@ impl ServerBootstrap {
                 }
             };
             let ch = ServerSocketChannel::open(&lp, this.options.clone());
-            let child_options = this.child_options.clone();
+            let child_options = Arc::new(this.child_options.clone());
             let child_init = this.child_handler.clone();
             let user = this.handler.clone();
             let init = ChannelInitializer::new(move |ch: &Channel| {
@@ -187,7 +187,7 @@ impl ServerBootstrap {
 /// Per-server-channel acceptor state; `Send` parts only, cloned into the pipeline.
 struct Acceptor {
     child_group: Arc<dyn LoopChooser>,
-    child_options: ChannelOptions,
+    child_options: Arc<ChannelOptions>,
     child_init: Option<InitFn>,
     parent: std::cell::RefCell<Option<ChannelHandle>>,
 }
@@ -222,7 +222,7 @@ impl ChannelHandler for Acceptor {
 fn register_child(
     el: &EventLoop,
     acc: AcceptedSocket,
-    opts: ChannelOptions,
+    opts: Arc<ChannelOptions>,
     init: Option<InitFn>,
     parent: ChannelHandle,
 ) {

@@ -123,7 +123,7 @@ impl EmbeddedChannel {
         let local: Rc<LocalLoop> = driver.local().clone();
         let channel = Channel::create(
             &local,
-            options,
+            Arc::new(options),
             None,
             Box::new(EmbeddedIo {
                 outbound: outbound.clone(),

@@ -12,8 +12,8 @@
 #![deny(missing_docs)]
 
 mod bootstrap;
-pub mod chunk;
 mod channel;
+pub mod chunk;
 mod context;
 mod embedded;
 mod error;

@@ -21,6 +21,7 @@ use std::fs::File;
 use std::io;
 use std::net::SocketAddr;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mio::net::{TcpListener, TcpStream};
@@ -118,7 +119,7 @@ impl ServerSocketChannel {
             reserve_enabled: Cell::new(true),
             refused: Cell::new(0),
         };
-        Channel::create(local, options, None, Box::new(io))
+        Channel::create(local, Arc::new(options), None, Box::new(io))
     }
 
     /// How many times `accept` was called on this server channel (to show it never spins).

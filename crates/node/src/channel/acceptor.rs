@@ -7,6 +7,7 @@
 use std::cell::Cell;
 use std::net::SocketAddr;
 use std::rc::{Rc, Weak};
+use std::sync::Arc;
 
 use mio::net::TcpStream;
 use netloop_eventloop::EventLoop;
@@ -52,7 +53,8 @@ pub struct Acceptor {
     pub server: f64,
     pub targets: Vec<Target>,
     pub next: Cell<usize>,
-    pub child_options: ChannelOptions,
+    /// Shared by every connection it accepts (until one changes an option).
+    pub child_options: Arc<ChannelOptions>,
 }
 
 impl Acceptor {
@@ -74,7 +76,7 @@ fn adopt(
     hub: &Rc<Hub>,
     stream: TcpStream,
     remote: SocketAddr,
-    opts: ChannelOptions,
+    opts: Arc<ChannelOptions>,
     parent: ChannelHandle,
     server: f64,
 ) {

@@ -42,7 +42,7 @@ impl Hub {
             if self.outbox.borrow().is_empty() {
                 break;
             }
-            let batch = std::mem::take(&mut *self.outbox.borrow_mut());
+            let batch = self.outbox.borrow_mut().take();
             self.call_js(batch);
         }
         self.delivering.set(false);

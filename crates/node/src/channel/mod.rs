@@ -231,7 +231,7 @@ impl NativeChannels {
                 server: id,
                 targets,
                 next: Cell::new(0),
-                child_options,
+                child_options: std::sync::Arc::new(child_options),
             };
             ch.pipeline()
                 .add_last("ServerBootstrapAcceptor", acceptor)

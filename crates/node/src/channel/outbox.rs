@@ -25,7 +25,21 @@ pub enum ErrorRef {
     Js(f64),
 }
 
+/// Most bytes an empty outbox reserves ahead (sized after the batch before it).
+const MAX_RESERVED_BYTES: usize = 1 << 20;
+
 impl Outbox {
+    /// Takes what the outbox holds, leaving it empty with room for a batch like this one (so
+    /// that the next batch does not grow its vectors step by step, copying as it goes).
+    pub fn take(&mut self) -> Outbox {
+        let next = Outbox {
+            records: Vec::with_capacity(self.records.len()),
+            bytes: Vec::with_capacity(self.bytes.len().min(MAX_RESERVED_BYTES)),
+            strings: Vec::new(),
+        };
+        std::mem::replace(self, next)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.records.is_empty()
     }

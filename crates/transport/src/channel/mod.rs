@@ -11,11 +11,12 @@
 //! - Close order: pending writes fail (flushed ones first), the close future completes, then in
 //!   a later task `channel_inactive` (if it was active) and `channel_unregistered` fire.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::fmt;
 use std::net::SocketAddr;
 use std::rc::{Rc, Weak};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use netloop_eventloop::{EventLoop, IoHandler, LocalLoop, Promise, Readiness};
 
@@ -51,7 +52,9 @@ pub(crate) struct ChannelInner {
     pub(crate) io: Box<dyn ChannelIo>,
     local: Weak<LocalLoop>,
     event_loop: EventLoop,
-    options: RefCell<ChannelOptions>,
+    /// Shared with the channels accepted by the same server until one of them changes an
+    /// option (copy on write): a connection does not carry its own copy.
+    options: RefCell<Arc<ChannelOptions>>,
     pub(crate) outbound: RefCell<OutboundBuffer>,
     registered: Cell<bool>,
     ever_registered: Cell<bool>,
@@ -60,7 +63,8 @@ pub(crate) struct ChannelInner {
     in_flush: Cell<bool>,
     /// A read was asked for and not yet carried out (also before the channel is active).
     pub(crate) read_pending: Cell<bool>,
-    close_promise: Promise<(), TransportError>,
+    /// Made when somebody asks for the close future (most channels never do).
+    close_promise: OnceCell<Promise<(), TransportError>>,
     /// The error that closed the channel, if one did (Netty's `initialCloseCause`).
     close_cause: RefCell<Option<TransportError>>,
     parent: Option<ChannelHandle>,
@@ -86,7 +90,7 @@ impl Channel {
     /// A new channel on the loop `local` (the calling thread's loop).
     pub(crate) fn create(
         local: &Rc<LocalLoop>,
-        options: ChannelOptions,
+        options: Arc<ChannelOptions>,
         parent: Option<ChannelHandle>,
         io: Box<dyn ChannelIo>,
     ) -> Channel {
@@ -105,7 +109,7 @@ impl Channel {
             open: Cell::new(true),
             in_flush: Cell::new(false),
             read_pending: Cell::new(false),
-            close_promise: Promise::new(),
+            close_promise: OnceCell::new(),
             close_cause: RefCell::new(None),
             parent,
         });
@@ -180,7 +184,16 @@ impl Channel {
 
     /// Completes when the channel is closed.
     pub fn close_future(&self) -> ChannelFuture {
-        self.0.close_promise.future()
+        self.0
+            .close_promise
+            .get_or_init(|| {
+                let p = Promise::new();
+                if !self.0.open.get() {
+                    p.try_success(());
+                }
+                p
+            })
+            .future()
     }
 
     /// True while a flush waits for the socket to become writable (write interest is set).
@@ -190,7 +203,7 @@ impl Channel {
 
     /// A snapshot of the channel's options.
     pub fn options(&self) -> ChannelOptions {
-        self.0.options.borrow().clone()
+        ChannelOptions::clone(&self.0.options.borrow())
     }
 
     pub(crate) fn with_options<R>(&self, f: impl FnOnce(&ChannelOptions) -> R) -> R {
@@ -203,7 +216,7 @@ impl Channel {
     /// `InvalidOption` for a bad value; an I/O error if the socket refused it.
     pub fn set_option(&self, opt: ChannelOption) -> Result<(), TransportError> {
         let was_auto_read = self.0.options.borrow().auto_read;
-        self.0.options.borrow_mut().set(opt.clone())?;
+        Arc::make_mut(&mut self.0.options.borrow_mut()).set(opt.clone())?;
         self.0.io.apply_option(&opt)?;
         let water = self.0.options.borrow().write_buffer_water_mark;
         self.0.outbound.borrow_mut().set_water_mark(water);
@@ -499,10 +512,17 @@ impl Channel {
         let closed = self.closed_error();
         fail_all(flushed, cause.as_ref().unwrap_or(&closed));
         fail_all(unflushed, &closed);
-        self.0.close_promise.try_success(());
+        self.complete_close_future();
         promise.try_success();
         let ch = self.clone();
         self.invoke_later(move || ch.fire_inactive_and_unregistered(was_active));
+    }
+
+    /// The channel is closed (`open` is false): complete the close future if one was made.
+    fn complete_close_future(&self) {
+        if let Some(p) = self.0.close_promise.get() {
+            p.try_success(());
+        }
     }
 
     fn fire_inactive_and_unregistered(&self, was_active: bool) {
@@ -522,7 +542,7 @@ impl Channel {
         let (f, u) = self.0.outbound.borrow_mut().take_all();
         fail_all(f, &TransportError::ChannelClosed);
         fail_all(u, &TransportError::ChannelClosed);
-        self.0.close_promise.try_success(());
+        self.complete_close_future();
     }
 
     pub(crate) fn core_deregister(&self, promise: ChannelPromise) {

@@ -11,6 +11,7 @@ use std::cell::{Cell, RefCell};
 use std::io;
 use std::net::SocketAddr;
 use std::rc::{Rc, Weak};
+use std::sync::Arc;
 
 use mio::net::TcpStream;
 use mio::Interest;
@@ -73,17 +74,19 @@ impl SocketChannel {
     /// A client channel on the calling thread's loop `local`, not yet registered or connected.
     pub fn open(local: &Rc<LocalLoop>, options: ChannelOptions) -> Channel {
         let io = SocketIo::new(&options, None, State::Unconnected, None);
-        Channel::create(local, options, None, Box::new(io))
+        Channel::create(local, Arc::new(options), None, Box::new(io))
     }
 
-    /// A channel for an accepted connection (already connected, not yet registered).
+    /// A channel for an accepted connection (already connected, not yet registered). Pass the
+    /// server's child options as one `Arc` to share them between its connections.
     pub fn accepted(
         local: &Rc<LocalLoop>,
         stream: TcpStream,
         remote: SocketAddr,
-        options: ChannelOptions,
+        options: impl Into<Arc<ChannelOptions>>,
         parent: Option<ChannelHandle>,
     ) -> Channel {
+        let options = options.into();
         if let Err(e) = options.apply_to_stream(SockRef::from(&stream)) {
             netloop_eventloop::log::warn(&format!(
                 "netloop: could not apply options to an accepted socket: {e}"
