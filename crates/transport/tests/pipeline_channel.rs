@@ -145,3 +145,28 @@ fn read_asked_while_auto_read_is_off_reaches_the_head() {
         "turning autoRead on asks for a read"
     );
 }
+
+#[test]
+fn the_close_hook_runs_once_before_the_close_future_and_never_when_set_after_the_close() {
+    let ch = EmbeddedChannel::new(vec![]);
+    let order = Rc::new(RefCell::new(Vec::new()));
+    let o = order.clone();
+    ch.channel().on_close(move || o.borrow_mut().push("hook"));
+    let o = order.clone();
+    ch.channel()
+        .close_future()
+        .add_local_listener(move |_| o.borrow_mut().push("future"));
+    ch.close();
+    ch.close();
+    ch.run_pending_tasks();
+    assert_eq!(*order.borrow(), ["hook", "future"]);
+    let late = Rc::new(Cell::new(false));
+    let l = late.clone();
+    ch.channel().on_close(move || l.set(true));
+    ch.run_pending_tasks();
+    assert!(!late.get(), "a hook set after the close never runs");
+    assert!(
+        ch.channel().close_future().is_done(),
+        "a close future asked for after the close is complete"
+    );
+}

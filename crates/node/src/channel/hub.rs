@@ -151,7 +151,7 @@ impl Hub {
                 out.push(wire::UNHANDLED, id as f64, 0.0, a, b, 0.0);
             }
         });
-        channel.close_future().add_local_listener(move |_| {
+        channel.on_close(move || {
             if let Some(hub) = weak.upgrade() {
                 hub.on_closed(id);
             }
