@@ -177,6 +177,11 @@ impl OutboundBuffer {
         size: usize,
         promise: ChannelPromise,
     ) -> WritabilityChange {
+        if self.entries.capacity() == 0 {
+            // Room for one entry, not the default four: most connections have one write in
+            // flight at a time, and the queue's memory stays with the connection.
+            self.entries.reserve_exact(1);
+        }
         self.entries.push_back(Entry { msg, promise, size });
         self.state.add(size)
     }

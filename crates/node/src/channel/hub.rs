@@ -35,7 +35,8 @@ static NEXT_HUB: AtomicU32 = AtomicU32::new(1);
 
 pub struct Entry {
     pub channel: Channel,
-    pub ctxs: IdMap<ChannelHandlerContext>,
+    /// The channel's JS stand-ins by JS context id: a few per channel, found by a scan.
+    pub ctxs: Vec<(u64, ChannelHandlerContext)>,
     pub refd: bool,
 }
 
@@ -162,7 +163,7 @@ impl Hub {
             id,
             Entry {
                 channel,
-                ctxs: IdMap::default(),
+                ctxs: Vec::new(),
                 refd: true,
             },
         );
@@ -186,7 +187,13 @@ impl Hub {
 
     pub fn set_ctx(&self, id: u64, ctx_id: u64, ctx: ChannelHandlerContext) {
         if let Some(e) = self.channels.borrow_mut().get_mut(&id) {
-            e.ctxs.insert(ctx_id, ctx);
+            match e.ctxs.iter_mut().find(|(id, _)| *id == ctx_id) {
+                Some(slot) => slot.1 = ctx,
+                None => {
+                    e.ctxs.reserve_exact(1);
+                    e.ctxs.push((ctx_id, ctx));
+                }
+            }
         }
     }
 

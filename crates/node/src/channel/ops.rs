@@ -82,7 +82,10 @@ impl Hub {
                     if ctx == 0 {
                         None
                     } else {
-                        e.ctxs.get(&ctx).cloned()
+                        e.ctxs
+                            .iter()
+                            .find(|(id, _)| *id == ctx)
+                            .map(|(_, c)| c.clone())
                     },
                 )
             })
