@@ -32,6 +32,8 @@ impl ChannelHandler for Echo {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // No logger here: show the core's diagnostics (a failed wake-up, a dropped task) on stderr.
+    netloop_transport::eventloop::log::set_log_sink(netloop_transport::eventloop::log::stderr_sink);
     let mut args = std::env::args().skip(1);
     let addr: SocketAddr = args
         .next()

@@ -2,9 +2,10 @@
 //! failed wake-up, a panicking task without a reporter, a dropped listener).
 //!
 //! Library code never prints: it calls [`log`] (or [`error`], [`warn`], ...), which hands the
-//! message to the process-wide sink. The default sink writes the message as one line to
-//! stderr; [`set_log_sink`] routes messages elsewhere (the Node binding, a test, a logger),
-//! [`set_max_level`] filters them.
+//! message to the process-wide sink. The default sink forwards it to the `log` crate (target
+//! `netloop`), so the application's logger decides what is shown and where; with no logger
+//! installed nothing is printed. [`set_log_sink`] routes messages elsewhere ([`stderr_sink`],
+//! the Node binding, a test), [`set_max_level`] filters them before any sink sees them.
 //!
 //! Ground rules: the sink and the level are process-wide and may be changed from any thread;
 //! a sink is a plain function so it can be called from any thread without locking user state.
@@ -41,12 +42,25 @@ impl fmt::Display for Level {
 /// Receives every message at or below the maximum level.
 pub type LogSink = fn(Level, &str);
 
-/// The default sink: the message as one line on stderr.
+/// The default sink: the message to the `log` crate's logger, target `netloop` (nothing is
+/// printed unless the application installed a logger).
+pub fn log_crate_sink(level: Level, message: &str) {
+    let level = match level {
+        Level::Error => ::log::Level::Error,
+        Level::Warn => ::log::Level::Warn,
+        Level::Info => ::log::Level::Info,
+        Level::Debug => ::log::Level::Debug,
+    };
+    ::log::log!(target: "netloop", level, "{message}");
+}
+
+/// A sink for programs without a logger: the message as one line on stderr (install it with
+/// [`set_log_sink`]).
 pub fn stderr_sink(_level: Level, message: &str) {
     eprintln!("{message}");
 }
 
-static SINK: RwLock<LogSink> = RwLock::new(stderr_sink);
+static SINK: RwLock<LogSink> = RwLock::new(log_crate_sink);
 static MAX_LEVEL: AtomicU8 = AtomicU8::new(Level::Debug as u8);
 
 /// Routes every later message to `sink` (process-wide); returns the previous sink.

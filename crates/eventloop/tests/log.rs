@@ -17,7 +17,8 @@ fn messages_go_to_the_installed_sink_and_respect_the_level() {
     let previous = log::set_log_sink(capture);
     assert_eq!(
         previous as usize,
-        log::stderr_sink as fn(Level, &str) as usize
+        log::log_crate_sink as fn(Level, &str) as usize,
+        "by default messages go to the log crate's logger, which the application controls"
     );
     let (el, driver) = EventLoop::attached(LoopConfig {
         name: "logged".into(),

@@ -56,21 +56,25 @@ fn env_flag(name: &str) -> bool {
     std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0")
 }
 
-/// `NETLOOP_DEBUG` set (and not `0`): diagnostics reach the log sink (stderr by default).
+/// `NETLOOP_DEBUG` set (and not `0`): diagnostics are printed on stderr.
 pub fn debug_enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
     *ON.get_or_init(|| env_flag("NETLOOP_DEBUG"))
 }
 
 /// Sets up the core's logging facade for a Node process, once: a Node library prints
-/// nothing unless asked, so every level is off unless `NETLOOP_DEBUG` is set (then all of
-/// them go to the facade's sink, stderr by default). The binding's and the core's messages
-/// go through that one facade.
+/// nothing unless asked, so every level is off unless `NETLOOP_DEBUG` is set; then all of
+/// them go to stderr (a Node process has no Rust logger). The binding's and the core's
+/// messages go through that one facade.
 pub fn configure_logging() {
     static DONE: OnceLock<()> = OnceLock::new();
     DONE.get_or_init(|| {
-        let level = debug_enabled().then_some(netloop_eventloop::log::Level::Debug);
-        netloop_eventloop::log::set_max_level(level);
+        use netloop_eventloop::log;
+        let on = debug_enabled();
+        log::set_max_level(on.then_some(log::Level::Debug));
+        if on {
+            log::set_log_sink(log::stderr_sink);
+        }
     });
 }
 
