@@ -1,0 +1,92 @@
+//! A channel's write path: writes queue in the outbound buffer, a flush hands what is flushed
+//! to the channel's I/O, written entries complete their promises, crossings of the water marks
+//! fire `channel_writability_changed`. Ground rules as in the parent module.
+
+use super::Channel;
+use crate::error::TransportError;
+use crate::message::Message;
+use crate::outbound_buffer::{WritabilityChange, ENTRY_OVERHEAD};
+use crate::promise::ChannelPromise;
+
+impl Channel {
+    pub(crate) fn core_write(&self, msg: Message, promise: ChannelPromise) {
+        if self.0.closing.get() || !self.is_open() {
+            promise.try_failure(self.closed_error());
+            return;
+        }
+        let msg = match self.0.io.filter_outbound(msg) {
+            Ok(m) => m,
+            Err(e) => {
+                promise.try_failure(e);
+                return;
+            }
+        };
+        let size = msg.estimated_size() + ENTRY_OVERHEAD;
+        let change = self.0.outbound.borrow_mut().add_message(msg, size, promise);
+        self.fire_writability(change);
+    }
+
+    pub(crate) fn core_flush(&self) {
+        self.0.outbound.borrow_mut().add_flush();
+        self.flush0();
+    }
+
+    /// Writes what is flushed, unless a flush is running or waits for writability.
+    pub(crate) fn flush0(&self) {
+        if self.0.in_flush.get() || self.0.outbound.borrow().flushed_len() == 0 {
+            return;
+        }
+        if !self.is_active() {
+            let err = if self.is_open() {
+                TransportError::NotYetConnected
+            } else {
+                self.closed_error()
+            };
+            let failed = self.0.outbound.borrow_mut().take_flushed();
+            fail_all(failed, &err);
+            let change = self.0.outbound.borrow().writability().recheck_low();
+            self.fire_writability(change);
+            return;
+        }
+        if self.0.io.is_flush_pending() {
+            return;
+        }
+        self.0.in_flush.set(true);
+        self.0.io.do_write(self);
+        self.0.in_flush.set(false);
+    }
+
+    /// Writes flushed data now, even if a flush is pending (the socket became writable).
+    pub(crate) fn force_flush(&self) {
+        if self.0.in_flush.get() {
+            return;
+        }
+        self.0.in_flush.set(true);
+        self.0.io.do_write(self);
+        self.0.in_flush.set(false);
+    }
+
+    pub(crate) fn fire_writability(&self, change: WritabilityChange) {
+        if change != WritabilityChange::None {
+            self.0.pipeline.fire_channel_writability_changed();
+        }
+    }
+
+    /// Completes the promises of written entries, then reports a writability change.
+    pub(crate) fn complete_writes(
+        &self,
+        done: &mut Vec<ChannelPromise>,
+        change: WritabilityChange,
+    ) {
+        for p in done.drain(..) {
+            p.try_success();
+        }
+        self.fire_writability(change);
+    }
+}
+
+pub(crate) fn fail_all(promises: Vec<ChannelPromise>, err: &TransportError) {
+    for p in promises {
+        p.try_failure(err.clone());
+    }
+}
