@@ -50,7 +50,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'no
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { bundleExample } from './bundle.mjs'
-import { CLK_TCK, addonUnderTest, flag, fmt, machineBusy, median, newer, opt, root, spread, waitForQuiet } from './harness.mjs'
+import { CLK_TCK, addonUnderTest, alternating, flag, fmt, inRounds, machineBusy, median, newer, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
 
 const quick = flag('--quick')
 const RUNS = Number(opt('--runs', quick ? 3 : 5))
@@ -458,16 +458,12 @@ for (const [key, w] of Object.entries(WORKLOADS)) {
     console.log(`\n(${key} skipped: ${noLoadGen})`)
     continue
   }
-  const rounds = []
-  for (let r = 0; r < RUNS; r++) {
-    const order = w.targets.map((_, i) => w.targets[(i + r) % w.targets.length])
-    const round = {}
-    for (const t of order) {
-      round[t] = await loadRun(t, w)
-      process.stderr.write(`  ${key} round ${r + 1}/${RUNS} ${t}: ${fmt(round[t].msgPerS)} msg/s, ${fmt(round[t].serverCpuUsPerMsg, 2)} µs CPU/msg\n`)
-    }
-    rounds.push(round)
-  }
+  const rounds = await inRounds(
+    RUNS,
+    rotating(w.targets),
+    (t) => loadRun(t, w),
+    (r, t, x) => `${key} round ${r + 1}/${RUNS} ${t}: ${fmt(x.msgPerS)} msg/s, ${fmt(x.serverCpuUsPerMsg, 2)} µs CPU/msg`,
+  )
   results.runs[key] = rounds
   const cmd = `echo_load 127.0.0.1 PORT ${w.conns} ${SIZE} ${SECONDS} ${WARMUP} ${w.mode} SERVER_PID`
   results.tables[key] = `### ${w.title}\n\nClient: \`${PIN ? `taskset -c ${w.pin[1]} ` : ''}${cmd}\`; servers ${PIN ? `on CPU ${w.pin[0]}` : 'unpinned'}.\n\n${loadTable(w, rounds)}`
@@ -478,16 +474,12 @@ if (ONLY.includes('resp')) {
   if (!haveResp) console.log('\n(RESP skipped: examples/resp-server.ts not found)')
   else if (!haveRedisBenchmark) console.log('\n(RESP skipped: redis-benchmark not installed; apt-get install -y redis-tools)')
   else {
-    const rounds = []
-    const targets = ['netloop resp-server.ts', 'node:net resp']
-    for (let r = 0; r < RUNS; r++) {
-      const round = {}
-      for (const t of r % 2 ? [...targets].reverse() : targets) {
-        round[t] = await respRun(t)
-        process.stderr.write(`  resp round ${r + 1}/${RUNS} ${t}: ${Object.entries(round[t].tests).map(([k, v]) => `${k} ${fmt(v.rps)}/s`).join(', ')}\n`)
-      }
-      rounds.push(round)
-    }
+    const rounds = await inRounds(
+      RUNS,
+      alternating(['netloop resp-server.ts', 'node:net resp']),
+      respRun,
+      (r, t, x) => `resp round ${r + 1}/${RUNS} ${t}: ${Object.entries(x.tests).map(([k, v]) => `${k} ${fmt(v.rps)}/s`).join(', ')}`,
+    )
     results.runs.resp = rounds
     results.tables.resp = `### RESP (redis-benchmark)\n\nClient: \`${PIN ? 'taskset -c 1 ' : ''}redis-benchmark -p PORT -c 50 -n N -P {1,16} -t {ping_mbulk,set,get} -q --csv\` (N = ${RESP_DEPTHS.map((d) => `${d.n} at -P ${d.P}`).join(', ')}), one invocation per test; servers ${PIN ? 'on CPU 0' : 'unpinned'}, each warmed up with ${quick ? '3 × 10 000' : '3 × 30 000'} requests first.\n\n${respTable(rounds)}`
     console.log(`\n${results.tables.resp}`)
@@ -498,16 +490,12 @@ if (ONLY.includes('http')) {
   if (!haveHttp) console.log('\n(HTTP skipped: examples/http-hello.ts not found)')
   else if (!haveWrk) console.log('\n(HTTP skipped: wrk not installed; apt-get install -y wrk)')
   else {
-    const rounds = []
-    for (let r = 0; r < RUNS; r++) {
-      const round = {}
-      for (const t of r % 2 ? [...HTTP_TARGETS].reverse() : HTTP_TARGETS) {
-        round[t] = await httpRun(t)
-        const x = round[t]
-        process.stderr.write(`  http round ${r + 1}/${RUNS} ${t}: ${fmt(x.rps)} req/s, ${fmt(x.serverCpuUsPerReq, 2)} µs CPU/req, p99 ${fmt(x.p99)} µs\n`)
-      }
-      rounds.push(round)
-    }
+    const rounds = await inRounds(
+      RUNS,
+      alternating(HTTP_TARGETS),
+      httpRun,
+      (r, t, x) => `http round ${r + 1}/${RUNS} ${t}: ${fmt(x.rps)} req/s, ${fmt(x.serverCpuUsPerReq, 2)} µs CPU/req, p99 ${fmt(x.p99)} µs`,
+    )
     results.runs.http = rounds
     results.tables.http = [
       '### HTTP/1.1 hello (wrk)',

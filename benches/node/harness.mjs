@@ -117,3 +117,27 @@ export const fmt = (x, digits = 0) => {
 /** `median (min–max)`. */
 export const spread = (xs, digits = 0, unit = '') =>
   `${fmt(median(xs), digits)}${unit} (${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)})`
+
+/**
+ * Runs `runs` rounds: in round r every target of `order(r)` once, in that order, awaiting
+ * `run(target)`; `line(r, target, result)` is printed on stderr after each run (progress).
+ * Returns one `{ [name(target)]: result }` per round.
+ */
+export async function inRounds(runs, order, run, line, name = (t) => t) {
+  const rounds = []
+  for (let r = 0; r < runs; r++) {
+    const round = {}
+    for (const t of order(r)) {
+      round[name(t)] = await run(t)
+      process.stderr.write(`  ${line(r, t, round[name(t)])}\n`)
+    }
+    rounds.push(round)
+  }
+  return rounds
+}
+
+/** Round orders: the targets forwards in even rounds, backwards in odd ones. */
+export const alternating = (targets) => (r) => (r % 2 ? [...targets].reverse() : targets)
+
+/** Round orders: the targets rotated by one more place each round. */
+export const rotating = (targets) => (r) => targets.map((_, i) => targets[(i + r) % targets.length])

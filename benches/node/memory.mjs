@@ -42,7 +42,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { addonUnderTest, flag, fmt, median, opt, root, spread, waitForQuiet } from './harness.mjs'
+import { addonUnderTest, flag, fmt, median, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
 import { buildLoad, buildServers, memoryKiB, pickServers, startServer } from '../peers/servers.mjs'
 
 const quick = flag('--quick')
@@ -202,7 +202,7 @@ const rounds = []
 const failed = {}
 for (let r = 0; r < RUNS; r++) {
   const round = {}
-  for (const t of names.map((_, i) => names[(i + r) % names.length]).filter((t) => !failed[t])) {
+  for (const t of rotating(names)(r).filter((t) => !failed[t])) {
     try {
       round[t] = await memoryRun(t)
     } catch (e) {

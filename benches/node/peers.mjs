@@ -52,7 +52,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
-import { addonUnderTest, flag, fmt, median, opt, root, spread, waitForQuiet } from './harness.mjs'
+import { addonUnderTest, flag, fmt, median, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
 import { buildLoad, buildServers, memoryKiB, pickServers, startServer } from '../peers/servers.mjs'
 
 const quick = flag('--quick')
@@ -223,7 +223,7 @@ for (const key of Object.keys(WORKLOADS)) {
   const servers = w.scaling ? scalingNames : names
   if (!servers.length) continue
   for (let r = 0; r < RUNS; r++) {
-    const order = servers.map((_, i) => servers[(i + r) % servers.length]).filter((t) => !failed[t])
+    const order = rotating(servers)(r).filter((t) => !failed[t])
     const round = {}
     for (const t of order) {
       try {

@@ -36,7 +36,7 @@ import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { bundleExample } from './bundle.mjs'
-import { CLK_TCK, addonUnderTest, flag, fmt, machineBusy, median, newer, opt, root, sleepSync, spread, waitForQuiet } from './harness.mjs'
+import { CLK_TCK, addonUnderTest, flag, fmt, inRounds, machineBusy, median, newer, opt, root, rotating, sleepSync, spread, waitForQuiet } from './harness.mjs'
 
 const quick = flag('--quick')
 const RUNS = Number(opt('--runs', quick ? 3 : 5))
@@ -408,20 +408,17 @@ if (cpus().length === 2) header.push('NOTE: 2 vCPUs: the load generator shares t
 console.log(header.join('\n'))
 const results = { header, runs: {}, tables: {} }
 
-const order = (r) => TARGETS.map((_, i) => TARGETS[(i + r) % TARGETS.length])
+const order = rotating(TARGETS)
 
 if (ONLY.includes('echo') && noLoadGen) console.log(`\n(echo skipped: ${noLoadGen})`)
 else if (ONLY.includes('echo')) {
-  const rounds = []
-  for (let r = 0; r < RUNS; r++) {
-    const round = {}
-    for (const t of order(r)) {
-      round[t.name] = await echoRun(t)
-      const x = round[t.name]
-      process.stderr.write(`  echo ${r + 1}/${RUNS} ${t.name}: ${fmt(x.rate)} msg/s, ${fmt(x.cpuUsPerMsg, 2)} µs CPU/msg, ${fmt(x.serverCores, 2)} cores, ${fmt(x.rssMiB, 1)} MiB, machine ${fmt(x.machineCores, 2)} cores\n`)
-    }
-    rounds.push(round)
-  }
+  const rounds = await inRounds(
+    RUNS,
+    order,
+    echoRun,
+    (r, t, x) => `echo ${r + 1}/${RUNS} ${t.name}: ${fmt(x.rate)} msg/s, ${fmt(x.cpuUsPerMsg, 2)} µs CPU/msg, ${fmt(x.serverCores, 2)} cores, ${fmt(x.rssMiB, 1)} MiB, machine ${fmt(x.machineCores, 2)} cores`,
+    (t) => t.name,
+  )
   results.runs.echo = rounds
   results.tables.echo = [
     `### 64 B echo, 50 connections`,
@@ -442,16 +439,13 @@ if (ONLY.includes('resp')) {
   if (!haveResp) console.log('\n(RESP skipped: examples/resp-handlers.ts not found)')
   else if (!haveRedisBenchmark) console.log('\n(RESP skipped: redis-benchmark not installed; apt-get install -y redis-tools)')
   else {
-    const rounds = []
-    for (let r = 0; r < RUNS; r++) {
-      const round = {}
-      for (const t of order(r)) {
-        round[t.name] = await respRun(t)
-        const x = round[t.name]
-        process.stderr.write(`  resp ${r + 1}/${RUNS} ${t.name}: ${Object.entries(x.tests).map(([k, v]) => `${k} ${fmt(v.rate)}/s ${fmt(v.cpuUsPerMsg, 2)} µs`).join(', ')}, ${fmt(x.rssMiB, 1)} MiB\n`)
-      }
-      rounds.push(round)
-    }
+    const rounds = await inRounds(
+      RUNS,
+      order,
+      respRun,
+      (r, t, x) => `resp ${r + 1}/${RUNS} ${t.name}: ${Object.entries(x.tests).map(([k, v]) => `${k} ${fmt(v.rate)}/s ${fmt(v.cpuUsPerMsg, 2)} µs`).join(', ')}, ${fmt(x.rssMiB, 1)} MiB`,
+      (t) => t.name,
+    )
     results.runs.resp = rounds
     const parts = [`### RESP, redis-benchmark -c 50 -P 16`, '', `Client: \`${PIN ? `taskset -c ${CLIENT_CPU} ` : ''}redis-benchmark -p PORT -c 50 -n ${RESP_N} -P 16 -t {get,set} -q --csv\`, one invocation per test after a warm-up of set,get; server CPU over each whole invocation.`]
     for (const test of Object.keys(rounds[0][TARGETS[0].name].tests)) {
