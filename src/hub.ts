@@ -303,10 +303,7 @@ export class ChannelHub {
     }
     if (kind === W.WRITE_BYTES) {
       this.#encode(msg, W.WRITE_BYTES, W.WRITE_BIG, W.WRITE_VALUE)
-      const kind = this.#encKind
-      const a = this.#encA
-      const b = this.#encB
-      this.#op(kind, ch.id, ctx, a, b, this.#promiseId(promise))
+      this.#op(this.#encKind, ch.id, ctx, this.#encA, this.#encB, this.#promiseId(promise))
       if (this.#big.length > 0) this.#applyNow()
     } else {
       this.#op(kind, ch.id, ctx, 0, 0, kind === W.CLOSE ? this.#promiseId(promise) : 0)
