@@ -75,3 +75,21 @@ pub(crate) fn check_user_index(index: u32) -> Result<(), TransportError> {
     }
     Ok(())
 }
+
+impl Channel {
+    /// Counts `n` bytes that a handler holds on the channel's behalf (e.g. TLS plaintext
+    /// written before the handshake completed) toward the water marks, firing
+    /// `channel_writability_changed` if the channel crosses the high mark (Netty's
+    /// `ChannelOutboundBuffer.incrementPendingOutboundBytes`).
+    pub fn add_pending_outbound_bytes(&self, n: usize) {
+        let change = self.0.outbound.borrow().writability().add(n);
+        self.fire_writability(change);
+    }
+
+    /// Releases `n` bytes counted by [`Channel::add_pending_outbound_bytes`], firing
+    /// `channel_writability_changed` if the channel falls below the low mark.
+    pub fn sub_pending_outbound_bytes(&self, n: usize) {
+        let change = self.0.outbound.borrow().writability().sub(n);
+        self.fire_writability(change);
+    }
+}

@@ -1,0 +1,308 @@
+//! `SslContext`: a server's or a client's TLS configuration, parsed once and shared (an `Arc`)
+//! by every connection and every thread that uses it (Netty's `SslContext`). Contexts are
+//! `Send + Sync`; handlers made from one are per connection.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rustls::client::danger::ServerCertVerifier;
+use rustls::client::{Resumption, WebPkiServerVerifier};
+use rustls::crypto::CryptoProvider;
+use rustls::server::danger::ClientCertVerifier;
+use rustls::server::{ServerSessionMemoryCache, WebPkiClientVerifier};
+use rustls::{ClientConfig, RootCertStore, ServerConfig, SupportedProtocolVersion};
+
+use crate::error::TlsError;
+use crate::handler::SslHandler;
+use crate::pem;
+use crate::sni::SniResolver;
+use crate::verify::{LenientClientVerifier, LenientServerVerifier};
+
+/// Netty's default handshake timeout.
+pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A TLS protocol version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TlsVersion {
+    /// TLS 1.2.
+    Tls12,
+    /// TLS 1.3.
+    Tls13,
+}
+
+impl TlsVersion {
+    /// Parses node:tls's names (`TLSv1.2`, `TLSv1.3`).
+    pub fn parse(name: &str) -> Result<TlsVersion, TlsError> {
+        match name {
+            "TLSv1.2" => Ok(TlsVersion::Tls12),
+            "TLSv1.3" => Ok(TlsVersion::Tls13),
+            "TLSv1" | "TLSv1.1" | "SSLv3" => Err(TlsError::Config(format!(
+                "{name} is not supported (TLSv1.2 and TLSv1.3 are)"
+            ))),
+            other => Err(TlsError::Config(format!("unknown TLS version {other:?}"))),
+        }
+    }
+}
+
+/// Whether a server asks clients for certificates (mTLS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClientAuth {
+    /// No client certificate is asked for.
+    #[default]
+    None,
+    /// Asked for; a client without one (or with an untrusted one) is still accepted, and
+    /// reported as not authorized.
+    Request,
+    /// Asked for and required: the handshake fails without a certificate the CA trusts.
+    Require,
+}
+
+/// A PEM certificate chain (leaf first) and its private key.
+#[derive(Debug, Clone)]
+pub struct PemIdentity {
+    /// The chain, leaf first.
+    pub chain: Vec<u8>,
+    /// The private key.
+    pub key: Vec<u8>,
+}
+
+/// Options of a context. Servers need `identity` (or `sni` entries); clients need nothing.
+#[derive(Debug, Clone)]
+pub struct SslOptions {
+    /// The server's default certificate, or the client's certificate for mTLS.
+    pub identity: Option<PemIdentity>,
+    /// Server: certificates by host name (`*.example.com` wildcards allowed).
+    pub sni: Vec<(String, PemIdentity)>,
+    /// Trusted CA certificates (PEM). Replaces the bundled roots, as in node:tls.
+    pub ca: Option<Vec<u8>>,
+    /// Client: also trust the operating system's roots.
+    pub system_roots: bool,
+    /// Server: whether client certificates are asked for.
+    pub client_auth: ClientAuth,
+    /// Fail the handshake on a certificate that does not verify (default true).
+    pub reject_unauthorized: bool,
+    /// ALPN protocols, in order of preference.
+    pub alpn: Vec<Vec<u8>>,
+    /// Lowest version (default TLS 1.2).
+    pub min_version: TlsVersion,
+    /// Highest version (default TLS 1.3).
+    pub max_version: TlsVersion,
+    /// Client: the default server name to send (SNI) and verify.
+    pub server_name: Option<String>,
+    /// Server: session ids kept for resumption (0: none).
+    pub session_cache_size: usize,
+    /// Server: issue stateless session tickets (default true).
+    pub session_tickets: bool,
+    /// Handshake timeout (default 10 s; zero: none).
+    pub handshake_timeout: Duration,
+}
+
+impl Default for SslOptions {
+    fn default() -> Self {
+        SslOptions {
+            identity: None,
+            sni: Vec::new(),
+            ca: None,
+            system_roots: false,
+            client_auth: ClientAuth::None,
+            reject_unauthorized: true,
+            alpn: Vec::new(),
+            min_version: TlsVersion::Tls12,
+            max_version: TlsVersion::Tls13,
+            server_name: None,
+            session_cache_size: 1024,
+            session_tickets: true,
+            handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
+        }
+    }
+}
+
+pub(crate) enum Side {
+    Server {
+        config: Arc<ServerConfig>,
+        strict: Option<Arc<dyn ClientCertVerifier>>,
+    },
+    Client {
+        config: Arc<ClientConfig>,
+        strict: Arc<dyn ServerCertVerifier>,
+        server_name: Option<String>,
+    },
+}
+
+pub(crate) struct Inner {
+    pub(crate) side: Side,
+    pub(crate) handshake_timeout: Option<Duration>,
+}
+
+/// A server or client TLS configuration, shared by every connection made with it.
+#[derive(Clone)]
+pub struct SslContext(pub(crate) Arc<Inner>);
+
+fn provider() -> Arc<CryptoProvider> {
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
+fn versions(o: &SslOptions) -> Result<Vec<&'static SupportedProtocolVersion>, TlsError> {
+    if o.min_version > o.max_version {
+        return Err(TlsError::Config(format!(
+            "minVersion {:?} is above maxVersion {:?}",
+            o.min_version, o.max_version
+        )));
+    }
+    let mut v = Vec::new();
+    if o.max_version >= TlsVersion::Tls13 {
+        v.push(&rustls::version::TLS13);
+    }
+    if o.min_version <= TlsVersion::Tls12 {
+        v.push(&rustls::version::TLS12);
+    }
+    Ok(v)
+}
+
+fn trust(o: &SslOptions) -> Result<Arc<RootCertStore>, TlsError> {
+    let mut store = match &o.ca {
+        Some(pem) => pem::roots(pem, "ca")?,
+        None => pem::bundled_roots(),
+    };
+    if o.system_roots {
+        pem::add_system_roots(&mut store)?;
+    }
+    Ok(Arc::new(store))
+}
+
+fn rustls_err(what: &str) -> impl Fn(rustls::Error) -> TlsError + '_ {
+    move |e| TlsError::Config(format!("{what}: {e}"))
+}
+
+impl SslContext {
+    /// A server context. Needs a default `identity` or at least one `sni` entry.
+    pub fn server(o: &SslOptions) -> Result<SslContext, TlsError> {
+        let provider = provider();
+        let default = match &o.identity {
+            Some(id) => Some(pem::certified_key(
+                &provider, &id.chain, &id.key, "cert/key",
+            )?),
+            None => None,
+        };
+        let mut resolver = SniResolver::new(default);
+        for (host, id) in &o.sni {
+            let what = format!("SNI entry {host:?}");
+            resolver.add(
+                host,
+                pem::certified_key(&provider, &id.chain, &id.key, &what)?,
+            );
+        }
+        if resolver.is_empty() {
+            return Err(TlsError::Config(
+                "a server context needs a certificate and key (cert/key or SNI entries)".into(),
+            ));
+        }
+        let strict: Option<Arc<dyn ClientCertVerifier>> = match o.client_auth {
+            ClientAuth::None => None,
+            _ => Some(
+                WebPkiClientVerifier::builder_with_provider(trust(o)?, provider.clone())
+                    .build()
+                    .map_err(|e| TlsError::Config(format!("client certificate CA: {e}")))?,
+            ),
+        };
+        let verifier: Arc<dyn ClientCertVerifier> = match (&strict, o.client_auth) {
+            (None, _) | (_, ClientAuth::None) => WebPkiClientVerifier::no_client_auth(),
+            (Some(s), ClientAuth::Require) if o.reject_unauthorized => s.clone(),
+            (Some(s), _) => Arc::new(LenientClientVerifier(s.clone())),
+        };
+        let mut config = ServerConfig::builder_with_provider(provider)
+            .with_protocol_versions(&versions(o)?)
+            .map_err(rustls_err("versions"))?
+            .with_client_cert_verifier(verifier)
+            .with_cert_resolver(Arc::new(resolver));
+        config.alpn_protocols = o.alpn.clone();
+        config.session_storage = if o.session_cache_size > 0 {
+            ServerSessionMemoryCache::new(o.session_cache_size)
+        } else {
+            Arc::new(rustls::server::NoServerSessionStorage {})
+        };
+        if o.session_tickets {
+            config.ticketer =
+                rustls::crypto::ring::Ticketer::new().map_err(rustls_err("tickets"))?;
+        }
+        config.ignore_client_order = true;
+        Ok(SslContext(Arc::new(Inner {
+            side: Side::Server {
+                config: Arc::new(config),
+                strict,
+            },
+            handshake_timeout: timeout(o.handshake_timeout),
+        })))
+    }
+
+    /// A client context.
+    pub fn client(o: &SslOptions) -> Result<SslContext, TlsError> {
+        let provider = provider();
+        let strict: Arc<dyn ServerCertVerifier> =
+            WebPkiServerVerifier::builder_with_provider(trust(o)?, provider.clone())
+                .build()
+                .map_err(|e| TlsError::Config(format!("ca: {e}")))?;
+        let builder = ClientConfig::builder_with_provider(provider.clone())
+            .with_protocol_versions(&versions(o)?)
+            .map_err(rustls_err("versions"))?;
+        let builder = if o.reject_unauthorized {
+            builder.with_webpki_verifier(
+                WebPkiServerVerifier::builder_with_provider(trust(o)?, provider)
+                    .build()
+                    .map_err(|e| TlsError::Config(format!("ca: {e}")))?,
+            )
+        } else {
+            builder
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(LenientServerVerifier(strict.clone())))
+        };
+        let mut config = match &o.identity {
+            Some(id) => builder
+                .with_client_auth_cert(
+                    pem::certificates(&id.chain, "cert")?,
+                    pem::private_key(&id.key, "key")?,
+                )
+                .map_err(rustls_err("client certificate"))?,
+            None => builder.with_no_client_auth(),
+        };
+        config.alpn_protocols = o.alpn.clone();
+        config.resumption = Resumption::in_memory_sessions(256);
+        Ok(SslContext(Arc::new(Inner {
+            side: Side::Client {
+                config: Arc::new(config),
+                strict,
+                server_name: o.server_name.clone(),
+            },
+            handshake_timeout: timeout(o.handshake_timeout),
+        })))
+    }
+
+    /// True for a server context.
+    pub fn is_server(&self) -> bool {
+        matches!(self.0.side, Side::Server { .. })
+    }
+
+    /// The handshake timeout (none: no timeout).
+    pub fn handshake_timeout(&self) -> Option<Duration> {
+        self.0.handshake_timeout
+    }
+
+    /// A handler for one connection. Clients verify and send (SNI) the context's server name,
+    /// or `server_name` when given (an IP address is verified but not sent).
+    pub fn new_handler(&self, server_name: Option<&str>) -> Result<SslHandler, TlsError> {
+        SslHandler::new(self.clone(), server_name)
+    }
+}
+
+fn timeout(d: Duration) -> Option<Duration> {
+    (!d.is_zero()).then_some(d)
+}
+
+impl std::fmt::Debug for SslContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SslContext")
+            .field("server", &self.is_server())
+            .field("handshake_timeout", &self.0.handshake_timeout)
+            .finish()
+    }
+}

@@ -1,0 +1,389 @@
+//! `SslHandler`: TLS as a pipeline handler (Netty's `SslHandler`). Inbound it turns records
+//! into plaintext `Bytes`; outbound it turns plaintext writes into records, so every handler
+//! behind it works unchanged.
+//!
+//! Ground rules:
+//! - One handler per connection, used only on its channel's loop thread (`!Send`; `Rc` state).
+//! - The rustls session is made when the channel becomes active (a client then knows the
+//!   address it verifies when no server name was given) and the client's hello goes out then.
+//! - Writes before the handshake completes are held here, in order, and count toward the
+//!   channel's water marks; they are encrypted and passed on when it completes. After it, each
+//!   write is encrypted at once and its records carry the write's promise, so the outbound
+//!   buffer's water marks see ciphertext.
+//! - Every failure (bad records, a failed verification, the timeout) sends the alert rustls
+//!   chose, fires the handshake event (if still handshaking) and `exceptionCaught`, fails held
+//!   writes, and closes this channel only.
+//! - `read()` is forwarded while handshaking even with `autoRead` off (the handshake needs
+//!   records); a read that yields no plaintext asks for another read when `autoRead` is off.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use netloop_eventloop::{Future, Promise, ScheduledHandle};
+use netloop_transport::{
+    ChannelHandler, ChannelHandlerContext, ChannelPromise, HandlerResult, Message, TransportError,
+};
+
+use crate::context::{Side, SslContext};
+use crate::engine::Engine;
+use crate::error::TlsError;
+use crate::session::{SslCloseCompletionEvent, SslHandshakeCompletionEvent, TlsSession};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Added, the channel not active yet.
+    Idle,
+    Handshaking,
+    Done,
+    /// Failed or closed: writes fail.
+    Finished,
+}
+
+struct State {
+    context: SslContext,
+    server_name: Option<String>,
+    engine: RefCell<Option<Engine>>,
+    phase: Cell<Phase>,
+    held: RefCell<VecDeque<(Bytes, ChannelPromise)>>,
+    held_bytes: Cell<usize>,
+    flush_held: Cell<bool>,
+    fired_read: Cell<bool>,
+    close_sent: Cell<bool>,
+    timer: RefCell<Option<ScheduledHandle>>,
+    handshake: Promise<Arc<TlsSession>, TlsError>,
+    session: RefCell<Option<Arc<TlsSession>>>,
+}
+
+/// TLS for one connection, made by [`SslContext::new_handler`]. Add it first in the pipeline.
+pub struct SslHandler(Rc<State>);
+
+impl SslHandler {
+    pub(crate) fn new(context: SslContext, server_name: Option<&str>) -> Result<Self, TlsError> {
+        let server_name = match (&context.0.side, server_name) {
+            (Side::Client { .. }, Some(n)) => Some(n.to_string()),
+            (Side::Client { server_name, .. }, None) => server_name.clone(),
+            (Side::Server { .. }, _) => None,
+        };
+        Ok(SslHandler(Rc::new(State {
+            context,
+            server_name,
+            engine: RefCell::new(None),
+            phase: Cell::new(Phase::Idle),
+            held: RefCell::new(VecDeque::new()),
+            held_bytes: Cell::new(0),
+            flush_held: Cell::new(false),
+            fired_read: Cell::new(false),
+            close_sent: Cell::new(false),
+            timer: RefCell::new(None),
+            handshake: Promise::new(),
+            session: RefCell::new(None),
+        })))
+    }
+
+    /// Completes when the handshake does: with what it negotiated, or why it failed.
+    pub fn handshake_future(&self) -> Future<Arc<TlsSession>, TlsError> {
+        self.0.handshake.future()
+    }
+
+    /// What the handshake negotiated (none before it completed).
+    pub fn session(&self) -> Option<Arc<TlsSession>> {
+        self.0.session.borrow().clone()
+    }
+
+    /// True once the handshake completed.
+    pub fn is_handshake_done(&self) -> bool {
+        self.0.phase.get() == Phase::Done
+    }
+}
+
+impl State {
+    fn start(self: &Rc<Self>, ctx: &ChannelHandlerContext) {
+        if self.phase.get() != Phase::Idle {
+            return;
+        }
+        let Some(ch) = ctx.try_channel() else { return };
+        let remote = ch.remote_addr();
+        match Engine::new(
+            &self.context,
+            self.server_name.as_deref(),
+            remote.map(|a: SocketAddr| a.ip()),
+        ) {
+            Ok(engine) => *self.engine.borrow_mut() = Some(engine),
+            Err(e) => {
+                self.phase.set(Phase::Handshaking);
+                self.fail(ctx, e);
+                return;
+            }
+        }
+        self.phase.set(Phase::Handshaking);
+        self.arm_timeout(ctx);
+        self.send_records(ctx);
+        if !ch.is_auto_read() {
+            ctx.read();
+        }
+    }
+
+    fn arm_timeout(self: &Rc<Self>, ctx: &ChannelHandlerContext) {
+        let Some(timeout) = self.context.handshake_timeout() else {
+            return;
+        };
+        let Some(event_loop) = ctx.try_channel().and_then(|ch| ch.event_loop().local()) else {
+            return;
+        };
+        let weak = Rc::downgrade(self);
+        let c = ctx.clone();
+        let handle = event_loop.schedule_local(timeout, move || {
+            if let Some(s) = weak.upgrade() {
+                if s.phase.get() == Phase::Handshaking {
+                    s.fail(&c, TlsError::HandshakeTimeout(timeout));
+                }
+            }
+        });
+        *self.timer.borrow_mut() = Some(handle);
+    }
+
+    fn cancel_timeout(&self) {
+        if let Some(t) = self.timer.borrow_mut().take() {
+            t.cancel();
+        }
+    }
+
+    /// Writes and flushes whatever records the session has to send (handshake, alerts,
+    /// tickets, close_notify).
+    fn send_records(&self, ctx: &ChannelHandlerContext) {
+        let out = self
+            .engine
+            .borrow_mut()
+            .as_mut()
+            .and_then(Engine::take_records);
+        if let Some(records) = out {
+            ctx.write_with(records, ChannelPromise::void());
+            ctx.flush();
+        }
+    }
+
+    fn on_read(self: &Rc<Self>, ctx: &ChannelHandlerContext, data: &[u8]) {
+        if self.phase.get() == Phase::Idle {
+            self.start(ctx);
+        }
+        if !matches!(self.phase.get(), Phase::Handshaking | Phase::Done) {
+            return;
+        }
+        let mut plain = BytesMut::new();
+        let result = match self.engine.borrow_mut().as_mut() {
+            Some(engine) => engine.feed(data, &mut plain),
+            None => return,
+        };
+        let (handshaking, peer_closed) = match result {
+            Ok(state) => state,
+            Err(e) => {
+                self.send_records(ctx);
+                self.fail(ctx, e);
+                return;
+            }
+        };
+        if self.phase.get() == Phase::Handshaking && !handshaking {
+            self.complete_handshake(ctx);
+        }
+        self.send_records(ctx);
+        if !plain.is_empty() {
+            self.fired_read.set(true);
+            ctx.fire_channel_read(plain.freeze());
+        }
+        if peer_closed && self.phase.get() == Phase::Done {
+            ctx.fire_user_event(SslCloseCompletionEvent);
+            ctx.close();
+        }
+    }
+
+    fn complete_handshake(self: &Rc<Self>, ctx: &ChannelHandlerContext) {
+        self.cancel_timeout();
+        let session = {
+            let engine = self.engine.borrow();
+            let Some(engine) = engine.as_ref() else {
+                return;
+            };
+            Arc::new(engine.describe(&self.context))
+        };
+        self.phase.set(Phase::Done);
+        *self.session.borrow_mut() = Some(session.clone());
+        self.handshake.try_success(session.clone());
+        ctx.fire_user_event(SslHandshakeCompletionEvent(Ok(session)));
+        if self.phase.get() != Phase::Done {
+            return; // a handler closed the channel in reaction to the event
+        }
+        let held: Vec<_> = self.held.borrow_mut().drain(..).collect();
+        let n = self.held_bytes.replace(0);
+        if let Some(ch) = ctx.try_channel() {
+            ch.sub_pending_outbound_bytes(n);
+        }
+        for (plain, promise) in held {
+            self.encrypt(ctx, &plain, promise);
+        }
+        if self.flush_held.replace(false) {
+            ctx.flush();
+        }
+    }
+
+    fn encrypt(&self, ctx: &ChannelHandlerContext, plain: &[u8], promise: ChannelPromise) {
+        let records = self.engine.borrow_mut().as_mut().map(|e| e.encrypt(plain));
+        match records {
+            Some(Ok(records)) => ctx.write_with(records, promise),
+            Some(Err(e)) => {
+                promise.try_failure(e.into_transport());
+            }
+            None => {
+                promise.try_failure(TransportError::ChannelClosed);
+            }
+        }
+    }
+
+    /// The handshake (or the session) failed: alert already queued by `feed`, so send it,
+    /// report, and close this channel.
+    fn fail(self: &Rc<Self>, ctx: &ChannelHandlerContext, error: TlsError) {
+        let was = self.phase.replace(Phase::Finished);
+        self.cancel_timeout();
+        self.send_records(ctx);
+        self.fail_held(ctx, error.clone().into_transport());
+        if was == Phase::Handshaking {
+            self.handshake.try_failure(error.clone());
+            ctx.fire_user_event(SslHandshakeCompletionEvent(Err(error.clone())));
+        }
+        ctx.fire_exception_caught(error.into_transport());
+        self.close_sent.set(true);
+        ctx.close();
+    }
+
+    fn fail_held(&self, ctx: &ChannelHandlerContext, error: TransportError) {
+        let held: Vec<_> = self.held.borrow_mut().drain(..).collect();
+        let n = self.held_bytes.replace(0);
+        if n > 0 {
+            if let Some(ch) = ctx.try_channel() {
+                ch.sub_pending_outbound_bytes(n);
+            }
+        }
+        for (_, promise) in held {
+            promise.try_failure(error.clone());
+        }
+    }
+}
+
+impl ChannelHandler for SslHandler {
+    fn handler_added(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        if ctx.try_channel().is_some_and(|ch| ch.is_active()) {
+            self.0.start(ctx);
+        }
+        Ok(())
+    }
+
+    fn handler_removed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.0.cancel_timeout();
+        self.0.fail_held(ctx, TransportError::ChannelClosed);
+        Ok(())
+    }
+
+    fn channel_active(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.0.start(ctx);
+        ctx.fire_channel_active();
+        Ok(())
+    }
+
+    fn channel_inactive(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        let s = &self.0;
+        s.cancel_timeout();
+        let was = s.phase.replace(Phase::Finished);
+        s.fail_held(ctx, TransportError::ChannelClosed);
+        if matches!(was, Phase::Handshaking | Phase::Idle) && s.engine.borrow().is_some() {
+            let e = TlsError::ClosedDuringHandshake;
+            s.handshake.try_failure(e.clone());
+            ctx.fire_user_event(SslHandshakeCompletionEvent(Err(e)));
+        }
+        ctx.fire_channel_inactive();
+        Ok(())
+    }
+
+    fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
+        match msg.into_bytes() {
+            Ok(bytes) => self.0.on_read(ctx, &bytes),
+            Err(other) => ctx.fire_channel_read(other),
+        }
+        Ok(())
+    }
+
+    fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        let s = &self.0;
+        let auto = ctx.try_channel().is_some_and(|ch| ch.is_auto_read());
+        if s.fired_read.replace(false) {
+            ctx.fire_channel_read_complete();
+        } else if !auto && s.phase.get() != Phase::Finished {
+            ctx.read(); // nothing decoded yet: the read the application asked for goes on
+        }
+        if s.phase.get() == Phase::Handshaking && !auto {
+            ctx.read();
+        }
+        Ok(())
+    }
+
+    fn write(
+        &self,
+        ctx: &ChannelHandlerContext,
+        msg: Message,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
+        let s = &self.0;
+        let bytes = match msg.into_bytes() {
+            Ok(b) => b,
+            Err(other) => {
+                promise.try_failure(TransportError::UnsupportedMessage(other.kind()));
+                return Ok(());
+            }
+        };
+        match s.phase.get() {
+            Phase::Done => s.encrypt(ctx, &bytes, promise),
+            Phase::Idle | Phase::Handshaking => {
+                let n = bytes.len();
+                s.held.borrow_mut().push_back((bytes, promise));
+                s.held_bytes.set(s.held_bytes.get() + n);
+                if let Some(ch) = ctx.try_channel() {
+                    ch.add_pending_outbound_bytes(n);
+                }
+            }
+            Phase::Finished => {
+                promise.try_failure(TransportError::ChannelClosed);
+            }
+        }
+        Ok(())
+    }
+
+    fn flush(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        match self.0.phase.get() {
+            Phase::Idle | Phase::Handshaking => self.0.flush_held.set(true),
+            _ => ctx.flush(),
+        }
+        Ok(())
+    }
+
+    fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.read();
+        Ok(())
+    }
+
+    fn close(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
+        let s = &self.0;
+        if !s.close_sent.replace(true) {
+            if let Some(engine) = s.engine.borrow_mut().as_mut() {
+                engine.send_close_notify();
+            }
+            s.send_records(ctx);
+        }
+        if s.phase.get() != Phase::Done {
+            s.fail_held(ctx, TransportError::ChannelClosed);
+        }
+        ctx.close_with(promise);
+        Ok(())
+    }
+}

@@ -1,0 +1,121 @@
+//! What a completed handshake negotiated (node:tls's `getProtocol()`, `getCipher()`,
+//! `alpnProtocol`, `servername`, `getPeerCertificate()`, `authorized`), and the events a
+//! handshake or a peer's close_notify sends down the pipeline.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{Connection, HandshakeKind, ProtocolVersion};
+
+use crate::context::Side;
+use crate::error::TlsError;
+
+/// The negotiated parameters of one TLS connection.
+#[derive(Debug, Clone)]
+pub struct TlsSession {
+    /// `TLSv1.2` or `TLSv1.3` (node:tls's names).
+    pub protocol: &'static str,
+    /// The cipher suite's IANA name (e.g. `TLS_AES_128_GCM_SHA256`).
+    pub cipher: String,
+    /// The ALPN protocol both sides agreed on.
+    pub alpn_protocol: Option<String>,
+    /// Server: the name the client asked for (SNI). Client: the name it verified.
+    pub server_name: Option<String>,
+    /// The peer's certificate chain (DER, leaf first); empty if it sent none.
+    pub peer_certificates: Vec<Bytes>,
+    /// True if this handshake resumed an earlier session.
+    pub resumed: bool,
+    /// True if the peer's certificate verified against the trusted CAs (and, for a client,
+    /// matched the server name).
+    pub authorized: bool,
+    /// Why `authorized` is false.
+    pub authorization_error: Option<TlsError>,
+}
+
+/// Fired to every handler after the handshake (Netty's `SslHandshakeCompletionEvent`).
+#[derive(Debug, Clone)]
+pub struct SslHandshakeCompletionEvent(pub Result<Arc<TlsSession>, TlsError>);
+
+/// Fired when the peer sent close_notify (Netty's `SslCloseCompletionEvent`); the handler then
+/// closes the channel.
+#[derive(Debug, Clone, Copy)]
+pub struct SslCloseCompletionEvent;
+
+fn protocol_name(v: Option<ProtocolVersion>) -> &'static str {
+    match v {
+        Some(ProtocolVersion::TLSv1_3) => "TLSv1.3",
+        Some(ProtocolVersion::TLSv1_2) => "TLSv1.2",
+        _ => "unknown",
+    }
+}
+
+fn cipher_name(conn: &Connection) -> String {
+    let Some(suite) = conn.negotiated_cipher_suite() else {
+        return String::new();
+    };
+    let name = format!("{:?}", suite.suite());
+    match name.strip_prefix("TLS13_") {
+        Some(rest) => format!("TLS_{rest}"),
+        None => name,
+    }
+}
+
+/// Reads what `conn` negotiated, verifying the peer's chain strictly for `authorized`.
+pub(crate) fn describe(
+    conn: &Connection,
+    side: &Side,
+    verified_name: Option<&ServerName<'static>>,
+) -> TlsSession {
+    let peer: Vec<CertificateDer<'static>> = conn
+        .peer_certificates()
+        .map(<[_]>::to_vec)
+        .unwrap_or_default();
+    let (authorized, authorization_error) = authorize(&peer, side, verified_name);
+    let server_name = match conn {
+        Connection::Server(s) => s.server_name().map(str::to_string),
+        Connection::Client(_) => verified_name.map(|n| n.to_str().into_owned()),
+    };
+    TlsSession {
+        protocol: protocol_name(conn.protocol_version()),
+        cipher: cipher_name(conn),
+        alpn_protocol: conn
+            .alpn_protocol()
+            .map(|p| String::from_utf8_lossy(p).into_owned()),
+        server_name,
+        peer_certificates: peer
+            .iter()
+            .map(|c| Bytes::copy_from_slice(c.as_ref()))
+            .collect(),
+        resumed: conn.handshake_kind() == Some(HandshakeKind::Resumed),
+        authorized,
+        authorization_error,
+    }
+}
+
+fn authorize(
+    peer: &[CertificateDer<'static>],
+    side: &Side,
+    name: Option<&ServerName<'static>>,
+) -> (bool, Option<TlsError>) {
+    let Some((leaf, rest)) = peer.split_first() else {
+        return (false, Some(TlsError::CertificateRequired));
+    };
+    let now = UnixTime::now();
+    let result = match side {
+        Side::Server {
+            strict: Some(v), ..
+        } => v.verify_client_cert(leaf, rest, now).map(|_| ()),
+        Side::Server { strict: None, .. } => return (false, None),
+        Side::Client { strict, .. } => match name {
+            Some(n) => strict
+                .verify_server_cert(leaf, rest, n, &[], now)
+                .map(|_| ()),
+            None => return (false, None),
+        },
+    };
+    match result {
+        Ok(()) => (true, None),
+        Err(e) => (false, Some(TlsError::from_rustls(&e))),
+    }
+}

@@ -1,0 +1,2 @@
+pub mod pki;
+pub mod probe;
