@@ -36,3 +36,14 @@ export { type ServerChannel } from './src/channel'
 export { type WorkerGroupOptions } from './src/group'
 export { type LoopTermination } from './src/workers'
 export { writeToChannel } from './src/remote'
+export {
+  SslContext,
+  SslHandler,
+  SslHandshakeCompletionEvent,
+  SslCloseCompletionEvent,
+  type SslContextOptions,
+  type SslIdentity,
+  type SharedSslContext,
+  type TlsInfo,
+  type PeerCertificate,
+} from './src/tls'

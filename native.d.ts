@@ -20,6 +20,8 @@ export declare class NativeChannels {
   remove(id: number, name: string): void
   /** Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`. */
   replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters?: Array<Buffer> | undefined | null): void
+  /** The session of the channel's `SslHandler` (none: no handler, or no handshake yet). */
+  tlsSession(id: number): TlsSessionInfo | null
   /**
    * `dispatch(count, arena, strings)` receives event records; `events`/`ops` are the
    * shared `Float64Array`s and `arena` the write arena (`Uint8Array`).
@@ -105,6 +107,15 @@ export declare class NativeEventLoop {
   requestDrain(): void
 }
 
+export declare class NativeSslContext {
+  /** Parses the options once and registers the context for every thread of the process. */
+  constructor(o: NativeSslOptions)
+  /** A context made elsewhere in the process (e.g. on the main thread, for a worker). */
+  static fromId(id: number): NativeSslContext
+  get id(): number
+  get isServer(): boolean
+}
+
 /** The channel wire's constants, for the JS side's load-time check. */
 export declare function channelWire(): Record<string, number>
 
@@ -114,8 +125,48 @@ export interface NativeLoopOptions {
   maxPendingTasks?: number
 }
 
+/** The options src/tls.ts hands over (node:tls names, normalised to Buffers). */
+export interface NativeSslOptions {
+  isServer: boolean
+  cert?: Buffer
+  key?: Buffer
+  ca?: Buffer
+  systemRoots?: boolean
+  sni?: Array<SniIdentity>
+  requestCert?: boolean
+  rejectUnauthorized?: boolean
+  alpnProtocols?: Array<string>
+  minVersion?: string
+  maxVersion?: string
+  servername?: string
+  sessionCacheSize?: number
+  sessionTickets?: boolean
+  handshakeTimeout?: number
+}
+
+/** A certificate chain and key for one SNI host name. */
+export interface SniIdentity {
+  hostname: string
+  cert: Buffer
+  key: Buffer
+}
+
 /** Length of the shared arm buffer, for JS. */
 export declare const TIMER_ARM_LENGTH: number
+
+/** A completed handshake's parameters (src/tls.ts turns it into `TlsInfo`). */
+export interface TlsSessionInfo {
+  protocol: string
+  cipher: string
+  alpnProtocol?: string
+  servername?: string
+  authorized: boolean
+  authorizationErrorCode?: string
+  authorizationError?: string
+  resumed: boolean
+  /** The peer's chain, DER, leaf first. */
+  peerCertificates: Array<Buffer>
+}
 
 /**
  * Writes and flushes `data` to the channel with this id, wherever it lives in the process (a

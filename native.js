@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.NativeChannels = nativeBinding.NativeChannels
 module.exports.NativeEventLoop = nativeBinding.NativeEventLoop
+module.exports.NativeSslContext = nativeBinding.NativeSslContext
 module.exports.channelWire = nativeBinding.channelWire
 module.exports.TIMER_ARM_LENGTH = nativeBinding.TIMER_ARM_LENGTH
 module.exports.writeToChannel = nativeBinding.writeToChannel

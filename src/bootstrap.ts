@@ -7,6 +7,7 @@
 import { lookup } from 'node:dns/promises'
 import { type AddressInfo, isIP } from 'node:net'
 import { Channel, type ServerChannel, initialize } from './channel'
+import { tlsHandlerOf } from './tls'
 import { NetloopError, checkFunction, checkNumber, invalidArgType } from './errors'
 import { EventLoopGroup } from './group'
 import { type ChannelHub, hubOf, servers } from './hub'
@@ -240,6 +241,7 @@ export class Bootstrap {
     const hub = hubOf(nextOf(this.#group))
     const id = hub.native.openClient(names, values)
     const ch = new Channel(hub, id)
+    ch._connectHost = host
     if (!initialize(ch, this.#init)) throw new NetloopError('ERR_CHANNEL_CLOSED', 'the channel initializer threw')
     hub.register(ch)
     const p = new ChannelPromise(NaN)
@@ -248,6 +250,9 @@ export class Bootstrap {
     hub.native.connect(id, address, port, pid)
     try {
       await p.promise
+      // With an SslHandler in the pipeline, connected means the handshake completed (node:tls).
+      const tls = tlsHandlerOf(ch)
+      if (tls) await tls.handshakeFuture()
     } catch (e) {
       await ch.close()
       throw e

@@ -58,6 +58,8 @@ export class Channel implements ServerChannel {
   /** The server channel that accepted this one. */
   readonly parent: Channel | undefined
   /** @internal */ readonly _hub: ChannelHub
+  /** @internal The host given to `Bootstrap.connect()` (a TLS client's default server name). */
+  _connectHost: string | undefined
   /** @internal Its JS contexts, in the order they were made (the hub finds a record's context here). */
   readonly _contexts: ChannelHandlerContext[] = []
   /** @internal True while the native side knows the channel (from its creation to FORGET). */

@@ -13,6 +13,7 @@ export const enum NativeKind {
   LengthField = 4,
   Prepender = 5,
   Idle = 6,
+  Tls = 7,
 }
 
 const int = (name: string, v: unknown, min: number, max = 0x7fffffff): number => checkInteger(name, v, min, max)
@@ -37,6 +38,9 @@ export abstract class NativeHandler {
     /** @internal */ readonly _params: number[],
     /** @internal */ readonly _delimiters?: Buffer[],
   ) {}
+
+  /** @internal Called when the handler is added to `ch`'s pipeline. */
+  _attach(_ch: unknown): void {}
 }
 
 /** Splits on `\n` or `\r\n` (Netty's `LineBasedFrameDecoder`). Frames are `Buffer`s. */

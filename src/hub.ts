@@ -10,6 +10,7 @@ import { Channel as ChannelClass, type Channel, initialize } from './channel'
 import { ChannelHandlerContext, Kind } from './context'
 import { NetloopError } from './errors'
 import { ChannelInputShutdownEvent, idleEvent } from './handlers'
+import { SslCloseCompletionEvent, SslHandshakeCompletionEvent, tlsHandlerOf } from './tls'
 import type { EventLoop } from './loop'
 import { ChannelPromise } from './promise'
 import { ARENA_BYTES, ARENA_MAX_WRITE, EVENT_CAPACITY, OP_CAPACITY, W, checkWire } from './wire'
@@ -156,7 +157,7 @@ export class ChannelHub {
     this.#call(() =>
       ctx._kind === Kind.Js
         ? this.native.addJs(ch.id, pos, base, ctx.name, ctx._id)
-        : this.native.addNative(ch.id, pos, base, ctx.name, ctx.nativeHandler!._kind, ctx.nativeHandler!._params, ctx.nativeHandler!._delimiters),
+        : (ctx.nativeHandler!._attach(ch), this.native.addNative(ch.id, pos, base, ctx.name, ctx.nativeHandler!._kind, ctx.nativeHandler!._params, ctx.nativeHandler!._delimiters)),
     )
   }
 
@@ -382,6 +383,14 @@ export class ChannelHub {
     return undefined
   }
 
+  /** A TLS user event (wire sub-codes 3: handshake done, `a` = -1 or the error; 4: close_notify). */
+  #tlsEvent(ch: Channel | undefined, b: number, a: number, strings: string[] | undefined, chan: number): unknown {
+    if (b !== 3) return SslCloseCompletionEvent.INSTANCE
+    const ev = a < 0 ? SslHandshakeCompletionEvent.SUCCESS : SslHandshakeCompletionEvent.failed(this.#error(1, a, strings, chan) as NetloopError)
+    if (ch) tlsHandlerOf(ch)?._handshakeDone(ev)
+    return ev
+  }
+
   #route(ch: Channel | undefined, kind: number, chan: number, ctxId: number, a: number, b: number, c: number, arena: Buffer | undefined, strings: string[] | undefined): void {
     if (kind < W.WRITE_BYTES) {
       const ctx = this.#context(ch, ctxId)
@@ -391,7 +400,7 @@ export class ChannelHub {
       else if (kind === W.READ_VALUE) {
         arg = this.#take(a)
         kind = W.READ_BYTES
-      } else if (kind === W.USER_EVENT) arg = b === 1 ? idleEvent(a) : b === 2 ? ChannelInputShutdownEvent.INSTANCE : this.#take(a)
+      } else if (kind === W.USER_EVENT) arg = b === 0 ? this.#take(a) : b === 1 ? idleEvent(a) : b === 2 ? ChannelInputShutdownEvent.INSTANCE : this.#tlsEvent(ch, b, a, strings, chan)
       else if (kind === W.EXCEPTION) arg = this.#error(b, a, strings, chan)
       ctx.pipeline._deliverInbound(ctx, kind, arg)
       return

@@ -10,6 +10,8 @@ mod dispatch;
 mod error;
 mod event_loop;
 mod timers;
+mod tls;
 
 pub use channel::NativeChannels;
 pub use event_loop::NativeEventLoop;
+pub use tls::NativeSslContext;

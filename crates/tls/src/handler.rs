@@ -273,6 +273,10 @@ impl State {
 }
 
 impl ChannelHandler for SslHandler {
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+
     fn handler_added(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         if ctx.try_channel().is_some_and(|ch| ch.is_active()) {
             self.0.start(ctx);

@@ -25,6 +25,12 @@ use crate::promise::ChannelPromise;
 /// A pipeline handler. Every method defaults to passing the event or operation on.
 #[allow(unused_variables)]
 pub trait ChannelHandler: 'static {
+    /// This handler as `Any`, so code holding the pipeline can find a handler by its type
+    /// (Netty's `pipeline.get(Class)`; see `ChannelPipeline::find_handler`). `None` by default.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
+
     /// The handler was added to a registered pipeline (or the pipeline got registered).
     fn handler_added(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         Ok(())

@@ -8,6 +8,7 @@
 use std::rc::Weak;
 
 use netloop_codec::{IdleState, IdleStateEvent};
+use netloop_tls::{SslCloseCompletionEvent, SslHandshakeCompletionEvent};
 use netloop_transport::{
     ChannelHandler, ChannelHandlerContext, ChannelInputShutdown, ChannelPromise, HandlerResult,
     Message, TransportError, UserEvent,
@@ -125,6 +126,34 @@ impl ChannelHandler for JsAdapter {
         let event = match event.downcast::<ChannelInputShutdown>() {
             Ok(_) => {
                 self.push(wire::USER_EVENT, 0.0, 2.0, 0.0);
+                return Ok(());
+            }
+            Err(e) => e,
+        };
+        let event = match event.downcast::<SslHandshakeCompletionEvent>() {
+            Ok(done) => {
+                // `a` = -1 on success, else the string index of the error (code, message).
+                let at = match &done.0 {
+                    Ok(_) => -1.0,
+                    Err(e) => match self.hub.upgrade() {
+                        Some(hub) => match hub
+                            .outbox()
+                            .put_error(hub.id(), &e.clone().into_transport())
+                        {
+                            ErrorRef::Native(at) => at,
+                            ErrorRef::Js(_) => -1.0,
+                        },
+                        None => return Ok(()),
+                    },
+                };
+                self.push(wire::USER_EVENT, at, wire::USER_TLS_HANDSHAKE, 0.0);
+                return Ok(());
+            }
+            Err(e) => e,
+        };
+        let event = match event.downcast::<SslCloseCompletionEvent>() {
+            Ok(_) => {
+                self.push(wire::USER_EVENT, 0.0, wire::USER_TLS_CLOSE, 0.0);
                 return Ok(());
             }
             Err(e) => e,

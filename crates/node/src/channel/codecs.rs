@@ -21,6 +21,9 @@ pub const FIXED_LENGTH: u32 = 3;
 pub const LENGTH_FIELD: u32 = 4;
 pub const PREPENDER: u32 = 5;
 pub const IDLE: u32 = 6;
+/// `SslHandler`: `p[0]` = the context's id (crates/node/src/tls.rs), `delimiters[0]` = the
+/// client's server name (UTF-8), if any.
+pub const TLS: u32 = 7;
 
 fn param(p: &[f64], i: usize) -> f64 {
     p.get(i).copied().unwrap_or(0.0)
@@ -102,6 +105,18 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
             })
             .observe_output(flag(p, 3)),
         ),
+        TLS => {
+            let id = param(p, 0) as u64;
+            let ctx = crate::tls::context(id)
+                .ok_or_else(|| invalid_arg(format!("no TLS context with id {id}")))?;
+            let name = delimiters
+                .first()
+                .map(|b| String::from_utf8_lossy(b).into_owned());
+            let handler = ctx
+                .new_handler(name.as_deref())
+                .map_err(|e| napi::Error::new(crate::error::Code(e.code()), e.to_string()))?;
+            Rc::new(handler)
+        }
         other => return Err(invalid_arg(format!("unknown native handler kind {other}"))),
     })
 }

@@ -17,6 +17,7 @@ mod options;
 mod outbox;
 mod remote;
 mod shared;
+mod tls_info;
 mod token;
 mod wire;
 
@@ -138,7 +139,7 @@ impl NativeChannels {
         })
     }
 
-    fn enter(&self) {
+    pub(super) fn enter(&self) {
         self.calls.set(self.calls.get() + 1.0);
         self.hub.apply_ops(&[], &[]);
     }
@@ -241,7 +242,7 @@ impl NativeChannels {
         r.map_err(|e| throw(&env, e))
     }
 
-    fn with_channel<R>(
+    pub(super) fn with_channel<R>(
         &self,
         id: f64,
         f: impl FnOnce(&netloop_transport::Channel) -> JsResult<R>,

@@ -28,6 +28,10 @@ pub const READ_VALUE: u32 = 6;
 pub const READ_COMPLETE: u32 = 7;
 /// `b` = what: 0 value token in `a`, 1 idle (`a` = state * 2 + first), 2 input shutdown.
 pub const USER_EVENT: u32 = 8;
+/// `USER_EVENT`'s `b` for a TLS handshake's completion (`a` = -1 success, else error index).
+pub const USER_TLS_HANDSHAKE: f64 = 3.0;
+/// `USER_EVENT`'s `b` for the peer's close_notify.
+pub const USER_TLS_CLOSE: f64 = 4.0;
 /// `b` = 1: native error at string index `a` (code, message); 2: JS error token in `a`.
 pub const EXCEPTION: u32 = 9;
 pub const WRITABILITY: u32 = 10;

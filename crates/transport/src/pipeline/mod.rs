@@ -180,6 +180,16 @@ impl ChannelPipeline {
         self.context(name).map(|c| c.handler())
     }
 
+    /// The first handler (head to tail) of type `T` for which `f` returns `Some`, mapped
+    /// (Netty's `pipeline.get(Class)`; handlers opt in through [`ChannelHandler::as_any`]).
+    pub fn find_handler<T: 'static, R>(&self, f: impl Fn(&T) -> Option<R>) -> Option<R> {
+        self.user_contexts().iter().find_map(|c| {
+            let h = c.handler();
+            let t = h.as_any()?.downcast_ref::<T>()?;
+            f(t)
+        })
+    }
+
     /// Handler names from head to tail.
     pub fn names(&self) -> Vec<String> {
         self.user_contexts()

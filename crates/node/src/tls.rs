@@ -1,0 +1,194 @@
+//! `NativeSslContext`: a TLS context made once from node:tls-style options (already checked and
+//! normalised in src/tls.ts) and shared by every channel and worker thread that uses it.
+//!
+//! Ground rules: contexts are `Send + Sync` (an `Arc` of rustls configurations). The one
+//! process-wide table below maps a context's id to it, so a worker thread can find a context
+//! made on another thread (worker data carries the id, not the object). The JS object that
+//! made a context owns its entry (removed when that object is collected); channels hold their
+//! own reference, so a connection outlives its context's entry.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use netloop_tls::{ClientAuth, PemIdentity, SslContext, SslOptions, TlsError, TlsVersion};
+
+use crate::error::{throw, Code, JsResult};
+
+fn registry() -> &'static Mutex<HashMap<u64, SslContext>> {
+    static REGISTRY: OnceLock<Mutex<HashMap<u64, SslContext>>> = OnceLock::new();
+    REGISTRY.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// The context with this id, wherever in the process it was made.
+pub fn context(id: u64) -> Option<SslContext> {
+    registry().lock().ok()?.get(&id).cloned()
+}
+
+/// A certificate chain and key for one SNI host name.
+#[napi(object)]
+pub struct SniIdentity {
+    pub hostname: String,
+    pub cert: Buffer,
+    pub key: Buffer,
+}
+
+/// The options src/tls.ts hands over (node:tls names, normalised to Buffers).
+#[napi(object)]
+pub struct NativeSslOptions {
+    pub is_server: bool,
+    pub cert: Option<Buffer>,
+    pub key: Option<Buffer>,
+    pub ca: Option<Buffer>,
+    pub system_roots: Option<bool>,
+    pub sni: Option<Vec<SniIdentity>>,
+    pub request_cert: Option<bool>,
+    pub reject_unauthorized: Option<bool>,
+    pub alpn_protocols: Option<Vec<String>>,
+    pub min_version: Option<String>,
+    pub max_version: Option<String>,
+    pub servername: Option<String>,
+    pub session_cache_size: Option<u32>,
+    pub session_tickets: Option<bool>,
+    pub handshake_timeout: Option<f64>,
+}
+
+fn tls_error(e: TlsError) -> napi::Error<Code> {
+    napi::Error::new(Code(e.code()), e.to_string())
+}
+
+fn identity(cert: &Option<Buffer>, key: &Option<Buffer>) -> JsResult<Option<PemIdentity>> {
+    match (cert, key) {
+        (Some(c), Some(k)) => Ok(Some(PemIdentity {
+            chain: c.to_vec(),
+            key: k.to_vec(),
+        })),
+        (None, None) => Ok(None),
+        _ => Err(tls_error(TlsError::Config(
+            "cert and key must be given together".into(),
+        ))),
+    }
+}
+
+fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
+    let version = |v: &Option<String>, d: TlsVersion| match v {
+        Some(name) => TlsVersion::parse(name).map_err(tls_error),
+        None => Ok(d),
+    };
+    let reject = o.reject_unauthorized.unwrap_or(true);
+    let client_auth = match (o.request_cert.unwrap_or(false), reject) {
+        (false, _) => ClientAuth::None,
+        (true, true) => ClientAuth::Require,
+        (true, false) => ClientAuth::Request,
+    };
+    let mut sni = Vec::new();
+    for e in o.sni.iter().flatten() {
+        sni.push((
+            e.hostname.clone(),
+            PemIdentity {
+                chain: e.cert.to_vec(),
+                key: e.key.to_vec(),
+            },
+        ));
+    }
+    let defaults = SslOptions::default();
+    Ok(SslOptions {
+        identity: identity(&o.cert, &o.key)?,
+        sni,
+        ca: o.ca.as_ref().map(|b| b.to_vec()),
+        system_roots: o.system_roots.unwrap_or(false),
+        client_auth,
+        reject_unauthorized: reject,
+        alpn: o
+            .alpn_protocols
+            .iter()
+            .flatten()
+            .map(|p| p.as_bytes().to_vec())
+            .collect(),
+        min_version: version(&o.min_version, TlsVersion::Tls12)?,
+        max_version: version(&o.max_version, TlsVersion::Tls13)?,
+        server_name: o.servername.clone(),
+        session_cache_size: o
+            .session_cache_size
+            .map_or(defaults.session_cache_size, |n| n as usize),
+        session_tickets: o.session_tickets.unwrap_or(true),
+        handshake_timeout: o
+            .handshake_timeout
+            .map_or(defaults.handshake_timeout, |ms| {
+                Duration::from_secs_f64(ms.max(0.0) / 1000.0)
+            }),
+    })
+}
+
+#[napi]
+pub struct NativeSslContext {
+    id: u64,
+    owner: bool,
+    server: bool,
+}
+
+#[napi]
+impl NativeSslContext {
+    /// Parses the options once and registers the context for every thread of the process.
+    #[napi(constructor)]
+    pub fn new(env: Env, o: NativeSslOptions) -> Result<Self> {
+        let opts = options(&o).map_err(|e| throw(&env, e))?;
+        let ctx = if o.is_server {
+            SslContext::server(&opts)
+        } else {
+            SslContext::client(&opts)
+        }
+        .map_err(|e| throw(&env, tls_error(e)))?;
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut r) = registry().lock() {
+            r.insert(id, ctx);
+        }
+        Ok(NativeSslContext {
+            id,
+            owner: true,
+            server: o.is_server,
+        })
+    }
+
+    /// A context made elsewhere in the process (e.g. on the main thread, for a worker).
+    #[napi(factory)]
+    pub fn from_id(env: Env, id: f64) -> Result<Self> {
+        let ctx = context(id as u64).ok_or_else(|| {
+            let e = napi::Error::new(
+                Code("ERR_TLS_INVALID_CONTEXT"),
+                format!("no TLS context with id {id} (the object that made it was collected)"),
+            );
+            throw(&env, e)
+        })?;
+        Ok(NativeSslContext {
+            id: id as u64,
+            owner: false,
+            server: ctx.is_server(),
+        })
+    }
+
+    #[napi(getter)]
+    pub fn id(&self) -> f64 {
+        self.id as f64
+    }
+
+    #[napi(getter)]
+    pub fn is_server(&self) -> bool {
+        self.server
+    }
+}
+
+impl Drop for NativeSslContext {
+    fn drop(&mut self) {
+        if self.owner {
+            if let Ok(mut r) = registry().lock() {
+                r.remove(&self.id);
+            }
+        }
+    }
+}

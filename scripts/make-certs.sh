@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Makes a local test PKI with openssl (no network): a CA and certificates it signs, plus faulty
+# ones for tests. Usage: scripts/make-certs.sh [DIR] (default: ./certs). Files (PEM):
+#   ca.pem/ca.key                 test CA (ECDSA P-256)
+#   server.pem/server.key         localhost + 127.0.0.1, ECDSA P-256 (the examples' --tls default)
+#   server-rsa.pem/.key           the same names, RSA-2048
+#   server-ed25519.pem/.key       the same names, Ed25519
+#   client.pem/client.key         a client certificate (CN=netloop-client) for mTLS
+#   other-ca.pem, other-server.pem/.key   a second CA and a localhost certificate it signs
+#   expired.pem/.key              localhost, signed by the CA, expired in 2021
+#   wrong-host.pem/.key           signed by the CA for example.org only
+# Certificates are valid for 10 years from the day they are made (except expired.pem).
+set -euo pipefail
+dir=${1:-certs}
+mkdir -p "$dir"
+cd "$dir"
+days=3650
+ec() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null; }
+
+ca() { # name cn
+  ec "$1.key"
+  openssl req -x509 -new -key "$1.key" -sha256 -days $days -subj "/CN=$2" \
+    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
+    -out "$1.pem" 2>/dev/null
+}
+
+leaf() { # name ca cn san eku [keygen...]
+  local name=$1 ca=$2 cn=$3 san=$4 eku=$5
+  shift 5
+  "$@" "$name.key"
+  openssl req -new -key "$name.key" -subj "/CN=$cn" -out "$name.csr" 2>/dev/null
+  printf 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=%s\n%s' \
+    "$eku" "${san:+subjectAltName=$san}" > "$name.ext"
+  openssl x509 -req -in "$name.csr" -CA "$ca.pem" -CAkey "$ca.key" -CAcreateserial -days $days \
+    -sha256 -extfile "$name.ext" -out "$name.pem" 2>/dev/null
+  rm -f "$name.csr" "$name.ext"
+}
+
+rsa() { openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$1" 2>/dev/null; }
+ed() { openssl genpkey -algorithm ED25519 -out "$1" 2>/dev/null; }
+
+names="DNS:localhost,IP:127.0.0.1"
+ca ca "netloop test CA"
+leaf server ca localhost "$names" serverAuth ec
+leaf server-rsa ca localhost "$names" serverAuth rsa
+leaf server-ed25519 ca localhost "$names" serverAuth ed
+leaf client ca netloop-client "" clientAuth ec
+leaf wrong-host ca example.org "DNS:example.org" serverAuth ec
+ca other-ca "another test CA"
+leaf other-server other-ca localhost "$names" serverAuth ec
+
+# expired.pem: `openssl ca` is the one 3.0 command that takes explicit validity dates.
+ec expired.key
+openssl req -new -key expired.key -subj "/CN=localhost" -out expired.csr 2>/dev/null
+mkdir -p ca.db && : > ca.db/index.txt && echo 1000 > ca.db/serial
+cat > ca.db/ca.cnf <<CNF
+[ca]
+default_ca = test
+[test]
+database = ca.db/index.txt
+serial = ca.db/serial
+new_certs_dir = ca.db
+certificate = ca.pem
+private_key = ca.key
+default_md = sha256
+policy = any
+copy_extensions = none
+x509_extensions = leaf
+[any]
+commonName = supplied
+[leaf]
+basicConstraints = CA:FALSE
+extendedKeyUsage = serverAuth
+subjectAltName = $names
+CNF
+openssl ca -batch -config ca.db/ca.cnf -startdate 200101000000Z -enddate 210101000000Z \
+  -in expired.csr -out expired.pem -notext >/dev/null 2>&1
+rm -rf expired.csr ca.db ./*.srl
+echo "test certificates in $(pwd)"

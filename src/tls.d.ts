@@ -1,0 +1,141 @@
+import { NativeHandler } from './codecs';
+import { NetloopError } from './errors';
+type Pem = string | Buffer | Array<string | Buffer>;
+/** A certificate chain and key (PEM) for one host name. */
+export interface SslIdentity {
+    cert: Pem;
+    key: string | Buffer;
+}
+/** node:tls's option names where they exist; Netty's defaults where they differ. */
+export interface SslContextOptions {
+    /** A server context (node:tls's `isServer`; default false: a client context). */
+    isServer?: boolean;
+    /** PEM certificate chain, leaf first (a server's default certificate, or a client's for mTLS). */
+    cert?: Pem;
+    /** PEM private key of `cert` (RSA, ECDSA or Ed25519; PKCS#8, PKCS#1 or SEC1). */
+    key?: string | Buffer;
+    /** Trusted CA certificates (PEM). Replaces the bundled Mozilla roots, as in node:tls. */
+    ca?: Pem;
+    /** Also trust the operating system's roots (client). */
+    useSystemCA?: boolean;
+    /** Server: certificates by host name (`'*.example.com'` matches one label); others get `cert`. */
+    SNI?: Record<string, SslIdentity>;
+    /** Server: ask clients for a certificate (mTLS). */
+    requestCert?: boolean;
+    /**
+     * Fail the handshake on a certificate that does not verify (default true). A server with
+     * `requestCert` and `rejectUnauthorized: false` accepts any client and reports `authorized`.
+     */
+    rejectUnauthorized?: boolean;
+    /** ALPN protocols in order of preference. */
+    ALPNProtocols?: string[];
+    /** Client: the name to send (SNI) and verify; default: the host given to `connect()`. */
+    servername?: string;
+    /** Lowest version, `'TLSv1.2'` (default) or `'TLSv1.3'`. */
+    minVersion?: 'TLSv1.2' | 'TLSv1.3';
+    /** Highest version, `'TLSv1.3'` (default) or `'TLSv1.2'`. */
+    maxVersion?: 'TLSv1.2' | 'TLSv1.3';
+    /** Milliseconds allowed for a handshake (Netty's default 10000; 0: no limit). */
+    handshakeTimeout?: number;
+    /** Server: sessions kept for resumption by id (default 1024; 0: none). */
+    sessionCacheSize?: number;
+    /** Server: issue stateless session tickets (default true). */
+    sessionTickets?: boolean;
+}
+/** What `SslContext` carries across a `worker_threads` boundary (structured clone keeps it). */
+export interface SharedSslContext {
+    readonly netloopSslContext: number;
+}
+/**
+ * A TLS configuration, parsed once. Share one context by every connection; to use it on a
+ * worker thread of an `EventLoopGroup`, pass it in `workerData` (it crosses as its id) and give
+ * what arrives to `new SslHandler(...)`: the worker uses the same parsed context.
+ */
+export declare class SslContext implements SharedSslContext {
+    /** The context's process-wide id (what crosses to worker threads). */
+    readonly netloopSslContext: number;
+    constructor(options: SslContextOptions | SharedSslContext);
+    /** A server context (`isServer: true`). */
+    static forServer(options: Omit<SslContextOptions, 'isServer'>): SslContext;
+    /** A client context. */
+    static forClient(options?: Omit<SslContextOptions, 'isServer'>): SslContext;
+    get isServer(): boolean;
+}
+/** What a completed handshake negotiated (node:tls's `TLSSocket` getters, in one object). */
+export interface TlsInfo {
+    /** `'TLSv1.2'` or `'TLSv1.3'` (`getProtocol()`). */
+    protocol: string;
+    /** The cipher suite (`getCipher()`). */
+    cipher: {
+        name: string;
+        standardName: string;
+        version: string;
+    };
+    /** The ALPN protocol agreed on, or false (`alpnProtocol`). */
+    alpnProtocol: string | false;
+    /** Server: the name the client asked for (SNI); client: the name verified. */
+    servername: string | false;
+    /** The peer's certificate verified (`authorized`). */
+    authorized: boolean;
+    /** Why not (`authorizationError`). */
+    authorizationError: NetloopError | undefined;
+    /** This handshake resumed a session (`isSessionReused()`). */
+    resumed: boolean;
+    /** The peer's chain (DER, leaf first). */
+    peerCertificateChain: Buffer[];
+    /** The peer's leaf certificate, parsed (like `getPeerCertificate()`); undefined if none. */
+    readonly peerCertificate: PeerCertificate | undefined;
+}
+/** The fields of node:tls's `getPeerCertificate()` that users read most. */
+export interface PeerCertificate {
+    subject: Record<string, string>;
+    issuer: Record<string, string>;
+    subjectaltname: string | undefined;
+    valid_from: string;
+    valid_to: string;
+    serialNumber: string;
+    fingerprint256: string;
+    raw: Buffer;
+}
+/**
+ * Fired to every handler when the handshake completes (Netty's `SslHandshakeCompletionEvent`):
+ * `isSuccess`, or `cause` with the reason (also sent to `exceptionCaught`).
+ */
+export declare class SslHandshakeCompletionEvent {
+    readonly cause: NetloopError | undefined;
+    static readonly SUCCESS: SslHandshakeCompletionEvent;
+    private constructor();
+    get isSuccess(): boolean;
+}
+/** Fired when the peer sent close_notify (Netty's `SslCloseCompletionEvent`); the channel then closes. */
+export declare class SslCloseCompletionEvent {
+    static readonly INSTANCE: SslCloseCompletionEvent;
+    private constructor();
+}
+/**
+ * TLS for one connection (Netty's `SslHandler`), made per channel from a shared context and
+ * added first in the pipeline. Runs natively: records never cross into JS.
+ */
+export declare class SslHandler extends NativeHandler {
+    #private;
+    /**
+     * @param context an `SslContext`, or one that crossed to this worker thread in `workerData`
+     * @param options.servername client: the name to send and verify (default: the context's
+     *   `servername`, else the host given to `connect()` unless it is an IP address)
+     */
+    constructor(context: SslContext | SharedSslContext, options?: {
+        servername?: string;
+    });
+    /**
+     * Resolves with the negotiated parameters when the handshake completes; rejects with its
+     * failure (Netty's `handshakeFuture()`).
+     */
+    handshakeFuture(): Promise<TlsInfo>;
+}
+declare module './channel' {
+    interface Channel {
+        /** What the channel's `SslHandler` negotiated; undefined before the handshake or without TLS. */
+        readonly tls: TlsInfo | undefined;
+    }
+}
+export {};

@@ -1,0 +1,338 @@
+/**
+ * TLS: `SslContext` (a server's or a client's configuration, parsed once, shared by every
+ * connection and every worker thread) and `SslHandler` (Netty's: a native handler at the front
+ * of the pipeline that turns records into plaintext and back). Options use node:tls's names.
+ *
+ * ```ts
+ * const tls = new SslContext({ isServer: true, cert, key, ALPNProtocols: ['http/1.1'] })
+ * new ServerBootstrap().group(loop).childHandler((ch) => {
+ *   ch.pipeline.addLast('tls', new SslHandler(tls)).addLast('app', handler)
+ * })
+ * ```
+ */
+import { X509Certificate } from 'node:crypto'
+import { isIP } from 'node:net'
+import { native } from './binding'
+import { Channel } from './channel'
+import { NativeHandler, NativeKind } from './codecs'
+import { NetloopError, checkBoolean, checkInteger, fromNative, invalidArgType } from './errors'
+
+type Pem = string | Buffer | Array<string | Buffer>
+
+/** A certificate chain and key (PEM) for one host name. */
+export interface SslIdentity {
+  cert: Pem
+  key: string | Buffer
+}
+
+/** node:tls's option names where they exist; Netty's defaults where they differ. */
+export interface SslContextOptions {
+  /** A server context (node:tls's `isServer`; default false: a client context). */
+  isServer?: boolean
+  /** PEM certificate chain, leaf first (a server's default certificate, or a client's for mTLS). */
+  cert?: Pem
+  /** PEM private key of `cert` (RSA, ECDSA or Ed25519; PKCS#8, PKCS#1 or SEC1). */
+  key?: string | Buffer
+  /** Trusted CA certificates (PEM). Replaces the bundled Mozilla roots, as in node:tls. */
+  ca?: Pem
+  /** Also trust the operating system's roots (client). */
+  useSystemCA?: boolean
+  /** Server: certificates by host name (`'*.example.com'` matches one label); others get `cert`. */
+  SNI?: Record<string, SslIdentity>
+  /** Server: ask clients for a certificate (mTLS). */
+  requestCert?: boolean
+  /**
+   * Fail the handshake on a certificate that does not verify (default true). A server with
+   * `requestCert` and `rejectUnauthorized: false` accepts any client and reports `authorized`.
+   */
+  rejectUnauthorized?: boolean
+  /** ALPN protocols in order of preference. */
+  ALPNProtocols?: string[]
+  /** Client: the name to send (SNI) and verify; default: the host given to `connect()`. */
+  servername?: string
+  /** Lowest version, `'TLSv1.2'` (default) or `'TLSv1.3'`. */
+  minVersion?: 'TLSv1.2' | 'TLSv1.3'
+  /** Highest version, `'TLSv1.3'` (default) or `'TLSv1.2'`. */
+  maxVersion?: 'TLSv1.2' | 'TLSv1.3'
+  /** Milliseconds allowed for a handshake (Netty's default 10000; 0: no limit). */
+  handshakeTimeout?: number
+  /** Server: sessions kept for resumption by id (default 1024; 0: none). */
+  sessionCacheSize?: number
+  /** Server: issue stateless session tickets (default true). */
+  sessionTickets?: boolean
+}
+
+/** What `SslContext` carries across a `worker_threads` boundary (structured clone keeps it). */
+export interface SharedSslContext {
+  readonly netloopSslContext: number
+}
+
+function pem(name: string, v: Pem | undefined): Buffer | undefined {
+  if (v === undefined) return undefined
+  const parts = Array.isArray(v) ? v : [v]
+  const bufs = parts.map((p) => {
+    if (typeof p === 'string') return Buffer.from(p)
+    if (Buffer.isBuffer(p)) return p
+    throw invalidArgType(name, 'string, Buffer or an array of them', p)
+  })
+  return Buffer.concat(bufs.flatMap((b) => [b, Buffer.from('\n')]))
+}
+
+function version(name: string, v: unknown): string | undefined {
+  if (v === undefined) return undefined
+  if (v !== 'TLSv1.2' && v !== 'TLSv1.3') {
+    throw new NetloopError('ERR_TLS_INVALID_PROTOCOL_VERSION', `${String(v)} is not a supported ${name} (TLSv1.2 or TLSv1.3)`)
+  }
+  return v
+}
+
+function native_(o: SslContextOptions) {
+  if (o === null || typeof o !== 'object') throw invalidArgType('options', 'object', o)
+  for (const k of ['isServer', 'useSystemCA', 'requestCert', 'rejectUnauthorized', 'sessionTickets'] as const) {
+    if (o[k] !== undefined) checkBoolean(k, o[k])
+  }
+  if (o.ALPNProtocols !== undefined && (!Array.isArray(o.ALPNProtocols) || o.ALPNProtocols.some((p) => typeof p !== 'string' || p.length === 0 || p.length > 255))) {
+    throw invalidArgType('ALPNProtocols', 'an array of non-empty strings', o.ALPNProtocols)
+  }
+  if (o.servername !== undefined && typeof o.servername !== 'string') throw invalidArgType('servername', 'string', o.servername)
+  const sni = o.SNI === undefined ? undefined : Object.entries(o.SNI).map(([hostname, id]) => {
+    if (id === null || typeof id !== 'object') throw invalidArgType(`SNI['${hostname}']`, 'object', id)
+    return { hostname, cert: pem(`SNI['${hostname}'].cert`, id.cert)!, key: pem(`SNI['${hostname}'].key`, id.key)! }
+  })
+  return {
+    isServer: o.isServer ?? false,
+    cert: pem('cert', o.cert),
+    key: pem('key', o.key),
+    ca: pem('ca', o.ca),
+    systemRoots: o.useSystemCA,
+    sni,
+    requestCert: o.requestCert,
+    rejectUnauthorized: o.rejectUnauthorized,
+    alpnProtocols: o.ALPNProtocols,
+    minVersion: version('minVersion', o.minVersion),
+    maxVersion: version('maxVersion', o.maxVersion),
+    servername: o.servername,
+    sessionCacheSize: o.sessionCacheSize === undefined ? undefined : checkInteger('sessionCacheSize', o.sessionCacheSize, 0, 1 << 24),
+    sessionTickets: o.sessionTickets,
+    handshakeTimeout: o.handshakeTimeout === undefined ? undefined : checkInteger('handshakeTimeout', o.handshakeTimeout, 0, 0x7fffffff),
+  }
+}
+
+/**
+ * A TLS configuration, parsed once. Share one context by every connection; to use it on a
+ * worker thread of an `EventLoopGroup`, pass it in `workerData` (it crosses as its id) and give
+ * what arrives to `new SslHandler(...)`: the worker uses the same parsed context.
+ */
+export class SslContext implements SharedSslContext {
+  /** The context's process-wide id (what crosses to worker threads). */
+  readonly netloopSslContext: number
+  /** @internal */ readonly _native: InstanceType<typeof native.NativeSslContext>
+
+  constructor(options: SslContextOptions | SharedSslContext) {
+    try {
+      this._native = isShared(options)
+        ? native.NativeSslContext.fromId(options.netloopSslContext)
+        : new native.NativeSslContext(native_(options))
+    } catch (e) {
+      throw e instanceof NetloopError ? e : fromNative(e)
+    }
+    this.netloopSslContext = this._native.id
+  }
+
+  /** A server context (`isServer: true`). */
+  static forServer(options: Omit<SslContextOptions, 'isServer'>): SslContext {
+    return new SslContext({ ...options, isServer: true })
+  }
+
+  /** A client context. */
+  static forClient(options: Omit<SslContextOptions, 'isServer'> = {}): SslContext {
+    return new SslContext({ ...options, isServer: false })
+  }
+
+  get isServer(): boolean {
+    return this._native.isServer
+  }
+}
+
+function isShared(v: unknown): v is SharedSslContext {
+  return typeof v === 'object' && v !== null && typeof (v as SharedSslContext).netloopSslContext === 'number' && Object.keys(v).length === 1
+}
+
+/** What a completed handshake negotiated (node:tls's `TLSSocket` getters, in one object). */
+export interface TlsInfo {
+  /** `'TLSv1.2'` or `'TLSv1.3'` (`getProtocol()`). */
+  protocol: string
+  /** The cipher suite (`getCipher()`). */
+  cipher: { name: string; standardName: string; version: string }
+  /** The ALPN protocol agreed on, or false (`alpnProtocol`). */
+  alpnProtocol: string | false
+  /** Server: the name the client asked for (SNI); client: the name verified. */
+  servername: string | false
+  /** The peer's certificate verified (`authorized`). */
+  authorized: boolean
+  /** Why not (`authorizationError`). */
+  authorizationError: NetloopError | undefined
+  /** This handshake resumed a session (`isSessionReused()`). */
+  resumed: boolean
+  /** The peer's chain (DER, leaf first). */
+  peerCertificateChain: Buffer[]
+  /** The peer's leaf certificate, parsed (like `getPeerCertificate()`); undefined if none. */
+  readonly peerCertificate: PeerCertificate | undefined
+}
+
+/** The fields of node:tls's `getPeerCertificate()` that users read most. */
+export interface PeerCertificate {
+  subject: Record<string, string>
+  issuer: Record<string, string>
+  subjectaltname: string | undefined
+  valid_from: string
+  valid_to: string
+  serialNumber: string
+  fingerprint256: string
+  raw: Buffer
+}
+
+function names(dn: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const line of dn.split('\n')) {
+    const i = line.indexOf('=')
+    if (i > 0) out[line.slice(0, i)] = line.slice(i + 1)
+  }
+  return out
+}
+
+function peerCertificate(raw: Buffer): PeerCertificate {
+  const x = new X509Certificate(raw)
+  return {
+    subject: names(x.subject),
+    issuer: names(x.issuer),
+    subjectaltname: x.subjectAltName,
+    valid_from: x.validFrom,
+    valid_to: x.validTo,
+    serialNumber: x.serialNumber,
+    fingerprint256: x.fingerprint256,
+    raw,
+  }
+}
+
+/** @internal `channel.tls`. */
+export function tlsInfo(ch: Channel): TlsInfo | undefined {
+  ch._hub.sync()
+  const s = ch._hub.native.tlsSession(ch.id)
+  if (!s) return undefined
+  let parsed: PeerCertificate | undefined | null = null
+  return {
+    protocol: s.protocol,
+    cipher: { name: s.cipher, standardName: s.cipher, version: s.protocol },
+    alpnProtocol: s.alpnProtocol ?? false,
+    servername: s.servername ?? false,
+    authorized: s.authorized,
+    authorizationError: s.authorizationErrorCode ? new NetloopError(s.authorizationErrorCode, s.authorizationError ?? '') : undefined,
+    resumed: s.resumed,
+    peerCertificateChain: s.peerCertificates,
+    get peerCertificate() {
+      if (parsed === null) parsed = s.peerCertificates.length > 0 ? peerCertificate(s.peerCertificates[0]) : undefined
+      return parsed
+    },
+  }
+}
+
+/**
+ * Fired to every handler when the handshake completes (Netty's `SslHandshakeCompletionEvent`):
+ * `isSuccess`, or `cause` with the reason (also sent to `exceptionCaught`).
+ */
+export class SslHandshakeCompletionEvent {
+  static readonly SUCCESS = new SslHandshakeCompletionEvent(undefined)
+  private constructor(readonly cause: NetloopError | undefined) {}
+  get isSuccess(): boolean {
+    return this.cause === undefined
+  }
+  /** @internal */
+  static failed(cause: NetloopError): SslHandshakeCompletionEvent {
+    return new SslHandshakeCompletionEvent(cause)
+  }
+}
+
+/** Fired when the peer sent close_notify (Netty's `SslCloseCompletionEvent`); the channel then closes. */
+export class SslCloseCompletionEvent {
+  static readonly INSTANCE = new SslCloseCompletionEvent()
+  private constructor() {}
+}
+
+/**
+ * TLS for one connection (Netty's `SslHandler`), made per channel from a shared context and
+ * added first in the pipeline. Runs natively: records never cross into JS.
+ */
+export class SslHandler extends NativeHandler {
+  #settle: ((e: SslHandshakeCompletionEvent) => void) | undefined
+  #done: Promise<SslHandshakeCompletionEvent> | undefined
+  #event: SslHandshakeCompletionEvent | undefined
+  /** @internal */ _channel: Channel | undefined
+
+  /**
+   * @param context an `SslContext`, or one that crossed to this worker thread in `workerData`
+   * @param options.servername client: the name to send and verify (default: the context's
+   *   `servername`, else the host given to `connect()` unless it is an IP address)
+   */
+  constructor(context: SslContext | SharedSslContext, options: { servername?: string } = {}) {
+    const ctx = context instanceof SslContext ? context : isShared(context) ? new SslContext(context) : undefined
+    if (!ctx) throw invalidArgType('context', 'SslContext', context)
+    if (options.servername !== undefined && typeof options.servername !== 'string') throw invalidArgType('servername', 'string', options.servername)
+    super(NativeKind.Tls, [ctx.netloopSslContext], options.servername !== undefined ? [Buffer.from(options.servername)] : undefined)
+  }
+
+  /** @internal Fills in the connect host as the server name (node:tls's default). */
+  override _attach(ch: Channel): void {
+    this._channel = ch
+    const host = ch._connectHost
+    if (this._delimiters === undefined && host !== undefined && isIP(host) === 0) {
+      ;(this as { _delimiters?: Buffer[] })._delimiters = [Buffer.from(host)]
+    }
+  }
+
+  /** @internal The native side reported the handshake's outcome. */
+  _handshakeDone(event: SslHandshakeCompletionEvent): void {
+    if (this.#event) return
+    this.#event = event
+    this.#settle?.(event)
+  }
+
+  /**
+   * Resolves with the negotiated parameters when the handshake completes; rejects with its
+   * failure (Netty's `handshakeFuture()`).
+   */
+  handshakeFuture(): Promise<TlsInfo> {
+    this.#done ??= this.#event
+      ? Promise.resolve(this.#event)
+      : new Promise((resolve) => {
+          this.#settle = resolve
+        })
+    return this.#done.then((e) => {
+      if (e.cause) throw e.cause
+      const info = this._channel ? tlsInfo(this._channel) : undefined
+      if (!info) throw new NetloopError('ERR_TLS_CLOSED', 'the channel closed before the TLS session could be read')
+      return info
+    })
+  }
+}
+
+/** @internal The channel's `SslHandler`, if it has one. */
+export function tlsHandlerOf(ch: Channel): SslHandler | undefined {
+  const p = ch.pipeline
+  for (let c = p._head._next; c && c !== p._tail; c = c._next) if (c.nativeHandler instanceof SslHandler) return c.nativeHandler
+  return undefined
+}
+
+declare module './channel' {
+  interface Channel {
+    /** What the channel's `SslHandler` negotiated; undefined before the handshake or without TLS. */
+    readonly tls: TlsInfo | undefined
+  }
+}
+
+Object.defineProperty(Channel.prototype, 'tls', {
+  get(this: Channel) {
+    return tlsInfo(this)
+  },
+  configurable: true,
+})
