@@ -2,11 +2,13 @@
 //
 //   node --import tsx examples/echo.ts [--port 7000]     # PORT=... works too; --port 0 picks one
 //   nc 127.0.0.1 7000
+//   --tls: serve TLS (see lib/tls.ts); try it with examples/tls-echo-client.ts
 //
 // Bytes are written in channelRead and flushed once per read batch in channelReadComplete,
 // as in Netty's EchoServerHandler.
 import { type Channel, EventLoop, ServerBootstrap, type ChannelHandler } from '../index'
 import { portArg, start } from './lib/server'
+import { tlsContextArg, withTls } from './lib/tls'
 
 
 const echo: ChannelHandler = {
@@ -29,11 +31,13 @@ async function main(): Promise<void> {
   const channels = new Set<Channel>()
   const server = await new ServerBootstrap()
     .group(loop)
-    .childHandler((ch) => {
-      channels.add(ch)
-      ch.closeFuture.then(() => channels.delete(ch))
-      ch.pipeline.addLast('echo', echo)
-    })
+    .childHandler(
+      withTls(tlsContextArg(), (ch) => {
+        channels.add(ch)
+        ch.closeFuture.then(() => channels.delete(ch))
+        ch.pipeline.addLast('echo', echo)
+      }),
+    )
     .bind(portArg(7000), '127.0.0.1')
   const { address, port } = server.localAddress!
   console.log(`listening on ${address}:${port}`)

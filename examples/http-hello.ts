@@ -24,6 +24,7 @@ start(() =>
     defaultPort: 8080,
     childHandler,
     handlersModule: () => require.resolve('./http-handlers'),
+    alpn: ['http/1.1'],
     childOptions: { tcpNoDelay: true },
   }),
 )

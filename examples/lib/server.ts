@@ -7,7 +7,9 @@
 //                 worker imports the example's handler module and runs its `childHandler`
 //   --reuse-port  with N > 1: every worker binds its own SO_REUSEPORT listener instead
 //   --stats       on SIGINT/SIGTERM, print `stats <JSON>` (each serving loop's metrics())
+//   --tls         serve TLS (certs/server.pem and .key from `npm run certs`; see lib/tls.ts)
 import { type Channel, type ChannelOptions, EventLoop, EventLoopGroup, type ServerChannel, ServerBootstrap } from '../../index'
+import { tlsContextArg, withTls } from './tls'
 
 /** The value after `name` on the command line. */
 export function arg(name: string): string | undefined {
@@ -44,6 +46,8 @@ export interface ExampleServer {
   childOptions?: ChannelOptions
   /** Extra text after the address in the `listening on` line. */
   describe?: (how: string) => string
+  /** ALPN protocols offered with `--tls`. */
+  alpn?: string[]
   /** Runs first on SIGINT/SIGTERM, after the server stopped listening (before the loops shut down). */
   beforeShutdown?: (workers: EventLoopGroup | undefined) => Promise<void>
 }
@@ -51,6 +55,8 @@ export interface ExampleServer {
 /** Starts the server, prints `listening on 127.0.0.1:<port> ...`, and stops on a signal. */
 export async function runExample(opts: ExampleServer): Promise<{ server: ServerChannel; loop: EventLoop; workers?: EventLoopGroup }> {
   const threads = threadsArg()
+  const tls = tlsContextArg(opts.alpn)
+  if (tls && threads > 1) throw new Error('--tls serves on one loop for now: drop --threads')
   const reusePort = process.argv.includes('--reuse-port')
   const loop = new EventLoop({ name: opts.name })
   loop.ref() // keep the process alive until the loop terminates
@@ -60,12 +66,12 @@ export async function runExample(opts: ExampleServer): Promise<{ server: ServerC
   })
   const bootstrap = new ServerBootstrap()
   for (const [k, v] of Object.entries(opts.childOptions ?? {})) bootstrap.childOption(k as never, v as never)
-  if (!workers) bootstrap.group(loop).childHandler(opts.childHandler)
+  if (!workers) bootstrap.group(loop).childHandler(withTls(tls, opts.childHandler))
   else if (reusePort) bootstrap.group(loop, workers).option('soReusePort', true)
   else bootstrap.group(loop, workers)
   const server = await bootstrap.bind(portArg(opts.defaultPort), '127.0.0.1')
   const { address, port } = server.localAddress!
-  const how = workers ? `${threads} worker threads${reusePort ? ', SO_REUSEPORT' : ''}` : ''
+  const how = tls ? 'TLS' : workers ? `${threads} worker threads${reusePort ? ', SO_REUSEPORT' : ''}` : ''
   const extra = opts.describe ? opts.describe(how) : how ? ` (${how})` : ''
   console.log(`listening on ${address}:${port}${extra}`)
 

@@ -1,0 +1,46 @@
+import test from 'ava'
+import { join } from 'node:path'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { has, root, run, startExample } from './example-helpers'
+import { certsDir } from './tls-helpers'
+
+const ca = () => join(certsDir(), 'ca.pem')
+const tlsArgs = () => ['--tls', '--cert', join(certsDir(), 'server.pem'), '--key', join(certsDir(), 'server.key')]
+
+test.serial('resp-server --tls: redis-cli and redis-benchmark talk to it over TLS', async (t) => {
+  if (!has(t, 'redis-cli') || !has(t, 'redis-benchmark')) return
+  const ex = await startExample(t, 'resp-server', tlsArgs())
+  const cli = (...args: string[]) => run('redis-cli', ['--tls', '--cacert', ca(), '-h', 'localhost', '-p', String(ex.port), ...args])
+  t.is((await cli('set', 'greeting', 'hello over tls')).stdout.trim(), 'OK')
+  t.is((await cli('get', 'greeting')).stdout.trim(), 'hello over tls')
+  const bench = await run('redis-benchmark', ['--tls', '--cacert', ca(), '-h', 'localhost', '-p', String(ex.port), '-t', 'set,get', '-n', '5000', '-c', '10', '-P', '8', '-q'])
+  t.regex(bench.stdout, /SET: [\d.]+ requests per second/)
+  t.regex(bench.stdout, /GET: [\d.]+ requests per second/)
+  // A client that does not trust the CA is refused, and the server goes on.
+  const untrusted = await run('redis-cli', ['--tls', '--cacert', join(certsDir(), 'other-ca.pem'), '-h', 'localhost', '-p', String(ex.port), 'ping']).catch((e) => e)
+  t.notRegex(String(untrusted.stdout ?? ''), /PONG/)
+  t.is((await cli('ping')).stdout.trim(), 'PONG')
+})
+
+test.serial('http-hello --tls: curl verifies it with the test CA and negotiates http/1.1 by ALPN', async (t) => {
+  if (!has(t, 'curl')) return
+  const ex = await startExample(t, 'http-hello', tlsArgs())
+  const url = `https://localhost:${ex.port}/`
+  const { stdout, stderr } = await run('curl', ['-sv', '--cacert', ca(), url, `${url}again`])
+  t.is(stdout, 'Hello, World!Hello, World!')
+  t.regex(stderr, /ALPN[^\n]*http\/1\.1/)
+  t.regex(stderr, /SSL certificate verify ok/)
+  t.regex(stderr, /Re-using existing connection/)
+  if (!has(t, 'wrk')) return
+  const w = await run('wrk', ['-t1', '-c8', '-d1s', url])
+  t.regex(w.stdout, /Requests\/sec/)
+  t.notRegex(w.stdout, /Non-2xx|Socket errors/)
+})
+
+test.serial('echo --tls with the TLS echo client: lines come back over a verified session', async (t) => {
+  const ex = await startExample(t, 'echo', tlsArgs())
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join('examples', 'tls-echo-client.ts'), '--port', String(ex.port), '--ca', ca(), 'one', 'two'], { cwd: root, timeout: 30_000 })
+  t.regex(stdout, /connected: TLSv1\.3 \S+, server localhost \(authorized: true\)/)
+  t.regex(stdout, /one\ntwo\n$/)
+})
