@@ -87,3 +87,26 @@ test('SslContext checks its options with Node-style errors', (t) => {
   t.throws(() => new SslHandler({} as never), { code: 'ERR_INVALID_ARG_TYPE' })
   t.throws(() => SslContext.forServer({ cert: pem('server.pem'), key: pem('client.key') }), { message: /does not match/ })
 })
+
+test('one context made on the main thread serves TLS on every worker thread of a group', async (t) => {
+  const { EventLoopGroup, ServerBootstrap, EventLoop } = await import('../index')
+  const { join } = await import('node:path')
+  const ctx = serverContext()
+  const workers = new EventLoopGroup({ threads: 2, module: join(__dirname, 'fixtures', 'tls-echo-module.ts'), workerData: { tls: ctx } })
+  t.teardown(() => workers.shutdownGracefully(0, 2000))
+  const boss = new EventLoop()
+  t.teardown(() => boss.shutdownGracefully(0, 1000))
+  const server = await new ServerBootstrap().group(boss, workers).bind(0, '127.0.0.1')
+  t.teardown(() => server.close())
+  const threads = new Set<string>()
+  for (let i = 0; i < 4; i++) {
+    const s = await nodeClient(server.localAddress!.port)
+    s.write('hi')
+    const [data] = await once(s, 'data')
+    const m = /^thread=(\d+) hi$/.exec(String(data))
+    t.truthy(m, String(data))
+    threads.add(m![1])
+    s.destroy()
+  }
+  t.is(threads.size, 2, 'both workers served TLS with the shared context')
+})

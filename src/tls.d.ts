@@ -52,6 +52,7 @@ export interface SharedSslContext {
  * what arrives to `new SslHandler(...)`: the worker uses the same parsed context.
  */
 export declare class SslContext implements SharedSslContext {
+    #private;
     /** The context's process-wide id (what crosses to worker threads). */
     readonly netloopSslContext: number;
     constructor(options: SslContextOptions | SharedSslContext);

@@ -126,17 +126,17 @@ function native_(o: SslContextOptions) {
 export class SslContext implements SharedSslContext {
   /** The context's process-wide id (what crosses to worker threads). */
   readonly netloopSslContext: number
-  /** @internal */ readonly _native: InstanceType<typeof native.NativeSslContext>
+  readonly #native: InstanceType<typeof native.NativeSslContext>
 
   constructor(options: SslContextOptions | SharedSslContext) {
     try {
-      this._native = isShared(options)
+      this.#native = isShared(options)
         ? native.NativeSslContext.fromId(options.netloopSslContext)
         : new native.NativeSslContext(native_(options))
     } catch (e) {
       throw e instanceof NetloopError ? e : fromNative(e)
     }
-    this.netloopSslContext = this._native.id
+    this.netloopSslContext = this.#native.id
   }
 
   /** A server context (`isServer: true`). */
@@ -150,12 +150,12 @@ export class SslContext implements SharedSslContext {
   }
 
   get isServer(): boolean {
-    return this._native.isServer
+    return this.#native.isServer
   }
 }
 
 function isShared(v: unknown): v is SharedSslContext {
-  return typeof v === 'object' && v !== null && typeof (v as SharedSslContext).netloopSslContext === 'number' && Object.keys(v).length === 1
+  return typeof v === 'object' && v !== null && !(v instanceof SslContext) && typeof (v as SharedSslContext).netloopSslContext === 'number'
 }
 
 /** What a completed handshake negotiated (node:tls's `TLSSocket` getters, in one object). */
