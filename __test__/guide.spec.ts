@@ -20,7 +20,7 @@ async function start(t: { teardown(fn: () => unknown): void }, file: string): Pr
 
 test('the guide shows its examples verbatim', (t) => {
   const guide = readFileSync(join(root, 'docs', 'guide.md'), 'utf8')
-  for (const f of ['first-server.mts', 'mixed-pipeline.mts']) {
+  for (const f of ['first-server.mts', 'mixed-pipeline.mts', 'tls-server.mts']) {
     const code = readFileSync(join(root, 'examples', 'guide', f), 'utf8')
     t.true(guide.includes(code.replace(/'\.\.\/\.\.\/index'/g, "'netloop'")), `docs/guide.md does not contain examples/guide/${f}`)
   }
@@ -61,4 +61,20 @@ test('guide: the mixed pipeline answers length-prefixed JSON and reports bad fra
   t.is((replies[1] as { ok: boolean }).ok, false)
   t.deepEqual(replies[2], { ok: false, error: 'unknown op mul' })
   s.destroy()
+})
+
+test('guide: the TLS server greets over TLS 1.3 with its ALPN protocol and shouts back', async (t) => {
+  const { certsDir } = await import('./tls-helpers')
+  const { cpSync } = await import('node:fs')
+  cpSync(certsDir(), join(root, 'certs'), { recursive: true })
+  const tls = await import('node:tls')
+  const port = await start(t, 'examples/guide/tls-server.mts')
+  const s = tls.connect({ port, host: '127.0.0.1', servername: 'localhost', ca: readFileSync(join(root, 'certs', 'ca.pem')), ALPNProtocols: ['greeting/1'] })
+  t.teardown(() => s.destroy())
+  let got = ''
+  s.on('data', (d) => (got += d))
+  await until(() => got.includes('\n'))
+  s.write('quiet please\n')
+  await until(() => got.includes('QUIET PLEASE'))
+  t.is(got, 'hello over TLSv1.3 (greeting/1)\nQUIET PLEASE\n')
 })

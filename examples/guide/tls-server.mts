@@ -1,0 +1,37 @@
+// TLS in front of a line protocol: the SslHandler runs natively, first in the pipeline; the
+// decoder and the JS handler behind it see plaintext. Make certs/ with `npm run certs`.
+import { readFileSync } from 'node:fs'
+import { EventLoop, LineBasedFrameDecoder, ServerBootstrap, SslContext, SslHandler, SslHandshakeCompletionEvent } from '../../index'
+
+const certs = new URL('../../certs/', import.meta.url)
+const tls = SslContext.forServer({
+  cert: readFileSync(new URL('server.pem', certs)),
+  key: readFileSync(new URL('server.key', certs)),
+  ALPNProtocols: ['greeting/1'],
+})
+
+const loop = new EventLoop()
+const server = await new ServerBootstrap()
+  .group(loop)
+  .childHandler((ch) => {
+    ch.pipeline
+      .addLast('tls', new SslHandler(tls)) // one handler per connection, one context for all
+      .addLast('lines', new LineBasedFrameDecoder(1024))
+      .addLast('app', {
+        userEventTriggered: (ctx, event) => {
+          if (event instanceof SslHandshakeCompletionEvent && event.isSuccess) {
+            const { protocol, alpnProtocol } = ctx.channel.tls!
+            ctx.writeAndFlush(`hello over ${protocol} (${alpnProtocol || 'no ALPN'})\n`)
+          }
+        },
+        channelRead: (ctx, line: Buffer) => ctx.writeAndFlush(`${line.toString().toUpperCase()}\n`),
+        exceptionCaught: (ctx, err) => {
+          console.error(`channel ${ctx.channel.id}: ${(err as { code?: string }).code}`)
+          ctx.close()
+        },
+      })
+  })
+  .bind(Number(process.env.PORT ?? 0), '127.0.0.1')
+
+console.log(`listening on 127.0.0.1:${server.localAddress!.port}`)
+process.once('SIGINT', () => loop.shutdownGracefully(0, 1000))
