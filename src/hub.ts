@@ -96,6 +96,10 @@ export class ChannelHub {
     this.#flushQueued = false
     if (this.#ops[0] > 0 || this.#big.length > 0) this.#applyNow()
   }
+  readonly #cancelNative = (id: number): boolean => {
+    this.sync()
+    return this.native.cancelPromise(id)
+  }
   readonly #completeNative = (id: number, error: Error | null) => {
     if (error === null) this.#op(W.COMPLETE_PROMISE, 0, 0, id, 0, 0)
     else this.#op(W.COMPLETE_PROMISE, 0, this.#errorStrings(error), id, 2, this.#token(error))
@@ -266,8 +270,16 @@ export class ChannelHub {
     if (p._id < 0 || p._id > 0) return p._id
     const id = this.#nextPromise++
     p._id = id
+    p._cancelNative = this.#cancelNative
     this.#promises.set(id, p)
     return id
+  }
+
+  /** A JS stand-in for native promise `id` (< 0), lent with a native handler's operation. */
+  #lent(id: number): ChannelPromise {
+    const p = new ChannelPromise(id, undefined, this.#completeNative)
+    p._cancelNative = this.#cancelNative
+    return p
   }
 
   /** An inbound event leaving JS at context `ctx` (0: the head) for the native pipeline. */
@@ -293,6 +305,8 @@ export class ChannelHub {
 
   /** An outbound operation leaving JS at context `ctx` (0: the tail) for the native pipeline. */
   sendOutbound(ch: Channel, ctx: number, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
+    // Cancelled before it left JS: the operation does nothing (Netty's isNotValidPromise).
+    if (promise?.isCancelled) return
     if (!this.#known(ch)) {
       if (kind === W.WRITE_BYTES || kind === W.CLOSE) {
         const closed = errorOf('ERR_CHANNEL_CLOSED', `channel ${ch.id} is closed`, ch.id)
@@ -398,7 +412,7 @@ export class ChannelHub {
     }
     if (kind < W.PROMISE_DONE) {
       const ctx = this.#context(ch, ctxId)
-      const promise = c < 0 ? new ChannelPromise(c, undefined, this.#completeNative) : c === 0 ? ctx?.pipeline._voidPromise : undefined
+      const promise = c < 0 ? this.#lent(c) : c === 0 ? ctx?.pipeline._voidPromise : undefined
       if (!ctx) {
         promise?.tryFailure(errorOf('ERR_CHANNEL_CLOSED', 'the handler is gone', chan))
         return

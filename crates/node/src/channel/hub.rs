@@ -63,6 +63,9 @@ pub struct Hub {
     pub(super) closing: RefCell<Vec<u64>>,
     pub(super) outbox: RefCell<Outbox>,
     pub(super) promises: RefCell<IdMap<ChannelPromise>>,
+    /// The native promises made for JS promises (by JS id) until they complete, so that a
+    /// JS `cancel()` reaches them.
+    pub(super) js_promises: RefCell<IdMap<ChannelPromise>>,
     pub(super) next_promise: Cell<u64>,
     pub(super) delivering: Cell<bool>,
     pub(super) refd_open: Cell<usize>,
@@ -96,6 +99,7 @@ impl Hub {
             closing: RefCell::default(),
             outbox: RefCell::default(),
             promises: RefCell::default(),
+            js_promises: RefCell::default(),
             next_promise: Cell::new(1),
             delivering: Cell::new(false),
             refd_open: Cell::new(0),
@@ -293,14 +297,36 @@ impl Hub {
         }
         let p = ChannelPromise::new();
         if let Some(f) = p.future() {
+            self.js_promises.borrow_mut().insert(id as u64, p.clone());
             let weak = Rc::downgrade(self);
             f.add_local_listener(move |r| {
                 if let Some(hub) = weak.upgrade() {
+                    hub.js_promises.borrow_mut().remove(&(id as u64));
                     hub.report_promise(id, r);
                 }
             });
         }
         p
+    }
+
+    /// JS cancelled promise `id` (a JS one, or one lent by native code): cancels the native
+    /// promise unless it is done or uncancellable (a flushed write, an operation under way).
+    /// `true` if it was cancelled.
+    pub fn cancel_promise(&self, id: f64) -> bool {
+        let p = if id > 0.0 {
+            self.js_promises.borrow().get(&(id as u64)).cloned()
+        } else if id < 0.0 {
+            self.promises.borrow().get(&((-id) as u64)).cloned()
+        } else {
+            None
+        };
+        let Some(p) = p else { return false };
+        // Listeners run here (no borrow is held).
+        let cancelled = p.cancel(false);
+        if cancelled && id < 0.0 {
+            self.take_promise(id);
+        }
+        cancelled
     }
 
     pub fn report_promise(&self, id: f64, r: &Result<(), TransportError>) {
