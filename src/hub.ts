@@ -63,11 +63,15 @@ export function channelMetrics(loop: EventLoop): ChannelMetrics | undefined {
   return { iterations: m[0], deliveries: m[1], events: m[2], jsToNativeCalls: m[3], ops: m[4], bytesIn: m[5], bytesOut: m[6], channels: m[7] }
 }
 
-function errorOf(code: string, message: string, channel: number): NetloopError {
+function errorOf(code: string, message: string, channel: number, cause?: unknown): NetloopError {
   const e = new NetloopError(code, message)
   if (channel) (e as NetloopError & { channelId?: number }).channelId = channel
+  if (cause !== undefined) Object.defineProperty(e, 'cause', { value: cause, writable: true, configurable: true })
   return e
 }
+
+/** The error that closed a channel, if one did (Netty's initial close cause). */
+const closeCauses = new WeakMap<Channel, unknown>()
 
 export class ChannelHub {
   readonly native: NativeChannels
@@ -309,7 +313,7 @@ export class ChannelHub {
     if (promise?.isCancelled) return
     if (!this.#known(ch)) {
       if (kind === W.WRITE_BYTES || kind === W.CLOSE) {
-        const closed = errorOf('ERR_CHANNEL_CLOSED', `channel ${ch.id} is closed`, ch.id)
+        const closed = errorOf('ERR_CHANNEL_CLOSED', `channel ${ch.id} is closed`, ch.id, closeCauses.get(ch))
         if (kind === W.CLOSE) promise?._complete({ ok: true })
         else (promise ?? ch.pipeline._voidPromise)._complete({ ok: false, error: closed })
       }
@@ -379,7 +383,10 @@ export class ChannelHub {
 
   #error(b: number, at: number, strings: string[] | undefined, channel: number): unknown {
     if (b === 2) return this.#tokens.get(at)
-    return errorOf(strings?.[at] ?? 'ERR_UNKNOWN', strings?.[at + 1] ?? '', channel)
+    // Four strings: code, message, and the cause's (empty without one).
+    const causeCode = strings?.[at + 2]
+    const cause = causeCode ? errorOf(causeCode, strings?.[at + 3] ?? '', channel) : undefined
+    return errorOf(strings?.[at] ?? 'ERR_UNKNOWN', strings?.[at + 1] ?? '', channel, cause)
   }
 
   #take(token: number): unknown {
@@ -438,9 +445,12 @@ export class ChannelHub {
         if (a === -1) this.#acceptRemote(chan)
         else servers.get(a)?.accept(this, chan)
         return
-      case W.CLOSED:
-        this.channel(chan)?._onClosed()
+      case W.CLOSED: {
+        const ch = this.channel(chan)
+        if (ch && b !== 0) closeCauses.set(ch, this.#error(b, a, strings, chan))
+        ch?._onClosed()
         return
+      }
       case W.UNHANDLED: {
         const ch = this.channel(chan)
         if (ch) ch.pipeline._reportUnhandled(this.#error(b, a, strings, chan))

@@ -61,6 +61,9 @@ pub struct Hub {
     pub(super) shared: SharedArrays,
     pub(super) channels: RefCell<IdMap<Entry>>,
     pub(super) closing: RefCell<Vec<u64>>,
+    /// Close causes of the channels the last sweep removed: ops JS made before it learnt
+    /// (FORGET) fail with them as their cause.
+    pub(super) gone_causes: RefCell<IdMap<TransportError>>,
     pub(super) outbox: RefCell<Outbox>,
     pub(super) promises: RefCell<IdMap<ChannelPromise>>,
     /// The native promises made for JS promises (by JS id) until they complete, so that a
@@ -97,6 +100,7 @@ impl Hub {
             shared,
             channels: RefCell::default(),
             closing: RefCell::default(),
+            gone_causes: RefCell::default(),
             outbox: RefCell::default(),
             promises: RefCell::default(),
             js_promises: RefCell::default(),
@@ -175,13 +179,23 @@ impl Hub {
     }
 
     fn on_closed(&self, id: u64) {
+        let mut cause = None;
         if let Some(e) = self.channels.borrow().get(&id) {
             if e.refd {
                 self.refd_open.set(self.refd_open.get().saturating_sub(1));
             }
+            cause = e.channel.close_cause();
         }
-        self.outbox()
-            .push(wire::CLOSED, id as f64, 0.0, 0.0, 0.0, 0.0);
+        let mut out = self.outbox();
+        // The error that closed the channel, if one did: JS fails later operations with it
+        // as their cause.
+        let (a, b) = match cause.map(|c| out.put_error(self.id, &c)) {
+            Some(ErrorRef::Native(i)) => (i, 1.0),
+            Some(ErrorRef::Js(t)) => (t, 2.0),
+            None => (0.0, 0.0),
+        };
+        out.push(wire::CLOSED, id as f64, 0.0, a, b, 0.0);
+        drop(out);
         self.closing.borrow_mut().push(id);
     }
 
@@ -245,6 +259,17 @@ impl Hub {
                     Some(e) if e.channel.is_registered() => keep.push(id),
                     Some(_) => gone.extend(map.remove(&id)),
                     None => {}
+                }
+            }
+        }
+        {
+            // Ops for these channels can only come from JS code that ran before FORGET
+            // reached it: in the next round's ops at the latest.
+            let mut causes = self.gone_causes.borrow_mut();
+            causes.clear();
+            for e in &gone {
+                if let Some(c) = e.channel.close_cause() {
+                    causes.insert(e.channel.id().0, c);
                 }
             }
         }

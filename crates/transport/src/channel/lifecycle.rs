@@ -32,6 +32,13 @@ impl Channel {
         }
     }
 
+    /// The I/O error that closed the channel, if one did (Netty's `initialCloseCause`): a
+    /// failed write, or a failed read (ECONNRESET). Operations on the closed channel fail with
+    /// `ERR_CHANNEL_CLOSED` and this as [`TransportError::cause`].
+    pub fn close_cause(&self) -> Option<TransportError> {
+        self.0.close_cause.borrow().clone()
+    }
+
     pub(crate) fn core_register(&self, promise: ChannelPromise) {
         if !promise.set_uncancellable() {
             return;
