@@ -62,6 +62,11 @@ export declare class NativeChannels {
   setUserWritability(id: number, index: number, writable: boolean): void
   /** Half-close: shuts the output down; JS promise `promise` learns the result. */
   shutdownOutput(id: number, promise: number): void
+  /**
+   * JS cancelled promise `id` (after applying the ops before it): `true` if the native
+   * promise was cancelled, `false` if it is done or uncancellable (Netty's `cancel`).
+   */
+  cancelPromise(id: number): boolean
   /** `false`: the channel no longer keeps the process alive (node:net's `unref()`). */
   setRef(id: number, refd: boolean): void
   /** Closes every channel of this loop (its shutdown started), as Netty's `closeAll`. */

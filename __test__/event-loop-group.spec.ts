@@ -38,3 +38,21 @@ test('loops of a group run tasks independently', async (t) => {
 test('a negative loop count is rejected', (t) => {
   t.throws(() => new EventLoopGroup(-1), { code: 'ERR_OUT_OF_RANGE' })
 })
+
+test('shutdownGracefully returns the same termination promise on every call', async (t) => {
+  const group = new EventLoopGroup(2)
+  const first = group.shutdownGracefully(0, 1000)
+  const second = group.shutdownGracefully(0, 1000)
+  t.is(first, second, 'Netty: shutdownGracefully() returns terminationFuture()')
+  t.is(first, group.terminationFuture())
+  await first
+  t.true(group.isTerminated)
+  t.is(group.shutdownGracefully(), first, 'also after termination')
+})
+
+test('a group rejects a quiet period above the timeout before any loop shuts down', (t) => {
+  const group = new EventLoopGroup(2)
+  t.teardown(() => group.shutdownGracefully(0, 1000))
+  t.throws(() => group.shutdownGracefully(200, 100), { code: 'ERR_OUT_OF_RANGE' })
+  t.false(group.loops.some((l) => l.state === 'shutting-down' || l.state === 'terminated'))
+})

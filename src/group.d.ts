@@ -56,9 +56,11 @@ export declare class EventLoopGroup extends EventEmitter {
     /**
      * Shuts every loop down (see `EventLoop.shutdownGracefully`; same defaults, 2 s / 15 s):
      * their channels close first (pending writes flushed or failed), then the loops terminate;
-     * worker threads exit. Resolves when all have.
+     * worker threads exit. Returns `terminationFuture()`: the same promise on every call
+     * (Netty); a later call changes nothing.
      */
     shutdownGracefully(quietPeriodMs?: number, timeoutMs?: number): Promise<void>;
+    /** Resolves once every loop has terminated (every worker exited); the same promise on every call. */
     terminationFuture(): Promise<void>;
     get isTerminated(): boolean;
 }

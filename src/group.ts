@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events'
 import { availableParallelism } from 'node:os'
 import { EventLoop, type EventLoopOptions } from './loop'
-import { NetloopError, checkInteger, fromNative, invalidArgType } from './errors'
+import { NetloopError, checkDuration, checkInteger, fromNative, invalidArgType, outOfRange } from './errors'
 import type { ChannelMetrics } from './hub'
 import { type LoopTermination, WorkerLoop, moduleUrl } from './workers'
 
@@ -39,7 +39,8 @@ export class EventLoopGroup extends EventEmitter {
   readonly #loops: EventLoop[]
   readonly #workers: WorkerLoop[]
   #next = 0
-  #shutdown: Promise<void> | undefined
+  #shutdownRequested = false
+  #termination: Promise<void> | undefined
 
   /**
    * `nThreads` loops (default 1; 0: the available parallelism; at most 4096, else
@@ -141,24 +142,34 @@ export class EventLoopGroup extends EventEmitter {
   /**
    * Shuts every loop down (see `EventLoop.shutdownGracefully`; same defaults, 2 s / 15 s):
    * their channels close first (pending writes flushed or failed), then the loops terminate;
-   * worker threads exit. Resolves when all have.
+   * worker threads exit. Returns `terminationFuture()`: the same promise on every call
+   * (Netty); a later call changes nothing.
    */
   shutdownGracefully(quietPeriodMs = 2000, timeoutMs = 15000): Promise<void> {
     if (this.#workers.length === 0) {
-      return Promise.all(this.#loops.map((l) => l.shutdownGracefully(quietPeriodMs, timeoutMs))).then(() => undefined)
+      // Each loop checks the arguments (and throws) before anything shuts down.
+      for (const l of this.#loops) l.shutdownGracefully(quietPeriodMs, timeoutMs)
+    } else if (!this.#shutdownRequested) {
+      checkDuration('quietPeriodMs', quietPeriodMs)
+      checkDuration('timeoutMs', timeoutMs)
+      if (quietPeriodMs > timeoutMs) throw outOfRange('quietPeriodMs', `<= timeoutMs (${timeoutMs})`, quietPeriodMs)
+      for (const w of this.#workers) {
+        // A worker that already exited counts as terminated (its `exited` resolved).
+        w.request({ t: 'shutdown', quiet: quietPeriodMs, timeout: timeoutMs }).catch(() => undefined)
+      }
     }
-    this.#shutdown ??= Promise.all(
-      this.#workers.map(async (w) => {
-        await w.request({ t: 'shutdown', quiet: quietPeriodMs, timeout: timeoutMs }).catch(() => undefined)
-        await w.exited
-      }),
-    ).then(() => undefined)
-    return this.#shutdown
+    this.#shutdownRequested = true
+    return this.terminationFuture()
   }
 
+  /** Resolves once every loop has terminated (every worker exited); the same promise on every call. */
   terminationFuture(): Promise<void> {
-    if (this.#workers.length > 0) return Promise.all(this.#workers.map((w) => w.exited)).then(() => undefined)
-    return Promise.all(this.#loops.map((l) => l.terminationFuture())).then(() => undefined)
+    this.#termination ??= (
+      this.#workers.length > 0
+        ? Promise.all(this.#workers.map((w) => w.exited))
+        : Promise.all(this.#loops.map((l) => l.terminationFuture()))
+    ).then(() => undefined)
+    return this.#termination
   }
 
   get isTerminated(): boolean {

@@ -64,11 +64,15 @@ export function channelMetrics(loop: EventLoop): ChannelMetrics | undefined {
   return { iterations: m[0], deliveries: m[1], events: m[2], jsToNativeCalls: m[3], ops: m[4], bytesIn: m[5], bytesOut: m[6], channels: m[7] }
 }
 
-function errorOf(code: string, message: string, channel: number): NetloopError {
+function errorOf(code: string, message: string, channel: number, cause?: unknown): NetloopError {
   const e = new NetloopError(code, message)
   if (channel) (e as NetloopError & { channelId?: number }).channelId = channel
+  if (cause !== undefined) Object.defineProperty(e, 'cause', { value: cause, writable: true, configurable: true })
   return e
 }
+
+/** The error that closed a channel, if one did (Netty's initial close cause). */
+const closeCauses = new WeakMap<Channel, unknown>()
 
 export class ChannelHub {
   readonly native: NativeChannels
@@ -96,6 +100,10 @@ export class ChannelHub {
   readonly #flush = () => {
     this.#flushQueued = false
     if (this.#ops[0] > 0 || this.#big.length > 0) this.#applyNow()
+  }
+  readonly #cancelNative = (id: number): boolean => {
+    this.sync()
+    return this.native.cancelPromise(id)
   }
   readonly #completeNative = (id: number, error: Error | null) => {
     if (error === null) this.#op(W.COMPLETE_PROMISE, 0, 0, id, 0, 0)
@@ -267,8 +275,16 @@ export class ChannelHub {
     if (p._id < 0 || p._id > 0) return p._id
     const id = this.#nextPromise++
     p._id = id
+    p._cancelNative = this.#cancelNative
     this.#promises.set(id, p)
     return id
+  }
+
+  /** A JS stand-in for native promise `id` (< 0), lent with a native handler's operation. */
+  #lent(id: number): ChannelPromise {
+    const p = new ChannelPromise(id, undefined, this.#completeNative)
+    p._cancelNative = this.#cancelNative
+    return p
   }
 
   /** An inbound event leaving JS at context `ctx` (0: the head) for the native pipeline. */
@@ -294,9 +310,11 @@ export class ChannelHub {
 
   /** An outbound operation leaving JS at context `ctx` (0: the tail) for the native pipeline. */
   sendOutbound(ch: Channel, ctx: number, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
+    // Cancelled before it left JS: the operation does nothing (Netty's isNotValidPromise).
+    if (promise?.isCancelled) return
     if (!this.#known(ch)) {
       if (kind === W.WRITE_BYTES || kind === W.CLOSE) {
-        const closed = errorOf('ERR_CHANNEL_CLOSED', `channel ${ch.id} is closed`, ch.id)
+        const closed = errorOf('ERR_CHANNEL_CLOSED', `channel ${ch.id} is closed`, ch.id, closeCauses.get(ch))
         if (kind === W.CLOSE) promise?._complete({ ok: true })
         else (promise ?? ch.pipeline._voidPromise)._complete({ ok: false, error: closed })
       }
@@ -366,7 +384,10 @@ export class ChannelHub {
 
   #error(b: number, at: number, strings: string[] | undefined, channel: number): unknown {
     if (b === 2) return this.#tokens.get(at)
-    return errorOf(strings?.[at] ?? 'ERR_UNKNOWN', strings?.[at + 1] ?? '', channel)
+    // Four strings: code, message, and the cause's (empty without one).
+    const causeCode = strings?.[at + 2]
+    const cause = causeCode ? errorOf(causeCode, strings?.[at + 3] ?? '', channel) : undefined
+    return errorOf(strings?.[at] ?? 'ERR_UNKNOWN', strings?.[at + 1] ?? '', channel, cause)
   }
 
   #take(token: number): unknown {
@@ -407,7 +428,7 @@ export class ChannelHub {
     }
     if (kind < W.PROMISE_DONE) {
       const ctx = this.#context(ch, ctxId)
-      const promise = c < 0 ? new ChannelPromise(c, undefined, this.#completeNative) : c === 0 ? ctx?.pipeline._voidPromise : undefined
+      const promise = c < 0 ? this.#lent(c) : c === 0 ? ctx?.pipeline._voidPromise : undefined
       if (!ctx) {
         promise?.tryFailure(errorOf('ERR_CHANNEL_CLOSED', 'the handler is gone', chan))
         return
@@ -433,9 +454,12 @@ export class ChannelHub {
         if (a === -1) this.#acceptRemote(chan)
         else servers.get(a)?.accept(this, chan)
         return
-      case W.CLOSED:
-        this.channel(chan)?._onClosed()
+      case W.CLOSED: {
+        const ch = this.channel(chan)
+        if (ch && b !== 0) closeCauses.set(ch, this.#error(b, a, strings, chan))
+        ch?._onClosed()
         return
+      }
       case W.UNHANDLED: {
         const ch = this.channel(chan)
         if (ch) ch.pipeline._reportUnhandled(this.#error(b, a, strings, chan))

@@ -4,6 +4,15 @@ export declare class ChannelPromise implements PromiseLike<void> {
     get isVoid(): boolean;
     get isDone(): boolean;
     get isSuccess(): boolean;
+    /** True once cancelled (see `cancel`). */
+    get isCancelled(): boolean;
+    /**
+     * Netty's `cancel()`: fails the promise with `ERR_CANCELLED` unless it is done or its
+     * operation is under way (a write that was flushed, a close that started). The operation of
+     * a cancelled promise does nothing: a write cancelled before its flush is never written.
+     * `true` if this call cancelled it. A void promise cannot be cancelled.
+     */
+    cancel(): boolean;
     /** The failure, once failed. */
     get cause(): Error | undefined;
     /** A `Promise` of the outcome (created on first use). */

@@ -21,6 +21,9 @@ export interface VoidFailureSink {
 export class ChannelPromise implements PromiseLike<void> {
   /** @internal 0: void; > 0: registered with a hub; < 0: lent by native code; NaN: not yet. */
   _id: number
+  /** @internal Set by the hub that knows this promise: cancels the native side (true: cancelled). */
+  _cancelNative: ((id: number) => boolean) | undefined
+  #cancelled = false
   #result: Settle | undefined
   #promise: Promise<void> | undefined
   #resolve: (() => void) | undefined
@@ -47,6 +50,24 @@ export class ChannelPromise implements PromiseLike<void> {
 
   get isSuccess(): boolean {
     return this.#result?.ok === true
+  }
+
+  /** True once cancelled (see `cancel`). */
+  get isCancelled(): boolean {
+    return this.#cancelled
+  }
+
+  /**
+   * Netty's `cancel()`: fails the promise with `ERR_CANCELLED` unless it is done or its
+   * operation is under way (a write that was flushed, a close that started). The operation of
+   * a cancelled promise does nothing: a write cancelled before its flush is never written.
+   * `true` if this call cancelled it. A void promise cannot be cancelled.
+   */
+  cancel(): boolean {
+    if (this._id === 0 || this.#result !== undefined) return false
+    if (!Number.isNaN(this._id) && this._cancelNative !== undefined && !this._cancelNative(this._id)) return false
+    this.#cancelled = true
+    return this._complete({ ok: false, error: new NetloopError('ERR_CANCELLED', 'the operation was cancelled') })
   }
 
   /** The failure, once failed. */

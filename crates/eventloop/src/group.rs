@@ -1,7 +1,7 @@
 //! [`EventLoopGroup`]: a fixed set of loops with a round-robin chooser.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::config::LoopConfig;
@@ -44,6 +44,8 @@ impl Chooser {
 pub struct EventLoopGroup {
     loops: Arc<Vec<EventLoop>>,
     chooser: Arc<Chooser>,
+    /// Made on first use and shared by the group's clones (Netty's `terminationFuture()`).
+    termination: Arc<OnceLock<Future<(), LoopError>>>,
 }
 
 /// The default number of loops: the machine's available parallelism.
@@ -71,6 +73,7 @@ impl EventLoopGroup {
         EventLoopGroup {
             loops: Arc::new(loops),
             chooser,
+            termination: Arc::new(OnceLock::new()),
         }
     }
 
@@ -99,19 +102,28 @@ impl EventLoopGroup {
         self.chooser.is_power_of_two_fast_path()
     }
 
-    /// Shuts every loop down gracefully; the future completes when all have terminated.
+    /// Shuts every loop down gracefully and returns the group's termination future: the
+    /// same future on every call (Netty's `shutdownGracefully` returns `terminationFuture()`).
     pub fn shutdown_gracefully(&self, quiet: Duration, timeout: Duration) -> Future<(), LoopError> {
-        let fs = self
-            .loops
-            .iter()
-            .map(|l| l.shutdown_gracefully(quiet, timeout))
-            .collect();
-        Future::all(fs)
+        for l in self.loops.iter() {
+            let f = l.shutdown_gracefully(quiet, timeout);
+            // A loop answers with its termination future, which the group's waits for, or
+            // with a failure of the call itself (a quiet period above the timeout).
+            if !f.ptr_eq(&l.termination_future()) {
+                return f;
+            }
+        }
+        self.termination_future()
     }
 
-    /// Completes when every loop has terminated.
+    /// Completes when every loop has terminated (failed if one failed). The same future on
+    /// every call.
     pub fn termination_future(&self) -> Future<(), LoopError> {
-        Future::all(self.loops.iter().map(|l| l.termination_future()).collect())
+        self.termination
+            .get_or_init(|| {
+                Future::all(self.loops.iter().map(|l| l.termination_future()).collect())
+            })
+            .clone()
     }
 
     /// True once every loop terminated.

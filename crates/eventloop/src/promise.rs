@@ -249,6 +249,11 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Future<T, E> {
         self.inner.lock().result.is_some()
     }
 
+    /// True if both are the same future (clones of one promise's future).
+    pub fn ptr_eq(&self, other: &Future<T, E>) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// True once completed successfully.
     pub fn is_success(&self) -> bool {
         matches!(self.inner.lock().result.as_deref(), Some(Ok(_)))

@@ -39,3 +39,27 @@ fn group_shutdown_terminates_every_loop() {
     assert_eq!(f.wait_timeout(Duration::from_secs(10)), Some(Ok(())));
     assert!(g.termination_future().is_success());
 }
+
+#[test]
+fn shutdown_gracefully_returns_the_same_termination_future_on_every_call() {
+    let g = EventLoopGroup::new(2, LoopConfig::default()).unwrap();
+    let first = g.shutdown_gracefully(Duration::ZERO, Duration::from_secs(1));
+    let second = g.shutdown_gracefully(Duration::ZERO, Duration::from_secs(1));
+    assert!(first.ptr_eq(&second), "Netty: shutdownGracefully() returns terminationFuture()");
+    assert!(first.ptr_eq(&g.termination_future()));
+    assert!(first.ptr_eq(&g.clone().termination_future()), "clones share it");
+    assert_eq!(first.wait_timeout(Duration::from_secs(10)), Some(Ok(())));
+}
+
+#[test]
+fn a_quiet_period_above_the_timeout_fails_the_group_shutdown_call() {
+    let g = EventLoopGroup::new(2, LoopConfig::default()).unwrap();
+    let f = g.shutdown_gracefully(Duration::from_secs(2), Duration::from_secs(1));
+    assert!(!f.ptr_eq(&g.termination_future()));
+    assert_eq!(
+        f.result().unwrap().unwrap_err().code(),
+        "ERR_INVALID_ARG_VALUE"
+    );
+    g.shutdown_gracefully(Duration::ZERO, Duration::from_secs(1));
+    assert!(g.await_termination(Duration::from_secs(10)));
+}

@@ -255,9 +255,16 @@ impl ChannelHandlerContext {
     }
 
     // ---- outbound: pass the operation to the previous handler ----
+    //
+    // An operation whose promise is already cancelled goes no further (Netty's
+    // `isNotValidPromise`): no handler before this one sees it, and a write's message is
+    // dropped. The head makes the promise uncancellable before acting (see `channel`).
 
     /// Binds through the handlers before this one, completing `promise`.
     pub fn bind_with(&self, local: SocketAddr, promise: ChannelPromise) {
+        if promise.is_cancelled() {
+            return;
+        }
         if let Some(prev) = self.prev() {
             prev.invoke_with_promise(&promise.clone(), |h, c| h.bind(c, local, promise));
         }
@@ -270,6 +277,9 @@ impl ChannelHandlerContext {
         local: Option<SocketAddr>,
         promise: ChannelPromise,
     ) {
+        if promise.is_cancelled() {
+            return;
+        }
         if let Some(prev) = self.prev() {
             prev.invoke_with_promise(&promise.clone(), |h, c| {
                 h.connect(c, remote, local, promise)
@@ -279,6 +289,9 @@ impl ChannelHandlerContext {
 
     /// Disconnects through the handlers before this one, completing `promise`.
     pub fn disconnect_with(&self, promise: ChannelPromise) {
+        if promise.is_cancelled() {
+            return;
+        }
         if let Some(prev) = self.prev() {
             prev.invoke_with_promise(&promise.clone(), |h, c| h.disconnect(c, promise));
         }
@@ -286,6 +299,9 @@ impl ChannelHandlerContext {
 
     /// Closes through the handlers before this one, completing `promise`.
     pub fn close_with(&self, promise: ChannelPromise) {
+        if promise.is_cancelled() {
+            return;
+        }
         if let Some(prev) = self.prev() {
             prev.invoke_with_promise(&promise.clone(), |h, c| h.close(c, promise));
         }
@@ -293,6 +309,9 @@ impl ChannelHandlerContext {
 
     /// Deregisters through the handlers before this one, completing `promise`.
     pub fn deregister_with(&self, promise: ChannelPromise) {
+        if promise.is_cancelled() {
+            return;
+        }
         if let Some(prev) = self.prev() {
             prev.invoke_with_promise(&promise.clone(), |h, c| h.deregister(c, promise));
         }
@@ -300,6 +319,10 @@ impl ChannelHandlerContext {
 
     /// Writes `msg` through the handlers before this one, completing `promise`.
     pub fn write_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
+        if promise.is_cancelled() {
+            // Netty's isNotValidPromise: the message is released, the write never happens.
+            return;
+        }
         let msg = msg.into();
         if let Some(prev) = self.prev() {
             prev.invoke_with_promise(&promise.clone(), |h, c| h.write(c, msg, promise));

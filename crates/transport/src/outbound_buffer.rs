@@ -186,9 +186,25 @@ impl OutboundBuffer {
         self.state.add(size)
     }
 
-    /// Marks every queued message flushed.
-    pub fn add_flush(&mut self) {
+    /// Marks every queued message flushed (Netty's `addFlush`). A message whose promise was
+    /// cancelled is dropped instead: its bytes leave the pending total, which may make the
+    /// channel writable again (the change is returned). The others' promises become
+    /// uncancellable: from here on the write is under way.
+    pub fn add_flush(&mut self) -> WritabilityChange {
+        let mut released = 0;
+        let mut i = self.flushed;
+        while i < self.entries.len() {
+            if self.entries[i].promise.set_uncancellable() {
+                i += 1;
+            } else if let Some(e) = self.entries.remove(i) {
+                released += e.size;
+            }
+        }
         self.flushed = self.entries.len();
+        if released == 0 {
+            return WritabilityChange::None;
+        }
+        self.release(released)
     }
 
     /// Changes the water marks.

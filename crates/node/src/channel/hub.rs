@@ -61,8 +61,14 @@ pub struct Hub {
     pub(super) shared: SharedArrays,
     pub(super) channels: RefCell<IdMap<Entry>>,
     pub(super) closing: RefCell<Vec<u64>>,
+    /// Close causes of the channels the last sweep removed: ops JS made before it learnt
+    /// (FORGET) fail with them as their cause.
+    pub(super) gone_causes: RefCell<IdMap<TransportError>>,
     pub(super) outbox: RefCell<Outbox>,
     pub(super) promises: RefCell<IdMap<ChannelPromise>>,
+    /// The native promises made for JS promises (by JS id) until they complete, so that a
+    /// JS `cancel()` reaches them.
+    pub(super) js_promises: RefCell<IdMap<ChannelPromise>>,
     pub(super) next_promise: Cell<u64>,
     pub(super) delivering: Cell<bool>,
     pub(super) refd_open: Cell<usize>,
@@ -94,8 +100,10 @@ impl Hub {
             shared,
             channels: RefCell::default(),
             closing: RefCell::default(),
+            gone_causes: RefCell::default(),
             outbox: RefCell::default(),
             promises: RefCell::default(),
+            js_promises: RefCell::default(),
             next_promise: Cell::new(1),
             delivering: Cell::new(false),
             refd_open: Cell::new(0),
@@ -171,13 +179,23 @@ impl Hub {
     }
 
     fn on_closed(&self, id: u64) {
+        let mut cause = None;
         if let Some(e) = self.channels.borrow().get(&id) {
             if e.refd {
                 self.refd_open.set(self.refd_open.get().saturating_sub(1));
             }
+            cause = e.channel.close_cause();
         }
-        self.outbox()
-            .push(wire::CLOSED, id as f64, 0.0, 0.0, 0.0, 0.0);
+        let mut out = self.outbox();
+        // The error that closed the channel, if one did: JS fails later operations with it
+        // as their cause.
+        let (a, b) = match cause.map(|c| out.put_error(self.id, &c)) {
+            Some(ErrorRef::Native(i)) => (i, 1.0),
+            Some(ErrorRef::Js(t)) => (t, 2.0),
+            None => (0.0, 0.0),
+        };
+        out.push(wire::CLOSED, id as f64, 0.0, a, b, 0.0);
+        drop(out);
         self.closing.borrow_mut().push(id);
     }
 
@@ -245,6 +263,17 @@ impl Hub {
             }
         }
         {
+            // Ops for these channels can only come from JS code that ran before FORGET
+            // reached it: in the next round's ops at the latest.
+            let mut causes = self.gone_causes.borrow_mut();
+            causes.clear();
+            for e in &gone {
+                if let Some(c) = e.channel.close_cause() {
+                    causes.insert(e.channel.id().0, c);
+                }
+            }
+        }
+        {
             let mut out = self.outbox();
             for e in &gone {
                 super::remote::clear_owner(e.channel.id().0);
@@ -293,14 +322,36 @@ impl Hub {
         }
         let p = ChannelPromise::new();
         if let Some(f) = p.future() {
+            self.js_promises.borrow_mut().insert(id as u64, p.clone());
             let weak = Rc::downgrade(self);
             f.add_local_listener(move |r| {
                 if let Some(hub) = weak.upgrade() {
+                    hub.js_promises.borrow_mut().remove(&(id as u64));
                     hub.report_promise(id, r);
                 }
             });
         }
         p
+    }
+
+    /// JS cancelled promise `id` (a JS one, or one lent by native code): cancels the native
+    /// promise unless it is done or uncancellable (a flushed write, an operation under way).
+    /// `true` if it was cancelled.
+    pub fn cancel_promise(&self, id: f64) -> bool {
+        let p = if id > 0.0 {
+            self.js_promises.borrow().get(&(id as u64)).cloned()
+        } else if id < 0.0 {
+            self.promises.borrow().get(&((-id) as u64)).cloned()
+        } else {
+            None
+        };
+        let Some(p) = p else { return false };
+        // Listeners run here (no borrow is held).
+        let cancelled = p.cancel(false);
+        if cancelled && id < 0.0 {
+            self.take_promise(id);
+        }
+        cancelled
     }
 
     pub fn report_promise(&self, id: f64, r: &Result<(), TransportError>) {

@@ -380,6 +380,16 @@ impl NativeChannels {
         self.rearm();
     }
 
+    /// JS cancelled promise `id` (after applying the ops before it): `true` if the native
+    /// promise was cancelled, `false` if it is done or uncancellable (Netty's `cancel`).
+    #[napi]
+    pub fn cancel_promise(&self, id: f64) -> bool {
+        self.enter();
+        let r = self.hub.cancel_promise(id);
+        self.rearm();
+        r
+    }
+
     /// `false`: the channel no longer keeps the process alive (node:net's `unref()`).
     #[napi]
     pub fn set_ref(&self, id: f64, refd: bool) {

@@ -95,7 +95,11 @@ impl Hub {
                 kind,
                 wire::WRITE_BYTES | wire::WRITE_VALUE | wire::WRITE_BIG | wire::CLOSE
             ) {
-                self.fail_promise(c, TransportError::ChannelClosed);
+                let closed = match self.gone_causes.borrow().get(&chan) {
+                    Some(cause) => TransportError::ClosedBy(std::sync::Arc::new(cause.clone())),
+                    None => TransportError::ChannelClosed,
+                };
+                self.fail_promise(c, closed);
             }
             return;
         };

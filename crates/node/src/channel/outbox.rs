@@ -25,6 +25,15 @@ pub enum ErrorRef {
     Js(f64),
 }
 
+/// The `code` JS sees for a native error.
+fn js_code(e: &TransportError) -> String {
+    match e {
+        // Node reports a connect timeout as ETIMEDOUT.
+        TransportError::ConnectTimeout => "ETIMEDOUT".to_string(),
+        other => other.code().to_string(),
+    }
+}
+
 /// Most bytes an empty outbox reserves ahead (sized after the batch before it).
 const MAX_RESERVED_BYTES: usize = 1 << 20;
 
@@ -56,8 +65,9 @@ impl Outbox {
         off as f64
     }
 
-    /// Records an error for JS: a JS error keeps its identity, a native one becomes a
-    /// `(code, message)` pair of strings.
+    /// Records an error for JS: a JS error keeps its identity, a native one becomes four
+    /// strings: its code and message, then its cause's (empty without a cause: the error
+    /// that closed the channel, for `ERR_CHANNEL_CLOSED`).
     pub fn put_error(&mut self, hub: u32, e: &TransportError) -> ErrorRef {
         if let Some(js) = e
             .foreign_source()
@@ -67,13 +77,18 @@ impl Outbox {
             return ErrorRef::Js(js);
         }
         let at = self.strings.len();
-        let code = match e {
-            // Node reports a connect timeout as ETIMEDOUT.
-            TransportError::ConnectTimeout => "ETIMEDOUT".to_string(),
-            other => other.code().to_string(),
-        };
-        self.strings.push(code);
+        self.strings.push(js_code(e));
         self.strings.push(e.to_string());
+        match e.cause() {
+            Some(c) => {
+                self.strings.push(js_code(c));
+                self.strings.push(c.to_string());
+            }
+            None => {
+                self.strings.push(String::new());
+                self.strings.push(String::new());
+            }
+        }
         ErrorRef::Native(at as f64)
     }
 

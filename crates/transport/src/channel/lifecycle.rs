@@ -2,6 +2,9 @@
 //! and deregistration. Ground rules as in the parent module; close order: pending writes fail
 //! (flushed ones first), the close hook runs and the close future completes, then in a later
 //! task `channel_inactive` (if it was active) and `channel_unregistered` fire.
+//!
+//! Every operation first makes its promise uncancellable and does nothing if it was already
+//! cancelled (Netty's `if (!promise.setUncancellable()) return`).
 
 use std::net::SocketAddr;
 
@@ -29,7 +32,17 @@ impl Channel {
         }
     }
 
+    /// The I/O error that closed the channel, if one did (Netty's `initialCloseCause`): a
+    /// failed write, or a failed read (ECONNRESET). Operations on the closed channel fail with
+    /// `ERR_CHANNEL_CLOSED` and this as [`TransportError::cause`].
+    pub fn close_cause(&self) -> Option<TransportError> {
+        self.0.close_cause.borrow().clone()
+    }
+
     pub(crate) fn core_register(&self, promise: ChannelPromise) {
+        if !promise.set_uncancellable() {
+            return;
+        }
         if self.event_loop().is_shutdown() {
             // Netty: the registration task is rejected; close the channel, fail the promise.
             self.close_forcibly();
@@ -43,7 +56,7 @@ impl Channel {
             return;
         }
         if !self.is_open() {
-            promise.try_failure(TransportError::ChannelClosed);
+            promise.try_failure(self.closed_error());
             return;
         }
         if let Err(e) = self.0.io.do_register(self) {
@@ -75,8 +88,11 @@ impl Channel {
     }
 
     pub(crate) fn core_bind(&self, local: SocketAddr, promise: ChannelPromise) {
+        if !promise.set_uncancellable() {
+            return;
+        }
         if !self.is_open() {
-            promise.try_failure(TransportError::ChannelClosed);
+            promise.try_failure(self.closed_error());
             return;
         }
         let was_active = self.is_active();
@@ -98,8 +114,11 @@ impl Channel {
         local: Option<SocketAddr>,
         promise: ChannelPromise,
     ) {
+        if !promise.set_uncancellable() {
+            return;
+        }
         if !self.is_open() {
-            promise.try_failure(TransportError::ChannelClosed);
+            promise.try_failure(self.closed_error());
             return;
         }
         self.0.io.do_connect(self, remote, local, promise);
@@ -118,6 +137,9 @@ impl Channel {
     /// Closes the channel; flushed writes fail with `cause` if given (the write error that
     /// caused the close), everything else with `ChannelClosed`.
     pub(crate) fn close_with_cause(&self, promise: ChannelPromise, cause: Option<TransportError>) {
+        if !promise.set_uncancellable() {
+            return;
+        }
         if self.0.closing.replace(true) {
             if promise.is_void() {
                 return;
@@ -186,6 +208,9 @@ impl Channel {
     }
 
     pub(crate) fn core_deregister(&self, promise: ChannelPromise) {
+        if !promise.set_uncancellable() {
+            return;
+        }
         if !self.0.registered.get() {
             promise.try_success();
             return;

@@ -27,7 +27,8 @@ impl Channel {
     }
 
     pub(crate) fn core_flush(&self) {
-        self.0.outbound.borrow_mut().add_flush();
+        let change = self.0.outbound.borrow_mut().add_flush();
+        self.fire_writability(change);
         self.flush0();
     }
 

@@ -108,7 +108,7 @@ impl SocketIo {
         match self.state.get() {
             State::Unconnected => {}
             State::Closed => {
-                promise.try_failure(TransportError::ChannelClosed);
+                promise.try_failure(ch.closed_error());
                 return;
             }
             _ => {

@@ -186,9 +186,11 @@ impl SocketIo {
         }
     }
 
+    /// An I/O error ends the channel: `exception_caught`, then a close that keeps `e` as the
+    /// close cause (operations on the closed channel fail with it as their cause).
     fn fail_and_close(&self, ch: &Channel, e: TransportError) {
-        ch.pipeline().fire_exception_caught(e);
-        ch.core_close(ChannelPromise::void());
+        ch.pipeline().fire_exception_caught(e.clone());
+        ch.close_with_cause(ChannelPromise::void(), Some(e));
     }
 }
 

@@ -1,0 +1,84 @@
+//! The initial close cause (Netty's `initialCloseCause`): once an I/O error closed a channel,
+//! every operation on it fails with `ERR_CHANNEL_CLOSED` whose cause is that error.
+
+mod common;
+
+use std::time::Duration;
+
+use common::net::*;
+use netloop_transport::*;
+
+fn reset(peer: std::net::TcpStream) {
+    socket2::SockRef::from(&peer)
+        .set_linger(Some(Duration::ZERO))
+        .unwrap();
+    drop(peer); // SO_LINGER 0: the close sends RST
+}
+
+fn assert_closed_by_reset(net: &Net, f: ChannelFuture, what: &str) {
+    net.run_until(what, || f.is_done());
+    let e = f.result().unwrap().unwrap_err();
+    assert_eq!(e.code(), "ERR_CHANNEL_CLOSED", "{what}: {e}");
+    assert_eq!(
+        e.cause().map(|c| c.code().to_string()).as_deref(),
+        Some("ECONNRESET"),
+        "{what}: the cause is the reset that closed the channel"
+    );
+}
+
+#[test]
+fn operations_on_a_channel_closed_by_a_reset_fail_with_the_reset_as_their_cause() {
+    let net = Net::new();
+    let (_server, addr) = net.server(
+        ChannelOptions::default(),
+        ChannelOptions::default(),
+        sink_child,
+    );
+    let peer = std::net::TcpStream::connect(addr).unwrap();
+    net.run_until("accepted", || accepted_count() == 1);
+    let ch = accepted(0).unwrap();
+    let unflushed = ch.write_future(Bytes::from_static(b"queued, never flushed"));
+    reset(peer);
+    net.run_until("closed by the reset", || !ch.is_open());
+    assert_eq!(
+        ch.close_cause().map(|c| c.code().to_string()).as_deref(),
+        Some("ECONNRESET")
+    );
+    let (_, events) = sink(0);
+    assert!(has(&events, "exception ECONNRESET"), "{:?}", events.borrow());
+
+    assert_closed_by_reset(&net, unflushed, "a write queued when the reset came");
+    assert_closed_by_reset(
+        &net,
+        ch.write_future(Bytes::from_static(b"late")),
+        "a write after the close",
+    );
+    let p = ChannelPromise::new();
+    let f = p.future().unwrap();
+    ch.write_with(Bytes::from_static(b"late, flushed"), p);
+    ch.flush();
+    assert_closed_by_reset(&net, f, "a flushed write after the close");
+    assert_closed_by_reset(&net, ch.bind("127.0.0.1:0".parse().unwrap()), "bind");
+    assert_closed_by_reset(&net, ch.connect(addr), "connect");
+}
+
+#[test]
+fn a_channel_closed_by_the_user_fails_operations_without_a_cause() {
+    let net = Net::new();
+    let (_server, addr) = net.server(
+        ChannelOptions::default(),
+        ChannelOptions::default(),
+        sink_child,
+    );
+    let _peer = std::net::TcpStream::connect(addr).unwrap();
+    net.run_until("accepted", || accepted_count() == 1);
+    let ch = accepted(0).unwrap();
+    ch.close();
+    net.run_until("closed", || !ch.is_open());
+    assert!(ch.close_cause().is_none());
+    let f = ch.bind("127.0.0.1:0".parse().unwrap());
+    net.run_until("bind", || f.is_done());
+    let e = f.result().unwrap().unwrap_err();
+    assert_eq!(e.code(), "ERR_CHANNEL_CLOSED");
+    assert!(e.cause().is_none());
+}
