@@ -141,7 +141,7 @@ test.serial('an exception thrown or rejected in any handler method never crashes
     const c = collect(s)
     s.write('data')
     await new Promise((r) => setTimeout(r, 30))
-    // A `close` handler that throws keeps the channel open (as in Netty): reset it instead.
+    // Reset, so that the close does not wait for anything.
     s.resetAndDestroy()
     await c.ended
   }

@@ -184,13 +184,20 @@ export class ChannelPipeline {
     if (ctx._kind !== Kind.Js) return
     this._hub.registerContext(ctx)
     try {
-      ctx.handler!.handlerAdded?.(ctx)
+      const r: unknown = ctx.handler!.handlerAdded?.(ctx)
+      if (isThenable(r)) r.then(undefined, (e) => this.#addFailed(ctx, e))
     } catch (e) {
-      // A handler that cannot be added is taken out again, then the error is reported.
-      if (!ctx._removed) this.#unlink(ctx, true)
-      this.#removed(ctx)
-      this.fireExceptionCaught(e)
+      this.#addFailed(ctx, e)
     }
+  }
+
+  /** A handler that cannot be added (its `handlerAdded` threw or rejected) is taken out again, then the error is reported. */
+  #addFailed(ctx: ChannelHandlerContext, e: unknown): void {
+    if (!ctx._removed) {
+      this.#unlink(ctx, true)
+      this.#removed(ctx)
+    }
+    this.fireExceptionCaught(e)
   }
 
   #removed(ctx: ChannelHandlerContext): void {
@@ -198,7 +205,8 @@ export class ChannelPipeline {
     ctx._removed = true
     if (ctx._kind !== Kind.Js) return
     try {
-      ctx.handler!.handlerRemoved?.(ctx)
+      const r: unknown = ctx.handler!.handlerRemoved?.(ctx)
+      if (isThenable(r)) r.then(undefined, (e) => this.fireExceptionCaught(e))
     } catch (e) {
       this.fireExceptionCaught(e)
     }
@@ -367,11 +375,28 @@ export class ChannelPipeline {
     }
   }
 
-  /** An outbound method threw or rejected: its operation's promise fails (else the context's next handler hears of it). */
+  /**
+   * An outbound method threw or rejected: its operation's promise fails (else the context's
+   * next handler hears of it). A close goes on regardless (close always closes): it is passed
+   * on from `ctx`, and its promise fails with the error once the channel is closed; with the
+   * void promise (or one already done) the error goes to the next `exceptionCaught` at once.
+   */
   #outboundFailed(ctx: ChannelHandlerContext, kind: number, promise: ChannelPromise | undefined, e: unknown): void {
     const err = e instanceof Error ? e : new Error(String(e))
     const p = promise ?? (kind === W.WRITE_BYTES || kind === W.CLOSE ? this._voidPromise : undefined)
-    if (p) p.tryFailure(err)
+    if (kind === W.CLOSE) {
+      const close = p!
+      if (close.isVoid || close.isDone) {
+        ctx.fireExceptionCaught(err)
+        this._fireOutbound(ctx, W.CLOSE, undefined, this._voidPromise)
+      } else {
+        const closed = this._newPromise()
+        closed.addListener(() => {
+          if (!close.tryFailure(err)) ctx.fireExceptionCaught(err)
+        })
+        this._fireOutbound(ctx, W.CLOSE, undefined, closed)
+      }
+    } else if (p) p.tryFailure(err)
     else ctx.fireExceptionCaught(err)
   }
 }
