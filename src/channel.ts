@@ -212,7 +212,7 @@ export class Channel implements ServerChannel {
 
   /** A promise for an outbound operation, to await it. */
   newPromise(): ChannelPromise {
-    return new ChannelPromise(NaN)
+    return this.pipeline._newPromise()
   }
 
   /** The void promise: nobody awaits it, a failure goes to `exceptionCaught`. */
