@@ -5,9 +5,10 @@
  */
 export { NetloopError } from './src/errors';
 export { EventLoop, ScheduledTask, type EventLoopOptions, type EventLoopState } from './src/loop';
+export { type TaskListener } from './src/timers';
 export { EventLoopGroup } from './src/group';
 export { Channel, type ChannelConfig } from './src/channel';
-export { ChannelPipeline, type UnhandledExceptionHandler } from './src/pipeline';
+export { ChannelPipeline, type UnhandledExceptionHandler, type HandlerClass, type HandlerRef } from './src/pipeline';
 export { ChannelHandlerContext } from './src/context';
 export { ChannelPromise } from './src/promise';
 export { ServerBootstrap, Bootstrap, type ChannelInitializer } from './src/bootstrap';

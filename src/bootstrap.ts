@@ -8,7 +8,7 @@ import { lookup } from 'node:dns/promises'
 import { type AddressInfo, isIP } from 'node:net'
 import { Channel, type ServerChannel, initialize } from './channel'
 import { tlsHandlerOf } from './tls'
-import { NetloopError, checkFunction, checkNumber, invalidArgType } from './errors'
+import { NetloopError, checkFunction, checkNumber, dnsError, fromNative, invalidArgType, socketError } from './errors'
 import { EventLoopGroup } from './group'
 import { type ChannelHub, hubOf, servers } from './hub'
 import { EventLoop } from './loop'
@@ -53,8 +53,20 @@ async function resolveHost(host: unknown): Promise<string> {
     throw invalidArgType('host', 'string', host)
   }
   if (isIP(host)) return host
-  const { address } = await lookup(host)
-  return address
+  try {
+    return (await lookup(host)).address
+  } catch (e) {
+    throw dnsError(e, host)
+  }
+}
+
+/** A native call that makes a channel (it throws when the loop is shut down). */
+function open<T>(fn: () => T): T {
+  try {
+    return fn()
+  } catch (e) {
+    throw fromNative(e)
+  }
 }
 
 function setOption(target: ChannelOptions, name: ChannelOptionName, value: unknown): void {
@@ -125,8 +137,8 @@ export class ServerBootstrap {
   async #bindHere(port: number, address: string, loopIds: number[], init: ChannelInitializer | undefined): Promise<Channel> {
     const [names, values] = encodeOptions(this.#options)
     const [childNames, childValues] = encodeOptions(this.#childOptions)
-    const hub = hubOf(nextOf(this.#boss!))
-    const id = hub.native.openServer(names, values, childNames, childValues, loopIds)
+    const hub = open(() => hubOf(nextOf(this.#boss!)))
+    const id = open(() => hub.native.openServer(names, values, childNames, childValues, loopIds))
     const server = new Channel(hub, id)
     servers.set(id, {
       accept(childHub: ChannelHub, childId: number) {
@@ -144,7 +156,7 @@ export class ServerBootstrap {
       await p.promise
     } catch (e) {
       await server.close()
-      throw e
+      throw socketError(e, 'bind', address, port)
     }
     return server
   }
@@ -238,8 +250,8 @@ export class Bootstrap {
     if (!this.#group) throw new NetloopError('ERR_INVALID_STATE', 'Bootstrap: call group() before connect()')
     const [names, values] = encodeOptions(this.#options)
     const address = await resolveHost(host)
-    const hub = hubOf(nextOf(this.#group))
-    const id = hub.native.openClient(names, values)
+    const hub = open(() => hubOf(nextOf(this.#group!)))
+    const id = open(() => hub.native.openClient(names, values))
     const ch = new Channel(hub, id)
     ch._connectHost = host
     if (!initialize(ch, this.#init)) throw new NetloopError('ERR_CHANNEL_CLOSED', 'the channel initializer threw')
@@ -255,7 +267,7 @@ export class Bootstrap {
       if (tls) await tls.handshakeFuture()
     } catch (e) {
       await ch.close()
-      throw e
+      throw socketError(e, 'connect', address, port)
     }
     return ch
   }

@@ -4,7 +4,7 @@
  */
 import { AsyncResource } from 'node:async_hooks'
 import type { AddressInfo } from 'node:net'
-import { NetloopError } from './errors'
+import { NetloopError, fromNative } from './errors'
 import { ChannelPipeline } from './pipeline'
 import { ChannelPromise } from './promise'
 import type { ChannelHub } from './hub'
@@ -159,13 +159,21 @@ export class Channel implements ServerChannel {
   getOption<K extends ChannelOptionName>(name: K): ChannelConfig[K] {
     if (!OPTION_NAMES.includes(name)) encodeOption(name, undefined) // throws: unknown option
     this._hub.sync()
-    return decodeOption(name, this._hub.native.getOption(this.id, name)) as ChannelConfig[K]
+    try {
+      return decodeOption(name, this._hub.native.getOption(this.id, name)) as ChannelConfig[K]
+    } catch (e) {
+      throw fromNative(e)
+    }
   }
 
   setOption<K extends ChannelOptionName>(name: K, value: ChannelConfig[K]): this {
     const v = encodeOption(name, value)
     this._hub.sync()
-    this._hub.native.setOption(this.id, name, v)
+    try {
+      this._hub.native.setOption(this.id, name, v)
+    } catch (e) {
+      throw fromNative(e)
+    }
     return this
   }
 
@@ -214,7 +222,7 @@ export class Channel implements ServerChannel {
 
   /** A promise for an outbound operation, to await it. */
   newPromise(): ChannelPromise {
-    return new ChannelPromise(NaN)
+    return this.pipeline._newPromise()
   }
 
   /** The void promise: nobody awaits it, a failure goes to `exceptionCaught`. */
@@ -232,7 +240,11 @@ export class Channel implements ServerChannel {
       throw new NetloopError('ERR_OUT_OF_RANGE', `The value of "index" is out of range. It must be an integer >= 1 and <= 31. Received ${String(index)}`)
     }
     this._hub.sync()
-    this._hub.native.setUserWritability(this.id, index, writable === true)
+    try {
+      this._hub.native.setUserWritability(this.id, index, writable === true)
+    } catch (e) {
+      throw fromNative(e)
+    }
     return this
   }
 

@@ -14,8 +14,26 @@
  */
 export declare class NetloopError extends Error {
     readonly code: string;
+    /** For a system error: Node's (negative) error number, e.g. -111 for `ECONNREFUSED`. */
+    errno?: number;
+    /** For a socket or DNS error: the failed call (`connect`, `bind`, `getaddrinfo`). */
+    syscall?: string;
+    /** For a connect or bind error: the address and port, as in node:net's errors. */
+    address?: string;
+    port?: number;
+    /** For a DNS error: the host name that did not resolve. */
+    hostname?: string;
+    /** For an error of a channel: its id. */
+    channelId?: number;
     constructor(code: string, message: string);
 }
+/**
+ * A failed `connect` or `bind` as node:net reports it: `connect ECONNREFUSED 127.0.0.1:7000`,
+ * with `errno`, `syscall`, `address` and `port`.
+ */
+export declare function socketError(error: unknown, syscall: 'connect' | 'bind', address: string, port: number): NetloopError;
+/** A DNS failure (node:dns's error: `ENOTFOUND`, ...) as a `NetloopError` with the same fields. */
+export declare function dnsError(error: unknown, hostname: string): NetloopError;
 export declare function invalidArg(message: string): NetloopError;
 export declare function invalidArgType(name: string, expected: string, value: unknown): NetloopError;
 export declare function outOfRange(name: string, rule: string, value: unknown): NetloopError;

@@ -1,3 +1,5 @@
+import { constants as osConstants } from 'node:os'
+
 /**
  * Errors: every error the package throws or rejects with is a `NetloopError` with a stable,
  * Node-style `code` and, for argument errors, Node's message style.
@@ -14,11 +16,54 @@
  */
 export class NetloopError extends Error {
   readonly code: string
+  /** For a system error: Node's (negative) error number, e.g. -111 for `ECONNREFUSED`. */
+  errno?: number
+  /** For a socket or DNS error: the failed call (`connect`, `bind`, `getaddrinfo`). */
+  syscall?: string
+  /** For a connect or bind error: the address and port, as in node:net's errors. */
+  address?: string
+  port?: number
+  /** For a DNS error: the host name that did not resolve. */
+  hostname?: string
+  /** For an error of a channel: its id. */
+  channelId?: number
   constructor(code: string, message: string) {
     super(message)
     this.name = 'NetloopError'
     this.code = code
   }
+}
+
+/** Node's error number of a system error code (negative, as libuv's), if it is one. */
+function errnoOf(code: string): number | undefined {
+  const n = (osConstants.errno as Record<string, number | undefined>)[code]
+  return n === undefined ? undefined : -n
+}
+
+/**
+ * A failed `connect` or `bind` as node:net reports it: `connect ECONNREFUSED 127.0.0.1:7000`,
+ * with `errno`, `syscall`, `address` and `port`.
+ */
+export function socketError(error: unknown, syscall: 'connect' | 'bind', address: string, port: number): NetloopError {
+  const e = fromNative(error)
+  if (e.syscall !== undefined) return e
+  e.syscall = syscall
+  e.address = address
+  e.port = port
+  e.errno ??= errnoOf(e.code)
+  if (e.errno !== undefined) e.message = `${syscall} ${e.code} ${address}:${port}`
+  return e
+}
+
+/** A DNS failure (node:dns's error: `ENOTFOUND`, ...) as a `NetloopError` with the same fields. */
+export function dnsError(error: unknown, hostname: string): NetloopError {
+  const d = error as { code?: unknown; errno?: unknown; syscall?: unknown; message?: unknown }
+  const code = typeof d?.code === 'string' ? d.code : 'ENOTFOUND'
+  const e = new NetloopError(code, typeof d?.message === 'string' ? d.message : `getaddrinfo ${code} ${hostname}`)
+  if (typeof d?.errno === 'number') e.errno = d.errno
+  e.syscall = typeof d?.syscall === 'string' ? d.syscall : 'getaddrinfo'
+  e.hostname = hostname
+  return e
 }
 
 /** How Node describes a received value in its argument errors. */
@@ -55,7 +100,10 @@ export function fromNative(error: unknown): NetloopError {
   if (error instanceof NetloopError) return error
   const e = error as { code?: unknown; message?: unknown }
   const code = typeof e?.code === 'string' && /^E[A-Z_]+$/.test(e.code) ? e.code : 'ERR_INVALID_ARG_VALUE'
-  return new NetloopError(code, String(e?.message ?? error))
+  const out = new NetloopError(code, String(e?.message ?? error))
+  const errno = errnoOf(code)
+  if (errno !== undefined) out.errno = errno
+  return out
 }
 
 export function checkFunction(name: string, fn: unknown): asserts fn is (...args: never[]) => unknown {

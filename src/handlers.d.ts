@@ -9,8 +9,8 @@ import type { ChannelPromise } from './promise';
 export type Outbound = Buffer | Uint8Array | string | unknown;
 /** Inbound events, head → tail. Each defaults to passing the event to the next handler. */
 export interface ChannelInboundHandler {
-    handlerAdded?(ctx: ChannelHandlerContext): void;
-    handlerRemoved?(ctx: ChannelHandlerContext): void;
+    handlerAdded?(ctx: ChannelHandlerContext): unknown;
+    handlerRemoved?(ctx: ChannelHandlerContext): unknown;
     channelRegistered?(ctx: ChannelHandlerContext): unknown;
     channelUnregistered?(ctx: ChannelHandlerContext): unknown;
     channelActive?(ctx: ChannelHandlerContext): unknown;
@@ -25,8 +25,8 @@ export interface ChannelInboundHandler {
 }
 /** Outbound operations, tail → head. Each defaults to passing the operation on. */
 export interface ChannelOutboundHandler {
-    handlerAdded?(ctx: ChannelHandlerContext): void;
-    handlerRemoved?(ctx: ChannelHandlerContext): void;
+    handlerAdded?(ctx: ChannelHandlerContext): unknown;
+    handlerRemoved?(ctx: ChannelHandlerContext): unknown;
     write?(ctx: ChannelHandlerContext, msg: any, promise: ChannelPromise): unknown;
     flush?(ctx: ChannelHandlerContext): unknown;
     read?(ctx: ChannelHandlerContext): unknown;

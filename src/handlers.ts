@@ -11,8 +11,8 @@ export type Outbound = Buffer | Uint8Array | string | unknown
 
 /** Inbound events, head → tail. Each defaults to passing the event to the next handler. */
 export interface ChannelInboundHandler {
-  handlerAdded?(ctx: ChannelHandlerContext): void
-  handlerRemoved?(ctx: ChannelHandlerContext): void
+  handlerAdded?(ctx: ChannelHandlerContext): unknown
+  handlerRemoved?(ctx: ChannelHandlerContext): unknown
   channelRegistered?(ctx: ChannelHandlerContext): unknown
   channelUnregistered?(ctx: ChannelHandlerContext): unknown
   channelActive?(ctx: ChannelHandlerContext): unknown
@@ -28,8 +28,8 @@ export interface ChannelInboundHandler {
 
 /** Outbound operations, tail → head. Each defaults to passing the operation on. */
 export interface ChannelOutboundHandler {
-  handlerAdded?(ctx: ChannelHandlerContext): void
-  handlerRemoved?(ctx: ChannelHandlerContext): void
+  handlerAdded?(ctx: ChannelHandlerContext): unknown
+  handlerRemoved?(ctx: ChannelHandlerContext): unknown
   write?(ctx: ChannelHandlerContext, msg: any, promise: ChannelPromise): unknown
   flush?(ctx: ChannelHandlerContext): unknown
   read?(ctx: ChannelHandlerContext): unknown

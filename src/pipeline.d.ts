@@ -17,6 +17,10 @@ import type { Channel } from './channel';
 import { ChannelHandlerContext } from './context';
 import type { ChannelHandler } from './handlers';
 import { NativeHandler } from './codecs';
+/** A handler class (JS or native), to find a handler by type as Netty's `get(Class)` does. */
+export type HandlerClass<T extends object = object> = abstract new (...args: any[]) => T;
+/** How a handler is named in pipeline look-ups: by name, by the handler itself, or by its class. */
+export type HandlerRef = string | ChannelHandler | NativeHandler | HandlerClass;
 /** Receives exceptions that reached the tail of a pipeline. Default: printed to stderr. */
 export type UnhandledExceptionHandler = (error: unknown, channel: Channel) => void;
 export declare class ChannelPipeline {
@@ -29,9 +33,13 @@ export declare class ChannelPipeline {
     static setUnhandledExceptionHandler(handler: UnhandledExceptionHandler): void;
     /** Handler names, head to tail. */
     names(): string[];
-    /** The context of the handler with this name (or this handler object). */
-    context(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandlerContext | undefined;
-    /** The handler with this name (JS object or native handler description). */
+    /**
+     * The context of the handler with this name, of this handler object, or (given a class) of
+     * the first handler that is an instance of it, head to tail (Netty's `context(Class)`).
+     */
+    context(which: HandlerRef): ChannelHandlerContext | undefined;
+    /** The handler with this name, or the first one of this class (JS object or native handler description). */
+    get<T extends object>(type: HandlerClass<T>): T | undefined;
     get(name: string): ChannelHandler | NativeHandler | undefined;
     /** Adds `handler` first (named `name`, or a generated name such as `LineBasedFrameDecoder#0`). */
     addFirst(handler: ChannelHandler | NativeHandler): this;
@@ -39,18 +47,24 @@ export declare class ChannelPipeline {
     /** Adds `handler` last (named `name`, or a generated name). */
     addLast(handler: ChannelHandler | NativeHandler): this;
     addLast(name: string, handler: ChannelHandler | NativeHandler): this;
-    /** Removes the handler if it is in the pipeline; returns it, or undefined. */
+    /** Removes the handler (by name, object or class) if it is in the pipeline; returns it, or undefined. */
+    removeIfExists<T extends object>(type: HandlerClass<T>): T | undefined;
     removeIfExists(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandler | NativeHandler | undefined;
+    /** Adds `handler` before the handler named `baseName` (named `name`, or a generated name). */
+    addBefore(baseName: string, handler: ChannelHandler | NativeHandler): this;
     addBefore(baseName: string, name: string, handler: ChannelHandler | NativeHandler): this;
+    /** Adds `handler` after the handler named `baseName` (named `name`, or a generated name). */
+    addAfter(baseName: string, handler: ChannelHandler | NativeHandler): this;
     addAfter(baseName: string, name: string, handler: ChannelHandler | NativeHandler): this;
-    /** Removes a handler (by name or object) and returns it. */
+    /** Removes a handler (by name, object, or the first one of a class) and returns it. */
+    remove<T extends object>(type: HandlerClass<T>): T;
     remove(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandler | NativeHandler;
     /**
      * Puts `handler` named `newName` in the place of `old`, which is returned. The new
      * handler's `handlerAdded` runs before the old one's `handlerRemoved`; what the old one
      * passes on afterwards goes through the new one, as in Netty.
      */
-    replace(old: string | ChannelHandler | NativeHandler, newName: string, handler: ChannelHandler | NativeHandler): ChannelHandler | NativeHandler;
+    replace(old: HandlerRef, newName: string, handler: ChannelHandler | NativeHandler): ChannelHandler | NativeHandler;
     fireChannelRead(msg: unknown): this;
     fireChannelReadComplete(): this;
     fireUserEventTriggered(event: unknown): this;

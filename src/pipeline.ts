@@ -22,6 +22,13 @@ import type { ChannelHub } from './hub'
 import { ChannelPromise } from './promise'
 import { W } from './wire'
 
+/** A handler class (JS or native), to find a handler by type as Netty's `get(Class)` does. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type HandlerClass<T extends object = object> = abstract new (...args: any[]) => T
+
+/** How a handler is named in pipeline look-ups: by name, by the handler itself, or by its class. */
+export type HandlerRef = string | ChannelHandler | NativeHandler | HandlerClass
+
 const enum Pos {
   First = 0,
   Last = 1,
@@ -34,6 +41,27 @@ export type UnhandledExceptionHandler = (error: unknown, channel: Channel) => vo
 
 let unhandled: UnhandledExceptionHandler = (error, channel) => {
   console.error(`netloop: an exception reached the tail of the pipeline of channel ${channel.id} (add an exceptionCaught handler):`, error)
+}
+
+/**
+ * JS contexts added since the last microtask checkpoint. A loop's events reach JS in one
+ * delivery per iteration, addressed to the JS context the native pipeline chose when it made
+ * them; a handler added in front of that context during the delivery must still see the rest
+ * of it (Netty: it sees every later message, including the rest of the batch). A delivery runs
+ * without a microtask checkpoint, so "added during this delivery" is "in this set".
+ */
+const recent = new Set<ChannelHandlerContext>()
+let recentClearQueued = false
+const clearRecent = (): void => {
+  recent.clear()
+  recentClearQueued = false
+}
+function markRecent(ctx: ChannelHandlerContext): void {
+  recent.add(ctx)
+  if (!recentClearQueued) {
+    recentClearQueued = true
+    queueMicrotask(clearRecent)
+  }
 }
 
 /** An `async` handler method's result (a ChannelPromise returned by `ctx.write` is not one). */
@@ -60,7 +88,11 @@ export class ChannelPipeline {
 
   /** @internal The pipeline's void promise (made on first use: an idle channel holds none). */
   get _voidPromise(): ChannelPromise {
-    return (this.#voidPromise ??= new ChannelPromise(0, this))
+    if (this.#voidPromise === undefined) {
+      this.#voidPromise = new ChannelPromise(0, this)
+      this.#voidPromise._channel = this.channel
+    }
+    return this.#voidPromise
   }
 
   /**
@@ -80,17 +112,28 @@ export class ChannelPipeline {
     return out
   }
 
-  /** The context of the handler with this name (or this handler object). */
-  context(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandlerContext | undefined {
+  /**
+   * The context of the handler with this name, of this handler object, or (given a class) of
+   * the first handler that is an instance of it, head to tail (Netty's `context(Class)`).
+   */
+  context(which: HandlerRef): ChannelHandlerContext | undefined {
+    if (typeof which === 'function') {
+      for (let c = this._head._next; c && c !== this._tail; c = c._next) {
+        if (c.handler instanceof which || c.nativeHandler instanceof which) return c
+      }
+      return undefined
+    }
     for (let c = this._head._next; c && c !== this._tail; c = c._next) {
-      if (c.name === nameOrHandler || c.handler === nameOrHandler || c.nativeHandler === nameOrHandler) return c
+      if (c.name === which || c.handler === which || c.nativeHandler === which) return c
     }
     return undefined
   }
 
-  /** The handler with this name (JS object or native handler description). */
-  get(name: string): ChannelHandler | NativeHandler | undefined {
-    const c = this.context(name)
+  /** The handler with this name, or the first one of this class (JS object or native handler description). */
+  get<T extends object>(type: HandlerClass<T>): T | undefined
+  get(name: string): ChannelHandler | NativeHandler | undefined
+  get(which: string | HandlerClass): unknown {
+    const c = this.context(which)
     return c?.handler ?? c?.nativeHandler
   }
 
@@ -120,14 +163,25 @@ export class ChannelPipeline {
     }
   }
 
-  /** Removes the handler if it is in the pipeline; returns it, or undefined. */
-  removeIfExists(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandler | NativeHandler | undefined {
-    return this.context(nameOrHandler) ? this.remove(nameOrHandler) : undefined
+  /** Removes the handler (by name, object or class) if it is in the pipeline; returns it, or undefined. */
+  removeIfExists<T extends object>(type: HandlerClass<T>): T | undefined
+  removeIfExists(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandler | NativeHandler | undefined
+  removeIfExists(which: HandlerRef): unknown {
+    return this.context(which) ? this.remove(which as string) : undefined
   }
-  addBefore(baseName: string, name: string, handler: ChannelHandler | NativeHandler): this {
+
+  /** Adds `handler` before the handler named `baseName` (named `name`, or a generated name). */
+  addBefore(baseName: string, handler: ChannelHandler | NativeHandler): this
+  addBefore(baseName: string, name: string, handler: ChannelHandler | NativeHandler): this
+  addBefore(baseName: string, a: string | ChannelHandler | NativeHandler, b?: ChannelHandler | NativeHandler): this {
+    const [name, handler] = this.#named(a, b)
     return this.#add(Pos.Before, baseName, name, handler)
   }
-  addAfter(baseName: string, name: string, handler: ChannelHandler | NativeHandler): this {
+  /** Adds `handler` after the handler named `baseName` (named `name`, or a generated name). */
+  addAfter(baseName: string, handler: ChannelHandler | NativeHandler): this
+  addAfter(baseName: string, name: string, handler: ChannelHandler | NativeHandler): this
+  addAfter(baseName: string, a: string | ChannelHandler | NativeHandler, b?: ChannelHandler | NativeHandler): this {
+    const [name, handler] = this.#named(a, b)
     return this.#add(Pos.After, baseName, name, handler)
   }
 
@@ -144,9 +198,12 @@ export class ChannelPipeline {
     }
   }
 
-  #find(name: string | ChannelHandler | NativeHandler): ChannelHandlerContext {
-    const c = this.context(name)
-    if (!c) throw new NetloopError('ERR_NO_SUCH_HANDLER', `No handler named '${typeof name === 'string' ? name : '(object)'}' in the pipeline of channel ${this.channel.id}`)
+  #find(which: HandlerRef): ChannelHandlerContext {
+    const c = this.context(which)
+    if (!c) {
+      const what = typeof which === 'string' ? `named '${which}'` : typeof which === 'function' ? `of class ${which.name || '(anonymous)'}` : "'(object)'"
+      throw new NetloopError('ERR_NO_SUCH_HANDLER', `No handler ${what} in the pipeline of channel ${this.channel.id}`)
+    }
     return c
   }
 
@@ -171,6 +228,7 @@ export class ChannelPipeline {
     }
     const ctx = this.#newContext(name, handler)
     this._hub.nativeAdd(this.channel, pos, base, ctx)
+    if (ctx._kind === Kind.Js) markRecent(ctx)
     const next = prev._next!
     ctx._prev = prev
     ctx._next = next
@@ -184,13 +242,20 @@ export class ChannelPipeline {
     if (ctx._kind !== Kind.Js) return
     this._hub.registerContext(ctx)
     try {
-      ctx.handler!.handlerAdded?.(ctx)
+      const r: unknown = ctx.handler!.handlerAdded?.(ctx)
+      if (isThenable(r)) r.then(undefined, (e) => this.#addFailed(ctx, e))
     } catch (e) {
-      // A handler that cannot be added is taken out again, then the error is reported.
-      if (!ctx._removed) this.#unlink(ctx, true)
-      this.#removed(ctx)
-      this.fireExceptionCaught(e)
+      this.#addFailed(ctx, e)
     }
+  }
+
+  /** A handler that cannot be added (its `handlerAdded` threw or rejected) is taken out again, then the error is reported. */
+  #addFailed(ctx: ChannelHandlerContext, e: unknown): void {
+    if (!ctx._removed) {
+      this.#unlink(ctx, true)
+      this.#removed(ctx)
+    }
+    this.fireExceptionCaught(e)
   }
 
   #removed(ctx: ChannelHandlerContext): void {
@@ -198,7 +263,8 @@ export class ChannelPipeline {
     ctx._removed = true
     if (ctx._kind !== Kind.Js) return
     try {
-      ctx.handler!.handlerRemoved?.(ctx)
+      const r: unknown = ctx.handler!.handlerRemoved?.(ctx)
+      if (isThenable(r)) r.then(undefined, (e) => this.fireExceptionCaught(e))
     } catch (e) {
       this.fireExceptionCaught(e)
     }
@@ -212,9 +278,11 @@ export class ChannelPipeline {
     n._prev = p
   }
 
-  /** Removes a handler (by name or object) and returns it. */
-  remove(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandler | NativeHandler {
-    const ctx = this.#find(nameOrHandler)
+  /** Removes a handler (by name, object, or the first one of a class) and returns it. */
+  remove<T extends object>(type: HandlerClass<T>): T
+  remove(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandler | NativeHandler
+  remove(which: HandlerRef): ChannelHandler | NativeHandler {
+    const ctx = this.#find(which)
     this.#unlink(ctx, true)
     this.#removed(ctx)
     return ctx.handler ?? ctx.nativeHandler!
@@ -225,7 +293,7 @@ export class ChannelPipeline {
    * handler's `handlerAdded` runs before the old one's `handlerRemoved`; what the old one
    * passes on afterwards goes through the new one, as in Netty.
    */
-  replace(old: string | ChannelHandler | NativeHandler, newName: string, handler: ChannelHandler | NativeHandler): ChannelHandler | NativeHandler {
+  replace(old: HandlerRef, newName: string, handler: ChannelHandler | NativeHandler): ChannelHandler | NativeHandler {
     this.#checkName(newName, 'newName')
     this.#checkHandler(handler)
     const oldCtx = this.#find(old)
@@ -278,7 +346,9 @@ export class ChannelPipeline {
 
   /** @internal A new promise of this pipeline's channel. */
   _newPromise(): ChannelPromise {
-    return new ChannelPromise(NaN)
+    const p = new ChannelPromise(NaN)
+    p._channel = this.channel
+    return p
   }
 
   // ---- routing ----
@@ -305,6 +375,13 @@ export class ChannelPipeline {
 
   /** @internal An inbound event the native pipeline passed to JS context `ctx`. */
   _deliverInbound(ctx: ChannelHandlerContext, kind: number, arg: unknown): void {
+    if (recent.size > 0 && recent.has(ctx._prev!)) {
+      // JS handlers were put in front of `ctx` after the event was made: they see it first.
+      let from = ctx._prev!
+      while (from._kind === Kind.Js && recent.has(from)) from = from._prev!
+      this._fireInbound(from, kind, arg)
+      return
+    }
     const fn = ctx._removed ? undefined : ctx._methods[kind]
     if (fn !== undefined) this.#invokeInbound(ctx, fn, kind, arg)
     else this._fireInbound(ctx, kind, arg)
@@ -350,12 +427,20 @@ export class ChannelPipeline {
 
   /** @internal An outbound operation the native pipeline passed to JS context `ctx`. */
   _deliverOutbound(ctx: ChannelHandlerContext, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
+    if (recent.size > 0 && recent.has(ctx._next!)) {
+      let from = ctx._next!
+      while (from._kind === Kind.Js && recent.has(from)) from = from._next!
+      this._fireOutbound(from, kind, msg, promise)
+      return
+    }
     const fn = ctx._removed ? undefined : ctx._methods[kind]
     if (fn !== undefined) this.#invokeOutbound(ctx, fn, kind, msg, promise)
     else this._fireOutbound(ctx, kind, msg, promise)
   }
 
   #invokeOutbound(ctx: ChannelHandlerContext, fn: HandlerMethod, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
+    // A promise made outside the pipeline (lent by native code, or `new`) learns its channel here.
+    if (promise !== undefined && promise._channel === undefined) promise._channel = this.channel
     try {
       let r: unknown
       if (kind === W.WRITE_BYTES) r = fn.call(ctx.handler, ctx, msg, promise ?? this._voidPromise)
@@ -367,11 +452,28 @@ export class ChannelPipeline {
     }
   }
 
-  /** An outbound method threw or rejected: its operation's promise fails (else the context's next handler hears of it). */
+  /**
+   * An outbound method threw or rejected: its operation's promise fails (else the context's
+   * next handler hears of it). A close goes on regardless (close always closes): it is passed
+   * on from `ctx`, and its promise fails with the error once the channel is closed; with the
+   * void promise (or one already done) the error goes to the next `exceptionCaught` at once.
+   */
   #outboundFailed(ctx: ChannelHandlerContext, kind: number, promise: ChannelPromise | undefined, e: unknown): void {
     const err = e instanceof Error ? e : new Error(String(e))
     const p = promise ?? (kind === W.WRITE_BYTES || kind === W.CLOSE ? this._voidPromise : undefined)
-    if (p) p.tryFailure(err)
+    if (kind === W.CLOSE) {
+      const close = p!
+      if (close.isVoid || close.isDone) {
+        ctx.fireExceptionCaught(err)
+        this._fireOutbound(ctx, W.CLOSE, undefined, this._voidPromise)
+      } else {
+        const closed = this._newPromise()
+        closed.addListener(() => {
+          if (!close.tryFailure(err)) ctx.fireExceptionCaught(err)
+        })
+        this._fireOutbound(ctx, W.CLOSE, undefined, closed)
+      }
+    } else if (p) p.tryFailure(err)
     else ctx.fireExceptionCaught(err)
   }
 }

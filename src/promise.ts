@@ -5,6 +5,7 @@
  * rejection. A *void* promise (`ctx.voidPromise()`, and every write made without a promise)
  * reports a failure to the pipeline's `exceptionCaught` instead: nothing fails silently.
  */
+import type { Channel } from './channel'
 import { NetloopError } from './errors'
 
 /** @internal */
@@ -31,6 +32,8 @@ export class ChannelPromise implements PromiseLike<void> {
   readonly #onVoidFailure: VoidFailureSink | undefined
   readonly #native: NativeCompleter | undefined
   #listeners: Array<(error: Error | null) => void> | undefined
+  /** @internal The channel of the operation (set by the pipeline that made the promise). */
+  _channel: Channel | undefined
 
   /** @internal */
   constructor(id: number, onVoidFailure?: VoidFailureSink, native?: NativeCompleter) {
@@ -108,6 +111,20 @@ export class ChannelPromise implements PromiseLike<void> {
     if (r !== undefined) fn(r.ok ? null : r.error)
     else (this.#listeners ??= []).push(fn)
     return this
+  }
+
+  /** Removes a listener added with `addListener` (the first one that is `fn`); true if it was there. */
+  removeListener(fn: (error: Error | null) => void): boolean {
+    const ls = this.#listeners
+    const i = ls ? ls.indexOf(fn) : -1
+    if (i < 0) return false
+    ls!.splice(i, 1)
+    return true
+  }
+
+  /** The channel the operation belongs to (Netty's `ChannelPromise.channel()`); undefined for a promise made outside a channel. */
+  get channel(): Channel | undefined {
+    return this._channel
   }
 
   /** Marks the operation done; false if it already was. */

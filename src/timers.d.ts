@@ -29,14 +29,18 @@
  *   before its callback runs; a periodic one stays cancellable while it runs.
  */
 import { AsyncResource } from 'node:async_hooks';
+import { type TaskListener } from './task-future';
+export type { TaskListener } from './task-future';
 /** A task: its return value is ignored, except that a rejected promise goes to `onTaskError`. */
 export type Task = () => unknown;
 /**
- * A pending one-shot or periodic task; `cancel()` stops it. It is also the async resource its
+ * A pending one-shot or periodic task; `cancel()` stops it. It is also a future of its outcome
+ * (`addListener`, `await`): see `TaskFuture`. It is also the async resource its
  * callback runs in (the async context of the `schedule` call), as Node's `Timeout` is: one
  * object per timer.
  */
 export declare class ScheduledTask extends AsyncResource {
+    #private;
     /** A fixed-rate or fixed-delay task. */
     get periodic(): boolean;
     /** Cancels the task; `true` if it was still pending (a periodic task stops repeating). */
@@ -44,4 +48,21 @@ export declare class ScheduledTask extends AsyncResource {
     get isCancelled(): boolean;
     /** A one-shot task that has run. */
     get isDone(): boolean;
+    /**
+     * Milliseconds until the task's next run (Netty's `getDelay`): negative once that deadline
+     * passed (a task due but not yet run, or one that ran).
+     */
+    getDelay(): number;
+    /** `getDelay()`, as a property. */
+    get delay(): number;
+    /**
+     * Runs `fn(error, value)` once the task is done: a one-shot after its callback (with its
+     * result, or what it threw or rejected with), any task once cancelled (`ERR_CANCELLED`).
+     * A listener added after a one-shot ran is called at once, without the result.
+     */
+    addListener(fn: TaskListener): this;
+    /** Removes a listener added with `addListener`; true if it was still waiting. */
+    removeListener(fn: TaskListener): boolean;
+    /** Awaiting a task waits for its outcome (a periodic one: until it is cancelled, then rejects). */
+    then<A = unknown, B = never>(onfulfilled?: ((value: unknown) => A | PromiseLike<A>) | null, onrejected?: ((reason: any) => B | PromiseLike<B>) | null): Promise<A | B>;
 }

@@ -29,6 +29,10 @@
  *   before its callback runs; a periodic one stays cancellable while it runs.
  */
 import { AsyncResource } from 'node:async_hooks'
+import { NetloopError } from './errors'
+import { type TaskListener, TaskFuture, cancelledError, futureOf, newFuture, recording, settleCancelled } from './task-future'
+
+export type { TaskListener } from './task-future'
 
 /** A task: its return value is ignored, except that a rejected promise goes to `onTaskError`. */
 export type Task = () => unknown
@@ -59,7 +63,8 @@ const DONE = -3
 const CANCELLED = -4
 
 /**
- * A pending one-shot or periodic task; `cancel()` stops it. It is also the async resource its
+ * A pending one-shot or periodic task; `cancel()` stops it. It is also a future of its outcome
+ * (`addListener`, `await`): see `TaskFuture`. It is also the async resource its
  * callback runs in (the async context of the `schedule` call), as Node's `Timeout` is: one
  * object per timer.
  */
@@ -67,8 +72,8 @@ export class ScheduledTask extends AsyncResource {
   // Bytes per timer decide whether a burst fits in V8's young generation (a scavenge in the
   // middle of a burst copies every live timer): one-shots carry 10 fields (2 of them
   // AsyncResource's), the state lives in `_where`, the periodic rule in the subclass.
-  /** @internal */
-  declare readonly _fn: Task
+  /** @internal (replaced by a recording wrapper once someone listens to a pending one-shot) */
+  declare _fn: Task
   /** @internal deadline: whole ms of `performance.now()` time, and µs within that ms. */
   declare _ms: number
   /** @internal */
@@ -116,6 +121,53 @@ export class ScheduledTask extends AsyncResource {
   /** A one-shot task that has run. */
   get isDone(): boolean {
     return this._where === DONE
+  }
+
+  /**
+   * Milliseconds until the task's next run (Netty's `getDelay`): negative once that deadline
+   * passed (a task due but not yet run, or one that ran).
+   */
+  getDelay(): number {
+    return deadlineOf(this) - performance.now()
+  }
+
+  /** `getDelay()`, as a property. */
+  get delay(): number {
+    return this.getDelay()
+  }
+
+  #future(): TaskFuture {
+    let f = futureOf(this)
+    if (f !== undefined) return f
+    f = newFuture(this)
+    const where = this._where
+    if (where === CANCELLED) f.settle({ ok: false, error: cancelledError() })
+    // It ran before anyone listened: its result is gone (failures went to onTaskError).
+    else if (where === DONE) f.settle({ ok: true, value: undefined })
+    else if (!this.periodic) this._fn = recording(this._fn, f)
+    return f
+  }
+
+  /**
+   * Runs `fn(error, value)` once the task is done: a one-shot after its callback (with its
+   * result, or what it threw or rejected with), any task once cancelled (`ERR_CANCELLED`).
+   * A listener added after a one-shot ran is called at once, without the result.
+   */
+  addListener(fn: TaskListener): this {
+    if (typeof fn !== 'function') throw new NetloopError('ERR_INVALID_ARG_TYPE', `The "listener" argument must be of type function. Received ${typeof fn}`)
+    this.#future().add(fn)
+    return this
+  }
+
+  /** Removes a listener added with `addListener`; true if it was still waiting. */
+  removeListener(fn: TaskListener): boolean {
+    return futureOf(this)?.remove(fn) ?? false
+  }
+
+  /** Awaiting a task waits for its outcome (a periodic one: until it is cancelled, then rejects). */
+  then<A = unknown, B = never>(onfulfilled?: ((value: unknown) => A | PromiseLike<A>) | null, onrejected?: ((reason: any) => B | PromiseLike<B>) | null): Promise<A | B> {
+    const f = this.#future()
+    return f.asPromise().then(onfulfilled, onrejected)
   }
 }
 
@@ -289,10 +341,12 @@ export class TimerQueue {
   _cancel(task: ScheduledTask): void {
     if (task._where === NOT_QUEUED) {
       task._where = CANCELLED
+      settleCancelled(task)
       return
     }
     this.#take(task)
     task._where = CANCELLED
+    settleCancelled(task)
     this.#sync(NaN)
   }
 
@@ -335,8 +389,10 @@ export class TimerQueue {
         this.#run(task)
         if (task._where === NOT_QUEUED) {
           // Still pending (not cancelled by its own run).
-          if (this.#closed) task._where = CANCELLED
-          else {
+          if (this.#closed) {
+            task._where = CANCELLED
+            settleCancelled(task)
+          } else {
             const p = task as PeriodicTask
             const period = p.period
             p.at = period > 0 ? p.at + period : performance.now() - period
@@ -353,12 +409,16 @@ export class TimerQueue {
   /** Shutdown or termination: every pending timer is cancelled; none is accepted from now on. */
   cancelAll(): void {
     this.#closed = true
-    for (const task of this.#heap) task._where = CANCELLED
+    for (const task of this.#heap) {
+      task._where = CANCELLED
+      settleCancelled(task)
+    }
     this.#heap.length = 0
     for (let t = this.#head; t !== null; ) {
       const next: ScheduledTask | null = t._next
       t._where = CANCELLED
       t._prev = t._next = null
+      settleCancelled(t)
       t = next
     }
     this.#head = this.#tail = null
