@@ -15,7 +15,13 @@
 //! delimiter split across reads are neither counted towards the frame length nor discarded
 //! with an oversize frame (so a frame of exactly the maximum is accepted however the reads
 //! are cut, and a split delimiter still ends a discarded frame); the length reported by
-//! fail-slow includes the bytes of the last read before the delimiter.
+//! fail-slow includes the bytes of the last read before the delimiter. Netty takes the
+//! earliest delimiter among the bytes buffered so far, so when one delimiter occurs inside
+//! another (`"\r\n\r\n"` and `"\n"`) its frames depend on where the reads were cut. Here a
+//! delimiter whose first bytes have arrived holds back any match at or after its start
+//! until its remaining bytes arrive or differ, so the frames are the same however the
+//! stream is cut; at end of input (`decode_last`) such a delimiter cannot complete, and the
+//! frame ends at the next delimiter that did arrive.
 //!
 //! State invariants: the first `scanned` buffered bytes contain no delimiter start;
 //! `discarding` is true only between an oversize frame's detection and its delimiter.
@@ -133,26 +139,45 @@ impl FrameDecoder for DelimiterBasedFrameDecoder {
     fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, CodecError> {
         match &mut self.inner {
             Inner::Line(line) => line.decode(buf),
-            Inner::Generic(generic) => generic.decode(buf),
+            Inner::Generic(generic) => generic.decode(buf, false),
+        }
+    }
+
+    fn decode_last(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, CodecError> {
+        match &mut self.inner {
+            Inner::Line(line) => line.decode_last(buf),
+            Inner::Generic(_) if buf.is_empty() => Ok(None),
+            Inner::Generic(generic) => generic.decode(buf, true),
         }
     }
 }
 
 impl Generic {
     /// Finds the delimiter giving the shortest frame: (frame length, delimiter length).
-    fn find(&mut self, buf: &[u8]) -> Option<(usize, usize)> {
+    /// Before `eof`, a delimiter whose start has arrived but not its end still counts: no
+    /// match at or after its position is taken until it is ruled out, so read boundaries
+    /// never change the frames. At `eof` it cannot complete any more, and is passed over.
+    fn find(&mut self, buf: &[u8], eof: bool) -> Option<(usize, usize)> {
         let from = self.scanned.min(buf.len());
         for (i, byte) in buf.iter().enumerate().skip(from) {
             if self.starts[usize::from(byte >> 6)] & (1 << (byte & 63)) == 0 {
                 continue;
             }
-            if let Some(d) = self.delimiters.iter().find(|d| buf[i..].starts_with(d)) {
-                self.scanned = 0;
-                return Some((i, d.len()));
+            let rest = &buf[i..];
+            for d in &self.delimiters {
+                if rest.starts_with(d) {
+                    self.scanned = 0;
+                    return Some((i, d.len()));
+                }
+                if !eof && d.starts_with(rest) {
+                    // `rest` is a proper prefix of `d` (it did not match whole).
+                    self.scanned = i;
+                    return None;
+                }
             }
         }
-        let longest = self.delimiters.iter().map(Bytes::len).max().unwrap_or(1);
-        self.scanned = (buf.len() + 1).saturating_sub(longest);
+        // Every position scanned is ruled out for good.
+        self.scanned = buf.len();
         None
     }
 
@@ -179,8 +204,9 @@ impl Generic {
         }
     }
 
-    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Bytes>, CodecError> {
-        if let Some((length, delimiter)) = self.find(buf) {
+    fn decode(&mut self, buf: &mut BytesMut, eof: bool) -> Result<Option<Bytes>, CodecError> {
+        let found = self.find(buf, eof);
+        if let Some((length, delimiter)) = found {
             if self.discarding {
                 let total = self.too_long_length.saturating_add(length as u64);
                 buf.advance(length + delimiter);
@@ -205,6 +231,10 @@ impl Generic {
             return Ok(Some(frame));
         }
 
+        if eof {
+            // An unterminated last frame is dropped with the cumulation.
+            return Ok(None);
+        }
         // No delimiter yet; keep a tail that may begin one.
         let pending = buf.len() - self.pending_tail(buf);
         if self.discarding {
@@ -320,6 +350,54 @@ mod tests {
         assert!(matches!(decoder.inner, Inner::Line(_)));
         let out = decode_bytewise(decoder, b"a\r\nb\n");
         assert_eq!(out, [frame(b"a"), frame(b"b")]);
+    }
+
+    #[test]
+    fn delimiter_decoder_frames_do_not_depend_on_where_a_longer_delimiter_is_cut() {
+        // "\r\n\r\n" starts before the "\n" inside it: the frame is "head" however the
+        // reads are cut, so a read ending inside the longer delimiter waits for its rest.
+        let delimiters = delims(&[b"\r\n\r\n", b"\n"]);
+        let whole = decode_chunks(
+            DelimiterBasedFrameDecoder::new(80, delimiters.clone()).unwrap(),
+            &[b"head\r\n\r\nbody\n"],
+        );
+        assert_eq!(whole, [frame(b"head"), frame(b"body")]);
+        let cut = decode_chunks(
+            DelimiterBasedFrameDecoder::new(80, delimiters.clone()).unwrap(),
+            &[b"head\r\n", b"\r", b"\nbody\n"],
+        );
+        assert_eq!(cut, whole);
+        // Ruled out by a differing byte: the shorter delimiter ends the frame then.
+        let other = decode_chunks(
+            DelimiterBasedFrameDecoder::new(80, delimiters).unwrap(),
+            &[b"head\r\n", b"x\n"],
+        );
+        assert_eq!(other, [frame(b"head\r"), frame(b"x")]);
+    }
+
+    #[test]
+    fn delimiter_decoder_waits_for_a_first_listed_delimiter_at_the_same_position() {
+        let delimiters = delims(&[b"ab", b"a"]);
+        let cut = decode_chunks(
+            DelimiterBasedFrameDecoder::with_options(80, false, true, delimiters).unwrap(),
+            &[b"xa", b"by"],
+        );
+        assert_eq!(cut, [frame(b"xab")]);
+    }
+
+    #[test]
+    fn delimiter_decoder_takes_the_shorter_delimiter_at_end_of_input() {
+        // No more bytes can complete "\r\n\r\n": the final decode ends the frame at "\n".
+        let decoder = DelimiterBasedFrameDecoder::new(80, delims(&[b"\r\n\r\n", b"\n"])).unwrap();
+        let mut cumulator = crate::Cumulator::new(decoder);
+        let mut out = Vec::new();
+        cumulator.feed(b"head\r\n", &mut out);
+        assert!(
+            out.is_empty(),
+            "undecided while the longer delimiter may follow"
+        );
+        cumulator.finish(&mut out);
+        assert_eq!(out, [Ok(Bytes::from_static(b"head\r"))]);
     }
 
     #[test]
