@@ -23,6 +23,10 @@ export const {
   LengthFieldPrepender,
   IdleStateHandler,
   writeToChannel,
+  SslContext,
+  SslHandler,
+  SslHandshakeCompletionEvent,
+  SslCloseCompletionEvent,
 } = netloop
 
 export default netloop
