@@ -110,3 +110,15 @@ test('one context made on the main thread serves TLS on every worker thread of a
   }
   t.is(threads.size, 2, 'both workers served TLS with the shared context')
 })
+
+test('connect() settles after the handshake even when no JS handler sits behind the SslHandler', async (t) => {
+  const loop = loopFor(t)
+  const { port } = await serve(t, loop, withTls(serverContext(), echo))
+  const ch = await new Bootstrap()
+    .group(loop)
+    .handler((c) => void c.pipeline.addLast('tls', new SslHandler(clientContext())))
+    .connect(port, 'localhost')
+  t.teardown(() => ch.close())
+  t.is(ch.tls!.servername, 'localhost', 'the connect host was sent and verified')
+  t.true(ch.tls!.authorized)
+})

@@ -176,6 +176,7 @@ export class ChannelHub {
   nativeReplace(ch: Channel, old: string, ctx: ChannelHandlerContext): void {
     if (!this.#known(ch)) return
     const n = ctx.nativeHandler
+    n?._attach(ch)
     this.#call(() => this.native.replace(ch.id, old, ctx.name, n ? n._kind : 0, ctx._id, n ? n._params : [], n?._delimiters))
   }
 
@@ -405,11 +406,9 @@ export class ChannelHub {
   }
 
   /** A TLS user event (wire sub-codes 3: handshake done, `a` = -1 or the error; 4: close_notify). */
-  #tlsEvent(ch: Channel | undefined, b: number, a: number, strings: string[] | undefined, chan: number): unknown {
+  #tlsEvent(b: number, a: number, strings: string[] | undefined, chan: number): unknown {
     if (b !== 3) return SslCloseCompletionEvent.INSTANCE
-    const ev = a < 0 ? SslHandshakeCompletionEvent.SUCCESS : SslHandshakeCompletionEvent.failed(this.#error(1, a, strings, chan) as NetloopError)
-    if (ch) tlsHandlerOf(ch)?._handshakeDone(ev)
-    return ev
+    return a < 0 ? SslHandshakeCompletionEvent.SUCCESS : SslHandshakeCompletionEvent.failed(this.#error(1, a, strings, chan) as NetloopError)
   }
 
   #route(ch: Channel | undefined, kind: number, chan: number, ctxId: number, a: number, b: number, c: number, arena: Buffer | undefined, strings: string[] | undefined): void {
@@ -421,7 +420,7 @@ export class ChannelHub {
       else if (kind === W.READ_VALUE) {
         arg = this.#take(a)
         kind = W.READ_BYTES
-      } else if (kind === W.USER_EVENT) arg = b === 0 ? this.#take(a) : b === 1 ? idleEvent(a) : b === 2 ? ChannelInputShutdownEvent.INSTANCE : this.#tlsEvent(ch, b, a, strings, chan)
+      } else if (kind === W.USER_EVENT) arg = b === 0 ? this.#take(a) : b === 1 ? idleEvent(a) : b === 2 ? ChannelInputShutdownEvent.INSTANCE : this.#tlsEvent(b, a, strings, chan)
       else if (kind === W.EXCEPTION) arg = this.#error(b, a, strings, chan)
       ctx.pipeline._deliverInbound(ctx, kind, arg)
       return
@@ -463,6 +462,12 @@ export class ChannelHub {
       case W.UNHANDLED: {
         const ch = this.channel(chan)
         if (ch) ch.pipeline._reportUnhandled(this.#error(b, a, strings, chan))
+        return
+      }
+      case W.TLS_HANDSHAKE: {
+        const ch = this.channel(chan)
+        const ev = a < 0 ? SslHandshakeCompletionEvent.SUCCESS : SslHandshakeCompletionEvent.failed(this.#error(1, a, strings, chan) as NetloopError)
+        if (ch) tlsHandlerOf(ch)?._handshakeDone(ev)
         return
       }
       case W.RELEASE:

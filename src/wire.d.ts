@@ -23,6 +23,7 @@ export declare const enum W {
     RELEASE = 33,
     FORGET = 34,
     UNHANDLED = 35,
+    TLS_HANDSHAKE = 36,
     COMPLETE_PROMISE = 40,
     REGISTER = 41
 }

@@ -286,6 +286,9 @@ impl ChannelHandler for SslHandler {
 
     fn handler_removed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         self.0.cancel_timeout();
+        if self.0.phase.get() != Phase::Done {
+            self.0.handshake.try_failure(TlsError::Closed);
+        }
         self.0.fail_held(ctx, TransportError::ChannelClosed);
         Ok(())
     }

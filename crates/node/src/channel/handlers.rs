@@ -8,7 +8,12 @@ use bytes::Bytes;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use netloop_tls::SslHandler;
+use netloop_transport::LocalListenerExt;
+
 use super::adapter::JsAdapter;
+use super::outbox::ErrorRef;
+use super::wire;
 use super::{codecs, transport_error, NativeChannels};
 use crate::error::{throw, JsResult};
 
@@ -41,6 +46,26 @@ impl NativeChannels {
             };
             r.map(|_| ()).map_err(transport_error)
         })
+    }
+
+    /// For an `SslHandler`: tells JS when its handshake completes (`TLS_HANDSHAKE`), whatever
+    /// handlers sit behind it, so `handshakeFuture()` and `connect()` settle.
+    fn watch_tls(&self, id: f64, h: &Rc<dyn netloop_transport::ChannelHandler>) {
+        let Some(tls) = h.as_any().and_then(|a| a.downcast_ref::<SslHandler>()) else {
+            return;
+        };
+        let hub = Rc::downgrade(&self.hub);
+        tls.handshake_future().add_local_listener(move |r| {
+            let Some(hub) = hub.upgrade() else { return };
+            let at = match r {
+                Ok(_) => -1.0,
+                Err(e) => match hub.outbox().put_error(hub.id(), &e.clone().into_transport()) {
+                    ErrorRef::Native(at) => at,
+                    ErrorRef::Js(_) => -1.0,
+                },
+            };
+            hub.outbox().push(wire::TLS_HANDSHAKE, id, 0.0, at, 0.0, 0.0);
+        });
     }
 
     fn adapter(&self, id: f64, ctx: f64) -> Rc<dyn netloop_transport::ChannelHandler> {
@@ -96,8 +121,10 @@ impl NativeChannels {
         delimiters: Option<Vec<Buffer>>,
     ) -> Result<()> {
         self.enter();
-        let r = codecs::make(kind, &params, copied(delimiters))
-            .and_then(|h| self.add(id, pos, &base, &name, h));
+        let r = codecs::make(kind, &params, copied(delimiters)).and_then(|h| {
+            self.watch_tls(id, &h);
+            self.add(id, pos, &base, &name, h)
+        });
         r.map_err(|e| throw(&env, e))
     }
 
@@ -132,7 +159,9 @@ impl NativeChannels {
             let handler = if kind == 0 {
                 self.adapter(id, ctx)
             } else {
-                codecs::make(kind, &params, copied(delimiters))?
+                let h = codecs::make(kind, &params, copied(delimiters))?;
+                self.watch_tls(id, &h);
+                h
             };
             self.with_channel(id, |ch| {
                 ch.pipeline()

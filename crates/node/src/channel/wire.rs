@@ -63,6 +63,9 @@ pub const RELEASE: u32 = 33;
 pub const FORGET: u32 = 34;
 /// An exception reached the native tail of the channel's pipeline (`b`/`a` as `EXCEPTION`).
 pub const UNHANDLED: u32 = 35;
+/// The channel's `SslHandler` finished its handshake: `a` = -1 on success, else the string
+/// index of the error (whatever handlers sit behind the TLS handler).
+pub const TLS_HANDSHAKE: u32 = 36;
 
 // ---- hub ops (JS → native) ----
 /// `a` = a native promise id, `b` = 0 success or 2 JS error token in `c`.
@@ -99,6 +102,7 @@ pub const ALL: &[(&str, u32)] = &[
     ("RELEASE", RELEASE),
     ("FORGET", FORGET),
     ("UNHANDLED", UNHANDLED),
+    ("TLS_HANDSHAKE", TLS_HANDSHAKE),
     ("COMPLETE_PROMISE", COMPLETE_PROMISE),
     ("REGISTER", REGISTER),
 ];
