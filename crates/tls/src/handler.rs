@@ -13,8 +13,10 @@
 //! - Every failure (bad records, a failed verification, the timeout) sends the alert rustls
 //!   chose, fires the handshake event (if still handshaking) and `exceptionCaught`, fails held
 //!   writes, and closes this channel only.
-//! - `read()` is forwarded while handshaking even with `autoRead` off (the handshake needs
-//!   records); a read that yields no plaintext asks for another read when `autoRead` is off.
+//! - With `autoRead` off, the handler still reads what the handshake needs; after it, records
+//!   are read only when the application asks (`read()`), and a read that yields no plaintext
+//!   asks for another. Plaintext that arrived together with the last handshake records is
+//!   parked and delivered on the next `read()`, so nothing reaches the application unasked.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -52,6 +54,11 @@ struct State {
     held_bytes: Cell<usize>,
     flush_held: Cell<bool>,
     fired_read: Cell<bool>,
+    /// The application asked for a read (autoRead off) that no plaintext has answered yet.
+    app_read: Cell<bool>,
+    /// Plaintext that arrived with handshake records while autoRead is off and no read was
+    /// asked for: delivered on the next `read()` (at most one socket read's worth).
+    parked: RefCell<BytesMut>,
     close_sent: Cell<bool>,
     timer: RefCell<Option<ScheduledHandle>>,
     handshake: Promise<Arc<TlsSession>, TlsError>,
@@ -77,6 +84,8 @@ impl SslHandler {
             held_bytes: Cell::new(0),
             flush_held: Cell::new(false),
             fired_read: Cell::new(false),
+            app_read: Cell::new(false),
+            parked: RefCell::new(BytesMut::new()),
             close_sent: Cell::new(false),
             timer: RefCell::new(None),
             handshake: Promise::new(),
@@ -190,8 +199,12 @@ impl State {
             self.complete_handshake(ctx);
         }
         self.send_records(ctx);
-        if !plain.is_empty() {
+        let auto = ctx.try_channel().is_some_and(|ch| ch.is_auto_read());
+        if !plain.is_empty() && !auto && !self.app_read.get() {
+            self.parked.borrow_mut().extend_from_slice(&plain);
+        } else if !plain.is_empty() {
             self.fired_read.set(true);
+            self.app_read.set(false);
             ctx.fire_channel_read(plain.freeze());
         }
         if peer_closed && self.phase.get() == Phase::Done {
@@ -326,11 +339,15 @@ impl ChannelHandler for SslHandler {
         let auto = ctx.try_channel().is_some_and(|ch| ch.is_auto_read());
         if s.fired_read.replace(false) {
             ctx.fire_channel_read_complete();
-        } else if !auto && s.phase.get() != Phase::Finished {
-            ctx.read(); // nothing decoded yet: the read the application asked for goes on
         }
-        if s.phase.get() == Phase::Handshaking && !auto {
-            ctx.read();
+        if !auto {
+            // The handshake reads what it needs; a read the application asked for goes on
+            // until it yields plaintext. Nothing else is read while autoRead is off.
+            match s.phase.get() {
+                Phase::Handshaking => ctx.read(),
+                Phase::Done if s.app_read.get() => ctx.read(),
+                _ => {}
+            }
         }
         Ok(())
     }
@@ -375,6 +392,13 @@ impl ChannelHandler for SslHandler {
     }
 
     fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        let parked = std::mem::take(&mut *self.0.parked.borrow_mut());
+        if !parked.is_empty() {
+            ctx.fire_channel_read(parked.freeze());
+            ctx.fire_channel_read_complete();
+            return Ok(());
+        }
+        self.0.app_read.set(true);
         ctx.read();
         Ok(())
     }
