@@ -332,3 +332,21 @@ fn invalid_options_are_config_errors() {
         "ERR_TLS_INVALID_CONTEXT"
     );
 }
+
+#[test]
+fn close_sends_close_notify_and_the_peer_reports_it_then_closes() {
+    let net = Net::new();
+    let ca = Ca::new("test CA");
+    let (_server, addr) = tls_server(&net, SslContext::server(&server_opts(&ca, &["localhost"])).unwrap());
+    let (client, log) = tls_client(&net, SslContext::client(&client_opts(&ca)).unwrap(), "localhost", addr);
+    assert_eq!(log.borrow().handshake(), Some("ok"));
+    let closed = client.close();
+    net.run_until("client closed", || closed.is_done());
+    let srv = server_log(0);
+    net.run_until("server saw close_notify and closed", || srv.borrow().has("inactive"));
+    let events = srv.borrow().events.clone();
+    let notify = events.iter().position(|e| e == "close_notify").expect("close_notify event");
+    let inactive = events.iter().position(|e| e == "inactive").unwrap();
+    assert!(notify < inactive, "{events:?}");
+    assert!(!events.iter().any(|e| e.starts_with("exception")), "a clean close is no error: {events:?}");
+}
