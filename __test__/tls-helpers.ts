@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process'
-import { readFileSync, existsSync, mkdtempSync } from 'node:fs'
+import { readFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import * as net from 'node:net'
+import * as tls from 'node:tls'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Channel, type ChannelHandler, SslContext, SslHandler, type SslContextOptions } from '../index'
@@ -39,4 +41,38 @@ export function withTls(ctx: SslContext, app: ChannelHandler): (ch: Channel) => 
 export const echo: ChannelHandler = {
   channelRead: (ctx, msg) => ctx.write(msg),
   channelReadComplete: (ctx) => ctx.flush(),
+}
+
+/**
+ * A client certificate (CN=other-client, clientAuth) signed by other-ca, made on first use in
+ * the test PKI's directory: a certificate a server trusting only ca.pem must refuse.
+ */
+export function otherCaClient(): { cert: Buffer; key: Buffer } {
+  const d = certsDir()
+  if (!existsSync(join(d, 'other-client.pem'))) {
+    const run = (args: string[]) => execFileSync('openssl', args, { cwd: d, stdio: 'ignore' })
+    run(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', 'other-client.key'])
+    run(['req', '-new', '-key', 'other-client.key', '-subj', '/CN=other-client', '-out', 'other-client.csr'])
+    writeFileSync(join(d, 'other-client.ext'), 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n')
+    run(['x509', '-req', '-in', 'other-client.csr', '-CA', 'other-ca.pem', '-CAkey', 'other-ca.key', '-CAcreateserial',
+      '-days', '3650', '-sha256', '-extfile', 'other-client.ext', '-out', 'other-client.pem'])
+  }
+  return { cert: pem('other-client.pem'), key: pem('other-client.key') }
+}
+
+/** The first flight of a node:tls client (its ClientHello record), captured from a plain TCP server. */
+export async function captureClientHello(): Promise<Buffer> {
+  const srv = net.createServer()
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
+  const port = (srv.address() as net.AddressInfo).port
+  const got = new Promise<Buffer>((resolve) => srv.once('connection', (s) => s.once('data', (d: Buffer) => {
+    resolve(d)
+    s.destroy()
+  })))
+  const c = tls.connect({ port, host: '127.0.0.1', servername: 'localhost' })
+  c.on('error', () => {})
+  const hello = await got
+  c.destroy()
+  srv.close()
+  return hello
 }

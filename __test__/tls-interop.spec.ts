@@ -1,0 +1,175 @@
+import test from 'ava'
+import { spawn, execFile } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Bootstrap, type Channel, type ChannelHandler, SslHandler, SslHandshakeCompletionEvent, type TlsInfo } from '../index'
+import { loopFor, serve, until } from './channel-helpers'
+import { certsDir, clientContext, echo, pem, serverContext, withTls } from './tls-helpers'
+
+/**
+ * Runs `openssl s_client` against `port`, writes `input`, waits until the output shows it echoed
+ * back (or the client exits), then ends its input so it says goodbye. Returns what it printed.
+ */
+async function sClient(port: number, args: string[], input = 'ping-netloop\n'): Promise<string> {
+  const p = spawn('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, '-CAfile', join(certsDir(), 'ca.pem'), ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  let out = ''
+  p.stdout.on('data', (d) => (out += String(d)))
+  p.stderr.on('data', (d) => (out += String(d)))
+  const exited = once(p, 'exit')
+  const kill = setTimeout(() => p.kill('SIGKILL'), 10_000)
+  try {
+    p.stdin.write(input)
+    const echoed = input.trim()
+    await Promise.race([until(() => out.includes('---\n' + echoed) || out.includes(echoed + '\n'), 8000), exited])
+    p.stdin.end()
+    await exited
+  } finally {
+    clearTimeout(kill)
+  }
+  return out
+}
+
+/**
+ * A netloop TLS echo server; `sessions` gets each child's `channel.tls` when its handshake
+ * completes (read then: it is not readable once the channel closed).
+ */
+async function echoServer(t: Parameters<typeof loopFor>[0], extra: Parameters<typeof serverContext>[0] = {}) {
+  const loop = loopFor(t)
+  const sessions: TlsInfo[] = []
+  const app: ChannelHandler = { ...echo, userEventTriggered: (ctx, e) => void (e instanceof SslHandshakeCompletionEvent && e.isSuccess && sessions.push(ctx.channel.tls!)) }
+  const s = await serve(t, loop, withTls(serverContext(extra), app))
+  return { ...s, sessions }
+}
+
+for (const [flag, version] of [['-tls1_2', 'TLSv1.2'], ['-tls1_3', 'TLSv1.3']] as const) {
+  test(`openssl s_client ${flag} negotiates ${version} with a netloop server and gets its data echoed`, async (t) => {
+    const { port, sessions } = await echoServer(t)
+    const out = await sClient(port, [flag, '-servername', 'localhost'], 'echo-me-please\n')
+    t.regex(out, new RegExp(`New, ${version.replace('.', '\\.')}, Cipher`))
+    t.regex(out, /Verify return code: 0 \(ok\)/)
+    t.true(out.split('\n').includes('echo-me-please'), out)
+    t.is(sessions[0].protocol, version)
+  })
+}
+
+test('openssl s_client -servername picks the certificate of the SNI host map', async (t) => {
+  const { port, sessions } = await echoServer(t, {
+    SNI: { 'example.org': { cert: pem('wrong-host.pem'), key: pem('wrong-host.key') } },
+  })
+  const other = await sClient(port, ['-servername', 'example.org'])
+  t.regex(other, /subject=CN ?= ?example\.org/)
+  const dflt = await sClient(port, ['-servername', 'localhost'])
+  t.regex(dflt, /subject=CN ?= ?localhost/)
+  t.is(sessions[0].servername, 'example.org')
+  t.is(sessions[1].servername, 'localhost')
+})
+
+test('openssl s_client -alpn sees the protocol the netloop server chose', async (t) => {
+  const { port, sessions } = await echoServer(t, { ALPNProtocols: ['http/1.1', 'h2'] })
+  const out = await sClient(port, ['-servername', 'localhost', '-alpn', 'h2,http/1.1'])
+  // The server's preference order wins (as node:tls and OpenSSL servers do).
+  t.regex(out, /ALPN protocol: http\/1\.1/)
+  t.is(sessions[0].alpnProtocol, 'http/1.1')
+  const none = await sClient(port, ['-servername', 'localhost', '-alpn', 'h2'])
+  t.regex(none, /ALPN protocol: h2/)
+})
+
+for (const [flag, version] of [['-tls1_2', 'TLSv1.2'], ['-tls1_3', 'TLSv1.3']] as const) {
+  test(`openssl s_client ${flag} -sess_out then -sess_in resumes the session (Reused)`, async (t) => {
+    const { port, sessions } = await echoServer(t)
+    const sess = join(mkdtempSync(join(tmpdir(), 'netloop-sess-')), 'session.pem')
+    const first = await sClient(port, [flag, '-servername', 'localhost', '-sess_out', sess])
+    t.regex(first, new RegExp(`New, ${version.replace('.', '\\.')}`))
+    const second = await sClient(port, [flag, '-servername', 'localhost', '-sess_in', sess])
+    t.regex(second, new RegExp(`Reused, ${version.replace('.', '\\.')}`), second)
+    t.true(second.split('\n').includes('ping-netloop'))
+    t.false(sessions[0].resumed)
+    await until(() => sessions.length === 2)
+    t.true(sessions[1].resumed)
+  })
+}
+
+/** `openssl s_server -www` on a free port of 127.0.0.1; killed at teardown. */
+async function sServer(t: Parameters<typeof loopFor>[0], args: string[]): Promise<number> {
+  const d = certsDir()
+  const p = spawn('openssl', ['s_server', '-accept', '127.0.0.1:0', '-cert', join(d, 'server.pem'), '-key', join(d, 'server.key'), ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  t.teardown(() => void p.kill('SIGKILL'))
+  let out = ''
+  p.stdout.on('data', (x) => (out += String(x)))
+  p.stderr.on('data', (x) => (out += String(x)))
+  await until(() => /ACCEPT .*:\d+/.test(out), 5000)
+  return Number(/ACCEPT .*:(\d+)/.exec(out)![1])
+}
+
+/** A netloop client that sends `request` after the handshake and collects until the peer closes. */
+async function fetchOver(t: Parameters<typeof loopFor>[0], port: number, request: string, alpn?: string[]): Promise<{ ch: Channel; tls: TlsInfo; body: () => string }> {
+  const loop = loopFor(t)
+  const got: Buffer[] = []
+  const app: ChannelHandler = { channelRead: (_c, m: Buffer) => void got.push(Buffer.from(m)) }
+  const ctx = clientContext(alpn ? { ALPNProtocols: alpn } : {})
+  const ch: Channel = await new Bootstrap()
+    .group(loop)
+    .handler((c) => c.pipeline.addLast('tls', new SslHandler(ctx, { servername: 'localhost' })).addLast('app', app))
+    .connect(port, '127.0.0.1')
+  t.teardown(() => ch.close())
+  const tls = ch.tls!
+  await ch.writeAndFlush(Buffer.from(request), ch.newPromise())
+  return { ch, tls, body: () => Buffer.concat(got).toString() }
+}
+
+for (const [flag, version] of [['-tls1_2', 'TLSv1.2'], ['-tls1_3', 'TLSv1.3']] as const) {
+  test(`a netloop client completes ${version} with openssl s_server -www, reads its page and sees ALPN`, async (t) => {
+    const port = await sServer(t, [flag, '-www', '-alpn', 'h2,http/1.1'])
+    const { ch, tls, body } = await fetchOver(t, port, 'GET / HTTP/1.0\r\n\r\n', ['http/1.1'])
+    t.is(tls.protocol, version)
+    t.is(tls.alpnProtocol, 'http/1.1')
+    t.true(tls.authorized)
+    await until(() => !ch.isOpen, 5000)
+    t.regex(body(), /^HTTP\/1\.0 200 ok/)
+    t.regex(body(), new RegExp(`Protocol\\s*: ${version.replace('.', '\\.')}`))
+  })
+}
+
+function curl(args: string[]): Promise<{ stdout: string; code: number }> {
+  return new Promise((resolve) => {
+    execFile('curl', args, { timeout: 10_000 }, (err, stdout) => resolve({ stdout, code: err ? Number((err as { code?: number }).code ?? -1) : 0 }))
+  })
+}
+
+test('curl --cacert fetches from a netloop TLS HTTP responder (HTTP/1.1, verify result 0)', async (t) => {
+  const body = 'hello from netloop over tls\n'
+  const response = Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`)
+  let request = ''
+  const responder: ChannelHandler = {
+    channelRead(ctx, m: Buffer) {
+      request += m.toString()
+      if (request.includes('\r\n\r\n')) {
+        ctx.writeAndFlush(response)
+        ctx.close()
+      }
+    },
+  }
+  const loop = loopFor(t)
+  const sessions: TlsInfo[] = []
+  responder.userEventTriggered = (ctx, e) => void (e instanceof SslHandshakeCompletionEvent && e.isSuccess && sessions.push(ctx.channel.tls!))
+  const { port } = await serve(t, loop, withTls(serverContext({ ALPNProtocols: ['http/1.1'] }), responder))
+  const r = await curl(['-sS', '--cacert', join(certsDir(), 'ca.pem'), '-w', '\n%{http_version} %{ssl_verify_result} %{http_code}', `https://localhost:${port}/hello`])
+  t.is(r.code, 0)
+  t.is(r.stdout, `${body}\n1.1 0 200`)
+  t.regex(request, /^GET \/hello HTTP\/1\.1\r\n/)
+  t.is(sessions[0].alpnProtocol, 'http/1.1')
+  t.is(sessions[0].servername, 'localhost')
+})
+
+test('curl refuses a netloop server whose certificate it cannot verify (no --cacert)', async (t) => {
+  const loop = loopFor(t)
+  const { port } = await serve(t, loop, withTls(serverContext({}, 'other-server'), { ...echo, exceptionCaught: () => {} }))
+  const r = await curl(['-sS', '--cacert', join(certsDir(), 'ca.pem'), `https://localhost:${port}/`])
+  t.is(r.code, 60) // CURLE_PEER_FAILED_VERIFICATION
+})
