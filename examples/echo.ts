@@ -1,15 +1,25 @@
 // The simplest netloop server: every byte a client sends comes back (Netty's EchoServer).
 //
-//   node --import tsx examples/echo.ts [--port 7000]     # PORT=... works too; --port 0 picks one
+//   node --import tsx examples/echo.ts [--port 7000] [--idle 60]   # PORT=... works too; --port 0 picks one
 //   nc 127.0.0.1 7000
 //   --tls: serve TLS (see lib/tls.ts); try it with examples/tls-echo-client.ts
+//   printf 'hello\n' | nc -N 127.0.0.1 7000   # half-closes after sending: the reply still comes back
 //
 // Bytes are written in channelRead and flushed once per read batch in channelReadComplete,
 // as in Netty's EchoServerHandler.
-import { type Channel, EventLoop, ServerBootstrap, type ChannelHandler } from '../index'
+//
+// A client that half-closes (shuts its output down: `nc -N`, `socket.end()`) still gets
+// everything back: with `allowHalfClosure` its FIN arrives as a ChannelInputShutdownEvent
+// instead of closing the channel, and the channel closes once what is queued has been written.
+// Without allowHalfClosure the FIN closes the channel through the pipeline, and writes that
+// are still queued then are written before the close only as far as the transport manages.
+//
+// --idle S   a connection that sent and received nothing for S seconds is closed (default 60;
+//            0: never), so a silent peer cannot hold a connection forever.
+import { type Channel, ChannelInputShutdownEvent, EventLoop, ServerBootstrap, type ChannelHandler } from '../index'
+import { addIdleTimeout, idleSeconds } from './lib/idle'
 import { portArg, start } from './lib/server'
 import { tlsContextArg, withTls } from './lib/tls'
-
 
 const echo: ChannelHandler = {
   channelRead(ctx, msg: Buffer) {
@@ -18,6 +28,11 @@ const echo: ChannelHandler = {
   channelReadComplete(ctx) {
     ctx.flush()
   },
+  userEventTriggered(ctx, evt) {
+    // The client is done sending: close once everything it sent has been echoed.
+    if (evt === ChannelInputShutdownEvent.INSTANCE) ctx.writeAndFlush(Buffer.alloc(0), ctx.newPromise()).addListener(() => ctx.close())
+    else ctx.fireUserEventTriggered(evt)
+  },
   exceptionCaught(ctx, err) {
     console.error(`echo: channel ${ctx.channel.id}: ${err.message}`)
     ctx.close()
@@ -25,17 +40,20 @@ const echo: ChannelHandler = {
 }
 
 async function main(): Promise<void> {
+  const idle = idleSeconds(60)
   const loop = new EventLoop({ name: 'echo' })
   // Keep the process alive until the loop terminates (see the SIGINT handler below).
   loop.ref()
   const channels = new Set<Channel>()
   const server = await new ServerBootstrap()
     .group(loop)
+    .childOption('allowHalfClosure', true)
     .childHandler(
       withTls(tlsContextArg(), (ch) => {
         channels.add(ch)
         ch.closeFuture.then(() => channels.delete(ch))
         ch.pipeline.addLast('echo', echo)
+        addIdleTimeout(ch, idle)
       }),
     )
     .bind(portArg(7000), '127.0.0.1')

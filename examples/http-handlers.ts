@@ -1,17 +1,34 @@
 // The connections of the HTTP server (http-hello.ts runs it): the pipeline of each connection.
 //
 // The pipeline:
+//   idle timeout (lib/idle.ts)    closes a connection without traffic for `--idle` seconds
+//                                 (default 60; 0: never): a kept-alive client that went silent.
 //   HttpRequestDecoder (inbound)  bytes -> Request objects: the request line and headers up to
 //                                 the empty line, then a Content-Length body skipped; requests
 //                                 split across reads wait in a cumulation, several in one read
-//                                 (pipelining) come out one by one.
+//                                 (pipelining) come out one by one. A request head must arrive
+//                                 whole within `--header-timeout` seconds (default 10; 0: no
+//                                 limit) of the connection's start or of its first byte, or the
+//                                 answer is 408 and the connection closes: a client that trickles
+//                                 its headers in (slowloris) cannot hold a connection.
 //   HelloHandler                  one response per request, written with ctx.write and flushed
 //                                 once per read batch; `Connection: close` (or HTTP/1.0 without
 //                                 keep-alive) closes once the response is written.
 //
 // With `--threads N` every worker thread imports this module and runs `childHandler` for the
 // connections of its loop (each thread keeps its own `Date` header).
+import { isMainThread, workerData } from 'node:worker_threads'
 import type { Channel, ChannelHandler, ChannelHandlerContext, ScheduledTask } from '../index'
+import { addIdleTimeout, idleSeconds, secondsArg } from './lib/idle'
+
+/** Seconds without traffic before a connection is closed (`--idle`). */
+export const IDLE_DEFAULT = 60
+/** Seconds a request head may take to arrive (`--header-timeout`). */
+export const HEADER_TIMEOUT_DEFAULT = 10
+const idle = idleSeconds(IDLE_DEFAULT)
+const headerTimeout = isMainThread
+  ? secondsArg('--header-timeout', HEADER_TIMEOUT_DEFAULT)
+  : ((workerData as { headerTimeoutSeconds?: number } | undefined)?.headerTimeoutSeconds ?? HEADER_TIMEOUT_DEFAULT)
 
 interface Request {
   method: string
@@ -41,6 +58,32 @@ class HttpRequestDecoder implements ChannelHandler {
   /** Body bytes of the current request still to skip. */
   #skip = 0
   #failed = false
+  /** Armed while a request head is awaited: at the start, and while a partial head waits. */
+  #headTimer: ScheduledTask | undefined
+
+  #armHeadTimer(ctx: ChannelHandlerContext) {
+    if (headerTimeout <= 0 || this.#headTimer || this.#failed) return
+    this.#headTimer = ctx.executor.schedule(() => {
+      this.#headTimer = undefined
+      this.#failed = true
+      ctx.fireExceptionCaught(new BadRequest(408, 'the request head did not arrive in time'))
+    }, headerTimeout * 1000)
+  }
+
+  #disarmHeadTimer() {
+    this.#headTimer?.cancel()
+    this.#headTimer = undefined
+  }
+
+  channelActive(ctx: ChannelHandlerContext) {
+    this.#armHeadTimer(ctx)
+    ctx.fireChannelActive()
+  }
+
+  channelInactive(ctx: ChannelHandlerContext) {
+    this.#disarmHeadTimer()
+    ctx.fireChannelInactive()
+  }
 
   channelRead(ctx: ChannelHandlerContext, msg: Buffer) {
     if (this.#failed) return
@@ -68,8 +111,10 @@ class HttpRequestDecoder implements ChannelHandler {
           return
         }
         this.#cum = buf
+        this.#armHeadTimer(ctx)
         return
       }
+      this.#disarmHeadTimer()
       buf = buf.subarray(parsed.end)
       this.#skip = parsed.bodyLength
       ctx.fireChannelRead(parsed.request)
@@ -125,6 +170,7 @@ function keepAlive(req: Request): boolean {
 const STATUS: Record<number, string> = {
   200: 'OK',
   400: 'Bad Request',
+  408: 'Request Timeout',
   413: 'Content Too Large',
   431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
@@ -200,4 +246,8 @@ export function childHandler(ch: Channel): void {
     dateTimer = ch.eventLoop.scheduleAtFixedRate(refreshDate, 1000, 1000)
   }
   ch.pipeline.addLast('decoder', new HttpRequestDecoder()).addLast('hello', new HelloHandler())
+  addIdleTimeout(ch, idle)
 }
+
+/** What the main thread passes to the workers (--threads N). */
+export const workerSettings = { headerTimeoutSeconds: headerTimeout }

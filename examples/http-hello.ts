@@ -15,7 +15,11 @@
 //                 instead, and the kernel spreads the connections.
 //   --stats       on SIGINT/SIGTERM, print `stats <JSON>` (the metrics() of each loop serving
 //                 connections: bytesIn, bytesOut, channels, ...) before exiting.
-import { childHandler } from './http-handlers'
+//   --idle S      close a connection after S seconds without traffic (default 60; 0: never).
+//   --header-timeout S   answer 408 and close when a request head takes longer than S seconds
+//                 to arrive (default 10; 0: no limit).
+import { IDLE_DEFAULT, childHandler, workerSettings } from './http-handlers'
+import { idleSeconds } from './lib/idle'
 import { runExample, start } from './lib/server'
 
 start(() =>
@@ -26,5 +30,7 @@ start(() =>
     handlersModule: () => require.resolve('./http-handlers'),
     alpn: ['http/1.1'],
     childOptions: { tcpNoDelay: true },
+    workerData: workerSettings,
+    idleSeconds: idleSeconds(IDLE_DEFAULT),
   }),
 )

@@ -2,7 +2,10 @@
 //
 //   node --import tsx examples/proxy.ts --target 127.0.0.1:7000 [--port 7001]   # PORT=... works too
 //   nc 127.0.0.1 7001        # talks to whatever listens on the target (try examples/echo.ts)
+//   printf 'hello\n' | nc -N 127.0.0.1 7001   # half-closes after sending: the reply still comes back
 //   --dump                   # also prints a hex dump of what passes (like HexDumpProxy)
+//   --idle S                 # closes both sides after S seconds without traffic either way
+//                            # (default 300; 0: never)
 //
 // For each accepted ("inbound") channel, reading stays off (`autoRead` false) until the
 // "outbound" channel to the target is connected, on the same loop
@@ -11,7 +14,14 @@
 // cannot keep up (`isWritable` false: more than the high water mark pending), the sending side
 // stops reading (`config.autoRead = false`) until `channelWritabilityChanged` says it drained.
 // When one side closes, the other is flushed, then closed.
-import { Bootstrap, type Channel, type ChannelHandler, type ChannelHandlerContext, EventLoop, ServerBootstrap } from '../index'
+//
+// Half-closure: both channels have `allowHalfClosure`, so a peer's FIN arrives as a
+// ChannelInputShutdownEvent instead of closing its channel. The FIN is passed on (the other
+// channel's output is shut down once what was forwarded is flushed): a client that sends a
+// request and shuts its output down still gets the target's reply, which the target sends
+// before it closes (or half-closes) its side. Once both directions are done, both close.
+import { Bootstrap, type Channel, ChannelInputShutdownEvent, type ChannelHandler, type ChannelHandlerContext, EventLoop, ServerBootstrap } from '../index'
+import { addIdleTimeout, idleSeconds } from './lib/idle'
 import { arg, portArg, start } from './lib/server'
 
 
@@ -25,6 +35,7 @@ function targetArg(): { host: string; port: number } {
 }
 
 const dump = process.argv.includes('--dump')
+const idle = idleSeconds(300)
 
 /** Every open channel, both sides, to close them all on SIGINT. */
 const channels = new Set<Channel>()
@@ -54,6 +65,10 @@ function logError(side: string, ctx: ChannelHandlerContext, e: Error): void {
  */
 class Relay implements ChannelHandler {
   peer: Channel | undefined
+  /** The relay of the other direction. */
+  peerRelay: Relay | undefined
+  /** This channel's peer sent its FIN. */
+  inputShut = false
 
   constructor(readonly side: 'inbound' | 'outbound') {}
 
@@ -73,6 +88,28 @@ class Relay implements ChannelHandler {
   /** This channel drained below its low water mark: the peer may read again. */
   channelWritabilityChanged(ctx: ChannelHandlerContext) {
     if (ctx.channel.isWritable && this.peer?.isOpen) this.peer.config.autoRead = true
+  }
+
+  /** This channel's peer shut its output down (it sends no more): pass the FIN on. */
+  userEventTriggered(ctx: ChannelHandlerContext, evt: unknown) {
+    if (evt !== ChannelInputShutdownEvent.INSTANCE) {
+      ctx.fireUserEventTriggered(evt)
+      return
+    }
+    this.inputShut = true
+    const peer = this.peer
+    if (!peer) {
+      // Not connected to the target yet (the inbound side reads only once it is): close.
+      ctx.close()
+    } else if (this.peerRelay?.inputShut) {
+      // Both directions are done.
+      closeOnFlush(peer)
+      closeOnFlush(ctx.channel)
+    } else {
+      // Shuts the peer's output down after what was forwarded (flushed here) is written.
+      peer.flush()
+      peer.shutdownOutput().catch(() => closeOnFlush(peer))
+    }
   }
 
   channelInactive() {
@@ -95,14 +132,18 @@ class Frontend extends Relay {
     const inbound = ctx.channel
     const backend = new Relay('outbound')
     backend.peer = inbound
+    backend.peerRelay = this
+    this.peerRelay = backend
     let outbound: Channel
     try {
       outbound = await new Bootstrap()
         .group(inbound.eventLoop) // same loop: both channels' handlers run on one thread
         .option('autoRead', false)
+        .option('allowHalfClosure', true)
         .handler((ch) => {
           track(ch)
           ch.pipeline.addLast('relay', backend)
+          addIdleTimeout(ch, idle)
         })
         .connect(this.target.port, this.target.host)
     } catch (e) {
@@ -140,9 +181,11 @@ async function main(): Promise<void> {
   const server = await new ServerBootstrap()
     .group(loop)
     .childOption('autoRead', false) // read nothing before the outbound side is connected
+    .childOption('allowHalfClosure', true)
     .childHandler((ch) => {
       track(ch)
       ch.pipeline.addLast('frontend', new Frontend(target))
+      addIdleTimeout(ch, idle)
     })
     .bind(portArg(7001), '127.0.0.1')
   const { address, port } = server.localAddress!

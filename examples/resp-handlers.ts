@@ -14,6 +14,11 @@
 // own keyspace (see resp-server.ts). The wire format is in resp-protocol.ts.
 import type { Channel, ChannelHandler, ChannelHandlerContext, ScheduledTask } from '../index'
 import { NOT_INTEGER, OK, PONG, ProtocolError, Reply, ReplyError, RespDecoder, SYNTAX, err, respEncoder } from './resp-protocol'
+import { addIdleTimeout, idleSeconds } from './lib/idle'
+
+/** Seconds without traffic before a connection is closed (`--idle`; workers get it from the main thread). */
+export const IDLE_DEFAULT = 300
+const idle = idleSeconds(IDLE_DEFAULT)
 
 // ---------------------------------------------------------------------------------------------
 // The data: a Map of strings, with optional expiry
@@ -248,4 +253,6 @@ export function childHandler(ch: Channel): void {
     .addLast('decoder', new RespDecoder())
     .addLast('encoder', respEncoder)
     .addLast('commands', new CommandHandler(store))
+  addIdleTimeout(ch, idle)
 }
+

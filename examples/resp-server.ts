@@ -17,6 +17,8 @@
 //                 instead, and the kernel spreads the connections.
 //   --stats       on SIGINT/SIGTERM, print `stats <JSON>` (the metrics() of each loop serving
 //                 connections: bytesIn, bytesOut, channels, ...) before exiting.
+//   --idle S      close a connection after S seconds without traffic (default 300; 0: never,
+//                 as Redis's `timeout 0`).
 //
 // !! With N > 1 EACH WORKER HAS ITS OWN KEYSPACE. A SET on one connection is not visible to a
 // !! GET on a connection that another worker serves; DBSIZE and FLUSHALL see one worker's keys.
@@ -24,7 +26,8 @@
 // !! command to the worker that owns its key) or keep them in shared memory. Use N = 1 (the
 // !! default) for Redis semantics; N > 1 shows the threading, e.g. under redis-benchmark,
 // !! whose connections each read back only keys they themselves wrote.
-import { childHandler } from './resp-handlers'
+import { IDLE_DEFAULT, childHandler } from './resp-handlers'
+import { idleSeconds } from './lib/idle'
 import { runExample, start } from './lib/server'
 
 start(() =>
@@ -34,5 +37,6 @@ start(() =>
     childHandler,
     handlersModule: () => require.resolve('./resp-handlers'),
     childOptions: { tcpNoDelay: true },
+    idleSeconds: idleSeconds(IDLE_DEFAULT),
   }),
 )

@@ -1,8 +1,9 @@
 /**
- * The native addon, loaded once. On a platform without a prebuilt binary the napi-rs loader's
+ * The native addon, loaded once, through Node's CommonJS loader. On a platform without a prebuilt binary the napi-rs loader's
  * message ("npm has a bug related to optional dependencies") is misleading: this says which
  * platform is missing and which ones exist.
  */
+import { createRequire } from 'node:module'
 import type * as Native from '../native'
 
 /** Targets a prebuilt binary exists for (package.json `napi.targets`). */
@@ -19,8 +20,10 @@ function platformName(): string {
 
 function load(): typeof Native {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require('../native') as typeof Native
+    // Node's own CommonJS `require`, not the module's: when an ES module loader (tsx running
+    // a `.cts` file on Node 20) loads this file, the `require` it gets cannot load a `.node`
+    // file, so the napi-rs loader would find no binary although one is installed.
+    return createRequire(__filename)('../native') as typeof Native
   } catch (cause) {
     const here = platformName()
     const err = new Error(

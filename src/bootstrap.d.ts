@@ -2,6 +2,7 @@ import { Channel, type ServerChannel } from './channel';
 import { EventLoopGroup } from './group';
 import { EventLoop } from './loop';
 import { type ChannelOptionName, type ChannelOptions } from './options';
+import type { ChannelHandler } from './handlers';
 /** Sets up a channel's pipeline. May be async only in what it does later: it runs synchronously. */
 export type ChannelInitializer = (ch: Channel) => void;
 type Loops = EventLoop | EventLoopGroup;
@@ -16,6 +17,15 @@ export declare class ServerBootstrap {
     childOption<K extends ChannelOptionName>(name: K, value: NonNullable<ChannelOptions[K]>): this;
     /** Sets up each accepted channel's pipeline, on the channel's loop. */
     childHandler(init: ChannelInitializer): this;
+    /**
+     * The server channel's own handler (Netty's `ServerBootstrap.handler`): a handler, added
+     * last, or an initializer of the server channel's pipeline. It sees the server channel's
+     * events (`channelRegistered`, `channelActive`, `channelInactive`, ...) and its exceptions
+     * (an accept failure such as `EMFILE`), and the exceptions of accepted channels that arrive
+     * after those channels closed (their handlers are gone by then), with the channel's id as
+     * the error's `channelId`.
+     */
+    handler(handler: ChannelHandler | ChannelInitializer): this;
     /**
      * Binds a server channel to `port` on `host` (default `0.0.0.0`); resolves to the server
      * channel (`bind(0)` picks a free port: see `localAddress`). Rejects with `EADDRINUSE`, ...

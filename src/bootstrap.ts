@@ -14,6 +14,7 @@ import { type ChannelHub, hubOf, servers } from './hub'
 import { EventLoop } from './loop'
 import { encodeOption, encodeOptions, type ChannelOptionName, type ChannelOptions } from './options'
 import { ChannelPromise } from './promise'
+import type { ChannelHandler } from './handlers'
 
 /** Sets up a channel's pipeline. May be async only in what it does later: it runs synchronously. */
 export type ChannelInitializer = (ch: Channel) => void
@@ -81,6 +82,7 @@ export class ServerBootstrap {
   #options: ChannelOptions = {}
   #childOptions: ChannelOptions = {}
   #childInit: ChannelInitializer | undefined
+  #serverInit: ChannelInitializer | undefined
 
   /** The loops of the server channel (`boss`) and of accepted channels (`workers`, default: `boss`). */
   group(boss: Loops, workers?: Loops): this {
@@ -108,6 +110,21 @@ export class ServerBootstrap {
   }
 
   /**
+   * The server channel's own handler (Netty's `ServerBootstrap.handler`): a handler, added
+   * last, or an initializer of the server channel's pipeline. It sees the server channel's
+   * events (`channelRegistered`, `channelActive`, `channelInactive`, ...) and its exceptions
+   * (an accept failure such as `EMFILE`), and the exceptions of accepted channels that arrive
+   * after those channels closed (their handlers are gone by then), with the channel's id as
+   * the error's `channelId`.
+   */
+  handler(handler: ChannelHandler | ChannelInitializer): this {
+    if (typeof handler === 'function') this.#serverInit = handler
+    else if (typeof handler === 'object' && handler !== null) this.#serverInit = (ch) => void ch.pipeline.addLast(handler)
+    else throw invalidArgType('handler', 'object or function', handler)
+    return this
+  }
+
+  /**
    * Binds a server channel to `port` on `host` (default `0.0.0.0`); resolves to the server
    * channel (`bind(0)` picks a free port: see `localAddress`). Rejects with `EADDRINUSE`, ...
    *
@@ -124,7 +141,10 @@ export class ServerBootstrap {
       if (this.#childInit) throw new NetloopError('ERR_INVALID_STATE', "ServerBootstrap: with a worker group, the workers' module sets channels up (childHandler() must not be given)")
       await workers.ready()
       const address = await resolveHost(host)
-      if (this.#options.soReusePort || this.#boss === workers) return bindReusePort(workers, port, address, this.#options, this.#childOptions)
+      if (this.#options.soReusePort || this.#boss === workers) {
+        if (this.#serverInit) throw new NetloopError('ERR_INVALID_STATE', 'ServerBootstrap: with SO_REUSEPORT listeners on worker threads there is no server channel on this thread for handler()')
+        return bindReusePort(workers, port, address, this.#options, this.#childOptions)
+      }
       const loopIds = workers._workers.filter((w) => w.alive && w.loopId !== undefined).map((w) => w.loopId!)
       return this.#bindHere(port, address, loopIds, undefined)
     }
@@ -147,6 +167,7 @@ export class ServerBootstrap {
       },
     })
     server.closeFuture.then(() => servers.delete(id))
+    if (!initialize(server, this.#serverInit)) throw new NetloopError('ERR_CHANNEL_CLOSED', 'the server channel initializer threw')
     hub.register(server)
     const p = new ChannelPromise(NaN)
     const pid = hub.promiseFor(p)

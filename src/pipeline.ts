@@ -325,6 +325,12 @@ export class ChannelPipeline {
     }
   }
 
+  /** True if a JS handler of this pipeline has `exceptionCaught`. */
+  #takesExceptions(): boolean {
+    for (let c = this._head._next; c && c !== this._tail; c = c._next) if (c._methods[W.EXCEPTION] !== undefined) return true
+    return false
+  }
+
   // ---- events from the ends ----
 
   fireChannelRead(msg: unknown): this {
@@ -400,8 +406,21 @@ export class ChannelPipeline {
     if (kind === W.EXCEPTION) this._reportUnhandled(arg) // messages and events are dropped, as in Netty
   }
 
-  /** @internal An exception nobody handled. */
+  /**
+   * @internal An exception nobody handled. One of an accepted channel that is closed (its
+   * handlers are gone) goes to its server channel's pipeline when a handler there takes
+   * exceptions (`ServerBootstrap.handler`).
+   */
   _reportUnhandled(arg: unknown): void {
+    const ch = this.channel
+    const parent = ch.parent
+    if (parent !== undefined && parent._known && parent.pipeline.#takesExceptions() && (!ch._known || !ch.isOpen)) {
+      if (typeof arg === 'object' && arg !== null && Object.isExtensible(arg) && (arg as { channelId?: unknown }).channelId === undefined) {
+        ;(arg as { channelId?: number }).channelId = ch.id
+      }
+      parent.pipeline.fireExceptionCaught(arg)
+      return
+    }
     try {
       unhandled(arg, this.channel)
     } catch (e) {

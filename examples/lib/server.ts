@@ -8,6 +8,7 @@
 //   --reuse-port  with N > 1: every worker binds its own SO_REUSEPORT listener instead
 //   --stats       on SIGINT/SIGTERM, print `stats <JSON>` (each serving loop's metrics())
 //   --tls         serve TLS (certs/server.pem and .key from `npm run certs`; see lib/tls.ts)
+//   --idle S      close connections idle for S seconds (lib/idle.ts; each server its default)
 import { type Channel, type ChannelOptions, EventLoop, EventLoopGroup, type ServerChannel, ServerBootstrap } from '../../index'
 import { tlsContextArg, withTls } from './tls'
 
@@ -41,8 +42,10 @@ export interface ExampleServer {
   childHandler: (ch: Channel) => void
   /** The module exporting `childHandler`, imported by every worker (asked only when threads > 1). */
   handlersModule: () => string
-  /** Given to each worker as `workerData`. */
-  workerData?: unknown
+  /** Given to each worker as `workerData` (with `idleSeconds` added, see lib/idle.ts). */
+  workerData?: object
+  /** The idle timeout of this run (`idleSeconds()` of lib/idle.ts), passed on to the workers. */
+  idleSeconds?: number
   childOptions?: ChannelOptions
   /** Extra text after the address in the `listening on` line. */
   describe?: (how: string) => string
@@ -60,7 +63,8 @@ export async function runExample(opts: ExampleServer): Promise<{ server: ServerC
   const reusePort = process.argv.includes('--reuse-port')
   const loop = new EventLoop({ name: opts.name })
   loop.ref() // keep the process alive until the loop terminates
-  const workers = threads > 1 ? new EventLoopGroup({ threads, module: opts.handlersModule(), workerData: opts.workerData }) : undefined
+  const workerData = opts.idleSeconds === undefined ? opts.workerData : { ...opts.workerData, idleSeconds: opts.idleSeconds }
+  const workers = threads > 1 ? new EventLoopGroup({ threads, module: opts.handlersModule(), workerData }) : undefined
   workers?.on('loopTerminated', (info) => {
     if (info.cause) console.error(`${opts.name}: worker ${info.index} ended: ${info.cause.message}`)
   })
