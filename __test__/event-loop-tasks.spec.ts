@@ -163,3 +163,21 @@ test('after a selector rebuild libuv watches the new selector and the loop keeps
   await until(() => ran)
   t.pass()
 })
+
+test('shutdownGracefully with no quiet period ends soon although tasks keep submitting tasks', async (t) => {
+  const rejected: string[] = []
+  const loop = new EventLoop({ onTaskError: (e) => void rejected.push((e as { code?: string }).code ?? String(e)) })
+  let runs = 0
+  const again = () => {
+    runs++
+    loop.execute(again)
+  }
+  loop.execute(again)
+  await until(() => runs > 10)
+  const started = performance.now()
+  await loop.shutdownGracefully(0, 20_000)
+  const took = performance.now() - started
+  t.is(loop.state, 'terminated')
+  t.true(took < 5000, `took ${Math.round(took)} ms: the timeout (20 s) must not be what ended it`)
+  t.deepEqual(rejected, ['ERR_REJECTED_EXECUTION'], 'the chain ends with one rejected execute')
+})

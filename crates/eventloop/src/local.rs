@@ -55,6 +55,8 @@ pub struct LocalLoop {
     pub(crate) in_iteration: Cell<bool>,
     /// A standalone loop: nothing outside watches the selector, so termination closes it.
     pub(crate) owns_selector: Cell<bool>,
+    /// Batches that ran during a shutdown with no quiet period (see `confirm_shutdown`).
+    pub(crate) shutdown_batches: Cell<u32>,
     /// Work the loop does not see itself (an attached loop's JS side: events waiting for JS,
     /// ops waiting for the loop) that must keep a graceful shutdown going.
     work_probe: std::cell::RefCell<Option<Rc<dyn Fn() -> bool>>>,
@@ -85,6 +87,7 @@ impl LocalLoop {
             sched: Scheduler::new(cancelled),
             in_iteration: Cell::new(false),
             owns_selector: Cell::new(false),
+            shutdown_batches: Cell::new(0),
             work_probe: std::cell::RefCell::new(None),
         })
     }

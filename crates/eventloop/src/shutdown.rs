@@ -8,9 +8,10 @@
 //!   with `LoopError::Panicked`.
 //! - The timeout is honoured even when tasks keep coming: each shutting-down iteration runs
 //!   one bounded batch, then checks the timeout before anything else.
-//! - Quiet period: the loop may stop once no task ran for `quiet` and no work is ready (with
-//!   `quiet == 0`: after the first iteration that ran nothing and has nothing ready, as
-//!   Netty's unbounded `runAllTasks` would).
+//! - Quiet period: the loop may stop once no task ran for `quiet` and no work is ready. With
+//!   `quiet == 0` it stops once an iteration ran nothing and has nothing ready (Netty's
+//!   runAllTasks drained the queue), or after 64 batches of tasks that keep submitting tasks
+//!   (which Netty's unbounded runAllTasks would run forever).
 //! - Termination is finite: after the state becomes `Shutdown`, every submission is rejected
 //!   (`execute`, `execute_local`, tail tasks; timers are cancelled), so the drain runs only
 //!   the tasks accepted before.
@@ -30,6 +31,9 @@ use crate::thread;
 /// Bounded batches a direct termination runs before it stops accepting tasks, so that the
 /// short task chains of closing channels (close → inactive → unregistered) complete.
 const TERMINATE_SETTLE_BATCHES: u32 = 16;
+
+/// Most batches a shutdown with no quiet period runs while tasks keep coming.
+const SHUTDOWN_FOLLOW_UP_BATCHES: u32 = 64;
 
 impl LocalLoop {
     /// [`LocalLoop::iterate`], but a panic that escapes the loop's body terminates the loop
@@ -89,16 +93,26 @@ impl LocalLoop {
         if now.saturating_sub(start) > s.timeout_nanos.load(Ordering::SeqCst) {
             return true;
         }
-        // Netty's runAllTasks runs until its queue is empty, so with no quiet period it stops
-        // once nothing is left. Batches here are bounded (tasks added by a batch run in the
-        // next one), so "nothing is left" is an iteration that ran nothing and has nothing
-        // ready: the task chains of closing channels complete first, and so does whatever an
-        // attached loop's JS does between iterations. The timeout above bounds it.
+        let quiet = s.quiet_nanos.load(Ordering::SeqCst);
+        if quiet == 0 {
+            // Netty's runAllTasks runs until its queue is empty, tasks queued meanwhile
+            // included, and then confirmShutdown is true. Batches here are bounded (tasks
+            // added by a batch run in the next one), so the shutdown goes on while batches
+            // run, for at most SHUTDOWN_FOLLOW_UP_BATCHES of them: a finite task chain (a
+            // closing channel's) completes, an endless one (tasks that keep submitting tasks)
+            // ends there instead of holding the loop until the timeout; what it submits
+            // after the termination's settle batches is rejected.
+            if !ran {
+                return !self.has_ready_work();
+            }
+            let n = self.shutdown_batches.get() + 1;
+            self.shutdown_batches.set(n);
+            return n >= SHUTDOWN_FOLLOW_UP_BATCHES;
+        }
         if ran || self.has_ready_work() {
             return false;
         }
-        let quiet = s.quiet_nanos.load(Ordering::SeqCst);
-        quiet == 0 || now.saturating_sub(self.sched.last_execution()) >= quiet
+        now.saturating_sub(self.sched.last_execution()) >= quiet
     }
 
     /// Stops accepting tasks, runs every task already accepted, then terminates.

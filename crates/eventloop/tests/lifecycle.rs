@@ -202,3 +202,63 @@ fn timers_scheduled_during_the_quiet_period_are_cancelled_on_every_path() {
     assert!(handles.iter().all(|h| h.is_cancelled()));
     assert_eq!(log.len(), 0);
 }
+
+/// A task that submits itself again every time it runs, counting its runs and the
+/// submissions the loop rejected.
+fn resubmit_forever(el: &EventLoop, runs: Arc<AtomicUsize>, rejected: Arc<AtomicUsize>) {
+    let again = el.clone();
+    let _ = el.execute(move || {
+        runs.fetch_add(1, Ordering::SeqCst);
+        let (r, x) = (runs.clone(), rejected.clone());
+        if again.is_shutdown() {
+            // Submitting now is rejected: count it.
+            if again.execute(|| {}).is_err() {
+                x.fetch_add(1, Ordering::SeqCst);
+            }
+            return;
+        }
+        resubmit_forever(&again, r, x);
+    });
+}
+
+#[test]
+fn with_no_quiet_period_shutdown_ends_after_the_current_run_although_tasks_keep_submitting_tasks() {
+    let (el, driver, _ticker) = manual_loop(|_| {});
+    let runs = Arc::new(AtomicUsize::new(0));
+    let rejected = Arc::new(AtomicUsize::new(0));
+    resubmit_forever(&el, runs.clone(), rejected.clone());
+    driver.run_once();
+    driver.run_once();
+    assert!(runs.load(Ordering::SeqCst) >= 2, "the chain runs");
+    // The clock never moves: only the quiet period of 0 can end this shutdown, not its
+    // timeout. A bounded number of batches runs, then the loop terminates.
+    let f = el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(3600));
+    let before = runs.load(Ordering::SeqCst);
+    for _ in 0..200 {
+        if driver.run_once().terminated {
+            break;
+        }
+    }
+    assert!(el.is_terminated(), "terminated although the tasks keep coming");
+    assert!(runs.load(Ordering::SeqCst) - before <= 100, "a bounded number of runs");
+    assert_eq!(f.result(), Some(Ok(())));
+    assert_eq!(rejected.load(Ordering::SeqCst), 1, "the chain ends with a rejected submission");
+}
+
+#[test]
+fn with_a_quiet_period_tasks_that_keep_submitting_tasks_hold_the_shutdown_until_the_timeout() {
+    let (el, driver, ticker) = manual_loop(|_| {});
+    let runs = Arc::new(AtomicUsize::new(0));
+    resubmit_forever(&el, runs.clone(), Arc::new(AtomicUsize::new(0)));
+    let f = el.shutdown_gracefully(MS, 100 * MS);
+    for _ in 0..20 {
+        ticker.advance(2 * MS);
+        driver.run_once();
+    }
+    assert!(!f.is_done(), "each run restarts the quiet period");
+    ticker.advance(100 * MS);
+    for _ in 0..4 {
+        driver.run_once();
+    }
+    assert!(f.is_done(), "the timeout ends it");
+}
