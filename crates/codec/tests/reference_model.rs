@@ -10,16 +10,22 @@
 mod fuzz;
 
 use fuzz::harness::Tally;
+use fuzz::pipeline::check_in_pipeline;
 use fuzz::source::XorShift;
 use fuzz::targets;
+
+/// The generated input of `seed`: 0 to `max_len` bytes.
+fn input(seed: u64, max_len: usize) -> Vec<u8> {
+    let mut rng = XorShift::new(seed);
+    let len = (rng.next_u64() % (max_len as u64 + 1)) as usize;
+    rng.bytes(len)
+}
 
 /// Runs `target` on `cases` generated inputs of 0 to `max_len` bytes; what they exercised.
 fn generated(target: fn(&[u8]) -> Tally, cases: u64, max_len: usize) -> Tally {
     let mut tally = Tally::default();
     for seed in 0..cases {
-        let mut rng = XorShift::new(seed);
-        let len = (rng.next_u64() % (max_len as u64 + 1)) as usize;
-        let input = rng.bytes(len);
+        let input = input(seed, max_len);
         match std::panic::catch_unwind(|| target(&input)) {
             Ok(one) => tally.add(one),
             Err(panic) => {
@@ -66,4 +72,19 @@ fn length_field_decoder_matches_its_reference_model_on_generated_inputs() {
 fn prepender_output_decodes_to_the_same_messages_on_generated_inputs() {
     let tally = generated(targets::prepender_round_trip, 1000, 200);
     assert!(tally.frames > 0);
+}
+
+#[test]
+fn decoders_in_a_pipeline_fire_what_their_reference_model_says_read_by_read() {
+    // ByteToMessageDecoder over an EmbeddedChannel: frames as reads, errors as exceptions,
+    // the final decode at close.
+    for seed in 0..150 {
+        let input = input(seed, 300);
+        check_in_pipeline(targets::line_case(&input));
+        check_in_pipeline(targets::delimiter_case(&input));
+        check_in_pipeline(targets::fixed_length_case(&input));
+        if let Some(case) = targets::length_field_case(&input) {
+            check_in_pipeline(case);
+        }
+    }
 }

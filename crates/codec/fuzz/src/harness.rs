@@ -79,6 +79,50 @@ impl Tally {
     }
 }
 
+/// A decoder, the reads to feed it, what it must yield, and how many bytes it may keep.
+pub struct Case<D> {
+    /// Names the decoder in failure messages.
+    pub label: &'static str,
+    /// The decoder under test.
+    pub decoder: D,
+    /// The stream, one read per chunk.
+    pub chunks: Vec<Vec<u8>>,
+    /// The reference model's events, in order, with when each is due.
+    pub expected: Vec<(Due, Ev)>,
+    /// Most bytes the decoder may keep buffered after a read (derived from its limit).
+    pub retained: usize,
+}
+
+impl<D: FrameDecoder> Case<D> {
+    /// A case.
+    pub fn new(
+        label: &'static str,
+        decoder: D,
+        chunks: Vec<Vec<u8>>,
+        expected: Vec<(Due, Ev)>,
+        retained: usize,
+    ) -> Self {
+        Case {
+            label,
+            decoder,
+            chunks,
+            expected,
+            retained,
+        }
+    }
+
+    /// Runs the case through a [`Cumulator`] with every check of this module.
+    pub fn check(self) -> Tally {
+        check(
+            self.label,
+            self.decoder,
+            &self.chunks,
+            self.expected,
+            self.retained,
+        )
+    }
+}
+
 /// Runs `decoder` over `chunks` (one read each) and checks it against `expected`.
 pub fn check<D: FrameDecoder>(
     label: &str,
@@ -135,10 +179,7 @@ pub fn check<D: FrameDecoder>(
         );
 
         let actual: Vec<Ev> = out.into_iter().map(Ev::from).collect();
-        let mut due = Vec::new();
-        while let Some((_, ev)) = expected.next_if(|(at, _)| *at <= Due::At(end)) {
-            due.push(ev);
-        }
+        let due = take_due(&mut expected, end);
         assert_eq!(
             actual, due,
             "{label}: events of read {index} (stream at {end})"
@@ -153,4 +194,16 @@ pub fn check<D: FrameDecoder>(
     tally.count(&actual);
     tally.at_end = actual.len();
     tally
+}
+
+/// Removes from `expected` the events due once the stream has reached `end`.
+pub fn take_due(
+    expected: &mut std::iter::Peekable<std::vec::IntoIter<(Due, Ev)>>,
+    end: usize,
+) -> Vec<Ev> {
+    let mut due = Vec::new();
+    while let Some((_, ev)) = expected.next_if(|(at, _)| *at <= Due::At(end)) {
+        due.push(ev);
+    }
+    due
 }

@@ -12,6 +12,8 @@ pub mod alloc;
 pub mod harness;
 #[path = "model.rs"]
 pub mod model;
+#[path = "pipeline.rs"]
+pub mod pipeline;
 #[path = "reads.rs"]
 pub mod reads;
 #[path = "source.rs"]

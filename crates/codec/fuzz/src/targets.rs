@@ -1,6 +1,41 @@
 //! One entry point per decoder: reads a case (parameters, then a program of appends and read
 //! cuts) from raw bytes, builds the decoder through its public constructor, and checks it
-//! against its reference model with the harness. Fuzz targets and the stable test call these.
+//! against its reference model with the harness. Fuzz targets and the stable test call these;
+//! the `*_case` functions build the case alone (the stable test also runs some of them
+//! through a pipeline).
+
+/// Checks the `LineBasedFrameDecoder` case read from `data`.
+pub fn line(data: &[u8]) -> Tally {
+    line_case(data).check()
+}
+
+/// Checks the `DelimiterBasedFrameDecoder` case read from `data`.
+pub fn delimiter(data: &[u8]) -> Tally {
+    delimiter_case(data).check()
+}
+
+/// Checks the `FixedLengthFrameDecoder` case read from `data`.
+pub fn fixed_length(data: &[u8]) -> Tally {
+    fixed_length_case(data).check()
+}
+
+/// Checks the `LengthFieldBasedFrameDecoder` case read from `data` (or that its
+/// configuration was refused, as it had to be).
+pub fn length_field(data: &[u8]) -> Tally {
+    match length_field_case(data) {
+        Some(case) => case.check(),
+        None => Tally {
+            cases: 1,
+            refused: 1,
+            ..Tally::default()
+        },
+    }
+}
+
+/// Checks the prepender round trip read from `data`.
+pub fn prepender_round_trip(data: &[u8]) -> Tally {
+    prepender_round_trip_case(data).check()
+}
 
 use netloop_codec::bytes::{Bytes, BytesMut};
 use netloop_codec::{
@@ -8,7 +43,7 @@ use netloop_codec::{
     LengthFieldConfig, LengthFieldPrepender, LineBasedFrameDecoder,
 };
 
-use super::harness::{self, Tally};
+use super::harness::{Case, Tally};
 use super::model::{fixed_length_events, read_ends, DelimiterModel, Due, Ev, LengthFieldModel};
 use super::reads::{Reads, MAX_STREAM};
 use super::source::Source;
@@ -26,7 +61,7 @@ fn limit(src: &mut Source) -> usize {
 }
 
 /// `LineBasedFrameDecoder`: lines of letters and `\r`, ended by `\n` or `\r\n`.
-pub fn line(data: &[u8]) -> Tally {
+pub fn line_case(data: &[u8]) -> Case<LineBasedFrameDecoder> {
     let mut src = Source::new(data);
     let max = limit(&mut src);
     let strip = src.bool();
@@ -55,7 +90,7 @@ pub fn line(data: &[u8]) -> Tally {
     let expected = model.events(&stream, &read_ends(&chunks));
     let decoder = LineBasedFrameDecoder::with_options(max, strip, fail_fast);
     // A line within the limit, plus a '\r' that may start its "\r\n".
-    harness::check("line", decoder, &chunks, expected, max + 1)
+    Case::new("line", decoder, chunks, expected, max + 1)
 }
 
 /// Bytes delimiters are made of; the stream also uses `x`, which no delimiter holds.
@@ -64,7 +99,7 @@ const DELIMITER_BYTES: [u8; 5] = [b'a', b'b', b'\r', b'\n', 0];
 /// `DelimiterBasedFrameDecoder`: one to four delimiters of one to four bytes from a small
 /// alphabet (so they share prefixes and occur inside each other), or the two line
 /// delimiters (the decoder then delegates to the line decoder).
-pub fn delimiter(data: &[u8]) -> Tally {
+pub fn delimiter_case(data: &[u8]) -> Case<DelimiterBasedFrameDecoder> {
     let mut src = Source::new(data);
     let max = 1 + limit(&mut src);
     let strip = src.bool();
@@ -118,11 +153,11 @@ pub fn delimiter(data: &[u8]) -> Tally {
     let decoder = DelimiterBasedFrameDecoder::with_options(max, strip, fail_fast, list)
         .expect("valid delimiter configuration");
     // A frame within the limit, plus a tail that may start a delimiter.
-    harness::check("delimiter", decoder, &chunks, expected, max + longest - 1)
+    Case::new("delimiter", decoder, chunks, expected, max + longest - 1)
 }
 
 /// `FixedLengthFrameDecoder`: arbitrary bytes.
-pub fn fixed_length(data: &[u8]) -> Tally {
+pub fn fixed_length_case(data: &[u8]) -> Case<FixedLengthFrameDecoder> {
     let mut src = Source::new(data);
     let length = 1 + limit(&mut src);
     let mut reads = Reads::new();
@@ -137,7 +172,7 @@ pub fn fixed_length(data: &[u8]) -> Tally {
     let (chunks, stream) = reads.finish();
     let expected = fixed_length_events(&stream, length);
     let decoder = FixedLengthFrameDecoder::new(length).expect("positive length");
-    harness::check("fixed_length", decoder, &chunks, expected, length - 1)
+    Case::new("fixed_length", decoder, chunks, expected, length - 1)
 }
 
 /// Writes the low `width` bytes of `value`.
@@ -152,7 +187,7 @@ fn put_field(out: &mut Vec<u8>, value: u64, width: usize, little_endian: bool) {
 /// `LengthFieldBasedFrameDecoder`: every configuration the constructor accepts (and a check
 /// that it refuses the others), over well-formed frames, frames announcing any length, and
 /// raw bytes.
-pub fn length_field(data: &[u8]) -> Tally {
+pub fn length_field_case(data: &[u8]) -> Option<Case<LengthFieldBasedFrameDecoder>> {
     let mut src = Source::new(data);
     let width = WIDTHS[src.below(WIDTHS.len())];
     let offset = src.below(4);
@@ -187,11 +222,7 @@ pub fn length_field(data: &[u8]) -> Tally {
         Ok(decoder) => decoder,
         Err(error) => {
             assert!(max == 0 || max < header, "valid {cfg:?} refused: {error}");
-            return Tally {
-                cases: 1,
-                refused: 1,
-                ..Tally::default()
-            };
+            return None;
         }
     };
     assert!(max >= header && max > 0, "invalid {cfg:?} accepted");
@@ -241,13 +272,13 @@ pub fn length_field(data: &[u8]) -> Tally {
     };
     let expected = model.events(&stream);
     // Within the limit, a frame waits whole in the buffer; an oversize one is dropped.
-    harness::check("length_field", decoder, &chunks, expected, max)
+    Some(Case::new("length_field", decoder, chunks, expected, max))
 }
 
 /// `LengthFieldPrepender` then `LengthFieldBasedFrameDecoder` configured to undo it: the
 /// decoder yields exactly the messages the prepender accepted, whatever the read cuts; the
 /// prepender refuses exactly the lengths its field cannot carry, writing nothing then.
-pub fn prepender_round_trip(data: &[u8]) -> Tally {
+pub fn prepender_round_trip_case(data: &[u8]) -> Case<LengthFieldBasedFrameDecoder> {
     let mut src = Source::new(data);
     let width = WIDTHS[src.below(WIDTHS.len())];
     let includes_field = src.bool();
@@ -349,10 +380,10 @@ pub fn prepender_round_trip(data: &[u8]) -> Tally {
         "the model disagrees with the round trip"
     );
     let decoder = LengthFieldBasedFrameDecoder::new(cfg).expect("valid undoing configuration");
-    harness::check(
+    Case::new(
         "prepender_round_trip",
         decoder,
-        &chunks,
+        chunks,
         expected,
         cfg.max_frame_length,
     )
