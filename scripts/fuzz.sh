@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Bounded fuzzing of netloop-codec's frame decoders (see docs/fuzzing.md).
+#
+# Builds the cargo-fuzz targets of crates/codec/fuzz and runs each one, one at a time on one
+# core, for FUZZ_SECONDS seconds (default 25), starting from the committed seeds plus the
+# local, ignored corpus of earlier runs. A target fails on a crash (a panic: decoder bug,
+# disagreement with the reference model, memory bound exceeded) or on an input slower than
+# 10 s; the input is saved under crates/codec/fuzz/artifacts/ and the command that replays
+# it is printed. The last line is a cargo-style `test result:` line counting the targets.
+#
+# On a fresh machine cargo-fuzz is installed when missing; without a nightly toolchain the
+# run is skipped with a message (exit 0): libFuzzer instrumentation needs nightly.
+#
+# Usage: scripts/fuzz.sh [target...]           (default: every target)
+#        FUZZ_SECONDS=600 FUZZ_LOG_DIR=/tmp/fuzz-logs scripts/fuzz.sh line   (keeps libFuzzer's logs)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${FUZZ_SECONDS:-25}
+targets=("$@")
+if [ "${#targets[@]}" -eq 0 ]; then
+  targets=(line delimiter fixed_length length_field prepender_round_trip)
+fi
+dir=crates/codec/fuzz
+# No sanitizer: crates/codec has no unsafe code, and without ASan a target runs about 2.5
+# times as many inputs in the same time. `-s address` still works by hand.
+sanitizer=none
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+if ! cargo +nightly --version >/dev/null 2>&1; then
+  echo "fuzz: skipped: no nightly Rust toolchain (cargo-fuzz needs one; rustup toolchain install nightly)"
+  exit 0
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+  echo "fuzz: cargo-fuzz missing, installing it (cargo install cargo-fuzz --locked)"
+  if ! cargo install cargo-fuzz --locked >"$log" 2>&1; then
+    tail -n 20 "$log"
+    echo "fuzz: could not install cargo-fuzz"
+    echo "test result: FAILED. 0 passed; ${#targets[@]} failed; fuzz targets not built"
+    exit 1
+  fi
+fi
+
+echo "fuzz: building ${targets[*]} ($(cargo +nightly fuzz --version), sanitizer $sanitizer)"
+if ! (cd "$dir" && cargo +nightly fuzz build -s "$sanitizer") >"$log" 2>&1; then
+  tail -n 40 "$log"
+  echo "fuzz: build failed"
+  echo "test result: FAILED. 0 passed; ${#targets[@]} failed; fuzz targets not built"
+  exit 1
+fi
+
+passed=0
+failed=0
+for target in "${targets[@]}"; do
+  corpora=("corpus/$target")
+  mkdir -p "$dir/corpus/$target"
+  [ -d "$dir/seeds/$target" ] && corpora+=("seeds/$target")
+  (cd "$dir" && cargo +nightly fuzz run -s "$sanitizer" "$target" "${corpora[@]}" -- \
+    -max_total_time="$seconds" -timeout=10 -workers=1 -print_final_stats=1) >"$log" 2>&1
+  rc=$?
+  [ -n "${FUZZ_LOG_DIR:-}" ] && mkdir -p "$FUZZ_LOG_DIR" && cp "$log" "$FUZZ_LOG_DIR/$target.log"
+  # libFuzzer's last status line: "#runs DONE cov: N ft: N corp: N/size ... exec/s: N".
+  status=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
+  if [ "$rc" -eq 0 ]; then
+    passed=$((passed + 1))
+    echo "fuzz $target: ok, ${seconds}s: $status"
+  else
+    failed=$((failed + 1))
+    echo "fuzz $target: FAILED (exit $rc) after: $status"
+    grep -E "panicked at|assertion|^  left|^ right|grew the heap|stay buffered|capacity|ERROR:|SUMMARY" "$log" | head -n 20
+    artifact=$(grep -oE "artifacts/$target/[a-z]+-[0-9a-f]+" "$log" | tail -n 1)
+    if [ -n "$artifact" ]; then
+      echo "fuzz $target: input saved as $dir/$artifact; replay with:"
+      echo "  (cd $dir && cargo +nightly fuzz run -s $sanitizer $target $artifact)"
+    else
+      tail -n 30 "$log"
+    fi
+  fi
+done
+
+verdict=ok
+[ "$failed" -gt 0 ] && verdict=FAILED
+echo "test result: $verdict. $passed passed; $failed failed; fuzz targets, ${seconds}s each"
+[ "$failed" -eq 0 ]
