@@ -129,9 +129,9 @@ test('a netloop client with rejectUnauthorized: false connects to an unknown-CA 
   t.is(ch.tls!.authorizationError?.code, 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY')
 })
 
-// Known bug: the handshake's outcome reaches JS only through a JS handler behind the
-// SslHandler, so with none connect() never settles. Remove `.failing` once fixed.
-test.failing('connect() resolves with an SslHandler as the only handler of the pipeline', async (t) => {
+// The handshake's outcome reaches JS as a hub event (TLS_HANDSHAKE), not only through a JS
+// handler behind the SslHandler, so connect() settles with none.
+test('connect() resolves with an SslHandler as the only handler of the pipeline', async (t) => {
   const port = await nodeServer(t, 'server')
   const loop = loopFor(t)
   let ch: Channel | undefined
