@@ -1,4 +1,4 @@
-import test from 'ava'
+import test, { type ExecutionContext } from 'ava'
 import * as net from 'node:net'
 import * as tls from 'node:tls'
 import { once } from 'node:events'
@@ -7,7 +7,7 @@ import { type ChannelHandler, NetloopError } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
 import { captureClientHello, echo, pem, serverContext, withTls } from './tls-helpers'
 
-type T = Parameters<typeof loopFor>[0]
+type T = ExecutionContext
 
 /** Connections reset mid-handshake by the storm test (raise by hand: NETLOOP_TLS_RESETS=10000). */
 const RESETS = Number(process.env.NETLOOP_TLS_RESETS ?? 2000)

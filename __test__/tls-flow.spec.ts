@@ -1,4 +1,4 @@
-import test from 'ava'
+import test, { type ExecutionContext } from 'ava'
 import * as tls from 'node:tls'
 import { createHash, randomBytes } from 'node:crypto'
 import { once } from 'node:events'
@@ -6,7 +6,7 @@ import { type ChannelHandler, type ChannelHandlerContext, SslHandshakeCompletion
 import { loopFor, serve, sleep, until } from './channel-helpers'
 import { pem, serverContext, withTls } from './tls-helpers'
 
-type T = Parameters<typeof loopFor>[0]
+type T = ExecutionContext
 
 const MiB = 1 << 20
 /** Bytes echoed by the volume test (raise by hand: NETLOOP_TLS_VOLUME_MIB=1024). */

@@ -1,4 +1,4 @@
-import test from 'ava'
+import test, { type ExecutionContext } from 'ava'
 import { spawn, execFile } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync } from 'node:fs'
@@ -37,7 +37,7 @@ async function sClient(port: number, args: string[], input = 'ping-netloop\n'): 
  * A netloop TLS echo server; `sessions` gets each child's `channel.tls` when its handshake
  * completes (read then: it is not readable once the channel closed).
  */
-async function echoServer(t: Parameters<typeof loopFor>[0], extra: Parameters<typeof serverContext>[0] = {}) {
+async function echoServer(t: ExecutionContext, extra: Parameters<typeof serverContext>[0] = {}) {
   const loop = loopFor(t)
   const sessions: TlsInfo[] = []
   const app: ChannelHandler = { ...echo, userEventTriggered: (ctx, e) => void (e instanceof SslHandshakeCompletionEvent && e.isSuccess && sessions.push(ctx.channel.tls!)) }
@@ -94,7 +94,7 @@ for (const [flag, version] of [['-tls1_2', 'TLSv1.2'], ['-tls1_3', 'TLSv1.3']] a
 }
 
 /** `openssl s_server -www` on a free port of 127.0.0.1; killed at teardown. */
-async function sServer(t: Parameters<typeof loopFor>[0], args: string[]): Promise<number> {
+async function sServer(t: ExecutionContext, args: string[]): Promise<number> {
   const d = certsDir()
   const p = spawn('openssl', ['s_server', '-accept', '127.0.0.1:0', '-cert', join(d, 'server.pem'), '-key', join(d, 'server.key'), ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -108,7 +108,7 @@ async function sServer(t: Parameters<typeof loopFor>[0], args: string[]): Promis
 }
 
 /** A netloop client that sends `request` after the handshake and collects until the peer closes. */
-async function fetchOver(t: Parameters<typeof loopFor>[0], port: number, request: string, alpn?: string[]): Promise<{ ch: Channel; tls: TlsInfo; body: () => string }> {
+async function fetchOver(t: ExecutionContext, port: number, request: string, alpn?: string[]): Promise<{ ch: Channel; tls: TlsInfo; body: () => string }> {
   const loop = loopFor(t)
   const got: Buffer[] = []
   const app: ChannelHandler = { channelRead: (_c, m: Buffer) => void got.push(Buffer.from(m)) }

@@ -1,11 +1,11 @@
-import test from 'ava'
+import test, { type ExecutionContext } from 'ava'
 import * as tls from 'node:tls'
 import { once } from 'node:events'
 import { Bootstrap, type Channel, type ChannelHandler, NetloopError, SslHandler } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
 import { clientContext, echo, otherCaClient, pem, serverContext, withTls } from './tls-helpers'
 
-type T = Parameters<typeof loopFor>[0]
+type T = ExecutionContext
 
 /** A netloop TLS echo server that records the exceptions its children see. */
 async function mtlsServer(t: T, extra: Parameters<typeof serverContext>[0]) {
