@@ -122,3 +122,17 @@ test('connect() settles after the handshake even when no JS handler sits behind 
   t.is(ch.tls!.servername, 'localhost', 'the connect host was sent and verified')
   t.true(ch.tls!.authorized)
 })
+
+test('channel.tls stays readable after the channel closed (as node:tls getters do)', async (t) => {
+  const loop = loopFor(t)
+  const { port } = await serve(t, loop, withTls(serverContext(), echo))
+  const ch = await new Bootstrap()
+    .group(loop)
+    .handler((c) => void c.pipeline.addLast('tls', new SslHandler(clientContext())).addLast('app', {}))
+    .connect(port, 'localhost')
+  await ch.close()
+  await until(() => !ch.isOpen)
+  await new Promise((r) => setTimeout(r, 50))
+  t.is(ch.tls?.protocol, 'TLSv1.3')
+  t.true(ch.tls!.authorized)
+})

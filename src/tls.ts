@@ -215,11 +215,27 @@ function peerCertificate(raw: Buffer): PeerCertificate {
   }
 }
 
+/** The last session read of each channel: `channel.tls` stays readable after the close, as
+ * node:tls's getters do on a closed socket. */
+const sessions = new WeakMap<Channel, TlsInfo>()
+
 /** @internal `channel.tls`. */
 export function tlsInfo(ch: Channel): TlsInfo | undefined {
-  ch._hub.sync()
-  const s = ch._hub.native.tlsSession(ch.id)
-  if (!s) return undefined
+  if (!ch._known) return sessions.get(ch)
+  let s: ReturnType<typeof ch._hub.native.tlsSession>
+  try {
+    ch._hub.sync()
+    s = ch._hub.native.tlsSession(ch.id)
+  } catch {
+    return sessions.get(ch)
+  }
+  if (!s) return sessions.get(ch)
+  const info = toInfo(s)
+  sessions.set(ch, info)
+  return info
+}
+
+function toInfo(s: NonNullable<ReturnType<Channel['_hub']['native']['tlsSession']>>): TlsInfo {
   let parsed: PeerCertificate | undefined | null = null
   return {
     protocol: s.protocol,
@@ -294,6 +310,7 @@ export class SslHandler extends NativeHandler {
   _handshakeDone(event: SslHandshakeCompletionEvent): void {
     if (this.#event) return
     this.#event = event
+    if (event.isSuccess && this._channel) tlsInfo(this._channel) // kept for after the close
     this.#settle?.(event)
   }
 
