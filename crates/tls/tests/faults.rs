@@ -3,7 +3,6 @@
 
 mod common;
 #[path = "../../transport/tests/common/net.rs"]
-#[allow(dead_code)]
 mod net;
 
 use std::cell::RefCell;
@@ -136,8 +135,10 @@ fn writes_before_the_handshake_count_toward_the_water_marks_and_arrive_in_order_
         ..Default::default()
     })
     .unwrap();
-    let mut opts = ChannelOptions::default();
-    opts.write_buffer_water_mark = WaterMark::new(8 * 1024, 16 * 1024).unwrap();
+    let opts = ChannelOptions {
+        write_buffer_water_mark: WaterMark::new(8 * 1024, 16 * 1024).unwrap(),
+        ..Default::default()
+    };
     let clog: Shared = Rc::new(RefCell::new(Log::default()));
     let (ch, connected) = net.client(opts, net::no_child, addr);
     ch.pipeline()
@@ -185,8 +186,10 @@ fn writes_before_the_handshake_count_toward_the_water_marks_and_arrive_in_order_
 fn with_auto_read_off_the_handshake_completes_and_data_is_read_only_on_request() {
     let net = Net::new();
     let ca = Ca::new("test CA");
-    let mut child = ChannelOptions::default();
-    child.auto_read = false;
+    let child = ChannelOptions {
+        auto_read: false,
+        ..Default::default()
+    };
     let addr = server(&net, server_ctx(&ca, Duration::from_secs(10)), child);
     let cctx = SslContext::client(&SslOptions {
         ca: Some(ca.pem.clone().into_bytes()),

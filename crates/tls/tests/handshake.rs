@@ -3,7 +3,6 @@
 
 mod common;
 #[path = "../../transport/tests/common/net.rs"]
-#[allow(dead_code)]
 mod net;
 
 use std::cell::RefCell;
