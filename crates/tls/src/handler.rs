@@ -209,7 +209,19 @@ impl State {
         }
         if peer_closed && self.phase.get() == Phase::Done {
             ctx.fire_user_event(SslCloseCompletionEvent);
+            // Answer with our close_notify (RFC 8446 §6.1) before closing: `ctx.close()` starts
+            // in front of this handler, so its own `close` would not send it.
+            self.send_close_notify(ctx);
             ctx.close();
+        }
+    }
+
+    fn send_close_notify(&self, ctx: &ChannelHandlerContext) {
+        if !self.close_sent.replace(true) {
+            if let Some(engine) = self.engine.borrow_mut().as_mut() {
+                engine.send_close_notify();
+            }
+            self.send_records(ctx);
         }
     }
 
@@ -405,12 +417,7 @@ impl ChannelHandler for SslHandler {
 
     fn close(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
         let s = &self.0;
-        if !s.close_sent.replace(true) {
-            if let Some(engine) = s.engine.borrow_mut().as_mut() {
-                engine.send_close_notify();
-            }
-            s.send_records(ctx);
-        }
+        s.send_close_notify(ctx);
         if s.phase.get() != Phase::Done {
             s.fail_held(ctx, TransportError::ChannelClosed);
         }

@@ -336,16 +336,86 @@ fn invalid_options_are_config_errors() {
 fn close_sends_close_notify_and_the_peer_reports_it_then_closes() {
     let net = Net::new();
     let ca = Ca::new("test CA");
-    let (_server, addr) = tls_server(&net, SslContext::server(&server_opts(&ca, &["localhost"])).unwrap());
-    let (client, log) = tls_client(&net, SslContext::client(&client_opts(&ca)).unwrap(), "localhost", addr);
+    let (_server, addr) = tls_server(
+        &net,
+        SslContext::server(&server_opts(&ca, &["localhost"])).unwrap(),
+    );
+    let (client, log) = tls_client(
+        &net,
+        SslContext::client(&client_opts(&ca)).unwrap(),
+        "localhost",
+        addr,
+    );
     assert_eq!(log.borrow().handshake(), Some("ok"));
     let closed = client.close();
     net.run_until("client closed", || closed.is_done());
     let srv = server_log(0);
-    net.run_until("server saw close_notify and closed", || srv.borrow().has("inactive"));
+    net.run_until("server saw close_notify and closed", || {
+        srv.borrow().has("inactive")
+    });
     let events = srv.borrow().events.clone();
-    let notify = events.iter().position(|e| e == "close_notify").expect("close_notify event");
+    let notify = events
+        .iter()
+        .position(|e| e == "close_notify")
+        .expect("close_notify event");
     let inactive = events.iter().position(|e| e == "inactive").unwrap();
     assert!(notify < inactive, "{events:?}");
-    assert!(!events.iter().any(|e| e.starts_with("exception")), "a clean close is no error: {events:?}");
+    assert!(
+        !events.iter().any(|e| e.starts_with("exception")),
+        "a clean close is no error: {events:?}"
+    );
+}
+
+#[test]
+fn a_peer_close_notify_is_answered_with_ours_before_the_close() {
+    // A rustls client over a blocking socket sends close_notify and must get one back.
+    let net = Net::new();
+    let ca = Ca::new("test CA");
+    let (_server, addr) = tls_server(
+        &net,
+        SslContext::server(&server_opts(&ca, &["localhost"])).unwrap(),
+    );
+    let mut roots = netloop_tls::rustls::RootCertStore::empty();
+    use netloop_tls::rustls::pki_types::pem::PemObject;
+    for c in netloop_tls::rustls::pki_types::CertificateDer::pem_slice_iter(ca.pem.as_bytes()) {
+        roots.add(c.unwrap()).unwrap();
+    }
+    let t = std::thread::spawn(move || {
+        use netloop_tls::rustls;
+        use std::io::{Read, Write};
+        let cfg = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+        let conn = rustls::ClientConnection::new(
+            std::sync::Arc::new(cfg),
+            "localhost".try_into().unwrap(),
+        )
+        .unwrap();
+        let sock = std::net::TcpStream::connect(addr).unwrap();
+        sock.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+            .unwrap();
+        let mut tls = rustls::StreamOwned::new(conn, sock);
+        tls.write_all(b"ping").unwrap();
+        let mut buf = [0u8; 4];
+        tls.read_exact(&mut buf).unwrap();
+        assert_eq!(&buf, b"ping");
+        tls.conn.send_close_notify();
+        tls.flush().unwrap();
+        let mut rest = Vec::new();
+        // A clean end (Ok(0) after the peer's close_notify), not UnexpectedEof.
+        tls.read_to_end(&mut rest).map(|_| rest.len())
+    });
+    net.run_until("server closed", || {
+        SERVER_LOGS.with(|l| {
+            l.borrow()
+                .first()
+                .is_some_and(|l| l.borrow().has("inactive"))
+        })
+    });
+    let r = t.join().unwrap();
+    assert!(matches!(r, Ok(0)), "the client saw {r:?}");
 }
