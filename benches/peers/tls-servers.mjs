@@ -99,7 +99,7 @@ const BUILDERS = {
   'tokio-rustls'() {
     const dir = join(root, 'benches', 'peers', 'tokio-rustls-echo')
     const bin = join(out, 'release', 'tokio-rustls-echo')
-    if (stale([join(dir, 'src'), join(dir, 'Cargo.toml')], bin)) {
+    if (stale([join(dir, 'src'), join(dir, 'Cargo.toml'), join(dir, 'Cargo.lock')], bin)) {
       if (!have('cargo')) throw new Error('cargo not found')
       run('cargo', ['build', '--release', '-q', '--manifest-path', join(dir, 'Cargo.toml'), '--target-dir', out], 'cargo build tokio-rustls-echo')
     }

@@ -56,7 +56,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let port: u16 = args.next().map(|s| s.parse()).transpose()?.unwrap_or(0);
     let host = args.next().unwrap_or_else(|| "127.0.0.1".into());
     let acceptor = TlsAcceptor::from(Arc::new(config(&cert, &key)?));
-    let rt = tokio::runtime::Builder::new_current_thread().enable_io().build()?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()?;
     rt.block_on(async move {
         let listener = TcpListener::bind((host.as_str(), port)).await?;
         println!("listening {}", listener.local_addr()?.port());
