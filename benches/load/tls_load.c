@@ -143,7 +143,7 @@ static void die_ssl(struct conn *c, const char *what, int err) {
   char buf[256];
   if (e) ERR_error_string_n(e, buf, sizeof buf);
   else if (err == SSL_ERROR_SYSCALL) snprintf(buf, sizeof buf, "%s", errno ? strerror(errno) : "unexpected end of stream");
-  else if (err == SSL_ERROR_ZERO_RETURN) snprintf(buf, sizeof buf, "the server sent close_notify");
+  else if (err == SSL_ERROR_ZERO_RETURN) snprintf(buf, sizeof buf, "the server closed the connection (close_notify or end of stream)");
   else snprintf(buf, sizeof buf, "SSL error %d", err);
   long v = c->ssl ? SSL_get_verify_result(c->ssl) : X509_V_OK;
   fprintf(stderr, "tls_load: connection %d: %s: %s%s%s\n", (int)(c - cs), what, buf, v != X509_V_OK ? "; verify: " : "",
@@ -534,7 +534,7 @@ static void step(struct conn *c, unsigned events) {
         break;
       }
       if (err == SSL_ERROR_SYSCALL && (r == 0 || errno == ECONNRESET || errno == EPIPE)) {
-        if (errno == ECONNRESET || errno == EPIPE) resets++;
+        if (r != 0) resets++;
         ERR_clear_error();
         end_conn(c);
         start_conn(c);
