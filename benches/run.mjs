@@ -12,6 +12,8 @@
 //   channels-vs-net  benches/node/channels-vs-net.mjs   echo, lines, RESP, HTTP against node:net/http
 //   peers            benches/node/peers.mjs      netloop against C, tokio, Netty (if present)
 //   memory           benches/node/memory.mjs     (if present)
+//   tls              benches/node/tls.mjs        TLS: netloop (TS, and the Rust core) against node:tls
+//                                                (and tokio-rustls); skipped without OpenSSL's headers
 //   scaling          benches/node/scaling.mjs    worker threads against node:net threads and cluster
 //
 // First the TypeScript is compiled (`npx tsc -p tsconfig.json`; --no-build skips it). The netloop
@@ -20,7 +22,7 @@
 // (--quick, --addon) and the durations this file picks for it (PARTS below: quick and full
 // settings sized so that `--quick` takes under 3 minutes and a full run under 15 on a 2-vCPU
 // machine); its output is echoed live and captured. A workload whose tool is missing (wrk,
-// redis-benchmark, cc, cargo) is skipped by its part with a line saying so.
+// redis-benchmark, cc, cargo, OpenSSL's headers) is skipped by its part with a line saying so.
 //
 // The report, target/bench-results/report-<ISO 8601 time>.md, holds the machine (CPU, vCPUs,
 // kernel, node, rustc, git commit and whether the tree is dirty, the addon's size and hash), the
@@ -118,6 +120,15 @@ const PARTS = [
     optional: 'benches/node/memory.mjs',
     // quick: the script's (2 000 connections, 1 round); full: 10 000 connections, 1 round.
     commands: () => [node('benches/node/memory.mjs', ...shared, ...(quick ? [] : ['--runs', '1']), ...quiet, ...json('memory'))],
+  },
+  {
+    name: 'tls',
+    title: 'TLS: netloop against node:tls (and the Rust core against tokio-rustls)',
+    optional: 'benches/node/tls.mjs',
+    // quick: the script's (1 round of 1 s after 0.5 s, 2 000 idle connections); full: 3 rounds
+    // of 2 s after 1 s, 10 000 idle connections in 1 round. No OpenSSL headers: it prints a
+    // `skipped:` line and exits 0.
+    commands: () => [node('benches/node/tls.mjs', ...shared, ...(quick ? [] : ['--runs', '3', '--seconds', '2']), ...quiet, ...json('tls'))],
   },
   {
     name: 'scaling',
