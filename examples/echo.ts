@@ -11,8 +11,8 @@
 // A client that half-closes (shuts its output down: `nc -N`, `socket.end()`) still gets
 // everything back: with `allowHalfClosure` its FIN arrives as a ChannelInputShutdownEvent
 // instead of closing the channel, and the channel closes once what is queued has been written.
-// Without allowHalfClosure the FIN closes the channel through the pipeline, and writes that
-// are still queued then are written before the close only as far as the transport manages.
+// Without allowHalfClosure the FIN would close the channel through the pipeline right after
+// the reads before it, whatever is still to be echoed.
 //
 // --idle S   a connection that sent and received nothing for S seconds is closed (default 60;
 //            0: never), so a silent peer cannot hold a connection forever.

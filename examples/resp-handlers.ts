@@ -40,6 +40,14 @@ function toInt64(b: Buffer | string): bigint | undefined {
   return v < INT64_MIN || v > INT64_MAX ? undefined : v
 }
 
+/**
+ * The keyspace: a Map in memory, with no eviction and no memory limit (Redis's `maxmemory` is
+ * not implemented). The process grows with the number of distinct keys and their values, as a
+ * Redis server does: `redis-benchmark -r 1000000` (random keys out of a million) keeps adding
+ * keys for minutes, and the RSS with them. With a fixed keyspace (`-r 1000`) the RSS levels off
+ * (__test__/examples-resp-soak.spec.ts, about a million SET/GET over 1000 keys): nothing else
+ * is kept per command or per connection.
+ */
 class Store {
   readonly map = new Map<string, Entry>()
   /** Keys with an expiry, for the periodic sweep. */

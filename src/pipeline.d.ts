@@ -10,7 +10,8 @@
  *   methods are looked up once, when it is added (as Netty computes its skip mask).
  * - A handler that throws (or whose `async` method rejects) sends the error to the *next*
  *   handler's `exceptionCaught`; an outbound method that throws fails the operation's
- *   promise instead. What reaches the tail unhandled is reported with the channel id.
+ *   promise instead (routing.ts moves events and handles these). What reaches the tail
+ *   unhandled is reported with the channel id.
  * - A removed context keeps its links, so an event already passing through it goes on.
  */
 import type { Channel } from './channel';

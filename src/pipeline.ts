@@ -10,16 +10,18 @@
  *   methods are looked up once, when it is added (as Netty computes its skip mask).
  * - A handler that throws (or whose `async` method rejects) sends the error to the *next*
  *   handler's `exceptionCaught`; an outbound method that throws fails the operation's
- *   promise instead. What reaches the tail unhandled is reported with the channel id.
+ *   promise instead (routing.ts moves events and handles these). What reaches the tail
+ *   unhandled is reported with the channel id.
  * - A removed context keeps its links, so an event already passing through it goes on.
  */
 import type { Channel } from './channel'
-import { ChannelHandlerContext, Kind, type HandlerMethod } from './context'
+import { ChannelHandlerContext, Kind } from './context'
 import type { ChannelHandler } from './handlers'
 import { NativeHandler } from './codecs'
 import { NetloopError, invalidArgType } from './errors'
 import type { ChannelHub } from './hub'
 import { ChannelPromise } from './promise'
+import { deliverInbound, deliverOutbound, fireInbound, fireOutbound, isThenable, markRecent } from './routing'
 import { W } from './wire'
 
 /** A handler class (JS or native), to find a handler by type as Netty's `get(Class)` does. */
@@ -41,32 +43,6 @@ export type UnhandledExceptionHandler = (error: unknown, channel: Channel) => vo
 
 let unhandled: UnhandledExceptionHandler = (error, channel) => {
   console.error(`netloop: an exception reached the tail of the pipeline of channel ${channel.id} (add an exceptionCaught handler):`, error)
-}
-
-/**
- * JS contexts added since the last microtask checkpoint. A loop's events reach JS in one
- * delivery per iteration, addressed to the JS context the native pipeline chose when it made
- * them; a handler added in front of that context during the delivery must still see the rest
- * of it (Netty: it sees every later message, including the rest of the batch). A delivery runs
- * without a microtask checkpoint, so "added during this delivery" is "in this set".
- */
-const recent = new Set<ChannelHandlerContext>()
-let recentClearQueued = false
-const clearRecent = (): void => {
-  recent.clear()
-  recentClearQueued = false
-}
-function markRecent(ctx: ChannelHandlerContext): void {
-  recent.add(ctx)
-  if (!recentClearQueued) {
-    recentClearQueued = true
-    queueMicrotask(clearRecent)
-  }
-}
-
-/** An `async` handler method's result (a ChannelPromise returned by `ctx.write` is not one). */
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof v === 'object' && v !== null && !(v instanceof ChannelPromise) && typeof (v as { then?: unknown }).then === 'function'
 }
 
 export class ChannelPipeline {
@@ -357,53 +333,26 @@ export class ChannelPipeline {
     return p
   }
 
-  // ---- routing ----
+  // ---- routing (src/routing.ts) ----
 
   /** @internal Passes an inbound event from `from` to the next handler that takes it. */
   _fireInbound(from: ChannelHandlerContext, kind: number, arg: unknown): void {
-    let last = from
-    let n = from._next
-    while (n !== undefined && n._kind === Kind.Js) {
-      const fn = n._methods[kind]
-      if (fn !== undefined) {
-        this.#invokeInbound(n, fn, kind, arg)
-        return
-      }
-      last = n
-      n = n._next
-    }
-    if (n === undefined || n._kind === Kind.Tail) {
-      this.#tail(kind, arg)
-      return
-    }
-    this._hub.sendInbound(this.channel, last._kind === Kind.Head ? 0 : last._id, kind, arg)
+    fireInbound(this, from, kind, arg)
   }
 
   /** @internal An inbound event the native pipeline passed to JS context `ctx`. */
   _deliverInbound(ctx: ChannelHandlerContext, kind: number, arg: unknown): void {
-    if (recent.size > 0 && recent.has(ctx._prev!)) {
-      // JS handlers were put in front of `ctx` after the event was made: they see it first.
-      let from = ctx._prev!
-      while (from._kind === Kind.Js && recent.has(from)) from = from._prev!
-      this._fireInbound(from, kind, arg)
-      return
-    }
-    const fn = ctx._removed ? undefined : ctx._methods[kind]
-    if (fn !== undefined) this.#invokeInbound(ctx, fn, kind, arg)
-    else this._fireInbound(ctx, kind, arg)
+    deliverInbound(this, ctx, kind, arg)
   }
 
-  #invokeInbound(ctx: ChannelHandlerContext, fn: HandlerMethod, kind: number, arg: unknown): void {
-    try {
-      const r = arg === undefined && kind !== W.READ_BYTES ? fn.call(ctx.handler, ctx) : fn.call(ctx.handler, ctx, arg)
-      if (isThenable(r)) r.then(undefined, (e) => ctx.fireExceptionCaught(e))
-    } catch (e) {
-      ctx.fireExceptionCaught(e)
-    }
+  /** @internal Passes an outbound operation from `from` to the previous handler that takes it. */
+  _fireOutbound(from: ChannelHandlerContext, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
+    fireOutbound(this, from, kind, msg, promise)
   }
 
-  #tail(kind: number, arg: unknown): void {
-    if (kind === W.EXCEPTION) this._reportUnhandled(arg) // messages and events are dropped, as in Netty
+  /** @internal An outbound operation the native pipeline passed to JS context `ctx`. */
+  _deliverOutbound(ctx: ChannelHandlerContext, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
+    deliverOutbound(this, ctx, kind, msg, promise)
   }
 
   /**
@@ -426,73 +375,5 @@ export class ChannelPipeline {
     } catch (e) {
       console.error('netloop: the unhandled-exception handler threw:', e)
     }
-  }
-
-  /** @internal Passes an outbound operation from `from` to the previous handler that takes it. */
-  _fireOutbound(from: ChannelHandlerContext, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
-    let last = from
-    let p = from._prev
-    while (p !== undefined && p._kind === Kind.Js) {
-      const fn = p._methods[kind]
-      if (fn !== undefined) {
-        this.#invokeOutbound(p, fn, kind, msg, promise)
-        return
-      }
-      last = p
-      p = p._prev
-    }
-    this._hub.sendOutbound(this.channel, last._kind === Kind.Tail ? 0 : last._id, kind, msg, promise)
-  }
-
-  /** @internal An outbound operation the native pipeline passed to JS context `ctx`. */
-  _deliverOutbound(ctx: ChannelHandlerContext, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
-    if (recent.size > 0 && recent.has(ctx._next!)) {
-      let from = ctx._next!
-      while (from._kind === Kind.Js && recent.has(from)) from = from._next!
-      this._fireOutbound(from, kind, msg, promise)
-      return
-    }
-    const fn = ctx._removed ? undefined : ctx._methods[kind]
-    if (fn !== undefined) this.#invokeOutbound(ctx, fn, kind, msg, promise)
-    else this._fireOutbound(ctx, kind, msg, promise)
-  }
-
-  #invokeOutbound(ctx: ChannelHandlerContext, fn: HandlerMethod, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
-    // A promise made outside the pipeline (lent by native code, or `new`) learns its channel here.
-    if (promise !== undefined && promise._channel === undefined) promise._channel = this.channel
-    try {
-      let r: unknown
-      if (kind === W.WRITE_BYTES) r = fn.call(ctx.handler, ctx, msg, promise ?? this._voidPromise)
-      else if (kind === W.CLOSE) r = fn.call(ctx.handler, ctx, promise ?? this._voidPromise)
-      else r = fn.call(ctx.handler, ctx)
-      if (isThenable(r)) r.then(undefined, (e) => this.#outboundFailed(ctx, kind, promise, e))
-    } catch (e) {
-      this.#outboundFailed(ctx, kind, promise, e)
-    }
-  }
-
-  /**
-   * An outbound method threw or rejected: its operation's promise fails (else the context's
-   * next handler hears of it). A close goes on regardless (close always closes): it is passed
-   * on from `ctx`, and its promise fails with the error once the channel is closed; with the
-   * void promise (or one already done) the error goes to the next `exceptionCaught` at once.
-   */
-  #outboundFailed(ctx: ChannelHandlerContext, kind: number, promise: ChannelPromise | undefined, e: unknown): void {
-    const err = e instanceof Error ? e : new Error(String(e))
-    const p = promise ?? (kind === W.WRITE_BYTES || kind === W.CLOSE ? this._voidPromise : undefined)
-    if (kind === W.CLOSE) {
-      const close = p!
-      if (close.isVoid || close.isDone) {
-        ctx.fireExceptionCaught(err)
-        this._fireOutbound(ctx, W.CLOSE, undefined, this._voidPromise)
-      } else {
-        const closed = this._newPromise()
-        closed.addListener(() => {
-          if (!close.tryFailure(err)) ctx.fireExceptionCaught(err)
-        })
-        this._fireOutbound(ctx, W.CLOSE, undefined, closed)
-      }
-    } else if (p) p.tryFailure(err)
-    else ctx.fireExceptionCaught(err)
   }
 }

@@ -1,0 +1,157 @@
+/**
+ * How events move through a pipeline (ChannelPipeline's routing, kept apart from its
+ * structure): inbound events head → tail, outbound operations tail → head.
+ *
+ * Ground rules (the channel's loop thread only):
+ * - A JS handler without the method is skipped in JS; an event crosses to native code only
+ *   where a native handler (or the head) sits next to the last JS handler it passed.
+ * - A handler that throws (or whose `async` method rejects) sends the error to the *next*
+ *   handler's `exceptionCaught`; an outbound method that throws fails the operation's promise
+ *   instead, and a `close` goes on regardless (close always closes).
+ * - Events the native pipeline made are addressed to the JS context it chose when it made
+ *   them; JS handlers put in front of that context since then see them first (`recent`).
+ */
+import type { ChannelHandlerContext, HandlerMethod } from './context'
+import { Kind } from './context'
+import type { ChannelPipeline } from './pipeline'
+import { ChannelPromise } from './promise'
+import { W } from './wire'
+
+/**
+ * JS contexts added since the last microtask checkpoint. A loop's events reach JS in one
+ * delivery per iteration, addressed to the JS context the native pipeline chose when it made
+ * them; a handler added in front of that context during the delivery must still see the rest
+ * of it (Netty: it sees every later message, including the rest of the batch). A delivery runs
+ * without a microtask checkpoint, so "added during this delivery" is "in this set".
+ */
+const recent = new Set<ChannelHandlerContext>()
+let recentClearQueued = false
+const clearRecent = (): void => {
+  recent.clear()
+  recentClearQueued = false
+}
+
+/** Notes a JS context just added to a pipeline (see `recent`). */
+export function markRecent(ctx: ChannelHandlerContext): void {
+  recent.add(ctx)
+  if (!recentClearQueued) {
+    recentClearQueued = true
+    queueMicrotask(clearRecent)
+  }
+}
+
+/** An `async` handler method's result (a ChannelPromise returned by `ctx.write` is not one). */
+export function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === 'object' && v !== null && !(v instanceof ChannelPromise) && typeof (v as { then?: unknown }).then === 'function'
+}
+
+/** Passes an inbound event from `from` to the next handler that takes it. */
+export function fireInbound(pipeline: ChannelPipeline, from: ChannelHandlerContext, kind: number, arg: unknown): void {
+  let last = from
+  let n = from._next
+  while (n !== undefined && n._kind === Kind.Js) {
+    const fn = n._methods[kind]
+    if (fn !== undefined) {
+      invokeInbound(n, fn, kind, arg)
+      return
+    }
+    last = n
+    n = n._next
+  }
+  if (n === undefined || n._kind === Kind.Tail) {
+    if (kind === W.EXCEPTION) pipeline._reportUnhandled(arg) // messages and events are dropped, as in Netty
+    return
+  }
+  pipeline._hub.sendInbound(pipeline.channel, last._kind === Kind.Head ? 0 : last._id, kind, arg)
+}
+
+/** An inbound event the native pipeline passed to JS context `ctx`. */
+export function deliverInbound(pipeline: ChannelPipeline, ctx: ChannelHandlerContext, kind: number, arg: unknown): void {
+  if (recent.size > 0 && recent.has(ctx._prev!)) {
+    // JS handlers were put in front of `ctx` after the event was made: they see it first.
+    let from = ctx._prev!
+    while (from._kind === Kind.Js && recent.has(from)) from = from._prev!
+    fireInbound(pipeline, from, kind, arg)
+    return
+  }
+  const fn = ctx._removed ? undefined : ctx._methods[kind]
+  if (fn !== undefined) invokeInbound(ctx, fn, kind, arg)
+  else fireInbound(pipeline, ctx, kind, arg)
+}
+
+function invokeInbound(ctx: ChannelHandlerContext, fn: HandlerMethod, kind: number, arg: unknown): void {
+  try {
+    const r = arg === undefined && kind !== W.READ_BYTES ? fn.call(ctx.handler, ctx) : fn.call(ctx.handler, ctx, arg)
+    if (isThenable(r)) r.then(undefined, (e) => ctx.fireExceptionCaught(e))
+  } catch (e) {
+    ctx.fireExceptionCaught(e)
+  }
+}
+
+/** Passes an outbound operation from `from` to the previous handler that takes it. */
+export function fireOutbound(pipeline: ChannelPipeline, from: ChannelHandlerContext, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
+  let last = from
+  let p = from._prev
+  while (p !== undefined && p._kind === Kind.Js) {
+    const fn = p._methods[kind]
+    if (fn !== undefined) {
+      invokeOutbound(pipeline, p, fn, kind, msg, promise)
+      return
+    }
+    last = p
+    p = p._prev
+  }
+  pipeline._hub.sendOutbound(pipeline.channel, last._kind === Kind.Tail ? 0 : last._id, kind, msg, promise)
+}
+
+/** An outbound operation the native pipeline passed to JS context `ctx`. */
+export function deliverOutbound(pipeline: ChannelPipeline, ctx: ChannelHandlerContext, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
+  if (recent.size > 0 && recent.has(ctx._next!)) {
+    let from = ctx._next!
+    while (from._kind === Kind.Js && recent.has(from)) from = from._next!
+    fireOutbound(pipeline, from, kind, msg, promise)
+    return
+  }
+  const fn = ctx._removed ? undefined : ctx._methods[kind]
+  if (fn !== undefined) invokeOutbound(pipeline, ctx, fn, kind, msg, promise)
+  else fireOutbound(pipeline, ctx, kind, msg, promise)
+}
+
+function invokeOutbound(pipeline: ChannelPipeline, ctx: ChannelHandlerContext, fn: HandlerMethod, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
+  // A promise made outside the pipeline (lent by native code, or `new`) learns its channel here.
+  if (promise !== undefined && promise._channel === undefined) promise._channel = pipeline.channel
+  try {
+    let r: unknown
+    if (kind === W.WRITE_BYTES) r = fn.call(ctx.handler, ctx, msg, promise ?? pipeline._voidPromise)
+    else if (kind === W.CLOSE) r = fn.call(ctx.handler, ctx, promise ?? pipeline._voidPromise)
+    else r = fn.call(ctx.handler, ctx)
+    if (isThenable(r)) r.then(undefined, (e) => outboundFailed(pipeline, ctx, kind, promise, e))
+  } catch (e) {
+    outboundFailed(pipeline, ctx, kind, promise, e)
+  }
+}
+
+/**
+ * An outbound method threw or rejected: its operation's promise fails (else the context's
+ * next handler hears of it). A close goes on regardless (close always closes): it is passed
+ * on from `ctx`, and its promise fails with the error once the channel is closed; with the
+ * void promise (or one already done) the error goes to the next `exceptionCaught` at once.
+ */
+function outboundFailed(pipeline: ChannelPipeline, ctx: ChannelHandlerContext, kind: number, promise: ChannelPromise | undefined, e: unknown): void {
+  const err = e instanceof Error ? e : new Error(String(e))
+  const p = promise ?? (kind === W.WRITE_BYTES || kind === W.CLOSE ? pipeline._voidPromise : undefined)
+  if (kind === W.CLOSE) {
+    const close = p!
+    if (close.isVoid || close.isDone) {
+      ctx.fireExceptionCaught(err)
+      fireOutbound(pipeline, ctx, W.CLOSE, undefined, pipeline._voidPromise)
+    } else {
+      const closed = pipeline._newPromise()
+      closed.addListener(() => {
+        if (!close.tryFailure(err)) ctx.fireExceptionCaught(err)
+      })
+      fireOutbound(pipeline, ctx, W.CLOSE, undefined, closed)
+    }
+  } else if (p) p.tryFailure(err)
+  else ctx.fireExceptionCaught(err)
+}
