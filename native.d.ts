@@ -92,6 +92,11 @@ export declare class NativeEventLoop {
   get name(): string
   /** Tasks waiting in the cross-thread queue. */
   get pendingTasks(): number
+  /**
+   * Connections the server channels of this loop accepted and closed at once (over their
+   * `maxConnections`, or out of descriptors); 0 once the loop terminated.
+   */
+  get refusedConnections(): number
   shutdownGracefully(quietMs: number, timeoutMs: number): void
   /**
    * Terminates the loop now, without calling JS, and releases it (JS resolves its own

@@ -165,9 +165,11 @@ impl Channel {
         self.invoke_later(move || ch.fire_inactive_and_unregistered(was_active));
     }
 
-    /// The channel is closed (`open` is false): run the close hook, complete the close future
-    /// if one was made.
+    /// The channel is closed (`open` is false): free its place in its server's connection
+    /// count, run the close hook, complete the close future if one was made.
     fn complete_close_future(&self) {
+        let permit = self.0.permit.borrow_mut().take();
+        drop(permit);
         let hook = self.0.close_hook.borrow_mut().take();
         if let Some(hook) = hook {
             hook();

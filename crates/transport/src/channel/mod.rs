@@ -74,6 +74,8 @@ pub(crate) struct ChannelInner {
     /// The error that closed the channel, if one did (Netty's `initialCloseCause`).
     close_cause: RefCell<Option<TransportError>>,
     parent: Option<ChannelHandle>,
+    /// An accepted channel's place in its server's connection count, freed at the close.
+    pub(crate) permit: RefCell<Option<crate::ConnectionPermit>>,
 }
 
 /// A channel: a socket (or a listener, or an embedded test channel) with its pipeline.
@@ -119,6 +121,7 @@ impl Channel {
             close_hook: RefCell::new(None),
             close_cause: RefCell::new(None),
             parent,
+            permit: RefCell::new(None),
         });
         let ch = Channel(inner);
         handle::track(&ch);

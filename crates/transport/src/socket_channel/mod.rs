@@ -29,6 +29,7 @@ use crate::message::Message;
 use crate::options::{apply_socket_option, ChannelOption, ChannelOptions};
 use crate::promise::ChannelPromise;
 use crate::recv_allocator::AdaptiveRecvAllocator;
+use crate::server_channel::AcceptedSocket;
 
 /// User event fired when the peer shut its output down and `allow_half_closure` is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,6 +95,25 @@ impl SocketChannel {
         }
         let io = SocketIo::new(&options, Some(stream), State::Connected, Some(remote));
         Channel::create(local, options, parent, Box::new(io))
+    }
+
+    /// The channel of a socket a server channel accepted: as [`SocketChannel::accepted`],
+    /// and the channel holds the socket's place in its server's connection count until it
+    /// closes (dropped unregistered, it frees it too).
+    pub fn accepted_socket(
+        local: &Rc<LocalLoop>,
+        socket: AcceptedSocket,
+        options: impl Into<Arc<ChannelOptions>>,
+        parent: Option<ChannelHandle>,
+    ) -> Channel {
+        let AcceptedSocket {
+            stream,
+            remote,
+            permit,
+        } = socket;
+        let ch = Self::accepted(local, stream, remote, options, parent);
+        *ch.0.permit.borrow_mut() = Some(permit);
+        ch
     }
 
     /// How many read system calls this stream channel made (to observe short-read handling).
