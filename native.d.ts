@@ -58,7 +58,10 @@ export declare class NativeChannels {
    * while its buffer is below the high mark and every flag is writable.
    */
   setUserWritability(id: number, index: number, writable: boolean): void
-  /** Half-close: shuts the output down; JS promise `promise` learns the result. */
+  /**
+   * Half-close: the FIN goes out once the flushed output is written; JS promise `promise`
+   * learns the result then.
+   */
   shutdownOutput(id: number, promise: number): void
   /**
    * JS cancelled promise `id` (after applying the ops before it): `true` if the native

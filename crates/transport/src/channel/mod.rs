@@ -291,12 +291,21 @@ impl Channel {
         self.0.pipeline.connect_with(remote, local, promise);
     }
 
-    /// Shuts the output side down (FIN) after flushing nothing more; reads go on.
-    ///
-    /// # Errors
-    /// An I/O error, or `UnsupportedOperation` for channels without a stream socket.
-    pub fn shutdown_output(&self) -> Result<(), TransportError> {
-        self.0.io.shutdown_output(self)
+    /// Half-close (Netty's `shutdownOutput`): the FIN goes out once the output flushed so far
+    /// is written; reads go on. From now on writes fail with `ERR_OUTPUT_SHUTDOWN`, and so do
+    /// the writes still unflushed when the FIN goes out. The future completes when the FIN
+    /// went out (`UnsupportedOperation` for channels without a stream socket). Unlike Netty,
+    /// which fails the pending writes at once, the flushed output is not lost.
+    pub fn shutdown_output(&self) -> ChannelFuture {
+        let p = ChannelPromise::new();
+        let f = p.future_or_never();
+        self.shutdown_output_with(p);
+        f
+    }
+
+    /// As [`Channel::shutdown_output`], completing `promise`.
+    pub fn shutdown_output_with(&self, promise: ChannelPromise) {
+        self.0.io.shutdown_output(self, promise);
     }
 
     pub(crate) fn read_if_auto_read(&self) {
