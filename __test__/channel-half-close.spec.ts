@@ -11,7 +11,7 @@ const echo: ChannelHandler = {
   channelRead: (ctx, msg) => void ctx.write(msg as Buffer),
   channelReadComplete: (ctx) => void ctx.flush(),
   userEventTriggered: (ctx, evt) => {
-    if (evt instanceof ChannelInputShutdownEvent) void ctx.channel.shutdownOutput()
+    if (evt instanceof ChannelInputShutdownEvent) ctx.channel.shutdownOutput().catch(() => {})
   },
   // Without half-closure the writes still queued fail when the FIN closes the channel.
   exceptionCaught: () => {},
