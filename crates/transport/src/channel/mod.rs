@@ -54,8 +54,10 @@ pub(crate) struct ChannelInner {
     id: ChannelId,
     pipeline: ChannelPipeline,
     pub(crate) io: Box<dyn ChannelIo>,
-    local: Weak<LocalLoop>,
-    event_loop: EventLoop,
+    /// The loop the channel is (or will be) registered on: changes only while unregistered
+    /// (`register_on`), to another loop of the same thread.
+    local: RefCell<Weak<LocalLoop>>,
+    event_loop: RefCell<EventLoop>,
     /// Shared with the channels accepted by the same server until one of them changes an
     /// option (copy on write): a connection does not carry its own copy.
     options: RefCell<Arc<ChannelOptions>>,
@@ -107,8 +109,8 @@ impl Channel {
             id: ChannelId(NEXT_ID.fetch_add(1, Ordering::Relaxed)),
             pipeline: ChannelPipeline::new(weak.clone()),
             io,
-            local: Rc::downgrade(local),
-            event_loop: local.handle(),
+            local: RefCell::new(Rc::downgrade(local)),
+            event_loop: RefCell::new(local.handle()),
             options: RefCell::new(options),
             outbound: RefCell::new(OutboundBuffer::new(water)),
             registered: Cell::new(false),
@@ -142,13 +144,19 @@ impl Channel {
         self.0.pipeline.clone()
     }
 
-    /// The loop the channel is registered on.
-    pub fn event_loop(&self) -> &EventLoop {
-        &self.0.event_loop
+    /// The loop the channel is registered on (or was last, or will be).
+    pub fn event_loop(&self) -> EventLoop {
+        self.0.event_loop.borrow().clone()
     }
 
     pub(crate) fn local_loop(&self) -> Option<Rc<LocalLoop>> {
-        self.0.local.upgrade()
+        self.0.local.borrow().upgrade()
+    }
+
+    /// Moves the unregistered channel to `local` (see `register_on`).
+    pub(crate) fn set_loop(&self, local: &Rc<LocalLoop>) {
+        *self.0.local.borrow_mut() = Rc::downgrade(local);
+        *self.0.event_loop.borrow_mut() = local.handle();
     }
 
     /// A `Send` handle to this channel for other threads.
@@ -272,6 +280,11 @@ impl Channel {
     /// Closes the channel through the whole pipeline.
     pub fn close(&self) -> ChannelFuture {
         self.0.pipeline.close()
+    }
+    /// Deregisters the channel from its loop through the whole pipeline (it stays open; see
+    /// [`Channel::register_on`]).
+    pub fn deregister(&self) -> ChannelFuture {
+        self.0.pipeline.deregister()
     }
     /// Binds the channel to `local` through the whole pipeline.
     pub fn bind(&self, local: SocketAddr) -> ChannelFuture {
