@@ -4,7 +4,7 @@
  * The front door: the API lives in `src/`, one module per concept.
  */
 export { NetloopError } from './src/errors';
-export { EventLoop, ScheduledTask, type EventLoopOptions, type EventLoopState } from './src/loop';
+export { EventLoop, ScheduledTask, type EventLoopOptions, type EventLoopState, type LoopMetrics } from './src/loop';
 export { type TaskListener } from './src/timers';
 export { EventLoopGroup } from './src/group';
 export { Channel, type ChannelConfig } from './src/channel';

@@ -60,7 +60,10 @@ export declare class NativeChannels {
    * while its buffer is below the high mark and every flag is writable.
    */
   setUserWritability(id: number, index: number, writable: boolean): void
-  /** Half-close: shuts the output down; JS promise `promise` learns the result. */
+  /**
+   * Half-close: the FIN goes out once the flushed output is written; JS promise `promise`
+   * learns the result then.
+   */
   shutdownOutput(id: number, promise: number): void
   /**
    * JS cancelled promise `id` (after applying the ops before it): `true` if the native
@@ -94,6 +97,11 @@ export declare class NativeEventLoop {
   get name(): string
   /** Tasks waiting in the cross-thread queue. */
   get pendingTasks(): number
+  /**
+   * Connections the server channels of this loop accepted and closed at once (over their
+   * `maxConnections`, or out of descriptors); 0 once the loop terminated.
+   */
+  get refusedConnections(): number
   shutdownGracefully(quietMs: number, timeoutMs: number): void
   /**
    * Terminates the loop now, without calling JS, and releases it (JS resolves its own

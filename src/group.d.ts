@@ -4,8 +4,7 @@
  * serves connections on several cores, see `ServerBootstrap.group(boss, workers)`.
  */
 import { EventEmitter } from 'node:events';
-import { EventLoop, type EventLoopOptions } from './loop';
-import type { ChannelMetrics } from './hub';
+import { EventLoop, type EventLoopOptions, type LoopMetrics } from './loop';
 import { type LoopTermination } from './workers';
 /** A group whose loops live on worker threads. */
 export interface WorkerGroupOptions extends EventLoopOptions {
@@ -48,7 +47,7 @@ export declare class EventLoopGroup extends EventEmitter {
      */
     ready(): Promise<void>;
     /** Per-loop counters (see `EventLoop.metrics()`), one entry per loop or live worker. */
-    metrics(): Promise<ChannelMetrics[]>;
+    metrics(): Promise<LoopMetrics[]>;
     get size(): number;
     get loops(): readonly EventLoop[];
     /** The next loop, round robin (groups on this thread only). */

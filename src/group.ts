@@ -5,9 +5,8 @@
  */
 import { EventEmitter } from 'node:events'
 import { availableParallelism } from 'node:os'
-import { EventLoop, type EventLoopOptions } from './loop'
+import { EventLoop, type EventLoopOptions, type LoopMetrics } from './loop'
 import { NetloopError, checkDuration, checkInteger, fromNative, invalidArgType, outOfRange } from './errors'
-import type { ChannelMetrics } from './hub'
 import { type LoopTermination, WorkerLoop, moduleUrl } from './workers'
 
 /** A group whose loops live on worker threads. */
@@ -115,9 +114,9 @@ export class EventLoopGroup extends EventEmitter {
   }
 
   /** Per-loop counters (see `EventLoop.metrics()`), one entry per loop or live worker. */
-  async metrics(): Promise<ChannelMetrics[]> {
+  async metrics(): Promise<LoopMetrics[]> {
     if (this.#workers.length === 0) return this.#loops.map((l) => l.metrics())
-    return Promise.all(this.#workers.filter((w) => w.alive).map((w) => w.metrics()))
+    return Promise.all(this.#workers.filter((w) => w.alive).map((w) => w.metrics() as Promise<LoopMetrics>))
   }
 
   get size(): number {

@@ -1,6 +1,11 @@
 import { type ChannelMetrics } from './hub';
 import { ScheduledTask, type Task } from './timers';
 export { ScheduledTask, type Task } from './timers';
+/** What `EventLoop.metrics()` reports. */
+export interface LoopMetrics extends ChannelMetrics {
+    /** Connections the loop's server channels closed at once (over `maxConnections`, or out of fds). */
+    refusedConnections: number;
+}
 /** Lifecycle of a loop, as in Netty. */
 export type EventLoopState = 'not-started' | 'started' | 'shutting-down' | 'shutdown' | 'terminated';
 export interface EventLoopOptions {
@@ -35,10 +40,12 @@ export declare class EventLoop {
     constructor(options?: EventLoopOptions);
     get name(): string;
     /**
-     * Counters of this loop's JS boundary: iterations, deliveries (native→JS calls carrying
-     * channel events), events, JS→native calls, ops, bytes in/out of JS, channels.
+     * Counters of this loop: of its JS boundary (iterations, deliveries: native→JS calls
+     * carrying channel events, events, JS→native calls, ops, bytes in/out of JS, channels),
+     * and `refusedConnections`: connections its server channels closed as soon as they were
+     * accepted (over `maxConnections`, or out of file descriptors).
      */
-    metrics(): ChannelMetrics;
+    metrics(): LoopMetrics;
     get state(): EventLoopState;
     /** Tasks queued and not yet run (this thread's and other threads'). */
     get pendingTasks(): number;

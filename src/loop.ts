@@ -37,6 +37,12 @@ const NativeEventLoop = native.NativeEventLoop
 type NativeEventLoop = Native.NativeEventLoop
 const TIMER_ARM_LENGTH = native.TIMER_ARM_LENGTH
 
+/** What `EventLoop.metrics()` reports. */
+export interface LoopMetrics extends ChannelMetrics {
+  /** Connections the loop's server channels closed at once (over `maxConnections`, or out of fds). */
+  refusedConnections: number
+}
+
 /** Lifecycle of a loop, as in Netty. */
 export type EventLoopState = 'not-started' | 'started' | 'shutting-down' | 'shutdown' | 'terminated'
 
@@ -229,11 +235,14 @@ export class EventLoop {
   }
 
   /**
-   * Counters of this loop's JS boundary: iterations, deliveries (native→JS calls carrying
-   * channel events), events, JS→native calls, ops, bytes in/out of JS, channels.
+   * Counters of this loop: of its JS boundary (iterations, deliveries: native→JS calls
+   * carrying channel events, events, JS→native calls, ops, bytes in/out of JS, channels),
+   * and `refusedConnections`: connections its server channels closed as soon as they were
+   * accepted (over `maxConnections`, or out of file descriptors).
    */
-  metrics(): ChannelMetrics {
-    return channelMetrics(this) ?? { iterations: 0, deliveries: 0, events: 0, jsToNativeCalls: 0, ops: 0, bytesIn: 0, bytesOut: 0, channels: 0 }
+  metrics(): LoopMetrics {
+    const m = channelMetrics(this) ?? { iterations: 0, deliveries: 0, events: 0, jsToNativeCalls: 0, ops: 0, bytesIn: 0, bytesOut: 0, channels: 0 }
+    return { ...m, refusedConnections: this.#native.refusedConnections }
   }
 
   get state(): EventLoopState {

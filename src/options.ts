@@ -38,6 +38,12 @@ export interface ChannelOptions {
   maxMessagesPerRead?: number
   /** Keep the output open after the peer half-closes (default false). */
   allowHalfClosure?: boolean
+  /**
+   * Server channels: most accepted connections open at once (default 0: no limit). Beyond it
+   * a new connection is closed as soon as it is accepted and counted in
+   * `EventLoop.metrics().refusedConnections` of the server's loop.
+   */
+  maxConnections?: number
 }
 
 export type ChannelOptionName = keyof ChannelOptions
@@ -60,6 +66,7 @@ const KINDS: Record<ChannelOptionName, Kind> = {
   connectTimeoutMillis: 'count',
   writeSpinCount: 'positive',
   maxMessagesPerRead: 'positive',
+  maxConnections: 'count',
 }
 
 /** The option names, for iteration. */

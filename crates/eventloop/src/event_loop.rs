@@ -95,6 +95,7 @@ pub(crate) struct Shared {
     pub(crate) cleanup: Mutex<Vec<Task>>,
     pub selector_rebuilds: AtomicU64,
     pub wakeups: AtomicU64,
+    pub refused_connections: AtomicU64,
 }
 
 impl Shared {
@@ -231,6 +232,7 @@ impl EventLoop {
             cleanup: Mutex::new(Vec::new()),
             selector_rebuilds: AtomicU64::new(0),
             wakeups: AtomicU64::new(0),
+            refused_connections: AtomicU64::new(0),
         });
         Ok((EventLoop { shared }, poll))
     }
@@ -296,6 +298,19 @@ impl EventLoop {
     /// Times the loop's waker was fired (wake-ups of a sleeping loop and self-wakes).
     pub fn wakeups(&self) -> u64 {
         self.shared.wakeups.load(Ordering::Relaxed)
+    }
+
+    /// Connections the server channels of this loop accepted and closed at once (over their
+    /// `max_connections`, or out of descriptors).
+    pub fn refused_connections(&self) -> u64 {
+        self.shared.refused_connections.load(Ordering::Relaxed)
+    }
+
+    /// Counts one refused connection (server channels call it).
+    pub fn record_refused_connection(&self) {
+        self.shared
+            .refused_connections
+            .fetch_add(1, Ordering::Relaxed);
     }
 
     /// Times this loop rebuilt its selector.

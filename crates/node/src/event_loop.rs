@@ -280,6 +280,15 @@ impl NativeEventLoop {
             .map_or(0, |h| u32::try_from(h.pending_tasks()).unwrap_or(u32::MAX))
     }
 
+    /// Connections the server channels of this loop accepted and closed at once (over their
+    /// `maxConnections`, or out of descriptors); 0 once the loop terminated.
+    #[napi(getter)]
+    pub fn refused_connections(&self) -> f64 {
+        self.bridge
+            .handle()
+            .map_or(0.0, |h| h.refused_connections() as f64)
+    }
+
     #[napi]
     pub fn shutdown_gracefully(&self, env: Env, quiet_ms: f64, timeout_ms: f64) -> Result<()> {
         self.shutdown_gracefully_impl(quiet_ms, timeout_ms)

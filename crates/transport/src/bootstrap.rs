@@ -227,7 +227,7 @@ fn register_child(
     parent: ChannelHandle,
 ) {
     let Ok(lp) = local_of(el) else { return };
-    let ch = SocketChannel::accepted(&lp, acc.stream, acc.remote, opts, Some(parent));
+    let ch = SocketChannel::accepted_socket(&lp, acc, opts, Some(parent));
     if let Some(init) = init {
         if ch
             .pipeline()

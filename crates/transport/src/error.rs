@@ -25,6 +25,8 @@ pub enum TransportError {
     ClosedBy(Arc<TransportError>),
     /// An operation that needs a connected channel was asked of one not yet connected.
     NotYetConnected,
+    /// A write on a channel whose output is shut down (or shutting down).
+    OutputShutdown,
     /// `connect` was asked of a channel that is connected or connecting.
     AlreadyConnected,
     /// The peer refused the connection (ECONNREFUSED).
@@ -67,6 +69,7 @@ impl TransportError {
             TransportError::ChannelClosed => "ERR_CHANNEL_CLOSED",
             TransportError::ClosedBy(_) => "ERR_CHANNEL_CLOSED",
             TransportError::NotYetConnected => "ERR_NOT_YET_CONNECTED",
+            TransportError::OutputShutdown => "ERR_OUTPUT_SHUTDOWN",
             TransportError::AlreadyConnected => "ERR_ALREADY_CONNECTED",
             TransportError::ConnectionRefused => "ECONNREFUSED",
             TransportError::ConnectionReset => "ECONNRESET",
@@ -195,6 +198,7 @@ impl fmt::Display for TransportError {
             TransportError::ChannelClosed => write!(f, "channel closed"),
             TransportError::ClosedBy(c) => write!(f, "channel closed ({}: {c})", c.code()),
             TransportError::NotYetConnected => write!(f, "channel not yet connected"),
+            TransportError::OutputShutdown => write!(f, "the channel's output is shut down"),
             TransportError::AlreadyConnected => {
                 write!(f, "channel already connected or connecting")
             }

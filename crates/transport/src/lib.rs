@@ -11,9 +11,11 @@
 
 #![deny(missing_docs)]
 
+mod accept_error;
 mod bootstrap;
 mod channel;
 pub mod chunk;
+mod connection_limit;
 mod context;
 mod embedded;
 mod error;
@@ -31,6 +33,7 @@ mod socket_channel;
 
 pub use bootstrap::{Bootstrap, LoopChooser, ServerBootstrap, ACCEPTOR_NAME};
 pub use channel::{Channel, ChannelId};
+pub use connection_limit::ConnectionPermit;
 pub use context::ChannelHandlerContext;
 pub use embedded::EmbeddedChannel;
 pub use error::{HandlerResult, TransportError};

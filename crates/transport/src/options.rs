@@ -75,6 +75,9 @@ pub struct ChannelOptions {
     pub max_messages_per_read: u32,
     /// Keep the channel open (output side) after the peer shut its output down.
     pub allow_half_closure: bool,
+    /// Server channels: most accepted connections open at once (0: no limit). Beyond it an
+    /// accepted socket is closed at once and counted as refused.
+    pub max_connections: usize,
     /// How the receive buffer is sized.
     pub recv_sizing: RecvSizing,
 }
@@ -96,6 +99,7 @@ impl Default for ChannelOptions {
             connect_timeout: Some(Duration::from_millis(30_000)),
             max_messages_per_read: 16,
             allow_half_closure: false,
+            max_connections: 0,
             recv_sizing: RecvSizing::default(),
         }
     }
@@ -136,6 +140,8 @@ pub enum ChannelOption {
     MaxMessagesPerRead(u32),
     /// Keep the channel open when the peer shuts its output down.
     AllowHalfClosure(bool),
+    /// See [`ChannelOptions::max_connections`] (0: no limit).
+    MaxConnections(usize),
     /// See [`ChannelOptions::recv_sizing`].
     RecvSizing(RecvSizing),
 }
@@ -186,6 +192,7 @@ impl ChannelOptions {
                 self.max_messages_per_read = v
             }
             ChannelOption::AllowHalfClosure(v) => self.allow_half_closure = v,
+            ChannelOption::MaxConnections(v) => self.max_connections = v,
             ChannelOption::RecvSizing(s) => {
                 if s.minimum == 0 || s.minimum > s.initial || s.initial > s.maximum {
                     return Err(TransportError::InvalidOption(format!(

@@ -15,6 +15,11 @@
 //! is impossible (or for ENOBUFS/ENOMEM) does accepting pause for a back-off, doubling from
 //! 50 ms up to 1 s, that any successful accept resets. The back-off timer holds the channel
 //! weakly, so a cancelled timer waiting in the heap keeps no closed channel alive.
+//!
+//! Connection limit (`max_connections`): every accepted socket carries a permit of the
+//! server's count until its channel closes; with the limit reached, a newly accepted socket is
+//! closed at once (the client sees the connection closed) and counted as refused, on the
+//! channel and on its loop (`EventLoop::refused_connections`).
 
 use std::cell::{Cell, RefCell};
 use std::fs::File;
@@ -29,7 +34,9 @@ use mio::Interest;
 use netloop_eventloop::{LocalLoop, Readiness, ScheduledHandle};
 use socket2::{Domain, Protocol, SockRef, Socket, Type};
 
+use crate::accept_error::{classify, is_fd_exhaustion, AcceptFailure};
 use crate::channel::{Channel, ChannelIo};
+use crate::connection_limit::{ConnectionCount, ConnectionPermit};
 use crate::error::TransportError;
 use crate::message::Message;
 use crate::options::ChannelOptions;
@@ -42,40 +49,13 @@ pub struct AcceptedSocket {
     pub stream: TcpStream,
     /// The peer's address.
     pub remote: SocketAddr,
+    /// Its place in the server's connection count: keep it as long as the connection is
+    /// open ([`crate::SocketChannel::accepted_socket`] hands it to the channel).
+    pub permit: ConnectionPermit,
 }
 
 const BACKOFF_MIN: Duration = Duration::from_millis(50);
 const BACKOFF_MAX: Duration = Duration::from_secs(1);
-
-enum AcceptFailure {
-    Skip,
-    BackOff,
-    Fatal,
-}
-
-fn classify(e: &io::Error) -> AcceptFailure {
-    if matches!(
-        e.kind(),
-        io::ErrorKind::Interrupted | io::ErrorKind::ConnectionAborted
-    ) {
-        return AcceptFailure::Skip;
-    }
-    match e.raw_os_error() {
-        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM) => AcceptFailure::BackOff,
-        Some(
-            libc::EPROTO
-            | libc::EPERM
-            | libc::ENETDOWN
-            | libc::ENOPROTOOPT
-            | libc::EHOSTDOWN
-            | libc::ENONET
-            | libc::EHOSTUNREACH
-            | libc::ENETUNREACH
-            | libc::ETIMEDOUT,
-        ) => AcceptFailure::Skip,
-        _ => AcceptFailure::Fatal,
-    }
-}
 
 pub(crate) struct ServerIo {
     listener: RefCell<Option<TcpListener>>,
@@ -90,15 +70,14 @@ pub(crate) struct ServerIo {
     reserve: RefCell<Option<File>>,
     reserve_enabled: Cell<bool>,
     refused: Cell<u64>,
+    connections: ConnectionCount,
+    over_limit: Cell<u64>,
 }
 
 fn open_reserve() -> Option<File> {
     File::open("/dev/null").ok()
 }
 
-fn is_fd_exhaustion(e: &io::Error) -> bool {
-    matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
-}
 
 /// Constructors and statistics of TCP server channels.
 pub struct ServerSocketChannel;
@@ -118,6 +97,8 @@ impl ServerSocketChannel {
             reserve: RefCell::new(None),
             reserve_enabled: Cell::new(true),
             refused: Cell::new(0),
+            connections: ConnectionCount::default(),
+            over_limit: Cell::new(0),
         };
         Channel::create(local, Arc::new(options), None, Box::new(io))
     }
@@ -133,6 +114,16 @@ impl ServerSocketChannel {
     /// Connections accepted and closed at once because descriptors ran out.
     pub fn refused_connections(ch: &Channel) -> Option<u64> {
         io_of(ch).map(|io| io.refused.get())
+    }
+
+    /// Connections accepted and closed at once because `max_connections` were open.
+    pub fn connections_over_limit(ch: &Channel) -> Option<u64> {
+        io_of(ch).map(|io| io.over_limit.get())
+    }
+
+    /// Accepted connections open now (their channels are not closed yet).
+    pub fn open_connections(ch: &Channel) -> Option<usize> {
+        io_of(ch).map(|io| io.connections.open())
     }
 
     /// The pause the next accept back-off would take (50 ms after any successful accept).
@@ -182,9 +173,10 @@ impl ServerIo {
             self.readable_hint.set(true);
             return;
         }
-        let max = ch.with_options(|o| o.max_messages_per_read);
+        let (max, limit) = ch.with_options(|o| (o.max_messages_per_read, o.max_connections));
         let pipeline = ch.pipeline();
         let mut accepted = 0u32;
+        let mut delivered = false;
         let mut failure = None;
         loop {
             self.accept_calls.set(self.accept_calls.get() + 1);
@@ -198,7 +190,22 @@ impl ServerIo {
                     accepted += 1;
                     self.backoff.set(BACKOFF_MIN);
                     ch.0.read_pending.set(false);
-                    pipeline.fire_channel_read(Message::user(AcceptedSocket { stream, remote }));
+                    match self.connections.try_acquire(limit) {
+                        Some(permit) => {
+                            delivered = true;
+                            let socket = AcceptedSocket {
+                                stream,
+                                remote,
+                                permit,
+                            };
+                            pipeline.fire_channel_read(Message::user(socket));
+                        }
+                        None => {
+                            drop(stream); // refused: closed at once
+                            self.over_limit.set(self.over_limit.get() + 1);
+                            ch.event_loop().record_refused_connection();
+                        }
+                    }
                     if !ch.is_open() {
                         break;
                     }
@@ -214,7 +221,7 @@ impl ServerIo {
                 }
                 Err(e) => match classify(&e) {
                     AcceptFailure::Skip => continue,
-                    AcceptFailure::BackOff if is_fd_exhaustion(&e) && self.refuse_pending() => {
+                    AcceptFailure::BackOff if is_fd_exhaustion(&e) && self.refuse_pending(ch) => {
                         self.readable_hint.set(false);
                         failure = Some((e, false));
                         break;
@@ -232,7 +239,7 @@ impl ServerIo {
                 },
             }
         }
-        if accepted > 0 {
+        if delivered {
             pipeline.fire_channel_read_complete();
         }
         if let Some((e, fatal)) = failure {
@@ -245,7 +252,7 @@ impl ServerIo {
 
     /// Descriptors ran out: closes the reserve, accepts and closes every pending connection,
     /// reopens the reserve. `true` if the backlog was drained and the reserve is back.
-    fn refuse_pending(&self) -> bool {
+    fn refuse_pending(&self, ch: &Channel) -> bool {
         let Some(reserve) = self.reserve.borrow_mut().take() else {
             return false;
         };
@@ -260,6 +267,7 @@ impl ServerIo {
             match result {
                 Ok((stream, _)) => {
                     self.refused.set(self.refused.get() + 1);
+                    ch.event_loop().record_refused_connection();
                     drop(stream);
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break true,

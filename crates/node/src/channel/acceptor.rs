@@ -5,11 +5,9 @@
 //! for an iteration so that it delivers promptly.
 
 use std::cell::Cell;
-use std::net::SocketAddr;
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
 
-use mio::net::TcpStream;
 use netloop_eventloop::EventLoop;
 use netloop_transport::{
     AcceptedSocket, ChannelHandle, ChannelHandler, ChannelHandlerContext, ChannelOptions,
@@ -72,10 +70,10 @@ impl Acceptor {
 }
 
 /// Makes the channel of an accepted socket on the hub of this thread's loop `hub`, and tells JS.
+/// The channel holds the socket's place in the server's connection count until it closes.
 fn adopt(
     hub: &Rc<Hub>,
-    stream: TcpStream,
-    remote: SocketAddr,
+    socket: AcceptedSocket,
     opts: Arc<ChannelOptions>,
     parent: ChannelHandle,
     server: f64,
@@ -83,7 +81,7 @@ fn adopt(
     let Some(local) = hub.local.upgrade() else {
         return;
     };
-    let ch = SocketChannel::accepted(&local, stream, remote, opts, Some(parent));
+    let ch = SocketChannel::accepted_socket(&local, socket, opts, Some(parent));
     let id = hub.adopt(ch);
     hub.outbox()
         .push(wire::NEW_CHANNEL, id as f64, 0.0, server, 0.0, 0.0);
@@ -108,23 +106,17 @@ impl ChannelHandler for Acceptor {
         match target {
             Target::Local(h) => {
                 if let Some(hub) = h.upgrade() {
-                    adopt(
-                        &hub,
-                        accepted.stream,
-                        accepted.remote,
-                        opts,
-                        parent,
-                        self.server,
-                    );
+                    adopt(&hub, accepted, opts, parent, self.server);
                 }
             }
             Target::Remote { id, handle } => {
                 let id = *id;
-                let (stream, addr) = (accepted.stream, accepted.remote);
-                // If the loop shut down meanwhile the task is rejected and the socket closes.
+                let socket = accepted;
+                // If the loop shut down meanwhile the task is rejected and the socket closes
+                // (its permit returns to the server's count).
                 let _ = handle.execute(move || {
                     if let Some(hub) = remote::local_hub(id) {
-                        adopt(&hub, stream, addr, opts, parent, REMOTE_SERVER);
+                        adopt(&hub, socket, opts, parent, REMOTE_SERVER);
                     }
                 });
             }

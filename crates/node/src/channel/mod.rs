@@ -368,15 +368,19 @@ impl NativeChannels {
         r.map_err(|e| throw(&env, e))
     }
 
-    /// Half-close: shuts the output down; JS promise `promise` learns the result.
+    /// Half-close: the FIN goes out once the flushed output is written; JS promise `promise`
+    /// learns the result then.
     #[napi]
     pub fn shutdown_output(&self, id: f64, promise: f64) {
         self.enter();
-        let r = match self.hub.channel(id as u64) {
-            Some(ch) => ch.shutdown_output(),
-            None => Err(TransportError::ChannelClosed),
-        };
-        self.hub.report_promise(promise, &r);
+        match self.hub.channel(id as u64) {
+            Some(ch) => ch
+                .shutdown_output()
+                .add_local_listener_js(self.hub.clone(), promise),
+            None => self
+                .hub
+                .report_promise(promise, &Err(TransportError::ChannelClosed)),
+        }
         self.rearm();
     }
 

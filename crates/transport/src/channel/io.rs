@@ -54,8 +54,13 @@ pub(crate) trait ChannelIo {
     fn apply_option(&self, _opt: &ChannelOption) -> std::io::Result<()> {
         Ok(())
     }
-    fn shutdown_output(&self, _ch: &Channel) -> Result<(), TransportError> {
-        Err(TransportError::UnsupportedOperation("shutdown_output"))
+    /// Half-close: the FIN goes out once nothing flushed is left to write.
+    fn shutdown_output(&self, _ch: &Channel, promise: ChannelPromise) {
+        promise.try_failure(TransportError::UnsupportedOperation("shutdown_output"));
+    }
+    /// True once the output is shut down or shutting down: writes are refused.
+    fn is_output_shutdown(&self) -> bool {
+        false
     }
     #[cfg(unix)]
     fn raw_fd(&self) -> Option<std::os::fd::RawFd> {

@@ -7,6 +7,9 @@
 //! cancelled (Netty's `if (!promise.setUncancellable()) return`).
 
 use std::net::SocketAddr;
+use std::rc::Rc;
+
+use netloop_eventloop::LocalLoop;
 
 use super::outbound::fail_all;
 use super::Channel;
@@ -37,6 +40,27 @@ impl Channel {
     /// `ERR_CHANNEL_CLOSED` and this as [`TransportError::cause`].
     pub fn close_cause(&self) -> Option<TransportError> {
         self.0.close_cause.borrow().clone()
+    }
+
+    /// Registers the channel on `local`, another loop of this thread, or its own (Netty's
+    /// `eventLoop.register(channel)` after a `deregister`): the channel and its pipeline move
+    /// to that loop, `channel_registered` fires again, and an active channel reads on if
+    /// `autoRead` is on (`channel_active` fires only on the first registration). Fails with
+    /// `UnsupportedOperation` while the channel is registered: deregister first and register
+    /// when the deregistration completed. `ChannelHandle`s made before keep sending their
+    /// requests through the old loop, which must stay alive for them.
+    pub fn register_on(&self, local: &Rc<LocalLoop>) -> ChannelFuture {
+        let p = ChannelPromise::new();
+        let f = p.future_or_never();
+        if self.0.registered.get() {
+            p.try_failure(TransportError::UnsupportedOperation(
+                "register: already registered",
+            ));
+            return f;
+        }
+        self.set_loop(local);
+        self.core_register(p);
+        f
     }
 
     pub(crate) fn core_register(&self, promise: ChannelPromise) {
@@ -165,9 +189,11 @@ impl Channel {
         self.invoke_later(move || ch.fire_inactive_and_unregistered(was_active));
     }
 
-    /// The channel is closed (`open` is false): run the close hook, complete the close future
-    /// if one was made.
+    /// The channel is closed (`open` is false): free its place in its server's connection
+    /// count, run the close hook, complete the close future if one was made.
     fn complete_close_future(&self) {
+        let permit = self.0.permit.borrow_mut().take();
+        drop(permit);
         let hook = self.0.close_hook.borrow_mut().take();
         if let Some(hook) = hook {
             hook();
@@ -216,12 +242,18 @@ impl Channel {
             return;
         }
         self.0.io.do_deregister(self);
-        promise.try_success();
+        // Netty: the promise completes in the later task, after `channel_unregistered`, so
+        // that its listener can register the channel again.
         let ch = self.clone();
-        self.invoke_later(move || {
+        let done = move || {
             if ch.0.registered.replace(false) {
                 ch.0.pipeline.fire_channel_unregistered();
             }
-        });
+            promise.try_success();
+        };
+        match self.local_loop() {
+            Some(l) if !l.handle().is_shutdown() => l.execute_local(done),
+            _ => done(), // no later task will run: finish now
+        }
     }
 }

@@ -54,8 +54,10 @@ pub(crate) struct ChannelInner {
     id: ChannelId,
     pipeline: ChannelPipeline,
     pub(crate) io: Box<dyn ChannelIo>,
-    local: Weak<LocalLoop>,
-    event_loop: EventLoop,
+    /// The loop the channel is (or will be) registered on: changes only while unregistered
+    /// (`register_on`), to another loop of the same thread.
+    local: RefCell<Weak<LocalLoop>>,
+    event_loop: RefCell<EventLoop>,
     /// Shared with the channels accepted by the same server until one of them changes an
     /// option (copy on write): a connection does not carry its own copy.
     options: RefCell<Arc<ChannelOptions>>,
@@ -74,6 +76,8 @@ pub(crate) struct ChannelInner {
     /// The error that closed the channel, if one did (Netty's `initialCloseCause`).
     close_cause: RefCell<Option<TransportError>>,
     parent: Option<ChannelHandle>,
+    /// An accepted channel's place in its server's connection count, freed at the close.
+    pub(crate) permit: RefCell<Option<crate::ConnectionPermit>>,
 }
 
 /// A channel: a socket (or a listener, or an embedded test channel) with its pipeline.
@@ -105,8 +109,8 @@ impl Channel {
             id: ChannelId(NEXT_ID.fetch_add(1, Ordering::Relaxed)),
             pipeline: ChannelPipeline::new(weak.clone()),
             io,
-            local: Rc::downgrade(local),
-            event_loop: local.handle(),
+            local: RefCell::new(Rc::downgrade(local)),
+            event_loop: RefCell::new(local.handle()),
             options: RefCell::new(options),
             outbound: RefCell::new(OutboundBuffer::new(water)),
             registered: Cell::new(false),
@@ -119,6 +123,7 @@ impl Channel {
             close_hook: RefCell::new(None),
             close_cause: RefCell::new(None),
             parent,
+            permit: RefCell::new(None),
         });
         let ch = Channel(inner);
         handle::track(&ch);
@@ -139,13 +144,19 @@ impl Channel {
         self.0.pipeline.clone()
     }
 
-    /// The loop the channel is registered on.
-    pub fn event_loop(&self) -> &EventLoop {
-        &self.0.event_loop
+    /// The loop the channel is registered on (or was last, or will be).
+    pub fn event_loop(&self) -> EventLoop {
+        self.0.event_loop.borrow().clone()
     }
 
     pub(crate) fn local_loop(&self) -> Option<Rc<LocalLoop>> {
-        self.0.local.upgrade()
+        self.0.local.borrow().upgrade()
+    }
+
+    /// Moves the unregistered channel to `local` (see `register_on`).
+    pub(crate) fn set_loop(&self, local: &Rc<LocalLoop>) {
+        *self.0.local.borrow_mut() = Rc::downgrade(local);
+        *self.0.event_loop.borrow_mut() = local.handle();
     }
 
     /// A `Send` handle to this channel for other threads.
@@ -270,6 +281,11 @@ impl Channel {
     pub fn close(&self) -> ChannelFuture {
         self.0.pipeline.close()
     }
+    /// Deregisters the channel from its loop through the whole pipeline (it stays open; see
+    /// [`Channel::register_on`]).
+    pub fn deregister(&self) -> ChannelFuture {
+        self.0.pipeline.deregister()
+    }
     /// Binds the channel to `local` through the whole pipeline.
     pub fn bind(&self, local: SocketAddr) -> ChannelFuture {
         self.0.pipeline.bind(local)
@@ -288,12 +304,21 @@ impl Channel {
         self.0.pipeline.connect_with(remote, local, promise);
     }
 
-    /// Shuts the output side down (FIN) after flushing nothing more; reads go on.
-    ///
-    /// # Errors
-    /// An I/O error, or `UnsupportedOperation` for channels without a stream socket.
-    pub fn shutdown_output(&self) -> Result<(), TransportError> {
-        self.0.io.shutdown_output(self)
+    /// Half-close (Netty's `shutdownOutput`): the FIN goes out once the output flushed so far
+    /// is written; reads go on. From now on writes fail with `ERR_OUTPUT_SHUTDOWN`, and so do
+    /// the writes still unflushed when the FIN goes out. The future completes when the FIN
+    /// went out (`UnsupportedOperation` for channels without a stream socket). Unlike Netty,
+    /// which fails the pending writes at once, the flushed output is not lost.
+    pub fn shutdown_output(&self) -> ChannelFuture {
+        let p = ChannelPromise::new();
+        let f = p.future_or_never();
+        self.shutdown_output_with(p);
+        f
+    }
+
+    /// As [`Channel::shutdown_output`], completing `promise`.
+    pub fn shutdown_output_with(&self, promise: ChannelPromise) {
+        self.0.io.shutdown_output(self, promise);
     }
 
     pub(crate) fn read_if_auto_read(&self) {

@@ -14,6 +14,10 @@ impl Channel {
             promise.try_failure(self.closed_error());
             return;
         }
+        if self.0.io.is_output_shutdown() {
+            promise.try_failure(TransportError::OutputShutdown);
+            return;
+        }
         let msg = match self.0.io.filter_outbound(msg) {
             Ok(m) => m,
             Err(e) => {

@@ -19,6 +19,7 @@ use netloop_eventloop::{LocalLoop, Readiness, ScheduledHandle};
 use socket2::SockRef;
 
 mod connector;
+mod half_close;
 mod reader;
 mod writer;
 
@@ -29,6 +30,7 @@ use crate::message::Message;
 use crate::options::{apply_socket_option, ChannelOption, ChannelOptions};
 use crate::promise::ChannelPromise;
 use crate::recv_allocator::AdaptiveRecvAllocator;
+use crate::server_channel::AcceptedSocket;
 
 /// User event fired when the peer shut its output down and `allow_half_closure` is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +60,12 @@ pub(crate) struct SocketIo {
     read_scheduled: Cell<bool>,
     flush_scheduled: Cell<bool>,
     input_shutdown: Cell<bool>,
+    /// The FIN went out.
     output_shutdown: Cell<bool>,
+    /// `shutdown_output` was asked for: writes are refused, the FIN waits for the flushed
+    /// output (see `half_close`).
+    shutdown_requested: Cell<bool>,
+    shutdown_waiters: RefCell<Vec<ChannelPromise>>,
     local_addr: Cell<Option<SocketAddr>>,
     remote_addr: Cell<Option<SocketAddr>>,
     write_calls: Cell<u64>,
@@ -94,6 +101,25 @@ impl SocketChannel {
         }
         let io = SocketIo::new(&options, Some(stream), State::Connected, Some(remote));
         Channel::create(local, options, parent, Box::new(io))
+    }
+
+    /// The channel of a socket a server channel accepted: as [`SocketChannel::accepted`],
+    /// and the channel holds the socket's place in its server's connection count until it
+    /// closes (dropped unregistered, it frees it too).
+    pub fn accepted_socket(
+        local: &Rc<LocalLoop>,
+        socket: AcceptedSocket,
+        options: impl Into<Arc<ChannelOptions>>,
+        parent: Option<ChannelHandle>,
+    ) -> Channel {
+        let AcceptedSocket {
+            stream,
+            remote,
+            permit,
+        } = socket;
+        let ch = Self::accepted(local, stream, remote, options, parent);
+        *ch.0.permit.borrow_mut() = Some(permit);
+        ch
     }
 
     /// How many read system calls this stream channel made (to observe short-read handling).
@@ -140,6 +166,8 @@ impl SocketIo {
             flush_scheduled: Cell::new(false),
             input_shutdown: Cell::new(false),
             output_shutdown: Cell::new(false),
+            shutdown_requested: Cell::new(false),
+            shutdown_waiters: RefCell::new(Vec::new()),
             local_addr: Cell::new(local),
             remote_addr: Cell::new(remote),
             write_calls: Cell::new(0),
@@ -270,6 +298,7 @@ impl ChannelIo for SocketIo {
         if let Some(p) = pending_connect {
             p.try_failure(TransportError::ChannelClosed);
         }
+        self.fail_shutdown_waiters(&ch.closed_error());
     }
 
     fn filter_outbound(&self, msg: Message) -> Result<Message, TransportError> {
@@ -335,18 +364,12 @@ impl ChannelIo for SocketIo {
         }
     }
 
-    fn shutdown_output(&self, ch: &Channel) -> Result<(), TransportError> {
-        if self.state.get() != State::Connected {
-            return Err(TransportError::NotYetConnected);
-        }
-        if let Some(s) = self.stream.borrow().as_ref() {
-            s.shutdown(std::net::Shutdown::Write)?;
-        }
-        self.output_shutdown.set(true);
-        if self.input_shutdown.get() {
-            ch.core_close(ChannelPromise::void());
-        }
-        Ok(())
+    fn shutdown_output(&self, ch: &Channel, promise: ChannelPromise) {
+        self.request_shutdown_output(ch, promise);
+    }
+
+    fn is_output_shutdown(&self) -> bool {
+        self.shutdown_requested.get() || self.output_shutdown.get()
     }
 
     #[cfg(unix)]

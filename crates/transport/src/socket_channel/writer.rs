@@ -43,7 +43,13 @@ impl SocketIo {
         })
     }
 
+    /// Writes the flushed output, then sends a FIN that waits for it to drain.
     pub(super) fn write(&self, ch: &Channel) {
+        self.write_spins(ch);
+        self.finish_shutdown_if_drained(ch);
+    }
+
+    fn write_spins(&self, ch: &Channel) {
         let spins = ch.with_options(|o| o.write_spin_count).max(1);
         let mut done = Vec::new();
         for _ in 0..spins {

@@ -127,7 +127,8 @@ pub fn with_channel(h: &ChannelHandle, f: impl FnOnce(&Channel) + 'static) {
 fn apply(mut b: ServerBootstrap, o: ChannelOptions, c: ChannelOptions) -> ServerBootstrap {
     b = b
         .option(ChannelOption::SoBacklog(o.so_backlog))
-        .option(ChannelOption::AutoRead(o.auto_read));
+        .option(ChannelOption::AutoRead(o.auto_read))
+        .option(ChannelOption::MaxConnections(o.max_connections));
     b = b
         .child_option(ChannelOption::AutoRead(c.auto_read))
         .child_option(ChannelOption::WriteBufferWaterMark(
