@@ -13,6 +13,7 @@ use std::fmt;
 
 /// An error met while decoding or encoding frames.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CodecError {
     /// A frame is longer than the decoder's maximum (Netty's `TooLongFrameException`).
     ///

@@ -16,24 +16,16 @@ pub(crate) fn classify(e: &io::Error) -> AcceptFailure {
     ) {
         return AcceptFailure::Skip;
     }
-    match e.raw_os_error() {
-        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM) => AcceptFailure::BackOff,
-        Some(
-            libc::EPROTO
-            | libc::EPERM
-            | libc::ENETDOWN
-            | libc::ENOPROTOOPT
-            | libc::EHOSTDOWN
-            | libc::ENONET
-            | libc::EHOSTUNREACH
-            | libc::ENETUNREACH
-            | libc::ETIMEDOUT,
-        ) => AcceptFailure::Skip,
-        _ => AcceptFailure::Fatal,
+    if crate::sys::is_resource_exhaustion(e) {
+        AcceptFailure::BackOff
+    } else if crate::sys::is_per_connection_accept_error(e) {
+        AcceptFailure::Skip
+    } else {
+        AcceptFailure::Fatal
     }
 }
 
 /// Out of descriptors (the reserve descriptor can help).
 pub(crate) fn is_fd_exhaustion(e: &io::Error) -> bool {
-    matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+    crate::sys::is_fd_exhaustion(e)
 }

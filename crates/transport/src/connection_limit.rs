@@ -23,7 +23,11 @@ impl Drop for ConnectionPermit {
 
 impl fmt::Debug for ConnectionPermit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ConnectionPermit(open: {})", self.live.load(Ordering::Acquire))
+        write!(
+            f,
+            "ConnectionPermit(open: {})",
+            self.live.load(Ordering::Acquire)
+        )
     }
 }
 

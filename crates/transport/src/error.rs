@@ -121,30 +121,8 @@ impl TransportError {
 
 /// errno name of an I/O error, `ERR_IO` when there is none.
 fn io_code(e: &io::Error) -> &'static str {
-    if let Some(errno) = e.raw_os_error() {
-        let name = match errno {
-            libc::EPIPE => "EPIPE",
-            libc::ECONNREFUSED => "ECONNREFUSED",
-            libc::ECONNRESET => "ECONNRESET",
-            libc::ECONNABORTED => "ECONNABORTED",
-            libc::ETIMEDOUT => "ETIMEDOUT",
-            libc::EADDRINUSE => "EADDRINUSE",
-            libc::EADDRNOTAVAIL => "EADDRNOTAVAIL",
-            libc::EACCES => "EACCES",
-            libc::EMFILE => "EMFILE",
-            libc::ENFILE => "ENFILE",
-            libc::ENOBUFS => "ENOBUFS",
-            libc::ENOMEM => "ENOMEM",
-            libc::EHOSTUNREACH => "EHOSTUNREACH",
-            libc::ENETUNREACH => "ENETUNREACH",
-            libc::ENOTCONN => "ENOTCONN",
-            libc::EINVAL => "EINVAL",
-            libc::EBADF => "EBADF",
-            _ => "",
-        };
-        if !name.is_empty() {
-            return name;
-        }
+    if let Some(name) = crate::sys::errno_name(e) {
+        return name;
     }
     match e.kind() {
         io::ErrorKind::TimedOut => "ETIMEDOUT",

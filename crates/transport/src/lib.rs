@@ -30,6 +30,7 @@ mod promise;
 mod recv_allocator;
 mod server_channel;
 mod socket_channel;
+mod sys;
 
 pub use bootstrap::{Bootstrap, LoopChooser, ServerBootstrap, ACCEPTOR_NAME};
 pub use channel::{Channel, ChannelId};

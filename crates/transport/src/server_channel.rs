@@ -78,7 +78,6 @@ fn open_reserve() -> Option<File> {
     File::open("/dev/null").ok()
 }
 
-
 /// Constructors and statistics of TCP server channels.
 pub struct ServerSocketChannel;
 

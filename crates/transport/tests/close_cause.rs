@@ -45,7 +45,11 @@ fn operations_on_a_channel_closed_by_a_reset_fail_with_the_reset_as_their_cause(
         Some("ECONNRESET")
     );
     let (_, events) = sink(0);
-    assert!(has(&events, "exception ECONNRESET"), "{:?}", events.borrow());
+    assert!(
+        has(&events, "exception ECONNRESET"),
+        "{:?}",
+        events.borrow()
+    );
 
     assert_closed_by_reset(&net, unflushed, "a write queued when the reset came");
     assert_closed_by_reset(

@@ -105,7 +105,10 @@ fn shutdown_output_completes_once_the_flushed_output_is_written_and_later_writes
     let shut = ch.shutdown_output();
     let late = ch.write_future(Bytes::from_static(b"after shutdownOutput"));
     net.run_until("the late write failed", || late.is_done());
-    assert_eq!(late.result().unwrap().unwrap_err().code(), "ERR_OUTPUT_SHUTDOWN");
+    assert_eq!(
+        late.result().unwrap().unwrap_err().code(),
+        "ERR_OUTPUT_SHUTDOWN"
+    );
     assert!(!shut.is_done(), "the FIN waits for the flushed output");
     let reader = std::thread::spawn(move || {
         let mut got = Vec::new();

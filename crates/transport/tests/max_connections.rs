@@ -33,7 +33,10 @@ fn connections_beyond_max_connections_are_closed_at_once_and_counted() {
     net.run_until("the third refused", || {
         ServerSocketChannel::connections_over_limit(&server) == Some(1)
     });
-    assert!(closed_by_server(&mut third), "the refused client sees its connection closed");
+    assert!(
+        closed_by_server(&mut third),
+        "the refused client sees its connection closed"
+    );
     assert_eq!(accepted_count(), 2, "no channel was made for it");
     assert_eq!(net.handle().refused_connections(), 1, "counted on the loop");
 
@@ -44,7 +47,10 @@ fn connections_beyond_max_connections_are_closed_at_once_and_counted() {
     });
     let _fourth = TcpStream::connect(addr).unwrap();
     net.run_until("the fourth accepted", || accepted_count() == 3);
-    assert_eq!(ServerSocketChannel::connections_over_limit(&server), Some(1));
+    assert_eq!(
+        ServerSocketChannel::connections_over_limit(&server),
+        Some(1)
+    );
     assert_eq!(ServerSocketChannel::open_connections(&server), Some(2));
 }
 
@@ -59,7 +65,10 @@ fn without_max_connections_every_connection_is_accepted() {
     let clients: Vec<TcpStream> = (0..5).map(|_| TcpStream::connect(addr).unwrap()).collect();
     net.run_until("all accepted", || accepted_count() == 5);
     assert_eq!(ServerSocketChannel::open_connections(&server), Some(5));
-    assert_eq!(ServerSocketChannel::connections_over_limit(&server), Some(0));
+    assert_eq!(
+        ServerSocketChannel::connections_over_limit(&server),
+        Some(0)
+    );
     assert_eq!(net.handle().refused_connections(), 0);
     drop(clients);
 }

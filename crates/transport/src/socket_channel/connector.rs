@@ -35,7 +35,7 @@ impl SocketIo {
         match socket.connect(&remote.into()) {
             Ok(()) => Ok((socket, true)),
             Err(e)
-                if e.raw_os_error() == Some(libc::EINPROGRESS)
+                if crate::sys::is_connect_in_progress(&e)
                     || e.kind() == io::ErrorKind::WouldBlock =>
             {
                 Ok((socket, false))
@@ -54,7 +54,7 @@ impl SocketIo {
                     Ok(a) => Ok(a),
                     Err(e)
                         if e.kind() == io::ErrorKind::NotConnected
-                            || e.raw_os_error() == Some(libc::EINPROGRESS) =>
+                            || crate::sys::is_connect_in_progress(&e) =>
                     {
                         return; // spurious wake-up: still connecting
                     }

@@ -49,7 +49,9 @@ impl SocketIo {
         let (_, unflushed) = ch.0.outbound.borrow_mut().take_all();
         let change = ch.0.outbound.borrow().writability().recheck_low();
         let result = match self.stream.borrow().as_ref() {
-            Some(s) => s.shutdown(std::net::Shutdown::Write).map_err(TransportError::from),
+            Some(s) => s
+                .shutdown(std::net::Shutdown::Write)
+                .map_err(TransportError::from),
             None => Err(ch.closed_error()),
         };
         self.output_shutdown.set(true);
