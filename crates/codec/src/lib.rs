@@ -20,6 +20,7 @@
 //!   handler copies each inbound read once).
 
 #![deny(missing_docs)]
+#![warn(missing_debug_implementations)]
 
 mod byte_order;
 mod cumulator;

@@ -108,3 +108,9 @@ impl<E: Clone + Send + Sync + 'static> PromiseCombiner<E> {
         Some((p, st.first_failure.clone().map_or(Ok(()), Err)))
     }
 }
+
+impl<E> std::fmt::Debug for PromiseCombiner<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromiseCombiner").finish_non_exhaustive()
+    }
+}

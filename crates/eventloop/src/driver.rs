@@ -123,3 +123,9 @@ impl Drop for LoopDriver {
         self.local.release_selector();
     }
 }
+
+impl std::fmt::Debug for LoopDriver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoopDriver").finish_non_exhaustive()
+    }
+}

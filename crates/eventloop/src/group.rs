@@ -139,3 +139,9 @@ impl EventLoopGroup {
         })
     }
 }
+
+impl std::fmt::Debug for EventLoopGroup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventLoopGroup").finish_non_exhaustive()
+    }
+}

@@ -19,6 +19,7 @@
 //! ```
 
 #![deny(missing_docs)]
+#![warn(missing_debug_implementations)]
 
 mod batch;
 mod clock;

@@ -465,3 +465,9 @@ pub(crate) fn run_standalone(shared: Arc<Shared>, poll: Poll) {
     while !local.iterate_guarded(true, false).terminated {}
     local.release_selector();
 }
+
+impl std::fmt::Debug for LocalLoop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalLoop").finish_non_exhaustive()
+    }
+}

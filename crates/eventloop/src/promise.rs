@@ -393,3 +393,15 @@ fn notify(job: Box<dyn FnOnce()>) {
     }
     NOTIFYING.with(|n| n.set(false));
 }
+
+impl<T, E> std::fmt::Debug for Promise<T, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Promise").finish_non_exhaustive()
+    }
+}
+
+impl<T, E> std::fmt::Debug for Future<T, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Future").finish_non_exhaustive()
+    }
+}

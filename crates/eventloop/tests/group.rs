@@ -45,9 +45,15 @@ fn shutdown_gracefully_returns_the_same_termination_future_on_every_call() {
     let g = EventLoopGroup::new(2, LoopConfig::default()).unwrap();
     let first = g.shutdown_gracefully(Duration::ZERO, Duration::from_secs(1));
     let second = g.shutdown_gracefully(Duration::ZERO, Duration::from_secs(1));
-    assert!(first.ptr_eq(&second), "Netty: shutdownGracefully() returns terminationFuture()");
+    assert!(
+        first.ptr_eq(&second),
+        "Netty: shutdownGracefully() returns terminationFuture()"
+    );
     assert!(first.ptr_eq(&g.termination_future()));
-    assert!(first.ptr_eq(&g.clone().termination_future()), "clones share it");
+    assert!(
+        first.ptr_eq(&g.clone().termination_future()),
+        "clones share it"
+    );
     assert_eq!(first.wait_timeout(Duration::from_secs(10)), Some(Ok(())));
 }
 

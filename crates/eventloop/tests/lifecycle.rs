@@ -239,10 +239,20 @@ fn with_no_quiet_period_shutdown_ends_after_the_current_run_although_tasks_keep_
             break;
         }
     }
-    assert!(el.is_terminated(), "terminated although the tasks keep coming");
-    assert!(runs.load(Ordering::SeqCst) - before <= 100, "a bounded number of runs");
+    assert!(
+        el.is_terminated(),
+        "terminated although the tasks keep coming"
+    );
+    assert!(
+        runs.load(Ordering::SeqCst) - before <= 100,
+        "a bounded number of runs"
+    );
     assert_eq!(f.result(), Some(Ok(())));
-    assert_eq!(rejected.load(Ordering::SeqCst), 1, "the chain ends with a rejected submission");
+    assert_eq!(
+        rejected.load(Ordering::SeqCst),
+        1,
+        "the chain ends with a rejected submission"
+    );
 }
 
 #[test]

@@ -425,3 +425,11 @@ impl ChannelHandler for SslHandler {
         Ok(())
     }
 }
+
+impl std::fmt::Debug for SslHandler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SslHandler")
+            .field("handshake_done", &self.is_handshake_done())
+            .finish_non_exhaustive()
+    }
+}

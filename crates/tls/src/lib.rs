@@ -21,6 +21,7 @@
 //! unless `ca` is given, optionally the system's. Why: docs/decisions/0007-tls.md.
 
 #![deny(missing_docs)]
+#![warn(missing_debug_implementations)]
 
 mod context;
 mod engine;

@@ -352,3 +352,15 @@ impl Bootstrap {
         out
     }
 }
+
+impl std::fmt::Debug for Bootstrap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bootstrap").finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for ServerBootstrap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBootstrap").finish_non_exhaustive()
+    }
+}

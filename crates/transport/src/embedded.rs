@@ -257,3 +257,11 @@ impl EmbeddedChannel {
         Ok(!self.inbound.borrow().is_empty() || !self.outbound.borrow().is_empty())
     }
 }
+
+impl std::fmt::Debug for EmbeddedChannel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbeddedChannel")
+            .field("channel", &self.channel().id())
+            .finish_non_exhaustive()
+    }
+}

@@ -69,3 +69,9 @@ impl ChannelHandler for ChannelInitializer {
         Ok(())
     }
 }
+
+impl std::fmt::Debug for ChannelInitializer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChannelInitializer").finish_non_exhaustive()
+    }
+}

@@ -10,6 +10,7 @@
 //! any user value); errors are [`TransportError`]s with stable codes.
 
 #![deny(missing_docs)]
+#![warn(missing_debug_implementations)]
 
 mod accept_error;
 mod bootstrap;

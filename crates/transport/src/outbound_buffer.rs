@@ -487,3 +487,13 @@ mod tests {
         assert_eq!(b.pending_bytes(), 0);
     }
 }
+
+impl std::fmt::Debug for OutboundBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OutboundBuffer")
+            .field("entries", &self.len())
+            .field("flushed", &self.flushed_len())
+            .field("pending_bytes", &self.pending_bytes())
+            .finish()
+    }
+}

@@ -440,3 +440,9 @@ impl ChannelIo for ServerIo {
         self
     }
 }
+
+impl std::fmt::Debug for ServerSocketChannel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ServerSocketChannel")
+    }
+}

@@ -524,3 +524,11 @@ fn unlink(ctx: &ChannelHandlerContext) {
     *next.0.prev.borrow_mut() = Rc::downgrade(&prev.0);
     ctx.pin_prev(&prev);
 }
+
+impl std::fmt::Debug for ChannelPipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChannelPipeline")
+            .field("handlers", &self.names())
+            .finish()
+    }
+}

@@ -382,3 +382,9 @@ impl ChannelIo for SocketIo {
         self
     }
 }
+
+impl std::fmt::Debug for SocketChannel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SocketChannel")
+    }
+}
