@@ -198,10 +198,9 @@ pub(crate) fn encode(resp: HttpResponse, req: Answering<'_>) -> Result<Encoded, 
             put_decimal(&mut out, resp.body.len() as u64);
             out.put_slice(b"\r\n");
         }
-        if mode == BodyMode::Chunked || (req.head && resp.streaming && owned.length.is_none()) {
-            if req.version == Version::Http11 {
-                put_field(&mut out, b"Transfer-Encoding", b"chunked");
-            }
+        let chunked_head = req.head && resp.streaming && owned.length.is_none();
+        if (mode == BodyMode::Chunked || chunked_head) && req.version == Version::Http11 {
+            put_field(&mut out, b"Transfer-Encoding", b"chunked");
         }
         if close && !owned.close {
             put_field(&mut out, b"Connection", b"close");

@@ -307,7 +307,7 @@ impl ResponseQueue {
                     version: slot.start.version,
                     keep_alive: slot.start.keep_alive
                         && !slot.close
-                        && !(unread_body && !slot.body_done),
+                        && (!unread_body || slot.body_done),
                     date: date.as_ref().map(|d| &d[..]),
                 };
                 let r = encoder::encode(resp, answering);
