@@ -1,7 +1,7 @@
 //! [`ChunkedBody`]: the chunked transfer coding of a request body (RFC 9112 §7.1), strict.
 //!
 //! - chunk-size: 1 to 16 hex digits, nothing before them; then optional extensions
-//!   (`;name[=value]`, whitespace allowed before `;`), no control characters; the line ends
+//!   (`;name[=token or quoted-string]`, no whitespace, as llhttp); the line ends
 //!   with CRLF (a bare LF or CR is refused); the line is at most [`MAX_CHUNK_LINE`] bytes.
 //! - chunk-data is followed by exactly CRLF.
 //! - The trailer section is scanned like a head (same byte checks, `max_head_size`) and its
@@ -161,7 +161,33 @@ fn size_line(buf: &[u8]) -> Result<Option<(usize, u64)>, HttpError> {
     Ok(Some((lf + 1, size)))
 }
 
-/// Checks a (possibly partial) chunk-size line and returns its size when `complete`.
+/// Where the chunk-extension grammar is, after the hex digits of a chunk-size line:
+/// `*( ";" token [ "=" ( token / quoted-string ) ] )`, no whitespace (llhttp refuses it too).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ext {
+    /// After the size or a complete extension: `;` or the end.
+    Between,
+    /// After `;`: the first character of a name.
+    NameStart,
+    Name,
+    /// After `=`: a token or a quoted string.
+    ValueStart,
+    Token,
+    Quoted,
+    Escape,
+}
+
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+fn is_qdtext(b: u8) -> bool {
+    matches!(b, b'\t' | b' ' | 0x21 | 0x23..=0x5b | 0x5d..=0x7e | 0x80..=0xff)
+}
+
+/// Checks a (possibly partial) chunk-size line and returns its size when `complete`. A
+/// partial line is accepted when some continuation could make it valid, so the verdict does
+/// not depend on where reads split it.
 fn check_line(line: &[u8], complete: bool) -> Result<u64, HttpError> {
     let digits = line.iter().take_while(|b| b.is_ascii_hexdigit()).count();
     if digits > 16 {
@@ -171,25 +197,33 @@ fn check_line(line: &[u8], complete: bool) -> Result<u64, HttpError> {
     if digits == 0 && (complete || !rest.is_empty()) {
         return Err(invalid_size("chunk size is not a hex number"));
     }
-    let mut seen_semicolon = false;
+    let bad_ext = || HttpError::bad("HPE_INVALID_CHUNK_SIZE", "invalid chunk extension");
+    let mut state = Ext::Between;
     for (i, &b) in rest.iter().enumerate() {
-        let last = i + 1 == rest.len();
-        match b {
-            b';' => seen_semicolon = true,
-            b' ' | b'\t' => {}
-            b'\r' if last && !complete => {}
-            c if c < 0x20 || c == 0x7f => {
-                return Err(HttpError::bad(
-                    "HPE_INVALID_CHUNK_SIZE",
-                    "control character in a chunk-size line",
-                ))
-            }
-            _ if !seen_semicolon => return Err(invalid_size("garbage after the chunk size")),
-            _ => {}
+        if b == b'\r' && i + 1 == rest.len() && !complete {
+            break; // the line's CR; its LF has not arrived
         }
+        state = match (state, b) {
+            (Ext::Between | Ext::Name | Ext::Token, b';') => Ext::NameStart,
+            (Ext::NameStart | Ext::Name, c) if is_tchar(c) => Ext::Name,
+            (Ext::Name, b'=') => Ext::ValueStart,
+            (Ext::ValueStart, b'"') => Ext::Quoted,
+            (Ext::ValueStart | Ext::Token, c) if is_tchar(c) => Ext::Token,
+            (Ext::Quoted, b'"') => Ext::Between,
+            (Ext::Quoted, b'\\') => Ext::Escape,
+            (Ext::Quoted, c) if is_qdtext(c) => Ext::Quoted,
+            (Ext::Escape, c) if c == b'\t' || (c >= 0x20 && c != 0x7f) => Ext::Quoted,
+            (Ext::Between, _) if digits > 0 && i == 0 => {
+                return Err(invalid_size("garbage after the chunk size"))
+            }
+            _ => return Err(bad_ext()),
+        };
     }
     if !complete {
         return Ok(0);
+    }
+    if !matches!(state, Ext::Between | Ext::Name | Ext::Token) {
+        return Err(bad_ext());
     }
     let hex = std::str::from_utf8(&line[..digits]).map_err(|_| invalid_size("not hex"))?;
     u64::from_str_radix(hex, 16).map_err(|_| invalid_size("chunk size overflows"))
@@ -236,7 +270,7 @@ mod tests {
     #[test]
     fn decodes_chunks_extensions_and_trailers() {
         let (data, trailers, done) =
-            decode(b"4;ext=1\r\nWiki\r\n5 ; a\r\npedia\r\n0\r\nX-T: v\r\n\r\n").unwrap();
+            decode(b"4;ext=1\r\nWiki\r\n5;a;b=\"c\\\"\"\r\npedia\r\n0\r\nX-T: v\r\n\r\n").unwrap();
         assert_eq!(data, b"Wikipedia");
         assert!(done);
         assert_eq!(trailers.len(), 1);
@@ -245,7 +279,11 @@ mod tests {
 
     #[test]
     fn refuses_malformed_sizes_and_missing_crlf() {
-        let bad: [&[u8]; 8] = [
+        let bad: [&[u8]; 12] = [
+            b"4;\r\n",
+            b"4 ;a\r\n",
+            b"4;a=\r\n",
+            b"4;a=\"b\r\n",
             b"x\r\n",
             b" 4\r\nWiki\r\n",
             b"4\nWiki\r\n",

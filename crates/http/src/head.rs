@@ -72,6 +72,16 @@ pub(crate) fn parse_head(head: Bytes, cfg: &HttpServerConfig) -> Result<RequestH
             limit: cfg.max_uri_length,
         });
     }
+    if head[target.0 as usize..target.1 as usize]
+        .iter()
+        .any(|&b| b >= 0x80)
+    {
+        // RFC 3986: non-ASCII must be percent-encoded (httparse lets it through, llhttp not).
+        return Err(HttpError::bad(
+            "HPE_INVALID_URL",
+            "non-ASCII byte in the request target",
+        ));
+    }
     let headers = Headers::new(head.clone(), spans);
     let meaning = interpret(&headers, version, cfg)?;
     Ok(RequestHead {
@@ -189,6 +199,17 @@ fn interpret(
             content_length = Some(parse_length(value)?);
         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
             te_fields += 1;
+            if value
+                .split(|&b| b == b',')
+                .any(|e| e.trim_ascii().is_empty())
+            {
+                // An empty list element: legal (RFC 9110 §5.6.1) but refused by llhttp, and
+                // parsers that disagree on framing are how requests get smuggled.
+                return Err(HttpError::bad(
+                    "HPE_INVALID_TRANSFER_ENCODING",
+                    "empty element in Transfer-Encoding",
+                ));
+            }
             for coding in list(value) {
                 if !coding.iter().all(|&b| is_tchar(b)) {
                     return Err(HttpError::bad(

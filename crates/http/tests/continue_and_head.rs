@@ -28,7 +28,10 @@ fn continue_waits_for_the_responses_to_earlier_requests() {
     assert_eq!(h.output(), "", "the 100 belongs after the first response");
     h.respond_ok(HttpResponse::new(200).body("1").for_request(0));
     let text = h.output();
-    assert!(text.ends_with("\r\n\r\n1HTTP/1.1 100 Continue\r\n\r\n"), "{text:?}");
+    assert!(
+        text.ends_with("\r\n\r\n1HTTP/1.1 100 Continue\r\n\r\n"),
+        "{text:?}"
+    );
 }
 
 #[test]

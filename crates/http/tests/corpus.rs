@@ -96,10 +96,20 @@ fn every_corpus_entry_gets_its_expected_status_and_refusals_close() {
             ));
         }
         if got >= 400 {
-            assert_eq!(h.error_codes().len(), 1, "{}: one error reaches the pipeline", e.name);
+            assert_eq!(
+                h.error_codes().len(),
+                1,
+                "{}: one error reaches the pipeline",
+                e.name
+            );
         }
     }
-    assert!(wrong.is_empty(), "{} wrong:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }
 
 #[test]

@@ -26,21 +26,30 @@ fn connection_close_is_echoed_then_the_connection_closes_and_later_requests_are_
     assert_eq!(rs.len(), 1);
     assert_eq!(rs[0].header("connection"), Some("close"));
     assert!(!h.is_open());
-    assert_eq!(h.requests(), 1, "the request after the close is not delivered");
+    assert_eq!(
+        h.requests(),
+        1,
+        "the request after the close is not delivered"
+    );
 }
 
 #[test]
 fn http10_closes_unless_it_asks_for_keep_alive() {
     let h = harness(Answer::Ok);
     h.feed(b"GET / HTTP/1.0\r\n\r\n");
-    assert_eq!(parse_responses(&h.output(), &[])[0].header("connection"), Some("close"));
+    assert_eq!(
+        parse_responses(&h.output(), &[])[0].header("connection"),
+        Some("close")
+    );
     assert!(!h.is_open());
 
     let h = harness(Answer::Ok);
     h.feed(b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /2 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
     let rs = parse_responses(&h.output(), &[]);
     assert_eq!(rs.len(), 2);
-    assert!(rs.iter().all(|r| r.header("connection") == Some("keep-alive")));
+    assert!(rs
+        .iter()
+        .all(|r| r.header("connection") == Some("keep-alive")));
     assert!(h.is_open());
 }
 
@@ -48,14 +57,17 @@ fn http10_closes_unless_it_asks_for_keep_alive() {
 fn a_response_saying_connection_close_closes_after_it_and_fails_later_held_ones() {
     let h = harness(Answer::Never);
     h.feed(format!("{}{}", get("/a"), get("/b")).as_bytes());
-    let held = h
-        .ch
-        .channel()
-        .write_future(Message::user(HttpResponse::new(200).body("b").for_request(1)));
+    let held = h.ch.channel().write_future(Message::user(
+        HttpResponse::new(200).body("b").for_request(1),
+    ));
     h.ch.channel().flush();
     h.ch.run_pending_tasks();
     assert!(held.result().is_none());
-    h.respond_ok(HttpResponse::new(200).header("Connection", "close").for_request(0));
+    h.respond_ok(
+        HttpResponse::new(200)
+            .header("Connection", "close")
+            .for_request(0),
+    );
     let rs = parse_responses(&h.output(), &[]);
     assert_eq!(rs.len(), 1);
     assert!(!h.is_open());
@@ -89,7 +101,10 @@ fn a_streamed_http11_response_is_chunked_and_keeps_the_connection() {
     h.send(Message::user(last));
     let text = h.output();
     assert!(text.contains("Transfer-Encoding: chunked\r\n"));
-    assert!(text.ends_with("\r\n\r\n3\r\nabc\r\n0\r\nX-Sum: 1\r\n\r\n"), "{text:?}");
+    assert!(
+        text.ends_with("\r\n\r\n3\r\nabc\r\n0\r\nX-Sum: 1\r\n\r\n"),
+        "{text:?}"
+    );
     assert!(h.is_open());
 }
 

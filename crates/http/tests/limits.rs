@@ -16,7 +16,11 @@ fn refused(cfg: HttpServerConfig, input: &[u8]) -> (Vec<u16>, Vec<String>, bool)
             assert_eq!(last.header("content-length"), Some("0"));
         }
     }
-    (rs.iter().map(|r| r.status).collect(), h.error_codes(), h.is_open())
+    (
+        rs.iter().map(|r| r.status).collect(),
+        h.error_codes(),
+        h.is_open(),
+    )
 }
 
 #[test]

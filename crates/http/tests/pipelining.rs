@@ -29,7 +29,10 @@ fn responses_written_in_reverse_order_leave_in_request_order() {
     let r2 = h.respond(HttpResponse::new(200).body("c").for_request(2));
     let r1 = h.respond(HttpResponse::new(200).body("b").for_request(1));
     assert_eq!(h.output(), "", "held until the response to request 0");
-    assert!(r1.is_none() && r2.is_none(), "held writes are not complete yet");
+    assert!(
+        r1.is_none() && r2.is_none(),
+        "held writes are not complete yet"
+    );
     h.respond(HttpResponse::new(200).body("a").for_request(0));
     let bodies: Vec<_> = parse_responses(&h.output(), &[])
         .into_iter()
@@ -70,12 +73,19 @@ fn a_streamed_response_holds_back_the_next_one_until_its_last_piece() {
     h.feed(format!("{}{}", get("/a"), get("/b")).as_bytes());
     h.respond(HttpResponse::new(200).streamed().for_request(0));
     h.respond(HttpResponse::new(200).body("second").for_request(1));
-    h.send(netloop_transport::Message::user(netloop_http::HttpContent::new("fir")));
+    h.send(netloop_transport::Message::user(
+        netloop_http::HttpContent::new("fir"),
+    ));
     let partial = h.output();
     assert!(!partial.contains("second"), "{partial}");
-    h.send(netloop_transport::Message::user(netloop_http::HttpContent::last("st")));
+    h.send(netloop_transport::Message::user(
+        netloop_http::HttpContent::last("st"),
+    ));
     let text = partial + &h.output();
-    let bodies: Vec<_> = parse_responses(&text, &[]).into_iter().map(|p| p.body).collect();
+    let bodies: Vec<_> = parse_responses(&text, &[])
+        .into_iter()
+        .map(|p| p.body)
+        .collect();
     assert_eq!(bodies, ["first", "second"]);
 }
 
@@ -94,7 +104,12 @@ fn requests_split_across_reads_at_every_byte_give_the_same_requests() {
         let got: Vec<_> = seen
             .requests
             .iter()
-            .map(|r| (String::from_utf8_lossy(&r.target).into_owned(), r.body.clone()))
+            .map(|r| {
+                (
+                    String::from_utf8_lossy(&r.target).into_owned(),
+                    r.body.clone(),
+                )
+            })
             .collect();
         assert_eq!(
             got,

@@ -44,7 +44,9 @@ fn the_date_is_refreshed_at_most_once_a_second_of_loop_time() {
 fn status_line_reason_and_fields_are_written_as_given() {
     let h = harness(Answer::Never);
     h.feed(get("/").as_bytes());
-    let mut res = HttpResponse::new(299).header("X-A", "1").header("Date", "custom");
+    let mut res = HttpResponse::new(299)
+        .header("X-A", "1")
+        .header("Date", "custom");
     res.reason = Some(Bytes::from_static(b"Fine"));
     h.respond_ok(res);
     let text = h.output();
@@ -71,7 +73,9 @@ fn header_injection_and_bad_names_fail_the_write_and_write_nothing() {
     let bad = [
         HttpResponse::new(200).header("X", "a\r\nSet-Cookie: x"),
         HttpResponse::new(200).header("Bad Name", "a"),
-        HttpResponse::new(200).header("Content-Length", "3").body("ab"),
+        HttpResponse::new(200)
+            .header("Content-Length", "3")
+            .body("ab"),
         HttpResponse::new(200).header("Transfer-Encoding", "chunked"),
         HttpResponse::new(42),
     ];
@@ -91,7 +95,11 @@ fn header_injection_and_bad_names_fail_the_write_and_write_nothing() {
     );
     assert_eq!(h.output(), "");
     h.respond_ok(HttpResponse::new(200));
-    assert_eq!(statuses(&h.output()), [200], "the request can still be answered");
+    assert_eq!(
+        statuses(&h.output()),
+        [200],
+        "the request can still be answered"
+    );
 }
 
 #[test]
@@ -116,8 +124,15 @@ fn raw_bytes_pass_through_unchanged() {
 fn a_streamed_response_with_a_length_checks_it() {
     let h = harness(Answer::Never);
     h.feed(get("/").as_bytes());
-    h.respond_ok(HttpResponse::new(200).header("Content-Length", "4").streamed());
+    h.respond_ok(
+        HttpResponse::new(200)
+            .header("Content-Length", "4")
+            .streamed(),
+    );
     let over = h.send(Message::user(netloop_http::HttpContent::last("12345")));
-    assert_eq!(over.unwrap().unwrap_err().code(), "ERR_HTTP_CONTENT_LENGTH_MISMATCH");
+    assert_eq!(
+        over.unwrap().unwrap_err().code(),
+        "ERR_HTTP_CONTENT_LENGTH_MISMATCH"
+    );
     assert!(!h.is_open(), "a broken body closes the connection");
 }

@@ -8,8 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use netloop_http::{HttpContent, HttpRequest, HttpResponse, HttpServerCodec, HttpServerConfig};
 use netloop_transport::{
-    ChannelHandler, ChannelHandlerContext, EmbeddedChannel, HandlerResult, Message,
-    TransportError,
+    ChannelHandler, ChannelHandlerContext, EmbeddedChannel, HandlerResult, Message, TransportError,
 };
 
 /// What the application does with each request.
@@ -234,7 +233,10 @@ pub fn parse_responses(mut text: &str, no_body: &[bool]) -> Vec<Parsed> {
 
 /// Status codes of the responses in `text`.
 pub fn statuses(text: &str) -> Vec<u16> {
-    parse_responses(text, &[]).iter().map(|p| p.status).collect()
+    parse_responses(text, &[])
+        .iter()
+        .map(|p| p.status)
+        .collect()
 }
 
 /// A GET for `path` on HTTP/1.1.
