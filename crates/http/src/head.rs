@@ -189,6 +189,9 @@ fn interpret(
     let (mut close, mut keep) = (false, false);
     let mut expect_continue = false;
     for (name, value) in headers.iter() {
+        if !matches!(name.len(), 4 | 6 | 10 | 14 | 17) {
+            continue; // none of the fields below
+        }
         if name.eq_ignore_ascii_case(b"content-length") {
             if content_length.is_some() {
                 return Err(HttpError::bad(
