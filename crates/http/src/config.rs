@@ -1,0 +1,100 @@
+//! [`HttpServerConfig`]: the limits and switches of one server's codec, a plain struct so a
+//! binding can fill it from an options object.
+
+use std::time::SystemTime;
+
+use crate::error::ConfigError;
+
+/// Limits and switches of an [`HttpServerCodec`](crate::HttpServerCodec).
+///
+/// Every limit is answered natively with its status code, then the connection closes.
+#[derive(Debug, Clone)]
+pub struct HttpServerConfig {
+    /// Largest request head (request line, header lines and the empty line), in bytes; above
+    /// it: 431. Default 16 KiB (node's `maxHeaderSize`). Also bounds a chunked body's trailers.
+    pub max_head_size: usize,
+    /// Longest request target, in bytes; above it: 414. Default 8 KiB. A request line longer
+    /// than this plus 64 bytes is refused before it is complete.
+    pub max_uri_length: usize,
+    /// Most header fields in one head; above it: 431. Default 100.
+    pub max_header_count: usize,
+    /// Largest request body, in bytes; above it: 413 (at once when `Content-Length` says so,
+    /// else when the chunked body passes it). Default 16 MiB; `u64::MAX` for none.
+    pub max_body_size: u64,
+    /// Bodies up to this size are delivered whole, in the `HttpRequest` (one message per
+    /// request); larger ones are streamed: the request comes with `streaming` set and the body
+    /// follows as `HttpContent` messages. Default 64 KiB. 0 streams every body.
+    pub aggregate_limit: usize,
+    /// Refuse (400) an HTTP/1.1 request without a `Host` header (node's `requireHostHeader`).
+    /// Several `Host` headers are refused whatever this says. Default true.
+    pub require_host: bool,
+    /// Add a `Date` header to responses that have none. Default true.
+    pub date_header: bool,
+    /// The wall clock the `Date` header shows (tests replace it). Default `SystemTime::now`.
+    /// The value is cached per event loop and refreshed at most once a second of loop time.
+    pub wall_clock: fn() -> SystemTime,
+}
+
+impl Default for HttpServerConfig {
+    fn default() -> Self {
+        HttpServerConfig {
+            max_head_size: 16 * 1024,
+            max_uri_length: 8 * 1024,
+            max_header_count: 100,
+            max_body_size: 16 * 1024 * 1024,
+            aggregate_limit: 64 * 1024,
+            require_host: true,
+            date_header: true,
+            wall_clock: SystemTime::now,
+        }
+    }
+}
+
+/// Largest `max_head_size` (offsets into a head are `u32`).
+pub const MAX_HEAD_SIZE_LIMIT: usize = 1 << 30;
+
+impl HttpServerConfig {
+    /// Checks the limits.
+    ///
+    /// # Errors
+    /// A [`ConfigError`] naming the first field out of range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |reason: &str| {
+            Err(ConfigError {
+                reason: reason.to_string(),
+            })
+        };
+        if self.max_head_size < 64 || self.max_head_size > MAX_HEAD_SIZE_LIMIT {
+            return bad("max_head_size must be between 64 bytes and 1 GiB");
+        }
+        if self.max_uri_length == 0 {
+            return bad("max_uri_length must be positive");
+        }
+        if self.max_header_count == 0 {
+            return bad("max_header_count must be positive");
+        }
+        Ok(())
+    }
+
+    /// The longest request line accepted before its end is seen.
+    pub(crate) fn max_request_line(&self) -> usize {
+        self.max_uri_length.saturating_add(64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_tiny_heads_are_not() {
+        assert!(HttpServerConfig::default().validate().is_ok());
+        let c = HttpServerConfig {
+            max_head_size: 10,
+            ..HttpServerConfig::default()
+        };
+        let e = c.validate().unwrap_err();
+        assert_eq!(e.code(), "ERR_INVALID_ARG_VALUE");
+        assert!(e.to_string().contains("max_head_size"));
+    }
+}

@@ -1,0 +1,146 @@
+//! The `Date` header value (IMF-fixdate, RFC 9110 §5.6.7), formatted at most once a second
+//! per event loop.
+//!
+//! Ground rules: the cache is a thread-local table keyed by loop id (a loop runs on one thread;
+//! a thread may drive several loops, e.g. tests). An entry is refreshed when its loop's clock
+//! (the loop's ticker, fake in tests) has moved a second or more since the last refresh; the
+//! value shown comes from the wall clock the codec is configured with.
+
+use std::cell::RefCell;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Length of an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+pub const DATE_LEN: usize = 29;
+
+/// A formatted date.
+pub type DateValue = [u8; DATE_LEN];
+
+struct Entry {
+    loop_id: u64,
+    refreshed: Duration,
+    value: DateValue,
+}
+
+thread_local! {
+    static CACHE: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Loops whose entries a thread keeps at most (older ones are dropped first).
+const MAX_ENTRIES: usize = 8;
+
+/// The date for loop `loop_id` whose clock reads `now`; `wall` is called on a refresh only.
+pub fn cached_date(loop_id: u64, now: Duration, wall: fn() -> SystemTime) -> DateValue {
+    CACHE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some(e) = cache.iter_mut().find(|e| e.loop_id == loop_id) {
+            if now.saturating_sub(e.refreshed) < Duration::from_secs(1) && now >= e.refreshed {
+                return e.value;
+            }
+            e.refreshed = now;
+            e.value = format_date(wall());
+            return e.value;
+        }
+        if cache.len() >= MAX_ENTRIES {
+            cache.remove(0);
+        }
+        let value = format_date(wall());
+        cache.push(Entry {
+            loop_id,
+            refreshed: now,
+            value,
+        });
+        value
+    })
+}
+
+const DAYS: [&[u8; 3]; 7] = [b"Thu", b"Fri", b"Sat", b"Sun", b"Mon", b"Tue", b"Wed"];
+const MONTHS: [&[u8; 3]; 12] = [
+    b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec",
+];
+
+/// Formats `t` as an IMF-fixdate (times before 1970 show as 1970).
+pub fn format_date(t: SystemTime) -> DateValue {
+    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let days = secs / 86_400;
+    let rem = secs % 86_400;
+    let (year, month, day) = civil_from_days(days);
+    let mut out = *b"Thu, 01 Jan 1970 00:00:00 GMT";
+    out[..3].copy_from_slice(DAYS[(days % 7) as usize]);
+    two(&mut out[5..7], day);
+    out[8..11].copy_from_slice(MONTHS[(month - 1) as usize]);
+    let y = year.min(9999);
+    two(&mut out[12..14], y / 100);
+    two(&mut out[14..16], y % 100);
+    two(&mut out[17..19], rem / 3600);
+    two(&mut out[20..22], rem % 3600 / 60);
+    two(&mut out[23..25], rem % 60);
+    out
+}
+
+fn two(dst: &mut [u8], n: u64) {
+    dst[0] = b'0' + (n / 10 % 10) as u8;
+    dst[1] = b'0' + (n % 10) as u8;
+}
+
+/// Year, month (1..=12) and day (1..=31) of the day `days` after 1970-01-01 (the proleptic
+/// Gregorian calendar, counted in 400-year eras of 146,097 days from 0000-03-01).
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(secs: u64) -> SystemTime {
+        UNIX_EPOCH + Duration::from_secs(secs)
+    }
+
+    #[test]
+    fn formats_imf_fixdate() {
+        assert_eq!(
+            &format_date(at(784_111_777)),
+            b"Sun, 06 Nov 1994 08:49:37 GMT"
+        );
+        assert_eq!(&format_date(at(0)), b"Thu, 01 Jan 1970 00:00:00 GMT");
+        assert_eq!(
+            &format_date(at(951_782_400)),
+            b"Tue, 29 Feb 2000 00:00:00 GMT"
+        );
+        assert_eq!(
+            &format_date(at(1_709_251_199)),
+            b"Thu, 29 Feb 2024 23:59:59 GMT"
+        );
+    }
+
+    fn wall_a() -> SystemTime {
+        at(0)
+    }
+    fn wall_b() -> SystemTime {
+        at(86_400)
+    }
+
+    #[test]
+    fn the_cached_value_changes_only_after_a_second_of_loop_time() {
+        let id = u64::MAX - 7;
+        let first = cached_date(id, Duration::from_millis(10), wall_a);
+        let same = cached_date(id, Duration::from_millis(900), wall_b);
+        assert_eq!(
+            first, same,
+            "within a second the wall clock is not read again"
+        );
+        let later = cached_date(id, Duration::from_millis(1010), wall_b);
+        assert_eq!(&later, b"Fri, 02 Jan 1970 00:00:00 GMT");
+        let other_loop = cached_date(id - 1, Duration::from_millis(1010), wall_a);
+        assert_eq!(&other_loop, b"Thu, 01 Jan 1970 00:00:00 GMT");
+    }
+}

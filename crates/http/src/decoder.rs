@@ -1,0 +1,356 @@
+//! [`RequestDecoder`]: the request side of the codec without a pipeline (Netty's
+//! `HttpRequestDecoder` and `HttpObjectAggregator` in one state machine).
+//!
+//! For each request it yields, in order: [`Decoded::Start`] (the head was accepted: what the
+//! response side needs to know), then either one [`Decoded::Request`] holding the whole body,
+//! or a `Request` with `streaming` set followed by [`Decoded::Content`] pieces, the last one
+//! with `last` set. A body is streamed when its `Content-Length` exceeds the aggregation limit,
+//! or when a chunked body grows past it (the head and the bytes so far are then delivered).
+//!
+//! Ground rules:
+//! - No input panics; an error leaves the decoder failed (it ignores all later input), as the
+//!   connection closes after the answer.
+//! - After a request that does not keep the connection alive, later input is ignored.
+//! - What it yields depends only on the bytes, not on how they were split into reads, except
+//!   that a streamed body may come in differently sized pieces (the fuzz target checks this).
+
+use bytes::{Bytes, BytesMut};
+
+use crate::chunked::{ChunkedBody, Piece};
+use crate::config::HttpServerConfig;
+use crate::error::HttpError;
+use crate::head::{parse_head, Framing};
+use crate::input::Input;
+use crate::message::{HttpContent, HttpRequest, Version};
+use crate::scan::{LineScanner, ScanLimits};
+
+/// What the response side learns when a head is accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestStart {
+    /// The request's number on the connection.
+    pub id: u64,
+    /// A `HEAD` request.
+    pub head: bool,
+    /// The request's version.
+    pub version: Version,
+    /// The request allows keeping the connection alive.
+    pub keep_alive: bool,
+    /// The request waits for 100 Continue before sending its body.
+    pub expect_continue: bool,
+    /// A body follows the head.
+    pub has_body: bool,
+}
+
+/// One result of decoding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decoded {
+    /// A head was accepted (not a pipeline message: the codec's response side uses it).
+    Start(RequestStart),
+    /// A request, whole or (with `streaming`) its head.
+    Request(HttpRequest),
+    /// A piece of a streamed body.
+    Content(HttpContent),
+}
+
+#[derive(Debug)]
+enum State {
+    Head,
+    /// A `Content-Length` body: bytes left; the request while it is being aggregated.
+    Fixed {
+        id: u64,
+        keep_alive: bool,
+        left: u64,
+        pending: Option<HttpRequest>,
+    },
+    /// A chunked body; the request and the bytes so far while it is being aggregated.
+    Chunked {
+        id: u64,
+        keep_alive: bool,
+        body: ChunkedBody,
+        pending: Option<(HttpRequest, BytesMut)>,
+    },
+    /// After a request that closes the connection.
+    Closed,
+    /// After an error.
+    Failed,
+}
+
+/// Decodes the requests of one connection.
+#[derive(Debug)]
+pub struct RequestDecoder {
+    cfg: HttpServerConfig,
+    state: State,
+    scanner: LineScanner,
+    next_id: u64,
+    failed_in: Option<u64>,
+}
+
+impl RequestDecoder {
+    /// A decoder with `cfg`'s limits (assumed valid, see [`HttpServerConfig::validate`]).
+    pub fn new(cfg: HttpServerConfig) -> Self {
+        RequestDecoder {
+            cfg,
+            state: State::Head,
+            scanner: LineScanner::default(),
+            next_id: 0,
+            failed_in: None,
+        }
+    }
+
+    /// The id the next request will get.
+    pub fn next_id(&self) -> u64 {
+        self.next_id
+    }
+
+    /// The id of the request whose body is being received, if any.
+    pub fn request_in_body(&self) -> Option<u64> {
+        match &self.state {
+            State::Fixed { id, .. } | State::Chunked { id, .. } => Some(*id),
+            _ => None,
+        }
+    }
+
+    /// After an error: the request whose body failed (`None`: a head failed).
+    pub fn failed_request(&self) -> Option<u64> {
+        self.failed_in
+    }
+
+    /// True when the decoder reads no more requests (closed or failed).
+    pub fn is_finished(&self) -> bool {
+        matches!(self.state, State::Closed | State::Failed)
+    }
+
+    /// Stops decoding: later input is ignored (the connection is closing).
+    pub fn stop(&mut self) {
+        if !matches!(self.state, State::Failed) {
+            self.state = State::Closed;
+        }
+    }
+
+    /// True when some bytes of a request were consumed but the request is not complete
+    /// (a head being received, or a body).
+    pub fn is_mid_request(&self, input: &[u8]) -> bool {
+        match self.state {
+            State::Head => !input.is_empty(),
+            State::Fixed { .. } | State::Chunked { .. } => true,
+            State::Closed | State::Failed => false,
+        }
+    }
+
+    /// Decodes everything `input` holds, pushing results to `out`; what is left in `input`
+    /// is the start of an incomplete head or body. After an error the decoder is failed.
+    pub fn decode(
+        &mut self,
+        input: &mut impl Input,
+        out: &mut Vec<Decoded>,
+    ) -> Result<(), HttpError> {
+        let r = self.decode_inner(input, out);
+        if r.is_err() {
+            self.failed_in = self.request_in_body();
+            self.state = State::Failed;
+        }
+        if self.is_finished() {
+            let n = input.bytes().len();
+            input.skip(n);
+        }
+        r
+    }
+
+    fn decode_inner(
+        &mut self,
+        input: &mut impl Input,
+        out: &mut Vec<Decoded>,
+    ) -> Result<(), HttpError> {
+        loop {
+            match &mut self.state {
+                State::Closed | State::Failed => return Ok(()),
+                State::Head => {
+                    if !self.head(input, out)? {
+                        return Ok(());
+                    }
+                }
+                State::Fixed {
+                    id,
+                    keep_alive,
+                    left,
+                    pending,
+                } => {
+                    let (id, keep_alive) = (*id, *keep_alive);
+                    let available = input.bytes().len() as u64;
+                    if let Some(req) = pending {
+                        if available < *left {
+                            return Ok(());
+                        }
+                        let mut req = std::mem::replace(req, empty_request());
+                        req.body = input.take(*left as usize);
+                        out.push(Decoded::Request(req));
+                        self.end_message(keep_alive);
+                        continue;
+                    }
+                    if available == 0 {
+                        return Ok(());
+                    }
+                    let n = available.min(*left);
+                    *left -= n;
+                    let last = *left == 0;
+                    out.push(content(id, input.take(n as usize), last, Vec::new()));
+                    if last {
+                        self.end_message(keep_alive);
+                    }
+                }
+                State::Chunked {
+                    id,
+                    keep_alive,
+                    body,
+                    pending,
+                } => {
+                    let (id, keep_alive) = (*id, *keep_alive);
+                    let Some(piece) = body.step(input)? else {
+                        return Ok(());
+                    };
+                    match (piece, pending.take()) {
+                        (Piece::Data(data), Some((req, mut so_far))) => {
+                            if so_far.len() + data.len() <= self.cfg.aggregate_limit {
+                                so_far.extend_from_slice(&data);
+                                *pending = Some((req, so_far));
+                            } else {
+                                let mut req = req;
+                                req.streaming = true;
+                                out.push(Decoded::Request(req));
+                                if !so_far.is_empty() {
+                                    out.push(content(id, so_far.freeze(), false, Vec::new()));
+                                }
+                                out.push(content(id, data, false, Vec::new()));
+                            }
+                        }
+                        (Piece::Data(data), None) => out.push(content(id, data, false, Vec::new())),
+                        (Piece::End(trailers), Some((mut req, so_far))) => {
+                            req.body = so_far.freeze();
+                            req.trailers = trailers;
+                            out.push(Decoded::Request(req));
+                            self.end_message(keep_alive);
+                        }
+                        (Piece::End(trailers), None) => {
+                            out.push(content(id, Bytes::new(), true, trailers));
+                            self.end_message(keep_alive);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads a head if one is complete; true when it did.
+    fn head(&mut self, input: &mut impl Input, out: &mut Vec<Decoded>) -> Result<bool, HttpError> {
+        if self.scanner.at_start() {
+            // RFC 9112 §2.2: empty lines before a request line are ignored.
+            while input.bytes().starts_with(b"\r\n") {
+                input.skip(2);
+            }
+            if input.bytes().is_empty() || input.bytes() == b"\r" {
+                return Ok(false);
+            }
+        }
+        let limits = ScanLimits {
+            max_head: self.cfg.max_head_size,
+            max_first_line: Some(self.cfg.max_request_line()),
+        };
+        let Some(len) = self.scanner.scan(input.bytes(), limits)? else {
+            return Ok(false);
+        };
+        self.scanner = LineScanner::default();
+        let head = parse_head(input.take(len), &self.cfg)?;
+        let id = self.next_id;
+        self.next_id += 1;
+        let keep_alive = head.keep_alive;
+        let mut req = HttpRequest {
+            id,
+            method: head.method,
+            target: head.target,
+            version: head.version,
+            headers: head.headers,
+            body: Bytes::new(),
+            streaming: false,
+            trailers: Vec::new(),
+            keep_alive,
+            expect_continue: head.expect_continue,
+        };
+        out.push(Decoded::Start(RequestStart {
+            id,
+            head: req.is_head(),
+            version: req.version,
+            keep_alive,
+            expect_continue: req.expect_continue,
+            has_body: head.framing != Framing::None,
+        }));
+        match head.framing {
+            Framing::None => {
+                out.push(Decoded::Request(req));
+                self.end_message(keep_alive);
+            }
+            Framing::Length(n) => {
+                let pending = if n > self.cfg.aggregate_limit as u64 {
+                    req.streaming = true;
+                    out.push(Decoded::Request(req));
+                    None
+                } else {
+                    Some(req)
+                };
+                self.state = State::Fixed {
+                    id,
+                    keep_alive,
+                    left: n,
+                    pending,
+                };
+            }
+            Framing::Chunked => {
+                let pending = if self.cfg.aggregate_limit == 0 {
+                    req.streaming = true;
+                    out.push(Decoded::Request(req));
+                    None
+                } else {
+                    Some((req, BytesMut::new()))
+                };
+                self.state = State::Chunked {
+                    id,
+                    keep_alive,
+                    body: ChunkedBody::new(self.cfg.max_body_size, self.cfg.max_head_size),
+                    pending,
+                };
+            }
+        }
+        Ok(true)
+    }
+
+    fn end_message(&mut self, keep_alive: bool) {
+        self.state = if keep_alive {
+            State::Head
+        } else {
+            State::Closed
+        };
+    }
+}
+
+fn content(id: u64, data: Bytes, last: bool, trailers: crate::message::HeaderList) -> Decoded {
+    Decoded::Content(HttpContent {
+        request_id: Some(id),
+        data,
+        last,
+        trailers,
+    })
+}
+
+fn empty_request() -> HttpRequest {
+    HttpRequest {
+        id: 0,
+        method: Bytes::new(),
+        target: Bytes::new(),
+        version: Version::Http11,
+        headers: Default::default(),
+        body: Bytes::new(),
+        streaming: false,
+        trailers: Vec::new(),
+        keep_alive: false,
+        expect_continue: false,
+    }
+}

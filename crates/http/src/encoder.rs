@@ -1,0 +1,340 @@
+//! Encoding responses (Netty's `HttpResponseEncoder`): the status line, the application's
+//! header fields, and the fields the codec owns: `Content-Length` or `Transfer-Encoding:
+//! chunked`, `Date`, `Connection`.
+//!
+//! Rules:
+//! - Header names must be tokens and values must hold no CR, LF or other control character
+//!   (no response splitting); a violation fails that write (`ERR_INVALID_HTTP_TOKEN`,
+//!   `ERR_INVALID_CHAR`, node's codes). `Transfer-Encoding` is the codec's to set.
+//! - A whole response gets `Content-Length: body.len()`; a `Content-Length` the application
+//!   set must match, except for `HEAD` requests and 304 (the length of what a GET would get).
+//! - No body for `HEAD`, 1xx, 204 and 304; no `Content-Length` added for 1xx and 204.
+//! - A streamed response with a `Content-Length` sends its pieces as they are; without one it
+//!   is chunked for HTTP/1.1 and delimited by closing the connection for HTTP/1.0.
+//! - Small bodies are copied behind the head (one write); larger ones are written as they are
+//!   (no copy) after it.
+
+use bytes::{BufMut, Bytes, BytesMut};
+
+use crate::error::HttpError;
+use crate::message::{HeaderList, HttpResponse, Version};
+use crate::status::reason_phrase;
+
+/// Bodies up to this size are copied into the head's buffer.
+const COPY_LIMIT: usize = 2048;
+
+/// How the rest of a streamed body is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BodyMode {
+    /// Nothing is written (HEAD, 204, 304, 1xx).
+    Discard,
+    /// As is, this many bytes left (`Content-Length`).
+    Length(u64),
+    /// Chunked transfer coding.
+    Chunked,
+    /// As is, until the connection closes (HTTP/1.0 without a length).
+    UntilClose,
+}
+
+/// What the codec knows of the request a response answers.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Answering<'a> {
+    pub head: bool,
+    pub version: Version,
+    /// The connection may stay open after this response (request and server agree).
+    pub keep_alive: bool,
+    pub date: Option<&'a [u8]>,
+}
+
+/// An encoded response head (and body when whole).
+#[derive(Debug)]
+pub(crate) struct Encoded {
+    pub parts: Vec<Bytes>,
+    /// The connection closes after this response.
+    pub close: bool,
+    /// For a streamed response: how its pieces are written.
+    pub mode: Option<BodyMode>,
+}
+
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+fn is_field_text(b: u8) -> bool {
+    b == b'\t' || (b >= 0x20 && b != 0x7f)
+}
+
+/// The framing-relevant fields the application set.
+#[derive(Default)]
+struct Owned {
+    length: Option<u64>,
+    close: bool,
+    keep_alive: bool,
+    date: bool,
+}
+
+/// Checks the application's fields; returns what the codec needs to know of them.
+fn check_fields(headers: &HeaderList) -> Result<Owned, HttpError> {
+    let mut owned = Owned::default();
+    for (name, value) in headers {
+        if name.is_empty() || !name.iter().all(|&b| is_tchar(b)) {
+            return Err(HttpError::invalid_response(
+                "ERR_INVALID_HTTP_TOKEN",
+                format!("header name {:?}", String::from_utf8_lossy(name)),
+            ));
+        }
+        if !value.iter().all(|&b| is_field_text(b)) {
+            return Err(HttpError::invalid_response(
+                "ERR_INVALID_CHAR",
+                format!("value of header {:?}", String::from_utf8_lossy(name)),
+            ));
+        }
+        let is = |n: &str| name.eq_ignore_ascii_case(n.as_bytes());
+        if is("content-length") {
+            let text = std::str::from_utf8(value).ok().map(str::trim);
+            let n = text
+                .and_then(|t| t.parse::<u64>().ok())
+                .filter(|_| owned.length.is_none());
+            owned.length = Some(n.ok_or_else(|| {
+                HttpError::invalid_response("ERR_HTTP_INVALID_HEADER_VALUE", "Content-Length")
+            })?);
+        } else if is("transfer-encoding") {
+            return Err(HttpError::invalid_response(
+                "ERR_HTTP_INVALID_HEADER_VALUE",
+                "Transfer-Encoding is set by the codec (stream the body instead)",
+            ));
+        } else if is("connection") {
+            for t in value.split(|&b| b == b',').map(<[u8]>::trim_ascii) {
+                owned.close |= t.eq_ignore_ascii_case(b"close");
+                owned.keep_alive |= t.eq_ignore_ascii_case(b"keep-alive");
+            }
+        } else if is("date") {
+            owned.date = true;
+        }
+    }
+    Ok(owned)
+}
+
+/// Checks what can be checked of `resp` before it is queued (a write that fails here fails
+/// at once, with nothing written).
+pub(crate) fn check(resp: &HttpResponse, head: bool) -> Result<(), HttpError> {
+    if !(100..=999).contains(&resp.status) {
+        return Err(HttpError::invalid_response(
+            "ERR_HTTP_INVALID_STATUS_CODE",
+            format!("status {}", resp.status),
+        ));
+    }
+    if let Some(reason) = &resp.reason {
+        if !reason.iter().all(|&b| is_field_text(b)) {
+            return Err(HttpError::invalid_response(
+                "ERR_INVALID_CHAR",
+                "reason phrase",
+            ));
+        }
+    }
+    let owned = check_fields(&resp.headers)?;
+    let no_body = head || matches!(resp.status, 100..=199 | 204 | 304);
+    if let (Some(n), false, false) = (owned.length, resp.streaming, no_body) {
+        if n != resp.body.len() as u64 {
+            return Err(HttpError::invalid_response(
+                "ERR_HTTP_CONTENT_LENGTH_MISMATCH",
+                format!("Content-Length {n} for a body of {}", resp.body.len()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// True for interim (1xx) responses, after which the final one is still expected.
+pub(crate) fn is_interim(status: u16) -> bool {
+    (100..200).contains(&status)
+}
+
+/// Encodes `resp` (checked by [`check`]) answering `req`.
+pub(crate) fn encode(resp: HttpResponse, req: Answering<'_>) -> Result<Encoded, HttpError> {
+    let owned = check_fields(&resp.headers)?;
+    let status = resp.status;
+    let interim = is_interim(status);
+    let no_body = req.head || interim || status == 204 || status == 304;
+    let mode = match (resp.streaming, owned.length) {
+        _ if no_body => BodyMode::Discard,
+        (_, Some(n)) => BodyMode::Length(n),
+        (true, None) if req.version == Version::Http11 => BodyMode::Chunked,
+        (true, None) => BodyMode::UntilClose,
+        (false, None) => BodyMode::Length(resp.body.len() as u64),
+    };
+    let close = !interim && (!req.keep_alive || owned.close || mode == BodyMode::UntilClose);
+    let reason = resp
+        .reason
+        .as_deref()
+        .unwrap_or(reason_phrase(status).as_bytes());
+    let fields: usize = resp
+        .headers
+        .iter()
+        .map(|(n, v)| n.len() + v.len() + 4)
+        .sum();
+    let inline_body = !resp.streaming && !no_body && resp.body.len() <= COPY_LIMIT;
+    let body_len = if inline_body { resp.body.len() } else { 0 };
+    let mut out = BytesMut::with_capacity(128 + reason.len() + fields + body_len);
+    out.put_slice(b"HTTP/1.1 ");
+    put_decimal(&mut out, u64::from(status));
+    out.put_u8(b' ');
+    out.put_slice(reason);
+    out.put_slice(b"\r\n");
+    for (name, value) in &resp.headers {
+        let is_connection = name.eq_ignore_ascii_case(b"connection");
+        if is_connection && (close || interim) && !owned.close {
+            continue; // replaced by `Connection: close` below
+        }
+        put_field(&mut out, name, value);
+    }
+    if !interim {
+        if let (Some(date), false) = (req.date, owned.date) {
+            put_field(&mut out, b"Date", date);
+        }
+        let add_length = owned.length.is_none() && !resp.streaming && !matches!(status, 204 | 304);
+        if add_length {
+            out.put_slice(b"Content-Length: ");
+            put_decimal(&mut out, resp.body.len() as u64);
+            out.put_slice(b"\r\n");
+        }
+        let chunked_head = req.head && resp.streaming && owned.length.is_none();
+        if (mode == BodyMode::Chunked || chunked_head) && req.version == Version::Http11 {
+            put_field(&mut out, b"Transfer-Encoding", b"chunked");
+        }
+        if close && !owned.close {
+            put_field(&mut out, b"Connection", b"close");
+        } else if !close && req.version == Version::Http10 && !owned.keep_alive {
+            put_field(&mut out, b"Connection", b"keep-alive");
+        }
+    }
+    out.put_slice(b"\r\n");
+    let mut parts = Vec::with_capacity(2);
+    if inline_body {
+        out.put_slice(&resp.body);
+        parts.push(out.freeze());
+    } else {
+        parts.push(out.freeze());
+        if !no_body && !resp.streaming && !resp.body.is_empty() {
+            parts.push(resp.body);
+        }
+    }
+    Ok(Encoded {
+        parts,
+        close,
+        mode: resp.streaming.then_some(mode),
+    })
+}
+
+/// The answer the codec writes itself for a refused request.
+pub(crate) fn encode_refusal(status: u16, date: Option<&[u8]>) -> Bytes {
+    let mut out = BytesMut::with_capacity(128);
+    out.put_slice(b"HTTP/1.1 ");
+    put_decimal(&mut out, u64::from(status));
+    out.put_u8(b' ');
+    out.put_slice(reason_phrase(status).as_bytes());
+    out.put_slice(b"\r\n");
+    if let Some(date) = date {
+        put_field(&mut out, b"Date", date);
+    }
+    out.put_slice(b"Content-Length: 0\r\nConnection: close\r\n\r\n");
+    out.freeze()
+}
+
+/// `100 Continue`.
+pub(crate) const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
+
+/// Encodes one piece of a streamed body; `mode` tracks what is left. Returns the bytes to
+/// write, and whether the connection must close after them (a broken length).
+pub(crate) fn encode_piece(
+    mode: &mut BodyMode,
+    data: Bytes,
+    last: bool,
+    trailers: &HeaderList,
+) -> Result<Vec<Bytes>, HttpError> {
+    let mismatch =
+        |what: String| HttpError::invalid_response("ERR_HTTP_CONTENT_LENGTH_MISMATCH", what);
+    match mode {
+        BodyMode::Discard => Ok(Vec::new()),
+        BodyMode::UntilClose => Ok(if data.is_empty() {
+            Vec::new()
+        } else {
+            vec![data]
+        }),
+        BodyMode::Length(left) => {
+            if data.len() as u64 > *left {
+                return Err(mismatch(format!(
+                    "{} bytes more than Content-Length",
+                    data.len() as u64 - *left
+                )));
+            }
+            *left -= data.len() as u64;
+            if last && *left > 0 {
+                return Err(mismatch(format!(
+                    "body ended {left} bytes short of Content-Length"
+                )));
+            }
+            Ok(if data.is_empty() {
+                Vec::new()
+            } else {
+                vec![data]
+            })
+        }
+        BodyMode::Chunked => {
+            check_fields(trailers)?;
+            let mut parts = Vec::with_capacity(3);
+            if !data.is_empty() {
+                let mut size = BytesMut::with_capacity(20 + data.len().min(COPY_LIMIT));
+                put_hex(&mut size, data.len() as u64);
+                size.put_slice(b"\r\n");
+                if data.len() <= COPY_LIMIT {
+                    size.put_slice(&data);
+                    size.put_slice(b"\r\n");
+                    parts.push(size.freeze());
+                } else {
+                    parts.push(size.freeze());
+                    parts.push(data);
+                    parts.push(Bytes::from_static(b"\r\n"));
+                }
+            }
+            if last {
+                let mut end = BytesMut::with_capacity(5 + trailers.len() * 32);
+                end.put_slice(b"0\r\n");
+                for (n, v) in trailers {
+                    put_field(&mut end, n, v);
+                }
+                end.put_slice(b"\r\n");
+                parts.push(end.freeze());
+            }
+            Ok(parts)
+        }
+    }
+}
+
+fn put_field(out: &mut BytesMut, name: &[u8], value: &[u8]) {
+    out.put_slice(name);
+    out.put_slice(b": ");
+    out.put_slice(value);
+    out.put_slice(b"\r\n");
+}
+
+fn put_decimal(out: &mut BytesMut, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.put_slice(&digits[i..]);
+}
+
+fn put_hex(out: &mut BytesMut, n: u64) {
+    let width = (64 - n.leading_zeros()).div_ceil(4).max(1);
+    for shift in (0..width).rev() {
+        out.put_u8(b"0123456789abcdef"[((n >> (shift * 4)) & 0xf) as usize]);
+    }
+}

@@ -1,0 +1,214 @@
+//! Typed errors of the HTTP codec, each with a stable code.
+//!
+//! Two types, for two moments:
+//! - [`HttpError`] is met on a running connection: a request the codec refuses (it has then
+//!   answered it natively with [`HttpError::status`] and closes after that answer), a
+//!   connection that ended in the middle of a streamed request body, or a response that
+//!   cannot be written (its write promise fails with it).
+//! - [`ConfigError`] is raised by [`HttpServerConfig::validate`](crate::HttpServerConfig)
+//!   for limits out of range; it never occurs on a running connection.
+//!
+//! Codes follow node:http's where node has one for the same failure: llhttp's `HPE_*` codes
+//! for malformed requests (what node's `clientError` reports), `ERR_HTTP_HEADERS_SENT`,
+//! `ERR_INVALID_CHAR` and `ERR_INVALID_HTTP_TOKEN` for bad responses. The rest are
+//! `ERR_HTTP_*`. Errors reach a pipeline as `TransportError::Foreign` with the same code.
+
+use std::fmt;
+use std::sync::Arc;
+
+use netloop_transport::TransportError;
+
+/// What went wrong with a request or a response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HttpError {
+    /// The request breaks the HTTP/1.1 grammar or one of the smuggling rules (400).
+    /// `code` is llhttp's name for the same failure (`HPE_INVALID_CHUNK_SIZE`, ...).
+    BadRequest {
+        /// Stable code.
+        code: &'static str,
+        /// What exactly was wrong.
+        reason: &'static str,
+    },
+    /// The request head (request line and headers) is larger than the limit (431).
+    HeadTooLarge {
+        /// The configured `max_head_size`.
+        limit: usize,
+    },
+    /// The request has more header fields than the limit (431).
+    TooManyHeaders {
+        /// The configured `max_header_count`.
+        limit: usize,
+    },
+    /// The request target is longer than the limit (414).
+    UriTooLong {
+        /// The configured `max_uri_length`.
+        limit: usize,
+    },
+    /// The request body is larger than the limit (413).
+    BodyTooLarge {
+        /// The configured `max_body_size`.
+        limit: u64,
+    },
+    /// The request carries an `Expect` other than `100-continue` (417).
+    ExpectationFailed,
+    /// The request's `Transfer-Encoding` applies a coding this server does not decode (501).
+    UnsupportedTransferCoding,
+    /// The connection ended while a request body announced to the application was still
+    /// being received (node's `aborted`). No answer is possible.
+    Aborted,
+    /// A response cannot be encoded (a bad header name or value, a `Content-Length` that does
+    /// not match the body, ...). Only that write fails.
+    InvalidResponse {
+        /// Stable code (node's where it has one).
+        code: &'static str,
+        /// What exactly was wrong.
+        reason: String,
+    },
+    /// A response was written for a request that already has its final response (or for no
+    /// request at all); only that write fails.
+    NoPendingRequest,
+}
+
+impl HttpError {
+    /// The stable code exposed to JavaScript as `Error.code`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            HttpError::BadRequest { code, .. } => code,
+            HttpError::HeadTooLarge { .. } => "HPE_HEADER_OVERFLOW",
+            HttpError::TooManyHeaders { .. } => "ERR_HTTP_TOO_MANY_HEADERS",
+            HttpError::UriTooLong { .. } => "ERR_HTTP_URI_TOO_LONG",
+            HttpError::BodyTooLarge { .. } => "ERR_HTTP_BODY_TOO_LARGE",
+            HttpError::ExpectationFailed => "ERR_HTTP_EXPECTATION_FAILED",
+            HttpError::UnsupportedTransferCoding => "ERR_HTTP_UNSUPPORTED_TRANSFER_CODING",
+            HttpError::Aborted => "ECONNRESET",
+            HttpError::InvalidResponse { code, .. } => code,
+            HttpError::NoPendingRequest => "ERR_HTTP_HEADERS_SENT",
+        }
+    }
+
+    /// The status the codec answers with (`None`: no answer is written).
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            HttpError::BadRequest { .. } => Some(400),
+            HttpError::HeadTooLarge { .. } | HttpError::TooManyHeaders { .. } => Some(431),
+            HttpError::UriTooLong { .. } => Some(414),
+            HttpError::BodyTooLarge { .. } => Some(413),
+            HttpError::ExpectationFailed => Some(417),
+            HttpError::UnsupportedTransferCoding => Some(501),
+            HttpError::Aborted
+            | HttpError::InvalidResponse { .. }
+            | HttpError::NoPendingRequest => None,
+        }
+    }
+
+    pub(crate) fn bad(code: &'static str, reason: &'static str) -> Self {
+        HttpError::BadRequest { code, reason }
+    }
+
+    pub(crate) fn invalid_response(code: &'static str, reason: impl Into<String>) -> Self {
+        HttpError::InvalidResponse {
+            code,
+            reason: reason.into(),
+        }
+    }
+
+    /// This error as a pipeline error carrying the same code.
+    pub fn into_transport(self) -> TransportError {
+        TransportError::Foreign {
+            code: self.code().into(),
+            error: Arc::new(self),
+        }
+    }
+}
+
+impl fmt::Display for HttpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HttpError::BadRequest { reason, .. } => write!(f, "bad request: {reason}"),
+            HttpError::HeadTooLarge { limit } => {
+                write!(f, "request head larger than {limit} bytes")
+            }
+            HttpError::TooManyHeaders { limit } => {
+                write!(f, "request has more than {limit} header fields")
+            }
+            HttpError::UriTooLong { limit } => {
+                write!(f, "request target longer than {limit} bytes")
+            }
+            HttpError::BodyTooLarge { limit } => {
+                write!(f, "request body larger than {limit} bytes")
+            }
+            HttpError::ExpectationFailed => f.write_str("unsupported Expect header"),
+            HttpError::UnsupportedTransferCoding => {
+                f.write_str("unsupported transfer coding (only chunked is decoded)")
+            }
+            HttpError::Aborted => f.write_str("aborted: the connection ended during the body"),
+            HttpError::InvalidResponse { reason, .. } => write!(f, "invalid response: {reason}"),
+            HttpError::NoPendingRequest => {
+                f.write_str("no request waits for this response (already answered?)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for HttpError {}
+
+impl From<HttpError> for TransportError {
+    fn from(e: HttpError) -> Self {
+        e.into_transport()
+    }
+}
+
+/// A limit of [`HttpServerConfig`](crate::HttpServerConfig) out of range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// Names the offending field.
+    pub reason: String,
+}
+
+impl ConfigError {
+    /// Stable code (Node's code for a bad argument).
+    pub fn code(&self) -> &'static str {
+        "ERR_INVALID_ARG_VALUE"
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid HTTP codec configuration: {}", self.reason)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_refusal_has_its_status_and_a_stable_code() {
+        let cases = [
+            (HttpError::bad("HPE_X", "x"), Some(400), "HPE_X"),
+            (
+                HttpError::HeadTooLarge { limit: 1 },
+                Some(431),
+                "HPE_HEADER_OVERFLOW",
+            ),
+            (
+                HttpError::UriTooLong { limit: 1 },
+                Some(414),
+                "ERR_HTTP_URI_TOO_LONG",
+            ),
+            (
+                HttpError::BodyTooLarge { limit: 1 },
+                Some(413),
+                "ERR_HTTP_BODY_TOO_LARGE",
+            ),
+            (HttpError::Aborted, None, "ECONNRESET"),
+        ];
+        for (e, status, code) in cases {
+            assert_eq!((e.status(), e.code()), (status, code), "{e}");
+            assert_eq!(e.clone().into_transport().code(), code);
+        }
+    }
+}

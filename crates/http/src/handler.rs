@@ -1,0 +1,307 @@
+//! [`HttpServerCodec`]: the codec as one pipeline handler (Netty's `HttpServerCodec` +
+//! `HttpObjectAggregator` + `HttpServerKeepAliveHandler`).
+//!
+//! Inbound: bytes in, [`HttpRequest`] (and, for streamed bodies, [`HttpContent`]) user
+//! messages out, one `channel_read` each. Outbound: [`HttpResponse`] and [`HttpContent`] in,
+//! bytes out; other messages pass through unchanged (as Netty's encoder passes buffers).
+//!
+//! Ground rules:
+//! - Loop thread only. State lives in `Cell`/`RefCell`; no borrow is held while an event is
+//!   fired or an operation is passed on (the pipeline is re-entrant: a handler further on
+//!   may answer a request, or close the channel, from inside `channel_read`).
+//! - A read is decoded whole before its messages are fired; each request's slot is opened in
+//!   the response queue before the request is fired, so the application can answer at once.
+//!   Requests decoded after one whose response closed the connection are not fired.
+//! - A refused request is answered natively (after the responses to earlier requests), then
+//!   an [`HttpError`] is fired as `exception_caught` (code `HPE_*`, `ERR_HTTP_*`) and the
+//!   connection closes once the answer is written; later input is ignored.
+//! - Closing waits for the writes before it: an empty write with a listener marks the end,
+//!   and its completion closes the channel.
+
+use std::cell::{Cell, RefCell};
+
+use bytes::{Bytes, BytesMut};
+use netloop_transport::{
+    ChannelHandler, ChannelHandlerContext, ChannelInputShutdown, ChannelPromise, HandlerResult,
+    LocalListenerExt, Message, UserEvent,
+};
+
+use crate::config::HttpServerConfig;
+use crate::date::{cached_date, DateValue};
+use crate::decoder::{Decoded, RequestDecoder};
+use crate::error::{ConfigError, HttpError};
+use crate::message::{HttpContent, HttpResponse};
+use crate::queue::{Action, Outgoing, ResponseQueue};
+
+/// An HTTP/1.1 server codec for one connection. Add it where bytes arrive (after TLS, if
+/// any); handlers behind it read [`HttpRequest`](crate::HttpRequest)s and write [`HttpResponse`]s.
+///
+/// ```
+/// use netloop_http::{HttpServerCodec, HttpServerConfig};
+/// let codec = HttpServerCodec::new(HttpServerConfig::default()).unwrap();
+/// # let _ = codec;
+/// ```
+pub struct HttpServerCodec {
+    config: HttpServerConfig,
+    decoder: RefCell<RequestDecoder>,
+    cumulation: RefCell<BytesMut>,
+    queue: RefCell<ResponseQueue>,
+    scratch: Cell<Vec<Decoded>>,
+    /// A streamed request body was announced to the application and has not ended.
+    streaming: Cell<Option<u64>>,
+    fired: Cell<bool>,
+    got_bytes: Cell<bool>,
+}
+
+impl HttpServerCodec {
+    /// A codec with `config`'s limits.
+    ///
+    /// # Errors
+    /// A limit out of range.
+    pub fn new(config: HttpServerConfig) -> Result<Self, ConfigError> {
+        config.validate()?;
+        Ok(HttpServerCodec {
+            decoder: RefCell::new(RequestDecoder::new(config.clone())),
+            config,
+            cumulation: RefCell::new(BytesMut::new()),
+            queue: RefCell::new(ResponseQueue::default()),
+            scratch: Cell::new(Vec::new()),
+            streaming: Cell::new(None),
+            fired: Cell::new(false),
+            got_bytes: Cell::new(false),
+        })
+    }
+
+    /// Requests read whose response is not completely written yet.
+    pub fn pending_responses(&self) -> usize {
+        self.queue.borrow().pending()
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &HttpServerConfig {
+        &self.config
+    }
+
+    fn date(&self, ctx: &ChannelHandlerContext) -> Option<DateValue> {
+        if !self.config.date_header {
+            return None;
+        }
+        let now_and_id = ctx.try_channel().and_then(|ch| {
+            let lp = ch.event_loop();
+            lp.local().map(|l| (l.now(), lp.id()))
+        });
+        let (now, id) = now_and_id.unwrap_or_default();
+        Some(cached_date(id, now, self.config.wall_clock))
+    }
+
+    /// Runs the queue's actions (no borrow held).
+    fn run(&self, ctx: &ChannelHandlerContext) {
+        let actions = self.queue.borrow_mut().take_actions();
+        for action in actions {
+            match action {
+                Action::Write(bytes, promise) => ctx.write_with(bytes, promise),
+                Action::Complete(promise, result) => {
+                    promise.try_complete(result);
+                }
+                Action::Flush => ctx.flush(),
+                Action::Close => {
+                    self.decoder.borrow_mut().stop();
+                    self.cumulation.borrow_mut().clear();
+                    close_after_writes(ctx);
+                }
+            }
+        }
+    }
+
+    fn decode(&self, ctx: &ChannelHandlerContext, bytes: Bytes) {
+        let mut out = self.scratch.take();
+        let (result, failed_in, next_id) = {
+            let mut decoder = self.decoder.borrow_mut();
+            let mut cumulation = self.cumulation.borrow_mut();
+            let result = if cumulation.is_empty() {
+                let mut input = bytes;
+                let r = decoder.decode(&mut input, &mut out);
+                if !input.is_empty() {
+                    cumulation.extend_from_slice(&input);
+                }
+                r
+            } else {
+                cumulation.extend_from_slice(&bytes);
+                decoder.decode(&mut *cumulation, &mut out)
+            };
+            (result, decoder.failed_request(), decoder.next_id())
+        };
+        for event in out.drain(..) {
+            self.deliver(ctx, event);
+        }
+        self.scratch.set(out);
+        if let Err(error) = result {
+            if self.streaming.get().is_some() && failed_in == self.streaming.get() {
+                self.streaming.set(None);
+            }
+            {
+                let date = self.date(ctx);
+                let mut q = self.queue.borrow_mut();
+                q.set_date(date);
+                q.refuse(&error, failed_in, next_id);
+            }
+            self.run(ctx);
+            ctx.fire_exception_caught(error.into_transport());
+        }
+    }
+
+    fn deliver(&self, ctx: &ChannelHandlerContext, event: Decoded) {
+        match event {
+            Decoded::Start(start) => {
+                let date = self.date(ctx);
+                {
+                    let mut q = self.queue.borrow_mut();
+                    q.set_date(date);
+                    q.open(start);
+                }
+                self.run(ctx);
+            }
+            Decoded::Request(req) => {
+                if req.streaming {
+                    self.streaming.set(Some(req.id));
+                } else {
+                    self.queue.borrow_mut().body_done(req.id);
+                }
+                self.fire(ctx, Message::user(req));
+            }
+            Decoded::Content(content) => {
+                if content.last {
+                    self.streaming.set(None);
+                    if let Some(id) = content.request_id {
+                        self.queue.borrow_mut().body_done(id);
+                    }
+                }
+                self.fire(ctx, Message::user(content));
+            }
+        }
+    }
+
+    fn fire(&self, ctx: &ChannelHandlerContext, msg: Message) {
+        if self.queue.borrow().is_closed() || ctx.is_removed() {
+            return; // the connection is closing: later requests go unanswered
+        }
+        self.fired.set(true);
+        ctx.fire_channel_read(msg);
+    }
+}
+
+/// Closes the channel once the writes queued before now are written (or failed).
+fn close_after_writes(ctx: &ChannelHandlerContext) {
+    let marker = ChannelPromise::new();
+    let done = marker.future();
+    ctx.write_with(Bytes::new(), marker);
+    ctx.flush();
+    match done {
+        Some(done) => {
+            let c = ctx.clone();
+            done.add_local_listener(move |_| {
+                c.close();
+            });
+        }
+        None => {
+            ctx.close();
+        }
+    }
+}
+
+impl std::fmt::Debug for HttpServerCodec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpServerCodec")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ChannelHandler for HttpServerCodec {
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+
+    fn handler_removed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.queue.borrow_mut().abandon();
+        self.run(ctx);
+        let leftover = self.cumulation.borrow_mut().split().freeze();
+        if !leftover.is_empty() {
+            ctx.fire_channel_read(leftover);
+            ctx.fire_channel_read_complete();
+        }
+        Ok(())
+    }
+
+    fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
+        match msg.into_bytes() {
+            Ok(bytes) => {
+                self.got_bytes.set(true);
+                self.decode(ctx, bytes);
+            }
+            Err(other) => ctx.fire_channel_read(other),
+        }
+        Ok(())
+    }
+
+    fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        let fired = self.fired.replace(false);
+        let got_bytes = self.got_bytes.replace(false);
+        if got_bytes && !fired && !self.decoder.borrow().is_finished() {
+            let auto_read = ctx.try_channel().map_or(true, |ch| ch.is_auto_read());
+            if !auto_read {
+                ctx.read();
+            }
+        }
+        ctx.fire_channel_read_complete();
+        Ok(())
+    }
+
+    fn channel_inactive(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.decoder.borrow_mut().stop();
+        self.cumulation.borrow_mut().clear();
+        self.queue.borrow_mut().abandon();
+        self.run(ctx);
+        if self.streaming.take().is_some() {
+            ctx.fire_exception_caught(HttpError::Aborted.into_transport());
+        }
+        ctx.fire_channel_inactive();
+        Ok(())
+    }
+
+    fn user_event_triggered(&self, ctx: &ChannelHandlerContext, event: UserEvent) -> HandlerResult {
+        if event.is::<ChannelInputShutdown>() {
+            self.decoder.borrow_mut().stop();
+            self.queue.borrow_mut().input_done();
+            self.run(ctx);
+        }
+        ctx.fire_user_event_triggered(event);
+        Ok(())
+    }
+
+    fn write(
+        &self,
+        ctx: &ChannelHandlerContext,
+        msg: Message,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
+        let out = match msg.downcast::<HttpResponse>() {
+            Ok(resp) => Outgoing::Response(resp),
+            Err(msg) => match msg.downcast::<HttpContent>() {
+                Ok(content) => Outgoing::Content(content),
+                Err(other) => {
+                    ctx.write_with(other, promise);
+                    return Ok(());
+                }
+            },
+        };
+        let date = self.date(ctx);
+        {
+            let mut q = self.queue.borrow_mut();
+            q.set_date(date);
+            q.submit(out, promise);
+        }
+        self.run(ctx);
+        Ok(())
+    }
+}

@@ -1,0 +1,84 @@
+//! An HTTP/1.1 server codec for netloop pipelines, in pure Rust: Netty's `HttpServerCodec`,
+//! `HttpObjectAggregator` and `HttpServerKeepAliveHandler` as one native handler,
+//! [`HttpServerCodec`].
+//!
+//! ```
+//! use netloop_http::{HttpServerCodec, HttpServerConfig, HttpRequest, HttpResponse};
+//! use netloop_transport::{ChannelHandler, ChannelHandlerContext, EmbeddedChannel, HandlerResult, Message};
+//! use std::rc::Rc;
+//!
+//! struct Hello;
+//! impl ChannelHandler for Hello {
+//!     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
+//!         if let Ok(req) = msg.downcast::<HttpRequest>() {
+//!             let res = HttpResponse::new(200).header("Content-Type", "text/plain").body("hi");
+//!             ctx.write_and_flush(Message::user(res.for_request(req.id)));
+//!         }
+//!         Ok(())
+//!     }
+//! }
+//!
+//! let codec = HttpServerCodec::new(HttpServerConfig::default()).unwrap();
+//! let ch = EmbeddedChannel::new(vec![("http", Rc::new(codec)), ("app", Rc::new(Hello))]);
+//! ch.write_inbound(&b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"[..]);
+//! let out = ch.read_outbound().unwrap();
+//! let text = String::from_utf8_lossy(out.as_bytes().unwrap()).into_owned();
+//! assert!(text.starts_with("HTTP/1.1 200 OK\r\n") && text.ends_with("\r\n\r\nhi"));
+//! ```
+//!
+//! Inbound, each request is one [`HttpRequest`] message holding its whole body, up to
+//! [`HttpServerConfig::aggregate_limit`]; a larger body is streamed: the request comes with
+//! `streaming` set, then [`HttpContent`] messages, the last with `last` set. Outbound, write
+//! an [`HttpResponse`] (whole, or `streaming` followed by `HttpContent` writes); the codec adds
+//! `Content-Length` or chunked framing, `Date` and `Connection`, writes responses in request
+//! order (pipelining: a response names its request in `request_id`, or answers the oldest
+//! one), sends `100 Continue`, and keeps the connection alive or closes it by the rules of
+//! HTTP/1.0 and 1.1.
+//!
+//! Requests it refuses (malformed, smuggling attempts, over a limit) are answered natively
+//! with 400, 413, 414, 417, 431 or 501, then the connection closes; the [`HttpError`] (with a
+//! stable code, llhttp's `HPE_*` where node has one) reaches `exceptionCaught`.
+//!
+//! Layers: [`RequestDecoder`] parses requests from bytes without a pipeline (the fuzz target
+//! and the benchmark use it); [`HttpServerCodec`] adds the response side and the pipeline.
+//!
+//! Ground rules shared by every module:
+//! - Single-threaded values: a codec belongs to one channel and runs on its loop thread.
+//! - No input panics: bad requests are refused, bad responses fail their write's promise.
+//! - Request heads are parsed by httparse; what httparse tolerates and llhttp does not (bare
+//!   LF or CR, obs-fold, control characters) is checked byte by byte before it runs.
+//! - Zero copy: heads, headers and bodies are views of the bytes read (a chunked body
+//!   delivered whole is joined, its one copy).
+//!
+//! Why these choices: docs/decisions/0009-http-codec.md.
+
+#![deny(missing_docs)]
+
+mod chunked;
+mod config;
+mod date;
+mod decoder;
+mod encoder;
+mod error;
+mod handler;
+mod head;
+mod input;
+mod message;
+mod queue;
+mod scan;
+mod status;
+
+/// The `bytes` crate this API is written against.
+pub use bytes;
+
+pub use chunked::MAX_CHUNK_LINE;
+pub use config::{HttpServerConfig, MAX_HEAD_SIZE_LIMIT};
+pub use date::{format_date, DateValue, DATE_LEN};
+pub use decoder::{Decoded, RequestDecoder, RequestStart};
+pub use error::{ConfigError, HttpError};
+pub use handler::HttpServerCodec;
+pub use input::Input;
+pub use message::{
+    HeaderList, HeaderSpan, Headers, HttpContent, HttpRequest, HttpResponse, Version,
+};
+pub use status::reason_phrase;

@@ -1,0 +1,360 @@
+//! [`ResponseQueue`]: responses in request order (pipelining), 100 Continue, keep-alive and
+//! close decisions (Netty's `HttpServerKeepAliveHandler`, plus the ordering Netty leaves to
+//! the application).
+//!
+//! Ground rules:
+//! - One slot per request, opened when its head is accepted, in request order. Only the front
+//!   slot writes; what the application writes for a later request is held in its slot, not
+//!   encoded, until every earlier response is complete.
+//! - The queue does no I/O: each operation appends [`Action`]s that the handler runs after it
+//!   released its borrow of the queue (the pipeline is re-entrant).
+//! - A response that closes the connection (asked by the request or the response, HTTP/1.0
+//!   without keep-alive, a refused request, a broken streamed body) is the last: after it the
+//!   queue emits [`Action::Close`], fails every held write and refuses new ones.
+//! - A request sent with `Expect: 100-continue` gets `100 Continue` when its slot reaches the
+//!   front, unless its final response is already there; that response then closes the
+//!   connection if the body has not arrived (the client may never send it).
+
+use std::collections::VecDeque;
+
+use bytes::Bytes;
+use netloop_transport::{ChannelPromise, TransportError};
+
+use crate::date::DateValue;
+use crate::decoder::RequestStart;
+use crate::encoder::{self, Answering, BodyMode};
+use crate::error::HttpError;
+use crate::message::{HttpContent, HttpResponse};
+
+/// What the handler must do, in order.
+#[derive(Debug)]
+pub(crate) enum Action {
+    /// Write these bytes (not flushed).
+    Write(Bytes, ChannelPromise),
+    /// Complete a write that wrote nothing (or failed before writing).
+    Complete(ChannelPromise, Result<(), TransportError>),
+    /// Flush what was written.
+    Flush,
+    /// Close once the writes before this are done.
+    Close,
+}
+
+/// Something written by the application, or the codec's own refusal.
+#[derive(Debug)]
+pub(crate) enum Outgoing {
+    Response(HttpResponse),
+    Content(HttpContent),
+    Refusal(u16),
+}
+
+#[derive(Debug)]
+struct Slot {
+    start: RequestStart,
+    continue_pending: bool,
+    continue_sent: bool,
+    body_done: bool,
+    // What the application submitted (held or written).
+    final_submitted: bool,
+    streaming_submitted: bool,
+    end_submitted: bool,
+    // What was written (front slot only).
+    mode: Option<BodyMode>,
+    finished: bool,
+    close: bool,
+    held: VecDeque<(Outgoing, ChannelPromise)>,
+}
+
+/// The response side of one connection.
+#[derive(Debug, Default)]
+pub(crate) struct ResponseQueue {
+    slots: VecDeque<Slot>,
+    /// `Close` was emitted (or the channel is gone): nothing more is written.
+    closed: bool,
+    /// No more requests will be read: close once the slots are done.
+    input_done: bool,
+    date: Option<DateValue>,
+    actions: Vec<Action>,
+}
+
+impl ResponseQueue {
+    /// The actions produced so far, to run in order.
+    pub(crate) fn take_actions(&mut self) -> Vec<Action> {
+        std::mem::take(&mut self.actions)
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Requests waiting for (the end of) their response.
+    pub(crate) fn pending(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The `Date` value for what is encoded next.
+    pub(crate) fn set_date(&mut self, date: Option<DateValue>) {
+        self.date = date;
+    }
+
+    /// A request head was accepted.
+    pub(crate) fn open(&mut self, start: RequestStart) {
+        if self.closed || self.input_done {
+            return;
+        }
+        self.slots.push_back(Slot {
+            start,
+            continue_pending: start.expect_continue,
+            continue_sent: false,
+            body_done: !start.has_body,
+            final_submitted: false,
+            streaming_submitted: false,
+            end_submitted: false,
+            mode: None,
+            finished: false,
+            close: false,
+            held: VecDeque::new(),
+        });
+        self.pump();
+    }
+
+    /// The body of request `id` has been received completely.
+    pub(crate) fn body_done(&mut self, id: u64) {
+        if let Some(slot) = self.slots.iter_mut().find(|s| s.start.id == id) {
+            slot.body_done = true;
+        }
+    }
+
+    /// No more requests will be read (end of input or a refusal): the connection closes once
+    /// the pending responses are written.
+    pub(crate) fn input_done(&mut self) {
+        self.input_done = true;
+        self.pump();
+    }
+
+    /// Answers natively with `error`'s status: request `in_body` (whose body failed) if it
+    /// has no response yet, else a new request `next_id`. The connection closes after it.
+    pub(crate) fn refuse(&mut self, error: &HttpError, in_body: Option<u64>, next_id: u64) {
+        let Some(status) = error.status() else { return };
+        if self.closed {
+            return;
+        }
+        let slot = in_body.and_then(|id| self.slots.iter_mut().find(|s| s.start.id == id));
+        match slot {
+            Some(slot) if slot.final_submitted => slot.close = true,
+            Some(slot) => {
+                slot.final_submitted = true;
+                slot.end_submitted = true;
+                slot.close = true;
+                slot.continue_pending = false;
+                slot.held
+                    .push_back((Outgoing::Refusal(status), ChannelPromise::void()));
+            }
+            None if !self.input_done => {
+                let start = RequestStart {
+                    id: next_id,
+                    head: false,
+                    version: crate::message::Version::Http11,
+                    keep_alive: false,
+                    expect_continue: false,
+                    has_body: false,
+                };
+                self.open(start);
+                if let Some(slot) = self.slots.back_mut() {
+                    slot.final_submitted = true;
+                    slot.end_submitted = true;
+                    slot.close = true;
+                    slot.held
+                        .push_back((Outgoing::Refusal(status), ChannelPromise::void()));
+                }
+            }
+            None => {}
+        }
+        self.input_done = true;
+        self.pump();
+    }
+
+    /// Fails every held write; nothing more is written (the channel closed).
+    pub(crate) fn abandon(&mut self) {
+        self.closed = true;
+        for slot in self.slots.drain(..) {
+            for (_, p) in slot.held {
+                self.actions
+                    .push(Action::Complete(p, Err(TransportError::ChannelClosed)));
+            }
+        }
+    }
+
+    /// A response or a piece of one written by the application.
+    pub(crate) fn submit(&mut self, out: Outgoing, promise: ChannelPromise) {
+        if self.closed {
+            let e = Err(TransportError::ChannelClosed);
+            self.actions.push(Action::Complete(promise, e));
+            return;
+        }
+        match self.admit(&out) {
+            Ok(0) => {
+                let mut front = self.slots.pop_front().expect("admitted to a slot");
+                self.emit(&mut front, out, promise);
+                self.slots.push_front(front);
+                self.pump();
+            }
+            Ok(i) => self.slots[i].held.push_back((out, promise)),
+            Err(e) => {
+                self.actions
+                    .push(Action::Complete(promise, Err(e.into_transport())));
+            }
+        }
+    }
+
+    /// Finds the slot `out` belongs to and records it as submitted.
+    fn admit(&mut self, out: &Outgoing) -> Result<usize, HttpError> {
+        let find = |pred: &dyn Fn(&Slot) -> bool| self.slots.iter().position(pred);
+        let index = match out {
+            Outgoing::Response(r) => match r.request_id {
+                Some(id) => find(&|s| s.start.id == id),
+                None => find(&|s| !s.final_submitted),
+            },
+            Outgoing::Content(c) => match c.request_id {
+                Some(id) => find(&|s| s.start.id == id),
+                None => find(&|s| s.streaming_submitted && !s.end_submitted),
+            },
+            Outgoing::Refusal(_) => None,
+        };
+        let i = index.ok_or(HttpError::NoPendingRequest)?;
+        let slot = &mut self.slots[i];
+        match out {
+            Outgoing::Response(r) => {
+                if slot.final_submitted {
+                    return Err(HttpError::NoPendingRequest);
+                }
+                encoder::check(r, slot.start.head)?;
+                if !encoder::is_interim(r.status) {
+                    slot.final_submitted = true;
+                    slot.streaming_submitted = r.streaming;
+                    slot.end_submitted = !r.streaming;
+                }
+            }
+            Outgoing::Content(c) => {
+                if !slot.streaming_submitted || slot.end_submitted {
+                    return Err(HttpError::NoPendingRequest);
+                }
+                slot.end_submitted = c.last;
+            }
+            Outgoing::Refusal(_) => {}
+        }
+        Ok(i)
+    }
+
+    /// Writes what the front slots can write, in order, and retires finished ones.
+    fn pump(&mut self) {
+        let mut wrote = false;
+        while let Some(mut front) = self.slots.pop_front() {
+            if front.continue_pending && !front.final_submitted && !front.body_done {
+                front.continue_pending = false;
+                front.continue_sent = true;
+                let bytes = Bytes::from_static(encoder::CONTINUE);
+                self.actions
+                    .push(Action::Write(bytes, ChannelPromise::void()));
+                wrote = true;
+            }
+            while let Some((out, promise)) = front.held.pop_front() {
+                self.emit(&mut front, out, promise);
+                wrote = true;
+            }
+            if !front.finished {
+                self.slots.push_front(front);
+                break;
+            }
+            if front.close {
+                self.close();
+                return;
+            }
+        }
+        if wrote {
+            self.actions.push(Action::Flush);
+        }
+        if self.slots.is_empty() && self.input_done && !self.closed {
+            self.close();
+        }
+    }
+
+    fn close(&mut self) {
+        self.actions.push(Action::Flush);
+        self.actions.push(Action::Close);
+        self.abandon();
+    }
+
+    /// Encodes `out` for the front slot and queues its writes.
+    fn emit(&mut self, slot: &mut Slot, out: Outgoing, promise: ChannelPromise) {
+        let date = self.date;
+        let parts = match out {
+            Outgoing::Refusal(status) => {
+                slot.finished = true;
+                slot.close = true;
+                Ok(vec![encoder::encode_refusal(
+                    status,
+                    date.as_ref().map(|d| &d[..]),
+                )])
+            }
+            Outgoing::Response(resp) => {
+                let interim = encoder::is_interim(resp.status);
+                if !interim {
+                    slot.continue_pending = false;
+                }
+                let unread_body = slot.start.expect_continue && !slot.continue_sent;
+                let answering = Answering {
+                    head: slot.start.head,
+                    version: slot.start.version,
+                    keep_alive: slot.start.keep_alive
+                        && !slot.close
+                        && (!unread_body || slot.body_done),
+                    date: date.as_ref().map(|d| &d[..]),
+                };
+                let r = encoder::encode(resp, answering);
+                match &r {
+                    Ok(enc) if !interim => {
+                        slot.close |= enc.close;
+                        slot.mode = enc.mode;
+                        slot.finished = enc.mode.is_none();
+                    }
+                    Ok(_) => {}
+                    Err(_) => {
+                        // Checked when submitted, so not expected; never leave the slot hanging.
+                        slot.finished = !interim;
+                        slot.close = !interim;
+                    }
+                }
+                r.map(|enc| enc.parts)
+            }
+            Outgoing::Content(c) => {
+                let mut mode = slot.mode.unwrap_or(BodyMode::Discard);
+                let r = encoder::encode_piece(&mut mode, c.data, c.last, &c.trailers);
+                slot.mode = Some(mode);
+                if c.last || r.is_err() {
+                    slot.finished = true;
+                }
+                if r.is_err() {
+                    slot.close = true; // the body's framing is broken
+                }
+                r
+            }
+        };
+        match parts {
+            Ok(parts) if parts.is_empty() => self.actions.push(Action::Complete(promise, Ok(()))),
+            Ok(parts) => {
+                let n = parts.len();
+                for (i, part) in parts.into_iter().enumerate() {
+                    let p = if i + 1 == n {
+                        promise.clone()
+                    } else {
+                        ChannelPromise::void()
+                    };
+                    self.actions.push(Action::Write(part, p));
+                }
+            }
+            Err(e) => self
+                .actions
+                .push(Action::Complete(promise, Err(e.into_transport()))),
+        }
+    }
+}
