@@ -31,7 +31,8 @@
 
 use bytes::{Buf, Bytes, BytesMut};
 
-use crate::config::{RespConfig, PREALLOCATED_ENTRIES};
+use crate::aggregate::{AggKind, Frame};
+use crate::config::RespConfig;
 use crate::error::{ConfigError, RespError};
 use crate::inline;
 use crate::number::{is_big_number, parse_double, parse_integer, parse_length, Length};
@@ -55,6 +56,9 @@ pub struct RespDecoder {
     pending: Option<Pending>,
     scanned: usize,
     failed: bool,
+    /// Steps taken plus bytes searched for line endings (tests check it stays linear).
+    #[cfg(test)]
+    pub(crate) work: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,81 +73,6 @@ enum BulkKind {
 struct Pending {
     kind: BulkKind,
     len: usize,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum AggKind {
-    Array,
-    Set,
-    Push,
-    Map,
-    Attribute,
-}
-
-/// An aggregate still waiting for `remaining` entries.
-#[derive(Debug)]
-struct Frame {
-    kind: AggKind,
-    remaining: u64,
-    list: Vec<RespValue>,
-    pairs: Vec<(RespValue, RespValue)>,
-    key: Option<RespValue>,
-    annotated: Option<RespValue>,
-}
-
-impl Frame {
-    fn new(kind: AggKind, count: u64) -> Frame {
-        let reserve =
-            usize::try_from(count).map_or(PREALLOCATED_ENTRIES, |n| n.min(PREALLOCATED_ENTRIES));
-        let (list, pairs, remaining) = match kind {
-            AggKind::Map => (
-                Vec::new(),
-                Vec::with_capacity(reserve),
-                count.saturating_mul(2),
-            ),
-            AggKind::Attribute => (
-                Vec::new(),
-                Vec::with_capacity(reserve),
-                count.saturating_mul(2).saturating_add(1),
-            ),
-            _ => (Vec::with_capacity(reserve), Vec::new(), count),
-        };
-        Frame {
-            kind,
-            remaining,
-            list,
-            pairs,
-            key: None,
-            annotated: None,
-        }
-    }
-
-    /// Adds the next entry; true when the aggregate is complete.
-    fn push(&mut self, value: RespValue) -> bool {
-        match self.kind {
-            AggKind::Array | AggKind::Set | AggKind::Push => self.list.push(value),
-            AggKind::Attribute if self.remaining == 1 => self.annotated = Some(value),
-            AggKind::Map | AggKind::Attribute => match self.key.take() {
-                Some(key) => self.pairs.push((key, value)),
-                None => self.key = Some(value),
-            },
-        }
-        self.remaining -= 1;
-        self.remaining == 0
-    }
-
-    fn finish(self) -> RespValue {
-        match self.kind {
-            AggKind::Array => RespValue::Array(self.list),
-            AggKind::Set => RespValue::Set(self.list),
-            AggKind::Push => RespValue::Push(self.list),
-            AggKind::Map => RespValue::Map(self.pairs),
-            AggKind::Attribute => RespValue::Attribute {
-                attributes: self.pairs,
-                value: Box::new(self.annotated.unwrap_or(RespValue::Null)),
-            },
-        }
-    }
 }
 
 /// What one parsing step did.
@@ -169,6 +98,8 @@ impl RespDecoder {
             pending: None,
             scanned: 0,
             failed: false,
+            #[cfg(test)]
+            work: 0,
         })
     }
 
@@ -267,6 +198,10 @@ impl RespDecoder {
     }
 
     fn step(&mut self, buf: &mut BytesMut) -> Result<Step, RespError> {
+        #[cfg(test)]
+        {
+            self.work += 1;
+        }
         if let Some(pending) = self.pending {
             return self.payload(buf, pending);
         }
@@ -323,7 +258,12 @@ impl RespDecoder {
     fn find_line(&mut self, buf: &[u8]) -> Result<Option<usize>, RespError> {
         let max = self.config.max_inline_length;
         let from = self.scanned.max(1);
-        let Some(offset) = memchr::memchr2(b'\r', b'\n', &buf[from..]) else {
+        let found = memchr::memchr2(b'\r', b'\n', &buf[from..]);
+        #[cfg(test)]
+        {
+            self.work += found.map_or(buf.len() - from, |offset| offset + 1);
+        }
+        let Some(offset) = found else {
             if buf.len() - 1 > max {
                 return Err(RespError::LineTooLong { max });
             }
@@ -452,7 +392,12 @@ impl RespDecoder {
     fn inline(&mut self, buf: &mut BytesMut) -> Result<Step, RespError> {
         let max = self.config.max_inline_length;
         let from = self.scanned;
-        let Some(offset) = memchr::memchr(b'\n', &buf[from..]) else {
+        let found = memchr::memchr(b'\n', &buf[from..]);
+        #[cfg(test)]
+        {
+            self.work += found.map_or(buf.len() - from, |offset| offset + 1);
+        }
+        let Some(offset) = found else {
             // A trailing CR may be the line's ending: it does not count yet.
             let seen = buf.len() - usize::from(buf.last() == Some(&b'\r'));
             if seen > max {

@@ -403,3 +403,49 @@ fn a_value_split_at_any_byte_boundary_decodes_the_same() {
         );
     }
 }
+
+/// Feeds `wire` in pieces of `piece` bytes; returns the values and the decoder's work count.
+fn feed_in_pieces(wire: &[u8], piece: usize) -> (Vec<RespValue>, usize, usize) {
+    let mut d = decoder(RespConfig::default());
+    let mut buf = BytesMut::new();
+    let mut out = Vec::new();
+    let mut reads = 0;
+    for chunk in wire.chunks(piece) {
+        buf.extend_from_slice(chunk);
+        d.decode_into(&mut buf, &mut out).expect("valid input");
+        reads += 1;
+    }
+    (out, d.work, reads)
+}
+
+#[test]
+fn a_one_mib_bulk_string_in_tiny_pieces_costs_constant_work_per_read() {
+    let payload = vec![b'z'; 1 << 20];
+    let wire = RespValue::command([b"SET".to_vec(), b"k".to_vec(), payload.clone()]).to_bytes();
+    for piece in [1, 4096] {
+        let (values, work, reads) = feed_in_pieces(&wire, piece);
+        assert_eq!(
+            values,
+            [RespValue::command([
+                b"SET".to_vec(),
+                b"k".to_vec(),
+                payload.clone()
+            ])]
+        );
+        // One step per read that ends inside the payload, plus the headers' few bytes.
+        assert!(
+            work <= 3 * reads + 64,
+            "piece {piece}: work {work} for {reads} reads"
+        );
+    }
+}
+
+#[test]
+fn long_lines_in_tiny_pieces_are_scanned_once() {
+    let line = "x".repeat(60_000);
+    for wire in [format!("+{line}\r\n"), format!("ECHO {line}\r\n")] {
+        let (values, work, reads) = feed_in_pieces(wire.as_bytes(), 1);
+        assert_eq!(values.len(), 1);
+        assert!(work <= 3 * reads, "work {work} for {reads} reads");
+    }
+}

@@ -48,6 +48,7 @@
 
 #![deny(missing_docs)]
 
+mod aggregate;
 mod config;
 mod decoder;
 pub mod encode;
