@@ -34,9 +34,12 @@ use bytes::{Buf, Bytes, BytesMut};
 use crate::aggregate::{AggKind, Frame};
 use crate::config::RespConfig;
 use crate::error::{ConfigError, RespError};
-use crate::inline;
 use crate::number::{is_big_number, parse_double, parse_integer, parse_length, Length};
 use crate::value::RespValue;
+
+mod lines;
+
+use lines::{plain_length, take_line};
 
 /// Decodes RESP values one top-level value at a time.
 ///
@@ -56,6 +59,8 @@ pub struct RespDecoder {
     pending: Option<Pending>,
     scanned: usize,
     failed: bool,
+    /// The top-level value the last step completed.
+    top: Option<RespValue>,
     /// Steps taken plus bytes searched for line endings (tests check it stays linear).
     #[cfg(test)]
     pub(crate) work: usize,
@@ -75,14 +80,23 @@ struct Pending {
     len: usize,
 }
 
+/// Internal results: the error is boxed so that a step's result fits in two registers
+/// (moving a large `Result` through memory on every element cost a third of the time).
+type Parse<T> = Result<T, Box<RespError>>;
+
+fn fail<T>(error: RespError) -> Parse<T> {
+    Err(Box::new(error))
+}
+
 /// What one parsing step did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Step {
     /// The buffer ends inside the current part.
     NeedMore,
-    /// A header or a blank inline line was consumed; parse on.
+    /// A part was consumed (a header, a blank inline line, an element); parse on.
     Progress,
-    /// A complete value (possibly an element of an open aggregate).
-    Value(RespValue),
+    /// A complete top-level value, left in `RespDecoder::top`.
+    Top,
 }
 
 impl RespDecoder {
@@ -98,6 +112,7 @@ impl RespDecoder {
             pending: None,
             scanned: 0,
             failed: false,
+            top: None,
             #[cfg(test)]
             work: 0,
         })
@@ -125,6 +140,7 @@ impl RespDecoder {
         self.stack.clear();
         self.pending = None;
         self.scanned = 0;
+        self.top = None;
         self.failed = false;
     }
 
@@ -142,7 +158,7 @@ impl RespDecoder {
                 self.reset();
                 self.failed = true;
                 buf.clear();
-                Err(error)
+                Err(*error)
             }
         }
     }
@@ -162,29 +178,31 @@ impl RespDecoder {
         Ok(())
     }
 
-    fn decode_value(&mut self, buf: &mut BytesMut) -> Result<Option<RespValue>, RespError> {
+    fn decode_value(&mut self, buf: &mut BytesMut) -> Parse<Option<RespValue>> {
         loop {
             match self.step(buf)? {
                 Step::NeedMore => return Ok(None),
                 Step::Progress => {}
-                Step::Value(value) => {
-                    if let Some(top) = self.complete(value) {
-                        return Ok(Some(top));
-                    }
-                }
+                Step::Top => return Ok(self.top.take()),
             }
         }
     }
 
-    /// Adds a finished value to the open aggregates; returns it when it is a top-level one.
-    fn complete(&mut self, mut value: RespValue) -> Option<RespValue> {
+    /// Adds a finished value to the open aggregates, closing those it completes: `Top` when
+    /// it is a whole top-level value. (Values go into their aggregate right where they are
+    /// made, instead of travelling back through the step loop.)
+    fn emit(&mut self, mut value: RespValue) -> Step {
         while let Some(frame) = self.stack.last_mut() {
             if !frame.push(value) {
-                return None;
+                return Step::Progress;
             }
-            value = self.stack.pop()?.finish();
+            value = match self.stack.pop() {
+                Some(frame) => frame.finish(),
+                None => return Step::Progress,
+            };
         }
-        Some(value)
+        self.top = Some(value);
+        Step::Top
     }
 
     fn accepts(&self, byte: u8) -> bool {
@@ -197,7 +215,7 @@ impl RespDecoder {
         }
     }
 
-    fn step(&mut self, buf: &mut BytesMut) -> Result<Step, RespError> {
+    fn step(&mut self, buf: &mut BytesMut) -> Parse<Step> {
         #[cfg(test)]
         {
             self.work += 1;
@@ -208,11 +226,22 @@ impl RespDecoder {
         let Some(&first) = buf.first() else {
             return Ok(Step::NeedMore);
         };
+        if first == b'$' || first == b'*' {
+            if let Some((count, header)) = plain_length(buf) {
+                self.scanned = 0;
+                buf.advance(header);
+                return if first == b'$' {
+                    self.bulk(buf, BulkKind::Bulk, count)
+                } else {
+                    self.aggregate(AggKind::Array, count)
+                };
+            }
+        }
         if !self.accepts(first) {
             if self.stack.is_empty() && self.config.inline_commands {
                 return self.inline(buf);
             }
-            return Err(RespError::BadType { byte: first });
+            return fail(RespError::BadType { byte: first });
         }
         let Some(end) = self.find_line(buf)? else {
             return Ok(Step::NeedMore);
@@ -222,7 +251,7 @@ impl RespDecoder {
             b'+' => RespValue::SimpleString(take_line(buf, end)),
             b'-' => RespValue::Error(take_line(buf, end)),
             b'(' if is_big_number(content) => RespValue::BigNumber(take_line(buf, end)),
-            b'(' => return Err(RespError::BadValue { of: "big number" }),
+            b'(' => return fail(RespError::BadValue { of: "big number" }),
             b':' => {
                 let value = parse_integer(content).ok_or(RespError::BadValue { of: "integer" })?;
                 buf.advance(end + 2);
@@ -237,7 +266,7 @@ impl RespDecoder {
                 let value = match content {
                     b"t" => true,
                     b"f" => false,
-                    _ => return Err(RespError::BadValue { of: "boolean" }),
+                    _ => return fail(RespError::BadValue { of: "boolean" }),
                 };
                 buf.advance(end + 2);
                 RespValue::Boolean(value)
@@ -246,54 +275,14 @@ impl RespDecoder {
                 buf.advance(end + 2);
                 RespValue::Null
             }
-            b'_' => return Err(RespError::BadValue { of: "null" }),
+            b'_' => return fail(RespError::BadValue { of: "null" }),
             b'$' | b'!' | b'=' => return self.bulk_header(buf, first, end),
             _ => return self.aggregate_header(buf, first, end),
         };
-        Ok(Step::Value(value))
+        Ok(self.emit(value))
     }
 
-    /// Finds the end (the CR's index) of the type line at the front of `buf`, once its CRLF
-    /// is buffered.
-    fn find_line(&mut self, buf: &[u8]) -> Result<Option<usize>, RespError> {
-        let max = self.config.max_inline_length;
-        let from = self.scanned.max(1);
-        let found = memchr::memchr2(b'\r', b'\n', &buf[from..]);
-        #[cfg(test)]
-        {
-            self.work += found.map_or(buf.len() - from, |offset| offset + 1);
-        }
-        let Some(offset) = found else {
-            if buf.len() - 1 > max {
-                return Err(RespError::LineTooLong { max });
-            }
-            self.scanned = buf.len();
-            return Ok(None);
-        };
-        let at = from + offset;
-        // Before the ending's shape: a split read could not have told it yet.
-        if at - 1 > max {
-            return Err(RespError::LineTooLong { max });
-        }
-        match (buf[at], buf.get(at + 1)) {
-            (b'\r', None) => {
-                self.scanned = at;
-                Ok(None)
-            }
-            (b'\r', Some(b'\n')) => {
-                self.scanned = 0;
-                Ok(Some(at))
-            }
-            _ => Err(RespError::MissingCrlf),
-        }
-    }
-
-    fn bulk_header(
-        &mut self,
-        buf: &mut BytesMut,
-        first: u8,
-        end: usize,
-    ) -> Result<Step, RespError> {
+    fn bulk_header(&mut self, buf: &mut BytesMut, first: u8, end: usize) -> Parse<Step> {
         let (kind, of) = match first {
             b'$' => (BulkKind::Bulk, "bulk string"),
             b'!' => (BulkKind::Error, "bulk error"),
@@ -301,33 +290,39 @@ impl RespDecoder {
         };
         let length = parse_length(&buf[1..end]).ok_or(RespError::BadLength { of })?;
         buf.advance(end + 2);
-        let length = match length {
-            Length::Null if kind == BulkKind::Bulk => {
-                return Ok(Step::Value(RespValue::NullBulkString))
-            }
-            Length::Null => return Err(RespError::BadLength { of }),
-            Length::Count(n) => n,
-        };
+        match length {
+            Length::Null if kind == BulkKind::Bulk => Ok(self.emit(RespValue::NullBulkString)),
+            Length::Null => fail(RespError::BadLength { of }),
+            Length::Count(n) => self.bulk(buf, kind, n),
+        }
+    }
+
+    /// A bulk header of `length` was consumed: check it, then take the payload if it is
+    /// buffered already.
+    fn bulk(&mut self, buf: &mut BytesMut, kind: BulkKind, length: u64) -> Parse<Step> {
         let max = self.config.max_bulk_length;
         let len = match usize::try_from(length) {
             Ok(len) if len <= max => len,
-            _ => return Err(RespError::BulkTooLong { length, max }),
+            _ => return fail(RespError::BulkTooLong { length, max }),
         };
         if kind == BulkKind::Verbatim && len < 4 {
-            return Err(RespError::BadValue { of });
+            return fail(RespError::BadValue {
+                of: "verbatim string",
+            });
         }
-        self.pending = Some(Pending { kind, len });
-        Ok(Step::Progress)
+        let pending = Pending { kind, len };
+        self.pending = Some(pending);
+        self.payload(buf, pending)
     }
 
     /// Takes a bulk payload once it and its CRLF are buffered.
-    fn payload(&mut self, buf: &mut BytesMut, pending: Pending) -> Result<Step, RespError> {
+    fn payload(&mut self, buf: &mut BytesMut, pending: Pending) -> Parse<Step> {
         let len = pending.len;
         if buf.len() < len.saturating_add(2) {
             return Ok(Step::NeedMore);
         }
         if &buf[len..len + 2] != b"\r\n" {
-            return Err(RespError::MissingCrlf);
+            return fail(RespError::MissingCrlf);
         }
         self.pending = None;
         let data = buf.split_to(len).freeze();
@@ -335,27 +330,12 @@ impl RespDecoder {
         let value = match pending.kind {
             BulkKind::Bulk => RespValue::BulkString(data),
             BulkKind::Error => RespValue::BulkError(data),
-            BulkKind::Verbatim => {
-                if data[3] != b':' {
-                    return Err(RespError::BadValue {
-                        of: "verbatim string",
-                    });
-                }
-                RespValue::VerbatimString {
-                    format: [data[0], data[1], data[2]],
-                    text: data.slice(4..),
-                }
-            }
+            BulkKind::Verbatim => verbatim(data)?,
         };
-        Ok(Step::Value(value))
+        Ok(self.emit(value))
     }
 
-    fn aggregate_header(
-        &mut self,
-        buf: &mut BytesMut,
-        first: u8,
-        end: usize,
-    ) -> Result<Step, RespError> {
+    fn aggregate_header(&mut self, buf: &mut BytesMut, first: u8, end: usize) -> Parse<Step> {
         let (kind, of) = match first {
             b'*' => (AggKind::Array, "array"),
             b'~' => (AggKind::Set, "set"),
@@ -365,73 +345,44 @@ impl RespDecoder {
         };
         let length = parse_length(&buf[1..end]).ok_or(RespError::BadLength { of })?;
         buf.advance(end + 2);
-        let count = match length {
-            Length::Null if kind == AggKind::Array => return Ok(Step::Value(RespValue::NullArray)),
-            Length::Null => return Err(RespError::BadLength { of }),
-            Length::Count(n) => n,
-        };
+        match length {
+            Length::Null if kind == AggKind::Array => Ok(self.emit(RespValue::NullArray)),
+            Length::Null => fail(RespError::BadLength { of }),
+            Length::Count(n) => self.aggregate(kind, n),
+        }
+    }
+
+    /// An aggregate header of `count` entries was consumed: check it and open the aggregate.
+    fn aggregate(&mut self, kind: AggKind, count: u64) -> Parse<Step> {
         let max = self.config.max_array_length;
         if usize::try_from(count).map_or(true, |n| n > max) {
-            return Err(RespError::ArrayTooLong { length: count, max });
+            return fail(RespError::ArrayTooLong { length: count, max });
         }
         if self.stack.len() >= self.config.max_nesting_depth {
-            return Err(RespError::TooDeep {
+            return fail(RespError::TooDeep {
                 max: self.config.max_nesting_depth,
             });
         }
         let frame = Frame::new(kind, count);
         if frame.remaining == 0 {
-            return Ok(Step::Value(frame.finish()));
+            return Ok(self.emit(frame.finish()));
         }
         self.stack.push(frame);
         Ok(Step::Progress)
     }
-
-    /// An inline command: a line ending with LF (CRLF), split into bulk strings. A blank
-    /// line yields nothing (redis-server skips it).
-    fn inline(&mut self, buf: &mut BytesMut) -> Result<Step, RespError> {
-        let max = self.config.max_inline_length;
-        let from = self.scanned;
-        let found = memchr::memchr(b'\n', &buf[from..]);
-        #[cfg(test)]
-        {
-            self.work += found.map_or(buf.len() - from, |offset| offset + 1);
-        }
-        let Some(offset) = found else {
-            // A trailing CR may be the line's ending: it does not count yet.
-            let seen = buf.len() - usize::from(buf.last() == Some(&b'\r'));
-            if seen > max {
-                return Err(RespError::InlineTooLong { max });
-            }
-            self.scanned = buf.len();
-            return Ok(Step::NeedMore);
-        };
-        let lf = from + offset;
-        let end = if lf > 0 && buf[lf - 1] == b'\r' {
-            lf - 1
-        } else {
-            lf
-        };
-        if end > max {
-            return Err(RespError::InlineTooLong { max });
-        }
-        self.scanned = 0;
-        let line = buf.split_to(end).freeze();
-        buf.advance(lf + 1 - end);
-        let args = inline::split(&line)?;
-        if args.is_empty() {
-            return Ok(Step::Progress);
-        }
-        Ok(Step::Value(RespValue::Array(
-            args.into_iter().map(RespValue::BulkString).collect(),
-        )))
-    }
 }
 
-/// Takes a type line's content (type byte and CRLF dropped) as a view of the buffer.
-fn take_line(buf: &mut BytesMut, end: usize) -> Bytes {
-    buf.advance(1);
-    let line = buf.split_to(end - 1).freeze();
-    buf.advance(2);
-    line
+/// A verbatim string's payload (`fmt:text`, at least 4 bytes long) as its value.
+#[cold]
+#[inline(never)]
+fn verbatim(data: Bytes) -> Parse<RespValue> {
+    if data[3] != b':' {
+        return fail(RespError::BadValue {
+            of: "verbatim string",
+        });
+    }
+    Ok(RespValue::VerbatimString {
+        format: [data[0], data[1], data[2]],
+        text: data.slice(4..),
+    })
 }

@@ -17,6 +17,7 @@
 use bytes::Bytes;
 
 use crate::error::RespError;
+use crate::value::RespValue;
 
 /// The bytes C's `isspace` accepts in the "C" locale.
 fn is_space(b: u8) -> bool {
@@ -66,9 +67,9 @@ fn hex(b: u8) -> Option<u8> {
     (b as char).to_digit(16).map(|d| d as u8)
 }
 
-/// Splits an inline command line (line ending excluded) into its arguments; an empty or
-/// blank line has none.
-pub(crate) fn split(line: &Bytes) -> Result<Vec<Bytes>, RespError> {
+/// Splits an inline command line (line ending excluded) into its arguments, as bulk
+/// strings; an empty or blank line has none.
+pub(crate) fn split(line: &Bytes) -> Result<Vec<RespValue>, RespError> {
     let end = line.iter().position(|&b| b == 0).unwrap_or(line.len());
     let s = &line[..end];
     let at = |i: usize| s.get(i).copied();
@@ -147,7 +148,7 @@ pub(crate) fn split(line: &Bytes) -> Result<Vec<Bytes>, RespError> {
             }
             i += 1;
         }
-        args.push(arg.finish(line));
+        args.push(RespValue::BulkString(arg.finish(line)));
     }
 }
 
@@ -156,7 +157,11 @@ mod tests {
     use super::*;
 
     fn args(line: &'static [u8]) -> Result<Vec<Vec<u8>>, RespError> {
-        split(&Bytes::from_static(line)).map(|v| v.iter().map(|b| b.to_vec()).collect())
+        split(&Bytes::from_static(line)).map(|v| {
+            v.iter()
+                .map(|a| a.as_bytes().expect("bulk").to_vec())
+                .collect()
+        })
     }
 
     fn ok(line: &'static [u8]) -> Vec<String> {
@@ -208,10 +213,10 @@ mod tests {
     fn plain_and_escape_free_quoted_arguments_are_views_of_the_line() {
         let line = Bytes::from_static(b"SET \"k y\" v");
         let out = split(&line).unwrap();
-        for arg in &out {
+        for arg in out.iter().filter_map(RespValue::as_bytes) {
             let offset = arg.as_ptr() as usize - line.as_ptr() as usize;
             assert!(offset < line.len(), "{arg:?} is a view of the line");
         }
-        assert_eq!(out[1], "k y");
+        assert_eq!(out[1], RespValue::bulk("k y"));
     }
 }

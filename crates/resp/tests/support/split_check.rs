@@ -96,7 +96,11 @@ pub fn check(config: &RespConfig, input: &[u8], seed: u64) {
         let wire = value.to_bytes();
         let again = decode_in_pieces(&RespConfig::default(), &wire, &mut std::iter::empty());
         assert_eq!(again.error, None, "{value:?} re-encoded as {wire:?}");
-        assert_eq!(again.values, std::slice::from_ref(value), "round trip of {wire:?}");
+        assert_eq!(
+            again.values,
+            std::slice::from_ref(value),
+            "round trip of {wire:?}"
+        );
     }
 }
 
