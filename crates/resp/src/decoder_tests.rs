@@ -255,6 +255,19 @@ fn limits_fail_with_their_codes() {
             String::from_utf8_lossy(wire)
         );
     }
+    let scalars_only = RespConfig {
+        max_nesting_depth: 0,
+        ..RespConfig::default()
+    };
+    assert_eq!(
+        error_of(scalars_only.clone(), b"*0\r\n"),
+        "ERR_RESP_TOO_DEEP"
+    );
+    assert_eq!(
+        error_of(scalars_only.clone(), b"PING\r\n"),
+        "ERR_RESP_TOO_DEEP"
+    );
+    assert_eq!(decode(scalars_only, b":1\r\n").0, [RespValue::Integer(1)]);
     // At the limit is fine.
     let (values, error) = decode(small, b"*2\r\n*1\r\n$4\r\nabcd\r\n:1\r\n");
     assert_eq!((values.len(), error), (1, None));

@@ -50,6 +50,10 @@ impl RespDecoder {
     /// An inline command: a line ending with LF (CRLF), split into bulk strings. A blank
     /// line yields nothing (redis-server skips it).
     pub(super) fn inline(&mut self, buf: &mut BytesMut) -> Parse<Step> {
+        if self.config.max_nesting_depth == 0 {
+            // An inline command is an array: one level.
+            return fail(RespError::TooDeep { max: 0 });
+        }
         let max = self.config.max_inline_length;
         let from = self.scanned;
         let found = memchr::memchr(b'\n', &buf[from..]);
