@@ -1,0 +1,230 @@
+//! [`RespDecoderHandler`]: a [`RespDecoder`] over a cumulation buffer, as a pipeline handler
+//! (Netty's `RedisDecoder` + `RedisArrayAggregator`, fired as whole values).
+//!
+//! Behaviour:
+//! - Inbound `Message::Bytes` are appended to the cumulation (one copy per read); each
+//!   complete top-level value is fired as `channel_read(Message::user(RespValue))`, in stream
+//!   order, as soon as it is decoded. Other messages pass through unchanged.
+//! - A protocol error is fired once as `exception_caught` (after the values that preceded it
+//!   in the stream); from then on the handler drops every inbound byte and asks for no more
+//!   reads. The application closes the channel (a server first writes
+//!   `RespError::reply_text()` as an error reply), as redis-server does.
+//! - `channel_read_complete` is passed on. With `autoRead` off, a burst that brought bytes but
+//!   no value asks for another read, so a partial value can complete.
+//! - End of input (`channel_inactive`, or the `ChannelInputShutdown` event) drops a partial
+//!   value silently (RESP values need their final CRLF, so none can complete at end of input;
+//!   Netty's `RedisDecoder` drops it too), then passes the event on.
+//! - Removal forwards the bytes not consumed yet as one `Message::Bytes` read followed by
+//!   `channel_read_complete` (Netty's `handlerRemoved`). Parts of a value already consumed are
+//!   not forwarded: remove the decoder between values (e.g. from the handler of the command
+//!   that switches protocols, which the decoder fires before touching the next bytes).
+//!
+//! Memory: the cumulation grows by at least doubling, so a value arriving in many small
+//! reads costs amortised O(1) copying per byte, and the decode call per read is O(1) while a
+//! bulk payload is incomplete. Decoded payloads are views of the cumulation; once the values
+//! holding them are dropped, its space is reused.
+
+use std::cell::{Cell, RefCell};
+
+use bytes::BytesMut;
+use netloop_transport::{
+    ChannelHandler, ChannelHandlerContext, ChannelInputShutdown, HandlerResult, Message, UserEvent,
+};
+
+use crate::config::RespConfig;
+use crate::decoder::RespDecoder;
+use crate::error::ConfigError;
+
+struct State {
+    decoder: RespDecoder,
+    buf: BytesMut,
+}
+
+/// A handler that decodes RESP values from inbound bytes.
+///
+/// ```
+/// use netloop_resp::{RespConfig, RespDecoderHandler};
+/// let handler = RespDecoderHandler::new(RespConfig::default()).unwrap();
+/// # let _ = handler;
+/// ```
+pub struct RespDecoderHandler {
+    state: RefCell<State>,
+    /// A value was fired since the last `channel_read_complete`.
+    fired_value: Cell<bool>,
+    /// Bytes were received since the last `channel_read_complete`.
+    got_bytes: Cell<bool>,
+}
+
+impl RespDecoderHandler {
+    /// A handler enforcing `config`'s limits.
+    ///
+    /// # Errors
+    /// [`ConfigError`] when `config` is out of range (see [`RespConfig::validate`]).
+    pub fn new(config: RespConfig) -> Result<Self, ConfigError> {
+        Ok(Self::from_decoder(RespDecoder::new(config)?))
+    }
+
+    /// A handler around an existing decoder.
+    pub fn from_decoder(decoder: RespDecoder) -> Self {
+        RespDecoderHandler {
+            state: RefCell::new(State {
+                decoder,
+                buf: BytesMut::new(),
+            }),
+            fired_value: Cell::new(false),
+            got_bytes: Cell::new(false),
+        }
+    }
+
+    /// Bytes received but not yet consumed by the decoder.
+    pub fn buffered_len(&self) -> usize {
+        self.state.borrow().buf.len()
+    }
+
+    /// Capacity of the cumulation buffer (for diagnostics and tests).
+    pub fn buffer_capacity(&self) -> usize {
+        self.state.borrow().buf.capacity()
+    }
+
+    /// Whether a protocol error stopped decoding on this channel.
+    pub fn is_failed(&self) -> bool {
+        self.state.borrow().decoder.is_failed()
+    }
+
+    /// Decodes and fires values until the cumulation yields no more.
+    fn decode(&self, ctx: &ChannelHandlerContext) {
+        loop {
+            let result = {
+                let mut state = self.state.borrow_mut();
+                let State { decoder, buf } = &mut *state;
+                decoder.decode(buf)
+            };
+            match result {
+                Ok(Some(value)) => {
+                    self.fired_value.set(true);
+                    ctx.fire_channel_read(Message::user(value));
+                }
+                Ok(None) => return,
+                Err(error) => {
+                    ctx.fire_exception_caught(error.into());
+                    return;
+                }
+            }
+            if ctx.is_removed() {
+                return;
+            }
+        }
+    }
+
+    /// Drops a partial value and the unconsumed bytes (end of input).
+    fn discard(&self) {
+        let mut state = self.state.borrow_mut();
+        state.buf = BytesMut::new();
+        if !state.decoder.is_failed() {
+            state.decoder.reset();
+        }
+    }
+}
+
+/// Appends `data`, growing the buffer by at least its length so far (amortised O(1) per
+/// byte even when decoded views keep the old allocation shared).
+fn append(buf: &mut BytesMut, data: &[u8]) {
+    if buf.capacity() - buf.len() < data.len() {
+        buf.reserve(data.len().max(buf.len()));
+    }
+    buf.extend_from_slice(data);
+}
+
+impl std::fmt::Debug for RespDecoderHandler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RespDecoderHandler")
+            .field("buffered", &self.buffered_len())
+            .field("failed", &self.is_failed())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ChannelHandler for RespDecoderHandler {
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+
+    fn handler_removed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        let leftover = {
+            let mut state = self.state.borrow_mut();
+            std::mem::take(&mut state.buf).freeze()
+        };
+        if !leftover.is_empty() && !self.is_failed() {
+            ctx.fire_channel_read(Message::Bytes(leftover));
+            ctx.fire_channel_read_complete();
+        }
+        Ok(())
+    }
+
+    fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
+        let bytes = match msg.into_bytes() {
+            Ok(bytes) => bytes,
+            Err(other) => {
+                ctx.fire_channel_read(other);
+                return Ok(());
+            }
+        };
+        self.got_bytes.set(true);
+        {
+            let mut state = self.state.borrow_mut();
+            if state.decoder.is_failed() {
+                return Ok(());
+            }
+            append(&mut state.buf, &bytes);
+        }
+        self.decode(ctx);
+        Ok(())
+    }
+
+    fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        let fired = self.fired_value.replace(false);
+        let got_bytes = self.got_bytes.replace(false);
+        if got_bytes && !fired && !self.is_failed() {
+            let auto_read = ctx.try_channel().map_or(true, |ch| ch.is_auto_read());
+            if !auto_read {
+                ctx.read();
+            }
+        }
+        ctx.fire_channel_read_complete();
+        Ok(())
+    }
+
+    fn channel_inactive(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.discard();
+        ctx.fire_channel_inactive();
+        Ok(())
+    }
+
+    fn user_event_triggered(&self, ctx: &ChannelHandlerContext, event: UserEvent) -> HandlerResult {
+        if event.is::<ChannelInputShutdown>() {
+            self.discard();
+        }
+        ctx.fire_user_event_triggered(event);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn appending_byte_by_byte_copies_a_linear_number_of_bytes() {
+        let mut buf = BytesMut::new();
+        let mut copied = 0usize;
+        let mut last_ptr = buf.as_ptr();
+        for i in 0..(1usize << 20) {
+            append(&mut buf, &[i as u8]);
+            if buf.as_ptr() != last_ptr {
+                copied += buf.len();
+                last_ptr = buf.as_ptr();
+            }
+        }
+        assert!(copied <= 4 << 20, "copied {copied} bytes for 1 MiB");
+    }
+}
