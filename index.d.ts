@@ -20,4 +20,5 @@ export { type ServerChannel } from './src/channel';
 export { type WorkerGroupOptions } from './src/group';
 export { type LoopTermination } from './src/workers';
 export { writeToChannel } from './src/remote';
+export { RespDecoder, RespReply, RespErrorReply, Resp, type RespDecoderOptions } from './src/resp';
 export { SslContext, SslHandler, SslHandshakeCompletionEvent, SslCloseCompletionEvent, type SslContextOptions, type SslIdentity, type SharedSslContext, type TlsInfo, type PeerCertificate, } from './src/tls';

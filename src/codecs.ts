@@ -14,6 +14,7 @@ export const enum NativeKind {
   Prepender = 5,
   Idle = 6,
   Tls = 7,
+  Resp = 8,
 }
 
 const int = (name: string, v: unknown, min: number, max = 0x7fffffff): number => checkInteger(name, v, min, max)

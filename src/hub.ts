@@ -10,6 +10,7 @@ import { Channel as ChannelClass, type Channel, initialize } from './channel'
 import { ChannelHandlerContext, Kind } from './context'
 import { NetloopError } from './errors'
 import { ChannelInputShutdownEvent, idleEvent } from './handlers'
+import { RespReply, readValue, replyBytes, writeReply } from './resp'
 import { SslCloseCompletionEvent, SslHandshakeCompletionEvent, tlsHandlerOf } from './tls'
 import type { EventLoop } from './loop'
 import { ChannelPromise } from './promise'
@@ -248,6 +249,8 @@ export class ChannelHub {
       buf = Buffer.from(msg, 'utf8')
     } else if (msg instanceof Uint8Array) {
       buf = msg
+    } else if (msg instanceof RespReply && bytesKind === W.WRITE_BYTES) {
+      return this.#encodeResp(msg)
     } else {
       return this.#encoded(valueKind, this.#token(msg), 0)
     }
@@ -263,6 +266,22 @@ export class ChannelHub {
     this.#arena.set(buf, off)
     this.#arenaUsed += len
     return this.#encoded(bytesKind, off, len)
+  }
+
+  /** A RESP reply in tag form (src/resp.ts) into the arena, or as a big chunk (`b` = -1). */
+  #encodeResp(r: RespReply): void {
+    let end = writeReply(r, this.#arena, this.#arenaUsed)
+    if (end < 0 && this.#arenaUsed > 0) {
+      this.#applyNow()
+      end = writeReply(r, this.#arena, this.#arenaUsed)
+    }
+    if (end < 0) {
+      this.#big.push(replyBytes(r))
+      return this.#encoded(W.WRITE_RESP, this.#big.length - 1, -1)
+    }
+    const off = this.#arenaUsed
+    this.#arenaUsed = end
+    return this.#encoded(W.WRITE_RESP, off, end - off)
   }
 
   #encoded(kind: number, a: number, b: number): void {
@@ -417,7 +436,10 @@ export class ChannelHub {
       if (!ctx) return
       let arg: unknown
       if (kind === W.READ_BYTES) arg = b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
-      else if (kind === W.READ_VALUE) {
+      else if (kind === W.READ_RESP) {
+        arg = readValue(arena!, a)
+        kind = W.READ_BYTES
+      } else if (kind === W.READ_VALUE) {
         arg = this.#take(a)
         kind = W.READ_BYTES
       } else if (kind === W.USER_EVENT) arg = b === 0 ? this.#take(a) : b === 1 ? idleEvent(a) : b === 2 ? ChannelInputShutdownEvent.INSTANCE : this.#tlsEvent(b, a, strings, chan)

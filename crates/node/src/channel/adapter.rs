@@ -54,6 +54,16 @@ impl JsAdapter {
                 out.push(kind, self.channel, self.ctx, off, b.len() as f64, promise);
                 hub.count_bytes_out_to_js(b.len());
             }
+            Message::User(v) if read && v.is::<netloop_resp::RespValue>() => {
+                let Ok(resp) = v.downcast::<netloop_resp::RespValue>() else {
+                    return Ok(());
+                };
+                let mut out = hub.outbox();
+                let off = out.bytes.len();
+                super::resp_wire::put(&mut out.bytes, &resp);
+                let len = out.bytes.len() - off;
+                out.push(wire::READ_RESP, self.channel, self.ctx, off as f64, len as f64, 0.0);
+            }
             other => match other.downcast::<JsValue>() {
                 Ok(v) => {
                     let kind = if read {

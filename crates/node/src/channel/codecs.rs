@@ -24,6 +24,9 @@ pub const IDLE: u32 = 6;
 /// `SslHandler`: `p[0]` = the context's id (crates/node/src/tls.rs), `delimiters[0]` = the
 /// client's server name (UTF-8), if any.
 pub const TLS: u32 = 7;
+/// `RespDecoder`: `p` = max bulk length, max array length, max nesting depth, max inline
+/// length, inline commands (0/1), RESP3 (0/1).
+pub const RESP: u32 = 8;
 
 fn param(p: &[f64], i: usize) -> f64 {
     p.get(i).copied().unwrap_or(0.0)
@@ -116,6 +119,20 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
                 .new_handler(name.as_deref())
                 .map_err(|e| napi::Error::new(crate::error::Code(e.code()), e.to_string()))?;
             Rc::new(handler)
+        }
+        RESP => {
+            let cfg = netloop_resp::RespConfig {
+                max_bulk_length: size(p, 0),
+                max_array_length: size(p, 1),
+                max_nesting_depth: size(p, 2),
+                max_inline_length: size(p, 3),
+                inline_commands: flag(p, 4),
+                resp3: flag(p, 5),
+            };
+            Rc::new(
+                netloop_resp::RespDecoderHandler::new(cfg)
+                    .map_err(|e| invalid_arg(e.to_string()))?,
+            )
         }
         other => return Err(invalid_arg(format!("unknown native handler kind {other}"))),
     })

@@ -16,6 +16,7 @@ mod ops;
 mod options;
 mod outbox;
 mod remote;
+mod resp_wire;
 mod shared;
 mod tls_info;
 mod token;

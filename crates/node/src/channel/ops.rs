@@ -93,7 +93,7 @@ impl Hub {
         let Some((channel, ctx)) = found else {
             if matches!(
                 kind,
-                wire::WRITE_BYTES | wire::WRITE_VALUE | wire::WRITE_BIG | wire::CLOSE
+                wire::WRITE_BYTES | wire::WRITE_VALUE | wire::WRITE_BIG | wire::WRITE_RESP | wire::CLOSE
             ) {
                 let closed = match self.gone_causes.borrow().get(&chan) {
                     Some(cause) => TransportError::ClosedBy(std::sync::Arc::new(cause.clone())),
@@ -122,6 +122,26 @@ impl Hub {
                 match ctx {
                     Some(x) => x.write_with(msg, p),
                     None => pipeline.write_with(msg, p),
+                }
+            }
+            wire::WRITE_RESP => {
+                let p = self.promise_for(c, &pipeline);
+                let tags = if b < 0.0 {
+                    Bytes::copy_from_slice(big.get(a as usize).copied().unwrap_or_default())
+                } else {
+                    self.shared.arena_bytes(a as usize, b as usize)
+                };
+                match super::resp_wire::to_wire(&tags) {
+                    Ok(resp) => match ctx {
+                        Some(x) => x.write_with(resp, p),
+                        None => pipeline.write_with(resp, p),
+                    },
+                    Err(e) => {
+                        p.try_failure(TransportError::foreign(
+                            std::borrow::Cow::Borrowed("ERR_RESP_REPLY"),
+                            std::io::Error::other(e),
+                        ));
+                    }
                 }
             }
             wire::FLUSH => match ctx {

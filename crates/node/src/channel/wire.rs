@@ -37,6 +37,8 @@ pub const EXCEPTION: u32 = 9;
 pub const WRITABILITY: u32 = 10;
 /// JS → native only: `a` = index into the big-chunk array of the `applyOps` call.
 pub const READ_BIG: u32 = 11;
+/// A decoded RESP value: `a` = offset, `b` = length of its tag form (resp_wire.rs) in the arena.
+pub const READ_RESP: u32 = 12;
 
 // ---- outbound operations (native → JS at a JS context; JS → native passed on from one) ----
 /// `a` = offset, `b` = length, `c` = promise.
@@ -49,6 +51,8 @@ pub const READ: u32 = 23;
 pub const CLOSE: u32 = 24;
 /// JS → native only: `a` = big-chunk index, `c` = promise.
 pub const WRITE_BIG: u32 = 25;
+/// JS → native only: RESP replies in tag form at `a`, `b` bytes in the op arena; `c` = promise.
+pub const WRITE_RESP: u32 = 26;
 
 // ---- hub events (native → JS) ----
 /// `a` = promise id, `b` = 0 success, 1 native error at string index `c`, 2 JS error token `c`.
@@ -90,12 +94,14 @@ pub const ALL: &[(&str, u32)] = &[
     ("EXCEPTION", EXCEPTION),
     ("WRITABILITY", WRITABILITY),
     ("READ_BIG", READ_BIG),
+    ("READ_RESP", READ_RESP),
     ("WRITE_BYTES", WRITE_BYTES),
     ("WRITE_VALUE", WRITE_VALUE),
     ("FLUSH", FLUSH),
     ("READ", READ),
     ("CLOSE", CLOSE),
     ("WRITE_BIG", WRITE_BIG),
+    ("WRITE_RESP", WRITE_RESP),
     ("PROMISE_DONE", PROMISE_DONE),
     ("NEW_CHANNEL", NEW_CHANNEL),
     ("CLOSED", CLOSED),

@@ -1,0 +1,87 @@
+import test from 'ava'
+import * as net from 'node:net'
+import { once } from 'node:events'
+import { Resp, RespDecoder, RespErrorReply, type ChannelHandler } from '../index'
+import { loopFor, serve, until } from './channel-helpers'
+
+/** A client socket that collects what it reads. */
+async function client(port: number): Promise<{ s: net.Socket; got: () => string }> {
+  const s = net.connect(port, '127.0.0.1')
+  await once(s, 'connect')
+  let out = ''
+  s.on('data', (d) => (out += d.toString('latin1')))
+  return { s, got: () => out }
+}
+
+test('commands arrive as arrays of Buffers, replies are framed natively, pipelined in order', async (t) => {
+  const loop = loopFor(t)
+  const seen: unknown[] = []
+  const app: ChannelHandler = {
+    channelRead: (ctx, cmd: Buffer[]) => {
+      seen.push(cmd)
+      const name = cmd[0].toString().toUpperCase()
+      if (name === 'PING') ctx.write(Resp.PONG)
+      else if (name === 'ECHO') ctx.write(Resp.bulk(cmd[1]))
+      else if (name === 'INCR') ctx.write(Resp.integer(41 + 1))
+      else if (name === 'MGET') ctx.write(Resp.array([Resp.bulk('a'), Resp.nullBulk(), Resp.integer(-3)]))
+      else ctx.write(Resp.error(`ERR unknown command '${name}'`))
+    },
+    channelReadComplete: (ctx) => ctx.flush(),
+  }
+  const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('resp', new RespDecoder()).addLast('app', app))
+  const { s, got } = await client(port)
+  t.teardown(() => s.destroy())
+  s.write('*1\r\n$4\r\nPING\r\n*2\r\n$4\r\nECHO\r\n$5\r\nhe\r\nl\r\nINCR x\r\n*1\r\n$4\r\nMGET\r\n*1\r\n$3\r\nFOO\r\n')
+  const want = '+PONG\r\n$5\r\nhe\r\nl\r\n:42\r\n*3\r\n$1\r\na\r\n$-1\r\n:-3\r\n-ERR unknown command \'FOO\'\r\n'
+  await until(() => got().length >= want.length)
+  t.is(got(), want)
+  t.true(Buffer.isBuffer((seen[1] as Buffer[])[1]), 'arguments are Buffers')
+  t.is((seen[1] as Buffer[])[1].toString(), 'he\r\nl', 'binary-safe')
+  t.deepEqual((seen[2] as Buffer[]).map(String), ['INCR', 'x'], 'inline command split like redis-server')
+})
+
+test('RESP3 values reach JS as JS data', async (t) => {
+  const loop = loopFor(t)
+  const seen: unknown[] = []
+  const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('resp', new RespDecoder()).addLast('app', { channelRead: (_c, v) => void seen.push(v) }))
+  const { s } = await client(port)
+  t.teardown(() => s.destroy())
+  s.write('%1\r\n+k\r\n#t\r\n,1.5\r\n_\r\n-ERR x\r\n(12345678901234567890\r\n~1\r\n:7\r\n')
+  await until(() => seen.length === 6)
+  t.deepEqual(seen[0], new Map([['k', true]]))
+  t.is(seen[1], 1.5)
+  t.is(seen[2], null)
+  t.true(seen[3] instanceof RespErrorReply && seen[3].message === 'ERR x')
+  t.is(seen[4], 12345678901234567890n)
+  t.deepEqual(seen[5], new Set([7]))
+})
+
+test('a bulk string over the limit is ERR_RESP_* through exceptionCaught, and the server goes on', async (t) => {
+  const loop = loopFor(t)
+  const errors: string[] = []
+  const { port } = await serve(t, loop, (ch) =>
+    void ch.pipeline.addLast('resp', new RespDecoder({ maxBulkLength: 16 })).addLast('app', {
+      channelRead: (ctx) => ctx.writeAndFlush(Resp.OK),
+      exceptionCaught: (ctx, e) => {
+        errors.push((e as { code: string }).code)
+        ctx.writeAndFlush(Resp.error('ERR Protocol error'), ctx.newPromise()).addListener(() => ctx.close())
+      },
+    }),
+  )
+  const bad = await client(port)
+  bad.s.write('*1\r\n$100\r\n')
+  await until(() => errors.length === 1)
+  t.regex(errors[0], /^ERR_RESP_/)
+  await once(bad.s, 'close')
+  t.is(bad.got(), '-ERR Protocol error\r\n')
+  const good = await client(port)
+  t.teardown(() => good.s.destroy())
+  good.s.write('PING\r\n')
+  await until(() => good.got() === '+OK\r\n')
+  t.pass()
+})
+
+test('RespDecoder checks its options', (t) => {
+  t.throws(() => new RespDecoder({ maxBulkLength: -1 }), { code: 'ERR_OUT_OF_RANGE' })
+  t.throws(() => new RespDecoder({ resp3: 'yes' as never }), { code: 'ERR_INVALID_ARG_TYPE' })
+})

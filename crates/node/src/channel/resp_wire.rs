@@ -1,0 +1,230 @@
+//! RESP values across the JS boundary in a compact tag format that both sides walk without
+//! parsing text (src/resp.ts reads and writes the same format):
+//!
+//! ```text
+//! value  := tag:u8 body
+//! bytes  := len:u32le data[len]                 simple, error, bulk, big number, bulk error
+//! int    := i64le                               integer
+//! double := f64le                               double
+//! bool   := u8                                  boolean
+//! verb   := format[3] bytes                     verbatim string
+//! agg    := count:u32le value[count]            array, set, push (map: 2*count values)
+//! attr   := count:u32le value[2*count] value    attribute pairs, then the annotated value
+//! ```
+//!
+//! Reads: a decoded `RespValue` is written into the delivery's byte arena, so JS makes each
+//! bulk string a view of that one arena (no copy per argument). Writes: JS writes replies in
+//! this format into the op arena; [`to_wire`] makes the RESP bytes natively.
+
+use bytes::{Bytes, BytesMut};
+use netloop_resp::RespValue;
+
+const SIMPLE: u8 = 1;
+const ERROR: u8 = 2;
+const INTEGER: u8 = 3;
+const BULK: u8 = 4;
+const NULL_BULK: u8 = 5;
+const ARRAY: u8 = 6;
+const NULL_ARRAY: u8 = 7;
+const NULL: u8 = 8;
+const BOOLEAN: u8 = 9;
+const DOUBLE: u8 = 10;
+const BIG_NUMBER: u8 = 11;
+const BULK_ERROR: u8 = 12;
+const VERBATIM: u8 = 13;
+const MAP: u8 = 14;
+const SET: u8 = 15;
+const ATTRIBUTE: u8 = 16;
+const PUSH: u8 = 17;
+
+fn bytes(out: &mut Vec<u8>, tag: u8, b: &[u8]) {
+    out.push(tag);
+    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+    out.extend_from_slice(b);
+}
+
+fn count(out: &mut Vec<u8>, tag: u8, n: usize) {
+    out.push(tag);
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+}
+
+/// Appends `v` in the tag format.
+pub fn put(out: &mut Vec<u8>, v: &RespValue) {
+    match v {
+        RespValue::SimpleString(b) => bytes(out, SIMPLE, b),
+        RespValue::Error(b) => bytes(out, ERROR, b),
+        RespValue::Integer(i) => {
+            out.push(INTEGER);
+            out.extend_from_slice(&i.to_le_bytes());
+        }
+        RespValue::BulkString(b) => bytes(out, BULK, b),
+        RespValue::NullBulkString => out.push(NULL_BULK),
+        RespValue::Array(items) => {
+            count(out, ARRAY, items.len());
+            items.iter().for_each(|i| put(out, i));
+        }
+        RespValue::NullArray => out.push(NULL_ARRAY),
+        RespValue::Null => out.push(NULL),
+        RespValue::Boolean(b) => out.extend_from_slice(&[BOOLEAN, u8::from(*b)]),
+        RespValue::Double(d) => {
+            out.push(DOUBLE);
+            out.extend_from_slice(&d.to_le_bytes());
+        }
+        RespValue::BigNumber(b) => bytes(out, BIG_NUMBER, b),
+        RespValue::BulkError(b) => bytes(out, BULK_ERROR, b),
+        RespValue::VerbatimString { format, text } => {
+            out.push(VERBATIM);
+            out.extend_from_slice(format);
+            out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+            out.extend_from_slice(text);
+        }
+        RespValue::Map(pairs) => {
+            count(out, MAP, pairs.len());
+            for (k, v) in pairs {
+                put(out, k);
+                put(out, v);
+            }
+        }
+        RespValue::Set(items) => {
+            count(out, SET, items.len());
+            items.iter().for_each(|i| put(out, i));
+        }
+        RespValue::Attribute { attributes, value } => {
+            count(out, ATTRIBUTE, attributes.len());
+            for (k, v) in attributes {
+                put(out, k);
+                put(out, v);
+            }
+            put(out, value);
+        }
+        RespValue::Push(items) => {
+            count(out, PUSH, items.len());
+            items.iter().for_each(|i| put(out, i));
+        }
+    }
+}
+
+/// Reads tag-format values (what JS wrote) back into `RespValue`s.
+struct Reader<'a> {
+    data: &'a [u8],
+    at: usize,
+    depth: usize,
+}
+
+/// JS writes nest replies at most this deep (a cycle or a runaway builder stops here).
+const MAX_DEPTH: usize = 128;
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.data.len());
+        let end = end.ok_or_else(|| "truncated RESP reply".to_string())?;
+        let s = &self.data[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+
+    fn u32(&mut self) -> Result<usize, String> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    }
+
+    fn bytes(&mut self) -> Result<Bytes, String> {
+        let n = self.u32()?;
+        Ok(Bytes::copy_from_slice(self.take(n)?))
+    }
+
+    fn eight(&mut self) -> Result<[u8; 8], String> {
+        let b = self.take(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(a)
+    }
+
+    fn list(&mut self) -> Result<Vec<RespValue>, String> {
+        let n = self.u32()?;
+        (0..n).map(|_| self.value()).collect()
+    }
+
+    fn pairs(&mut self) -> Result<Vec<(RespValue, RespValue)>, String> {
+        let n = self.u32()?;
+        (0..n).map(|_| Ok((self.value()?, self.value()?))).collect()
+    }
+
+    fn value(&mut self) -> Result<RespValue, String> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(format!("RESP reply nested deeper than {MAX_DEPTH}"));
+        }
+        let tag = self.take(1)?[0];
+        let v = match tag {
+            SIMPLE => RespValue::SimpleString(self.bytes()?),
+            ERROR => RespValue::Error(self.bytes()?),
+            INTEGER => RespValue::Integer(i64::from_le_bytes(self.eight()?)),
+            BULK => RespValue::BulkString(self.bytes()?),
+            NULL_BULK => RespValue::NullBulkString,
+            ARRAY => RespValue::Array(self.list()?),
+            NULL_ARRAY => RespValue::NullArray,
+            NULL => RespValue::Null,
+            BOOLEAN => RespValue::Boolean(self.take(1)?[0] != 0),
+            DOUBLE => RespValue::Double(f64::from_le_bytes(self.eight()?)),
+            BIG_NUMBER => RespValue::BigNumber(self.bytes()?),
+            BULK_ERROR => RespValue::BulkError(self.bytes()?),
+            VERBATIM => {
+                let f = self.take(3)?;
+                let format = [f[0], f[1], f[2]];
+                RespValue::VerbatimString { format, text: self.bytes()? }
+            }
+            MAP => RespValue::Map(self.pairs()?),
+            SET => RespValue::Set(self.list()?),
+            ATTRIBUTE => {
+                let attributes = self.pairs()?;
+                RespValue::Attribute { attributes, value: Box::new(self.value()?) }
+            }
+            PUSH => RespValue::Push(self.list()?),
+            other => return Err(format!("unknown RESP reply tag {other}")),
+        };
+        self.depth -= 1;
+        Ok(v)
+    }
+}
+
+/// The RESP bytes of the tag-format replies in `data` (one or more, back to back).
+pub fn to_wire(data: &[u8]) -> Result<Bytes, String> {
+    let mut r = Reader { data, at: 0, depth: 0 };
+    let mut out = BytesMut::with_capacity(data.len() + 16);
+    while r.at < data.len() {
+        r.value()?.encode(&mut out);
+    }
+    Ok(out.freeze())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_type_survives_the_tag_format_and_encodes_as_resp() {
+        let v = RespValue::Array(vec![
+            RespValue::simple("OK"),
+            RespValue::Integer(-42),
+            RespValue::bulk(&b"a\r\nb"[..]),
+            RespValue::NullBulkString,
+            RespValue::Map(vec![(RespValue::simple("k"), RespValue::Boolean(true))]),
+            RespValue::Double(1.5),
+        ]);
+        let mut tags = Vec::new();
+        put(&mut tags, &v);
+        let wire = to_wire(&tags).unwrap();
+        let mut direct = BytesMut::new();
+        v.encode(&mut direct);
+        assert_eq!(wire, direct.freeze());
+    }
+
+    #[test]
+    fn truncated_or_unknown_input_is_an_error_not_a_panic() {
+        assert!(to_wire(&[BULK, 10, 0, 0, 0, b'x']).is_err());
+        assert!(to_wire(&[99]).is_err());
+        let deep: Vec<u8> = std::iter::repeat([ARRAY, 1, 0, 0, 0]).take(200).flatten().collect();
+        assert!(to_wire(&deep).is_err());
+    }
+}

@@ -1,0 +1,79 @@
+/**
+ * RESP (the Redis protocol) parsed and framed natively (Netty's codec-redis):
+ * `RespDecoder` is a native handler that turns bytes into whole values, delivered to JS once
+ * per value (a command is an array of `Buffer`s, each a view of the delivery's arena: no copy
+ * per argument); `Resp.*` builds replies that native code frames as RESP when they are written.
+ *
+ * ```ts
+ * ch.pipeline.addLast('resp', new RespDecoder()).addLast('app', {
+ *   channelRead: (ctx, cmd: Buffer[]) => ctx.write(cmd[0].equals(PING) ? Resp.PONG : Resp.error('ERR unknown')),
+ *   channelReadComplete: (ctx) => ctx.flush(),
+ * })
+ * ```
+ *
+ * The tag format both sides share is described in crates/node/src/channel/resp_wire.rs.
+ */
+import { NativeHandler } from './codecs';
+/** Limits of a `RespDecoder` (defaults as redis-server's where it has one). */
+export interface RespDecoderOptions {
+    /** Longest bulk string, in bytes (default 512 MiB, Redis's proto-max-bulk-len). */
+    maxBulkLength?: number;
+    /** Most elements of one array (default 1048576). */
+    maxArrayLength?: number;
+    /** Most arrays nested in one another (default 32; a command needs 1). */
+    maxNestingDepth?: number;
+    /** Longest inline command or type line (default 65536, as Redis). */
+    maxInlineLength?: number;
+    /** Accept inline commands such as `PING\r\n` typed into telnet (default true). */
+    inlineCommands?: boolean;
+    /** Accept RESP3 types (default true). */
+    resp3?: boolean;
+}
+/**
+ * Decodes RESP2/RESP3 natively (Netty's `RedisDecoder` + `RedisArrayAggregator`). Each whole
+ * value reaches the next handler as JS data: bulk strings as `Buffer`s, simple strings as
+ * strings, integers as numbers (bigint beyond 2^53), null as `null`, arrays as arrays, errors
+ * as `RespErrorReply`, maps as `Map`, sets as `Set`. A protocol error or a limit reaches
+ * `exceptionCaught` as `ERR_RESP_*` and the decoder discards what follows: close the channel
+ * (after an error reply), as redis-server does.
+ */
+export declare class RespDecoder extends NativeHandler {
+    constructor(options?: RespDecoderOptions);
+}
+/** An error reply (`-ERR ...`), as read from a peer. */
+export declare class RespErrorReply {
+    readonly message: string;
+    constructor(message: string);
+}
+/** A reply to write: framed natively as RESP when it reaches the native side. */
+export declare class RespReply {
+}
+/** Reply builders (Netty's `SimpleStringRedisMessage`, `ErrorRedisMessage`, ...). */
+export declare const Resp: {
+    /** `+text` */
+    simple: (text: string) => RespReply;
+    /** `-text` (e.g. `ERR unknown command`) */
+    error: (text: string) => RespReply;
+    /** `:n` */
+    integer: (n: number | bigint) => RespReply;
+    /** `$len\r\ndata` */
+    bulk: (data: string | Uint8Array) => RespReply;
+    /** `$-1` (a missing key) */
+    nullBulk: () => RespReply;
+    /** `*n` followed by each item */
+    array: (items: RespReply[]) => RespReply;
+    /** `*-1` */
+    nullArray: () => RespReply;
+    /** RESP3 `_` */
+    null: () => RespReply;
+    /** RESP3 `#t` / `#f` */
+    boolean: (b: boolean) => RespReply;
+    /** RESP3 `,d` */
+    double: (d: number) => RespReply;
+    /** RESP3 `%n` */
+    map: (pairs: Array<[RespReply, RespReply]>) => RespReply;
+    /** `+OK` */
+    OK: RespReply;
+    /** `+PONG` */
+    PONG: RespReply;
+};

@@ -1,0 +1,289 @@
+/**
+ * RESP (the Redis protocol) parsed and framed natively (Netty's codec-redis):
+ * `RespDecoder` is a native handler that turns bytes into whole values, delivered to JS once
+ * per value (a command is an array of `Buffer`s, each a view of the delivery's arena: no copy
+ * per argument); `Resp.*` builds replies that native code frames as RESP when they are written.
+ *
+ * ```ts
+ * ch.pipeline.addLast('resp', new RespDecoder()).addLast('app', {
+ *   channelRead: (ctx, cmd: Buffer[]) => ctx.write(cmd[0].equals(PING) ? Resp.PONG : Resp.error('ERR unknown')),
+ *   channelReadComplete: (ctx) => ctx.flush(),
+ * })
+ * ```
+ *
+ * The tag format both sides share is described in crates/node/src/channel/resp_wire.rs.
+ */
+import { NativeHandler, NativeKind } from './codecs'
+import { checkBoolean, checkInteger } from './errors'
+
+/** Limits of a `RespDecoder` (defaults as redis-server's where it has one). */
+export interface RespDecoderOptions {
+  /** Longest bulk string, in bytes (default 512 MiB, Redis's proto-max-bulk-len). */
+  maxBulkLength?: number
+  /** Most elements of one array (default 1048576). */
+  maxArrayLength?: number
+  /** Most arrays nested in one another (default 32; a command needs 1). */
+  maxNestingDepth?: number
+  /** Longest inline command or type line (default 65536, as Redis). */
+  maxInlineLength?: number
+  /** Accept inline commands such as `PING\r\n` typed into telnet (default true). */
+  inlineCommands?: boolean
+  /** Accept RESP3 types (default true). */
+  resp3?: boolean
+}
+
+/**
+ * Decodes RESP2/RESP3 natively (Netty's `RedisDecoder` + `RedisArrayAggregator`). Each whole
+ * value reaches the next handler as JS data: bulk strings as `Buffer`s, simple strings as
+ * strings, integers as numbers (bigint beyond 2^53), null as `null`, arrays as arrays, errors
+ * as `RespErrorReply`, maps as `Map`, sets as `Set`. A protocol error or a limit reaches
+ * `exceptionCaught` as `ERR_RESP_*` and the decoder discards what follows: close the channel
+ * (after an error reply), as redis-server does.
+ */
+export class RespDecoder extends NativeHandler {
+  constructor(options: RespDecoderOptions = {}) {
+    const n = (name: keyof RespDecoderOptions, v: unknown, d: number, min: number) => (v === undefined ? d : checkInteger(name, v, min, 0x7fffffff))
+    const b = (name: keyof RespDecoderOptions, v: unknown, d: boolean) => {
+      if (v === undefined) return d ? 1 : 0
+      checkBoolean(name, v)
+      return v ? 1 : 0
+    }
+    super(NativeKind.Resp, [
+      n('maxBulkLength', options.maxBulkLength, 512 * 1024 * 1024, 0),
+      n('maxArrayLength', options.maxArrayLength, 1024 * 1024, 0),
+      n('maxNestingDepth', options.maxNestingDepth, 32, 0),
+      n('maxInlineLength', options.maxInlineLength, 64 * 1024, 16),
+      b('inlineCommands', options.inlineCommands, true),
+      b('resp3', options.resp3, true),
+    ])
+  }
+}
+
+/** An error reply (`-ERR ...`), as read from a peer. */
+export class RespErrorReply {
+  constructor(readonly message: string) {}
+}
+
+const enum T {
+  Simple = 1,
+  Error = 2,
+  Integer = 3,
+  Bulk = 4,
+  NullBulk = 5,
+  Array = 6,
+  NullArray = 7,
+  Null = 8,
+  Boolean = 9,
+  Double = 10,
+  BigNumber = 11,
+  BulkError = 12,
+  Verbatim = 13,
+  Map = 14,
+  Set = 15,
+  Attribute = 16,
+  Push = 17,
+}
+
+/** A reply to write: framed natively as RESP when it reaches the native side. */
+export class RespReply {
+  /** @internal */
+  constructor(
+    /** @internal */ readonly _tag: number,
+    /** @internal */ readonly _value: unknown,
+  ) {}
+}
+
+const enc = (s: string | Uint8Array): Buffer => (typeof s === 'string' ? Buffer.from(s) : Buffer.isBuffer(s) ? s : Buffer.from(s.buffer, s.byteOffset, s.byteLength))
+
+/** Reply builders (Netty's `SimpleStringRedisMessage`, `ErrorRedisMessage`, ...). */
+export const Resp = {
+  /** `+text` */
+  simple: (text: string): RespReply => new RespReply(T.Simple, enc(text)),
+  /** `-text` (e.g. `ERR unknown command`) */
+  error: (text: string): RespReply => new RespReply(T.Error, enc(text)),
+  /** `:n` */
+  integer: (n: number | bigint): RespReply => new RespReply(T.Integer, BigInt(n)),
+  /** `$len\r\ndata` */
+  bulk: (data: string | Uint8Array): RespReply => new RespReply(T.Bulk, enc(data)),
+  /** `$-1` (a missing key) */
+  nullBulk: (): RespReply => NULL_BULK,
+  /** `*n` followed by each item */
+  array: (items: RespReply[]): RespReply => new RespReply(T.Array, items),
+  /** `*-1` */
+  nullArray: (): RespReply => NULL_ARRAY,
+  /** RESP3 `_` */
+  null: (): RespReply => NULL,
+  /** RESP3 `#t` / `#f` */
+  boolean: (b: boolean): RespReply => new RespReply(T.Boolean, b),
+  /** RESP3 `,d` */
+  double: (d: number): RespReply => new RespReply(T.Double, d),
+  /** RESP3 `%n` */
+  map: (pairs: Array<[RespReply, RespReply]>): RespReply => new RespReply(T.Map, pairs),
+  /** `+OK` */
+  OK: undefined as unknown as RespReply,
+  /** `+PONG` */
+  PONG: undefined as unknown as RespReply,
+}
+const NULL_BULK = new RespReply(T.NullBulk, undefined)
+const NULL_ARRAY = new RespReply(T.NullArray, undefined)
+const NULL = new RespReply(T.Null, undefined)
+Resp.OK = Resp.simple('OK')
+Resp.PONG = Resp.simple('PONG')
+
+/** @internal Bytes `r` takes in tag form (an upper bound for strings). */
+function size(r: RespReply): number {
+  switch (r._tag) {
+    case T.Simple:
+    case T.Error:
+    case T.Bulk:
+      return 5 + (r._value as Buffer).length
+    case T.Integer:
+    case T.Double:
+      return 9
+    case T.Boolean:
+      return 2
+    case T.Array: {
+      let n = 5
+      for (const i of r._value as RespReply[]) n += size(i)
+      return n
+    }
+    case T.Map: {
+      let n = 5
+      for (const [k, v] of r._value as Array<[RespReply, RespReply]>) n += size(k) + size(v)
+      return n
+    }
+    default:
+      return 1
+  }
+}
+
+/** @internal Writes `r` in tag form into `buf` at `at`; returns the end offset, or -1 if it does not fit. */
+export function writeReply(r: RespReply, buf: Buffer, at: number): number {
+  if (at + size(r) > buf.length) return -1
+  return put(r, buf, at)
+}
+
+/** @internal The tag form of `r` in a Buffer of its own. */
+export function replyBytes(r: RespReply): Buffer {
+  const b = Buffer.allocUnsafe(size(r))
+  return b.subarray(0, put(r, b, 0))
+}
+
+function put(r: RespReply, buf: Buffer, at: number): number {
+  buf[at++] = r._tag
+  switch (r._tag) {
+    case T.Simple:
+    case T.Error:
+    case T.Bulk: {
+      const v = r._value as Buffer
+      buf.writeUInt32LE(v.length, at)
+      v.copy(buf, at + 4)
+      return at + 4 + v.length
+    }
+    case T.Integer:
+      buf.writeBigInt64LE(r._value as bigint, at)
+      return at + 8
+    case T.Double:
+      buf.writeDoubleLE(r._value as number, at)
+      return at + 8
+    case T.Boolean:
+      buf[at] = r._value ? 1 : 0
+      return at + 1
+    case T.Array: {
+      const items = r._value as RespReply[]
+      buf.writeUInt32LE(items.length, at)
+      at += 4
+      for (const i of items) at = put(i, buf, at)
+      return at
+    }
+    case T.Map: {
+      const pairs = r._value as Array<[RespReply, RespReply]>
+      buf.writeUInt32LE(pairs.length, at)
+      at += 4
+      for (const [k, v] of pairs) at = put(v, buf, put(k, buf, at))
+      return at
+    }
+    default:
+      return at
+  }
+}
+
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER)
+
+/** @internal Reads the tag-form value at `at` of `arena` (bulk strings are views of it). */
+export function readValue(arena: Buffer, at: number): unknown {
+  const cursor = { at }
+  return value(arena, cursor)
+}
+
+function value(b: Buffer, c: { at: number }): unknown {
+  const tag = b[c.at++]
+  const bytes = (): Buffer => {
+    const n = b.readUInt32LE(c.at)
+    const v = b.subarray(c.at + 4, c.at + 4 + n)
+    c.at += 4 + n
+    return v
+  }
+  const count = (): number => {
+    const n = b.readUInt32LE(c.at)
+    c.at += 4
+    return n
+  }
+  switch (tag) {
+    case T.Bulk:
+      return bytes()
+    case T.Array:
+    case T.Push: {
+      const n = count()
+      const out = new Array(n)
+      for (let i = 0; i < n; i++) out[i] = value(b, c)
+      return out
+    }
+    case T.Simple:
+      return bytes().toString()
+    case T.Error:
+    case T.BulkError:
+      return new RespErrorReply(bytes().toString())
+    case T.Integer: {
+      const v = b.readBigInt64LE(c.at)
+      c.at += 8
+      return v <= SAFE && v >= -SAFE ? Number(v) : v
+    }
+    case T.NullBulk:
+    case T.NullArray:
+    case T.Null:
+      return null
+    case T.Boolean:
+      return b[c.at++] !== 0
+    case T.Double: {
+      const v = b.readDoubleLE(c.at)
+      c.at += 8
+      return v
+    }
+    case T.BigNumber:
+      return BigInt(bytes().toString())
+    case T.Verbatim: {
+      c.at += 3
+      return bytes().toString()
+    }
+    case T.Map: {
+      const n = count()
+      const m = new Map<unknown, unknown>()
+      for (let i = 0; i < n; i++) m.set(value(b, c), value(b, c))
+      return m
+    }
+    case T.Set: {
+      const n = count()
+      const s = new Set<unknown>()
+      for (let i = 0; i < n; i++) s.add(value(b, c))
+      return s
+    }
+    case T.Attribute: {
+      const n = count()
+      for (let i = 0; i < 2 * n; i++) value(b, c)
+      return value(b, c)
+    }
+    default:
+      return undefined
+  }
+}
