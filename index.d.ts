@@ -21,3 +21,4 @@ export { type WorkerGroupOptions } from './src/group';
 export { type LoopTermination } from './src/workers';
 export { writeToChannel } from './src/remote';
 export { SslContext, SslHandler, SslHandshakeCompletionEvent, SslCloseCompletionEvent, type SslContextOptions, type SslIdentity, type SharedSslContext, type TlsInfo, type PeerCertificate, } from './src/tls';
+export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex';

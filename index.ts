@@ -48,3 +48,4 @@ export {
   type TlsInfo,
   type PeerCertificate,
 } from './src/tls'
+export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex'
