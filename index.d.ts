@@ -22,3 +22,4 @@ export { type LoopTermination } from './src/workers';
 export { writeToChannel } from './src/remote';
 export { SslContext, SslHandler, SslHandshakeCompletionEvent, SslCloseCompletionEvent, type SslContextOptions, type SslIdentity, type SharedSslContext, type TlsInfo, type PeerCertificate, } from './src/tls';
 export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex';
+export { ChannelMessages, type ChannelMessagesOptions } from './src/messages';

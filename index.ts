@@ -49,3 +49,4 @@ export {
   type PeerCertificate,
 } from './src/tls'
 export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex'
+export { ChannelMessages, type ChannelMessagesOptions } from './src/messages'

@@ -7,7 +7,8 @@
  *   pass on (bytes from the socket, or decoded values in object mode) and writes from its own
  *   place, through the handlers before it.
  * - Reads: each message is `push`ed. When `push()` returns false (the consumer is behind) the
- *   channel's `autoRead` is turned off; the stream's next `_read()` turns it on again.
+ *   channel's `autoRead` is turned off; the stream's next `_read()` turns it on again. A
+ *   channel made with `autoRead: false` starts reading at the stream's first `_read()`.
  * - Writes: a write callback is called at once while the channel is writable and held while it
  *   is not (its pending bytes passed the high water mark), until `channelWritabilityChanged`
  *   says it is writable again. The writable budget is the channel's `bytesBeforeUnwritable`,
@@ -123,6 +124,8 @@ export class ChannelDuplex extends Duplex {
     // The peer's FIN ends the readable side (as on a net.Socket) instead of closing the channel.
     if (channel.isOpen) channel.setOption('allowHalfClosure', true)
     this.#budget = channel.isOpen ? channel.bytesBeforeUnwritable : 0
+    // A channel that does not read yet (autoRead off) starts reading when the stream is read.
+    this.#readPaused = channel.isOpen && channel.getOption('autoRead') === false
     const handler = new ChannelDuplexHandler(this)
     if (options.name !== undefined) channel.pipeline.addLast(options.name, handler)
     else channel.pipeline.addLast(handler)
