@@ -23,3 +23,4 @@ export { writeToChannel } from './src/remote';
 export { SslContext, SslHandler, SslHandshakeCompletionEvent, SslCloseCompletionEvent, type SslContextOptions, type SslIdentity, type SharedSslContext, type TlsInfo, type PeerCertificate, } from './src/tls';
 export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex';
 export { ChannelMessages, type ChannelMessagesOptions } from './src/messages';
+export { diagnostics, type SocketMessage, type ListenMessage, type CloseMessage, type ConnectContext } from './src/diagnostics';

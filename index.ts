@@ -50,3 +50,4 @@ export {
 } from './src/tls'
 export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex'
 export { ChannelMessages, type ChannelMessagesOptions } from './src/messages'
+export { diagnostics, type SocketMessage, type ListenMessage, type CloseMessage, type ConnectContext } from './src/diagnostics'

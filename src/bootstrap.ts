@@ -8,6 +8,7 @@ import { lookup } from 'node:dns/promises'
 import { type AddressInfo, isIP } from 'node:net'
 import { Channel, type ServerChannel, initialize } from './channel'
 import { tlsHandlerOf } from './tls'
+import { publishClientSocket, publishListen, publishServerSocket, traceConnect } from './diagnostics'
 import { NetloopError, checkFunction, checkNumber, dnsError, fromNative, invalidArgType, socketError } from './errors'
 import { EventLoopGroup } from './group'
 import { type ChannelHub, hubOf, servers } from './hub'
@@ -163,6 +164,7 @@ export class ServerBootstrap {
     servers.set(id, {
       accept(childHub: ChannelHub, childId: number) {
         const ch = new Channel(childHub, childId, server)
+        publishServerSocket(ch)
         if (initialize(ch, init)) childHub.register(ch)
       },
     })
@@ -179,6 +181,7 @@ export class ServerBootstrap {
       await server.close()
       throw socketError(e, 'bind', address, port)
     }
+    publishListen(server, port, address)
     return server
   }
 }
@@ -193,7 +196,9 @@ async function bindReusePort(group: EventLoopGroup, port: number, address: strin
   const opts = { ...options, soReusePort: true }
   const first = await live[0].request<number>({ t: 'bind', port, host: address, options: opts, childOptions })
   await Promise.all(live.slice(1).map((w) => w.request({ t: 'bind', port: first, host: address, options: opts, childOptions })))
-  return new ReusePortServer(group, address, first)
+  const server = new ReusePortServer(group, address, first)
+  publishListen(server, port, address)
+  return server
 }
 
 let nextReusePortId = -1
@@ -266,7 +271,11 @@ export class Bootstrap {
    * Connects to `host:port`; resolves to the connected channel. Rejects with `ECONNREFUSED`,
    * `ETIMEDOUT` (after `connectTimeoutMillis`), ...; the channel is closed then.
    */
-  async connect(port: number, host = '127.0.0.1'): Promise<Channel> {
+  connect(port: number, host = '127.0.0.1'): Promise<Channel> {
+    return traceConnect(() => this.#connect(port, host), port, host)
+  }
+
+  async #connect(port: number, host: string): Promise<Channel> {
     checkPort(port)
     if (!this.#group) throw new NetloopError('ERR_INVALID_STATE', 'Bootstrap: call group() before connect()')
     const [names, values] = encodeOptions(this.#options)
@@ -275,6 +284,7 @@ export class Bootstrap {
     const id = open(() => hub.native.openClient(names, values))
     const ch = new Channel(hub, id)
     ch._connectHost = host
+    publishClientSocket(ch)
     if (!initialize(ch, this.#init)) throw new NetloopError('ERR_CHANNEL_CLOSED', 'the channel initializer threw')
     hub.register(ch)
     const p = new ChannelPromise(NaN)

@@ -11,6 +11,7 @@ import { ChannelHandlerContext, Kind } from './context'
 import { NetloopError } from './errors'
 import { ChannelInputShutdownEvent, idleEvent } from './handlers'
 import { SslCloseCompletionEvent, SslHandshakeCompletionEvent, tlsHandlerOf } from './tls'
+import { publishClose, publishServerSocket } from './diagnostics'
 import type { EventLoop } from './loop'
 import { ChannelPromise } from './promise'
 import { ARENA_BYTES, ARENA_MAX_WRITE, EVENT_CAPACITY, OP_CAPACITY, W, checkWire } from './wire'
@@ -120,6 +121,7 @@ export class ChannelHub {
 
   #acceptRemote(id: number): void {
     const ch = new ChannelClass(this, id, undefined)
+    publishServerSocket(ch)
     if (initialize(ch, this.remoteInit)) this.register(ch)
   }
 
@@ -457,6 +459,7 @@ export class ChannelHub {
         const ch = this.channel(chan)
         if (ch && b !== 0) closeCauses.set(ch, this.#error(b, a, strings, chan))
         ch?._onClosed()
+        if (ch) publishClose(ch, closeCauses.get(ch))
         return
       }
       case W.UNHANDLED: {
