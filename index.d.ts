@@ -24,3 +24,5 @@ export { SslContext, SslHandler, SslHandshakeCompletionEvent, SslCloseCompletion
 export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex';
 export { ChannelMessages, type ChannelMessagesOptions } from './src/messages';
 export { diagnostics, type SocketMessage, type ListenMessage, type CloseMessage, type ConnectContext } from './src/diagnostics';
+export { AbortError, type AbortOptions } from './src/abort';
+import './src/dispose';

@@ -51,3 +51,5 @@ export {
 export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex'
 export { ChannelMessages, type ChannelMessagesOptions } from './src/messages'
 export { diagnostics, type SocketMessage, type ListenMessage, type CloseMessage, type ConnectContext } from './src/diagnostics'
+export { AbortError, type AbortOptions } from './src/abort'
+import './src/dispose'
