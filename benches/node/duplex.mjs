@@ -86,5 +86,5 @@ for (const key of ONLY) {
     console.log(`| ${t} | ${spread(col('msgPerS'))} | ${fmt(median(col('p50')))} | ${fmt(median(col('p99')))} | ${spread(col('cpuUsPerMsg'), 2)} | ${ratio('msgPerS')} | ${ratio('cpuUsPerMsg')} |`)
   }
   const seen = rounds.map((round) => round['netloop channel handler, diagnostics subscribed'].diagnostics).filter(Boolean)
-  console.log(`\nDiagnostics events the subscribed server saw per run: ${seen.join(', ') || '–'} (one netloop:server.socket per connection).\n`)
+  console.log(`\nDiagnostics events the subscribed server saw per run: ${seen.join(', ') || '–'} (server.listen once, then server.socket and channel.close per connection: nothing per message).\n`)
 }
