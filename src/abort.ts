@@ -2,7 +2,8 @@
  * Cancellation with `AbortSignal`, as node:net's `connect`/`listen` take it: an operation given
  * `{ signal }` rejects with an `AbortError` (code `ABORT_ERR`, `cause`: the signal's reason)
  * when the signal aborts, and undoes what it started (`onAbort`: close the half-open channel);
- * an already-aborted signal rejects at once.
+ * an already-aborted signal rejects at once. As in node:net, the signal goes on closing the
+ * channel or server it made after the operation succeeded (`closeOnAbort`).
  *
  * Ground rules: the abort listener runs on the thread that made the signal (the loop's thread
  * for the channels of this thread); it is removed as soon as the operation settles, so a
@@ -47,7 +48,7 @@ export function signalOf(options: unknown): AbortSignal | undefined {
  * an `AbortError`; a later failure of `op` is swallowed (it was the abort's doing). An
  * already-aborted signal runs `onAbort` and rejects at once.
  */
-export function whenAborted<T>(signal: AbortSignal | undefined, op: Promise<T>, onAbort: () => unknown): Promise<T> {
+export function whenAborted<T>(signal: AbortSignal | undefined, op: Promise<T>, onAbort: () => unknown = () => undefined): Promise<T> {
   if (signal === undefined) return op
   if (signal.aborted) {
     op.catch(() => undefined)
@@ -81,4 +82,19 @@ function runAbort(onAbort: () => unknown): void {
   } catch {
     // Undoing is best effort: the caller gets the AbortError either way.
   }
+}
+
+/**
+ * Closes `target` whenever `signal` aborts (node:net's sockets and servers given a signal);
+ * the listener goes when the target closes.
+ */
+export function closeOnAbort(signal: AbortSignal | undefined, target: { close(): Promise<void>; readonly closeFuture: Promise<void> }): void {
+  if (signal === undefined) return
+  if (signal.aborted) {
+    target.close().catch(() => undefined)
+    return
+  }
+  const listener = () => void target.close().catch(() => undefined)
+  signal.addEventListener('abort', listener, { once: true })
+  target.closeFuture.then(() => signal.removeEventListener('abort', listener))
 }

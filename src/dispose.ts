@@ -1,12 +1,15 @@
 /**
  * Explicit resource management: `await using ch = await bootstrap.connect(...)` closes the
  * channel when the scope ends (`Symbol.asyncDispose`, as on node:net's `Server` and streams).
- * Server channels that `ServerBootstrap.bind` returns are `Channel`s too: disposing one stops
- * listening.
+ * What `ServerBootstrap.bind` returns (`ServerChannel`) has it too: disposing stops listening.
  */
 import { Channel } from './channel'
 
 declare module './channel' {
+  interface ServerChannel {
+    /** Stops listening (`await using`). */
+    [Symbol.asyncDispose](): Promise<void>
+  }
   interface Channel {
     /** Closes the channel (`await using`); resolves once it is closed. */
     [Symbol.asyncDispose](): Promise<void>
