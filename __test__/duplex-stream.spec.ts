@@ -239,3 +239,13 @@ test('toDuplex: unref() lets the process exit while the channel is open', async 
   t.is(out.trim(), 'connected')
   t.is(code, 0, 'the child exited by itself')
 })
+
+test('toDuplex: options are checked', async (t) => {
+  const { duplex } = await pair(t)
+  const ch = duplex.channel
+  t.throws(() => ch.toDuplex({ allowHalfOpen: 'yes' as never }), { instanceOf: NetloopError, code: 'ERR_INVALID_ARG_TYPE' })
+  t.throws(() => ch.toDuplex({ readableHighWaterMark: -1 }), { code: 'ERR_OUT_OF_RANGE' })
+  t.throws(() => ch.toDuplex({ name: '' }), { code: 'ERR_INVALID_ARG_TYPE' })
+  t.throws(() => ch.toDuplex(null as never), { code: 'ERR_INVALID_ARG_TYPE' })
+  t.deepEqual(ch.pipeline.names(), ['ChannelDuplexHandler#0'], 'a rejected call adds no handler')
+})

@@ -123,7 +123,7 @@ export class ChannelDuplex extends Duplex {
     this.channel = channel
     // The peer's FIN ends the readable side (as on a net.Socket) instead of closing the channel.
     if (channel.isOpen) channel.setOption('allowHalfClosure', true)
-    this.#budget = channel.isOpen ? channel.bytesBeforeUnwritable : 0
+    this.#budget = channel.isOpen ? this.#room() : 0
     // A channel that does not read yet (autoRead off) starts reading when the stream is read.
     this.#readPaused = channel.isOpen && channel.getOption('autoRead') === false
     const handler = new ChannelDuplexHandler(this)
@@ -213,15 +213,24 @@ export class ChannelDuplex extends Duplex {
     this.bytesWritten += n
     if (this.#timer !== undefined) this.#timer.refresh()
     this.#budget -= n
-    if (this.#budget <= 0) this.#budget = this.channel.bytesBeforeUnwritable
+    if (this.#budget <= 0) this.#budget = this.#room()
     if (this.#budget > 0) cb()
     else this.#held = cb
+  }
+
+  /** The channel's `bytesBeforeUnwritable`; a channel gone meanwhile fails the writes instead (its close follows). */
+  #room(): number {
+    try {
+      return this.channel.bytesBeforeUnwritable
+    } catch {
+      return 1
+    }
   }
 
   /** @internal */
   _onWritabilityChanged(): void {
     if (this.#held === undefined || !this.channel.isWritable) return
-    this.#budget = this.channel.bytesBeforeUnwritable
+    this.#budget = this.#room()
     const cb = this.#held
     this.#held = undefined
     cb()
