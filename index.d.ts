@@ -22,3 +22,8 @@ export { type LoopTermination } from './src/workers';
 export { writeToChannel } from './src/remote';
 export { RespDecoder, RespReply, RespErrorReply, Resp, type RespDecoderOptions } from './src/resp';
 export { SslContext, SslHandler, SslHandshakeCompletionEvent, SslCloseCompletionEvent, type SslContextOptions, type SslIdentity, type SharedSslContext, type TlsInfo, type PeerCertificate, } from './src/tls';
+export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex';
+export { ChannelMessages, type ChannelMessagesOptions } from './src/messages';
+export { diagnostics, type SocketMessage, type ListenMessage, type CloseMessage, type ConnectContext } from './src/diagnostics';
+export { AbortError, type AbortOptions } from './src/abort';
+import './src/dispose';

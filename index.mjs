@@ -31,6 +31,10 @@ export const {
   SslHandler,
   SslHandshakeCompletionEvent,
   SslCloseCompletionEvent,
+  ChannelDuplex,
+  ChannelMessages,
+  diagnostics,
+  AbortError,
 } = netloop
 
 export default netloop

@@ -49,3 +49,8 @@ export {
   type TlsInfo,
   type PeerCertificate,
 } from './src/tls'
+export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex'
+export { ChannelMessages, type ChannelMessagesOptions } from './src/messages'
+export { diagnostics, type SocketMessage, type ListenMessage, type CloseMessage, type ConnectContext } from './src/diagnostics'
+export { AbortError, type AbortOptions } from './src/abort'
+import './src/dispose'

@@ -20,7 +20,7 @@ async function start(t: { teardown(fn: () => unknown): void }, file: string): Pr
 
 test('the guide shows its examples verbatim', (t) => {
   const guide = readFileSync(join(root, 'docs', 'guide.md'), 'utf8')
-  for (const f of ['first-server.mts', 'mixed-pipeline.mts', 'tls-server.mts']) {
+  for (const f of ['first-server.mts', 'mixed-pipeline.mts', 'tls-server.mts', 'node-http.mts']) {
     const code = readFileSync(join(root, 'examples', 'guide', f), 'utf8')
     t.true(guide.includes(code.replace(/'\.\.\/\.\.\/index'/g, "'netloop'")), `docs/guide.md does not contain examples/guide/${f}`)
   }
@@ -77,4 +77,26 @@ test('guide: the TLS server greets over TLS 1.3 with its ALPN protocol and shout
   s.write('quiet please\n')
   await until(() => got.includes('QUIET PLEASE'))
   t.is(got, 'hello over TLSv1.3 (greeting/1)\nQUIET PLEASE\n')
+})
+
+test('guide: node:http on netloop channels answers a keep-alive client and counts an upload', async (t) => {
+  const http = await import('node:http')
+  const port = await start(t, 'examples/guide/node-http.mts')
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+  t.teardown(() => agent.destroy())
+  const sockets = new Set<unknown>()
+  const request = (method: string, path: string, body?: Buffer) =>
+    new Promise<string>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port, method, path, agent }, (res) => {
+        let text = ''
+        res.on('data', (d) => (text += d))
+        res.on('end', () => resolve(text))
+      })
+      req.on('socket', (s) => sockets.add(s))
+      req.on('error', reject)
+      req.end(body)
+    })
+  t.is(await request('GET', '/hello'), 'GET /hello: 0 bytes from 127.0.0.1\n')
+  t.is(await request('POST', '/upload', Buffer.alloc(3 << 20, 1)), `POST /upload: ${3 << 20} bytes from 127.0.0.1\n`)
+  t.is(sockets.size, 1, 'both requests went over one kept-alive connection')
 })

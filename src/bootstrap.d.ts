@@ -1,4 +1,5 @@
 import { Channel, type ServerChannel } from './channel';
+import { type AbortOptions } from './abort';
 import { EventLoopGroup } from './group';
 import { EventLoop } from './loop';
 import { type ChannelOptionName, type ChannelOptions } from './options';
@@ -34,8 +35,11 @@ export declare class ServerBootstrap {
      * connection to the next worker loop; with `option('soReusePort', true)` (or the worker
      * group as boss too) every worker binds its own listener and the kernel spreads
      * connections. The workers' module sets channels up: `childHandler()` is not used then.
+     *
+     * `{ signal }` (node:net's `listen`): an abort before the server listens rejects with an
+     * `AbortError` (its `cause`: the signal's reason); an abort afterwards closes the server.
      */
-    bind(port: number, host?: string): Promise<ServerChannel>;
+    bind(port: number, host?: string, options?: AbortOptions): Promise<ServerChannel>;
 }
 /** Sets up and connects client channels. */
 export declare class Bootstrap {
@@ -48,7 +52,11 @@ export declare class Bootstrap {
     /**
      * Connects to `host:port`; resolves to the connected channel. Rejects with `ECONNREFUSED`,
      * `ETIMEDOUT` (after `connectTimeoutMillis`), ...; the channel is closed then.
+     *
+     * `{ signal }` (node:net's): an abort while connecting closes the half-open channel and
+     * rejects with an `AbortError` (its `cause`: the signal's reason); an abort afterwards
+     * closes the channel; an already-aborted signal rejects at once.
      */
-    connect(port: number, host?: string): Promise<Channel>;
+    connect(port: number, host?: string, options?: AbortOptions): Promise<Channel>;
 }
 export {};

@@ -8,6 +8,8 @@ import { lookup } from 'node:dns/promises'
 import { type AddressInfo, isIP } from 'node:net'
 import { Channel, type ServerChannel, initialize } from './channel'
 import { tlsHandlerOf } from './tls'
+import { publishClientSocket, publishListen, publishServerSocket, traceConnect } from './diagnostics'
+import { AbortError, type AbortOptions, abortError, closeOnAbort, signalOf, whenAborted } from './abort'
 import { NetloopError, checkFunction, checkNumber, dnsError, fromNative, invalidArgType, socketError } from './errors'
 import { EventLoopGroup } from './group'
 import { type ChannelHub, hubOf, servers } from './hub'
@@ -132,8 +134,20 @@ export class ServerBootstrap {
    * connection to the next worker loop; with `option('soReusePort', true)` (or the worker
    * group as boss too) every worker binds its own listener and the kernel spreads
    * connections. The workers' module sets channels up: `childHandler()` is not used then.
+   *
+   * `{ signal }` (node:net's `listen`): an abort before the server listens rejects with an
+   * `AbortError` (its `cause`: the signal's reason); an abort afterwards closes the server.
    */
-  async bind(port: number, host = '0.0.0.0'): Promise<ServerChannel> {
+  async bind(port: number, host = '0.0.0.0', options?: AbortOptions): Promise<ServerChannel> {
+    const signal = signalOf(options)
+    if (signal?.aborted) throw abortError(signal)
+    const binding = this.#bind(port, host)
+    const server = await whenAborted(signal, binding, () => binding.then((s) => s.close(), () => undefined))
+    closeOnAbort(signal, server)
+    return server
+  }
+
+  async #bind(port: number, host: string): Promise<ServerChannel> {
     checkPort(port)
     if (!this.#boss || !this.#workers) throw new NetloopError('ERR_INVALID_STATE', 'ServerBootstrap: call group() before bind()')
     const workers = this.#workers
@@ -163,6 +177,7 @@ export class ServerBootstrap {
     servers.set(id, {
       accept(childHub: ChannelHub, childId: number) {
         const ch = new Channel(childHub, childId, server)
+        publishServerSocket(ch)
         if (initialize(ch, init)) childHub.register(ch)
       },
     })
@@ -179,6 +194,7 @@ export class ServerBootstrap {
       await server.close()
       throw socketError(e, 'bind', address, port)
     }
+    publishListen(server, port, address)
     return server
   }
 }
@@ -193,7 +209,9 @@ async function bindReusePort(group: EventLoopGroup, port: number, address: strin
   const opts = { ...options, soReusePort: true }
   const first = await live[0].request<number>({ t: 'bind', port, host: address, options: opts, childOptions })
   await Promise.all(live.slice(1).map((w) => w.request({ t: 'bind', port: first, host: address, options: opts, childOptions })))
-  return new ReusePortServer(group, address, first)
+  const server = new ReusePortServer(group, address, first)
+  publishListen(server, port, address)
+  return server
 }
 
 let nextReusePortId = -1
@@ -237,6 +255,10 @@ class ReusePortServer implements ServerChannel {
   unref(): this {
     return this
   }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close()
+  }
 }
 
 /** Sets up and connects client channels. */
@@ -265,29 +287,43 @@ export class Bootstrap {
   /**
    * Connects to `host:port`; resolves to the connected channel. Rejects with `ECONNREFUSED`,
    * `ETIMEDOUT` (after `connectTimeoutMillis`), ...; the channel is closed then.
+   *
+   * `{ signal }` (node:net's): an abort while connecting closes the half-open channel and
+   * rejects with an `AbortError` (its `cause`: the signal's reason); an abort afterwards
+   * closes the channel; an already-aborted signal rejects at once.
    */
-  async connect(port: number, host = '127.0.0.1'): Promise<Channel> {
+  connect(port: number, host = '127.0.0.1', options?: AbortOptions): Promise<Channel> {
+    return traceConnect(() => this.#connect(port, host, options), port, host)
+  }
+
+  async #connect(port: number, host: string, options: AbortOptions | undefined): Promise<Channel> {
     checkPort(port)
+    const signal = signalOf(options)
+    if (signal?.aborted) throw abortError(signal)
     if (!this.#group) throw new NetloopError('ERR_INVALID_STATE', 'Bootstrap: call group() before connect()')
     const [names, values] = encodeOptions(this.#options)
     const address = await resolveHost(host)
+    if (signal?.aborted) throw abortError(signal)
     const hub = open(() => hubOf(nextOf(this.#group!)))
     const id = open(() => hub.native.openClient(names, values))
     const ch = new Channel(hub, id)
     ch._connectHost = host
+    publishClientSocket(ch)
     if (!initialize(ch, this.#init)) throw new NetloopError('ERR_CHANNEL_CLOSED', 'the channel initializer threw')
+    closeOnAbort(signal, ch)
     hub.register(ch)
     const p = new ChannelPromise(NaN)
     const pid = hub.promiseFor(p)
     hub.sync()
     hub.native.connect(id, address, port, pid)
     try {
-      await p.promise
+      await whenAborted(signal, p.promise)
       // With an SslHandler in the pipeline, connected means the handshake completed (node:tls).
       const tls = tlsHandlerOf(ch)
-      if (tls) await tls.handshakeFuture()
+      if (tls) await whenAborted(signal, tls.handshakeFuture())
     } catch (e) {
       await ch.close()
+      if (e instanceof AbortError) throw e
       throw socketError(e, 'connect', address, port)
     }
     return ch

@@ -12,6 +12,7 @@ import { NetloopError } from './errors'
 import { ChannelInputShutdownEvent, idleEvent } from './handlers'
 import { RespReply, readValue, replyBytes, writeReply } from './resp'
 import { SslCloseCompletionEvent, SslHandshakeCompletionEvent, tlsHandlerOf } from './tls'
+import { publishClose, publishServerSocket } from './diagnostics'
 import type { EventLoop } from './loop'
 import { ChannelPromise } from './promise'
 import { ARENA_BYTES, ARENA_MAX_WRITE, EVENT_CAPACITY, OP_CAPACITY, W, checkWire } from './wire'
@@ -121,6 +122,7 @@ export class ChannelHub {
 
   #acceptRemote(id: number): void {
     const ch = new ChannelClass(this, id, undefined)
+    publishServerSocket(ch)
     if (initialize(ch, this.remoteInit)) this.register(ch)
   }
 
@@ -479,6 +481,7 @@ export class ChannelHub {
         const ch = this.channel(chan)
         if (ch && b !== 0) closeCauses.set(ch, this.#error(b, a, strings, chan))
         ch?._onClosed()
+        if (ch) publishClose(ch, closeCauses.get(ch))
         return
       }
       case W.UNHANDLED: {
