@@ -2,18 +2,21 @@
 // and the keyspace of this thread.
 //
 // The pipeline is Netty's shape for a protocol server:
-//   RespDecoder (inbound)  bytes -> commands (Buffer[]), keeping a cumulation across reads
-//   RespEncoder (outbound) reply values -> RESP bytes
-//   CommandHandler         runs each command against a Map, writes the reply with ctx.write,
-//                          and flushes once per read batch in channelReadComplete.
+//   RespDecoder (native)   bytes -> commands (Buffer[], views of the read: no copy per argument),
+//                          parsed in Rust; a command reaches JS once, whole
+//   CommandHandler         runs each command against a Map and writes the reply with ctx.write
+//                          as a `Resp.*` value, which native code frames as RESP; it flushes once
+//                          per read batch in channelReadComplete.
+// `--js-codec` uses the pure-JS decoder and encoder of resp-protocol.ts instead (an example of
+// a JS decoder, and the same parser a node:net port runs in the benchmarks).
 // Commands: PING ECHO GET SET (EX PX NX XX KEEPTTL GET) DEL EXISTS INCR DECR INCRBY DECRBY
 // MGET MSET TTL PTTL DBSIZE FLUSHDB FLUSHALL SELECT COMMAND CONFIG GET QUIT.
 //
 // With `--threads N` every worker thread imports this module and runs `childHandler` for the
 // connections of its loop; module state (the Store) is then per thread: each worker has its
 // own keyspace (see resp-server.ts). The wire format is in resp-protocol.ts.
-import type { Channel, ChannelHandler, ChannelHandlerContext, ScheduledTask } from '../index'
-import { NOT_INTEGER, OK, PONG, ProtocolError, Reply, ReplyError, RespDecoder, SYNTAX, err, respEncoder } from './resp-protocol'
+import { type Channel, type ChannelHandler, type ChannelHandlerContext, Resp, RespDecoder as NativeRespDecoder, type RespReply, type ScheduledTask } from '../index'
+import { NOT_INTEGER, OK, PONG, ProtocolError, Reply, ReplyError, RespDecoder, SYNTAX, Simple, err, respEncoder } from './resp-protocol'
 import { addIdleTimeout, idleSeconds } from './lib/idle'
 
 /** Seconds without traffic before a connection is closed (`--idle`; workers get it from the main thread). */
@@ -201,6 +204,24 @@ function unknownCommand(args: Buffer[]): ReplyError {
 
 const QUIET_ERRORS = new Set(['ERR_CHANNEL_CLOSED', 'ECONNRESET', 'EPIPE'])
 
+/** `--js-codec`: the pure-JS decoder and encoder (resp-protocol.ts) instead of the native codec. */
+const JS_CODEC = process.argv.includes('--js-codec') || (globalThis as { process?: NodeJS.Process }).process?.env.NETLOOP_RESP_JS_CODEC === '1'
+
+const NATIVE_OK = Resp.OK
+const NATIVE_PONG = Resp.PONG
+
+/** A reply of the command table as a natively framed `Resp` value. */
+function toResp(r: Reply): RespReply {
+  if (r === OK) return NATIVE_OK
+  if (r === PONG) return NATIVE_PONG
+  if (r === null) return Resp.nullBulk()
+  if (Buffer.isBuffer(r) || typeof r === 'string') return Resp.bulk(r)
+  if (typeof r === 'number' || typeof r === 'bigint') return Resp.integer(r)
+  if (r instanceof Simple) return Resp.simple(r.bytes.subarray(1, r.bytes.length - 2).toString('latin1'))
+  if (r instanceof ReplyError) return Resp.error(r.message)
+  return Resp.array(r.map(toResp))
+}
+
 /**
  * Runs each command and writes its reply (not flushed); flushes once per read batch, so a
  * pipeline of N commands costs one write to the socket.
@@ -214,7 +235,7 @@ class CommandHandler implements ChannelHandler {
     const name = key(args[0]).toLowerCase()
     if (name === 'quit') {
       this.#quitting = true
-      ctx.writeAndFlush(OK, ctx.newPromise()).addListener(() => ctx.close())
+      ctx.writeAndFlush(JS_CODEC ? OK : NATIVE_OK, ctx.newPromise()).addListener(() => ctx.close())
       return
     }
     const cmd = COMMANDS.get(name)
@@ -223,7 +244,7 @@ class CommandHandler implements ChannelHandler {
     else if (cmd[0] > 0 ? args.length !== cmd[0] : args.length < -cmd[0]) {
       reply = err(`ERR wrong number of arguments for '${name}' command`)
     } else reply = cmd[1](args, this.store)
-    ctx.write(reply)
+    ctx.write(JS_CODEC ? reply : toResp(reply))
   }
 
   channelReadComplete(ctx: ChannelHandlerContext) {
@@ -231,10 +252,12 @@ class CommandHandler implements ChannelHandler {
   }
 
   exceptionCaught(ctx: ChannelHandlerContext, e: Error) {
-    if (e instanceof ProtocolError) {
+    const code = (e as { code?: string }).code ?? ''
+    if (e instanceof ProtocolError || code.startsWith('ERR_RESP_')) {
       // As Redis: the replies so far, the error, then the connection closes.
       this.#quitting = true
-      ctx.writeAndFlush(err(`ERR ${e.message}`), ctx.newPromise()).addListener(() => ctx.close())
+      const text = e instanceof ProtocolError ? `ERR ${e.message}` : `ERR Protocol error: ${e.message}`
+      ctx.writeAndFlush(JS_CODEC ? err(text) : Resp.error(text), ctx.newPromise()).addListener(() => ctx.close())
       return
     }
     // A peer that goes away mid-reply is normal; anything else is worth a line.
@@ -257,10 +280,9 @@ let sweep: ScheduledTask | undefined
  */
 export function childHandler(ch: Channel): void {
   sweep ??= ch.eventLoop.scheduleAtFixedRate(() => store.sweep(), 1000, 1000)
-  ch.pipeline
-    .addLast('decoder', new RespDecoder())
-    .addLast('encoder', respEncoder)
-    .addLast('commands', new CommandHandler(store))
+  if (JS_CODEC) ch.pipeline.addLast('decoder', new RespDecoder()).addLast('encoder', respEncoder)
+  else ch.pipeline.addLast('decoder', new NativeRespDecoder())
+  ch.pipeline.addLast('commands', new CommandHandler(store))
   addIdleTimeout(ch, idle)
 }
 
