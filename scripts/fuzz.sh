@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Bounded fuzzing of netloop-codec's frame decoders (see docs/fuzzing.md).
+# Bounded fuzzing of the native decoders (see docs/fuzzing.md): netloop-codec's frame decoders,
+# netloop-resp's RESP decoder and netloop-http's request decoder.
 #
-# Builds the cargo-fuzz targets of crates/codec/fuzz and runs each one, one at a time on one
-# core, for FUZZ_SECONDS seconds (default 25), starting from the committed seeds plus the
+# Builds the cargo-fuzz targets of crates/{codec,resp,http}/fuzz and runs each one, one at a
+# time on one core, for FUZZ_SECONDS seconds (default 20), starting from the committed seeds plus the
 # local, ignored corpus of earlier runs. A target fails on a crash (a panic: decoder bug,
 # disagreement with the reference model, memory bound exceeded) or on an input slower than
 # 10 s; the input is saved under crates/codec/fuzz/artifacts/ and the command that replays
@@ -11,17 +12,18 @@
 # On a fresh machine cargo-fuzz is installed when missing; without a nightly toolchain the
 # run is skipped with a message (exit 0): libFuzzer instrumentation needs nightly.
 #
-# Usage: scripts/fuzz.sh [target...]           (default: every target)
+# Usage: scripts/fuzz.sh [dir:target...]      (default: every target, e.g. crates/codec/fuzz:line)
 #        FUZZ_SECONDS=600 FUZZ_LOG_DIR=/tmp/fuzz-logs scripts/fuzz.sh line   (keeps libFuzzer's logs)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=${FUZZ_SECONDS:-25}
+seconds=${FUZZ_SECONDS:-20}
 targets=("$@")
 if [ "${#targets[@]}" -eq 0 ]; then
-  targets=(line delimiter fixed_length length_field prepender_round_trip)
+  targets=(crates/codec/fuzz:line crates/codec/fuzz:delimiter crates/codec/fuzz:fixed_length
+    crates/codec/fuzz:length_field crates/codec/fuzz:prepender_round_trip
+    crates/resp/fuzz:split_decode crates/http/fuzz:request_decoder)
 fi
-dir=crates/codec/fuzz
 # No sanitizer: crates/codec has no unsafe code, and without ASan a target runs about 2.5
 # times as many inputs in the same time. `-s address` still works by hand.
 sanitizer=none
@@ -42,17 +44,22 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
   fi
 fi
 
-echo "fuzz: building ${targets[*]} ($(cargo +nightly fuzz --version), sanitizer $sanitizer)"
-if ! (cd "$dir" && cargo +nightly fuzz build -s "$sanitizer") >"$log" 2>&1; then
-  tail -n 40 "$log"
-  echo "fuzz: build failed"
-  echo "test result: FAILED. 0 passed; ${#targets[@]} failed; fuzz targets not built"
-  exit 1
-fi
+dirs=$(printf '%s\n' "${targets[@]}" | cut -d: -f1 | sort -u)
+for dir in $dirs; do
+  echo "fuzz: building $dir ($(cargo +nightly fuzz --version), sanitizer $sanitizer)"
+  if ! (cd "$dir" && cargo +nightly fuzz build -s "$sanitizer") >"$log" 2>&1; then
+    tail -n 40 "$log"
+    echo "fuzz: build of $dir failed"
+    echo "test result: FAILED. 0 passed; ${#targets[@]} failed; fuzz targets not built"
+    exit 1
+  fi
+done
 
 passed=0
 failed=0
-for target in "${targets[@]}"; do
+for entry in "${targets[@]}"; do
+  dir=${entry%%:*}
+  target=${entry#*:}
   corpora=("corpus/$target")
   mkdir -p "$dir/corpus/$target"
   [ -d "$dir/seeds/$target" ] && corpora+=("seeds/$target")
