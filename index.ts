@@ -37,6 +37,7 @@ export { type ServerChannel } from './src/channel'
 export { type WorkerGroupOptions } from './src/group'
 export { type LoopTermination } from './src/workers'
 export { writeToChannel } from './src/remote'
+export { HttpServerCodec, HttpRequest, HttpResponse, HttpContent, type HttpServerCodecOptions } from './src/http'
 export { RespDecoder, RespReply, RespErrorReply, Resp, type RespDecoderOptions } from './src/resp'
 export {
   SslContext,

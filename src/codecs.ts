@@ -15,6 +15,7 @@ export const enum NativeKind {
   Idle = 6,
   Tls = 7,
   Resp = 8,
+  Http = 9,
 }
 
 const int = (name: string, v: unknown, min: number, max = 0x7fffffff): number => checkInteger(name, v, min, max)

@@ -11,6 +11,7 @@ import { ChannelHandlerContext, Kind } from './context'
 import { NetloopError } from './errors'
 import { ChannelInputShutdownEvent, idleEvent } from './handlers'
 import { RespReply, readValue, replyBytes, writeReply } from './resp'
+import { HttpContent, HttpResponse, httpBytes, readHttp, writeHttp } from './http'
 import { SslCloseCompletionEvent, SslHandshakeCompletionEvent, tlsHandlerOf } from './tls'
 import { publishClose, publishServerSocket } from './diagnostics'
 import type { EventLoop } from './loop'
@@ -253,6 +254,8 @@ export class ChannelHub {
       buf = msg
     } else if (msg instanceof RespReply && bytesKind === W.WRITE_BYTES) {
       return this.#encodeResp(msg)
+    } else if ((msg instanceof HttpResponse || msg instanceof HttpContent) && bytesKind === W.WRITE_BYTES) {
+      return this.#encodeHttp(msg)
     } else {
       return this.#encoded(valueKind, this.#token(msg), 0)
     }
@@ -284,6 +287,22 @@ export class ChannelHub {
     const off = this.#arenaUsed
     this.#arenaUsed = end
     return this.#encoded(W.WRITE_RESP, off, end - off)
+  }
+
+  /** An HTTP response or body piece (src/http.ts) into the arena, or as a big chunk (`b` = -1). */
+  #encodeHttp(m: HttpResponse | HttpContent): void {
+    let end = writeHttp(m, this.#arena, this.#arenaUsed)
+    if (end < 0 && this.#arenaUsed > 0) {
+      this.#applyNow()
+      end = writeHttp(m, this.#arena, this.#arenaUsed)
+    }
+    if (end < 0) {
+      this.#big.push(httpBytes(m))
+      return this.#encoded(W.WRITE_HTTP, this.#big.length - 1, -1)
+    }
+    const off = this.#arenaUsed
+    this.#arenaUsed = end
+    return this.#encoded(W.WRITE_HTTP, off, end - off)
   }
 
   #encoded(kind: number, a: number, b: number): void {
@@ -438,7 +457,10 @@ export class ChannelHub {
       if (!ctx) return
       let arg: unknown
       if (kind === W.READ_BYTES) arg = b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
-      else if (kind === W.READ_RESP) {
+      else if (kind === W.READ_HTTP) {
+        arg = readHttp(arena!, a, c)
+        kind = W.READ_BYTES
+      } else if (kind === W.READ_RESP) {
         arg = readValue(arena!, a)
         kind = W.READ_BYTES
       } else if (kind === W.READ_VALUE) {

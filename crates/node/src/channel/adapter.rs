@@ -64,6 +64,26 @@ impl JsAdapter {
                 let len = out.bytes.len() - off;
                 out.push(wire::READ_RESP, self.channel, self.ctx, off as f64, len as f64, 0.0);
             }
+            Message::User(v)
+                if read && (v.is::<netloop_http::HttpRequest>() || v.is::<netloop_http::HttpContent>()) =>
+            {
+                let mut out = hub.outbox();
+                let off = out.bytes.len();
+                let c = match v.downcast::<netloop_http::HttpRequest>() {
+                    Ok(req) => {
+                        super::http_wire::put_request(&mut out.bytes, &req);
+                        0.0
+                    }
+                    Err(v) => {
+                        if let Ok(content) = v.downcast::<netloop_http::HttpContent>() {
+                            super::http_wire::put_content(&mut out.bytes, &content);
+                        }
+                        1.0
+                    }
+                };
+                let len = out.bytes.len() - off;
+                out.push(wire::READ_HTTP, self.channel, self.ctx, off as f64, len as f64, c);
+            }
             other => match other.downcast::<JsValue>() {
                 Ok(v) => {
                     let kind = if read {

@@ -27,6 +27,9 @@ pub const TLS: u32 = 7;
 /// `RespDecoder`: `p` = max bulk length, max array length, max nesting depth, max inline
 /// length, inline commands (0/1), RESP3 (0/1).
 pub const RESP: u32 = 8;
+/// `HttpServerCodec`: `p` = max head size, max URI length, max header count, max body size,
+/// aggregate limit, require Host (0/1).
+pub const HTTP: u32 = 9;
 
 fn param(p: &[f64], i: usize) -> f64 {
     p.get(i).copied().unwrap_or(0.0)
@@ -132,6 +135,20 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
             Rc::new(
                 netloop_resp::RespDecoderHandler::new(cfg)
                     .map_err(|e| invalid_arg(e.to_string()))?,
+            )
+        }
+        HTTP => {
+            let cfg = netloop_http::HttpServerConfig {
+                max_head_size: size(p, 0),
+                max_uri_length: size(p, 1),
+                max_header_count: size(p, 2),
+                max_body_size: size(p, 3) as u64,
+                aggregate_limit: size(p, 4),
+                require_host: flag(p, 5),
+                ..Default::default()
+            };
+            Rc::new(
+                netloop_http::HttpServerCodec::new(cfg).map_err(|e| invalid_arg(e.to_string()))?,
             )
         }
         other => return Err(invalid_arg(format!("unknown native handler kind {other}"))),

@@ -17,6 +17,7 @@ mod options;
 mod outbox;
 mod remote;
 mod resp_wire;
+mod http_wire;
 mod shared;
 mod tls_info;
 mod token;

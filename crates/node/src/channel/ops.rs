@@ -93,7 +93,12 @@ impl Hub {
         let Some((channel, ctx)) = found else {
             if matches!(
                 kind,
-                wire::WRITE_BYTES | wire::WRITE_VALUE | wire::WRITE_BIG | wire::WRITE_RESP | wire::CLOSE
+                wire::WRITE_BYTES
+                    | wire::WRITE_VALUE
+                    | wire::WRITE_BIG
+                    | wire::WRITE_RESP
+                    | wire::WRITE_HTTP
+                    | wire::CLOSE
             ) {
                 let closed = match self.gone_causes.borrow().get(&chan) {
                     Some(cause) => TransportError::ClosedBy(std::sync::Arc::new(cause.clone())),
@@ -139,6 +144,26 @@ impl Hub {
                     Err(e) => {
                         p.try_failure(TransportError::foreign(
                             std::borrow::Cow::Borrowed("ERR_RESP_REPLY"),
+                            std::io::Error::other(e),
+                        ));
+                    }
+                }
+            }
+            wire::WRITE_HTTP => {
+                let p = self.promise_for(c, &pipeline);
+                let data = if b < 0.0 {
+                    Bytes::copy_from_slice(big.get(a as usize).copied().unwrap_or_default())
+                } else {
+                    self.shared.arena_bytes(a as usize, b as usize)
+                };
+                match super::http_wire::from_js(&data) {
+                    Ok(msg) => match ctx {
+                        Some(x) => x.write_with(msg, p),
+                        None => pipeline.write_with(msg, p),
+                    },
+                    Err(e) => {
+                        p.try_failure(TransportError::foreign(
+                            std::borrow::Cow::Borrowed("ERR_HTTP_RESPONSE"),
                             std::io::Error::other(e),
                         ));
                     }

@@ -39,6 +39,9 @@ pub const WRITABILITY: u32 = 10;
 pub const READ_BIG: u32 = 11;
 /// A decoded RESP value: `a` = offset, `b` = length of its tag form (resp_wire.rs) in the arena.
 pub const READ_RESP: u32 = 12;
+/// A decoded HTTP request (`c` = 0) or body chunk (`c` = 1): `a` = offset, `b` = length of its
+/// layout (http_wire.rs) in the arena.
+pub const READ_HTTP: u32 = 13;
 
 // ---- outbound operations (native → JS at a JS context; JS → native passed on from one) ----
 /// `a` = offset, `b` = length, `c` = promise.
@@ -53,6 +56,9 @@ pub const CLOSE: u32 = 24;
 pub const WRITE_BIG: u32 = 25;
 /// JS → native only: RESP replies in tag form at `a`, `b` bytes in the op arena; `c` = promise.
 pub const WRITE_RESP: u32 = 26;
+/// JS → native only: an HTTP response or body chunk (http_wire.rs) at `a`, `b` bytes in the op
+/// arena (`b` < 0: big-chunk index `a`); `c` = promise.
+pub const WRITE_HTTP: u32 = 27;
 
 // ---- hub events (native → JS) ----
 /// `a` = promise id, `b` = 0 success, 1 native error at string index `c`, 2 JS error token `c`.
@@ -95,6 +101,7 @@ pub const ALL: &[(&str, u32)] = &[
     ("WRITABILITY", WRITABILITY),
     ("READ_BIG", READ_BIG),
     ("READ_RESP", READ_RESP),
+    ("READ_HTTP", READ_HTTP),
     ("WRITE_BYTES", WRITE_BYTES),
     ("WRITE_VALUE", WRITE_VALUE),
     ("FLUSH", FLUSH),
@@ -102,6 +109,7 @@ pub const ALL: &[(&str, u32)] = &[
     ("CLOSE", CLOSE),
     ("WRITE_BIG", WRITE_BIG),
     ("WRITE_RESP", WRITE_RESP),
+    ("WRITE_HTTP", WRITE_HTTP),
     ("PROMISE_DONE", PROMISE_DONE),
     ("NEW_CHANNEL", NEW_CHANNEL),
     ("CLOSED", CLOSED),

@@ -1,0 +1,105 @@
+import test from 'ava'
+import * as net from 'node:net'
+import { once } from 'node:events'
+import { HttpContent, HttpRequest, HttpResponse, HttpServerCodec, type ChannelHandler } from '../index'
+import { loopFor, serve, until } from './channel-helpers'
+import { has, run } from './example-helpers'
+
+function app(seen: HttpRequest[]): ChannelHandler {
+  return {
+    channelRead: (ctx, req: HttpRequest | HttpContent) => {
+      if (!(req instanceof HttpRequest)) return
+      seen.push(req)
+      const body = `${req.method} ${req.url} ${req.httpVersion} host=${req.header('host')} body=${req.body.length}`
+      ctx.write(new HttpResponse(200, { 'content-type': 'text/plain', 'x-id': String(req.id) }, body))
+    },
+    channelReadComplete: (ctx) => ctx.flush(),
+    exceptionCaught: () => {},
+  }
+}
+
+async function rawClient(port: number) {
+  const s = net.connect(port, '127.0.0.1')
+  await once(s, 'connect')
+  let out = ''
+  s.on('data', (d) => (out += d.toString('latin1')))
+  return { s, got: () => out }
+}
+
+test('requests reach JS parsed natively; responses are framed natively and pipelined in order', async (t) => {
+  const loop = loopFor(t)
+  const seen: HttpRequest[] = []
+  const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('http', new HttpServerCodec()).addLast('app', app(seen)))
+  const { s, got } = await rawClient(port)
+  t.teardown(() => s.destroy())
+  s.write('GET /a?x=1 HTTP/1.1\r\nHost: h\r\nX-Multi: 1\r\nx-multi: 2\r\n\r\nPOST /b HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhelloHEAD /c HTTP/1.1\r\nHost: h\r\n\r\n')
+  await until(() => (got().match(/HTTP\/1\.1 200 OK/g) ?? []).length === 3)
+  const responses = got().split(/(?=HTTP\/1\.1 )/)
+  t.regex(responses[0], new RegExp(`content-length: ${'GET /a?x=1 1.1 host=h body=0'.length}\r\n`, 'i'))
+  t.regex(responses[0], /\r\n\r\nGET \/a\?x=1 1\.1 host=h body=0$/)
+  t.regex(responses[1], /\r\n\r\nPOST \/b 1\.1 host=h body=5$/)
+  t.regex(responses[2], new RegExp(`content-length: ${'HEAD /c 1.1 host=h body=0'.length}\r\n`, 'i'), 'HEAD keeps the length of the body it does not send')
+  t.regex(responses[2], /\r\n\r\n$/)
+  t.regex(responses[0], /\r\ndate: /i, 'a Date header is added')
+  t.is(seen[0].headers['x-multi'], '1, 2')
+  t.deepEqual(seen[0].rawHeaders.slice(0, 2), ['Host', 'h'])
+  t.is(String(seen[1].body), 'hello')
+  t.true(seen[0].keepAlive)
+})
+
+test('a smuggling attempt is refused natively with 400 and the connection closes', async (t) => {
+  const loop = loopFor(t)
+  const seen: HttpRequest[] = []
+  const errors: string[] = []
+  const { port } = await serve(t, loop, (ch) =>
+    void ch.pipeline.addLast('http', new HttpServerCodec()).addLast('app', { ...app(seen), exceptionCaught: (_c, e) => void errors.push((e as { code: string }).code) }),
+  )
+  const { s, got } = await rawClient(port)
+  s.write('POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n')
+  await once(s, 'close')
+  t.regex(got(), /^HTTP\/1\.1 400 /)
+  t.is(seen.length, 0)
+  await until(() => errors.length > 0)
+  t.truthy(errors[0])
+})
+
+test('HTTP/1.0 closes after the response; Connection: close too', async (t) => {
+  const loop = loopFor(t)
+  const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('http', new HttpServerCodec()).addLast('app', app([])))
+  const a = await rawClient(port)
+  a.s.write('GET / HTTP/1.0\r\n\r\n')
+  await once(a.s, 'close')
+  t.regex(a.got(), /^HTTP\/1\.1 200 OK\r\n[^]*connection: close\r\n/i) // node:http answers 1.0 with 1.1 too
+  const b = await rawClient(port)
+  b.s.write('GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n')
+  await once(b.s, 'close')
+  t.regex(b.got(), /connection: close/i)
+})
+
+test('a streamed response goes out chunked, and curl reads it with keep-alive', async (t) => {
+  if (!has(t, 'curl')) return
+  const loop = loopFor(t)
+  const { port } = await serve(t, loop, (ch) =>
+    void ch.pipeline.addLast('http', new HttpServerCodec()).addLast('app', {
+      channelRead: (ctx, req: HttpRequest) => {
+        if (req.url === '/stream') {
+          ctx.write(new HttpResponse(200, { 'content-type': 'text/plain' }).streamed())
+          ctx.write(new HttpContent(Buffer.from('part1,')))
+          ctx.write(new HttpContent(Buffer.from('part2'), true))
+        } else ctx.write(new HttpResponse(200, {}, 'plain'))
+      },
+      channelReadComplete: (ctx) => ctx.flush(),
+    }),
+  )
+  const url = `http://127.0.0.1:${port}`
+  const { stdout, stderr } = await run('curl', ['-sv', `${url}/stream`, `${url}/x`])
+  t.is(stdout, 'part1,part2plain')
+  t.regex(stderr, /transfer-encoding: chunked/i)
+  t.regex(stderr, /Re-using existing connection/)
+})
+
+test('HttpServerCodec and HttpResponse check their arguments', (t) => {
+  t.throws(() => new HttpServerCodec({ maxHeadSize: 1 }), { code: 'ERR_OUT_OF_RANGE' })
+  t.throws(() => new HttpResponse(42), { code: 'ERR_OUT_OF_RANGE' })
+  t.throws(() => new HttpResponse(200, {}, 5 as never), { code: 'ERR_INVALID_ARG_TYPE' })
+})

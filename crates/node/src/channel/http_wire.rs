@@ -1,0 +1,117 @@
+//! HTTP messages across the JS boundary in a compact form both sides walk without parsing
+//! text (src/http.ts reads and writes the same layout; all integers little-endian):
+//!
+//! ```text
+//! request  (native → JS): id:f64 flags:u8 method:bytes target:bytes n:u32 (name:bytes value:bytes)*n body:bytes
+//!                         flags: 1 HTTP/1.1, 2 keep-alive, 4 streaming, 8 expect 100-continue
+//! content  (native → JS): id:f64 flags:u8 data:bytes            flags: 1 last
+//! response (JS → native): 1:u8 id:f64 status:u16 flags:u8 reason:bytes n:u32 (name value)*n body:bytes
+//!                         id < 0: the oldest unanswered request; flags: 1 streaming
+//! content  (JS → native): 2:u8 id:f64 flags:u8 data:bytes       flags: 1 last
+//! bytes := len:u32 data[len]
+//! ```
+//!
+//! A request's strings are views of the delivery's arena in JS (no copy per header); headers
+//! become a JS object only when read.
+
+use bytes::Bytes;
+use netloop_http::{HttpContent, HttpRequest, HttpResponse, Version};
+use netloop_transport::Message;
+
+fn bytes(out: &mut Vec<u8>, b: &[u8]) {
+    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+    out.extend_from_slice(b);
+}
+
+/// Appends `r` in the request layout.
+pub fn put_request(out: &mut Vec<u8>, r: &HttpRequest) {
+    out.extend_from_slice(&(r.id as f64).to_le_bytes());
+    let flags = u8::from(r.version == Version::Http11)
+        | (u8::from(r.keep_alive) << 1)
+        | (u8::from(r.streaming) << 2)
+        | (u8::from(r.expect_continue) << 3);
+    out.push(flags);
+    bytes(out, &r.method);
+    bytes(out, &r.target);
+    out.extend_from_slice(&(r.headers.len() as u32).to_le_bytes());
+    for (name, value) in r.headers.iter() {
+        bytes(out, name);
+        bytes(out, value);
+    }
+    bytes(out, &r.body);
+}
+
+/// Appends `c` in the content layout.
+pub fn put_content(out: &mut Vec<u8>, c: &HttpContent) {
+    out.extend_from_slice(&(c.request_id.map_or(-1.0, |i| i as f64)).to_le_bytes());
+    out.push(u8::from(c.last));
+    bytes(out, &c.data);
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.data.len());
+        let end = end.ok_or_else(|| "truncated HTTP message from JS".to_string())?;
+        let s = &self.data[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+    fn u8(&mut self) -> Result<u8, String> {
+        Ok(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Result<usize, String> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    }
+    fn id(&mut self) -> Result<Option<u64>, String> {
+        let b = self.take(8)?;
+        let v = f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        Ok((v >= 0.0).then_some(v as u64))
+    }
+    fn bytes(&mut self) -> Result<Bytes, String> {
+        let n = self.u32()?;
+        Ok(Bytes::copy_from_slice(self.take(n)?))
+    }
+}
+
+/// The response or content JS wrote, as the message the codec takes.
+pub fn from_js(data: &[u8]) -> Result<Message, String> {
+    let mut r = Reader { data, at: 0 };
+    match r.u8()? {
+        1 => {
+            let request_id = r.id()?;
+            let s = r.take(2)?;
+            let status = u16::from_le_bytes([s[0], s[1]]);
+            let streaming = r.u8()? & 1 != 0;
+            let reason = r.bytes()?;
+            let n = r.u32()?;
+            let mut headers = Vec::with_capacity(n.min(256));
+            for _ in 0..n {
+                headers.push((r.bytes()?, r.bytes()?));
+            }
+            let body = r.bytes()?;
+            Ok(Message::user(HttpResponse {
+                request_id,
+                status,
+                reason: (!reason.is_empty()).then_some(reason),
+                headers,
+                body,
+                streaming,
+            }))
+        }
+        2 => {
+            let request_id = r.id()?;
+            let last = r.u8()? & 1 != 0;
+            let data = r.bytes()?;
+            let mut c = if last { HttpContent::last(data) } else { HttpContent::new(data) };
+            c.request_id = request_id;
+            Ok(Message::user(c))
+        }
+        other => Err(format!("unknown HTTP message tag {other} from JS")),
+    }
+}

@@ -1,0 +1,93 @@
+/**
+ * HTTP/1.1 served natively (Netty's `HttpServerCodec` + `HttpObjectAggregator` +
+ * `HttpServerKeepAliveHandler` in one native handler, crates/http): requests are parsed in
+ * Rust (httparse plus llhttp-grade strictness) and reach JS once each as an `HttpRequest`;
+ * `HttpResponse`s written by JS are framed natively (Content-Length or chunked, `Date`,
+ * `Connection`), in request order, with HTTP/1.0 and 1.1 keep-alive rules, HEAD and
+ * `Expect: 100-continue` handled. Malformed or oversized requests are answered natively
+ * (400, 413, 414, 417, 431, 501) and the connection closes.
+ *
+ * ```ts
+ * ch.pipeline.addLast('http', new HttpServerCodec()).addLast('app', {
+ *   channelRead: (ctx, req: HttpRequest) => ctx.write(new HttpResponse(200, { 'content-type': 'text/plain' }, 'hi')),
+ *   channelReadComplete: (ctx) => ctx.flush(),
+ * })
+ * ```
+ *
+ * The layouts both sides share are described in crates/node/src/channel/http_wire.rs.
+ */
+import { NativeHandler } from './codecs';
+/** Limits of an `HttpServerCodec` (what a refused request is answered with in brackets). */
+export interface HttpServerCodecOptions {
+    /** Request line and headers, in bytes (default 16384) [431]. */
+    maxHeadSize?: number;
+    /** Request target, in bytes (default 8192) [414]. */
+    maxUriLength?: number;
+    /** Header fields (default 100) [431]. */
+    maxHeaderCount?: number;
+    /** Body, in bytes (default 16 MiB) [413]. */
+    maxBodySize?: number;
+    /** Bodies up to this size come whole with their request; larger ones stream as `HttpContent` (default 65536). */
+    aggregateLimit?: number;
+    /** HTTP/1.1 requests without `Host` are refused (default true) [400]. */
+    requireHost?: boolean;
+}
+/** Parses requests and frames responses natively. One per connection, like Netty's. */
+export declare class HttpServerCodec extends NativeHandler {
+    constructor(o?: HttpServerCodecOptions);
+}
+/** A request, as parsed natively. Strings and `body` are views of the bytes read. */
+export declare class HttpRequest {
+    #private;
+    /** The request's number on its connection (a response may name it to answer out of order). */
+    readonly id: number;
+    readonly method: string;
+    /** The request target as sent (`/path?query`), like node:http's `req.url`. */
+    readonly url: string;
+    readonly httpVersion: '1.0' | '1.1';
+    /** The connection stays open after the response (HTTP/1.1 without `Connection: close`, ...). */
+    readonly keepAlive: boolean;
+    /** The body is larger than `aggregateLimit` and follows as `HttpContent` messages. */
+    readonly streaming: boolean;
+    /** The request carried `Expect: 100-continue` (the codec answered 100 Continue). */
+    readonly expectContinue: boolean;
+    /** The whole body (empty when there is none, or when `streaming`). */
+    readonly body: Buffer;
+    /** The value of header `name` (case-insensitive), duplicates joined with `, `; no object is made. */
+    header(name: string): string | undefined;
+    /** The headers as node:http's `req.headers` (lower-case names; `set-cookie` an array). Made on first use. */
+    get headers(): Record<string, string | string[]>;
+    /** Names and values in wire order, as node:http's `req.rawHeaders`. */
+    get rawHeaders(): string[];
+}
+/** A piece of a streamed body: read (after a `streaming` request) or written (after a `streaming` response). */
+export declare class HttpContent {
+    readonly data: Buffer;
+    /** The last piece of its body. */
+    readonly last: boolean;
+    /** The request it belongs to (written: the response's request; -1: the oldest unanswered). */
+    readonly requestId: number;
+    constructor(data: Buffer, 
+    /** The last piece of its body. */
+    last?: boolean, 
+    /** The request it belongs to (written: the response's request; -1: the oldest unanswered). */
+    requestId?: number);
+}
+type HeaderInit = Record<string, string | number | string[]> | Array<[string, string]>;
+/** A response to write; framed natively (see the module docs). */
+export declare class HttpResponse {
+    readonly status: number;
+    readonly reason: string;
+    readonly headers: Array<[string, string]>;
+    readonly body: Buffer;
+    /** The request this answers (-1: the oldest unanswered one: write responses in order). */
+    requestId: number;
+    /** The body follows as `HttpContent` writes (chunked unless a `content-length` is given). */
+    streaming: boolean;
+    constructor(status: number, headers?: HeaderInit, body?: string | Uint8Array, reason?: string);
+    /** Answers `req` (for responses written out of order). */
+    forRequest(req: HttpRequest): this;
+    /** Streams the body: `HttpContent` writes follow, the last with `last` set. */
+    streamed(): this;
+}
+export {};
