@@ -3,8 +3,9 @@
 //! frames and errors read by read, keep no more than its limit buffered, and not grow the
 //! heap beyond it (see crates/codec/fuzz/src/harness.rs). The inputs come from a seeded
 //! xorshift generator read as fuzz inputs, so a failure here is replayed by
-//! `targets::<decoder>(&XorShift::new(seed).bytes(len))`, and a crash input found by the
-//! fuzzer can be added below as a regression case.
+//! `targets::<decoder>(&XorShift::new(seed).bytes(len))`. The fuzz targets' committed seeds
+//! run here too: a crash input found by the fuzzer, copied into
+//! `crates/codec/fuzz/seeds/<target>/`, becomes a regression case on stable.
 
 #[path = "../fuzz/src/lib.rs"]
 mod fuzz;
@@ -14,6 +15,9 @@ use fuzz::pipeline::check_in_pipeline;
 use fuzz::source::XorShift;
 use fuzz::targets;
 
+/// A fuzz target's entry point.
+type Target = fn(&[u8]) -> Tally;
+
 /// The generated input of `seed`: 0 to `max_len` bytes.
 fn input(seed: u64, max_len: usize) -> Vec<u8> {
     let mut rng = XorShift::new(seed);
@@ -22,7 +26,7 @@ fn input(seed: u64, max_len: usize) -> Vec<u8> {
 }
 
 /// Runs `target` on `cases` generated inputs of 0 to `max_len` bytes; what they exercised.
-fn generated(target: fn(&[u8]) -> Tally, cases: u64, max_len: usize) -> Tally {
+fn generated(target: Target, cases: u64, max_len: usize) -> Tally {
     let mut tally = Tally::default();
     for seed in 0..cases {
         let input = input(seed, max_len);
@@ -86,5 +90,32 @@ fn decoders_in_a_pipeline_fire_what_their_reference_model_says_read_by_read() {
         if let Some(case) = targets::length_field_case(&input) {
             check_in_pipeline(case);
         }
+    }
+}
+
+#[test]
+fn fuzz_seed_inputs_pass_every_check_on_stable() {
+    let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds");
+    let all: [(&str, Target); 5] = [
+        ("line", targets::line),
+        ("delimiter", targets::delimiter),
+        ("fixed_length", targets::fixed_length),
+        ("length_field", targets::length_field),
+        ("prepender_round_trip", targets::prepender_round_trip),
+    ];
+    for (name, target) in all {
+        let dir = seeds.join(name);
+        let mut ran = 0;
+        for entry in std::fs::read_dir(&dir).expect("the seeds of every target") {
+            let path = entry.expect("a seed").path();
+            let input = std::fs::read(&path).expect("a readable seed");
+            let outcome = std::panic::catch_unwind(|| target(&input));
+            if let Err(panic) = outcome {
+                eprintln!("failing seed: {}", path.display());
+                std::panic::resume_unwind(panic);
+            }
+            ran += 1;
+        }
+        assert!(ran > 0, "no seeds in {}", dir.display());
     }
 }
