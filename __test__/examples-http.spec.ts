@@ -24,45 +24,50 @@ function responses(text: string): string[] {
   return text.split(/(?=HTTP\/1\.1 )/).filter((s) => s.length > 0)
 }
 
-test.serial('http-hello: pipelined requests on one socket, then Connection: close closes it', async (t) => {
-  const ex = await startExample(t, 'http-hello')
-  const s = await connect(t, ex.port)
-  const r = reader(s)
-  s.write('GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\nGET /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /ignored HTTP/1.1\r\n\r\n')
-  await r.closed()
-  const res = responses(r.text())
-  t.is(res.length, 3)
-  for (const x of res) {
-    t.regex(x, /^HTTP\/1\.1 200 OK\r\n/)
-    t.regex(x, /\r\nContent-Length: 13\r\n/)
-    t.true(x.endsWith('\r\n\r\nHello, World!'))
-  }
-  t.regex(res[0], /\r\nConnection: keep-alive\r\n/)
-  t.regex(res[2], /\r\nConnection: close\r\n/)
-})
+// The native codec (default) and the pure-JS decoder (--js-codec) answer the same.
+for (const args of [[], ['--js-codec']]) {
+  const label = args.length ? ` ${args.join(' ')}` : ''
 
-test.serial('http-hello: requests split across reads, Content-Length bodies, and 400 on garbage', async (t) => {
-  const ex = await startExample(t, 'http-hello')
-  const s = await connect(t, ex.port)
-  const r = reader(s)
-  const body = 'x'.repeat(3000) + 'GET / HTTP/1.1\r\n\r\n' // body bytes that look like a request
-  const req = `POST /form HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${body}GET / HTTP/1.1\r\nHost: x\r\n\r\n`
-  for (let i = 0; i < req.length; i += 7) {
-    s.write(req.slice(i, i + 7))
-    if (i % 700 === 0) await sleep(1)
-  }
-  await r.includes('Hello, World!HTTP/1.1 200 OK')
-  await sleep(100)
-  t.is(responses(r.text()).length, 2)
-  t.true(r.text().endsWith('Hello, World!'))
+  test.serial(`http-hello${label}: pipelined requests on one socket, then Connection: close closes it`, async (t) => {
+    const ex = await startExample(t, 'http-hello', args)
+    const s = await connect(t, ex.port)
+    const r = reader(s)
+    s.write('GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\nGET /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /ignored HTTP/1.1\r\n\r\n')
+    await r.closed()
+    const res = responses(r.text())
+    t.is(res.length, 3)
+    for (const x of res) {
+      t.regex(x, /^HTTP\/1\.1 200 OK\r\n/)
+      t.regex(x, /\r\nContent-Length: 13\r\n/)
+      t.true(x.endsWith('\r\n\r\nHello, World!'))
+    }
+    t.regex(res[0], /\r\nConnection: keep-alive\r\n/)
+    t.regex(res[2], /\r\nConnection: close\r\n/)
+  })
 
-  const g = await connect(t, ex.port)
-  const gr = reader(g)
-  g.write('this is not http\r\n\r\n')
-  await gr.closed()
-  t.regex(gr.text(), /^HTTP\/1\.1 400 Bad Request\r\n/)
-  t.regex(gr.text(), /\r\nConnection: close\r\n/)
-})
+  test.serial(`http-hello${label}: requests split across reads, Content-Length bodies, and 400 on garbage`, async (t) => {
+    const ex = await startExample(t, 'http-hello', args)
+    const s = await connect(t, ex.port)
+    const r = reader(s)
+    const body = 'x'.repeat(3000) + 'GET / HTTP/1.1\r\n\r\n' // body bytes that look like a request
+    const req = `POST /form HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${body}GET / HTTP/1.1\r\nHost: x\r\n\r\n`
+    for (let i = 0; i < req.length; i += 7) {
+      s.write(req.slice(i, i + 7))
+      if (i % 700 === 0) await sleep(1)
+    }
+    await r.includes('Hello, World!HTTP/1.1 200 OK')
+    await sleep(100)
+    t.is(responses(r.text()).length, 2)
+    t.true(r.text().endsWith('Hello, World!'))
+
+    const g = await connect(t, ex.port)
+    const gr = reader(g)
+    g.write('this is not http\r\n\r\n')
+    await gr.closed()
+    t.regex(gr.text(), /^HTTP\/1\.1 400 Bad Request\r\n/)
+    t.regex(gr.text(), /\r\nConnection: close\r\n/)
+  })
+}
 
 test.serial('http-hello: wrk runs without errors', async (t) => {
   if (!has(t, 'wrk')) return

@@ -35,18 +35,21 @@ test.serial('echo: a client that keeps talking is not closed by --idle', async (
   t.is(r.text(), Array.from({ length: 10 }, (_, i) => `${i}\n`).join(''))
 })
 
-test.serial('http-hello: a request head that trickles in slower than --header-timeout gets 408 and the close', async (t) => {
-  const ex = await startExample(t, 'http-hello', ['--header-timeout', '0.5', '--idle', '10'])
-  const s = await connect(t, ex.port)
-  const r = reader(s)
-  const head = 'GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ' + 'a'.repeat(40)
-  let i = 0
-  const trickle = setInterval(() => i < head.length && s.write(head[i++]), 50) // never finishes in time
-  t.teardown(() => clearInterval(trickle))
-  await r.closed(15_000)
-  t.regex(r.text(), /^HTTP\/1\.1 408 Request Timeout\r\n/)
-  t.regex(r.text(), /\r\nConnection: close\r\n/)
-})
+for (const args of [[], ['--js-codec']]) {
+  const label = args.length ? ` ${args.join(' ')}` : ''
+  test.serial(`http-hello${label}: a request head that trickles in slower than --header-timeout gets 408 and the close`, async (t) => {
+    const ex = await startExample(t, 'http-hello', [...args, '--header-timeout', '0.5', '--idle', '10'])
+    const s = await connect(t, ex.port)
+    const r = reader(s)
+    const head = 'GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ' + 'a'.repeat(40)
+    let i = 0
+    const trickle = setInterval(() => i < head.length && s.write(head[i++]), 50) // never finishes in time
+    t.teardown(() => clearInterval(trickle))
+    await r.closed(15_000)
+    t.regex(r.text(), /^HTTP\/1\.1 408 Request Timeout\r\n/)
+    t.regex(r.text(), /\r\nConnection: close\r\n/)
+  })
+}
 
 test.serial('http-hello: a complete request within --header-timeout is answered, and the connection stays', async (t) => {
   const ex = await startExample(t, 'http-hello', ['--header-timeout', '0.5', '--idle', '10'])

@@ -63,6 +63,42 @@ test('a smuggling attempt is refused natively with 400 and the connection closes
   t.truthy(errors[0])
 })
 
+test('a client that sends half a head then waits gets 408 Request Timeout and the close (headerTimeout)', async (t) => {
+  const loop = loopFor(t)
+  const seen: HttpRequest[] = []
+  const errors: string[] = []
+  const { port } = await serve(t, loop, (ch) =>
+    void ch.pipeline
+      .addLast('http', new HttpServerCodec({ headerTimeout: 300 }))
+      .addLast('app', { ...app(seen), exceptionCaught: (_c, e) => void errors.push((e as { code: string }).code) }),
+  )
+  const { s, got } = await rawClient(port)
+  t.teardown(() => s.destroy())
+  const start = Date.now()
+  s.write('GET / HTTP/1.1\r\nHost: h\r\n')
+  await once(s, 'close')
+  t.true(Date.now() - start >= 250, `closed after ${Date.now() - start} ms`)
+  t.regex(got(), /^HTTP\/1\.1 408 Request Timeout\r\n/)
+  t.regex(got(), /\r\nconnection: close\r\n/i)
+  t.is(seen.length, 0)
+  await until(() => errors.length > 0)
+  t.deepEqual(errors, ['ERR_HTTP_REQUEST_TIMEOUT'])
+})
+
+test('headerTimeout 0 turns the request-head timeout off', async (t) => {
+  const loop = loopFor(t)
+  const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('http', new HttpServerCodec({ headerTimeout: 0 })).addLast('app', app([])))
+  const { s, got } = await rawClient(port)
+  t.teardown(() => s.destroy())
+  s.write('GET / HTTP/1.1\r\n')
+  // an absence is only seen by waiting: 500 ms, longer than the 300 ms timeout above needs
+  await new Promise((r) => setTimeout(r, 500))
+  t.is(got(), '')
+  s.write('Host: h\r\n\r\n')
+  await until(() => got().includes('200 OK'))
+  t.pass()
+})
+
 test('HTTP/1.0 closes after the response; Connection: close too', async (t) => {
   const loop = loopFor(t)
   const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('http', new HttpServerCodec()).addLast('app', app([])))
@@ -100,6 +136,7 @@ test('a streamed response goes out chunked, and curl reads it with keep-alive', 
 
 test('HttpServerCodec and HttpResponse check their arguments', (t) => {
   t.throws(() => new HttpServerCodec({ maxHeadSize: 1 }), { code: 'ERR_OUT_OF_RANGE' })
+  t.throws(() => new HttpServerCodec({ headerTimeout: -1 }), { code: 'ERR_OUT_OF_RANGE' })
   t.throws(() => new HttpResponse(42), { code: 'ERR_OUT_OF_RANGE' })
   t.throws(() => new HttpResponse(200, {}, 5 as never), { code: 'ERR_INVALID_ARG_TYPE' })
 })

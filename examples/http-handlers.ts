@@ -1,16 +1,27 @@
 // The connections of the HTTP server (http-hello.ts runs it): the pipeline of each connection.
 //
-// The pipeline:
+// The pipeline (default):
 //   idle timeout (lib/idle.ts)    closes a connection without traffic for `--idle` seconds
 //                                 (default 60; 0: never): a kept-alive client that went silent.
+//   HttpServerCodec (native)      netloop's HTTP/1.1 codec (crates/http): requests are parsed in
+//                                 Rust and reach JS once each as an `HttpRequest`; responses are
+//                                 framed natively (Content-Length, Date, Connection), in request
+//                                 order (pipelining), with the keep-alive rules of HTTP/1.0 and
+//                                 1.1. Malformed requests are answered natively (400, 413, 431...)
+//                                 and the connection closes. A request head must arrive whole
+//                                 within `--header-timeout` seconds (default 10; 0: no limit) of
+//                                 the connection's start or of its first byte, or the answer is
+//                                 408 and the connection closes: a client that trickles its
+//                                 headers in (slowloris) cannot hold a connection.
+//   NativeHelloHandler            answers each request with an `HttpResponse` ("Hello, World!"),
+//                                 flushed once per read batch.
+//
+// With `--js-codec` the protocol is done in JS instead (an example of a JS decoder, and the
+// baseline for benchmark comparisons):
 //   HttpRequestDecoder (inbound)  bytes -> Request objects: the request line and headers up to
 //                                 the empty line, then a Content-Length body skipped; requests
 //                                 split across reads wait in a cumulation, several in one read
-//                                 (pipelining) come out one by one. A request head must arrive
-//                                 whole within `--header-timeout` seconds (default 10; 0: no
-//                                 limit) of the connection's start or of its first byte, or the
-//                                 answer is 408 and the connection closes: a client that trickles
-//                                 its headers in (slowloris) cannot hold a connection.
+//                                 (pipelining) come out one by one. The same `--header-timeout`.
 //   HelloHandler                  one response per request, written with ctx.write and flushed
 //                                 once per read batch; `Connection: close` (or HTTP/1.0 without
 //                                 keep-alive) closes once the response is written.
@@ -18,7 +29,7 @@
 // With `--threads N` every worker thread imports this module and runs `childHandler` for the
 // connections of its loop (each thread keeps its own `Date` header).
 import { isMainThread, workerData } from 'node:worker_threads'
-import type { Channel, ChannelHandler, ChannelHandlerContext, ScheduledTask } from '../index'
+import { type Channel, type ChannelHandler, type ChannelHandlerContext, HttpContent, HttpRequest, HttpResponse, HttpServerCodec, type ScheduledTask } from '../index'
 import { addIdleTimeout, idleSeconds, secondsArg } from './lib/idle'
 
 /** Seconds without traffic before a connection is closed (`--idle`). */
@@ -26,9 +37,10 @@ export const IDLE_DEFAULT = 60
 /** Seconds a request head may take to arrive (`--header-timeout`). */
 export const HEADER_TIMEOUT_DEFAULT = 10
 const idle = idleSeconds(IDLE_DEFAULT)
-const headerTimeout = isMainThread
-  ? secondsArg('--header-timeout', HEADER_TIMEOUT_DEFAULT)
-  : ((workerData as { headerTimeoutSeconds?: number } | undefined)?.headerTimeoutSeconds ?? HEADER_TIMEOUT_DEFAULT)
+const passed = workerData as { headerTimeoutSeconds?: number; jsCodec?: boolean } | undefined
+const headerTimeout = isMainThread ? secondsArg('--header-timeout', HEADER_TIMEOUT_DEFAULT) : (passed?.headerTimeoutSeconds ?? HEADER_TIMEOUT_DEFAULT)
+/** `--js-codec`: parse and frame HTTP in JS instead of the native codec. */
+const jsCodec = isMainThread ? process.argv.includes('--js-codec') : passed?.jsCodec === true
 
 interface Request {
   method: string
@@ -233,6 +245,42 @@ class HelloHandler implements ChannelHandler {
   }
 }
 
+// ---- the native codec's application handler ----
+
+const HELLO = Buffer.from('Hello, World!')
+const TEXT: [string, string] = ['Content-Type', 'text/plain; charset=utf-8']
+/** The two responses, reused (they answer the oldest unanswered request; the codec adds Date). */
+const nativeHello = {
+  keep: new HttpResponse(200, [TEXT, ['Connection', 'keep-alive']], HELLO),
+  close: new HttpResponse(200, [TEXT], HELLO),
+}
+
+class NativeHelloHandler implements ChannelHandler {
+  /** keepAlive of a request whose (large) body is still streaming in. */
+  #streamingKeep = true
+
+  channelRead(ctx: ChannelHandlerContext, msg: HttpRequest | HttpContent) {
+    if (msg instanceof HttpRequest) {
+      if (msg.streaming) this.#streamingKeep = msg.keepAlive // answered after its last piece
+      else ctx.write(msg.keepAlive ? nativeHello.keep : nativeHello.close)
+    } else if (msg instanceof HttpContent && msg.last) {
+      ctx.write(this.#streamingKeep ? nativeHello.keep : nativeHello.close)
+    }
+  }
+
+  channelReadComplete(ctx: ChannelHandlerContext) {
+    ctx.flush()
+  }
+
+  exceptionCaught(ctx: ChannelHandlerContext, e: Error) {
+    const code = (e as NodeJS.ErrnoException).code ?? ''
+    // HPE_* and ERR_HTTP_*: a request the codec refused; it answered natively and closes
+    if (code.startsWith('HPE_') || code.startsWith('ERR_HTTP_')) return
+    if (!QUIET_ERRORS.has(code)) console.error(`http-hello: channel ${ctx.channel.id}: ${e.message}`)
+    ctx.close()
+  }
+}
+
 /** Refreshes `date` once a second, on the loop of this thread's first connection. */
 let dateTimer: ScheduledTask | undefined
 
@@ -241,13 +289,18 @@ let dateTimer: ScheduledTask | undefined
  * (--threads N) a worker's loop, where netloop's worker calls it for every connection.
  */
 export function childHandler(ch: Channel): void {
-  if (!dateTimer) {
-    refreshDate() // the module may have been loaded long before
-    dateTimer = ch.eventLoop.scheduleAtFixedRate(refreshDate, 1000, 1000)
+  if (jsCodec) {
+    if (!dateTimer) {
+      refreshDate() // the module may have been loaded long before
+      dateTimer = ch.eventLoop.scheduleAtFixedRate(refreshDate, 1000, 1000)
+    }
+    ch.pipeline.addLast('decoder', new HttpRequestDecoder()).addLast('hello', new HelloHandler())
+  } else {
+    const ms = headerTimeout > 0 ? Math.max(1, Math.round(headerTimeout * 1000)) : 0
+    ch.pipeline.addLast('http', new HttpServerCodec({ headerTimeout: ms })).addLast('hello', new NativeHelloHandler())
   }
-  ch.pipeline.addLast('decoder', new HttpRequestDecoder()).addLast('hello', new HelloHandler())
   addIdleTimeout(ch, idle)
 }
 
 /** What the main thread passes to the workers (--threads N). */
-export const workerSettings = { headerTimeoutSeconds: headerTimeout }
+export const workerSettings = { headerTimeoutSeconds: headerTimeout, jsCodec }

@@ -1,5 +1,6 @@
 // HTTP/1.1 "Hello, World!" with keep-alive and pipelining, on netloop (curl and wrk work).
-// The protocol (request decoder, responses) is in http-handlers.ts; this file starts the server.
+// The protocol is netloop's native HTTP codec (HttpServerCodec) with a small JS handler, in
+// http-handlers.ts (`--js-codec`: a pure-JS decoder instead); this file starts the server.
 //
 //   node --import tsx examples/http-hello.ts [--port 8080]   # PORT=... works too; --port 0 picks one
 //   curl -v http://127.0.0.1:8080/ http://127.0.0.1:8080/     # the second request reuses the connection
@@ -18,6 +19,8 @@
 //   --idle S      close a connection after S seconds without traffic (default 60; 0: never).
 //   --header-timeout S   answer 408 and close when a request head takes longer than S seconds
 //                 to arrive (default 10; 0: no limit).
+//   --js-codec    parse and frame HTTP in JS (http-handlers.ts's HttpRequestDecoder) instead of
+//                 the native codec: an example of a JS decoder, and a baseline for benchmarks.
 import { IDLE_DEFAULT, childHandler, workerSettings } from './http-handlers'
 import { idleSeconds } from './lib/idle'
 import { runExample, start } from './lib/server'

@@ -5,7 +5,8 @@
  * `HttpResponse`s written by JS are framed natively (Content-Length or chunked, `Date`,
  * `Connection`), in request order, with HTTP/1.0 and 1.1 keep-alive rules, HEAD and
  * `Expect: 100-continue` handled. Malformed or oversized requests are answered natively
- * (400, 413, 414, 417, 431, 501) and the connection closes.
+ * (400, 413, 414, 417, 431, 501), a request head that takes longer than `headerTimeout` with
+ * 408, and the connection closes.
  *
  * ```ts
  * ch.pipeline.addLast('http', new HttpServerCodec()).addLast('app', {
@@ -31,6 +32,13 @@ export interface HttpServerCodecOptions {
     aggregateLimit?: number;
     /** HTTP/1.1 requests without `Host` are refused (default true) [400]. */
     requireHost?: boolean;
+    /**
+     * Milliseconds a request head may take to arrive whole (node:http's `headersTimeout`, the
+     * slowloris defence; default 10000, 0: no limit) [408]. The clock starts when the connection
+     * becomes active for the first request, and at the first byte of each later head (the quiet
+     * time between requests on a kept-alive connection is left to an idle timeout).
+     */
+    headerTimeout?: number;
 }
 /** Parses requests and frames responses natively. One per connection, like Netty's. */
 export declare class HttpServerCodec extends NativeHandler {

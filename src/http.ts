@@ -5,7 +5,8 @@
  * `HttpResponse`s written by JS are framed natively (Content-Length or chunked, `Date`,
  * `Connection`), in request order, with HTTP/1.0 and 1.1 keep-alive rules, HEAD and
  * `Expect: 100-continue` handled. Malformed or oversized requests are answered natively
- * (400, 413, 414, 417, 431, 501) and the connection closes.
+ * (400, 413, 414, 417, 431, 501), a request head that takes longer than `headerTimeout` with
+ * 408, and the connection closes.
  *
  * ```ts
  * ch.pipeline.addLast('http', new HttpServerCodec()).addLast('app', {
@@ -33,6 +34,13 @@ export interface HttpServerCodecOptions {
   aggregateLimit?: number
   /** HTTP/1.1 requests without `Host` are refused (default true) [400]. */
   requireHost?: boolean
+  /**
+   * Milliseconds a request head may take to arrive whole (node:http's `headersTimeout`, the
+   * slowloris defence; default 10000, 0: no limit) [408]. The clock starts when the connection
+   * becomes active for the first request, and at the first byte of each later head (the quiet
+   * time between requests on a kept-alive connection is left to an idle timeout).
+   */
+  headerTimeout?: number
 }
 
 /** Node's fast latin1 decoding (`buffer.latin1Slice`), typed. */
@@ -50,6 +58,7 @@ export class HttpServerCodec extends NativeHandler {
       n('maxBodySize', o.maxBodySize, 16 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
       n('aggregateLimit', o.aggregateLimit, 64 * 1024, 0),
       o.requireHost === false ? 0 : 1,
+      n('headerTimeout', o.headerTimeout, 10_000, 0),
     ])
   }
 }

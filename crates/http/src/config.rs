@@ -1,7 +1,7 @@
 //! [`HttpServerConfig`]: the limits and switches of one server's codec, a plain struct so a
 //! binding can fill it from an options object.
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use crate::error::ConfigError;
 
@@ -33,6 +33,14 @@ pub struct HttpServerConfig {
     /// The wall clock the `Date` header shows (tests replace it). Default `SystemTime::now`.
     /// The value is cached per event loop and refreshed at most once a second of loop time.
     pub wall_clock: fn() -> SystemTime,
+    /// How long a request head may take to arrive whole (node:http's `headersTimeout`, the
+    /// slowloris defence); when it runs out the codec answers `408 Request Timeout` and
+    /// closes. The clock starts when the connection becomes active (for the first request)
+    /// and at the first byte of each later head: the quiet time between two requests on a
+    /// kept-alive connection is an idle timeout's business, not this one's. Default 10 s;
+    /// `None`: no limit. Needs the channel's event loop (in an `EmbeddedChannel`, loop time
+    /// moves with `advance_time`).
+    pub header_timeout: Option<Duration>,
 }
 
 impl Default for HttpServerConfig {
@@ -46,6 +54,7 @@ impl Default for HttpServerConfig {
             require_host: true,
             date_header: true,
             wall_clock: SystemTime::now,
+            header_timeout: Some(Duration::from_secs(10)),
         }
     }
 }
@@ -72,6 +81,9 @@ impl HttpServerConfig {
         }
         if self.max_header_count == 0 {
             return bad("max_header_count must be positive");
+        }
+        if self.header_timeout == Some(Duration::ZERO) {
+            return bad("header_timeout must be positive (None turns it off)");
         }
         Ok(())
     }

@@ -54,6 +54,12 @@ pub enum HttpError {
     ExpectationFailed,
     /// The request's `Transfer-Encoding` applies a coding this server does not decode (501).
     UnsupportedTransferCoding,
+    /// A request head did not arrive whole within `header_timeout` (408). node:http reports
+    /// the same case with this code.
+    HeaderTimeout {
+        /// The configured `header_timeout`.
+        timeout: std::time::Duration,
+    },
     /// The connection ended while a request body announced to the application was still
     /// being received (node's `aborted`). No answer is possible.
     Aborted,
@@ -81,6 +87,7 @@ impl HttpError {
             HttpError::BodyTooLarge { .. } => "ERR_HTTP_BODY_TOO_LARGE",
             HttpError::ExpectationFailed => "ERR_HTTP_EXPECTATION_FAILED",
             HttpError::UnsupportedTransferCoding => "ERR_HTTP_UNSUPPORTED_TRANSFER_CODING",
+            HttpError::HeaderTimeout { .. } => "ERR_HTTP_REQUEST_TIMEOUT",
             HttpError::Aborted => "ECONNRESET",
             HttpError::InvalidResponse { code, .. } => code,
             HttpError::NoPendingRequest => "ERR_HTTP_HEADERS_SENT",
@@ -96,6 +103,7 @@ impl HttpError {
             HttpError::BodyTooLarge { .. } => Some(413),
             HttpError::ExpectationFailed => Some(417),
             HttpError::UnsupportedTransferCoding => Some(501),
+            HttpError::HeaderTimeout { .. } => Some(408),
             HttpError::Aborted
             | HttpError::InvalidResponse { .. }
             | HttpError::NoPendingRequest => None,
@@ -141,6 +149,9 @@ impl fmt::Display for HttpError {
             HttpError::ExpectationFailed => f.write_str("unsupported Expect header"),
             HttpError::UnsupportedTransferCoding => {
                 f.write_str("unsupported transfer coding (only chunked is decoded)")
+            }
+            HttpError::HeaderTimeout { timeout } => {
+                write!(f, "the request head did not arrive within {timeout:?}")
             }
             HttpError::Aborted => f.write_str("aborted: the connection ended during the body"),
             HttpError::InvalidResponse { reason, .. } => write!(f, "invalid response: {reason}"),

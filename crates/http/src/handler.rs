@@ -15,6 +15,9 @@
 //! - A refused request is answered natively (after the responses to earlier requests), then
 //!   an [`HttpError`] is fired as `exception_caught` (code `HPE_*`, `ERR_HTTP_*`) and the
 //!   connection closes once the answer is written; later input is ignored.
+//! - A request head must arrive within `header_timeout` (see `head_timer.rs`): the clock runs
+//!   from `channel_active` for the first request and from the first byte of each later head;
+//!   when it runs out, the codec answers 408 like any refusal (`ERR_HTTP_REQUEST_TIMEOUT`).
 //! - Closing waits for the writes before it: an empty write with a listener marks the end,
 //!   and its completion closes the channel.
 
@@ -30,6 +33,7 @@ use crate::config::HttpServerConfig;
 use crate::date::{cached_date, DateValue};
 use crate::decoder::{Decoded, RequestDecoder};
 use crate::error::{ConfigError, HttpError};
+use crate::head_timer::HeadTimer;
 use crate::message::{HttpContent, HttpResponse};
 use crate::queue::{Action, Outgoing, ResponseQueue};
 
@@ -51,6 +55,7 @@ pub struct HttpServerCodec {
     streaming: Cell<Option<u64>>,
     fired: Cell<bool>,
     got_bytes: Cell<bool>,
+    head_timer: HeadTimer,
 }
 
 impl HttpServerCodec {
@@ -62,13 +67,14 @@ impl HttpServerCodec {
         config.validate()?;
         Ok(HttpServerCodec {
             decoder: RefCell::new(RequestDecoder::new(config.clone())),
-            config,
             cumulation: RefCell::new(BytesMut::new()),
             queue: RefCell::new(ResponseQueue::default()),
             scratch: Cell::new(Vec::new()),
             streaming: Cell::new(None),
             fired: Cell::new(false),
             got_bytes: Cell::new(false),
+            head_timer: HeadTimer::new(config.header_timeout),
+            config,
         })
     }
 
@@ -105,6 +111,7 @@ impl HttpServerCodec {
                 }
                 Action::Flush => ctx.flush(),
                 Action::Close => {
+                    self.head_timer.cancel();
                     self.decoder.borrow_mut().stop();
                     self.cumulation.borrow_mut().clear();
                     close_after_writes(ctx);
@@ -135,7 +142,11 @@ impl HttpServerCodec {
             self.deliver(ctx, event);
         }
         self.scratch.set(out);
+        if result.is_ok() {
+            self.update_head_timer(ctx);
+        }
         if let Err(error) = result {
+            self.head_timer.cancel();
             if self.streaming.get().is_some() && failed_in == self.streaming.get() {
                 self.streaming.set(None);
             }
@@ -148,6 +159,52 @@ impl HttpServerCodec {
             self.run(ctx);
             ctx.fire_exception_caught(error.into_transport());
         }
+    }
+
+    /// Runs the head clock while a head is awaited: for the first request from the start,
+    /// for later ones once their first byte is here (the time between requests is idle time).
+    fn update_head_timer(&self, ctx: &ChannelHandlerContext) {
+        let (awaiting, next_id) = {
+            let d = self.decoder.borrow();
+            (
+                !d.is_finished() && d.request_in_body().is_none(),
+                d.next_id(),
+            )
+        };
+        let active = ctx.try_channel().is_some_and(|ch| ch.is_active());
+        let started = next_id == 0 || !self.cumulation.borrow().is_empty();
+        if awaiting && active && started && !self.queue.borrow().is_closed() {
+            self.head_timer.arm(ctx, next_id);
+        } else {
+            self.head_timer.cancel();
+        }
+    }
+
+    /// The head of request `id` did not arrive in time: answer 408 (after the responses owed
+    /// to earlier requests) and close.
+    pub(crate) fn head_timed_out(&self, ctx: &ChannelHandlerContext, id: u64) {
+        self.head_timer.fired(id);
+        let awaited = {
+            let d = self.decoder.borrow();
+            !d.is_finished() && d.request_in_body().is_none() && d.next_id() == id
+        };
+        let Some(timeout) = self.head_timer.timeout() else {
+            return;
+        };
+        if !awaited || self.queue.borrow().is_closed() {
+            return;
+        }
+        self.decoder.borrow_mut().stop();
+        self.cumulation.borrow_mut().clear();
+        let error = HttpError::HeaderTimeout { timeout };
+        {
+            let date = self.date(ctx);
+            let mut q = self.queue.borrow_mut();
+            q.set_date(date);
+            q.refuse(&error, None, id);
+        }
+        self.run(ctx);
+        ctx.fire_exception_caught(error.into_transport());
     }
 
     fn deliver(&self, ctx: &ChannelHandlerContext, event: Decoded) {
@@ -222,7 +279,19 @@ impl ChannelHandler for HttpServerCodec {
         Some(self)
     }
 
+    fn handler_added(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.update_head_timer(ctx);
+        Ok(())
+    }
+
+    fn channel_active(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.update_head_timer(ctx);
+        ctx.fire_channel_active();
+        Ok(())
+    }
+
     fn handler_removed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.head_timer.cancel();
         self.queue.borrow_mut().abandon();
         self.run(ctx);
         let leftover = self.cumulation.borrow_mut().split().freeze();
@@ -258,6 +327,7 @@ impl ChannelHandler for HttpServerCodec {
     }
 
     fn channel_inactive(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.head_timer.cancel();
         self.decoder.borrow_mut().stop();
         self.cumulation.borrow_mut().clear();
         self.queue.borrow_mut().abandon();
@@ -271,6 +341,7 @@ impl ChannelHandler for HttpServerCodec {
 
     fn user_event_triggered(&self, ctx: &ChannelHandlerContext, event: UserEvent) -> HandlerResult {
         if event.is::<ChannelInputShutdown>() {
+            self.head_timer.cancel();
             self.decoder.borrow_mut().stop();
             self.queue.borrow_mut().input_done();
             self.run(ctx);

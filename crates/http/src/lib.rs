@@ -36,7 +36,8 @@
 //! HTTP/1.0 and 1.1.
 //!
 //! Requests it refuses (malformed, smuggling attempts, over a limit) are answered natively
-//! with 400, 413, 414, 417, 431 or 501, then the connection closes; the [`HttpError`] (with a
+//! with 400, 413, 414, 417, 431 or 501, then the connection closes; a request head that does
+//! not arrive within [`HttpServerConfig::header_timeout`] is answered with 408 and closes too; the [`HttpError`] (with a
 //! stable code, llhttp's `HPE_*` where node has one) reaches `exceptionCaught`.
 //!
 //! Layers: [`RequestDecoder`] parses requests from bytes without a pipeline (the fuzz target
@@ -62,6 +63,7 @@ mod encoder;
 mod error;
 mod handler;
 mod head;
+mod head_timer;
 mod input;
 mod message;
 mod queue;

@@ -145,6 +145,11 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
                 max_body_size: size(p, 3) as u64,
                 aggregate_limit: size(p, 4),
                 require_host: flag(p, 5),
+                // milliseconds; 0: no request-head timeout
+                header_timeout: match size(p, 6) {
+                    0 => None,
+                    ms => Some(std::time::Duration::from_millis(ms as u64)),
+                },
                 ..Default::default()
             };
             Rc::new(

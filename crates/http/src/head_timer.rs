@@ -1,0 +1,80 @@
+//! [`HeadTimer`]: the request-head timeout of one connection (node:http's `headersTimeout`,
+//! the slowloris defence), armed on the channel's event loop.
+//!
+//! Ground rules:
+//! - Loop thread only; the timer task runs on the channel's loop and reaches the codec
+//!   through its context (`ctx.handler()`), so it holds no reference to the codec itself.
+//! - The timer is armed for one request (its id): when that head is decoded in time, the
+//!   codec cancels it; a task that still runs for a request no longer awaited does nothing.
+//! - Cancelled when the channel goes inactive, the handler is removed, or the codec stops
+//!   reading requests (a closing response, a refusal, the end of input).
+
+use std::cell::RefCell;
+use std::time::Duration;
+
+use netloop_eventloop::ScheduledHandle;
+use netloop_transport::ChannelHandlerContext;
+
+use crate::handler::HttpServerCodec;
+
+/// The armed timer of one codec: the request it waits for and the loop's handle.
+#[derive(Debug)]
+pub(crate) struct HeadTimer {
+    timeout: Option<Duration>,
+    armed: RefCell<Option<(u64, ScheduledHandle)>>,
+}
+
+impl HeadTimer {
+    pub(crate) fn new(timeout: Option<Duration>) -> Self {
+        HeadTimer {
+            timeout,
+            armed: RefCell::new(None),
+        }
+    }
+
+    /// Starts the clock for request `id`'s head, unless it runs for that request already.
+    /// Without a timeout, or off the channel's loop thread, it does nothing.
+    pub(crate) fn arm(&self, ctx: &ChannelHandlerContext, id: u64) {
+        let Some(timeout) = self.timeout else { return };
+        if matches!(&*self.armed.borrow(), Some((armed, _)) if *armed == id) {
+            return;
+        }
+        self.cancel();
+        let Some(event_loop) = ctx.try_channel().and_then(|ch| ch.event_loop().local()) else {
+            return;
+        };
+        let c = ctx.clone();
+        let handle = event_loop.schedule_local(timeout, move || {
+            if c.is_removed() {
+                return;
+            }
+            let handler = c.handler();
+            let codec = handler
+                .as_any()
+                .and_then(|a| a.downcast_ref::<HttpServerCodec>());
+            if let Some(codec) = codec {
+                codec.head_timed_out(&c, id);
+            }
+        });
+        *self.armed.borrow_mut() = Some((id, handle));
+    }
+
+    /// Stops the clock (nothing happens if it was not running).
+    pub(crate) fn cancel(&self) {
+        if let Some((_, handle)) = self.armed.borrow_mut().take() {
+            handle.cancel();
+        }
+    }
+
+    /// The timer fired for request `id`: forget it (it is no longer armed).
+    pub(crate) fn fired(&self, id: u64) {
+        let mut armed = self.armed.borrow_mut();
+        if matches!(&*armed, Some((a, _)) if *a == id) {
+            *armed = None;
+        }
+    }
+
+    pub(crate) fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+}
