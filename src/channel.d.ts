@@ -63,7 +63,9 @@ export declare class Channel implements ServerChannel {
     shutdownOutput(): Promise<void>;
     /** A promise for an outbound operation, to await it. */
     newPromise(): ChannelPromise;
-    /** The void promise: nobody awaits it, a failure goes to `exceptionCaught`. */
+    /** The void promise (Netty's `voidPromise()`): it cannot be awaited, and a failure of the
+     * operation it is given to goes to `exceptionCaught`. Writes made without a promise are
+     * silent instead (Netty's `write(msg)`). */
     voidPromise(): ChannelPromise;
     /**
      * Netty's user-defined writability: flag `index` (1..31) turned off makes the channel

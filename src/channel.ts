@@ -6,7 +6,7 @@ import { AsyncResource } from 'node:async_hooks'
 import type { AddressInfo } from 'node:net'
 import { NetloopError } from './errors'
 import { ChannelPipeline } from './pipeline'
-import { ChannelPromise } from './promise'
+import { ChannelPromise, SILENT_PROMISE } from './promise'
 import type { ChannelHub } from './hub'
 import type { ChannelHandlerContext } from './context'
 import type { EventLoop } from './loop'
@@ -171,14 +171,14 @@ export class Channel implements ServerChannel {
   write(msg: Outbound): void
   write(msg: Outbound, promise: ChannelPromise): ChannelPromise
   write(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
-    this.pipeline._fireOutbound(this.pipeline._tail, W.WRITE_BYTES, msg, promise)
+    this.pipeline._fireOutbound(this.pipeline._tail, W.WRITE_BYTES, msg, promise ?? SILENT_PROMISE)
     return promise
   }
 
   writeAndFlush(msg: Outbound): void
   writeAndFlush(msg: Outbound, promise: ChannelPromise): ChannelPromise
   writeAndFlush(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
-    this.pipeline._fireOutbound(this.pipeline._tail, W.WRITE_BYTES, msg, promise)
+    this.pipeline._fireOutbound(this.pipeline._tail, W.WRITE_BYTES, msg, promise ?? SILENT_PROMISE)
     this.pipeline._fireOutbound(this.pipeline._tail, W.FLUSH, undefined, undefined)
     return promise
   }
@@ -215,7 +215,9 @@ export class Channel implements ServerChannel {
     return new ChannelPromise(NaN)
   }
 
-  /** The void promise: nobody awaits it, a failure goes to `exceptionCaught`. */
+  /** The void promise (Netty's `voidPromise()`): it cannot be awaited, and a failure of the
+   * operation it is given to goes to `exceptionCaught`. Writes made without a promise are
+   * silent instead (Netty's `write(msg)`). */
   voidPromise(): ChannelPromise {
     return this.pipeline._voidPromise
   }

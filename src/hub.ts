@@ -11,8 +11,8 @@ import { ChannelHandlerContext, Kind } from './context'
 import { NetloopError } from './errors'
 import { ChannelInputShutdownEvent, idleEvent } from './handlers'
 import type { EventLoop } from './loop'
-import { ChannelPromise } from './promise'
-import { ARENA_BYTES, ARENA_MAX_WRITE, EVENT_CAPACITY, OP_CAPACITY, W, checkWire } from './wire'
+import { ChannelPromise, SILENT_PROMISE } from './promise'
+import { ARENA_BYTES, ARENA_MAX_WRITE, EVENT_CAPACITY, OP_CAPACITY, VOID_FIRING, W, checkWire } from './wire'
 
 const NativeChannels = native.NativeChannels
 type NativeChannels = Native.NativeChannels
@@ -261,8 +261,10 @@ export class ChannelHub {
     this.#encB = b
   }
 
+  /** The wire id of `p`: 0 silent void, `VOID_FIRING`, a JS id (> 0) or a lent one (< -1). */
   #promiseId(p: ChannelPromise | undefined): number {
-    if (p === undefined || p._id === 0) return 0
+    if (p === undefined) return 0
+    if (p._id === 0) return p._fires ? VOID_FIRING : 0
     if (p._id < 0 || p._id > 0) return p._id
     const id = this.#nextPromise++
     p._id = id
@@ -297,7 +299,7 @@ export class ChannelHub {
       if (kind === W.WRITE_BYTES || kind === W.CLOSE) {
         const closed = errorOf('ERR_CHANNEL_CLOSED', `channel ${ch.id} is closed`, ch.id)
         if (kind === W.CLOSE) promise?._complete({ ok: true })
-        else (promise ?? ch.pipeline._voidPromise)._complete({ ok: false, error: closed })
+        else promise?._complete({ ok: false, error: closed })
       }
       return
     }
@@ -363,9 +365,13 @@ export class ChannelHub {
     }
   }
 
+  /** A native error is four strings: code, message, and its cause's code and message ('' if none). */
   #error(b: number, at: number, strings: string[] | undefined, channel: number): unknown {
     if (b === 2) return this.#tokens.get(at)
-    return errorOf(strings?.[at] ?? 'ERR_UNKNOWN', strings?.[at + 1] ?? '', channel)
+    const e = errorOf(strings?.[at] ?? 'ERR_UNKNOWN', strings?.[at + 1] ?? '', channel)
+    const causeCode = strings?.[at + 2]
+    if (causeCode) (e as { cause?: unknown }).cause = errorOf(causeCode, strings?.[at + 3] ?? '', channel)
+    return e
   }
 
   #take(token: number): unknown {
@@ -398,7 +404,8 @@ export class ChannelHub {
     }
     if (kind < W.PROMISE_DONE) {
       const ctx = this.#context(ch, ctxId)
-      const promise = c < 0 ? new ChannelPromise(c, undefined, this.#completeNative) : c === 0 ? ctx?.pipeline._voidPromise : undefined
+      const promise =
+        c < VOID_FIRING ? new ChannelPromise(c, undefined, this.#completeNative) : c === VOID_FIRING ? ctx?.pipeline._voidPromise : c === 0 ? SILENT_PROMISE : undefined
       if (!ctx) {
         promise?.tryFailure(errorOf('ERR_CHANNEL_CLOSED', 'the handler is gone', chan))
         return

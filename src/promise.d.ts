@@ -1,7 +1,13 @@
 export declare class ChannelPromise implements PromiseLike<void> {
     #private;
-    /** True for a void promise: nobody awaits it; a failure goes to `exceptionCaught`. */
+    /** True for a void promise (the silent one of promise-less writes, or `voidPromise()`). */
     get isVoid(): boolean;
+    /**
+     * A promise that can be listened to in place of this one (Netty's `unvoid()`): this one if
+     * it is not void; for a void one a new promise, whose failure still goes to
+     * `exceptionCaught` when this one's would have.
+     */
+    unvoid(): ChannelPromise;
     get isDone(): boolean;
     get isSuccess(): boolean;
     /** The failure, once failed. */

@@ -31,27 +31,28 @@ impl JsAdapter {
         }
     }
 
+    /// A read (`promise` is `None`) or a write for the JS handler: bytes and JS values become
+    /// a record (the write's promise lent to JS), a native value goes on untouched.
     fn push_message(
         &self,
         ctx: &ChannelHandlerContext,
-        read: bool,
         msg: Message,
-        promise: f64,
+        promise: Option<ChannelPromise>,
     ) -> HandlerResult {
         let Some(hub) = self.hub.upgrade() else {
             return Ok(());
         };
-        match msg {
-            Message::Bytes(b) => {
-                let mut out = hub.outbox();
-                let off = out.put_bytes(&b);
+        let read = promise.is_none();
+        let (kind, a, b) = match msg {
+            Message::Bytes(bytes) => {
+                let off = hub.outbox().put_bytes(&bytes);
+                hub.count_bytes_out_to_js(bytes.len());
                 let kind = if read {
                     wire::READ_BYTES
                 } else {
                     wire::WRITE_BYTES
                 };
-                out.push(kind, self.channel, self.ctx, off, b.len() as f64, promise);
-                hub.count_bytes_out_to_js(b.len());
+                (kind, off, bytes.len() as f64)
             }
             other => match other.downcast::<JsValue>() {
                 Ok(v) => {
@@ -60,22 +61,21 @@ impl JsAdapter {
                     } else {
                         wire::WRITE_VALUE
                     };
-                    hub.outbox()
-                        .push(kind, self.channel, self.ctx, v.take(), 0.0, promise);
+                    (kind, v.take(), 0.0)
                 }
                 Err(other) => {
                     // A native value a JS handler cannot see: pass it on untouched.
                     drop(hub);
-                    if read {
-                        ctx.fire_channel_read(other);
-                    } else {
-                        let p = self.hub.upgrade().and_then(|h| h.take_promise(promise));
-                        ctx.write_with(other, p.unwrap_or_default());
+                    match promise {
+                        None => ctx.fire_channel_read(other),
+                        Some(p) => ctx.write_with(other, p),
                     }
                     return Ok(());
                 }
             },
-        }
+        };
+        let c = promise.map_or(0.0, |p| hub.lend_promise(p));
+        hub.outbox().push(kind, self.channel, self.ctx, a, b, c);
         Ok(())
     }
 }
@@ -98,7 +98,7 @@ impl ChannelHandler for JsAdapter {
         Ok(())
     }
     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
-        self.push_message(ctx, true, msg, 0.0)
+        self.push_message(ctx, msg, None)
     }
     fn channel_read_complete(&self, _: &ChannelHandlerContext) -> HandlerResult {
         self.push(wire::READ_COMPLETE, 0.0, 0.0, 0.0);
@@ -158,8 +158,7 @@ impl ChannelHandler for JsAdapter {
         msg: Message,
         promise: ChannelPromise,
     ) -> HandlerResult {
-        let id = self.hub.upgrade().map_or(0.0, |h| h.lend_promise(promise));
-        self.push_message(ctx, false, msg, id)
+        self.push_message(ctx, msg, Some(promise))
     }
     fn flush(&self, _: &ChannelHandlerContext) -> HandlerResult {
         self.push(wire::FLUSH, 0.0, 0.0, 0.0);

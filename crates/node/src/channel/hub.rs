@@ -96,7 +96,8 @@ impl Hub {
             closing: RefCell::default(),
             outbox: RefCell::default(),
             promises: RefCell::default(),
-            next_promise: Cell::new(1),
+            // Lent ids are negated and must stay below `wire::VOID_FIRING` (-1).
+            next_promise: Cell::new(2),
             delivering: Cell::new(false),
             refd_open: Cell::new(0),
             metrics: Metrics::default(),
@@ -258,10 +259,15 @@ impl Hub {
 
     // ---- promises ----
 
-    /// Keeps a native promise for JS; 0 for a void one.
+    /// Keeps a native promise for JS; 0 for a silent void one, `VOID_FIRING` for one whose
+    /// failure goes to `exceptionCaught`.
     pub fn lend_promise(&self, p: ChannelPromise) -> f64 {
         if p.is_void() {
-            return 0.0;
+            return if p.is_firing() {
+                wire::VOID_FIRING
+            } else {
+                0.0
+            };
         }
         let id = self.next_promise.get();
         self.next_promise.set(id + 1);
@@ -269,27 +275,31 @@ impl Hub {
         -(id as f64)
     }
 
-    /// The native promise lent as `id` (negative), if any.
+    /// The native promise lent as `id` (below `VOID_FIRING`), if any.
     pub fn take_promise(&self, id: f64) -> Option<ChannelPromise> {
-        if id < 0.0 {
+        if id < wire::VOID_FIRING {
             self.promises.borrow_mut().remove(&((-id) as u64))
         } else {
             None
         }
     }
 
-    /// The promise for an op: a lent native one, a new one reporting to JS promise `id`, or
-    /// (0) one whose failure is fired into the pipeline's `exceptionCaught`.
+    /// The promise for an op: a lent native one, a new one reporting to JS promise `id`, the
+    /// silent void one (0: a write made without a promise, Netty's `write(msg)`), or
+    /// (`VOID_FIRING`) one whose failure is fired into the pipeline's `exceptionCaught`.
     pub(super) fn promise_for(
         self: &Rc<Self>,
         id: f64,
         pipeline: &ChannelPipeline,
     ) -> ChannelPromise {
-        if id < 0.0 {
+        if id < wire::VOID_FIRING {
             return self.take_promise(id).unwrap_or_default();
         }
-        if id == 0.0 {
+        if id == wire::VOID_FIRING {
             return ChannelPromise::void_firing(pipeline);
+        }
+        if id == 0.0 {
+            return ChannelPromise::void();
         }
         let p = ChannelPromise::new();
         if let Some(f) = p.future() {
@@ -314,7 +324,8 @@ impl Hub {
         }
     }
 
-    /// Fails JS promise `id` at once (an op for a channel that is gone).
+    /// Fails JS promise `id` at once (an op for a channel that is gone). Void promises learn
+    /// nothing: their pipeline is gone with the channel.
     pub(super) fn fail_promise(&self, id: f64, e: TransportError) {
         if id > 0.0 {
             self.report_promise(id, &Err(e));

@@ -56,8 +56,9 @@ impl Outbox {
         off as f64
     }
 
-    /// Records an error for JS: a JS error keeps its identity, a native one becomes a
-    /// `(code, message)` pair of strings.
+    /// Records an error for JS: a JS error keeps its identity, a native one becomes four
+    /// strings: its code and message, then its cause's code and message (empty without one:
+    /// `ERR_CHANNEL_CLOSED` carries the error that closed the channel as its cause).
     pub fn put_error(&mut self, hub: u32, e: &TransportError) -> ErrorRef {
         if let Some(js) = e
             .foreign_source()
@@ -67,17 +68,30 @@ impl Outbox {
             return ErrorRef::Js(js);
         }
         let at = self.strings.len();
-        let code = match e {
-            // Node reports a connect timeout as ETIMEDOUT.
-            TransportError::ConnectTimeout => "ETIMEDOUT".to_string(),
-            other => other.code().to_string(),
-        };
-        self.strings.push(code);
+        self.strings.push(js_code(e));
         self.strings.push(e.to_string());
+        match e.cause() {
+            Some(c) => {
+                self.strings.push(js_code(c));
+                self.strings.push(c.to_string());
+            }
+            None => {
+                self.strings.push(String::new());
+                self.strings.push(String::new());
+            }
+        }
         ErrorRef::Native(at as f64)
     }
 
     pub fn records_len(&self) -> usize {
         self.records.len() / RECORD
+    }
+}
+
+/// The code JS sees for `e` (Node reports a connect timeout as ETIMEDOUT).
+fn js_code(e: &TransportError) -> String {
+    match e {
+        TransportError::ConnectTimeout => "ETIMEDOUT".to_string(),
+        other => other.code().to_string(),
     }
 }

@@ -66,8 +66,11 @@ pub const COMPLETE_PROMISE: u32 = 40;
 /// Registers the channel on its loop (after JS ran its initializer).
 pub const REGISTER: u32 = 41;
 
-// Promise ids: 0 is void (failures go to `exceptionCaught`); positive ids are JS's;
-// negative ids name native promises the hub holds for JS.
+/// Promise ids: 0 is the silent void promise (a write made without a promise: its failure is
+/// not reported, Netty's `write(msg)`); `VOID_FIRING` is the channel's `voidPromise()` (a
+/// failure goes to `exceptionCaught`); positive ids are JS's; ids below `VOID_FIRING` name
+/// native promises the hub holds for JS.
+pub const VOID_FIRING: f64 = -1.0;
 
 /// Every constant by name, for the JS side's load-time check.
 pub const ALL: &[(&str, u32)] = &[

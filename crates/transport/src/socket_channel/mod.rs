@@ -186,9 +186,11 @@ impl SocketIo {
         }
     }
 
+    /// A read failed (ECONNRESET...): `exception_caught` hears of it once, then the channel
+    /// closes with it as the cause its pending writes fail with.
     fn fail_and_close(&self, ch: &Channel, e: TransportError) {
-        ch.pipeline().fire_exception_caught(e);
-        ch.core_close(ChannelPromise::void());
+        ch.pipeline().fire_exception_caught(e.clone());
+        ch.close_with_cause(ChannelPromise::void(), Some(e));
     }
 }
 
