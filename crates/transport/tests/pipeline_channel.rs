@@ -170,3 +170,47 @@ fn the_close_hook_runs_once_before_the_close_future_and_never_when_set_after_the
         "a close future asked for after the close is complete"
     );
 }
+
+#[test]
+fn a_deferred_destroy_keeps_the_handlers_of_a_closed_channel_until_the_owner_removes_them() {
+    let l = log();
+    let ch = EmbeddedChannel::new(vec![
+        ("a", Recorder::rc("a", &l)),
+        ("b", Recorder::rc("b", &l)),
+    ]);
+    ch.pipeline().defer_destroy();
+    let a = ch.pipeline().context("a").expect("a is in the pipeline");
+    take(&l);
+    ch.close();
+    assert!(!ch.channel().is_registered());
+    assert_eq!(
+        take(&l),
+        [
+            "b:op:close",
+            "a:op:close",
+            "a:inactive",
+            "b:inactive",
+            "a:unregistered",
+            "b:unregistered"
+        ]
+    );
+    // An event passed on late (as a binding's handler does across a call boundary) still
+    // reaches the handlers after it.
+    a.fire_channel_inactive();
+    assert_eq!(take(&l), ["b:inactive"]);
+    ch.pipeline().destroy();
+    assert_eq!(take(&l), ["b:removed", "a:removed"]);
+    assert!(ch.pipeline().context("a").is_none());
+}
+
+#[test]
+fn without_a_deferred_destroy_the_handlers_go_once_the_closed_channel_is_unregistered() {
+    let l = log();
+    let ch = EmbeddedChannel::new(vec![("a", Recorder::rc("a", &l))]);
+    take(&l);
+    ch.close();
+    assert_eq!(
+        take(&l),
+        ["a:op:close", "a:inactive", "a:unregistered", "a:removed"]
+    );
+}

@@ -153,6 +153,9 @@ impl Hub {
                 out.push(wire::UNHANDLED, id as f64, 0.0, a, b, 0.0);
             }
         });
+        // JS handlers pass the close events on after the native part returned: the handlers
+        // are removed when the channel leaves the hub (`sweep`), once the events went through.
+        channel.pipeline().defer_destroy();
         channel.on_close(move || {
             if let Some(hub) = weak.upgrade() {
                 hub.on_closed(id);
@@ -230,16 +233,30 @@ impl Hub {
         self.channels.borrow().len()
     }
 
-    /// Closed channels that are unregistered leave the table.
+    /// Closed channels that are unregistered leave the table, once their close events went
+    /// through the whole pipeline: a channel for which records still wait to reach JS stays
+    /// (a JS handler in front of a native one passes `channelInactive` on with an op, which
+    /// the native handler passes to the JS handlers behind it with new records). Netty runs
+    /// the pipeline's `handlerRemoved`s after `channelUnregistered` went through it.
     pub(super) fn sweep(&self) {
         let ids: Vec<u64> = std::mem::take(&mut *self.closing.borrow_mut());
+        if ids.is_empty() {
+            return;
+        }
+        let busy: std::collections::HashSet<u64> = self
+            .outbox
+            .borrow()
+            .records
+            .chunks_exact(wire::RECORD)
+            .map(|r| r[1] as u64)
+            .collect();
         let mut keep = Vec::new();
         let mut gone = Vec::new();
         {
             let mut map = self.channels.borrow_mut();
             for id in ids {
                 match map.get(&id) {
-                    Some(e) if e.channel.is_registered() => keep.push(id),
+                    Some(e) if e.channel.is_registered() || busy.contains(&id) => keep.push(id),
                     Some(_) => gone.extend(map.remove(&id)),
                     None => {}
                 }
@@ -252,7 +269,10 @@ impl Hub {
                 out.push(wire::FORGET, e.channel.id().0 as f64, 0.0, 0.0, 0.0, 0.0);
             }
         }
-        // Dropped outside the borrows: dropping a pipeline may run handler code.
+        // Outside the borrows: removing handlers (and dropping a pipeline) runs handler code.
+        for e in &gone {
+            e.channel.pipeline().destroy();
+        }
         drop(gone);
         self.closing.borrow_mut().extend(keep);
     }
