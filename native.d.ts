@@ -12,14 +12,14 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class NativeChannels {
   /**
    * Adds the stand-in of JS context `ctx` named `name` (pos: 0 first, 1 last, 2 before
-   * `base`, 3 after `base`).
+   * `base`, 3 after `base`). `takes`: 1 the handler has inbound methods, 2 outbound ones.
    */
-  addJs(id: number, pos: number, base: string, name: string, ctx: number): void
+  addJs(id: number, pos: number, base: string, name: string, ctx: number, takes: number): void
   /** Adds a built-in native handler of `kind` with Netty's parameters. */
   addNative(id: number, pos: number, base: string, name: string, kind: number, params: Array<number>, delimiters?: Array<Buffer> | undefined | null): void
   remove(id: number, name: string): void
   /** Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`. */
-  replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters?: Array<Buffer> | undefined | null): void
+  replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters: Array<Buffer> | undefined | null, takes: number): void
   /**
    * `dispatch(count, arena, strings)` receives event records; `events`/`ops` are the
    * shared `Float64Array`s and `arena` the write arena (`Uint8Array`).

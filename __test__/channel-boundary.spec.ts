@@ -55,3 +55,37 @@ test('a JS handler behind two native handlers and another JS handler still sees 
     )
   }
 })
+
+test('a write made behind a native handler reaches the outbound buffer: the writability loop stops and everything arrives', async (t) => {
+  const loop = loopFor(t)
+  const chunk = Buffer.alloc(4096, 7)
+  const cap = 10_000
+  let writes = -1
+  const { port } = await serve(
+    t,
+    loop,
+    (ch) => {
+      ch.pipeline
+        .addLast('first', { channelRead: (ctx, m) => void ctx.fireChannelRead(m) })
+        .addLast('lines', new LineBasedFrameDecoder(1024))
+        .addLast('producer', {
+          channelActive: (ctx) => {
+            let n = 0
+            while (ctx.channel.isWritable && n < cap) {
+              ctx.writeAndFlush(chunk)
+              n++
+            }
+            writes = n
+          },
+        })
+    },
+    { writeBufferHighWaterMark: 64 * 1024, writeBufferLowWaterMark: 32 * 1024 },
+  )
+  const s = await netClient(t, port)
+  let received = 0
+  s.on('data', (d) => (received += d.length))
+  await until(() => writes >= 0)
+  t.true(writes < cap, `the loop ran ${writes} writes`)
+  await until(() => received === writes * chunk.length)
+  t.pass()
+})

@@ -63,6 +63,18 @@ export function channelMetrics(loop: EventLoop): ChannelMetrics | undefined {
   return { iterations: m[0], deliveries: m[1], events: m[2], jsToNativeCalls: m[3], ops: m[4], bytesIn: m[5], bytesOut: m[6], channels: m[7] }
 }
 
+/**
+ * Which directions a JS handler has methods for (1 inbound, 2 outbound): its native stand-in
+ * passes the other direction on natively, as JS skips the handler (adapter.rs).
+ */
+function takes(ctx: ChannelHandlerContext): number {
+  const m = ctx._methods
+  let bits = 0
+  for (let k = W.REGISTERED; k <= W.WRITABILITY; k++) if (m[k] !== undefined) bits |= 1
+  for (const k of [W.WRITE_BYTES, W.FLUSH, W.READ, W.CLOSE]) if (m[k] !== undefined) bits |= 2
+  return bits
+}
+
 function errorOf(code: string, message: string, channel: number): NetloopError {
   const e = new NetloopError(code, message)
   if (channel) (e as NetloopError & { channelId?: number }).channelId = channel
@@ -155,7 +167,7 @@ export class ChannelHub {
     if (!this.#known(ch)) return
     this.#call(() =>
       ctx._kind === Kind.Js
-        ? this.native.addJs(ch.id, pos, base, ctx.name, ctx._id)
+        ? this.native.addJs(ch.id, pos, base, ctx.name, ctx._id, takes(ctx))
         : this.native.addNative(ch.id, pos, base, ctx.name, ctx.nativeHandler!._kind, ctx.nativeHandler!._params, ctx.nativeHandler!._delimiters),
     )
   }
@@ -167,7 +179,7 @@ export class ChannelHub {
   nativeReplace(ch: Channel, old: string, ctx: ChannelHandlerContext): void {
     if (!this.#known(ch)) return
     const n = ctx.nativeHandler
-    this.#call(() => this.native.replace(ch.id, old, ctx.name, n ? n._kind : 0, ctx._id, n ? n._params : [], n?._delimiters))
+    this.#call(() => this.native.replace(ch.id, old, ctx.name, n ? n._kind : 0, ctx._id, n ? n._params : [], n?._delimiters, n ? 0 : takes(ctx)))
   }
 
   /** False once the native side forgot the channel: pipeline changes are then JS-only. */

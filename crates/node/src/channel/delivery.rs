@@ -75,6 +75,7 @@ impl Hub {
                     records,
                     bytes,
                     strings,
+                    ..
                 } = batch;
                 let arena = make_buffer(env, bytes).unwrap_or(undefined);
                 let strings = make_strings(env, &strings).unwrap_or(undefined);

@@ -38,6 +38,9 @@ pub struct Entry {
     /// The channel's JS stand-ins by JS context id: a few per channel, found by a scan.
     pub ctxs: Vec<(u64, ChannelHandlerContext)>,
     pub refd: bool,
+    /// The outbox epoch in which a stand-in of the channel last pushed a record, shared by
+    /// its stand-ins (see `adapter`).
+    pub mark: Rc<Cell<u64>>,
 }
 
 /// Counters of one loop's JS boundary, read by `loop.metrics()`.
@@ -169,6 +172,7 @@ impl Hub {
                 channel,
                 ctxs: Vec::new(),
                 refd: true,
+                mark: Rc::new(Cell::new(u64::MAX)),
             },
         );
         id
@@ -183,6 +187,14 @@ impl Hub {
         self.outbox()
             .push(wire::CLOSED, id as f64, 0.0, 0.0, 0.0, 0.0);
         self.closing.borrow_mut().push(id);
+    }
+
+    /// The record mark shared by channel `id`'s stand-ins.
+    pub fn mark_of(&self, id: u64) -> Rc<Cell<u64>> {
+        self.channels
+            .borrow()
+            .get(&id)
+            .map_or_else(|| Rc::new(Cell::new(u64::MAX)), |e| e.mark.clone())
     }
 
     pub fn channel(&self, id: u64) -> Option<Channel> {

@@ -15,6 +15,9 @@ pub struct Outbox {
     pub records: Vec<f64>,
     pub bytes: Vec<u8>,
     pub strings: Vec<String>,
+    /// Counts the batches taken: a stand-in that pushed a record in this epoch knows JS has
+    /// not seen it yet (see `adapter`).
+    pub epoch: u64,
 }
 
 /// How an error travels to JS: `(what, value)` for the record's `b`/`c` or `a` fields.
@@ -36,6 +39,7 @@ impl Outbox {
             records: Vec::with_capacity(self.records.len()),
             bytes: Vec::with_capacity(self.bytes.len().min(MAX_RESERVED_BYTES)),
             strings: Vec::new(),
+            epoch: self.epoch + 1,
         };
         std::mem::replace(self, next)
     }
