@@ -49,6 +49,13 @@ export declare class NativeChannels {
   state(id: number): number
   /** `[bytesBeforeUnwritable, bytesBeforeWritable, pendingOutboundBytes]`. */
   bufferState(id: number): Array<number>
+  /**
+   * `[pending, writable, high, low, crossed]` of channel `id` *without* applying the ops JS
+   * buffered: JS counts those itself (`queued` bytes of writes for this channel). If the
+   * pending bytes plus `queued` are above the high mark, the channel turns unwritable
+   * without an event and `crossed` is 1: JS reports the crossing (see `src/hub.ts`).
+   */
+  writability(id: number, queued: number): Array<number>
   /** `"address|port|family"` of the local (or remote) end, if known. */
   address(id: number, remote: boolean): string | null
   getOption(id: number, name: string): number

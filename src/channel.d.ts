@@ -34,7 +34,11 @@ export declare class Channel implements ServerChannel {
     get eventLoop(): EventLoop;
     get isOpen(): boolean;
     get isActive(): boolean;
-    /** False while the pending outbound bytes are above the high water mark. */
+    /**
+     * False once the pending outbound bytes (every write made so far, the ones JS still holds
+     * included) passed the high water mark, until they fall below the low one; false too while
+     * a user-defined writability flag is off.
+     */
     get isWritable(): boolean;
     get isRegistered(): boolean;
     /** Bytes that can be written before the channel turns unwritable (0 when unwritable). */

@@ -13,6 +13,7 @@ import type { EventLoop } from './loop'
 import type { Outbound } from './handlers'
 import { OPTION_NAMES, decodeOption, encodeOption, type ChannelOptionName, type ChannelOptions } from './options'
 import { W } from './wire'
+import { WriteCount } from './writability'
 
 /** What `ServerBootstrap.bind` resolves to: a server channel (or, with `SO_REUSEPORT` worker
  * listeners, the set of them). */
@@ -62,6 +63,8 @@ export class Channel implements ServerChannel {
   readonly _contexts: ChannelHandlerContext[] = []
   /** @internal True while the native side knows the channel (from its creation to FORGET). */
   _known = true
+  /** @internal What the writes JS queued count towards writability (see `writability.ts`). */
+  readonly _writes = new WriteCount()
   /** @internal The async context its events run in (the context that made the channel). */
   readonly _resource: AsyncResource
   #closed = false
@@ -109,22 +112,27 @@ export class Channel implements ServerChannel {
   get isActive(): boolean {
     return (this.#state() & 2) !== 0
   }
-  /** False while the pending outbound bytes are above the high water mark. */
+  /**
+   * False once the pending outbound bytes (every write made so far, the ones JS still holds
+   * included) passed the high water mark, until they fall below the low one; false too while
+   * a user-defined writability flag is off.
+   */
   get isWritable(): boolean {
-    return (this.#state() & 4) !== 0
+    if (this.#closed && !this._known) return false
+    return this._hub.writability.isWritable(this)
   }
   get isRegistered(): boolean {
     return (this.#state() & 8) !== 0
   }
   /** Bytes that can be written before the channel turns unwritable (0 when unwritable). */
   get bytesBeforeUnwritable(): number {
-    this._hub.sync()
-    return this._hub.native.bufferState(this.id)[0]
+    if (this.#closed && !this._known) return 0
+    return this._hub.writability.bytesBefore(this)[0]
   }
   /** Bytes to drain before the channel turns writable again (0 when writable). */
   get bytesBeforeWritable(): number {
-    this._hub.sync()
-    return this._hub.native.bufferState(this.id)[1]
+    if (this.#closed && !this._known) return 0
+    return this._hub.writability.bytesBefore(this)[1]
   }
 
   /** The local end, shaped like node:net's `socket.address()`. */
@@ -164,6 +172,7 @@ export class Channel implements ServerChannel {
     const v = encodeOption(name, value)
     this._hub.sync()
     this._hub.native.setOption(this.id, name, v)
+    this._writes.high = Number.NaN
     return this
   }
 

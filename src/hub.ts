@@ -13,6 +13,7 @@ import { ChannelInputShutdownEvent, idleEvent } from './handlers'
 import type { EventLoop } from './loop'
 import { ChannelPromise, SILENT_PROMISE } from './promise'
 import { ARENA_BYTES, ARENA_MAX_WRITE, EVENT_CAPACITY, OP_CAPACITY, VOID_FIRING, W, checkWire } from './wire'
+import { VALUE_SIZE, WritabilityCounter } from './writability'
 
 const NativeChannels = native.NativeChannels
 type NativeChannels = Native.NativeChannels
@@ -113,9 +114,13 @@ export class ChannelHub {
     else this.#op(W.COMPLETE_PROMISE, 0, this.#errorStrings(error), id, 2, this.#token(error))
   }
 
+  /** What JS's queued writes count towards writability (see `writability.ts`). */
+  readonly writability: WritabilityCounter
+
   constructor(readonly loop: EventLoop) {
     checkWire()
     this.native = new NativeChannels(loop._native, (n: number, arena?: Buffer, strings?: string[]) => this.#dispatch(n, arena, strings), this.#events, this.#ops, this.#arena)
+    this.writability = new WritabilityCounter(this.native, this.#ops)
   }
 
   /** The child initializer of this worker's module (channels handed over by another thread). */
@@ -196,6 +201,7 @@ export class ChannelHub {
       this.#applyNow()
       n = 0
     }
+    if (n === 0) this.writability.epoch++
     const at = 1 + n * W.RECORD
     ops[at] = kind
     ops[at + 1] = channel
@@ -317,7 +323,9 @@ export class ChannelHub {
     }
     if (kind === W.WRITE_BYTES) {
       this.#encode(msg, W.WRITE_BYTES, W.WRITE_BIG, W.WRITE_VALUE)
+      const size = this.#encKind === W.WRITE_VALUE ? VALUE_SIZE : this.#encB
       this.#op(this.#encKind, ch.id, ctx, this.#encA, this.#encB, this.#promiseId(promise))
+      this.writability.count(ch, size)
       if (this.#big.length > 0) this.#applyNow()
     } else {
       this.#op(kind, ch.id, ctx, 0, 0, kind === W.CLOSE ? this.#promiseId(promise) : 0)

@@ -214,3 +214,75 @@ fn without_a_deferred_destroy_the_handlers_go_once_the_closed_channel_is_unregis
         ["a:op:close", "a:inactive", "a:unregistered", "a:removed"]
     );
 }
+
+fn water_marked(low: usize, high: usize, l: &common::Log) -> EmbeddedChannel {
+    let opts = ChannelOptions::default()
+        .with(ChannelOption::WriteBufferWaterMark(
+            WaterMark::new(low, high).unwrap(),
+        ))
+        .unwrap();
+    let ch = EmbeddedChannel::unregistered(opts);
+    ch.pipeline().add_last("r", Recorder::rc("r", l)).unwrap();
+    ch.register();
+    take(l);
+    ch
+}
+
+fn writability_events(l: &common::Log) -> Vec<String> {
+    take(l)
+        .into_iter()
+        .filter(|e| e.contains("writability"))
+        .collect()
+}
+
+#[test]
+fn reserved_bytes_count_towards_the_water_marks_once_per_crossing() {
+    let l = log();
+    let ch = water_marked(100, 200, &l);
+    let c = ch.channel();
+    c.reserve_pending_outbound(150);
+    assert!(c.is_writable());
+    c.reserve_pending_outbound(150);
+    assert!(!c.is_writable());
+    assert_eq!(writability_events(&l), ["r:writability=false"]);
+    // The writes arrive: each gives its reservation back and counts itself, no event.
+    for _ in 0..3 {
+        c.release_pending_outbound(100);
+        c.write(Bytes::from(vec![0u8; 4]));
+    }
+    assert_eq!(c.pending_outbound_bytes(), 3 * 100);
+    assert!(writability_events(&l).is_empty());
+    c.flush();
+    assert_eq!(writability_events(&l), ["r:writability=true"]);
+    // A reservation given back for a write that went elsewhere: the recheck reports it.
+    c.reserve_pending_outbound(300);
+    c.release_pending_outbound(300);
+    assert!(!c.is_writable());
+    c.recheck_writability();
+    assert!(c.is_writable());
+    assert_eq!(
+        writability_events(&l),
+        ["r:writability=false", "r:writability=true"]
+    );
+}
+
+#[test]
+fn marking_unwritable_above_the_high_mark_is_silent_and_draining_reports_writable_once() {
+    let l = log();
+    let ch = water_marked(100, 200, &l);
+    let c = ch.channel();
+    assert!(
+        !c.mark_unwritable_above(200),
+        "200 is not above the high mark"
+    );
+    assert!(c.is_writable());
+    assert!(c.mark_unwritable_above(201));
+    assert!(!c.is_writable());
+    assert!(!c.mark_unwritable_above(500), "already unwritable");
+    assert!(writability_events(&l).is_empty(), "the caller reports it");
+    c.reserve_pending_outbound(250);
+    assert!(writability_events(&l).is_empty());
+    c.release_pending_outbound(250);
+    c.write_and_flush(Bytes::from(vec![0u8; 154]));
+    assert_eq!(writability_events(&l), ["r:writability=true"]);
+}
