@@ -286,3 +286,11 @@ fn marking_unwritable_above_the_high_mark_is_silent_and_draining_reports_writabl
     c.write_and_flush(Bytes::from(vec![0u8; 154]));
     assert_eq!(writability_events(&l), ["r:writability=true"]);
 }
+
+#[test]
+fn a_closed_channel_is_not_writable() {
+    let ch = EmbeddedChannel::new(vec![]);
+    assert!(ch.channel().is_writable());
+    ch.close();
+    assert!(!ch.channel().is_writable());
+}
