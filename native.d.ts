@@ -12,14 +12,14 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class NativeChannels {
   /**
    * Adds the stand-in of JS context `ctx` named `name` (pos: 0 first, 1 last, 2 before
-   * `base`, 3 after `base`).
+   * `base`, 3 after `base`). `takes`: 1 the handler has inbound methods, 2 outbound ones.
    */
-  addJs(id: number, pos: number, base: string, name: string, ctx: number): void
+  addJs(id: number, pos: number, base: string, name: string, ctx: number, takes: number): void
   /** Adds a built-in native handler of `kind` with Netty's parameters. */
   addNative(id: number, pos: number, base: string, name: string, kind: number, params: Array<number>, delimiters?: Array<Buffer> | undefined | null): void
   remove(id: number, name: string): void
   /** Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`. */
-  replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters?: Array<Buffer> | undefined | null): void
+  replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters: Array<Buffer> | undefined | null, takes: number): void
   /** The session of the channel's `SslHandler` (none: no handler, or no handshake yet). */
   tlsSession(id: number): TlsSessionInfo | null
   /**
@@ -51,6 +51,13 @@ export declare class NativeChannels {
   state(id: number): number
   /** `[bytesBeforeUnwritable, bytesBeforeWritable, pendingOutboundBytes]`. */
   bufferState(id: number): Array<number>
+  /**
+   * `[pending, writable, high, low, crossed]` of channel `id` *without* applying the ops JS
+   * buffered: JS counts those itself (`queued` bytes of writes for this channel). If the
+   * pending bytes plus `queued` are above the high mark, the channel turns unwritable
+   * without an event and `crossed` is 1: JS reports the crossing (see `src/hub.ts`).
+   */
+  writability(id: number, queued: number): Array<number>
   /** `"address|port|family"` of the local (or remote) end, if known. */
   address(id: number, remote: boolean): string | null
   getOption(id: number, name: string): number

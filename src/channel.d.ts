@@ -34,7 +34,11 @@ export declare class Channel implements ServerChannel {
     get eventLoop(): EventLoop;
     get isOpen(): boolean;
     get isActive(): boolean;
-    /** False while the pending outbound bytes are above the high water mark. */
+    /**
+     * False once the pending outbound bytes (every write made so far, the ones JS still holds
+     * included) passed the high water mark, until they fall below the low one; false too while
+     * a user-defined writability flag is off.
+     */
     get isWritable(): boolean;
     get isRegistered(): boolean;
     /** Bytes that can be written before the channel turns unwritable (0 when unwritable). */
@@ -63,7 +67,9 @@ export declare class Channel implements ServerChannel {
     shutdownOutput(): Promise<void>;
     /** A promise for an outbound operation, to await it. */
     newPromise(): ChannelPromise;
-    /** The void promise: nobody awaits it, a failure goes to `exceptionCaught`. */
+    /** The void promise (Netty's `voidPromise()`): it cannot be awaited, and a failure of the
+     * operation it is given to goes to `exceptionCaught`. Writes made without a promise are
+     * silent instead (Netty's `write(msg)`). */
     voidPromise(): ChannelPromise;
     /**
      * Netty's user-defined writability: flag `index` (1..31) turned off makes the channel

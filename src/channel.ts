@@ -6,13 +6,14 @@ import { AsyncResource } from 'node:async_hooks'
 import type { AddressInfo } from 'node:net'
 import { NetloopError, fromNative } from './errors'
 import { ChannelPipeline } from './pipeline'
-import { ChannelPromise } from './promise'
+import { ChannelPromise, SILENT_PROMISE } from './promise'
 import type { ChannelHub } from './hub'
 import type { ChannelHandlerContext } from './context'
 import type { EventLoop } from './loop'
 import type { Outbound } from './handlers'
 import { OPTION_NAMES, decodeOption, encodeOption, type ChannelOptionName, type ChannelOptions } from './options'
 import { W } from './wire'
+import { WriteCount } from './writability'
 
 /** What `ServerBootstrap.bind` resolves to: a server channel (or, with `SO_REUSEPORT` worker
  * listeners, the set of them). */
@@ -64,6 +65,8 @@ export class Channel implements ServerChannel {
   readonly _contexts: ChannelHandlerContext[] = []
   /** @internal True while the native side knows the channel (from its creation to FORGET). */
   _known = true
+  /** @internal What the writes JS queued count towards writability (see `writability.ts`). */
+  readonly _writes = new WriteCount()
   /** @internal The async context its events run in (the context that made the channel). */
   readonly _resource: AsyncResource
   #closed = false
@@ -111,22 +114,27 @@ export class Channel implements ServerChannel {
   get isActive(): boolean {
     return (this.#state() & 2) !== 0
   }
-  /** False while the pending outbound bytes are above the high water mark. */
+  /**
+   * False once the pending outbound bytes (every write made so far, the ones JS still holds
+   * included) passed the high water mark, until they fall below the low one; false too while
+   * a user-defined writability flag is off.
+   */
   get isWritable(): boolean {
-    return (this.#state() & 4) !== 0
+    if (this.#closed && !this._known) return false
+    return this._hub.writability.isWritable(this)
   }
   get isRegistered(): boolean {
     return (this.#state() & 8) !== 0
   }
   /** Bytes that can be written before the channel turns unwritable (0 when unwritable). */
   get bytesBeforeUnwritable(): number {
-    this._hub.sync()
-    return this._hub.native.bufferState(this.id)[0]
+    if (this.#closed && !this._known) return 0
+    return this._hub.writability.bytesBefore(this)[0]
   }
   /** Bytes to drain before the channel turns writable again (0 when writable). */
   get bytesBeforeWritable(): number {
-    this._hub.sync()
-    return this._hub.native.bufferState(this.id)[1]
+    if (this.#closed && !this._known) return 0
+    return this._hub.writability.bytesBefore(this)[1]
   }
 
   /** The local end, shaped like node:net's `socket.address()`. */
@@ -174,6 +182,7 @@ export class Channel implements ServerChannel {
     } catch (e) {
       throw fromNative(e)
     }
+    this._writes.high = Number.NaN
     return this
   }
 
@@ -181,14 +190,14 @@ export class Channel implements ServerChannel {
   write(msg: Outbound): void
   write(msg: Outbound, promise: ChannelPromise): ChannelPromise
   write(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
-    this.pipeline._fireOutbound(this.pipeline._tail, W.WRITE_BYTES, msg, promise)
+    this.pipeline._fireOutbound(this.pipeline._tail, W.WRITE_BYTES, msg, promise ?? SILENT_PROMISE)
     return promise
   }
 
   writeAndFlush(msg: Outbound): void
   writeAndFlush(msg: Outbound, promise: ChannelPromise): ChannelPromise
   writeAndFlush(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
-    this.pipeline._fireOutbound(this.pipeline._tail, W.WRITE_BYTES, msg, promise)
+    this.pipeline._fireOutbound(this.pipeline._tail, W.WRITE_BYTES, msg, promise ?? SILENT_PROMISE)
     this.pipeline._fireOutbound(this.pipeline._tail, W.FLUSH, undefined, undefined)
     return promise
   }
@@ -225,7 +234,9 @@ export class Channel implements ServerChannel {
     return this.pipeline._newPromise()
   }
 
-  /** The void promise: nobody awaits it, a failure goes to `exceptionCaught`. */
+  /** The void promise (Netty's `voidPromise()`): it cannot be awaited, and a failure of the
+   * operation it is given to goes to `exceptionCaught`. Writes made without a promise are
+   * silent instead (Netty's `write(msg)`). */
   voidPromise(): ChannelPromise {
     return this.pipeline._voidPromise
   }

@@ -9,7 +9,7 @@ import type { EventLoop } from './loop';
 import type { ChannelHandler, Outbound } from './handlers';
 import type { NativeHandler } from './codecs';
 import type { ChannelPipeline } from './pipeline';
-import { ChannelPromise } from './promise';
+import { type ChannelPromise } from './promise';
 export declare class ChannelHandlerContext {
     /** The handler's name in the pipeline. */
     readonly name: string;
@@ -35,9 +35,10 @@ export declare class ChannelHandlerContext {
     fireExceptionCaught(error: unknown): this;
     fireChannelWritabilityChanged(): this;
     /**
-     * Writes `msg` towards the head (not flushed). Without `promise` a failure goes to
-     * `exceptionCaught`; with one (`ctx.newPromise()`) it completes that promise, which is
-     * returned and can be awaited.
+     * Writes `msg` towards the head (not flushed). Without `promise` the outcome is not
+     * reported (Netty's `write(msg)`: a promise nobody listens to); with one
+     * (`ctx.newPromise()`) it completes that promise, which is returned and can be awaited;
+     * with `ctx.voidPromise()` a failure goes to `exceptionCaught`.
      */
     write(msg: Outbound): void;
     write(msg: Outbound, promise: ChannelPromise): ChannelPromise;
@@ -52,6 +53,7 @@ export declare class ChannelHandlerContext {
     close(promise?: ChannelPromise): ChannelPromise;
     /** A promise for an outbound operation, to await it. */
     newPromise(): ChannelPromise;
-    /** The channel's void promise: nobody awaits it, a failure goes to `exceptionCaught`. */
+    /** The channel's void promise (Netty's `voidPromise()`): it cannot be awaited, and a
+     * failure of the operation it is given to goes to `exceptionCaught`. */
     voidPromise(): ChannelPromise;
 }

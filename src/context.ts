@@ -9,7 +9,7 @@ import type { EventLoop } from './loop'
 import type { ChannelHandler, Outbound } from './handlers'
 import type { NativeHandler } from './codecs'
 import type { ChannelPipeline } from './pipeline'
-import { ChannelPromise } from './promise'
+import { type ChannelPromise, SILENT_PROMISE } from './promise'
 import { W } from './wire'
 
 /** @internal What a pipeline node is. */
@@ -145,14 +145,15 @@ export class ChannelHandlerContext {
   // ---- outbound: to the previous handler ----
 
   /**
-   * Writes `msg` towards the head (not flushed). Without `promise` a failure goes to
-   * `exceptionCaught`; with one (`ctx.newPromise()`) it completes that promise, which is
-   * returned and can be awaited.
+   * Writes `msg` towards the head (not flushed). Without `promise` the outcome is not
+   * reported (Netty's `write(msg)`: a promise nobody listens to); with one
+   * (`ctx.newPromise()`) it completes that promise, which is returned and can be awaited;
+   * with `ctx.voidPromise()` a failure goes to `exceptionCaught`.
    */
   write(msg: Outbound): void
   write(msg: Outbound, promise: ChannelPromise): ChannelPromise
   write(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
-    this.pipeline._fireOutbound(this, W.WRITE_BYTES, msg, promise)
+    this.pipeline._fireOutbound(this, W.WRITE_BYTES, msg, promise ?? SILENT_PROMISE)
     return promise
   }
 
@@ -160,7 +161,7 @@ export class ChannelHandlerContext {
   writeAndFlush(msg: Outbound): void
   writeAndFlush(msg: Outbound, promise: ChannelPromise): ChannelPromise
   writeAndFlush(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
-    this.pipeline._fireOutbound(this, W.WRITE_BYTES, msg, promise)
+    this.pipeline._fireOutbound(this, W.WRITE_BYTES, msg, promise ?? SILENT_PROMISE)
     this.pipeline._fireOutbound(this, W.FLUSH, undefined, undefined)
     return promise
   }
@@ -188,7 +189,8 @@ export class ChannelHandlerContext {
     return this.pipeline._newPromise()
   }
 
-  /** The channel's void promise: nobody awaits it, a failure goes to `exceptionCaught`. */
+  /** The channel's void promise (Netty's `voidPromise()`): it cannot be awaited, and a
+   * failure of the operation it is given to goes to `exceptionCaught`. */
   voidPromise(): ChannelPromise {
     return this.pipeline._voidPromise
   }

@@ -253,8 +253,9 @@ export function httpBytes(m: HttpResponse | HttpContent): Buffer {
   return b.subarray(0, writeHttp(m, b, 0))
 }
 
-/** @internal A request (`kind` 0) or body piece (1) at `at` of `arena`. */
-export function readHttp(arena: Buffer, at: number, kind: number): HttpRequest | HttpContent {
+/** @internal The request or body piece at `at` of `arena` (a kind byte first: 0 request, 1 piece). */
+export function readHttp(arena: Buffer, at: number): HttpRequest | HttpContent {
+  const kind = arena[at++]
   if (kind === 0) return new HttpRequest(arena, at)
   const id = arena.readDoubleLE(at)
   const last = arena[at + 8] !== 0

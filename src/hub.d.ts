@@ -3,6 +3,7 @@ import { type Channel } from './channel';
 import { ChannelHandlerContext } from './context';
 import type { EventLoop } from './loop';
 import { ChannelPromise } from './promise';
+import { WritabilityCounter } from './writability';
 declare const NativeChannels: typeof Native.NativeChannels;
 type NativeChannels = Native.NativeChannels;
 /** Servers by channel id, so that a hub can find the initializer of an accepted channel. */
@@ -29,6 +30,8 @@ export declare class ChannelHub {
     #private;
     readonly loop: EventLoop;
     readonly native: NativeChannels;
+    /** What JS's queued writes count towards writability (see `writability.ts`). */
+    readonly writability: WritabilityCounter;
     constructor(loop: EventLoop);
     /** The child initializer of this worker's module (channels handed over by another thread). */
     remoteInit: ((ch: Channel) => void) | undefined;

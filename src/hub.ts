@@ -15,8 +15,9 @@ import { HttpContent, HttpResponse, httpBytes, readHttp, writeHttp } from './htt
 import { SslCloseCompletionEvent, SslHandshakeCompletionEvent, tlsHandlerOf } from './tls'
 import { publishClose, publishServerSocket } from './diagnostics'
 import type { EventLoop } from './loop'
-import { ChannelPromise } from './promise'
-import { ARENA_BYTES, ARENA_MAX_WRITE, EVENT_CAPACITY, OP_CAPACITY, W, checkWire } from './wire'
+import { ChannelPromise, SILENT_PROMISE } from './promise'
+import { ARENA_BYTES, ARENA_MAX_WRITE, EVENT_CAPACITY, OP_CAPACITY, VOID_FIRING, W, checkWire } from './wire'
+import { VALUE_SIZE, WritabilityCounter } from './writability'
 
 const NativeChannels = native.NativeChannels
 type NativeChannels = Native.NativeChannels
@@ -67,6 +68,18 @@ export function channelMetrics(loop: EventLoop): ChannelMetrics | undefined {
   return { iterations: m[0], deliveries: m[1], events: m[2], jsToNativeCalls: m[3], ops: m[4], bytesIn: m[5], bytesOut: m[6], channels: m[7] }
 }
 
+/**
+ * Which directions a JS handler has methods for (1 inbound, 2 outbound): its native stand-in
+ * passes the other direction on natively, as JS skips the handler (adapter.rs).
+ */
+function takes(ctx: ChannelHandlerContext): number {
+  const m = ctx._methods
+  let bits = 0
+  for (let k = W.REGISTERED; k <= W.WRITABILITY; k++) if (m[k] !== undefined) bits |= 1
+  for (const k of [W.WRITE_BYTES, W.FLUSH, W.READ, W.CLOSE]) if (m[k] !== undefined) bits |= 2
+  return bits
+}
+
 function errorOf(code: string, message: string, channel: number, cause?: unknown): NetloopError {
   const e = new NetloopError(code, message)
   if (channel) (e as NetloopError & { channelId?: number }).channelId = channel
@@ -113,9 +126,13 @@ export class ChannelHub {
     else this.#op(W.COMPLETE_PROMISE, 0, this.#errorStrings(error), id, 2, this.#token(error))
   }
 
+  /** What JS's queued writes count towards writability (see `writability.ts`). */
+  readonly writability: WritabilityCounter
+
   constructor(readonly loop: EventLoop) {
     checkWire()
     this.native = new NativeChannels(loop._native, (n: number, arena?: Buffer, strings?: string[]) => this.#dispatch(n, arena, strings), this.#events, this.#ops, this.#arena)
+    this.writability = new WritabilityCounter(this.native, this.#ops)
   }
 
   /** The child initializer of this worker's module (channels handed over by another thread). */
@@ -168,7 +185,7 @@ export class ChannelHub {
     if (!this.#known(ch)) return
     this.#call(() =>
       ctx._kind === Kind.Js
-        ? this.native.addJs(ch.id, pos, base, ctx.name, ctx._id)
+        ? this.native.addJs(ch.id, pos, base, ctx.name, ctx._id, takes(ctx))
         : (ctx.nativeHandler!._attach(ch), this.native.addNative(ch.id, pos, base, ctx.name, ctx.nativeHandler!._kind, ctx.nativeHandler!._params, ctx.nativeHandler!._delimiters)),
     )
   }
@@ -181,7 +198,7 @@ export class ChannelHub {
     if (!this.#known(ch)) return
     const n = ctx.nativeHandler
     n?._attach(ch)
-    this.#call(() => this.native.replace(ch.id, old, ctx.name, n ? n._kind : 0, ctx._id, n ? n._params : [], n?._delimiters))
+    this.#call(() => this.native.replace(ch.id, old, ctx.name, n ? n._kind : 0, ctx._id, n ? n._params : [], n?._delimiters, n ? 0 : takes(ctx)))
   }
 
   /** False once the native side forgot the channel: pipeline changes are then JS-only. */
@@ -198,6 +215,7 @@ export class ChannelHub {
       this.#applyNow()
       n = 0
     }
+    if (n === 0) this.writability.epoch++
     const at = 1 + n * W.RECORD
     ops[at] = kind
     ops[at + 1] = channel
@@ -311,8 +329,10 @@ export class ChannelHub {
     this.#encB = b
   }
 
+  /** The wire id of `p`: 0 silent void, `VOID_FIRING`, a JS id (> 0) or a lent one (< -1). */
   #promiseId(p: ChannelPromise | undefined): number {
-    if (p === undefined || p._id === 0) return 0
+    if (p === undefined) return 0
+    if (p._id === 0) return p._fires ? VOID_FIRING : 0
     if (p._id < 0 || p._id > 0) return p._id
     const id = this.#nextPromise++
     p._id = id
@@ -357,13 +377,16 @@ export class ChannelHub {
       if (kind === W.WRITE_BYTES || kind === W.CLOSE) {
         const closed = errorOf('ERR_CHANNEL_CLOSED', `channel ${ch.id} is closed`, ch.id, closeCauses.get(ch))
         if (kind === W.CLOSE) promise?._complete({ ok: true })
-        else (promise ?? ch.pipeline._voidPromise)._complete({ ok: false, error: closed })
+        else promise?._complete({ ok: false, error: closed })
       }
       return
     }
     if (kind === W.WRITE_BYTES) {
       this.#encode(msg, W.WRITE_BYTES, W.WRITE_BIG, W.WRITE_VALUE)
+      // A RESP/HTTP message too big for the arena travels as a big chunk (`b` = -1).
+      const size = this.#encKind === W.WRITE_VALUE ? VALUE_SIZE : this.#encB < 0 ? this.#big[this.#encA].length : this.#encB
       this.#op(this.#encKind, ch.id, ctx, this.#encA, this.#encB, this.#promiseId(promise))
+      this.writability.count(ch, size)
       if (this.#big.length > 0) this.#applyNow()
     } else {
       this.#op(kind, ch.id, ctx, 0, 0, kind === W.CLOSE ? this.#promiseId(promise) : 0)
@@ -423,6 +446,7 @@ export class ChannelHub {
     }
   }
 
+  /** A native error is four strings: code, message, and its cause's code and message ('' if none). */
   #error(b: number, at: number, strings: string[] | undefined, channel: number): unknown {
     if (b === 2) return this.#tokens.get(at)
     // Four strings: code, message, and the cause's (empty without one).
@@ -458,7 +482,7 @@ export class ChannelHub {
       let arg: unknown
       if (kind === W.READ_BYTES) arg = b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
       else if (kind === W.READ_HTTP) {
-        arg = readHttp(arena!, a, c)
+        arg = readHttp(arena!, a)
         kind = W.READ_BYTES
       } else if (kind === W.READ_RESP) {
         arg = readValue(arena!, a)
@@ -473,7 +497,7 @@ export class ChannelHub {
     }
     if (kind < W.PROMISE_DONE) {
       const ctx = this.#context(ch, ctxId)
-      const promise = c < 0 ? this.#lent(c) : c === 0 ? ctx?.pipeline._voidPromise : undefined
+      const promise = c < VOID_FIRING ? this.#lent(c) : c === VOID_FIRING ? ctx?.pipeline._voidPromise : c === 0 ? SILENT_PROMISE : undefined
       if (!ctx) {
         promise?.tryFailure(errorOf('ERR_CHANNEL_CLOSED', 'the handler is gone', chan))
         return

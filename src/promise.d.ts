@@ -2,14 +2,25 @@
  * `ChannelPromise`: the outcome of an outbound operation (Netty's `ChannelPromise`). It is
  * awaitable (`await ch.writeAndFlush(msg, ch.newPromise())`), creates a real `Promise` only
  * when someone awaits it, and so never turns an ignored failure into an unhandled
- * rejection. A *void* promise (`ctx.voidPromise()`, and every write made without a promise)
- * reports a failure to the pipeline's `exceptionCaught` instead: nothing fails silently.
+ * rejection.
+ *
+ * Netty's rules for writes made without a promise: `write(msg)` stands for
+ * `write(msg, newPromise())` with a promise nobody listens to, so its failure is silent
+ * (here: the shared *silent* void promise, no allocation). Only the channel's
+ * `voidPromise()` reports a failure to the pipeline's `exceptionCaught`. Neither void promise
+ * can be awaited or listened to; `unvoid()` gives a promise that can.
  */
 import type { Channel } from './channel';
 export declare class ChannelPromise implements PromiseLike<void> {
     #private;
-    /** True for a void promise: nobody awaits it; a failure goes to `exceptionCaught`. */
+    /** True for a void promise (the silent one of promise-less writes, or `voidPromise()`). */
     get isVoid(): boolean;
+    /**
+     * A promise that can be listened to in place of this one (Netty's `unvoid()`): this one if
+     * it is not void; for a void one a new promise, whose failure still goes to
+     * `exceptionCaught` when this one's would have.
+     */
+    unvoid(): ChannelPromise;
     get isDone(): boolean;
     get isSuccess(): boolean;
     /** True once cancelled (see `cancel`). */

@@ -2,8 +2,13 @@
  * `ChannelPromise`: the outcome of an outbound operation (Netty's `ChannelPromise`). It is
  * awaitable (`await ch.writeAndFlush(msg, ch.newPromise())`), creates a real `Promise` only
  * when someone awaits it, and so never turns an ignored failure into an unhandled
- * rejection. A *void* promise (`ctx.voidPromise()`, and every write made without a promise)
- * reports a failure to the pipeline's `exceptionCaught` instead: nothing fails silently.
+ * rejection.
+ *
+ * Netty's rules for writes made without a promise: `write(msg)` stands for
+ * `write(msg, newPromise())` with a promise nobody listens to, so its failure is silent
+ * (here: the shared *silent* void promise, no allocation). Only the channel's
+ * `voidPromise()` reports a failure to the pipeline's `exceptionCaught`. Neither void promise
+ * can be awaited or listened to; `unvoid()` gives a promise that can.
  */
 import type { Channel } from './channel'
 import { NetloopError } from './errors'
@@ -42,9 +47,27 @@ export class ChannelPromise implements PromiseLike<void> {
     this.#native = native
   }
 
-  /** True for a void promise: nobody awaits it; a failure goes to `exceptionCaught`. */
+  /** True for a void promise (the silent one of promise-less writes, or `voidPromise()`). */
   get isVoid(): boolean {
     return this._id === 0
+  }
+
+  /** @internal True for the void promise whose failure goes to `exceptionCaught`. */
+  get _fires(): boolean {
+    return this._id === 0 && this.#onVoidFailure !== undefined
+  }
+
+  /**
+   * A promise that can be listened to in place of this one (Netty's `unvoid()`): this one if
+   * it is not void; for a void one a new promise, whose failure still goes to
+   * `exceptionCaught` when this one's would have.
+   */
+  unvoid(): ChannelPromise {
+    if (this._id !== 0) return this
+    const p = new ChannelPromise(NaN)
+    const sink = this.#onVoidFailure
+    if (sink !== undefined) p.addListener((e) => void (e !== null && sink.fireExceptionCaught(e)))
+    return p
   }
 
   get isDone(): boolean {
@@ -107,6 +130,9 @@ export class ChannelPromise implements PromiseLike<void> {
 
   /** Runs `fn` once with the outcome (null on success), synchronously when it completes. */
   addListener(fn: (error: Error | null) => void): this {
+    if (this._id === 0) {
+      throw new NetloopError('ERR_INVALID_STATE', 'a void promise has no listeners: use promise.unvoid() (or pass channel.newPromise()) to learn the outcome')
+    }
     const r = this.#result
     if (r !== undefined) fn(r.ok ? null : r.error)
     else (this.#listeners ??= []).push(fn)
@@ -149,20 +175,24 @@ export class ChannelPromise implements PromiseLike<void> {
   /** @internal Completes this side only (the native side already knows). */
   _complete(r: Settle): boolean {
     if (this._id === 0) {
-      // A void promise is shared and never done: a failure goes to exceptionCaught.
+      // A void promise is shared and never done: a failure goes to exceptionCaught (the
+      // channel's voidPromise()) or nowhere (the silent one of promise-less writes).
       if (!r.ok) this.#onVoidFailure?.fireExceptionCaught(r.error)
       return false
     }
     if (this.#result !== undefined) return false
     this.#result = r
     if (r.ok) this.#resolve?.()
-    else {
-      this.#reject?.(r.error)
-      if (this._id === 0) this.#onVoidFailure?.fireExceptionCaught(r.error)
-    }
+    else this.#reject?.(r.error)
     const ls = this.#listeners
     this.#listeners = undefined
     if (ls) for (const fn of ls) fn(r.ok ? null : r.error)
     return true
   }
 }
+
+/**
+ * @internal The void promise of writes made without one: shared by every channel, never
+ * done, and its failure goes nowhere (Netty's `write(msg)`, whose promise nobody listens to).
+ */
+export const SILENT_PROMISE = new ChannelPromise(0)

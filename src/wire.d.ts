@@ -33,6 +33,12 @@ export declare const enum W {
 }
 /** Throws if the native addon speaks another version of the wire. */
 export declare function checkWire(): void;
+/**
+ * Promise ids on the wire: 0 is the silent void promise (a write made without a promise),
+ * `VOID_FIRING` the channel's `voidPromise()` (a failure goes to `exceptionCaught`), ids > 0
+ * are JS promises and ids below `VOID_FIRING` native promises lent to JS.
+ */
+export declare const VOID_FIRING = -1;
 /** Event records per delivery call, op records per buffer, write-arena bytes. */
 export declare const EVENT_CAPACITY = 4096;
 export declare const OP_CAPACITY = 4096;

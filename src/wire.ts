@@ -87,6 +87,13 @@ export function checkWire(): void {
   checked = true
 }
 
+/**
+ * Promise ids on the wire: 0 is the silent void promise (a write made without a promise),
+ * `VOID_FIRING` the channel's `voidPromise()` (a failure goes to `exceptionCaught`), ids > 0
+ * are JS promises and ids below `VOID_FIRING` native promises lent to JS.
+ */
+export const VOID_FIRING = -1
+
 /** Event records per delivery call, op records per buffer, write-arena bytes. */
 export const EVENT_CAPACITY = 4096
 export const OP_CAPACITY = 4096

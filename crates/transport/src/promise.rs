@@ -73,6 +73,12 @@ impl ChannelPromise {
         !matches!(self.0, Repr::Real(_))
     }
 
+    /// True for a void promise whose failure is fired into its pipeline
+    /// ([`ChannelPromise::void_firing`]).
+    pub fn is_firing(&self) -> bool {
+        matches!(self.0, Repr::Fire(_))
+    }
+
     fn real(&self) -> Option<&Promise<(), TransportError>> {
         match &self.0 {
             Repr::Real(p) => Some(p),

@@ -170,3 +170,127 @@ fn the_close_hook_runs_once_before_the_close_future_and_never_when_set_after_the
         "a close future asked for after the close is complete"
     );
 }
+
+#[test]
+fn a_deferred_destroy_keeps_the_handlers_of_a_closed_channel_until_the_owner_removes_them() {
+    let l = log();
+    let ch = EmbeddedChannel::new(vec![
+        ("a", Recorder::rc("a", &l)),
+        ("b", Recorder::rc("b", &l)),
+    ]);
+    ch.pipeline().defer_destroy();
+    let a = ch.pipeline().context("a").expect("a is in the pipeline");
+    take(&l);
+    ch.close();
+    assert!(!ch.channel().is_registered());
+    assert_eq!(
+        take(&l),
+        [
+            "b:op:close",
+            "a:op:close",
+            "a:inactive",
+            "b:inactive",
+            "a:unregistered",
+            "b:unregistered"
+        ]
+    );
+    // An event passed on late (as a binding's handler does across a call boundary) still
+    // reaches the handlers after it.
+    a.fire_channel_inactive();
+    assert_eq!(take(&l), ["b:inactive"]);
+    ch.pipeline().destroy();
+    assert_eq!(take(&l), ["b:removed", "a:removed"]);
+    assert!(ch.pipeline().context("a").is_none());
+}
+
+#[test]
+fn without_a_deferred_destroy_the_handlers_go_once_the_closed_channel_is_unregistered() {
+    let l = log();
+    let ch = EmbeddedChannel::new(vec![("a", Recorder::rc("a", &l))]);
+    take(&l);
+    ch.close();
+    assert_eq!(
+        take(&l),
+        ["a:op:close", "a:inactive", "a:unregistered", "a:removed"]
+    );
+}
+
+fn water_marked(low: usize, high: usize, l: &common::Log) -> EmbeddedChannel {
+    let opts = ChannelOptions::default()
+        .with(ChannelOption::WriteBufferWaterMark(
+            WaterMark::new(low, high).unwrap(),
+        ))
+        .unwrap();
+    let ch = EmbeddedChannel::unregistered(opts);
+    ch.pipeline().add_last("r", Recorder::rc("r", l)).unwrap();
+    ch.register();
+    take(l);
+    ch
+}
+
+fn writability_events(l: &common::Log) -> Vec<String> {
+    take(l)
+        .into_iter()
+        .filter(|e| e.contains("writability"))
+        .collect()
+}
+
+#[test]
+fn reserved_bytes_count_towards_the_water_marks_once_per_crossing() {
+    let l = log();
+    let ch = water_marked(100, 200, &l);
+    let c = ch.channel();
+    c.reserve_pending_outbound(150);
+    assert!(c.is_writable());
+    c.reserve_pending_outbound(150);
+    assert!(!c.is_writable());
+    assert_eq!(writability_events(&l), ["r:writability=false"]);
+    // The writes arrive: each gives its reservation back and counts itself, no event.
+    for _ in 0..3 {
+        c.release_pending_outbound(100);
+        c.write(Bytes::from(vec![0u8; 4]));
+    }
+    assert_eq!(c.pending_outbound_bytes(), 3 * 100);
+    assert!(writability_events(&l).is_empty());
+    c.flush();
+    assert_eq!(writability_events(&l), ["r:writability=true"]);
+    // A reservation given back for a write that went elsewhere: the recheck reports it.
+    c.reserve_pending_outbound(300);
+    c.release_pending_outbound(300);
+    assert!(!c.is_writable());
+    c.recheck_writability();
+    assert!(c.is_writable());
+    assert_eq!(
+        writability_events(&l),
+        ["r:writability=false", "r:writability=true"]
+    );
+}
+
+#[test]
+fn marking_unwritable_above_the_high_mark_is_silent_and_draining_reports_writable_once() {
+    let l = log();
+    let ch = water_marked(100, 200, &l);
+    let c = ch.channel();
+    assert!(
+        !c.mark_unwritable_above(200),
+        "200 is not above the high mark"
+    );
+    assert!(c.is_writable());
+    assert!(c.mark_unwritable_above(201));
+    assert!(!c.is_writable());
+    assert!(!c.mark_unwritable_above(500), "already unwritable");
+    assert!(writability_events(&l).is_empty(), "the caller reports it");
+    c.reserve_pending_outbound(250);
+    assert!(writability_events(&l).is_empty());
+    c.release_pending_outbound(250);
+    c.write_and_flush(Bytes::from(vec![0u8; 154]));
+    assert_eq!(writability_events(&l), ["r:writability=true"]);
+}
+
+#[test]
+fn a_closed_channel_is_not_writable() {
+    let ch = EmbeddedChannel::new(vec![]);
+    assert!(ch.channel().is_writable());
+    ch.close();
+    assert!(!ch.channel().is_writable());
+}

@@ -4,8 +4,20 @@
 //!
 //! Adjacent JS handlers talk to each other in JS; an event crosses only where a native
 //! handler (or the head) sits next to a JS one.
+//!
+//! A JS handler without any inbound (outbound) method is passed by natively in that
+//! direction, as JS skips it: a write made behind it reaches the native handlers in front of
+//! it and the outbound buffer in the same go, instead of a round trip through JS. Two rules
+//! keep the order a pipeline run in one go would have:
+//! - only a whole direction is skipped (skipping a flush but not the write before it would let
+//!   the flush overtake the write);
+//! - nothing is skipped while records of the channel wait for JS: the peer's EOF closes the
+//!   channel through the pipeline, and that close must reach the head after the writes JS
+//!   makes for the reads before it (the close then goes through JS, as every operation did
+//!   before).
 
-use std::rc::Weak;
+use std::cell::Cell;
+use std::rc::{Rc, Weak};
 
 use netloop_codec::{IdleState, IdleStateEvent};
 use netloop_tls::{SslCloseCompletionEvent, SslHandshakeCompletionEvent};
@@ -23,36 +35,69 @@ pub struct JsAdapter {
     pub hub: Weak<Hub>,
     pub channel: f64,
     pub ctx: f64,
+    pub takes: Takes,
+    /// The outbox epoch in which a stand-in of this channel last pushed a record.
+    pub mark: Rc<Cell<u64>>,
+}
+
+/// Which directions the JS handler has methods for.
+#[derive(Clone, Copy)]
+pub struct Takes {
+    pub inbound: bool,
+    pub outbound: bool,
+}
+
+impl Takes {
+    /// From JS's bits: 1 inbound, 2 outbound.
+    pub fn from_bits(bits: u32) -> Self {
+        Takes {
+            inbound: bits & 1 != 0,
+            outbound: bits & 2 != 0,
+        }
+    }
 }
 
 impl JsAdapter {
     fn push(&self, kind: u32, a: f64, b: f64, c: f64) {
         if let Some(hub) = self.hub.upgrade() {
-            hub.outbox().push(kind, self.channel, self.ctx, a, b, c);
+            let mut out = hub.outbox();
+            self.mark.set(out.epoch);
+            out.push(kind, self.channel, self.ctx, a, b, c);
         }
     }
 
+    /// True if the JS handler has no method for this direction and no record of the channel
+    /// waits for JS: the event or operation goes on natively.
+    fn skips(&self, takes: bool) -> bool {
+        !takes
+            && self
+                .hub
+                .upgrade()
+                .is_none_or(|h| h.outbox.borrow().epoch != self.mark.get())
+    }
+
+    /// A read (`promise` is `None`) or a write for the JS handler: bytes and JS values become
+    /// a record (the write's promise lent to JS), a native value goes on untouched.
     fn push_message(
         &self,
         ctx: &ChannelHandlerContext,
-        read: bool,
         msg: Message,
-        promise: f64,
+        promise: Option<ChannelPromise>,
     ) -> HandlerResult {
         let Some(hub) = self.hub.upgrade() else {
             return Ok(());
         };
-        match msg {
-            Message::Bytes(b) => {
-                let mut out = hub.outbox();
-                let off = out.put_bytes(&b);
+        let read = promise.is_none();
+        let (kind, a, b) = match msg {
+            Message::Bytes(bytes) => {
+                let off = hub.outbox().put_bytes(&bytes);
+                hub.count_bytes_out_to_js(bytes.len());
                 let kind = if read {
                     wire::READ_BYTES
                 } else {
                     wire::WRITE_BYTES
                 };
-                out.push(kind, self.channel, self.ctx, off, b.len() as f64, promise);
-                hub.count_bytes_out_to_js(b.len());
+                (kind, off, bytes.len() as f64)
             }
             Message::User(v) if read && v.is::<netloop_resp::RespValue>() => {
                 let Ok(resp) = v.downcast::<netloop_resp::RespValue>() else {
@@ -62,27 +107,23 @@ impl JsAdapter {
                 let off = out.bytes.len();
                 super::resp_wire::put(&mut out.bytes, &resp);
                 let len = out.bytes.len() - off;
-                out.push(wire::READ_RESP, self.channel, self.ctx, off as f64, len as f64, 0.0);
+                (wire::READ_RESP, off as f64, len as f64)
             }
             Message::User(v)
                 if read && (v.is::<netloop_http::HttpRequest>() || v.is::<netloop_http::HttpContent>()) =>
             {
                 let mut out = hub.outbox();
                 let off = out.bytes.len();
-                let c = match v.downcast::<netloop_http::HttpRequest>() {
-                    Ok(req) => {
-                        super::http_wire::put_request(&mut out.bytes, &req);
-                        0.0
-                    }
+                match v.downcast::<netloop_http::HttpRequest>() {
+                    Ok(req) => super::http_wire::put_request(&mut out.bytes, &req),
                     Err(v) => {
                         if let Ok(content) = v.downcast::<netloop_http::HttpContent>() {
                             super::http_wire::put_content(&mut out.bytes, &content);
                         }
-                        1.0
                     }
-                };
+                }
                 let len = out.bytes.len() - off;
-                out.push(wire::READ_HTTP, self.channel, self.ctx, off as f64, len as f64, c);
+                (wire::READ_HTTP, off as f64, len as f64)
             }
             other => match other.downcast::<JsValue>() {
                 Ok(v) => {
@@ -91,51 +132,80 @@ impl JsAdapter {
                     } else {
                         wire::WRITE_VALUE
                     };
-                    hub.outbox()
-                        .push(kind, self.channel, self.ctx, v.take(), 0.0, promise);
+                    (kind, v.take(), 0.0)
                 }
                 Err(other) => {
                     // A native value a JS handler cannot see: pass it on untouched.
                     drop(hub);
-                    if read {
-                        ctx.fire_channel_read(other);
-                    } else {
-                        let p = self.hub.upgrade().and_then(|h| h.take_promise(promise));
-                        ctx.write_with(other, p.unwrap_or_default());
+                    match promise {
+                        None => ctx.fire_channel_read(other),
+                        Some(p) => ctx.write_with(other, p),
                     }
                     return Ok(());
                 }
             },
-        }
+        };
+        let c = promise.map_or(0.0, |p| hub.lend_promise(p));
+        let mut out = hub.outbox();
+        self.mark.set(out.epoch);
+        out.push(kind, self.channel, self.ctx, a, b, c);
         Ok(())
     }
 }
 
 impl ChannelHandler for JsAdapter {
-    fn channel_registered(&self, _: &ChannelHandlerContext) -> HandlerResult {
+    fn channel_registered(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        if self.skips(self.takes.inbound) {
+            ctx.fire_channel_registered();
+            return Ok(());
+        }
         self.push(wire::REGISTERED, 0.0, 0.0, 0.0);
         Ok(())
     }
-    fn channel_unregistered(&self, _: &ChannelHandlerContext) -> HandlerResult {
+    fn channel_unregistered(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        if self.skips(self.takes.inbound) {
+            ctx.fire_channel_unregistered();
+            return Ok(());
+        }
         self.push(wire::UNREGISTERED, 0.0, 0.0, 0.0);
         Ok(())
     }
-    fn channel_active(&self, _: &ChannelHandlerContext) -> HandlerResult {
+    fn channel_active(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        if self.skips(self.takes.inbound) {
+            ctx.fire_channel_active();
+            return Ok(());
+        }
         self.push(wire::ACTIVE, 0.0, 0.0, 0.0);
         Ok(())
     }
-    fn channel_inactive(&self, _: &ChannelHandlerContext) -> HandlerResult {
+    fn channel_inactive(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        if self.skips(self.takes.inbound) {
+            ctx.fire_channel_inactive();
+            return Ok(());
+        }
         self.push(wire::INACTIVE, 0.0, 0.0, 0.0);
         Ok(())
     }
     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
-        self.push_message(ctx, true, msg, 0.0)
+        if self.skips(self.takes.inbound) {
+            ctx.fire_channel_read(msg);
+            return Ok(());
+        }
+        self.push_message(ctx, msg, None)
     }
-    fn channel_read_complete(&self, _: &ChannelHandlerContext) -> HandlerResult {
+    fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        if self.skips(self.takes.inbound) {
+            ctx.fire_channel_read_complete();
+            return Ok(());
+        }
         self.push(wire::READ_COMPLETE, 0.0, 0.0, 0.0);
         Ok(())
     }
     fn user_event_triggered(&self, ctx: &ChannelHandlerContext, event: UserEvent) -> HandlerResult {
+        if self.skips(self.takes.inbound) {
+            ctx.fire_user_event_triggered(event);
+            return Ok(());
+        }
         let event = match event.downcast::<IdleStateEvent>() {
             Ok(idle) => {
                 let state = match idle.state {
@@ -194,11 +264,23 @@ impl ChannelHandler for JsAdapter {
         }
         Ok(())
     }
-    fn channel_writability_changed(&self, _: &ChannelHandlerContext) -> HandlerResult {
+    fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        if self.skips(self.takes.inbound) {
+            ctx.fire_channel_writability_changed();
+            return Ok(());
+        }
         self.push(wire::WRITABILITY, 0.0, 0.0, 0.0);
         Ok(())
     }
-    fn exception_caught(&self, _: &ChannelHandlerContext, error: TransportError) -> HandlerResult {
+    fn exception_caught(
+        &self,
+        ctx: &ChannelHandlerContext,
+        error: TransportError,
+    ) -> HandlerResult {
+        if self.skips(self.takes.inbound) {
+            ctx.fire_exception_caught(error);
+            return Ok(());
+        }
         let Some(hub) = self.hub.upgrade() else {
             return Ok(());
         };
@@ -217,18 +299,33 @@ impl ChannelHandler for JsAdapter {
         msg: Message,
         promise: ChannelPromise,
     ) -> HandlerResult {
-        let id = self.hub.upgrade().map_or(0.0, |h| h.lend_promise(promise));
-        self.push_message(ctx, false, msg, id)
+        if self.skips(self.takes.outbound) {
+            ctx.write_with(msg, promise);
+            return Ok(());
+        }
+        self.push_message(ctx, msg, Some(promise))
     }
-    fn flush(&self, _: &ChannelHandlerContext) -> HandlerResult {
+    fn flush(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        if self.skips(self.takes.outbound) {
+            ctx.flush();
+            return Ok(());
+        }
         self.push(wire::FLUSH, 0.0, 0.0, 0.0);
         Ok(())
     }
-    fn read(&self, _: &ChannelHandlerContext) -> HandlerResult {
+    fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        if self.skips(self.takes.outbound) {
+            ctx.read();
+            return Ok(());
+        }
         self.push(wire::READ, 0.0, 0.0, 0.0);
         Ok(())
     }
-    fn close(&self, _: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
+    fn close(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
+        if self.skips(self.takes.outbound) {
+            ctx.close_with(promise);
+            return Ok(());
+        }
         let id = self.hub.upgrade().map_or(0.0, |h| h.lend_promise(promise));
         self.push(wire::CLOSE, 0.0, 0.0, id);
         Ok(())

@@ -4,6 +4,7 @@
 
 use std::ptr;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use napi::sys;
 
@@ -11,6 +12,10 @@ use super::hub::{Hub, MAX_ROUNDS};
 use super::outbox::Outbox;
 use super::token::drain_released;
 use super::wire::{self, RECORD};
+
+/// Most time the rounds of one delivery take before the rest waits for the next iteration
+/// (checked between rounds: a round's JS call is not interrupted).
+const DELIVERY_BUDGET: Duration = Duration::from_millis(2);
 
 impl Hub {
     /// Records wait and no delivery runs: the loop's next iteration delivers them.
@@ -23,12 +28,17 @@ impl Hub {
     }
 
     /// Delivers what the loop produced, applying the ops JS makes meanwhile, until nothing is
-    /// left (at most `MAX_ROUNDS` rounds; the rest waits for the next iteration).
+    /// left, for at most `MAX_ROUNDS` rounds and `DELIVERY_BUDGET` of time: a round's ops
+    /// produce the next round's records (writes drain the socket, the channel turns writable,
+    /// the handler writes again), which must not keep the thread from Node's timers, I/O and
+    /// `setImmediate`s. What is left waits for the loop's next iteration, which libuv runs in
+    /// its next poll phase, after those.
     pub fn deliver(self: &Rc<Self>) {
         if self.delivering.replace(true) {
             return;
         }
-        for _ in 0..MAX_ROUNDS {
+        let start = Instant::now();
+        for round in 0..MAX_ROUNDS {
             self.apply_ops(&[], &[]);
             self.sweep();
             let mut released = Vec::new();
@@ -39,12 +49,16 @@ impl Hub {
                     out.push(wire::RELEASE, 0.0, 0.0, t, 0.0, 0.0);
                 }
             }
-            if self.outbox.borrow().is_empty() {
+            if self.outbox.borrow().is_empty() || (round > 0 && start.elapsed() >= DELIVERY_BUDGET)
+            {
                 break;
             }
             let batch = self.outbox.borrow_mut().take();
             self.call_js(batch);
         }
+        // The ops of the last call (after the last round) are applied now, not left in the
+        // shared buffer until something else applies them.
+        self.apply_ops(&[], &[]);
         self.delivering.set(false);
         if !self.outbox.borrow().is_empty() {
             if let Some(l) = self.local.upgrade() {
@@ -75,6 +89,7 @@ impl Hub {
                     records,
                     bytes,
                     strings,
+                    ..
                 } = batch;
                 let arena = make_buffer(env, bytes).unwrap_or(undefined);
                 let strings = make_strings(env, &strings).unwrap_or(undefined);

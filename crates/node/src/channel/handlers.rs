@@ -11,7 +11,7 @@ use napi_derive::napi;
 use netloop_tls::SslHandler;
 use netloop_transport::LocalListenerExt;
 
-use super::adapter::JsAdapter;
+use super::adapter::{JsAdapter, Takes};
 use super::outbox::ErrorRef;
 use super::wire;
 use super::{codecs, transport_error, NativeChannels};
@@ -68,11 +68,13 @@ impl NativeChannels {
         });
     }
 
-    fn adapter(&self, id: f64, ctx: f64) -> Rc<dyn netloop_transport::ChannelHandler> {
+    fn adapter(&self, id: f64, ctx: f64, takes: u32) -> Rc<dyn netloop_transport::ChannelHandler> {
         Rc::new(JsAdapter {
             hub: Rc::downgrade(&self.hub),
             channel: id,
             ctx,
+            takes: Takes::from_bits(takes),
+            mark: self.hub.mark_of(id as u64),
         })
     }
 
@@ -87,8 +89,9 @@ impl NativeChannels {
     }
 
     /// Adds the stand-in of JS context `ctx` named `name` (pos: 0 first, 1 last, 2 before
-    /// `base`, 3 after `base`).
+    /// `base`, 3 after `base`). `takes`: 1 the handler has inbound methods, 2 outbound ones.
     #[napi]
+    #[allow(clippy::too_many_arguments)]
     pub fn add_js(
         &self,
         env: Env,
@@ -97,9 +100,10 @@ impl NativeChannels {
         base: String,
         name: String,
         ctx: f64,
+        takes: u32,
     ) -> Result<()> {
         self.enter();
-        let r = self.add(id, pos, &base, &name, self.adapter(id, ctx));
+        let r = self.add(id, pos, &base, &name, self.adapter(id, ctx, takes));
         if r.is_ok() {
             self.remember_ctx(id, &name, ctx);
         }
@@ -153,11 +157,12 @@ impl NativeChannels {
         ctx: f64,
         params: Vec<f64>,
         delimiters: Option<Vec<Buffer>>,
+        takes: u32,
     ) -> Result<()> {
         self.enter();
         let r = (|| {
             let handler = if kind == 0 {
-                self.adapter(id, ctx)
+                self.adapter(id, ctx, takes)
             } else {
                 let h = codecs::make(kind, &params, copied(delimiters))?;
                 self.watch_tls(id, &h);

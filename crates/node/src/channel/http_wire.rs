@@ -2,6 +2,7 @@
 //! text (src/http.ts reads and writes the same layout; all integers little-endian):
 //!
 //! ```text
+//! Native → JS messages start with a kind byte: 0 request, 1 body piece.
 //! request  (native → JS): id:f64 flags:u8 method:bytes target:bytes n:u32 (name:bytes value:bytes)*n body:bytes
 //!                         flags: 1 HTTP/1.1, 2 keep-alive, 4 streaming, 8 expect 100-continue
 //! content  (native → JS): id:f64 flags:u8 data:bytes            flags: 1 last
@@ -23,8 +24,9 @@ fn bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-/// Appends `r` in the request layout.
+/// Appends `r` in the request layout, after a 0 byte (the kind: request).
 pub fn put_request(out: &mut Vec<u8>, r: &HttpRequest) {
+    out.push(0);
     out.extend_from_slice(&(r.id as f64).to_le_bytes());
     let flags = u8::from(r.version == Version::Http11)
         | (u8::from(r.keep_alive) << 1)
@@ -41,8 +43,9 @@ pub fn put_request(out: &mut Vec<u8>, r: &HttpRequest) {
     bytes(out, &r.body);
 }
 
-/// Appends `c` in the content layout.
+/// Appends `c` in the content layout, after a 1 byte (the kind: body piece).
 pub fn put_content(out: &mut Vec<u8>, c: &HttpContent) {
+    out.push(1);
     out.extend_from_slice(&(c.request_id.map_or(-1.0, |i| i as f64)).to_le_bytes());
     out.push(u8::from(c.last));
     bytes(out, &c.data);

@@ -38,6 +38,9 @@ pub struct Entry {
     /// The channel's JS stand-ins by JS context id: a few per channel, found by a scan.
     pub ctxs: Vec<(u64, ChannelHandlerContext)>,
     pub refd: bool,
+    /// The outbox epoch in which a stand-in of the channel last pushed a record, shared by
+    /// its stand-ins (see `adapter`).
+    pub mark: Rc<Cell<u64>>,
 }
 
 /// Counters of one loop's JS boundary, read by `loop.metrics()`.
@@ -104,7 +107,8 @@ impl Hub {
             outbox: RefCell::default(),
             promises: RefCell::default(),
             js_promises: RefCell::default(),
-            next_promise: Cell::new(1),
+            // Lent ids are negated and must stay below `wire::VOID_FIRING` (-1).
+            next_promise: Cell::new(2),
             delivering: Cell::new(false),
             refd_open: Cell::new(0),
             metrics: Metrics::default(),
@@ -160,6 +164,9 @@ impl Hub {
                 out.push(wire::UNHANDLED, id as f64, 0.0, a, b, 0.0);
             }
         });
+        // JS handlers pass the close events on after the native part returned: the handlers
+        // are removed when the channel leaves the hub (`sweep`), once the events went through.
+        channel.pipeline().defer_destroy();
         channel.on_close(move || {
             if let Some(hub) = weak.upgrade() {
                 hub.on_closed(id);
@@ -173,6 +180,7 @@ impl Hub {
                 channel,
                 ctxs: Vec::new(),
                 refd: true,
+                mark: Rc::new(Cell::new(u64::MAX)),
             },
         );
         id
@@ -197,6 +205,14 @@ impl Hub {
         out.push(wire::CLOSED, id as f64, 0.0, a, b, 0.0);
         drop(out);
         self.closing.borrow_mut().push(id);
+    }
+
+    /// The record mark shared by channel `id`'s stand-ins.
+    pub fn mark_of(&self, id: u64) -> Rc<Cell<u64>> {
+        self.channels
+            .borrow()
+            .get(&id)
+            .map_or_else(|| Rc::new(Cell::new(u64::MAX)), |e| e.mark.clone())
     }
 
     pub fn channel(&self, id: u64) -> Option<Channel> {
@@ -247,16 +263,30 @@ impl Hub {
         self.channels.borrow().len()
     }
 
-    /// Closed channels that are unregistered leave the table.
+    /// Closed channels that are unregistered leave the table, once their close events went
+    /// through the whole pipeline: a channel for which records still wait to reach JS stays
+    /// (a JS handler in front of a native one passes `channelInactive` on with an op, which
+    /// the native handler passes to the JS handlers behind it with new records). Netty runs
+    /// the pipeline's `handlerRemoved`s after `channelUnregistered` went through it.
     pub(super) fn sweep(&self) {
         let ids: Vec<u64> = std::mem::take(&mut *self.closing.borrow_mut());
+        if ids.is_empty() {
+            return;
+        }
+        let busy: std::collections::HashSet<u64> = self
+            .outbox
+            .borrow()
+            .records
+            .chunks_exact(wire::RECORD)
+            .map(|r| r[1] as u64)
+            .collect();
         let mut keep = Vec::new();
         let mut gone = Vec::new();
         {
             let mut map = self.channels.borrow_mut();
             for id in ids {
                 match map.get(&id) {
-                    Some(e) if e.channel.is_registered() => keep.push(id),
+                    Some(e) if e.channel.is_registered() || busy.contains(&id) => keep.push(id),
                     Some(_) => gone.extend(map.remove(&id)),
                     None => {}
                 }
@@ -280,17 +310,25 @@ impl Hub {
                 out.push(wire::FORGET, e.channel.id().0 as f64, 0.0, 0.0, 0.0, 0.0);
             }
         }
-        // Dropped outside the borrows: dropping a pipeline may run handler code.
+        // Outside the borrows: removing handlers (and dropping a pipeline) runs handler code.
+        for e in &gone {
+            e.channel.pipeline().destroy();
+        }
         drop(gone);
         self.closing.borrow_mut().extend(keep);
     }
 
     // ---- promises ----
 
-    /// Keeps a native promise for JS; 0 for a void one.
+    /// Keeps a native promise for JS; 0 for a silent void one, `VOID_FIRING` for one whose
+    /// failure goes to `exceptionCaught`.
     pub fn lend_promise(&self, p: ChannelPromise) -> f64 {
         if p.is_void() {
-            return 0.0;
+            return if p.is_firing() {
+                wire::VOID_FIRING
+            } else {
+                0.0
+            };
         }
         let id = self.next_promise.get();
         self.next_promise.set(id + 1);
@@ -298,27 +336,31 @@ impl Hub {
         -(id as f64)
     }
 
-    /// The native promise lent as `id` (negative), if any.
+    /// The native promise lent as `id` (below `VOID_FIRING`), if any.
     pub fn take_promise(&self, id: f64) -> Option<ChannelPromise> {
-        if id < 0.0 {
+        if id < wire::VOID_FIRING {
             self.promises.borrow_mut().remove(&((-id) as u64))
         } else {
             None
         }
     }
 
-    /// The promise for an op: a lent native one, a new one reporting to JS promise `id`, or
-    /// (0) one whose failure is fired into the pipeline's `exceptionCaught`.
+    /// The promise for an op: a lent native one, a new one reporting to JS promise `id`, the
+    /// silent void one (0: a write made without a promise, Netty's `write(msg)`), or
+    /// (`VOID_FIRING`) one whose failure is fired into the pipeline's `exceptionCaught`.
     pub(super) fn promise_for(
         self: &Rc<Self>,
         id: f64,
         pipeline: &ChannelPipeline,
     ) -> ChannelPromise {
-        if id < 0.0 {
+        if id < wire::VOID_FIRING {
             return self.take_promise(id).unwrap_or_default();
         }
-        if id == 0.0 {
+        if id == wire::VOID_FIRING {
             return ChannelPromise::void_firing(pipeline);
+        }
+        if id == 0.0 {
+            return ChannelPromise::void();
         }
         let p = ChannelPromise::new();
         if let Some(f) = p.future() {
@@ -365,7 +407,8 @@ impl Hub {
         }
     }
 
-    /// Fails JS promise `id` at once (an op for a channel that is gone).
+    /// Fails JS promise `id` at once (an op for a channel that is gone). Void promises learn
+    /// nothing: their pipeline is gone with the channel.
     pub(super) fn fail_promise(&self, id: f64, e: TransportError) {
         if id > 0.0 {
             self.report_promise(id, &Err(e));

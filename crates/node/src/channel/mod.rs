@@ -319,6 +319,27 @@ impl NativeChannels {
         )
     }
 
+    /// `[pending, writable, high, low, crossed]` of channel `id` *without* applying the ops JS
+    /// buffered: JS counts those itself (`queued` bytes of writes for this channel). If the
+    /// pending bytes plus `queued` are above the high mark, the channel turns unwritable
+    /// without an event and `crossed` is 1: JS reports the crossing (see `src/hub.ts`).
+    #[napi]
+    pub fn writability(&self, id: f64, queued: f64) -> Vec<f64> {
+        self.calls.set(self.calls.get() + 1.0);
+        let Some(ch) = self.hub.channel(id as u64) else {
+            return vec![0.0, 0.0, 0.0, 0.0, 0.0];
+        };
+        let crossed = queued > 0.0 && ch.is_open() && ch.mark_unwritable_above(queued as usize);
+        let w = ch.write_buffer_water_mark();
+        vec![
+            ch.pending_outbound_bytes() as f64,
+            f64::from(u8::from(ch.is_writable())),
+            w.high as f64,
+            w.low as f64,
+            f64::from(u8::from(crossed)),
+        ]
+    }
+
     /// `"address|port|family"` of the local (or remote) end, if known.
     #[napi]
     pub fn address(&self, id: f64, remote: bool) -> Option<String> {

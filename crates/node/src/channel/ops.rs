@@ -1,6 +1,12 @@
 //! Applying the ops JS buffered: writes, flushes, reads, closes and inbound events that leave
 //! JS at a context, promise completions, registrations. Ground rules as in [`super::hub`]:
 //! applied in JS's order, no borrow held while a pipeline method runs.
+//!
+//! Writability: JS counts the writes it queued towards writability before they get here (it
+//! reports the crossing of the high mark itself, see `src/hub.ts`). So that the native count
+//! agrees while they are applied one by one (a flush among them drains the socket), every
+//! write of a batch is first counted on its channel as reserved bytes; each write gives its
+//! reservation back as it is applied, and the channel looks at the low mark once at the end.
 
 use std::rc::Rc;
 
@@ -8,9 +14,24 @@ use bytes::Bytes;
 use netloop_transport::{LocalListenerExt, Message, TransportError};
 
 use super::hub::{From, Hub};
+use super::ids::IdMap;
 use super::outbox::ErrorRef;
 use super::token::{JsError, JsValue};
 use super::wire::{self, RECORD};
+
+/// The channels whose writes an `apply_ops` counted ahead, with the bytes still reserved.
+type Reserved = IdMap<(netloop_transport::Channel, usize)>;
+
+/// What a write op counts towards writability, as JS counts it (and as the outbound buffer
+/// estimates it: bytes their length, other values 8, plus the per-entry overhead).
+pub(super) fn write_size(kind: u32, len: f64) -> Option<usize> {
+    let size = match kind {
+        wire::WRITE_BYTES | wire::WRITE_BIG => len as usize,
+        wire::WRITE_VALUE => 8,
+        _ => return None,
+    };
+    Some(size + netloop_transport::ENTRY_OVERHEAD)
+}
 
 impl Hub {
     /// Applies the ops JS buffered. `big` holds the bytes of large writes, `strings` the
@@ -22,9 +43,37 @@ impl Hub {
         }
         let m = &self.metrics.ops;
         m.set(m.get() + (ops.len() / RECORD) as f64);
+        let mut reserved = self.reserve_writes(&ops);
         for op in ops.chunks_exact(RECORD) {
-            self.apply(op, big, strings);
+            self.apply(op, big, strings, &mut reserved);
         }
+        for (ch, left) in reserved.into_values() {
+            if left > 0 {
+                ch.release_pending_outbound(left);
+            }
+            if ch.is_open() {
+                ch.recheck_writability();
+            }
+        }
+    }
+
+    /// Counts the writes of `ops` on their open channels (see the module docs): the channels
+    /// and the bytes still reserved on each.
+    fn reserve_writes(&self, ops: &[f64]) -> Reserved {
+        let mut sums: IdMap<usize> = IdMap::default();
+        for op in ops.chunks_exact(RECORD) {
+            if let Some(n) = write_size(op[0] as u32, op[4]) {
+                *sums.entry(op[1] as u64).or_default() += n;
+            }
+        }
+        let mut out = Reserved::default();
+        for (id, n) in sums {
+            if let Some(ch) = self.channel(id).filter(|c| c.is_open()) {
+                ch.reserve_pending_outbound(n);
+                out.insert(id, (ch, n));
+            }
+        }
+        out
     }
 
     fn js_error(&self, token: f64, strings: &[String], at: f64) -> TransportError {
@@ -55,7 +104,13 @@ impl Hub {
         }
     }
 
-    fn apply(self: &Rc<Self>, op: &[f64], big: &[&[u8]], strings: &[String]) {
+    fn apply(
+        self: &Rc<Self>,
+        op: &[f64],
+        big: &[&[u8]],
+        strings: &[String],
+        reserved: &mut Reserved,
+    ) {
         let (kind, chan, ctx, a, b, c) = (
             op[0] as u32,
             op[1] as u64,
@@ -122,6 +177,11 @@ impl Hub {
                 });
             }
             wire::WRITE_BYTES | wire::WRITE_VALUE | wire::WRITE_BIG => {
+                if let (Some(n), Some((_, left))) = (write_size(kind, b), reserved.get_mut(&chan)) {
+                    let n = n.min(*left);
+                    *left -= n;
+                    channel.release_pending_outbound(n);
+                }
                 let msg = self.message(kind, a, b, big);
                 let p = self.promise_for(c, &pipeline);
                 match ctx {

@@ -15,6 +15,9 @@ pub struct Outbox {
     pub records: Vec<f64>,
     pub bytes: Vec<u8>,
     pub strings: Vec<String>,
+    /// Counts the batches taken: a stand-in that pushed a record in this epoch knows JS has
+    /// not seen it yet (see `adapter`).
+    pub epoch: u64,
 }
 
 /// How an error travels to JS: `(what, value)` for the record's `b`/`c` or `a` fields.
@@ -45,6 +48,7 @@ impl Outbox {
             records: Vec::with_capacity(self.records.len()),
             bytes: Vec::with_capacity(self.bytes.len().min(MAX_RESERVED_BYTES)),
             strings: Vec::new(),
+            epoch: self.epoch + 1,
         };
         std::mem::replace(self, next)
     }
@@ -66,8 +70,8 @@ impl Outbox {
     }
 
     /// Records an error for JS: a JS error keeps its identity, a native one becomes four
-    /// strings: its code and message, then its cause's (empty without a cause: the error
-    /// that closed the channel, for `ERR_CHANNEL_CLOSED`).
+    /// strings: its code and message, then its cause's code and message (empty without one:
+    /// `ERR_CHANNEL_CLOSED` carries the error that closed the channel as its cause).
     pub fn put_error(&mut self, hub: u32, e: &TransportError) -> ErrorRef {
         if let Some(js) = e
             .foreign_source()
@@ -96,3 +100,4 @@ impl Outbox {
         self.records.len() / RECORD
     }
 }
+

@@ -39,8 +39,8 @@ pub const WRITABILITY: u32 = 10;
 pub const READ_BIG: u32 = 11;
 /// A decoded RESP value: `a` = offset, `b` = length of its tag form (resp_wire.rs) in the arena.
 pub const READ_RESP: u32 = 12;
-/// A decoded HTTP request (`c` = 0) or body chunk (`c` = 1): `a` = offset, `b` = length of its
-/// layout (http_wire.rs) in the arena.
+/// A decoded HTTP request or body piece: `a` = offset, `b` = length of its layout (http_wire.rs,
+/// a kind byte first) in the arena.
 pub const READ_HTTP: u32 = 13;
 
 // ---- outbound operations (native → JS at a JS context; JS → native passed on from one) ----
@@ -83,8 +83,11 @@ pub const COMPLETE_PROMISE: u32 = 40;
 /// Registers the channel on its loop (after JS ran its initializer).
 pub const REGISTER: u32 = 41;
 
-// Promise ids: 0 is void (failures go to `exceptionCaught`); positive ids are JS's;
-// negative ids name native promises the hub holds for JS.
+/// Promise ids: 0 is the silent void promise (a write made without a promise: its failure is
+/// not reported, Netty's `write(msg)`); `VOID_FIRING` is the channel's `voidPromise()` (a
+/// failure goes to `exceptionCaught`); positive ids are JS's; ids below `VOID_FIRING` name
+/// native promises the hub holds for JS.
+pub const VOID_FIRING: f64 = -1.0;
 
 /// Every constant by name, for the JS side's load-time check.
 pub const ALL: &[(&str, u32)] = &[

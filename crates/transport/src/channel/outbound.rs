@@ -1,10 +1,20 @@
 //! A channel's write path: writes queue in the outbound buffer, a flush hands what is flushed
 //! to the channel's I/O, written entries complete their promises, crossings of the water marks
 //! fire `channel_writability_changed`. Ground rules as in the parent module.
+//!
+//! Writes on their way (reserved bytes): a binding that queues writes before handing them to
+//! the channel (the Node binding batches them) counts them towards the pending total first
+//! (`reserve_pending_outbound`, as Netty counts a write task's size when it is created), then
+//! gives each count back as its write arrives (`release_pending_outbound`, without a
+//! writability change: the write counts itself), then looks at the low mark once
+//! (`recheck_writability`). A binding that decides a crossing itself (it saw the queued
+//! writes cross the high mark and reported it) marks the channel unwritable without an event
+//! (`mark_unwritable_above`).
 
 use super::Channel;
 use crate::error::TransportError;
 use crate::message::Message;
+use crate::options::WaterMark;
 use crate::outbound_buffer::{WritabilityChange, ENTRY_OVERHEAD};
 use crate::promise::ChannelPromise;
 
@@ -69,6 +79,42 @@ impl Channel {
         self.0.in_flush.set(true);
         self.0.io.do_write(self);
         self.0.in_flush.set(false);
+    }
+
+    /// The channel's write buffer water marks.
+    pub fn write_buffer_water_mark(&self) -> WaterMark {
+        self.0.options.borrow().write_buffer_water_mark
+    }
+
+    /// Counts `n` bytes of writes on their way to the channel towards its pending total; a
+    /// crossing of the high mark fires `channel_writability_changed`.
+    pub fn reserve_pending_outbound(&self, n: usize) {
+        let change = self.0.outbound.borrow().writability().add(n);
+        self.fire_writability(change);
+    }
+
+    /// Gives back `n` reserved bytes without a writability change (the write arrives and counts
+    /// itself, or it went elsewhere: call `recheck_writability` once after).
+    pub fn release_pending_outbound(&self, n: usize) {
+        self.0.outbound.borrow().writability().sub_quiet(n);
+    }
+
+    /// Turns the channel writable (firing `channel_writability_changed`) if its pending total
+    /// fell below the low mark while nothing reported it.
+    pub fn recheck_writability(&self) {
+        let change = self.0.outbound.borrow().writability().recheck_low();
+        self.fire_writability(change);
+    }
+
+    /// If the pending total plus `queued` bytes (writes counted elsewhere until they arrive)
+    /// is above the high mark, marks the channel unwritable *without* an event: the caller
+    /// reports the crossing. True if that made the channel unwritable.
+    pub fn mark_unwritable_above(&self, queued: usize) -> bool {
+        let w = self.0.outbound.borrow().writability();
+        let high = self.write_buffer_water_mark().high;
+        w.bit(0)
+            && w.pending().saturating_add(queued) > high
+            && w.set_bit(0, false) == WritabilityChange::BecameUnwritable
     }
 
     pub(crate) fn fire_writability(&self, change: WritabilityChange) {

@@ -11,9 +11,10 @@ use crate::error::TransportError;
 
 impl Channel {
     /// False while pending outbound bytes are above the high water mark (until they drop
-    /// below the low one).
+    /// below the low one), and once the channel is closing or closed (Netty: a closed
+    /// channel has no outbound buffer, so it is not writable).
     pub fn is_writable(&self) -> bool {
-        self.0.outbound.borrow().is_writable()
+        !self.0.closing.get() && self.0.outbound.borrow().is_writable()
     }
 
     /// Netty's `setUserDefinedWritability(index, writable)`: user flag `index` (1..=31) makes

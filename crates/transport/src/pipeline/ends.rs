@@ -29,7 +29,7 @@ impl ChannelHandler for HeadHandler {
     fn channel_unregistered(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         ctx.fire_channel_unregistered();
         if !ctx.channel().is_open() {
-            ctx.pipeline().destroy();
+            ctx.pipeline().destroy_if_not_deferred();
         }
         Ok(())
     }

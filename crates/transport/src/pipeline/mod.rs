@@ -83,6 +83,8 @@ pub(crate) struct PipelineInner {
     registered: Cell<bool>,
     pending: RefCell<VecDeque<Pending>>,
     sink: RefCell<Option<UnhandledSink>>,
+    /// The owner removes the handlers itself (see [`ChannelPipeline::defer_destroy`]).
+    destroy_deferred: Cell<bool>,
 }
 
 /// A channel's ordered chain of handlers.
@@ -114,6 +116,7 @@ impl ChannelPipeline {
                 registered: Cell::new(false),
                 pending: RefCell::new(VecDeque::new()),
                 sink: RefCell::new(None),
+                destroy_deferred: Cell::new(false),
             }
         }))
     }
@@ -128,6 +131,22 @@ impl ChannelPipeline {
     pub fn channel(&self) -> Channel {
         self.try_channel()
             .expect("netloop: pipeline used after its channel was dropped")
+    }
+
+    /// The handlers stay after the closed channel is unregistered, until the owner calls
+    /// [`ChannelPipeline::destroy`]. For a binding whose handlers pass events on after the
+    /// native part of the pipeline returned (JS handlers across a call boundary): Netty removes
+    /// the handlers once `channel_unregistered` went through all of them.
+    pub fn defer_destroy(&self) {
+        self.0.destroy_deferred.set(true);
+    }
+
+    /// The closed channel was unregistered and its events went through: its handlers are
+    /// removed now, unless the owner deferred that (see [`ChannelPipeline::defer_destroy`]).
+    pub(crate) fn destroy_if_not_deferred(&self) {
+        if !self.0.destroy_deferred.get() {
+            self.destroy();
+        }
     }
 
     /// Replaces what receives unhandled messages, events and exceptions at the tail.
@@ -381,7 +400,7 @@ impl ChannelPipeline {
     }
 
     /// The closed channel was unregistered: removes every handler, tail to head.
-    pub(crate) fn destroy(&self) {
+    pub fn destroy(&self) {
         while let Some(ctx) = self.last() {
             unlink(&ctx);
             self.removed(ctx);

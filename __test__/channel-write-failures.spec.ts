@@ -1,0 +1,137 @@
+import test from 'ava'
+
+import { type Channel, type ChannelHandlerContext, type ChannelPromise, NetloopError } from '../index'
+import { captureUnhandled, loopFor, netClient, serve, until } from './channel-helpers'
+
+const PENDING = 1000
+const chunk = Buffer.alloc(1024, 1)
+
+/** The code of `e`'s cause, or of `e` itself (a flushed write fails with the error itself). */
+function rootCode(e: unknown): string | undefined {
+  const err = e as { code?: string; cause?: { code?: string } }
+  return err.cause?.code ?? err.code
+}
+
+/**
+ * A server whose handler makes `PENDING` writes (none flushed, so they stay pending) when the
+ * client says hello, then a client that resets the connection. `write` makes each write.
+ */
+async function resetWithPendingWrites(
+  t: Parameters<Parameters<typeof test>[1]>[0],
+  write: (ctx: ChannelHandlerContext) => void,
+): Promise<{ caught: unknown[]; child: Channel }> {
+  const loop = loopFor(t)
+  const caught: unknown[] = []
+  let child: Channel | undefined
+  let written = false
+  const { port } = await serve(t, loop, (ch) => {
+    child = ch
+    ch.pipeline.addLast('w', {
+      channelRead: (ctx) => {
+        for (let i = 0; i < PENDING; i++) write(ctx)
+        written = true
+      },
+      exceptionCaught: (_ctx, e) => void caught.push(e),
+    })
+  })
+  const s = await netClient(t, port)
+  s.write('hello')
+  await until(() => written)
+  s.resetAndDestroy()
+  await until(() => child !== undefined && !child.isOpen)
+  await child!.closeFuture
+  return { caught, child: child! }
+}
+
+test.serial('a reset with 1,000 pending writes made without a promise reaches exceptionCaught once', async (t) => {
+  const unhandled = captureUnhandled(t)
+  const { caught } = await resetWithPendingWrites(t, (ctx) => ctx.write(chunk))
+  // Let whatever the close produced be delivered (the close future completes first).
+  await new Promise((r) => setTimeout(r, 50))
+  t.is(caught.length, 1, `exceptionCaught saw: ${[...new Set(caught.map((e) => (e as { code?: string }).code))].join(', ')}`)
+  t.is((caught[0] as NetloopError).code, 'ECONNRESET')
+  t.deepEqual(unhandled, [])
+})
+
+test.serial('a reset fails each of 1,000 awaited pending writes with the error that closed the channel as its cause', async (t) => {
+  const promises: ChannelPromise[] = []
+  const { caught } = await resetWithPendingWrites(t, (ctx) => void promises.push(ctx.write(chunk, ctx.newPromise())))
+  t.is(promises.length, PENDING)
+  const outcomes = await Promise.allSettled(promises.map((p) => p.promise))
+  const failures = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => o.reason as NetloopError)
+  t.is(failures.length, PENDING)
+  t.true(failures.every((e) => e instanceof NetloopError && e.code === 'ERR_CHANNEL_CLOSED'))
+  t.true(failures.every((e) => rootCode(e) === 'ECONNRESET'), `causes: ${[...new Set(failures.map(rootCode))].join(', ')}`)
+  t.is(caught.length, 1)
+})
+
+test.serial('only a write given voidPromise() reports its failure to exceptionCaught; a plain one is silent', async (t) => {
+  const unhandled = captureUnhandled(t)
+  const loop = loopFor(t)
+  const caught: unknown[] = []
+  let child: Channel | undefined
+  const { port } = await serve(t, loop, (ch) => {
+    child = ch
+    ch.pipeline.addLast('w', { exceptionCaught: (_ctx, e) => void caught.push(e) })
+  })
+  const s = await netClient(t, port)
+  await until(() => child !== undefined && child.isActive)
+  // A JS value that reaches the socket fails its write (ERR_UNSUPPORTED_MESSAGE).
+  child!.writeAndFlush({ plain: true } as never)
+  child!.writeAndFlush({ void: true } as never, child!.voidPromise())
+  const awaited = child!.writeAndFlush({ awaited: true } as never, child!.newPromise())
+  await t.throwsAsync(awaited.promise, { code: 'ERR_UNSUPPORTED_MESSAGE' })
+  await until(() => caught.length >= 1)
+  // The plain write failed before the awaited one: had it been reported, it would be here.
+  t.is(caught.length, 1)
+  t.is((caught[0] as NetloopError).code, 'ERR_UNSUPPORTED_MESSAGE')
+  t.true(child!.isOpen)
+  t.deepEqual(unhandled, [])
+  s.destroy()
+})
+
+test('void promises cannot be listened to; unvoid() gives one that can', async (t) => {
+  const loop = loopFor(t)
+  let child: Channel | undefined
+  const { port } = await serve(t, loop, (ch) => void (child = ch))
+  const s = await netClient(t, port)
+  await until(() => child !== undefined && child.isActive)
+  const v = child!.voidPromise()
+  t.true(v.isVoid)
+  t.throws(() => v.addListener(() => {}), { code: 'ERR_INVALID_STATE' })
+  const real = v.unvoid()
+  t.false(real.isVoid)
+  let outcome: Error | null | undefined
+  real.addListener((e) => (outcome = e))
+  child!.writeAndFlush('x', real)
+  await real
+  t.is(outcome, null)
+  s.destroy()
+})
+
+test('a JS outbound handler gets a void promise for a write made without one, and failing it is silent', async (t) => {
+  const unhandled = captureUnhandled(t)
+  const loop = loopFor(t)
+  const seen: boolean[] = []
+  const caught: unknown[] = []
+  let child: Channel | undefined
+  const { port } = await serve(t, loop, (ch) => {
+    child = ch
+    ch.pipeline.addLast('out', {
+      write: (_ctx, _msg, promise) => {
+        seen.push(promise.isVoid)
+        throw new Error('refused')
+      },
+      exceptionCaught: (_ctx, e) => void caught.push(e),
+    })
+  })
+  const s = await netClient(t, port)
+  await until(() => child !== undefined && child.isActive)
+  child!.writeAndFlush('a')
+  const p = child!.writeAndFlush('b', child!.newPromise())
+  await t.throwsAsync(p.promise, { message: 'refused' })
+  t.deepEqual(seen, [true, false])
+  t.deepEqual(caught, [])
+  t.deepEqual(unhandled, [])
+  s.destroy()
+})

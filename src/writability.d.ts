@@ -1,0 +1,46 @@
+/**
+ * JS's share of a channel's writability. A write a JS handler makes waits as an op record
+ * until the hub applies the ops (when the delivery returns, or at the next microtask
+ * checkpoint), so the native outbound buffer cannot see it yet: JS counts it here, with the
+ * same size the buffer will (bytes: their length, other values 8, plus 96 per entry), and
+ * `isWritable`, `bytesBeforeUnwritable`, `bytesBeforeWritable` and
+ * `channelWritabilityChanged` go by the native pending bytes *plus* these queued bytes, as
+ * Netty's go by every write made so far.
+ *
+ * Ground rules (the JS thread of the channel's loop):
+ * - Queued bytes belong to one *op epoch*: the ops made since the op buffer was last emptied.
+ *   Once the ops are applied (the native side empties the buffer) they count natively:
+ *   `crates/node/src/channel/ops.rs` reserves every write of a batch on its channel before
+ *   applying the batch, so the two counts never overlap and never leave a gap.
+ * - The crossing of the high mark is decided here, synchronously in the write that crosses
+ *   (Netty fires `channelWritabilityChanged` inside that write): the native side marks the
+ *   channel unwritable without an event (`writability(id, queued)`), and JS fires the event
+ *   from the head of the pipeline. Every other crossing (the buffer drained below the low
+ *   mark, a crossing JS did not see) is fired natively and reaches JS as a record. So each
+ *   crossing fires once.
+ * - A write asks the native side only when it may cross: `hint` bounds the native pending
+ *   bytes from above between two exact reads (queued bytes are added to it once applied), so
+ *   a write below the mark costs no native call. The getters always read exactly.
+ */
+import type * as Native from '../native';
+import type { Channel } from './channel';
+/** Bytes each queued message counts on top of its own size (Netty's default, as natively). */
+export declare const ENTRY_OVERHEAD = 96;
+/** What a non-byte message counts (the native size estimator's value). */
+export declare const VALUE_SIZE = 8;
+export declare class WritabilityCounter {
+    #private;
+    private readonly native;
+    private readonly ops;
+    /** Bumped whenever the op buffer starts filling again (the previous ops were applied). */
+    epoch: number;
+    constructor(native: Native.NativeChannels, ops: Float64Array);
+    /** The bytes `ch` queued that the native side has not seen (older ones join the hint). */
+    queued(w: WriteCount): number;
+    /** Counts a write of `size` bytes (before the overhead) that `ch` just queued. */
+    count(ch: Channel, size: number): void;
+    /** False while the channel is unwritable, counting what JS queued. */
+    isWritable(ch: Channel): boolean;
+    /** `[bytesBeforeUnwritable, bytesBeforeWritable]`, counting what JS queued. */
+    bytesBefore(ch: Channel): [number, number];
+}
