@@ -6,7 +6,7 @@ import { AsyncResource } from 'node:async_hooks'
 import type { AddressInfo } from 'node:net'
 import { NetloopError, fromNative } from './errors'
 import { ChannelPipeline } from './pipeline'
-import { ChannelPromise, SILENT_PROMISE } from './promise'
+import { ChannelPromise } from './promise'
 import type { ChannelHub } from './hub'
 import type { ChannelHandlerContext } from './context'
 import type { EventLoop } from './loop'
@@ -190,14 +190,14 @@ export class Channel implements ServerChannel {
   write(msg: Outbound): void
   write(msg: Outbound, promise: ChannelPromise): ChannelPromise
   write(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
-    this.pipeline._fireOutbound(this.pipeline._tail, W.WRITE_BYTES, msg, promise ?? SILENT_PROMISE)
+    this.pipeline._fireOutbound(this.pipeline._tail, W.WRITE_BYTES, msg, promise ?? this.pipeline._silentPromise)
     return promise
   }
 
   writeAndFlush(msg: Outbound): void
   writeAndFlush(msg: Outbound, promise: ChannelPromise): ChannelPromise
   writeAndFlush(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
-    this.pipeline._fireOutbound(this.pipeline._tail, W.WRITE_BYTES, msg, promise ?? SILENT_PROMISE)
+    this.pipeline._fireOutbound(this.pipeline._tail, W.WRITE_BYTES, msg, promise ?? this.pipeline._silentPromise)
     this.pipeline._fireOutbound(this.pipeline._tail, W.FLUSH, undefined, undefined)
     return promise
   }

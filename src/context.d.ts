@@ -9,7 +9,7 @@ import type { EventLoop } from './loop';
 import type { ChannelHandler, Outbound } from './handlers';
 import type { NativeHandler } from './codecs';
 import type { ChannelPipeline } from './pipeline';
-import { type ChannelPromise } from './promise';
+import type { ChannelPromise } from './promise';
 export declare class ChannelHandlerContext {
     /** The handler's name in the pipeline. */
     readonly name: string;

@@ -9,7 +9,7 @@ import type { EventLoop } from './loop'
 import type { ChannelHandler, Outbound } from './handlers'
 import type { NativeHandler } from './codecs'
 import type { ChannelPipeline } from './pipeline'
-import { type ChannelPromise, SILENT_PROMISE } from './promise'
+import type { ChannelPromise } from './promise'
 import { W } from './wire'
 
 /** @internal What a pipeline node is. */
@@ -153,7 +153,7 @@ export class ChannelHandlerContext {
   write(msg: Outbound): void
   write(msg: Outbound, promise: ChannelPromise): ChannelPromise
   write(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
-    this.pipeline._fireOutbound(this, W.WRITE_BYTES, msg, promise ?? SILENT_PROMISE)
+    this.pipeline._fireOutbound(this, W.WRITE_BYTES, msg, promise ?? this.pipeline._silentPromise)
     return promise
   }
 
@@ -161,7 +161,7 @@ export class ChannelHandlerContext {
   writeAndFlush(msg: Outbound): void
   writeAndFlush(msg: Outbound, promise: ChannelPromise): ChannelPromise
   writeAndFlush(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
-    this.pipeline._fireOutbound(this, W.WRITE_BYTES, msg, promise ?? SILENT_PROMISE)
+    this.pipeline._fireOutbound(this, W.WRITE_BYTES, msg, promise ?? this.pipeline._silentPromise)
     this.pipeline._fireOutbound(this, W.FLUSH, undefined, undefined)
     return promise
   }

@@ -15,7 +15,7 @@ import { HttpContent, HttpResponse, httpBytes, readHttp, writeHttp } from './htt
 import { SslCloseCompletionEvent, SslHandshakeCompletionEvent, tlsHandlerOf } from './tls'
 import { publishClose, publishServerSocket } from './diagnostics'
 import type { EventLoop } from './loop'
-import { ChannelPromise, SILENT_PROMISE } from './promise'
+import { ChannelPromise } from './promise'
 import { ARENA_BYTES, ARENA_MAX_WRITE, EVENT_CAPACITY, OP_CAPACITY, VOID_FIRING, W, checkWire } from './wire'
 import { VALUE_SIZE, WritabilityCounter } from './writability'
 
@@ -497,7 +497,7 @@ export class ChannelHub {
     }
     if (kind < W.PROMISE_DONE) {
       const ctx = this.#context(ch, ctxId)
-      const promise = c < VOID_FIRING ? this.#lent(c) : c === VOID_FIRING ? ctx?.pipeline._voidPromise : c === 0 ? SILENT_PROMISE : undefined
+      const promise = c < VOID_FIRING ? this.#lent(c) : c === VOID_FIRING ? ctx?.pipeline._voidPromise : c === 0 ? ctx?.pipeline._silentPromise : undefined
       if (!ctx) {
         promise?.tryFailure(errorOf('ERR_CHANNEL_CLOSED', 'the handler is gone', chan))
         return

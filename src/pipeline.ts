@@ -49,6 +49,7 @@ export class ChannelPipeline {
   /** @internal */ readonly _head: ChannelHandlerContext
   /** @internal */ readonly _tail: ChannelHandlerContext
   #voidPromise: ChannelPromise | undefined
+  #silentPromise: ChannelPromise | undefined
   #generated = 0
 
   /** @internal */
@@ -60,6 +61,19 @@ export class ChannelPipeline {
     this._tail = new ChannelHandlerContext('TAIL', undefined, undefined, this, Kind.Tail, 0)
     this._head._next = this._tail
     this._tail._prev = this._head
+  }
+
+  /**
+   * @internal The promise of writes made without one (Netty's `write(msg)`: a promise nobody
+   * listens to, whose failure goes nowhere), per channel so that `promise.channel` holds; made
+   * on first use.
+   */
+  get _silentPromise(): ChannelPromise {
+    if (this.#silentPromise === undefined) {
+      this.#silentPromise = new ChannelPromise(0)
+      this.#silentPromise._channel = this.channel
+    }
+    return this.#silentPromise
   }
 
   /** @internal The pipeline's void promise (made on first use: an idle channel holds none). */

@@ -191,8 +191,3 @@ export class ChannelPromise implements PromiseLike<void> {
   }
 }
 
-/**
- * @internal The void promise of writes made without one: shared by every channel, never
- * done, and its failure goes nowhere (Netty's `write(msg)`, whose promise nobody listens to).
- */
-export const SILENT_PROMISE = new ChannelPromise(0)
