@@ -19,7 +19,7 @@ import type { ChannelHandler } from './handlers'
 import { NativeHandler } from './codecs'
 import { NetloopError, invalidArgType } from './errors'
 import type { ChannelHub } from './hub'
-import { ChannelPromise } from './promise'
+import { ChannelPromise, SILENT_PROMISE } from './promise'
 import { W } from './wire'
 
 const enum Pos {
@@ -356,6 +356,9 @@ export class ChannelPipeline {
   }
 
   #invokeOutbound(ctx: ChannelHandlerContext, fn: HandlerMethod, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
+    // A write made without a promise: the handler gets one it may listen to (Netty's
+    // newPromise() of write(msg)); it stays silent unless listened to before it is passed on.
+    if (promise === SILENT_PROMISE && kind === W.WRITE_BYTES) promise = ChannelPromise._implicit()
     try {
       let r: unknown
       if (kind === W.WRITE_BYTES) r = fn.call(ctx.handler, ctx, msg, promise ?? this._voidPromise)
