@@ -109,28 +109,39 @@ test('void promises cannot be listened to; unvoid() gives one that can', async (
   s.destroy()
 })
 
-test('a JS outbound handler gets a void promise for a write made without one, and failing it is silent', async (t) => {
+test.serial('an outbound handler gets a promise it may listen to for a write made without one; unheard, its failure is silent', async (t) => {
   const unhandled = captureUnhandled(t)
   const loop = loopFor(t)
-  const seen: boolean[] = []
+  const outcomes: string[] = []
   const caught: unknown[] = []
   let child: Channel | undefined
   const { port } = await serve(t, loop, (ch) => {
     child = ch
-    ch.pipeline.addLast('out', {
-      write: (_ctx, _msg, promise) => {
-        seen.push(promise.isVoid)
-        throw new Error('refused')
-      },
-      exceptionCaught: (_ctx, e) => void caught.push(e),
-    })
+    ch.pipeline
+      .addLast('refuse', {
+        write: (ctx, msg, promise) => {
+          if (String(msg) === 'refused') throw new Error('refused')
+          ctx.write(msg, promise)
+        },
+      })
+      .addLast('listen', {
+        write: (ctx, msg, promise) => {
+          t.false(promise.isVoid)
+          if (String(msg) !== 'unheard') promise.addListener((e) => void outcomes.push(`${String(msg)}:${e === null ? 'ok' : e.message}`))
+          ctx.write(msg, promise)
+        },
+        exceptionCaught: (_ctx, e) => void caught.push(e),
+      })
   })
   const s = await netClient(t, port)
+  let received = ''
+  s.on('data', (d) => (received += d))
   await until(() => child !== undefined && child.isActive)
-  child!.writeAndFlush('a')
-  const p = child!.writeAndFlush('b', child!.newPromise())
-  await t.throwsAsync(p.promise, { message: 'refused' })
-  t.deepEqual(seen, [true, false])
+  child!.write('refused')
+  child!.write('unheard')
+  child!.writeAndFlush('heard')
+  await until(() => outcomes.length === 2 && received === 'unheardheard')
+  t.deepEqual(outcomes, ['refused:refused', 'heard:ok'])
   t.deepEqual(caught, [])
   t.deepEqual(unhandled, [])
   s.destroy()

@@ -331,7 +331,7 @@ export class ChannelHub {
 
   /** The wire id of `p`: 0 silent void, `VOID_FIRING`, a JS id (> 0) or a lent one (< -1). */
   #promiseId(p: ChannelPromise | undefined): number {
-    if (p === undefined) return 0
+    if (p === undefined || p._silent) return 0
     if (p._id === 0) return p._fires ? VOID_FIRING : 0
     if (p._id < 0 || p._id > 0) return p._id
     const id = this.#nextPromise++

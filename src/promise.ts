@@ -39,6 +39,10 @@ export class ChannelPromise implements PromiseLike<void> {
   #listeners: Array<(error: Error | null) => void> | undefined
   /** @internal The channel of the operation (set by the pipeline that made the promise). */
   _channel: Channel | undefined
+  /** Made for a write without a promise (see `_implicit`). */
+  #implicit = false
+  /** Listened to or awaited. */
+  #observed = false
 
   /** @internal */
   constructor(id: number, onVoidFailure?: VoidFailureSink, native?: NativeCompleter) {
@@ -50,6 +54,23 @@ export class ChannelPromise implements PromiseLike<void> {
   /** True for a void promise (the silent one of promise-less writes, or `voidPromise()`). */
   get isVoid(): boolean {
     return this._id === 0
+  }
+
+  /**
+   * @internal The promise an outbound handler's `write` gets for a write made without one
+   * (Netty's `write(msg)` makes a new promise): it may be listened to, and stays silent (sent
+   * as the silent void promise, no bookkeeping) unless it was listened to or awaited before
+   * the handler passed the write on.
+   */
+  static _implicit(): ChannelPromise {
+    const p = new ChannelPromise(Number.NaN)
+    p.#implicit = true
+    return p
+  }
+
+  /** @internal An implicit promise nobody listened to (yet): the write goes on silently. */
+  get _silent(): boolean {
+    return this.#implicit && !this.#observed
   }
 
   /** @internal True for the void promise whose failure goes to `exceptionCaught`. */
@@ -107,6 +128,7 @@ export class ChannelPromise implements PromiseLike<void> {
     if (this._id === 0) {
       throw new NetloopError('ERR_INVALID_STATE', 'a void promise cannot be awaited: pass channel.newPromise() to await an operation')
     }
+    this.#observed = true
     if (this.#promise === undefined) {
       const r = this.#result
       if (r === undefined) {
@@ -133,6 +155,7 @@ export class ChannelPromise implements PromiseLike<void> {
     if (this._id === 0) {
       throw new NetloopError('ERR_INVALID_STATE', 'a void promise has no listeners: use promise.unvoid() (or pass channel.newPromise()) to learn the outcome')
     }
+    this.#observed = true
     const r = this.#result
     if (r !== undefined) fn(r.ok ? null : r.error)
     else (this.#listeners ??= []).push(fn)

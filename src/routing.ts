@@ -118,6 +118,9 @@ export function deliverOutbound(pipeline: ChannelPipeline, ctx: ChannelHandlerCo
 }
 
 function invokeOutbound(pipeline: ChannelPipeline, ctx: ChannelHandlerContext, fn: HandlerMethod, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
+  // A write made without a promise: the handler gets one it may listen to (Netty's
+  // newPromise() of write(msg)); it stays silent unless listened to before it is passed on.
+  if (kind === W.WRITE_BYTES && promise === pipeline._silentPromise) promise = ChannelPromise._implicit()
   // A promise made outside the pipeline (lent by native code, or `new`) learns its channel here.
   if (promise !== undefined && promise._channel === undefined) promise._channel = pipeline.channel
   try {

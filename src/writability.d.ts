@@ -28,6 +28,18 @@ import type { Channel } from './channel';
 export declare const ENTRY_OVERHEAD = 96;
 /** What a non-byte message counts (the native size estimator's value). */
 export declare const VALUE_SIZE = 8;
+/** A channel's writability as JS tracks it (the binding's bookkeeping, not API). */
+export declare class WriteCount {
+    /** Bytes of writes queued as ops in op epoch `epoch` (not applied yet). */
+    queued: number;
+    epoch: number;
+    /** An upper bound of the native pending bytes (exact when read, plus applied writes). */
+    hint: number;
+    /** The high water mark, once read (reset when an option changes). */
+    high: number;
+    /** The op epoch in which the channel was seen unwritable (no crossing can happen in it). */
+    unwritableEpoch: number;
+}
 export declare class WritabilityCounter {
     #private;
     private readonly native;

@@ -31,7 +31,7 @@ export const ENTRY_OVERHEAD = 96
 /** What a non-byte message counts (the native size estimator's value). */
 export const VALUE_SIZE = 8
 
-/** A channel's writability as JS tracks it. @internal */
+/** A channel's writability as JS tracks it (the binding's bookkeeping, not API). */
 export class WriteCount {
   /** Bytes of writes queued as ops in op epoch `epoch` (not applied yet). */
   queued = 0

@@ -25,7 +25,7 @@ use std::cell::{Cell, RefCell};
 use std::os::raw::c_int;
 use std::ptr;
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use libuv_sys_lite as uv;
 use napi::sys;
@@ -84,6 +84,9 @@ pub struct Bridge {
     pub(crate) js_failed: Cell<bool>,
     /// Marker tasks run in the current iteration.
     pub(crate) markers: Cell<u32>,
+    /// When the current (or last) iteration started: work after the loop's own (the channel
+    /// hub's deliveries) stops early once the iteration ran long (see `iteration_started`).
+    started: Cell<Instant>,
     /// Test hook: the next re-watch of a rebuilt selector fails.
     pub(crate) fail_rewatch: Cell<bool>,
     /// Loop time at which a graceful shutdown must end, busy or not.
@@ -145,6 +148,7 @@ impl Bridge {
             pinned: Cell::new(false),
             js_failed: Cell::new(false),
             markers: Cell::new(0),
+            started: Cell::new(Instant::now()),
             fail_rewatch: Cell::new(false),
             shutdown_deadline: Cell::new(None),
             hook: RefCell::new(None),
@@ -216,6 +220,12 @@ impl Bridge {
 
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// When the current iteration started (its I/O and tasks included), for the hook's own
+    /// time budget: an iteration is bounded as a whole, whatever the I/O did.
+    pub fn iteration_started(&self) -> Instant {
+        self.started.get()
     }
 
     /// The loop's handle; `None` once terminated (the core is released then).
@@ -329,6 +339,7 @@ impl Bridge {
             return;
         }
         self.markers.set(0);
+        self.started.set(Instant::now());
         if let Some(t) = self.timers() {
             t.drain();
         }

@@ -13,9 +13,9 @@ use super::outbox::Outbox;
 use super::token::drain_released;
 use super::wire::{self, RECORD};
 
-/// Most time the rounds of one delivery take before the rest waits for the next iteration
-/// (checked between rounds: a round's JS call is not interrupted).
-const DELIVERY_BUDGET: Duration = Duration::from_millis(2);
+/// How long an iteration may run before its delivery stops starting new rounds (checked
+/// between rounds: a round's JS call is not interrupted; the first round always runs).
+const ITERATION_BUDGET: Duration = Duration::from_millis(2);
 
 impl Hub {
     /// Records wait and no delivery runs: the loop's next iteration delivers them.
@@ -28,7 +28,8 @@ impl Hub {
     }
 
     /// Delivers what the loop produced, applying the ops JS makes meanwhile, until nothing is
-    /// left, for at most `MAX_ROUNDS` rounds and `DELIVERY_BUDGET` of time: a round's ops
+    /// left, for at most `MAX_ROUNDS` rounds, and no further round once the iteration (its I/O
+    /// and tasks included) has run for `ITERATION_BUDGET`: a round's ops
     /// produce the next round's records (writes drain the socket, the channel turns writable,
     /// the handler writes again), which must not keep the thread from Node's timers, I/O and
     /// `setImmediate`s. What is left waits for the loop's next iteration, which libuv runs in
@@ -37,7 +38,10 @@ impl Hub {
         if self.delivering.replace(true) {
             return;
         }
-        let start = Instant::now();
+        let start = self
+            .bridge
+            .upgrade()
+            .map_or_else(Instant::now, |b| b.iteration_started());
         for round in 0..MAX_ROUNDS {
             self.apply_ops(&[], &[]);
             self.sweep();
@@ -49,7 +53,7 @@ impl Hub {
                     out.push(wire::RELEASE, 0.0, 0.0, t, 0.0, 0.0);
                 }
             }
-            if self.outbox.borrow().is_empty() || (round > 0 && start.elapsed() >= DELIVERY_BUDGET)
+            if self.outbox.borrow().is_empty() || (round > 0 && start.elapsed() >= ITERATION_BUDGET)
             {
                 break;
             }
