@@ -146,9 +146,10 @@ test('toDuplex: a write waiting for writability fails when the channel closes', 
   }
   t.false(ok)
   duplex.channel.close()
+  const closed = duplex.closed ? Promise.resolve() : new Promise((resolve) => duplex.once('close', resolve))
   const err = (await last) as NetloopError
   t.true(err instanceof Error, 'the held write is called back with an error')
-  await new Promise((resolve) => duplex.on('close', resolve))
+  await closed
   t.true(duplex.destroyed)
   t.is((errors[0] as NetloopError).code, 'ERR_CHANNEL_CLOSED')
   t.is(err.code, 'ERR_CHANNEL_CLOSED')
