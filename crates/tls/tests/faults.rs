@@ -50,6 +50,26 @@ fn server_ctx(ca: &Ca, timeout: Duration) -> SslContext {
     .unwrap()
 }
 
+/// A TLS client of `addr` verifying `localhost`, with a probe behind its SslHandler.
+fn tls_client(
+    net: &Net,
+    cctx: &SslContext,
+    opts: ChannelOptions,
+    addr: std::net::SocketAddr,
+) -> (Channel, ChannelFuture, Shared) {
+    let clog: Shared = Rc::new(RefCell::new(Log::default()));
+    let (ch, connected) = net.client(opts, net::no_child, addr);
+    ch.pipeline()
+        .add_first("tls", cctx.new_handler(Some("localhost")).unwrap())
+        .unwrap();
+    let probe = Probe {
+        log: clog.clone(),
+        echo: false,
+    };
+    ch.pipeline().add_last("probe", probe).unwrap();
+    (ch, connected, clog)
+}
+
 /// Reads until EOF or error from a blocking socket (with a timeout): what the server sent.
 fn read_to_close(s: &mut std::net::TcpStream) -> Vec<u8> {
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
@@ -139,20 +159,7 @@ fn writes_before_the_handshake_count_toward_the_water_marks_and_arrive_in_order_
         write_buffer_water_mark: WaterMark::new(8 * 1024, 16 * 1024).unwrap(),
         ..Default::default()
     };
-    let clog: Shared = Rc::new(RefCell::new(Log::default()));
-    let (ch, connected) = net.client(opts, net::no_child, addr);
-    ch.pipeline()
-        .add_first("tls", cctx.new_handler(Some("localhost")).unwrap())
-        .unwrap();
-    ch.pipeline()
-        .add_last(
-            "probe",
-            Probe {
-                log: clog.clone(),
-                echo: false,
-            },
-        )
-        .unwrap();
+    let (ch, connected, clog) = tls_client(&net, &cctx, opts, addr);
     // Before the handshake: 8 writes of 4 KiB pass the 16 KiB high mark.
     let payload = net::pattern(32 * 1024, 3);
     let mut writes_while_writable = 0;
@@ -196,20 +203,7 @@ fn with_auto_read_off_the_handshake_completes_and_data_is_read_only_on_request()
         ..Default::default()
     })
     .unwrap();
-    let clog: Shared = Rc::new(RefCell::new(Log::default()));
-    let (ch, connected) = net.client(ChannelOptions::default(), net::no_child, addr);
-    ch.pipeline()
-        .add_first("tls", cctx.new_handler(Some("localhost")).unwrap())
-        .unwrap();
-    ch.pipeline()
-        .add_last(
-            "probe",
-            Probe {
-                log: clog.clone(),
-                echo: false,
-            },
-        )
-        .unwrap();
+    let (ch, connected, clog) = tls_client(&net, &cctx, ChannelOptions::default(), addr);
     net.run_until("connect", || connected.is_done());
     let c = clog.clone();
     net.run_until("client handshake", || c.borrow().handshake().is_some());
