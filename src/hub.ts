@@ -526,6 +526,7 @@ export class ChannelHub {
       case W.CLOSED: {
         const ch = this.channel(chan)
         if (ch && b !== 0) closeCauses.set(ch, this.#error(b, a, strings, chan))
+        if (ch) tlsHandlerOf(ch)?._onClosed() // channel.tls stays readable after the close
         ch?._onClosed()
         if (ch) publishClose(ch, closeCauses.get(ch))
         return

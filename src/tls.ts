@@ -215,8 +215,9 @@ function peerCertificate(raw: Buffer): PeerCertificate {
   }
 }
 
-/** The last session read of each channel: `channel.tls` stays readable after the close, as
- * node:tls's getters do on a closed socket. */
+/** The last session read of each channel (read at the latest when it closes): `channel.tls`
+ * stays readable after the close, as node:tls's getters do on a closed socket. Nothing is kept
+ * per idle connection. */
 const sessions = new WeakMap<Channel, TlsInfo>()
 
 /** @internal `channel.tls`. */
@@ -310,8 +311,12 @@ export class SslHandler extends NativeHandler {
   _handshakeDone(event: SslHandshakeCompletionEvent): void {
     if (this.#event) return
     this.#event = event
-    if (event.isSuccess && this._channel) tlsInfo(this._channel) // kept for after the close
     this.#settle?.(event)
+  }
+
+  /** @internal The channel closed: keep its session for `channel.tls` (read while the native side still has it). */
+  _onClosed(): void {
+    if (this.#event?.isSuccess && this._channel) tlsInfo(this._channel)
   }
 
   /**
