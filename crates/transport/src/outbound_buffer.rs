@@ -375,6 +375,16 @@ impl OutboundBuffer {
     }
 }
 
+impl std::fmt::Debug for OutboundBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OutboundBuffer")
+            .field("entries", &self.len())
+            .field("flushed", &self.flushed_len())
+            .field("pending_bytes", &self.pending_bytes())
+            .finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -485,15 +495,5 @@ mod tests {
         assert_eq!((f.len(), u.len()), (1, 2));
         assert!(b.is_empty());
         assert_eq!(b.pending_bytes(), 0);
-    }
-}
-
-impl std::fmt::Debug for OutboundBuffer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OutboundBuffer")
-            .field("entries", &self.len())
-            .field("flushed", &self.flushed_len())
-            .field("pending_bytes", &self.pending_bytes())
-            .finish()
     }
 }

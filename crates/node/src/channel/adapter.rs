@@ -110,7 +110,9 @@ impl JsAdapter {
                 (wire::READ_RESP, off as f64, len as f64)
             }
             Message::User(v)
-                if read && (v.is::<netloop_http::HttpRequest>() || v.is::<netloop_http::HttpContent>()) =>
+                if read
+                    && (v.is::<netloop_http::HttpRequest>()
+                        || v.is::<netloop_http::HttpContent>()) =>
             {
                 let mut out = hub.outbox();
                 let off = out.bytes.len();

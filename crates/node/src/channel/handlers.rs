@@ -59,12 +59,16 @@ impl NativeChannels {
             let Some(hub) = hub.upgrade() else { return };
             let at = match r {
                 Ok(_) => -1.0,
-                Err(e) => match hub.outbox().put_error(hub.id(), &e.clone().into_transport()) {
+                Err(e) => match hub
+                    .outbox()
+                    .put_error(hub.id(), &e.clone().into_transport())
+                {
                     ErrorRef::Native(at) => at,
                     ErrorRef::Js(_) => -1.0,
                 },
             };
-            hub.outbox().push(wire::TLS_HANDSHAKE, id, 0.0, at, 0.0, 0.0);
+            hub.outbox()
+                .push(wire::TLS_HANDSHAKE, id, 0.0, at, 0.0, 0.0);
         });
     }
 

@@ -111,7 +111,11 @@ pub fn from_js(data: &[u8]) -> Result<Message, String> {
             let request_id = r.id()?;
             let last = r.u8()? & 1 != 0;
             let data = r.bytes()?;
-            let mut c = if last { HttpContent::last(data) } else { HttpContent::new(data) };
+            let mut c = if last {
+                HttpContent::last(data)
+            } else {
+                HttpContent::new(data)
+            };
             c.request_id = request_id;
             Ok(Message::user(c))
         }

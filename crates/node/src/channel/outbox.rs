@@ -100,4 +100,3 @@ impl Outbox {
         self.records.len() / RECORD
     }
 }
-

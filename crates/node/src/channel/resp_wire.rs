@@ -172,13 +172,19 @@ impl Reader<'_> {
             VERBATIM => {
                 let f = self.take(3)?;
                 let format = [f[0], f[1], f[2]];
-                RespValue::VerbatimString { format, text: self.bytes()? }
+                RespValue::VerbatimString {
+                    format,
+                    text: self.bytes()?,
+                }
             }
             MAP => RespValue::Map(self.pairs()?),
             SET => RespValue::Set(self.list()?),
             ATTRIBUTE => {
                 let attributes = self.pairs()?;
-                RespValue::Attribute { attributes, value: Box::new(self.value()?) }
+                RespValue::Attribute {
+                    attributes,
+                    value: Box::new(self.value()?),
+                }
             }
             PUSH => RespValue::Push(self.list()?),
             other => return Err(format!("unknown RESP reply tag {other}")),
@@ -190,7 +196,11 @@ impl Reader<'_> {
 
 /// The RESP bytes of the tag-format replies in `data` (one or more, back to back).
 pub fn to_wire(data: &[u8]) -> Result<Bytes, String> {
-    let mut r = Reader { data, at: 0, depth: 0 };
+    let mut r = Reader {
+        data,
+        at: 0,
+        depth: 0,
+    };
     let mut out = BytesMut::with_capacity(data.len() + 16);
     while r.at < data.len() {
         r.value()?.encode(&mut out);
@@ -224,7 +234,9 @@ mod tests {
     fn truncated_or_unknown_input_is_an_error_not_a_panic() {
         assert!(to_wire(&[BULK, 10, 0, 0, 0, b'x']).is_err());
         assert!(to_wire(&[99]).is_err());
-        let deep: Vec<u8> = std::iter::repeat([ARRAY, 1, 0, 0, 0]).take(200).flatten().collect();
+        let deep: Vec<u8> = std::iter::repeat_n([ARRAY, 1, 0, 0, 0], 200)
+            .flatten()
+            .collect();
         assert!(to_wire(&deep).is_err());
     }
 }
