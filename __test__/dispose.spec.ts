@@ -27,7 +27,7 @@ test('channel[Symbol.asyncDispose]() closes the channel; a server channel stops 
   t.is(refused, 'ECONNREFUSED')
 })
 
-test('await using, compiled by the package tsc settings, closes a channel and a server when their scopes end', (t) => {
+test('await using, compiled by the package tsc settings, closes a channel and a server, and shuts a loop and a group down, when their scopes end', (t) => {
   const out = mkdtempSync(join(tmpdir(), 'netloop-await-using-'))
   t.teardown(() => rmSync(out, { recursive: true, force: true }))
   // The package's own compiler options (tsconfig.json), this fixture as the program.
@@ -40,5 +40,5 @@ test('await using, compiled by the package tsc settings, closes a channel and a 
   delete env.NODE_OPTIONS
   const run = spawnSync(process.execPath, [join(out, '__test__', 'fixtures', 'await-using.js')], { encoding: 'utf8', timeout: 30_000, env })
   t.is(run.status, 0, run.stderr)
-  t.deepEqual(run.stdout.trim().split('\n'), ['open in scope: true', 'open after scope: false', 'peer saw the close', 'listening in scope: true', 'listening after scope: false'])
+  t.deepEqual(run.stdout.trim().split('\n'), ['open in scope: true', 'open after scope: false', 'peer saw the close', 'listening in scope: true', 'listening after scope: false', 'loop in scope: started, group terminated: false', 'loop after scope: terminated, group terminated: true'])
 })
