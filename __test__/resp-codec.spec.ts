@@ -85,3 +85,16 @@ test('RespDecoder checks its options', (t) => {
   t.throws(() => new RespDecoder({ maxBulkLength: -1 }), { code: 'ERR_OUT_OF_RANGE' })
   t.throws(() => new RespDecoder({ resp3: 'yes' as never }), { code: 'ERR_INVALID_ARG_TYPE' })
 })
+
+test('a reply larger than the write arena (2 MiB bulk) travels whole', async (t) => {
+  const loop = loopFor(t)
+  const big = Buffer.alloc(2 * 1024 * 1024, 0x61)
+  const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('resp', new RespDecoder()).addLast('app', { channelRead: (ctx) => ctx.writeAndFlush(Resp.bulk(big)) }))
+  const { s, got } = await client(port)
+  t.teardown(() => s.destroy())
+  s.write('GET k\r\n')
+  const want = `$${big.length}\r\n`.length + big.length + 2
+  await until(() => got().length >= want, 20_000)
+  t.is(got().length, want)
+  t.true(got().startsWith(`$${big.length}\r\naaaa`) && got().endsWith('a\r\n'))
+})

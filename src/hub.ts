@@ -80,6 +80,16 @@ function takes(ctx: ChannelHandlerContext): number {
   return bits
 }
 
+/** How a protocol module writes its messages in their JS→native layout (no closure per write). */
+interface FramedCodec<M> {
+  /** Writes `m` at `at`; the end offset, or -1 if it does not fit. */
+  write(m: M, buf: Buffer, at: number): number
+  /** `m` in a Buffer of its own (too big for the arena). */
+  bytes(m: M): Buffer
+}
+const RESP_CODEC: FramedCodec<RespReply> = { write: writeReply, bytes: replyBytes }
+const HTTP_CODEC: FramedCodec<HttpResponse | HttpContent> = { write: writeHttp, bytes: httpBytes }
+
 function errorOf(code: string, message: string, channel: number, cause?: unknown): NetloopError {
   const e = new NetloopError(code, message)
   if (channel) (e as NetloopError & { channelId?: number }).channelId = channel
@@ -271,9 +281,9 @@ export class ChannelHub {
     } else if (msg instanceof Uint8Array) {
       buf = msg
     } else if (msg instanceof RespReply && bytesKind === W.WRITE_BYTES) {
-      return this.#encodeResp(msg)
+      return this.#encodeFramed(W.WRITE_RESP, msg, RESP_CODEC)
     } else if ((msg instanceof HttpResponse || msg instanceof HttpContent) && bytesKind === W.WRITE_BYTES) {
-      return this.#encodeHttp(msg)
+      return this.#encodeFramed(W.WRITE_HTTP, msg, HTTP_CODEC)
     } else {
       return this.#encoded(valueKind, this.#token(msg), 0)
     }
@@ -291,36 +301,23 @@ export class ChannelHub {
     return this.#encoded(bytesKind, off, len)
   }
 
-  /** A RESP reply in tag form (src/resp.ts) into the arena, or as a big chunk (`b` = -1). */
-  #encodeResp(r: RespReply): void {
-    let end = writeReply(r, this.#arena, this.#arenaUsed)
+  /**
+   * A protocol message in the layout its module writes (RESP replies: src/resp.ts; HTTP
+   * responses and body pieces: src/http.ts) into the arena, or as a big chunk (`b` = -1).
+   */
+  #encodeFramed<M>(kind: number, msg: M, codec: FramedCodec<M>): void {
+    let end = codec.write(msg, this.#arena, this.#arenaUsed)
     if (end < 0 && this.#arenaUsed > 0) {
       this.#applyNow()
-      end = writeReply(r, this.#arena, this.#arenaUsed)
+      end = codec.write(msg, this.#arena, this.#arenaUsed)
     }
     if (end < 0) {
-      this.#big.push(replyBytes(r))
-      return this.#encoded(W.WRITE_RESP, this.#big.length - 1, -1)
+      this.#big.push(codec.bytes(msg))
+      return this.#encoded(kind, this.#big.length - 1, -1)
     }
     const off = this.#arenaUsed
     this.#arenaUsed = end
-    return this.#encoded(W.WRITE_RESP, off, end - off)
-  }
-
-  /** An HTTP response or body piece (src/http.ts) into the arena, or as a big chunk (`b` = -1). */
-  #encodeHttp(m: HttpResponse | HttpContent): void {
-    let end = writeHttp(m, this.#arena, this.#arenaUsed)
-    if (end < 0 && this.#arenaUsed > 0) {
-      this.#applyNow()
-      end = writeHttp(m, this.#arena, this.#arenaUsed)
-    }
-    if (end < 0) {
-      this.#big.push(httpBytes(m))
-      return this.#encoded(W.WRITE_HTTP, this.#big.length - 1, -1)
-    }
-    const off = this.#arenaUsed
-    this.#arenaUsed = end
-    return this.#encoded(W.WRITE_HTTP, off, end - off)
+    return this.#encoded(kind, off, end - off)
   }
 
   #encoded(kind: number, a: number, b: number): void {

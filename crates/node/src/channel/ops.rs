@@ -189,41 +189,28 @@ impl Hub {
                     None => pipeline.write_with(msg, p),
                 }
             }
-            wire::WRITE_RESP => {
+            wire::WRITE_RESP | wire::WRITE_HTTP => {
                 let p = self.promise_for(c, &pipeline);
-                let tags = if b < 0.0 {
-                    Bytes::copy_from_slice(big.get(a as usize).copied().unwrap_or_default())
-                } else {
-                    self.shared.arena_bytes(a as usize, b as usize)
-                };
-                match super::resp_wire::to_wire(&tags) {
-                    Ok(resp) => match ctx {
-                        Some(x) => x.write_with(resp, p),
-                        None => pipeline.write_with(resp, p),
-                    },
-                    Err(e) => {
-                        p.try_failure(TransportError::foreign(
-                            std::borrow::Cow::Borrowed("ERR_RESP_REPLY"),
-                            std::io::Error::other(e),
-                        ));
-                    }
-                }
-            }
-            wire::WRITE_HTTP => {
-                let p = self.promise_for(c, &pipeline);
+                // A protocol message in its JS layout: in the op arena, or a big chunk (`b` < 0).
                 let data = if b < 0.0 {
                     Bytes::copy_from_slice(big.get(a as usize).copied().unwrap_or_default())
                 } else {
                     self.shared.arena_bytes(a as usize, b as usize)
                 };
-                match super::http_wire::from_js(&data) {
+                let (msg, code) = if kind == wire::WRITE_RESP {
+                    let m = super::resp_wire::to_wire(&data).map(Message::Bytes);
+                    (m, "ERR_RESP_REPLY")
+                } else {
+                    (super::http_wire::from_js(&data), "ERR_HTTP_RESPONSE")
+                };
+                match msg {
                     Ok(msg) => match ctx {
                         Some(x) => x.write_with(msg, p),
                         None => pipeline.write_with(msg, p),
                     },
                     Err(e) => {
                         p.try_failure(TransportError::foreign(
-                            std::borrow::Cow::Borrowed("ERR_HTTP_RESPONSE"),
+                            std::borrow::Cow::Borrowed(code),
                             std::io::Error::other(e),
                         ));
                     }
