@@ -83,18 +83,15 @@ fn read_to_close(s: &mut std::net::TcpStream) -> Vec<u8> {
     }
 }
 
-#[test]
-fn garbage_instead_of_a_client_hello_is_a_protocol_error_that_closes_only_that_channel() {
+/// A raw TCP peer sends `bytes` to a server with `timeout`, then reads until the server closes:
+/// returns what the server sent and the events its channel saw.
+fn raw_peer(bytes: &'static [u8], timeout: Duration) -> (Vec<u8>, Vec<String>) {
     let net = Net::new();
     let ca = Ca::new("test CA");
-    let addr = server(
-        &net,
-        server_ctx(&ca, Duration::from_secs(10)),
-        ChannelOptions::default(),
-    );
+    let addr = server(&net, server_ctx(&ca, timeout), ChannelOptions::default());
     let t = std::thread::spawn(move || {
         let mut s = std::net::TcpStream::connect(addr).unwrap();
-        s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        s.write_all(bytes).unwrap();
         read_to_close(&mut s)
     });
     net.run_until("server channel closed", || {
@@ -102,6 +99,15 @@ fn garbage_instead_of_a_client_hello_is_a_protocol_error_that_closes_only_that_c
     });
     let reply = t.join().unwrap();
     let events = log(0).borrow().events.clone();
+    (reply, events)
+}
+
+#[test]
+fn garbage_instead_of_a_client_hello_is_a_protocol_error_that_closes_only_that_channel() {
+    let (reply, events) = raw_peer(
+        b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+        Duration::from_secs(10),
+    );
     assert!(
         events.contains(&"exception ERR_TLS_PROTOCOL".to_string()),
         "{events:?}"
@@ -116,25 +122,9 @@ fn garbage_instead_of_a_client_hello_is_a_protocol_error_that_closes_only_that_c
 
 #[test]
 fn half_a_client_hello_then_silence_is_closed_by_the_handshake_timeout() {
-    let net = Net::new();
-    let ca = Ca::new("test CA");
-    let addr = server(
-        &net,
-        server_ctx(&ca, Duration::from_millis(200)),
-        ChannelOptions::default(),
-    );
     // The first bytes of a ClientHello record header, then nothing.
-    let t = std::thread::spawn(move || {
-        let mut s = std::net::TcpStream::connect(addr).unwrap();
-        s.write_all(&[0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00])
-            .unwrap();
-        read_to_close(&mut s)
-    });
-    net.run_until("timed out", || {
-        LOGS.with(|l| l.borrow().len()) == 1 && log(0).borrow().has("inactive")
-    });
-    t.join().unwrap();
-    let events = log(0).borrow().events.clone();
+    let hello = &[0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00];
+    let (_, events) = raw_peer(hello, Duration::from_millis(200));
     assert!(
         events.contains(&"exception ERR_TLS_HANDSHAKE_TIMEOUT".to_string()),
         "{events:?}"
