@@ -4,7 +4,7 @@
  * The front door: the API lives in `src/`, one module per concept.
  */
 export { NetloopError } from './src/errors'
-export { EventLoop, ScheduledTask, type EventLoopOptions, type EventLoopState, type LoopMetrics } from './src/loop'
+export { EventLoop, ScheduledTask, type EventLoopOptions, type EventLoopState, type LoopMetrics, type LoopUtilization } from './src/loop'
 export { type TaskListener } from './src/timers'
 export { EventLoopGroup } from './src/group'
 export { Channel, type ChannelConfig } from './src/channel'
@@ -52,6 +52,6 @@ export {
 } from './src/tls'
 export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex'
 export { ChannelMessages, type ChannelMessagesOptions } from './src/messages'
-export { diagnostics, type SocketMessage, type ListenMessage, type CloseMessage, type ConnectContext } from './src/diagnostics'
+export { diagnostics, type SocketMessage, type ListenMessage, type CloseMessage, type ConnectContext, type LoopShutdownMessage, type HandlerTraceContext } from './src/diagnostics'
 export { AbortError, type AbortOptions } from './src/abort'
 import './src/dispose'

@@ -109,7 +109,17 @@ export declare class NativeEventLoop {
    * `maxConnections`, or out of descriptors); 0 once the loop terminated.
    */
   get refusedConnections(): number
+  /**
+   * `[busy, elapsed]` in ms since the loop was made: the time this thread spent in the
+   * loop's iterations, and the time since (`EventLoop.utilization()`).
+   */
+  busyTime(): Array<number>
   shutdownGracefully(quietMs: number, timeoutMs: number): void
+  /**
+   * Cuts a graceful shutdown in progress short (an aborted `shutdownGracefully`): the
+   * loop runs what it accepted and terminates in its next iterations.
+   */
+  expediteShutdown(): void
   /**
    * Terminates the loop now, without calling JS, and releases it (JS resolves its own
    * termination promise). For loops that were never handed out (a failed group).

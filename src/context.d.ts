@@ -10,6 +10,8 @@ import type { ChannelHandler, Outbound } from './handlers';
 import type { NativeHandler } from './codecs';
 import type { ChannelPipeline } from './pipeline';
 import type { ChannelPromise } from './promise';
+/** The handler method for each wire kind of event or operation. */
+export declare const METHOD_NAMES: ReadonlyArray<[number, keyof ChannelHandler]>;
 export declare class ChannelHandlerContext {
     /** The handler's name in the pipeline. */
     readonly name: string;

@@ -24,7 +24,7 @@ export const enum Kind {
 export type HandlerMethod = (...a: unknown[]) => unknown
 
 /** The handler method for each wire kind of event or operation. */
-const METHOD_NAMES: ReadonlyArray<[number, keyof ChannelHandler]> = [
+export const METHOD_NAMES: ReadonlyArray<[number, keyof ChannelHandler]> = [
   [W.REGISTERED, 'channelRegistered'],
   [W.UNREGISTERED, 'channelUnregistered'],
   [W.ACTIVE, 'channelActive'],

@@ -12,6 +12,11 @@
  * | `netloop:connect`        | `TracingChannel` around `Bootstrap.connect()`:| `{ port, host }`, then  |
  * |                          | start, end, asyncStart, asyncEnd, error       | `result` (the channel)  |
  * |                          |                                               | or `error`              |
+ * | `netloop:loop.shutdown`  | a loop starts shutting down (`phase: 'start'`,| `{ loop, phase,         |
+ * |                          | its channels not closed yet) and terminated   | quietPeriodMs,          |
+ * |                          | (`phase: 'end'`)                              | timeoutMs }`            |
+ * | `netloop:handler`        | `TracingChannel` around each call of a JS     | `{ channel, handler,    |
+ * |                          | handler's method: start, end, error           | method, message }`      |
  *
  * Ground rules: publishing runs on the thread of the channel's loop, synchronously, where the
  * event happens; a subscriber that throws is reported by node:diagnostics_channel (on
@@ -22,9 +27,13 @@
  * that see `channelRegistered` and `channelActive`. `netloop:connect`'s start runs its bound
  * stores (`start.bindStore(als, ...)`) around the whole connect, and the channel it makes keeps
  * that async context for its events (an APM's span reaches the channel's handlers).
+ * `netloop:handler` is traced synchronously (`traceSync`): stores bound to its start are the
+ * context of the handler's method; an `async` method's end comes when it returns its promise.
  */
 import dc from 'node:diagnostics_channel'
 import type { Channel, ServerChannel } from './channel'
+import type { EventLoop } from './loop'
+import { type ChannelHandlerContext, type HandlerMethod, METHOD_NAMES } from './context'
 
 /** What `netloop:server.socket` and `netloop:client.socket` publish. */
 export interface SocketMessage {
@@ -56,6 +65,31 @@ export interface ConnectContext {
   error?: unknown
 }
 
+/** What `netloop:loop.shutdown` publishes. */
+export interface LoopShutdownMessage {
+  loop: EventLoop
+  /** `'start'`: `shutdownGracefully` was called; `'end'`: the loop terminated. */
+  phase: 'start' | 'end'
+  /** The quiet period and timeout of the shutdown (0 at `'end'`). */
+  quietPeriodMs: number
+  timeoutMs: number
+}
+
+/** The context object of the `netloop:handler` TracingChannel. */
+export interface HandlerTraceContext {
+  channel: Channel
+  /** The handler's name in the pipeline. */
+  handler: string
+  /** The method called: `channelRead`, `channelActive`, `write`, `close`, ... */
+  method: string
+  /** The message (`channelRead`, `write`), event (`userEventTriggered`) or error (`exceptionCaught`), else undefined. */
+  message: unknown
+  /** What the method threw (`error`). */
+  error?: unknown
+  /** What the method returned (`end`). */
+  result?: unknown
+}
+
 /** The diagnostics channels, by name; `diagnostics_channel.channel(name)` gives the same objects. */
 export const diagnostics = {
   serverListen: dc.channel('netloop:server.listen'),
@@ -63,15 +97,54 @@ export const diagnostics = {
   clientSocket: dc.channel('netloop:client.socket'),
   channelClose: dc.channel('netloop:channel.close'),
   connect: dc.tracingChannel<unknown, ConnectContext>('netloop:connect'),
+  loopShutdown: dc.channel('netloop:loop.shutdown'),
+  handler: dc.tracingChannel<unknown, HandlerTraceContext>('netloop:handler'),
 } as const
 
 const connect = diagnostics.connect
+const handler = diagnostics.handler
+const { start: hStart, end: hEnd, error: hError } = handler
 
 /** True if any of the TracingChannel's channels has a subscriber (Node < 20.13 lacks `hasSubscribers`). */
-function tracing(): boolean {
-  const has = (connect as { hasSubscribers?: boolean }).hasSubscribers
+function tracing(tc: dc.TracingChannel<unknown, object>): boolean {
+  const has = (tc as { hasSubscribers?: boolean }).hasSubscribers
   if (has !== undefined) return has
-  return connect.start.hasSubscribers || connect.end.hasSubscribers || connect.asyncStart.hasSubscribers || connect.asyncEnd.hasSubscribers || connect.error.hasSubscribers
+  return tc.start.hasSubscribers || tc.end.hasSubscribers || tc.asyncStart.hasSubscribers || tc.asyncEnd.hasSubscribers || tc.error.hasSubscribers
+}
+
+/**
+ * @internal True while `netloop:handler` has a subscriber (start, end or error: a handler call
+ * is synchronous, asyncStart/asyncEnd never fire). Three property reads, no call or
+ * allocation: the pipeline checks it before every handler call.
+ */
+export function tracingHandlers(): boolean {
+  return hStart.hasSubscribers || hEnd.hasSubscribers || hError.hasSubscribers
+}
+
+/** Handler method names by wire kind (made on first use: context.ts may still be loading when this module is). */
+let methodNames: string[] | undefined
+
+function methodName(kind: number): string {
+  if (methodNames === undefined) {
+    methodNames = []
+    for (const [k, name] of METHOD_NAMES) methodNames[k] = name
+  }
+  return methodNames[kind]
+}
+
+/**
+ * @internal Calls handler method `fn` of `ctx` with `args` inside the `netloop:handler`
+ * TracingChannel (the caller checked `tracingHandlers()`); what it throws is published on
+ * `error` and rethrown.
+ */
+export function traceHandler(ctx: ChannelHandlerContext, fn: HandlerMethod, kind: number, message: unknown, ...args: unknown[]): unknown {
+  const context: HandlerTraceContext = { channel: ctx.channel, handler: ctx.name, method: methodName(kind), message }
+  return handler.traceSync(fn, context, ctx.handler, ...args)
+}
+
+/** @internal A loop starts shutting down, or terminated. */
+export function publishLoopShutdown(loop: EventLoop, phase: 'start' | 'end', quietPeriodMs: number, timeoutMs: number): void {
+  if (diagnostics.loopShutdown.hasSubscribers) diagnostics.loopShutdown.publish({ loop, phase, quietPeriodMs, timeoutMs } satisfies LoopShutdownMessage)
 }
 
 /** @internal A server channel listens. */
@@ -96,6 +169,6 @@ export function publishClose(channel: Channel, cause: unknown): void {
 
 /** @internal Runs `fn` (a connect) inside the `netloop:connect` TracingChannel when someone listens. */
 export function traceConnect(fn: () => Promise<Channel>, port: number, host: string): Promise<Channel> {
-  if (!tracing()) return fn()
+  if (!tracing(connect)) return fn()
   return connect.tracePromise(fn, { port, host } satisfies ConnectContext)
 }

@@ -4,7 +4,8 @@
  * serves connections on several cores, see `ServerBootstrap.group(boss, workers)`.
  */
 import { EventEmitter } from 'node:events';
-import { EventLoop, type EventLoopOptions, type LoopMetrics } from './loop';
+import { EventLoop, type EventLoopOptions, type LoopMetrics, type LoopUtilization } from './loop';
+import { type AbortOptions } from './abort';
 import { type LoopTermination } from './workers';
 /** A group whose loops live on worker threads. */
 export interface WorkerGroupOptions extends EventLoopOptions {
@@ -48,6 +49,13 @@ export declare class EventLoopGroup extends EventEmitter {
     ready(): Promise<void>;
     /** Per-loop counters (see `EventLoop.metrics()`), one entry per loop or live worker. */
     metrics(): Promise<LoopMetrics[]>;
+    /**
+     * How busy each loop is (see `EventLoop.utilization()`), one entry per loop, in the order of
+     * `loops`; given an earlier reading, the difference since it, loop by loop. A worker group
+     * reports each worker thread's `performance.eventLoopUtilization()` (the thread runs only
+     * its loop), one entry per worker, live or not.
+     */
+    utilization(prev?: readonly LoopUtilization[]): LoopUtilization[];
     get size(): number;
     get loops(): readonly EventLoop[];
     /** The next loop, round robin (groups on this thread only). */
@@ -57,8 +65,14 @@ export declare class EventLoopGroup extends EventEmitter {
      * their channels close first (pending writes flushed or failed), then the loops terminate;
      * worker threads exit. Returns `terminationFuture()`: the same promise on every call
      * (Netty); a later call changes nothing.
+     *
+     * `{ signal }` as for `EventLoop.shutdownGracefully`: already aborted, it rejects at once
+     * and starts nothing; aborted later, every loop of this thread skips the rest of its quiet
+     * period and timeout, and the promise rejects with an `AbortError` at once (worker loops go
+     * on with their own shutdown: only the wait is cancelled).
      */
-    shutdownGracefully(quietPeriodMs?: number, timeoutMs?: number): Promise<void>;
+    shutdownGracefully(options?: AbortOptions): Promise<void>;
+    shutdownGracefully(quietPeriodMs?: number, timeoutMs?: number, options?: AbortOptions): Promise<void>;
     /** Resolves once every loop has terminated (every worker exited); the same promise on every call. */
     terminationFuture(): Promise<void>;
     get isTerminated(): boolean;

@@ -5,7 +5,8 @@
  */
 import { EventEmitter } from 'node:events'
 import { availableParallelism } from 'node:os'
-import { EventLoop, type EventLoopOptions, type LoopMetrics } from './loop'
+import { EventLoop, type EventLoopOptions, type LoopMetrics, type LoopUtilization } from './loop'
+import { type AbortOptions, abortError, signalOf } from './abort'
 import { NetloopError, checkDuration, checkInteger, fromNative, invalidArgType, outOfRange } from './errors'
 import { type LoopTermination, WorkerLoop, moduleUrl } from './workers'
 
@@ -119,6 +120,26 @@ export class EventLoopGroup extends EventEmitter {
     return Promise.all(this.#workers.filter((w) => w.alive).map((w) => w.metrics() as Promise<LoopMetrics>))
   }
 
+  /**
+   * How busy each loop is (see `EventLoop.utilization()`), one entry per loop, in the order of
+   * `loops`; given an earlier reading, the difference since it, loop by loop. A worker group
+   * reports each worker thread's `performance.eventLoopUtilization()` (the thread runs only
+   * its loop), one entry per worker, live or not.
+   */
+  utilization(prev?: readonly LoopUtilization[]): LoopUtilization[] {
+    if (prev !== undefined && !Array.isArray(prev)) throw invalidArgType('prev', 'Array', prev)
+    if (this.#workers.length > 0) {
+      return this.#workers.map((w, i) => {
+        // Read from another thread, Node's figures can be off by a few µs (even negative).
+        const { idle, active } = w.worker.performance.eventLoopUtilization(prev?.[i])
+        const activeMs = Math.max(0, active)
+        const idleMs = Math.max(0, idle)
+        return { idle: idleMs, active: activeMs, utilization: idleMs + activeMs > 0 ? activeMs / (idleMs + activeMs) : 0 }
+      })
+    }
+    return this.#loops.map((l, i) => l.utilization(prev?.[i]))
+  }
+
   get size(): number {
     return this.#workers.length || this.#loops.length
   }
@@ -143,8 +164,41 @@ export class EventLoopGroup extends EventEmitter {
    * their channels close first (pending writes flushed or failed), then the loops terminate;
    * worker threads exit. Returns `terminationFuture()`: the same promise on every call
    * (Netty); a later call changes nothing.
+   *
+   * `{ signal }` as for `EventLoop.shutdownGracefully`: already aborted, it rejects at once
+   * and starts nothing; aborted later, every loop of this thread skips the rest of its quiet
+   * period and timeout, and the promise rejects with an `AbortError` at once (worker loops go
+   * on with their own shutdown: only the wait is cancelled).
    */
-  shutdownGracefully(quietPeriodMs = 2000, timeoutMs = 15000): Promise<void> {
+  shutdownGracefully(options?: AbortOptions): Promise<void>
+  shutdownGracefully(quietPeriodMs?: number, timeoutMs?: number, options?: AbortOptions): Promise<void>
+  shutdownGracefully(quietPeriodMs: number | AbortOptions = 2000, timeoutMs = 15000, options?: AbortOptions): Promise<void> {
+    if (typeof quietPeriodMs === 'object' && quietPeriodMs !== null) {
+      options = quietPeriodMs
+      quietPeriodMs = 2000
+    }
+    const signal = signalOf(options)
+    if (signal?.aborted) {
+      checkDuration('quietPeriodMs', quietPeriodMs)
+      checkDuration('timeoutMs', timeoutMs)
+      return Promise.reject(abortError(signal))
+    }
+    const done = this.#shutdown(quietPeriodMs, timeoutMs)
+    if (signal === undefined) return done
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        for (const l of this.#loops) l._expediteShutdown()
+        reject(abortError(signal))
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      done.then(() => {
+        signal.removeEventListener('abort', onAbort)
+        resolve()
+      })
+    })
+  }
+
+  #shutdown(quietPeriodMs: number, timeoutMs: number): Promise<void> {
     if (this.#workers.length === 0) {
       // Each loop checks the arguments (and throws) before anything shuts down.
       for (const l of this.#loops) l.shutdownGracefully(quietPeriodMs, timeoutMs)

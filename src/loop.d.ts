@@ -1,3 +1,4 @@
+import { type AbortOptions } from './abort';
 import { type ChannelMetrics } from './hub';
 import { ScheduledTask, type Task } from './timers';
 export { ScheduledTask, type Task } from './timers';
@@ -5,6 +6,16 @@ export { ScheduledTask, type Task } from './timers';
 export interface LoopMetrics extends ChannelMetrics {
     /** Connections the loop's server channels closed at once (over `maxConnections`, or out of fds). */
     refusedConnections: number;
+}
+/**
+ * What `EventLoop.utilization()` reports, as `performance.eventLoopUtilization()`: ms the
+ * loop's iterations took on its thread (`active`), ms of the rest (`idle`), and
+ * `active / (idle + active)`.
+ */
+export interface LoopUtilization {
+    idle: number;
+    active: number;
+    utilization: number;
 }
 /** Lifecycle of a loop, as in Netty. */
 export type EventLoopState = 'not-started' | 'started' | 'shutting-down' | 'shutdown' | 'terminated';
@@ -56,6 +67,14 @@ export declare class EventLoop {
     ref(): this;
     /** Undoes `ref()`: an idle loop no longer keeps the process alive. */
     unref(): this;
+    /**
+     * How busy the loop is, as `performance.eventLoopUtilization()`: `active` is the time (ms)
+     * this thread spent in the loop's iterations (its tasks, timers and channel events, and the
+     * promises they settled) since the loop was made, `idle` the rest of that time. Given an
+     * earlier reading, the difference since it (`loop.utilization(prev)`); given two, the
+     * difference between them (`loop.utilization(later, earlier)`), as Node's does.
+     */
+    utilization(prev?: LoopUtilization, prev2?: LoopUtilization): LoopUtilization;
     /** Tasks and timers that threw (or whose promise rejected) so far. */
     get taskFailures(): number;
     /** True on the thread that runs this loop (the thread that created it). */
@@ -85,8 +104,16 @@ export declare class EventLoop {
      * during the quiet period. Then new tasks are rejected, the tasks already accepted run, and
      * the loop terminates. Both are finite numbers >= 0, with `quietPeriodMs <= timeoutMs`
      * (`ERR_OUT_OF_RANGE` otherwise). Calling it again returns the same promise.
+     *
+     * `{ signal }` (last argument, or the only one with the default durations): an already
+     * aborted signal rejects at once with an `AbortError` (`cause`: the signal's reason) and
+     * starts nothing; aborting it during the shutdown cuts the wait short: the rest of the quiet
+     * period and timeout are skipped (the loop runs the tasks it accepted and terminates right
+     * away) and the promise rejects with the `AbortError` at once (`terminationFuture()` still
+     * resolves when the loop has terminated).
      */
-    shutdownGracefully(quietPeriodMs?: number, timeoutMs?: number): Promise<void>;
+    shutdownGracefully(options?: AbortOptions): Promise<void>;
+    shutdownGracefully(quietPeriodMs?: number, timeoutMs?: number, options?: AbortOptions): Promise<void>;
     /** Resolves when the loop has terminated. */
     terminationFuture(): Promise<void>;
 }

@@ -27,6 +27,8 @@ import {
   outOfRange,
   rejected,
 } from './errors'
+import { type AbortOptions, abortError, signalOf } from './abort'
+import { publishLoopShutdown } from './diagnostics'
 import { channelMetrics, closeChannelsOf, type ChannelMetrics } from './hub'
 import { TaskQueue } from './tasks'
 import { ScheduledTask, TimerQueue, type Task } from './timers'
@@ -41,6 +43,22 @@ const TIMER_ARM_LENGTH = native.TIMER_ARM_LENGTH
 export interface LoopMetrics extends ChannelMetrics {
   /** Connections the loop's server channels closed at once (over `maxConnections`, or out of fds). */
   refusedConnections: number
+}
+
+/**
+ * What `EventLoop.utilization()` reports, as `performance.eventLoopUtilization()`: ms the
+ * loop's iterations took on its thread (`active`), ms of the rest (`idle`), and
+ * `active / (idle + active)`.
+ */
+export interface LoopUtilization {
+  idle: number
+  active: number
+  utilization: number
+}
+
+function utilizationOf(idle: number, active: number): LoopUtilization {
+  const total = idle + active
+  return { idle, active, utilization: total > 0 ? active / total : 0 }
 }
 
 /** Lifecycle of a loop, as in Netty. */
@@ -218,6 +236,7 @@ export class EventLoop {
   }
 
   #onTerminated(): void {
+    if (!this.#terminated) publishLoopShutdown(this, 'end', 0, 0)
     this.#terminated = true
     this.#rejectQueued()
     this.#timers.cancelAll()
@@ -267,6 +286,21 @@ export class EventLoop {
   unref(): this {
     this.#native.setRef(false)
     return this
+  }
+
+  /**
+   * How busy the loop is, as `performance.eventLoopUtilization()`: `active` is the time (ms)
+   * this thread spent in the loop's iterations (its tasks, timers and channel events, and the
+   * promises they settled) since the loop was made, `idle` the rest of that time. Given an
+   * earlier reading, the difference since it (`loop.utilization(prev)`); given two, the
+   * difference between them (`loop.utilization(later, earlier)`), as Node's does.
+   */
+  utilization(prev?: LoopUtilization, prev2?: LoopUtilization): LoopUtilization {
+    if (prev2 !== undefined) return utilizationOf(prev!.idle - prev2.idle, prev!.active - prev2.active)
+    const [busy, elapsed] = this.#native.busyTime()
+    const idle = Math.max(0, elapsed - busy)
+    if (prev === undefined) return utilizationOf(idle, busy)
+    return utilizationOf(idle - prev.idle, busy - prev.active)
   }
 
   /** Tasks and timers that threw (or whose promise rejected) so far. */
@@ -344,12 +378,33 @@ export class EventLoop {
    * during the quiet period. Then new tasks are rejected, the tasks already accepted run, and
    * the loop terminates. Both are finite numbers >= 0, with `quietPeriodMs <= timeoutMs`
    * (`ERR_OUT_OF_RANGE` otherwise). Calling it again returns the same promise.
+   *
+   * `{ signal }` (last argument, or the only one with the default durations): an already
+   * aborted signal rejects at once with an `AbortError` (`cause`: the signal's reason) and
+   * starts nothing; aborting it during the shutdown cuts the wait short: the rest of the quiet
+   * period and timeout are skipped (the loop runs the tasks it accepted and terminates right
+   * away) and the promise rejects with the `AbortError` at once (`terminationFuture()` still
+   * resolves when the loop has terminated).
    */
-  shutdownGracefully(quietPeriodMs = 2000, timeoutMs = 15000): Promise<void> {
+  shutdownGracefully(options?: AbortOptions): Promise<void>
+  shutdownGracefully(quietPeriodMs?: number, timeoutMs?: number, options?: AbortOptions): Promise<void>
+  shutdownGracefully(quietPeriodMs: number | AbortOptions = 2000, timeoutMs = 15000, options?: AbortOptions): Promise<void> {
+    if (typeof quietPeriodMs === 'object' && quietPeriodMs !== null) {
+      options = quietPeriodMs
+      quietPeriodMs = 2000
+    }
     const quiet = checkDuration('quietPeriodMs', quietPeriodMs)
     const timeout = checkDuration('timeoutMs', timeoutMs)
     if (quiet > timeout) throw outOfRange('quietPeriodMs', `<= timeoutMs (${timeout})`, quiet)
+    const signal = signalOf(options)
+    if (signal?.aborted) return Promise.reject(abortError(signal))
+    const done = this.#startShutdown(quiet, timeout)
+    return signal === undefined ? done : this.#abortable(done, signal)
+  }
+
+  #startShutdown(quiet: number, timeout: number): Promise<void> {
     if (this.#shutdownRequested || this.#terminated) return this.#termination
+    publishLoopShutdown(this, 'start', quiet, timeout)
     // As Netty's closeAll: the loop's channels close first (their pending writes fail, their
     // handlers see inactive and unregistered while the loop still runs tasks).
     closeChannelsOf(this)
@@ -361,6 +416,26 @@ export class EventLoop {
     this.#shutdownRequested = true
     this.#timers.cancelAll()
     return this.#termination
+  }
+
+  /** The termination, unless `signal` aborts first: then the shutdown hurries and this rejects. */
+  #abortable(done: Promise<void>, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        this._expediteShutdown()
+        reject(abortError(signal))
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      done.then(() => {
+        signal.removeEventListener('abort', onAbort)
+        resolve()
+      })
+    })
+  }
+
+  /** @internal Skips the rest of a graceful shutdown's quiet period and timeout. */
+  _expediteShutdown(): void {
+    if (!this.#terminated) this.#native.expediteShutdown()
   }
 
   /** Resolves when the loop has terminated. */

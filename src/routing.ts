@@ -16,6 +16,7 @@ import { Kind } from './context'
 import type { ChannelPipeline } from './pipeline'
 import { ChannelPromise } from './promise'
 import { W } from './wire'
+import { traceHandler, tracingHandlers } from './diagnostics'
 
 /**
  * JS contexts added since the last microtask checkpoint. A loop's events reach JS in one
@@ -81,7 +82,15 @@ export function deliverInbound(pipeline: ChannelPipeline, ctx: ChannelHandlerCon
 
 function invokeInbound(ctx: ChannelHandlerContext, fn: HandlerMethod, kind: number, arg: unknown): void {
   try {
-    const r = arg === undefined && kind !== W.READ_BYTES ? fn.call(ctx.handler, ctx) : fn.call(ctx.handler, ctx, arg)
+    const bare = arg === undefined && kind !== W.READ_BYTES
+    // netloop:handler tracing: one check of three flags when nobody subscribes.
+    const r = tracingHandlers()
+      ? bare
+        ? traceHandler(ctx, fn, kind, arg, ctx)
+        : traceHandler(ctx, fn, kind, arg, ctx, arg)
+      : bare
+        ? fn.call(ctx.handler, ctx)
+        : fn.call(ctx.handler, ctx, arg)
     if (isThenable(r)) r.then(undefined, (e) => ctx.fireExceptionCaught(e))
   } catch (e) {
     ctx.fireExceptionCaught(e)
@@ -125,13 +134,21 @@ function invokeOutbound(pipeline: ChannelPipeline, ctx: ChannelHandlerContext, f
   if (promise !== undefined && promise._channel === undefined) promise._channel = pipeline.channel
   try {
     let r: unknown
-    if (kind === W.WRITE_BYTES) r = fn.call(ctx.handler, ctx, msg, promise ?? pipeline._voidPromise)
+    if (tracingHandlers()) r = traceOutbound(pipeline, ctx, fn, kind, msg, promise)
+    else if (kind === W.WRITE_BYTES) r = fn.call(ctx.handler, ctx, msg, promise ?? pipeline._voidPromise)
     else if (kind === W.CLOSE) r = fn.call(ctx.handler, ctx, promise ?? pipeline._voidPromise)
     else r = fn.call(ctx.handler, ctx)
     if (isThenable(r)) r.then(undefined, (e) => outboundFailed(pipeline, ctx, kind, promise, e))
   } catch (e) {
     outboundFailed(pipeline, ctx, kind, promise, e)
   }
+}
+
+/** `invokeOutbound`'s call inside the netloop:handler TracingChannel. */
+function traceOutbound(pipeline: ChannelPipeline, ctx: ChannelHandlerContext, fn: HandlerMethod, kind: number, msg: unknown, promise: ChannelPromise | undefined): unknown {
+  if (kind === W.WRITE_BYTES) return traceHandler(ctx, fn, kind, msg, ctx, msg, promise ?? pipeline._voidPromise)
+  if (kind === W.CLOSE) return traceHandler(ctx, fn, kind, undefined, ctx, promise ?? pipeline._voidPromise)
+  return traceHandler(ctx, fn, kind, undefined, ctx)
 }
 
 /**

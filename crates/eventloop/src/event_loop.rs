@@ -96,6 +96,10 @@ pub(crate) struct Shared {
     pub selector_rebuilds: AtomicU64,
     pub wakeups: AtomicU64,
     pub refused_connections: AtomicU64,
+    /// A standalone loop's time in iterations (not blocked in its selector), in loop nanos,
+    /// and when its thread started (`u64::MAX`: not yet); written by the loop thread only.
+    pub busy_nanos: AtomicU64,
+    pub started_nanos: AtomicU64,
 }
 
 impl Shared {
@@ -233,6 +237,8 @@ impl EventLoop {
             selector_rebuilds: AtomicU64::new(0),
             wakeups: AtomicU64::new(0),
             refused_connections: AtomicU64::new(0),
+            busy_nanos: AtomicU64::new(0),
+            started_nanos: AtomicU64::new(u64::MAX),
         });
         Ok((EventLoop { shared }, poll))
     }
@@ -311,6 +317,17 @@ impl EventLoop {
         self.shared
             .refused_connections
             .fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A standalone loop's (busy, elapsed) time since its thread started: busy is the time
+    /// spent in iterations, the rest was spent blocked in the selector (Node's event-loop
+    /// utilization is busy / elapsed). Zero for attached loops (their driver measures).
+    pub fn busy_time(&self) -> (Duration, Duration) {
+        let s = &self.shared;
+        let started = s.started_nanos.load(Ordering::Relaxed);
+        let elapsed = s.now_nanos().saturating_sub(started);
+        let busy = s.busy_nanos.load(Ordering::Relaxed).min(elapsed);
+        (Duration::from_nanos(busy), Duration::from_nanos(elapsed))
     }
 
     /// Times this loop rebuilt its selector.

@@ -365,6 +365,11 @@ impl LocalLoop {
                 self.prepare_attached_sleep(out.more_work);
             }
         }
+        if blocking {
+            // Utilization: from the selector's return to here (one clock read more).
+            let busy = s.now_nanos().saturating_sub(io_start);
+            s.busy_nanos.fetch_add(busy, Ordering::Relaxed);
+        }
         self.in_iteration.set(was_in);
         out
     }
@@ -459,6 +464,9 @@ impl LocalLoop {
 /// selector's descriptors at once (nobody else watches them).
 pub(crate) fn run_standalone(shared: Arc<Shared>, poll: Poll) {
     shared.owner.store(thread::thread_token(), Ordering::SeqCst);
+    shared
+        .started_nanos
+        .store(shared.now_nanos(), Ordering::Relaxed);
     let local = LocalLoop::new(shared.clone(), poll);
     local.owns_selector.set(true);
     thread::register_local(local.clone());

@@ -24,7 +24,7 @@ use std::sync::atomic::Ordering;
 
 use crate::batch::panic_message;
 use crate::error::LoopError;
-use crate::event_loop::LoopState;
+use crate::event_loop::{EventLoop, LoopState};
 use crate::local::{Iteration, LocalLoop};
 use crate::thread;
 
@@ -34,6 +34,23 @@ const TERMINATE_SETTLE_BATCHES: u32 = 16;
 
 /// Most batches a shutdown with no quiet period runs while tasks keep coming.
 const SHUTDOWN_FOLLOW_UP_BATCHES: u32 = 64;
+
+impl EventLoop {
+    /// Cuts a graceful shutdown in progress short: the rest of its quiet period and timeout
+    /// are skipped, so the loop runs the tasks it already accepted and terminates in its next
+    /// iterations (an aborted `shutdownGracefully({ signal })`). Does nothing before
+    /// [`EventLoop::shutdown_gracefully`].
+    pub fn expedite_shutdown(&self) {
+        let s = &self.shared;
+        if s.state() < LoopState::ShuttingDown {
+            return;
+        }
+        s.quiet_nanos.store(0, Ordering::SeqCst);
+        s.timeout_nanos.store(0, Ordering::SeqCst);
+        s.sleeping.store(false, Ordering::SeqCst);
+        s.wake();
+    }
+}
 
 impl LocalLoop {
     /// [`LocalLoop::iterate`], but a panic that escapes the loop's body terminates the loop

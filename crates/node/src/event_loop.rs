@@ -289,6 +289,14 @@ impl NativeEventLoop {
             .map_or(0.0, |h| h.refused_connections() as f64)
     }
 
+    /// `[busy, elapsed]` in ms since the loop was made: the time this thread spent in the
+    /// loop's iterations, and the time since (`EventLoop.utilization()`).
+    #[napi]
+    pub fn busy_time(&self) -> Vec<f64> {
+        let (busy, elapsed) = self.bridge.busy_time();
+        vec![busy.as_secs_f64() * 1e3, elapsed.as_secs_f64() * 1e3]
+    }
+
     #[napi]
     pub fn shutdown_gracefully(&self, env: Env, quiet_ms: f64, timeout_ms: f64) -> Result<()> {
         self.shutdown_gracefully_impl(quiet_ms, timeout_ms)
@@ -317,6 +325,17 @@ impl NativeEventLoop {
         self.bridge.keep_alive();
         self.bridge.rearm();
         Ok(())
+    }
+
+    /// Cuts a graceful shutdown in progress short (an aborted `shutdownGracefully`): the
+    /// loop runs what it accepted and terminates in its next iterations.
+    #[napi]
+    pub fn expedite_shutdown(&self) {
+        if let Some(h) = self.bridge.handle() {
+            h.expedite_shutdown();
+            self.bridge.keep_alive();
+            self.bridge.rearm();
+        }
     }
 
     /// Terminates the loop now, without calling JS, and releases it (JS resolves its own

@@ -87,6 +87,10 @@ pub struct Bridge {
     /// When the current (or last) iteration started: work after the loop's own (the channel
     /// hub's deliveries) stops early once the iteration ran long (see `iteration_started`).
     started: Cell<Instant>,
+    /// Utilization: when the loop was attached, and the time its iterations took on this
+    /// thread since (JS they called included, up to the end of their callback scope).
+    born: Instant,
+    busy: Cell<Duration>,
     /// Test hook: the next re-watch of a rebuilt selector fails.
     pub(crate) fail_rewatch: Cell<bool>,
     /// Loop time at which a graceful shutdown must end, busy or not.
@@ -149,6 +153,8 @@ impl Bridge {
             js_failed: Cell::new(false),
             markers: Cell::new(0),
             started: Cell::new(Instant::now()),
+            born: Instant::now(),
+            busy: Cell::new(Duration::ZERO),
             fail_rewatch: Cell::new(false),
             shutdown_deadline: Cell::new(None),
             hook: RefCell::new(None),
@@ -226,6 +232,12 @@ impl Bridge {
     /// time budget: an iteration is bounded as a whole, whatever the I/O did.
     pub fn iteration_started(&self) -> Instant {
         self.started.get()
+    }
+
+    /// (busy, elapsed) since the loop was attached: busy is the time this thread spent in the
+    /// loop's iterations, the rest it spent elsewhere (libuv, other JS, asleep).
+    pub fn busy_time(&self) -> (Duration, Duration) {
+        (self.busy.get(), self.born.elapsed())
     }
 
     /// The loop's handle; `None` once terminated (the core is released then).
@@ -339,7 +351,8 @@ impl Bridge {
             return;
         }
         self.markers.set(0);
-        self.started.set(Instant::now());
+        let started = Instant::now();
+        self.started.set(started);
         if let Some(t) = self.timers() {
             t.drain();
         }
@@ -369,6 +382,8 @@ impl Bridge {
             self.call(Dispatch::Terminated, 0.0);
         }
         drop(scopes);
+        // Utilization: the iteration and the microtasks its scope ran (one clock read more).
+        self.busy.set(self.busy.get() + started.elapsed());
         drop(core);
         self.after_iteration(it);
     }
