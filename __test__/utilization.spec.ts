@@ -99,6 +99,12 @@ test("a group reports each loop's utilization; a busy loop shows above an idle o
   for (const u of d) valid(t, u)
   t.true(d[0].active >= 35, `loop 0 active ${d[0].active}`)
   t.true(d[0].utilization > d[1].utilization, JSON.stringify(d))
+  const later = group.utilization()
+  t.deepEqual(
+    group.utilization(later, before).map((u) => u.active),
+    later.map((u, i) => u.active - before[i].active),
+    'two readings: their difference, loop by loop',
+  )
   t.throws(() => group.utilization({} as never), { code: 'ERR_INVALID_ARG_TYPE' })
 })
 

@@ -51,11 +51,12 @@ export declare class EventLoopGroup extends EventEmitter {
     metrics(): Promise<LoopMetrics[]>;
     /**
      * How busy each loop is (see `EventLoop.utilization()`), one entry per loop, in the order of
-     * `loops`; given an earlier reading, the difference since it, loop by loop. A worker group
-     * reports each worker thread's `performance.eventLoopUtilization()` (the thread runs only
-     * its loop), one entry per worker, live or not.
+     * `loops`; given an earlier reading, the difference since it, loop by loop; given two, the
+     * difference between them (`group.utilization(later, earlier)`). A worker group reports each
+     * worker thread's `performance.eventLoopUtilization()` (the thread runs only its loop), one
+     * entry per worker, live or not.
      */
-    utilization(prev?: readonly LoopUtilization[]): LoopUtilization[];
+    utilization(prev?: readonly LoopUtilization[], prev2?: readonly LoopUtilization[]): LoopUtilization[];
     get size(): number;
     get loops(): readonly EventLoop[];
     /** The next loop, round robin (groups on this thread only). */

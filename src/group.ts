@@ -31,6 +31,12 @@ export interface EventLoopGroup {
   on(event: 'taskError', listener: (error: Error) => void): this
 }
 
+function difference(later: LoopUtilization, earlier: LoopUtilization): LoopUtilization {
+  const idle = later.idle - earlier.idle
+  const active = later.active - earlier.active
+  return { idle, active, utilization: idle + active > 0 ? active / (idle + active) : 0 }
+}
+
 /** Most loops in one group (each holds two fds and a libuv handle pair). */
 export const MAX_GROUP_SIZE = 4096
 
@@ -122,12 +128,17 @@ export class EventLoopGroup extends EventEmitter {
 
   /**
    * How busy each loop is (see `EventLoop.utilization()`), one entry per loop, in the order of
-   * `loops`; given an earlier reading, the difference since it, loop by loop. A worker group
-   * reports each worker thread's `performance.eventLoopUtilization()` (the thread runs only
-   * its loop), one entry per worker, live or not.
+   * `loops`; given an earlier reading, the difference since it, loop by loop; given two, the
+   * difference between them (`group.utilization(later, earlier)`). A worker group reports each
+   * worker thread's `performance.eventLoopUtilization()` (the thread runs only its loop), one
+   * entry per worker, live or not.
    */
-  utilization(prev?: readonly LoopUtilization[]): LoopUtilization[] {
+  utilization(prev?: readonly LoopUtilization[], prev2?: readonly LoopUtilization[]): LoopUtilization[] {
     if (prev !== undefined && !Array.isArray(prev)) throw invalidArgType('prev', 'Array', prev)
+    if (prev2 !== undefined) {
+      if (!Array.isArray(prev2)) throw invalidArgType('prev2', 'Array', prev2)
+      return prev!.map((u, i) => difference(u, prev2[i]))
+    }
     if (this.#workers.length > 0) {
       return this.#workers.map((w, i) => {
         // Read from another thread, Node's figures can be off by a few µs (even negative).
