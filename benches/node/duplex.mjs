@@ -1,7 +1,9 @@
 // What channel.toDuplex() costs (issue 19): a 64 B echo over `ch.toDuplex()` (the stream's
 // 'data' handler writes back) against the same echo as a channel handler and against node:net,
 // and the channel echo with a subscriber on every netloop diagnostics channel (which publish
-// per connection, not per message: the line shows that a subscriber costs nothing per message).
+// per connection, not per message: the line shows that a subscriber costs nothing per message),
+// and the channel echo with a subscriber on the netloop:handler TracingChannel (start and end
+// around every handler call: what tracing each message costs).
 //
 //   node benches/node/duplex.mjs [--quick] [--runs N] [--seconds S] [--only echo-1,echo-50]
 //                                [--no-pin] [--quiet-wait SECONDS] [--addon FILE.node]
@@ -32,6 +34,7 @@ const TARGETS = {
   'node:net': [join(servers, 'net-echo.mjs')],
   'netloop channel handler': [join(servers, 'netloop-interop-echo.mjs'), '--channel'],
   'netloop channel handler, diagnostics subscribed': [join(servers, 'netloop-interop-echo.mjs'), '--channel', '--subscribed'],
+  'netloop channel handler, netloop:handler traced': [join(servers, 'netloop-interop-echo.mjs'), '--channel', '--traced'],
   'netloop toDuplex()': [join(servers, 'netloop-interop-echo.mjs'), '--duplex'],
 }
 const WORKLOADS = {
@@ -68,7 +71,7 @@ async function run(name, w) {
   if (r.status !== 0) throw new Error(`echo_load against ${name} failed (${r.status}): ${r.stderr} ${err}`)
   const c = JSON.parse(r.stdout)
   const serverS = c.server_cpu_ticks / c.clock_ticks_per_s
-  return { msgPerS: c.msg_per_s, p50: c.p50_us, p99: c.p99_us, cpuUsPerMsg: (serverS * 1e6) / c.messages, diagnostics: /diagnostics events seen: (\d+)/.exec(err)?.[1] }
+  return { msgPerS: c.msg_per_s, p50: c.p50_us, p99: c.p99_us, cpuUsPerMsg: (serverS * 1e6) / c.messages, diagnostics: /diagnostics events seen: (\d+)/.exec(err)?.[1], traced: /handler trace events seen: (\d+)/.exec(err)?.[1] }
 }
 
 const names = Object.keys(TARGETS)
@@ -87,4 +90,6 @@ for (const key of ONLY) {
   }
   const seen = rounds.map((round) => round['netloop channel handler, diagnostics subscribed'].diagnostics).filter(Boolean)
   console.log(`\nDiagnostics events the subscribed server saw per run: ${seen.join(', ') || '–'} (server.listen once, then server.socket and channel.close per connection: nothing per message).\n`)
+  const traced = rounds.map((round) => round['netloop channel handler, netloop:handler traced'].traced).filter(Boolean)
+  console.log(`netloop:handler events the traced server saw per run: ${traced.join(', ') || '–'} (start and end per handler call).\n`)
 }

@@ -3,7 +3,10 @@
 //   node netloop-interop-echo.mjs --channel     a channel handler: channelRead -> ctx.writeAndFlush
 //   node netloop-interop-echo.mjs --channel --subscribed
 //                                               the same with a subscriber on every netloop:
-//                                               diagnostics channel (and the connect TracingChannel)
+//                                               lifecycle diagnostics channel (and the connect TracingChannel)
+//   node netloop-interop-echo.mjs --channel --traced
+//                                               the same with a subscriber on the netloop:handler
+//                                               TracingChannel too (start/end around every handler call)
 import dc from 'node:diagnostics_channel'
 import { exitOnTerm, netloop, quiet, ready } from './common.mjs'
 
@@ -15,6 +18,12 @@ if (process.argv.includes('--subscribed')) {
   for (const name of ['netloop:server.socket', 'netloop:client.socket', 'netloop:server.listen', 'netloop:channel.close']) dc.subscribe(name, count)
   dc.tracingChannel('netloop:connect').subscribe({ start: count, end: count, asyncStart: count, asyncEnd: count, error: count })
   process.once('SIGTERM', () => process.stderr.write(`diagnostics events seen: ${seen}\n`))
+}
+if (process.argv.includes('--traced')) {
+  let calls = 0
+  const count = () => void calls++
+  dc.tracingChannel('netloop:handler').subscribe({ start: count, end: count, asyncStart: count, asyncEnd: count, error: count })
+  process.once('SIGTERM', () => process.stderr.write(`handler trace events seen: ${calls}\n`))
 }
 const handler = { channelRead: (ctx, m) => ctx.writeAndFlush(m), exceptionCaught: quiet.exceptionCaught }
 
