@@ -18,7 +18,7 @@ function valid(t: { true(v: boolean, m?: string): void }, u: LoopUtilization): v
   t.true(u.idle >= 0 && u.active >= 0 && u.utilization >= 0 && u.utilization <= 1, JSON.stringify(u))
 }
 
-test.serial('a task that spins for 50 ms makes the loop busy: active >= 45 ms and utilization above 0.5 over that window', async (t) => {
+test.serial('a task that spins for 50 ms makes the loop busy: active >= 45 ms and utilization above 0.3 over that window', async (t) => {
   const loop = withLoop(t)
   const before = loop.utilization()
   valid(t, before)
@@ -32,7 +32,8 @@ test.serial('a task that spins for 50 ms makes the loop busy: active >= 45 ms an
   const d = loop.utilization(before)
   valid(t, d)
   t.true(d.active >= 45, `active ${d.active}`)
-  t.true(d.utilization > 0.5, `utilization ${d.utilization}`)
+  // The window also holds the polling of `until` and, on a loaded machine, time descheduled.
+  t.true(d.utilization > 0.3, `utilization ${d.utilization}`)
 })
 
 test.serial('an idle loop shows low utilization over 200 ms', async (t) => {
