@@ -67,7 +67,7 @@ async function streamTo(t: Parameters<Parameters<typeof test>[1]>[0], clients: n
   t.true(streamed > 16 * 1024 * 1024, `the server streamed ${streamed} bytes in the second`)
   const seen = `${ticks} ticks of a 20 ms setInterval in ${elapsed} ms, ${immediates} setImmediates, longest turn ${maxTurn.toFixed(1)} ms`
   // Generous bounds (the machine may be shared): a starved thread gets far less.
-  t.true(ticks >= 0.6 * (elapsed / 20), seen)
+  t.true(ticks >= 0.3 * (elapsed / 20), seen) // a thread held for 100 ms a turn gets under 0.2
   t.true(immediates > 50, seen)
   t.true(maxTurn < 100, seen)
   t.true(scheduledAfter >= 0 && scheduledAfter < 500, `loop.schedule(50 ms) ran after ${scheduledAfter} ms`)
