@@ -38,8 +38,8 @@ fn contexts() -> &'static Contexts {
     CTX.get_or_init(|| {
         let server = SslContext::server(&SslOptions {
             identity: Some(PemIdentity {
-                chain: include_bytes!("../certs/server.pem").to_vec(),
-                key: include_bytes!("../certs/server.key").to_vec(),
+                chain: include_bytes!("../testpki/server.pem").to_vec(),
+                key: include_bytes!("../testpki/server.key").to_vec(),
             }),
             min_version: TlsVersion::Tls12,
             ..SslOptions::default()
@@ -47,7 +47,7 @@ fn contexts() -> &'static Contexts {
         .expect("server context");
         let client = |v: TlsVersion| {
             SslContext::client(&SslOptions {
-                ca: Some(include_bytes!("../certs/ca.pem").to_vec()),
+                ca: Some(include_bytes!("../testpki/ca.pem").to_vec()),
                 server_name: Some("localhost".into()),
                 min_version: v,
                 max_version: v,
