@@ -60,8 +60,6 @@ impl Engine {
         plain: &mut BytesMut,
     ) -> Result<(bool, bool), TlsError> {
         let mut peer_closed = false;
-        // Plaintext is never longer than the records that carried it: one allocation.
-        plain.reserve(data.len());
         while !data.is_empty() {
             match self.conn.read_tls(&mut data) {
                 Ok(0) => break,
@@ -84,6 +82,7 @@ impl Engine {
     /// Appends the `n` bytes of decrypted plaintext rustls holds to `plain`, chunk by chunk
     /// (straight from rustls's buffers: no zero-filled staging area).
     fn take_plaintext(&mut self, mut n: usize, plain: &mut BytesMut) -> Result<(), TlsError> {
+        plain.reserve(n);
         let mut reader = self.conn.reader();
         while n > 0 {
             let chunk = reader
