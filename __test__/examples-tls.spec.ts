@@ -1,8 +1,10 @@
 import test from 'ava'
 import { join } from 'node:path'
 import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import https from 'node:https'
 import { promisify } from 'node:util'
-import { has, root, run, startExample } from './example-helpers'
+import { has, interrupt, root, run, startExample, statsOf } from './example-helpers'
 import { certsDir } from './tls-helpers'
 
 const ca = () => join(certsDir(), 'ca.pem')
@@ -43,4 +45,31 @@ test.serial('echo --tls with the TLS echo client: lines come back over a verifie
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join('examples', 'tls-echo-client.ts'), '--port', String(ex.port), '--ca', ca(), 'one', 'two'], { cwd: root, timeout: 30_000 })
   t.regex(stdout, /connected: TLSv1\.3 \S+, server localhost \(authorized: true\)/)
   t.regex(stdout, /one\ntwo\n$/)
+})
+
+test.serial('http-hello --tls --threads 2: every worker serves verified TLS from the main thread\'s context', async (t) => {
+  const ex = await startExample(t, 'http-hello', [...tlsArgs(), '--threads', '2', '--stats'])
+  t.regex(ex.stdout(), /listening on 127\.0\.0\.1:\d+ \(TLS, 2 worker threads\)/)
+  const get = () =>
+    new Promise<{ body: string; alpn: string | false; authorized: boolean }>((resolve, reject) => {
+      const req = https.get({ host: 'localhost', port: ex.port, path: '/', ca: readFileSync(ca()), agent: false, ALPNProtocols: ['http/1.1'] }, (res) => {
+        const socket = res.socket as import('node:tls').TLSSocket
+        let body = ''
+        res.setEncoding('utf8').on('data', (c: string) => (body += c))
+        res.on('end', () => resolve({ body, alpn: socket.alpnProtocol, authorized: socket.authorized }))
+      })
+      req.on('error', reject)
+    })
+  // Four connections, handed to the two workers in turn: each handshakes and answers.
+  for (let i = 0; i < 4; i++) {
+    const r = await get()
+    t.is(r.body, 'Hello, World!')
+    t.true(r.authorized)
+    t.is(r.alpn, 'http/1.1')
+  }
+  t.is(await interrupt(ex), 0)
+  const stats = statsOf(ex)
+  t.is(stats.length, 2)
+  for (const m of stats) t.true(m.bytesIn > 0 && m.bytesOut > 0, JSON.stringify(m))
+  t.is(ex.stderr(), '')
 })

@@ -15,6 +15,7 @@
 // SharedArrayBuffer, changed with Atomics). Channels, handlers and the room never do.
 import { BroadcastChannel, isMainThread, threadId, workerData } from 'node:worker_threads'
 import { type Channel, type ChannelHandler, type ChannelHandlerContext, IdleStateEvent, IdleStateHandler, LineBasedFrameDecoder } from '../index'
+import { addWorkerTls } from './lib/tls'
 
 /** What chat.ts gives the room of each thread (as `workerData` to the workers). */
 export interface RoomOptions {
@@ -129,6 +130,7 @@ class ChatHandler implements ChannelHandler {
  * (--threads N) a worker's loop, where netloop's worker calls it for every connection.
  */
 export function childHandler(ch: Channel): void {
+  addWorkerTls(ch) // --tls --threads N: TLS first, from the main thread's context
   ch.pipeline
     .addLast('idle', new IdleStateHandler(Math.round(options.idleSeconds * 1000), 0, 0))
     // Line endings are kept, and stripped in ChatHandler.

@@ -31,6 +31,7 @@
 import { isMainThread, workerData } from 'node:worker_threads'
 import { type Channel, type ChannelHandler, type ChannelHandlerContext, HttpContent, HttpRequest, HttpResponse, HttpServerCodec, type ScheduledTask } from '../index'
 import { addIdleTimeout, idleSeconds, secondsArg } from './lib/idle'
+import { addWorkerTls } from './lib/tls'
 
 /** Seconds without traffic before a connection is closed (`--idle`). */
 export const IDLE_DEFAULT = 60
@@ -289,6 +290,7 @@ let dateTimer: ScheduledTask | undefined
  * (--threads N) a worker's loop, where netloop's worker calls it for every connection.
  */
 export function childHandler(ch: Channel): void {
+  addWorkerTls(ch) // --tls --threads N: TLS first, from the main thread's context
   if (jsCodec) {
     if (!dateTimer) {
       refreshDate() // the module may have been loaded long before

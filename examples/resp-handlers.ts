@@ -18,6 +18,7 @@
 import { type Channel, type ChannelHandler, type ChannelHandlerContext, Resp, RespDecoder as NativeRespDecoder, type RespReply, type ScheduledTask } from '../index'
 import { NOT_INTEGER, OK, PONG, ProtocolError, Reply, ReplyError, RespDecoder, SYNTAX, Simple, err, respEncoder } from './resp-protocol'
 import { addIdleTimeout, idleSeconds } from './lib/idle'
+import { addWorkerTls } from './lib/tls'
 
 /** Seconds without traffic before a connection is closed (`--idle`; workers get it from the main thread). */
 export const IDLE_DEFAULT = 300
@@ -279,6 +280,7 @@ let sweep: ScheduledTask | undefined
  * (--threads N) a worker's loop, where netloop's worker calls it for every connection.
  */
 export function childHandler(ch: Channel): void {
+  addWorkerTls(ch) // --tls --threads N: TLS first, from the main thread's context
   sweep ??= ch.eventLoop.scheduleAtFixedRate(() => store.sweep(), 1000, 1000)
   if (JS_CODEC) ch.pipeline.addLast('decoder', new RespDecoder()).addLast('encoder', respEncoder)
   else ch.pipeline.addLast('decoder', new NativeRespDecoder())

@@ -22,7 +22,7 @@ targets=("$@")
 if [ "${#targets[@]}" -eq 0 ]; then
   targets=(crates/codec/fuzz:line crates/codec/fuzz:delimiter crates/codec/fuzz:fixed_length
     crates/codec/fuzz:length_field crates/codec/fuzz:prepender_round_trip
-    crates/resp/fuzz:split_decode crates/http/fuzz:request_decoder)
+    crates/resp/fuzz:split_decode crates/http/fuzz:request_decoder crates/tls/fuzz:server_handler)
 fi
 # No sanitizer: crates/codec has no unsafe code, and without ASan a target runs about 2.5
 # times as many inputs in the same time. `-s address` still works by hand.

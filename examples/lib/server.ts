@@ -7,10 +7,11 @@
 //                 worker imports the example's handler module and runs its `childHandler`
 //   --reuse-port  with N > 1: every worker binds its own SO_REUSEPORT listener instead
 //   --stats       on SIGINT/SIGTERM, print `stats <JSON>` (each serving loop's metrics())
-//   --tls         serve TLS (certs/server.pem and .key from `npm run certs`; see lib/tls.ts)
+//   --tls         serve TLS (certs/server.pem and .key from `npm run certs`; see lib/tls.ts),
+//                 with --threads N too (each worker adds the SslHandler: addWorkerTls)
 //   --idle S      close connections idle for S seconds (lib/idle.ts; each server its default)
 import { type Channel, type ChannelOptions, EventLoop, EventLoopGroup, type ServerChannel, ServerBootstrap } from '../../index'
-import { tlsContextArg, withTls } from './tls'
+import { tlsContextArg, tlsForWorkers, withTls } from './tls'
 
 /** The value after `name` on the command line. */
 export function arg(name: string): string | undefined {
@@ -59,11 +60,12 @@ export interface ExampleServer {
 export async function runExample(opts: ExampleServer): Promise<{ server: ServerChannel; loop: EventLoop; workers?: EventLoopGroup }> {
   const threads = threadsArg()
   const tls = tlsContextArg(opts.alpn)
-  if (tls && threads > 1) throw new Error('--tls serves on one loop for now: drop --threads')
   const reusePort = process.argv.includes('--reuse-port')
   const loop = new EventLoop({ name: opts.name })
   loop.ref() // keep the process alive until the loop terminates
-  const workerData = opts.idleSeconds === undefined ? opts.workerData : { ...opts.workerData, idleSeconds: opts.idleSeconds }
+  const idle = opts.idleSeconds === undefined ? opts.workerData : { ...opts.workerData, idleSeconds: opts.idleSeconds }
+  // With --tls the workers add the SslHandler themselves (addWorkerTls), from this context.
+  const workerData = tls && threads > 1 ? { ...idle, tls: tlsForWorkers(tls) } : idle
   const workers = threads > 1 ? new EventLoopGroup({ threads, module: opts.handlersModule(), workerData }) : undefined
   workers?.on('loopTerminated', (info) => {
     if (info.cause) console.error(`${opts.name}: worker ${info.index} ended: ${info.cause.message}`)
@@ -75,7 +77,8 @@ export async function runExample(opts: ExampleServer): Promise<{ server: ServerC
   else bootstrap.group(loop, workers)
   const server = await bootstrap.bind(portArg(opts.defaultPort), '127.0.0.1')
   const { address, port } = server.localAddress!
-  const how = tls ? 'TLS' : workers ? `${threads} worker threads${reusePort ? ', SO_REUSEPORT' : ''}` : ''
+  const spread = workers ? `${threads} worker threads${reusePort ? ', SO_REUSEPORT' : ''}` : ''
+  const how = tls ? (spread ? `TLS, ${spread}` : 'TLS') : spread
   const extra = opts.describe ? opts.describe(how) : how ? ` (${how})` : ''
   console.log(`listening on ${address}:${port}${extra}`)
 

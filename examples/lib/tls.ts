@@ -5,10 +5,14 @@
 //   --cert F --key F  another certificate chain and key (PEM)
 //
 // The context is parsed once; every connection gets its own SslHandler, added first, so the
-// example's decoders and handlers behind it read and write plaintext unchanged.
+// example's decoders and handlers behind it read and write plaintext unchanged. With
+// `--threads N` the main thread's context crosses to the workers by id (`workerData.tls`) and
+// each worker's `childHandler` adds the SslHandler itself (`addWorkerTls`): nothing is parsed
+// again on the workers.
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Channel, SslContext, SslHandler } from '../../index'
+import { isMainThread, workerData } from 'node:worker_threads'
+import { type Channel, type SharedSslContext, SslContext, SslHandler } from '../../index'
 import { arg } from './server'
 
 /** The directory `npm run certs` writes to. */
@@ -32,4 +36,29 @@ export function withTls(ctx: SslContext | undefined, init: (ch: Channel) => void
     ch.pipeline.addFirst('tls', new SslHandler(ctx))
     init(ch)
   }
+}
+
+/** Contexts whose workers use them by id: kept alive for the life of the process. */
+const sharedWithWorkers: SslContext[] = []
+
+/** What the workers get as `workerData.tls`: the context, crossing as its id (none without one). */
+export function tlsForWorkers(ctx: SslContext | undefined): SharedSslContext | undefined {
+  if (!ctx) return undefined
+  sharedWithWorkers.push(ctx)
+  return { netloopSslContext: ctx.netloopSslContext }
+}
+
+let workerContext: SslContext | undefined
+
+/**
+ * On a worker thread of a `--tls --threads N` run: adds an SslHandler first, from the context the
+ * main thread passed in `workerData.tls`. Does nothing on the main thread (runExample adds it
+ * there) or without `--tls`. Every handler module's `childHandler` calls it first.
+ */
+export function addWorkerTls(ch: Channel): void {
+  if (isMainThread) return
+  const shared = (workerData as { tls?: SharedSslContext } | undefined)?.tls
+  if (!shared) return
+  workerContext ??= new SslContext(shared)
+  ch.pipeline.addFirst('tls', new SslHandler(workerContext))
 }

@@ -1,7 +1,7 @@
 //! The rustls session of one connection, reduced to what the handler needs: feed records in
 //! (plaintext out), encrypt plaintext (records out), take the records to send.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, Write};
 use std::net::IpAddr;
 
 use bytes::{Bytes, BytesMut};
@@ -72,18 +72,31 @@ impl Engine {
                 .map_err(|e| TlsError::from_rustls(&e))?;
             let n = state.plaintext_bytes_to_read();
             if n > 0 {
-                let start = plain.len();
-                plain.resize(start + n, 0);
-                let got = self
-                    .conn
-                    .reader()
-                    .read(&mut plain[start..])
-                    .map_err(|e| TlsError::Protocol(e.to_string()))?;
-                plain.truncate(start + got);
+                self.take_plaintext(n, plain)?;
             }
             peer_closed |= state.peer_has_closed();
         }
         Ok((self.conn.is_handshaking(), peer_closed))
+    }
+
+    /// Appends the `n` bytes of decrypted plaintext rustls holds to `plain`, chunk by chunk
+    /// (straight from rustls's buffers: no zero-filled staging area).
+    fn take_plaintext(&mut self, mut n: usize, plain: &mut BytesMut) -> Result<(), TlsError> {
+        plain.reserve(n);
+        let mut reader = self.conn.reader();
+        while n > 0 {
+            let chunk = reader
+                .fill_buf()
+                .map_err(|e| TlsError::Protocol(e.to_string()))?;
+            let len = chunk.len().min(n);
+            if len == 0 {
+                break;
+            }
+            plain.extend_from_slice(&chunk[..len]);
+            reader.consume(len);
+            n -= len;
+        }
+        Ok(())
     }
 
     /// Encrypts `plain` into records.

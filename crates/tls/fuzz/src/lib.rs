@@ -1,0 +1,200 @@
+//! The server-side TLS fuzz checks: a server `SslHandler` on an `EmbeddedChannel`, fed bytes
+//! the fuzzer chooses, alone or after a real handshake with a netloop client (a second
+//! `SslHandler` on its own embedded channel, records pumped between the two).
+//!
+//! An input is: one flags byte, then chunks, each a length byte `n` and `n` bytes.
+//! - flags bit 0: first complete a real handshake (TLS 1.3, or TLS 1.2 with bit 3), so the
+//!   chunks reach the record layer of an established session;
+//! - flags bit 1: the server runs with `autoRead` off and reads once per chunk;
+//! - flags bit 2: the server writes a plaintext reply after every chunk.
+//!
+//! A chunk whose length byte is odd is raw bytes written to the server as records; an even one
+//! (after a handshake) is plaintext the client encrypts and sends, so valid records interleave
+//! with garbage. At the end the fake clock passes the handshake timeout.
+//!
+//! Checks, beyond "no panic":
+//! - an exception closes the channel (a misbehaving peer closes its own channel);
+//! - plaintext reaching the tail is a prefix of what the client sent (never invented bytes);
+//!   with no raw chunk at all, it is exactly what the client sent;
+//! - the server's output stays within a bound of what it was given and asked to write (no
+//!   amplification);
+//! - after the timeout, a server still handshaking has closed.
+
+use std::rc::Rc;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use netloop_tls::{PemIdentity, SslContext, SslOptions, TlsVersion};
+use netloop_transport::{Bytes, ChannelHandler, ChannelOption, EmbeddedChannel};
+
+struct Contexts {
+    server: SslContext,
+    client13: SslContext,
+    client12: SslContext,
+}
+
+fn contexts() -> &'static Contexts {
+    static CTX: OnceLock<Contexts> = OnceLock::new();
+    CTX.get_or_init(|| {
+        let server = SslContext::server(&SslOptions {
+            identity: Some(PemIdentity {
+                chain: include_bytes!("../testpki/server.pem").to_vec(),
+                key: include_bytes!("../testpki/server.key").to_vec(),
+            }),
+            min_version: TlsVersion::Tls12,
+            ..SslOptions::default()
+        })
+        .expect("server context");
+        let client = |v: TlsVersion| {
+            SslContext::client(&SslOptions {
+                ca: Some(include_bytes!("../testpki/ca.pem").to_vec()),
+                server_name: Some("localhost".into()),
+                min_version: v,
+                max_version: v,
+                ..SslOptions::default()
+            })
+            .expect("client context")
+        };
+        Contexts {
+            server,
+            client13: client(TlsVersion::Tls13),
+            client12: client(TlsVersion::Tls12),
+        }
+    })
+}
+
+fn channel(handler: netloop_tls::SslHandler) -> EmbeddedChannel {
+    let h: Rc<dyn ChannelHandler> = Rc::new(handler);
+    EmbeddedChannel::new(vec![("tls", h)])
+}
+
+/// Moves every record `from` wrote into `to`; returns the bytes moved.
+fn pump(from: &EmbeddedChannel, to: &EmbeddedChannel) -> usize {
+    let mut moved = 0;
+    while let Some(m) = from.read_outbound() {
+        if let Ok(b) = m.into_bytes() {
+            moved += b.len();
+            if to.channel().is_open() {
+                to.write_inbound(b);
+            }
+        }
+    }
+    moved
+}
+
+fn drain_inbound(ch: &EmbeddedChannel, into: &mut Vec<u8>) {
+    while let Some(m) = ch.read_inbound() {
+        if let Ok(b) = m.into_bytes() {
+            into.extend_from_slice(&b);
+        }
+    }
+}
+
+/// Runs one input (see the module docs); panics when a check fails.
+pub fn check(data: &[u8]) {
+    let Some((&flags, mut rest)) = data.split_first() else {
+        return;
+    };
+    let ctx = contexts();
+    let server = channel(ctx.server.new_handler(None).expect("server handler"));
+    let manual_read = flags & 2 != 0;
+    if manual_read {
+        server
+            .channel()
+            .set_option(ChannelOption::AutoRead(false))
+            .expect("autoRead off");
+    }
+    let mut client = None;
+    if flags & 1 != 0 {
+        let c = if flags & 8 != 0 { &ctx.client12 } else { &ctx.client13 };
+        let c = channel(c.new_handler(Some("localhost")).expect("client handler"));
+        for _ in 0..8 {
+            if manual_read {
+                server.channel().read();
+            }
+            if pump(&c, &server) + pump(&server, &c) == 0 {
+                break;
+            }
+        }
+        client = Some(c);
+    }
+
+    let mut sent = Vec::new(); // plaintext the client encrypted
+    let mut received = Vec::new(); // plaintext that reached the server's tail
+    let mut given = 0usize; // bytes written into the server (records or garbage)
+    let mut asked = 0usize; // plaintext the server was asked to write
+    let mut writes = 0usize;
+    let mut raw = false;
+    let mut out = 0usize;
+    while let Some((&n, tail)) = rest.split_first() {
+        let n = usize::from(n).min(tail.len());
+        let (chunk, next) = tail.split_at(n);
+        rest = next;
+        if !server.channel().is_open() {
+            break;
+        }
+        match &client {
+            Some(c) if n % 2 == 0 && c.channel().is_open() => {
+                c.write_outbound(Bytes::copy_from_slice(chunk));
+                sent.extend_from_slice(chunk);
+                while let Some(m) = c.read_outbound() {
+                    if let Ok(b) = m.into_bytes() {
+                        given += b.len();
+                        server.write_inbound(b);
+                    }
+                }
+            }
+            _ => {
+                raw = true;
+                given += chunk.len();
+                server.write_inbound(Bytes::copy_from_slice(chunk));
+            }
+        }
+        if manual_read {
+            server.channel().read();
+            server.run_pending_tasks();
+        }
+        if flags & 4 != 0 && server.channel().is_open() {
+            asked += chunk.len();
+            writes += 1;
+            server.write_outbound(Bytes::copy_from_slice(chunk));
+        }
+        drain_inbound(&server, &mut received);
+        while let Some(m) = server.read_outbound() {
+            out += m.as_bytes().map_or(0, Bytes::len);
+        }
+        if server.check_exception().is_err() {
+            assert!(
+                !server.channel().is_open(),
+                "an exception must close the server's channel"
+            );
+        }
+    }
+    drain_inbound(&server, &mut received);
+    assert!(
+        sent.starts_with(&received),
+        "the server delivered plaintext the client never sent"
+    );
+    let closed_by_peer = client.as_ref().is_some_and(|c| !c.channel().is_open());
+    if !raw && !manual_read && server.channel().is_open() && !closed_by_peer {
+        assert_eq!(received, sent, "valid records must all be delivered");
+    }
+    // The handshake flight (certificate chain, tickets) and alerts, plus what it was asked to
+    // write with a record's overhead per write.
+    let bound = 32 * 1024 + 2 * given + asked + 64 * writes;
+    assert!(out <= bound, "server wrote {out} bytes for {given} in, {asked} asked");
+
+    server.advance_time(Duration::from_secs(11));
+    let handler = server.pipeline().get("tls");
+    let done = handler
+        .as_ref()
+        .and_then(|h| h.as_any())
+        .and_then(|a| a.downcast_ref::<netloop_tls::SslHandler>())
+        .is_some_and(netloop_tls::SslHandler::is_handshake_done);
+    if !done {
+        assert!(
+            !server.channel().is_open(),
+            "the handshake timeout must close a server still handshaking"
+        );
+    }
+}
