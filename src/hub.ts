@@ -16,7 +16,7 @@ import { SslCloseCompletionEvent, SslHandshakeCompletionEvent, tlsHandlerOf } fr
 import { publishClose, publishServerSocket } from './diagnostics'
 import type { EventLoop } from './loop'
 import { ChannelPromise } from './promise'
-import { ARENA_BYTES, ARENA_MAX_WRITE, EVENT_CAPACITY, OP_CAPACITY, VOID_FIRING, W, checkWire } from './wire'
+import { ARENA_BYTES, EVENT_CAPACITY, OP_CAPACITY, VOID_FIRING, W, checkWire } from './wire'
 import { VALUE_SIZE, WritabilityCounter } from './writability'
 
 const NativeChannels = native.NativeChannels
@@ -24,6 +24,13 @@ type NativeChannels = Native.NativeChannels
 
 /** Slots of the hub's channel cache (a power of two). */
 const CHANNEL_CACHE = 4096
+/**
+ * Byte writes of at least this size are not copied: the op carries the JS Buffer itself and
+ * the native side holds a reference to it until the socket has written it (as node:net
+ * writes from the Buffer). Smaller ones are copied into the op arena, which costs less than
+ * the reference.
+ */
+const BORROW_MIN = 8 * 1024
 
 const hubs = new WeakMap<EventLoop, ChannelHub>()
 
@@ -267,6 +274,8 @@ export class ChannelHub {
    * kind and its `a`, `b` fields are left in `#encKind`, `#encA`, `#encB` (no tuple per write).
    */
   #encode(msg: unknown, bytesKind: number, bigKind: number, valueKind: number): void {
+    // The op this encodes must go with the same batch as its bytes or big chunk.
+    if (this.#ops[0] >= OP_CAPACITY) this.#applyNow()
     if (this.#ops[0] === 0) this.#arenaUsed = 0
     let buf: Uint8Array
     if (typeof msg === 'string') {
@@ -288,7 +297,7 @@ export class ChannelHub {
       return this.#encoded(valueKind, this.#token(msg), 0)
     }
     const len = buf.byteLength
-    if (len > ARENA_MAX_WRITE) {
+    if (len >= BORROW_MIN) {
       this.#big.push(Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, len))
       return this.#encoded(bigKind, this.#big.length - 1, len)
     }
@@ -384,7 +393,6 @@ export class ChannelHub {
       const size = this.#encKind === W.WRITE_VALUE ? VALUE_SIZE : this.#encB < 0 ? this.#big[this.#encA].length : this.#encB
       this.#op(this.#encKind, ch.id, ctx, this.#encA, this.#encB, this.#promiseId(promise))
       this.writability.count(ch, size)
-      if (this.#big.length > 0) this.#applyNow()
     } else {
       this.#op(kind, ch.id, ctx, 0, 0, kind === W.CLOSE ? this.#promiseId(promise) : 0)
     }

@@ -43,7 +43,7 @@ impl Hub {
             .upgrade()
             .map_or_else(Instant::now, |b| b.iteration_started());
         for round in 0..MAX_ROUNDS {
-            self.apply_ops(&[], &[]);
+            self.apply_ops(&mut [], &[]);
             self.sweep();
             let mut released = Vec::new();
             drain_released(self.id, &mut released);
@@ -62,7 +62,7 @@ impl Hub {
         }
         // The ops of the last call (after the last round) are applied now, not left in the
         // shared buffer until something else applies them.
-        self.apply_ops(&[], &[]);
+        self.apply_ops(&mut [], &[]);
         self.delivering.set(false);
         if !self.outbox.borrow().is_empty() {
             if let Some(l) = self.local.upgrade() {
