@@ -100,7 +100,10 @@ impl Hub {
             }
             wire::READ_BIG | wire::WRITE_BIG => {
                 // Each index is used by one op: the Buffer moves into the message.
-                let data = big.get_mut(a as usize).map(std::mem::take).unwrap_or_default();
+                let data = big
+                    .get_mut(a as usize)
+                    .map(std::mem::take)
+                    .unwrap_or_default();
                 let m = &self.metrics.bytes_from_js;
                 m.set(m.get() + data.len() as f64);
                 Message::Bytes(Bytes::from_owner(data))
