@@ -148,7 +148,7 @@ export class ChannelHub {
 
   constructor(readonly loop: EventLoop) {
     checkWire()
-    this.native = new NativeChannels(loop._native, (n: number, arena?: Buffer, strings?: string[]) => this.#dispatch(n, arena, strings), this.#events, this.#ops, this.#arena)
+    this.native = new NativeChannels(loop._native, (n: number, arena?: Buffer, strings?: string[], base?: number) => this.#dispatch(n, arena, strings, base), this.#events, this.#ops, this.#arena)
     this.writability = new WritabilityCounter(this.native, this.#ops)
   }
 
@@ -415,7 +415,13 @@ export class ChannelHub {
 
   // ---- delivery ----
 
-  #dispatch(count: number, arena: Buffer | undefined, strings: string[] | undefined): void {
+  /**
+   * One delivery: `count` records in the events array, their bytes in `arena` or, when `base`
+   * is not negative, in `arena` from `base` on (a small batch copied into the thread's read
+   * pool, `crates/node/src/channel/delivery.rs`).
+   */
+  #dispatch(count: number, arena: Buffer | undefined, strings: string[] | undefined, base: number | undefined): void {
+    if (base !== undefined && base >= 0 && arena !== undefined) arena = arena.subarray(base)
     this.#delivering++
     try {
       const ev = this.#events
