@@ -142,3 +142,25 @@ test('a large Buffer is released once written', async (t) => {
   })
   t.is(collected, 1)
 })
+
+test('large reads reach JS as Buffers of their own, intact, and kept ones stay unchanged', async (t) => {
+  // Reads of 16 KiB and more are handed over without a copy into the delivery's arena.
+  const loop = loopFor(t)
+  const kept: Buffer[] = []
+  let largest = 0
+  const { port } = await serve(t, loop, (ch) => {
+    ch.pipeline.addLast('keep', {
+      channelRead(_ctx, msg: Buffer) {
+        t.true(Buffer.isBuffer(msg))
+        largest = Math.max(largest, msg.length)
+        kept.push(msg)
+      },
+    })
+  })
+  const s = await netClient(t, port)
+  const data = pattern(4 * 1024 * 1024, 13)
+  s.write(data)
+  await until(() => kept.reduce((n, b) => n + b.length, 0) >= data.length, 30_000)
+  t.true(largest >= 16 * 1024, `the largest read was ${largest} bytes`)
+  t.true(Buffer.concat(kept).equals(data))
+})

@@ -122,6 +122,8 @@ export class ChannelHub {
   #encA = 0
   #encB = 0
   #big: Buffer[] = []
+  /** The large reads of the delivery being dispatched (see `#dispatch`). */
+  #segments: Buffer[] | undefined = undefined
   #strings: string[] = []
   #delivering = 0
   #flushQueued = false
@@ -148,7 +150,7 @@ export class ChannelHub {
 
   constructor(readonly loop: EventLoop) {
     checkWire()
-    this.native = new NativeChannels(loop._native, (n: number, arena?: Buffer, strings?: string[], base?: number) => this.#dispatch(n, arena, strings, base), this.#events, this.#ops, this.#arena)
+    this.native = new NativeChannels(loop._native, (n: number, arena?: Buffer, strings?: string[], base?: number, segments?: Buffer[]) => this.#dispatch(n, arena, strings, base, segments), this.#events, this.#ops, this.#arena)
     this.writability = new WritabilityCounter(this.native, this.#ops)
   }
 
@@ -418,10 +420,12 @@ export class ChannelHub {
   /**
    * One delivery: `count` records in the events array, their bytes in `arena` or, when `base`
    * is not negative, in `arena` from `base` on (a small batch copied into the thread's read
-   * pool, `crates/node/src/channel/delivery.rs`).
+   * pool, `crates/node/src/channel/delivery.rs`). Large reads come as Buffers of their own in
+   * `segments` (a read record's `c` - 1).
    */
-  #dispatch(count: number, arena: Buffer | undefined, strings: string[] | undefined, base: number | undefined): void {
+  #dispatch(count: number, arena: Buffer | undefined, strings: string[] | undefined, base: number | undefined, segments: Buffer[] | undefined): void {
     if (base !== undefined && base >= 0 && arena !== undefined) arena = arena.subarray(base)
+    this.#segments = segments
     this.#delivering++
     try {
       const ev = this.#events
@@ -439,6 +443,7 @@ export class ChannelHub {
       }
     } finally {
       this.#delivering--
+      this.#segments = undefined
       if (this.#big.length > 0 || this.#strings.length > 0) this.#applyNow()
     }
   }
@@ -491,7 +496,7 @@ export class ChannelHub {
       const ctx = this.#context(ch, ctxId)
       if (!ctx) return
       let arg: unknown
-      if (kind === W.READ_BYTES) arg = b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
+      if (kind === W.READ_BYTES) arg = c > 0 ? this.#segments![c - 1] : b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
       else if (kind === W.READ_HTTP) {
         arg = readHttp(arena!, a)
         kind = W.READ_BYTES

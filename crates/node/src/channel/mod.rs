@@ -82,7 +82,7 @@ pub struct NativeChannels {
 
 #[napi]
 impl NativeChannels {
-    /// `dispatch(count, arena, strings, base)` receives event records; `events`/`ops` are the
+    /// `dispatch(count, arena, strings, base, segments)` receives event records; `events`/`ops` are the
     /// shared `Float64Array`s and `arena` the write arena (`Uint8Array`).
     #[napi(constructor)]
     pub fn new(
