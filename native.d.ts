@@ -23,7 +23,7 @@ export declare class NativeChannels {
   /** The session of the channel's `SslHandler` (none: no handler, or no handshake yet). */
   tlsSession(id: number): TlsSessionInfo | null
   /**
-   * `dispatch(count, arena, strings)` receives event records; `events`/`ops` are the
+   * `dispatch(count, arena, strings, base, segments)` receives event records; `events`/`ops` are the
    * shared `Float64Array`s and `arena` the write arena (`Uint8Array`).
    */
   constructor(nativeLoop: NativeEventLoop, dispatch: unknown, events: unknown, ops: unknown, arena: unknown)

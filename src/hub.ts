@@ -16,7 +16,7 @@ import { SslCloseCompletionEvent, SslHandshakeCompletionEvent, tlsHandlerOf } fr
 import { publishClose, publishServerSocket } from './diagnostics'
 import type { EventLoop } from './loop'
 import { ChannelPromise } from './promise'
-import { ARENA_BYTES, ARENA_MAX_WRITE, EVENT_CAPACITY, OP_CAPACITY, VOID_FIRING, W, checkWire } from './wire'
+import { ARENA_BYTES, EVENT_CAPACITY, OP_CAPACITY, VOID_FIRING, W, checkWire } from './wire'
 import { VALUE_SIZE, WritabilityCounter } from './writability'
 
 const NativeChannels = native.NativeChannels
@@ -24,6 +24,13 @@ type NativeChannels = Native.NativeChannels
 
 /** Slots of the hub's channel cache (a power of two). */
 const CHANNEL_CACHE = 4096
+/**
+ * Byte writes of at least this size are not copied: the op carries the JS Buffer itself and
+ * the native side holds a reference to it until the socket has written it (as node:net
+ * writes from the Buffer). Smaller ones are copied into the op arena, which costs less than
+ * the reference.
+ */
+const BORROW_MIN = 8 * 1024
 
 const hubs = new WeakMap<EventLoop, ChannelHub>()
 
@@ -115,6 +122,8 @@ export class ChannelHub {
   #encA = 0
   #encB = 0
   #big: Buffer[] = []
+  /** The large reads of the delivery being dispatched (see `#dispatch`). */
+  #segments: Buffer[] | undefined = undefined
   #strings: string[] = []
   #delivering = 0
   #flushQueued = false
@@ -141,7 +150,7 @@ export class ChannelHub {
 
   constructor(readonly loop: EventLoop) {
     checkWire()
-    this.native = new NativeChannels(loop._native, (n: number, arena?: Buffer, strings?: string[]) => this.#dispatch(n, arena, strings), this.#events, this.#ops, this.#arena)
+    this.native = new NativeChannels(loop._native, (n: number, arena?: Buffer, strings?: string[], base?: number, segments?: Buffer[]) => this.#dispatch(n, arena, strings, base, segments), this.#events, this.#ops, this.#arena)
     this.writability = new WritabilityCounter(this.native, this.#ops)
   }
 
@@ -267,6 +276,8 @@ export class ChannelHub {
    * kind and its `a`, `b` fields are left in `#encKind`, `#encA`, `#encB` (no tuple per write).
    */
   #encode(msg: unknown, bytesKind: number, bigKind: number, valueKind: number): void {
+    // The op this encodes must go with the same batch as its bytes or big chunk.
+    if (this.#ops[0] >= OP_CAPACITY) this.#applyNow()
     if (this.#ops[0] === 0) this.#arenaUsed = 0
     let buf: Uint8Array
     if (typeof msg === 'string') {
@@ -288,7 +299,7 @@ export class ChannelHub {
       return this.#encoded(valueKind, this.#token(msg), 0)
     }
     const len = buf.byteLength
-    if (len > ARENA_MAX_WRITE) {
+    if (len >= BORROW_MIN) {
       this.#big.push(Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, len))
       return this.#encoded(bigKind, this.#big.length - 1, len)
     }
@@ -384,7 +395,6 @@ export class ChannelHub {
       const size = this.#encKind === W.WRITE_VALUE ? VALUE_SIZE : this.#encB < 0 ? this.#big[this.#encA].length : this.#encB
       this.#op(this.#encKind, ch.id, ctx, this.#encA, this.#encB, this.#promiseId(promise))
       this.writability.count(ch, size)
-      if (this.#big.length > 0) this.#applyNow()
     } else {
       this.#op(kind, ch.id, ctx, 0, 0, kind === W.CLOSE ? this.#promiseId(promise) : 0)
     }
@@ -407,7 +417,15 @@ export class ChannelHub {
 
   // ---- delivery ----
 
-  #dispatch(count: number, arena: Buffer | undefined, strings: string[] | undefined): void {
+  /**
+   * One delivery: `count` records in the events array, their bytes in `arena` or, when `base`
+   * is not negative, in `arena` from `base` on (a small batch copied into the thread's read
+   * pool, `crates/node/src/channel/delivery.rs`). Large reads come as Buffers of their own in
+   * `segments` (a read record's `c` - 1).
+   */
+  #dispatch(count: number, arena: Buffer | undefined, strings: string[] | undefined, base: number | undefined, segments: Buffer[] | undefined): void {
+    if (base !== undefined && base >= 0 && arena !== undefined) arena = arena.subarray(base)
+    this.#segments = segments
     this.#delivering++
     try {
       const ev = this.#events
@@ -425,6 +443,7 @@ export class ChannelHub {
       }
     } finally {
       this.#delivering--
+      this.#segments = undefined
       if (this.#big.length > 0 || this.#strings.length > 0) this.#applyNow()
     }
   }
@@ -477,7 +496,7 @@ export class ChannelHub {
       const ctx = this.#context(ch, ctxId)
       if (!ctx) return
       let arg: unknown
-      if (kind === W.READ_BYTES) arg = b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
+      if (kind === W.READ_BYTES) arg = c > 0 ? this.#segments![c - 1] : b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
       else if (kind === W.READ_HTTP) {
         arg = readHttp(arena!, a)
         kind = W.READ_BYTES

@@ -31,6 +31,10 @@ use super::outbox::ErrorRef;
 use super::token::JsValue;
 use super::wire;
 
+/// Reads of at least this many bytes reach JS as Buffers of their own (external, owning the
+/// read's `Bytes`) instead of being copied into the delivery's byte arena.
+const SEGMENT_BYTES: usize = 16 * 1024;
+
 pub struct JsAdapter {
     pub hub: Weak<Hub>,
     pub channel: f64,
@@ -89,6 +93,14 @@ impl JsAdapter {
         };
         let read = promise.is_none();
         let (kind, a, b) = match msg {
+            Message::Bytes(bytes) if read && bytes.len() >= SEGMENT_BYTES => {
+                // A large read reaches JS as a Buffer of its own, without a copy.
+                hub.count_bytes_out_to_js(bytes.len());
+                let len = bytes.len() as f64;
+                let seg = hub.outbox().put_segment(bytes);
+                self.push(wire::READ_BYTES, 0.0, len, seg);
+                return Ok(());
+            }
             Message::Bytes(bytes) => {
                 let off = hub.outbox().put_bytes(&bytes);
                 hub.count_bytes_out_to_js(bytes.len());

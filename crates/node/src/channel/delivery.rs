@@ -6,6 +6,7 @@ use std::ptr;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use napi::sys;
 
 use super::hub::{Hub, MAX_ROUNDS};
@@ -43,7 +44,7 @@ impl Hub {
             .upgrade()
             .map_or_else(Instant::now, |b| b.iteration_started());
         for round in 0..MAX_ROUNDS {
-            self.apply_ops(&[], &[]);
+            self.apply_ops(&mut [], &[]);
             self.sweep();
             let mut released = Vec::new();
             drain_released(self.id, &mut released);
@@ -62,7 +63,7 @@ impl Hub {
         }
         // The ops of the last call (after the last round) are applied now, not left in the
         // shared buffer until something else applies them.
-        self.apply_ops(&[], &[]);
+        self.apply_ops(&mut [], &[]);
         self.delivering.set(false);
         if !self.outbox.borrow().is_empty() {
             if let Some(l) = self.local.upgrade() {
@@ -93,20 +94,27 @@ impl Hub {
                     records,
                     bytes,
                     strings,
+                    segments,
                     ..
                 } = batch;
-                let arena = make_buffer(env, bytes).unwrap_or(undefined);
+                let segments = make_segments(env, segments).unwrap_or(undefined);
+                let (arena, base) = match super::read_pool::pooled(env, &bytes) {
+                    Some((pool, at)) => (pool, at as f64),
+                    None => (make_buffer(env, bytes).unwrap_or(undefined), -1.0),
+                };
+                let mut base_value = ptr::null_mut();
+                sys::napi_create_double(env, base, &mut base_value);
                 let strings = make_strings(env, &strings).unwrap_or(undefined);
                 let cap = self.shared.event_capacity();
                 for chunk in records.chunks(cap * RECORD) {
                     let n = self.shared.put_events(chunk);
                     let mut count = ptr::null_mut();
                     sys::napi_create_double(env, n as f64, &mut count);
-                    let args = [count, arena, strings];
+                    let args = [count, arena, strings, base_value, segments];
                     let mut result = ptr::null_mut();
                     m.deliveries.set(m.deliveries.get() + 1.0);
                     let status =
-                        sys::napi_call_function(env, undefined, f, 3, args.as_ptr(), &mut result);
+                        sys::napi_call_function(env, undefined, f, 5, args.as_ptr(), &mut result);
                     if status == sys::Status::napi_pending_exception {
                         let mut exc = ptr::null_mut();
                         sys::napi_get_and_clear_last_exception(env, &mut exc);
@@ -182,6 +190,65 @@ unsafe extern "C" fn free_batch(
 ) {
     // SAFETY: `hint` is the `Box<Vec<u8>>` leaked by `make_buffer`; napi passes it here once.
     drop(unsafe { Box::from_raw(hint.cast::<Vec<u8>>()) });
+}
+
+/// An array of external Buffers, one per large read, each owning its `Bytes` (undefined when
+/// there are none).
+///
+/// # Safety
+/// A handle scope must be open on the env's thread.
+unsafe fn make_segments(env: sys::napi_env, segments: Vec<Bytes>) -> Option<sys::napi_value> {
+    if segments.is_empty() {
+        return None;
+    }
+    let mut arr = ptr::null_mut();
+    // SAFETY: per the function's contract.
+    if unsafe { sys::napi_create_array_with_length(env, segments.len(), &mut arr) }
+        != sys::Status::napi_ok
+    {
+        return None;
+    }
+    for (i, seg) in segments.into_iter().enumerate() {
+        let owned = Box::new(seg);
+        let (data, len) = (owned.as_ptr(), owned.len());
+        let hint = Box::into_raw(owned);
+        let mut value = ptr::null_mut();
+        // SAFETY: `data` stays valid while the boxed `Bytes` lives (its memory is refcounted
+        // and never reused while a `Bytes` refers to it): napi calls `free_segment` with
+        // `hint` exactly once, when the Buffer is collected (or at env teardown). JS may write
+        // into the Buffer as into any Buffer it received; no native code reads this region
+        // again (the read was handed over whole).
+        let ok = unsafe {
+            sys::napi_create_external_buffer(
+                env,
+                len,
+                data.cast_mut().cast(),
+                Some(free_segment),
+                hint.cast(),
+                &mut value,
+            )
+        };
+        if ok != sys::Status::napi_ok {
+            // SAFETY: napi did not take the hint: it is still ours to free, once.
+            drop(unsafe { Box::from_raw(hint) });
+            value = ptr::null_mut();
+            // SAFETY: as above; an empty Buffer stands in for the lost read.
+            unsafe { sys::napi_create_buffer(env, 0, ptr::null_mut(), &mut value) };
+        }
+        // SAFETY: `arr` and `value` are handles of the open scope.
+        unsafe { sys::napi_set_element(env, arr, i as u32, value) };
+    }
+    Some(arr)
+}
+
+/// Frees a read handed to JS by [`make_segments`] once its Buffer is collected.
+unsafe extern "C" fn free_segment(
+    _env: sys::napi_env,
+    _data: *mut std::ffi::c_void,
+    hint: *mut std::ffi::c_void,
+) {
+    // SAFETY: `hint` is the `Box<Bytes>` leaked by `make_segments`; napi passes it here once.
+    drop(unsafe { Box::from_raw(hint.cast::<Bytes>()) });
 }
 
 /// An array of JS strings (undefined when empty).

@@ -16,6 +16,7 @@ mod ids;
 mod ops;
 mod options;
 mod outbox;
+mod read_pool;
 mod remote;
 mod resp_wire;
 mod shared;
@@ -82,7 +83,7 @@ pub struct NativeChannels {
 
 #[napi]
 impl NativeChannels {
-    /// `dispatch(count, arena, strings)` receives event records; `events`/`ops` are the
+    /// `dispatch(count, arena, strings, base, segments)` receives event records; `events`/`ops` are the
     /// shared `Float64Array`s and `arena` the write arena (`Uint8Array`).
     #[napi(constructor)]
     pub fn new(
@@ -143,7 +144,7 @@ impl NativeChannels {
 
     pub(super) fn enter(&self) {
         self.calls.set(self.calls.get() + 1.0);
-        self.hub.apply_ops(&[], &[]);
+        self.hub.apply_ops(&mut [], &[]);
     }
 
     /// Re-arms libuv after a change made outside an iteration (a new channel, a bind).
@@ -171,9 +172,8 @@ impl NativeChannels {
     #[napi]
     pub fn apply_ops(&self, big: Option<Vec<Buffer>>, strings: Option<Vec<String>>) {
         self.calls.set(self.calls.get() + 1.0);
-        let big = big.unwrap_or_default();
-        let slices: Vec<&[u8]> = big.iter().map(|b| &b[..]).collect();
-        self.hub.apply_ops(&slices, &strings.unwrap_or_default());
+        let mut big = big.unwrap_or_default();
+        self.hub.apply_ops(&mut big, &strings.unwrap_or_default());
         self.hub.schedule_delivery();
     }
 

@@ -11,6 +11,7 @@
 use std::rc::Rc;
 
 use bytes::Bytes;
+use napi::bindgen_prelude::Buffer;
 use netloop_transport::{LocalListenerExt, Message, TransportError};
 
 use super::hub::{From, Hub};
@@ -34,9 +35,12 @@ pub(super) fn write_size(kind: u32, len: f64) -> Option<usize> {
 }
 
 impl Hub {
-    /// Applies the ops JS buffered. `big` holds the bytes of large writes, `strings` the
-    /// codes and messages of JS errors, both indexed by the ops.
-    pub fn apply_ops(self: &Rc<Self>, big: &[&[u8]], strings: &[String]) {
+    /// Applies the ops JS buffered. `big` holds the JS Buffers of large writes, `strings` the
+    /// codes and messages of JS errors, both indexed by the ops. A large write's bytes are not
+    /// copied: its message owns the JS Buffer's reference (taken out of `big`), which is
+    /// released when the socket has written it or the write fails (node:net writes from the
+    /// JS Buffer likewise). napi-rs releases a reference dropped off the JS thread on it.
+    pub fn apply_ops(self: &Rc<Self>, big: &mut [Buffer], strings: &[String]) {
         let ops = self.shared.take_ops();
         if ops.is_empty() {
             return;
@@ -86,7 +90,7 @@ impl Hub {
         )
     }
 
-    fn message(&self, kind: u32, a: f64, b: f64, big: &[&[u8]]) -> Message {
+    fn message(&self, kind: u32, a: f64, b: f64, big: &mut [Buffer]) -> Message {
         match kind {
             wire::READ_BYTES | wire::WRITE_BYTES => {
                 let data = self.shared.arena_bytes(a as usize, b as usize);
@@ -95,10 +99,14 @@ impl Hub {
                 Message::Bytes(data)
             }
             wire::READ_BIG | wire::WRITE_BIG => {
-                let data = big.get(a as usize).copied().unwrap_or_default();
+                // Each index is used by one op: the Buffer moves into the message.
+                let data = big
+                    .get_mut(a as usize)
+                    .map(std::mem::take)
+                    .unwrap_or_default();
                 let m = &self.metrics.bytes_from_js;
                 m.set(m.get() + data.len() as f64);
-                Message::Bytes(Bytes::copy_from_slice(data))
+                Message::Bytes(Bytes::from_owner(data))
             }
             _ => Message::user(JsValue::new(self.id, a)),
         }
@@ -107,7 +115,7 @@ impl Hub {
     fn apply(
         self: &Rc<Self>,
         op: &[f64],
-        big: &[&[u8]],
+        big: &mut [Buffer],
         strings: &[String],
         reserved: &mut Reserved,
     ) {
@@ -193,7 +201,7 @@ impl Hub {
                 let p = self.promise_for(c, &pipeline);
                 // A protocol message in its JS layout: in the op arena, or a big chunk (`b` < 0).
                 let data = if b < 0.0 {
-                    Bytes::copy_from_slice(big.get(a as usize).copied().unwrap_or_default())
+                    Bytes::copy_from_slice(big.get(a as usize).map_or(&[][..], |b| &b[..]))
                 } else {
                     self.shared.arena_bytes(a as usize, b as usize)
                 };
@@ -247,7 +255,7 @@ impl Hub {
         kind: u32,
         a: f64,
         b: f64,
-        big: &[&[u8]],
+        big: &mut [Buffer],
         strings: &[String],
     ) {
         macro_rules! fire {

@@ -15,6 +15,9 @@ pub struct Outbox {
     pub records: Vec<f64>,
     pub bytes: Vec<u8>,
     pub strings: Vec<String>,
+    /// Large reads handed to JS as Buffers of their own, without a copy (a read record's `c`
+    /// is its index here plus one; 0: its bytes are in `bytes`).
+    pub segments: Vec<Bytes>,
     /// Counts the batches taken: a stand-in that pushed a record in this epoch knows JS has
     /// not seen it yet (see `adapter`).
     pub epoch: u64,
@@ -48,6 +51,7 @@ impl Outbox {
             records: Vec::with_capacity(self.records.len()),
             bytes: Vec::with_capacity(self.bytes.len().min(MAX_RESERVED_BYTES)),
             strings: Vec::new(),
+            segments: Vec::new(),
             epoch: self.epoch + 1,
         };
         std::mem::replace(self, next)
@@ -67,6 +71,12 @@ impl Outbox {
         let off = self.bytes.len();
         self.bytes.extend_from_slice(data);
         off as f64
+    }
+
+    /// Keeps a large read for JS as a Buffer of its own; returns the record's `c` for it.
+    pub fn put_segment(&mut self, data: Bytes) -> f64 {
+        self.segments.push(data);
+        self.segments.len() as f64
     }
 
     /// Records an error for JS: a JS error keeps its identity, a native one becomes four
