@@ -1,11 +1,14 @@
 //! Echo server on the netloop core: one boss loop accepts, worker loops echo.
 //!
-//! `cargo run --release -p netloop-transport --example echo_server -- [addr] [workers]`
-//! (defaults: 127.0.0.1:8007, the number of CPUs).
+//! `cargo run --release -p netloop-transport --example echo_server -- [addr] [workers] [spin_us]`
+//! (defaults: 127.0.0.1:8007, the number of CPUs, the core's default spin before a worker
+//! loop sleeps).
 
 use std::net::SocketAddr;
 
-use netloop_transport::eventloop::{default_loop_count, EventLoopGroup, LoopConfig};
+use netloop_transport::eventloop::{
+    default_loop_count, EventLoopGroup, LoopConfig, DEFAULT_SPIN_BEFORE_SLEEP,
+};
 use netloop_transport::*;
 
 /// Writes back what it reads; flushes once per read batch.
@@ -44,6 +47,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|s| s.parse())
         .transpose()?
         .unwrap_or_else(default_loop_count);
+    // Optional: how long a worker loop polls without blocking before it sleeps (µs).
+    let spin = args
+        .next()
+        .map(|s| s.parse::<u64>())
+        .transpose()?
+        .map_or(DEFAULT_SPIN_BEFORE_SLEEP, std::time::Duration::from_micros);
 
     let boss = EventLoopGroup::new(
         1,
@@ -56,6 +65,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         workers,
         LoopConfig {
             name: "worker".into(),
+            spin_before_sleep: spin,
             ..LoopConfig::default()
         },
     )?;
