@@ -11,7 +11,9 @@ use netloop_transport::eventloop::{
 };
 use netloop_transport::*;
 
-/// Writes back what it reads; flushes once per read batch.
+/// Writes back what it reads; flushes once per read batch. Stops reading while the echo is
+/// not taken (the channel is not writable), as a Netty proxy does with autoRead: a peer that
+/// sends faster than it reads cannot make the server queue without bound.
 struct Echo;
 
 impl ChannelHandler for Echo {
@@ -21,6 +23,12 @@ impl ChannelHandler for Echo {
     }
     fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         ctx.flush();
+        Ok(())
+    }
+    fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        let ch = ctx.channel();
+        ch.set_option(ChannelOption::AutoRead(ch.is_writable()))?;
+        ctx.fire_channel_writability_changed();
         Ok(())
     }
     fn exception_caught(
