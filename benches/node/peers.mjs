@@ -5,7 +5,7 @@
 //
 //   node benches/node/peers.mjs [--quick] [--runs N] [--seconds S] [--only echo-1,echo-50,bulk-4,stream-4,scale-50]
 //                               [--servers NAME,NAME] [--no-pin] [--json FILE] [--quiet-wait SECONDS]
-//                               [--quiet-wait-total SECONDS] [--addon FILE.node]
+//                               [--quiet-wait-total SECONDS] [--addon FILE.node] [--spin-us N]
 //
 // --servers keeps the servers whose names start with one of the NAMEs (e.g. `tokio,netloop Rust`;
 // node:net is always kept, the ratios are taken to it).
@@ -34,6 +34,9 @@
 //            server's context switches per message (all its threads, /proc/PID/task/*/status,
 //            over the whole run including warm-up). On a 2-vCPU machine the client shares the
 //            cores with the workers: the peers show how much of the cost is the machine's.
+//            The Rust echo_server also runs as a second pair whose worker loops poll without
+//            blocking for --spin-us µs (default 20; 0 leaves the pair out) before they sleep
+//            (LoopConfig::spin_before_sleep, off by default in the core).
 //
 // The servers are built on demand (benches/peers/servers.mjs: C with cc, tokio with cargo into
 // target/peers, Netty's jars fetched with Maven and NettyEcho.java compiled with javac, the Rust
@@ -91,6 +94,16 @@ for (const k of ONLY) if (!WORKLOADS[k]) throw new Error(`unknown workload ${k} 
 
 const loadBin = buildLoad('echo_load')
 const { targets: TARGETS, skipped } = buildServers(undefined, opt('--servers', undefined) && `${opt('--servers')},node:net`)
+const SPIN_US = Number(opt('--spin-us', 20))
+if (SPIN_US > 0) {
+  const pair = [1, 2].map((w) => {
+    const base = TARGETS[`netloop Rust (${w} worker${w > 1 ? 's' : ''})`]
+    const name = `netloop Rust, spin ${SPIN_US} µs (${w} worker${w > 1 ? 's' : ''})`
+    if (base) TARGETS[name] = { ...base, args: [base.args[0], String(w), String(SPIN_US)], scaling: true }
+    return name
+  })
+  SCALING_PAIRS.push(pair)
+}
 const BASE = 'node:net'
 const picked = pickServers(Object.keys(TARGETS), opt('--servers', undefined))
 const names = Object.keys(TARGETS).filter((n) => (n === BASE || picked.includes(n)) && !TARGETS[n].scaling)
