@@ -81,6 +81,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .group(boss.clone(), children.clone())
         .option(ChannelOption::SoBacklog(1024))
         .child_option(ChannelOption::TcpNoDelay(true))
+        // Room for a whole read batch (16 reads of up to 64 KiB) before reading stops, so a
+        // steady stream does not stop and restart reading on every batch.
+        .child_option(ChannelOption::WriteBufferWaterMark(WaterMark {
+            low: 1 << 20,
+            high: 2 << 20,
+        }))
         .child_handler(|ch| {
             ch.pipeline().add_last("echo", Echo)?;
             Ok(())
