@@ -1,7 +1,7 @@
 /*
  * echo_load: a small ping-pong load generator for echo / line servers (loopback benchmarks).
  *
- *   echo_load HOST PORT CONNECTIONS SIZE SECONDS [WARMUP_SECONDS] [echo|lines|bulk] [SERVER_PID] [DEPTH]
+ *   echo_load HOST PORT CONNECTIONS SIZE SECONDS [WARMUP_SECONDS] [echo|lines|bulk|stream] [SERVER_PID] [DEPTH]
  *
  * Opens CONNECTIONS TCP connections (TCP_NODELAY) and keeps exactly one SIZE-byte message in
  * flight on each: send SIZE bytes, wait until SIZE bytes came back, check them against what was
@@ -20,6 +20,12 @@
  * compared with it. A message counts when its last byte is back; its round trip is from entering
  * the window to then. Extra fields in bulk mode: depth, mb_per_s (echoed bytes of the window,
  * 10^6 bytes per second, one direction) and bytes_verified (all bytes read back, warm-up too).
+ * Mode `stream`: like `bulk` without a window: each connection writes SIZE-byte messages (one
+ * send of at most SIZE bytes each) as fast as the socket takes them, and reads the echo
+ * concurrently (same pattern, every byte checked). The server then always has a backlog to read
+ * and a peer that is always ready to take more: what a proxy or a file transfer sees. No round
+ * trip is measured (p50/p99/max are 0, depth is 0); mb_per_s counts the messages whose last byte
+ * came back in the window.
  * With SERVER_PID, it also reads utime+stime of that process from /proc/PID/stat at the start
  * and the end of the measured window (server_cpu_ticks; clock_ticks_per_s = sysconf(_SC_CLK_TCK)),
  * so the server's CPU is taken over exactly the window the messages are counted in.
@@ -110,6 +116,7 @@ static int ep;
 static unsigned char pat2[2 * PAT];
 static unsigned char rbuf[1 << 18];
 static int depth = 4;
+static int stream; /* mode `stream`: no window, one send per message (at most SIZE bytes) */
 
 struct bulk {
   uint64_t sent, got, done; /* bytes sent, bytes read back, messages complete */
@@ -131,9 +138,9 @@ static size_t pat_at(int idx, uint64_t off) { return (size_t)((off + (uint64_t)i
 
 /* Sends bulk bytes up to the window; returns 0 when the socket is full (EPOLLOUT wanted). */
 static int bulk_out(struct conn *c, struct bulk *b, int idx) {
-  uint64_t limit = (b->done + (uint64_t)depth) * size;
+  uint64_t limit = stream ? UINT64_MAX : (b->done + (uint64_t)depth) * size;
   while (b->sent < limit) {
-    size_t len = (size_t)(limit - b->sent);
+    size_t len = stream ? size - (size_t)(b->sent % size) : (size_t)(limit - b->sent);
     if (len > PAT) len = PAT;
     ssize_t n = send(c->fd, pat2 + pat_at(idx, b->sent), len, MSG_NOSIGNAL);
     if (n < 0) {
@@ -179,7 +186,7 @@ static int pump_out(struct conn *c) {
 
 int main(int argc, char **argv) {
   if (argc < 6) {
-    fprintf(stderr, "usage: %s HOST PORT CONNECTIONS SIZE SECONDS [WARMUP_SECONDS] [echo|lines|bulk] [SERVER_PID] [DEPTH]\n", argv[0]);
+    fprintf(stderr, "usage: %s HOST PORT CONNECTIONS SIZE SECONDS [WARMUP_SECONDS] [echo|lines|bulk|stream] [SERVER_PID] [DEPTH]\n", argv[0]);
     return 1;
   }
   const char *host = argv[1];
@@ -189,9 +196,11 @@ int main(int argc, char **argv) {
   double seconds = atof(argv[5]);
   double warmup = argc > 6 ? atof(argv[6]) : 1.0;
   lines = argc > 7 && strcmp(argv[7], "lines") == 0;
-  int bulk = argc > 7 && strcmp(argv[7], "bulk") == 0;
+  stream = argc > 7 && strcmp(argv[7], "stream") == 0;
+  int bulk = stream || (argc > 7 && strcmp(argv[7], "bulk") == 0);
   int server_pid = argc > 8 ? atoi(argv[8]) : 0;
   if (argc > 9) depth = atoi(argv[9]);
+  if (stream) depth = 1; /* one stamp slot; no round trip is recorded */
   if (nconn < 1 || size < 1 || seconds <= 0 || warmup < 0 || (lines && size < 2) || depth < 1 || depth > 1024) {
     fprintf(stderr, "echo_load: bad arguments\n");
     return 1;
@@ -312,15 +321,15 @@ int main(int argc, char **argv) {
             uint64_t *slot = &b->stamp[b->done % (uint64_t)depth];
             total++;
             if (measuring && done_at <= measure_to) {
-              uint64_t us = (done_at - *slot) / 1000u;
+              uint64_t us = stream ? 0 : (done_at - *slot) / 1000u;
               if (us > max_us) max_us = us;
-              hist[us > HIST_US ? HIST_US : us]++;
+              if (!stream) hist[us > HIST_US ? HIST_US : us]++;
               messages++;
             }
             *slot = done_at; /* message done + depth enters the window in the same slot */
             b->done++;
           }
-          if (done_at && !full && !bulk_out(c, b, idx)) {
+          if (done_at && !stream && !full && !bulk_out(c, b, idx)) {
             set_out(c, 1);
             full = 1;
           }
@@ -403,12 +412,12 @@ int main(int argc, char **argv) {
          "\"msg_per_s\":%.1f,\"p50_us\":%llu,\"p99_us\":%llu,\"max_us\":%llu,"
          "\"client_cpu_s\":%.4f,\"client_user_s\":%.4f,\"client_cpu_share\":%.4f,\"total_messages\":%llu,"
          "\"server_cpu_ticks\":%lld,\"clock_ticks_per_s\":%ld,\"machine_busy_ticks\":%lld",
-         nconn, size, bulk ? "bulk" : lines ? "lines" : "echo", wall, (unsigned long long)messages, messages / wall,
+         nconn, size, stream ? "stream" : bulk ? "bulk" : lines ? "lines" : "echo", wall, (unsigned long long)messages, messages / wall,
          (unsigned long long)p50, (unsigned long long)p99, (unsigned long long)max_us, cpu, user, cpu / wall,
          (unsigned long long)total, (srv0 >= 0 && srv1 >= 0) ? srv1 - srv0 : -1LL, sysconf(_SC_CLK_TCK),
          (busy0 >= 0 && busy1 >= 0) ? busy1 - busy0 : -1LL);
   if (bulk)
-    printf(",\"depth\":%d,\"mb_per_s\":%.1f,\"bytes_verified\":%llu", depth, (double)messages * (double)size / wall / 1e6,
+    printf(",\"depth\":%d,\"mb_per_s\":%.1f,\"bytes_verified\":%llu", stream ? 0 : depth, (double)messages * (double)size / wall / 1e6,
            (unsigned long long)bytes_verified);
   printf("}\n");
   for (int i = 0; i < nconn; i++) close(cs[i].fd);

@@ -3,9 +3,9 @@
 // (NIO, 1 worker thread), the netloop Rust core's echo_server example (1 and 2 worker loops),
 // netloop from TypeScript and node:net.
 //
-//   node benches/node/peers.mjs [--quick] [--runs N] [--seconds S] [--only echo-1,echo-50,bulk-4,scale-50]
+//   node benches/node/peers.mjs [--quick] [--runs N] [--seconds S] [--only echo-1,echo-50,bulk-4,stream-4,scale-50]
 //                               [--servers NAME,NAME] [--no-pin] [--json FILE] [--quiet-wait SECONDS]
-//                               [--quiet-wait-total SECONDS] [--addon FILE.node]
+//                               [--quiet-wait-total SECONDS] [--addon FILE.node] [--spin-us N]
 //
 // --servers keeps the servers whose names start with one of the NAMEs (e.g. `tokio,netloop Rust`;
 // node:net is always kept, the ratios are taken to it).
@@ -21,6 +21,11 @@
 //   echo-50  64 B ping-pong on 50 connections, server on CPU 0, client on CPU 1
 //   bulk-4   16 KiB messages streamed on 4 connections, 4 in flight per connection, every echoed
 //            byte checked against a pattern (echo_load's `bulk` mode); server CPU 0, client CPU 1
+//   stream-4 16 KiB messages on 4 connections without a window: each connection writes as fast
+//            as the socket takes them while reading the echo concurrently, every byte checked
+//            (echo_load's `stream` mode): the server always has a backlog to read and a peer
+//            ready for more. Server CPU 0, client CPU 1. Its table also gives the ratios to the C
+//            epoll server (the floor), taken per round like those to node:net.
 //   scale-50 64 B ping-pong on 50 connections with nothing pinned, for the servers that come with
 //            one and with two worker threads: the netloop Rust echo_server (1 and 2 worker loops),
 //            tokio (current_thread and multi_thread with 2 workers), Netty (1 and 2 workers).
@@ -29,6 +34,9 @@
 //            server's context switches per message (all its threads, /proc/PID/task/*/status,
 //            over the whole run including warm-up). On a 2-vCPU machine the client shares the
 //            cores with the workers: the peers show how much of the cost is the machine's.
+//            The Rust echo_server also runs as a second pair whose worker loops poll without
+//            blocking for --spin-us µs (default 20; 0 leaves the pair out) before they sleep
+//            (LoopConfig::spin_before_sleep, off by default in the core).
 //
 // The servers are built on demand (benches/peers/servers.mjs: C with cc, tokio with cargo into
 // target/peers, Netty's jars fetched with Maven and NettyEcho.java compiled with javac, the Rust
@@ -60,7 +68,7 @@ const RUNS = Number(opt('--runs', quick ? 1 : 3))
 const SECONDS = Number(opt('--seconds', quick ? 1 : 3))
 const WARMUP = quick ? 0.5 : 1
 const JVM_WARMUP = quick ? 2 : 3
-const ONLY = opt('--only', 'echo-1,echo-50,bulk-4,scale-50').split(',')
+const ONLY = opt('--only', 'echo-1,echo-50,bulk-4,stream-4,scale-50').split(',')
 const PIN = !flag('--no-pin') && cpus().length >= 2
 const QUIET_WAIT_S = Number(opt('--quiet-wait', quick ? 3 : 120))
 // --quick must stay within about a minute: at most 12 s of waiting for quiet in all, then none.
@@ -71,6 +79,7 @@ const WORKLOADS = {
   'echo-1': { title: '64 B echo, 1 connection', conns: 1, size: 64, mode: 'echo', pin: [0, 0] },
   'echo-50': { title: '64 B echo, 50 connections', conns: 50, size: 64, mode: 'echo', pin: [0, 1] },
   'bulk-4': { title: '16 KiB bulk echo, 4 connections (4 messages in flight each, every byte checked)', conns: 4, size: 16384, mode: 'bulk', depth: 4, pin: [0, 1] },
+  'stream-4': { title: '16 KiB stream echo, 4 connections (no window: writer and reader concurrent, every byte checked)', conns: 4, size: 16384, mode: 'stream', pin: [0, 1] },
   'scale-50': { title: '64 B echo, 50 connections, one worker against two (nothing pinned)', conns: 50, size: 64, mode: 'echo', pin: [undefined, undefined], scaling: true },
 }
 /** The servers of the scaling workload: [one worker, two workers]. */
@@ -85,6 +94,16 @@ for (const k of ONLY) if (!WORKLOADS[k]) throw new Error(`unknown workload ${k} 
 
 const loadBin = buildLoad('echo_load')
 const { targets: TARGETS, skipped } = buildServers(undefined, opt('--servers', undefined) && `${opt('--servers')},node:net`)
+const SPIN_US = Number(opt('--spin-us', 20))
+if (SPIN_US > 0) {
+  const pair = [1, 2].map((w) => {
+    const base = TARGETS[`netloop Rust (${w} worker${w > 1 ? 's' : ''})`]
+    const name = `netloop Rust, spin ${SPIN_US} µs (${w} worker${w > 1 ? 's' : ''})`
+    if (base) TARGETS[name] = { ...base, args: [base.args[0], String(w), String(SPIN_US)], scaling: true }
+    return name
+  })
+  SCALING_PAIRS.push(pair)
+}
 const BASE = 'node:net'
 const picked = pickServers(Object.keys(TARGETS), opt('--servers', undefined))
 const names = Object.keys(TARGETS).filter((n) => (n === BASE || picked.includes(n)) && !TARGETS[n].scaling)
@@ -143,27 +162,30 @@ async function loadRun(name, w) {
   }
 }
 
+const FLOOR = 'C epoll'
+
 function table(w, rounds, failed) {
-  const bulk = w.mode === 'bulk'
+  const bulk = w.mode === 'bulk' || w.mode === 'stream'
+  const vsFloor = w.mode === 'stream' && names.includes(FLOOR)
   const [rate, rateName, cpuKey, cpuName] = bulk
     ? ['mbPerS', 'MB/s', 'serverCpuUsPerMB', 'server CPU µs/MB']
     : ['msgPerS', 'msg/s', 'serverCpuUsPerMsg', 'server CPU µs/msg']
   const lines = [
-    `| server | ${rateName} | ${bulk ? 'msg/s | ' : ''}p50 µs | p99 µs | ${cpuName} | server cores | peak RSS MiB | client CPU share (user) | ${rateName} ratio vs node:net | CPU ratio vs node:net |`,
-    `| --- | --- | ${bulk ? '--- | ' : ''}--- | --- | --- | --- | --- | --- | --- | --- |`,
+    `| server | ${rateName} | ${bulk ? 'msg/s | ' : ''}p50 µs | p99 µs | ${cpuName} | server cores | peak RSS MiB | client CPU share (user) | ${rateName} ratio vs node:net | CPU ratio vs node:net |${vsFloor ? ` ${rateName} ratio vs ${FLOOR} | CPU ratio vs ${FLOOR} |` : ''}`,
+    `| --- | --- | ${bulk ? '--- | ' : ''}--- | --- | --- | --- | --- | --- | --- | --- |${vsFloor ? ' --- | --- |' : ''}`,
   ]
   for (const t of names) {
     const rs = rounds.map((round) => round[t]).filter(Boolean)
     if (!rs.length) continue
     const col = (k) => rs.map((r) => r[k])
-    const ratio = (k) => {
-      if (t === BASE) return '1'
-      const xs = rounds.filter((round) => round[t] && round[BASE]).map((round) => round[t][k] / round[BASE][k])
+    const ratio = (k, base = BASE) => {
+      if (t === base) return '1'
+      const xs = rounds.filter((round) => round[t] && round[base]).map((round) => round[t][k] / round[base][k])
       return xs.length ? spread(xs, 2, 'x') : '–'
     }
     const p99 = col('p99')
     lines.push(
-      `| ${t} | ${spread(col(rate))} | ${bulk ? `${spread(col('msgPerS'))} | ` : ''}${fmt(median(col('p50')))} | ${fmt(median(p99))} (${fmt(Math.min(...p99))}–${fmt(Math.max(...p99))}) | ${spread(col(cpuKey), 2)} | ${fmt(median(col('serverCores')), 2)} | ${fmt(median(col('peakRssMiB')), 1)} | ${fmt(median(col('clientCpuShare')), 2)} (${fmt(median(col('clientUserShare')), 2)}) | ${ratio(rate)} | ${ratio(cpuKey)} |`,
+      `| ${t} | ${spread(col(rate))} | ${bulk ? `${spread(col('msgPerS'))} | ` : ''}${fmt(median(col('p50')))} | ${fmt(median(p99))} (${fmt(Math.min(...p99))}–${fmt(Math.max(...p99))}) | ${spread(col(cpuKey), 2)} | ${fmt(median(col('serverCores')), 2)} | ${fmt(median(col('peakRssMiB')), 1)} | ${fmt(median(col('clientCpuShare')), 2)} (${fmt(median(col('clientUserShare')), 2)}) | ${ratio(rate)} | ${ratio(cpuKey)} |${vsFloor ? ` ${ratio(rate, FLOOR)} | ${ratio(cpuKey, FLOOR)} |` : ''}`,
     )
   }
   const other = rounds.flatMap((round) => Object.values(round).map((r) => r.otherCores))
@@ -234,7 +256,7 @@ for (const key of Object.keys(WORKLOADS)) {
         continue
       }
       const x = round[t]
-      const rate = w.mode === 'bulk' ? `${fmt(x.mbPerS)} MB/s, ${fmt(x.serverCpuUsPerMB, 1)} µs CPU/MB` : `${fmt(x.msgPerS)} msg/s, ${fmt(x.serverCpuUsPerMsg, 2)} µs CPU/msg`
+      const rate = w.mode === 'bulk' || w.mode === 'stream' ? `${fmt(x.mbPerS)} MB/s, ${fmt(x.serverCpuUsPerMB, 1)} µs CPU/MB` : `${fmt(x.msgPerS)} msg/s, ${fmt(x.serverCpuUsPerMsg, 2)} µs CPU/msg`
       process.stderr.write(`  ${key} round ${r + 1}/${RUNS} ${t}: ${rate}, peak RSS ${fmt(x.peakRssMiB, 1)} MiB\n`)
     }
     rounds.push(round)

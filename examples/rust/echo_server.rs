@@ -1,14 +1,19 @@
 //! Echo server on the netloop core: one boss loop accepts, worker loops echo.
 //!
-//! `cargo run --release -p netloop-transport --example echo_server -- [addr] [workers]`
-//! (defaults: 127.0.0.1:8007, the number of CPUs).
+//! `cargo run --release -p netloop-transport --example echo_server -- [addr] [workers] [spin_us]`
+//! (defaults: 127.0.0.1:8007, the number of CPUs, the core's default spin before a worker
+//! loop sleeps).
 
 use std::net::SocketAddr;
 
-use netloop_transport::eventloop::{default_loop_count, EventLoopGroup, LoopConfig};
+use netloop_transport::eventloop::{
+    default_loop_count, EventLoopGroup, LoopConfig, DEFAULT_SPIN_BEFORE_SLEEP,
+};
 use netloop_transport::*;
 
-/// Writes back what it reads; flushes once per read batch.
+/// Writes back what it reads; flushes once per read batch. Stops reading while the echo is
+/// not taken (the channel is not writable), as a Netty proxy does with autoRead: a peer that
+/// sends faster than it reads cannot make the server queue without bound.
 struct Echo;
 
 impl ChannelHandler for Echo {
@@ -18,6 +23,12 @@ impl ChannelHandler for Echo {
     }
     fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         ctx.flush();
+        Ok(())
+    }
+    fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        let ch = ctx.channel();
+        ch.set_option(ChannelOption::AutoRead(ch.is_writable()))?;
+        ctx.fire_channel_writability_changed();
         Ok(())
     }
     fn exception_caught(
@@ -44,6 +55,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|s| s.parse())
         .transpose()?
         .unwrap_or_else(default_loop_count);
+    // Optional: how long a worker loop polls without blocking before it sleeps (µs).
+    let spin = args
+        .next()
+        .map(|s| s.parse::<u64>())
+        .transpose()?
+        .map_or(DEFAULT_SPIN_BEFORE_SLEEP, std::time::Duration::from_micros);
 
     let boss = EventLoopGroup::new(
         1,
@@ -56,6 +73,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         workers,
         LoopConfig {
             name: "worker".into(),
+            spin_before_sleep: spin,
             ..LoopConfig::default()
         },
     )?;
@@ -63,6 +81,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .group(boss.clone(), children.clone())
         .option(ChannelOption::SoBacklog(1024))
         .child_option(ChannelOption::TcpNoDelay(true))
+        // Room for a whole read batch (16 reads of up to 64 KiB) before reading stops, so a
+        // steady stream does not stop and restart reading on every batch.
+        .child_option(ChannelOption::WriteBufferWaterMark(WaterMark {
+            low: 1 << 20,
+            high: 2 << 20,
+        }))
         .child_handler(|ch| {
             ch.pipeline().add_last("echo", Echo)?;
             Ok(())

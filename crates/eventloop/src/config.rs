@@ -1,6 +1,7 @@
 //! Configuration of one loop.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::clock::{system_ticker, Ticker};
 use crate::error::LoopError;
@@ -23,7 +24,10 @@ pub type FaultInjector = Arc<dyn Fn() -> SelectorFault + Send + Sync>;
 /// Receives the message of a task that panicked (or of a JS task that threw).
 pub type PanicReporter = Arc<dyn Fn(&str) + Send + Sync>;
 
-/// Settings of one loop. Defaults follow Netty.
+/// The default [`LoopConfig::spin_before_sleep`].
+pub const DEFAULT_SPIN_BEFORE_SLEEP: Duration = Duration::ZERO;
+
+/// Settings of one loop. Defaults follow Netty (no spin before sleeping).
 #[derive(Clone)]
 pub struct LoopConfig {
     /// Thread and diagnostics name.
@@ -43,6 +47,11 @@ pub struct LoopConfig {
     pub on_task_panic: Option<PanicReporter>,
     /// Injects selector faults before every poll (tests).
     pub fault_injector: Option<FaultInjector>,
+    /// How long a standalone loop with nothing to do keeps polling without blocking before it
+    /// sleeps in the selector (zero: it sleeps at once). I/O or a task arriving meanwhile is
+    /// handled without a sleep and a wake-up; the cost is up to this much CPU each time the
+    /// loop runs out of work. Attached loops (driven from outside) never spin.
+    pub spin_before_sleep: Duration,
 }
 
 impl Default for LoopConfig {
@@ -56,6 +65,7 @@ impl Default for LoopConfig {
             ticker: system_ticker(),
             on_task_panic: None,
             fault_injector: None,
+            spin_before_sleep: DEFAULT_SPIN_BEFORE_SLEEP,
         }
     }
 }
@@ -89,6 +99,7 @@ impl std::fmt::Debug for LoopConfig {
                 "selector_rebuild_threshold",
                 &self.selector_rebuild_threshold,
             )
+            .field("spin_before_sleep", &self.spin_before_sleep)
             .finish_non_exhaustive()
     }
 }

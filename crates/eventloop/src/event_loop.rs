@@ -95,6 +95,8 @@ pub(crate) struct Shared {
     pub(crate) cleanup: Mutex<Vec<Task>>,
     pub selector_rebuilds: AtomicU64,
     pub wakeups: AtomicU64,
+    /// Non-blocking polls made while spinning before a sleep.
+    pub spin_polls: AtomicU64,
     pub refused_connections: AtomicU64,
     /// A standalone loop's time in iterations (not blocked in its selector), in loop nanos,
     /// and when its thread started (`u64::MAX`: not yet); written by the loop thread only.
@@ -236,6 +238,7 @@ impl EventLoop {
             cleanup: Mutex::new(Vec::new()),
             selector_rebuilds: AtomicU64::new(0),
             wakeups: AtomicU64::new(0),
+            spin_polls: AtomicU64::new(0),
             refused_connections: AtomicU64::new(0),
             busy_nanos: AtomicU64::new(0),
             started_nanos: AtomicU64::new(u64::MAX),
@@ -304,6 +307,12 @@ impl EventLoop {
     /// Times the loop's waker was fired (wake-ups of a sleeping loop and self-wakes).
     pub fn wakeups(&self) -> u64 {
         self.shared.wakeups.load(Ordering::Relaxed)
+    }
+
+    /// Non-blocking polls the loop made while spinning before a sleep
+    /// ([`crate::LoopConfig::spin_before_sleep`]).
+    pub fn spin_polls(&self) -> u64 {
+        self.shared.spin_polls.load(Ordering::Relaxed)
     }
 
     /// Connections the server channels of this loop accepted and closed at once (over their

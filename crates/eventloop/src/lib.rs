@@ -38,13 +38,16 @@ mod schedule;
 mod scheduler;
 mod selector;
 mod shutdown;
+mod spin;
 mod submit;
 mod thread;
 mod timer;
 
 pub use clock::{system_ticker, ManualTicker, SystemTicker, Ticker};
 pub use combiner::PromiseCombiner;
-pub use config::{FaultInjector, LoopConfig, PanicReporter, SelectorFault};
+pub use config::{
+    FaultInjector, LoopConfig, PanicReporter, SelectorFault, DEFAULT_SPIN_BEFORE_SLEEP,
+};
 pub use driver::LoopDriver;
 pub use error::{LoopError, RejectReason};
 pub use event_loop::{EventLoop, LoopState};

@@ -289,17 +289,27 @@ impl LocalLoop {
         let s = self.shared.clone();
         let mut out = Iteration::default();
 
-        let timeout = if blocking {
-            self.block_timeout()
-        } else {
-            Some(Duration::ZERO)
-        };
         let fault = s
             .config
             .fault_injector
             .as_ref()
             .map_or(SelectorFault::None, |f| f());
-        let (outcome, ready) = self.io.select(timeout, fault);
+        let spun = if blocking {
+            self.spin_before_sleep(fault)
+        } else {
+            None
+        };
+        let (outcome, ready) = match spun {
+            Some(found) => found,
+            None => {
+                let timeout = if blocking {
+                    self.block_timeout()
+                } else {
+                    Some(Duration::ZERO)
+                };
+                self.io.select(timeout, fault)
+            }
+        };
         s.polled();
 
         let io_start = s.now_nanos();
