@@ -136,8 +136,76 @@ export declare class NativeSslContext {
   get isServer(): boolean
 }
 
-/** The channel wire's constants, for the JS side's load-time check. */
-export declare function channelWire(): Record<string, number>
+/**
+ * What the loop's JS dispatch function is asked to do. It is called with one number,
+ * `arg * DispatchPacking.Multiplier + kind`.
+ */
+export declare const enum DispatchKind {
+  /** Run the next JS task batch of the loop's FIFO. */
+  Task = 0,
+  /** The loop timer armed for the earliest JS timer fired: JS runs its due timers. */
+  Timers = 1,
+  /** The loop terminated. */
+  Terminated = 2,
+  /** A task posted from another OS thread ran; `arg` = ns from post to run (tests, benches). */
+  Remote = 3,
+  /**
+   * The loop failed and terminates: libuv could not watch its rebuilt selector (`arg`:
+   * the libuv error number). JS reports it through `onTaskError`.
+   */
+  Fault = 4,
+}
+
+/** How the dispatch argument is packed: `arg * Multiplier + kind` (exact below 2^53). */
+export declare const enum DispatchPacking {
+  Multiplier = 8,
+}
+
+/** A string index that names no error (a TLS handshake that succeeded). */
+export declare const enum ErrorIndex {
+  None = -1,
+}
+
+/** The kind byte that starts an HTTP message the binding delivers (channel/http_wire.rs). */
+export declare const enum HttpIn {
+  /** A request head (and its aggregated body). */
+  Request = 0,
+  /** A body piece. */
+  Content = 1,
+}
+
+/** The kind byte that starts an HTTP message JS writes (channel/http_wire.rs). */
+export declare const enum HttpOut {
+  /** A response head (and body). */
+  Response = 1,
+  /** A body chunk. */
+  Content = 2,
+}
+
+/** The built-in native handlers JS can add (channel/codecs.rs). */
+export declare const enum NativeHandlerKind {
+  Line = 1,
+  Delimiter = 2,
+  FixedLength = 3,
+  LengthField = 4,
+  Prepender = 5,
+  Idle = 6,
+  /**
+   * `SslHandler`: `p[0]` = the context's id (tls.rs), `delimiters[0]` = the client's
+   * server name (UTF-8), if any.
+   */
+  Tls = 7,
+  /**
+   * `RespDecoder`: `p` = max bulk length, max array length, max nesting depth, max inline
+   * length, inline commands (0/1), RESP3 (0/1).
+   */
+  Resp = 8,
+  /**
+   * `HttpServerCodec`: `p` = max head size, max URI length, max header count, max body
+   * size, aggregate limit, require Host (0/1).
+   */
+  Http = 9,
+}
 
 export interface NativeLoopOptions {
   name?: string
@@ -164,6 +232,84 @@ export interface NativeSslOptions {
   handshakeTimeout?: number
 }
 
+/**
+ * How something ended, and where its error is (the `b` field of `Exception`, `Unhandled`,
+ * `Closed`, `PromiseDone`, `CompletePromise`).
+ */
+export declare const enum Outcome {
+  Success = 0,
+  /**
+   * A native error: four strings (code, message, cause code, cause message) from the
+   * record's string index.
+   */
+  NativeError = 1,
+  /** A JS error: its token. */
+  JsError = 2,
+}
+
+/**
+ * Promise ids on the wire. Positive ids are JS promises; ids below `VoidFiring` name native
+ * promises the hub lends to JS.
+ */
+export declare const enum PromiseId {
+  /**
+   * The silent void promise (a write made without one: its failure is not reported,
+   * Netty's `write(msg)`).
+   */
+  Silent = 0,
+  /** The channel's `voidPromise()`: a failure goes to `exceptionCaught`. */
+  VoidFiring = -1,
+}
+
+/**
+ * Fields of one record in the shared `Float64Array`s, and a record's length.
+ * Events (native → JS): `[kind, channel, ctx, a, b, c] × n`; ops (JS → native):
+ * `[count, (kind, channel, ctx, a, b, c) × n]`.
+ */
+export declare const enum RecordField {
+  Kind = 0,
+  Channel = 1,
+  /**
+   * The id of the JS context the record is for (or comes from); 0 is the pipeline's head
+   * (inbound) or tail (outbound).
+   */
+  Ctx = 2,
+  A = 3,
+  B = 4,
+  C = 5,
+  /** f64 fields per record. */
+  Length = 6,
+}
+
+/** The tag byte of a RESP value in its tag form (channel/resp_wire.rs). */
+export declare const enum RespTag {
+  Simple = 1,
+  Error = 2,
+  Integer = 3,
+  Bulk = 4,
+  NullBulk = 5,
+  Array = 6,
+  NullArray = 7,
+  Null = 8,
+  Boolean = 9,
+  Double = 10,
+  BigNumber = 11,
+  BulkError = 12,
+  Verbatim = 13,
+  Map = 14,
+  Set = 15,
+  Attribute = 16,
+  Push = 17,
+}
+
+/**
+ * `NewChannel`'s server id for a channel handed over from another thread: JS runs the
+ * child initializer it registered for this loop.
+ */
+export declare const enum ServerId {
+  Remote = -1,
+}
+
 /** A certificate chain and key for one SNI host name. */
 export interface SniIdentity {
   hostname: string
@@ -171,8 +317,17 @@ export interface SniIdentity {
   key: Buffer
 }
 
-/** Length of the shared arm buffer, for JS. */
-export declare const TIMER_ARM_LENGTH: number
+/** Slots of the `Float64Array` through which JS arms the loop's one timer (timers.rs). */
+export declare const enum TimerArmSlot {
+  /** JS sets it to 1 when it wants the timer moved. */
+  Dirty = 0,
+  /** In `performance.now()` milliseconds; negative: disarm. */
+  Deadline = 1,
+  /** The `performance.now()` at which JS wrote it (or NaN). */
+  Stamp = 2,
+  /** The buffer's length. */
+  Length = 3,
+}
 
 /** A completed handshake's parameters (src/tls.ts turns it into `TlsInfo`). */
 export interface TlsSessionInfo {
@@ -186,6 +341,91 @@ export interface TlsSessionInfo {
   resumed: boolean
   /** The peer's chain, DER, leaf first. */
   peerCertificates: Array<Buffer>
+}
+
+/** What a `UserEvent` record carries (its `b` field). */
+export declare const enum UserEventKind {
+  /** A JS value: its token in `a`. */
+  Token = 0,
+  /** An `IdleStateEvent`: `a` = state * 2 + first. */
+  Idle = 1,
+  /** `ChannelInputShutdownEvent`. */
+  InputShutdown = 2,
+  /** `SslHandshakeCompletionEvent`: `a` = [`ErrorIndex::None`] or the error's string index. */
+  TlsHandshake = 3,
+  /** `SslCloseCompletionEvent` (the peer's close_notify). */
+  TlsClose = 4,
+}
+
+/** The kind of a record (its `kind` field). Events and ops share one code space. */
+export declare const enum WireKind {
+  Registered = 1,
+  Unregistered = 2,
+  Active = 3,
+  Inactive = 4,
+  /** `a` = offset, `b` = length in the byte arena. */
+  ReadBytes = 5,
+  /** `a` = value token. */
+  ReadValue = 6,
+  ReadComplete = 7,
+  /** `b` = a [`UserEventKind`]; `a` its payload. */
+  UserEvent = 8,
+  /** `b` = an [`Outcome`] error kind: native error at string index `a`, or JS error token `a`. */
+  Exception = 9,
+  WritabilityChanged = 10,
+  /** JS → native only: `a` = index into the big-chunk array of the `applyOps` call. */
+  ReadBig = 11,
+  /** A decoded RESP value: `a` = offset, `b` = length of its tag form ([`RespTag`]). */
+  ReadResp = 12,
+  /**
+   * A decoded HTTP request or body piece: `a` = offset, `b` = length of its layout
+   * (http_wire.rs, an [`HttpIn`] byte first) in the arena.
+   */
+  ReadHttp = 13,
+  /** `a` = offset, `b` = length, `c` = promise. */
+  WriteBytes = 20,
+  /** `a` = value token, `c` = promise. */
+  WriteValue = 21,
+  Flush = 22,
+  Read = 23,
+  /** `c` = promise. */
+  Close = 24,
+  /** JS → native only: `a` = big-chunk index, `c` = promise. */
+  WriteBig = 25,
+  /**
+   * JS → native only: RESP replies in tag form at `a`, `b` bytes in the op arena;
+   * `c` = promise.
+   */
+  WriteResp = 26,
+  /**
+   * JS → native only: an HTTP response or body chunk (http_wire.rs) at `a`, `b` bytes in
+   * the op arena (`b` < 0: big-chunk index `a`); `c` = promise.
+   */
+  WriteHttp = 27,
+  /** `a` = promise id, `b` = an [`Outcome`], `c` = its error (string index or JS token). */
+  PromiseDone = 30,
+  /** `channel` = the new channel, `a` = its server channel or [`ServerId::Remote`]. */
+  NewChannel = 31,
+  /**
+   * The channel closed (its close future completed); `b` = an [`Outcome`] (the cause),
+   * `a` its error.
+   */
+  Closed = 32,
+  /** `a` = a token native code dropped without handing it back. */
+  Release = 33,
+  /** The channel is closed and unregistered: it left the hub (JS tears its pipeline down). */
+  Forget = 34,
+  /** An exception reached the native tail of the channel's pipeline (`b`/`a` as `Exception`). */
+  Unhandled = 35,
+  /**
+   * The channel's `SslHandler` finished its handshake: `a` = [`ErrorIndex::None`] on
+   * success, else the string index of the error (whatever handlers sit behind it).
+   */
+  TlsHandshake = 36,
+  /** `a` = a native promise id, `b` = an [`Outcome`] (success or JS error token in `c`). */
+  CompletePromise = 40,
+  /** Registers the channel on its loop (after JS ran its initializer). */
+  Register = 41,
 }
 
 /**

@@ -3,6 +3,7 @@ import { type Channel } from './channel';
 import { ChannelHandlerContext } from './context';
 import type { EventLoop } from './loop';
 import { ChannelPromise } from './promise';
+import { PipelineEvent } from './events';
 import { WritabilityCounter } from './writability';
 declare const NativeChannels: typeof Native.NativeChannels;
 type NativeChannels = Native.NativeChannels;
@@ -45,9 +46,9 @@ export declare class ChannelHub {
     nativeRemove(ch: Channel, name: string): void;
     nativeReplace(ch: Channel, old: string, ctx: ChannelHandlerContext): void;
     /** An inbound event leaving JS at context `ctx` (0: the head) for the native pipeline. */
-    sendInbound(ch: Channel, ctx: number, kind: number, arg: unknown): void;
+    sendInbound(ch: Channel, ctx: number, kind: PipelineEvent, arg: unknown): void;
     /** An outbound operation leaving JS at context `ctx` (0: the tail) for the native pipeline. */
-    sendOutbound(ch: Channel, ctx: number, kind: number, msg: unknown, promise: ChannelPromise | undefined): void;
+    sendOutbound(ch: Channel, ctx: number, kind: PipelineEvent, msg: unknown, promise: ChannelPromise | undefined): void;
     /** Registers channel `ch` on its loop (after its initializer ran). */
     register(ch: Channel): void;
     /** A JS promise id for a native call that completes it (connect, bind, shutdownOutput). */

@@ -28,6 +28,7 @@ import {
   rejected,
 } from './errors'
 import { channelMetrics, closeChannelsOf, type ChannelMetrics } from './hub'
+import { DispatchKind, DispatchPacking, TimerArmSlot } from './protocol'
 import { TaskQueue } from './tasks'
 import { ScheduledTask, TimerQueue, type Task } from './timers'
 
@@ -35,7 +36,6 @@ export { ScheduledTask, type Task } from './timers'
 
 const NativeEventLoop = native.NativeEventLoop
 type NativeEventLoop = Native.NativeEventLoop
-const TIMER_ARM_LENGTH = native.TIMER_ARM_LENGTH
 
 /** What `EventLoop.metrics()` reports. */
 export interface LoopMetrics extends ChannelMetrics {
@@ -67,18 +67,7 @@ export interface EventLoopOptions {
 /** JS tasks run per native task (marker). */
 const JS_BATCH = 32
 
-const enum Dispatch {
-  Task = 0,
-  Timers = 1,
-  Terminated = 2,
-  Remote = 3,
-  Fault = 4,
-}
-/** The native side packs (kind, arg) into one number: arg * PACK + kind. */
-const PACK = 8
 
-/** @internal the arm buffer's length (checked against the native side by a test). */
-export const _timerLayout = { length: TIMER_ARM_LENGTH }
 
 /** The test hooks of the native loop (only with NETLOOP_TEST_HOOKS=1; not in its typings). */
 interface NativeTestHooks {
@@ -105,7 +94,7 @@ export class EventLoop {
   readonly #runTask = (fn: Task) => this.#run(fn)
   #markerQueued = false
   readonly #maxPending: number
-  readonly #arm = new Float64Array(TIMER_ARM_LENGTH)
+  readonly #arm = new Float64Array(TimerArmSlot.Length)
   readonly #timers: TimerQueue
   #inDispatch = 0
   #shutdownRequested = false
@@ -147,24 +136,25 @@ export class EventLoop {
   }
 
   #dispatch(packed: number): void {
-    const kind = packed % PACK
-    const arg = (packed - kind) / PACK
+    // The native side packs (kind, arg) into one number: arg * Multiplier + kind.
+    const kind = packed % DispatchPacking.Multiplier
+    const arg = (packed - kind) / DispatchPacking.Multiplier
     this.#inDispatch++
     try {
       switch (kind) {
-        case Dispatch.Task:
+        case DispatchKind.Task:
           this.#runTaskBatch()
           return
-        case Dispatch.Timers:
+        case DispatchKind.Timers:
           this.#timers.runDue()
           return
-        case Dispatch.Terminated:
+        case DispatchKind.Terminated:
           this.#onTerminated()
           return
-        case Dispatch.Remote:
+        case DispatchKind.Remote:
           this._onRemoteTask?.(arg)
           return
-        case Dispatch.Fault:
+        case DispatchKind.Fault:
           this.#fail(new NetloopError('ERR_LOOP_FAILED', `loop ${this.name} failed: libuv could not watch its rebuilt selector (libuv error -${arg}); it terminates`))
           return
       }

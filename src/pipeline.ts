@@ -22,7 +22,7 @@ import { NetloopError, invalidArgType } from './errors'
 import type { ChannelHub } from './hub'
 import { ChannelPromise } from './promise'
 import { deliverInbound, deliverOutbound, fireInbound, fireOutbound, isThenable, markRecent } from './routing'
-import { W } from './wire'
+import { PipelineEvent } from './events'
 
 /** A handler class (JS or native), to find a handler by type as Netty's `get(Class)` does. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -317,26 +317,26 @@ export class ChannelPipeline {
 
   /** True if a JS handler of this pipeline has `exceptionCaught`. */
   #takesExceptions(): boolean {
-    for (let c = this._head._next; c && c !== this._tail; c = c._next) if (c._methods[W.EXCEPTION] !== undefined) return true
+    for (let c = this._head._next; c && c !== this._tail; c = c._next) if (c._methods[PipelineEvent.ExceptionCaught] !== undefined) return true
     return false
   }
 
   // ---- events from the ends ----
 
   fireChannelRead(msg: unknown): this {
-    this._fireInbound(this._head, W.READ_BYTES, msg)
+    this._fireInbound(this._head, PipelineEvent.ChannelRead, msg)
     return this
   }
   fireChannelReadComplete(): this {
-    this._fireInbound(this._head, W.READ_COMPLETE, undefined)
+    this._fireInbound(this._head, PipelineEvent.ChannelReadComplete, undefined)
     return this
   }
   fireUserEventTriggered(event: unknown): this {
-    this._fireInbound(this._head, W.USER_EVENT, event)
+    this._fireInbound(this._head, PipelineEvent.UserEventTriggered, event)
     return this
   }
   fireExceptionCaught(error: unknown): this {
-    this._fireInbound(this._head, W.EXCEPTION, error)
+    this._fireInbound(this._head, PipelineEvent.ExceptionCaught, error)
     return this
   }
 

@@ -11,6 +11,7 @@ mod channel;
 mod dispatch;
 mod error;
 mod event_loop;
+pub mod protocol;
 mod timers;
 mod tls;
 

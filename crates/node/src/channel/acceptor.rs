@@ -17,10 +17,6 @@ use netloop_transport::{
 use super::hub::Hub;
 use super::{remote, wire};
 
-/// `NEW_CHANNEL`'s server id for a channel handed over from another thread: JS runs the
-/// initializer of its own worker module.
-pub const REMOTE_SERVER: f64 = -1.0;
-
 /// A child loop: on this thread (its hub), or on another JS thread (its handle).
 pub enum Target {
     Local(Weak<Hub>),
@@ -116,7 +112,7 @@ impl ChannelHandler for Acceptor {
                 // (its permit returns to the server's count).
                 let _ = handle.execute(move || {
                     if let Some(hub) = remote::local_hub(id) {
-                        adopt(&hub, socket, opts, parent, REMOTE_SERVER);
+                        adopt(&hub, socket, opts, parent, wire::REMOTE_SERVER);
                     }
                 });
             }

@@ -23,7 +23,7 @@ use netloop_transport::{
 };
 
 use super::ids::IdMap;
-use super::outbox::{ErrorRef, Outbox};
+use super::outbox::Outbox;
 use super::shared::SharedArrays;
 use super::wire::{self};
 use crate::bridge::{Bridge, IterationHook};
@@ -157,10 +157,7 @@ impl Hub {
         channel.pipeline().set_unhandled_sink(move |what| {
             if let (Unhandled::Exception(e), Some(hub)) = (what, sink.upgrade()) {
                 let mut out = hub.outbox();
-                let (a, b) = match out.put_error(hub.id, &e) {
-                    ErrorRef::Native(i) => (i, 1.0),
-                    ErrorRef::Js(t) => (t, 2.0),
-                };
+                let (a, b) = wire::error_fields(out.put_error(hub.id, &e));
                 out.push(wire::UNHANDLED, id as f64, 0.0, a, b, 0.0);
             }
         });
@@ -197,11 +194,9 @@ impl Hub {
         let mut out = self.outbox();
         // The error that closed the channel, if one did: JS fails later operations with it
         // as their cause.
-        let (a, b) = match cause.map(|c| out.put_error(self.id, &c)) {
-            Some(ErrorRef::Native(i)) => (i, 1.0),
-            Some(ErrorRef::Js(t)) => (t, 2.0),
-            None => (0.0, 0.0),
-        };
+        let (a, b) = cause.map_or((0.0, wire::SUCCESS), |c| {
+            wire::error_fields(out.put_error(self.id, &c))
+        });
         out.push(wire::CLOSED, id as f64, 0.0, a, b, 0.0);
         drop(out);
         self.closing.borrow_mut().push(id);
@@ -399,11 +394,11 @@ impl Hub {
     pub fn report_promise(&self, id: f64, r: &Result<(), TransportError>) {
         let mut out = self.outbox();
         match r {
-            Ok(()) => out.push(wire::PROMISE_DONE, 0.0, 0.0, id, 0.0, 0.0),
-            Err(e) => match out.put_error(self.id, e) {
-                ErrorRef::Native(i) => out.push(wire::PROMISE_DONE, 0.0, 0.0, id, 1.0, i),
-                ErrorRef::Js(t) => out.push(wire::PROMISE_DONE, 0.0, 0.0, id, 2.0, t),
-            },
+            Ok(()) => out.push(wire::PROMISE_DONE, 0.0, 0.0, id, wire::SUCCESS, 0.0),
+            Err(e) => {
+                let (at, b) = wire::error_fields(out.put_error(self.id, e));
+                out.push(wire::PROMISE_DONE, 0.0, 0.0, id, b, at);
+            }
         }
     }
 

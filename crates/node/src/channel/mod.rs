@@ -24,7 +24,6 @@ mod token;
 mod wire;
 
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::rc::Rc;
 
@@ -63,15 +62,6 @@ fn no_channel(id: f64) -> napi::Error<Code> {
 #[napi]
 pub fn write_to_channel(id: f64, data: Buffer) -> bool {
     remote::write_to(id as u64, Bytes::copy_from_slice(&data))
-}
-
-/// The channel wire's constants, for the JS side's load-time check.
-#[napi]
-pub fn channel_wire() -> HashMap<String, u32> {
-    wire::ALL
-        .iter()
-        .map(|(k, v)| ((*k).to_string(), *v))
-        .collect()
 }
 
 #[napi]
