@@ -6,9 +6,10 @@
  *
  * Ground rules (all state here is touched on the loop's thread only):
  * - JS tasks live in a FIFO here; one native "marker" task runs up to JS_BATCH of them. At
- *   most 64 markers run per loop iteration, then the iteration hands the thread back to
- *   libuv and the next one runs in libuv's poll phase: Node's timers, I/O and setImmediate
- *   always get their turn, however many tasks keep coming.
+ *   most one marker is queued at a time, and the core runs a task queued during an
+ *   iteration in the next one: one marker per iteration, then the iteration hands the thread
+ *   back to libuv and the next one runs in libuv's poll phase: Node's timers, I/O and
+ *   setImmediate always get their turn, however many tasks keep coming.
  * - Every task whose `execute` returned runs, or is reported to `onTaskError` with an
  *   `ERR_REJECTED_EXECUTION` error (only if the loop was destroyed under it).
  * - Tasks and timers run in the async context of the code that submitted them.

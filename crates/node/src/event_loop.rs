@@ -19,7 +19,7 @@ use netloop_eventloop::{
     EventLoop, LocalLoop, LoopConfig, LoopError, LoopState, RejectReason, SelectorFault,
 };
 
-use crate::bridge::{self, Bridge, Dispatch, MARKERS_PER_ITERATION};
+use crate::bridge::{self, Bridge, Dispatch};
 use crate::error::{debug, invalid_arg, loop_error, millis, test_hooks_enabled, throw, JsResult};
 use crate::timers::{JsTimers, BUFFER_LEN};
 
@@ -232,24 +232,14 @@ impl NativeEventLoop {
 
     fn queue_marker(&self, local: &Rc<LocalLoop>) {
         let b = Rc::downgrade(&self.bridge);
-        let marker = move || {
+        // JS queues at most one marker at a time, and one queued while a batch runs waits
+        // for the next iteration (the core's batch bound): one marker, so at most JS_BATCH JS
+        // tasks, per iteration.
+        local.execute_local(move || {
             if let Some(b) = b.upgrade() {
-                b.markers.set(b.markers.get().saturating_add(1));
                 b.call(Dispatch::Task, 0.0);
             }
-        };
-        if local.is_in_iteration() && self.bridge.markers.get() >= MARKERS_PER_ITERATION {
-            // Enough JS ran in this iteration: the marker waits for the next one, so libuv's
-            // other phases get their turn (the loop's waker brings it back in the poll phase).
-            let l = Rc::downgrade(local);
-            local.execute_after_batch(move || {
-                if let Some(l) = l.upgrade() {
-                    l.execute_local(marker);
-                }
-            });
-        } else {
-            local.execute_local(marker);
-        }
+        });
         self.bridge.keep_alive();
     }
 
@@ -305,13 +295,9 @@ impl NativeEventLoop {
                 quiet_ms,
             ));
         }
-        let (Some(h), Some(l)) = (self.bridge.handle(), self.bridge.local()) else {
+        let Some(h) = self.bridge.handle() else {
             return Ok(());
         };
-        if !h.is_shutting_down() {
-            self.bridge
-                .set_shutdown_deadline(l.now().saturating_add(timeout));
-        }
         let _ = h.shutdown_gracefully(quiet, timeout);
         self.timers.cancel_all();
         self.bridge.keep_alive();

@@ -25,7 +25,7 @@ use std::cell::{Cell, RefCell};
 use std::os::raw::c_int;
 use std::ptr;
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use libuv_sys_lite as uv;
 use napi::sys;
@@ -33,11 +33,7 @@ use napi::sys;
 pub use crate::dispatch::Dispatch;
 use crate::error::debug;
 use crate::timers::JsTimers;
-use netloop_eventloop::{EventLoop, Iteration, LocalLoop, LoopDriver};
-
-/// Marker tasks (each runs up to a JS batch of tasks) run in one iteration before further
-/// markers wait for the next iteration: JS work is bounded per iteration whatever the ioRatio.
-pub const MARKERS_PER_ITERATION: u32 = 64;
+use netloop_eventloop::{EventLoop, LocalLoop, LoopDriver};
 
 mod live;
 mod rearm;
@@ -82,15 +78,11 @@ pub struct Bridge {
     /// `ref()`ed from JS: keep the process alive while the loop is not terminated.
     pub(crate) pinned: Cell<bool>,
     pub(crate) js_failed: Cell<bool>,
-    /// Marker tasks run in the current iteration.
-    pub(crate) markers: Cell<u32>,
     /// When the current (or last) iteration started: work after the loop's own (the channel
     /// hub's deliveries) stops early once the iteration ran long (see `iteration_started`).
     started: Cell<Instant>,
     /// Test hook: the next re-watch of a rebuilt selector fails.
     pub(crate) fail_rewatch: Cell<bool>,
-    /// Loop time at which a graceful shutdown must end, busy or not.
-    shutdown_deadline: Cell<Option<Duration>>,
     /// Runs at the end of every iteration, inside its scopes (the channel event bridge).
     hook: RefCell<Option<Rc<dyn IterationHook>>>,
     /// The dispatch function and receiver, valid only inside `run` (its handle scope).
@@ -147,10 +139,8 @@ impl Bridge {
             closed: Cell::new(false),
             pinned: Cell::new(false),
             js_failed: Cell::new(false),
-            markers: Cell::new(0),
             started: Cell::new(Instant::now()),
             fail_rewatch: Cell::new(false),
-            shutdown_deadline: Cell::new(None),
             hook: RefCell::new(None),
             scope_fn: Cell::new(ptr::null_mut()),
             scope_recv: Cell::new(ptr::null_mut()),
@@ -269,14 +259,6 @@ impl Bridge {
         self.timers.borrow().clone()
     }
 
-    /// Bounds a graceful shutdown: at loop time `deadline` the loop terminates even if tasks
-    /// keep arriving during the quiet period.
-    pub(crate) fn set_shutdown_deadline(&self, deadline: Duration) {
-        if self.shutdown_deadline.get().is_none() {
-            self.shutdown_deadline.set(Some(deadline));
-        }
-    }
-
     fn start_poll(self: &Rc<Self>, fd: c_int) -> napi::Result<()> {
         let poll = Box::into_raw(Box::new(zeroed_poll()));
         // SAFETY: `poll` is a fresh heap allocation; `fd` is the loop's selector fd, open
@@ -338,18 +320,12 @@ impl Bridge {
             self.close();
             return;
         }
-        self.markers.set(0);
         self.started.set(Instant::now());
         if let Some(t) = self.timers() {
             t.drain();
         }
-        let mut it = if self.shutdown_overdue(&core) {
-            core.driver.terminate_now();
-            Iteration {
-                terminated: true,
-                ..Default::default()
-            }
-        } else if io {
+        // The core bounds a graceful shutdown by its timeout (`confirm_shutdown`).
+        let mut it = if io {
             core.driver.run_io_ready()
         } else {
             core.driver.run_once()
@@ -371,12 +347,6 @@ impl Bridge {
         drop(scopes);
         drop(core);
         self.after_iteration(it);
-    }
-
-    fn shutdown_overdue(&self, core: &Core) -> bool {
-        self.shutdown_deadline
-            .get()
-            .is_some_and(|d| core.handle.is_shutting_down() && core.driver.local().now() >= d)
     }
 
     /// libuv watches the rebuilt selector's fd instead of the old one; `Err(libuv code)`.
