@@ -170,7 +170,7 @@ impl Hub {
             }
         });
         self.refd_open.set(self.refd_open.get() + 1);
-        super::remote::set_owner(id, self.loop_id);
+        super::remote::set_owner(id, channel.handle());
         self.channels.borrow_mut().insert(
             id,
             Entry {

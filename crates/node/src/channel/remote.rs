@@ -2,10 +2,11 @@
 //! process-wide registry of loop handles lets an acceptor on one thread hand an accepted socket
 //! to a loop on another (Netty's register-through-execute: the socket travels in a task of the
 //! target loop, which makes the channel on its own thread), and lets any thread write to a
-//! channel by id (the write becomes a task of the channel's loop).
+//! channel by id through the transport's `ChannelHandle` (a task of the channel's loop).
 //!
 //! Ground rules:
-//! - Statics are shared by all threads: only `Send` values live in them (loop handles, ids).
+//! - Statics are shared by all threads: only `Send` values live in them (loop and channel
+//!   handles).
 //! - Hubs are per thread (`!Send`): a task that reaches a loop finds the hub of that loop in
 //!   this thread's table.
 //! - Bytes only cross threads: a JS value never leaves its thread.
@@ -17,6 +18,7 @@ use std::sync::{Mutex, OnceLock};
 
 use bytes::Bytes;
 use netloop_eventloop::EventLoop;
+use netloop_transport::ChannelHandle;
 
 use super::hub::Hub;
 
@@ -25,8 +27,9 @@ fn loops() -> &'static Mutex<HashMap<u64, EventLoop>> {
     LOOPS.get_or_init(Mutex::default)
 }
 
-fn owners() -> &'static Mutex<HashMap<u64, u64>> {
-    static OWNERS: OnceLock<Mutex<HashMap<u64, u64>>> = OnceLock::new();
+/// The handle of every open channel of the process, by id.
+fn owners() -> &'static Mutex<HashMap<u64, ChannelHandle>> {
+    static OWNERS: OnceLock<Mutex<HashMap<u64, ChannelHandle>>> = OnceLock::new();
     OWNERS.get_or_init(Mutex::default)
 }
 
@@ -62,9 +65,10 @@ pub fn handle(id: u64) -> Option<EventLoop> {
     loops().lock().ok().and_then(|l| l.get(&id).cloned())
 }
 
-pub fn set_owner(channel: u64, loop_id: u64) {
+/// Makes channel `channel` writable from any thread (until `clear_owner`).
+pub fn set_owner(channel: u64, handle: ChannelHandle) {
     if let Ok(mut o) = owners().lock() {
-        o.insert(channel, loop_id);
+        o.insert(channel, handle);
     }
 }
 
@@ -74,19 +78,18 @@ pub fn clear_owner(channel: u64) {
     }
 }
 
-/// Writes and flushes `data` to channel `channel`, from any thread: a task of the channel's
-/// loop. False if no open channel has that id. Writes from one thread arrive in order.
+/// Writes and flushes `data` to channel `channel`, from any thread, through its
+/// `ChannelHandle`, always in a task of the channel's loop (also from the loop's own thread:
+/// the write must not overtake JS writes still waiting in the op buffer). False if no open
+/// channel has that id or its loop takes no more tasks. Writes from one thread arrive in
+/// order.
 pub fn write_to(channel: u64, data: Bytes) -> bool {
-    let Some(loop_id) = owners().lock().ok().and_then(|o| o.get(&channel).copied()) else {
+    let Some(handle) = owners().lock().ok().and_then(|o| o.get(&channel).cloned()) else {
         return false;
     };
-    let Some(el) = handle(loop_id) else {
-        return false;
-    };
+    let el = handle.event_loop().clone();
     el.execute(move || {
-        if let Some(ch) = local_hub(loop_id).and_then(|h| h.channel(channel)) {
-            ch.write_and_flush(data);
-        }
+        let _ = handle.write_and_flush(data);
     })
     .is_ok()
 }
