@@ -281,6 +281,28 @@ export declare const enum RecordField {
   Length = 6,
 }
 
+/** The sizes of the binding's registries (see [`RegistrySizes`]). */
+export declare function registrySizes(): RegistrySizes
+
+/**
+ * How many entries the binding's registries hold: the process-wide tables and the calling
+ * thread's context (diagnostics; the test that no entry outlives its loop).
+ */
+export interface RegistrySizes {
+  /** Process-wide: attached loops with a channel hub. */
+  loops: number
+  /** Process-wide: channels writable by id. */
+  channels: number
+  /** Process-wide: TLS contexts whose JS object is alive. */
+  tlsContexts: number
+  /** This thread: open loop bridges. */
+  bridges: number
+  /** This thread: channel hubs by loop. */
+  hubs: number
+  /** This thread: dropped JS value tokens not yet handed back. */
+  releasedTokens: number
+}
+
 /** The tag byte of a RESP value in its tag form (channel/resp_wire.rs). */
 export declare const enum RespTag {
   Simple = 1,

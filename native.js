@@ -847,6 +847,7 @@ module.exports.NativeHandlerKind = nativeBinding.NativeHandlerKind
 module.exports.Outcome = nativeBinding.Outcome
 module.exports.PromiseId = nativeBinding.PromiseId
 module.exports.RecordField = nativeBinding.RecordField
+module.exports.registrySizes = nativeBinding.registrySizes
 module.exports.RespTag = nativeBinding.RespTag
 module.exports.ServerId = nativeBinding.ServerId
 module.exports.TimerArmSlot = nativeBinding.TimerArmSlot

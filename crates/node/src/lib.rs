@@ -12,6 +12,8 @@ mod dispatch;
 mod error;
 mod event_loop;
 pub mod protocol;
+mod registry;
+mod thread_context;
 mod timers;
 mod tls;
 

@@ -1,15 +1,13 @@
 //! `NativeSslContext`: a TLS context made once from node:tls-style options (already checked and
 //! normalised in src/tls.ts) and shared by every channel and worker thread that uses it.
 //!
-//! Ground rules: contexts are `Send + Sync` (an `Arc` of rustls configurations). The one
-//! process-wide table below maps a context's id to it, so a worker thread can find a context
+//! Ground rules: contexts are `Send + Sync` (an `Arc` of rustls configurations). The
+//! process-wide registry (crate::registry, `tls_contexts`) maps a context's id to it, so a worker thread can find a context
 //! made on another thread (worker data carries the id, not the object). The JS object that
 //! made a context owns its entry (removed when that object is collected); channels hold their
 //! own reference, so a connection outlives its context's entry.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use napi::bindgen_prelude::*;
@@ -17,17 +15,13 @@ use napi_derive::napi;
 use netloop_tls::{ClientAuth, PemIdentity, SslContext, SslOptions, TlsError, TlsVersion};
 
 use crate::error::{throw, Code, JsResult};
-
-fn registry() -> &'static Mutex<HashMap<u64, SslContext>> {
-    static REGISTRY: OnceLock<Mutex<HashMap<u64, SslContext>>> = OnceLock::new();
-    REGISTRY.get_or_init(|| Mutex::new(HashMap::new()))
-}
+use crate::registry::{lock, registry};
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// The context with this id, wherever in the process it was made.
 pub fn context(id: u64) -> Option<SslContext> {
-    registry().lock().ok()?.get(&id).cloned()
+    lock(&registry().tls_contexts).get(&id).cloned()
 }
 
 /// A certificate chain and key for one SNI host name.
@@ -145,9 +139,7 @@ impl NativeSslContext {
         }
         .map_err(|e| throw(&env, tls_error(e)))?;
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        if let Ok(mut r) = registry().lock() {
-            r.insert(id, ctx);
-        }
+        lock(&registry().tls_contexts).insert(id, ctx);
         Ok(NativeSslContext {
             id,
             owner: true,
@@ -186,9 +178,7 @@ impl NativeSslContext {
 impl Drop for NativeSslContext {
     fn drop(&mut self) {
         if self.owner {
-            if let Ok(mut r) = registry().lock() {
-                r.remove(&self.id);
-            }
+            lock(&registry().tls_contexts).remove(&self.id);
         }
     }
 }

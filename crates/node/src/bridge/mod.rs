@@ -3,8 +3,9 @@
 //! Ground rules:
 //! - A `Bridge` belongs to one JS thread (the env's thread); it is `!Send`.
 //! - Ownership: each open uv handle holds a strong `Rc<Bridge>` in its `data`, released by its
-//!   close callback; the JS `NativeEventLoop` holds one too. The thread-local `LIVE` list
-//!   holds only weak refs, so the env cleanup hook can close what is still open.
+//!   close callback; the JS `NativeEventLoop` holds one too. The thread's context
+//!   (crate::thread_context) holds only weak refs, so the env cleanup hook can close what is
+//!   still open.
 //! - libuv watches the loop's selector fd with a `uv_poll_t` and the next timer deadline with
 //!   a `uv_timer_t`. Each wake runs one non-blocking iteration inside one handle scope and one
 //!   callback scope (RAII guards: closed even if the iteration panics), so JS tasks run
@@ -40,8 +41,8 @@ mod rearm;
 mod scopes;
 mod uv_handles;
 
+use live::install_cleanup_hook;
 pub(crate) use live::{find, tearing_down};
-use live::{install_cleanup_hook, LIVE};
 use scopes::Scopes;
 use uv_handles::{
     ceil_millis, free_poll, free_timer, on_poll, on_timer, zeroed_poll, zeroed_timer,
@@ -54,6 +55,8 @@ pub trait IterationHook {
     fn after_iteration(self: Rc<Self>);
     /// True while the hook's work should keep the process alive (open, ref'ed channels).
     fn keeps_alive(&self) -> bool;
+    /// The loop closed (terminated, or its env is torn down): the hook leaves every registry.
+    fn loop_closed(&self);
 }
 
 /// The loop's core objects; dropped at termination so their fds close.
@@ -149,11 +152,7 @@ impl Bridge {
             bridge.close();
             return Err(e);
         }
-        LIVE.with(|l| {
-            let mut l = l.borrow_mut();
-            l.retain(|w| w.strong_count() > 0);
-            l.push(Rc::downgrade(&bridge));
-        });
+        live::register(&bridge);
         install_cleanup_hook(env);
         Ok(bridge)
     }
@@ -342,6 +341,10 @@ impl Bridge {
             h.after_iteration();
         }
         if it.terminated {
+            // The registries forget the loop before JS learns that it terminated.
+            if let Some(h) = self.hook.borrow().clone() {
+                h.loop_closed();
+            }
             self.call(Dispatch::Terminated, 0.0);
         }
         drop(scopes);
@@ -408,6 +411,9 @@ impl Bridge {
             if !c.handle.is_terminated() {
                 c.driver.terminate_now();
             }
+        }
+        if let Some(h) = &hook {
+            h.loop_closed();
         }
         drop((hook, timers, core));
     }

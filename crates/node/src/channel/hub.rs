@@ -427,14 +427,27 @@ impl IterationHook for Hub {
     fn keeps_alive(&self) -> bool {
         Hub::keeps_alive(self)
     }
+    fn loop_closed(&self) {
+        self.unregister();
+    }
+}
+
+impl Hub {
+    /// Leaves the registries: the loop, this thread's hub entry, the channels' handles.
+    /// Idempotent (the loop's close and the hub's drop both call it).
+    fn unregister(&self) {
+        super::remote::unregister(self.loop_id);
+        if let Ok(channels) = self.channels.try_borrow() {
+            for id in channels.keys() {
+                super::remote::clear_owner(*id);
+            }
+        }
+    }
 }
 
 impl Drop for Hub {
     fn drop(&mut self) {
-        super::remote::unregister(self.loop_id);
-        for id in self.channels.get_mut().keys() {
-            super::remote::clear_owner(*id);
-        }
+        self.unregister();
         // SAFETY: the reference was created on this env's thread, where hubs are dropped.
         unsafe {
             sys::napi_delete_reference(self.env, self.dispatch);

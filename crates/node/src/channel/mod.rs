@@ -12,6 +12,7 @@ mod delivery;
 mod handlers;
 mod http_wire;
 mod hub;
+pub(crate) use hub::Hub;
 mod ids;
 mod ops;
 mod options;
@@ -36,7 +37,6 @@ use netloop_transport::{ServerSocketChannel, SocketChannel, TransportError};
 use crate::error::{invalid_arg, throw, Code, JsResult};
 use crate::event_loop::NativeEventLoop;
 use acceptor::Acceptor;
-use hub::Hub;
 use shared::{Shared, SharedArrays};
 
 fn transport_error(e: TransportError) -> napi::Error<Code> {
