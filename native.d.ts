@@ -87,7 +87,7 @@ export declare class NativeChannels {
 
 export declare class NativeEventLoop {
   /** `dispatch(packed)` is called on this thread for every JS task, timer and event. */
-  constructor(dispatch: unknown, ops: unknown, jsNow: number, options?: NativeLoopOptions | undefined | null)
+  constructor(dispatch: unknown, arm: unknown, jsNow: number, options?: NativeLoopOptions | undefined | null)
   /**
    * Queues one marker task: it runs the next batch of the JS FIFO. Rejected once the loop
    * is shut down.

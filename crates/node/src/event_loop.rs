@@ -39,16 +39,16 @@ pub struct NativeEventLoop {
     /// Test hooks (`NETLOOP_TEST_HOOKS=1` when the loop was made): pending injected faults.
     faults: Option<Arc<AtomicU32>>,
     /// Keeps the shared timer arm buffer alive.
-    _ops: OpBuffer,
+    _arm: ArmBuffer,
 }
 
-/// A reference to JS's op buffer; deleted when the loop object is collected.
-struct OpBuffer {
+/// A reference to JS's timer arm buffer; deleted when the loop object is collected.
+struct ArmBuffer {
     env: napi::sys::napi_env,
     reference: napi::sys::napi_ref,
 }
 
-impl Drop for OpBuffer {
+impl Drop for ArmBuffer {
     fn drop(&mut self) {
         if bridge::tearing_down() {
             return;
@@ -81,7 +81,7 @@ fn float64_array(env: &Env, value: &Unknown) -> JsResult<(*mut f64, usize, napi:
                 == napi::sys::Status::napi_ok
     };
     if !ok || data.is_null() {
-        return Err(invalid_arg("ops must be a Float64Array"));
+        return Err(invalid_arg("the timer arm buffer must be a Float64Array"));
     }
     Ok((data.cast(), len, reference))
 }
@@ -107,23 +107,23 @@ impl NativeEventLoop {
     pub fn new(
         env: Env,
         dispatch: Unknown,
-        ops: Unknown,
+        arm: Unknown,
         js_now: f64,
         options: Option<NativeLoopOptions>,
     ) -> Result<Self> {
-        Self::create(&env, dispatch, ops, js_now, options).map_err(|e| throw(&env, e))
+        Self::create(&env, dispatch, arm, js_now, options).map_err(|e| throw(&env, e))
     }
 
     fn create(
         env: &Env,
         dispatch: Unknown,
-        ops: Unknown,
+        arm: Unknown,
         js_now: f64,
         options: Option<NativeLoopOptions>,
     ) -> JsResult<Self> {
         crate::error::configure_logging();
-        let (data, len, reference) = float64_array(env, &ops)?;
-        let ops = OpBuffer {
+        let (data, len, reference) = float64_array(env, &arm)?;
+        let arm = ArmBuffer {
             env: env.raw(),
             reference,
         };
@@ -183,7 +183,7 @@ impl NativeEventLoop {
             name,
             thread: std::thread::current().id(),
             faults,
-            _ops: ops,
+            _arm: arm,
         })
     }
 
