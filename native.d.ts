@@ -9,6 +9,10 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/**
+ * The channel hub of one loop, for its JS side (src/hub.ts): channels, pipelines and the
+ * shared record buffers (docs/decisions/0004).
+ */
 export declare class NativeChannels {
   /**
    * Adds the stand-in of JS context `ctx` named `name` (pos: 0 first, 1 last, 2 before
@@ -17,6 +21,7 @@ export declare class NativeChannels {
   addJs(id: number, pos: number, base: string, name: string, ctx: number, takes: number): void
   /** Adds a built-in native handler of `kind` with Netty's parameters. */
   addNative(id: number, pos: number, base: string, name: string, kind: number, params: Array<number>, delimiters?: Array<Buffer> | undefined | null): void
+  /** Removes handler `name` from channel `id`'s pipeline. */
   remove(id: number, name: string): void
   /** Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`. */
   replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters: Array<Buffer> | undefined | null, takes: number): void
@@ -27,6 +32,7 @@ export declare class NativeChannels {
    * shared `Float64Array`s and `arena` the write arena (`Uint8Array`).
    */
   constructor(nativeLoop: NativeEventLoop, dispatch: unknown, events: unknown, ops: unknown, arena: unknown)
+  /** This hub's id (tokens and errors are tagged with it). */
   get id(): number
   /** The id of this hub's loop, valid in every thread of the process. */
   get loopId(): number
@@ -60,7 +66,9 @@ export declare class NativeChannels {
   writability(id: number, queued: number): Array<number>
   /** `"address|port|family"` of the local (or remote) end, if known. */
   address(id: number, remote: boolean): string | null
+  /** The value of channel option `name` of channel `id` (booleans as 0/1). */
   getOption(id: number, name: string): number
+  /** Sets channel option `name` of channel `id`. */
   setOption(id: number, name: string, value: number): void
   /**
    * Netty's user-defined writability flag `index` (1..=31): the channel is writable only
@@ -85,6 +93,7 @@ export declare class NativeChannels {
   metrics(): Array<number>
 }
 
+/** An event loop attached to the calling JS thread (src/loop.ts is its JS side). */
 export declare class NativeEventLoop {
   /** `dispatch(packed)` is called on this thread for every JS task, timer and event. */
   constructor(dispatch: unknown, arm: unknown, jsNow: number, options?: NativeLoopOptions | undefined | null)
@@ -99,8 +108,11 @@ export declare class NativeEventLoop {
    * 2: terminated (JS reports the tasks).
    */
   requeue(): number
+  /** True on the loop's thread. */
   inEventLoop(): boolean
+  /** The loop's state: `not-started`, `started`, `shutting-down`, `shutdown`, `terminated`. */
   get state(): string
+  /** The loop's name. */
   get name(): string
   /** Tasks waiting in the cross-thread queue. */
   get pendingTasks(): number
@@ -109,6 +121,7 @@ export declare class NativeEventLoop {
    * `maxConnections`, or out of descriptors); 0 once the loop terminated.
    */
   get refusedConnections(): number
+  /** Netty's `shutdownGracefully(quietPeriod, timeout)`, in milliseconds. */
   shutdownGracefully(quietMs: number, timeoutMs: number): void
   /**
    * Terminates the loop now, without calling JS, and releases it (JS resolves its own
@@ -127,12 +140,15 @@ export declare class NativeEventLoop {
   requestDrain(): void
 }
 
+/** A TLS context for JS (src/tls.ts `SslContext`), shared across threads by id. */
 export declare class NativeSslContext {
   /** Parses the options once and registers the context for every thread of the process. */
   constructor(o: NativeSslOptions)
   /** A context made elsewhere in the process (e.g. on the main thread, for a worker). */
   static fromId(id: number): NativeSslContext
+  /** The context's process-wide id (worker threads find it by this id). */
   get id(): number
+  /** True for a server context. */
   get isServer(): boolean
 }
 
@@ -158,11 +174,13 @@ export declare const enum DispatchKind {
 
 /** How the dispatch argument is packed: `arg * Multiplier + kind` (exact below 2^53). */
 export declare const enum DispatchPacking {
+  /** The multiplier of `arg`: larger than every [`DispatchKind`]. */
   Multiplier = 8,
 }
 
 /** A string index that names no error (a TLS handshake that succeeded). */
 export declare const enum ErrorIndex {
+  /** No error. */
   None = -1,
 }
 
@@ -184,11 +202,17 @@ export declare const enum HttpOut {
 
 /** The built-in native handlers JS can add (channel/codecs.rs). */
 export declare const enum NativeHandlerKind {
+  /** `LineBasedFrameDecoder`: `p` = max length, strip delimiter, fail fast. */
   Line = 1,
+  /** `DelimiterBasedFrameDecoder`: `p` as `Line`, the delimiters beside. */
   Delimiter = 2,
+  /** `FixedLengthFrameDecoder`: `p` = frame length. */
   FixedLength = 3,
+  /** `LengthFieldBasedFrameDecoder`: `p` = Netty's parameters in order. */
   LengthField = 4,
+  /** `LengthFieldPrepender`: `p` = Netty's parameters in order. */
   Prepender = 5,
+  /** `IdleStateHandler`: `p` = reader, writer, all idle ms, observe output. */
   Idle = 6,
   /**
    * `SslHandler`: `p[0]` = the context's id (tls.rs), `delimiters[0]` = the client's
@@ -207,6 +231,7 @@ export declare const enum NativeHandlerKind {
   Http = 9,
 }
 
+/** The options src/loop.ts hands over (already checked there). */
 export interface NativeLoopOptions {
   name?: string
   ioRatio?: number
@@ -237,6 +262,7 @@ export interface NativeSslOptions {
  * `Closed`, `PromiseDone`, `CompletePromise`).
  */
 export declare const enum Outcome {
+  /** No error. */
   Success = 0,
   /**
    * A native error: four strings (code, message, cause code, cause message) from the
@@ -267,15 +293,20 @@ export declare const enum PromiseId {
  * `[count, (kind, channel, ctx, a, b, c) × n]`.
  */
 export declare const enum RecordField {
+  /** The record's [`WireKind`]. */
   Kind = 0,
+  /** The channel's id (0: none, hub-wide records). */
   Channel = 1,
   /**
    * The id of the JS context the record is for (or comes from); 0 is the pipeline's head
    * (inbound) or tail (outbound).
    */
   Ctx = 2,
+  /** First payload field (per kind). */
   A = 3,
+  /** Second payload field (per kind). */
   B = 4,
+  /** Third payload field (per kind; a promise id on outbound ops). */
   C = 5,
   /** f64 fields per record. */
   Length = 6,
@@ -305,22 +336,39 @@ export interface RegistrySizes {
 
 /** The tag byte of a RESP value in its tag form (channel/resp_wire.rs). */
 export declare const enum RespTag {
+  /** Simple string. */
   Simple = 1,
+  /** Simple error. */
   Error = 2,
+  /** Integer. */
   Integer = 3,
+  /** Bulk string. */
   Bulk = 4,
+  /** Null bulk string (RESP2). */
   NullBulk = 5,
+  /** Array. */
   Array = 6,
+  /** Null array (RESP2). */
   NullArray = 7,
+  /** Null (RESP3). */
   Null = 8,
+  /** Boolean (RESP3). */
   Boolean = 9,
+  /** Double (RESP3). */
   Double = 10,
+  /** Big number (RESP3). */
   BigNumber = 11,
+  /** Bulk error (RESP3). */
   BulkError = 12,
+  /** Verbatim string (RESP3). */
   Verbatim = 13,
+  /** Map (RESP3). */
   Map = 14,
+  /** Set (RESP3). */
   Set = 15,
+  /** Attribute (RESP3). */
   Attribute = 16,
+  /** Push (RESP3). */
   Push = 17,
 }
 
@@ -329,6 +377,7 @@ export declare const enum RespTag {
  * child initializer it registered for this loop.
  */
 export declare const enum ServerId {
+  /** Handed over from another thread. */
   Remote = -1,
 }
 
@@ -381,19 +430,25 @@ export declare const enum UserEventKind {
 
 /** The kind of a record (its `kind` field). Events and ops share one code space. */
 export declare const enum WireKind {
+  /** `channelRegistered`. */
   Registered = 1,
+  /** `channelUnregistered`. */
   Unregistered = 2,
+  /** `channelActive`. */
   Active = 3,
+  /** `channelInactive`. */
   Inactive = 4,
   /** `a` = offset, `b` = length in the byte arena. */
   ReadBytes = 5,
   /** `a` = value token. */
   ReadValue = 6,
+  /** `channelReadComplete`. */
   ReadComplete = 7,
   /** `b` = a [`UserEventKind`]; `a` its payload. */
   UserEvent = 8,
   /** `b` = an [`Outcome`] error kind: native error at string index `a`, or JS error token `a`. */
   Exception = 9,
+  /** `channelWritabilityChanged`. */
   WritabilityChanged = 10,
   /** JS → native only: `a` = index into the big-chunk array of the `applyOps` call. */
   ReadBig = 11,
@@ -408,7 +463,9 @@ export declare const enum WireKind {
   WriteBytes = 20,
   /** `a` = value token, `c` = promise. */
   WriteValue = 21,
+  /** `flush`. */
   Flush = 22,
+  /** `read` (a read request, outbound). */
   Read = 23,
   /** `c` = promise. */
   Close = 24,

@@ -24,11 +24,13 @@ export const enum DispatchKind {
 
 /** @internal How the dispatch argument is packed: `arg * Multiplier + kind` (exact below 2^53). */
 export const enum DispatchPacking {
+  /** The multiplier of `arg`: larger than every [`DispatchKind`]. */
   Multiplier = 8,
 }
 
 /** @internal A string index that names no error (a TLS handshake that succeeded). */
 export const enum ErrorIndex {
+  /** No error. */
   None = -1,
 }
 
@@ -50,11 +52,17 @@ export const enum HttpOut {
 
 /** @internal The built-in native handlers JS can add (channel/codecs.rs). */
 export const enum NativeHandlerKind {
+  /** `LineBasedFrameDecoder`: `p` = max length, strip delimiter, fail fast. */
   Line = 1,
+  /** `DelimiterBasedFrameDecoder`: `p` as `Line`, the delimiters beside. */
   Delimiter = 2,
+  /** `FixedLengthFrameDecoder`: `p` = frame length. */
   FixedLength = 3,
+  /** `LengthFieldBasedFrameDecoder`: `p` = Netty's parameters in order. */
   LengthField = 4,
+  /** `LengthFieldPrepender`: `p` = Netty's parameters in order. */
   Prepender = 5,
+  /** `IdleStateHandler`: `p` = reader, writer, all idle ms, observe output. */
   Idle = 6,
   /**
    * `SslHandler`: `p[0]` = the context's id (tls.rs), `delimiters[0]` = the client's
@@ -78,6 +86,7 @@ export const enum NativeHandlerKind {
  * `Closed`, `PromiseDone`, `CompletePromise`).
  */
 export const enum Outcome {
+  /** No error. */
   Success = 0,
   /**
    * A native error: four strings (code, message, cause code, cause message) from the
@@ -108,15 +117,20 @@ export const enum PromiseId {
  * `[count, (kind, channel, ctx, a, b, c) × n]`.
  */
 export const enum RecordField {
+  /** The record's [`WireKind`]. */
   Kind = 0,
+  /** The channel's id (0: none, hub-wide records). */
   Channel = 1,
   /**
    * The id of the JS context the record is for (or comes from); 0 is the pipeline's head
    * (inbound) or tail (outbound).
    */
   Ctx = 2,
+  /** First payload field (per kind). */
   A = 3,
+  /** Second payload field (per kind). */
   B = 4,
+  /** Third payload field (per kind; a promise id on outbound ops). */
   C = 5,
   /** f64 fields per record. */
   Length = 6,
@@ -124,22 +138,39 @@ export const enum RecordField {
 
 /** @internal The tag byte of a RESP value in its tag form (channel/resp_wire.rs). */
 export const enum RespTag {
+  /** Simple string. */
   Simple = 1,
+  /** Simple error. */
   Error = 2,
+  /** Integer. */
   Integer = 3,
+  /** Bulk string. */
   Bulk = 4,
+  /** Null bulk string (RESP2). */
   NullBulk = 5,
+  /** Array. */
   Array = 6,
+  /** Null array (RESP2). */
   NullArray = 7,
+  /** Null (RESP3). */
   Null = 8,
+  /** Boolean (RESP3). */
   Boolean = 9,
+  /** Double (RESP3). */
   Double = 10,
+  /** Big number (RESP3). */
   BigNumber = 11,
+  /** Bulk error (RESP3). */
   BulkError = 12,
+  /** Verbatim string (RESP3). */
   Verbatim = 13,
+  /** Map (RESP3). */
   Map = 14,
+  /** Set (RESP3). */
   Set = 15,
+  /** Attribute (RESP3). */
   Attribute = 16,
+  /** Push (RESP3). */
   Push = 17,
 }
 
@@ -148,6 +179,7 @@ export const enum RespTag {
  * child initializer it registered for this loop.
  */
 export const enum ServerId {
+  /** Handed over from another thread. */
   Remote = -1,
 }
 
@@ -179,19 +211,25 @@ export const enum UserEventKind {
 
 /** @internal The kind of a record (its `kind` field). Events and ops share one code space. */
 export const enum WireKind {
+  /** `channelRegistered`. */
   Registered = 1,
+  /** `channelUnregistered`. */
   Unregistered = 2,
+  /** `channelActive`. */
   Active = 3,
+  /** `channelInactive`. */
   Inactive = 4,
   /** `a` = offset, `b` = length in the byte arena. */
   ReadBytes = 5,
   /** `a` = value token. */
   ReadValue = 6,
+  /** `channelReadComplete`. */
   ReadComplete = 7,
   /** `b` = a [`UserEventKind`]; `a` its payload. */
   UserEvent = 8,
   /** `b` = an [`Outcome`] error kind: native error at string index `a`, or JS error token `a`. */
   Exception = 9,
+  /** `channelWritabilityChanged`. */
   WritabilityChanged = 10,
   /** JS → native only: `a` = index into the big-chunk array of the `applyOps` call. */
   ReadBig = 11,
@@ -206,7 +244,9 @@ export const enum WireKind {
   WriteBytes = 20,
   /** `a` = value token, `c` = promise. */
   WriteValue = 21,
+  /** `flush`. */
   Flush = 22,
+  /** `read` (a read request, outbound). */
   Read = 23,
   /** `c` = promise. */
   Close = 24,

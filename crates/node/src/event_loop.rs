@@ -23,13 +23,16 @@ use crate::bridge::{self, Bridge, Dispatch};
 use crate::error::{debug, invalid_arg, loop_error, millis, test_hooks_enabled, throw, JsResult};
 use crate::timers::{JsTimers, BUFFER_LEN};
 
+/// The options src/loop.ts hands over (already checked there).
 #[napi(object)]
+#[derive(Debug)]
 pub struct NativeLoopOptions {
     pub name: Option<String>,
     pub io_ratio: Option<u32>,
     pub max_pending_tasks: Option<u32>,
 }
 
+/// An event loop attached to the calling JS thread (src/loop.ts is its JS side).
 #[napi]
 pub struct NativeEventLoop {
     bridge: Rc<Bridge>,
@@ -243,11 +246,13 @@ impl NativeEventLoop {
         self.bridge.keep_alive();
     }
 
+    /// True on the loop's thread.
     #[napi]
     pub fn in_event_loop(&self) -> bool {
         std::thread::current().id() == self.thread
     }
 
+    /// The loop's state: `not-started`, `started`, `shutting-down`, `shutdown`, `terminated`.
     #[napi(getter)]
     pub fn state(&self) -> &'static str {
         state_name(
@@ -257,6 +262,7 @@ impl NativeEventLoop {
         )
     }
 
+    /// The loop's name.
     #[napi(getter)]
     pub fn name(&self) -> String {
         self.name.clone()
@@ -279,6 +285,7 @@ impl NativeEventLoop {
             .map_or(0.0, |h| h.refused_connections() as f64)
     }
 
+    /// Netty's `shutdownGracefully(quietPeriod, timeout)`, in milliseconds.
     #[napi]
     pub fn shutdown_gracefully(&self, env: Env, quiet_ms: f64, timeout_ms: f64) -> Result<()> {
         self.shutdown_gracefully_impl(quiet_ms, timeout_ms)
@@ -389,5 +396,14 @@ impl Drop for NativeEventLoop {
         if !bridge::tearing_down() {
             self.bridge.close();
         }
+    }
+}
+
+impl std::fmt::Debug for NativeEventLoop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeEventLoop")
+            .field("name", &self.name)
+            .field("thread", &self.thread)
+            .finish_non_exhaustive()
     }
 }

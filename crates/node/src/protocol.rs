@@ -23,13 +23,18 @@ use napi_derive::napi;
 #[napi]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecordField {
+    /// The record's [`WireKind`].
     Kind = 0,
+    /// The channel's id (0: none, hub-wide records).
     Channel = 1,
     /// The id of the JS context the record is for (or comes from); 0 is the pipeline's head
     /// (inbound) or tail (outbound).
     Ctx = 2,
+    /// First payload field (per kind).
     A = 3,
+    /// Second payload field (per kind).
     B = 4,
+    /// Third payload field (per kind; a promise id on outbound ops).
     C = 5,
     /// f64 fields per record.
     Length = 6,
@@ -40,19 +45,25 @@ pub enum RecordField {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WireKind {
     // ---- inbound events (native → JS at a JS context; JS → native fired from one) ----
+    /// `channelRegistered`.
     Registered = 1,
+    /// `channelUnregistered`.
     Unregistered = 2,
+    /// `channelActive`.
     Active = 3,
+    /// `channelInactive`.
     Inactive = 4,
     /// `a` = offset, `b` = length in the byte arena.
     ReadBytes = 5,
     /// `a` = value token.
     ReadValue = 6,
+    /// `channelReadComplete`.
     ReadComplete = 7,
     /// `b` = a [`UserEventKind`]; `a` its payload.
     UserEvent = 8,
     /// `b` = an [`Outcome`] error kind: native error at string index `a`, or JS error token `a`.
     Exception = 9,
+    /// `channelWritabilityChanged`.
     WritabilityChanged = 10,
     /// JS → native only: `a` = index into the big-chunk array of the `applyOps` call.
     ReadBig = 11,
@@ -67,7 +78,9 @@ pub enum WireKind {
     WriteBytes = 20,
     /// `a` = value token, `c` = promise.
     WriteValue = 21,
+    /// `flush`.
     Flush = 22,
+    /// `read` (a read request, outbound).
     Read = 23,
     /// `c` = promise.
     Close = 24,
@@ -126,6 +139,7 @@ pub enum UserEventKind {
 #[napi]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
+    /// No error.
     Success = 0,
     /// A native error: four strings (code, message, cause code, cause message) from the
     /// record's string index.
@@ -150,6 +164,7 @@ pub enum PromiseId {
 #[napi]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorIndex {
+    /// No error.
     None = -1,
 }
 
@@ -158,6 +173,7 @@ pub enum ErrorIndex {
 #[napi]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ServerId {
+    /// Handed over from another thread.
     Remote = -1,
 }
 
@@ -183,6 +199,7 @@ pub enum DispatchKind {
 #[napi]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DispatchPacking {
+    /// The multiplier of `arg`: larger than every [`DispatchKind`].
     Multiplier = 8,
 }
 
@@ -204,11 +221,17 @@ pub enum TimerArmSlot {
 #[napi]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NativeHandlerKind {
+    /// `LineBasedFrameDecoder`: `p` = max length, strip delimiter, fail fast.
     Line = 1,
+    /// `DelimiterBasedFrameDecoder`: `p` as `Line`, the delimiters beside.
     Delimiter = 2,
+    /// `FixedLengthFrameDecoder`: `p` = frame length.
     FixedLength = 3,
+    /// `LengthFieldBasedFrameDecoder`: `p` = Netty's parameters in order.
     LengthField = 4,
+    /// `LengthFieldPrepender`: `p` = Netty's parameters in order.
     Prepender = 5,
+    /// `IdleStateHandler`: `p` = reader, writer, all idle ms, observe output.
     Idle = 6,
     /// `SslHandler`: `p[0]` = the context's id (tls.rs), `delimiters[0]` = the client's
     /// server name (UTF-8), if any.
@@ -225,22 +248,39 @@ pub enum NativeHandlerKind {
 #[napi]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RespTag {
+    /// Simple string.
     Simple = 1,
+    /// Simple error.
     Error = 2,
+    /// Integer.
     Integer = 3,
+    /// Bulk string.
     Bulk = 4,
+    /// Null bulk string (RESP2).
     NullBulk = 5,
+    /// Array.
     Array = 6,
+    /// Null array (RESP2).
     NullArray = 7,
+    /// Null (RESP3).
     Null = 8,
+    /// Boolean (RESP3).
     Boolean = 9,
+    /// Double (RESP3).
     Double = 10,
+    /// Big number (RESP3).
     BigNumber = 11,
+    /// Bulk error (RESP3).
     BulkError = 12,
+    /// Verbatim string (RESP3).
     Verbatim = 13,
+    /// Map (RESP3).
     Map = 14,
+    /// Set (RESP3).
     Set = 15,
+    /// Attribute (RESP3).
     Attribute = 16,
+    /// Push (RESP3).
     Push = 17,
 }
 

@@ -119,7 +119,9 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
     })
 }
 
+/// A TLS context for JS (src/tls.ts `SslContext`), shared across threads by id.
 #[napi]
+#[derive(Debug)]
 pub struct NativeSslContext {
     id: u64,
     owner: bool,
@@ -164,11 +166,13 @@ impl NativeSslContext {
         })
     }
 
+    /// The context's process-wide id (worker threads find it by this id).
     #[napi(getter)]
     pub fn id(&self) -> f64 {
         self.id as f64
     }
 
+    /// True for a server context.
     #[napi(getter)]
     pub fn is_server(&self) -> bool {
         self.server
@@ -180,5 +184,26 @@ impl Drop for NativeSslContext {
         if self.owner {
             lock(&registry().tls_contexts).remove(&self.id);
         }
+    }
+}
+
+impl std::fmt::Debug for SniIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SniIdentity")
+            .field("hostname", &self.hostname)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for NativeSslOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Keys and certificates are not printed.
+        f.debug_struct("NativeSslOptions")
+            .field("is_server", &self.is_server)
+            .field("servername", &self.servername)
+            .field("alpn_protocols", &self.alpn_protocols)
+            .field("min_version", &self.min_version)
+            .field("max_version", &self.max_version)
+            .finish_non_exhaustive()
     }
 }

@@ -137,6 +137,7 @@ impl NativeChannels {
         r.map_err(|e| throw(&env, e))
     }
 
+    /// Removes handler `name` from channel `id`'s pipeline.
     #[napi]
     pub fn remove(&self, env: Env, id: f64, name: String) -> Result<()> {
         self.enter();

@@ -64,6 +64,8 @@ pub fn write_to_channel(id: f64, data: Buffer) -> bool {
     remote::write_to(id as u64, Bytes::copy_from_slice(&data))
 }
 
+/// The channel hub of one loop, for its JS side (src/hub.ts): channels, pipelines and the
+/// shared record buffers (docs/decisions/0004).
 #[napi]
 pub struct NativeChannels {
     hub: Rc<Hub>,
@@ -144,6 +146,7 @@ impl NativeChannels {
         }
     }
 
+    /// This hub's id (tokens and errors are tagged with it).
     #[napi(getter)]
     pub fn id(&self) -> u32 {
         self.hub.id()
@@ -344,6 +347,7 @@ impl NativeChannels {
         Some(format!("{}|{}|{family}", a.ip(), a.port()))
     }
 
+    /// The value of channel option `name` of channel `id` (booleans as 0/1).
     #[napi]
     pub fn get_option(&self, env: Env, id: f64, name: String) -> Result<f64> {
         self.enter();
@@ -351,6 +355,7 @@ impl NativeChannels {
             .map_err(|e| throw(&env, e))
     }
 
+    /// Sets channel option `name` of channel `id`.
     #[napi]
     pub fn set_option(&self, env: Env, id: f64, name: String, value: f64) -> Result<()> {
         self.enter();
@@ -454,5 +459,14 @@ impl ReportToJs for netloop_transport::ChannelFuture {
                 h.report_promise(promise, r);
             }
         });
+    }
+}
+
+impl std::fmt::Debug for NativeChannels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeChannels")
+            .field("hub", &self.hub.id())
+            .field("loop", &self.hub.loop_id())
+            .finish()
     }
 }
