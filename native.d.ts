@@ -28,10 +28,11 @@ export declare class NativeChannels {
   /** The session of the channel's `SslHandler` (none: no handler, or no handshake yet). */
   tlsSession(id: number): TlsSessionInfo | null
   /**
-   * `dispatch(count, arena, strings)` receives event records; `events`/`ops` are the
-   * shared `Float64Array`s and `arena` the write arena (`Uint8Array`).
+   * The hub of `native_loop`: `events`/`ops` are the shared `Float64Array`s and `arena` the
+   * write arena (`Uint8Array`). Event records reach JS through the loop's own dispatch
+   * function (`DispatchKind::Channels`).
    */
-  constructor(nativeLoop: NativeEventLoop, dispatch: unknown, events: unknown, ops: unknown, arena: unknown)
+  constructor(nativeLoop: NativeEventLoop, events: unknown, ops: unknown, arena: unknown)
   /** This hub's id (tokens and errors are tagged with it). */
   get id(): number
   /** The id of this hub's loop, valid in every thread of the process. */
@@ -170,6 +171,11 @@ export declare const enum DispatchKind {
    * the libuv error number). JS reports it through `onTaskError`.
    */
   Fault = 4,
+  /**
+   * The loop's channel hub delivers `arg` event records (in the shared event buffer); the
+   * call's second and third arguments are the batch's byte arena and strings.
+   */
+  Channels = 5,
 }
 
 /** How the dispatch argument is packed: `arg * Multiplier + kind` (exact below 2^53). */

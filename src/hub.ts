@@ -171,7 +171,9 @@ export class ChannelHub {
 
   constructor(readonly loop: EventLoop) {
     checkWire()
-    this.native = new NativeChannels(loop._native, (n: number, arena?: Buffer, strings?: string[]) => this.#dispatch(n, arena, strings), this.#events, this.#ops, this.#arena)
+    this.native = new NativeChannels(loop._native, this.#events, this.#ops, this.#arena)
+    // Event records arrive through the loop's one dispatch function (DispatchKind.Channels).
+    loop._onChannelEvents = (n, arena, strings) => this.#dispatch(n, arena, strings)
     this.writability = new WritabilityCounter(this.native, this.#ops)
   }
 

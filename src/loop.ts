@@ -106,13 +106,15 @@ export class EventLoop {
    * idle loop can be collected): the loop must hold it strongly itself, or the function could
    * be collected while the loop is still in use.
    */
-  readonly #dispatchFn = (packed: number) => this.#dispatch(packed)
+  readonly #dispatchFn = (packed: number, arena?: Buffer, strings?: string[]) => this.#dispatch(packed, arena, strings)
   #taskFailures = 0
   readonly #onTaskError: (error: unknown, loop: EventLoop) => void
   readonly #termination: Promise<void>
   #resolveTermination!: () => void
   /** @internal test and benchmark hook: tasks posted by `_postFromOtherThread` land here. */
   _onRemoteTask?: (latencyNs: number) => void
+  /** @internal the loop's channel hub (src/hub.ts): event records delivered through this loop's dispatch. */
+  _onChannelEvents?: (count: number, arena: Buffer | undefined, strings: string[] | undefined) => void
 
   constructor(options: EventLoopOptions = {}) {
     if (options === null || typeof options !== 'object') throw invalidArgType('options', 'object', options)
@@ -136,7 +138,8 @@ export class EventLoop {
     }
   }
 
-  #dispatch(packed: number): void {
+  /** The loop's one entry point into JS: tasks, timers, channel events, termination. */
+  #dispatch(packed: number, arena?: Buffer, strings?: string[]): void {
     // The native side packs (kind, arg) into one number: arg * Multiplier + kind.
     const kind = packed % DispatchPacking.Multiplier
     const arg = (packed - kind) / DispatchPacking.Multiplier
@@ -151,6 +154,9 @@ export class EventLoop {
           return
         case DispatchKind.Terminated:
           this.#onTerminated()
+          return
+        case DispatchKind.Channels:
+          this._onChannelEvents?.(arg, arena, strings)
           return
         case DispatchKind.Remote:
           this._onRemoteTask?.(arg)

@@ -20,6 +20,11 @@ export const enum DispatchKind {
    * the libuv error number). JS reports it through `onTaskError`.
    */
   Fault = 4,
+  /**
+   * The loop's channel hub delivers `arg` event records (in the shared event buffer); the
+   * call's second and third arguments are the batch's byte arena and strings.
+   */
+  Channels = 5,
 }
 
 /** @internal How the dispatch argument is packed: `arg * Multiplier + kind` (exact below 2^53). */
@@ -290,7 +295,7 @@ export const enum WireKind {
 
 /** @internal Every enum above with its values, for the load-time check against the addon. */
 export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>> = {
-  DispatchKind: { Task: 0, Timers: 1, Terminated: 2, Remote: 3, Fault: 4 },
+  DispatchKind: { Task: 0, Timers: 1, Terminated: 2, Remote: 3, Fault: 4, Channels: 5 },
   DispatchPacking: { Multiplier: 8 },
   ErrorIndex: { None: -1 },
   HttpIn: { Request: 0, Content: 1 },

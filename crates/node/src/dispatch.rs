@@ -1,5 +1,6 @@
-//! Calls from the loop into JS: one dispatch function per loop, called with one number
-//! (`arg * 8 + kind`, [`crate::protocol::DispatchPacking`]). Only inside an iteration, where `Bridge::run` holds a handle scope and a
+//! Calls from the loop into JS: one dispatch function per loop, the loop's only entry point
+//! into JS, called with one number (`arg * 8 + kind`, [`crate::protocol::DispatchPacking`])
+//! and, for channel deliveries, the batch's arena and strings. Only inside an iteration, where `Bridge::run` holds a handle scope and a
 //! callback scope open and has cached the function and receiver for the scope.
 
 use std::ptr;
@@ -18,6 +19,12 @@ const PACK: f64 = crate::protocol::DispatchPacking::Multiplier as i32 as f64;
 impl Bridge {
     /// Calls the JS dispatch function. Only inside an iteration (scopes open).
     pub fn call(&self, what: Dispatch, arg: f64) {
+        self.call_with(what, arg, &[]);
+    }
+
+    /// Calls the JS dispatch function with `extra` arguments after the packed number. Only
+    /// inside an iteration (scopes open); `extra` are values of an open handle scope.
+    pub fn call_with(&self, what: Dispatch, arg: f64, extra: &[sys::napi_value]) {
         if self.is_closed() || tearing_down() {
             return;
         }
@@ -36,9 +43,11 @@ impl Bridge {
             {
                 return;
             }
-            let args = [packed];
+            let mut args = [packed, ptr::null_mut(), ptr::null_mut()];
+            let n = 1 + extra.len().min(2);
+            args[1..n].copy_from_slice(&extra[..n - 1]);
             let mut result = ptr::null_mut();
-            let status = sys::napi_call_function(env, recv, f, 1, args.as_ptr(), &mut result);
+            let status = sys::napi_call_function(env, recv, f, n, args.as_ptr(), &mut result);
             if let Some(t) = self.timers() {
                 t.drain();
             }

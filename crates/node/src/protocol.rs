@@ -193,6 +193,9 @@ pub enum DispatchKind {
     /// The loop failed and terminates: libuv could not watch its rebuilt selector (`arg`:
     /// the libuv error number). JS reports it through `onTaskError`.
     Fault = 4,
+    /// The loop's channel hub delivers `arg` event records (in the shared event buffer); the
+    /// call's second and third arguments are the batch's byte arena and strings.
+    Channels = 5,
 }
 
 /// How the dispatch argument is packed: `arg * Multiplier + kind` (exact below 2^53).

@@ -60,7 +60,6 @@ pub struct Hub {
     pub(super) env: sys::napi_env,
     pub(crate) local: Weak<LocalLoop>,
     pub(super) bridge: Weak<Bridge>,
-    pub(super) dispatch: sys::napi_ref,
     pub(super) shared: SharedArrays,
     pub(super) channels: RefCell<IdMap<Entry>>,
     pub(super) closing: RefCell<Vec<u64>>,
@@ -89,7 +88,6 @@ impl Hub {
         env: sys::napi_env,
         local: &Rc<LocalLoop>,
         bridge: &Rc<Bridge>,
-        dispatch: sys::napi_ref,
         shared: SharedArrays,
     ) -> Rc<Hub> {
         let handle = local.handle();
@@ -99,7 +97,6 @@ impl Hub {
             env,
             local: Rc::downgrade(local),
             bridge: Rc::downgrade(bridge),
-            dispatch,
             shared,
             channels: RefCell::default(),
             closing: RefCell::default(),
@@ -448,9 +445,5 @@ impl Hub {
 impl Drop for Hub {
     fn drop(&mut self) {
         self.unregister();
-        // SAFETY: the reference was created on this env's thread, where hubs are dropped.
-        unsafe {
-            sys::napi_delete_reference(self.env, self.dispatch);
-        }
     }
 }

@@ -74,24 +74,23 @@ pub struct NativeChannels {
 
 #[napi]
 impl NativeChannels {
-    /// `dispatch(count, arena, strings)` receives event records; `events`/`ops` are the
-    /// shared `Float64Array`s and `arena` the write arena (`Uint8Array`).
+    /// The hub of `native_loop`: `events`/`ops` are the shared `Float64Array`s and `arena` the
+    /// write arena (`Uint8Array`). Event records reach JS through the loop's own dispatch
+    /// function (`DispatchKind::Channels`).
     #[napi(constructor)]
     pub fn new(
         env: Env,
         native_loop: &NativeEventLoop,
-        dispatch: Unknown,
         events: Unknown,
         ops: Unknown,
         arena: Unknown,
     ) -> Result<Self> {
-        Self::create(&env, native_loop, dispatch, events, ops, arena).map_err(|e| throw(&env, e))
+        Self::create(&env, native_loop, events, ops, arena).map_err(|e| throw(&env, e))
     }
 
     fn create(
         env: &Env,
         native_loop: &NativeEventLoop,
-        dispatch: Unknown,
         events: Unknown,
         ops: Unknown,
         arena: Unknown,
@@ -111,22 +110,13 @@ impl NativeChannels {
                 }
             }
         };
-        let mut reference = std::ptr::null_mut();
-        // SAFETY: as above; the reference is deleted when the hub drops.
-        if unsafe { sys::napi_create_reference(raw, dispatch.raw(), 1, &mut reference) }
-            != sys::Status::napi_ok
-        {
-            return Err(invalid_arg("dispatch must be a function"));
-        }
         let Some(local) = native_loop.local() else {
-            // SAFETY: the reference was created above on this env and is not used again.
-            unsafe { sys::napi_delete_reference(raw, reference) };
             return Err(napi::Error::new(
                 Code("ERR_REJECTED_EXECUTION"),
                 "the loop is terminated".to_string(),
             ));
         };
-        let hub = Hub::new(raw, &local, native_loop.bridge(), reference, shared);
+        let hub = Hub::new(raw, &local, native_loop.bridge(), shared);
         Ok(NativeChannels {
             hub,
             calls: Cell::new(0.0),
