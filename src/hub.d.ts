@@ -7,11 +7,16 @@ import { PipelineEvent } from './events';
 import { WritabilityCounter } from './writability';
 declare const NativeChannels: typeof Native.NativeChannels;
 type NativeChannels = Native.NativeChannels;
-/** Servers by channel id, so that a hub can find the initializer of an accepted channel. */
+/**
+ * Servers of this JS thread by channel id, so that the hub of whichever loop of the thread an
+ * accepted channel lands on finds its server's initializer. This thread's one registry on the
+ * JS side (module state is per thread): `ServerBootstrap.bind` registers a server when it
+ * opens it, the server's close future unregisters it (both on this thread).
+ */
 export declare const servers: Map<number, {
     accept(hub: ChannelHub, id: number): void;
 }>;
-/** The channel hub of `loop` (made on first use). */
+/** The channel hub of `loop` (made on first use; a field of the loop, it lives as long). */
 export declare function hubOf(loop: EventLoop): ChannelHub;
 /** Counters of a loop's JS boundary (see `EventLoop.metrics()`). */
 export interface ChannelMetrics {

@@ -27,19 +27,17 @@ type NativeChannels = Native.NativeChannels
 /** Slots of the hub's channel cache (a power of two). */
 const CHANNEL_CACHE = 4096
 
-const hubs = new WeakMap<EventLoop, ChannelHub>()
-
-/** Servers by channel id, so that a hub can find the initializer of an accepted channel. */
+/**
+ * Servers of this JS thread by channel id, so that the hub of whichever loop of the thread an
+ * accepted channel lands on finds its server's initializer. This thread's one registry on the
+ * JS side (module state is per thread): `ServerBootstrap.bind` registers a server when it
+ * opens it, the server's close future unregisters it (both on this thread).
+ */
 export const servers = new Map<number, { accept(hub: ChannelHub, id: number): void }>()
 
-/** The channel hub of `loop` (made on first use). */
+/** The channel hub of `loop` (made on first use; a field of the loop, it lives as long). */
 export function hubOf(loop: EventLoop): ChannelHub {
-  let h = hubs.get(loop)
-  if (!h) {
-    h = new ChannelHub(loop)
-    hubs.set(loop, h)
-  }
-  return h
+  return (loop._hub ??= new ChannelHub(loop))
 }
 
 /** Counters of a loop's JS boundary (see `EventLoop.metrics()`). */
@@ -56,7 +54,7 @@ export interface ChannelMetrics {
 
 /** Closes every channel of `loop` (its shutdown started). */
 export function closeChannelsOf(loop: EventLoop): void {
-  const h = hubs.get(loop)
+  const h = loop._hub
   if (h) {
     h.sync()
     h.native.closeAll()
@@ -64,7 +62,7 @@ export function closeChannelsOf(loop: EventLoop): void {
 }
 
 export function channelMetrics(loop: EventLoop): ChannelMetrics | undefined {
-  const h = hubs.get(loop)
+  const h = loop._hub
   if (!h) return undefined
   const m = h.native.metrics()
   return { iterations: m[0], deliveries: m[1], events: m[2], jsToNativeCalls: m[3], ops: m[4], bytesIn: m[5], bytesOut: m[6], channels: m[7] }

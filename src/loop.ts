@@ -28,7 +28,7 @@ import {
   outOfRange,
   rejected,
 } from './errors'
-import { channelMetrics, closeChannelsOf, type ChannelMetrics } from './hub'
+import { type ChannelHub, channelMetrics, closeChannelsOf, type ChannelMetrics } from './hub'
 import { DispatchKind, DispatchPacking, TimerArmSlot } from './protocol'
 import { TaskQueue } from './tasks'
 import { ScheduledTask, TimerQueue, type Task } from './timers'
@@ -113,6 +113,8 @@ export class EventLoop {
   #resolveTermination!: () => void
   /** @internal test and benchmark hook: tasks posted by `_postFromOtherThread` land here. */
   _onRemoteTask?: (latencyNs: number) => void
+  /** @internal the loop's channel hub (src/hub.ts `hubOf`), made when its first channel is. */
+  _hub: ChannelHub | undefined = undefined
   /** @internal the loop's channel hub (src/hub.ts): event records delivered through this loop's dispatch. */
   _onChannelEvents?: (count: number, arena: Buffer | undefined, strings: string[] | undefined) => void
 

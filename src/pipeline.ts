@@ -58,6 +58,11 @@ const enum Pos {
 /** Receives exceptions that reached the tail of a pipeline. Default: printed to stderr. */
 export type UnhandledExceptionHandler = (error: unknown, channel: Channel) => void
 
+/**
+ * The handler of exceptions that reach a pipeline's tail, for every channel of this JS thread
+ * (module state; `ChannelPipeline.setUnhandledExceptionHandler` replaces it), as Netty logs
+ * them for every channel.
+ */
 let unhandled: UnhandledExceptionHandler = (error, channel) => {
   console.error(`netloop: an exception reached the tail of the pipeline of channel ${channel.id} (add an exceptionCaught handler):`, error)
 }
