@@ -48,7 +48,7 @@ pub use config::{FaultInjector, LoopConfig, PanicReporter, SelectorFault};
 pub use driver::LoopDriver;
 pub use error::{LoopError, RejectReason};
 pub use event_loop::{EventLoop, LoopState};
-pub use group::{default_loop_count, EventLoopGroup};
+pub use group::{default_loop_count, Chooser, EventLoopGroup};
 pub use io::{move_source, IoHandler, Readiness};
 pub use local::{Iteration, LocalLoop, TailTaskKey};
 pub use mio;

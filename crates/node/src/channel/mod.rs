@@ -215,8 +215,8 @@ impl NativeChannels {
             let ch = self.hub.channel(id as u64).ok_or_else(|| no_channel(id))?;
             let acceptor = Acceptor {
                 server: id,
+                chooser: netloop_eventloop::Chooser::new(targets.len()),
                 targets,
-                next: Cell::new(0),
                 child_options: std::sync::Arc::new(child_options),
             };
             ch.pipeline()
