@@ -5,7 +5,7 @@
  * Inbound events come first; `Write` and the rest are outbound.
  */
 
-/** @internal */
+/** Internal (not exported by the package's index): named in the hub's signatures. */
 export const enum PipelineEvent {
   ChannelRegistered = 0,
   ChannelUnregistered = 1,
