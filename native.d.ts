@@ -9,6 +9,10 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/**
+ * The channel hub of one loop, for its JS side (src/hub.ts): channels, pipelines and the
+ * shared record buffers (docs/decisions/0004).
+ */
 export declare class NativeChannels {
   /**
    * Adds the stand-in of JS context `ctx` named `name` (pos: 0 first, 1 last, 2 before
@@ -17,16 +21,20 @@ export declare class NativeChannels {
   addJs(id: number, pos: number, base: string, name: string, ctx: number, takes: number): void
   /** Adds a built-in native handler of `kind` with Netty's parameters. */
   addNative(id: number, pos: number, base: string, name: string, kind: number, params: Array<number>, delimiters?: Array<Buffer> | undefined | null): void
+  /** Removes handler `name` from channel `id`'s pipeline. */
   remove(id: number, name: string): void
   /** Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`. */
   replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters: Array<Buffer> | undefined | null, takes: number): void
   /** The session of the channel's `SslHandler` (none: no handler, or no handshake yet). */
   tlsSession(id: number): TlsSessionInfo | null
   /**
-   * `dispatch(count, arena, strings, base, segments)` receives event records; `events`/`ops` are the
-   * shared `Float64Array`s and `arena` the write arena (`Uint8Array`).
+   * The hub of `native_loop`: `events`/`ops` are the shared `Float64Array`s and `arena` the
+   * write arena (`Uint8Array`). Event records reach JS through the loop's own dispatch
+   * function (`DispatchKind::Channels`, with the arena, the
+   * strings, the read pool's base and the external reads).
    */
-  constructor(nativeLoop: NativeEventLoop, dispatch: unknown, events: unknown, ops: unknown, arena: unknown)
+  constructor(nativeLoop: NativeEventLoop, events: unknown, ops: unknown, arena: unknown)
+  /** This hub's id (tokens and errors are tagged with it). */
   get id(): number
   /** The id of this hub's loop, valid in every thread of the process. */
   get loopId(): number
@@ -60,7 +68,9 @@ export declare class NativeChannels {
   writability(id: number, queued: number): Array<number>
   /** `"address|port|family"` of the local (or remote) end, if known. */
   address(id: number, remote: boolean): string | null
+  /** The value of channel option `name` of channel `id` (booleans as 0/1). */
   getOption(id: number, name: string): number
+  /** Sets channel option `name` of channel `id`. */
   setOption(id: number, name: string, value: number): void
   /**
    * Netty's user-defined writability flag `index` (1..=31): the channel is writable only
@@ -85,9 +95,10 @@ export declare class NativeChannels {
   metrics(): Array<number>
 }
 
+/** An event loop attached to the calling JS thread (src/loop.ts is its JS side). */
 export declare class NativeEventLoop {
   /** `dispatch(packed)` is called on this thread for every JS task, timer and event. */
-  constructor(dispatch: unknown, ops: unknown, jsNow: number, options?: NativeLoopOptions | undefined | null)
+  constructor(dispatch: unknown, arm: unknown, jsNow: number, options?: NativeLoopOptions | undefined | null)
   /**
    * Queues one marker task: it runs the next batch of the JS FIFO. Rejected once the loop
    * is shut down.
@@ -99,8 +110,11 @@ export declare class NativeEventLoop {
    * 2: terminated (JS reports the tasks).
    */
   requeue(): number
+  /** True on the loop's thread. */
   inEventLoop(): boolean
+  /** The loop's state: `not-started`, `started`, `shutting-down`, `shutdown`, `terminated`. */
   get state(): string
+  /** The loop's name. */
   get name(): string
   /** Tasks waiting in the cross-thread queue. */
   get pendingTasks(): number
@@ -114,6 +128,7 @@ export declare class NativeEventLoop {
    * loop's iterations, and the time since (`EventLoop.utilization()`).
    */
   busyTime(): Array<number>
+  /** Netty's `shutdownGracefully(quietPeriod, timeout)`, in milliseconds. */
   shutdownGracefully(quietMs: number, timeoutMs: number): void
   /**
    * Cuts a graceful shutdown in progress short (an aborted `shutdownGracefully`): the
@@ -137,18 +152,103 @@ export declare class NativeEventLoop {
   requestDrain(): void
 }
 
+/** A TLS context for JS (src/tls.ts `SslContext`), shared across threads by id. */
 export declare class NativeSslContext {
   /** Parses the options once and registers the context for every thread of the process. */
   constructor(o: NativeSslOptions)
   /** A context made elsewhere in the process (e.g. on the main thread, for a worker). */
   static fromId(id: number): NativeSslContext
+  /** The context's process-wide id (worker threads find it by this id). */
   get id(): number
+  /** True for a server context. */
   get isServer(): boolean
 }
 
-/** The channel wire's constants, for the JS side's load-time check. */
-export declare function channelWire(): Record<string, number>
+/**
+ * What the loop's JS dispatch function is asked to do. It is called with one number,
+ * `arg * DispatchPacking.Multiplier + kind`.
+ */
+export declare const enum DispatchKind {
+  /** Run the next JS task batch of the loop's FIFO. */
+  Task = 0,
+  /** The loop timer armed for the earliest JS timer fired: JS runs its due timers. */
+  Timers = 1,
+  /** The loop terminated. */
+  Terminated = 2,
+  /** A task posted from another OS thread ran; `arg` = ns from post to run (tests, benches). */
+  Remote = 3,
+  /**
+   * The loop failed and terminates: libuv could not watch its rebuilt selector (`arg`:
+   * the libuv error number). JS reports it through `onTaskError`.
+   */
+  Fault = 4,
+  /**
+   * The loop's channel hub delivers `arg` event records (in the shared event buffer); the
+   * call's second and third arguments are the batch's byte arena and strings.
+   */
+  Channels = 5,
+}
 
+/** How the dispatch argument is packed: `arg * Multiplier + kind` (exact below 2^53). */
+export declare const enum DispatchPacking {
+  /** The multiplier of `arg`: larger than every [`DispatchKind`]. */
+  Multiplier = 8,
+}
+
+/** A string index that names no error (a TLS handshake that succeeded). */
+export declare const enum ErrorIndex {
+  /** No error. */
+  None = -1,
+}
+
+/** The kind byte that starts an HTTP message the binding delivers (channel/http_wire.rs). */
+export declare const enum HttpIn {
+  /** A request head (and its aggregated body). */
+  Request = 0,
+  /** A body piece. */
+  Content = 1,
+}
+
+/** The kind byte that starts an HTTP message JS writes (channel/http_wire.rs). */
+export declare const enum HttpOut {
+  /** A response head (and body). */
+  Response = 1,
+  /** A body chunk. */
+  Content = 2,
+}
+
+/** The built-in native handlers JS can add (channel/codecs.rs). */
+export declare const enum NativeHandlerKind {
+  /** `LineBasedFrameDecoder`: `p` = max length, strip delimiter, fail fast. */
+  Line = 1,
+  /** `DelimiterBasedFrameDecoder`: `p` as `Line`, the delimiters beside. */
+  Delimiter = 2,
+  /** `FixedLengthFrameDecoder`: `p` = frame length. */
+  FixedLength = 3,
+  /** `LengthFieldBasedFrameDecoder`: `p` = Netty's parameters in order. */
+  LengthField = 4,
+  /** `LengthFieldPrepender`: `p` = Netty's parameters in order. */
+  Prepender = 5,
+  /** `IdleStateHandler`: `p` = reader, writer, all idle ms, observe output. */
+  Idle = 6,
+  /**
+   * `SslHandler`: `p[0]` = the context's id (tls.rs), `delimiters[0]` = the client's
+   * server name (UTF-8), if any.
+   */
+  Tls = 7,
+  /**
+   * `RespDecoder`: `p` = max bulk length, max array length, max nesting depth, max inline
+   * length, inline commands (0/1), RESP3 (0/1).
+   */
+  Resp = 8,
+  /**
+   * `HttpServerCodec`: `p` = max head size, max URI length, max header count, max body
+   * size, aggregate limit, require Host (0/1).
+   */
+  Http = 9,
+}
+
+/** The options src/loop.ts hands over (already checked there). */
 export interface NativeLoopOptions {
   name?: string
   ioRatio?: number
@@ -174,6 +274,130 @@ export interface NativeSslOptions {
   handshakeTimeout?: number
 }
 
+/**
+ * How something ended, and where its error is (the `b` field of `Exception`, `Unhandled`,
+ * `Closed`, `PromiseDone`, `CompletePromise`).
+ */
+export declare const enum Outcome {
+  /** No error. */
+  Success = 0,
+  /**
+   * A native error: four strings (code, message, cause code, cause message) from the
+   * record's string index.
+   */
+  NativeError = 1,
+  /** A JS error: its token. */
+  JsError = 2,
+}
+
+/**
+ * Promise ids on the wire. Positive ids are JS promises; ids below `VoidFiring` name native
+ * promises the hub lends to JS.
+ */
+export declare const enum PromiseId {
+  /**
+   * The silent void promise (a write made without one: its failure is not reported,
+   * Netty's `write(msg)`).
+   */
+  Silent = 0,
+  /** The channel's `voidPromise()`: a failure goes to `exceptionCaught`. */
+  VoidFiring = -1,
+}
+
+/**
+ * Fields of one record in the shared `Float64Array`s, and a record's length.
+ * Events (native → JS): `[kind, channel, ctx, a, b, c] × n`; ops (JS → native):
+ * `[count, (kind, channel, ctx, a, b, c) × n]`.
+ */
+export declare const enum RecordField {
+  /** The record's [`WireKind`]. */
+  Kind = 0,
+  /** The channel's id (0: none, hub-wide records). */
+  Channel = 1,
+  /**
+   * The id of the JS context the record is for (or comes from); 0 is the pipeline's head
+   * (inbound) or tail (outbound).
+   */
+  Ctx = 2,
+  /** First payload field (per kind). */
+  A = 3,
+  /** Second payload field (per kind). */
+  B = 4,
+  /** Third payload field (per kind; a promise id on outbound ops). */
+  C = 5,
+  /** f64 fields per record. */
+  Length = 6,
+}
+
+/** The sizes of the binding's registries (see [`RegistrySizes`]). */
+export declare function registrySizes(): RegistrySizes
+
+/**
+ * How many entries the binding's registries hold: the process-wide tables and the calling
+ * thread's context (diagnostics; the test that no entry outlives its loop).
+ */
+export interface RegistrySizes {
+  /** Process-wide: attached loops with a channel hub. */
+  loops: number
+  /** Process-wide: channels writable by id. */
+  channels: number
+  /** Process-wide: TLS contexts whose JS object is alive. */
+  tlsContexts: number
+  /** This thread: open loop bridges. */
+  bridges: number
+  /** This thread: channel hubs by loop. */
+  hubs: number
+  /** This thread: dropped JS value tokens not yet handed back. */
+  releasedTokens: number
+}
+
+/** The tag byte of a RESP value in its tag form (channel/resp_wire.rs). */
+export declare const enum RespTag {
+  /** Simple string. */
+  Simple = 1,
+  /** Simple error. */
+  Error = 2,
+  /** Integer. */
+  Integer = 3,
+  /** Bulk string. */
+  Bulk = 4,
+  /** Null bulk string (RESP2). */
+  NullBulk = 5,
+  /** Array. */
+  Array = 6,
+  /** Null array (RESP2). */
+  NullArray = 7,
+  /** Null (RESP3). */
+  Null = 8,
+  /** Boolean (RESP3). */
+  Boolean = 9,
+  /** Double (RESP3). */
+  Double = 10,
+  /** Big number (RESP3). */
+  BigNumber = 11,
+  /** Bulk error (RESP3). */
+  BulkError = 12,
+  /** Verbatim string (RESP3). */
+  Verbatim = 13,
+  /** Map (RESP3). */
+  Map = 14,
+  /** Set (RESP3). */
+  Set = 15,
+  /** Attribute (RESP3). */
+  Attribute = 16,
+  /** Push (RESP3). */
+  Push = 17,
+}
+
+/**
+ * `NewChannel`'s server id for a channel handed over from another thread: JS runs the
+ * child initializer it registered for this loop.
+ */
+export declare const enum ServerId {
+  /** Handed over from another thread. */
+  Remote = -1,
+}
+
 /** A certificate chain and key for one SNI host name. */
 export interface SniIdentity {
   hostname: string
@@ -181,8 +405,17 @@ export interface SniIdentity {
   key: Buffer
 }
 
-/** Length of the shared arm buffer, for JS. */
-export declare const TIMER_ARM_LENGTH: number
+/** Slots of the `Float64Array` through which JS arms the loop's one timer (timers.rs). */
+export declare const enum TimerArmSlot {
+  /** JS sets it to 1 when it wants the timer moved. */
+  Dirty = 0,
+  /** In `performance.now()` milliseconds; negative: disarm. */
+  Deadline = 1,
+  /** The `performance.now()` at which JS wrote it (or NaN). */
+  Stamp = 2,
+  /** The buffer's length. */
+  Length = 3,
+}
 
 /** A completed handshake's parameters (src/tls.ts turns it into `TlsInfo`). */
 export interface TlsSessionInfo {
@@ -196,6 +429,99 @@ export interface TlsSessionInfo {
   resumed: boolean
   /** The peer's chain, DER, leaf first. */
   peerCertificates: Array<Buffer>
+}
+
+/** What a `UserEvent` record carries (its `b` field). */
+export declare const enum UserEventKind {
+  /** A JS value: its token in `a`. */
+  Token = 0,
+  /** An `IdleStateEvent`: `a` = state * 2 + first. */
+  Idle = 1,
+  /** `ChannelInputShutdownEvent`. */
+  InputShutdown = 2,
+  /** `SslHandshakeCompletionEvent`: `a` = [`ErrorIndex::None`] or the error's string index. */
+  TlsHandshake = 3,
+  /** `SslCloseCompletionEvent` (the peer's close_notify). */
+  TlsClose = 4,
+}
+
+/** The kind of a record (its `kind` field). Events and ops share one code space. */
+export declare const enum WireKind {
+  /** `channelRegistered`. */
+  Registered = 1,
+  /** `channelUnregistered`. */
+  Unregistered = 2,
+  /** `channelActive`. */
+  Active = 3,
+  /** `channelInactive`. */
+  Inactive = 4,
+  /** `a` = offset, `b` = length in the byte arena. */
+  ReadBytes = 5,
+  /** `a` = value token. */
+  ReadValue = 6,
+  /** `channelReadComplete`. */
+  ReadComplete = 7,
+  /** `b` = a [`UserEventKind`]; `a` its payload. */
+  UserEvent = 8,
+  /** `b` = an [`Outcome`] error kind: native error at string index `a`, or JS error token `a`. */
+  Exception = 9,
+  /** `channelWritabilityChanged`. */
+  WritabilityChanged = 10,
+  /** JS → native only: `a` = index into the big-chunk array of the `applyOps` call. */
+  ReadBig = 11,
+  /** A decoded RESP value: `a` = offset, `b` = length of its tag form ([`RespTag`]). */
+  ReadResp = 12,
+  /**
+   * A decoded HTTP request or body piece: `a` = offset, `b` = length of its layout
+   * (http_wire.rs, an [`HttpIn`] byte first) in the arena.
+   */
+  ReadHttp = 13,
+  /** `a` = offset, `b` = length, `c` = promise. */
+  WriteBytes = 20,
+  /** `a` = value token, `c` = promise. */
+  WriteValue = 21,
+  /** `flush`. */
+  Flush = 22,
+  /** `read` (a read request, outbound). */
+  Read = 23,
+  /** `c` = promise. */
+  Close = 24,
+  /** JS → native only: `a` = big-chunk index, `c` = promise. */
+  WriteBig = 25,
+  /**
+   * JS → native only: RESP replies in tag form at `a`, `b` bytes in the op arena;
+   * `c` = promise.
+   */
+  WriteResp = 26,
+  /**
+   * JS → native only: an HTTP response or body chunk (http_wire.rs) at `a`, `b` bytes in
+   * the op arena (`b` < 0: big-chunk index `a`); `c` = promise.
+   */
+  WriteHttp = 27,
+  /** `a` = promise id, `b` = an [`Outcome`], `c` = its error (string index or JS token). */
+  PromiseDone = 30,
+  /** `channel` = the new channel, `a` = its server channel or [`ServerId::Remote`]. */
+  NewChannel = 31,
+  /**
+   * The channel closed (its close future completed); `b` = an [`Outcome`] (the cause),
+   * `a` its error.
+   */
+  Closed = 32,
+  /** `a` = a token native code dropped without handing it back. */
+  Release = 33,
+  /** The channel is closed and unregistered: it left the hub (JS tears its pipeline down). */
+  Forget = 34,
+  /** An exception reached the native tail of the channel's pipeline (`b`/`a` as `Exception`). */
+  Unhandled = 35,
+  /**
+   * The channel's `SslHandler` finished its handshake: `a` = [`ErrorIndex::None`] on
+   * success, else the string index of the error (whatever handlers sit behind it).
+   */
+  TlsHandshake = 36,
+  /** `a` = a native promise id, `b` = an [`Outcome`] (success or JS error token in `c`). */
+  CompletePromise = 40,
+  /** Registers the channel on its loop (after JS ran its initializer). */
+  Register = 41,
 }
 
 /**

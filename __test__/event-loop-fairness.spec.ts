@@ -50,6 +50,27 @@ test.serial('an endless task chain leaves setImmediate, timers and fs callbacks 
   t.true(chain.runs() > 1000, `the chain ran ${chain.runs()} tasks`)
 })
 
+test.serial('queued JS tasks run one batch of 32 per loop iteration, with setImmediate turns in between', async (t) => {
+  // One native marker per iteration runs one JS batch: nothing else bounds JS work per
+  // iteration (the binding's own per-iteration marker bound is gone).
+  const loop = new EventLoop({ ioRatio: 100 })
+  let turns = 0
+  let on = true
+  const immediate = () => {
+    turns++
+    if (on) setImmediate(immediate)
+  }
+  setImmediate(immediate)
+  const seen: number[] = []
+  await new Promise<void>((resolve) => {
+    for (let i = 0; i < 32 * 10; i++) loop.execute(() => (seen.push(turns), seen.length === 32 * 10 && resolve()))
+  })
+  on = false
+  await loop.shutdownGracefully(0, 2000)
+  for (let b = 0; b < 10; b++) t.is(new Set(seen.slice(b * 32, b * 32 + 32)).size, 1, `batch ${b} ran within one iteration`)
+  t.true(new Set(seen).size >= 10, `10 batches ran in ${new Set(seen).size} iterations`)
+})
+
 test.serial('an endless task chain of an ioRatio 100 loop leaves setImmediate its turn', async (t) => {
   const loop = new EventLoop({ ioRatio: 100 })
   const chain = endlessChain(loop)

@@ -26,6 +26,19 @@ test('the guide shows its examples verbatim', (t) => {
   }
 })
 
+test('the pipeline event-flow diagram is drawn once: the guide shows the one at the top of src/pipeline.ts', (t) => {
+  const guide = readFileSync(join(root, 'docs', 'guide.md'), 'utf8')
+  const header = readFileSync(join(root, 'src', 'pipeline.ts'), 'utf8').split(' * Ground rules:')[0]
+  const lines = header.split('\n')
+  const from = lines.findIndex((l) => l.startsWith(' * Event flow')) + 2
+  const diagram = lines
+    .slice(from, lines.length - 2)
+    .map((l) => l.replace(/^ \* ?/, ''))
+    .join('\n')
+  t.true(diagram.includes('══'), 'the diagram marks where the boundary is crossed')
+  t.true(guide.includes('```text\n' + diagram + '\n```'), 'docs/guide.md does not show the diagram of src/pipeline.ts')
+})
+
 test('guide: the first server greets and shouts back', async (t) => {
   const port = await start(t, 'examples/guide/first-server.mts')
   const s = net.connect(port, '127.0.0.1')

@@ -12,7 +12,7 @@ import type { ChannelHandlerContext } from './context'
 import type { EventLoop } from './loop'
 import type { Outbound } from './handlers'
 import { OPTION_NAMES, decodeOption, encodeOption, type ChannelOptionName, type ChannelOptions } from './options'
-import { W } from './wire'
+import { PipelineEvent } from './events'
 import { WriteCount } from './writability'
 
 /** What `ServerBootstrap.bind` resolves to: a server channel (or, with `SO_REUSEPORT` worker
@@ -190,33 +190,33 @@ export class Channel implements ServerChannel {
   write(msg: Outbound): void
   write(msg: Outbound, promise: ChannelPromise): ChannelPromise
   write(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
-    this.pipeline._fireOutbound(this.pipeline._tail, W.WRITE_BYTES, msg, promise ?? this.pipeline._silentPromise)
+    this.pipeline._fireOutbound(this.pipeline._tail, PipelineEvent.Write, msg, promise ?? this.pipeline._silentPromise)
     return promise
   }
 
   writeAndFlush(msg: Outbound): void
   writeAndFlush(msg: Outbound, promise: ChannelPromise): ChannelPromise
   writeAndFlush(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
-    this.pipeline._fireOutbound(this.pipeline._tail, W.WRITE_BYTES, msg, promise ?? this.pipeline._silentPromise)
-    this.pipeline._fireOutbound(this.pipeline._tail, W.FLUSH, undefined, undefined)
+    this.pipeline._fireOutbound(this.pipeline._tail, PipelineEvent.Write, msg, promise ?? this.pipeline._silentPromise)
+    this.pipeline._fireOutbound(this.pipeline._tail, PipelineEvent.Flush, undefined, undefined)
     return promise
   }
 
   flush(): this {
-    this.pipeline._fireOutbound(this.pipeline._tail, W.FLUSH, undefined, undefined)
+    this.pipeline._fireOutbound(this.pipeline._tail, PipelineEvent.Flush, undefined, undefined)
     return this
   }
 
   /** Asks for one more read (with `autoRead` off). */
   read(): this {
-    this.pipeline._fireOutbound(this.pipeline._tail, W.READ, undefined, undefined)
+    this.pipeline._fireOutbound(this.pipeline._tail, PipelineEvent.Read, undefined, undefined)
     return this
   }
 
   /** Closes the channel (pending writes fail with `ERR_CHANNEL_CLOSED`); resolves when closed. */
   close(): Promise<void> {
     const p = new ChannelPromise(NaN)
-    this.pipeline._fireOutbound(this.pipeline._tail, W.CLOSE, undefined, p)
+    this.pipeline._fireOutbound(this.pipeline._tail, PipelineEvent.Close, undefined, p)
     return p.promise.catch(() => undefined)
   }
 

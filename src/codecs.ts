@@ -4,19 +4,7 @@
  * before it. Constructors take Netty's parameters and check them at once.
  */
 import { NetloopError, checkBoolean, checkInteger } from './errors'
-
-/** @internal Kinds known to the native side (crates/node/src/channel/codecs.rs). */
-export const enum NativeKind {
-  Line = 1,
-  Delimiter = 2,
-  FixedLength = 3,
-  LengthField = 4,
-  Prepender = 5,
-  Idle = 6,
-  Tls = 7,
-  Resp = 8,
-  Http = 9,
-}
+import { NativeHandlerKind } from './protocol'
 
 const int = (name: string, v: unknown, min: number, max = 0x7fffffff): number => checkInteger(name, v, min, max)
 
@@ -36,7 +24,7 @@ function order(v: unknown): number {
 export abstract class NativeHandler {
   /** @internal */
   constructor(
-    /** @internal */ readonly _kind: NativeKind,
+    /** @internal */ readonly _kind: NativeHandlerKind,
     /** @internal */ readonly _params: number[],
     /** @internal */ readonly _delimiters?: Buffer[],
   ) {}
@@ -48,7 +36,7 @@ export abstract class NativeHandler {
 /** Splits on `\n` or `\r\n` (Netty's `LineBasedFrameDecoder`). Frames are `Buffer`s. */
 export class LineBasedFrameDecoder extends NativeHandler {
   constructor(maxLength: number, stripDelimiter = true, failFast = false) {
-    super(NativeKind.Line, [int('maxLength', maxLength, 1), bool('stripDelimiter', stripDelimiter), bool('failFast', failFast)])
+    super(NativeHandlerKind.Line, [int('maxLength', maxLength, 1), bool('stripDelimiter', stripDelimiter), bool('failFast', failFast)])
   }
 }
 
@@ -64,7 +52,7 @@ export class DelimiterBasedFrameDecoder extends NativeHandler {
       return b
     })
     super(
-      NativeKind.Delimiter,
+      NativeHandlerKind.Delimiter,
       [int('maxFrameLength', maxFrameLength, 1), bool('stripDelimiter', options.stripDelimiter ?? true), bool('failFast', options.failFast ?? true)],
       bufs,
     )
@@ -84,7 +72,7 @@ export class DelimiterBasedFrameDecoder extends NativeHandler {
 /** Frames of exactly `frameLength` bytes (Netty's `FixedLengthFrameDecoder`). */
 export class FixedLengthFrameDecoder extends NativeHandler {
   constructor(frameLength: number) {
-    super(NativeKind.FixedLength, [int('frameLength', frameLength, 1)])
+    super(NativeHandlerKind.FixedLength, [int('frameLength', frameLength, 1)])
   }
 }
 
@@ -106,7 +94,7 @@ export class LengthFieldBasedFrameDecoder extends NativeHandler {
     if (![1, 2, 3, 4, 8].includes(width)) {
       throw new NetloopError('ERR_OUT_OF_RANGE', `The value of "lengthFieldLength" is out of range. It must be 1, 2, 3, 4 or 8. Received ${width}`)
     }
-    super(NativeKind.LengthField, [
+    super(NativeHandlerKind.LengthField, [
       int('maxFrameLength', maxFrameLength, 1),
       int('lengthFieldOffset', lengthFieldOffset, 0),
       width,
@@ -125,7 +113,7 @@ export class LengthFieldPrepender extends NativeHandler {
     if (![1, 2, 3, 4, 8].includes(width)) {
       throw new NetloopError('ERR_OUT_OF_RANGE', `The value of "lengthFieldLength" is out of range. It must be 1, 2, 3, 4 or 8. Received ${width}`)
     }
-    super(NativeKind.Prepender, [
+    super(NativeHandlerKind.Prepender, [
       width,
       bool('lengthIncludesLengthFieldLength', options.lengthIncludesLengthFieldLength ?? false),
       int('lengthAdjustment', options.lengthAdjustment ?? 0, -0x7fffffff),
@@ -144,7 +132,7 @@ export class IdleStateHandler extends NativeHandler {
    * writer and all idleness (Netty's `observeOutput`, default false).
    */
   constructor(readerIdleMs: number, writerIdleMs: number, allIdleMs: number, options: { observeOutput?: boolean } = {}) {
-    super(NativeKind.Idle, [
+    super(NativeHandlerKind.Idle, [
       int('readerIdleMs', readerIdleMs, 0),
       int('writerIdleMs', writerIdleMs, 0),
       int('allIdleMs', allIdleMs, 0),

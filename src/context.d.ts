@@ -10,7 +10,7 @@ import type { ChannelHandler, Outbound } from './handlers';
 import type { NativeHandler } from './codecs';
 import type { ChannelPipeline } from './pipeline';
 import type { ChannelPromise } from './promise';
-/** The handler method for each wire kind of event or operation. */
+/** The handler method for each pipeline event or operation. */
 export declare const METHOD_NAMES: ReadonlyArray<[number, keyof ChannelHandler]>;
 export declare class ChannelHandlerContext {
     /** The handler's name in the pipeline. */

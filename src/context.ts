@@ -10,7 +10,7 @@ import type { ChannelHandler, Outbound } from './handlers'
 import type { NativeHandler } from './codecs'
 import type { ChannelPipeline } from './pipeline'
 import type { ChannelPromise } from './promise'
-import { W } from './wire'
+import { EVENT_COUNT, PipelineEvent } from './events'
 
 /** @internal What a pipeline node is. */
 export const enum Kind {
@@ -23,27 +23,26 @@ export const enum Kind {
 /** @internal A handler method, as the pipeline calls it. */
 export type HandlerMethod = (...a: unknown[]) => unknown
 
-/** The handler method for each wire kind of event or operation. */
+/** The handler method for each pipeline event or operation. */
 export const METHOD_NAMES: ReadonlyArray<[number, keyof ChannelHandler]> = [
-  [W.REGISTERED, 'channelRegistered'],
-  [W.UNREGISTERED, 'channelUnregistered'],
-  [W.ACTIVE, 'channelActive'],
-  [W.INACTIVE, 'channelInactive'],
-  [W.READ_BYTES, 'channelRead'],
-  [W.READ_COMPLETE, 'channelReadComplete'],
-  [W.USER_EVENT, 'userEventTriggered'],
-  [W.EXCEPTION, 'exceptionCaught'],
-  [W.WRITABILITY, 'channelWritabilityChanged'],
-  [W.WRITE_BYTES, 'write'],
-  [W.FLUSH, 'flush'],
-  [W.READ, 'read'],
-  [W.CLOSE, 'close'],
+  [PipelineEvent.ChannelRegistered, 'channelRegistered'],
+  [PipelineEvent.ChannelUnregistered, 'channelUnregistered'],
+  [PipelineEvent.ChannelActive, 'channelActive'],
+  [PipelineEvent.ChannelInactive, 'channelInactive'],
+  [PipelineEvent.ChannelRead, 'channelRead'],
+  [PipelineEvent.ChannelReadComplete, 'channelReadComplete'],
+  [PipelineEvent.UserEventTriggered, 'userEventTriggered'],
+  [PipelineEvent.ExceptionCaught, 'exceptionCaught'],
+  [PipelineEvent.ChannelWritabilityChanged, 'channelWritabilityChanged'],
+  [PipelineEvent.Write, 'write'],
+  [PipelineEvent.Flush, 'flush'],
+  [PipelineEvent.Read, 'read'],
+  [PipelineEvent.Close, 'close'],
 ]
-const TABLE_SIZE = W.CLOSE + 1
-const NO_METHODS: ReadonlyArray<HandlerMethod | undefined> = new Array<HandlerMethod | undefined>(TABLE_SIZE).fill(undefined)
+const NO_METHODS: ReadonlyArray<HandlerMethod | undefined> = new Array<HandlerMethod | undefined>(EVENT_COUNT).fill(undefined)
 
 /**
- * The methods `handler` has, by wire kind: looked up once, when the handler is added (as
+ * The methods `handler` has, by pipeline event: looked up once, when the handler is added (as
  * Netty computes a handler's skip mask once), so that passing an event along reads an array
  * slot instead of a property of handlers of every shape.
  */
@@ -53,7 +52,7 @@ function methodTable(handler: ChannelHandler | undefined): ReadonlyArray<Handler
   // prototype when the methods all come from there (one class, an instance per channel).
   const own = METHOD_NAMES.some(([, name]) => Object.hasOwn(handler, name))
   const key: object = own ? handler : (Object.getPrototypeOf(handler) ?? handler)
-  const table = new Array<HandlerMethod | undefined>(TABLE_SIZE).fill(undefined)
+  const table = new Array<HandlerMethod | undefined>(EVENT_COUNT).fill(undefined)
   for (const [kind, name] of METHOD_NAMES) {
     const fn = (handler as Record<string, unknown>)[name]
     if (typeof fn === 'function') table[kind] = fn as HandlerMethod
@@ -70,7 +69,7 @@ export class ChannelHandlerContext {
   /** @internal */ _prev: ChannelHandlerContext | undefined
   /** @internal */ _next: ChannelHandlerContext | undefined
   /** @internal */ _removed = false
-  /** @internal The handler's methods by wire kind (see `methodTable`). */
+  /** @internal The handler's methods by pipeline event (see `methodTable`). */
   readonly _methods: ReadonlyArray<HandlerMethod | undefined>
 
   /** @internal */
@@ -106,39 +105,39 @@ export class ChannelHandlerContext {
 
   // ---- inbound: to the next handler ----
   fireChannelRegistered(): this {
-    this.pipeline._fireInbound(this, W.REGISTERED, undefined)
+    this.pipeline._fireInbound(this, PipelineEvent.ChannelRegistered, undefined)
     return this
   }
   fireChannelUnregistered(): this {
-    this.pipeline._fireInbound(this, W.UNREGISTERED, undefined)
+    this.pipeline._fireInbound(this, PipelineEvent.ChannelUnregistered, undefined)
     return this
   }
   fireChannelActive(): this {
-    this.pipeline._fireInbound(this, W.ACTIVE, undefined)
+    this.pipeline._fireInbound(this, PipelineEvent.ChannelActive, undefined)
     return this
   }
   fireChannelInactive(): this {
-    this.pipeline._fireInbound(this, W.INACTIVE, undefined)
+    this.pipeline._fireInbound(this, PipelineEvent.ChannelInactive, undefined)
     return this
   }
   fireChannelRead(msg: unknown): this {
-    this.pipeline._fireInbound(this, W.READ_BYTES, msg)
+    this.pipeline._fireInbound(this, PipelineEvent.ChannelRead, msg)
     return this
   }
   fireChannelReadComplete(): this {
-    this.pipeline._fireInbound(this, W.READ_COMPLETE, undefined)
+    this.pipeline._fireInbound(this, PipelineEvent.ChannelReadComplete, undefined)
     return this
   }
   fireUserEventTriggered(event: unknown): this {
-    this.pipeline._fireInbound(this, W.USER_EVENT, event)
+    this.pipeline._fireInbound(this, PipelineEvent.UserEventTriggered, event)
     return this
   }
   fireExceptionCaught(error: unknown): this {
-    this.pipeline._fireInbound(this, W.EXCEPTION, error)
+    this.pipeline._fireInbound(this, PipelineEvent.ExceptionCaught, error)
     return this
   }
   fireChannelWritabilityChanged(): this {
-    this.pipeline._fireInbound(this, W.WRITABILITY, undefined)
+    this.pipeline._fireInbound(this, PipelineEvent.ChannelWritabilityChanged, undefined)
     return this
   }
 
@@ -153,7 +152,7 @@ export class ChannelHandlerContext {
   write(msg: Outbound): void
   write(msg: Outbound, promise: ChannelPromise): ChannelPromise
   write(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
-    this.pipeline._fireOutbound(this, W.WRITE_BYTES, msg, promise ?? this.pipeline._silentPromise)
+    this.pipeline._fireOutbound(this, PipelineEvent.Write, msg, promise ?? this.pipeline._silentPromise)
     return promise
   }
 
@@ -161,26 +160,26 @@ export class ChannelHandlerContext {
   writeAndFlush(msg: Outbound): void
   writeAndFlush(msg: Outbound, promise: ChannelPromise): ChannelPromise
   writeAndFlush(msg: Outbound, promise?: ChannelPromise): ChannelPromise | void {
-    this.pipeline._fireOutbound(this, W.WRITE_BYTES, msg, promise ?? this.pipeline._silentPromise)
-    this.pipeline._fireOutbound(this, W.FLUSH, undefined, undefined)
+    this.pipeline._fireOutbound(this, PipelineEvent.Write, msg, promise ?? this.pipeline._silentPromise)
+    this.pipeline._fireOutbound(this, PipelineEvent.Flush, undefined, undefined)
     return promise
   }
 
   /** Writes what was written so far to the socket. */
   flush(): this {
-    this.pipeline._fireOutbound(this, W.FLUSH, undefined, undefined)
+    this.pipeline._fireOutbound(this, PipelineEvent.Flush, undefined, undefined)
     return this
   }
 
   /** Asks for one more read (with `autoRead` off). */
   read(): this {
-    this.pipeline._fireOutbound(this, W.READ, undefined, undefined)
+    this.pipeline._fireOutbound(this, PipelineEvent.Read, undefined, undefined)
     return this
   }
 
   /** Closes the channel; resolves once it is closed. */
   close(promise: ChannelPromise = this.newPromise()): ChannelPromise {
-    this.pipeline._fireOutbound(this, W.CLOSE, undefined, promise)
+    this.pipeline._fireOutbound(this, PipelineEvent.Close, undefined, promise)
     return promise
   }
 

@@ -17,7 +17,8 @@
  *
  * The layouts both sides share are described in crates/node/src/channel/http_wire.rs.
  */
-import { NativeHandler, NativeKind } from './codecs'
+import { NativeHandler } from './codecs'
+import { HttpIn, HttpOut, NativeHandlerKind } from './protocol'
 import { checkBoolean, checkInteger, invalidArgType, outOfRange } from './errors'
 
 /** Limits of an `HttpServerCodec` (what a refused request is answered with in brackets). */
@@ -51,7 +52,7 @@ export class HttpServerCodec extends NativeHandler {
   constructor(o: HttpServerCodecOptions = {}) {
     const n = (name: keyof HttpServerCodecOptions, v: unknown, d: number, min: number, max = 0x7fffffff) => (v === undefined ? d : checkInteger(name, v, min, max))
     if (o.requireHost !== undefined) checkBoolean('requireHost', o.requireHost)
-    super(NativeKind.Http, [
+    super(NativeHandlerKind.Http, [
       n('maxHeadSize', o.maxHeadSize, 16 * 1024, 64),
       n('maxUriLength', o.maxUriLength, 8 * 1024, 1),
       n('maxHeaderCount', o.maxHeaderCount, 100, 1, 100_000),
@@ -224,14 +225,14 @@ export function writeHttp(m: HttpResponse | HttpContent, buf: Buffer, at: number
     at += 4 + b.length
   }
   if (m instanceof HttpContent) {
-    buf[at] = 2
+    buf[at] = HttpOut.Content
     buf.writeDoubleLE(m.requestId, at + 1)
     buf[at + 9] = m.last ? 1 : 0
     at += 10
     bin(m.data)
     return at
   }
-  buf[at] = 1
+  buf[at] = HttpOut.Response
   buf.writeDoubleLE(m.requestId, at + 1)
   buf.writeUInt16LE(m.status, at + 9)
   buf[at + 11] = m.streaming ? 1 : 0
@@ -253,10 +254,10 @@ export function httpBytes(m: HttpResponse | HttpContent): Buffer {
   return b.subarray(0, writeHttp(m, b, 0))
 }
 
-/** @internal The request or body piece at `at` of `arena` (a kind byte first: 0 request, 1 piece). */
+/** @internal The request or body piece at `at` of `arena` (an `HttpIn` kind byte first). */
 export function readHttp(arena: Buffer, at: number): HttpRequest | HttpContent {
   const kind = arena[at++]
-  if (kind === 0) return new HttpRequest(arena, at)
+  if (kind === HttpIn.Request) return new HttpRequest(arena, at)
   const id = arena.readDoubleLE(at)
   const last = arena[at + 8] !== 0
   const len = arena.readUInt32LE(at + 9)

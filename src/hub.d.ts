@@ -3,14 +3,20 @@ import { type Channel } from './channel';
 import { ChannelHandlerContext } from './context';
 import type { EventLoop } from './loop';
 import { ChannelPromise } from './promise';
+import { PipelineEvent } from './events';
 import { WritabilityCounter } from './writability';
 declare const NativeChannels: typeof Native.NativeChannels;
 type NativeChannels = Native.NativeChannels;
-/** Servers by channel id, so that a hub can find the initializer of an accepted channel. */
+/**
+ * Servers of this JS thread by channel id, so that the hub of whichever loop of the thread an
+ * accepted channel lands on finds its server's initializer. This thread's one registry on the
+ * JS side (module state is per thread): `ServerBootstrap.bind` registers a server when it
+ * opens it, the server's close future unregisters it (both on this thread).
+ */
 export declare const servers: Map<number, {
     accept(hub: ChannelHub, id: number): void;
 }>;
-/** The channel hub of `loop` (made on first use). */
+/** The channel hub of `loop` (made on first use; a field of the loop, it lives as long). */
 export declare function hubOf(loop: EventLoop): ChannelHub;
 /** Counters of a loop's JS boundary (see `EventLoop.metrics()`). */
 export interface ChannelMetrics {
@@ -45,9 +51,9 @@ export declare class ChannelHub {
     nativeRemove(ch: Channel, name: string): void;
     nativeReplace(ch: Channel, old: string, ctx: ChannelHandlerContext): void;
     /** An inbound event leaving JS at context `ctx` (0: the head) for the native pipeline. */
-    sendInbound(ch: Channel, ctx: number, kind: number, arg: unknown): void;
+    sendInbound(ch: Channel, ctx: number, kind: PipelineEvent, arg: unknown): void;
     /** An outbound operation leaving JS at context `ctx` (0: the tail) for the native pipeline. */
-    sendOutbound(ch: Channel, ctx: number, kind: number, msg: unknown, promise: ChannelPromise | undefined): void;
+    sendOutbound(ch: Channel, ctx: number, kind: PipelineEvent, msg: unknown, promise: ChannelPromise | undefined): void;
     /** Registers channel `ch` on its loop (after its initializer ran). */
     register(ch: Channel): void;
     /** A JS promise id for a native call that completes it (connect, bind, shutdownOutput). */

@@ -16,7 +16,9 @@ import { SslCloseCompletionEvent, SslHandshakeCompletionEvent, tlsHandlerOf } fr
 import { publishClose, publishServerSocket } from './diagnostics'
 import type { EventLoop } from './loop'
 import { ChannelPromise } from './promise'
-import { ARENA_BYTES, EVENT_CAPACITY, OP_CAPACITY, VOID_FIRING, W, checkWire } from './wire'
+import { ARENA_BYTES, EVENT_CAPACITY, OP_CAPACITY, checkWire } from './wire'
+import { ErrorIndex, Outcome, PromiseId, RecordField, ServerId, UserEventKind, WireKind } from './protocol'
+import { EVENT_COUNT, PipelineEvent } from './events'
 import { VALUE_SIZE, WritabilityCounter } from './writability'
 
 const NativeChannels = native.NativeChannels
@@ -32,19 +34,17 @@ const CHANNEL_CACHE = 4096
  */
 const BORROW_MIN = 8 * 1024
 
-const hubs = new WeakMap<EventLoop, ChannelHub>()
-
-/** Servers by channel id, so that a hub can find the initializer of an accepted channel. */
+/**
+ * Servers of this JS thread by channel id, so that the hub of whichever loop of the thread an
+ * accepted channel lands on finds its server's initializer. This thread's one registry on the
+ * JS side (module state is per thread): `ServerBootstrap.bind` registers a server when it
+ * opens it, the server's close future unregisters it (both on this thread).
+ */
 export const servers = new Map<number, { accept(hub: ChannelHub, id: number): void }>()
 
-/** The channel hub of `loop` (made on first use). */
+/** The channel hub of `loop` (made on first use; a field of the loop, it lives as long). */
 export function hubOf(loop: EventLoop): ChannelHub {
-  let h = hubs.get(loop)
-  if (!h) {
-    h = new ChannelHub(loop)
-    hubs.set(loop, h)
-  }
-  return h
+  return (loop._hub ??= new ChannelHub(loop))
 }
 
 /** Counters of a loop's JS boundary (see `EventLoop.metrics()`). */
@@ -61,7 +61,7 @@ export interface ChannelMetrics {
 
 /** Closes every channel of `loop` (its shutdown started). */
 export function closeChannelsOf(loop: EventLoop): void {
-  const h = hubs.get(loop)
+  const h = loop._hub
   if (h) {
     h.sync()
     h.native.closeAll()
@@ -69,11 +69,40 @@ export function closeChannelsOf(loop: EventLoop): void {
 }
 
 export function channelMetrics(loop: EventLoop): ChannelMetrics | undefined {
-  const h = hubs.get(loop)
+  const h = loop._hub
   if (!h) return undefined
   const m = h.native.metrics()
   return { iterations: m[0], deliveries: m[1], events: m[2], jsToNativeCalls: m[3], ops: m[4], bytesIn: m[5], bytesOut: m[6], channels: m[7] }
 }
+
+/**
+ * The wire kind of each pipeline event that leaves JS for the native pipeline as a plain
+ * record (reads, user events and exceptions carry payloads and are encoded by `sendInbound`).
+ */
+const WIRE_OF_EVENT: ReadonlyArray<WireKind> = [
+  WireKind.Registered,
+  WireKind.Unregistered,
+  WireKind.Active,
+  WireKind.Inactive,
+  WireKind.ReadBytes,
+  WireKind.ReadComplete,
+  WireKind.UserEvent,
+  WireKind.Exception,
+  WireKind.WritabilityChanged,
+  WireKind.WriteBytes,
+  WireKind.Flush,
+  WireKind.Read,
+  WireKind.Close,
+]
+
+/** The pipeline event of each inbound or outbound wire kind JS receives (the rest: 0, unused). */
+const EVENT_OF_WIRE: Uint8Array = (() => {
+  const t = new Uint8Array(WireKind.PromiseDone)
+  WIRE_OF_EVENT.forEach((wire, ev) => (t[wire] = ev))
+  t[WireKind.ReadValue] = t[WireKind.ReadResp] = t[WireKind.ReadHttp] = PipelineEvent.ChannelRead
+  t[WireKind.WriteValue] = PipelineEvent.Write
+  return t
+})()
 
 /**
  * Which directions a JS handler has methods for (1 inbound, 2 outbound): its native stand-in
@@ -82,8 +111,7 @@ export function channelMetrics(loop: EventLoop): ChannelMetrics | undefined {
 function takes(ctx: ChannelHandlerContext): number {
   const m = ctx._methods
   let bits = 0
-  for (let k = W.REGISTERED; k <= W.WRITABILITY; k++) if (m[k] !== undefined) bits |= 1
-  for (const k of [W.WRITE_BYTES, W.FLUSH, W.READ, W.CLOSE]) if (m[k] !== undefined) bits |= 2
+  for (let k = 0; k < EVENT_COUNT; k++) if (m[k] !== undefined) bits |= k < PipelineEvent.Write ? 1 : 2
   return bits
 }
 
@@ -113,8 +141,8 @@ export class ChannelHub {
   readonly #channels = new Map<number, Channel>()
   /** A direct-mapped cache in front of `#channels` (ids are sequential: few collisions). */
   readonly #channelCache: Array<Channel | undefined> = new Array<Channel | undefined>(CHANNEL_CACHE).fill(undefined)
-  readonly #events = new Float64Array(EVENT_CAPACITY * W.RECORD)
-  readonly #ops = new Float64Array(1 + OP_CAPACITY * W.RECORD)
+  readonly #events = new Float64Array(EVENT_CAPACITY * RecordField.Length)
+  readonly #ops = new Float64Array(1 + OP_CAPACITY * RecordField.Length)
   readonly #arena = Buffer.allocUnsafeSlow(ARENA_BYTES)
   #arenaUsed = 0
   /** What the last `#encode` made: the op's kind and its `a`, `b` fields. */
@@ -141,8 +169,8 @@ export class ChannelHub {
     return this.native.cancelPromise(id)
   }
   readonly #completeNative = (id: number, error: Error | null) => {
-    if (error === null) this.#op(W.COMPLETE_PROMISE, 0, 0, id, 0, 0)
-    else this.#op(W.COMPLETE_PROMISE, 0, this.#errorStrings(error), id, 2, this.#token(error))
+    if (error === null) this.#op(WireKind.CompletePromise, 0, 0, id, Outcome.Success, 0)
+    else this.#op(WireKind.CompletePromise, 0, this.#errorStrings(error), id, Outcome.JsError, this.#token(error))
   }
 
   /** What JS's queued writes count towards writability (see `writability.ts`). */
@@ -150,7 +178,9 @@ export class ChannelHub {
 
   constructor(readonly loop: EventLoop) {
     checkWire()
-    this.native = new NativeChannels(loop._native, (n: number, arena?: Buffer, strings?: string[], base?: number, segments?: Buffer[]) => this.#dispatch(n, arena, strings, base, segments), this.#events, this.#ops, this.#arena)
+    this.native = new NativeChannels(loop._native, this.#events, this.#ops, this.#arena)
+    // Event records arrive through the loop's one dispatch function (DispatchKind.Channels).
+    loop._onChannelEvents = (n, arena, strings, base, segments) => this.#dispatch(n, arena, strings, base, segments)
     this.writability = new WritabilityCounter(this.native, this.#ops)
   }
 
@@ -235,7 +265,7 @@ export class ChannelHub {
       n = 0
     }
     if (n === 0) this.writability.epoch++
-    const at = 1 + n * W.RECORD
+    const at = 1 + n * RecordField.Length
     ops[at] = kind
     ops[at + 1] = channel
     ops[at + 2] = ctx
@@ -291,10 +321,10 @@ export class ChannelHub {
       buf = Buffer.from(msg, 'utf8')
     } else if (msg instanceof Uint8Array) {
       buf = msg
-    } else if (msg instanceof RespReply && bytesKind === W.WRITE_BYTES) {
-      return this.#encodeFramed(W.WRITE_RESP, msg, RESP_CODEC)
-    } else if ((msg instanceof HttpResponse || msg instanceof HttpContent) && bytesKind === W.WRITE_BYTES) {
-      return this.#encodeFramed(W.WRITE_HTTP, msg, HTTP_CODEC)
+    } else if (msg instanceof RespReply && bytesKind === WireKind.WriteBytes) {
+      return this.#encodeFramed(WireKind.WriteResp, msg, RESP_CODEC)
+    } else if ((msg instanceof HttpResponse || msg instanceof HttpContent) && bytesKind === WireKind.WriteBytes) {
+      return this.#encodeFramed(WireKind.WriteHttp, msg, HTTP_CODEC)
     } else {
       return this.#encoded(valueKind, this.#token(msg), 0)
     }
@@ -337,10 +367,10 @@ export class ChannelHub {
     this.#encB = b
   }
 
-  /** The wire id of `p`: 0 silent void, `VOID_FIRING`, a JS id (> 0) or a lent one (< -1). */
+  /** The wire id of `p`: 0 silent void, `PromiseId.VoidFiring`, a JS id (> 0) or a lent one (< -1). */
   #promiseId(p: ChannelPromise | undefined): number {
     if (p === undefined || p._silent) return 0
-    if (p._id === 0) return p._fires ? VOID_FIRING : 0
+    if (p._id === 0) return p._fires ? PromiseId.VoidFiring : PromiseId.Silent
     if (p._id < 0 || p._id > 0) return p._id
     const id = this.#nextPromise++
     p._id = id
@@ -357,52 +387,52 @@ export class ChannelHub {
   }
 
   /** An inbound event leaving JS at context `ctx` (0: the head) for the native pipeline. */
-  sendInbound(ch: Channel, ctx: number, kind: number, arg: unknown): void {
+  sendInbound(ch: Channel, ctx: number, kind: PipelineEvent, arg: unknown): void {
     if (!this.#known(ch)) return
     switch (kind) {
-      case W.READ_BYTES: {
-        this.#encode(arg, W.READ_BYTES, W.READ_BIG, W.READ_VALUE)
+      case PipelineEvent.ChannelRead: {
+        this.#encode(arg, WireKind.ReadBytes, WireKind.ReadBig, WireKind.ReadValue)
         this.#op(this.#encKind, ch.id, ctx, this.#encA, this.#encB, 0)
         break
       }
-      case W.USER_EVENT:
-        this.#op(W.USER_EVENT, ch.id, ctx, this.#token(arg), 0, 0)
+      case PipelineEvent.UserEventTriggered:
+        this.#op(WireKind.UserEvent, ch.id, ctx, this.#token(arg), UserEventKind.Token, 0)
         break
-      case W.EXCEPTION:
-        this.#op(W.EXCEPTION, ch.id, ctx, this.#token(arg), this.#errorStrings(arg), 0)
+      case PipelineEvent.ExceptionCaught:
+        this.#op(WireKind.Exception, ch.id, ctx, this.#token(arg), this.#errorStrings(arg), 0)
         break
       default:
-        this.#op(kind, ch.id, ctx, 0, 0, 0)
+        this.#op(WIRE_OF_EVENT[kind], ch.id, ctx, 0, 0, 0)
     }
     if (this.#big.length > 0 || this.#strings.length > 0) this.#applyNow()
   }
 
   /** An outbound operation leaving JS at context `ctx` (0: the tail) for the native pipeline. */
-  sendOutbound(ch: Channel, ctx: number, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
+  sendOutbound(ch: Channel, ctx: number, kind: PipelineEvent, msg: unknown, promise: ChannelPromise | undefined): void {
     // Cancelled before it left JS: the operation does nothing (Netty's isNotValidPromise).
     if (promise?.isCancelled) return
     if (!this.#known(ch)) {
-      if (kind === W.WRITE_BYTES || kind === W.CLOSE) {
+      if (kind === PipelineEvent.Write || kind === PipelineEvent.Close) {
         const closed = errorOf('ERR_CHANNEL_CLOSED', `channel ${ch.id} is closed`, ch.id, closeCauses.get(ch))
-        if (kind === W.CLOSE) promise?._complete({ ok: true })
+        if (kind === PipelineEvent.Close) promise?._complete({ ok: true })
         else promise?._complete({ ok: false, error: closed })
       }
       return
     }
-    if (kind === W.WRITE_BYTES) {
-      this.#encode(msg, W.WRITE_BYTES, W.WRITE_BIG, W.WRITE_VALUE)
+    if (kind === PipelineEvent.Write) {
+      this.#encode(msg, WireKind.WriteBytes, WireKind.WriteBig, WireKind.WriteValue)
       // A RESP/HTTP message too big for the arena travels as a big chunk (`b` = -1).
-      const size = this.#encKind === W.WRITE_VALUE ? VALUE_SIZE : this.#encB < 0 ? this.#big[this.#encA].length : this.#encB
+      const size = this.#encKind === WireKind.WriteValue ? VALUE_SIZE : this.#encB < 0 ? this.#big[this.#encA].length : this.#encB
       this.#op(this.#encKind, ch.id, ctx, this.#encA, this.#encB, this.#promiseId(promise))
       this.writability.count(ch, size)
     } else {
-      this.#op(kind, ch.id, ctx, 0, 0, kind === W.CLOSE ? this.#promiseId(promise) : 0)
+      this.#op(WIRE_OF_EVENT[kind], ch.id, ctx, 0, 0, kind === PipelineEvent.Close ? this.#promiseId(promise) : 0)
     }
   }
 
   /** Registers channel `ch` on its loop (after its initializer ran). */
   register(ch: Channel): void {
-    this.#op(W.REGISTER, ch.id, 0, 0, 0, 0)
+    this.#op(WireKind.Register, ch.id, 0, 0, 0, 0)
   }
 
   /** A JS promise id for a native call that completes it (connect, bind, shutdownOutput). */
@@ -433,9 +463,9 @@ export class ChannelHub {
       // that made it: the connect() call, or the server's bind() for accepted channels).
       let i = 0
       while (i < count) {
-        const chan = ev[i * W.RECORD + 1]
+        const chan = ev[i * RecordField.Length + RecordField.Channel]
         let j = i + 1
-        while (j < count && ev[j * W.RECORD + 1] === chan) j++
+        while (j < count && ev[j * RecordField.Length + RecordField.Channel] === chan) j++
         const ch = chan === 0 ? undefined : this.channel(chan)
         if (ch) ch._resource.runInAsyncScope(this.#routeRange, this, ch, i, j, arena, strings)
         else this.#routeRange(undefined, i, j, arena, strings)
@@ -451,7 +481,7 @@ export class ChannelHub {
   #routeRange(ch: Channel | undefined, from: number, to: number, arena: Buffer | undefined, strings: string[] | undefined): void {
     const ev = this.#events
     for (let i = from; i < to; i++) {
-      const at = i * W.RECORD
+      const at = i * RecordField.Length
       try {
         this.#route(ch, ev[at], ev[at + 1], ev[at + 2], ev[at + 3], ev[at + 4], ev[at + 5], arena, strings)
       } catch (e) {
@@ -464,7 +494,7 @@ export class ChannelHub {
 
   /** A native error is four strings: code, message, and its cause's code and message ('' if none). */
   #error(b: number, at: number, strings: string[] | undefined, channel: number): unknown {
-    if (b === 2) return this.#tokens.get(at)
+    if (b === Outcome.JsError) return this.#tokens.get(at)
     // Four strings: code, message, and the cause's (empty without one).
     const causeCode = strings?.[at + 2]
     const cause = causeCode ? errorOf(causeCode, strings?.[at + 3] ?? '', channel) : undefined
@@ -485,83 +515,88 @@ export class ChannelHub {
     return undefined
   }
 
-  /** A TLS user event (wire sub-codes 3: handshake done, `a` = -1 or the error; 4: close_notify). */
-  #tlsEvent(b: number, a: number, strings: string[] | undefined, chan: number): unknown {
-    if (b !== 3) return SslCloseCompletionEvent.INSTANCE
-    return a < 0 ? SslHandshakeCompletionEvent.SUCCESS : SslHandshakeCompletionEvent.failed(this.#error(1, a, strings, chan) as NetloopError)
+  /** The user event of a `UserEvent` record (`b` names what it is, `a` carries it). */
+  #userEvent(b: UserEventKind, a: number, strings: string[] | undefined, chan: number): unknown {
+    switch (b) {
+      case UserEventKind.Token:
+        return this.#take(a)
+      case UserEventKind.Idle:
+        return idleEvent(a)
+      case UserEventKind.InputShutdown:
+        return ChannelInputShutdownEvent.INSTANCE
+      case UserEventKind.TlsHandshake:
+        return this.#handshakeEvent(a, strings, chan)
+      default:
+        return SslCloseCompletionEvent.INSTANCE
+    }
   }
 
-  #route(ch: Channel | undefined, kind: number, chan: number, ctxId: number, a: number, b: number, c: number, arena: Buffer | undefined, strings: string[] | undefined): void {
-    if (kind < W.WRITE_BYTES) {
+  /** A TLS handshake's completion: `a` = `ErrorIndex.None` or the error's string index. */
+  #handshakeEvent(a: number, strings: string[] | undefined, chan: number): SslHandshakeCompletionEvent {
+    return a === ErrorIndex.None ? SslHandshakeCompletionEvent.SUCCESS : SslHandshakeCompletionEvent.failed(this.#error(Outcome.NativeError, a, strings, chan) as NetloopError)
+  }
+
+  #route(ch: Channel | undefined, kind: WireKind, chan: number, ctxId: number, a: number, b: number, c: number, arena: Buffer | undefined, strings: string[] | undefined): void {
+    if (kind < WireKind.WriteBytes) {
       const ctx = this.#context(ch, ctxId)
       if (!ctx) return
       let arg: unknown
-      if (kind === W.READ_BYTES) arg = c > 0 ? this.#segments![c - 1] : b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
-      else if (kind === W.READ_HTTP) {
-        arg = readHttp(arena!, a)
-        kind = W.READ_BYTES
-      } else if (kind === W.READ_RESP) {
-        arg = readValue(arena!, a)
-        kind = W.READ_BYTES
-      } else if (kind === W.READ_VALUE) {
-        arg = this.#take(a)
-        kind = W.READ_BYTES
-      } else if (kind === W.USER_EVENT) arg = b === 0 ? this.#take(a) : b === 1 ? idleEvent(a) : b === 2 ? ChannelInputShutdownEvent.INSTANCE : this.#tlsEvent(b, a, strings, chan)
-      else if (kind === W.EXCEPTION) arg = this.#error(b, a, strings, chan)
-      ctx.pipeline._deliverInbound(ctx, kind, arg)
+      if (kind === WireKind.ReadBytes) arg = c > 0 ? this.#segments![c - 1] : b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
+      else if (kind === WireKind.ReadHttp) arg = readHttp(arena!, a)
+      else if (kind === WireKind.ReadResp) arg = readValue(arena!, a)
+      else if (kind === WireKind.ReadValue) arg = this.#take(a)
+      else if (kind === WireKind.UserEvent) arg = this.#userEvent(b, a, strings, chan)
+      else if (kind === WireKind.Exception) arg = this.#error(b, a, strings, chan)
+      ctx.pipeline._deliverInbound(ctx, EVENT_OF_WIRE[kind], arg)
       return
     }
-    if (kind < W.PROMISE_DONE) {
+    if (kind < WireKind.PromiseDone) {
       const ctx = this.#context(ch, ctxId)
-      const promise = c < VOID_FIRING ? this.#lent(c) : c === VOID_FIRING ? ctx?.pipeline._voidPromise : c === 0 ? ctx?.pipeline._silentPromise : undefined
+      const promise = c < PromiseId.VoidFiring ? this.#lent(c) : c === PromiseId.VoidFiring ? ctx?.pipeline._voidPromise : c === PromiseId.Silent ? ctx?.pipeline._silentPromise : undefined
       if (!ctx) {
         promise?.tryFailure(errorOf('ERR_CHANNEL_CLOSED', 'the handler is gone', chan))
         return
       }
       let msg: unknown
-      if (kind === W.WRITE_BYTES) msg = b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
-      else if (kind === W.WRITE_VALUE) {
-        msg = this.#take(a)
-        kind = W.WRITE_BYTES
-      }
-      ctx.pipeline._deliverOutbound(ctx, kind, msg, promise)
+      if (kind === WireKind.WriteBytes) msg = b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
+      else if (kind === WireKind.WriteValue) msg = this.#take(a)
+      ctx.pipeline._deliverOutbound(ctx, EVENT_OF_WIRE[kind], msg, promise)
       return
     }
     switch (kind) {
-      case W.PROMISE_DONE: {
+      case WireKind.PromiseDone: {
         const p = this.#promises.get(a)
         if (!p) return
         this.#promises.delete(a)
-        p._complete(b === 0 ? { ok: true } : { ok: false, error: this.#error(b, c, strings, chan) as Error })
+        p._complete(b === Outcome.Success ? { ok: true } : { ok: false, error: this.#error(b, c, strings, chan) as Error })
         return
       }
-      case W.NEW_CHANNEL:
-        if (a === -1) this.#acceptRemote(chan)
+      case WireKind.NewChannel:
+        if (a === ServerId.Remote) this.#acceptRemote(chan)
         else servers.get(a)?.accept(this, chan)
         return
-      case W.CLOSED: {
+      case WireKind.Closed: {
         const ch = this.channel(chan)
-        if (ch && b !== 0) closeCauses.set(ch, this.#error(b, a, strings, chan))
+        if (ch && b !== Outcome.Success) closeCauses.set(ch, this.#error(b, a, strings, chan))
         if (ch) tlsHandlerOf(ch)?._onClosed() // channel.tls stays readable after the close
         ch?._onClosed()
         if (ch) publishClose(ch, closeCauses.get(ch))
         return
       }
-      case W.UNHANDLED: {
+      case WireKind.Unhandled: {
         const ch = this.channel(chan)
         if (ch) ch.pipeline._reportUnhandled(this.#error(b, a, strings, chan))
         return
       }
-      case W.TLS_HANDSHAKE: {
+      case WireKind.TlsHandshake: {
         const ch = this.channel(chan)
-        const ev = a < 0 ? SslHandshakeCompletionEvent.SUCCESS : SslHandshakeCompletionEvent.failed(this.#error(1, a, strings, chan) as NetloopError)
-        if (ch) tlsHandlerOf(ch)?._handshakeDone(ev)
+        if (ch) tlsHandlerOf(ch)?._handshakeDone(this.#handshakeEvent(a, strings, chan))
         return
       }
-      case W.RELEASE:
+      case WireKind.Release:
         this.#tokens.delete(a)
         return
-      case W.FORGET: {
+      case WireKind.Forget: {
         const ch = this.#forgetChannel(chan)
         if (ch) {
           ch._known = false

@@ -6,9 +6,10 @@
  *
  * Ground rules (all state here is touched on the loop's thread only):
  * - JS tasks live in a FIFO here; one native "marker" task runs up to JS_BATCH of them. At
- *   most 64 markers run per loop iteration, then the iteration hands the thread back to
- *   libuv and the next one runs in libuv's poll phase: Node's timers, I/O and setImmediate
- *   always get their turn, however many tasks keep coming.
+ *   most one marker is queued at a time, and the core runs a task queued during an
+ *   iteration in the next one: one marker per iteration, then the iteration hands the thread
+ *   back to libuv and the next one runs in libuv's poll phase: Node's timers, I/O and
+ *   setImmediate always get their turn, however many tasks keep coming.
  * - Every task whose `execute` returned runs, or is reported to `onTaskError` with an
  *   `ERR_REJECTED_EXECUTION` error (only if the loop was destroyed under it).
  * - Tasks and timers run in the async context of the code that submitted them.
@@ -29,7 +30,8 @@ import {
 } from './errors'
 import { type AbortOptions, abortError, signalOf } from './abort'
 import { publishLoopShutdown } from './diagnostics'
-import { channelMetrics, closeChannelsOf, type ChannelMetrics } from './hub'
+import { type ChannelHub, channelMetrics, closeChannelsOf, type ChannelMetrics } from './hub'
+import { DispatchKind, DispatchPacking, TimerArmSlot } from './protocol'
 import { TaskQueue } from './tasks'
 import { ScheduledTask, TimerQueue, type Task } from './timers'
 
@@ -37,7 +39,6 @@ export { ScheduledTask, type Task } from './timers'
 
 const NativeEventLoop = native.NativeEventLoop
 type NativeEventLoop = Native.NativeEventLoop
-const TIMER_ARM_LENGTH = native.TIMER_ARM_LENGTH
 
 /** What `EventLoop.metrics()` reports. */
 export interface LoopMetrics extends ChannelMetrics {
@@ -85,18 +86,7 @@ export interface EventLoopOptions {
 /** JS tasks run per native task (marker). */
 const JS_BATCH = 32
 
-const enum Dispatch {
-  Task = 0,
-  Timers = 1,
-  Terminated = 2,
-  Remote = 3,
-  Fault = 4,
-}
-/** The native side packs (kind, arg) into one number: arg * PACK + kind. */
-const PACK = 8
 
-/** @internal the arm buffer's length (checked against the native side by a test). */
-export const _timerLayout = { length: TIMER_ARM_LENGTH }
 
 /** The test hooks of the native loop (only with NETLOOP_TEST_HOOKS=1; not in its typings). */
 interface NativeTestHooks {
@@ -123,7 +113,7 @@ export class EventLoop {
   readonly #runTask = (fn: Task) => this.#run(fn)
   #markerQueued = false
   readonly #maxPending: number
-  readonly #arm = new Float64Array(TIMER_ARM_LENGTH)
+  readonly #arm = new Float64Array(TimerArmSlot.Length)
   readonly #timers: TimerQueue
   #inDispatch = 0
   #shutdownRequested = false
@@ -134,13 +124,18 @@ export class EventLoop {
    * idle loop can be collected): the loop must hold it strongly itself, or the function could
    * be collected while the loop is still in use.
    */
-  readonly #dispatchFn = (packed: number) => this.#dispatch(packed)
+  readonly #dispatchFn = (packed: number, arena?: Buffer, strings?: string[], base?: number, segments?: Buffer[]) =>
+    this.#dispatch(packed, arena, strings, base, segments)
   #taskFailures = 0
   readonly #onTaskError: (error: unknown, loop: EventLoop) => void
   readonly #termination: Promise<void>
   #resolveTermination!: () => void
   /** @internal test and benchmark hook: tasks posted by `_postFromOtherThread` land here. */
   _onRemoteTask?: (latencyNs: number) => void
+  /** @internal the loop's channel hub (src/hub.ts `hubOf`), made when its first channel is. */
+  _hub: ChannelHub | undefined = undefined
+  /** @internal the loop's channel hub (src/hub.ts): event records delivered through this loop's dispatch. */
+  _onChannelEvents?: (count: number, arena: Buffer | undefined, strings: string[] | undefined, base: number | undefined, segments: Buffer[] | undefined) => void
 
   constructor(options: EventLoopOptions = {}) {
     if (options === null || typeof options !== 'object') throw invalidArgType('options', 'object', options)
@@ -164,25 +159,30 @@ export class EventLoop {
     }
   }
 
-  #dispatch(packed: number): void {
-    const kind = packed % PACK
-    const arg = (packed - kind) / PACK
+  /** The loop's one entry point into JS: tasks, timers, channel events, termination. */
+  #dispatch(packed: number, arena?: Buffer, strings?: string[], base?: number, segments?: Buffer[]): void {
+    // The native side packs (kind, arg) into one number: arg * Multiplier + kind.
+    const kind = packed % DispatchPacking.Multiplier
+    const arg = (packed - kind) / DispatchPacking.Multiplier
     this.#inDispatch++
     try {
       switch (kind) {
-        case Dispatch.Task:
+        case DispatchKind.Task:
           this.#runTaskBatch()
           return
-        case Dispatch.Timers:
+        case DispatchKind.Timers:
           this.#timers.runDue()
           return
-        case Dispatch.Terminated:
+        case DispatchKind.Terminated:
           this.#onTerminated()
           return
-        case Dispatch.Remote:
+        case DispatchKind.Channels:
+          this._onChannelEvents?.(arg, arena, strings, base, segments)
+          return
+        case DispatchKind.Remote:
           this._onRemoteTask?.(arg)
           return
-        case Dispatch.Fault:
+        case DispatchKind.Fault:
           this.#fail(new NetloopError('ERR_LOOP_FAILED', `loop ${this.name} failed: libuv could not watch its rebuilt selector (libuv error -${arg}); it terminates`))
           return
       }

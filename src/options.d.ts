@@ -1,4 +1,4 @@
-/** Every channel option (DESIGN.md §4), with Netty's names in camelCase. */
+/** Every channel option (the guide's list), with Netty's names in camelCase. */
 export interface ChannelOptions {
     /** Disable Nagle's algorithm (default true). */
     tcpNoDelay?: boolean;

@@ -1,6 +1,23 @@
 /**
  * `ChannelPipeline`: the ordered handlers of a channel, JS and native mixed in any order.
  *
+ * Event flow (the same diagram is in docs/guide.md, "A mixed native/JS pipeline"):
+ *
+ *              native (Rust, the loop thread)          ┊   JS (the same thread)
+ *                                                      ┊
+ *  inbound     socket ─► head ─► decoder ─► stand-in ══╪══► parser ─► app ─► tail
+ *  head → tail                               of parser ┊                       (unhandled
+ *                                                      ┊                        reported)
+ *  outbound    socket ◄─ head ◄─ prepender ◄ stand-in ◄╪═══ parser ◄─ app ◄─ channel.write
+ *  tail → head                               of parser ┊
+ *                                                      ┊
+ *  ─►  a call on one side: an event between two JS (or two native) handlers stays there
+ *  ══► the boundary, crossed only where a native handler and a JS one are neighbours:
+ *      inbound as event records (src/hub.ts #dispatch, one call per loop iteration, bytes in
+ *      one arena); outbound as op records (JS -> channel/ops.rs, applied when that call
+ *      returns, or once per microtask checkpoint). A JS handler without methods of a
+ *      direction is passed by natively (its stand-in forwards), so the boundary is not crossed.
+ *
  * Ground rules:
  * - The JS list here mirrors the native pipeline name for name: every change is made on the
  *   native side first (which checks it), then here. JS handlers have a native stand-in that

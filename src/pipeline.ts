@@ -1,6 +1,23 @@
 /**
  * `ChannelPipeline`: the ordered handlers of a channel, JS and native mixed in any order.
  *
+ * Event flow (the same diagram is in docs/guide.md, "A mixed native/JS pipeline"):
+ *
+ *              native (Rust, the loop thread)          ┊   JS (the same thread)
+ *                                                      ┊
+ *  inbound     socket ─► head ─► decoder ─► stand-in ══╪══► parser ─► app ─► tail
+ *  head → tail                               of parser ┊                       (unhandled
+ *                                                      ┊                        reported)
+ *  outbound    socket ◄─ head ◄─ prepender ◄ stand-in ◄╪═══ parser ◄─ app ◄─ channel.write
+ *  tail → head                               of parser ┊
+ *                                                      ┊
+ *  ─►  a call on one side: an event between two JS (or two native) handlers stays there
+ *  ══► the boundary, crossed only where a native handler and a JS one are neighbours:
+ *      inbound as event records (src/hub.ts #dispatch, one call per loop iteration, bytes in
+ *      one arena); outbound as op records (JS -> channel/ops.rs, applied when that call
+ *      returns, or once per microtask checkpoint). A JS handler without methods of a
+ *      direction is passed by natively (its stand-in forwards), so the boundary is not crossed.
+ *
  * Ground rules:
  * - The JS list here mirrors the native pipeline name for name: every change is made on the
  *   native side first (which checks it), then here. JS handlers have a native stand-in that
@@ -22,7 +39,7 @@ import { NetloopError, invalidArgType } from './errors'
 import type { ChannelHub } from './hub'
 import { ChannelPromise } from './promise'
 import { deliverInbound, deliverOutbound, fireInbound, fireOutbound, isThenable, markRecent } from './routing'
-import { W } from './wire'
+import { PipelineEvent } from './events'
 
 /** A handler class (JS or native), to find a handler by type as Netty's `get(Class)` does. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -41,6 +58,11 @@ const enum Pos {
 /** Receives exceptions that reached the tail of a pipeline. Default: printed to stderr. */
 export type UnhandledExceptionHandler = (error: unknown, channel: Channel) => void
 
+/**
+ * The handler of exceptions that reach a pipeline's tail, for every channel of this JS thread
+ * (module state; `ChannelPipeline.setUnhandledExceptionHandler` replaces it), as Netty logs
+ * them for every channel.
+ */
 let unhandled: UnhandledExceptionHandler = (error, channel) => {
   console.error(`netloop: an exception reached the tail of the pipeline of channel ${channel.id} (add an exceptionCaught handler):`, error)
 }
@@ -317,26 +339,26 @@ export class ChannelPipeline {
 
   /** True if a JS handler of this pipeline has `exceptionCaught`. */
   #takesExceptions(): boolean {
-    for (let c = this._head._next; c && c !== this._tail; c = c._next) if (c._methods[W.EXCEPTION] !== undefined) return true
+    for (let c = this._head._next; c && c !== this._tail; c = c._next) if (c._methods[PipelineEvent.ExceptionCaught] !== undefined) return true
     return false
   }
 
   // ---- events from the ends ----
 
   fireChannelRead(msg: unknown): this {
-    this._fireInbound(this._head, W.READ_BYTES, msg)
+    this._fireInbound(this._head, PipelineEvent.ChannelRead, msg)
     return this
   }
   fireChannelReadComplete(): this {
-    this._fireInbound(this._head, W.READ_COMPLETE, undefined)
+    this._fireInbound(this._head, PipelineEvent.ChannelReadComplete, undefined)
     return this
   }
   fireUserEventTriggered(event: unknown): this {
-    this._fireInbound(this._head, W.USER_EVENT, event)
+    this._fireInbound(this._head, PipelineEvent.UserEventTriggered, event)
     return this
   }
   fireExceptionCaught(error: unknown): this {
-    this._fireInbound(this._head, W.EXCEPTION, error)
+    this._fireInbound(this._head, PipelineEvent.ExceptionCaught, error)
     return this
   }
 

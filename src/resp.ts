@@ -13,7 +13,8 @@
  *
  * The tag format both sides share is described in crates/node/src/channel/resp_wire.rs.
  */
-import { NativeHandler, NativeKind } from './codecs'
+import { NativeHandler } from './codecs'
+import { NativeHandlerKind, RespTag as T } from './protocol'
 import { checkBoolean, checkInteger } from './errors'
 
 /** Limits of a `RespDecoder` (defaults as redis-server's where it has one). */
@@ -48,7 +49,7 @@ export class RespDecoder extends NativeHandler {
       checkBoolean(name, v)
       return v ? 1 : 0
     }
-    super(NativeKind.Resp, [
+    super(NativeHandlerKind.Resp, [
       n('maxBulkLength', options.maxBulkLength, 512 * 1024 * 1024, 0),
       n('maxArrayLength', options.maxArrayLength, 1024 * 1024, 0),
       n('maxNestingDepth', options.maxNestingDepth, 32, 0),
@@ -62,26 +63,6 @@ export class RespDecoder extends NativeHandler {
 /** An error reply (`-ERR ...`), as read from a peer. */
 export class RespErrorReply {
   constructor(readonly message: string) {}
-}
-
-const enum T {
-  Simple = 1,
-  Error = 2,
-  Integer = 3,
-  Bulk = 4,
-  NullBulk = 5,
-  Array = 6,
-  NullArray = 7,
-  Null = 8,
-  Boolean = 9,
-  Double = 10,
-  BigNumber = 11,
-  BulkError = 12,
-  Verbatim = 13,
-  Map = 14,
-  Set = 15,
-  Attribute = 16,
-  Push = 17,
 }
 
 /** A reply to write: framed natively as RESP when it reaches the native side. */

@@ -15,7 +15,7 @@ import type { ChannelHandlerContext, HandlerMethod } from './context'
 import { Kind } from './context'
 import type { ChannelPipeline } from './pipeline'
 import { ChannelPromise } from './promise'
-import { W } from './wire'
+import { PipelineEvent } from './events'
 import { traceHandler, tracingHandlers } from './diagnostics'
 
 /**
@@ -60,7 +60,7 @@ export function fireInbound(pipeline: ChannelPipeline, from: ChannelHandlerConte
     n = n._next
   }
   if (n === undefined || n._kind === Kind.Tail) {
-    if (kind === W.EXCEPTION) pipeline._reportUnhandled(arg) // messages and events are dropped, as in Netty
+    if (kind === PipelineEvent.ExceptionCaught) pipeline._reportUnhandled(arg) // messages and events are dropped, as in Netty
     return
   }
   pipeline._hub.sendInbound(pipeline.channel, last._kind === Kind.Head ? 0 : last._id, kind, arg)
@@ -82,7 +82,7 @@ export function deliverInbound(pipeline: ChannelPipeline, ctx: ChannelHandlerCon
 
 function invokeInbound(ctx: ChannelHandlerContext, fn: HandlerMethod, kind: number, arg: unknown): void {
   try {
-    const bare = arg === undefined && kind !== W.READ_BYTES
+    const bare = arg === undefined && kind !== PipelineEvent.ChannelRead
     // netloop:handler tracing: one check of three flags when nobody subscribes.
     const r = tracingHandlers()
       ? bare
@@ -129,14 +129,14 @@ export function deliverOutbound(pipeline: ChannelPipeline, ctx: ChannelHandlerCo
 function invokeOutbound(pipeline: ChannelPipeline, ctx: ChannelHandlerContext, fn: HandlerMethod, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
   // A write made without a promise: the handler gets one it may listen to (Netty's
   // newPromise() of write(msg)); it stays silent unless listened to before it is passed on.
-  if (kind === W.WRITE_BYTES && promise === pipeline._silentPromise) promise = ChannelPromise._implicit()
+  if (kind === PipelineEvent.Write && promise === pipeline._silentPromise) promise = ChannelPromise._implicit()
   // A promise made outside the pipeline (lent by native code, or `new`) learns its channel here.
   if (promise !== undefined && promise._channel === undefined) promise._channel = pipeline.channel
   try {
     let r: unknown
     if (tracingHandlers()) r = traceOutbound(pipeline, ctx, fn, kind, msg, promise)
-    else if (kind === W.WRITE_BYTES) r = fn.call(ctx.handler, ctx, msg, promise ?? pipeline._voidPromise)
-    else if (kind === W.CLOSE) r = fn.call(ctx.handler, ctx, promise ?? pipeline._voidPromise)
+    else if (kind === PipelineEvent.Write) r = fn.call(ctx.handler, ctx, msg, promise ?? pipeline._voidPromise)
+    else if (kind === PipelineEvent.Close) r = fn.call(ctx.handler, ctx, promise ?? pipeline._voidPromise)
     else r = fn.call(ctx.handler, ctx)
     if (isThenable(r)) r.then(undefined, (e) => outboundFailed(pipeline, ctx, kind, promise, e))
   } catch (e) {
@@ -146,8 +146,8 @@ function invokeOutbound(pipeline: ChannelPipeline, ctx: ChannelHandlerContext, f
 
 /** `invokeOutbound`'s call inside the netloop:handler TracingChannel. */
 function traceOutbound(pipeline: ChannelPipeline, ctx: ChannelHandlerContext, fn: HandlerMethod, kind: number, msg: unknown, promise: ChannelPromise | undefined): unknown {
-  if (kind === W.WRITE_BYTES) return traceHandler(ctx, fn, kind, msg, ctx, msg, promise ?? pipeline._voidPromise)
-  if (kind === W.CLOSE) return traceHandler(ctx, fn, kind, undefined, ctx, promise ?? pipeline._voidPromise)
+  if (kind === PipelineEvent.Write) return traceHandler(ctx, fn, kind, msg, ctx, msg, promise ?? pipeline._voidPromise)
+  if (kind === PipelineEvent.Close) return traceHandler(ctx, fn, kind, undefined, ctx, promise ?? pipeline._voidPromise)
   return traceHandler(ctx, fn, kind, undefined, ctx)
 }
 
@@ -159,18 +159,18 @@ function traceOutbound(pipeline: ChannelPipeline, ctx: ChannelHandlerContext, fn
  */
 function outboundFailed(pipeline: ChannelPipeline, ctx: ChannelHandlerContext, kind: number, promise: ChannelPromise | undefined, e: unknown): void {
   const err = e instanceof Error ? e : new Error(String(e))
-  const p = promise ?? (kind === W.WRITE_BYTES || kind === W.CLOSE ? pipeline._voidPromise : undefined)
-  if (kind === W.CLOSE) {
+  const p = promise ?? (kind === PipelineEvent.Write || kind === PipelineEvent.Close ? pipeline._voidPromise : undefined)
+  if (kind === PipelineEvent.Close) {
     const close = p!
     if (close.isVoid || close.isDone) {
       ctx.fireExceptionCaught(err)
-      fireOutbound(pipeline, ctx, W.CLOSE, undefined, pipeline._voidPromise)
+      fireOutbound(pipeline, ctx, PipelineEvent.Close, undefined, pipeline._voidPromise)
     } else {
       const closed = pipeline._newPromise()
       closed.addListener(() => {
         if (!close.tryFailure(err)) ctx.fireExceptionCaught(err)
       })
-      fireOutbound(pipeline, ctx, W.CLOSE, undefined, closed)
+      fireOutbound(pipeline, ctx, PipelineEvent.Close, undefined, closed)
     }
   } else if (p) p.tryFailure(err)
   else ctx.fireExceptionCaught(err)

@@ -30,6 +30,7 @@
  */
 import { AsyncResource } from 'node:async_hooks'
 import { NetloopError } from './errors'
+import { TimerArmSlot } from './protocol'
 import { type TaskListener, TaskFuture, cancelledError, futureOf, newFuture, recording, settleCancelled } from './task-future'
 
 export type { TaskListener } from './task-future'
@@ -37,10 +38,6 @@ export type { TaskListener } from './task-future'
 /** A task: its return value is ignored, except that a rejected promise goes to `onTaskError`. */
 export type Task = () => unknown
 
-/** The shared arm buffer: `[dirty, deadline in performance.now() ms or -1, stamp]`. */
-const ARM_DIRTY = 0
-const ARM_DEADLINE = 1
-const ARM_STAMP = 2
 
 /**
  * A dispatch stops once it has run this long (checked every BUDGET_EVERY timers) and re-arms
@@ -229,9 +226,9 @@ export class TimerQueue {
     this.#arm = arm
     this.#requestDrain = requestDrain
     this.#run = run
-    arm[ARM_DIRTY] = 0
-    arm[ARM_DEADLINE] = -1
-    arm[ARM_STAMP] = 0
+    arm[TimerArmSlot.Dirty] = 0
+    arm[TimerArmSlot.Deadline] = -1
+    arm[TimerArmSlot.Stamp] = 0
   }
 
   /** Pending timers. */
@@ -357,10 +354,10 @@ export class TimerQueue {
     if (want === this.#armed) return
     this.#armed = want
     const arm = this.#arm
-    arm[ARM_DEADLINE] = want
-    arm[ARM_STAMP] = now
-    if (arm[ARM_DIRTY] === 0) {
-      arm[ARM_DIRTY] = 1
+    arm[TimerArmSlot.Deadline] = want
+    arm[TimerArmSlot.Stamp] = now
+    if (arm[TimerArmSlot.Dirty] === 0) {
+      arm[TimerArmSlot.Dirty] = 1
       this.#requestDrain()
     }
   }

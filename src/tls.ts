@@ -14,7 +14,8 @@ import { X509Certificate } from 'node:crypto'
 import { isIP } from 'node:net'
 import { native } from './binding'
 import { Channel } from './channel'
-import { NativeHandler, NativeKind } from './codecs'
+import { NativeHandler } from './codecs'
+import { NativeHandlerKind } from './protocol'
 import { NetloopError, checkBoolean, checkInteger, fromNative, invalidArgType } from './errors'
 
 type Pem = string | Buffer | Array<string | Buffer>
@@ -295,7 +296,7 @@ export class SslHandler extends NativeHandler {
     const ctx = context instanceof SslContext ? context : isShared(context) ? new SslContext(context) : undefined
     if (!ctx) throw invalidArgType('context', 'SslContext', context)
     if (options.servername !== undefined && typeof options.servername !== 'string') throw invalidArgType('servername', 'string', options.servername)
-    super(NativeKind.Tls, [ctx.netloopSslContext], options.servername !== undefined ? [Buffer.from(options.servername)] : undefined)
+    super(NativeHandlerKind.Tls, [ctx.netloopSslContext], options.servername !== undefined ? [Buffer.from(options.servername)] : undefined)
   }
 
   /** @internal Fills in the connect host as the server name (node:tls's default). */

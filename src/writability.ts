@@ -24,7 +24,7 @@
  */
 import type * as Native from '../native'
 import type { Channel } from './channel'
-import { W } from './wire'
+import { PipelineEvent } from './events'
 
 /** Bytes each queued message counts on top of its own size (Netty's default, as natively). */
 export const ENTRY_OVERHEAD = 96
@@ -95,7 +95,7 @@ export class WritabilityCounter {
     w.hint = s[0]
     w.high = s[2]
     if (s[1] === 0) w.unwritableEpoch = this.epoch
-    if (s[4] === 1) ch.pipeline._fireInbound(ch.pipeline._head, W.WRITABILITY, undefined)
+    if (s[4] === 1) ch.pipeline._fireInbound(ch.pipeline._head, PipelineEvent.ChannelWritabilityChanged, undefined)
     return s
   }
 }

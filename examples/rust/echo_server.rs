@@ -42,9 +42,23 @@ impl ChannelHandler for Echo {
     }
 }
 
+/// The core's diagnostics (a failed wake-up, a dropped task; the `log` crate, target
+/// `netloop`), one line each on stderr.
+struct Stderr;
+
+impl log::Log for Stderr {
+    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
+        true
+    }
+    fn log(&self, r: &log::Record<'_>) {
+        eprintln!("{}", r.args());
+    }
+    fn flush(&self) {}
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // No logger here: show the core's diagnostics (a failed wake-up, a dropped task) on stderr.
-    netloop_transport::eventloop::log::set_log_sink(netloop_transport::eventloop::log::stderr_sink);
+    let _ = log::set_logger(&Stderr);
+    log::set_max_level(log::LevelFilter::Debug);
     let mut args = std::env::args().skip(1);
     let addr: SocketAddr = args
         .next()

@@ -12,7 +12,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use crate::event_loop::LoopState;
 use crate::local::LocalLoop;
 use crate::scheduler::Work;
-use crate::timer::{Period, TimerEntry, TimerTask};
+use crate::timer::{Period, TimerEntry};
 
 /// Identifies a tail task queued by [`LocalLoop::add_tail_task`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,29 +89,9 @@ impl LocalLoop {
                 if !may_run(&e) {
                     return 1;
                 }
-                let ok = match &mut e.task {
-                    TimerTask::Closure(f) => self.guarded(f),
-                    TimerTask::Batched { sink, value } => self.guarded(|| sink.fire(&[*value])),
-                };
+                let ok = self.guarded(&mut e.task);
                 self.sched.timer_ran(e, ok, self.shared.now_nanos());
                 1
-            }
-            Work::TimerBatch(sink, mut entries) => {
-                let taken = entries.len() as u32;
-                entries.retain(may_run);
-                let values: Vec<u64> = entries
-                    .iter()
-                    .map(|e| match e.task {
-                        TimerTask::Batched { value, .. } => value,
-                        TimerTask::Closure(_) => 0,
-                    })
-                    .collect();
-                let ok = values.is_empty() || self.guarded(|| sink.fire(&values));
-                let now = self.shared.now_nanos();
-                for e in entries {
-                    self.sched.timer_ran(e, ok, now);
-                }
-                taken
             }
         }
     }

@@ -9,15 +9,19 @@ use crate::error::LoopError;
 use crate::event_loop::EventLoop;
 use crate::promise::Future;
 
-/// Picks the next loop: a mask when the count is a power of two, a modulo otherwise.
+/// Netty's round-robin `EventExecutorChooser`: hands out indices `0..len` in turn, with a
+/// mask when `len` is a power of two and a modulo otherwise. [`EventLoopGroup::next`] uses it,
+/// and so does anything else that spreads work over a fixed set of loops (the Node binding's
+/// acceptor). Thread-safe.
 #[derive(Debug)]
-pub(crate) struct Chooser {
+pub struct Chooser {
     next: AtomicUsize,
     len: usize,
     mask: Option<usize>,
 }
 
 impl Chooser {
+    /// A chooser over `len` indices (`len` > 0).
     pub fn new(len: usize) -> Self {
         Chooser {
             next: AtomicUsize::new(0),
@@ -26,6 +30,7 @@ impl Chooser {
         }
     }
 
+    /// The next index, round robin.
     pub fn next_index(&self) -> usize {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         match self.mask {
@@ -34,6 +39,7 @@ impl Chooser {
         }
     }
 
+    /// True if `len` is a power of two (the mask is used).
     pub fn is_power_of_two_fast_path(&self) -> bool {
         self.mask.is_some()
     }

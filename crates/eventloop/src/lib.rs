@@ -51,9 +51,9 @@ pub use config::{
 pub use driver::LoopDriver;
 pub use error::{LoopError, RejectReason};
 pub use event_loop::{EventLoop, LoopState};
-pub use group::{default_loop_count, EventLoopGroup};
+pub use group::{default_loop_count, Chooser, EventLoopGroup};
 pub use io::{move_source, IoHandler, Readiness};
-pub use local::{Iteration, LocalLoop, TailTaskKey, MAX_TIMER_BATCH};
+pub use local::{Iteration, LocalLoop, TailTaskKey};
 pub use mio;
 pub use promise::{Future, Promise};
-pub use timer::{ScheduledHandle, TimerSink};
+pub use timer::ScheduledHandle;

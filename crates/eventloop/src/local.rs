@@ -39,7 +39,6 @@ use crate::selector::PollOutcome;
 use crate::thread;
 
 pub use crate::batch::TailTaskKey;
-pub use crate::scheduler::MAX_TIMER_BATCH;
 
 /// Longest sleep while shutting down, so the quiet period is re-checked.
 const SHUTDOWN_POLL: Duration = Duration::from_millis(100);

@@ -7,13 +7,12 @@
 //! graceful shutdown has started, a timer is cancelled at once instead of entering the heap
 //! (Netty cancels scheduled tasks when shutdown begins).
 
-use std::rc::Rc;
 use std::time::Duration;
 
 use crate::clock::saturating_nanos;
 use crate::error::LoopError;
 use crate::local::LocalLoop;
-use crate::timer::{Period, ScheduledHandle, TimerSink, TimerTask};
+use crate::timer::{Period, ScheduledHandle, TimerTask};
 
 /// The repeat rule of a periodic timer; a zero period is an error.
 fn periodic(period: Duration, fixed_rate: bool) -> Result<Period, LoopError> {
@@ -51,11 +50,7 @@ impl LocalLoop {
                 t()
             }
         };
-        self.add_timer(
-            saturating_nanos(deadline),
-            Period::Once,
-            TimerTask::Closure(Box::new(run_once)),
-        )
+        self.add_timer(saturating_nanos(deadline), Period::Once, Box::new(run_once))
     }
 
     /// Runs `task` after `initial`, then every `period`: from the previous deadline when
@@ -84,32 +79,7 @@ impl LocalLoop {
         task: impl FnMut() + 'static,
     ) -> Result<ScheduledHandle, LoopError> {
         let kind = periodic(period, fixed_rate)?;
-        Ok(self.add_timer(
-            saturating_nanos(first),
-            kind,
-            TimerTask::Closure(Box::new(task)),
-        ))
-    }
-
-    /// A timer whose firing calls `sink.fire(&[.., value, ..])` at loop time `deadline`,
-    /// together with the other due timers of the same sink that follow it in the task batch
-    /// (up to 64 per call). `period`: `Some((period, fixed_rate))` repeats it.
-    pub fn schedule_batched_at(
-        &self,
-        deadline: Duration,
-        period: Option<(Duration, bool)>,
-        sink: Rc<dyn TimerSink>,
-        value: u64,
-    ) -> Result<ScheduledHandle, LoopError> {
-        let kind = match period {
-            None => Period::Once,
-            Some((p, fixed_rate)) => periodic(p, fixed_rate)?,
-        };
-        Ok(self.add_timer(
-            saturating_nanos(deadline),
-            kind,
-            TimerTask::Batched { sink, value },
-        ))
+        Ok(self.add_timer(saturating_nanos(first), kind, Box::new(task)))
     }
 
     /// A timer scheduled through [`crate::EventLoop`] (from any thread), arriving here.
@@ -120,7 +90,7 @@ impl LocalLoop {
         handle: ScheduledHandle,
         task: Box<dyn FnMut() + Send>,
     ) {
-        self.add_timer_with(deadline, period, handle, TimerTask::Closure(task));
+        self.add_timer_with(deadline, period, handle, task);
     }
 
     fn add_timer(&self, deadline: u64, period: Period, task: TimerTask) -> ScheduledHandle {

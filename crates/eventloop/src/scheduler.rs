@@ -16,20 +16,14 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
-use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::event_loop::Shared;
-use crate::timer::{
-    Period, ScheduledHandle, TimerCancels, TimerEntry, TimerHeap, TimerSink, TimerTask,
-};
+use crate::timer::{Period, ScheduledHandle, TimerCancels, TimerEntry, TimerHeap, TimerTask};
 
 /// A task that runs on the loop thread.
 type LocalTask = Box<dyn FnOnce()>;
-
-/// Most batched timers handed to one `TimerSink::fire` call.
-pub const MAX_TIMER_BATCH: usize = 64;
 
 enum RunItem {
     Task(Box<dyn FnOnce()>),
@@ -42,8 +36,6 @@ pub(crate) enum Work {
     Task(Box<dyn FnOnce()>),
     /// A due timer.
     Timer(TimerEntry),
-    /// Due timers of one sink that follow each other in the batch (at most 64).
-    TimerBatch(Rc<dyn TimerSink>, Vec<TimerEntry>),
 }
 
 /// The bound of one batch: how many run-queue items it may still take.
@@ -182,24 +174,7 @@ impl Scheduler {
         batch.left -= 1;
         match item {
             RunItem::Task(t) => Some(Work::Task(t)),
-            RunItem::Timer(e) => {
-                let TimerTask::Batched { sink, .. } = &e.task else {
-                    return Some(Work::Timer(e));
-                };
-                let sink = sink.clone();
-                let mut entries = vec![e];
-                while entries.len() < MAX_TIMER_BATCH && batch.left > 0 {
-                    match rq.front() {
-                        Some(RunItem::Timer(e)) if e.task.same_sink(&sink) => {}
-                        _ => break,
-                    }
-                    if let Some(RunItem::Timer(e)) = rq.pop_front() {
-                        batch.left -= 1;
-                        entries.push(e);
-                    }
-                }
-                Some(Work::TimerBatch(sink, entries))
-            }
+            RunItem::Timer(e) => Some(Work::Timer(e)),
         }
     }
 

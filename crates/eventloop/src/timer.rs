@@ -140,35 +140,8 @@ impl ScheduledHandle {
     }
 }
 
-/// Receives the values of batched timers that fire one after the other within a task batch
-/// (see [`crate::LocalLoop::schedule_batched_at`]): one call for up to 64 timers instead of
-/// one call each. Called on the loop thread.
-pub trait TimerSink {
-    /// The timers with these values fired, in deadline order.
-    fn fire(&self, values: &[u64]);
-}
-
 /// What a timer runs.
-pub(crate) enum TimerTask {
-    Closure(Box<dyn FnMut()>),
-    Batched {
-        sink: std::rc::Rc<dyn TimerSink>,
-        value: u64,
-    },
-}
-
-impl TimerTask {
-    /// True if `self` goes to the same sink as `sink`.
-    pub fn same_sink(&self, sink: &std::rc::Rc<dyn TimerSink>) -> bool {
-        match self {
-            TimerTask::Batched { sink: s, .. } => std::ptr::eq(
-                std::rc::Rc::as_ptr(s) as *const (),
-                std::rc::Rc::as_ptr(sink) as *const (),
-            ),
-            TimerTask::Closure(_) => false,
-        }
-    }
-}
+pub(crate) type TimerTask = Box<dyn FnMut()>;
 
 pub(crate) struct TimerEntry {
     pub deadline: u64,

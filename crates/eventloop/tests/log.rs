@@ -1,25 +1,31 @@
-//! The logging facade: library code reports through one process-wide sink. Its own binary
-//! because the sink is process-wide.
+//! Reporting goes to the `log` crate (target `netloop`). Its own binary because a logger is
+//! process-wide.
 
 use std::sync::Mutex;
 
-use netloop_eventloop::log::{self, Level};
+use log::{Level, Log, Metadata, Record};
 use netloop_eventloop::{EventLoop, LoopConfig};
 
-static SEEN: Mutex<Vec<(Level, String)>> = Mutex::new(Vec::new());
+static SEEN: Mutex<Vec<(Level, String, String)>> = Mutex::new(Vec::new());
 
-fn capture(level: Level, message: &str) {
-    SEEN.lock().unwrap().push((level, message.to_string()));
+struct Capture;
+
+impl Log for Capture {
+    fn enabled(&self, _: &Metadata<'_>) -> bool {
+        true
+    }
+    fn log(&self, r: &Record<'_>) {
+        SEEN.lock()
+            .unwrap()
+            .push((r.level(), r.target().to_string(), r.args().to_string()));
+    }
+    fn flush(&self) {}
 }
 
 #[test]
-fn messages_go_to_the_installed_sink_and_respect_the_level() {
-    let previous = log::set_log_sink(capture);
-    assert_eq!(
-        previous as usize,
-        log::log_crate_sink as fn(Level, &str) as usize,
-        "by default messages go to the log crate's logger, which the application controls"
-    );
+fn messages_go_to_the_applications_logger_under_the_netloop_target_and_respect_its_level() {
+    log::set_logger(&Capture).unwrap();
+    log::set_max_level(log::LevelFilter::Debug);
     let (el, driver) = EventLoop::attached(LoopConfig {
         name: "logged".into(),
         ..LoopConfig::default()
@@ -31,16 +37,16 @@ fn messages_go_to_the_installed_sink_and_respect_the_level() {
         SEEN.lock().unwrap().as_slice(),
         [(
             Level::Error,
+            "netloop".to_string(),
             "netloop: a task on loop logged failed: boom".to_string()
         )]
     );
-    log::set_max_level(Some(Level::Error));
-    log::warn("filtered");
-    log::error("kept");
-    log::set_max_level(None);
-    log::error("silenced");
-    log::set_max_level(Some(Level::Debug));
-    assert_eq!(SEEN.lock().unwrap().last().unwrap().1, "kept");
-    assert_eq!(SEEN.lock().unwrap().len(), 2);
-    log::set_log_sink(previous);
+    log::set_max_level(log::LevelFilter::Error);
+    netloop_eventloop::log::warn("filtered");
+    netloop_eventloop::log::error("kept");
+    log::set_max_level(log::LevelFilter::Off);
+    netloop_eventloop::log::error("silenced");
+    let seen = SEEN.lock().unwrap();
+    assert_eq!(seen.last().unwrap().2, "kept");
+    assert_eq!(seen.len(), 2);
 }

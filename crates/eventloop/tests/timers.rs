@@ -242,73 +242,25 @@ fn scheduling_and_cancelling_many_timers_keeps_the_heap_bounded() {
     );
 }
 
-struct Recorder(std::cell::RefCell<Vec<Vec<u64>>>, Log);
-
-impl netloop_eventloop::TimerSink for Recorder {
-    fn fire(&self, values: &[u64]) {
-        self.0.borrow_mut().push(values.to_vec());
-        for v in values {
-            self.1.push(format!("b{v}"));
-        }
-    }
-}
-
 #[test]
-fn batched_timers_of_one_sink_fire_together_in_deadline_order_without_passing_other_tasks() {
+fn local_timers_due_together_fire_in_deadline_order_and_a_cancelled_one_does_not_fire() {
+    // The loop's one timer mechanism (the pre-0006 batched timers are gone): due timers run
+    // one by one, in deadline order, interleaved with nothing else.
     let (el, driver, ticker) = manual_loop(|c| c.io_ratio = 100);
     let local = el.local().unwrap();
     let log = Log::default();
-    let rec = std::rc::Rc::new(Recorder(Default::default(), log.clone()));
-    let sink: std::rc::Rc<dyn netloop_eventloop::TimerSink> = rec.clone();
-    for (v, at) in [(1u64, 3u64), (2, 1), (3, 2)] {
-        local
-            .schedule_batched_at(Duration::from_millis(at), None, sink.clone(), v)
-            .unwrap();
+    for (v, at) in [(1u64, 3u64), (2, 1), (3, 2), (4, 5)] {
+        let l = log.clone();
+        local.schedule_local_at(Duration::from_millis(at), move || l.push(format!("t{v}")));
     }
     let l = log.clone();
     local.schedule_local_at(Duration::from_millis(4), move || l.push("closure"));
-    local
-        .schedule_batched_at(Duration::from_millis(5), None, sink.clone(), 4)
-        .unwrap();
-    let cancelled = local
-        .schedule_batched_at(Duration::from_millis(6), None, sink.clone(), 5)
-        .unwrap();
+    let l = log.clone();
+    let cancelled = local.schedule_local_at(Duration::from_millis(6), move || l.push("cancelled"));
     assert!(cancelled.cancel());
     ticker.advance(10 * MS);
     driver.run_until_idle();
-    assert_eq!(log.take(), ["b2", "b3", "b1", "closure", "b4"]);
-    assert_eq!(
-        *rec.0.borrow(),
-        vec![vec![2, 3, 1], vec![4]],
-        "one call per run of consecutive timers"
-    );
-}
-
-#[test]
-fn batched_timers_are_handed_over_at_most_64_at_a_time_and_periodic_ones_repeat() {
-    let (el, driver, ticker) = manual_loop(|c| c.io_ratio = 100);
-    let local = el.local().unwrap();
-    let rec = std::rc::Rc::new(Recorder(Default::default(), Log::default()));
-    let sink: std::rc::Rc<dyn netloop_eventloop::TimerSink> = rec.clone();
-    for v in 0..100u64 {
-        local
-            .schedule_batched_at(MS, None, sink.clone(), v)
-            .unwrap();
-    }
-    let periodic = local
-        .schedule_batched_at(MS, Some((10 * MS, true)), sink.clone(), 999)
-        .unwrap();
-    ticker.advance(MS);
-    driver.run_until_idle();
-    let sizes: Vec<usize> = rec.0.borrow().iter().map(Vec::len).collect();
-    assert_eq!(sizes, [64, 37]);
-    ticker.advance(10 * MS);
-    driver.run_until_idle();
-    assert_eq!(rec.0.borrow().last().unwrap(), &vec![999]);
-    assert!(periodic.cancel());
-    assert!(local
-        .schedule_batched_at(MS, Some((Duration::ZERO, true)), sink, 1)
-        .is_err());
+    assert_eq!(log.take(), ["t2", "t3", "t1", "closure", "t4"]);
 }
 
 #[test]

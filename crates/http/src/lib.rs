@@ -54,6 +54,7 @@
 //! Why these choices: docs/decisions/0009-http-codec.md.
 
 #![deny(missing_docs)]
+#![warn(missing_debug_implementations)]
 
 mod chunked;
 mod config;

@@ -1,5 +1,6 @@
-//! Calls from the loop into JS: one dispatch function per loop, called with one number
-//! (`arg * 8 + kind`). Only inside an iteration, where `Bridge::run` holds a handle scope and a
+//! Calls from the loop into JS: one dispatch function per loop, the loop's only entry point
+//! into JS, called with one number (`arg * 8 + kind`, [`crate::protocol::DispatchPacking`])
+//! and, for channel deliveries, the batch's arena and strings. Only inside an iteration, where `Bridge::run` holds a handle scope and a
 //! callback scope open and has cached the function and receiver for the scope.
 
 use std::ptr;
@@ -9,29 +10,21 @@ use napi::sys;
 use crate::bridge::{tearing_down, Bridge};
 use crate::error::debug;
 
-/// What the JS dispatch function is asked to do (its argument modulo 8).
-#[derive(Debug, Clone, Copy)]
-#[repr(u32)]
-pub enum Dispatch {
-    /// Run the next JS task of the loop's FIFO.
-    Task = 0,
-    /// The loop timer armed for the earliest JS timer fired: JS runs its due timers.
-    Timers = 1,
-    /// The loop terminated.
-    Terminated = 2,
-    /// A task posted from another OS thread ran; `arg` = ns from post to run (tests, benches).
-    Remote = 3,
-    /// The loop failed and terminates: libuv could not watch its rebuilt selector (`arg`:
-    /// the libuv error number). JS reports it through `onTaskError`.
-    Fault = 4,
-}
+/// What the JS dispatch function is asked to do (defined in the boundary protocol).
+pub use crate::protocol::DispatchKind as Dispatch;
 
 /// The multiplier of `arg` in the packed dispatch argument (`arg * PACK + kind`).
-pub const PACK: f64 = 8.0;
+const PACK: f64 = crate::protocol::DispatchPacking::Multiplier as i32 as f64;
 
 impl Bridge {
     /// Calls the JS dispatch function. Only inside an iteration (scopes open).
     pub fn call(&self, what: Dispatch, arg: f64) {
+        self.call_with(what, arg, &[]);
+    }
+
+    /// Calls the JS dispatch function with `extra` arguments after the packed number. Only
+    /// inside an iteration (scopes open); `extra` are values of an open handle scope.
+    pub fn call_with(&self, what: Dispatch, arg: f64, extra: &[sys::napi_value]) {
         if self.is_closed() || tearing_down() {
             return;
         }
@@ -44,15 +37,23 @@ impl Bridge {
             if f.is_null() && !self.fetch_dispatch(&mut f, &mut recv) {
                 return;
             }
-            // One number carries both: arg * 8 + kind (exact below 2^53).
+            // One number carries both: arg * PACK + kind (exact below 2^53).
             if sys::napi_create_double(env, arg * PACK + f64::from(what as u32), &mut packed)
                 != sys::Status::napi_ok
             {
                 return;
             }
-            let args = [packed];
+            let mut args = [
+                packed,
+                ptr::null_mut(),
+                ptr::null_mut(),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            ];
+            let n = 1 + extra.len().min(args.len() - 1);
+            args[1..n].copy_from_slice(&extra[..n - 1]);
             let mut result = ptr::null_mut();
-            let status = sys::napi_call_function(env, recv, f, 1, args.as_ptr(), &mut result);
+            let status = sys::napi_call_function(env, recv, f, n, args.as_ptr(), &mut result);
             if let Some(t) = self.timers() {
                 t.drain();
             }

@@ -62,29 +62,39 @@ pub fn debug_enabled() -> bool {
     *ON.get_or_init(|| env_flag("NETLOOP_DEBUG"))
 }
 
-/// Sets up the core's logging facade for a Node process, once: a Node library prints
-/// nothing unless asked, so every level is off unless `NETLOOP_DEBUG` is set; then all of
-/// them go to stderr (a Node process has no Rust logger). The binding's and the core's
-/// messages go through that one facade.
+/// The Node sink of the `log` crate: one line on stderr per message. A Node process has no
+/// Rust logger of its own, so the binding installs this one.
+struct NodeSink;
+
+impl log::Log for NodeSink {
+    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
+        true
+    }
+    fn log(&self, r: &log::Record<'_>) {
+        // The one place the binding prints, and only with NETLOOP_DEBUG set.
+        eprintln!("{}", r.args());
+    }
+    fn flush(&self) {}
+}
+
+/// Sets up logging for a Node process, once: a Node library prints nothing unless asked, so
+/// every level is off unless `NETLOOP_DEBUG` is set; then all of them go to stderr. The
+/// binding's and the core's messages go through the `log` crate (target `netloop`).
 pub fn configure_logging() {
     static DONE: OnceLock<()> = OnceLock::new();
     DONE.get_or_init(|| {
-        use netloop_eventloop::log;
-        let on = debug_enabled();
-        log::set_max_level(on.then_some(log::Level::Debug));
-        if on {
-            log::set_log_sink(log::stderr_sink);
+        if debug_enabled() && log::set_logger(&NodeSink).is_ok() {
+            log::set_max_level(log::LevelFilter::Debug);
+        } else {
+            log::set_max_level(log::LevelFilter::Off);
         }
     });
 }
 
-/// A diagnostic of the binding, through the core's logging facade (see [`configure_logging`]).
+/// A diagnostic of the binding (see [`configure_logging`]).
 pub fn debug(msg: std::fmt::Arguments<'_>) {
     configure_logging();
-    let level = netloop_eventloop::log::Level::Debug;
-    if netloop_eventloop::log::enabled(level) {
-        netloop_eventloop::log::log(level, &format!("netloop: {msg}"));
-    }
+    log::debug!(target: netloop_eventloop::log::TARGET, "netloop: {msg}");
 }
 
 /// `NETLOOP_TEST_HOOKS=1` when the loop is made: test hooks (fault injection, cross-thread

@@ -19,17 +19,20 @@ use netloop_eventloop::{
     EventLoop, LocalLoop, LoopConfig, LoopError, LoopState, RejectReason, SelectorFault,
 };
 
-use crate::bridge::{self, Bridge, Dispatch, MARKERS_PER_ITERATION};
+use crate::bridge::{self, Bridge, Dispatch};
 use crate::error::{debug, invalid_arg, loop_error, millis, test_hooks_enabled, throw, JsResult};
 use crate::timers::{JsTimers, BUFFER_LEN};
 
+/// The options src/loop.ts hands over (already checked there).
 #[napi(object)]
+#[derive(Debug)]
 pub struct NativeLoopOptions {
     pub name: Option<String>,
     pub io_ratio: Option<u32>,
     pub max_pending_tasks: Option<u32>,
 }
 
+/// An event loop attached to the calling JS thread (src/loop.ts is its JS side).
 #[napi]
 pub struct NativeEventLoop {
     bridge: Rc<Bridge>,
@@ -39,16 +42,16 @@ pub struct NativeEventLoop {
     /// Test hooks (`NETLOOP_TEST_HOOKS=1` when the loop was made): pending injected faults.
     faults: Option<Arc<AtomicU32>>,
     /// Keeps the shared timer arm buffer alive.
-    _ops: OpBuffer,
+    _arm: ArmBuffer,
 }
 
-/// A reference to JS's op buffer; deleted when the loop object is collected.
-struct OpBuffer {
+/// A reference to JS's timer arm buffer; deleted when the loop object is collected.
+struct ArmBuffer {
     env: napi::sys::napi_env,
     reference: napi::sys::napi_ref,
 }
 
-impl Drop for OpBuffer {
+impl Drop for ArmBuffer {
     fn drop(&mut self) {
         if bridge::tearing_down() {
             return;
@@ -81,7 +84,7 @@ fn float64_array(env: &Env, value: &Unknown) -> JsResult<(*mut f64, usize, napi:
                 == napi::sys::Status::napi_ok
     };
     if !ok || data.is_null() {
-        return Err(invalid_arg("ops must be a Float64Array"));
+        return Err(invalid_arg("the timer arm buffer must be a Float64Array"));
     }
     Ok((data.cast(), len, reference))
 }
@@ -107,23 +110,23 @@ impl NativeEventLoop {
     pub fn new(
         env: Env,
         dispatch: Unknown,
-        ops: Unknown,
+        arm: Unknown,
         js_now: f64,
         options: Option<NativeLoopOptions>,
     ) -> Result<Self> {
-        Self::create(&env, dispatch, ops, js_now, options).map_err(|e| throw(&env, e))
+        Self::create(&env, dispatch, arm, js_now, options).map_err(|e| throw(&env, e))
     }
 
     fn create(
         env: &Env,
         dispatch: Unknown,
-        ops: Unknown,
+        arm: Unknown,
         js_now: f64,
         options: Option<NativeLoopOptions>,
     ) -> JsResult<Self> {
         crate::error::configure_logging();
-        let (data, len, reference) = float64_array(env, &ops)?;
-        let ops = OpBuffer {
+        let (data, len, reference) = float64_array(env, &arm)?;
+        let arm = ArmBuffer {
             env: env.raw(),
             reference,
         };
@@ -183,7 +186,7 @@ impl NativeEventLoop {
             name,
             thread: std::thread::current().id(),
             faults,
-            _ops: ops,
+            _arm: arm,
         })
     }
 
@@ -232,32 +235,24 @@ impl NativeEventLoop {
 
     fn queue_marker(&self, local: &Rc<LocalLoop>) {
         let b = Rc::downgrade(&self.bridge);
-        let marker = move || {
+        // JS queues at most one marker at a time, and one queued while a batch runs waits
+        // for the next iteration (the core's batch bound): one marker, so at most JS_BATCH JS
+        // tasks, per iteration.
+        local.execute_local(move || {
             if let Some(b) = b.upgrade() {
-                b.markers.set(b.markers.get().saturating_add(1));
                 b.call(Dispatch::Task, 0.0);
             }
-        };
-        if local.is_in_iteration() && self.bridge.markers.get() >= MARKERS_PER_ITERATION {
-            // Enough JS ran in this iteration: the marker waits for the next one, so libuv's
-            // other phases get their turn (the loop's waker brings it back in the poll phase).
-            let l = Rc::downgrade(local);
-            local.execute_after_batch(move || {
-                if let Some(l) = l.upgrade() {
-                    l.execute_local(marker);
-                }
-            });
-        } else {
-            local.execute_local(marker);
-        }
+        });
         self.bridge.keep_alive();
     }
 
+    /// True on the loop's thread.
     #[napi]
     pub fn in_event_loop(&self) -> bool {
         std::thread::current().id() == self.thread
     }
 
+    /// The loop's state: `not-started`, `started`, `shutting-down`, `shutdown`, `terminated`.
     #[napi(getter)]
     pub fn state(&self) -> &'static str {
         state_name(
@@ -267,6 +262,7 @@ impl NativeEventLoop {
         )
     }
 
+    /// The loop's name.
     #[napi(getter)]
     pub fn name(&self) -> String {
         self.name.clone()
@@ -297,6 +293,7 @@ impl NativeEventLoop {
         vec![busy.as_secs_f64() * 1e3, elapsed.as_secs_f64() * 1e3]
     }
 
+    /// Netty's `shutdownGracefully(quietPeriod, timeout)`, in milliseconds.
     #[napi]
     pub fn shutdown_gracefully(&self, env: Env, quiet_ms: f64, timeout_ms: f64) -> Result<()> {
         self.shutdown_gracefully_impl(quiet_ms, timeout_ms)
@@ -313,13 +310,9 @@ impl NativeEventLoop {
                 quiet_ms,
             ));
         }
-        let (Some(h), Some(l)) = (self.bridge.handle(), self.bridge.local()) else {
+        let Some(h) = self.bridge.handle() else {
             return Ok(());
         };
-        if !h.is_shutting_down() {
-            self.bridge
-                .set_shutdown_deadline(l.now().saturating_add(timeout));
-        }
         let _ = h.shutdown_gracefully(quiet, timeout);
         self.timers.cancel_all();
         self.bridge.keep_alive();
@@ -422,5 +415,14 @@ impl Drop for NativeEventLoop {
         if !bridge::tearing_down() {
             self.bridge.close();
         }
+    }
+}
+
+impl std::fmt::Debug for NativeEventLoop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeEventLoop")
+            .field("name", &self.name)
+            .field("thread", &self.thread)
+            .finish_non_exhaustive()
     }
 }

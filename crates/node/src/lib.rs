@@ -3,6 +3,8 @@
 //! ([`error`]). No engine logic lives here. The binding prints nothing unless
 //! `NETLOOP_DEBUG=1`; test hooks work only on loops made with `NETLOOP_TEST_HOOKS=1`.
 #![deny(clippy::undocumented_unsafe_blocks)]
+#![warn(missing_docs)]
+#![warn(missing_debug_implementations)]
 // The #[napi] exports are called from JS, not from this crate's unit tests.
 #![cfg_attr(test, allow(dead_code))]
 
@@ -11,6 +13,9 @@ mod channel;
 mod dispatch;
 mod error;
 mod event_loop;
+pub mod protocol;
+mod registry;
+mod thread_context;
 mod timers;
 mod tls;
 

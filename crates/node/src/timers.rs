@@ -3,8 +3,8 @@
 //! docs/decisions/0006-js-timers.md); this side only arms, disarms and reports "fired".
 //!
 //! Ground rules (loop thread only; JS never runs while this code runs):
-//! - Layout of the `Float64Array` shared with JS: `[dirty, deadline, stamp]`, defined here and
-//!   exported to JS (`TIMER_ARM_LENGTH`). JS sets `dirty` to 1 when it wants the timer moved;
+//! - Layout of the `Float64Array` shared with JS: `[dirty, deadline, stamp]`, defined by
+//!   `protocol::TimerArmSlot`. JS sets `dirty` to 1 when it wants the timer moved;
 //!   `deadline` is in `performance.now()` milliseconds, or negative for "disarm"; `stamp` is
 //!   the `performance.now()` at which JS wrote it (or NaN).
 //! - `drain` reads it after every dispatch call, at the start and end of every iteration, and
@@ -24,19 +24,16 @@ use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 use std::time::Duration;
 
-use napi_derive::napi;
 use netloop_eventloop::{LocalLoop, ScheduledHandle};
 
 use crate::bridge::{Bridge, Dispatch};
+use crate::protocol::TimerArmSlot;
 
-/// Length of the shared arm buffer, for JS.
-#[napi]
-pub const TIMER_ARM_LENGTH: u32 = BUFFER_LEN as u32;
-/// The buffer's length in f64s: `[dirty, deadline, stamp]`.
-pub const BUFFER_LEN: usize = 3;
-const DIRTY: usize = 0;
-const DEADLINE: usize = 1;
-const STAMP: usize = 2;
+/// The buffer's length in f64s: `[dirty, deadline, stamp]` ([`TimerArmSlot`]).
+pub const BUFFER_LEN: usize = TimerArmSlot::Length as usize;
+const DIRTY: usize = TimerArmSlot::Dirty as usize;
+const DEADLINE: usize = TimerArmSlot::Deadline as usize;
+const STAMP: usize = TimerArmSlot::Stamp as usize;
 
 pub struct JsTimers {
     local: Weak<LocalLoop>,

@@ -1,15 +1,13 @@
 //! `NativeSslContext`: a TLS context made once from node:tls-style options (already checked and
 //! normalised in src/tls.ts) and shared by every channel and worker thread that uses it.
 //!
-//! Ground rules: contexts are `Send + Sync` (an `Arc` of rustls configurations). The one
-//! process-wide table below maps a context's id to it, so a worker thread can find a context
+//! Ground rules: contexts are `Send + Sync` (an `Arc` of rustls configurations). The
+//! process-wide registry (crate::registry, `tls_contexts`) maps a context's id to it, so a worker thread can find a context
 //! made on another thread (worker data carries the id, not the object). The JS object that
 //! made a context owns its entry (removed when that object is collected); channels hold their
 //! own reference, so a connection outlives its context's entry.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use napi::bindgen_prelude::*;
@@ -17,17 +15,13 @@ use napi_derive::napi;
 use netloop_tls::{ClientAuth, PemIdentity, SslContext, SslOptions, TlsError, TlsVersion};
 
 use crate::error::{throw, Code, JsResult};
-
-fn registry() -> &'static Mutex<HashMap<u64, SslContext>> {
-    static REGISTRY: OnceLock<Mutex<HashMap<u64, SslContext>>> = OnceLock::new();
-    REGISTRY.get_or_init(|| Mutex::new(HashMap::new()))
-}
+use crate::registry::{lock, registry};
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// The context with this id, wherever in the process it was made.
 pub fn context(id: u64) -> Option<SslContext> {
-    registry().lock().ok()?.get(&id).cloned()
+    lock(&registry().tls_contexts).get(&id).cloned()
 }
 
 /// A certificate chain and key for one SNI host name.
@@ -125,7 +119,9 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
     })
 }
 
+/// A TLS context for JS (src/tls.ts `SslContext`), shared across threads by id.
 #[napi]
+#[derive(Debug)]
 pub struct NativeSslContext {
     id: u64,
     owner: bool,
@@ -145,9 +141,7 @@ impl NativeSslContext {
         }
         .map_err(|e| throw(&env, tls_error(e)))?;
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        if let Ok(mut r) = registry().lock() {
-            r.insert(id, ctx);
-        }
+        lock(&registry().tls_contexts).insert(id, ctx);
         Ok(NativeSslContext {
             id,
             owner: true,
@@ -172,11 +166,13 @@ impl NativeSslContext {
         })
     }
 
+    /// The context's process-wide id (worker threads find it by this id).
     #[napi(getter)]
     pub fn id(&self) -> f64 {
         self.id as f64
     }
 
+    /// True for a server context.
     #[napi(getter)]
     pub fn is_server(&self) -> bool {
         self.server
@@ -186,9 +182,28 @@ impl NativeSslContext {
 impl Drop for NativeSslContext {
     fn drop(&mut self) {
         if self.owner {
-            if let Ok(mut r) = registry().lock() {
-                r.remove(&self.id);
-            }
+            lock(&registry().tls_contexts).remove(&self.id);
         }
+    }
+}
+
+impl std::fmt::Debug for SniIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SniIdentity")
+            .field("hostname", &self.hostname)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for NativeSslOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Keys and certificates are not printed.
+        f.debug_struct("NativeSslOptions")
+            .field("is_server", &self.is_server)
+            .field("servername", &self.servername)
+            .field("alpn_protocols", &self.alpn_protocols)
+            .field("min_version", &self.min_version)
+            .field("max_version", &self.max_version)
+            .finish_non_exhaustive()
     }
 }

@@ -47,6 +47,7 @@
 //! Choices and their reasons: docs/decisions/0008-resp-codec.md.
 
 #![deny(missing_docs)]
+#![warn(missing_debug_implementations)]
 
 mod aggregate;
 mod config;

@@ -33,8 +33,22 @@ impl ChannelHandler for Echo {
     }
 }
 
+/// What the core reports (the `log` crate, target `netloop`), one line each on stderr.
+struct Stderr;
+
+impl log::Log for Stderr {
+    fn enabled(&self, _: &log::Metadata<'_>) -> bool {
+        true
+    }
+    fn log(&self, r: &log::Record<'_>) {
+        eprintln!("{}", r.args());
+    }
+    fn flush(&self) {}
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    netloop_transport::eventloop::log::set_log_sink(netloop_transport::eventloop::log::stderr_sink);
+    let _ = log::set_logger(&Stderr);
+    log::set_max_level(log::LevelFilter::Debug);
     let mut args = std::env::args().skip(1);
     let usage = "usage: tls_echo_server CERT.pem KEY.pem [ADDR]";
     let cert = std::fs::read(args.next().ok_or(usage)?)?;

@@ -1,7 +1,7 @@
-//! The bridges alive on this JS thread (weak refs) and the env cleanup hook that closes them
-//! when the env is torn down (worker termination, process exit).
+//! The bridges alive on this JS thread (weak refs in the thread's context,
+//! crate::thread_context) and the env cleanup hook that closes them when the env is torn down
+//! (worker termination, process exit).
 
-use std::cell::{Cell, RefCell};
 use std::panic::catch_unwind;
 use std::ptr;
 use std::rc::{Rc, Weak};
@@ -9,31 +9,35 @@ use std::rc::{Rc, Weak};
 use napi::sys;
 
 use super::Bridge;
-
-thread_local! {
-    pub(super) static LIVE: RefCell<Vec<Weak<Bridge>>> = const { RefCell::new(Vec::new()) };
-    pub(crate) static TEARING_DOWN: Cell<bool> = const { Cell::new(false) };
-    static HOOKED: Cell<bool> = const { Cell::new(false) };
-}
+use crate::thread_context;
 
 pub(crate) fn tearing_down() -> bool {
-    TEARING_DOWN.try_with(|t| t.get()).unwrap_or(true)
+    thread_context::with(|c| c.tearing_down.get()).unwrap_or(true)
+}
+
+/// Registers a new bridge of this thread (dropping the entries of dead ones).
+pub(super) fn register(bridge: &Rc<Bridge>) {
+    thread_context::with(|c| {
+        let mut l = c.bridges.borrow_mut();
+        l.retain(|w| w.strong_count() > 0);
+        l.push(Rc::downgrade(bridge));
+    });
 }
 
 /// The live bridge of the loop with this id on this thread (test hooks).
 pub fn find(loop_id: u64) -> Option<Rc<Bridge>> {
-    LIVE.try_with(|l| {
-        l.borrow()
+    thread_context::with(|c| {
+        c.bridges
+            .borrow()
             .iter()
             .filter_map(Weak::upgrade)
             .find(|b| b.id == loop_id && !b.closed.get())
     })
-    .ok()
     .flatten()
 }
 
 pub(super) fn install_cleanup_hook(env: sys::napi_env) {
-    if HOOKED.with(|h| h.replace(true)) {
+    if thread_context::with(|c| c.hooked.replace(true)).unwrap_or(true) {
         return;
     }
     // SAFETY: registering a plain function with a null argument on the live env.
@@ -46,9 +50,15 @@ pub(super) fn install_cleanup_hook(env: sys::napi_env) {
 /// every loop; no JS is called from here on.
 unsafe extern "C" fn cleanup(_arg: *mut std::ffi::c_void) {
     let _ = catch_unwind(|| {
-        TEARING_DOWN.with(|t| t.set(true));
-        let live: Vec<Rc<Bridge>> =
-            LIVE.with(|l| l.borrow().iter().filter_map(Weak::upgrade).collect());
+        let live: Vec<Rc<Bridge>> = thread_context::with(|c| {
+            c.tearing_down.set(true);
+            c.bridges
+                .borrow()
+                .iter()
+                .filter_map(Weak::upgrade)
+                .collect()
+        })
+        .unwrap_or_default();
         for b in live {
             b.close();
         }

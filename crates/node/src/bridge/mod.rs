@@ -3,8 +3,9 @@
 //! Ground rules:
 //! - A `Bridge` belongs to one JS thread (the env's thread); it is `!Send`.
 //! - Ownership: each open uv handle holds a strong `Rc<Bridge>` in its `data`, released by its
-//!   close callback; the JS `NativeEventLoop` holds one too. The thread-local `LIVE` list
-//!   holds only weak refs, so the env cleanup hook can close what is still open.
+//!   close callback; the JS `NativeEventLoop` holds one too. The thread's context
+//!   (crate::thread_context) holds only weak refs, so the env cleanup hook can close what is
+//!   still open.
 //! - libuv watches the loop's selector fd with a `uv_poll_t` and the next timer deadline with
 //!   a `uv_timer_t`. Each wake runs one non-blocking iteration inside one handle scope and one
 //!   callback scope (RAII guards: closed even if the iteration panics), so JS tasks run
@@ -33,19 +34,15 @@ use napi::sys;
 pub use crate::dispatch::Dispatch;
 use crate::error::debug;
 use crate::timers::JsTimers;
-use netloop_eventloop::{EventLoop, Iteration, LocalLoop, LoopDriver};
-
-/// Marker tasks (each runs up to a JS batch of tasks) run in one iteration before further
-/// markers wait for the next iteration: JS work is bounded per iteration whatever the ioRatio.
-pub const MARKERS_PER_ITERATION: u32 = 64;
+use netloop_eventloop::{EventLoop, LocalLoop, LoopDriver};
 
 mod live;
 mod rearm;
 mod scopes;
 mod uv_handles;
 
+use live::install_cleanup_hook;
 pub(crate) use live::{find, tearing_down};
-use live::{install_cleanup_hook, LIVE};
 use scopes::Scopes;
 use uv_handles::{
     ceil_millis, free_poll, free_timer, on_poll, on_timer, zeroed_poll, zeroed_timer,
@@ -58,6 +55,8 @@ pub trait IterationHook {
     fn after_iteration(self: Rc<Self>);
     /// True while the hook's work should keep the process alive (open, ref'ed channels).
     fn keeps_alive(&self) -> bool;
+    /// The loop closed (terminated, or its env is torn down): the hook leaves every registry.
+    fn loop_closed(&self);
 }
 
 /// The loop's core objects; dropped at termination so their fds close.
@@ -82,8 +81,6 @@ pub struct Bridge {
     /// `ref()`ed from JS: keep the process alive while the loop is not terminated.
     pub(crate) pinned: Cell<bool>,
     pub(crate) js_failed: Cell<bool>,
-    /// Marker tasks run in the current iteration.
-    pub(crate) markers: Cell<u32>,
     /// When the current (or last) iteration started: work after the loop's own (the channel
     /// hub's deliveries) stops early once the iteration ran long (see `iteration_started`).
     started: Cell<Instant>,
@@ -93,8 +90,6 @@ pub struct Bridge {
     busy: Cell<Duration>,
     /// Test hook: the next re-watch of a rebuilt selector fails.
     pub(crate) fail_rewatch: Cell<bool>,
-    /// Loop time at which a graceful shutdown must end, busy or not.
-    shutdown_deadline: Cell<Option<Duration>>,
     /// Runs at the end of every iteration, inside its scopes (the channel event bridge).
     hook: RefCell<Option<Rc<dyn IterationHook>>>,
     /// The dispatch function and receiver, valid only inside `run` (its handle scope).
@@ -151,12 +146,10 @@ impl Bridge {
             closed: Cell::new(false),
             pinned: Cell::new(false),
             js_failed: Cell::new(false),
-            markers: Cell::new(0),
             started: Cell::new(Instant::now()),
             born: Instant::now(),
             busy: Cell::new(Duration::ZERO),
             fail_rewatch: Cell::new(false),
-            shutdown_deadline: Cell::new(None),
             hook: RefCell::new(None),
             scope_fn: Cell::new(ptr::null_mut()),
             scope_recv: Cell::new(ptr::null_mut()),
@@ -165,11 +158,7 @@ impl Bridge {
             bridge.close();
             return Err(e);
         }
-        LIVE.with(|l| {
-            let mut l = l.borrow_mut();
-            l.retain(|w| w.strong_count() > 0);
-            l.push(Rc::downgrade(&bridge));
-        });
+        live::register(&bridge);
         install_cleanup_hook(env);
         Ok(bridge)
     }
@@ -281,14 +270,6 @@ impl Bridge {
         self.timers.borrow().clone()
     }
 
-    /// Bounds a graceful shutdown: at loop time `deadline` the loop terminates even if tasks
-    /// keep arriving during the quiet period.
-    pub(crate) fn set_shutdown_deadline(&self, deadline: Duration) {
-        if self.shutdown_deadline.get().is_none() {
-            self.shutdown_deadline.set(Some(deadline));
-        }
-    }
-
     fn start_poll(self: &Rc<Self>, fd: c_int) -> napi::Result<()> {
         let poll = Box::into_raw(Box::new(zeroed_poll()));
         // SAFETY: `poll` is a fresh heap allocation; `fd` is the loop's selector fd, open
@@ -350,19 +331,13 @@ impl Bridge {
             self.close();
             return;
         }
-        self.markers.set(0);
         let started = Instant::now();
         self.started.set(started);
         if let Some(t) = self.timers() {
             t.drain();
         }
-        let mut it = if self.shutdown_overdue(&core) {
-            core.driver.terminate_now();
-            Iteration {
-                terminated: true,
-                ..Default::default()
-            }
-        } else if io {
+        // The core bounds a graceful shutdown by its timeout (`confirm_shutdown`).
+        let mut it = if io {
             core.driver.run_io_ready()
         } else {
             core.driver.run_once()
@@ -379,6 +354,10 @@ impl Bridge {
             h.after_iteration();
         }
         if it.terminated {
+            // The registries forget the loop before JS learns that it terminated.
+            if let Some(h) = self.hook.borrow().clone() {
+                h.loop_closed();
+            }
             self.call(Dispatch::Terminated, 0.0);
         }
         drop(scopes);
@@ -386,12 +365,6 @@ impl Bridge {
         self.busy.set(self.busy.get() + started.elapsed());
         drop(core);
         self.after_iteration(it);
-    }
-
-    fn shutdown_overdue(&self, core: &Core) -> bool {
-        self.shutdown_deadline
-            .get()
-            .is_some_and(|d| core.handle.is_shutting_down() && core.driver.local().now() >= d)
     }
 
     /// libuv watches the rebuilt selector's fd instead of the old one; `Err(libuv code)`.
@@ -453,6 +426,9 @@ impl Bridge {
             if !c.handle.is_terminated() {
                 c.driver.terminate_now();
             }
+        }
+        if let Some(h) = &hook {
+            h.loop_closed();
         }
         drop((hook, timers, core));
     }

@@ -18,7 +18,8 @@ impl Bridge {
             self.close();
             return;
         }
-        // Microtasks that ran when the callback scope closed may have buffered timer ops.
+        // Microtasks that ran when the callback scope closed may have re-armed the JS timer
+        // (written the arm buffer).
         let timers = self.timers();
         if let Some(t) = &timers {
             t.drain();

@@ -1,14 +1,16 @@
 //! The server channel's acceptor for JS servers: each accepted socket becomes a channel of
-//! the next child loop's hub (round robin), which tells JS (`NEW_CHANNEL`) so that JS runs
-//! the child initializer and then registers the channel. Child loops of one JS thread share
+//! the next child loop's hub (round robin by the core's `Chooser`, as `EventLoopGroup::next`),
+//! which tells JS (`NEW_CHANNEL`) so that JS runs the child initializer and then registers the
+//! channel. It differs from the transport's `ServerBootstrapAcceptor` in what it does with the
+//! chosen loop (a hub of this thread takes the socket without a task; JS, not a Rust
+//! initializer, sets the channel up; loops that shut down are skipped). Child loops of one JS thread share
 //! the thread, so the hand-off needs no task; a child loop other than the acceptor's is asked
 //! for an iteration so that it delivers promptly.
 
-use std::cell::Cell;
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
 
-use netloop_eventloop::EventLoop;
+use netloop_eventloop::{Chooser, EventLoop};
 use netloop_transport::{
     AcceptedSocket, ChannelHandle, ChannelHandler, ChannelHandlerContext, ChannelOptions,
     HandlerResult, Message, SocketChannel,
@@ -16,10 +18,6 @@ use netloop_transport::{
 
 use super::hub::Hub;
 use super::{remote, wire};
-
-/// `NEW_CHANNEL`'s server id for a channel handed over from another thread: JS runs the
-/// initializer of its own worker module.
-pub const REMOTE_SERVER: f64 = -1.0;
 
 /// A child loop: on this thread (its hub), or on another JS thread (its handle).
 pub enum Target {
@@ -50,7 +48,8 @@ impl Target {
 pub struct Acceptor {
     pub server: f64,
     pub targets: Vec<Target>,
-    pub next: Cell<usize>,
+    /// The core's round robin (as `EventLoopGroup::next`) over `targets`.
+    pub chooser: Chooser,
     /// Shared by every connection it accepts (until one changes an option).
     pub child_options: Arc<ChannelOptions>,
 }
@@ -58,9 +57,7 @@ pub struct Acceptor {
 impl Acceptor {
     fn next_target(&self) -> Option<&Target> {
         for _ in 0..self.targets.len() {
-            let i = self.next.get();
-            self.next.set(i.wrapping_add(1));
-            let t = &self.targets[i % self.targets.len()];
+            let t = &self.targets[self.chooser.next_index()];
             if t.accepting() {
                 return Some(t);
             }
@@ -116,7 +113,7 @@ impl ChannelHandler for Acceptor {
                 // (its permit returns to the server's count).
                 let _ = handle.execute(move || {
                     if let Some(hub) = remote::local_hub(id) {
-                        adopt(&hub, socket, opts, parent, REMOTE_SERVER);
+                        adopt(&hub, socket, opts, parent, wire::REMOTE_SERVER);
                     }
                 });
             }

@@ -230,7 +230,7 @@ impl ChannelHandler for JsAdapter {
                 self.push(
                     wire::USER_EVENT,
                     state * 2.0 + f64::from(u8::from(idle.first)),
-                    1.0,
+                    wire::USER_IDLE,
                     0.0,
                 );
                 return Ok(());
@@ -239,23 +239,23 @@ impl ChannelHandler for JsAdapter {
         };
         let event = match event.downcast::<ChannelInputShutdown>() {
             Ok(_) => {
-                self.push(wire::USER_EVENT, 0.0, 2.0, 0.0);
+                self.push(wire::USER_EVENT, 0.0, wire::USER_INPUT_SHUTDOWN, 0.0);
                 return Ok(());
             }
             Err(e) => e,
         };
         let event = match event.downcast::<SslHandshakeCompletionEvent>() {
             Ok(done) => {
-                // `a` = -1 on success, else the string index of the error (code, message).
+                // `a` = NO_ERROR on success, else the string index of the error (code, message).
                 let at = match &done.0 {
-                    Ok(_) => -1.0,
+                    Ok(_) => wire::NO_ERROR,
                     Err(e) => match self.hub.upgrade() {
                         Some(hub) => match hub
                             .outbox()
                             .put_error(hub.id(), &e.clone().into_transport())
                         {
                             ErrorRef::Native(at) => at,
-                            ErrorRef::Js(_) => -1.0,
+                            ErrorRef::Js(_) => wire::NO_ERROR,
                         },
                         None => return Ok(()),
                     },
@@ -273,7 +273,7 @@ impl ChannelHandler for JsAdapter {
             Err(e) => e,
         };
         match event.downcast::<JsValue>() {
-            Ok(v) => self.push(wire::USER_EVENT, v.take(), 0.0, 0.0),
+            Ok(v) => self.push(wire::USER_EVENT, v.take(), wire::USER_TOKEN, 0.0),
             Err(other) => ctx.fire_user_event_triggered(other),
         }
         Ok(())
@@ -299,10 +299,7 @@ impl ChannelHandler for JsAdapter {
             return Ok(());
         };
         let r = hub.outbox().put_error(hub.id(), &error);
-        let (a, b) = match r {
-            ErrorRef::Native(i) => (i, 1.0),
-            ErrorRef::Js(t) => (t, 2.0),
-        };
+        let (a, b) = wire::error_fields(r);
         self.push(wire::EXCEPTION, a, b, 0.0);
         Ok(())
     }

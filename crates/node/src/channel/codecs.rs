@@ -14,22 +14,18 @@ use netloop_codec::{
 use netloop_transport::ChannelHandler;
 
 use crate::error::{invalid_arg, JsResult};
+use crate::protocol::NativeHandlerKind;
 
-pub const LINE: u32 = 1;
-pub const DELIMITER: u32 = 2;
-pub const FIXED_LENGTH: u32 = 3;
-pub const LENGTH_FIELD: u32 = 4;
-pub const PREPENDER: u32 = 5;
-pub const IDLE: u32 = 6;
-/// `SslHandler`: `p[0]` = the context's id (crates/node/src/tls.rs), `delimiters[0]` = the
-/// client's server name (UTF-8), if any.
-pub const TLS: u32 = 7;
-/// `RespDecoder`: `p` = max bulk length, max array length, max nesting depth, max inline
-/// length, inline commands (0/1), RESP3 (0/1).
-pub const RESP: u32 = 8;
-/// `HttpServerCodec`: `p` = max head size, max URI length, max header count, max body size,
-/// aggregate limit, require Host (0/1).
-pub const HTTP: u32 = 9;
+// The kinds JS names handlers by, from the boundary protocol (parameters documented there).
+pub const LINE: u32 = NativeHandlerKind::Line as u32;
+pub const DELIMITER: u32 = NativeHandlerKind::Delimiter as u32;
+pub const FIXED_LENGTH: u32 = NativeHandlerKind::FixedLength as u32;
+pub const LENGTH_FIELD: u32 = NativeHandlerKind::LengthField as u32;
+pub const PREPENDER: u32 = NativeHandlerKind::Prepender as u32;
+pub const IDLE: u32 = NativeHandlerKind::Idle as u32;
+pub const TLS: u32 = NativeHandlerKind::Tls as u32;
+pub const RESP: u32 = NativeHandlerKind::Resp as u32;
+pub const HTTP: u32 = NativeHandlerKind::Http as u32;
 
 fn param(p: &[f64], i: usize) -> f64 {
     p.get(i).copied().unwrap_or(0.0)

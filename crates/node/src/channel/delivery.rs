@@ -13,6 +13,7 @@ use super::hub::{Hub, MAX_ROUNDS};
 use super::outbox::Outbox;
 use super::token::drain_released;
 use super::wire::{self, RECORD};
+use crate::bridge::Dispatch;
 
 /// How long an iteration may run before its delivery stops starting new rounds (checked
 /// between rounds: a round's JS call is not interrupted; the first round always runs).
@@ -82,14 +83,12 @@ impl Hub {
         }
         let m = &self.metrics;
         m.records.set(m.records.get() + batch.records_len() as f64);
+        let bridge = self.bridge.upgrade();
         // SAFETY: the handle scope above is open; every value made here lives in it.
         unsafe {
-            let mut f = ptr::null_mut();
             let mut undefined = ptr::null_mut();
             sys::napi_get_undefined(env, &mut undefined);
-            if sys::napi_get_reference_value(env, self.dispatch, &mut f) == sys::Status::napi_ok
-                && !f.is_null()
-            {
+            if let Some(bridge) = bridge {
                 let Outbox {
                     records,
                     bytes,
@@ -108,22 +107,13 @@ impl Hub {
                 let cap = self.shared.event_capacity();
                 for chunk in records.chunks(cap * RECORD) {
                     let n = self.shared.put_events(chunk);
-                    let mut count = ptr::null_mut();
-                    sys::napi_create_double(env, n as f64, &mut count);
-                    let args = [count, arena, strings, base_value, segments];
-                    let mut result = ptr::null_mut();
                     m.deliveries.set(m.deliveries.get() + 1.0);
-                    let status =
-                        sys::napi_call_function(env, undefined, f, 5, args.as_ptr(), &mut result);
-                    if status == sys::Status::napi_pending_exception {
-                        let mut exc = ptr::null_mut();
-                        sys::napi_get_and_clear_last_exception(env, &mut exc);
-                        // The TS dispatcher catches handler errors: this is a terminating
-                        // worker (or a bug in the TS layer).
-                        crate::error::debug(format_args!(
-                            "netloop: an exception escaped the channel dispatcher"
-                        ));
-                    }
+                    // Through the loop's one entry point into JS (it reports what escapes).
+                    bridge.call_with(
+                        Dispatch::Channels,
+                        n as f64,
+                        &[arena, strings, base_value, segments],
+                    );
                 }
             }
             sys::napi_close_handle_scope(env, scope);

@@ -16,6 +16,7 @@ use super::outbox::ErrorRef;
 use super::wire;
 use super::{codecs, transport_error, NativeChannels};
 use crate::error::{throw, JsResult};
+use crate::protocol::WireKind;
 
 /// The delimiters JS passed, copied out of their Buffers.
 fn copied(delimiters: Option<Vec<Buffer>>) -> Vec<Bytes> {
@@ -48,7 +49,7 @@ impl NativeChannels {
         })
     }
 
-    /// For an `SslHandler`: tells JS when its handshake completes (`TLS_HANDSHAKE`), whatever
+    /// For an `SslHandler`: tells JS when its handshake completes (`WireKind::TlsHandshake`), whatever
     /// handlers sit behind it, so `handshakeFuture()` and `connect()` settle.
     fn watch_tls(&self, id: f64, h: &Rc<dyn netloop_transport::ChannelHandler>) {
         let Some(tls) = h.as_any().and_then(|a| a.downcast_ref::<SslHandler>()) else {
@@ -58,17 +59,17 @@ impl NativeChannels {
         tls.handshake_future().add_local_listener(move |r| {
             let Some(hub) = hub.upgrade() else { return };
             let at = match r {
-                Ok(_) => -1.0,
+                Ok(_) => wire::NO_ERROR,
                 Err(e) => match hub
                     .outbox()
                     .put_error(hub.id(), &e.clone().into_transport())
                 {
                     ErrorRef::Native(at) => at,
-                    ErrorRef::Js(_) => -1.0,
+                    ErrorRef::Js(_) => wire::NO_ERROR,
                 },
             };
             hub.outbox()
-                .push(wire::TLS_HANDSHAKE, id, 0.0, at, 0.0, 0.0);
+                .push(WireKind::TlsHandshake as u32, id, 0.0, at, 0.0, 0.0);
         });
     }
 
@@ -136,6 +137,7 @@ impl NativeChannels {
         r.map_err(|e| throw(&env, e))
     }
 
+    /// Removes handler `name` from channel `id`'s pipeline.
     #[napi]
     pub fn remove(&self, env: Env, id: f64, name: String) -> Result<()> {
         self.enter();

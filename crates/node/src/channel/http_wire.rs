@@ -2,7 +2,8 @@
 //! text (src/http.ts reads and writes the same layout; all integers little-endian):
 //!
 //! ```text
-//! Native → JS messages start with a kind byte: 0 request, 1 body piece.
+//! Messages start with a kind byte (`protocol::HttpIn`: 0 request, 1 body piece;
+//! `protocol::HttpOut`: 1 response, 2 body chunk).
 //! request  (native → JS): id:f64 flags:u8 method:bytes target:bytes n:u32 (name:bytes value:bytes)*n body:bytes
 //!                         flags: 1 HTTP/1.1, 2 keep-alive, 4 streaming, 8 expect 100-continue
 //! content  (native → JS): id:f64 flags:u8 data:bytes            flags: 1 last
@@ -19,6 +20,8 @@ use bytes::Bytes;
 use netloop_http::{HttpContent, HttpRequest, HttpResponse, Version};
 use netloop_transport::Message;
 
+use crate::protocol::{HttpIn, HttpOut};
+
 fn bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&(b.len() as u32).to_le_bytes());
     out.extend_from_slice(b);
@@ -26,7 +29,7 @@ fn bytes(out: &mut Vec<u8>, b: &[u8]) {
 
 /// Appends `r` in the request layout, after a 0 byte (the kind: request).
 pub fn put_request(out: &mut Vec<u8>, r: &HttpRequest) {
-    out.push(0);
+    out.push(HttpIn::Request as u8);
     out.extend_from_slice(&(r.id as f64).to_le_bytes());
     let flags = u8::from(r.version == Version::Http11)
         | (u8::from(r.keep_alive) << 1)
@@ -45,7 +48,7 @@ pub fn put_request(out: &mut Vec<u8>, r: &HttpRequest) {
 
 /// Appends `c` in the content layout, after a 1 byte (the kind: body piece).
 pub fn put_content(out: &mut Vec<u8>, c: &HttpContent) {
-    out.push(1);
+    out.push(HttpIn::Content as u8);
     out.extend_from_slice(&(c.request_id.map_or(-1.0, |i| i as f64)).to_le_bytes());
     out.push(u8::from(c.last));
     bytes(out, &c.data);
@@ -84,9 +87,11 @@ impl Reader<'_> {
 
 /// The response or content JS wrote, as the message the codec takes.
 pub fn from_js(data: &[u8]) -> Result<Message, String> {
+    const RESPONSE: u8 = HttpOut::Response as u8;
+    const CONTENT: u8 = HttpOut::Content as u8;
     let mut r = Reader { data, at: 0 };
     match r.u8()? {
-        1 => {
+        RESPONSE => {
             let request_id = r.id()?;
             let s = r.take(2)?;
             let status = u16::from_le_bytes([s[0], s[1]]);
@@ -107,7 +112,7 @@ pub fn from_js(data: &[u8]) -> Result<Message, String> {
                 streaming,
             }))
         }
-        2 => {
+        CONTENT => {
             let request_id = r.id()?;
             let last = r.u8()? & 1 != 0;
             let data = r.bytes()?;

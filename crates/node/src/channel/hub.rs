@@ -23,7 +23,7 @@ use netloop_transport::{
 };
 
 use super::ids::IdMap;
-use super::outbox::{ErrorRef, Outbox};
+use super::outbox::Outbox;
 use super::shared::SharedArrays;
 use super::wire::{self};
 use crate::bridge::{Bridge, IterationHook};
@@ -60,7 +60,6 @@ pub struct Hub {
     pub(super) env: sys::napi_env,
     pub(crate) local: Weak<LocalLoop>,
     pub(super) bridge: Weak<Bridge>,
-    pub(super) dispatch: sys::napi_ref,
     pub(super) shared: SharedArrays,
     pub(super) channels: RefCell<IdMap<Entry>>,
     pub(super) closing: RefCell<Vec<u64>>,
@@ -89,7 +88,6 @@ impl Hub {
         env: sys::napi_env,
         local: &Rc<LocalLoop>,
         bridge: &Rc<Bridge>,
-        dispatch: sys::napi_ref,
         shared: SharedArrays,
     ) -> Rc<Hub> {
         let handle = local.handle();
@@ -99,7 +97,6 @@ impl Hub {
             env,
             local: Rc::downgrade(local),
             bridge: Rc::downgrade(bridge),
-            dispatch,
             shared,
             channels: RefCell::default(),
             closing: RefCell::default(),
@@ -157,10 +154,7 @@ impl Hub {
         channel.pipeline().set_unhandled_sink(move |what| {
             if let (Unhandled::Exception(e), Some(hub)) = (what, sink.upgrade()) {
                 let mut out = hub.outbox();
-                let (a, b) = match out.put_error(hub.id, &e) {
-                    ErrorRef::Native(i) => (i, 1.0),
-                    ErrorRef::Js(t) => (t, 2.0),
-                };
+                let (a, b) = wire::error_fields(out.put_error(hub.id, &e));
                 out.push(wire::UNHANDLED, id as f64, 0.0, a, b, 0.0);
             }
         });
@@ -173,7 +167,7 @@ impl Hub {
             }
         });
         self.refd_open.set(self.refd_open.get() + 1);
-        super::remote::set_owner(id, self.loop_id);
+        super::remote::set_owner(id, channel.handle());
         self.channels.borrow_mut().insert(
             id,
             Entry {
@@ -197,11 +191,9 @@ impl Hub {
         let mut out = self.outbox();
         // The error that closed the channel, if one did: JS fails later operations with it
         // as their cause.
-        let (a, b) = match cause.map(|c| out.put_error(self.id, &c)) {
-            Some(ErrorRef::Native(i)) => (i, 1.0),
-            Some(ErrorRef::Js(t)) => (t, 2.0),
-            None => (0.0, 0.0),
-        };
+        let (a, b) = cause.map_or((0.0, wire::SUCCESS), |c| {
+            wire::error_fields(out.put_error(self.id, &c))
+        });
         out.push(wire::CLOSED, id as f64, 0.0, a, b, 0.0);
         drop(out);
         self.closing.borrow_mut().push(id);
@@ -399,11 +391,11 @@ impl Hub {
     pub fn report_promise(&self, id: f64, r: &Result<(), TransportError>) {
         let mut out = self.outbox();
         match r {
-            Ok(()) => out.push(wire::PROMISE_DONE, 0.0, 0.0, id, 0.0, 0.0),
-            Err(e) => match out.put_error(self.id, e) {
-                ErrorRef::Native(i) => out.push(wire::PROMISE_DONE, 0.0, 0.0, id, 1.0, i),
-                ErrorRef::Js(t) => out.push(wire::PROMISE_DONE, 0.0, 0.0, id, 2.0, t),
-            },
+            Ok(()) => out.push(wire::PROMISE_DONE, 0.0, 0.0, id, wire::SUCCESS, 0.0),
+            Err(e) => {
+                let (at, b) = wire::error_fields(out.put_error(self.id, e));
+                out.push(wire::PROMISE_DONE, 0.0, 0.0, id, b, at);
+            }
         }
     }
 
@@ -432,17 +424,26 @@ impl IterationHook for Hub {
     fn keeps_alive(&self) -> bool {
         Hub::keeps_alive(self)
     }
+    fn loop_closed(&self) {
+        self.unregister();
+    }
+}
+
+impl Hub {
+    /// Leaves the registries: the loop, this thread's hub entry, the channels' handles.
+    /// Idempotent (the loop's close and the hub's drop both call it).
+    fn unregister(&self) {
+        super::remote::unregister(self.loop_id);
+        if let Ok(channels) = self.channels.try_borrow() {
+            for id in channels.keys() {
+                super::remote::clear_owner(*id);
+            }
+        }
+    }
 }
 
 impl Drop for Hub {
     fn drop(&mut self) {
-        super::remote::unregister(self.loop_id);
-        for id in self.channels.get_mut().keys() {
-            super::remote::clear_owner(*id);
-        }
-        // SAFETY: the reference was created on this env's thread, where hubs are dropped.
-        unsafe {
-            sys::napi_delete_reference(self.env, self.dispatch);
-        }
+        self.unregister();
     }
 }

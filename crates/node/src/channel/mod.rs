@@ -12,6 +12,7 @@ mod delivery;
 mod handlers;
 mod http_wire;
 mod hub;
+pub(crate) use hub::Hub;
 mod ids;
 mod ops;
 mod options;
@@ -25,7 +26,6 @@ mod token;
 mod wire;
 
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::rc::Rc;
 
@@ -38,7 +38,6 @@ use netloop_transport::{ServerSocketChannel, SocketChannel, TransportError};
 use crate::error::{invalid_arg, throw, Code, JsResult};
 use crate::event_loop::NativeEventLoop;
 use acceptor::Acceptor;
-use hub::Hub;
 use shared::{Shared, SharedArrays};
 
 fn transport_error(e: TransportError) -> napi::Error<Code> {
@@ -66,15 +65,8 @@ pub fn write_to_channel(id: f64, data: Buffer) -> bool {
     remote::write_to(id as u64, Bytes::copy_from_slice(&data))
 }
 
-/// The channel wire's constants, for the JS side's load-time check.
-#[napi]
-pub fn channel_wire() -> HashMap<String, u32> {
-    wire::ALL
-        .iter()
-        .map(|(k, v)| ((*k).to_string(), *v))
-        .collect()
-}
-
+/// The channel hub of one loop, for its JS side (src/hub.ts): channels, pipelines and the
+/// shared record buffers (docs/decisions/0004).
 #[napi]
 pub struct NativeChannels {
     hub: Rc<Hub>,
@@ -83,24 +75,24 @@ pub struct NativeChannels {
 
 #[napi]
 impl NativeChannels {
-    /// `dispatch(count, arena, strings, base, segments)` receives event records; `events`/`ops` are the
-    /// shared `Float64Array`s and `arena` the write arena (`Uint8Array`).
+    /// The hub of `native_loop`: `events`/`ops` are the shared `Float64Array`s and `arena` the
+    /// write arena (`Uint8Array`). Event records reach JS through the loop's own dispatch
+    /// function (`DispatchKind::Channels`, with the arena, the
+    /// strings, the read pool's base and the external reads).
     #[napi(constructor)]
     pub fn new(
         env: Env,
         native_loop: &NativeEventLoop,
-        dispatch: Unknown,
         events: Unknown,
         ops: Unknown,
         arena: Unknown,
     ) -> Result<Self> {
-        Self::create(&env, native_loop, dispatch, events, ops, arena).map_err(|e| throw(&env, e))
+        Self::create(&env, native_loop, events, ops, arena).map_err(|e| throw(&env, e))
     }
 
     fn create(
         env: &Env,
         native_loop: &NativeEventLoop,
-        dispatch: Unknown,
         events: Unknown,
         ops: Unknown,
         arena: Unknown,
@@ -120,22 +112,13 @@ impl NativeChannels {
                 }
             }
         };
-        let mut reference = std::ptr::null_mut();
-        // SAFETY: as above; the reference is deleted when the hub drops.
-        if unsafe { sys::napi_create_reference(raw, dispatch.raw(), 1, &mut reference) }
-            != sys::Status::napi_ok
-        {
-            return Err(invalid_arg("dispatch must be a function"));
-        }
         let Some(local) = native_loop.local() else {
-            // SAFETY: the reference was created above on this env and is not used again.
-            unsafe { sys::napi_delete_reference(raw, reference) };
             return Err(napi::Error::new(
                 Code("ERR_REJECTED_EXECUTION"),
                 "the loop is terminated".to_string(),
             ));
         };
-        let hub = Hub::new(raw, &local, native_loop.bridge(), reference, shared);
+        let hub = Hub::new(raw, &local, native_loop.bridge(), shared);
         Ok(NativeChannels {
             hub,
             calls: Cell::new(0.0),
@@ -155,6 +138,7 @@ impl NativeChannels {
         }
     }
 
+    /// This hub's id (tokens and errors are tagged with it).
     #[napi(getter)]
     pub fn id(&self) -> u32 {
         self.hub.id()
@@ -232,8 +216,8 @@ impl NativeChannels {
             let ch = self.hub.channel(id as u64).ok_or_else(|| no_channel(id))?;
             let acceptor = Acceptor {
                 server: id,
+                chooser: netloop_eventloop::Chooser::new(targets.len()),
                 targets,
-                next: Cell::new(0),
                 child_options: std::sync::Arc::new(child_options),
             };
             ch.pipeline()
@@ -354,6 +338,7 @@ impl NativeChannels {
         Some(format!("{}|{}|{family}", a.ip(), a.port()))
     }
 
+    /// The value of channel option `name` of channel `id` (booleans as 0/1).
     #[napi]
     pub fn get_option(&self, env: Env, id: f64, name: String) -> Result<f64> {
         self.enter();
@@ -361,6 +346,7 @@ impl NativeChannels {
             .map_err(|e| throw(&env, e))
     }
 
+    /// Sets channel option `name` of channel `id`.
     #[napi]
     pub fn set_option(&self, env: Env, id: f64, name: String, value: f64) -> Result<()> {
         self.enter();
@@ -464,5 +450,14 @@ impl ReportToJs for netloop_transport::ChannelFuture {
                 h.report_promise(promise, r);
             }
         });
+    }
+}
+
+impl std::fmt::Debug for NativeChannels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeChannels")
+            .field("hub", &self.hub.id())
+            .field("loop", &self.hub.loop_id())
+            .finish()
     }
 }

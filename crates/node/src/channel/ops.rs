@@ -129,7 +129,7 @@ impl Hub {
         );
         if kind == wire::COMPLETE_PROMISE {
             if let Some(p) = self.take_promise(a) {
-                if b == 0.0 {
+                if b == wire::SUCCESS {
                     p.try_success();
                 } else {
                     p.try_failure(self.js_error(c, strings, op[2]));
@@ -179,7 +179,14 @@ impl Hub {
                     if let (Err(e), Some(hub)) = (r, weak.upgrade()) {
                         let mut out = hub.outbox();
                         if let ErrorRef::Native(i) = out.put_error(hub.id, e) {
-                            out.push(wire::EXCEPTION, chan as f64, 0.0, i, 1.0, 0.0);
+                            out.push(
+                                wire::EXCEPTION,
+                                chan as f64,
+                                0.0,
+                                i,
+                                wire::NATIVE_ERROR,
+                                0.0,
+                            );
                         }
                     }
                 });

@@ -19,23 +19,25 @@
 use bytes::{Bytes, BytesMut};
 use netloop_resp::RespValue;
 
-const SIMPLE: u8 = 1;
-const ERROR: u8 = 2;
-const INTEGER: u8 = 3;
-const BULK: u8 = 4;
-const NULL_BULK: u8 = 5;
-const ARRAY: u8 = 6;
-const NULL_ARRAY: u8 = 7;
-const NULL: u8 = 8;
-const BOOLEAN: u8 = 9;
-const DOUBLE: u8 = 10;
-const BIG_NUMBER: u8 = 11;
-const BULK_ERROR: u8 = 12;
-const VERBATIM: u8 = 13;
-const MAP: u8 = 14;
-const SET: u8 = 15;
-const ATTRIBUTE: u8 = 16;
-const PUSH: u8 = 17;
+use crate::protocol::RespTag;
+
+const SIMPLE: u8 = RespTag::Simple as u8;
+const ERROR: u8 = RespTag::Error as u8;
+const INTEGER: u8 = RespTag::Integer as u8;
+const BULK: u8 = RespTag::Bulk as u8;
+const NULL_BULK: u8 = RespTag::NullBulk as u8;
+const ARRAY: u8 = RespTag::Array as u8;
+const NULL_ARRAY: u8 = RespTag::NullArray as u8;
+const NULL: u8 = RespTag::Null as u8;
+const BOOLEAN: u8 = RespTag::Boolean as u8;
+const DOUBLE: u8 = RespTag::Double as u8;
+const BIG_NUMBER: u8 = RespTag::BigNumber as u8;
+const BULK_ERROR: u8 = RespTag::BulkError as u8;
+const VERBATIM: u8 = RespTag::Verbatim as u8;
+const MAP: u8 = RespTag::Map as u8;
+const SET: u8 = RespTag::Set as u8;
+const ATTRIBUTE: u8 = RespTag::Attribute as u8;
+const PUSH: u8 = RespTag::Push as u8;
 
 fn bytes(out: &mut Vec<u8>, tag: u8, b: &[u8]) {
     out.push(tag);

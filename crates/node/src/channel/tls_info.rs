@@ -54,3 +54,16 @@ impl NativeChannels {
         .map_err(|e| throw(&env, e))
     }
 }
+
+impl std::fmt::Debug for TlsSessionInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TlsSessionInfo")
+            .field("protocol", &self.protocol)
+            .field("cipher", &self.cipher)
+            .field("alpn_protocol", &self.alpn_protocol)
+            .field("servername", &self.servername)
+            .field("authorized", &self.authorized)
+            .field("resumed", &self.resumed)
+            .finish_non_exhaustive()
+    }
+}

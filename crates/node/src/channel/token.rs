@@ -7,24 +7,23 @@
 //!   code (a decoder discarding it, a failed write) is *released*: the hub tells JS.
 //! - An error token may be shared (one close fails many writes with the same error), so JS
 //!   keeps the entry until the last native copy drops and the hub releases it.
-//! - Drops are recorded in a thread-local list that each hub drains when it delivers; a token
-//!   dropped on another thread (not done by this binding) would leak one table entry.
+//! - Drops are recorded in the thread's context (`released`, crate::thread_context) that each
+//!   hub drains when it delivers; a token dropped on another thread (not done by this
+//!   binding) would leak one table entry.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::fmt;
 
-thread_local! {
-    static RELEASED: RefCell<Vec<(u32, f64)>> = const { RefCell::new(Vec::new()) };
-}
+use crate::thread_context;
 
 fn release(hub: u32, token: f64) {
-    let _ = RELEASED.try_with(|r| r.borrow_mut().push((hub, token)));
+    thread_context::with(|c| c.released.borrow_mut().push((hub, token)));
 }
 
 /// Takes the tokens hub `hub` must release.
 pub fn drain_released(hub: u32, out: &mut Vec<f64>) {
-    let _ = RELEASED.try_with(|r| {
-        r.borrow_mut().retain(|&(h, t)| {
+    thread_context::with(|c| {
+        c.released.borrow_mut().retain(|&(h, t)| {
             if h == hub {
                 out.push(t);
                 false

@@ -1,0 +1,308 @@
+//! The boundary protocol: every number that crosses between this binding and the TypeScript
+//! side, defined once.
+//!
+//! Each concept is one `#[napi]` enum. napi-rs writes them into `native.d.ts` as
+//! `const enum`s, `scripts/gen-protocol.mjs` copies those into `src/protocol.ts` (the TS side
+//! imports them from there; `npm run check:types` fails when the copy is stale), and tsc
+//! inlines each member into the compiled JS: a record's kind is still compared with a small
+//! integer literal, never loaded from an object. At load time the TS side compares its copy
+//! with the enum objects the addon exports (`checkProtocol` in `src/protocol-check.ts`), so a
+//! binary from another build is refused instead of misread.
+//!
+//! Adding a channel event: a variant in [`WireKind`] (and its payload documented on it), the
+//! native code that pushes it, and the TS code that handles it (docs/decisions/0011).
+//!
+//! The Rust side uses the enums directly (`WireKind::Active as u32`) or through the aliases
+//! in `channel::wire`, which are derived from them.
+
+use napi_derive::napi;
+
+/// Fields of one record in the shared `Float64Array`s, and a record's length.
+/// Events (native → JS): `[kind, channel, ctx, a, b, c] × n`; ops (JS → native):
+/// `[count, (kind, channel, ctx, a, b, c) × n]`.
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordField {
+    /// The record's [`WireKind`].
+    Kind = 0,
+    /// The channel's id (0: none, hub-wide records).
+    Channel = 1,
+    /// The id of the JS context the record is for (or comes from); 0 is the pipeline's head
+    /// (inbound) or tail (outbound).
+    Ctx = 2,
+    /// First payload field (per kind).
+    A = 3,
+    /// Second payload field (per kind).
+    B = 4,
+    /// Third payload field (per kind; a promise id on outbound ops).
+    C = 5,
+    /// f64 fields per record.
+    Length = 6,
+}
+
+/// The kind of a record (its `kind` field). Events and ops share one code space.
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WireKind {
+    // ---- inbound events (native → JS at a JS context; JS → native fired from one) ----
+    /// `channelRegistered`.
+    Registered = 1,
+    /// `channelUnregistered`.
+    Unregistered = 2,
+    /// `channelActive`.
+    Active = 3,
+    /// `channelInactive`.
+    Inactive = 4,
+    /// `a` = offset, `b` = length in the byte arena.
+    ReadBytes = 5,
+    /// `a` = value token.
+    ReadValue = 6,
+    /// `channelReadComplete`.
+    ReadComplete = 7,
+    /// `b` = a [`UserEventKind`]; `a` its payload.
+    UserEvent = 8,
+    /// `b` = an [`Outcome`] error kind: native error at string index `a`, or JS error token `a`.
+    Exception = 9,
+    /// `channelWritabilityChanged`.
+    WritabilityChanged = 10,
+    /// JS → native only: `a` = index into the big-chunk array of the `applyOps` call.
+    ReadBig = 11,
+    /// A decoded RESP value: `a` = offset, `b` = length of its tag form ([`RespTag`]).
+    ReadResp = 12,
+    /// A decoded HTTP request or body piece: `a` = offset, `b` = length of its layout
+    /// (http_wire.rs, an [`HttpIn`] byte first) in the arena.
+    ReadHttp = 13,
+
+    // ---- outbound operations (native → JS at a JS context; JS → native passed on) ----
+    /// `a` = offset, `b` = length, `c` = promise.
+    WriteBytes = 20,
+    /// `a` = value token, `c` = promise.
+    WriteValue = 21,
+    /// `flush`.
+    Flush = 22,
+    /// `read` (a read request, outbound).
+    Read = 23,
+    /// `c` = promise.
+    Close = 24,
+    /// JS → native only: `a` = big-chunk index, `c` = promise.
+    WriteBig = 25,
+    /// JS → native only: RESP replies in tag form at `a`, `b` bytes in the op arena;
+    /// `c` = promise.
+    WriteResp = 26,
+    /// JS → native only: an HTTP response or body chunk (http_wire.rs) at `a`, `b` bytes in
+    /// the op arena (`b` < 0: big-chunk index `a`); `c` = promise.
+    WriteHttp = 27,
+
+    // ---- hub events (native → JS) ----
+    /// `a` = promise id, `b` = an [`Outcome`], `c` = its error (string index or JS token).
+    PromiseDone = 30,
+    /// `channel` = the new channel, `a` = its server channel or [`ServerId::Remote`].
+    NewChannel = 31,
+    /// The channel closed (its close future completed); `b` = an [`Outcome`] (the cause),
+    /// `a` its error.
+    Closed = 32,
+    /// `a` = a token native code dropped without handing it back.
+    Release = 33,
+    /// The channel is closed and unregistered: it left the hub (JS tears its pipeline down).
+    Forget = 34,
+    /// An exception reached the native tail of the channel's pipeline (`b`/`a` as `Exception`).
+    Unhandled = 35,
+    /// The channel's `SslHandler` finished its handshake: `a` = [`ErrorIndex::None`] on
+    /// success, else the string index of the error (whatever handlers sit behind it).
+    TlsHandshake = 36,
+
+    // ---- hub ops (JS → native) ----
+    /// `a` = a native promise id, `b` = an [`Outcome`] (success or JS error token in `c`).
+    CompletePromise = 40,
+    /// Registers the channel on its loop (after JS ran its initializer).
+    Register = 41,
+}
+
+/// What a `UserEvent` record carries (its `b` field).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserEventKind {
+    /// A JS value: its token in `a`.
+    Token = 0,
+    /// An `IdleStateEvent`: `a` = state * 2 + first.
+    Idle = 1,
+    /// `ChannelInputShutdownEvent`.
+    InputShutdown = 2,
+    /// `SslHandshakeCompletionEvent`: `a` = [`ErrorIndex::None`] or the error's string index.
+    TlsHandshake = 3,
+    /// `SslCloseCompletionEvent` (the peer's close_notify).
+    TlsClose = 4,
+}
+
+/// How something ended, and where its error is (the `b` field of `Exception`, `Unhandled`,
+/// `Closed`, `PromiseDone`, `CompletePromise`).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// No error.
+    Success = 0,
+    /// A native error: four strings (code, message, cause code, cause message) from the
+    /// record's string index.
+    NativeError = 1,
+    /// A JS error: its token.
+    JsError = 2,
+}
+
+/// Promise ids on the wire. Positive ids are JS promises; ids below `VoidFiring` name native
+/// promises the hub lends to JS.
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromiseId {
+    /// The silent void promise (a write made without one: its failure is not reported,
+    /// Netty's `write(msg)`).
+    Silent = 0,
+    /// The channel's `voidPromise()`: a failure goes to `exceptionCaught`.
+    VoidFiring = -1,
+}
+
+/// A string index that names no error (a TLS handshake that succeeded).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorIndex {
+    /// No error.
+    None = -1,
+}
+
+/// `NewChannel`'s server id for a channel handed over from another thread: JS runs the
+/// child initializer it registered for this loop.
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerId {
+    /// Handed over from another thread.
+    Remote = -1,
+}
+
+/// What the loop's JS dispatch function is asked to do. It is called with one number,
+/// `arg * DispatchPacking.Multiplier + kind`.
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DispatchKind {
+    /// Run the next JS task batch of the loop's FIFO.
+    Task = 0,
+    /// The loop timer armed for the earliest JS timer fired: JS runs its due timers.
+    Timers = 1,
+    /// The loop terminated.
+    Terminated = 2,
+    /// A task posted from another OS thread ran; `arg` = ns from post to run (tests, benches).
+    Remote = 3,
+    /// The loop failed and terminates: libuv could not watch its rebuilt selector (`arg`:
+    /// the libuv error number). JS reports it through `onTaskError`.
+    Fault = 4,
+    /// The loop's channel hub delivers `arg` event records (in the shared event buffer); the
+    /// call's second and third arguments are the batch's byte arena and strings.
+    Channels = 5,
+}
+
+/// How the dispatch argument is packed: `arg * Multiplier + kind` (exact below 2^53).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DispatchPacking {
+    /// The multiplier of `arg`: larger than every [`DispatchKind`].
+    Multiplier = 8,
+}
+
+/// Slots of the `Float64Array` through which JS arms the loop's one timer (timers.rs).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimerArmSlot {
+    /// JS sets it to 1 when it wants the timer moved.
+    Dirty = 0,
+    /// In `performance.now()` milliseconds; negative: disarm.
+    Deadline = 1,
+    /// The `performance.now()` at which JS wrote it (or NaN).
+    Stamp = 2,
+    /// The buffer's length.
+    Length = 3,
+}
+
+/// The built-in native handlers JS can add (channel/codecs.rs).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NativeHandlerKind {
+    /// `LineBasedFrameDecoder`: `p` = max length, strip delimiter, fail fast.
+    Line = 1,
+    /// `DelimiterBasedFrameDecoder`: `p` as `Line`, the delimiters beside.
+    Delimiter = 2,
+    /// `FixedLengthFrameDecoder`: `p` = frame length.
+    FixedLength = 3,
+    /// `LengthFieldBasedFrameDecoder`: `p` = Netty's parameters in order.
+    LengthField = 4,
+    /// `LengthFieldPrepender`: `p` = Netty's parameters in order.
+    Prepender = 5,
+    /// `IdleStateHandler`: `p` = reader, writer, all idle ms, observe output.
+    Idle = 6,
+    /// `SslHandler`: `p[0]` = the context's id (tls.rs), `delimiters[0]` = the client's
+    /// server name (UTF-8), if any.
+    Tls = 7,
+    /// `RespDecoder`: `p` = max bulk length, max array length, max nesting depth, max inline
+    /// length, inline commands (0/1), RESP3 (0/1).
+    Resp = 8,
+    /// `HttpServerCodec`: `p` = max head size, max URI length, max header count, max body
+    /// size, aggregate limit, require Host (0/1).
+    Http = 9,
+}
+
+/// The tag byte of a RESP value in its tag form (channel/resp_wire.rs).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RespTag {
+    /// Simple string.
+    Simple = 1,
+    /// Simple error.
+    Error = 2,
+    /// Integer.
+    Integer = 3,
+    /// Bulk string.
+    Bulk = 4,
+    /// Null bulk string (RESP2).
+    NullBulk = 5,
+    /// Array.
+    Array = 6,
+    /// Null array (RESP2).
+    NullArray = 7,
+    /// Null (RESP3).
+    Null = 8,
+    /// Boolean (RESP3).
+    Boolean = 9,
+    /// Double (RESP3).
+    Double = 10,
+    /// Big number (RESP3).
+    BigNumber = 11,
+    /// Bulk error (RESP3).
+    BulkError = 12,
+    /// Verbatim string (RESP3).
+    Verbatim = 13,
+    /// Map (RESP3).
+    Map = 14,
+    /// Set (RESP3).
+    Set = 15,
+    /// Attribute (RESP3).
+    Attribute = 16,
+    /// Push (RESP3).
+    Push = 17,
+}
+
+/// The kind byte that starts an HTTP message the binding delivers (channel/http_wire.rs).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpIn {
+    /// A request head (and its aggregated body).
+    Request = 0,
+    /// A body piece.
+    Content = 1,
+}
+
+/// The kind byte that starts an HTTP message JS writes (channel/http_wire.rs).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpOut {
+    /// A response head (and body).
+    Response = 1,
+    /// A body chunk.
+    Content = 2,
+}
