@@ -30,6 +30,9 @@ pub const RESP: u32 = 8;
 /// `HttpServerCodec`: `p` = max head size, max URI length, max header count, max body size,
 /// aggregate limit, require Host (0/1).
 pub const HTTP: u32 = 9;
+/// `FlushConsolidationHandler`: `p` = explicit flush after flushes, consolidate when no read
+/// in progress (0/1).
+pub const FLUSH_CONSOLIDATION: u32 = 10;
 
 fn param(p: &[f64], i: usize) -> f64 {
     p.get(i).copied().unwrap_or(0.0)
@@ -156,6 +159,9 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
                 netloop_http::HttpServerCodec::new(cfg).map_err(|e| invalid_arg(e.to_string()))?,
             )
         }
+        FLUSH_CONSOLIDATION => Rc::new(
+            netloop_codec::FlushConsolidationHandler::new(size(p, 0), flag(p, 1)).map_err(bad)?,
+        ),
         other => return Err(invalid_arg(format!("unknown native handler kind {other}"))),
     })
 }
