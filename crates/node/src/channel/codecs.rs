@@ -28,7 +28,8 @@ pub const TLS: u32 = 7;
 /// length, inline commands (0/1), RESP3 (0/1).
 pub const RESP: u32 = 8;
 /// `HttpServerCodec`: `p` = max head size, max URI length, max header count, max body size,
-/// aggregate limit, require Host (0/1).
+/// aggregate limit, require Host (0/1), header timeout (ms, 0: none), max pipelined requests
+/// (0: none), request timeout (ms, 0: none).
 pub const HTTP: u32 = 9;
 /// `FlushConsolidationHandler`: `p` = explicit flush after flushes, consolidate when no read
 /// in progress (0/1).
@@ -150,6 +151,16 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
                 require_host: flag(p, 5),
                 // milliseconds; 0: no request-head timeout
                 header_timeout: match size(p, 6) {
+                    0 => None,
+                    ms => Some(std::time::Duration::from_millis(ms as u64)),
+                },
+                // 0: no limit
+                max_pipelined_requests: match size(p, 7) {
+                    0 => None,
+                    n => Some(n),
+                },
+                // milliseconds; 0: no whole-request timeout
+                request_timeout: match size(p, 8) {
                     0 => None,
                     ms => Some(std::time::Duration::from_millis(ms as u64)),
                 },
