@@ -13,7 +13,7 @@ export { ChannelHandlerContext } from './src/context';
 export { ChannelPromise } from './src/promise';
 export { ServerBootstrap, Bootstrap, type ChannelInitializer } from './src/bootstrap';
 export { type ChannelHandler, type ChannelInboundHandler, type ChannelOutboundHandler, type Outbound, type IdleState, IdleStateEvent, ChannelInputShutdownEvent, } from './src/handlers';
-export { NativeHandler, LineBasedFrameDecoder, DelimiterBasedFrameDecoder, FixedLengthFrameDecoder, LengthFieldBasedFrameDecoder, LengthFieldPrepender, IdleStateHandler, type LengthFieldOptions, } from './src/codecs';
+export { NativeHandler, LineBasedFrameDecoder, DelimiterBasedFrameDecoder, FixedLengthFrameDecoder, LengthFieldBasedFrameDecoder, LengthFieldPrepender, IdleStateHandler, FlushConsolidationHandler, type LengthFieldOptions, } from './src/codecs';
 export { type ChannelOptions, type ChannelOptionName } from './src/options';
 export { type ChannelMetrics } from './src/hub';
 export { type ServerChannel } from './src/channel';

@@ -22,6 +22,7 @@ export const {
   LengthFieldBasedFrameDecoder,
   LengthFieldPrepender,
   IdleStateHandler,
+  FlushConsolidationHandler,
   writeToChannel,
   HttpServerCodec,
   HttpRequest,

@@ -29,6 +29,7 @@ export {
   LengthFieldBasedFrameDecoder,
   LengthFieldPrepender,
   IdleStateHandler,
+  FlushConsolidationHandler,
   type LengthFieldOptions,
 } from './src/codecs'
 export { type ChannelOptions, type ChannelOptionName } from './src/options'

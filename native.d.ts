@@ -243,9 +243,15 @@ export declare const enum NativeHandlerKind {
   Resp = 8,
   /**
    * `HttpServerCodec`: `p` = max head size, max URI length, max header count, max body
-   * size, aggregate limit, require Host (0/1).
+   * size, aggregate limit, require Host (0/1), header timeout (ms, 0: none), max pipelined
+   * requests (0: none), request timeout (ms, 0: none).
    */
   Http = 9,
+  /**
+   * `FlushConsolidationHandler`: `p` = explicit flush after flushes, consolidate when no
+   * read in progress (0/1).
+   */
+  FlushConsolidation = 10,
 }
 
 /** The options src/loop.ts hands over (already checked there). */

@@ -301,7 +301,7 @@ export function childHandler(ch: Channel): void {
     const ms = headerTimeout > 0 ? Math.max(1, Math.round(headerTimeout * 1000)) : 0
     ch.pipeline.addLast('http', new HttpServerCodec({ headerTimeout: ms })).addLast('hello', new NativeHelloHandler())
   }
-  addIdleTimeout(ch, idle)
+  addIdleTimeout(ch, idle, 'reads') // a request/response server: the peer's silence is idleness
 }
 
 /** What the main thread passes to the workers (--threads N). */

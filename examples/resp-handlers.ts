@@ -285,6 +285,6 @@ export function childHandler(ch: Channel): void {
   if (JS_CODEC) ch.pipeline.addLast('decoder', new RespDecoder()).addLast('encoder', respEncoder)
   else ch.pipeline.addLast('decoder', new NativeRespDecoder())
   ch.pipeline.addLast('commands', new CommandHandler(store))
-  addIdleTimeout(ch, idle)
+  addIdleTimeout(ch, idle, 'reads') // a request/response server: the peer's silence is idleness
 }
 

@@ -140,3 +140,26 @@ export class IdleStateHandler extends NativeHandler {
     ])
   }
 }
+
+/**
+ * Passes on fewer flushes, so pipelined small answers leave in fewer write system calls
+ * (Netty's `FlushConsolidationHandler`). Add it before (towards the head from) the handlers
+ * whose flushes it consolidates. While a native read batch lasts, their flushes are counted and
+ * one is passed on at the batch's end (and every `explicitFlushAfterFlushes`-th at once, default
+ * 256); outside reads a flush passes at once unless `consolidateWhenNoReadInProgress` (default
+ * false) is set: then one flush is passed on from a task in the loop's next task batch.
+ *
+ * A JS handler sees a read batch after the native pipeline finished it (events reach JS once
+ * per loop iteration), so its flushes arrive outside the batch: to consolidate a JS handler that
+ * calls `writeAndFlush` per message, set `consolidateWhenNoReadInProgress: true`. A JS handler
+ * that writes and flushes once in `channelReadComplete` needs no consolidation: its writes of
+ * one batch already leave in one write system call.
+ */
+export class FlushConsolidationHandler extends NativeHandler {
+  constructor(options: { explicitFlushAfterFlushes?: number; consolidateWhenNoReadInProgress?: boolean } = {}) {
+    super(NativeHandlerKind.FlushConsolidation, [
+      int('explicitFlushAfterFlushes', options.explicitFlushAfterFlushes ?? 256, 1),
+      bool('consolidateWhenNoReadInProgress', options.consolidateWhenNoReadInProgress ?? false),
+    ])
+  }
+}

@@ -5,8 +5,8 @@
  * `HttpResponse`s written by JS are framed natively (Content-Length or chunked, `Date`,
  * `Connection`), in request order, with HTTP/1.0 and 1.1 keep-alive rules, HEAD and
  * `Expect: 100-continue` handled. Malformed or oversized requests are answered natively
- * (400, 413, 414, 417, 431, 501), a request head that takes longer than `headerTimeout` with
- * 408, and the connection closes.
+ * (400, 413, 414, 417, 431, 501), a request head that takes longer than `headerTimeout` or a
+ * request longer than `requestTimeout` with 408, and the connection closes.
  *
  * ```ts
  * ch.pipeline.addLast('http', new HttpServerCodec()).addLast('app', {
@@ -39,6 +39,20 @@ export interface HttpServerCodecOptions {
      * time between requests on a kept-alive connection is left to an idle timeout).
      */
     headerTimeout?: number;
+    /**
+     * Milliseconds a whole request, head and body, may take to arrive (node:http's
+     * `requestTimeout`, same default 300000; 0: no limit) [408]. The clock starts as
+     * `headerTimeout`'s does and stops at the body's last byte.
+     */
+    requestTimeout?: number;
+    /**
+     * Most requests read and not yet answered (their response not completely written). At the
+     * limit the codec decodes no further request and stops reading from the socket (it turns
+     * `autoRead` off meanwhile, or holds back `read()` calls if you turned it off), and goes on
+     * as responses complete: backpressure on a client that pipelines faster than you answer,
+     * not an error. Default: no limit.
+     */
+    maxPipelinedRequests?: number;
 }
 /** Parses requests and frames responses natively. One per connection, like Netty's. */
 export declare class HttpServerCodec extends NativeHandler {

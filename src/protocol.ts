@@ -81,9 +81,15 @@ export const enum NativeHandlerKind {
   Resp = 8,
   /**
    * `HttpServerCodec`: `p` = max head size, max URI length, max header count, max body
-   * size, aggregate limit, require Host (0/1).
+   * size, aggregate limit, require Host (0/1), header timeout (ms, 0: none), max pipelined
+   * requests (0: none), request timeout (ms, 0: none).
    */
   Http = 9,
+  /**
+   * `FlushConsolidationHandler`: `p` = explicit flush after flushes, consolidate when no
+   * read in progress (0/1).
+   */
+  FlushConsolidation = 10,
 }
 
 /** @internal
@@ -300,7 +306,7 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   ErrorIndex: { None: -1 },
   HttpIn: { Request: 0, Content: 1 },
   HttpOut: { Response: 1, Content: 2 },
-  NativeHandlerKind: { Line: 1, Delimiter: 2, FixedLength: 3, LengthField: 4, Prepender: 5, Idle: 6, Tls: 7, Resp: 8, Http: 9 },
+  NativeHandlerKind: { Line: 1, Delimiter: 2, FixedLength: 3, LengthField: 4, Prepender: 5, Idle: 6, Tls: 7, Resp: 8, Http: 9, FlushConsolidation: 10 },
   Outcome: { Success: 0, NativeError: 1, JsError: 2 },
   PromiseId: { Silent: 0, VoidFiring: -1 },
   RecordField: { Kind: 0, Channel: 1, Ctx: 2, A: 3, B: 4, C: 5, Length: 6 },

@@ -197,34 +197,43 @@ export function readValue(arena: Buffer, at: number): unknown {
   return value(arena, cursor)
 }
 
+/** A length-prefixed byte string at the cursor: a view of the arena (no copy). */
+function bytes(b: Buffer, c: { at: number }): Buffer {
+  const start = c.at + 4
+  const end = start + b.readUInt32LE(c.at)
+  c.at = end
+  return b.subarray(start, end)
+}
+
+function count(b: Buffer, c: { at: number }): number {
+  const n = b.readUInt32LE(c.at)
+  c.at += 4
+  return n
+}
+
+// No closure per value: a command is an array of bulk strings, read here once per argument.
 function value(b: Buffer, c: { at: number }): unknown {
   const tag = b[c.at++]
-  const bytes = (): Buffer => {
-    const n = b.readUInt32LE(c.at)
-    const v = b.subarray(c.at + 4, c.at + 4 + n)
-    c.at += 4 + n
-    return v
-  }
-  const count = (): number => {
-    const n = b.readUInt32LE(c.at)
-    c.at += 4
-    return n
-  }
   switch (tag) {
     case T.Bulk:
-      return bytes()
+      return bytes(b, c)
     case T.Array:
     case T.Push: {
-      const n = count()
+      const n = count(b, c)
       const out = new Array(n)
-      for (let i = 0; i < n; i++) out[i] = value(b, c)
+      for (let i = 0; i < n; i++) {
+        if (b[c.at] === T.Bulk) {
+          c.at++
+          out[i] = bytes(b, c)
+        } else out[i] = value(b, c)
+      }
       return out
     }
     case T.Simple:
-      return bytes().toString()
+      return bytes(b, c).toString()
     case T.Error:
     case T.BulkError:
-      return new RespErrorReply(bytes().toString())
+      return new RespErrorReply(bytes(b, c).toString())
     case T.Integer: {
       const v = b.readBigInt64LE(c.at)
       c.at += 8
@@ -242,25 +251,25 @@ function value(b: Buffer, c: { at: number }): unknown {
       return v
     }
     case T.BigNumber:
-      return BigInt(bytes().toString())
+      return BigInt(bytes(b, c).toString())
     case T.Verbatim: {
       c.at += 3
-      return bytes().toString()
+      return bytes(b, c).toString()
     }
     case T.Map: {
-      const n = count()
+      const n = count(b, c)
       const m = new Map<unknown, unknown>()
       for (let i = 0; i < n; i++) m.set(value(b, c), value(b, c))
       return m
     }
     case T.Set: {
-      const n = count()
+      const n = count(b, c)
       const s = new Set<unknown>()
       for (let i = 0; i < n; i++) s.add(value(b, c))
       return s
     }
     case T.Attribute: {
-      const n = count()
+      const n = count(b, c)
       for (let i = 0; i < 2 * n; i++) value(b, c)
       return value(b, c)
     }

@@ -7,6 +7,7 @@
 //                                         [--resp-n N] [--resp-n-pipelined N]
 //                                         [--no-pin] [--json FILE] [--quiet-wait SECONDS]
 //                                         [--quiet-wait-total SECONDS] [--addon FILE.node]
+//                                         [--http-delay-ms MS]
 //
 // --runs, --seconds, --warmup: rounds and measured/warm-up seconds per run (5, 3, 1; --quick:
 // 3, 1.5, 0.5). wrk takes whole seconds: the HTTP runs round them (at least 1). --resp-n and
@@ -84,6 +85,10 @@ const respBin = join(binDir, 'resp-server.cjs')
 const haveResp = existsSync(respSrc)
 if (haveResp) bundleExample(root, respSrc, respBin)
 const haveRedisBenchmark = spawnSync('redis-benchmark', ['--version']).status === 0
+const haveRedisServer = spawnSync('redis-server', ['--version']).status === 0
+// The RESP rows: the example with the native codec (the default), with --js-codec (the pure-JS
+// decoder and encoder, for reference), its node:net port, and redis-server when installed.
+const RESP_TARGETS = ['netloop resp-server.ts', 'netloop resp-server.ts --js-codec', 'node:net resp', ...(haveRedisServer ? ['redis-server'] : [])]
 
 // examples/http-hello.ts (with http-handlers.ts) bundled the same way.
 const httpSrc = join(root, 'examples', 'http-hello.ts')
@@ -105,6 +110,16 @@ end
 `,
 )
 
+// The fixed-rate run: wrk2 is not packaged, so wrk's Lua `delay()` makes every connection wait
+// --http-delay-ms (default 5) after each response before its next request: 50 connections then
+// offer at most 50 / (delay + response time) requests per second, the same low load to every
+// server (at most 10 K req/s, below node:http's saturation), and the CPU per request compares
+// the servers at equal load rather than at each one's maximum.
+const HTTP_DELAY_MS = Number(opt('--http-delay-ms', 5))
+// The fixed-rate variant of the script: the same summary plus that delay.
+const wrkRateScript = join(binDir, 'wrk-json-rate.lua')
+writeFileSync(wrkRateScript, `${readFileSync(wrkScript, 'utf8')}delay = function()\n  return ${HTTP_DELAY_MS}\nend\n`)
+
 // ---------------------------------------------------------------------------------------------
 // Servers
 
@@ -116,14 +131,72 @@ const TARGETS = {
   'netloop lines': { netloop: true, args: [join(servers, 'netloop-lines.mjs')] },
   'node:net lines': { args: [join(servers, 'net-lines.mjs')] },
   'netloop resp-server.ts': { netloop: true, args: ['-r', join(servers, 'netloop-metrics-preload.cjs'), respBin, '--port', '0'] },
+  'netloop resp-server.ts --js-codec': { netloop: true, args: ['-r', join(servers, 'netloop-metrics-preload.cjs'), respBin, '--port', '0', '--js-codec'] },
   'node:net resp': { args: [join(servers, 'net-resp.mjs')] },
+  // redis-server itself (no persistence, one I/O thread): the C reference for CPU per request.
+  'redis-server': { external: (port) => ['redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--io-threads', '1', '--loglevel', 'warning']] },
   'netloop http-hello.ts': { netloop: true, args: ['-r', join(servers, 'netloop-metrics-preload.cjs'), httpBin, '--port', '0'] },
+  'netloop http-hello.ts --js-codec': { netloop: true, args: ['-r', join(servers, 'netloop-metrics-preload.cjs'), httpBin, '--port', '0', '--js-codec'] },
   'node:http': { args: [join(servers, 'node-http.mjs')] },
+}
+
+/** A free TCP port on 127.0.0.1 (for servers that cannot pick one and print it). */
+async function freePort() {
+  const { createServer } = await import('node:net')
+  return new Promise((resolve, reject) => {
+    const s = createServer().once('error', reject)
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address()
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+/** Resolves once something accepts connections on 127.0.0.1:port (polled, up to 10 s). */
+async function untilListening(port, exited) {
+  const { connect } = await import('node:net')
+  let gone = false
+  exited.then(() => (gone = true))
+  for (let i = 0; i < 200 && !gone; i++) {
+    const ok = await new Promise((resolve) => {
+      const s = connect(port, '127.0.0.1')
+      s.once('connect', () => (s.destroy(), resolve(true)))
+      s.once('error', () => resolve(false))
+    })
+    if (ok) return
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error(`nothing listens on port ${port}`)
+}
+
+/** Starts a program that takes its port as an argument (redis-server); the same shape as startServer's. */
+async function startExternal(name, cpu) {
+  const port = await freePort()
+  const [prog, progArgs] = TARGETS[name].external(port)
+  const cmd = cpu === undefined ? prog : 'taskset'
+  const args = cpu === undefined ? progArgs : ['-c', String(cpu), prog, ...progArgs]
+  const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] })
+  let err = ''
+  child.stderr.on('data', (d) => (err += d))
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  await untilListening(port, exited)
+  return {
+    pid: child.pid, // taskset execs the program: the same process
+    port,
+    async stop() {
+      child.kill('SIGTERM')
+      const how = await exited
+      if (err.trim()) process.stderr.write(`[${name}] ${err.trim().split('\n').slice(0, 5).join('\n')}\n`)
+      if (how.code !== 0) process.stderr.write(`[${name}] exit ${JSON.stringify(how)}\n`)
+      return undefined
+    },
+  }
 }
 
 /** Starts a server; resolves when it printed its port. */
 function startServer(name, cpu) {
   const t = TARGETS[name]
+  if (t.external) return startExternal(name, cpu)
   const cmd = cpu === undefined ? process.execPath : 'taskset'
   const args = cpu === undefined ? t.args : ['-c', String(cpu), process.execPath, ...t.args]
   const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -284,18 +357,21 @@ async function respRun(name) {
 }
 
 function respTable(rounds) {
-  const targets = ['netloop resp-server.ts', 'node:net resp']
+  const targets = RESP_TARGETS
+  const net = 'node:net resp'
+  const redis = targets.includes('redis-server') ? 'redis-server' : undefined
   const lines = [
-    `| test | server | requests/s | p50 µs | p99 µs | server CPU µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio | CPU/req ratio |`,
-    `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
+    `| test | server | requests/s | p50 µs | p99 µs | server CPU µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio vs node:net | CPU/req ratio vs node:net | CPU/req ratio vs redis-server |`,
+    `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
   ]
   for (const test of Object.keys(rounds[0][targets[0]].tests)) {
     for (const t of targets) {
       const rs = rounds.map((round) => round[t].tests[test])
       const col = (k) => rs.map((r) => r[k])
-      const ratio = (k) => (t === targets[1] ? '1' : spread(rounds.map((round) => round[t].tests[test][k] / round[targets[1]].tests[test][k]), 2, 'x'))
+      const ratioTo = (base, k) => (base === undefined ? '–' : t === base ? '1' : spread(rounds.map((round) => round[t].tests[test][k] / round[base].tests[test][k]), 2, 'x'))
+      const nl = TARGETS[t].netloop
       lines.push(
-        `| ${test} | ${t} | ${spread(col('rps'))} | ${fmt(median(col('p50')))} | ${fmt(median(col('p99')))} | ${spread(col('serverCpuUsPerReq'), 2)} | ${fmt(median(col('serverCores')), 2)} | ${t === targets[0] ? fmt(median(col('deliveriesPerReq')), 3) : '–'} | ${t === targets[0] ? fmt(median(col('jsCallsPerReq')), 4) : '–'} | ${fmt(median(col('clientCpuShare')), 2)} | ${ratio('rps')} | ${ratio('serverCpuUsPerReq')} |`,
+        `| ${test} | ${t} | ${spread(col('rps'))} | ${fmt(median(col('p50')))} | ${fmt(median(col('p99')))} | ${spread(col('serverCpuUsPerReq'), 2)} | ${fmt(median(col('serverCores')), 2)} | ${nl ? fmt(median(col('deliveriesPerReq')), 3) : '–'} | ${nl ? fmt(median(col('jsCallsPerReq')), 4) : '–'} | ${fmt(median(col('clientCpuShare')), 2)} | ${ratioTo(net, 'rps')} | ${ratioTo(net, 'serverCpuUsPerReq')} | ${ratioTo(redis, 'serverCpuUsPerReq')} |`,
       )
     }
   }
@@ -305,7 +381,9 @@ function respTable(rounds) {
 // ---------------------------------------------------------------------------------------------
 // HTTP with wrk
 
-const HTTP_TARGETS = ['netloop http-hello.ts', 'node:http']
+// The example with the native codec (the default), with --js-codec (the pure-JS decoder, for
+// reference), and node:http.
+const HTTP_TARGETS = ['netloop http-hello.ts', 'netloop http-hello.ts --js-codec', 'node:http']
 // wrk's -d takes whole seconds.
 const HTTP_SECONDS = Math.max(1, Math.round(SECONDS))
 const HTTP_WARMUP = Math.max(1, Math.round(WARMUP))
@@ -363,8 +441,8 @@ async function checkHttp(name, port) {
 }
 
 /** One wrk invocation: its JSON summary (wrk-json.lua), text report and the client's CPU. */
-function wrk(port, seconds, cpu) {
-  const w = `wrk -t 1 -c ${HTTP_CONNS} -d ${seconds}s --latency -s '${wrkScript}' http://127.0.0.1:${port}/`
+function wrk(port, seconds, cpu, script = wrkScript) {
+  const w = `wrk -t 1 -c ${HTTP_CONNS} -d ${seconds}s --latency -s '${script}' http://127.0.0.1:${port}/`
   const cmd = `${cpu === undefined ? '' : `taskset -c ${cpu} `}${w}; rc=$?; cat /proc/$$/stat; exit $rc`
   const t0 = process.hrtime.bigint()
   const r = spawnSync('sh', ['-c', cmd], { encoding: 'utf8' })
@@ -398,11 +476,17 @@ async function httpRun(name) {
     const b = wrk(server.port, HTTP_SECONDS, ccpu)
     const busyS = (machineBusy() - busy0) / CLK_TCK
     const serverS = (procTicks(server.pid) - before) / CLK_TCK
+    const beforeFixed = procTicks(server.pid)
+    const fixed = wrk(server.port, HTTP_SECONDS, ccpu, wrkRateScript)
+    const fixedS = (procTicks(server.pid) - beforeFixed) / CLK_TCK
     const metrics = await server.stop()
-    const all = warm.requests + b.requests + 2 // + the two of the check
+    const all = warm.requests + b.requests + fixed.requests + 2 // + the two of the check
     const seconds = b.duration_us / 1e6
     return {
       target: name,
+      fixedRps: fixed.requests / (fixed.duration_us / 1e6),
+      fixedCpuUsPerReq: (fixedS * 1e6) / fixed.requests,
+      fixedP99: fixed.p99_us,
       rps: b.requests / seconds,
       p50: b.p50_us,
       p99: b.p99_us,
@@ -412,7 +496,7 @@ async function httpRun(name) {
       otherCores: Math.max(0, (busyS - serverS - b.clientS) / b.wall),
       deliveriesPerReq: metrics ? metrics.deliveries / all : undefined,
       jsCallsPerReq: metrics ? metrics.jsToNativeCalls / all : undefined,
-      raw: { wrk: b, warmup: warm, metrics },
+      raw: { wrk: b, warmup: warm, fixed, metrics },
     }
   } catch (e) {
     await server.stop()
@@ -421,16 +505,17 @@ async function httpRun(name) {
 }
 
 function httpTable(rounds) {
-  const [nl, base] = HTTP_TARGETS
+  const base = 'node:http'
   const lines = [
-    `| server | requests/s | p50 µs | p99 µs | server CPU µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio vs node:http | CPU/req ratio vs node:http |`,
-    `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
+    `| server | requests/s | p50 µs | p99 µs | server CPU µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio vs node:http | CPU/req ratio vs node:http | fixed rate: req/s | fixed rate: p99 µs | fixed rate: CPU µs/req | fixed rate: CPU/req ratio vs node:http |`,
+    `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
   ]
   for (const t of HTTP_TARGETS) {
     const col = (k) => rounds.map((round) => round[t][k])
     const ratio = (k) => (t === base ? '1' : spread(rounds.map((round) => round[t][k] / round[base][k]), 2, 'x'))
+    const nl = TARGETS[t].netloop
     lines.push(
-      `| ${t} | ${spread(col('rps'))} | ${fmt(median(col('p50')))} | ${fmt(median(col('p99')))} (${fmt(Math.min(...col('p99')))}–${fmt(Math.max(...col('p99')))}) | ${spread(col('serverCpuUsPerReq'), 2)} | ${fmt(median(col('serverCores')), 2)} | ${t === nl ? fmt(median(col('deliveriesPerReq')), 3) : '–'} | ${t === nl ? fmt(median(col('jsCallsPerReq')), 4) : '–'} | ${fmt(median(col('clientCpuShare')), 2)} | ${ratio('rps')} | ${ratio('serverCpuUsPerReq')} |`,
+      `| ${t} | ${spread(col('rps'))} | ${fmt(median(col('p50')))} | ${fmt(median(col('p99')))} (${fmt(Math.min(...col('p99')))}–${fmt(Math.max(...col('p99')))}) | ${spread(col('serverCpuUsPerReq'), 2)} | ${fmt(median(col('serverCores')), 2)} | ${nl ? fmt(median(col('deliveriesPerReq')), 3) : '–'} | ${nl ? fmt(median(col('jsCallsPerReq')), 4) : '–'} | ${fmt(median(col('clientCpuShare')), 2)} | ${ratio('rps')} | ${ratio('serverCpuUsPerReq')} | ${spread(col('fixedRps'))} | ${fmt(median(col('fixedP99')))} | ${spread(col('fixedCpuUsPerReq'), 2)} | ${ratio('fixedCpuUsPerReq')} |`,
     )
   }
   const other = rounds.flatMap((round) => Object.values(round).map((r) => r.otherCores))
@@ -474,9 +559,10 @@ if (ONLY.includes('resp')) {
   if (!haveResp) console.log('\n(RESP skipped: examples/resp-server.ts not found)')
   else if (!haveRedisBenchmark) console.log('\n(RESP skipped: redis-benchmark not installed; apt-get install -y redis-tools)')
   else {
+    if (!haveRedisServer) console.log('\n(RESP: no redis-server row: redis-server not installed; apt-get install -y redis-server)')
     const rounds = await inRounds(
       RUNS,
-      alternating(['netloop resp-server.ts', 'node:net resp']),
+      rotating(RESP_TARGETS),
       respRun,
       (r, t, x) => `resp round ${r + 1}/${RUNS} ${t}: ${Object.entries(x.tests).map(([k, v]) => `${k} ${fmt(v.rps)}/s`).join(', ')}`,
     )
@@ -492,7 +578,7 @@ if (ONLY.includes('http')) {
   else {
     const rounds = await inRounds(
       RUNS,
-      alternating(HTTP_TARGETS),
+      rotating(HTTP_TARGETS),
       httpRun,
       (r, t, x) => `http round ${r + 1}/${RUNS} ${t}: ${fmt(x.rps)} req/s, ${fmt(x.serverCpuUsPerReq, 2)} µs CPU/req, p99 ${fmt(x.p99)} µs`,
     )
@@ -500,7 +586,7 @@ if (ONLY.includes('http')) {
     results.tables.http = [
       '### HTTP/1.1 hello (wrk)',
       '',
-      `Client: \`${PIN ? 'taskset -c 1 ' : ''}wrk -t 1 -c ${HTTP_CONNS} -d ${HTTP_SECONDS}s --latency http://127.0.0.1:PORT/\` after a ${HTTP_WARMUP} s warm-up run; servers ${PIN ? 'on CPU 0' : 'unpinned'}: examples/http-hello.ts (bundled to ${httpBin.replace(root + '/', '')}, 1 thread) against benches/node/servers/node-http.mjs (\`http.createServer((req, res) => res.writeHead(200, HEADERS).end(BODY))\`). Each server answered two pipelined keep-alive GETs with 200, \`Content-Type: text/plain; charset=utf-8\` and \`Hello, World!\` before the run; every wrk run had no socket errors and no non-2xx/3xx responses. Server CPU over the measured wrk invocation; latencies are wrk's.`,
+      `Client: \`${PIN ? 'taskset -c 1 ' : ''}wrk -t 1 -c ${HTTP_CONNS} -d ${HTTP_SECONDS}s --latency http://127.0.0.1:PORT/\` after a ${HTTP_WARMUP} s warm-up run, then the same at a fixed rate (the script's \`delay()\` returns ${HTTP_DELAY_MS} ms: each connection waits that long after a response); servers ${PIN ? 'on CPU 0' : 'unpinned'}: examples/http-hello.ts (bundled to ${httpBin.replace(root + '/', '')}, 1 thread) against benches/node/servers/node-http.mjs (\`http.createServer((req, res) => res.writeHead(200, HEADERS).end(BODY))\`). Each server answered two pipelined keep-alive GETs with 200, \`Content-Type: text/plain; charset=utf-8\` and \`Hello, World!\` before the run; every wrk run had no socket errors and no non-2xx/3xx responses. Server CPU over the measured wrk invocation; latencies are wrk's.`,
       '',
       httpTable(rounds),
     ].join('\n')

@@ -45,7 +45,10 @@ pub use decoder::FrameDecoder;
 pub use delimiter::{DelimiterBasedFrameDecoder, Delimiters};
 pub use error::{CodecError, ConfigError};
 pub use fixed::FixedLengthFrameDecoder;
-pub use handler::{ByteToMessageDecoder, IdleStateHandler, GATHER_THRESHOLD};
+pub use handler::{
+    ByteToMessageDecoder, FlushConsolidationHandler, IdleStateHandler,
+    DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, GATHER_THRESHOLD,
+};
 pub use idle::{
     IdleConfig, IdleState, IdleStateEvent, IdleStateTracker, OutputState, MIN_IDLE_TIMEOUT,
 };

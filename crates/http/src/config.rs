@@ -41,6 +41,19 @@ pub struct HttpServerConfig {
     /// `None`: no limit. Needs the channel's event loop (in an `EmbeddedChannel`, loop time
     /// moves with `advance_time`).
     pub header_timeout: Option<Duration>,
+    /// Most requests read whose response is not completely written yet (pipelining). While
+    /// that many wait, the codec decodes no further request (the bytes stay buffered) and
+    /// stops reading from the socket (it turns the channel's `auto_read` off, or holds back
+    /// `read()` calls when the application turned it off); it goes on once a response
+    /// completes. Backpressure, not an error (nginx and Netty servers bound pipelines the same
+    /// way). Default `None`: no limit.
+    pub max_pipelined_requests: Option<usize>,
+    /// How long a whole request (head and body) may take to arrive (node:http's
+    /// `requestTimeout`, whose default this is too: 300 s); when it runs out the codec answers
+    /// `408 Request Timeout` (after the responses owed to earlier requests) and closes. The
+    /// clock starts as `header_timeout`'s does and stops when the body's last byte is read (a
+    /// request complete in one read never starts it). `None`: no limit.
+    pub request_timeout: Option<Duration>,
 }
 
 impl Default for HttpServerConfig {
@@ -55,6 +68,8 @@ impl Default for HttpServerConfig {
             date_header: true,
             wall_clock: SystemTime::now,
             header_timeout: Some(Duration::from_secs(10)),
+            max_pipelined_requests: None,
+            request_timeout: Some(Duration::from_secs(300)),
         }
     }
 }
@@ -81,6 +96,12 @@ impl HttpServerConfig {
         }
         if self.max_header_count == 0 {
             return bad("max_header_count must be positive");
+        }
+        if self.max_pipelined_requests == Some(0) {
+            return bad("max_pipelined_requests must be positive (None turns it off)");
+        }
+        if self.request_timeout == Some(Duration::ZERO) {
+            return bad("request_timeout must be positive (None turns it off)");
         }
         if self.header_timeout == Some(Duration::ZERO) {
             return bad("header_timeout must be positive (None turns it off)");

@@ -83,6 +83,8 @@ pub struct RequestDecoder {
     scanner: LineScanner,
     next_id: u64,
     failed_in: Option<u64>,
+    /// Heads the decoder may still accept before it stops at the next one (`None`: no limit).
+    head_budget: Option<usize>,
 }
 
 impl RequestDecoder {
@@ -94,7 +96,19 @@ impl RequestDecoder {
             scanner: LineScanner::default(),
             next_id: 0,
             failed_in: None,
+            head_budget: None,
         }
+    }
+
+    /// Accept at most `budget` more request heads (`None`: any number); at the next head the
+    /// decoder stops and leaves it in the input, for a later `decode` once the budget allows.
+    pub fn set_head_budget(&mut self, budget: Option<usize>) {
+        self.head_budget = budget;
+    }
+
+    /// True when a head budget is set and used up.
+    pub fn head_budget_spent(&self) -> bool {
+        self.head_budget == Some(0)
     }
 
     /// The id the next request will get.
@@ -165,8 +179,14 @@ impl RequestDecoder {
             match &mut self.state {
                 State::Closed | State::Failed => return Ok(()),
                 State::Head => {
+                    if self.head_budget == Some(0) {
+                        return Ok(());
+                    }
                     if !self.head(input, out)? {
                         return Ok(());
+                    }
+                    if let Some(b) = self.head_budget.as_mut() {
+                        *b -= 1;
                     }
                 }
                 State::Fixed {

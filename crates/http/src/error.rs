@@ -60,6 +60,12 @@ pub enum HttpError {
         /// The configured `header_timeout`.
         timeout: std::time::Duration,
     },
+    /// A request (head and body) did not arrive whole within `request_timeout` (408), as
+    /// node:http's `requestTimeout`, which reports it with the same code.
+    RequestTimeout {
+        /// The configured `request_timeout`.
+        timeout: std::time::Duration,
+    },
     /// The connection ended while a request body announced to the application was still
     /// being received (node's `aborted`). No answer is possible.
     Aborted,
@@ -87,7 +93,9 @@ impl HttpError {
             HttpError::BodyTooLarge { .. } => "ERR_HTTP_BODY_TOO_LARGE",
             HttpError::ExpectationFailed => "ERR_HTTP_EXPECTATION_FAILED",
             HttpError::UnsupportedTransferCoding => "ERR_HTTP_UNSUPPORTED_TRANSFER_CODING",
-            HttpError::HeaderTimeout { .. } => "ERR_HTTP_REQUEST_TIMEOUT",
+            HttpError::HeaderTimeout { .. } | HttpError::RequestTimeout { .. } => {
+                "ERR_HTTP_REQUEST_TIMEOUT"
+            }
             HttpError::Aborted => "ECONNRESET",
             HttpError::InvalidResponse { code, .. } => code,
             HttpError::NoPendingRequest => "ERR_HTTP_HEADERS_SENT",
@@ -103,7 +111,7 @@ impl HttpError {
             HttpError::BodyTooLarge { .. } => Some(413),
             HttpError::ExpectationFailed => Some(417),
             HttpError::UnsupportedTransferCoding => Some(501),
-            HttpError::HeaderTimeout { .. } => Some(408),
+            HttpError::HeaderTimeout { .. } | HttpError::RequestTimeout { .. } => Some(408),
             HttpError::Aborted
             | HttpError::InvalidResponse { .. }
             | HttpError::NoPendingRequest => None,
@@ -152,6 +160,9 @@ impl fmt::Display for HttpError {
             }
             HttpError::HeaderTimeout { timeout } => {
                 write!(f, "the request head did not arrive within {timeout:?}")
+            }
+            HttpError::RequestTimeout { timeout } => {
+                write!(f, "the request did not arrive whole within {timeout:?}")
             }
             HttpError::Aborted => f.write_str("aborted: the connection ended during the body"),
             HttpError::InvalidResponse { reason, .. } => write!(f, "invalid response: {reason}"),

@@ -18,6 +18,15 @@
 //! - A request head must arrive within `header_timeout` (see `head_timer.rs`): the clock runs
 //!   from `channel_active` for the first request and from the first byte of each later head;
 //!   when it runs out, the codec answers 408 like any refusal (`ERR_HTTP_REQUEST_TIMEOUT`).
+//! - The whole request (head and body) must arrive within `request_timeout` (node:http's
+//!   `requestTimeout`, see `request_timer.rs`); its clock starts as the head's does and stops
+//!   at the body's end; when it runs out: 408 like any refusal.
+//! - Pipelining limit (`max_pipelined_requests`): each decode may accept only as many heads
+//!   as the limit leaves; at the limit the codec pauses (auto-read off, or `read()` held
+//!   back), and the head clock stops (the bytes waiting are the server's delay, not the
+//!   client's). A completed response schedules a resume on the loop (never from inside a
+//!   write, which may come from inside this codec's own `channel_read`): it decodes what is
+//!   buffered, fires `channel_read_complete` if that delivered requests, and reads again.
 //! - Closing waits for the writes before it: an empty write with a listener marks the end,
 //!   and its completion closes the channel.
 
@@ -36,6 +45,12 @@ use crate::error::{ConfigError, HttpError};
 use crate::head_timer::HeadTimer;
 use crate::message::{HttpContent, HttpResponse};
 use crate::queue::{Action, Outgoing, ResponseQueue};
+
+#[path = "pipelining.rs"]
+mod pipelining;
+#[path = "request_timer.rs"]
+mod request_timer;
+use pipelining::Pause;
 
 /// An HTTP/1.1 server codec for one connection. Add it where bytes arrive (after TLS, if
 /// any); handlers behind it read [`HttpRequest`](crate::HttpRequest)s and write [`HttpResponse`]s.
@@ -56,6 +71,8 @@ pub struct HttpServerCodec {
     fired: Cell<bool>,
     got_bytes: Cell<bool>,
     head_timer: HeadTimer,
+    request_timer: HeadTimer,
+    pause: Pause,
 }
 
 impl HttpServerCodec {
@@ -73,7 +90,12 @@ impl HttpServerCodec {
             streaming: Cell::new(None),
             fired: Cell::new(false),
             got_bytes: Cell::new(false),
-            head_timer: HeadTimer::new(config.header_timeout),
+            head_timer: HeadTimer::new(config.header_timeout, HttpServerCodec::head_timed_out),
+            request_timer: HeadTimer::new(
+                config.request_timeout,
+                HttpServerCodec::request_timed_out,
+            ),
+            pause: Pause::default(),
             config,
         })
     }
@@ -111,7 +133,7 @@ impl HttpServerCodec {
                 }
                 Action::Flush => ctx.flush(),
                 Action::Close => {
-                    self.head_timer.cancel();
+                    self.cancel_timers();
                     self.decoder.borrow_mut().stop();
                     self.cumulation.borrow_mut().clear();
                     close_after_writes(ctx);
@@ -120,10 +142,32 @@ impl HttpServerCodec {
         }
     }
 
+    /// Decodes `bytes` (after what is buffered) and fires what it holds; with a pipelining
+    /// limit, goes on while answers given meanwhile make room for buffered requests, then
+    /// pauses if the limit is reached.
     fn decode(&self, ctx: &ChannelHandlerContext, bytes: Bytes) {
+        if !self.decode_once(ctx, bytes) {
+            return;
+        }
+        while self.room_for_buffered() {
+            if !self.decode_once(ctx, Bytes::new()) {
+                return;
+            }
+        }
+        self.pause_if_full(ctx);
+        self.update_head_timer(ctx);
+    }
+
+    /// One pass of the decoder over the input; false if it failed (the refusal is under way).
+    fn decode_once(&self, ctx: &ChannelHandlerContext, bytes: Bytes) -> bool {
         let mut out = self.scratch.take();
+        let budget = self
+            .config
+            .max_pipelined_requests
+            .map(|max| max.saturating_sub(self.queue.borrow().pending()));
         let (result, failed_in, next_id) = {
             let mut decoder = self.decoder.borrow_mut();
+            decoder.set_head_budget(budget);
             let mut cumulation = self.cumulation.borrow_mut();
             let result = if cumulation.is_empty() {
                 let mut input = bytes;
@@ -142,11 +186,8 @@ impl HttpServerCodec {
             self.deliver(ctx, event);
         }
         self.scratch.set(out);
-        if result.is_ok() {
-            self.update_head_timer(ctx);
-        }
         if let Err(error) = result {
-            self.head_timer.cancel();
+            self.cancel_timers();
             if self.streaming.get().is_some() && failed_in == self.streaming.get() {
                 self.streaming.set(None);
             }
@@ -158,7 +199,9 @@ impl HttpServerCodec {
             }
             self.run(ctx);
             ctx.fire_exception_caught(error.into_transport());
+            return false;
         }
+        true
     }
 
     /// Runs the head clock while a head is awaited: for the first request from the start,
@@ -173,11 +216,13 @@ impl HttpServerCodec {
         };
         let active = ctx.try_channel().is_some_and(|ch| ch.is_active());
         let started = next_id == 0 || !self.cumulation.borrow().is_empty();
-        if awaiting && active && started && !self.queue.borrow().is_closed() {
+        let paused = self.pause.paused.get();
+        if awaiting && active && started && !paused && !self.queue.borrow().is_closed() {
             self.head_timer.arm(ctx, next_id);
         } else {
             self.head_timer.cancel();
         }
+        self.update_request_timer(ctx);
     }
 
     /// The head of request `id` did not arrive in time: answer 408 (after the responses owed
@@ -291,7 +336,7 @@ impl ChannelHandler for HttpServerCodec {
     }
 
     fn handler_removed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        self.head_timer.cancel();
+        self.cancel_timers();
         self.queue.borrow_mut().abandon();
         self.run(ctx);
         let leftover = self.cumulation.borrow_mut().split().freeze();
@@ -316,7 +361,7 @@ impl ChannelHandler for HttpServerCodec {
     fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         let fired = self.fired.replace(false);
         let got_bytes = self.got_bytes.replace(false);
-        if got_bytes && !fired && !self.decoder.borrow().is_finished() {
+        if got_bytes && !fired && !self.pause.paused.get() && !self.decoder.borrow().is_finished() {
             let auto_read = ctx.try_channel().map_or(true, |ch| ch.is_auto_read());
             if !auto_read {
                 ctx.read();
@@ -327,7 +372,7 @@ impl ChannelHandler for HttpServerCodec {
     }
 
     fn channel_inactive(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        self.head_timer.cancel();
+        self.cancel_timers();
         self.decoder.borrow_mut().stop();
         self.cumulation.borrow_mut().clear();
         self.queue.borrow_mut().abandon();
@@ -341,7 +386,7 @@ impl ChannelHandler for HttpServerCodec {
 
     fn user_event_triggered(&self, ctx: &ChannelHandlerContext, event: UserEvent) -> HandlerResult {
         if event.is::<ChannelInputShutdown>() {
-            self.head_timer.cancel();
+            self.cancel_timers();
             self.decoder.borrow_mut().stop();
             self.queue.borrow_mut().input_done();
             self.run(ctx);
@@ -373,6 +418,16 @@ impl ChannelHandler for HttpServerCodec {
             q.submit(out, promise);
         }
         self.run(ctx);
+        self.resume_if_room(ctx);
+        Ok(())
+    }
+
+    fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        if self.pause.paused.get() {
+            self.pause.read_wanted.set(true); // passed on when the codec resumes
+        } else {
+            ctx.read();
+        }
         Ok(())
     }
 }

@@ -1,5 +1,6 @@
-//! [`HeadTimer`]: the request-head timeout of one connection (node:http's `headersTimeout`,
-//! the slowloris defence), armed on the channel's event loop.
+//! [`HeadTimer`]: a request timeout of one connection, armed on the channel's event loop: the
+//! head's (node:http's `headersTimeout`, the slowloris defence) and the whole request's
+//! (node:http's `requestTimeout`), one `HeadTimer` each.
 //!
 //! Ground rules:
 //! - Loop thread only; the timer task runs on the channel's loop and reaches the codec
@@ -17,17 +18,23 @@ use netloop_transport::ChannelHandlerContext;
 
 use crate::handler::HttpServerCodec;
 
+/// The codec's reaction to a timer that ran out for request `id`.
+pub(crate) type OnTimeout = fn(&HttpServerCodec, &ChannelHandlerContext, u64);
+
 /// The armed timer of one codec: the request it waits for and the loop's handle.
 #[derive(Debug)]
 pub(crate) struct HeadTimer {
     timeout: Option<Duration>,
+    /// What the codec does when the timer runs out for a request.
+    on_timeout: OnTimeout,
     armed: RefCell<Option<(u64, ScheduledHandle)>>,
 }
 
 impl HeadTimer {
-    pub(crate) fn new(timeout: Option<Duration>) -> Self {
+    pub(crate) fn new(timeout: Option<Duration>, on_timeout: OnTimeout) -> Self {
         HeadTimer {
             timeout,
+            on_timeout,
             armed: RefCell::new(None),
         }
     }
@@ -44,6 +51,7 @@ impl HeadTimer {
             return;
         };
         let c = ctx.clone();
+        let on_timeout = self.on_timeout;
         let handle = event_loop.schedule_local(timeout, move || {
             if c.is_removed() {
                 return;
@@ -53,7 +61,7 @@ impl HeadTimer {
                 .as_any()
                 .and_then(|a| a.downcast_ref::<HttpServerCodec>());
             if let Some(codec) = codec {
-                codec.head_timed_out(&c, id);
+                on_timeout(codec, &c, id);
             }
         });
         *self.armed.borrow_mut() = Some((id, handle));

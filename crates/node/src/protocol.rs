@@ -243,8 +243,12 @@ pub enum NativeHandlerKind {
     /// length, inline commands (0/1), RESP3 (0/1).
     Resp = 8,
     /// `HttpServerCodec`: `p` = max head size, max URI length, max header count, max body
-    /// size, aggregate limit, require Host (0/1).
+    /// size, aggregate limit, require Host (0/1), header timeout (ms, 0: none), max pipelined
+    /// requests (0: none), request timeout (ms, 0: none).
     Http = 9,
+    /// `FlushConsolidationHandler`: `p` = explicit flush after flushes, consolidate when no
+    /// read in progress (0/1).
+    FlushConsolidation = 10,
 }
 
 /// The tag byte of a RESP value in its tag form (channel/resp_wire.rs).

@@ -3,6 +3,7 @@
 //! - [`ByteToMessageDecoder`] runs any [`FrameDecoder`](crate::FrameDecoder) on a channel's
 //!   inbound bytes and fires one `channel_read` per frame.
 //! - [`LengthFieldPrepender`](crate::LengthFieldPrepender) is itself an outbound handler.
+//! - [`FlushConsolidationHandler`] passes on fewer flushes (Netty's).
 //! - [`IdleStateHandler`] fires [`IdleStateEvent`](crate::IdleStateEvent)s as user events.
 //!
 //! Ground rules shared by these handlers:
@@ -21,6 +22,7 @@ use netloop_transport::TransportError;
 use crate::error::{CodecError, ConfigError};
 
 mod decoder;
+mod flush_consolidation;
 mod idle;
 mod prepender;
 #[cfg(test)]
@@ -30,6 +32,9 @@ mod recorder;
 #[path = "decoder_tests.rs"]
 mod decoder_tests;
 #[cfg(test)]
+#[path = "flush_consolidation_tests.rs"]
+mod flush_consolidation_tests;
+#[cfg(test)]
 #[path = "idle_tests.rs"]
 mod idle_tests;
 #[cfg(test)]
@@ -37,6 +42,7 @@ mod idle_tests;
 mod prepender_tests;
 
 pub use decoder::ByteToMessageDecoder;
+pub use flush_consolidation::{FlushConsolidationHandler, DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES};
 pub use idle::IdleStateHandler;
 pub use prepender::GATHER_THRESHOLD;
 

@@ -26,6 +26,7 @@ pub const IDLE: u32 = NativeHandlerKind::Idle as u32;
 pub const TLS: u32 = NativeHandlerKind::Tls as u32;
 pub const RESP: u32 = NativeHandlerKind::Resp as u32;
 pub const HTTP: u32 = NativeHandlerKind::Http as u32;
+pub const FLUSH_CONSOLIDATION: u32 = NativeHandlerKind::FlushConsolidation as u32;
 
 fn param(p: &[f64], i: usize) -> f64 {
     p.get(i).copied().unwrap_or(0.0)
@@ -146,12 +147,25 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
                     0 => None,
                     ms => Some(std::time::Duration::from_millis(ms as u64)),
                 },
+                // 0: no limit
+                max_pipelined_requests: match size(p, 7) {
+                    0 => None,
+                    n => Some(n),
+                },
+                // milliseconds; 0: no whole-request timeout
+                request_timeout: match size(p, 8) {
+                    0 => None,
+                    ms => Some(std::time::Duration::from_millis(ms as u64)),
+                },
                 ..Default::default()
             };
             Rc::new(
                 netloop_http::HttpServerCodec::new(cfg).map_err(|e| invalid_arg(e.to_string()))?,
             )
         }
+        FLUSH_CONSOLIDATION => Rc::new(
+            netloop_codec::FlushConsolidationHandler::new(size(p, 0), flag(p, 1)).map_err(bad)?,
+        ),
         other => return Err(invalid_arg(format!("unknown native handler kind {other}"))),
     })
 }

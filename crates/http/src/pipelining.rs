@@ -1,0 +1,108 @@
+//! The pipelining limit of [`HttpServerCodec`] (`max_pipelined_requests`): pausing decoding
+//! and reading at the limit, resuming when a response completes. Ground rules in the parent
+//! module (`handler.rs`).
+
+use std::cell::Cell;
+
+use bytes::Bytes;
+use netloop_transport::{ChannelHandlerContext, ChannelOption};
+
+use super::HttpServerCodec;
+
+/// The pipelining limit's state (see the module's ground rules).
+#[derive(Debug, Default)]
+pub(super) struct Pause {
+    pub(super) paused: Cell<bool>,
+    /// The codec turned auto-read off (and turns it back on when it resumes).
+    pub(super) auto_read_off: Cell<bool>,
+    /// A `read()` held back while paused.
+    pub(super) read_wanted: Cell<bool>,
+    pub(super) resume_scheduled: Cell<bool>,
+}
+
+impl HttpServerCodec {
+    /// With a limit: the decoder stopped at it, requests wait in the buffer, and answers
+    /// given meanwhile made room for some of them.
+    pub(super) fn room_for_buffered(&self) -> bool {
+        let Some(max) = self.config.max_pipelined_requests else {
+            return false;
+        };
+        !self.pause.paused.get()
+            && self.decoder.borrow().head_budget_spent()
+            && !self.decoder.borrow().is_finished()
+            && !self.cumulation.borrow().is_empty()
+            && self.queue.borrow().pending() < max
+    }
+
+    /// At the pipelining limit: stop decoding and reading until a response completes.
+    pub(super) fn pause_if_full(&self, ctx: &ChannelHandlerContext) {
+        let Some(max) = self.config.max_pipelined_requests else {
+            return;
+        };
+        if self.pause.paused.get()
+            || self.decoder.borrow().is_finished()
+            || self.queue.borrow().pending() < max
+        {
+            return;
+        }
+        self.pause.paused.set(true);
+        if let Some(ch) = ctx.try_channel() {
+            if ch.is_auto_read() && ch.set_option(ChannelOption::AutoRead(false)).is_ok() {
+                self.pause.auto_read_off.set(true);
+            }
+        }
+    }
+
+    /// After a response completed: resume (from a loop task) if the pipeline has room again.
+    pub(super) fn resume_if_room(&self, ctx: &ChannelHandlerContext) {
+        let Some(max) = self.config.max_pipelined_requests else {
+            return;
+        };
+        if !self.pause.paused.get()
+            || self.pause.resume_scheduled.get()
+            || self.queue.borrow().pending() >= max
+        {
+            return;
+        }
+        let Some(event_loop) = ctx.try_channel().and_then(|ch| ch.event_loop().local()) else {
+            return;
+        };
+        self.pause.resume_scheduled.set(true);
+        let c = ctx.clone();
+        event_loop.execute_local(move || {
+            if c.is_removed() {
+                return;
+            }
+            let handler = c.handler();
+            if let Some(codec) = handler
+                .as_any()
+                .and_then(|a| a.downcast_ref::<HttpServerCodec>())
+            {
+                codec.resume(&c);
+            }
+        });
+    }
+
+    /// Decodes what waited, then reads again unless the limit is reached once more.
+    fn resume(&self, ctx: &ChannelHandlerContext) {
+        self.pause.resume_scheduled.set(false);
+        if !self.pause.paused.replace(false) {
+            return;
+        }
+        self.fired.set(false);
+        self.decode(ctx, Bytes::new());
+        if self.fired.replace(false) {
+            ctx.fire_channel_read_complete();
+        }
+        if self.pause.paused.get() || !ctx.try_channel().is_some_and(|ch| ch.is_open()) {
+            return;
+        }
+        if self.pause.auto_read_off.replace(false) {
+            if let Some(ch) = ctx.try_channel() {
+                let _ = ch.set_option(ChannelOption::AutoRead(true)); // starts a read
+            }
+        } else if self.pause.read_wanted.replace(false) {
+            ctx.read();
+        }
+    }
+}

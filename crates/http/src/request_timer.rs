@@ -1,0 +1,71 @@
+//! The whole-request timeout of [`HttpServerCodec`] (`request_timeout`, node:http's
+//! `requestTimeout`): when it runs, what it waits for, and the 408 when it runs out. Ground
+//! rules in the parent module (`handler.rs`); the timer itself is a `HeadTimer`.
+
+use netloop_transport::ChannelHandlerContext;
+
+use super::HttpServerCodec;
+use crate::error::HttpError;
+
+impl HttpServerCodec {
+    /// Both clocks off (the codec reads no more requests).
+    pub(super) fn cancel_timers(&self) {
+        self.head_timer.cancel();
+        self.request_timer.cancel();
+    }
+
+    /// The request being received, if one is: its body is arriving, or its head has started
+    /// (for the first request: the connection is active).
+    fn request_under_way(&self) -> Option<u64> {
+        let d = self.decoder.borrow();
+        if d.is_finished() {
+            return None;
+        }
+        if let Some(id) = d.request_in_body() {
+            return Some(id);
+        }
+        let next = d.next_id();
+        (next == 0 || !self.cumulation.borrow().is_empty()).then_some(next)
+    }
+
+    /// Runs the request clock while a request is under way (not while the codec pauses at
+    /// the pipelining limit: buffered requests wait for the server, not for the client).
+    pub(super) fn update_request_timer(&self, ctx: &ChannelHandlerContext) {
+        let active = ctx.try_channel().is_some_and(|ch| ch.is_active());
+        let id = self.request_under_way();
+        match id {
+            Some(id) if active && !self.pause.paused.get() && !self.queue.borrow().is_closed() => {
+                self.request_timer.arm(ctx, id)
+            }
+            _ => self.request_timer.cancel(),
+        }
+    }
+
+    /// Request `id` did not arrive whole in time: answer 408 (after the responses owed to
+    /// earlier requests; in place of its own if the application has not answered it) and close.
+    pub(crate) fn request_timed_out(&self, ctx: &ChannelHandlerContext, id: u64) {
+        self.request_timer.fired(id);
+        let Some(timeout) = self.request_timer.timeout() else {
+            return;
+        };
+        if self.request_under_way() != Some(id) || self.queue.borrow().is_closed() {
+            return;
+        }
+        let in_body = self.decoder.borrow().request_in_body() == Some(id);
+        self.head_timer.cancel();
+        self.decoder.borrow_mut().stop();
+        self.cumulation.borrow_mut().clear();
+        if self.streaming.get() == Some(id) {
+            self.streaming.set(None); // the exception below tells the application
+        }
+        let error = HttpError::RequestTimeout { timeout };
+        {
+            let date = self.date(ctx);
+            let mut q = self.queue.borrow_mut();
+            q.set_date(date);
+            q.refuse(&error, in_body.then_some(id), id);
+        }
+        self.run(ctx);
+        ctx.fire_exception_caught(error.into_transport());
+    }
+}
