@@ -4,6 +4,7 @@
 import test from 'ava'
 import { getEventListeners } from 'node:events'
 import { EventLoop, EventLoopGroup } from '../index'
+import { join } from 'node:path'
 import { until } from './helpers'
 
 const LONG_QUIET = 60_000
@@ -80,4 +81,18 @@ test('a group: an aborted signal rejects at once; aborting during the quiet peri
   await group.terminationFuture()
   t.true(group.isTerminated)
   t.true(performance.now() - started < 10_000)
+})
+
+test('a worker group: aborting during the quiet period makes every worker thread end promptly too', async (t) => {
+  const group = new EventLoopGroup({ threads: 2, module: join(__dirname, 'fixtures', 'echo-module.ts') })
+  const ac = new AbortController()
+  const started = performance.now()
+  const p = group.shutdownGracefully(LONG_QUIET, LONG_TIMEOUT, { signal: ac.signal })
+  setTimeout(() => ac.abort(), 200)
+  await t.throwsAsync(p, { name: 'AbortError' })
+  // Without the workers' expedite, they would sit out the 60 s quiet period.
+  const ended = await Promise.race([group.terminationFuture().then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 15_000).unref())])
+  t.true(ended, 'every worker exited')
+  t.true(group.isTerminated)
+  t.true(performance.now() - started < 15_000)
 })

@@ -69,8 +69,8 @@ export declare class EventLoopGroup extends EventEmitter {
      *
      * `{ signal }` as for `EventLoop.shutdownGracefully`: already aborted, it rejects at once
      * and starts nothing; aborted later, every loop of this thread skips the rest of its quiet
-     * period and timeout, and the promise rejects with an `AbortError` at once (worker loops go
-     * on with their own shutdown: only the wait is cancelled).
+     * period and timeout, and the promise rejects with an `AbortError` at once; worker loops are
+     * asked to do the same (they terminate soon after, on their own threads).
      */
     shutdownGracefully(options?: AbortOptions): Promise<void>;
     shutdownGracefully(quietPeriodMs?: number, timeoutMs?: number, options?: AbortOptions): Promise<void>;

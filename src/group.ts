@@ -178,8 +178,8 @@ export class EventLoopGroup extends EventEmitter {
    *
    * `{ signal }` as for `EventLoop.shutdownGracefully`: already aborted, it rejects at once
    * and starts nothing; aborted later, every loop of this thread skips the rest of its quiet
-   * period and timeout, and the promise rejects with an `AbortError` at once (worker loops go
-   * on with their own shutdown: only the wait is cancelled).
+   * period and timeout, and the promise rejects with an `AbortError` at once; worker loops are
+   * asked to do the same (they terminate soon after, on their own threads).
    */
   shutdownGracefully(options?: AbortOptions): Promise<void>
   shutdownGracefully(quietPeriodMs?: number, timeoutMs?: number, options?: AbortOptions): Promise<void>
@@ -199,6 +199,7 @@ export class EventLoopGroup extends EventEmitter {
     return new Promise<void>((resolve, reject) => {
       const onAbort = () => {
         for (const l of this.#loops) l._expediteShutdown()
+        for (const w of this.#workers) w.request({ t: 'expedite' }).catch(() => undefined)
         reject(abortError(signal))
       }
       signal.addEventListener('abort', onAbort, { once: true })

@@ -66,6 +66,11 @@ export async function start(init: ToWorker): Promise<void> {
         case 'metrics':
           reply(loop.metrics())
           return
+        case 'expedite':
+          // The group's shutdown was aborted: skip the rest of the quiet period and timeout.
+          loop._expediteShutdown()
+          reply(true)
+          return
         case 'shutdown':
           await loop.shutdownGracefully(m.quiet, m.timeout)
           reply(true)

@@ -55,6 +55,9 @@ export type ToWorker = {
     id: number;
     quiet: number;
     timeout: number;
+} | {
+    t: 'expedite';
+    id: number;
 };
 export interface SerializedError {
     name: string;
@@ -88,7 +91,7 @@ export declare class WorkerLoop extends EventEmitter {
     get alive(): boolean;
     /** Sends a request and resolves with the worker's reply. */
     request<T>(msg: {
-        t: 'bind' | 'metrics' | 'shutdown' | 'closeServers';
+        t: 'bind' | 'metrics' | 'shutdown' | 'closeServers' | 'expedite';
     } & Record<string, unknown>): Promise<T>;
     metrics(): Promise<ChannelMetrics>;
 }

@@ -33,6 +33,7 @@ export type ToWorker =
   | { t: 'metrics'; id: number }
   | { t: 'closeServers'; id: number }
   | { t: 'shutdown'; id: number; quiet: number; timeout: number }
+  | { t: 'expedite'; id: number }
 
 export interface SerializedError {
   name: string
@@ -169,7 +170,7 @@ export class WorkerLoop extends EventEmitter {
   }
 
   /** Sends a request and resolves with the worker's reply. */
-  request<T>(msg: { t: 'bind' | 'metrics' | 'shutdown' | 'closeServers' } & Record<string, unknown>): Promise<T> {
+  request<T>(msg: { t: 'bind' | 'metrics' | 'shutdown' | 'closeServers' | 'expedite' } & Record<string, unknown>): Promise<T> {
     if (!this.#alive) return Promise.reject(new NetloopError('ERR_WORKER_EXITED', `worker ${this.index} has exited`))
     const id = this.#nextRequest++
     return new Promise<T>((resolve, reject) => {
