@@ -87,6 +87,8 @@ pub struct Bridge {
     /// Utilization: when the loop was attached, and the time its iterations took on this
     /// thread since (JS they called included, up to the end of their callback scope).
     born: Instant,
+    /// When the loop closed (terminated): its utilization stops there, idle time included.
+    ended: Cell<Option<Instant>>,
     busy: Cell<Duration>,
     /// Test hook: the next re-watch of a rebuilt selector fails.
     pub(crate) fail_rewatch: Cell<bool>,
@@ -148,6 +150,7 @@ impl Bridge {
             js_failed: Cell::new(false),
             started: Cell::new(Instant::now()),
             born: Instant::now(),
+            ended: Cell::new(None),
             busy: Cell::new(Duration::ZERO),
             fail_rewatch: Cell::new(false),
             hook: RefCell::new(None),
@@ -226,7 +229,8 @@ impl Bridge {
     /// (busy, elapsed) since the loop was attached: busy is the time this thread spent in the
     /// loop's iterations, the rest it spent elsewhere (libuv, other JS, asleep).
     pub fn busy_time(&self) -> (Duration, Duration) {
-        (self.busy.get(), self.born.elapsed())
+        let end = self.ended.get().unwrap_or_else(Instant::now);
+        (self.busy.get(), end.saturating_duration_since(self.born))
     }
 
     /// The loop's handle; `None` once terminated (the core is released then).
@@ -388,6 +392,7 @@ impl Bridge {
         if self.closed.replace(true) {
             return;
         }
+        self.ended.set(Some(Instant::now()));
         self.stop_poll();
         let timer = self.timer.replace(ptr::null_mut());
         if !timer.is_null() {
