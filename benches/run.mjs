@@ -14,6 +14,8 @@
 //   memory           benches/node/memory.mjs     (if present)
 //   tls              benches/node/tls.mjs        TLS: netloop (TS, and the Rust core) against node:tls
 //                                                (and tokio-rustls); skipped without OpenSSL's headers
+//   duplex           benches/node/duplex.mjs     toDuplex() and diagnostics/tracing subscribers
+//                                                against the channel echo and node:net
 //   scaling          benches/node/scaling.mjs    worker threads against node:net threads and cluster
 //
 // First the TypeScript is compiled (`npx tsc -p tsconfig.json`; --no-build skips it). The netloop
@@ -129,6 +131,13 @@ const PARTS = [
     // of 2 s after 1 s, 10 000 idle connections in 1 round. No OpenSSL headers: it prints a
     // `skipped:` line and exits 0.
     commands: () => [node('benches/node/tls.mjs', ...shared, ...(quick ? [] : ['--runs', '3', '--seconds', '2']), ...quiet, ...json('tls'))],
+  },
+  {
+    name: 'duplex',
+    title: 'Node interop: toDuplex() and diagnostics subscribers against the channel echo and node:net',
+    optional: 'benches/node/duplex.mjs',
+    // quick: the script's (3 rounds of 1.5 s); full: 3 rounds of 2 s after 1 s.
+    commands: () => [node('benches/node/duplex.mjs', ...shared, ...(quick ? [] : ['--runs', '3', '--seconds', '2']), '--quiet-wait', quietWait)],
   },
   {
     name: 'scaling',
