@@ -89,25 +89,56 @@ unsafe fn carve(
     len: usize,
     fill: impl FnOnce(&mut [MaybeUninit<u8>]) -> io::Result<usize>,
 ) -> io::Result<Bytes> {
+    // SAFETY: forwarded: this function's contract is `carve_up_to`'s with `max == len`.
+    unsafe { carve_up_to(len, len, fill) }.map(|(bytes, _)| bytes)
+}
+
+/// As `carve`, but offers `fill` all of the chunk's free space up to `max` when that is more
+/// than `len`; returns the bytes and how many were offered.
+///
+/// # Safety
+/// As `carve`.
+unsafe fn carve_up_to(
+    len: usize,
+    max: usize,
+    fill: impl FnOnce(&mut [MaybeUninit<u8>]) -> io::Result<usize>,
+) -> io::Result<(Bytes, usize)> {
     CHUNKS.with(|chunks| {
         let mut chunks = chunks.borrow_mut();
         if chunks.current.capacity() - chunks.current.len() < len {
             chunks.renew(len);
         }
         let buf = &mut chunks.current;
+        let len = (buf.capacity() - buf.len()).min(max).max(len);
         let n = fill(&mut buf.spare_capacity_mut()[..len])?.min(len);
         // SAFETY: `buf` was empty (every carve splits off what it wrote) and, per this
         // function's contract, `fill` initialised its first `n` bytes of spare capacity.
         unsafe { buf.set_len(n) };
-        Ok(buf.split().freeze())
+        Ok((buf.split().freeze(), len))
     })
 }
 
 /// Receives up to `len` bytes from `socket` into the thread's chunk (empty `Bytes`: end of
 /// input). Errors are the socket's (`WouldBlock`, `Interrupted`, ...).
+#[cfg(test)]
 pub(crate) fn recv(socket: SockRef<'_>, len: usize) -> io::Result<Bytes> {
     // SAFETY: `recv` initialises the first `n` bytes of the buffer when it returns `Ok(n)`.
     unsafe { carve(len, |buf| socket.recv(buf)) }
+}
+
+/// Receives at least `len` bytes' room from `socket` into the thread's chunk, and all the
+/// chunk's free space up to `max` when it has more: asking for more costs no memory (only
+/// what the read returns is kept), and a read that fills exactly what it asked for looks as if
+/// more is waiting, so the larger the ask, the fewer reads end in a wasted `WouldBlock` (a
+/// 16 KiB message read with a 16 KiB ask took two system calls). Returns the bytes (empty:
+/// end of input) and the size asked for.
+pub(crate) fn recv_up_to(
+    socket: SockRef<'_>,
+    len: usize,
+    max: usize,
+) -> io::Result<(Bytes, usize)> {
+    // SAFETY: `recv` initialises the first `n` bytes of the buffer when it returns `Ok(n)`.
+    unsafe { carve_up_to(len, max, |buf| socket.recv(buf)) }
 }
 
 /// A copy of `data` as `Bytes`: carved from the thread's chunk when small (no allocation of
@@ -149,6 +180,20 @@ mod tests {
         assert_eq!((&a[..], &b[..]), (&b"abc"[..], &b"de"[..]));
         // Adjacent in one allocation: the second read starts where the first ended.
         assert_eq!(a.as_ptr().wrapping_add(3), b.as_ptr());
+    }
+
+    #[test]
+    fn a_receive_is_offered_the_chunks_free_space_up_to_the_maximum() {
+        let (mut tx, rx) = pair();
+        tx.write_all(&[1u8; 3000]).unwrap();
+        // Asked for at least 1 KiB, offered up to 2 KiB: the read takes 2 KiB and says so.
+        let (a, asked) = recv_up_to(SockRef::from(&rx), 1024, 2048).unwrap();
+        assert_eq!((a.len(), asked), (2048, 2048));
+        // The rest is shorter than what was offered: a short read, the socket drained.
+        let (b, asked) = recv_up_to(SockRef::from(&rx), 1024, READ_CHUNK).unwrap();
+        assert_eq!(b.len(), 952);
+        assert!(asked > b.len() && asked <= READ_CHUNK, "asked {asked}");
+        assert!(a.iter().chain(b.iter()).all(|&x| x == 1));
     }
 
     #[test]

@@ -34,24 +34,26 @@ impl SocketIo {
             // land in the thread's chunk, so asking for more costs no memory, and a small guess
             // that a message fills exactly would look like more is waiting (one wasted read
             // per message).
-            let guess = {
+            let (guess, maximum) = {
                 let a = self.alloc.borrow();
-                a.guess().max(MIN_READ.min(a.maximum()))
+                (a.guess().max(MIN_READ.min(a.maximum())), a.maximum())
             };
             let result = {
                 let guard = self.stream.borrow();
                 let Some(stream) = guard.as_ref() else { break };
                 self.read_calls.set(self.read_calls.get() + 1);
-                crate::chunk::recv(SockRef::from(stream), guess)
+                // At least the guess, and whatever more the chunk has room for (up to the
+                // configured maximum): a short read then proves the socket drained.
+                crate::chunk::recv_up_to(SockRef::from(stream), guess, maximum)
             };
             match result {
-                Ok(chunk) if chunk.is_empty() => {
+                Ok((chunk, _)) if chunk.is_empty() => {
                     eof = true;
                     break;
                 }
-                Ok(chunk) => {
+                Ok((chunk, asked)) => {
                     let n = chunk.len();
-                    if n == guess {
+                    if n >= guess {
                         self.alloc.borrow_mut().record(n);
                     }
                     total += n;
@@ -69,7 +71,7 @@ impl SocketIo {
                     // data brings a new event, so reading again would only see WouldBlock
                     // (one wasted system call per message). Unless the peer's FIN came: then
                     // read on to see the end of input, which brings no new event.
-                    if n < guess && !self.peer_closed.get() {
+                    if n < asked && !self.peer_closed.get() {
                         self.readable_hint.set(false);
                         break;
                     }
