@@ -17,7 +17,7 @@ import { publishClose, publishServerSocket } from './diagnostics'
 import type { EventLoop } from './loop'
 import { ChannelPromise } from './promise'
 import { ARENA_BYTES, EVENT_CAPACITY, OP_CAPACITY, checkWire } from './wire'
-import { ErrorIndex, Outcome, PromiseId, RecordField, ServerId, UserEventKind, WireKind } from './protocol'
+import { ErrorIndex, HandlerTakes, MetricsSlot, Outcome, PromiseId, RecordField, ServerId, UserEventKind, WireKind } from './protocol'
 import { EVENT_COUNT, PipelineEvent } from './events'
 import { VALUE_SIZE, WritabilityCounter } from './writability'
 
@@ -72,7 +72,16 @@ export function channelMetrics(loop: EventLoop): ChannelMetrics | undefined {
   const h = loop._hub
   if (!h) return undefined
   const m = h.native.metrics()
-  return { iterations: m[0], deliveries: m[1], events: m[2], jsToNativeCalls: m[3], ops: m[4], bytesIn: m[5], bytesOut: m[6], channels: m[7] }
+  return {
+    iterations: m[MetricsSlot.Iterations],
+    deliveries: m[MetricsSlot.Deliveries],
+    events: m[MetricsSlot.Records],
+    jsToNativeCalls: m[MetricsSlot.JsToNative],
+    ops: m[MetricsSlot.Ops],
+    bytesIn: m[MetricsSlot.BytesToJs],
+    bytesOut: m[MetricsSlot.BytesFromJs],
+    channels: m[MetricsSlot.Channels],
+  }
 }
 
 /**
@@ -105,13 +114,13 @@ const EVENT_OF_WIRE: Uint8Array = (() => {
 })()
 
 /**
- * Which directions a JS handler has methods for (1 inbound, 2 outbound): its native stand-in
+ * Which directions a JS handler has methods for (`HandlerTakes` bits): its native stand-in
  * passes the other direction on natively, as JS skips the handler (adapter.rs).
  */
 function takes(ctx: ChannelHandlerContext): number {
   const m = ctx._methods
   let bits = 0
-  for (let k = 0; k < EVENT_COUNT; k++) if (m[k] !== undefined) bits |= k < PipelineEvent.Write ? 1 : 2
+  for (let k = 0; k < EVENT_COUNT; k++) if (m[k] !== undefined) bits |= k < PipelineEvent.Write ? HandlerTakes.Inbound : HandlerTakes.Outbound
   return bits
 }
 

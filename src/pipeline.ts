@@ -40,6 +40,7 @@ import type { ChannelHub } from './hub'
 import { ChannelPromise } from './promise'
 import { deliverInbound, deliverOutbound, fireInbound, fireOutbound, isThenable, markRecent } from './routing'
 import { PipelineEvent } from './events'
+import { HandlerPosition as Pos } from './protocol'
 
 /** A handler class (JS or native), to find a handler by type as Netty's `get(Class)` does. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -47,13 +48,6 @@ export type HandlerClass<T extends object = object> = abstract new (...args: any
 
 /** How a handler is named in pipeline look-ups: by name, by the handler itself, or by its class. */
 export type HandlerRef = string | ChannelHandler | NativeHandler | HandlerClass
-
-const enum Pos {
-  First = 0,
-  Last = 1,
-  Before = 2,
-  After = 3,
-}
 
 /** Receives exceptions that reached the tail of a pipeline. Default: printed to stderr. */
 export type UnhandledExceptionHandler = (error: unknown, channel: Channel) => void
