@@ -38,7 +38,7 @@ use netloop_transport::{ServerSocketChannel, SocketChannel, TransportError};
 use crate::error::{invalid_arg, throw, Code, JsResult};
 use crate::event_loop::NativeEventLoop;
 use crate::protocol::{ChannelStateFlag, MetricsSlot, WritabilitySlot};
-use acceptor::Acceptor;
+use acceptor::JsChildren;
 use shared::{Shared, SharedArrays};
 
 fn transport_error(e: TransportError) -> napi::Error<Code> {
@@ -215,14 +215,17 @@ impl NativeChannels {
             }
             let id = self.open_with(true, &names, &values)?;
             let ch = self.hub.channel(id as u64).ok_or_else(|| no_channel(id))?;
-            let acceptor = Acceptor {
+            let children = JsChildren {
                 server: id,
                 chooser: netloop_eventloop::Chooser::new(targets.len()),
                 targets,
-                child_options: std::sync::Arc::new(child_options),
             };
+            let acceptor = netloop_transport::ServerBootstrapAcceptor::new(
+                children,
+                std::sync::Arc::new(child_options),
+            );
             ch.pipeline()
-                .add_last("ServerBootstrapAcceptor", acceptor)
+                .add_last(netloop_transport::ACCEPTOR_NAME, acceptor)
                 .map_err(transport_error)?;
             Ok(id)
         })();
