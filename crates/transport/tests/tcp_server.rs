@@ -154,8 +154,11 @@ fn handle_writes_and_closes_from_another_thread() {
     assert_eq!(got, b"from afar");
 }
 
+/// What the hook was handed: the child options and the parent's id, per socket.
+type Seen = std::rc::Rc<std::cell::RefCell<Vec<(std::sync::Arc<ChannelOptions>, ChannelId)>>>;
+
 /// Records what a `ServerBootstrapAcceptor` hands its hook.
-struct Recorder(std::rc::Rc<std::cell::RefCell<Vec<(std::sync::Arc<ChannelOptions>, ChannelId)>>>);
+struct Recorder(Seen);
 
 impl AcceptedChildren for Recorder {
     fn accept(
