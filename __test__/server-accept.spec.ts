@@ -73,3 +73,20 @@ test('a child loop that shut down is skipped; the others keep taking connections
     [0, 2, 0, 2],
   )
 })
+
+test("a server is known to its child loops' hubs while it is open, and to no other", async (t) => {
+  const boss = new EventLoop()
+  const children = new EventLoopGroup(2)
+  t.teardown(async () => {
+    await children.shutdownGracefully(0, 1000)
+    await boss.shutdownGracefully(0, 1000)
+  })
+  const server = await new ServerBootstrap()
+    .group(boss, children)
+    .childHandler(() => {})
+    .bind(0, '127.0.0.1')
+  for (const l of children.loops) t.true(l._hub!.servers.has(server.id), `${l.name} knows the server`)
+  t.is(boss._hub!.servers.size, 0, 'the boss loop is not a child loop')
+  await server.close()
+  for (const l of children.loops) t.is(l._hub!.servers.size, 0, `${l.name} forgot the server`)
+})

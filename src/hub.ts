@@ -34,13 +34,10 @@ const CHANNEL_CACHE = 4096
  */
 const BORROW_MIN = 8 * 1024
 
-/**
- * Servers of this JS thread by channel id, so that the hub of whichever loop of the thread an
- * accepted channel lands on finds its server's initializer. This thread's one registry on the
- * JS side (module state is per thread): `ServerBootstrap.bind` registers a server when it
- * opens it, the server's close future unregisters it (both on this thread).
- */
-export const servers = new Map<number, { accept(hub: ChannelHub, id: number): void }>()
+/** What a child hub does with a channel its server accepted (see `ChannelHub.servers`). */
+export interface ServerAcceptor {
+  accept(hub: ChannelHub, id: number): void
+}
 
 /** The channel hub of `loop` (made on first use; a field of the loop, it lives as long). */
 export function hubOf(loop: EventLoop): ChannelHub {
@@ -192,6 +189,16 @@ export class ChannelHub {
     loop._onChannelEvents = (n, arena, strings, base, segments) => this.#dispatch(n, arena, strings, base, segments)
     this.writability = new WritabilityCounter(this.native, this.#ops)
   }
+
+  /**
+   * The servers of this thread that hand accepted channels to this hub's loop, by server
+   * channel id (ids are unique in the process): a `NewChannel` record names its server, and
+   * the entry makes the JS channel and runs the server's child initializer. A field of the
+   * hub, so it lives as long as the loop: `ServerBootstrap.bind` adds the server to each of
+   * its child loops' hubs when it opens it, the server's close future removes it (both on
+   * this thread).
+   */
+  readonly servers = new Map<number, ServerAcceptor>()
 
   /** The child initializer of this worker's module (channels handed over by another thread). */
   remoteInit: ((ch: Channel) => void) | undefined
@@ -582,7 +589,7 @@ export class ChannelHub {
       }
       case WireKind.NewChannel:
         if (a === ServerId.Remote) this.#acceptRemote(chan)
-        else servers.get(a)?.accept(this, chan)
+        else this.servers.get(a)?.accept(this, chan)
         return
       case WireKind.Closed: {
         const ch = this.channel(chan)

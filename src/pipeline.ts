@@ -53,9 +53,12 @@ export type HandlerRef = string | ChannelHandler | NativeHandler | HandlerClass
 export type UnhandledExceptionHandler = (error: unknown, channel: Channel) => void
 
 /**
- * The handler of exceptions that reach a pipeline's tail, for every channel of this JS thread
- * (module state; `ChannelPipeline.setUnhandledExceptionHandler` replaces it), as Netty logs
- * them for every channel.
+ * The handler of exceptions that reach a pipeline's tail, for every channel of this JS thread,
+ * as Netty logs them for every channel. The one intended process-wide setting of the JS side
+ * (module state, so per thread: each worker thread has its own), kept as module state on
+ * purpose: `ChannelPipeline.setUnhandledExceptionHandler` is public API and applies to every
+ * loop, including loops made after it was called. Every other piece of state lives in an
+ * object whose lifetime it mirrors (a loop, its hub, a channel).
  */
 let unhandled: UnhandledExceptionHandler = (error, channel) => {
   console.error(`netloop: an exception reached the tail of the pipeline of channel ${channel.id} (add an exceptionCaught handler):`, error)
@@ -103,7 +106,8 @@ export class ChannelPipeline {
 
   /**
    * Replaces what receives exceptions that reach the tail of any pipeline (default: printed
-   * to stderr with the channel id). The channel stays as it is, as in Netty.
+   * to stderr with the channel id). The channel stays as it is, as in Netty. A setting of the
+   * whole JS thread (each worker thread has its own), for every loop, present and future.
    */
   static setUnhandledExceptionHandler(handler: UnhandledExceptionHandler): void {
     unhandled = handler
