@@ -2,9 +2,10 @@
 //! handed to child loops) and `Bootstrap` (client channels).
 //!
 //! Ground rules: a bootstrap is `Send` configuration; `bind`/`connect` may be called from any
-//! thread and create the channel on its loop through a task. The acceptor (`acceptor.rs`, with
-//! the [`LoopChildren`] hook) hands each accepted socket to the child loop chosen by the child group, through that loop's task queue unless
-//! it is the current loop (Netty's register-through-execute).
+//! thread and create the channel on its loop through a task. The acceptor (`acceptor.rs`,
+//! with the [`LoopChildren`] hook) hands each accepted socket to the child loop chosen by the
+//! child group, through that loop's task queue unless it is the current loop (Netty's
+//! register-through-execute).
 
 use std::net::SocketAddr;
 use std::rc::Rc;
