@@ -15,8 +15,8 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  */
 export declare class NativeChannels {
   /**
-   * Adds the stand-in of JS context `ctx` named `name` (pos: 0 first, 1 last, 2 before
-   * `base`, 3 after `base`). `takes`: 1 the handler has inbound methods, 2 outbound ones.
+   * Adds the stand-in of JS context `ctx` named `name` at [`HandlerPosition`] `pos`
+   * (relative to `base` for before/after). `takes`: the handler's [`crate::protocol::HandlerTakes`] bits.
    */
   addJs(id: number, pos: number, base: string, name: string, ctx: number, takes: number): void
   /** Adds a built-in native handler of `kind` with Netty's parameters. */
@@ -55,12 +55,12 @@ export declare class NativeChannels {
   bind(id: number, host: string, port: number, promise: number): void
   /** Connects client channel `id`; JS promise `promise` learns the result. */
   connect(id: number, host: string, port: number, promise: number): void
-  /** Flags: 1 open, 2 active, 4 writable, 8 registered, 16 auto-read. */
+  /** The channel's [`ChannelStateFlag`] bits (0 once the channel is gone). */
   state(id: number): number
   /** `[bytesBeforeUnwritable, bytesBeforeWritable, pendingOutboundBytes]`. */
   bufferState(id: number): Array<number>
   /**
-   * `[pending, writable, high, low, crossed]` of channel `id` *without* applying the ops JS
+   * The [`WritabilitySlot`]s of channel `id` *without* applying the ops JS
    * buffered: JS counts those itself (`queued` bytes of writes for this channel). If the
    * pending bytes plus `queued` are above the high mark, the channel turns unwritable
    * without an event and `crossed` is 1: JS reports the crossing (see `src/hub.ts`).
@@ -91,7 +91,7 @@ export declare class NativeChannels {
   setRef(id: number, refd: boolean): void
   /** Closes every channel of this loop (its shutdown started), as Netty's `closeAll`. */
   closeAll(): void
-  /** `[iterations, deliveries, records, jsToNative, ops, bytesToJs, bytesFromJs, channels]`. */
+  /** The hub's counters, by [`MetricsSlot`]. */
   metrics(): Array<number>
 }
 
@@ -164,6 +164,20 @@ export declare class NativeSslContext {
   get isServer(): boolean
 }
 
+/** Bits of a channel's state as `NativeChannels::state` reports it. */
+export declare const enum ChannelStateFlag {
+  /** The channel is open. */
+  Open = 1,
+  /** The channel is active (connected or bound). */
+  Active = 2,
+  /** The channel is writable (its outbound buffer is below the high water mark). */
+  Writable = 4,
+  /** The channel is registered with its loop. */
+  Registered = 8,
+  /** The channel reads by itself (auto-read). */
+  AutoRead = 16,
+}
+
 /**
  * What the loop's JS dispatch function is asked to do. It is called with one number,
  * `arg * DispatchPacking.Multiplier + kind`.
@@ -201,6 +215,35 @@ export declare const enum ErrorIndex {
   None = -1,
 }
 
+/** Where `addJs`/`addNative` put a handler in the pipeline (`pos`). */
+export declare const enum HandlerPosition {
+  /** First (Netty's `addFirst`). */
+  First = 0,
+  /** Last (`addLast`). */
+  Last = 1,
+  /** Before the handler named `base` (`addBefore`). */
+  Before = 2,
+  /** After the handler named `base` (`addAfter`). */
+  After = 3,
+}
+
+/**
+ * Bits of `takes` (`addJs`, `replace`): which directions a JS handler has methods for; its
+ * native stand-in passes the other direction on natively (channel/adapter.rs).
+ */
+export declare const enum HandlerTakes {
+  /** The handler has inbound methods. */
+  Inbound = 1,
+  /** The handler has outbound methods. */
+  Outbound = 2,
+}
+
+/** The flags byte of an HTTP content piece, either way (channel/http_wire.rs). */
+export declare const enum HttpContentFlag {
+  /** The message's last piece. */
+  Last = 1,
+}
+
 /** The kind byte that starts an HTTP message the binding delivers (channel/http_wire.rs). */
 export declare const enum HttpIn {
   /** A request head (and its aggregated body). */
@@ -215,6 +258,46 @@ export declare const enum HttpOut {
   Response = 1,
   /** A body chunk. */
   Content = 2,
+}
+
+/** Bits of the flags byte of a delivered HTTP request (channel/http_wire.rs). */
+export declare const enum HttpRequestFlag {
+  /** HTTP/1.1 (else 1.0). */
+  Http11 = 1,
+  /** The connection stays open after the response. */
+  KeepAlive = 2,
+  /** The body comes as content pieces, not aggregated. */
+  Streaming = 4,
+  /** The request sent `Expect: 100-continue`. */
+  ExpectContinue = 8,
+}
+
+/** The flags byte of an HTTP response JS writes (channel/http_wire.rs). */
+export declare const enum HttpResponseFlag {
+  /** The body follows as content chunks. */
+  Streaming = 1,
+}
+
+/** Slots of the array `NativeChannels::metrics` returns. */
+export declare const enum MetricsSlot {
+  /** Loop iterations the hub counted. */
+  Iterations = 0,
+  /** Deliveries (calls into JS with records). */
+  Deliveries = 1,
+  /** Records delivered. */
+  Records = 2,
+  /** Calls from JS into the binding. */
+  JsToNative = 3,
+  /** Ops JS sent. */
+  Ops = 4,
+  /** Bytes delivered to JS. */
+  BytesToJs = 5,
+  /** Bytes JS wrote. */
+  BytesFromJs = 6,
+  /** Live channels of the hub. */
+  Channels = 7,
+  /** The array's length. */
+  Length = 8,
 }
 
 /** The built-in native handlers JS can add (channel/codecs.rs). */
@@ -528,6 +611,22 @@ export declare const enum WireKind {
   CompletePromise = 40,
   /** Registers the channel on its loop (after JS ran its initializer). */
   Register = 41,
+}
+
+/** Slots of the array `NativeChannels::writability` returns. */
+export declare const enum WritabilitySlot {
+  /** Pending outbound bytes (without the ops JS buffered). */
+  Pending = 0,
+  /** 1 writable, 0 not. */
+  Writable = 1,
+  /** The high water mark. */
+  High = 2,
+  /** The low water mark. */
+  Low = 3,
+  /** 1: the bytes JS queued crossed the high mark now (JS fires the event). */
+  Crossed = 4,
+  /** The array's length. */
+  Length = 5,
 }
 
 /**

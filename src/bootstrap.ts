@@ -12,7 +12,7 @@ import { publishClientSocket, publishListen, publishServerSocket, traceConnect }
 import { AbortError, type AbortOptions, abortError, closeOnAbort, signalOf, whenAborted } from './abort'
 import { NetloopError, checkFunction, checkNumber, dnsError, fromNative, invalidArgType, socketError } from './errors'
 import { EventLoopGroup } from './group'
-import { type ChannelHub, hubOf, servers } from './hub'
+import { type ChannelHub, type ServerAcceptor, hubOf } from './hub'
 import { EventLoop } from './loop'
 import { encodeOption, encodeOptions, type ChannelOptionName, type ChannelOptions } from './options'
 import { ChannelPromise } from './promise'
@@ -160,28 +160,33 @@ export class ServerBootstrap {
         return bindReusePort(workers, port, address, this.#options, this.#childOptions)
       }
       const loopIds = workers._workers.filter((w) => w.alive && w.loopId !== undefined).map((w) => w.loopId!)
-      return this.#bindHere(port, address, loopIds, undefined)
+      return this.#bindHere(port, address, loopIds, [], undefined)
     }
     if (!this.#childInit) throw new NetloopError('ERR_INVALID_STATE', 'ServerBootstrap: call childHandler() before bind()')
     const address = await resolveHost(host)
-    return this.#bindHere(port, address, loopsOf(workers).map((l) => hubOf(l).native.loopId), this.#childInit)
+    const children = loopsOf(workers).map(hubOf)
+    return this.#bindHere(port, address, children.map((h) => h.native.loopId), children, this.#childInit)
   }
 
-  /** A server channel on the boss loop (this thread) handing connections to `loopIds`. */
-  async #bindHere(port: number, address: string, loopIds: number[], init: ChannelInitializer | undefined): Promise<Channel> {
+  /**
+   * A server channel on the boss loop (this thread) handing connections to `loopIds`; those
+   * on this thread (`children`, their hubs) make them JS channels with `init`.
+   */
+  async #bindHere(port: number, address: string, loopIds: number[], children: ChannelHub[], init: ChannelInitializer | undefined): Promise<Channel> {
     const [names, values] = encodeOptions(this.#options)
     const [childNames, childValues] = encodeOptions(this.#childOptions)
     const hub = open(() => hubOf(nextOf(this.#boss!)))
     const id = open(() => hub.native.openServer(names, values, childNames, childValues, loopIds))
     const server = new Channel(hub, id)
-    servers.set(id, {
+    const acceptor: ServerAcceptor = {
       accept(childHub: ChannelHub, childId: number) {
         const ch = new Channel(childHub, childId, server)
         publishServerSocket(ch)
         if (initialize(ch, init)) childHub.register(ch)
       },
-    })
-    server.closeFuture.then(() => servers.delete(id))
+    }
+    for (const child of children) child.servers.set(id, acceptor)
+    server.closeFuture.then(() => children.forEach((child) => child.servers.delete(id)))
     if (!initialize(server, this.#serverInit)) throw new NetloopError('ERR_CHANNEL_CLOSED', 'the server channel initializer threw')
     hub.register(server)
     const p = new ChannelPromise(NaN)

@@ -14,6 +14,7 @@ import type { Outbound } from './handlers'
 import { OPTION_NAMES, decodeOption, encodeOption, type ChannelOptionName, type ChannelOptions } from './options'
 import { PipelineEvent } from './events'
 import { WriteCount } from './writability'
+import { ChannelStateFlag } from './protocol'
 
 /** What `ServerBootstrap.bind` resolves to: a server channel (or, with `SO_REUSEPORT` worker
  * listeners, the set of them). */
@@ -109,10 +110,10 @@ export class Channel implements ServerChannel {
   }
 
   get isOpen(): boolean {
-    return (this.#state() & 1) !== 0
+    return (this.#state() & ChannelStateFlag.Open) !== 0
   }
   get isActive(): boolean {
-    return (this.#state() & 2) !== 0
+    return (this.#state() & ChannelStateFlag.Active) !== 0
   }
   /**
    * False once the pending outbound bytes (every write made so far, the ones JS still holds
@@ -124,7 +125,7 @@ export class Channel implements ServerChannel {
     return this._hub.writability.isWritable(this)
   }
   get isRegistered(): boolean {
-    return (this.#state() & 8) !== 0
+    return (this.#state() & ChannelStateFlag.Registered) !== 0
   }
   /** Bytes that can be written before the channel turns unwritable (0 when unwritable). */
   get bytesBeforeUnwritable(): number {

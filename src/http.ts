@@ -18,7 +18,7 @@
  * The layouts both sides share are described in crates/node/src/channel/http_wire.rs.
  */
 import { NativeHandler } from './codecs'
-import { HttpIn, HttpOut, NativeHandlerKind } from './protocol'
+import { HttpContentFlag, HttpIn, HttpOut, HttpRequestFlag, HttpResponseFlag, NativeHandlerKind } from './protocol'
 import { checkBoolean, checkInteger, invalidArgType, outOfRange } from './errors'
 
 /** Limits of an `HttpServerCodec` (what a refused request is answered with in brackets). */
@@ -105,10 +105,10 @@ export class HttpRequest {
     this.#arena = arena
     this.id = arena.readDoubleLE(at)
     const flags = arena[at + 8]
-    this.httpVersion = flags & 1 ? '1.1' : '1.0'
-    this.keepAlive = (flags & 2) !== 0
-    this.streaming = (flags & 4) !== 0
-    this.expectContinue = (flags & 8) !== 0
+    this.httpVersion = flags & HttpRequestFlag.Http11 ? '1.1' : '1.0'
+    this.keepAlive = (flags & HttpRequestFlag.KeepAlive) !== 0
+    this.streaming = (flags & HttpRequestFlag.Streaming) !== 0
+    this.expectContinue = (flags & HttpRequestFlag.ExpectContinue) !== 0
     let p = at + 9
     let len = arena.readUInt32LE(p)
     this.method = latin1(arena, p + 4, p + 4 + len)
@@ -243,7 +243,7 @@ export function writeHttp(m: HttpResponse | HttpContent, buf: Buffer, at: number
   if (m instanceof HttpContent) {
     buf[at] = HttpOut.Content
     buf.writeDoubleLE(m.requestId, at + 1)
-    buf[at + 9] = m.last ? 1 : 0
+    buf[at + 9] = m.last ? HttpContentFlag.Last : 0
     at += 10
     bin(m.data)
     return at
@@ -251,7 +251,7 @@ export function writeHttp(m: HttpResponse | HttpContent, buf: Buffer, at: number
   buf[at] = HttpOut.Response
   buf.writeDoubleLE(m.requestId, at + 1)
   buf.writeUInt16LE(m.status, at + 9)
-  buf[at + 11] = m.streaming ? 1 : 0
+  buf[at + 11] = m.streaming ? HttpResponseFlag.Streaming : 0
   at += 12
   str(m.reason)
   buf.writeUInt32LE(m.headers.length, at)
@@ -275,7 +275,7 @@ export function readHttp(arena: Buffer, at: number): HttpRequest | HttpContent {
   const kind = arena[at++]
   if (kind === HttpIn.Request) return new HttpRequest(arena, at)
   const id = arena.readDoubleLE(at)
-  const last = arena[at + 8] !== 0
+  const last = (arena[at + 8] & HttpContentFlag.Last) !== 0
   const len = arena.readUInt32LE(at + 9)
   return new HttpContent(arena.subarray(at + 13, at + 13 + len), last, id)
 }

@@ -7,15 +7,10 @@ import { PipelineEvent } from './events';
 import { WritabilityCounter } from './writability';
 declare const NativeChannels: typeof Native.NativeChannels;
 type NativeChannels = Native.NativeChannels;
-/**
- * Servers of this JS thread by channel id, so that the hub of whichever loop of the thread an
- * accepted channel lands on finds its server's initializer. This thread's one registry on the
- * JS side (module state is per thread): `ServerBootstrap.bind` registers a server when it
- * opens it, the server's close future unregisters it (both on this thread).
- */
-export declare const servers: Map<number, {
+/** What a child hub does with a channel its server accepted (see `ChannelHub.servers`). */
+export interface ServerAcceptor {
     accept(hub: ChannelHub, id: number): void;
-}>;
+}
 /** The channel hub of `loop` (made on first use; a field of the loop, it lives as long). */
 export declare function hubOf(loop: EventLoop): ChannelHub;
 /** Counters of a loop's JS boundary (see `EventLoop.metrics()`). */
@@ -39,6 +34,15 @@ export declare class ChannelHub {
     /** What JS's queued writes count towards writability (see `writability.ts`). */
     readonly writability: WritabilityCounter;
     constructor(loop: EventLoop);
+    /**
+     * The servers of this thread that hand accepted channels to this hub's loop, by server
+     * channel id (ids are unique in the process): a `NewChannel` record names its server, and
+     * the entry makes the JS channel and runs the server's child initializer. A field of the
+     * hub, so it lives as long as the loop: `ServerBootstrap.bind` adds the server to each of
+     * its child loops' hubs when it opens it, the server's close future removes it (both on
+     * this thread).
+     */
+    readonly servers: Map<number, ServerAcceptor>;
     /** The child initializer of this worker's module (channels handed over by another thread). */
     remoteInit: ((ch: Channel) => void) | undefined;
     /** Adds a channel the native side made (its constructor calls this). */

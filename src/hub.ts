@@ -17,7 +17,7 @@ import { publishClose, publishServerSocket } from './diagnostics'
 import type { EventLoop } from './loop'
 import { ChannelPromise } from './promise'
 import { ARENA_BYTES, EVENT_CAPACITY, OP_CAPACITY, checkWire } from './wire'
-import { ErrorIndex, Outcome, PromiseId, RecordField, ServerId, UserEventKind, WireKind } from './protocol'
+import { ErrorIndex, HandlerTakes, MetricsSlot, Outcome, PromiseId, RecordField, ServerId, UserEventKind, WireKind } from './protocol'
 import { EVENT_COUNT, PipelineEvent } from './events'
 import { VALUE_SIZE, WritabilityCounter } from './writability'
 
@@ -34,13 +34,10 @@ const CHANNEL_CACHE = 4096
  */
 const BORROW_MIN = 8 * 1024
 
-/**
- * Servers of this JS thread by channel id, so that the hub of whichever loop of the thread an
- * accepted channel lands on finds its server's initializer. This thread's one registry on the
- * JS side (module state is per thread): `ServerBootstrap.bind` registers a server when it
- * opens it, the server's close future unregisters it (both on this thread).
- */
-export const servers = new Map<number, { accept(hub: ChannelHub, id: number): void }>()
+/** What a child hub does with a channel its server accepted (see `ChannelHub.servers`). */
+export interface ServerAcceptor {
+  accept(hub: ChannelHub, id: number): void
+}
 
 /** The channel hub of `loop` (made on first use; a field of the loop, it lives as long). */
 export function hubOf(loop: EventLoop): ChannelHub {
@@ -72,7 +69,16 @@ export function channelMetrics(loop: EventLoop): ChannelMetrics | undefined {
   const h = loop._hub
   if (!h) return undefined
   const m = h.native.metrics()
-  return { iterations: m[0], deliveries: m[1], events: m[2], jsToNativeCalls: m[3], ops: m[4], bytesIn: m[5], bytesOut: m[6], channels: m[7] }
+  return {
+    iterations: m[MetricsSlot.Iterations],
+    deliveries: m[MetricsSlot.Deliveries],
+    events: m[MetricsSlot.Records],
+    jsToNativeCalls: m[MetricsSlot.JsToNative],
+    ops: m[MetricsSlot.Ops],
+    bytesIn: m[MetricsSlot.BytesToJs],
+    bytesOut: m[MetricsSlot.BytesFromJs],
+    channels: m[MetricsSlot.Channels],
+  }
 }
 
 /**
@@ -105,13 +111,13 @@ const EVENT_OF_WIRE: Uint8Array = (() => {
 })()
 
 /**
- * Which directions a JS handler has methods for (1 inbound, 2 outbound): its native stand-in
+ * Which directions a JS handler has methods for (`HandlerTakes` bits): its native stand-in
  * passes the other direction on natively, as JS skips the handler (adapter.rs).
  */
 function takes(ctx: ChannelHandlerContext): number {
   const m = ctx._methods
   let bits = 0
-  for (let k = 0; k < EVENT_COUNT; k++) if (m[k] !== undefined) bits |= k < PipelineEvent.Write ? 1 : 2
+  for (let k = 0; k < EVENT_COUNT; k++) if (m[k] !== undefined) bits |= k < PipelineEvent.Write ? HandlerTakes.Inbound : HandlerTakes.Outbound
   return bits
 }
 
@@ -183,6 +189,16 @@ export class ChannelHub {
     loop._onChannelEvents = (n, arena, strings, base, segments) => this.#dispatch(n, arena, strings, base, segments)
     this.writability = new WritabilityCounter(this.native, this.#ops)
   }
+
+  /**
+   * The servers of this thread that hand accepted channels to this hub's loop, by server
+   * channel id (ids are unique in the process): a `NewChannel` record names its server, and
+   * the entry makes the JS channel and runs the server's child initializer. A field of the
+   * hub, so it lives as long as the loop: `ServerBootstrap.bind` adds the server to each of
+   * its child loops' hubs when it opens it, the server's close future removes it (both on
+   * this thread).
+   */
+  readonly servers = new Map<number, ServerAcceptor>()
 
   /** The child initializer of this worker's module (channels handed over by another thread). */
   remoteInit: ((ch: Channel) => void) | undefined
@@ -573,7 +589,7 @@ export class ChannelHub {
       }
       case WireKind.NewChannel:
         if (a === ServerId.Remote) this.#acceptRemote(chan)
-        else servers.get(a)?.accept(this, chan)
+        else this.servers.get(a)?.accept(this, chan)
         return
       case WireKind.Closed: {
         const ch = this.channel(chan)

@@ -46,7 +46,8 @@ export declare class ChannelPipeline {
     readonly channel: Channel;
     /**
      * Replaces what receives exceptions that reach the tail of any pipeline (default: printed
-     * to stderr with the channel id). The channel stays as it is, as in Netty.
+     * to stderr with the channel id). The channel stays as it is, as in Netty. A setting of the
+     * whole JS thread (each worker thread has its own), for every loop, present and future.
      */
     static setUnhandledExceptionHandler(handler: UnhandledExceptionHandler): void;
     /** Handler names, head to tail. */

@@ -40,6 +40,7 @@ import type { ChannelHub } from './hub'
 import { ChannelPromise } from './promise'
 import { deliverInbound, deliverOutbound, fireInbound, fireOutbound, isThenable, markRecent } from './routing'
 import { PipelineEvent } from './events'
+import { HandlerPosition as Pos } from './protocol'
 
 /** A handler class (JS or native), to find a handler by type as Netty's `get(Class)` does. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -48,20 +49,16 @@ export type HandlerClass<T extends object = object> = abstract new (...args: any
 /** How a handler is named in pipeline look-ups: by name, by the handler itself, or by its class. */
 export type HandlerRef = string | ChannelHandler | NativeHandler | HandlerClass
 
-const enum Pos {
-  First = 0,
-  Last = 1,
-  Before = 2,
-  After = 3,
-}
-
 /** Receives exceptions that reached the tail of a pipeline. Default: printed to stderr. */
 export type UnhandledExceptionHandler = (error: unknown, channel: Channel) => void
 
 /**
- * The handler of exceptions that reach a pipeline's tail, for every channel of this JS thread
- * (module state; `ChannelPipeline.setUnhandledExceptionHandler` replaces it), as Netty logs
- * them for every channel.
+ * The handler of exceptions that reach a pipeline's tail, for every channel of this JS thread,
+ * as Netty logs them for every channel. The one intended process-wide setting of the JS side
+ * (module state, so per thread: each worker thread has its own), kept as module state on
+ * purpose: `ChannelPipeline.setUnhandledExceptionHandler` is public API and applies to every
+ * loop, including loops made after it was called. Every other piece of state lives in an
+ * object whose lifetime it mirrors (a loop, its hub, a channel).
  */
 let unhandled: UnhandledExceptionHandler = (error, channel) => {
   console.error(`netloop: an exception reached the tail of the pipeline of channel ${channel.id} (add an exceptionCaught handler):`, error)
@@ -109,7 +106,8 @@ export class ChannelPipeline {
 
   /**
    * Replaces what receives exceptions that reach the tail of any pipeline (default: printed
-   * to stderr with the channel id). The channel stays as it is, as in Netty.
+   * to stderr with the channel id). The channel stays as it is, as in Netty. A setting of the
+   * whole JS thread (each worker thread has its own), for every loop, present and future.
    */
   static setUnhandledExceptionHandler(handler: UnhandledExceptionHandler): void {
     unhandled = handler

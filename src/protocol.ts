@@ -2,6 +2,20 @@
 // Do not edit: change the Rust definition, then `npm run build:native`.
 /* eslint-disable */
 
+/** @internal Bits of a channel's state as `NativeChannels::state` reports it. */
+export const enum ChannelStateFlag {
+  /** The channel is open. */
+  Open = 1,
+  /** The channel is active (connected or bound). */
+  Active = 2,
+  /** The channel is writable (its outbound buffer is below the high water mark). */
+  Writable = 4,
+  /** The channel is registered with its loop. */
+  Registered = 8,
+  /** The channel reads by itself (auto-read). */
+  AutoRead = 16,
+}
+
 /** @internal
  * What the loop's JS dispatch function is asked to do. It is called with one number,
  * `arg * DispatchPacking.Multiplier + kind`.
@@ -39,6 +53,35 @@ export const enum ErrorIndex {
   None = -1,
 }
 
+/** @internal Where `addJs`/`addNative` put a handler in the pipeline (`pos`). */
+export const enum HandlerPosition {
+  /** First (Netty's `addFirst`). */
+  First = 0,
+  /** Last (`addLast`). */
+  Last = 1,
+  /** Before the handler named `base` (`addBefore`). */
+  Before = 2,
+  /** After the handler named `base` (`addAfter`). */
+  After = 3,
+}
+
+/** @internal
+ * Bits of `takes` (`addJs`, `replace`): which directions a JS handler has methods for; its
+ * native stand-in passes the other direction on natively (channel/adapter.rs).
+ */
+export const enum HandlerTakes {
+  /** The handler has inbound methods. */
+  Inbound = 1,
+  /** The handler has outbound methods. */
+  Outbound = 2,
+}
+
+/** @internal The flags byte of an HTTP content piece, either way (channel/http_wire.rs). */
+export const enum HttpContentFlag {
+  /** The message's last piece. */
+  Last = 1,
+}
+
 /** @internal The kind byte that starts an HTTP message the binding delivers (channel/http_wire.rs). */
 export const enum HttpIn {
   /** A request head (and its aggregated body). */
@@ -53,6 +96,46 @@ export const enum HttpOut {
   Response = 1,
   /** A body chunk. */
   Content = 2,
+}
+
+/** @internal Bits of the flags byte of a delivered HTTP request (channel/http_wire.rs). */
+export const enum HttpRequestFlag {
+  /** HTTP/1.1 (else 1.0). */
+  Http11 = 1,
+  /** The connection stays open after the response. */
+  KeepAlive = 2,
+  /** The body comes as content pieces, not aggregated. */
+  Streaming = 4,
+  /** The request sent `Expect: 100-continue`. */
+  ExpectContinue = 8,
+}
+
+/** @internal The flags byte of an HTTP response JS writes (channel/http_wire.rs). */
+export const enum HttpResponseFlag {
+  /** The body follows as content chunks. */
+  Streaming = 1,
+}
+
+/** @internal Slots of the array `NativeChannels::metrics` returns. */
+export const enum MetricsSlot {
+  /** Loop iterations the hub counted. */
+  Iterations = 0,
+  /** Deliveries (calls into JS with records). */
+  Deliveries = 1,
+  /** Records delivered. */
+  Records = 2,
+  /** Calls from JS into the binding. */
+  JsToNative = 3,
+  /** Ops JS sent. */
+  Ops = 4,
+  /** Bytes delivered to JS. */
+  BytesToJs = 5,
+  /** Bytes JS wrote. */
+  BytesFromJs = 6,
+  /** Live channels of the hub. */
+  Channels = 7,
+  /** The array's length. */
+  Length = 8,
 }
 
 /** @internal The built-in native handlers JS can add (channel/codecs.rs). */
@@ -299,13 +382,36 @@ export const enum WireKind {
   Register = 41,
 }
 
+/** @internal Slots of the array `NativeChannels::writability` returns. */
+export const enum WritabilitySlot {
+  /** Pending outbound bytes (without the ops JS buffered). */
+  Pending = 0,
+  /** 1 writable, 0 not. */
+  Writable = 1,
+  /** The high water mark. */
+  High = 2,
+  /** The low water mark. */
+  Low = 3,
+  /** 1: the bytes JS queued crossed the high mark now (JS fires the event). */
+  Crossed = 4,
+  /** The array's length. */
+  Length = 5,
+}
+
 /** @internal Every enum above with its values, for the load-time check against the addon. */
 export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>> = {
+  ChannelStateFlag: { Open: 1, Active: 2, Writable: 4, Registered: 8, AutoRead: 16 },
   DispatchKind: { Task: 0, Timers: 1, Terminated: 2, Remote: 3, Fault: 4, Channels: 5 },
   DispatchPacking: { Multiplier: 8 },
   ErrorIndex: { None: -1 },
+  HandlerPosition: { First: 0, Last: 1, Before: 2, After: 3 },
+  HandlerTakes: { Inbound: 1, Outbound: 2 },
+  HttpContentFlag: { Last: 1 },
   HttpIn: { Request: 0, Content: 1 },
   HttpOut: { Response: 1, Content: 2 },
+  HttpRequestFlag: { Http11: 1, KeepAlive: 2, Streaming: 4, ExpectContinue: 8 },
+  HttpResponseFlag: { Streaming: 1 },
+  MetricsSlot: { Iterations: 0, Deliveries: 1, Records: 2, JsToNative: 3, Ops: 4, BytesToJs: 5, BytesFromJs: 6, Channels: 7, Length: 8 },
   NativeHandlerKind: { Line: 1, Delimiter: 2, FixedLength: 3, LengthField: 4, Prepender: 5, Idle: 6, Tls: 7, Resp: 8, Http: 9, FlushConsolidation: 10 },
   Outcome: { Success: 0, NativeError: 1, JsError: 2 },
   PromiseId: { Silent: 0, VoidFiring: -1 },
@@ -315,4 +421,5 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   TimerArmSlot: { Dirty: 0, Deadline: 1, Stamp: 2, Length: 3 },
   UserEventKind: { Token: 0, Idle: 1, InputShutdown: 2, TlsHandshake: 3, TlsClose: 4 },
   WireKind: { Registered: 1, Unregistered: 2, Active: 3, Inactive: 4, ReadBytes: 5, ReadValue: 6, ReadComplete: 7, UserEvent: 8, Exception: 9, WritabilityChanged: 10, ReadBig: 11, ReadResp: 12, ReadHttp: 13, WriteBytes: 20, WriteValue: 21, Flush: 22, Read: 23, Close: 24, WriteBig: 25, WriteResp: 26, WriteHttp: 27, PromiseDone: 30, NewChannel: 31, Closed: 32, Release: 33, Forget: 34, Unhandled: 35, TlsHandshake: 36, CompletePromise: 40, Register: 41 },
+  WritabilitySlot: { Pending: 0, Writable: 1, High: 2, Low: 3, Crossed: 4, Length: 5 },
 }

@@ -25,6 +25,7 @@
 import type * as Native from '../native'
 import type { Channel } from './channel'
 import { PipelineEvent } from './events'
+import { WritabilitySlot } from './protocol'
 
 /** Bytes each queued message counts on top of its own size (Netty's default, as natively). */
 export const ENTRY_OVERHEAD = 96
@@ -44,7 +45,7 @@ export class WriteCount {
   unwritableEpoch = -1
 }
 
-/** A channel's state from `writability()`: `[pending, writable, high, low, crossed]`. */
+/** A channel's state from `writability()`, by `WritabilitySlot`. */
 type NativeState = number[]
 
 export class WritabilityCounter {
@@ -77,25 +78,27 @@ export class WritabilityCounter {
 
   /** False while the channel is unwritable, counting what JS queued. */
   isWritable(ch: Channel): boolean {
-    return this.#read(ch, this.queued(ch._writes))[1] === 1
+    return this.#read(ch, this.queued(ch._writes))[WritabilitySlot.Writable] === 1
   }
 
   /** `[bytesBeforeUnwritable, bytesBeforeWritable]`, counting what JS queued. */
   bytesBefore(ch: Channel): [number, number] {
     const q = this.queued(ch._writes)
-    const [pending, writable, high, low] = this.#read(ch, q)
-    const total = pending + q
-    return writable === 1 ? [Math.max(0, high + 1 - total), 0] : [0, Math.max(0, total + 1 - low)]
+    const s = this.#read(ch, q)
+    const total = s[WritabilitySlot.Pending] + q
+    const high = s[WritabilitySlot.High]
+    const low = s[WritabilitySlot.Low]
+    return s[WritabilitySlot.Writable] === 1 ? [Math.max(0, high + 1 - total), 0] : [0, Math.max(0, total + 1 - low)]
   }
 
   /** Reads the native state exactly; a crossing the queued bytes make is reported here. */
   #read(ch: Channel, queued: number): NativeState {
     const s = this.native.writability(ch.id, queued)
     const w = ch._writes
-    w.hint = s[0]
-    w.high = s[2]
-    if (s[1] === 0) w.unwritableEpoch = this.epoch
-    if (s[4] === 1) ch.pipeline._fireInbound(ch.pipeline._head, PipelineEvent.ChannelWritabilityChanged, undefined)
+    w.hint = s[WritabilitySlot.Pending]
+    w.high = s[WritabilitySlot.High]
+    if (s[WritabilitySlot.Writable] === 0) w.unwritableEpoch = this.epoch
+    if (s[WritabilitySlot.Crossed] === 1) ch.pipeline._fireInbound(ch.pipeline._head, PipelineEvent.ChannelWritabilityChanged, undefined)
     return s
   }
 }

@@ -1,9 +1,11 @@
-//! Per-thread bookkeeping: a cheap thread identity, the loops living on this thread, and the
-//! loop whose iteration is running right now.
+//! Per-thread bookkeeping: a cheap thread identity, the loops living on this thread (by id,
+//! so `find_local` is a map look-up, not a scan: `ScheduledHandle::cancel` calls it on every
+//! cancel), and the loop whose iteration is running right now.
 //!
 //! Ground rules: everything here is thread-local; nothing is shared between threads.
 
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -13,7 +15,9 @@ static NEXT_THREAD: AtomicUsize = AtomicUsize::new(1);
 
 thread_local! {
     static THREAD_TOKEN: Cell<usize> = const { Cell::new(0) };
-    static LOCALS: RefCell<Vec<Rc<LocalLoop>>> = const { RefCell::new(Vec::new()) };
+    /// The loops living on this thread, by id (dropped in id order at thread exit, the
+    /// order they were made in).
+    static LOCALS: RefCell<BTreeMap<u64, Rc<LocalLoop>>> = const { RefCell::new(BTreeMap::new()) };
     static CURRENT: RefCell<Vec<Rc<LocalLoop>>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -28,17 +32,19 @@ pub(crate) fn thread_token() -> usize {
 }
 
 pub(crate) fn register_local(l: Rc<LocalLoop>) {
-    LOCALS.with(|v| v.borrow_mut().push(l));
+    LOCALS.with(|v| {
+        v.borrow_mut().insert(l.id(), l);
+    });
 }
 
 pub(crate) fn unregister_local(id: u64) {
     // try_with: during thread teardown the list may already be gone.
-    let _ = LOCALS.try_with(|v| v.borrow_mut().retain(|l| l.id() != id));
+    let _ = LOCALS.try_with(|v| v.borrow_mut().remove(&id));
 }
 
 pub(crate) fn find_local(id: u64) -> Option<Rc<LocalLoop>> {
     LOCALS
-        .try_with(|v| v.borrow().iter().find(|l| l.id() == id).cloned())
+        .try_with(|v| v.borrow().get(&id).cloned())
         .ok()
         .flatten()
 }

@@ -95,7 +95,9 @@ impl ScheduledHandle {
     /// finished running. A periodic task may be cancelled while it runs: it stops repeating.
     ///
     /// The entry leaves its loop's heap at once when cancelled on the loop's thread, else at
-    /// the loop's next look at its heap (no wake-up).
+    /// the loop's next look at its heap (no wake-up). Cost: a look-up of the loop by id on
+    /// this thread and a removal by the entry's key (deadline, sequence), O(log n) in the
+    /// loops of the thread and the entries of the heap; no scan.
     pub fn cancel(&self) -> bool {
         if !self.cancel_flag() {
             return false;

@@ -383,3 +383,22 @@ fn a_periodic_timer_cancelled_while_it_runs_stops_repeating() {
     }
     assert_eq!(runs.load(Ordering::SeqCst), 2);
 }
+
+#[test]
+fn a_cancel_on_a_thread_with_many_loops_leaves_the_right_heap_at_once() {
+    // Loops living on this thread are found by id (a map, not a scan of the thread's loops);
+    // the cancelled entry leaves its own loop's heap before any iteration, the others keep theirs.
+    let loops: Vec<_> = (0..50).map(|_| manual_loop(|_| {})).collect();
+    let handles: Vec<_> = loops
+        .iter()
+        .map(|(el, _, _)| el.schedule(Duration::from_secs(60), || {}).unwrap())
+        .collect();
+    for (el, _, _) in &loops {
+        assert_eq!(el.local().unwrap().timer_count(), 1);
+    }
+    assert!(handles[37].cancel());
+    for (i, (el, _, _)) in loops.iter().enumerate() {
+        let expected = usize::from(i != 37);
+        assert_eq!(el.local().unwrap().timer_count(), expected, "loop {i}");
+    }
+}

@@ -310,3 +310,116 @@ pub enum HttpOut {
     /// A body chunk.
     Content = 2,
 }
+
+/// Bits of a channel's state as `NativeChannels::state` reports it.
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChannelStateFlag {
+    /// The channel is open.
+    Open = 1,
+    /// The channel is active (connected or bound).
+    Active = 2,
+    /// The channel is writable (its outbound buffer is below the high water mark).
+    Writable = 4,
+    /// The channel is registered with its loop.
+    Registered = 8,
+    /// The channel reads by itself (auto-read).
+    AutoRead = 16,
+}
+
+/// Bits of `takes` (`addJs`, `replace`): which directions a JS handler has methods for; its
+/// native stand-in passes the other direction on natively (channel/adapter.rs).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HandlerTakes {
+    /// The handler has inbound methods.
+    Inbound = 1,
+    /// The handler has outbound methods.
+    Outbound = 2,
+}
+
+/// Where `addJs`/`addNative` put a handler in the pipeline (`pos`).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HandlerPosition {
+    /// First (Netty's `addFirst`).
+    First = 0,
+    /// Last (`addLast`).
+    Last = 1,
+    /// Before the handler named `base` (`addBefore`).
+    Before = 2,
+    /// After the handler named `base` (`addAfter`).
+    After = 3,
+}
+
+/// Bits of the flags byte of a delivered HTTP request (channel/http_wire.rs).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpRequestFlag {
+    /// HTTP/1.1 (else 1.0).
+    Http11 = 1,
+    /// The connection stays open after the response.
+    KeepAlive = 2,
+    /// The body comes as content pieces, not aggregated.
+    Streaming = 4,
+    /// The request sent `Expect: 100-continue`.
+    ExpectContinue = 8,
+}
+
+/// Slots of the array `NativeChannels::writability` returns.
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WritabilitySlot {
+    /// Pending outbound bytes (without the ops JS buffered).
+    Pending = 0,
+    /// 1 writable, 0 not.
+    Writable = 1,
+    /// The high water mark.
+    High = 2,
+    /// The low water mark.
+    Low = 3,
+    /// 1: the bytes JS queued crossed the high mark now (JS fires the event).
+    Crossed = 4,
+    /// The array's length.
+    Length = 5,
+}
+
+/// Slots of the array `NativeChannels::metrics` returns.
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricsSlot {
+    /// Loop iterations the hub counted.
+    Iterations = 0,
+    /// Deliveries (calls into JS with records).
+    Deliveries = 1,
+    /// Records delivered.
+    Records = 2,
+    /// Calls from JS into the binding.
+    JsToNative = 3,
+    /// Ops JS sent.
+    Ops = 4,
+    /// Bytes delivered to JS.
+    BytesToJs = 5,
+    /// Bytes JS wrote.
+    BytesFromJs = 6,
+    /// Live channels of the hub.
+    Channels = 7,
+    /// The array's length.
+    Length = 8,
+}
+
+/// The flags byte of an HTTP content piece, either way (channel/http_wire.rs).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpContentFlag {
+    /// The message's last piece.
+    Last = 1,
+}
+
+/// The flags byte of an HTTP response JS writes (channel/http_wire.rs).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpResponseFlag {
+    /// The body follows as content chunks.
+    Streaming = 1,
+}

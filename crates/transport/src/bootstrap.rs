@@ -2,9 +2,10 @@
 //! handed to child loops) and `Bootstrap` (client channels).
 //!
 //! Ground rules: a bootstrap is `Send` configuration; `bind`/`connect` may be called from any
-//! thread and create the channel on its loop through a task. The acceptor hands each accepted
-//! socket to the child loop chosen by the child group, through that loop's task queue unless
-//! it is the current loop (Netty's register-through-execute).
+//! thread and create the channel on its loop through a task. The acceptor (`acceptor.rs`,
+//! with the [`LoopChildren`] hook) hands each accepted socket to the child loop chosen by the
+//! child group, through that loop's task queue unless it is the current loop (Netty's
+//! register-through-execute).
 
 use std::net::SocketAddr;
 use std::rc::Rc;
@@ -12,16 +13,14 @@ use std::sync::Arc;
 
 use netloop_eventloop::{EventLoop, EventLoopGroup, Future, LocalLoop, Promise};
 
+use crate::acceptor::{LoopChildren, ServerBootstrapAcceptor};
 use crate::channel::Channel;
-use crate::context::ChannelHandlerContext;
 use crate::error::{HandlerResult, TransportError};
 use crate::handle::ChannelHandle;
-use crate::handler::ChannelHandler;
 use crate::initializer::{ChannelInitializer, InitFn};
-use crate::message::Message;
 use crate::options::{ChannelOption, ChannelOptions};
 use crate::promise::{ChannelFuture, LocalListenerExt};
-use crate::server_channel::{AcceptedSocket, ServerSocketChannel};
+use crate::server_channel::ServerSocketChannel;
 use crate::socket_channel::SocketChannel;
 
 /// Picks the loop for the next channel.
@@ -43,11 +42,11 @@ impl LoopChooser for EventLoop {
 }
 
 /// Name under which bootstraps add their initializer.
-const INIT_NAME: &str = "initializer";
+pub(crate) const INIT_NAME: &str = "initializer";
 /// Name of the server pipeline's acceptor.
 pub const ACCEPTOR_NAME: &str = "ServerBootstrapAcceptor";
 
-fn local_of(el: &EventLoop) -> Result<Rc<LocalLoop>, TransportError> {
+pub(crate) fn local_of(el: &EventLoop) -> Result<Rc<LocalLoop>, TransportError> {
     el.local().ok_or(TransportError::UnsupportedOperation(
         "not on the channel's event loop",
     ))
@@ -148,12 +147,11 @@ impl ServerBootstrap {
                 if let Some(u) = &user {
                     u(ch)?;
                 }
-                let acceptor = Acceptor {
-                    child_group: child_group.clone(),
-                    child_options: child_options.clone(),
-                    child_init: child_init.clone(),
-                    parent: std::cell::RefCell::new(None),
+                let children = LoopChildren {
+                    group: child_group.clone(),
+                    init: child_init.clone(),
                 };
+                let acceptor = ServerBootstrapAcceptor::new(children, child_options.clone());
                 ch.pipeline().add_last(ACCEPTOR_NAME, acceptor)?;
                 Ok(())
             });
@@ -182,63 +180,6 @@ impl ServerBootstrap {
         }
         out
     }
-}
-
-/// Per-server-channel acceptor state; `Send` parts only, cloned into the pipeline.
-struct Acceptor {
-    child_group: Arc<dyn LoopChooser>,
-    child_options: Arc<ChannelOptions>,
-    child_init: Option<InitFn>,
-    parent: std::cell::RefCell<Option<ChannelHandle>>,
-}
-
-impl ChannelHandler for Acceptor {
-    fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
-        let accepted = match msg.downcast::<AcceptedSocket>() {
-            Ok(a) => a,
-            Err(other) => {
-                ctx.fire_channel_read(other);
-                return Ok(());
-            }
-        };
-        let parent = self
-            .parent
-            .borrow_mut()
-            .get_or_insert_with(|| ctx.channel().handle())
-            .clone();
-        let el = self.child_group.next_loop();
-        let opts = self.child_options.clone();
-        let init = self.child_init.clone();
-        if el.in_event_loop() {
-            register_child(&el, accepted, opts, init, parent);
-            return Ok(());
-        }
-        let target = el.clone();
-        el.execute(move || register_child(&target, accepted, opts, init, parent))
-            .map_err(TransportError::from)
-    }
-}
-
-fn register_child(
-    el: &EventLoop,
-    acc: AcceptedSocket,
-    opts: Arc<ChannelOptions>,
-    init: Option<InitFn>,
-    parent: ChannelHandle,
-) {
-    let Ok(lp) = local_of(el) else { return };
-    let ch = SocketChannel::accepted_socket(&lp, acc, opts, Some(parent));
-    if let Some(init) = init {
-        if ch
-            .pipeline()
-            .add_last(INIT_NAME, ChannelInitializer::from_arc(init))
-            .is_err()
-        {
-            ch.close();
-            return;
-        }
-    }
-    ch.register();
 }
 
 /// Applies `opt`; the first bad value is kept in `error` and fails `bind`/`connect` later, so

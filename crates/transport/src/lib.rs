@@ -13,6 +13,7 @@
 #![warn(missing_debug_implementations)]
 
 mod accept_error;
+mod acceptor;
 mod bootstrap;
 mod channel;
 pub mod chunk;
@@ -33,6 +34,7 @@ mod server_channel;
 mod socket_channel;
 mod sys;
 
+pub use acceptor::{AcceptedChildren, LoopChildren, ServerBootstrapAcceptor};
 pub use bootstrap::{Bootstrap, LoopChooser, ServerBootstrap, ACCEPTOR_NAME};
 pub use channel::{Channel, ChannelId};
 pub use connection_limit::ConnectionPermit;

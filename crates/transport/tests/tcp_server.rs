@@ -153,3 +153,64 @@ fn handle_writes_and_closes_from_another_thread() {
     s.read_to_end(&mut got).unwrap();
     assert_eq!(got, b"from afar");
 }
+
+/// What the hook was handed: the child options and the parent's id, per socket.
+type Seen = std::rc::Rc<std::cell::RefCell<Vec<(std::sync::Arc<ChannelOptions>, ChannelId)>>>;
+
+/// Records what a `ServerBootstrapAcceptor` hands its hook.
+struct Recorder(Seen);
+
+impl AcceptedChildren for Recorder {
+    fn accept(
+        &self,
+        socket: AcceptedSocket,
+        options: std::sync::Arc<ChannelOptions>,
+        parent: ChannelHandle,
+    ) -> HandlerResult {
+        drop(socket);
+        self.0.borrow_mut().push((options, parent.id()));
+        Ok(())
+    }
+}
+
+#[test]
+fn the_acceptor_hands_each_socket_to_its_hook_with_the_shared_child_options_and_the_server_as_parent(
+) {
+    let net = Net::new();
+    let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let child_options = std::sync::Arc::new(
+        ChannelOptions::default()
+            .with(ChannelOption::TcpNoDelay(false))
+            .unwrap(),
+    );
+    let server = ServerSocketChannel::open(&net.lp, ChannelOptions::default());
+    server
+        .pipeline()
+        .add_last(
+            ACCEPTOR_NAME,
+            ServerBootstrapAcceptor::new(Recorder(seen.clone()), child_options.clone()),
+        )
+        .unwrap();
+    server.register();
+    let bound = server.bind("127.0.0.1:0".parse().unwrap());
+    net.run_until("bind", || bound.is_done());
+    let addr = server.local_addr().unwrap();
+    let mut clients = Vec::new();
+    for _ in 0..3 {
+        clients.push(TcpStream::connect(addr).unwrap());
+    }
+    net.run_until("three accepted", || seen.borrow().len() == 3);
+    for (opts, parent) in seen.borrow().iter() {
+        assert!(
+            std::sync::Arc::ptr_eq(opts, &child_options),
+            "one shared options value"
+        );
+        assert_eq!(*parent, server.id());
+    }
+    // A socket the hook drops is closed: each client reads EOF.
+    for mut c in clients {
+        c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut buf = [0u8; 1];
+        assert_eq!(c.read(&mut buf).unwrap_or(0), 0);
+    }
+}

@@ -1,19 +1,19 @@
-//! The server channel's acceptor for JS servers: each accepted socket becomes a channel of
-//! the next child loop's hub (round robin by the core's `Chooser`, as `EventLoopGroup::next`),
-//! which tells JS (`NEW_CHANNEL`) so that JS runs the child initializer and then registers the
-//! channel. It differs from the transport's `ServerBootstrapAcceptor` in what it does with the
-//! chosen loop (a hub of this thread takes the socket without a task; JS, not a Rust
-//! initializer, sets the channel up; loops that shut down are skipped). Child loops of one JS thread share
-//! the thread, so the hand-off needs no task; a child loop other than the acceptor's is asked
-//! for an iteration so that it delivers promptly.
+//! The hook of a JS server's acceptor: the transport's `ServerBootstrapAcceptor` takes each
+//! accepted socket off the server pipeline and hands it here ([`JsChildren`], an
+//! `AcceptedChildren`); it becomes a channel of the next child loop's hub (round robin by the
+//! core's `Chooser`, as `EventLoopGroup::next`), which tells JS (`NEW_CHANNEL`) so that JS
+//! runs the child initializer and then registers the channel. What differs from the
+//! transport's own hook (`LoopChildren`): a hub of this thread takes the socket without a
+//! task; JS, not a Rust initializer, sets the channel up; loops that shut down are skipped.
+//! Child loops of one JS thread share the thread, so the hand-off needs no task; a child loop
+//! other than the acceptor's is asked for an iteration so that it delivers promptly.
 
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
 
 use netloop_eventloop::{Chooser, EventLoop};
 use netloop_transport::{
-    AcceptedSocket, ChannelHandle, ChannelHandler, ChannelHandlerContext, ChannelOptions,
-    HandlerResult, Message, SocketChannel,
+    AcceptedChildren, AcceptedSocket, ChannelHandle, ChannelOptions, HandlerResult, SocketChannel,
 };
 
 use super::hub::Hub;
@@ -45,16 +45,17 @@ impl Target {
     }
 }
 
-pub struct Acceptor {
+/// Where a JS server's accepted sockets go: its child loops, in turn.
+pub struct JsChildren {
+    /// The server channel's id (what `NEW_CHANNEL` names to JS on this thread).
     pub server: f64,
+    /// The child loops.
     pub targets: Vec<Target>,
     /// The core's round robin (as `EventLoopGroup::next`) over `targets`.
     pub chooser: Chooser,
-    /// Shared by every connection it accepts (until one changes an option).
-    pub child_options: Arc<ChannelOptions>,
 }
 
-impl Acceptor {
+impl JsChildren {
     fn next_target(&self) -> Option<&Target> {
         for _ in 0..self.targets.len() {
             let t = &self.targets[self.chooser.next_index()];
@@ -85,21 +86,17 @@ fn adopt(
     local.request_iteration();
 }
 
-impl ChannelHandler for Acceptor {
-    fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
-        let accepted = match msg.downcast::<AcceptedSocket>() {
-            Ok(a) => a,
-            Err(other) => {
-                ctx.fire_channel_read(other);
-                return Ok(());
-            }
-        };
+impl AcceptedChildren for JsChildren {
+    fn accept(
+        &self,
+        accepted: AcceptedSocket,
+        opts: Arc<ChannelOptions>,
+        parent: ChannelHandle,
+    ) -> HandlerResult {
         // No live child loop: the connection is dropped (closed) here.
         let Some(target) = self.next_target() else {
             return Ok(());
         };
-        let parent = ctx.channel().handle();
-        let opts = self.child_options.clone();
         match target {
             Target::Local(h) => {
                 if let Some(hub) = h.upgrade() {

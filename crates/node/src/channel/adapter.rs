@@ -30,6 +30,7 @@ use super::hub::Hub;
 use super::outbox::ErrorRef;
 use super::token::JsValue;
 use super::wire;
+use crate::protocol::HandlerTakes;
 
 /// Reads of at least this many bytes reach JS as Buffers of their own (external, owning the
 /// read's `Bytes`) instead of being copied into the delivery's byte arena.
@@ -52,11 +53,11 @@ pub struct Takes {
 }
 
 impl Takes {
-    /// From JS's bits: 1 inbound, 2 outbound.
+    /// From JS's [`HandlerTakes`] bits.
     pub fn from_bits(bits: u32) -> Self {
         Takes {
-            inbound: bits & 1 != 0,
-            outbound: bits & 2 != 0,
+            inbound: bits & HandlerTakes::Inbound as u32 != 0,
+            outbound: bits & HandlerTakes::Outbound as u32 != 0,
         }
     }
 }

@@ -16,7 +16,7 @@ use super::outbox::ErrorRef;
 use super::wire;
 use super::{codecs, transport_error, NativeChannels};
 use crate::error::{throw, JsResult};
-use crate::protocol::WireKind;
+use crate::protocol::{HandlerPosition, WireKind};
 
 /// The delimiters JS passed, copied out of their Buffers.
 fn copied(delimiters: Option<Vec<Buffer>>) -> Vec<Bytes> {
@@ -40,9 +40,9 @@ impl NativeChannels {
         self.with_channel(id, |ch| {
             let p = ch.pipeline();
             let r = match pos {
-                0 => p.add_first(name, handler),
-                1 => p.add_last(name, handler),
-                2 => p.add_before(base, name, handler),
+                x if x == HandlerPosition::First as u32 => p.add_first(name, handler),
+                x if x == HandlerPosition::Last as u32 => p.add_last(name, handler),
+                x if x == HandlerPosition::Before as u32 => p.add_before(base, name, handler),
                 _ => p.add_after(base, name, handler),
             };
             r.map(|_| ()).map_err(transport_error)
@@ -93,8 +93,8 @@ impl NativeChannels {
         }
     }
 
-    /// Adds the stand-in of JS context `ctx` named `name` (pos: 0 first, 1 last, 2 before
-    /// `base`, 3 after `base`). `takes`: 1 the handler has inbound methods, 2 outbound ones.
+    /// Adds the stand-in of JS context `ctx` named `name` at [`HandlerPosition`] `pos`
+    /// (relative to `base` for before/after). `takes`: the handler's [`crate::protocol::HandlerTakes`] bits.
     #[napi]
     #[allow(clippy::too_many_arguments)]
     pub fn add_js(

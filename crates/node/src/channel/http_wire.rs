@@ -5,11 +5,11 @@
 //! Messages start with a kind byte (`protocol::HttpIn`: 0 request, 1 body piece;
 //! `protocol::HttpOut`: 1 response, 2 body chunk).
 //! request  (native → JS): id:f64 flags:u8 method:bytes target:bytes n:u32 (name:bytes value:bytes)*n body:bytes
-//!                         flags: 1 HTTP/1.1, 2 keep-alive, 4 streaming, 8 expect 100-continue
-//! content  (native → JS): id:f64 flags:u8 data:bytes            flags: 1 last
+//!                         flags: HttpRequestFlag bits (protocol.rs)
+//! content  (native → JS): id:f64 flags:u8 data:bytes            flags: HttpContentFlag
 //! response (JS → native): 1:u8 id:f64 status:u16 flags:u8 reason:bytes n:u32 (name value)*n body:bytes
-//!                         id < 0: the oldest unanswered request; flags: 1 streaming
-//! content  (JS → native): 2:u8 id:f64 flags:u8 data:bytes       flags: 1 last
+//!                         id < 0: the oldest unanswered request; flags: HttpResponseFlag
+//! content  (JS → native): 2:u8 id:f64 flags:u8 data:bytes       flags: HttpContentFlag
 //! bytes := len:u32 data[len]
 //! ```
 //!
@@ -20,7 +20,7 @@ use bytes::Bytes;
 use netloop_http::{HttpContent, HttpRequest, HttpResponse, Version};
 use netloop_transport::Message;
 
-use crate::protocol::{HttpIn, HttpOut};
+use crate::protocol::{HttpContentFlag, HttpIn, HttpOut, HttpRequestFlag, HttpResponseFlag};
 
 fn bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&(b.len() as u32).to_le_bytes());
@@ -31,10 +31,11 @@ fn bytes(out: &mut Vec<u8>, b: &[u8]) {
 pub fn put_request(out: &mut Vec<u8>, r: &HttpRequest) {
     out.push(HttpIn::Request as u8);
     out.extend_from_slice(&(r.id as f64).to_le_bytes());
-    let flags = u8::from(r.version == Version::Http11)
-        | (u8::from(r.keep_alive) << 1)
-        | (u8::from(r.streaming) << 2)
-        | (u8::from(r.expect_continue) << 3);
+    let bit = |on: bool, flag: HttpRequestFlag| if on { flag as u8 } else { 0 };
+    let flags = bit(r.version == Version::Http11, HttpRequestFlag::Http11)
+        | bit(r.keep_alive, HttpRequestFlag::KeepAlive)
+        | bit(r.streaming, HttpRequestFlag::Streaming)
+        | bit(r.expect_continue, HttpRequestFlag::ExpectContinue);
     out.push(flags);
     bytes(out, &r.method);
     bytes(out, &r.target);
@@ -50,7 +51,11 @@ pub fn put_request(out: &mut Vec<u8>, r: &HttpRequest) {
 pub fn put_content(out: &mut Vec<u8>, c: &HttpContent) {
     out.push(HttpIn::Content as u8);
     out.extend_from_slice(&(c.request_id.map_or(-1.0, |i| i as f64)).to_le_bytes());
-    out.push(u8::from(c.last));
+    out.push(if c.last {
+        HttpContentFlag::Last as u8
+    } else {
+        0
+    });
     bytes(out, &c.data);
 }
 
@@ -95,7 +100,7 @@ pub fn from_js(data: &[u8]) -> Result<Message, String> {
             let request_id = r.id()?;
             let s = r.take(2)?;
             let status = u16::from_le_bytes([s[0], s[1]]);
-            let streaming = r.u8()? & 1 != 0;
+            let streaming = r.u8()? & HttpResponseFlag::Streaming as u8 != 0;
             let reason = r.bytes()?;
             let n = r.u32()?;
             let mut headers = Vec::with_capacity(n.min(256));
@@ -114,7 +119,7 @@ pub fn from_js(data: &[u8]) -> Result<Message, String> {
         }
         CONTENT => {
             let request_id = r.id()?;
-            let last = r.u8()? & 1 != 0;
+            let last = r.u8()? & HttpContentFlag::Last as u8 != 0;
             let data = r.bytes()?;
             let mut c = if last {
                 HttpContent::last(data)

@@ -37,7 +37,8 @@ use netloop_transport::{ServerSocketChannel, SocketChannel, TransportError};
 
 use crate::error::{invalid_arg, throw, Code, JsResult};
 use crate::event_loop::NativeEventLoop;
-use acceptor::Acceptor;
+use crate::protocol::{ChannelStateFlag, MetricsSlot, WritabilitySlot};
+use acceptor::JsChildren;
 use shared::{Shared, SharedArrays};
 
 fn transport_error(e: TransportError) -> napi::Error<Code> {
@@ -214,14 +215,17 @@ impl NativeChannels {
             }
             let id = self.open_with(true, &names, &values)?;
             let ch = self.hub.channel(id as u64).ok_or_else(|| no_channel(id))?;
-            let acceptor = Acceptor {
+            let children = JsChildren {
                 server: id,
                 chooser: netloop_eventloop::Chooser::new(targets.len()),
                 targets,
-                child_options: std::sync::Arc::new(child_options),
             };
+            let acceptor = netloop_transport::ServerBootstrapAcceptor::new(
+                children,
+                std::sync::Arc::new(child_options),
+            );
             ch.pipeline()
-                .add_last("ServerBootstrapAcceptor", acceptor)
+                .add_last(netloop_transport::ACCEPTOR_NAME, acceptor)
                 .map_err(transport_error)?;
             Ok(id)
         })();
@@ -274,16 +278,17 @@ impl NativeChannels {
         r.map_err(|e| throw(&env, e))
     }
 
-    /// Flags: 1 open, 2 active, 4 writable, 8 registered, 16 auto-read.
+    /// The channel's [`ChannelStateFlag`] bits (0 once the channel is gone).
     #[napi]
     pub fn state(&self, id: f64) -> u32 {
         self.enter();
         self.hub.channel(id as u64).map_or(0, |ch| {
-            u32::from(ch.is_open())
-                | u32::from(ch.is_active()) << 1
-                | u32::from(ch.is_writable()) << 2
-                | u32::from(ch.is_registered()) << 3
-                | u32::from(ch.is_auto_read()) << 4
+            let bit = |on: bool, flag: ChannelStateFlag| if on { flag as u32 } else { 0 };
+            bit(ch.is_open(), ChannelStateFlag::Open)
+                | bit(ch.is_active(), ChannelStateFlag::Active)
+                | bit(ch.is_writable(), ChannelStateFlag::Writable)
+                | bit(ch.is_registered(), ChannelStateFlag::Registered)
+                | bit(ch.is_auto_read(), ChannelStateFlag::AutoRead)
         })
     }
 
@@ -303,25 +308,25 @@ impl NativeChannels {
         )
     }
 
-    /// `[pending, writable, high, low, crossed]` of channel `id` *without* applying the ops JS
+    /// The [`WritabilitySlot`]s of channel `id` *without* applying the ops JS
     /// buffered: JS counts those itself (`queued` bytes of writes for this channel). If the
     /// pending bytes plus `queued` are above the high mark, the channel turns unwritable
     /// without an event and `crossed` is 1: JS reports the crossing (see `src/hub.ts`).
     #[napi]
     pub fn writability(&self, id: f64, queued: f64) -> Vec<f64> {
         self.calls.set(self.calls.get() + 1.0);
+        let mut s = vec![0.0; WritabilitySlot::Length as usize];
         let Some(ch) = self.hub.channel(id as u64) else {
-            return vec![0.0, 0.0, 0.0, 0.0, 0.0];
+            return s;
         };
         let crossed = queued > 0.0 && ch.is_open() && ch.mark_unwritable_above(queued as usize);
         let w = ch.write_buffer_water_mark();
-        vec![
-            ch.pending_outbound_bytes() as f64,
-            f64::from(u8::from(ch.is_writable())),
-            w.high as f64,
-            w.low as f64,
-            f64::from(u8::from(crossed)),
-        ]
+        s[WritabilitySlot::Pending as usize] = ch.pending_outbound_bytes() as f64;
+        s[WritabilitySlot::Writable as usize] = f64::from(u8::from(ch.is_writable()));
+        s[WritabilitySlot::High as usize] = w.high as f64;
+        s[WritabilitySlot::Low as usize] = w.low as f64;
+        s[WritabilitySlot::Crossed as usize] = f64::from(u8::from(crossed));
+        s
     }
 
     /// `"address|port|family"` of the local (or remote) end, if known.
@@ -419,20 +424,20 @@ impl NativeChannels {
         self.rearm();
     }
 
-    /// `[iterations, deliveries, records, jsToNative, ops, bytesToJs, bytesFromJs, channels]`.
+    /// The hub's counters, by [`MetricsSlot`].
     #[napi]
     pub fn metrics(&self) -> Vec<f64> {
         let m = &self.hub.metrics;
-        vec![
-            m.iterations.get(),
-            m.deliveries.get(),
-            m.records.get(),
-            self.calls.get(),
-            m.ops.get(),
-            m.bytes_to_js.get(),
-            m.bytes_from_js.get(),
-            self.hub.channel_count() as f64,
-        ]
+        let mut s = vec![0.0; MetricsSlot::Length as usize];
+        s[MetricsSlot::Iterations as usize] = m.iterations.get();
+        s[MetricsSlot::Deliveries as usize] = m.deliveries.get();
+        s[MetricsSlot::Records as usize] = m.records.get();
+        s[MetricsSlot::JsToNative as usize] = self.calls.get();
+        s[MetricsSlot::Ops as usize] = m.ops.get();
+        s[MetricsSlot::BytesToJs as usize] = m.bytes_to_js.get();
+        s[MetricsSlot::BytesFromJs as usize] = m.bytes_from_js.get();
+        s[MetricsSlot::Channels as usize] = self.hub.channel_count() as f64;
+        s
     }
 }
 
