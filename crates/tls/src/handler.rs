@@ -6,10 +6,12 @@
 //! - One handler per connection, used only on its channel's loop thread (`!Send`; `Rc` state).
 //! - The rustls session is made when the channel becomes active (a client then knows the
 //!   address it verifies when no server name was given) and the client's hello goes out then.
-//! - Writes before the handshake completes are held here, in order, and count toward the
-//!   channel's water marks; they are encrypted and passed on when it completes. After it, each
-//!   write is encrypted at once and its records carry the write's promise, so the outbound
-//!   buffer's water marks see ciphertext.
+//! - Writes are held here, in order, until the next flush (and, before the handshake completes,
+//!   until it does), counting toward the channel's water marks as plaintext. A flush encrypts
+//!   everything held as one stream (full records across the writes' edges, one buffer of
+//!   records per batch of up to 64 KiB) whose records carry the writes' promises, so the
+//!   outbound buffer's water marks see ciphertext. A close encrypts what is held before its
+//!   close_notify.
 //! - Every failure (bad records, a failed verification, the timeout) sends the alert rustls
 //!   chose, fires the handshake event (if still handshaking) and `exceptionCaught`, fails held
 //!   writes, and closes this channel only.
@@ -27,7 +29,8 @@ use std::sync::Arc;
 use bytes::{Bytes, BytesMut};
 use netloop_eventloop::{Future, Promise, ScheduledHandle};
 use netloop_transport::{
-    ChannelHandler, ChannelHandlerContext, ChannelPromise, HandlerResult, Message, TransportError,
+    ChannelHandler, ChannelHandlerContext, ChannelPromise, HandlerResult, LocalListenerExt,
+    Message, TransportError,
 };
 
 use crate::context::{Side, SslContext};
@@ -241,28 +244,77 @@ impl State {
         if self.phase.get() != Phase::Done {
             return; // a handler closed the channel in reaction to the event
         }
-        let held: Vec<_> = self.held.borrow_mut().drain(..).collect();
-        let n = self.held_bytes.replace(0);
-        if let Some(ch) = ctx.try_channel() {
-            ch.sub_pending_outbound_bytes(n);
-        }
-        for (plain, promise) in held {
-            self.encrypt(ctx, &plain, promise);
-        }
+        self.encrypt_held(ctx);
         if self.flush_held.replace(false) {
             ctx.flush();
         }
     }
 
-    fn encrypt(&self, ctx: &ChannelHandlerContext, plain: &[u8], promise: ChannelPromise) {
-        let records = self.engine.borrow_mut().as_mut().map(|e| e.encrypt(plain));
+    /// Encrypts the held writes (handshake done) and passes their records on, in batches of up
+    /// to `BATCH_BYTES` plaintext bytes.
+    fn encrypt_held(&self, ctx: &ChannelHandlerContext) {
+        const BATCH_BYTES: usize = 64 * 1024;
+        let (single, held) = {
+            let mut held = self.held.borrow_mut();
+            match held.len() {
+                0 => return,
+                // The common case (one write per flush): nothing to gather.
+                1 => (held.pop_front(), Vec::new()),
+                _ => (None, held.drain(..).collect()),
+            }
+        };
+        let n = self.held_bytes.replace(0);
+        if n > 0 {
+            if let Some(ch) = ctx.try_channel() {
+                ch.sub_pending_outbound_bytes(n);
+            }
+        }
+        if let Some((plain, promise)) = single {
+            self.encrypt(ctx, &[&plain], std::iter::once(promise));
+            return;
+        }
+        let mut batch: Vec<(Bytes, ChannelPromise)> = Vec::new();
+        let mut size = 0;
+        for (plain, promise) in held {
+            size += plain.len();
+            batch.push((plain, promise));
+            if size >= BATCH_BYTES {
+                self.encrypt_batch(ctx, std::mem::take(&mut batch));
+                size = 0;
+            }
+        }
+        if !batch.is_empty() {
+            self.encrypt_batch(ctx, batch);
+        }
+    }
+
+    fn encrypt_batch(&self, ctx: &ChannelHandlerContext, batch: Vec<(Bytes, ChannelPromise)>) {
+        let parts: Vec<&[u8]> = batch.iter().map(|(b, _)| &b[..]).collect();
+        let promises: Vec<ChannelPromise> = batch.iter().map(|(_, p)| p.clone()).collect();
+        self.encrypt(ctx, &parts, promises.into_iter());
+    }
+
+    /// Encrypts `parts` as one stream and writes its records with one promise completing all
+    /// of `promises`.
+    fn encrypt(
+        &self,
+        ctx: &ChannelHandlerContext,
+        parts: &[&[u8]],
+        promises: impl Iterator<Item = ChannelPromise>,
+    ) {
+        let records = self.engine.borrow_mut().as_mut().map(|e| e.encrypt(parts));
         match records {
-            Some(Ok(records)) => ctx.write_with(records, promise),
+            Some(Ok(records)) => ctx.write_with(records, joined(promises)),
             Some(Err(e)) => {
-                promise.try_failure(e.into_transport());
+                let e = e.into_transport();
+                for p in promises {
+                    p.try_failure(e.clone());
+                }
             }
             None => {
-                promise.try_failure(TransportError::ChannelClosed);
+                for p in promises {
+                    p.try_failure(TransportError::ChannelClosed);
+                }
             }
         }
     }
@@ -379,8 +431,7 @@ impl ChannelHandler for SslHandler {
             }
         };
         match s.phase.get() {
-            Phase::Done => s.encrypt(ctx, &bytes, promise),
-            Phase::Idle | Phase::Handshaking => {
+            Phase::Idle | Phase::Handshaking | Phase::Done => {
                 let n = bytes.len();
                 s.held.borrow_mut().push_back((bytes, promise));
                 s.held_bytes.set(s.held_bytes.get() + n);
@@ -398,7 +449,11 @@ impl ChannelHandler for SslHandler {
     fn flush(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         match self.0.phase.get() {
             Phase::Idle | Phase::Handshaking => self.0.flush_held.set(true),
-            _ => ctx.flush(),
+            Phase::Done => {
+                self.0.encrypt_held(ctx);
+                ctx.flush();
+            }
+            Phase::Finished => ctx.flush(),
         }
         Ok(())
     }
@@ -417,6 +472,9 @@ impl ChannelHandler for SslHandler {
 
     fn close(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
         let s = &self.0;
+        if s.phase.get() == Phase::Done {
+            s.encrypt_held(ctx);
+        }
         s.send_close_notify(ctx);
         if s.phase.get() != Phase::Done {
             s.fail_held(ctx, TransportError::ChannelClosed);
@@ -424,6 +482,27 @@ impl ChannelHandler for SslHandler {
         ctx.close_with(promise);
         Ok(())
     }
+}
+
+/// One promise for the records of several writes: completing it completes each of theirs
+/// (the only one itself; void if none is listened to).
+fn joined(promises: impl Iterator<Item = ChannelPromise>) -> ChannelPromise {
+    let mut all: Vec<ChannelPromise> = promises.collect();
+    if all.len() == 1 {
+        return all.pop().unwrap_or_default();
+    }
+    if all.iter().all(|p| p.is_void() && !p.is_firing()) {
+        return ChannelPromise::void();
+    }
+    let joined = ChannelPromise::new();
+    if let Some(future) = joined.future() {
+        future.add_local_listener(move |result| {
+            for p in all {
+                p.try_complete(result.clone());
+            }
+        });
+    }
+    joined
 }
 
 impl std::fmt::Debug for SslHandler {
