@@ -106,22 +106,45 @@ impl Engine {
     /// parts' edges) into records.
     pub(crate) fn encrypt(&mut self, plain: &[&[u8]]) -> Result<Bytes, TlsError> {
         let total: usize = plain.iter().map(|p| p.len()).sum();
-        let mut parts: Vec<IoSlice<'_>> = plain.iter().map(|p| IoSlice::new(p)).collect();
-        let mut rest = &mut parts[..];
-        while !rest.is_empty() {
-            let n = self
-                .conn
+        if let [one] = plain {
+            self.conn
                 .writer()
-                .write_vectored(rest)
+                .write_all(one)
                 .map_err(|_| TlsError::Closed)?;
-            if n == 0 {
-                return Err(TlsError::Closed);
-            }
-            IoSlice::advance_slices(&mut rest, n);
+        } else {
+            self.write_parts(plain, total)?;
         }
         Ok(self
             .records_with_capacity(record_bytes(total))
             .unwrap_or_default())
+    }
+
+    /// Hands all of `parts` (`total` bytes) to rustls in vectored writes.
+    fn write_parts(&mut self, parts: &[&[u8]], total: usize) -> Result<(), TlsError> {
+        let mut done = 0;
+        while done < total {
+            // After the handshake rustls takes everything at once; the loop is for safety.
+            let mut skip = done;
+            let mut slices: Vec<IoSlice<'_>> = Vec::with_capacity(parts.len());
+            for p in parts {
+                if skip >= p.len() {
+                    skip -= p.len();
+                } else {
+                    slices.push(IoSlice::new(&p[skip..]));
+                    skip = 0;
+                }
+            }
+            let n = self
+                .conn
+                .writer()
+                .write_vectored(&slices)
+                .map_err(|_| TlsError::Closed)?;
+            if n == 0 {
+                return Err(TlsError::Closed);
+            }
+            done += n;
+        }
+        Ok(())
     }
 
     /// The records waiting to be sent, if any.
