@@ -3,7 +3,10 @@
 //! decrypt, encrypt, decrypt per round trip) on one thread. Repeated `--reps` times; the best
 //! repetition is reported, so that other load on the machine counts as little as possible.
 //!
-//! `cargo run --release -p netloop-tls --example record_cost -- [--reps N] [--ms MS]`
+//! `cargo run --release -p netloop-tls --example record_cost -- [--reps N] [--ms MS] [--count N]`
+//!
+//! `--count N` runs exactly N round trips per repetition instead of `--ms`: the same work on
+//! every run, for `perf stat -e instructions:u` (a count other load on the machine hardly moves).
 
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -71,13 +74,14 @@ fn round_trip(c: &EmbeddedChannel, s: &EmbeddedChannel, msg: &Bytes) -> usize {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let (mut reps, mut ms) = (7u32, 300u64);
+    let (mut reps, mut ms, mut count) = (7u32, 300u64, 0u64);
     while let Some(a) = args.next() {
         let v = args.next().and_then(|v| v.parse().ok());
         match (a.as_str(), v) {
             ("--reps", Some(v)) => reps = v as u32,
             ("--ms", Some(v)) => ms = v,
-            _ => panic!("usage: record_cost [--reps N] [--ms MS]"),
+            ("--count", Some(v)) => count = v,
+            _ => panic!("usage: record_cost [--reps N] [--ms MS] [--count N]"),
         }
     }
     for (name, version) in [
@@ -91,7 +95,11 @@ fn main() {
             for _ in 0..reps {
                 let start = Instant::now();
                 let mut n = 0u64;
-                while start.elapsed() < Duration::from_millis(ms) {
+                let more = |n: u64| match count {
+                    0 => start.elapsed() < Duration::from_millis(ms),
+                    c => n < c,
+                };
+                while more(n) {
                     for _ in 0..16 {
                         assert_eq!(round_trip(&c, &s, &msg), size, "echo lost bytes");
                     }

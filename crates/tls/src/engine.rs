@@ -1,7 +1,7 @@
 //! The rustls session of one connection, reduced to what the handler needs: feed records in
 //! (plaintext out), encrypt plaintext (records out), take the records to send.
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, IoSlice, Write};
 use std::net::IpAddr;
 
 use bytes::{Bytes, BytesMut};
@@ -60,6 +60,9 @@ impl Engine {
         plain: &mut BytesMut,
     ) -> Result<(bool, bool), TlsError> {
         let mut peer_closed = false;
+        // The plaintext is never longer than the records carrying it: one reservation for the
+        // whole read, not a regrowth (and copy of what came before) per record.
+        plain.reserve(data.len());
         while !data.is_empty() {
             match self.conn.read_tls(&mut data) {
                 Ok(0) => break,
@@ -99,21 +102,62 @@ impl Engine {
         Ok(())
     }
 
-    /// Encrypts `plain` into records.
-    pub(crate) fn encrypt(&mut self, plain: &[u8]) -> Result<Bytes, TlsError> {
-        self.conn
-            .writer()
-            .write_all(plain)
-            .map_err(|_| TlsError::Closed)?;
-        Ok(self.take_records().unwrap_or_default())
+    /// Encrypts `plain` (the parts in order, as one stream: records are filled across the
+    /// parts' edges) into records.
+    pub(crate) fn encrypt(&mut self, plain: &[&[u8]]) -> Result<Bytes, TlsError> {
+        let total: usize = plain.iter().map(|p| p.len()).sum();
+        if let [one] = plain {
+            self.conn
+                .writer()
+                .write_all(one)
+                .map_err(|_| TlsError::Closed)?;
+        } else {
+            self.write_parts(plain, total)?;
+        }
+        Ok(self
+            .records_with_capacity(record_bytes(total))
+            .unwrap_or_default())
+    }
+
+    /// Hands all of `parts` (`total` bytes) to rustls in vectored writes.
+    fn write_parts(&mut self, parts: &[&[u8]], total: usize) -> Result<(), TlsError> {
+        let mut done = 0;
+        while done < total {
+            // After the handshake rustls takes everything at once; the loop is for safety.
+            let mut skip = done;
+            let mut slices: Vec<IoSlice<'_>> = Vec::with_capacity(parts.len());
+            for p in parts {
+                if skip >= p.len() {
+                    skip -= p.len();
+                } else {
+                    slices.push(IoSlice::new(&p[skip..]));
+                    skip = 0;
+                }
+            }
+            let n = self
+                .conn
+                .writer()
+                .write_vectored(&slices)
+                .map_err(|_| TlsError::Closed)?;
+            if n == 0 {
+                return Err(TlsError::Closed);
+            }
+            done += n;
+        }
+        Ok(())
     }
 
     /// The records waiting to be sent, if any.
     pub(crate) fn take_records(&mut self) -> Option<Bytes> {
+        self.records_with_capacity(0)
+    }
+
+    /// The records waiting to be sent, if any, in one buffer reserved for `capacity` bytes.
+    fn records_with_capacity(&mut self, capacity: usize) -> Option<Bytes> {
         if !self.conn.wants_write() {
             return None;
         }
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(capacity);
         while self.conn.wants_write() {
             if self.conn.write_tls(&mut out).is_err() {
                 break;
@@ -129,4 +173,12 @@ impl Engine {
     pub(crate) fn describe(&self, context: &SslContext) -> TlsSession {
         describe(&self.conn, &context.0.side, self.name.as_ref())
     }
+}
+
+/// The most bytes `plain` plaintext bytes take as records: full records of 16 KiB, each with
+/// at most 29 bytes of header, explicit nonce and tag (TLS 1.2's AES-GCM; 1.3 adds 22).
+fn record_bytes(plain: usize) -> usize {
+    const MAX_FRAGMENT: usize = 16 * 1024;
+    const OVERHEAD: usize = 5 + 8 + 16;
+    plain + plain.div_ceil(MAX_FRAGMENT).max(1) * OVERHEAD
 }

@@ -6,10 +6,12 @@
 //! - One handler per connection, used only on its channel's loop thread (`!Send`; `Rc` state).
 //! - The rustls session is made when the channel becomes active (a client then knows the
 //!   address it verifies when no server name was given) and the client's hello goes out then.
-//! - Writes before the handshake completes are held here, in order, and count toward the
-//!   channel's water marks; they are encrypted and passed on when it completes. After it, each
-//!   write is encrypted at once and its records carry the write's promise, so the outbound
-//!   buffer's water marks see ciphertext.
+//! - Writes are held here, in order, until the next flush (and, before the handshake completes,
+//!   until it does), counting toward the channel's water marks as plaintext. A flush encrypts
+//!   everything held as one stream (full records across the writes' edges, one buffer of
+//!   records per batch of up to 64 KiB) whose records carry the writes' promises, so the
+//!   outbound buffer's water marks see ciphertext. A close encrypts what is held before its
+//!   close_notify.
 //! - Every failure (bad records, a failed verification, the timeout) sends the alert rustls
 //!   chose, fires the handshake event (if still handshaking) and `exceptionCaught`, fails held
 //!   writes, and closes this channel only.
@@ -34,6 +36,8 @@ use crate::context::{Side, SslContext};
 use crate::engine::Engine;
 use crate::error::TlsError;
 use crate::session::{SslCloseCompletionEvent, SslHandshakeCompletionEvent, TlsSession};
+
+mod writes;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -241,29 +245,9 @@ impl State {
         if self.phase.get() != Phase::Done {
             return; // a handler closed the channel in reaction to the event
         }
-        let held: Vec<_> = self.held.borrow_mut().drain(..).collect();
-        let n = self.held_bytes.replace(0);
-        if let Some(ch) = ctx.try_channel() {
-            ch.sub_pending_outbound_bytes(n);
-        }
-        for (plain, promise) in held {
-            self.encrypt(ctx, &plain, promise);
-        }
+        self.encrypt_held(ctx);
         if self.flush_held.replace(false) {
             ctx.flush();
-        }
-    }
-
-    fn encrypt(&self, ctx: &ChannelHandlerContext, plain: &[u8], promise: ChannelPromise) {
-        let records = self.engine.borrow_mut().as_mut().map(|e| e.encrypt(plain));
-        match records {
-            Some(Ok(records)) => ctx.write_with(records, promise),
-            Some(Err(e)) => {
-                promise.try_failure(e.into_transport());
-            }
-            None => {
-                promise.try_failure(TransportError::ChannelClosed);
-            }
         }
     }
 
@@ -281,19 +265,6 @@ impl State {
         ctx.fire_exception_caught(error.into_transport());
         self.close_sent.set(true);
         ctx.close();
-    }
-
-    fn fail_held(&self, ctx: &ChannelHandlerContext, error: TransportError) {
-        let held: Vec<_> = self.held.borrow_mut().drain(..).collect();
-        let n = self.held_bytes.replace(0);
-        if n > 0 {
-            if let Some(ch) = ctx.try_channel() {
-                ch.sub_pending_outbound_bytes(n);
-            }
-        }
-        for (_, promise) in held {
-            promise.try_failure(error.clone());
-        }
     }
 }
 
@@ -379,8 +350,7 @@ impl ChannelHandler for SslHandler {
             }
         };
         match s.phase.get() {
-            Phase::Done => s.encrypt(ctx, &bytes, promise),
-            Phase::Idle | Phase::Handshaking => {
+            Phase::Idle | Phase::Handshaking | Phase::Done => {
                 let n = bytes.len();
                 s.held.borrow_mut().push_back((bytes, promise));
                 s.held_bytes.set(s.held_bytes.get() + n);
@@ -398,7 +368,11 @@ impl ChannelHandler for SslHandler {
     fn flush(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         match self.0.phase.get() {
             Phase::Idle | Phase::Handshaking => self.0.flush_held.set(true),
-            _ => ctx.flush(),
+            Phase::Done => {
+                self.0.encrypt_held(ctx);
+                ctx.flush();
+            }
+            Phase::Finished => ctx.flush(),
         }
         Ok(())
     }
@@ -417,6 +391,9 @@ impl ChannelHandler for SslHandler {
 
     fn close(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
         let s = &self.0;
+        if s.phase.get() == Phase::Done {
+            s.encrypt_held(ctx);
+        }
         s.send_close_notify(ctx);
         if s.phase.get() != Phase::Done {
             s.fail_held(ctx, TransportError::ChannelClosed);
