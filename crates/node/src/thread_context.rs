@@ -13,6 +13,9 @@
 //!   again, idempotently, when it drops.
 //! - `released`: tokens of JS values that native code dropped, tagged with their hub's id.
 //!   `JsValue`'s drop registers; the hub's next delivery drains its own.
+//! - `read_pool`: the JS Buffer small deliveries are copied into (`channel::read_pool`). A
+//!   delivery makes it, or a new one when it is full (dropping the old reference); it is
+//!   released with the thread.
 //!
 //! After the thread's TLS destructors ran (thread exit) every accessor reports "nothing".
 
@@ -31,6 +34,7 @@ pub(crate) struct ThreadContext {
     pub hooked: Cell<bool>,
     pub hubs: RefCell<HashMap<u64, Weak<Hub>>>,
     pub released: RefCell<Vec<(u32, f64)>>,
+    pub read_pool: RefCell<Option<crate::channel::read_pool::Pool>>,
 }
 
 thread_local! {

@@ -17,7 +17,7 @@ mod ids;
 mod ops;
 mod options;
 mod outbox;
-mod read_pool;
+pub(crate) mod read_pool;
 mod remote;
 mod resp_wire;
 mod shared;

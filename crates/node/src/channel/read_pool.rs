@@ -22,7 +22,7 @@ const POOL_BYTES: usize = 32 * 1024;
 /// Ground rules: one pool per JS thread (one env per thread), used only on that thread inside
 /// a delivery; the reference is deleted when the pool is replaced, or leaked at env teardown
 /// (napi frees it with the env).
-struct Pool {
+pub(crate) struct Pool {
     env: sys::napi_env,
     reference: sys::napi_ref,
     data: *mut u8,
@@ -42,10 +42,6 @@ impl Drop for Pool {
     }
 }
 
-thread_local! {
-    static POOL: std::cell::RefCell<Option<Pool>> = const { std::cell::RefCell::new(None) };
-}
-
 /// `bytes` copied into the thread's pool: the pool's Buffer and the bytes' offset in it, or
 /// `None` for a batch that is empty or too large to pool.
 ///
@@ -55,8 +51,8 @@ pub(super) unsafe fn pooled(env: sys::napi_env, bytes: &[u8]) -> Option<(sys::na
     if bytes.is_empty() || bytes.len() > POOLED_BYTES {
         return None;
     }
-    POOL.try_with(|cell| {
-        let mut slot = cell.borrow_mut();
+    crate::thread_context::with(|context| {
+        let mut slot = context.read_pool.borrow_mut();
         let fits = slot
             .as_ref()
             .is_some_and(|p| p.env == env && POOL_BYTES - p.used >= bytes.len());
@@ -100,6 +96,5 @@ pub(super) unsafe fn pooled(env: sys::napi_env, bytes: &[u8]) -> Option<(sys::na
         pool.used += bytes.len();
         Some((value, at))
     })
-    .ok()
     .flatten()
 }
