@@ -261,14 +261,15 @@ function toResp(r: Reply): RespReply {
  * pipeline of N commands costs one write to the socket.
  */
 class CommandHandler implements ChannelHandler {
-  #quitting = false
+  /** Plain, not `#private`: read once per command, and a private field is a keyed load. */
+  quitting = false
   constructor(readonly store: Store) {}
 
   channelRead(ctx: ChannelHandlerContext, args: Buffer[]) {
-    if (this.#quitting) return // what came after QUIT is dropped
+    if (this.quitting) return // what came after QUIT is dropped
     const cmd = lookup(args[0])
     if (cmd?.name === 'quit') {
-      this.#quitting = true
+      this.quitting = true
       ctx.writeAndFlush(JS_CODEC ? OK : NATIVE_OK, ctx.newPromise()).addListener(() => ctx.close())
       return
     }
@@ -288,7 +289,7 @@ class CommandHandler implements ChannelHandler {
     const code = (e as { code?: string }).code ?? ''
     if (e instanceof ProtocolError || code.startsWith('ERR_RESP_')) {
       // As Redis: the replies so far, the error, then the connection closes.
-      this.#quitting = true
+      this.quitting = true
       const text = e instanceof ProtocolError ? `ERR ${e.message}` : `ERR Protocol error: ${e.message}`
       ctx.writeAndFlush(JS_CODEC ? err(text) : Resp.error(text), ctx.newPromise()).addListener(() => ctx.close())
       return

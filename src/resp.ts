@@ -231,7 +231,7 @@ export function readValue(arena: Buffer, at: number): unknown {
 }
 
 /** The u32le at `at` (inline: the Buffer method checks its argument each call). */
-function u32(b: Buffer, at: number): number {
+function u32(b: Uint8Array, at: number): number {
   return (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0
 }
 
