@@ -70,6 +70,24 @@ test.serial('resp-server: pipelined commands in one write get their replies in o
   t.deepEqual(r.data(), Buffer.concat([expected, Buffer.from(manyReplies), Buffer.from(tail)]))
 })
 
+test.serial('resp-server: command names match in any case, and only exactly (a near miss is an unknown command)', async (t) => {
+  const ex = await startExample(t, 'resp-server')
+  const s = await connect(t, ex.port)
+  const r = reader(s)
+  // '\x07et' and 'G\x05T' lower to 'get' under a blind `| 0x20`; 'gett' and 'ge' differ in length.
+  const cmds = [resp('PiNg'), resp('sEt', 'k', 'v'), resp('GET', 'k'), resp('\x07et', 'k'), resp('G\x05T', 'k'), resp('gett', 'k'), resp('ge', 'k'), resp('Get')]
+  s.write(Buffer.concat(cmds))
+  const want =
+    '+PONG\r\n+OK\r\n$1\r\nv\r\n' +
+    "-ERR unknown command '\x07et', with args beginning with: 'k' \r\n" +
+    "-ERR unknown command 'G\x05T', with args beginning with: 'k' \r\n" +
+    "-ERR unknown command 'gett', with args beginning with: 'k' \r\n" +
+    "-ERR unknown command 'ge', with args beginning with: 'k' \r\n" +
+    "-ERR wrong number of arguments for 'get' command\r\n"
+  await r.bytes(want.length)
+  t.is(r.text(), want)
+})
+
 test.serial('resp-server: a command split into 1-byte writes is answered once, whole', async (t) => {
   const ex = await startExample(t, 'resp-server')
   const s = await connect(t, ex.port)

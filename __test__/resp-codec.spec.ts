@@ -40,6 +40,40 @@ test('commands arrive as arrays of Buffers, replies are framed natively, pipelin
   t.deepEqual((seen[2] as Buffer[]).map(String), ['INCR', 'x'], 'inline command split like redis-server')
 })
 
+test('every reply shape is framed as RESP: lines, bulks short and long, integers at the int64 edges, nested arrays with RESP3 items', async (t) => {
+  const loop = loopFor(t)
+  const long = 'x'.repeat(100)
+  const replies = [
+    Resp.simple('OK'),
+    Resp.error('ERR a\r\nb'), // CR and LF cannot travel in a line: spaces, as redis-server
+    Resp.bulk(''),
+    Resp.bulk(long),
+    Resp.integer(-(2n ** 63n)),
+    Resp.integer(2n ** 63n - 1n),
+    Resp.nullBulk(),
+    Resp.nullArray(),
+    Resp.array([]),
+    Resp.array([Resp.array([Resp.bulk('in'), Resp.integer(0)]), Resp.boolean(true), Resp.double(1.5), Resp.map([[Resp.simple('k'), Resp.null()]])]),
+  ]
+  const app: ChannelHandler = {
+    channelRead: (ctx) => {
+      for (const r of replies) ctx.write(r)
+    },
+    channelReadComplete: (ctx) => ctx.flush(),
+  }
+  const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('resp', new RespDecoder()).addLast('app', app))
+  const { s, got } = await client(port)
+  t.teardown(() => s.destroy())
+  s.write('PING\r\n')
+  const want =
+    '+OK\r\n-ERR a  b\r\n$0\r\n\r\n' +
+    `$100\r\n${long}\r\n` +
+    ':-9223372036854775808\r\n:9223372036854775807\r\n$-1\r\n*-1\r\n*0\r\n' +
+    '*4\r\n*2\r\n$2\r\nin\r\n:0\r\n#t\r\n,1.5\r\n%1\r\n+k\r\n_\r\n'
+  await until(() => got().length >= want.length)
+  t.is(got(), want)
+})
+
 test('RESP3 values reach JS as JS data', async (t) => {
   const loop = loopFor(t)
   const seen: unknown[] = []

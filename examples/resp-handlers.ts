@@ -97,10 +97,42 @@ class Store {
 // Commands
 
 type Command = (args: Buffer[], store: Store) => Reply
-/** Redis' arity: n = exactly n arguments with the name, -n = at least n. */
-const COMMANDS = new Map<string, [arity: number, run: Command]>()
-const def = (name: string, arity: number, run: Command) => COMMANDS.set(name, [arity, run])
+/** A command: its name in lower case, Redis' arity (n = exactly n arguments with the name, -n = at least n). */
+interface Def {
+  name: string
+  arity: number
+  run: Command
+}
+/** The commands by the hash of their name (any case): found from the name's bytes, without a string per command. */
+const COMMANDS = new Map<number, Def>()
+const def = (name: string, arity: number, run: Command) => {
+  const h = nameHash(Buffer.from(name))
+  if (COMMANDS.has(h)) throw new Error(`command name hash collision: ${name}`)
+  COMMANDS.set(h, { name, arity, run })
+}
 const key = (b: Buffer) => b.toString('latin1')
+
+/** FNV-1a over the name's bytes with ASCII letters in lower case. */
+function nameHash(b: Uint8Array): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i]
+    h = Math.imul(h ^ (c >= 65 && c <= 90 ? c | 32 : c), 0x01000193)
+  }
+  return h
+}
+
+/** The command `b` names, compared case-insensitively as Redis does, or undefined. */
+function lookup(b: Buffer): Def | undefined {
+  if (b.length > 16) return undefined // longer than any name
+  const d = COMMANDS.get(nameHash(b))
+  if (d === undefined || d.name.length !== b.length) return undefined
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i]
+    if ((c >= 65 && c <= 90 ? c | 32 : c) !== d.name.charCodeAt(i)) return undefined
+  }
+  return d
+}
 
 const CONFIG: Record<string, string> = {
   save: '',
@@ -109,6 +141,7 @@ const CONFIG: Record<string, string> = {
   maxmemory: '0',
 }
 
+def('quit', -1, () => OK) // answered by the handler, which then closes the connection
 def('ping', -1, (a) => (a.length > 2 ? err("ERR wrong number of arguments for 'ping' command") : a.length === 2 ? a[1] : PONG))
 def('echo', 2, (a) => a[1])
 def('get', 2, (a, s) => s.get(key(a[1]))?.value ?? null)
@@ -228,23 +261,23 @@ function toResp(r: Reply): RespReply {
  * pipeline of N commands costs one write to the socket.
  */
 class CommandHandler implements ChannelHandler {
-  #quitting = false
+  /** Plain, not `#private`: read once per command, and a private field is a keyed load. */
+  quitting = false
   constructor(readonly store: Store) {}
 
   channelRead(ctx: ChannelHandlerContext, args: Buffer[]) {
-    if (this.#quitting) return // what came after QUIT is dropped
-    const name = key(args[0]).toLowerCase()
-    if (name === 'quit') {
-      this.#quitting = true
+    if (this.quitting) return // what came after QUIT is dropped
+    const cmd = lookup(args[0])
+    if (cmd?.name === 'quit') {
+      this.quitting = true
       ctx.writeAndFlush(JS_CODEC ? OK : NATIVE_OK, ctx.newPromise()).addListener(() => ctx.close())
       return
     }
-    const cmd = COMMANDS.get(name)
     let reply: Reply
     if (!cmd) reply = unknownCommand(args)
-    else if (cmd[0] > 0 ? args.length !== cmd[0] : args.length < -cmd[0]) {
-      reply = err(`ERR wrong number of arguments for '${name}' command`)
-    } else reply = cmd[1](args, this.store)
+    else if (cmd.arity > 0 ? args.length !== cmd.arity : args.length < -cmd.arity) {
+      reply = err(`ERR wrong number of arguments for '${cmd.name}' command`)
+    } else reply = cmd.run(args, this.store)
     ctx.write(JS_CODEC ? reply : toResp(reply))
   }
 
@@ -256,7 +289,7 @@ class CommandHandler implements ChannelHandler {
     const code = (e as { code?: string }).code ?? ''
     if (e instanceof ProtocolError || code.startsWith('ERR_RESP_')) {
       // As Redis: the replies so far, the error, then the connection closes.
-      this.#quitting = true
+      this.quitting = true
       const text = e instanceof ProtocolError ? `ERR ${e.message}` : `ERR Protocol error: ${e.message}`
       ctx.writeAndFlush(JS_CODEC ? err(text) : Resp.error(text), ctx.newPromise()).addListener(() => ctx.close())
       return

@@ -140,8 +140,29 @@ function size(r: RespReply): number {
 
 /** @internal Writes `r` in tag form into `buf` at `at`; returns the end offset, or -1 if it does not fit. */
 export function writeReply(r: RespReply, buf: Buffer, at: number): number {
+  const tag = r._tag
+  if (tag === T.Bulk || tag === T.Simple || tag === T.Error) {
+    // The common replies: one bounds check, no walk for the size.
+    const v = r._value as Buffer
+    return at + 5 + v.length > buf.length ? -1 : putBytes(tag, v, buf, at)
+  }
   if (at + size(r) > buf.length) return -1
   return put(r, buf, at)
+}
+
+/** `tag len:u32le data` at `at` (the caller checked it fits); returns the end offset. */
+function putBytes(tag: number, v: Buffer, buf: Buffer, at: number): number {
+  const n = v.length
+  buf[at] = tag
+  buf[at + 1] = n
+  buf[at + 2] = n >>> 8
+  buf[at + 3] = n >>> 16
+  buf[at + 4] = n >>> 24
+  at += 5
+  // A short value byte by byte: cheaper than a call into the copy for a few bytes.
+  if (n <= 32) for (let i = 0; i < n; i++) buf[at + i] = v[i]
+  else buf.set(v, at)
+  return at + n
 }
 
 /** @internal The tag form of `r` in a Buffer of its own. */
@@ -151,16 +172,14 @@ export function replyBytes(r: RespReply): Buffer {
 }
 
 function put(r: RespReply, buf: Buffer, at: number): number {
-  buf[at++] = r._tag
   switch (r._tag) {
     case T.Simple:
     case T.Error:
-    case T.Bulk: {
-      const v = r._value as Buffer
-      buf.writeUInt32LE(v.length, at)
-      v.copy(buf, at + 4)
-      return at + 4 + v.length
-    }
+    case T.Bulk:
+      return putBytes(r._tag, r._value as Buffer, buf, at)
+  }
+  buf[at++] = r._tag
+  switch (r._tag) {
     case T.Integer:
       buf.writeBigInt64LE(r._value as bigint, at)
       return at + 8
@@ -193,8 +212,27 @@ const SAFE = BigInt(Number.MAX_SAFE_INTEGER)
 
 /** @internal Reads the tag-form value at `at` of `arena` (bulk strings are views of it). */
 export function readValue(arena: Buffer, at: number): unknown {
-  const cursor = { at }
-  return value(arena, cursor)
+  // A command (an array of bulk strings) without a cursor object; anything else, or an array
+  // holding anything but bulk strings, takes the general reader from the start.
+  if (arena[at] === T.Array) {
+    const n = u32(arena, at + 1)
+    const out = new Array<Buffer>(n)
+    let p = at + 5
+    let i = 0
+    for (; i < n && arena[p] === T.Bulk; i++) {
+      const start = p + 5
+      const end = start + u32(arena, p + 1)
+      out[i] = arena.subarray(start, end)
+      p = end
+    }
+    if (i === n) return out
+  }
+  return value(arena, { at })
+}
+
+/** The u32le at `at` (inline: the Buffer method checks its argument each call). */
+function u32(b: Uint8Array, at: number): number {
+  return (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0
 }
 
 /** A length-prefixed byte string at the cursor: a view of the arena (no copy). */

@@ -219,14 +219,37 @@ class Store {
   }
 }
 const COMMANDS = /* @__PURE__ */ new Map();
-const def = (name, arity, run) => COMMANDS.set(name, [arity, run]);
+const def = (name, arity, run) => {
+  const h = nameHash(Buffer.from(name));
+  if (COMMANDS.has(h)) throw new Error(`command name hash collision: ${name}`);
+  COMMANDS.set(h, { name, arity, run });
+};
 const key = (b) => b.toString("latin1");
+function nameHash(b) {
+  let h = 2166136261;
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i];
+    h = Math.imul(h ^ (c >= 65 && c <= 90 ? c | 32 : c), 16777619);
+  }
+  return h;
+}
+function lookup(b) {
+  if (b.length > 16) return void 0;
+  const d = COMMANDS.get(nameHash(b));
+  if (d === void 0 || d.name.length !== b.length) return void 0;
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i];
+    if ((c >= 65 && c <= 90 ? c | 32 : c) !== d.name.charCodeAt(i)) return void 0;
+  }
+  return d;
+}
 const CONFIG = {
   save: "",
   appendonly: "no",
   databases: "1",
   maxmemory: "0"
 };
+def("quit", -1, () => OK);
 def("ping", -1, (a) => a.length > 2 ? err("ERR wrong number of arguments for 'ping' command") : a.length === 2 ? a[1] : PONG);
 def("echo", 2, (a) => a[1]);
 def("get", 2, (a, s) => s.get(key(a[1]))?.value ?? null);
@@ -333,18 +356,17 @@ const server = net.createServer({ noDelay: true }, (socket) => {
   const ctx = {
     fireChannelRead(args) {
       if (quitting) return
-      const name = key(args[0]).toLowerCase()
-      if (name === 'quit') {
+      const cmd = lookup(args[0])
+      if (cmd?.name === 'quit') {
         quitting = true
         socket.end(OK.bytes)
         return
       }
-      const cmd = COMMANDS.get(name)
       let reply
       if (!cmd) reply = unknownCommand(args)
-      else if (cmd[0] > 0 ? args.length !== cmd[0] : args.length < -cmd[0]) {
-        reply = err(`ERR wrong number of arguments for '${name}' command`)
-      } else reply = cmd[1](args, store)
+      else if (cmd.arity > 0 ? args.length !== cmd.arity : args.length < -cmd.arity) {
+        reply = err(`ERR wrong number of arguments for '${cmd.name}' command`)
+      } else reply = cmd.run(args, store)
       socket.write(replyBytes(reply))
     },
     fireExceptionCaught(e) {

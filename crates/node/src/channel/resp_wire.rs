@@ -17,7 +17,7 @@
 //! this format into the op arena; [`to_wire`] makes the RESP bytes natively.
 
 use bytes::{Bytes, BytesMut};
-use netloop_resp::RespValue;
+use netloop_resp::{encode, RespValue};
 
 use crate::protocol::RespTag;
 
@@ -196,6 +196,56 @@ impl Reader<'_> {
     }
 }
 
+impl Reader<'_> {
+    /// Encodes the value at the cursor straight from the tag form: the common reply shapes
+    /// (line, bulk, integer, null, array) without building a `RespValue` or copying payloads
+    /// twice; the rarer RESP3 shapes go through [`Reader::value`].
+    fn encode(&mut self, out: &mut BytesMut) -> Result<(), String> {
+        let Some(&tag) = self.data.get(self.at) else {
+            return Err("truncated RESP reply".to_string());
+        };
+        match tag {
+            SIMPLE | ERROR | BULK => {
+                self.at += 1;
+                let n = self.u32()?;
+                let b = self.take(n)?;
+                match tag {
+                    SIMPLE => encode::write_simple(out, b),
+                    ERROR => encode::write_error(out, b),
+                    _ => encode::write_bulk(out, b),
+                }
+            }
+            INTEGER => {
+                self.at += 1;
+                encode::write_integer(out, i64::from_le_bytes(self.eight()?));
+            }
+            NULL_BULK => {
+                self.at += 1;
+                encode::write_null_bulk(out);
+            }
+            NULL_ARRAY => {
+                self.at += 1;
+                encode::write_null_array(out);
+            }
+            ARRAY => {
+                self.at += 1;
+                self.depth += 1;
+                if self.depth > MAX_DEPTH {
+                    return Err(format!("RESP reply nested deeper than {MAX_DEPTH}"));
+                }
+                let n = self.u32()?;
+                encode::write_array_header(out, n);
+                for _ in 0..n {
+                    self.encode(out)?;
+                }
+                self.depth -= 1;
+            }
+            _ => self.value()?.encode(out),
+        }
+        Ok(())
+    }
+}
+
 /// The RESP bytes of the tag-format replies in `data` (one or more, back to back).
 pub fn to_wire(data: &[u8]) -> Result<Bytes, String> {
     let mut r = Reader {
@@ -205,7 +255,7 @@ pub fn to_wire(data: &[u8]) -> Result<Bytes, String> {
     };
     let mut out = BytesMut::with_capacity(data.len() + 16);
     while r.at < data.len() {
-        r.value()?.encode(&mut out);
+        r.encode(&mut out)?;
     }
     Ok(out.freeze())
 }
@@ -223,6 +273,10 @@ mod tests {
             RespValue::NullBulkString,
             RespValue::Map(vec![(RespValue::simple("k"), RespValue::Boolean(true))]),
             RespValue::Double(1.5),
+            RespValue::Array(vec![RespValue::bulk(&b"x"[..]), RespValue::NullBulkString]),
+            RespValue::error("ERR a\r\nb"),
+            RespValue::NullArray,
+            RespValue::Integer(i64::MIN),
         ]);
         let mut tags = Vec::new();
         put(&mut tags, &v);
