@@ -6,9 +6,10 @@
 //! - `loops`: the handle of every attached loop that has a channel hub. The hub registers it
 //!   when it is made and unregisters it when its loop closes (both on the loop's thread).
 //!   Acceptors on other threads hand sockets to a loop through it.
-//! - `channels`: the transport's `ChannelHandle` of every channel a hub holds. The hub
-//!   registers when it adopts a channel, unregisters when the channel leaves it or the loop
-//!   closes. `writeToChannel` writes through it from any thread.
+//! - `channels`: the loop id of every channel a hub holds (what `writeToChannel` needs to
+//!   reach the channel from any thread: a task of that loop finds it in the loop's hub). The
+//!   hub registers when it adopts a channel, unregisters when the channel leaves it or the
+//!   loop closes. Ids only: a `ChannelHandle` per channel would make its close future up front.
 //! - `tls_contexts`: every `NativeSslContext` made in the process. Its constructor registers
 //!   (any JS thread); the owning JS object unregisters when it is collected. Channels hold
 //!   their own reference, so a connection outlives its context's entry.
@@ -21,13 +22,12 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use netloop_eventloop::EventLoop;
 use netloop_tls::SslContext;
-use netloop_transport::ChannelHandle;
 
 /// The process-wide tables (see the module's ground rules).
 #[derive(Default)]
 pub(crate) struct Registry {
     pub loops: Mutex<HashMap<u64, EventLoop>>,
-    pub channels: Mutex<HashMap<u64, ChannelHandle>>,
+    pub channels: Mutex<HashMap<u64, u64>>,
     pub tls_contexts: Mutex<HashMap<u64, SslContext>>,
 }
 
@@ -35,7 +35,6 @@ const _: fn() = || {
     fn assert<T: Send + Sync>() {}
     assert::<Registry>();
     assert::<EventLoop>();
-    assert::<ChannelHandle>();
     assert::<SslContext>();
 };
 

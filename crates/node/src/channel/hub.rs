@@ -167,7 +167,7 @@ impl Hub {
             }
         });
         self.refd_open.set(self.refd_open.get() + 1);
-        super::remote::set_owner(id, channel.handle());
+        super::remote::set_owner(id, self.loop_id);
         self.channels.borrow_mut().insert(
             id,
             Entry {

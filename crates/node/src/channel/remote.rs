@@ -2,10 +2,11 @@
 //! process-wide registry ([`crate::registry`]) lets an acceptor on one thread hand an accepted
 //! socket to a loop on another (Netty's register-through-execute: the socket travels in a task
 //! of the target loop, which makes the channel on its own thread), and lets any thread write to
-//! a channel by id through the transport's `ChannelHandle` (a task of the channel's loop).
+//! a channel by id (a task of the channel's loop, which writes through the transport's
+//! `Channel`).
 //!
 //! Ground rules:
-//! - Process-wide tables hold only `Send` values (loop and channel handles).
+//! - Process-wide tables hold only `Send` values (loop handles, ids).
 //! - Hubs are per thread (`!Send`): a task that reaches a loop finds the hub of that loop in
 //!   this thread's context ([`crate::thread_context`]).
 //! - Bytes only cross threads: a JS value never leaves its thread.
@@ -14,7 +15,6 @@ use std::rc::{Rc, Weak};
 
 use bytes::Bytes;
 use netloop_eventloop::EventLoop;
-use netloop_transport::ChannelHandle;
 
 use super::hub::Hub;
 use crate::registry::{lock, registry};
@@ -42,27 +42,33 @@ pub fn handle(id: u64) -> Option<EventLoop> {
     lock(&registry().loops).get(&id).cloned()
 }
 
-/// Makes channel `channel` writable from any thread (until `clear_owner`).
-pub fn set_owner(channel: u64, handle: ChannelHandle) {
-    lock(&registry().channels).insert(channel, handle);
+/// Makes channel `channel` of loop `loop_id` writable from any thread (until `clear_owner`).
+/// Only the loop's id is kept: a `ChannelHandle` per channel would make every channel's close
+/// future up front (it is made on first use), some 150 B per idle connection.
+pub fn set_owner(channel: u64, loop_id: u64) {
+    lock(&registry().channels).insert(channel, loop_id);
 }
 
 pub fn clear_owner(channel: u64) {
     lock(&registry().channels).remove(&channel);
 }
 
-/// Writes and flushes `data` to channel `channel`, from any thread, through its
-/// `ChannelHandle`, always in a task of the channel's loop (also from the loop's own thread:
-/// the write must not overtake JS writes still waiting in the op buffer). False if no open
-/// channel has that id or its loop takes no more tasks. Writes from one thread arrive in
+/// Writes and flushes `data` to channel `channel`, from any thread, always in a task of the
+/// channel's loop (also from the loop's own thread: the write must not overtake JS writes
+/// still waiting in the op buffer), through the transport's `Channel` found there. False if no
+/// open channel has that id or its loop takes no more tasks. Writes from one thread arrive in
 /// order.
 pub fn write_to(channel: u64, data: Bytes) -> bool {
-    let Some(handle) = lock(&registry().channels).get(&channel).cloned() else {
+    let Some(loop_id) = lock(&registry().channels).get(&channel).copied() else {
         return false;
     };
-    let el = handle.event_loop().clone();
+    let Some(el) = handle(loop_id) else {
+        return false;
+    };
     el.execute(move || {
-        let _ = handle.write_and_flush(data);
+        if let Some(ch) = local_hub(loop_id).and_then(|hub| hub.channel(channel)) {
+            ch.write_and_flush(data);
+        }
     })
     .is_ok()
 }
