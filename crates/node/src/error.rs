@@ -71,8 +71,10 @@ impl log::Log for NodeSink {
         true
     }
     fn log(&self, r: &log::Record<'_>) {
-        // The one place the binding prints, and only with NETLOOP_DEBUG set.
-        eprintln!("{}", r.args());
+        // The one place the binding prints, and only with NETLOOP_DEBUG set. Not the print macro:
+        // it panics when stderr cannot be written, and a panic must not cross into Node.
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr().lock(), "{}", r.args());
     }
     fn flush(&self) {}
 }

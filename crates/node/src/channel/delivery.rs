@@ -203,11 +203,11 @@ unsafe fn make_segments(env: sys::napi_env, segments: Vec<Bytes>) -> Option<sys:
         let (data, len) = (owned.as_ptr(), owned.len());
         let hint = Box::into_raw(owned);
         let mut value = ptr::null_mut();
-        // SAFETY: `data` stays valid while the boxed `Bytes` lives (its memory is refcounted
-        // and never reused while a `Bytes` refers to it): napi calls `free_segment` with
-        // `hint` exactly once, when the Buffer is collected (or at env teardown). JS may write
-        // into the Buffer as into any Buffer it received; no native code reads this region
-        // again (the read was handed over whole).
+        // The Buffer borrows the boxed `Bytes`' memory (refcounted, never reused while a
+        // `Bytes` refers to it); JS may write into it as into any Buffer it received, and no
+        // native code reads this region again (the read was handed over whole).
+        // SAFETY: `data` stays valid while the box lives, and napi calls `free_segment` with
+        // `hint` exactly once, when the Buffer is collected (or at env teardown).
         let ok = unsafe {
             sys::napi_create_external_buffer(
                 env,
