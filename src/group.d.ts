@@ -4,7 +4,8 @@
  * serves connections on several cores, see `ServerBootstrap.group(boss, workers)`.
  */
 import { EventEmitter } from 'node:events';
-import { EventLoop, type EventLoopOptions, type LoopMetrics, type LoopUtilization } from './loop';
+import { EventLoop, type EventLoopOptions, type LoopMetrics } from './loop';
+import { type LoopUtilization } from './utilization';
 import { type AbortOptions } from './abort';
 import { type LoopTermination } from './workers';
 /** A group whose loops live on worker threads. */

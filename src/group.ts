@@ -5,7 +5,8 @@
  */
 import { EventEmitter } from 'node:events'
 import { availableParallelism } from 'node:os'
-import { EventLoop, type EventLoopOptions, type LoopMetrics, type LoopUtilization } from './loop'
+import { EventLoop, type EventLoopOptions, type LoopMetrics } from './loop'
+import { type LoopUtilization, reading, since } from './utilization'
 import { type AbortOptions, abortError, signalOf } from './abort'
 import { NetloopError, checkDuration, checkInteger, fromNative, invalidArgType, outOfRange } from './errors'
 import { type LoopTermination, WorkerLoop, moduleUrl } from './workers'
@@ -29,12 +30,6 @@ export interface EventLoopGroup {
   on(event: 'loopTerminated', listener: (info: LoopTermination) => void): this
   /** An error thrown by a task or timer on a worker's loop (when no `onTaskError` is given). */
   on(event: 'taskError', listener: (error: Error) => void): this
-}
-
-function difference(later: LoopUtilization, earlier: LoopUtilization): LoopUtilization {
-  const idle = later.idle - earlier.idle
-  const active = later.active - earlier.active
-  return { idle, active, utilization: idle + active > 0 ? active / (idle + active) : 0 }
 }
 
 /** Most loops in one group (each holds two fds and a libuv handle pair). */
@@ -137,15 +132,13 @@ export class EventLoopGroup extends EventEmitter {
     if (prev !== undefined && !Array.isArray(prev)) throw invalidArgType('prev', 'Array', prev)
     if (prev2 !== undefined) {
       if (!Array.isArray(prev2)) throw invalidArgType('prev2', 'Array', prev2)
-      return prev!.map((u, i) => difference(u, prev2[i]))
+      return prev!.map((u, i) => since(u, prev2[i]))
     }
     if (this.#workers.length > 0) {
       return this.#workers.map((w, i) => {
         // Read from another thread, Node's figures can be off by a few µs (even negative).
         const { idle, active } = w.worker.performance.eventLoopUtilization(prev?.[i])
-        const activeMs = Math.max(0, active)
-        const idleMs = Math.max(0, idle)
-        return { idle: idleMs, active: activeMs, utilization: idleMs + activeMs > 0 ? activeMs / (idleMs + activeMs) : 0 }
+        return reading(idle, active)
       })
     }
     return this.#loops.map((l, i) => l.utilization(prev?.[i]))

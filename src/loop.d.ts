@@ -1,21 +1,13 @@
 import { type AbortOptions } from './abort';
 import { type ChannelMetrics } from './hub';
+import { type LoopUtilization } from './utilization';
+export type { LoopUtilization } from './utilization';
 import { ScheduledTask, type Task } from './timers';
 export { ScheduledTask, type Task } from './timers';
 /** What `EventLoop.metrics()` reports. */
 export interface LoopMetrics extends ChannelMetrics {
     /** Connections the loop's server channels closed at once (over `maxConnections`, or out of fds). */
     refusedConnections: number;
-}
-/**
- * What `EventLoop.utilization()` reports, as `performance.eventLoopUtilization()`: ms the
- * loop's iterations took on its thread (`active`), ms of the rest (`idle`), and
- * `active / (idle + active)`.
- */
-export interface LoopUtilization {
-    idle: number;
-    active: number;
-    utilization: number;
 }
 /** Lifecycle of a loop, as in Netty. */
 export type EventLoopState = 'not-started' | 'started' | 'shutting-down' | 'shutdown' | 'terminated';

@@ -33,6 +33,8 @@ import { publishLoopShutdown } from './diagnostics'
 import { type ChannelHub, channelMetrics, closeChannelsOf, type ChannelMetrics } from './hub'
 import { DispatchKind, DispatchPacking, TimerArmSlot } from './protocol'
 import { TaskQueue } from './tasks'
+import { type LoopUtilization, since } from './utilization'
+export type { LoopUtilization } from './utilization'
 import { ScheduledTask, TimerQueue, type Task } from './timers'
 
 export { ScheduledTask, type Task } from './timers'
@@ -44,22 +46,6 @@ type NativeEventLoop = Native.NativeEventLoop
 export interface LoopMetrics extends ChannelMetrics {
   /** Connections the loop's server channels closed at once (over `maxConnections`, or out of fds). */
   refusedConnections: number
-}
-
-/**
- * What `EventLoop.utilization()` reports, as `performance.eventLoopUtilization()`: ms the
- * loop's iterations took on its thread (`active`), ms of the rest (`idle`), and
- * `active / (idle + active)`.
- */
-export interface LoopUtilization {
-  idle: number
-  active: number
-  utilization: number
-}
-
-function utilizationOf(idle: number, active: number): LoopUtilization {
-  const total = idle + active
-  return { idle, active, utilization: total > 0 ? active / total : 0 }
 }
 
 /** Lifecycle of a loop, as in Netty. */
@@ -296,11 +282,9 @@ export class EventLoop {
    * difference between them (`loop.utilization(later, earlier)`), as Node's does.
    */
   utilization(prev?: LoopUtilization, prev2?: LoopUtilization): LoopUtilization {
-    if (prev2 !== undefined) return utilizationOf(prev!.idle - prev2.idle, prev!.active - prev2.active)
+    if (prev2 !== undefined) return since(prev!, prev2)
     const [busy, elapsed] = this.#native.busyTime()
-    const idle = Math.max(0, elapsed - busy)
-    if (prev === undefined) return utilizationOf(idle, busy)
-    return utilizationOf(idle - prev.idle, busy - prev.active)
+    return since({ idle: Math.max(0, elapsed - busy), active: busy }, prev)
   }
 
   /** Tasks and timers that threw (or whose promise rejected) so far. */
