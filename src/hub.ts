@@ -17,8 +17,9 @@ import { publishClose, publishServerSocket } from './diagnostics'
 import type { EventLoop } from './loop'
 import { ChannelPromise } from './promise'
 import { ARENA_BYTES, EVENT_CAPACITY, OP_CAPACITY, checkWire } from './wire'
-import { ErrorIndex, HandlerTakes, MetricsSlot, Outcome, PromiseId, RecordField, ServerId, UserEventKind, WireKind } from './protocol'
-import { EVENT_COUNT, PipelineEvent } from './events'
+import { ErrorIndex, MetricsSlot, Outcome, PromiseId, RecordField, ServerId, UserEventKind, WireKind } from './protocol'
+import { PipelineEvent } from './events'
+import { EVENT_OF_WIRE, WIRE_OF_EVENT, takes } from './event-wire'
 import { VALUE_SIZE, WritabilityCounter } from './writability'
 
 const NativeChannels = native.NativeChannels
@@ -79,46 +80,6 @@ export function channelMetrics(loop: EventLoop): ChannelMetrics | undefined {
     bytesOut: m[MetricsSlot.BytesFromJs],
     channels: m[MetricsSlot.Channels],
   }
-}
-
-/**
- * The wire kind of each pipeline event that leaves JS for the native pipeline as a plain
- * record (reads, user events and exceptions carry payloads and are encoded by `sendInbound`).
- */
-const WIRE_OF_EVENT: ReadonlyArray<WireKind> = [
-  WireKind.Registered,
-  WireKind.Unregistered,
-  WireKind.Active,
-  WireKind.Inactive,
-  WireKind.ReadBytes,
-  WireKind.ReadComplete,
-  WireKind.UserEvent,
-  WireKind.Exception,
-  WireKind.WritabilityChanged,
-  WireKind.WriteBytes,
-  WireKind.Flush,
-  WireKind.Read,
-  WireKind.Close,
-]
-
-/** The pipeline event of each inbound or outbound wire kind JS receives (the rest: 0, unused). */
-const EVENT_OF_WIRE: Uint8Array = (() => {
-  const t = new Uint8Array(WireKind.PromiseDone)
-  WIRE_OF_EVENT.forEach((wire, ev) => (t[wire] = ev))
-  t[WireKind.ReadValue] = t[WireKind.ReadResp] = t[WireKind.ReadHttp] = PipelineEvent.ChannelRead
-  t[WireKind.WriteValue] = PipelineEvent.Write
-  return t
-})()
-
-/**
- * Which directions a JS handler has methods for (`HandlerTakes` bits): its native stand-in
- * passes the other direction on natively, as JS skips the handler (adapter.rs).
- */
-function takes(ctx: ChannelHandlerContext): number {
-  const m = ctx._methods
-  let bits = 0
-  for (let k = 0; k < EVENT_COUNT; k++) if (m[k] !== undefined) bits |= k < PipelineEvent.Write ? HandlerTakes.Inbound : HandlerTakes.Outbound
-  return bits
 }
 
 /** How a protocol module writes its messages in their JS→native layout (no closure per write). */
