@@ -42,6 +42,7 @@ use crate::config::HttpServerConfig;
 use crate::date::{cached_date, DateValue};
 use crate::decoder::{Decoded, RequestDecoder};
 use crate::error::{ConfigError, HttpError};
+use crate::frozen::FrozenResponse;
 use crate::head_timer::HeadTimer;
 use crate::message::{HttpContent, HttpResponse};
 use crate::queue::{Action, Outgoing, ResponseQueue};
@@ -401,14 +402,17 @@ impl ChannelHandler for HttpServerCodec {
         msg: Message,
         promise: ChannelPromise,
     ) -> HandlerResult {
-        let out = match msg.downcast::<HttpResponse>() {
-            Ok(resp) => Outgoing::Response(resp),
-            Err(msg) => match msg.downcast::<HttpContent>() {
-                Ok(content) => Outgoing::Content(content),
-                Err(other) => {
-                    ctx.write_with(other, promise);
-                    return Ok(());
-                }
+        let out = match msg.downcast::<FrozenResponse>() {
+            Ok(frozen) => Outgoing::Frozen(frozen),
+            Err(msg) => match msg.downcast::<HttpResponse>() {
+                Ok(resp) => Outgoing::Response(resp),
+                Err(msg) => match msg.downcast::<HttpContent>() {
+                    Ok(content) => Outgoing::Content(content),
+                    Err(other) => {
+                        ctx.write_with(other, promise);
+                        return Ok(());
+                    }
+                },
             },
         };
         let date = self.date(ctx);
