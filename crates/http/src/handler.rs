@@ -67,6 +67,8 @@ pub struct HttpServerCodec {
     cumulation: RefCell<BytesMut>,
     queue: RefCell<ResponseQueue>,
     scratch: Cell<Vec<Decoded>>,
+    /// The queue's drained action vector, handed back to it (no allocation per write).
+    spare_actions: Cell<Vec<Action>>,
     /// A streamed request body was announced to the application and has not ended.
     streaming: Cell<Option<u64>>,
     fired: Cell<bool>,
@@ -88,6 +90,7 @@ impl HttpServerCodec {
             cumulation: RefCell::new(BytesMut::new()),
             queue: RefCell::new(ResponseQueue::default()),
             scratch: Cell::new(Vec::new()),
+            spare_actions: Cell::new(Vec::new()),
             streaming: Cell::new(None),
             fired: Cell::new(false),
             got_bytes: Cell::new(false),
@@ -125,8 +128,9 @@ impl HttpServerCodec {
 
     /// Runs the queue's actions (no borrow held).
     fn run(&self, ctx: &ChannelHandlerContext) {
-        let actions = self.queue.borrow_mut().take_actions();
-        for action in actions {
+        let spare = self.spare_actions.take();
+        let mut actions = self.queue.borrow_mut().take_actions(spare);
+        for action in actions.drain(..) {
             match action {
                 Action::Write(bytes, promise) => ctx.write_with(bytes, promise),
                 Action::Complete(promise, result) => {
@@ -141,6 +145,7 @@ impl HttpServerCodec {
                 }
             }
         }
+        self.spare_actions.set(actions);
     }
 
     /// Decodes `bytes` (after what is buffered) and fires what it holds; with a pipelining

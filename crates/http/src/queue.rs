@@ -80,9 +80,10 @@ pub(crate) struct ResponseQueue {
 }
 
 impl ResponseQueue {
-    /// The actions produced so far, to run in order.
-    pub(crate) fn take_actions(&mut self) -> Vec<Action> {
-        std::mem::take(&mut self.actions)
+    /// The actions produced so far, to run in order; `spare` (empty) takes their place, so a
+    /// handler that hands its drained vector back allocates none per write.
+    pub(crate) fn take_actions(&mut self, spare: Vec<Action>) -> Vec<Action> {
+        std::mem::replace(&mut self.actions, spare)
     }
 
     pub(crate) fn is_closed(&self) -> bool {
