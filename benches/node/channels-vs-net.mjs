@@ -46,6 +46,8 @@
 // run and the measured run (wrk takes whole seconds). Any wrk socket error or error status (and
 // any "Non-2xx or 3xx responses" line) fails the run. Server CPU: /proc/<pid>/stat around the
 // measured wrk; latencies: wrk's p50/p99 (a small Lua script prints wrk's summary as JSON).
+// The C floor benches/peers/epoll_http.c (built with cc when present) runs in the same rounds:
+// the kernel's CPU per request under the same wrk, the least any server can spend here.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -96,6 +98,12 @@ const httpBin = join(binDir, 'http-hello.cjs')
 const haveHttp = existsSync(httpSrc)
 if (haveHttp && ONLY.includes('http')) bundleExample(root, httpSrc, httpBin)
 const haveWrk = have('wrk', '-v')
+// The C floor of the HTTP table: benches/peers/epoll_http.c (read, count each `\r\n\r\n`,
+// send one prebuilt hello per request): what the kernel alone costs per request here.
+const epollHttpSrc = join(root, 'benches', 'peers', 'epoll_http.c')
+const epollHttpBin = join(binDir, 'epoll_http')
+if (ONLY.includes('http') && have('cc') && newer(epollHttpSrc, epollHttpBin)) execFileSync('cc', ['-O2', '-Wall', '-o', epollHttpBin, epollHttpSrc], { stdio: 'inherit' })
+const haveEpollHttp = existsSync(epollHttpBin)
 // wrk prints its own report; this script adds one JSON line with the counts the harness needs.
 const wrkScript = join(binDir, 'wrk-json.lua')
 writeFileSync(
@@ -138,6 +146,7 @@ const TARGETS = {
   'netloop http-hello.ts': { netloop: true, args: ['-r', join(servers, 'netloop-metrics-preload.cjs'), httpBin, '--port', '0'] },
   'netloop http-hello.ts --js-codec': { netloop: true, args: ['-r', join(servers, 'netloop-metrics-preload.cjs'), httpBin, '--port', '0', '--js-codec'] },
   'node:http': { args: [join(servers, 'node-http.mjs')] },
+  'C epoll http (floor)': { external: (port) => [epollHttpBin, [String(port)]] },
 }
 
 /** A free TCP port on 127.0.0.1 (for servers that cannot pick one and print it). */
@@ -382,8 +391,8 @@ function respTable(rounds) {
 // HTTP with wrk
 
 // The example with the native codec (the default), with --js-codec (the pure-JS decoder, for
-// reference), and node:http.
-const HTTP_TARGETS = ['netloop http-hello.ts', 'netloop http-hello.ts --js-codec', 'node:http']
+// reference), node:http, and the C floor when a C compiler built it.
+const HTTP_TARGETS = ['netloop http-hello.ts', 'netloop http-hello.ts --js-codec', 'node:http', ...(haveEpollHttp ? ['C epoll http (floor)'] : [])]
 // wrk's -d takes whole seconds.
 const HTTP_SECONDS = Math.max(1, Math.round(SECONDS))
 const HTTP_WARMUP = Math.max(1, Math.round(WARMUP))
@@ -586,7 +595,7 @@ if (ONLY.includes('http')) {
     results.tables.http = [
       '### HTTP/1.1 hello (wrk)',
       '',
-      `Client: \`${PIN ? 'taskset -c 1 ' : ''}wrk -t 1 -c ${HTTP_CONNS} -d ${HTTP_SECONDS}s --latency http://127.0.0.1:PORT/\` after a ${HTTP_WARMUP} s warm-up run, then the same at a fixed rate (the script's \`delay()\` returns ${HTTP_DELAY_MS} ms: each connection waits that long after a response); servers ${PIN ? 'on CPU 0' : 'unpinned'}: examples/http-hello.ts (bundled to ${httpBin.replace(root + '/', '')}, 1 thread) against benches/node/servers/node-http.mjs (\`http.createServer((req, res) => res.writeHead(200, HEADERS).end(BODY))\`). Each server answered two pipelined keep-alive GETs with 200, \`Content-Type: text/plain; charset=utf-8\` and \`Hello, World!\` before the run; every wrk run had no socket errors and no non-2xx/3xx responses. Server CPU over the measured wrk invocation; latencies are wrk's.`,
+      `Client: \`${PIN ? 'taskset -c 1 ' : ''}wrk -t 1 -c ${HTTP_CONNS} -d ${HTTP_SECONDS}s --latency http://127.0.0.1:PORT/\` after a ${HTTP_WARMUP} s warm-up run, then the same at a fixed rate (the script's \`delay()\` returns ${HTTP_DELAY_MS} ms: each connection waits that long after a response); servers ${PIN ? 'on CPU 0' : 'unpinned'}: examples/http-hello.ts (bundled to ${httpBin.replace(root + '/', '')}, 1 thread) against benches/node/servers/node-http.mjs (\`http.createServer((req, res) => res.writeHead(200, HEADERS).end(BODY))\`)${haveEpollHttp ? ' and the C floor benches/peers/epoll_http.c (one recv, a prebuilt response per `\\r\\n\\r\\n`, one send: the kernel\'s cost per request)' : ''}. Each server answered two pipelined keep-alive GETs with 200, \`Content-Type: text/plain; charset=utf-8\` and \`Hello, World!\` before the run; every wrk run had no socket errors and no non-2xx/3xx responses. Server CPU over the measured wrk invocation; latencies are wrk's.`,
       '',
       httpTable(rounds),
     ].join('\n')
