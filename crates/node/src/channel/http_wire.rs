@@ -23,7 +23,9 @@
 //! thread under a small id; writes name the id (13 bytes in the op arena, nothing decoded or
 //! checked again); `httpRelease` (JS's FinalizationRegistry) frees the id. Ground rule: the
 //! table is thread-local: a JS object, its `httpFreeze` call and the loop that applies its
-//! writes are on one JS thread.
+//! writes are on one JS thread. An op naming an id is applied before the JS job that made it
+//! ends (at the end of the delivery, or in a microtask), so before any finalization callback
+//! can free the id.
 
 use std::cell::RefCell;
 
