@@ -244,6 +244,12 @@ export declare const enum HttpContentFlag {
   Last = 1,
 }
 
+/**
+ * The response in the layout above: checked and encoded once, filed under the id returned.
+ * Throws what writing it would fail with (`ERR_INVALID_HTTP_TOKEN`, ...).
+ */
+export declare function httpFreeze(layout: Buffer): number
+
 /** The kind byte that starts an HTTP message the binding delivers (channel/http_wire.rs). */
 export declare const enum HttpIn {
   /** A request head (and its aggregated body). */
@@ -258,7 +264,15 @@ export declare const enum HttpOut {
   Response = 1,
   /** A body chunk. */
   Content = 2,
+  /** A frozen response, by its id (`httpFreeze`). */
+  Frozen = 3,
 }
+
+/**
+ * Frees the id of a frozen response (its JS object was collected). Writes already made
+ * keep their own reference.
+ */
+export declare function httpRelease(id: number): void
 
 /** Bits of the flags byte of a delivered HTTP request (channel/http_wire.rs). */
 export declare const enum HttpRequestFlag {

@@ -140,3 +140,73 @@ test('HttpServerCodec and HttpResponse check their arguments', (t) => {
   t.throws(() => new HttpResponse(42), { code: 'ERR_OUT_OF_RANGE' })
   t.throws(() => new HttpResponse(200, {}, 5 as never), { code: 'ERR_INVALID_ARG_TYPE' })
 })
+
+test('a frozen response is framed per request like the same response unfrozen (keep-alive, HEAD, HTTP/1.0, Connection: close)', async (t) => {
+  const loop = loopFor(t)
+  const headers: Array<[string, string]> = [['Content-Type', 'text/plain'], ['Connection', 'keep-alive']]
+  const frozen = new HttpResponse(200, headers, 'hello').freeze()
+  const serveWith = (pick: () => HttpResponse) =>
+    serve(t, loop, (ch) =>
+      void ch.pipeline.addLast('http', new HttpServerCodec()).addLast('app', {
+        channelRead: (ctx, req: HttpRequest) => void (req instanceof HttpRequest && ctx.write(pick())),
+        channelReadComplete: (ctx) => ctx.flush(),
+      }),
+    )
+  const a = await serveWith(() => frozen)
+  const b = await serveWith(() => new HttpResponse(200, headers, 'hello'))
+  const requests = [
+    'GET / HTTP/1.1\r\nHost: h\r\n\r\nHEAD / HTTP/1.1\r\nHost: h\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n',
+    'GET / HTTP/1.0\r\n\r\n',
+    'GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n',
+  ]
+  const withoutDate = (s: string) => s.replace(/\r\ndate: [^\r]*/gi, '')
+  for (const text of requests) {
+    const answers: string[] = []
+    for (const { port } of [a, b]) {
+      const c = await rawClient(port)
+      c.s.write(text)
+      if (text.includes('close') || text.endsWith('HTTP/1.0\r\n\r\n')) await once(c.s, 'close')
+      else await until(() => (c.got().match(/HTTP\/1\.1 200/g) ?? []).length === 3)
+      c.s.destroy()
+      answers.push(withoutDate(c.got()))
+    }
+    t.is(answers[0], answers[1], JSON.stringify(text))
+  }
+  t.true(frozen.frozen)
+  t.true(Object.isFrozen(frozen))
+})
+
+test('freeze() checks the response at once; a frozen response cannot be changed or streamed', (t) => {
+  t.throws(() => new HttpResponse(200, [['Bad Name', 'x']]).freeze(), { code: 'ERR_INVALID_HTTP_TOKEN' })
+  t.throws(() => new HttpResponse(200, [['X', 'a\r\nSet-Cookie: evil']]).freeze(), { code: 'ERR_INVALID_CHAR' })
+  t.throws(() => new HttpResponse(200).streamed().freeze(), { code: 'ERR_HTTP_FROZEN_STREAMING' })
+  const frozen = new HttpResponse(200, {}, 'x').freeze()
+  t.is(frozen.freeze(), frozen, 'freezing again is a no-op')
+  t.throws(() => frozen.streamed(), { code: 'ERR_HTTP_FROZEN' })
+  t.throws(() => frozen.forRequest({ id: 1 } as HttpRequest), { code: 'ERR_HTTP_FROZEN' })
+})
+
+test('a frozen response whose Content-Length does not match its body fails the write, except for HEAD', async (t) => {
+  const loop = loopFor(t)
+  const wrong = new HttpResponse(200, { 'content-length': '99' }, 'short').freeze()
+  const failures: string[] = []
+  const { port } = await serve(t, loop, (ch) =>
+    void ch.pipeline.addLast('http', new HttpServerCodec()).addLast('app', {
+      channelRead: (ctx, req: HttpRequest) => {
+        if (!(req instanceof HttpRequest)) return
+        const p = ctx.newPromise()
+        p.addListener((e) => void (e && failures.push((e as { code: string }).code)))
+        ctx.write(wrong, p)
+        if (req.method !== 'HEAD') ctx.write(new HttpResponse(500, {}, 'fallback'))
+      },
+      channelReadComplete: (ctx) => ctx.flush(),
+    }),
+  )
+  const c = await rawClient(port)
+  t.teardown(() => c.s.destroy())
+  c.s.write('HEAD / HTTP/1.1\r\nHost: h\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n')
+  await until(() => /fallback$/.test(c.got()))
+  t.regex(c.got(), /^HTTP\/1\.1 200 OK\r\n[^]*content-length: 99\r\n/i, 'HEAD: the length of what a GET would get')
+  t.regex(c.got(), /HTTP\/1\.1 500 /)
+  t.deepEqual(failures, ['ERR_HTTP_CONTENT_LENGTH_MISMATCH'])
+})

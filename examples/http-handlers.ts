@@ -13,8 +13,8 @@
 //                                 the connection's start or of its first byte, or the answer is
 //                                 408 and the connection closes: a client that trickles its
 //                                 headers in (slowloris) cannot hold a connection.
-//   NativeHelloHandler            answers each request with an `HttpResponse` ("Hello, World!"),
-//                                 flushed once per read batch.
+//   NativeHelloHandler            answers each request with a frozen `HttpResponse` ("Hello,
+//                                 World!", encoded natively once), flushed once per read batch.
 //
 // With `--js-codec` the protocol is done in JS instead (an example of a JS decoder, and the
 // baseline for benchmark comparisons):
@@ -250,10 +250,13 @@ class HelloHandler implements ChannelHandler {
 
 const HELLO = Buffer.from('Hello, World!')
 const TEXT: [string, string] = ['Content-Type', 'text/plain; charset=utf-8']
-/** The two responses, reused (they answer the oldest unanswered request; the codec adds Date). */
+/**
+ * The two responses, frozen: checked and encoded natively once, each write is then a reference
+ * (they answer the oldest unanswered request; the codec adds Date, Content-Length, Connection).
+ */
 const nativeHello = {
-  keep: new HttpResponse(200, [TEXT, ['Connection', 'keep-alive']], HELLO),
-  close: new HttpResponse(200, [TEXT], HELLO),
+  keep: new HttpResponse(200, [TEXT, ['Connection', 'keep-alive']], HELLO).freeze(),
+  close: new HttpResponse(200, [TEXT], HELLO).freeze(),
 }
 
 class NativeHelloHandler implements ChannelHandler {

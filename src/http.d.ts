@@ -58,14 +58,11 @@ export interface HttpServerCodecOptions {
 export declare class HttpServerCodec extends NativeHandler {
     constructor(o?: HttpServerCodecOptions);
 }
-/** A request, as parsed natively. Strings and `body` are views of the bytes read. */
+/** A request, as parsed natively. Strings and `body` are views of the bytes read, made on first use. */
 export declare class HttpRequest {
     #private;
     /** The request's number on its connection (a response may name it to answer out of order). */
     readonly id: number;
-    readonly method: string;
-    /** The request target as sent (`/path?query`), like node:http's `req.url`. */
-    readonly url: string;
     readonly httpVersion: '1.0' | '1.1';
     /** The connection stays open after the response (HTTP/1.1 without `Connection: close`, ...). */
     readonly keepAlive: boolean;
@@ -73,8 +70,12 @@ export declare class HttpRequest {
     readonly streaming: boolean;
     /** The request carried `Expect: 100-continue` (the codec answered 100 Continue). */
     readonly expectContinue: boolean;
+    /** The method token as sent (`GET`, ...). */
+    get method(): string;
+    /** The request target as sent (`/path?query`), like node:http's `req.url`. */
+    get url(): string;
     /** The whole body (empty when there is none, or when `streaming`). */
-    readonly body: Buffer;
+    get body(): Buffer;
     /** The value of header `name` (case-insensitive), duplicates joined with `, `; no object is made. */
     header(name: string): string | undefined;
     /** The headers as node:http's `req.headers` (lower-case names; `set-cookie` an array). Made on first use. */
@@ -107,9 +108,21 @@ export declare class HttpResponse {
     /** The body follows as `HttpContent` writes (chunked unless a `content-length` is given). */
     streaming: boolean;
     constructor(status: number, headers?: HeaderInit, body?: string | Uint8Array, reason?: string);
-    /** Answers `req` (for responses written out of order). */
+    /** Answers `req` (for responses written out of order). Not for a frozen response. */
     forRequest(req: HttpRequest): this;
-    /** Streams the body: `HttpContent` writes follow, the last with `last` set. */
+    /** Streams the body: `HttpContent` writes follow, the last with `last` set. Not for a frozen response. */
     streamed(): this;
+    /**
+     * Checks this response and encodes it natively once, for writing many times (a hello, a
+     * static page, a canned error): each write then costs a reference, not an encoding. The
+     * codec still adds `Date`, `Content-Length` and `Connection` as each request needs. The
+     * response and its header list become read-only; its body is copied now (later changes to
+     * the Buffer are not sent). A frozen response answers the oldest unanswered request (write
+     * in order); it cannot be streamed. Throws what a write of it would fail with
+     * (`ERR_INVALID_HTTP_TOKEN`, `ERR_INVALID_CHAR`, ...). Returns `this`.
+     */
+    freeze(): this;
+    /** True once `freeze()` was called. */
+    get frozen(): boolean;
 }
 export {};

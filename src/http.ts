@@ -19,7 +19,8 @@
  */
 import { NativeHandler } from './codecs'
 import { HttpContentFlag, HttpIn, HttpOut, HttpRequestFlag, HttpResponseFlag, NativeHandlerKind } from './protocol'
-import { checkBoolean, checkInteger, invalidArgType, outOfRange } from './errors'
+import { native } from './binding'
+import { NetloopError, checkBoolean, checkInteger, fromNative, invalidArgType, outOfRange } from './errors'
 
 /** Limits of an `HttpServerCodec` (what a refused request is answered with in brackets). */
 export interface HttpServerCodecOptions {
@@ -80,16 +81,18 @@ export class HttpServerCodec extends NativeHandler {
   }
 }
 
-/** A request, as parsed natively. Strings and `body` are views of the bytes read. */
+/** A request, as parsed natively. Strings and `body` are views of the bytes read, made on first use. */
 export class HttpRequest {
   #arena: Buffer
-  #spans: number[]
+  /** Offsets in the arena: method, target, body (start, end each), then the header count's. */
+  #at: number
+  #spans: number[] | undefined
   #headers: Record<string, string | string[]> | undefined
+  #method: string | undefined
+  #url: string | undefined
+  #body: Buffer | undefined
   /** The request's number on its connection (a response may name it to answer out of order). */
   readonly id: number
-  readonly method: string
-  /** The request target as sent (`/path?query`), like node:http's `req.url`. */
-  readonly url: string
   readonly httpVersion: '1.0' | '1.1'
   /** The connection stays open after the response (HTTP/1.1 without `Connection: close`, ...). */
   readonly keepAlive: boolean
@@ -97,44 +100,81 @@ export class HttpRequest {
   readonly streaming: boolean
   /** The request carried `Expect: 100-continue` (the codec answered 100 Continue). */
   readonly expectContinue: boolean
-  /** The whole body (empty when there is none, or when `streaming`). */
-  readonly body: Buffer
 
   /** @internal */
   constructor(arena: Buffer, at: number) {
     this.#arena = arena
+    this.#at = at + 9
     this.id = arena.readDoubleLE(at)
     const flags = arena[at + 8]
     this.httpVersion = flags & HttpRequestFlag.Http11 ? '1.1' : '1.0'
     this.keepAlive = (flags & HttpRequestFlag.KeepAlive) !== 0
     this.streaming = (flags & HttpRequestFlag.Streaming) !== 0
     this.expectContinue = (flags & HttpRequestFlag.ExpectContinue) !== 0
-    let p = at + 9
-    let len = arena.readUInt32LE(p)
-    this.method = latin1(arena, p + 4, p + 4 + len)
-    p += 4 + len
-    len = arena.readUInt32LE(p)
-    this.url = latin1(arena, p + 4, p + 4 + len)
-    p += 4 + len
+  }
+
+  /** The offset of the `index`th length-prefixed field (0 method, 1 target, 2 body, 3 the header count). */
+  #field(index: number): number {
+    const a = this.#arena
+    let p = this.#at
+    for (let i = 0; i < index; i++) p += 4 + a.readUInt32LE(p)
+    return p
+  }
+
+  /** The method token as sent (`GET`, ...). */
+  get method(): string {
+    if (this.#method !== undefined) return this.#method
+    const a = this.#arena
+    const p = this.#at
+    const len = a.readUInt32LE(p)
+    // The common methods without a string made per request.
+    if (len === 3 && a[p + 4] === 0x47 && a[p + 5] === 0x45 && a[p + 6] === 0x54) this.#method = 'GET'
+    else if (len === 4 && a[p + 4] === 0x50 && a[p + 5] === 0x4f && a[p + 6] === 0x53 && a[p + 7] === 0x54) this.#method = 'POST'
+    else this.#method = latin1(a, p + 4, p + 4 + len)
+    return this.#method
+  }
+
+  /** The request target as sent (`/path?query`), like node:http's `req.url`. */
+  get url(): string {
+    if (this.#url !== undefined) return this.#url
+    const p = this.#field(1)
+    const len = this.#arena.readUInt32LE(p)
+    this.#url = len === 1 && this.#arena[p + 4] === 0x2f ? '/' : latin1(this.#arena, p + 4, p + 4 + len)
+    return this.#url
+  }
+
+  /** The whole body (empty when there is none, or when `streaming`). */
+  get body(): Buffer {
+    if (this.#body !== undefined) return this.#body
+    const p = this.#field(2)
+    const len = this.#arena.readUInt32LE(p)
+    this.#body = len === 0 ? EMPTY : this.#arena.subarray(p + 4, p + 4 + len)
+    return this.#body
+  }
+
+  /** The name and value offsets of every header (start, end each), parsed on first use. */
+  #headerSpans(): number[] {
+    if (this.#spans) return this.#spans
+    const arena = this.#arena
+    let p = this.#field(3)
     const n = arena.readUInt32LE(p)
     p += 4
     const spans = new Array<number>(n * 4)
     for (let i = 0; i < 2 * n; i++) {
-      len = arena.readUInt32LE(p)
+      const len = arena.readUInt32LE(p)
       spans[2 * i] = p + 4
       spans[2 * i + 1] = p + 4 + len
       p += 4 + len
     }
     this.#spans = spans
-    len = arena.readUInt32LE(p)
-    this.body = arena.subarray(p + 4, p + 4 + len)
+    return spans
   }
 
   /** The value of header `name` (case-insensitive), duplicates joined with `, `; no object is made. */
   header(name: string): string | undefined {
     const want = name.toLowerCase()
     let out: string | undefined
-    const s = this.#spans
+    const s = this.#headerSpans()
     for (let i = 0; i < s.length; i += 4) {
       if (s[i + 1] - s[i] !== want.length) continue
       if (latin1(this.#arena, s[i], s[i + 1]).toLowerCase() !== want) continue
@@ -148,7 +188,7 @@ export class HttpRequest {
   get headers(): Record<string, string | string[]> {
     if (this.#headers) return this.#headers
     const h: Record<string, string | string[]> = Object.create(null)
-    const s = this.#spans
+    const s = this.#headerSpans()
     for (let i = 0; i < s.length; i += 4) {
       const k = latin1(this.#arena, s[i], s[i + 1]).toLowerCase()
       const v = latin1(this.#arena, s[i + 2], s[i + 3])
@@ -162,7 +202,7 @@ export class HttpRequest {
 
   /** Names and values in wire order, as node:http's `req.rawHeaders`. */
   get rawHeaders(): string[] {
-    const s = this.#spans
+    const s = this.#headerSpans()
     const out: string[] = []
     for (let i = 0; i < s.length; i += 2) out.push(latin1(this.#arena, s[i], s[i + 1]))
     return out
@@ -182,6 +222,9 @@ export class HttpContent {
 
 type HeaderInit = Record<string, string | number | string[]> | Array<[string, string]>
 
+/** Frees the native copy of a frozen response once its object is collected. */
+const frozenIds = new FinalizationRegistry<number>((id) => native.httpRelease(id))
+
 /** A response to write; framed natively (see the module docs). */
 export class HttpResponse {
   readonly headers: Array<[string, string]>
@@ -190,6 +233,8 @@ export class HttpResponse {
   requestId = -1
   /** The body follows as `HttpContent` writes (chunked unless a `content-length` is given). */
   streaming = false
+  /** @internal The id of the native copy when frozen (-1: not frozen). */
+  _frozen = -1
 
   constructor(
     readonly status: number,
@@ -205,63 +250,118 @@ export class HttpResponse {
     this.body = typeof body === 'string' ? Buffer.from(body) : Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
   }
 
-  /** Answers `req` (for responses written out of order). */
+  /** Answers `req` (for responses written out of order). Not for a frozen response. */
   forRequest(req: HttpRequest): this {
+    if (this._frozen >= 0) throw frozenError('forRequest()')
     this.requestId = req.id
     return this
   }
 
-  /** Streams the body: `HttpContent` writes follow, the last with `last` set. */
+  /** Streams the body: `HttpContent` writes follow, the last with `last` set. Not for a frozen response. */
   streamed(): this {
+    if (this._frozen >= 0) throw frozenError('streamed()')
     this.streaming = true
     return this
+  }
+
+  /**
+   * Checks this response and encodes it natively once, for writing many times (a hello, a
+   * static page, a canned error): each write then costs a reference, not an encoding. The
+   * codec still adds `Date`, `Content-Length` and `Connection` as each request needs. The
+   * response and its header list become read-only; its body is copied now (later changes to
+   * the Buffer are not sent). A frozen response answers the oldest unanswered request (write
+   * in order); it cannot be streamed. Throws what a write of it would fail with
+   * (`ERR_INVALID_HTTP_TOKEN`, `ERR_INVALID_CHAR`, ...). Returns `this`.
+   */
+  freeze(): this {
+    if (this._frozen >= 0) return this
+    if (this.streaming) throw new NetloopError('ERR_HTTP_FROZEN_STREAMING', 'A streamed response cannot be frozen')
+    if (this.requestId !== -1) throw new NetloopError('ERR_HTTP_FROZEN_REQUEST', 'A frozen response answers the oldest unanswered request: freeze it before forRequest()')
+    let id: number
+    try {
+      id = native.httpFreeze(httpBytes(this))
+    } catch (e) {
+      throw fromNative(e)
+    }
+    this._frozen = id
+    frozenIds.register(this, id)
+    for (const h of this.headers) Object.freeze(h)
+    Object.freeze(this.headers)
+    Object.freeze(this)
+    return this
+  }
+
+  /** True once `freeze()` was called. */
+  get frozen(): boolean {
+    return this._frozen >= 0
   }
 }
 const EMPTY = Buffer.alloc(0)
 
-/** @internal Bytes the layout of `m` takes. */
-function size(m: HttpResponse | HttpContent): number {
-  if (m instanceof HttpContent) return 1 + 8 + 1 + 4 + m.data.length
-  let n = 1 + 8 + 2 + 1 + 4 + Buffer.byteLength(m.reason, 'latin1') + 4 + 4 + m.body.length
-  for (const [k, v] of m.headers) n += 8 + k.length + Buffer.byteLength(v, 'latin1')
-  return n
+function frozenError(what: string): NetloopError {
+  return new NetloopError('ERR_HTTP_FROZEN', `${what} cannot change a frozen response`)
+}
+
+/** Node's fast latin1 encoding (`buffer.latin1Write`), typed: bytes written. */
+const latin1Write = (b: Buffer, s: string, at: number): number => (b as unknown as { latin1Write(s: string, at: number): number }).latin1Write(s, at)
+
+/** Writes `s` (latin1) as `len:u32 data` at `at`; the end. */
+function putStr(buf: Buffer, s: string, at: number): number {
+  const n = s.length === 0 ? 0 : latin1Write(buf, s, at + 4)
+  buf.writeUInt32LE(n, at)
+  return at + 4 + n
+}
+
+/** Writes `b` as `len:u32 data` at `at`; the end. */
+function putBin(buf: Buffer, b: Uint8Array, at: number): number {
+  buf.writeUInt32LE(b.length, at)
+  if (b.length > 0) buf.set(b, at + 4)
+  return at + 4 + b.length
 }
 
 /** @internal Writes `m` into `buf` at `at`; returns the end, or -1 if it does not fit. */
 export function writeHttp(m: HttpResponse | HttpContent, buf: Buffer, at: number): number {
-  if (at + size(m) > buf.length) return -1
-  const str = (s: string) => {
-    const n = buf.write(s, at + 4, 'latin1')
-    buf.writeUInt32LE(n, at)
-    at += 4 + n
-  }
-  const bin = (b: Buffer) => {
-    buf.writeUInt32LE(b.length, at)
-    b.copy(buf, at + 4)
-    at += 4 + b.length
-  }
   if (m instanceof HttpContent) {
+    if (at + 14 + m.data.length > buf.length) return -1
     buf[at] = HttpOut.Content
     buf.writeDoubleLE(m.requestId, at + 1)
     buf[at + 9] = m.last ? HttpContentFlag.Last : 0
-    at += 10
-    bin(m.data)
-    return at
+    return putBin(buf, m.data, at + 10)
   }
+  if (m._frozen >= 0) {
+    // The native copy by id: 13 bytes, nothing encoded or checked again.
+    if (at + 13 > buf.length) return -1
+    buf[at] = HttpOut.Frozen
+    buf.writeDoubleLE(m.requestId, at + 1)
+    buf.writeUInt32LE(m._frozen, at + 9)
+    return at + 13
+  }
+  // Latin1: one byte per character, so the size is known without encoding.
+  const headers = m.headers
+  let size = 1 + 8 + 2 + 1 + 4 + m.reason.length + 4 + 4 + m.body.length
+  for (let i = 0; i < headers.length; i++) size += 8 + headers[i][0].length + headers[i][1].length
+  if (at + size > buf.length) return -1
   buf[at] = HttpOut.Response
   buf.writeDoubleLE(m.requestId, at + 1)
   buf.writeUInt16LE(m.status, at + 9)
   buf[at + 11] = m.streaming ? HttpResponseFlag.Streaming : 0
-  at += 12
-  str(m.reason)
-  buf.writeUInt32LE(m.headers.length, at)
+  at = putStr(buf, m.reason, at + 12)
+  buf.writeUInt32LE(headers.length, at)
   at += 4
-  for (const [k, v] of m.headers) {
-    str(k)
-    str(v)
+  for (let i = 0; i < headers.length; i++) {
+    const h = headers[i]
+    at = putStr(buf, h[0], at)
+    at = putStr(buf, h[1], at)
   }
-  bin(m.body)
-  return at
+  return putBin(buf, m.body, at)
+}
+
+/** @internal Bytes the layout of `m` takes at most. */
+function size(m: HttpResponse | HttpContent): number {
+  if (m instanceof HttpContent) return 14 + m.data.length
+  let n = 1 + 8 + 2 + 1 + 4 + m.reason.length + 4 + 4 + m.body.length
+  for (const [k, v] of m.headers) n += 8 + k.length + v.length
+  return Math.max(n, 13)
 }
 
 /** @internal The layout of `m` in a Buffer of its own. */

@@ -96,6 +96,8 @@ export const enum HttpOut {
   Response = 1,
   /** A body chunk. */
   Content = 2,
+  /** A frozen response, by its id (`httpFreeze`). */
+  Frozen = 3,
 }
 
 /** @internal Bits of the flags byte of a delivered HTTP request (channel/http_wire.rs). */
@@ -408,7 +410,7 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   HandlerTakes: { Inbound: 1, Outbound: 2 },
   HttpContentFlag: { Last: 1 },
   HttpIn: { Request: 0, Content: 1 },
-  HttpOut: { Response: 1, Content: 2 },
+  HttpOut: { Response: 1, Content: 2, Frozen: 3 },
   HttpRequestFlag: { Http11: 1, KeepAlive: 2, Streaming: 4, ExpectContinue: 8 },
   HttpResponseFlag: { Streaming: 1 },
   MetricsSlot: { Iterations: 0, Deliveries: 1, Records: 2, JsToNative: 3, Ops: 4, BytesToJs: 5, BytesFromJs: 6, Channels: 7, Length: 8 },

@@ -7,7 +7,7 @@
 //                                         [--resp-n N] [--resp-n-pipelined N]
 //                                         [--no-pin] [--json FILE] [--quiet-wait SECONDS]
 //                                         [--quiet-wait-total SECONDS] [--addon FILE.node]
-//                                         [--http-delay-ms MS]
+//                                         [--http-delay-ms MS] [--http-pipeline N]
 //
 // --runs, --seconds, --warmup: rounds and measured/warm-up seconds per run (5, 3, 1; --quick:
 // 3, 1.5, 0.5). wrk takes whole seconds: the HTTP runs round them (at least 1). --resp-n and
@@ -46,6 +46,8 @@
 // run and the measured run (wrk takes whole seconds). Any wrk socket error or error status (and
 // any "Non-2xx or 3xx responses" line) fails the run. Server CPU: /proc/<pid>/stat around the
 // measured wrk; latencies: wrk's p50/p99 (a small Lua script prints wrk's summary as JSON).
+// The C floor benches/peers/epoll_http.c (built with cc when present) runs in the same rounds:
+// the kernel's CPU per request under the same wrk, the least any server can spend here.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -96,6 +98,12 @@ const httpBin = join(binDir, 'http-hello.cjs')
 const haveHttp = existsSync(httpSrc)
 if (haveHttp && ONLY.includes('http')) bundleExample(root, httpSrc, httpBin)
 const haveWrk = have('wrk', '-v')
+// The C floor of the HTTP table: benches/peers/epoll_http.c (read, count each `\r\n\r\n`,
+// send one prebuilt hello per request): what the kernel alone costs per request here.
+const epollHttpSrc = join(root, 'benches', 'peers', 'epoll_http.c')
+const epollHttpBin = join(binDir, 'epoll_http')
+if (ONLY.includes('http') && have('cc') && newer(epollHttpSrc, epollHttpBin)) execFileSync('cc', ['-O2', '-Wall', '-o', epollHttpBin, epollHttpSrc], { stdio: 'inherit' })
+const haveEpollHttp = existsSync(epollHttpBin)
 // wrk prints its own report; this script adds one JSON line with the counts the harness needs.
 const wrkScript = join(binDir, 'wrk-json.lua')
 writeFileSync(
@@ -119,6 +127,14 @@ const HTTP_DELAY_MS = Number(opt('--http-delay-ms', 5))
 // The fixed-rate variant of the script: the same summary plus that delay.
 const wrkRateScript = join(binDir, 'wrk-json-rate.lua')
 writeFileSync(wrkRateScript, `${readFileSync(wrkScript, 'utf8')}delay = function()\n  return ${HTTP_DELAY_MS}\nend\n`)
+// The pipelined run: every connection sends --http-pipeline (default 16) GETs in one write and
+// waits for their responses (wrk counts each response as a request), as wrk's pipeline example.
+const HTTP_PIPELINE = Number(opt('--http-pipeline', 16))
+const wrkPipeScript = join(binDir, 'wrk-json-pipeline.lua')
+writeFileSync(
+  wrkPipeScript,
+  `${readFileSync(wrkScript, 'utf8')}init = function(args)\n  local r = {}\n  for i = 1, ${HTTP_PIPELINE} do r[i] = wrk.format(nil, '/') end\n  req = table.concat(r)\nend\nrequest = function()\n  return req\nend\n`,
+)
 
 // ---------------------------------------------------------------------------------------------
 // Servers
@@ -138,6 +154,7 @@ const TARGETS = {
   'netloop http-hello.ts': { netloop: true, args: ['-r', join(servers, 'netloop-metrics-preload.cjs'), httpBin, '--port', '0'] },
   'netloop http-hello.ts --js-codec': { netloop: true, args: ['-r', join(servers, 'netloop-metrics-preload.cjs'), httpBin, '--port', '0', '--js-codec'] },
   'node:http': { args: [join(servers, 'node-http.mjs')] },
+  'C epoll http (floor)': { external: (port) => [epollHttpBin, [String(port)]] },
 }
 
 /** A free TCP port on 127.0.0.1 (for servers that cannot pick one and print it). */
@@ -382,8 +399,8 @@ function respTable(rounds) {
 // HTTP with wrk
 
 // The example with the native codec (the default), with --js-codec (the pure-JS decoder, for
-// reference), and node:http.
-const HTTP_TARGETS = ['netloop http-hello.ts', 'netloop http-hello.ts --js-codec', 'node:http']
+// reference), node:http, and the C floor when a C compiler built it.
+const HTTP_TARGETS = ['netloop http-hello.ts', 'netloop http-hello.ts --js-codec', 'node:http', ...(haveEpollHttp ? ['C epoll http (floor)'] : [])]
 // wrk's -d takes whole seconds.
 const HTTP_SECONDS = Math.max(1, Math.round(SECONDS))
 const HTTP_WARMUP = Math.max(1, Math.round(WARMUP))
@@ -479,14 +496,19 @@ async function httpRun(name) {
     const beforeFixed = procTicks(server.pid)
     const fixed = wrk(server.port, HTTP_SECONDS, ccpu, wrkRateScript)
     const fixedS = (procTicks(server.pid) - beforeFixed) / CLK_TCK
+    const beforePiped = procTicks(server.pid)
+    const piped = wrk(server.port, HTTP_SECONDS, ccpu, wrkPipeScript)
+    const pipedS = (procTicks(server.pid) - beforePiped) / CLK_TCK
     const metrics = await server.stop()
-    const all = warm.requests + b.requests + fixed.requests + 2 // + the two of the check
+    const all = warm.requests + b.requests + fixed.requests + piped.requests + 2 // + the two of the check
     const seconds = b.duration_us / 1e6
     return {
       target: name,
       fixedRps: fixed.requests / (fixed.duration_us / 1e6),
       fixedCpuUsPerReq: (fixedS * 1e6) / fixed.requests,
       fixedP99: fixed.p99_us,
+      pipedRps: piped.requests / (piped.duration_us / 1e6),
+      pipedCpuUsPerReq: (pipedS * 1e6) / piped.requests,
       rps: b.requests / seconds,
       p50: b.p50_us,
       p99: b.p99_us,
@@ -496,7 +518,7 @@ async function httpRun(name) {
       otherCores: Math.max(0, (busyS - serverS - b.clientS) / b.wall),
       deliveriesPerReq: metrics ? metrics.deliveries / all : undefined,
       jsCallsPerReq: metrics ? metrics.jsToNativeCalls / all : undefined,
-      raw: { wrk: b, warmup: warm, fixed, metrics },
+      raw: { wrk: b, warmup: warm, fixed, piped, metrics },
     }
   } catch (e) {
     await server.stop()
@@ -507,15 +529,15 @@ async function httpRun(name) {
 function httpTable(rounds) {
   const base = 'node:http'
   const lines = [
-    `| server | requests/s | p50 µs | p99 µs | server CPU µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio vs node:http | CPU/req ratio vs node:http | fixed rate: req/s | fixed rate: p99 µs | fixed rate: CPU µs/req | fixed rate: CPU/req ratio vs node:http |`,
-    `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
+    `| server | requests/s | p50 µs | p99 µs | server CPU µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio vs node:http | CPU/req ratio vs node:http | fixed rate: req/s | fixed rate: p99 µs | fixed rate: CPU µs/req | fixed rate: CPU/req ratio vs node:http | pipelined ×${HTTP_PIPELINE}: req/s | pipelined: CPU µs/req | pipelined: CPU/req ratio vs node:http |`,
+    `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
   ]
   for (const t of HTTP_TARGETS) {
     const col = (k) => rounds.map((round) => round[t][k])
     const ratio = (k) => (t === base ? '1' : spread(rounds.map((round) => round[t][k] / round[base][k]), 2, 'x'))
     const nl = TARGETS[t].netloop
     lines.push(
-      `| ${t} | ${spread(col('rps'))} | ${fmt(median(col('p50')))} | ${fmt(median(col('p99')))} (${fmt(Math.min(...col('p99')))}–${fmt(Math.max(...col('p99')))}) | ${spread(col('serverCpuUsPerReq'), 2)} | ${fmt(median(col('serverCores')), 2)} | ${nl ? fmt(median(col('deliveriesPerReq')), 3) : '–'} | ${nl ? fmt(median(col('jsCallsPerReq')), 4) : '–'} | ${fmt(median(col('clientCpuShare')), 2)} | ${ratio('rps')} | ${ratio('serverCpuUsPerReq')} | ${spread(col('fixedRps'))} | ${fmt(median(col('fixedP99')))} | ${spread(col('fixedCpuUsPerReq'), 2)} | ${ratio('fixedCpuUsPerReq')} |`,
+      `| ${t} | ${spread(col('rps'))} | ${fmt(median(col('p50')))} | ${fmt(median(col('p99')))} (${fmt(Math.min(...col('p99')))}–${fmt(Math.max(...col('p99')))}) | ${spread(col('serverCpuUsPerReq'), 2)} | ${fmt(median(col('serverCores')), 2)} | ${nl ? fmt(median(col('deliveriesPerReq')), 3) : '–'} | ${nl ? fmt(median(col('jsCallsPerReq')), 4) : '–'} | ${fmt(median(col('clientCpuShare')), 2)} | ${ratio('rps')} | ${ratio('serverCpuUsPerReq')} | ${spread(col('fixedRps'))} | ${fmt(median(col('fixedP99')))} | ${spread(col('fixedCpuUsPerReq'), 2)} | ${ratio('fixedCpuUsPerReq')} | ${spread(col('pipedRps'))} | ${spread(col('pipedCpuUsPerReq'), 2)} | ${ratio('pipedCpuUsPerReq')} |`,
     )
   }
   const other = rounds.flatMap((round) => Object.values(round).map((r) => r.otherCores))
@@ -586,7 +608,7 @@ if (ONLY.includes('http')) {
     results.tables.http = [
       '### HTTP/1.1 hello (wrk)',
       '',
-      `Client: \`${PIN ? 'taskset -c 1 ' : ''}wrk -t 1 -c ${HTTP_CONNS} -d ${HTTP_SECONDS}s --latency http://127.0.0.1:PORT/\` after a ${HTTP_WARMUP} s warm-up run, then the same at a fixed rate (the script's \`delay()\` returns ${HTTP_DELAY_MS} ms: each connection waits that long after a response); servers ${PIN ? 'on CPU 0' : 'unpinned'}: examples/http-hello.ts (bundled to ${httpBin.replace(root + '/', '')}, 1 thread) against benches/node/servers/node-http.mjs (\`http.createServer((req, res) => res.writeHead(200, HEADERS).end(BODY))\`). Each server answered two pipelined keep-alive GETs with 200, \`Content-Type: text/plain; charset=utf-8\` and \`Hello, World!\` before the run; every wrk run had no socket errors and no non-2xx/3xx responses. Server CPU over the measured wrk invocation; latencies are wrk's.`,
+      `Client: \`${PIN ? 'taskset -c 1 ' : ''}wrk -t 1 -c ${HTTP_CONNS} -d ${HTTP_SECONDS}s --latency http://127.0.0.1:PORT/\` after a ${HTTP_WARMUP} s warm-up run, then the same at a fixed rate (the script's \`delay()\` returns ${HTTP_DELAY_MS} ms: each connection waits that long after a response), then pipelined (the script sends ${HTTP_PIPELINE} GETs in one write per connection and waits for their responses); servers ${PIN ? 'on CPU 0' : 'unpinned'}: examples/http-hello.ts (bundled to ${httpBin.replace(root + '/', '')}, 1 thread) against benches/node/servers/node-http.mjs (\`http.createServer((req, res) => res.writeHead(200, HEADERS).end(BODY))\`)${haveEpollHttp ? ' and the C floor benches/peers/epoll_http.c (one recv, a prebuilt response per `\\r\\n\\r\\n`, one send: the kernel\'s cost per request)' : ''}. Each server answered two pipelined keep-alive GETs with 200, \`Content-Type: text/plain; charset=utf-8\` and \`Hello, World!\` before the run; every wrk run had no socket errors and no non-2xx/3xx responses. Server CPU over the measured wrk invocation; latencies are wrk's.`,
       '',
       httpTable(rounds),
     ].join('\n')

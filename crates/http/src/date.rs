@@ -53,6 +53,41 @@ pub fn cached_date(loop_id: u64, now: Duration, wall: fn() -> SystemTime) -> Dat
     })
 }
 
+/// Uses of one [`BurstDate`] value at most before the clock is read again.
+const BURST_USES: u32 = 256;
+
+/// The `Date` of one burst of a codec's work (a read and the requests it holds, or the writes
+/// before a flush): the clock is read once per burst instead of once per request and response.
+/// The codec ends a burst at each read, read completion and flush, and after [`BURST_USES`]
+/// uses, so a date is never older than the burst it was read in.
+#[derive(Debug, Default)]
+pub(crate) struct BurstDate {
+    value: std::cell::Cell<Option<DateValue>>,
+    uses: std::cell::Cell<u32>,
+}
+
+impl BurstDate {
+    /// The burst's date, from `read` if the burst has none yet.
+    pub(crate) fn get(&self, read: impl FnOnce() -> DateValue) -> DateValue {
+        if let Some(v) = self.value.get() {
+            let uses = self.uses.get();
+            if uses < BURST_USES {
+                self.uses.set(uses + 1);
+                return v;
+            }
+        }
+        let v = read();
+        self.value.set(Some(v));
+        self.uses.set(1);
+        v
+    }
+
+    /// Ends the burst: the next use reads the clock.
+    pub(crate) fn end(&self) {
+        self.value.set(None);
+    }
+}
+
 const DAYS: [&[u8; 3]; 7] = [b"Thu", b"Fri", b"Sat", b"Sun", b"Mon", b"Tue", b"Wed"];
 const MONTHS: [&[u8; 3]; 12] = [
     b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec",
@@ -100,6 +135,27 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_burst_reads_the_clock_once_until_it_ends_or_is_used_up() {
+        let burst = BurstDate::default();
+        let reads = std::cell::Cell::new(0u32);
+        let read = || {
+            reads.set(reads.get() + 1);
+            [b'x'; DATE_LEN]
+        };
+        for _ in 0..10 {
+            burst.get(read);
+        }
+        assert_eq!(reads.get(), 1);
+        burst.end();
+        burst.get(read);
+        assert_eq!(reads.get(), 2);
+        for _ in 0..BURST_USES {
+            burst.get(read);
+        }
+        assert_eq!(reads.get(), 3, "read again after BURST_USES uses");
+    }
 
     fn at(secs: u64) -> SystemTime {
         UNIX_EPOCH + Duration::from_secs(secs)

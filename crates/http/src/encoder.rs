@@ -21,7 +21,7 @@ use crate::message::{HeaderList, HttpResponse, Version};
 use crate::status::reason_phrase;
 
 /// Bodies up to this size are copied into the head's buffer.
-const COPY_LIMIT: usize = 2048;
+pub(crate) const COPY_LIMIT: usize = 2048;
 
 /// How the rest of a streamed body is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,21 +60,21 @@ fn is_tchar(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
-fn is_field_text(b: u8) -> bool {
+pub(crate) fn is_field_text(b: u8) -> bool {
     b == b'\t' || (b >= 0x20 && b != 0x7f)
 }
 
 /// The framing-relevant fields the application set.
-#[derive(Default)]
-struct Owned {
-    length: Option<u64>,
-    close: bool,
-    keep_alive: bool,
-    date: bool,
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Owned {
+    pub length: Option<u64>,
+    pub close: bool,
+    pub keep_alive: bool,
+    pub date: bool,
 }
 
 /// Checks the application's fields; returns what the codec needs to know of them.
-fn check_fields(headers: &HeaderList) -> Result<Owned, HttpError> {
+pub(crate) fn check_fields(headers: &HeaderList) -> Result<Owned, HttpError> {
     let mut owned = Owned::default();
     for (name, value) in headers {
         if name.is_empty() || !name.iter().all(|&b| is_tchar(b)) {
@@ -118,6 +118,12 @@ fn check_fields(headers: &HeaderList) -> Result<Owned, HttpError> {
 /// Checks what can be checked of `resp` before it is queued (a write that fails here fails
 /// at once, with nothing written).
 pub(crate) fn check(resp: &HttpResponse, head: bool) -> Result<(), HttpError> {
+    let owned = check_head(resp)?;
+    check_length(&owned, resp.status, resp.streaming, resp.body.len(), head)
+}
+
+/// Checks the status, reason phrase and fields of `resp`; what the codec needs of its fields.
+pub(crate) fn check_head(resp: &HttpResponse) -> Result<Owned, HttpError> {
     if !(100..=999).contains(&resp.status) {
         return Err(HttpError::invalid_response(
             "ERR_HTTP_INVALID_STATUS_CODE",
@@ -132,13 +138,24 @@ pub(crate) fn check(resp: &HttpResponse, head: bool) -> Result<(), HttpError> {
             ));
         }
     }
-    let owned = check_fields(&resp.headers)?;
-    let no_body = head || matches!(resp.status, 100..=199 | 204 | 304);
-    if let (Some(n), false, false) = (owned.length, resp.streaming, no_body) {
-        if n != resp.body.len() as u64 {
+    check_fields(&resp.headers)
+}
+
+/// A `Content-Length` the application set must match a whole body (not checked for HEAD
+/// requests, 1xx, 204 and 304).
+pub(crate) fn check_length(
+    owned: &Owned,
+    status: u16,
+    streaming: bool,
+    body_len: usize,
+    head: bool,
+) -> Result<(), HttpError> {
+    let no_body = head || matches!(status, 100..=199 | 204 | 304);
+    if let (Some(n), false, false) = (owned.length, streaming, no_body) {
+        if n != body_len as u64 {
             return Err(HttpError::invalid_response(
                 "ERR_HTTP_CONTENT_LENGTH_MISMATCH",
-                format!("Content-Length {n} for a body of {}", resp.body.len()),
+                format!("Content-Length {n} for a body of {body_len}"),
             ));
         }
     }
@@ -150,79 +167,134 @@ pub(crate) fn is_interim(status: u16) -> bool {
     (100..200).contains(&status)
 }
 
+/// How a response is framed: decided from its status, the fields the application set and the
+/// request it answers (shared by [`encode`] and frozen responses).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Plan {
+    pub interim: bool,
+    pub no_body: bool,
+    pub mode: BodyMode,
+    pub close: bool,
+    /// The body is copied behind the head.
+    pub inline_body: bool,
+    /// The application's `Connection` fields are left out (replaced by `Connection: close`).
+    pub drop_connection: bool,
+}
+
+impl Plan {
+    pub(crate) fn new(
+        status: u16,
+        owned: &Owned,
+        streaming: bool,
+        body_len: usize,
+        req: &Answering<'_>,
+    ) -> Plan {
+        let interim = is_interim(status);
+        let no_body = req.head || interim || status == 204 || status == 304;
+        let mode = match (streaming, owned.length) {
+            _ if no_body => BodyMode::Discard,
+            (_, Some(n)) => BodyMode::Length(n),
+            (true, None) if req.version == Version::Http11 => BodyMode::Chunked,
+            (true, None) => BodyMode::UntilClose,
+            (false, None) => BodyMode::Length(body_len as u64),
+        };
+        let close = !interim && (!req.keep_alive || owned.close || mode == BodyMode::UntilClose);
+        Plan {
+            interim,
+            no_body,
+            mode,
+            close,
+            inline_body: !streaming && !no_body && body_len <= COPY_LIMIT,
+            drop_connection: (close || interim) && !owned.close,
+        }
+    }
+
+    /// Writes the fields the codec owns (`Date`, `Content-Length` or `Transfer-Encoding`,
+    /// `Connection`) and the empty line ending the head.
+    pub(crate) fn put_tail(
+        &self,
+        out: &mut BytesMut,
+        status: u16,
+        owned: &Owned,
+        streaming: bool,
+        body_len: usize,
+        req: &Answering<'_>,
+    ) {
+        if !self.interim {
+            if let (Some(date), false) = (req.date, owned.date) {
+                put_field(out, b"Date", date);
+            }
+            let add_length = owned.length.is_none() && !streaming && !matches!(status, 204 | 304);
+            if add_length {
+                out.put_slice(b"Content-Length: ");
+                put_decimal(out, body_len as u64);
+                out.put_slice(b"\r\n");
+            }
+            let chunked_head = req.head && streaming && owned.length.is_none();
+            if (self.mode == BodyMode::Chunked || chunked_head) && req.version == Version::Http11 {
+                put_field(out, b"Transfer-Encoding", b"chunked");
+            }
+            if self.close && !owned.close {
+                put_field(out, b"Connection", b"close");
+            } else if !self.close && req.version == Version::Http10 && !owned.keep_alive {
+                put_field(out, b"Connection", b"keep-alive");
+            }
+        }
+        out.put_slice(b"\r\n");
+    }
+}
+
+/// `HTTP/1.1 <status> <reason>\r\n`.
+pub(crate) fn put_status_line(out: &mut BytesMut, status: u16, reason: Option<&[u8]>) {
+    out.put_slice(b"HTTP/1.1 ");
+    put_decimal(out, u64::from(status));
+    out.put_u8(b' ');
+    out.put_slice(reason.unwrap_or(reason_phrase(status).as_bytes()));
+    out.put_slice(b"\r\n");
+}
+
 /// Encodes `resp` (checked by [`check`]) answering `req`.
 pub(crate) fn encode(resp: HttpResponse, req: Answering<'_>) -> Result<Encoded, HttpError> {
     let owned = check_fields(&resp.headers)?;
     let status = resp.status;
-    let interim = is_interim(status);
-    let no_body = req.head || interim || status == 204 || status == 304;
-    let mode = match (resp.streaming, owned.length) {
-        _ if no_body => BodyMode::Discard,
-        (_, Some(n)) => BodyMode::Length(n),
-        (true, None) if req.version == Version::Http11 => BodyMode::Chunked,
-        (true, None) => BodyMode::UntilClose,
-        (false, None) => BodyMode::Length(resp.body.len() as u64),
-    };
-    let close = !interim && (!req.keep_alive || owned.close || mode == BodyMode::UntilClose);
-    let reason = resp
-        .reason
-        .as_deref()
-        .unwrap_or(reason_phrase(status).as_bytes());
+    let plan = Plan::new(status, &owned, resp.streaming, resp.body.len(), &req);
+    let reason_len = resp.reason.as_ref().map_or(32, |r| r.len());
     let fields: usize = resp
         .headers
         .iter()
         .map(|(n, v)| n.len() + v.len() + 4)
         .sum();
-    let inline_body = !resp.streaming && !no_body && resp.body.len() <= COPY_LIMIT;
-    let body_len = if inline_body { resp.body.len() } else { 0 };
-    let mut out = BytesMut::with_capacity(128 + reason.len() + fields + body_len);
-    out.put_slice(b"HTTP/1.1 ");
-    put_decimal(&mut out, u64::from(status));
-    out.put_u8(b' ');
-    out.put_slice(reason);
-    out.put_slice(b"\r\n");
+    let body_len = if plan.inline_body { resp.body.len() } else { 0 };
+    let mut out = BytesMut::with_capacity(128 + reason_len + fields + body_len);
+    put_status_line(&mut out, status, resp.reason.as_deref());
     for (name, value) in &resp.headers {
-        let is_connection = name.eq_ignore_ascii_case(b"connection");
-        if is_connection && (close || interim) && !owned.close {
-            continue; // replaced by `Connection: close` below
+        if plan.drop_connection && name.eq_ignore_ascii_case(b"connection") {
+            continue; // replaced by `Connection: close`
         }
         put_field(&mut out, name, value);
     }
-    if !interim {
-        if let (Some(date), false) = (req.date, owned.date) {
-            put_field(&mut out, b"Date", date);
-        }
-        let add_length = owned.length.is_none() && !resp.streaming && !matches!(status, 204 | 304);
-        if add_length {
-            out.put_slice(b"Content-Length: ");
-            put_decimal(&mut out, resp.body.len() as u64);
-            out.put_slice(b"\r\n");
-        }
-        let chunked_head = req.head && resp.streaming && owned.length.is_none();
-        if (mode == BodyMode::Chunked || chunked_head) && req.version == Version::Http11 {
-            put_field(&mut out, b"Transfer-Encoding", b"chunked");
-        }
-        if close && !owned.close {
-            put_field(&mut out, b"Connection", b"close");
-        } else if !close && req.version == Version::Http10 && !owned.keep_alive {
-            put_field(&mut out, b"Connection", b"keep-alive");
-        }
-    }
-    out.put_slice(b"\r\n");
+    plan.put_tail(
+        &mut out,
+        status,
+        &owned,
+        resp.streaming,
+        resp.body.len(),
+        &req,
+    );
     let mut parts = Vec::with_capacity(2);
-    if inline_body {
+    if plan.inline_body {
         out.put_slice(&resp.body);
         parts.push(out.freeze());
     } else {
         parts.push(out.freeze());
-        if !no_body && !resp.streaming && !resp.body.is_empty() {
+        if !plan.no_body && !resp.streaming && !resp.body.is_empty() {
             parts.push(resp.body);
         }
     }
     Ok(Encoded {
         parts,
-        close,
-        mode: resp.streaming.then_some(mode),
+        close: plan.close,
+        mode: resp.streaming.then_some(plan.mode),
     })
 }
 
@@ -311,14 +383,14 @@ pub(crate) fn encode_piece(
     }
 }
 
-fn put_field(out: &mut BytesMut, name: &[u8], value: &[u8]) {
+pub(crate) fn put_field(out: &mut BytesMut, name: &[u8], value: &[u8]) {
     out.put_slice(name);
     out.put_slice(b": ");
     out.put_slice(value);
     out.put_slice(b"\r\n");
 }
 
-fn put_decimal(out: &mut BytesMut, mut n: u64) {
+pub(crate) fn put_decimal(out: &mut BytesMut, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut i = digits.len();
     loop {

@@ -29,6 +29,8 @@
 //!   buffered, fires `channel_read_complete` if that delivered requests, and reads again.
 //! - Closing waits for the writes before it: an empty write with a listener marks the end,
 //!   and its completion closes the channel.
+//! - `Date`: read from the loop's clock once per burst (a read, or the writes up to a flush;
+//!   `date::BurstDate`), not once per request.
 
 use std::cell::{Cell, RefCell};
 
@@ -39,9 +41,10 @@ use netloop_transport::{
 };
 
 use crate::config::HttpServerConfig;
-use crate::date::{cached_date, DateValue};
+use crate::date::{cached_date, BurstDate, DateValue};
 use crate::decoder::{Decoded, RequestDecoder};
 use crate::error::{ConfigError, HttpError};
+use crate::frozen::FrozenResponse;
 use crate::head_timer::HeadTimer;
 use crate::message::{HttpContent, HttpResponse};
 use crate::queue::{Action, Outgoing, ResponseQueue};
@@ -66,6 +69,10 @@ pub struct HttpServerCodec {
     cumulation: RefCell<BytesMut>,
     queue: RefCell<ResponseQueue>,
     scratch: Cell<Vec<Decoded>>,
+    /// The queue's drained action vector, handed back to it (no allocation per write).
+    spare_actions: Cell<Vec<Action>>,
+    /// The `Date` of the current read or run of writes (the clock read once for all).
+    burst_date: BurstDate,
     /// A streamed request body was announced to the application and has not ended.
     streaming: Cell<Option<u64>>,
     fired: Cell<bool>,
@@ -87,6 +94,8 @@ impl HttpServerCodec {
             cumulation: RefCell::new(BytesMut::new()),
             queue: RefCell::new(ResponseQueue::default()),
             scratch: Cell::new(Vec::new()),
+            spare_actions: Cell::new(Vec::new()),
+            burst_date: BurstDate::default(),
             streaming: Cell::new(None),
             fired: Cell::new(false),
             got_bytes: Cell::new(false),
@@ -114,18 +123,21 @@ impl HttpServerCodec {
         if !self.config.date_header {
             return None;
         }
-        let now_and_id = ctx.try_channel().and_then(|ch| {
-            let lp = ch.event_loop();
-            lp.local().map(|l| (l.now(), lp.id()))
-        });
-        let (now, id) = now_and_id.unwrap_or_default();
-        Some(cached_date(id, now, self.config.wall_clock))
+        Some(self.burst_date.get(|| {
+            let now_and_id = ctx.try_channel().and_then(|ch| {
+                let lp = ch.event_loop();
+                lp.local().map(|l| (l.now(), lp.id()))
+            });
+            let (now, id) = now_and_id.unwrap_or_default();
+            cached_date(id, now, self.config.wall_clock)
+        }))
     }
 
     /// Runs the queue's actions (no borrow held).
     fn run(&self, ctx: &ChannelHandlerContext) {
-        let actions = self.queue.borrow_mut().take_actions();
-        for action in actions {
+        let spare = self.spare_actions.take();
+        let mut actions = self.queue.borrow_mut().take_actions(spare);
+        for action in actions.drain(..) {
             match action {
                 Action::Write(bytes, promise) => ctx.write_with(bytes, promise),
                 Action::Complete(promise, result) => {
@@ -140,6 +152,7 @@ impl HttpServerCodec {
                 }
             }
         }
+        self.spare_actions.set(actions);
     }
 
     /// Decodes `bytes` (after what is buffered) and fires what it holds; with a pipelining
@@ -350,6 +363,7 @@ impl ChannelHandler for HttpServerCodec {
     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
         match msg.into_bytes() {
             Ok(bytes) => {
+                self.burst_date.end();
                 self.got_bytes.set(true);
                 self.decode(ctx, bytes);
             }
@@ -359,6 +373,7 @@ impl ChannelHandler for HttpServerCodec {
     }
 
     fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.burst_date.end();
         let fired = self.fired.replace(false);
         let got_bytes = self.got_bytes.replace(false);
         if got_bytes && !fired && !self.pause.paused.get() && !self.decoder.borrow().is_finished() {
@@ -401,14 +416,17 @@ impl ChannelHandler for HttpServerCodec {
         msg: Message,
         promise: ChannelPromise,
     ) -> HandlerResult {
-        let out = match msg.downcast::<HttpResponse>() {
-            Ok(resp) => Outgoing::Response(resp),
-            Err(msg) => match msg.downcast::<HttpContent>() {
-                Ok(content) => Outgoing::Content(content),
-                Err(other) => {
-                    ctx.write_with(other, promise);
-                    return Ok(());
-                }
+        let out = match msg.downcast::<FrozenResponse>() {
+            Ok(frozen) => Outgoing::Frozen(frozen),
+            Err(msg) => match msg.downcast::<HttpResponse>() {
+                Ok(resp) => Outgoing::Response(resp),
+                Err(msg) => match msg.downcast::<HttpContent>() {
+                    Ok(content) => Outgoing::Content(content),
+                    Err(other) => {
+                        ctx.write_with(other, promise);
+                        return Ok(());
+                    }
+                },
             },
         };
         let date = self.date(ctx);
@@ -419,6 +437,12 @@ impl ChannelHandler for HttpServerCodec {
         }
         self.run(ctx);
         self.resume_if_room(ctx);
+        Ok(())
+    }
+
+    fn flush(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.burst_date.end();
+        ctx.flush();
         Ok(())
     }
 

@@ -62,6 +62,7 @@ mod date;
 mod decoder;
 mod encoder;
 mod error;
+mod frozen;
 mod handler;
 mod head;
 mod head_timer;
@@ -79,6 +80,7 @@ pub use config::{HttpServerConfig, MAX_HEAD_SIZE_LIMIT};
 pub use date::{format_date, DateValue, DATE_LEN};
 pub use decoder::{Decoded, RequestDecoder, RequestStart};
 pub use error::{ConfigError, HttpError};
+pub use frozen::FrozenResponse;
 pub use handler::HttpServerCodec;
 pub use input::Input;
 pub use message::{

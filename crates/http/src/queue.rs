@@ -24,6 +24,7 @@ use crate::date::DateValue;
 use crate::decoder::RequestStart;
 use crate::encoder::{self, Answering, BodyMode};
 use crate::error::HttpError;
+use crate::frozen::FrozenResponse;
 use crate::message::{HttpContent, HttpResponse};
 
 /// What the handler must do, in order.
@@ -43,6 +44,8 @@ pub(crate) enum Action {
 #[derive(Debug)]
 pub(crate) enum Outgoing {
     Response(HttpResponse),
+    /// A whole response checked and encoded once (no `check` per write).
+    Frozen(FrozenResponse),
     Content(HttpContent),
     Refusal(u16),
 }
@@ -77,9 +80,10 @@ pub(crate) struct ResponseQueue {
 }
 
 impl ResponseQueue {
-    /// The actions produced so far, to run in order.
-    pub(crate) fn take_actions(&mut self) -> Vec<Action> {
-        std::mem::take(&mut self.actions)
+    /// The actions produced so far, to run in order; `spare` (empty) takes their place, so a
+    /// handler that hands its drained vector back allocates none per write.
+    pub(crate) fn take_actions(&mut self, spare: Vec<Action>) -> Vec<Action> {
+        std::mem::replace(&mut self.actions, spare)
     }
 
     pub(crate) fn is_closed(&self) -> bool {
@@ -210,8 +214,9 @@ impl ResponseQueue {
     fn admit(&mut self, out: &Outgoing) -> Result<usize, HttpError> {
         let find = |pred: &dyn Fn(&Slot) -> bool| self.slots.iter().position(pred);
         let index = match out {
-            Outgoing::Response(r) => match r.request_id {
-                Some(id) => find(&|s| s.start.id == id),
+            Outgoing::Response(HttpResponse { request_id, .. })
+            | Outgoing::Frozen(FrozenResponse { request_id, .. }) => match request_id {
+                Some(id) => find(&|s| s.start.id == *id),
                 None => find(&|s| !s.final_submitted),
             },
             Outgoing::Content(c) => match c.request_id {
@@ -232,6 +237,16 @@ impl ResponseQueue {
                     slot.final_submitted = true;
                     slot.streaming_submitted = r.streaming;
                     slot.end_submitted = !r.streaming;
+                }
+            }
+            Outgoing::Frozen(r) => {
+                if slot.final_submitted {
+                    return Err(HttpError::NoPendingRequest);
+                }
+                r.check(slot.start.head)?;
+                if !encoder::is_interim(r.status()) {
+                    slot.final_submitted = true;
+                    slot.end_submitted = true;
                 }
             }
             Outgoing::Content(c) => {
@@ -284,6 +299,43 @@ impl ResponseQueue {
         self.abandon();
     }
 
+    /// What the codec knows of the request `slot` answers, for a response with `status`.
+    fn answering<'a>(slot: &mut Slot, status: u16, date: Option<&'a DateValue>) -> Answering<'a> {
+        if !encoder::is_interim(status) {
+            slot.continue_pending = false;
+        }
+        let unread_body = slot.start.expect_continue && !slot.continue_sent;
+        Answering {
+            head: slot.start.head,
+            version: slot.start.version,
+            keep_alive: slot.start.keep_alive && !slot.close && (!unread_body || slot.body_done),
+            date: date.map(|d| &d[..]),
+        }
+    }
+
+    /// Records in `slot` what an encoded response with `status` means for the connection.
+    fn framed(
+        slot: &mut Slot,
+        status: u16,
+        r: Result<encoder::Encoded, HttpError>,
+    ) -> Result<Vec<Bytes>, HttpError> {
+        let interim = encoder::is_interim(status);
+        match &r {
+            Ok(enc) if !interim => {
+                slot.close |= enc.close;
+                slot.mode = enc.mode;
+                slot.finished = enc.mode.is_none();
+            }
+            Ok(_) => {}
+            Err(_) => {
+                // Checked when submitted, so not expected; never leave the slot hanging.
+                slot.finished = !interim;
+                slot.close = !interim;
+            }
+        }
+        r.map(|enc| enc.parts)
+    }
+
     /// Encodes `out` for the front slot and queues its writes.
     fn emit(&mut self, slot: &mut Slot, out: Outgoing, promise: ChannelPromise) {
         let date = self.date;
@@ -297,34 +349,14 @@ impl ResponseQueue {
                 )])
             }
             Outgoing::Response(resp) => {
-                let interim = encoder::is_interim(resp.status);
-                if !interim {
-                    slot.continue_pending = false;
-                }
-                let unread_body = slot.start.expect_continue && !slot.continue_sent;
-                let answering = Answering {
-                    head: slot.start.head,
-                    version: slot.start.version,
-                    keep_alive: slot.start.keep_alive
-                        && !slot.close
-                        && (!unread_body || slot.body_done),
-                    date: date.as_ref().map(|d| &d[..]),
-                };
-                let r = encoder::encode(resp, answering);
-                match &r {
-                    Ok(enc) if !interim => {
-                        slot.close |= enc.close;
-                        slot.mode = enc.mode;
-                        slot.finished = enc.mode.is_none();
-                    }
-                    Ok(_) => {}
-                    Err(_) => {
-                        // Checked when submitted, so not expected; never leave the slot hanging.
-                        slot.finished = !interim;
-                        slot.close = !interim;
-                    }
-                }
-                r.map(|enc| enc.parts)
+                let status = resp.status;
+                let answering = Self::answering(slot, status, date.as_ref());
+                Self::framed(slot, status, encoder::encode(resp, answering))
+            }
+            Outgoing::Frozen(frozen) => {
+                let status = frozen.status();
+                let answering = Self::answering(slot, status, date.as_ref());
+                Self::framed(slot, status, Ok(frozen.encode(answering)))
             }
             Outgoing::Content(c) => {
                 let mut mode = slot.mode.unwrap_or(BodyMode::Discard);

@@ -309,6 +309,8 @@ pub enum HttpOut {
     Response = 1,
     /// A body chunk.
     Content = 2,
+    /// A frozen response, by its id (`httpFreeze`).
+    Frozen = 3,
 }
 
 /// Bits of a channel's state as `NativeChannels::state` reports it.

@@ -4,21 +4,38 @@
 //! ```text
 //! Messages start with a kind byte (`protocol::HttpIn`: 0 request, 1 body piece;
 //! `protocol::HttpOut`: 1 response, 2 body chunk).
-//! request  (native → JS): id:f64 flags:u8 method:bytes target:bytes n:u32 (name:bytes value:bytes)*n body:bytes
+//! request  (native → JS): id:f64 flags:u8 method:bytes target:bytes body:bytes n:u32 (name:bytes value:bytes)*n
 //!                         flags: HttpRequestFlag bits (protocol.rs)
 //! content  (native → JS): id:f64 flags:u8 data:bytes            flags: HttpContentFlag
 //! response (JS → native): 1:u8 id:f64 status:u16 flags:u8 reason:bytes n:u32 (name value)*n body:bytes
 //!                         id < 0: the oldest unanswered request; flags: HttpResponseFlag
 //! content  (JS → native): 2:u8 id:f64 flags:u8 data:bytes       flags: HttpContentFlag
+//! frozen   (JS → native): 3:u8 id:f64 frozen:u32                 a response of `httpFreeze`
 //! bytes := len:u32 data[len]
 //! ```
 //!
 //! A request's strings are views of the delivery's arena in JS (no copy per header); headers
-//! become a JS object only when read.
+//! become a JS object only when read. A written response's strings and body are views of the
+//! op's bytes (no copy each).
+//!
+//! Frozen responses (`HttpResponse.freeze()` in JS): `httpFreeze` checks and encodes a
+//! response once ([`netloop_http::FrozenResponse`]) and files it in a table of the calling
+//! thread under a small id; writes name the id (13 bytes in the op arena, nothing decoded or
+//! checked again); `httpRelease` (JS's FinalizationRegistry) frees the id. Ground rule: the
+//! table is thread-local: a JS object, its `httpFreeze` call and the loop that applies its
+//! writes are on one JS thread. An op naming an id is applied before the JS job that made it
+//! ends (at the end of the delivery, or in a microtask), so before any finalization callback
+//! can free the id.
+
+use std::cell::RefCell;
 
 use bytes::Bytes;
-use netloop_http::{HttpContent, HttpRequest, HttpResponse, Version};
+use napi::bindgen_prelude::Buffer;
+use napi_derive::napi;
+use netloop_http::{FrozenResponse, HttpContent, HttpRequest, HttpResponse, Version};
 use netloop_transport::Message;
+
+use crate::error::{throw, Code};
 
 use crate::protocol::{HttpContentFlag, HttpIn, HttpOut, HttpRequestFlag, HttpResponseFlag};
 
@@ -39,12 +56,12 @@ pub fn put_request(out: &mut Vec<u8>, r: &HttpRequest) {
     out.push(flags);
     bytes(out, &r.method);
     bytes(out, &r.target);
+    bytes(out, &r.body);
     out.extend_from_slice(&(r.headers.len() as u32).to_le_bytes());
     for (name, value) in r.headers.iter() {
         bytes(out, name);
         bytes(out, value);
     }
-    bytes(out, &r.body);
 }
 
 /// Appends `c` in the content layout, after a 1 byte (the kind: body piece).
@@ -60,14 +77,17 @@ pub fn put_content(out: &mut Vec<u8>, c: &HttpContent) {
 }
 
 struct Reader<'a> {
-    data: &'a [u8],
+    data: &'a Bytes,
     at: usize,
 }
 
 impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+    fn end(&self, n: usize) -> Result<usize, String> {
         let end = self.at.checked_add(n).filter(|&e| e <= self.data.len());
-        let end = end.ok_or_else(|| "truncated HTTP message from JS".to_string())?;
+        end.ok_or_else(|| "truncated HTTP message from JS".to_string())
+    }
+    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+        let end = self.end(n)?;
         let s = &self.data[self.at..end];
         self.at = end;
         Ok(s)
@@ -84,37 +104,95 @@ impl Reader<'_> {
         let v = f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
         Ok((v >= 0.0).then_some(v as u64))
     }
+    /// A view of the next `len:u32 data` (no copy).
     fn bytes(&mut self) -> Result<Bytes, String> {
         let n = self.u32()?;
-        Ok(Bytes::copy_from_slice(self.take(n)?))
+        let end = self.end(n)?;
+        let b = self.data.slice(self.at..end);
+        self.at = end;
+        Ok(b)
     }
 }
 
+thread_local! {
+    /// The frozen responses of this thread by id (`None`: a free id, reused first).
+    static FROZEN: RefCell<Vec<Option<FrozenResponse>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The response in the layout above: checked and encoded once, filed under the id returned.
+/// Throws what writing it would fail with (`ERR_INVALID_HTTP_TOKEN`, ...).
+#[napi]
+pub fn http_freeze(env: napi::Env, layout: Buffer) -> napi::Result<u32> {
+    let data = Bytes::copy_from_slice(&layout);
+    let frozen = match read_response(&mut Reader { data: &data, at: 1 }) {
+        Ok(resp) => resp.freeze().map_err(|e| (e.code(), e.to_string())),
+        Err(e) => Err(("ERR_HTTP_RESPONSE", e)),
+    };
+    let frozen = frozen.map_err(|(code, msg)| throw(&env, napi::Error::new(Code(code), msg)))?;
+    Ok(FROZEN.with(|t| {
+        let mut t = t.borrow_mut();
+        match t.iter().position(Option::is_none) {
+            Some(i) => {
+                t[i] = Some(frozen);
+                i as u32
+            }
+            None => {
+                t.push(Some(frozen));
+                (t.len() - 1) as u32
+            }
+        }
+    }))
+}
+
+/// Frees the id of a frozen response (its JS object was collected). Writes already made
+/// keep their own reference.
+#[napi]
+pub fn http_release(id: u32) {
+    FROZEN.with(|t| {
+        if let Some(slot) = t.borrow_mut().get_mut(id as usize) {
+            *slot = None;
+        }
+    });
+}
+
+fn read_response(r: &mut Reader<'_>) -> Result<HttpResponse, String> {
+    let request_id = r.id()?;
+    let s = r.take(2)?;
+    let status = u16::from_le_bytes([s[0], s[1]]);
+    let streaming = r.u8()? & HttpResponseFlag::Streaming as u8 != 0;
+    let reason = r.bytes()?;
+    let n = r.u32()?;
+    let mut headers = Vec::with_capacity(n.min(256));
+    for _ in 0..n {
+        headers.push((r.bytes()?, r.bytes()?));
+    }
+    let body = r.bytes()?;
+    Ok(HttpResponse {
+        request_id,
+        status,
+        reason: (!reason.is_empty()).then_some(reason),
+        headers,
+        body,
+        streaming,
+    })
+}
+
 /// The response or content JS wrote, as the message the codec takes.
-pub fn from_js(data: &[u8]) -> Result<Message, String> {
+pub fn from_js(data: &Bytes) -> Result<Message, String> {
     const RESPONSE: u8 = HttpOut::Response as u8;
     const CONTENT: u8 = HttpOut::Content as u8;
+    const FROZEN_RESPONSE: u8 = HttpOut::Frozen as u8;
     let mut r = Reader { data, at: 0 };
     match r.u8()? {
-        RESPONSE => {
+        RESPONSE => read_response(&mut r).map(Message::user),
+        FROZEN_RESPONSE => {
             let request_id = r.id()?;
-            let s = r.take(2)?;
-            let status = u16::from_le_bytes([s[0], s[1]]);
-            let streaming = r.u8()? & HttpResponseFlag::Streaming as u8 != 0;
-            let reason = r.bytes()?;
-            let n = r.u32()?;
-            let mut headers = Vec::with_capacity(n.min(256));
-            for _ in 0..n {
-                headers.push((r.bytes()?, r.bytes()?));
-            }
-            let body = r.bytes()?;
-            Ok(Message::user(HttpResponse {
-                request_id,
-                status,
-                reason: (!reason.is_empty()).then_some(reason),
-                headers,
-                body,
-                streaming,
+            let id = r.u32()?;
+            let frozen = FROZEN.with(|t| t.borrow().get(id).cloned().flatten());
+            let frozen = frozen.ok_or_else(|| format!("no frozen HTTP response {id}"))?;
+            Ok(Message::user(match request_id {
+                Some(rid) => frozen.for_request(rid),
+                None => frozen,
             }))
         }
         CONTENT => {
