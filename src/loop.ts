@@ -120,7 +120,7 @@ export class EventLoop {
   _onRemoteTask?: (latencyNs: number) => void
   /** @internal the loop's channel hub (src/hub.ts `hubOf`), made when its first channel is. */
   _hub: ChannelHub | undefined = undefined
-  /** @internal the loop's channel hub (src/hub.ts): event records delivered through this loop's dispatch. */
+  /** @internal the loop's channel hub (src/hub.ts; src/hub-delivery.ts): event records delivered through this loop's dispatch. */
   _onChannelEvents?: (count: number, arena: Buffer | undefined, strings: string[] | undefined, base: number | undefined, segments: Buffer[] | undefined) => void
 
   constructor(options: EventLoopOptions = {}) {

@@ -13,7 +13,7 @@
  *                                                      ┊
  *  ─►  a call on one side: an event between two JS (or two native) handlers stays there
  *  ══► the boundary, crossed only where a native handler and a JS one are neighbours:
- *      inbound as event records (src/hub.ts #dispatch, one call per loop iteration, bytes in
+ *      inbound as event records (src/hub-delivery.ts, one call per loop iteration, bytes in
  *      one arena); outbound as op records (JS -> channel/ops.rs, applied when that call
  *      returns, or once per microtask checkpoint). A JS handler without methods of a
  *      direction is passed by natively (its stand-in forwards), so the boundary is not crossed.

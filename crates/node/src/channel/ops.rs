@@ -3,7 +3,7 @@
 //! applied in JS's order, no borrow held while a pipeline method runs.
 //!
 //! Writability: JS counts the writes it queued towards writability before they get here (it
-//! reports the crossing of the high mark itself, see `src/hub.ts`). So that the native count
+//! reports the crossing of the high mark itself, see `src/writability.ts`). So that the native count
 //! agrees while they are applied one by one (a flush among them drains the socket), every
 //! write of a batch is first counted on its channel as reserved bytes; each write gives its
 //! reservation back as it is applied, and the channel looks at the low mark once at the end.
