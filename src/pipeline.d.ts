@@ -35,12 +35,12 @@ import type { Channel } from './channel';
 import { ChannelHandlerContext } from './context';
 import type { ChannelHandler } from './handlers';
 import { NativeHandler } from './codecs';
+import { type UnhandledExceptionHandler } from './unhandled';
 /** A handler class (JS or native), to find a handler by type as Netty's `get(Class)` does. */
 export type HandlerClass<T extends object = object> = abstract new (...args: any[]) => T;
 /** How a handler is named in pipeline look-ups: by name, by the handler itself, or by its class. */
 export type HandlerRef = string | ChannelHandler | NativeHandler | HandlerClass;
-/** Receives exceptions that reached the tail of a pipeline. Default: printed to stderr. */
-export type UnhandledExceptionHandler = (error: unknown, channel: Channel) => void;
+export type { UnhandledExceptionHandler } from './unhandled';
 export declare class ChannelPipeline {
     #private;
     readonly channel: Channel;
