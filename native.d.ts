@@ -63,7 +63,7 @@ export declare class NativeChannels {
    * The [`WritabilitySlot`]s of channel `id` *without* applying the ops JS
    * buffered: JS counts those itself (`queued` bytes of writes for this channel). If the
    * pending bytes plus `queued` are above the high mark, the channel turns unwritable
-   * without an event and `crossed` is 1: JS reports the crossing (see `src/hub.ts`).
+   * without an event and `crossed` is 1: JS reports the crossing (see `src/writability.ts`).
    */
   writability(id: number, queued: number): Array<number>
   /** `"address|port|family"` of the local (or remote) end, if known. */

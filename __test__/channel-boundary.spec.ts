@@ -89,3 +89,61 @@ test('a write made behind a native handler reaches the outbound buffer: the writ
   await until(() => received === writes * chunk.length)
   t.pass()
 })
+
+/** Sends `n` lines one at a time, each after the echo of the one before; resolves after the last echo. */
+async function pingPong(s: import('node:net').Socket, n: number): Promise<void> {
+  let got = 0
+  let want = 0
+  let next: (() => void) | undefined
+  s.on('data', (d: Buffer) => {
+    got += d.length
+    if (got >= want) next?.()
+  })
+  for (let i = 0; i < n; i++) {
+    want += 4
+    const echoed = new Promise<void>((resolve) => (next = resolve))
+    s.write(`${String(i % 1000).padStart(3, '0')}\n`)
+    await echoed
+  }
+}
+
+test("autoRead's read request passes a JS handler without outbound methods natively: an echoed message crosses as a read and a read-complete, then a write and a flush", async (t) => {
+  const loop = loopFor(t)
+  const { port } = await serve(t, loop, (ch) => {
+    ch.pipeline.addLast('echo', { channelRead: (ctx, m) => ctx.writeAndFlush(m) } satisfies ChannelHandler)
+  })
+  const s = await netClient(t, port)
+  await pingPong(s, 10)
+  const before = loop.metrics()
+  const n = 200
+  await pingPong(s, n)
+  const after = loop.metrics()
+  const events = after.events! - before.events!
+  const ops = after.ops! - before.ops!
+  // Two records (read, read-complete) and two ops (write, flush) per message; the read request
+  // that autoRead makes after each batch used to add a record to JS and an op back.
+  t.true(events >= n && events <= 2 * n + 10, `${events} records for ${n} messages`)
+  t.true(ops >= n && ops <= 2 * n + 10, `${ops} ops for ${n} messages`)
+})
+
+test('a read request still reaches a JS handler with a read method in front of a native handler and an inbound-only JS handler', async (t) => {
+  const loop = loopFor(t)
+  let reads = 0
+  const { port } = await serve(t, loop, (ch) => {
+    ch.pipeline
+      .addLast('reads', {
+        read: (ctx) => {
+          reads++
+          ctx.read()
+        },
+      } satisfies ChannelHandler)
+      .addLast('lines', new LineBasedFrameDecoder(1024, false))
+      .addLast('echo', { channelRead: (ctx, m) => ctx.writeAndFlush(m) } satisfies ChannelHandler)
+  })
+  const s = await netClient(t, port)
+  const n = 20
+  await pingPong(s, n)
+  // autoRead asks for a read after every batch of reads (one per message here, the client
+  // waits for each echo); each request passes 'echo' and the decoder natively, then 'reads'.
+  t.true(reads >= n, `${reads} read requests for ${n} messages`)
+})

@@ -1,8 +1,8 @@
 import type * as Native from '../native';
 import { type Channel } from './channel';
-import { ChannelHandlerContext } from './context';
+import { type ChannelHandlerContext } from './context';
 import type { EventLoop } from './loop';
-import { ChannelPromise } from './promise';
+import type { ChannelPromise } from './promise';
 import { PipelineEvent } from './events';
 import { WritabilityCounter } from './writability';
 declare const NativeChannels: typeof Native.NativeChannels;

@@ -1,33 +1,10 @@
 import { type AbortOptions } from './abort';
-import { type ChannelMetrics } from './hub';
+import { type EventLoopOptions, type EventLoopState, type LoopMetrics } from './loop-options';
+export type { EventLoopOptions, EventLoopState, LoopMetrics } from './loop-options';
 import { type LoopUtilization } from './utilization';
 export type { LoopUtilization } from './utilization';
 import { ScheduledTask, type Task } from './timers';
 export { ScheduledTask, type Task } from './timers';
-/** What `EventLoop.metrics()` reports. */
-export interface LoopMetrics extends ChannelMetrics {
-    /** Connections the loop's server channels closed at once (over `maxConnections`, or out of fds). */
-    refusedConnections: number;
-}
-/** Lifecycle of a loop, as in Netty. */
-export type EventLoopState = 'not-started' | 'started' | 'shutting-down' | 'shutdown' | 'terminated';
-export interface EventLoopOptions {
-    /** Diagnostics name (default `netloop-js`). */
-    name?: string;
-    /** Percentage of an iteration given to I/O, 1..100 (default 50); tasks get the rest. */
-    ioRatio?: number;
-    /**
-     * Most tasks that may wait to run (default: unbounded): `execute` beyond it throws
-     * `ERR_REJECTED_EXECUTION`. Bounds this thread's task queue and, separately, the queue of
-     * tasks posted from other threads.
-     */
-    maxPendingTasks?: number;
-    /**
-     * Receives what tasks and timers throw (or their promises reject with) and loop failures
-     * (`ERR_LOOP_FAILED`). Default: printed to stderr. The loop goes on.
-     */
-    onTaskError?: (error: unknown, loop: EventLoop) => void;
-}
 /**
  * One event loop attached to the calling JS thread.
  *

@@ -21,18 +21,19 @@ import {
   checkDelay,
   checkDuration,
   checkFunction,
-  checkInteger,
   checkPeriod,
   fromNative,
   invalidArgType,
-  outOfRange,
   rejected,
 } from './errors'
-import { type AbortOptions, abortError, signalOf } from './abort'
+import { type AbortOptions, abortError } from './abort'
 import { publishLoopShutdown } from './diagnostics'
-import { type ChannelHub, channelMetrics, closeChannelsOf, type ChannelMetrics } from './hub'
+import { type ChannelHub, channelMetrics, closeChannelsOf } from './hub'
 import { DispatchKind, DispatchPacking, TimerArmSlot } from './protocol'
 import { TaskQueue } from './tasks'
+import { type EventLoopOptions, type EventLoopState, type LoopMetrics, checkOptions, defaultTaskError, testHook } from './loop-options'
+import { abortable, shutdownArgs } from './loop-shutdown'
+export type { EventLoopOptions, EventLoopState, LoopMetrics } from './loop-options'
 import { type LoopUtilization, since } from './utilization'
 export type { LoopUtilization } from './utilization'
 import { ScheduledTask, TimerQueue, type Task } from './timers'
@@ -42,46 +43,8 @@ export { ScheduledTask, type Task } from './timers'
 const NativeEventLoop = native.NativeEventLoop
 type NativeEventLoop = Native.NativeEventLoop
 
-/** What `EventLoop.metrics()` reports. */
-export interface LoopMetrics extends ChannelMetrics {
-  /** Connections the loop's server channels closed at once (over `maxConnections`, or out of fds). */
-  refusedConnections: number
-}
-
-/** Lifecycle of a loop, as in Netty. */
-export type EventLoopState = 'not-started' | 'started' | 'shutting-down' | 'shutdown' | 'terminated'
-
-export interface EventLoopOptions {
-  /** Diagnostics name (default `netloop-js`). */
-  name?: string
-  /** Percentage of an iteration given to I/O, 1..100 (default 50); tasks get the rest. */
-  ioRatio?: number
-  /**
-   * Most tasks that may wait to run (default: unbounded): `execute` beyond it throws
-   * `ERR_REJECTED_EXECUTION`. Bounds this thread's task queue and, separately, the queue of
-   * tasks posted from other threads.
-   */
-  maxPendingTasks?: number
-  /**
-   * Receives what tasks and timers throw (or their promises reject with) and loop failures
-   * (`ERR_LOOP_FAILED`). Default: printed to stderr. The loop goes on.
-   */
-  onTaskError?: (error: unknown, loop: EventLoop) => void
-}
-
 /** JS tasks run per native task (marker). */
 const JS_BATCH = 32
-
-
-
-/** The test hooks of the native loop (only with NETLOOP_TEST_HOOKS=1; not in its typings). */
-interface NativeTestHooks {
-  testHook(op: string, a: number, b: number): number
-}
-
-function defaultTaskError(error: unknown, loop: EventLoop): void {
-  console.error(`netloop: a task on loop ${loop.name} threw; the loop goes on:`, error)
-}
 
 /**
  * One event loop attached to the calling JS thread.
@@ -120,16 +83,11 @@ export class EventLoop {
   _onRemoteTask?: (latencyNs: number) => void
   /** @internal the loop's channel hub (src/hub.ts `hubOf`), made when its first channel is. */
   _hub: ChannelHub | undefined = undefined
-  /** @internal the loop's channel hub (src/hub.ts): event records delivered through this loop's dispatch. */
+  /** @internal the loop's channel hub (src/hub.ts; src/hub-delivery.ts): event records delivered through this loop's dispatch. */
   _onChannelEvents?: (count: number, arena: Buffer | undefined, strings: string[] | undefined, base: number | undefined, segments: Buffer[] | undefined) => void
 
   constructor(options: EventLoopOptions = {}) {
-    if (options === null || typeof options !== 'object') throw invalidArgType('options', 'object', options)
-    const { name, ioRatio, maxPendingTasks, onTaskError } = options
-    if (name !== undefined && typeof name !== 'string') throw invalidArgType('options.name', 'string', name)
-    if (ioRatio !== undefined) checkInteger('options.ioRatio', ioRatio, 1, 100)
-    if (maxPendingTasks !== undefined) checkInteger('options.maxPendingTasks', maxPendingTasks, 1, Number.MAX_SAFE_INTEGER)
-    if (onTaskError !== undefined) checkFunction('options.onTaskError', onTaskError)
+    const { name, ioRatio, maxPendingTasks, onTaskError } = checkOptions(options)
     this.#onTaskError = onTaskError ?? defaultTaskError
     this.#maxPending = maxPendingTasks ?? Infinity
     this.#termination = new Promise((resolve) => (this.#resolveTermination = resolve))
@@ -228,7 +186,6 @@ export class EventLoop {
     this.#timers.cancelAll()
     this.#resolveTermination()
   }
-
 
   get name(): string {
     return this.#native.name
@@ -373,17 +330,10 @@ export class EventLoop {
   shutdownGracefully(options?: AbortOptions): Promise<void>
   shutdownGracefully(quietPeriodMs?: number, timeoutMs?: number, options?: AbortOptions): Promise<void>
   shutdownGracefully(quietPeriodMs: number | AbortOptions = 2000, timeoutMs = 15000, options?: AbortOptions): Promise<void> {
-    if (typeof quietPeriodMs === 'object' && quietPeriodMs !== null) {
-      options = quietPeriodMs
-      quietPeriodMs = 2000
-    }
-    const quiet = checkDuration('quietPeriodMs', quietPeriodMs)
-    const timeout = checkDuration('timeoutMs', timeoutMs)
-    if (quiet > timeout) throw outOfRange('quietPeriodMs', `<= timeoutMs (${timeout})`, quiet)
-    const signal = signalOf(options)
+    const { quiet, timeout, signal } = shutdownArgs(quietPeriodMs, timeoutMs, options)
     if (signal?.aborted) return Promise.reject(abortError(signal))
     const done = this.#startShutdown(quiet, timeout)
-    return signal === undefined ? done : this.#abortable(done, signal)
+    return signal === undefined ? done : abortable(done, signal, () => this._expediteShutdown())
   }
 
   #startShutdown(quiet: number, timeout: number): Promise<void> {
@@ -400,21 +350,6 @@ export class EventLoop {
     this.#shutdownRequested = true
     this.#timers.cancelAll()
     return this.#termination
-  }
-
-  /** The termination, unless `signal` aborts first: then the shutdown hurries and this rejects. */
-  #abortable(done: Promise<void>, signal: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        this._expediteShutdown()
-        reject(abortError(signal))
-      }
-      signal.addEventListener('abort', onAbort, { once: true })
-      done.then(() => {
-        signal.removeEventListener('abort', onAbort)
-        resolve()
-      })
-    })
   }
 
   /** @internal Skips the rest of a graceful shutdown's quiet period and timeout. */
@@ -434,13 +369,8 @@ export class EventLoop {
     if (!this.#terminated) this.#onTerminated()
   }
 
-
   #hook(op: string, a = 0, b = 0): number {
-    try {
-      return (this.#native as unknown as NativeTestHooks).testHook(op, a, b)
-    } catch (error) {
-      throw fromNative(error)
-    }
+    return testHook(this.#native, op, a, b)
   }
 
   /** @internal JS timers pending (cancelled ones leave at once). */

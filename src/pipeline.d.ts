@@ -13,7 +13,7 @@
  *                                                      ┊
  *  ─►  a call on one side: an event between two JS (or two native) handlers stays there
  *  ══► the boundary, crossed only where a native handler and a JS one are neighbours:
- *      inbound as event records (src/hub.ts #dispatch, one call per loop iteration, bytes in
+ *      inbound as event records (src/hub-delivery.ts, one call per loop iteration, bytes in
  *      one arena); outbound as op records (JS -> channel/ops.rs, applied when that call
  *      returns, or once per microtask checkpoint). A JS handler without methods of a
  *      direction is passed by natively (its stand-in forwards), so the boundary is not crossed.
@@ -35,12 +35,12 @@ import type { Channel } from './channel';
 import { ChannelHandlerContext } from './context';
 import type { ChannelHandler } from './handlers';
 import { NativeHandler } from './codecs';
+import { type UnhandledExceptionHandler } from './unhandled';
 /** A handler class (JS or native), to find a handler by type as Netty's `get(Class)` does. */
 export type HandlerClass<T extends object = object> = abstract new (...args: any[]) => T;
 /** How a handler is named in pipeline look-ups: by name, by the handler itself, or by its class. */
 export type HandlerRef = string | ChannelHandler | NativeHandler | HandlerClass;
-/** Receives exceptions that reached the tail of a pipeline. Default: printed to stderr. */
-export type UnhandledExceptionHandler = (error: unknown, channel: Channel) => void;
+export type { UnhandledExceptionHandler } from './unhandled';
 export declare class ChannelPipeline {
     #private;
     readonly channel: Channel;

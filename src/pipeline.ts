@@ -13,7 +13,7 @@
  *                                                      ┊
  *  ─►  a call on one side: an event between two JS (or two native) handlers stays there
  *  ══► the boundary, crossed only where a native handler and a JS one are neighbours:
- *      inbound as event records (src/hub.ts #dispatch, one call per loop iteration, bytes in
+ *      inbound as event records (src/hub-delivery.ts, one call per loop iteration, bytes in
  *      one arena); outbound as op records (JS -> channel/ops.rs, applied when that call
  *      returns, or once per microtask checkpoint). A JS handler without methods of a
  *      direction is passed by natively (its stand-in forwards), so the boundary is not crossed.
@@ -41,6 +41,7 @@ import { ChannelPromise } from './promise'
 import { deliverInbound, deliverOutbound, fireInbound, fireOutbound, isThenable, markRecent } from './routing'
 import { PipelineEvent } from './events'
 import { HandlerPosition as Pos } from './protocol'
+import { type UnhandledExceptionHandler, reportUnhandled, setUnhandled } from './unhandled'
 
 /** A handler class (JS or native), to find a handler by type as Netty's `get(Class)` does. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -49,20 +50,7 @@ export type HandlerClass<T extends object = object> = abstract new (...args: any
 /** How a handler is named in pipeline look-ups: by name, by the handler itself, or by its class. */
 export type HandlerRef = string | ChannelHandler | NativeHandler | HandlerClass
 
-/** Receives exceptions that reached the tail of a pipeline. Default: printed to stderr. */
-export type UnhandledExceptionHandler = (error: unknown, channel: Channel) => void
-
-/**
- * The handler of exceptions that reach a pipeline's tail, for every channel of this JS thread,
- * as Netty logs them for every channel. The one intended process-wide setting of the JS side
- * (module state, so per thread: each worker thread has its own), kept as module state on
- * purpose: `ChannelPipeline.setUnhandledExceptionHandler` is public API and applies to every
- * loop, including loops made after it was called. Every other piece of state lives in an
- * object whose lifetime it mirrors (a loop, its hub, a channel).
- */
-let unhandled: UnhandledExceptionHandler = (error, channel) => {
-  console.error(`netloop: an exception reached the tail of the pipeline of channel ${channel.id} (add an exceptionCaught handler):`, error)
-}
+export type { UnhandledExceptionHandler } from './unhandled'
 
 export class ChannelPipeline {
   /** @internal */ readonly _head: ChannelHandlerContext
@@ -110,7 +98,7 @@ export class ChannelPipeline {
    * whole JS thread (each worker thread has its own), for every loop, present and future.
    */
   static setUnhandledExceptionHandler(handler: UnhandledExceptionHandler): void {
-    unhandled = handler
+    setUnhandled(handler)
   }
 
   // ---- structure ----
@@ -335,12 +323,6 @@ export class ChannelPipeline {
     }
   }
 
-  /** True if a JS handler of this pipeline has `exceptionCaught`. */
-  #takesExceptions(): boolean {
-    for (let c = this._head._next; c && c !== this._tail; c = c._next) if (c._methods[PipelineEvent.ExceptionCaught] !== undefined) return true
-    return false
-  }
-
   // ---- events from the ends ----
 
   fireChannelRead(msg: unknown): this {
@@ -390,24 +372,10 @@ export class ChannelPipeline {
   }
 
   /**
-   * @internal An exception nobody handled. One of an accepted channel that is closed (its
-   * handlers are gone) goes to its server channel's pipeline when a handler there takes
-   * exceptions (`ServerBootstrap.handler`).
+   * @internal An exception nobody handled: to the server channel's pipeline or the
+   * unhandled-exception handler (src/unhandled.ts).
    */
   _reportUnhandled(arg: unknown): void {
-    const ch = this.channel
-    const parent = ch.parent
-    if (parent !== undefined && parent._known && parent.pipeline.#takesExceptions() && (!ch._known || !ch.isOpen)) {
-      if (typeof arg === 'object' && arg !== null && Object.isExtensible(arg) && (arg as { channelId?: unknown }).channelId === undefined) {
-        ;(arg as { channelId?: number }).channelId = ch.id
-      }
-      parent.pipeline.fireExceptionCaught(arg)
-      return
-    }
-    try {
-      unhandled(arg, this.channel)
-    } catch (e) {
-      console.error('netloop: the unhandled-exception handler threw:', e)
-    }
+    reportUnhandled(this.channel, arg)
   }
 }

@@ -15,6 +15,11 @@
 //!   channel through the pipeline, and that close must reach the head after the writes JS
 //!   makes for the reads before it (the close then goes through JS, as every operation did
 //!   before).
+//!
+//! A `read()` request is the exception to the second rule: it passes a JS handler without
+//! outbound methods natively even while records wait for JS. It changes no data and no order
+//! of writes, flushes or closes (each keeps its place among them); holding it back only made
+//! every autoRead message cost a record to JS and an op back.
 
 use std::cell::Cell;
 use std::rc::{Rc, Weak};
@@ -326,7 +331,8 @@ impl ChannelHandler for JsAdapter {
         Ok(())
     }
     fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        if self.skips(self.takes.outbound) {
+        // Not held back by records waiting for JS (see the module docs).
+        if !self.takes.outbound {
             ctx.read();
             return Ok(());
         }

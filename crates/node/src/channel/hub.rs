@@ -74,6 +74,9 @@ pub struct Hub {
     pub(super) next_promise: Cell<u64>,
     pub(super) delivering: Cell<bool>,
     pub(super) refd_open: Cell<usize>,
+    /// `apply_ops`'s map of the channels whose writes it counted ahead, kept empty between
+    /// batches so that its capacity is reused.
+    pub(super) reserved: RefCell<super::ops::Reserved>,
     pub metrics: Metrics,
 }
 
@@ -108,6 +111,7 @@ impl Hub {
             next_promise: Cell::new(2),
             delivering: Cell::new(false),
             refd_open: Cell::new(0),
+            reserved: RefCell::default(),
             metrics: Metrics::default(),
         });
         bridge.set_hook(hub.clone());

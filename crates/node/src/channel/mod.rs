@@ -311,7 +311,7 @@ impl NativeChannels {
     /// The [`WritabilitySlot`]s of channel `id` *without* applying the ops JS
     /// buffered: JS counts those itself (`queued` bytes of writes for this channel). If the
     /// pending bytes plus `queued` are above the high mark, the channel turns unwritable
-    /// without an event and `crossed` is 1: JS reports the crossing (see `src/hub.ts`).
+    /// without an event and `crossed` is 1: JS reports the crossing (see `src/writability.ts`).
     #[napi]
     pub fn writability(&self, id: f64, queued: f64) -> Vec<f64> {
         self.calls.set(self.calls.get() + 1.0);

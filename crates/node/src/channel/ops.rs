@@ -3,7 +3,7 @@
 //! applied in JS's order, no borrow held while a pipeline method runs.
 //!
 //! Writability: JS counts the writes it queued towards writability before they get here (it
-//! reports the crossing of the high mark itself, see `src/hub.ts`). So that the native count
+//! reports the crossing of the high mark itself, see `src/writability.ts`). So that the native count
 //! agrees while they are applied one by one (a flush among them drains the socket), every
 //! write of a batch is first counted on its channel as reserved bytes; each write gives its
 //! reservation back as it is applied, and the channel looks at the low mark once at the end.
@@ -21,7 +21,7 @@ use super::token::{JsError, JsValue};
 use super::wire::{self, RECORD};
 
 /// The channels whose writes an `apply_ops` counted ahead, with the bytes still reserved.
-type Reserved = IdMap<(netloop_transport::Channel, usize)>;
+pub(super) type Reserved = IdMap<(netloop_transport::Channel, usize)>;
 
 /// What a write op counts towards writability, as JS counts it (and as the outbound buffer
 /// estimates it: bytes their length, other values 8, plus the per-entry overhead).
@@ -51,7 +51,7 @@ impl Hub {
         for op in ops.chunks_exact(RECORD) {
             self.apply(op, big, strings, &mut reserved);
         }
-        for (ch, left) in reserved.into_values() {
+        for (_, (ch, left)) in reserved.drain() {
             if left > 0 {
                 ch.release_pending_outbound(left);
             }
@@ -59,23 +59,27 @@ impl Hub {
                 ch.recheck_writability();
             }
         }
+        // The emptied map keeps its capacity for the next batch (no allocation, no rehash).
+        *self.reserved.borrow_mut() = reserved;
     }
 
     /// Counts the writes of `ops` on their open channels (see the module docs): the channels
-    /// and the bytes still reserved on each.
+    /// and the bytes still reserved on each. The map is the hub's scratch map, taken out of it
+    /// (a nested call finds an empty one and allocates its own).
     fn reserve_writes(&self, ops: &[f64]) -> Reserved {
-        let mut sums: IdMap<usize> = IdMap::default();
+        let mut out = std::mem::take(&mut *self.reserved.borrow_mut());
         for op in ops.chunks_exact(RECORD) {
             if let Some(n) = write_size(op[0] as u32, op[4]) {
-                *sums.entry(op[1] as u64).or_default() += n;
+                let id = op[1] as u64;
+                if let Some((_, sum)) = out.get_mut(&id) {
+                    *sum += n;
+                } else if let Some(ch) = self.channel(id).filter(|c| c.is_open()) {
+                    out.insert(id, (ch, n));
+                }
             }
         }
-        let mut out = Reserved::default();
-        for (id, n) in sums {
-            if let Some(ch) = self.channel(id).filter(|c| c.is_open()) {
-                ch.reserve_pending_outbound(n);
-                out.insert(id, (ch, n));
-            }
+        for (ch, n) in out.values() {
+            ch.reserve_pending_outbound(*n);
         }
         out
     }

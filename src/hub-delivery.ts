@@ -1,0 +1,206 @@
+/**
+ * The native → JS half of a loop's hub: one delivery per loop iteration brings the event
+ * records of all the loop's channels (crates/node/src/channel/delivery.rs); each record is
+ * routed to its JS context's pipeline, or completes a promise, makes or forgets a channel.
+ *
+ * Ground rules (the loop's JS thread only):
+ * - Consecutive records of one channel run in that channel's async context (the context that
+ *   made it: the connect() call, or the server's bind() for accepted channels).
+ * - Ops JS makes during a delivery are applied when it returns (`OpStream.delivering`); big
+ *   chunks and strings go with the batch at once, as a direct native call would need them.
+ * - One bad record must not stop the others: a throw while routing one is reported, and the
+ *   next record goes on (handler errors themselves are routed by the pipeline).
+ */
+import type { Channel } from './channel'
+import type { ChannelHandlerContext } from './context'
+import { NetloopError } from './errors'
+import { ChannelInputShutdownEvent, idleEvent } from './handlers'
+import { readValue } from './resp'
+import { readHttp } from './http'
+import { SslCloseCompletionEvent, SslHandshakeCompletionEvent, tlsHandlerOf } from './tls'
+import { publishClose } from './diagnostics'
+import type { ChannelHub } from './hub'
+import type { Promises, Tokens } from './hub-refs'
+import type { OpStream } from './op-stream'
+import { ErrorIndex, Outcome, PromiseId, RecordField, ServerId, UserEventKind, WireKind } from './protocol'
+import { EVENT_OF_WIRE } from './event-wire'
+
+/** A NetloopError naming its channel (and its cause, if given). */
+export function errorOf(code: string, message: string, channel: number, cause?: unknown): NetloopError {
+  const e = new NetloopError(code, message)
+  if (channel) (e as NetloopError & { channelId?: number }).channelId = channel
+  if (cause !== undefined) Object.defineProperty(e, 'cause', { value: cause, writable: true, configurable: true })
+  return e
+}
+
+/** The error that closed a channel, if one did (Netty's initial close cause). */
+export const closeCauses = new WeakMap<Channel, unknown>()
+
+export class Delivery {
+  /** The large reads of the delivery being dispatched (see `dispatch`). */
+  #segments: Buffer[] | undefined = undefined
+
+  constructor(
+    readonly hub: ChannelHub,
+    /** The records of a delivery, shared with the native side. */
+    readonly events: Float64Array,
+    readonly stream: OpStream,
+    readonly tokens: Tokens,
+    readonly promises: Promises,
+  ) {}
+
+  /**
+   * One delivery: `count` records in the events array, their bytes in `arena` or, when `base`
+   * is not negative, in `arena` from `base` on (a small batch copied into the thread's read
+   * pool, `crates/node/src/channel/delivery.rs`). Large reads come as Buffers of their own in
+   * `segments` (a read record's `c` - 1).
+   */
+  dispatch(count: number, arena: Buffer | undefined, strings: string[] | undefined, base: number | undefined, segments: Buffer[] | undefined): void {
+    if (base !== undefined && base >= 0 && arena !== undefined) arena = arena.subarray(base)
+    this.#segments = segments
+    const stream = this.stream
+    stream.delivering++
+    try {
+      const ev = this.events
+      let i = 0
+      while (i < count) {
+        const chan = ev[i * RecordField.Length + RecordField.Channel]
+        let j = i + 1
+        while (j < count && ev[j * RecordField.Length + RecordField.Channel] === chan) j++
+        const ch = chan === 0 ? undefined : this.hub.channel(chan)
+        if (ch) ch._resource.runInAsyncScope(this.#routeRange, this, ch, i, j, arena, strings)
+        else this.#routeRange(undefined, i, j, arena, strings)
+        i = j
+      }
+    } finally {
+      stream.delivering--
+      this.#segments = undefined
+      if (stream.holdsRefs()) stream.applyNow()
+    }
+  }
+
+  #routeRange(ch: Channel | undefined, from: number, to: number, arena: Buffer | undefined, strings: string[] | undefined): void {
+    const ev = this.events
+    for (let i = from; i < to; i++) {
+      const at = i * RecordField.Length
+      try {
+        this.#route(ch, ev[at], ev[at + 1], ev[at + 2], ev[at + 3], ev[at + 4], ev[at + 5], arena, strings)
+      } catch (e) {
+        console.error('netloop: channel event dispatch failed:', e)
+      }
+    }
+  }
+
+  /** A native error is four strings: code, message, and its cause's code and message ('' if none). */
+  #error(b: number, at: number, strings: string[] | undefined, channel: number): unknown {
+    if (b === Outcome.JsError) return this.tokens.peek(at)
+    const causeCode = strings?.[at + 2]
+    const cause = causeCode ? errorOf(causeCode, strings?.[at + 3] ?? '', channel) : undefined
+    return errorOf(strings?.[at] ?? 'ERR_UNKNOWN', strings?.[at + 1] ?? '', channel, cause)
+  }
+
+  /** The JS context `id` of channel `ch` (a scan: a pipeline holds a few contexts). */
+  #context(ch: Channel | undefined, id: number): ChannelHandlerContext | undefined {
+    if (ch === undefined || !ch._known) return undefined
+    const all = ch._contexts
+    for (let i = all.length - 1; i >= 0; i--) if (all[i]._id === id) return all[i]
+    return undefined
+  }
+
+  /** The user event of a `UserEvent` record (`b` names what it is, `a` carries it). */
+  #userEvent(b: UserEventKind, a: number, strings: string[] | undefined, chan: number): unknown {
+    switch (b) {
+      case UserEventKind.Token:
+        return this.tokens.take(a)
+      case UserEventKind.Idle:
+        return idleEvent(a)
+      case UserEventKind.InputShutdown:
+        return ChannelInputShutdownEvent.INSTANCE
+      case UserEventKind.TlsHandshake:
+        return this.#handshakeEvent(a, strings, chan)
+      default:
+        return SslCloseCompletionEvent.INSTANCE
+    }
+  }
+
+  /** A TLS handshake's completion: `a` = `ErrorIndex.None` or the error's string index. */
+  #handshakeEvent(a: number, strings: string[] | undefined, chan: number): SslHandshakeCompletionEvent {
+    return a === ErrorIndex.None ? SslHandshakeCompletionEvent.SUCCESS : SslHandshakeCompletionEvent.failed(this.#error(Outcome.NativeError, a, strings, chan) as NetloopError)
+  }
+
+  #route(ch: Channel | undefined, kind: WireKind, chan: number, ctxId: number, a: number, b: number, c: number, arena: Buffer | undefined, strings: string[] | undefined): void {
+    if (kind < WireKind.WriteBytes) {
+      const ctx = this.#context(ch, ctxId)
+      if (!ctx) return
+      let arg: unknown
+      if (kind === WireKind.ReadBytes) arg = c > 0 ? this.#segments![c - 1] : b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
+      else if (kind === WireKind.ReadHttp) arg = readHttp(arena!, a)
+      else if (kind === WireKind.ReadResp) arg = readValue(arena!, a)
+      else if (kind === WireKind.ReadValue) arg = this.tokens.take(a)
+      else if (kind === WireKind.UserEvent) arg = this.#userEvent(b, a, strings, chan)
+      else if (kind === WireKind.Exception) arg = this.#error(b, a, strings, chan)
+      ctx.pipeline._deliverInbound(ctx, EVENT_OF_WIRE[kind], arg)
+      return
+    }
+    if (kind < WireKind.PromiseDone) {
+      const ctx = this.#context(ch, ctxId)
+      const promise = c < PromiseId.VoidFiring ? this.promises.lent(c) : c === PromiseId.VoidFiring ? ctx?.pipeline._voidPromise : c === PromiseId.Silent ? ctx?.pipeline._silentPromise : undefined
+      if (!ctx) {
+        promise?.tryFailure(errorOf('ERR_CHANNEL_CLOSED', 'the handler is gone', chan))
+        return
+      }
+      let msg: unknown
+      if (kind === WireKind.WriteBytes) msg = b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
+      else if (kind === WireKind.WriteValue) msg = this.tokens.take(a)
+      ctx.pipeline._deliverOutbound(ctx, EVENT_OF_WIRE[kind], msg, promise)
+      return
+    }
+    this.#channelEvent(kind, chan, a, b, c, strings)
+  }
+
+  /** A record about a channel or a promise rather than for a pipeline. */
+  #channelEvent(kind: WireKind, chan: number, a: number, b: number, c: number, strings: string[] | undefined): void {
+    const hub = this.hub
+    switch (kind) {
+      case WireKind.PromiseDone: {
+        const p = this.promises.take(a)
+        if (p) p._complete(b === Outcome.Success ? { ok: true } : { ok: false, error: this.#error(b, c, strings, chan) as Error })
+        return
+      }
+      case WireKind.NewChannel:
+        if (a === ServerId.Remote) hub.acceptRemote(chan)
+        else hub.servers.get(a)?.accept(hub, chan)
+        return
+      case WireKind.Closed: {
+        const ch = hub.channel(chan)
+        if (!ch) return
+        if (b !== Outcome.Success) closeCauses.set(ch, this.#error(b, a, strings, chan))
+        tlsHandlerOf(ch)?._onClosed() // channel.tls stays readable after the close
+        ch._onClosed()
+        publishClose(ch, closeCauses.get(ch))
+        return
+      }
+      case WireKind.Unhandled: {
+        const ch = hub.channel(chan)
+        if (ch) ch.pipeline._reportUnhandled(this.#error(b, a, strings, chan))
+        return
+      }
+      case WireKind.TlsHandshake: {
+        const ch = hub.channel(chan)
+        if (ch) tlsHandlerOf(ch)?._handshakeDone(this.#handshakeEvent(a, strings, chan))
+        return
+      }
+      case WireKind.Release:
+        this.tokens.release(a)
+        return
+      case WireKind.Forget: {
+        const ch = hub.forgetChannel(chan)
+        if (ch) {
+          ch._known = false
+          ch.pipeline._destroy()
+        }
+        return
+      }
+    }
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * The JS → native half of a loop's hub: op records in a Float64Array the native side shares,
+ * message bytes in one arena Buffer, and the few things that cannot be numbers (Buffers too
+ * big to copy, error strings) in arrays passed with the batch. The ops are applied when the
+ * delivery that made them returns, or once per microtask checkpoint outside a delivery; no
+ * napi call per write.
+ *
+ * Ground rules (the loop's JS thread only):
+ * - An op and the bytes or big chunk it names go in the same batch: `encode` applies the
+ *   batch first when the op would not fit, and the arena restarts with every batch.
+ * - `encode` leaves its result in `kind`, `a`, `b` (no tuple per write); the caller's `op`
+ *   right after it consumes them.
+ * - Protocol messages are written by their own module in the layout the native encoder reads
+ *   (`FramedCodec`: RESP replies, src/resp.ts; HTTP responses and body pieces, src/http.ts).
+ */
+import type * as Native from '../native'
+import { RespReply, replyBytes, writeReply } from './resp'
+import { HttpContent, HttpResponse, httpBytes, writeHttp } from './http'
+import type { Tokens } from './hub-refs'
+import { ARENA_BYTES, OP_CAPACITY } from './wire'
+import { RecordField, WireKind } from './protocol'
+import type { WritabilityCounter } from './writability'
+
+/**
+ * Byte writes of at least this size are not copied: the op carries the JS Buffer itself and
+ * the native side holds a reference to it until the socket has written it (as node:net
+ * writes from the Buffer). Smaller ones are copied into the op arena, which costs less than
+ * the reference.
+ */
+const BORROW_MIN = 8 * 1024
+
+/** How a protocol module writes its messages in their JS→native layout (no closure per write). */
+interface FramedCodec<M> {
+  /** Writes `m` at `at`; the end offset, or -1 if it does not fit. */
+  write(m: M, buf: Buffer, at: number): number
+  /** `m` in a Buffer of its own (too big for the arena). */
+  bytes(m: M): Buffer
+}
+const RESP_CODEC: FramedCodec<RespReply> = { write: writeReply, bytes: replyBytes }
+const HTTP_CODEC: FramedCodec<HttpResponse | HttpContent> = { write: writeHttp, bytes: httpBytes }
+
+export class OpStream {
+  #arenaUsed = 0
+  /** What the last `encode` made: the op's kind and its `a`, `b` fields. */
+  kind = 0
+  a = 0
+  b = 0
+  /** Buffers of this batch passed by reference (an op's `a` indexes them). */
+  big: Buffer[] = []
+  /** Strings of this batch (an op's error code and message). */
+  #strings: string[] = []
+  /** Deliveries under way: while one is, ops wait for it to return instead of a microtask. */
+  delivering = 0
+  #flushQueued = false
+  readonly #flush = () => {
+    this.#flushQueued = false
+    if (this.ops[0] > 0 || this.big.length > 0) this.applyNow()
+  }
+
+  constructor(
+    readonly native: Native.NativeChannels,
+    /** `[count, records...]`, shared with the native side. */
+    readonly ops: Float64Array,
+    /** The bytes the ops of a batch name, shared with the native side. */
+    readonly arena: Buffer,
+    readonly writability: WritabilityCounter,
+    readonly tokens: Tokens,
+  ) {}
+
+  /** Appends one op record (applying the batch first if it is full). */
+  op(kind: number, channel: number, ctx: number, a: number, b: number, c: number): void {
+    const ops = this.ops
+    let n = ops[0]
+    if (n >= OP_CAPACITY) {
+      this.applyNow()
+      n = 0
+    }
+    if (n === 0) this.writability.epoch++
+    const at = 1 + n * RecordField.Length
+    ops[at] = kind
+    ops[at + 1] = channel
+    ops[at + 2] = ctx
+    ops[at + 3] = a
+    ops[at + 4] = b
+    ops[at + 5] = c
+    ops[0] = n + 1
+    if (this.delivering === 0 && !this.#flushQueued) {
+      this.#flushQueued = true
+      queueMicrotask(this.#flush)
+    }
+  }
+
+  /** True if big chunks or strings wait: the batch must go before a direct native call. */
+  holdsRefs(): boolean {
+    return this.big.length > 0 || this.#strings.length > 0
+  }
+
+  /** Applies the buffered ops now. */
+  applyNow(): void {
+    const big = this.big.length > 0 ? this.big : undefined
+    const strings = this.#strings.length > 0 ? this.#strings : undefined
+    this.big = []
+    this.#strings = []
+    this.native.applyOps(big, strings)
+    this.#arenaUsed = 0
+  }
+
+  /** Applies the buffered ops, if any. */
+  sync(): void {
+    if (this.ops[0] > 0 || this.holdsRefs()) this.applyNow()
+  }
+
+  /** Puts an error's code and message into the batch's strings; the index of the first. */
+  errorStrings(error: unknown): number {
+    const at = this.#strings.length
+    const e = error as { code?: unknown; message?: unknown } | null
+    this.#strings.push(typeof e?.code === 'string' ? e.code : 'ERR_JS_HANDLER', typeof e?.message === 'string' ? e.message : String(error))
+    return at
+  }
+
+  /**
+   * Puts a message into the op stream: bytes in the arena, a big chunk or a token. The op's
+   * kind and its `a`, `b` fields are left in `kind`, `a`, `b`.
+   */
+  encode(msg: unknown, bytesKind: number, bigKind: number, valueKind: number): void {
+    // The op this encodes must go with the same batch as its bytes or big chunk.
+    if (this.ops[0] >= OP_CAPACITY) this.applyNow()
+    if (this.ops[0] === 0) this.#arenaUsed = 0
+    let buf: Uint8Array
+    if (typeof msg === 'string') {
+      const room = ARENA_BYTES - this.#arenaUsed
+      if (msg.length * 3 <= room) {
+        const off = this.#arenaUsed
+        const n = this.arena.write(msg, off, 'utf8')
+        this.#arenaUsed += n
+        return this.#encoded(bytesKind, off, n)
+      }
+      buf = Buffer.from(msg, 'utf8')
+    } else if (msg instanceof Uint8Array) {
+      buf = msg
+    } else if (msg instanceof RespReply && bytesKind === WireKind.WriteBytes) {
+      return this.#encodeFramed(WireKind.WriteResp, msg, RESP_CODEC)
+    } else if ((msg instanceof HttpResponse || msg instanceof HttpContent) && bytesKind === WireKind.WriteBytes) {
+      return this.#encodeFramed(WireKind.WriteHttp, msg, HTTP_CODEC)
+    } else {
+      return this.#encoded(valueKind, this.tokens.lend(msg), 0)
+    }
+    const len = buf.byteLength
+    if (len >= BORROW_MIN) {
+      this.big.push(Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, len))
+      return this.#encoded(bigKind, this.big.length - 1, len)
+    }
+    if (this.#arenaUsed + len > ARENA_BYTES) {
+      this.applyNow()
+    }
+    const off = this.#arenaUsed
+    this.arena.set(buf, off)
+    this.#arenaUsed += len
+    return this.#encoded(bytesKind, off, len)
+  }
+
+  /**
+   * A protocol message in the layout its module writes (RESP replies: src/resp.ts; HTTP
+   * responses and body pieces: src/http.ts) into the arena, or as a big chunk (`b` = -1).
+   */
+  #encodeFramed<M>(kind: number, msg: M, codec: FramedCodec<M>): void {
+    let end = codec.write(msg, this.arena, this.#arenaUsed)
+    if (end < 0 && this.#arenaUsed > 0) {
+      this.applyNow()
+      end = codec.write(msg, this.arena, this.#arenaUsed)
+    }
+    if (end < 0) {
+      this.big.push(codec.bytes(msg))
+      return this.#encoded(kind, this.big.length - 1, -1)
+    }
+    const off = this.#arenaUsed
+    this.#arenaUsed = end
+    return this.#encoded(kind, off, end - off)
+  }
+
+  #encoded(kind: number, a: number, b: number): void {
+    this.kind = kind
+    this.a = a
+    this.b = b
+  }
+}
