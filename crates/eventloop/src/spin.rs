@@ -11,7 +11,14 @@
 //! work is already queued, while shutting down, with a manual clock (tests) or an injected
 //! selector fault, or when a timer is due before the spin would end; and it never marks the
 //! loop asleep, so producers do not fire the waker while it spins.
+//!
+//! The spin is adaptive ([`SpinGovernor`]): a loop spins only while spinning pays, that is
+//! after a spin that found work or after a sleep shorter than the budget (a spin would have
+//! caught its wake-up). A spin that finds nothing turns it off until a short sleep turns it
+//! on again, so an idle or lightly loaded loop (work further apart than the budget) sleeps at
+//! once and burns no CPU. The same governor decides for attached loops (crates/node's bridge).
 
+use std::cell::Cell;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -30,8 +37,8 @@ impl LocalLoop {
         fault: SelectorFault,
     ) -> Option<(PollOutcome, ReadyEvents)> {
         let s = &self.shared;
-        let budget = s.config.spin_before_sleep;
-        if budget.is_zero()
+        let budget = self.spin.budget();
+        if !self.spin.should_spin()
             || fault != SelectorFault::None
             || s.config.ticker.is_manual()
             || s.state() >= LoopState::ShuttingDown
@@ -46,19 +53,87 @@ impl LocalLoop {
             let (outcome, ready) = self.io.select(Some(Duration::ZERO), SelectorFault::None);
             s.spin_polls.fetch_add(1, Ordering::Relaxed);
             if !ready.is_empty() || !matches!(outcome, PollOutcome::TimedOut) {
+                self.spin.spun(true);
                 return Some((outcome, ready));
             }
             // A task came (producers see the loop awake and fire no waker), or a shutdown
             // began (its confirmation runs in the iteration).
             if !s.queue.is_empty() || s.state() >= LoopState::ShuttingDown {
+                self.spin.spun(true);
                 return Some((outcome, ready));
             }
             self.io.recycle(ready);
             if start.elapsed() >= budget {
+                self.spin.spun(false);
                 return None;
             }
             // Leave the CPU to another runnable thread (the peer on a busy machine) meanwhile.
             std::thread::yield_now();
         }
+    }
+}
+
+/// Whether a loop spins before it sleeps, adapted to how soon work came back lately (module
+/// docs). Loop thread only (it is `!Sync`).
+#[derive(Debug)]
+pub struct SpinGovernor {
+    budget: Duration,
+    /// Spinning paid lately: the last spin found work, or the last sleep was short.
+    hot: Cell<bool>,
+    /// When the loop went to sleep without spinning (or after a spin that found nothing).
+    slept_at: Cell<Option<Instant>>,
+}
+
+impl SpinGovernor {
+    /// A governor for a spin of at most `budget` (zero: never spin). It starts hot, so a loop
+    /// spins once after its first work and learns from there.
+    pub fn new(budget: Duration) -> Self {
+        SpinGovernor {
+            budget,
+            hot: Cell::new(true),
+            slept_at: Cell::new(None),
+        }
+    }
+
+    /// The most a spin lasts.
+    pub fn budget(&self) -> Duration {
+        self.budget
+    }
+
+    /// The loop is out of work: spin (true) or sleep at once (false).
+    pub fn should_spin(&self) -> bool {
+        !self.budget.is_zero() && self.hot.get()
+    }
+
+    /// A spin ended: it found work (stay hot) or spent its budget (go cold).
+    pub fn spun(&self, found_work: bool) {
+        self.hot.set(found_work);
+    }
+
+    /// The loop goes to sleep now (blocks in its selector, or hands its thread back).
+    pub fn sleeping(&self) {
+        if !self.budget.is_zero() {
+            self.slept_at.set(Some(Instant::now()));
+        }
+    }
+
+    /// The loop woke up with work: a sleep shorter than the budget turns the spin on.
+    pub fn woke(&self) {
+        if let Some(at) = self.slept_at.take() {
+            if at.elapsed() <= self.budget {
+                self.hot.set(true);
+            }
+        }
+    }
+
+    /// The loop woke up with nothing to do (a timeout or a spurious wake-up): the sleep
+    /// says nothing about how soon work comes.
+    pub fn woke_idle(&self) {
+        self.slept_at.set(None);
+    }
+
+    /// Whether the next time the loop runs out of work it spins.
+    pub fn is_hot(&self) -> bool {
+        self.should_spin()
     }
 }
