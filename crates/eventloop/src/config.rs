@@ -25,9 +25,10 @@ pub type FaultInjector = Arc<dyn Fn() -> SelectorFault + Send + Sync>;
 pub type PanicReporter = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// The default [`LoopConfig::spin_before_sleep`].
-pub const DEFAULT_SPIN_BEFORE_SLEEP: Duration = Duration::ZERO;
+pub const DEFAULT_SPIN_BEFORE_SLEEP: Duration = Duration::from_micros(20);
 
-/// Settings of one loop. Defaults follow Netty (no spin before sleeping).
+/// Settings of one loop. Defaults follow Netty, except a short adaptive spin before sleeping
+/// (docs/decisions/0010).
 #[derive(Clone)]
 pub struct LoopConfig {
     /// Thread and diagnostics name.

@@ -14,9 +14,9 @@
 //!
 //! The spin is adaptive ([`SpinGovernor`]): a loop spins only while spinning pays, that is
 //! after a spin that found work or after a sleep shorter than the budget (a spin would have
-//! caught its wake-up). A spin that finds nothing turns it off until a short sleep turns it
-//! on again, so an idle or lightly loaded loop (work further apart than the budget) sleeps at
-//! once and burns no CPU. The same governor decides for attached loops (crates/node's bridge).
+//! caught its wake-up). Failed spins back off exponentially (up to [`MAX_SKIP`] sleeps without
+//! a spin), so an idle or lightly loaded loop (work further apart than the budget) mostly
+//! sleeps at once. The same governor decides for attached loops (crates/node's bridge).
 
 use std::cell::Cell;
 use std::sync::atomic::Ordering;
@@ -73,24 +73,37 @@ impl LocalLoop {
     }
 }
 
-/// Whether a loop spins before it sleeps, adapted to how soon work came back lately (module
+/// Whether a loop spins before it sleeps, adapted to how often spinning paid lately (module
 /// docs). Loop thread only (it is `!Sync`).
+///
+/// A spin that finds work, or a sleep shorter than the budget, keeps the loop spinning. A spin
+/// that finds nothing makes the loop sleep at once the next `skip` times it runs out of work,
+/// `skip` doubling with every failed spin in a row up to [`MAX_SKIP`]: a loop whose work comes
+/// further apart than the budget pays one budget every [`MAX_SKIP`] waits at most (a sleep
+/// measures the wake-up latency too, so a short sleep alone would rarely turn a busy loop on
+/// again on a loaded machine).
 #[derive(Debug)]
 pub struct SpinGovernor {
     budget: Duration,
-    /// Spinning paid lately: the last spin found work, or the last sleep was short.
-    hot: Cell<bool>,
-    /// When the loop went to sleep without spinning (or after a spin that found nothing).
+    /// Failed spins in a row, as the sleeps to skip after the last one (0: spinning pays).
+    backoff: Cell<u32>,
+    /// Sleeps left before the next spin is tried.
+    skip: Cell<u32>,
+    /// When the loop went to sleep.
     slept_at: Cell<Option<Instant>>,
 }
 
+/// The most sleeps a loop skips spinning after failed spins.
+pub const MAX_SKIP: u32 = 64;
+
 impl SpinGovernor {
-    /// A governor for a spin of at most `budget` (zero: never spin). It starts hot, so a loop
-    /// spins once after its first work and learns from there.
+    /// A governor for a spin of at most `budget` (zero: never spin). It starts willing, so a
+    /// loop spins once after its first work and learns from there.
     pub fn new(budget: Duration) -> Self {
         SpinGovernor {
             budget,
-            hot: Cell::new(true),
+            backoff: Cell::new(0),
+            skip: Cell::new(0),
             slept_at: Cell::new(None),
         }
     }
@@ -102,17 +115,25 @@ impl SpinGovernor {
 
     /// The loop is out of work: spin (true) or sleep at once (false).
     pub fn should_spin(&self) -> bool {
-        !self.budget.is_zero() && self.hot.get()
+        !self.budget.is_zero() && self.skip.get() == 0
     }
 
-    /// A spin ended: it found work (stay hot) or spent its budget (go cold).
+    /// A spin ended: it found work (keep spinning) or spent its budget (back off).
     pub fn spun(&self, found_work: bool) {
-        self.hot.set(found_work);
+        if found_work {
+            self.backoff.set(0);
+            self.skip.set(0);
+        } else {
+            let b = (self.backoff.get() * 2).clamp(1, MAX_SKIP);
+            self.backoff.set(b);
+            self.skip.set(b);
+        }
     }
 
     /// The loop goes to sleep now (blocks in its selector, or hands its thread back).
     pub fn sleeping(&self) {
         if !self.budget.is_zero() {
+            self.skip.set(self.skip.get().saturating_sub(1));
             self.slept_at.set(Some(Instant::now()));
         }
     }
@@ -121,7 +142,8 @@ impl SpinGovernor {
     pub fn woke(&self) {
         if let Some(at) = self.slept_at.take() {
             if at.elapsed() <= self.budget {
-                self.hot.set(true);
+                self.backoff.set(0);
+                self.skip.set(0);
             }
         }
     }
@@ -131,9 +153,51 @@ impl SpinGovernor {
     pub fn woke_idle(&self) {
         self.slept_at.set(None);
     }
+}
 
-    /// Whether the next time the loop runs out of work it spins.
-    pub fn is_hot(&self) -> bool {
-        self.should_spin()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_spins_back_off_doubling_up_to_the_cap_and_a_found_one_resets() {
+        let g = SpinGovernor::new(Duration::from_micros(20));
+        assert!(g.should_spin());
+        let mut skipped = Vec::new();
+        for _ in 0..8 {
+            g.spun(false);
+            let mut n = 0;
+            while !g.should_spin() {
+                g.sleeping();
+                g.woke_idle();
+                n += 1;
+            }
+            skipped.push(n);
+        }
+        assert_eq!(skipped, [1, 2, 4, 8, 16, 32, 64, 64]);
+        g.spun(true);
+        g.spun(false);
+        assert!(!g.should_spin());
+        g.sleeping();
+        assert!(g.should_spin(), "after a found spin the backoff starts again at one");
+    }
+
+    #[test]
+    fn a_sleep_shorter_than_the_budget_turns_the_spin_back_on() {
+        let g = SpinGovernor::new(Duration::from_secs(5));
+        for _ in 0..7 {
+            g.spun(false);
+        }
+        g.sleeping();
+        assert!(!g.should_spin());
+        g.woke();
+        assert!(g.should_spin());
+    }
+
+    #[test]
+    fn a_zero_budget_never_spins() {
+        let g = SpinGovernor::new(Duration::ZERO);
+        g.woke();
+        assert!(!g.should_spin());
     }
 }
