@@ -55,6 +55,6 @@ pub use group::{default_loop_count, Chooser, EventLoopGroup};
 pub use io::{move_source, IoHandler, Readiness};
 pub use local::{Iteration, LocalLoop, TailTaskKey};
 pub use mio;
-pub use spin::SpinGovernor;
 pub use promise::{Future, Promise};
+pub use spin::SpinGovernor;
 pub use timer::ScheduledHandle;

@@ -179,7 +179,10 @@ mod tests {
         g.spun(false);
         assert!(!g.should_spin());
         g.sleeping();
-        assert!(g.should_spin(), "after a found spin the backoff starts again at one");
+        assert!(
+            g.should_spin(),
+            "after a found spin the backoff starts again at one"
+        );
     }
 
     #[test]

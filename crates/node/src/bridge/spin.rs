@@ -28,8 +28,17 @@ impl Bridge {
     /// Spins after iteration `it` if the governor says so, within the callback's window
     /// (`window`: its end, set by the first spin). True: the fd turned readable, run another
     /// iteration now.
-    pub(super) fn spin_for_more(self: &Rc<Self>, it: &Iteration, window: &mut Option<Instant>) -> bool {
-        if it.terminated || it.more_work || it.selector_rebuilt || self.is_closed() || tearing_down() {
+    pub(super) fn spin_for_more(
+        self: &Rc<Self>,
+        it: &Iteration,
+        window: &mut Option<Instant>,
+    ) -> bool {
+        if it.terminated
+            || it.more_work
+            || it.selector_rebuilt
+            || self.is_closed()
+            || tearing_down()
+        {
             return false;
         }
         let Some(core) = self.core() else {
