@@ -17,11 +17,16 @@ test('spinBeforeSleepMicros outside 0..1000, or not an integer, throws ERR_OUT_O
   t.throws(() => new EventLoop({ spinBeforeSleepMicros: '20' as never }), { code: 'ERR_INVALID_ARG_TYPE' })
 })
 
-test('spinBeforeSleepMicros 0 and 1000 are accepted; a loop without a spin never spins', async (t) => {
+test('spinBeforeSleepMicros 0 and 1000 are accepted; by default and with 0 a loop never spins', async (t) => {
   const still = withLoop(t, { spinBeforeSleepMicros: 0 })
+  const byDefault = withLoop(t)
   withLoop(t, { spinBeforeSleepMicros: 1000 })
-  for (let i = 0; i < 20; i++) await new Promise<void>((r) => still.execute(r))
+  for (let i = 0; i < 20; i++) {
+    await new Promise<void>((r) => still.execute(r))
+    await new Promise<void>((r) => byDefault.execute(r))
+  }
   t.is(still._spinPolls, 0)
+  t.is(byDefault._spinPolls, 0)
 })
 
 test.serial('an idle loop with a spin budget stops spinning and burns no CPU', async (t) => {

@@ -26,11 +26,9 @@ use crate::timers::{JsTimers, BUFFER_LEN};
 /// Longest `spinBeforeSleepMicros`: a libuv callback holds its thread for at most one
 /// iteration, the spin window and one more iteration (bridge/spin.rs).
 const MAX_SPIN_MICROS: u32 = 1000;
-/// The default `spinBeforeSleepMicros` of a loop attached to a JS thread (docs/decisions/0010).
-const DEFAULT_SPIN_MICROS: u64 = 20;
-const _: () = assert!(
-    netloop_eventloop::DEFAULT_SPIN_BEFORE_SLEEP.as_micros() == DEFAULT_SPIN_MICROS as u128
-);
+/// The default `spinBeforeSleepMicros` of a loop attached to a JS thread: none (unlike the
+/// core's standalone loops; docs/decisions/0010 has the measurements).
+const DEFAULT_SPIN_MICROS: u64 = 0;
 
 /// The options src/loop.ts hands over (already checked there).
 #[napi(object)]
