@@ -356,6 +356,8 @@ export interface NativeLoopOptions {
   name?: string
   ioRatio?: number
   maxPendingTasks?: number
+  /** `spinBeforeSleepMicros` (checked there: 0..=1000). */
+  spinBeforeSleepMicros?: number
 }
 
 /** The options src/tls.ts hands over (node:tls names, normalised to Buffers). */

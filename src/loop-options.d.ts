@@ -24,6 +24,13 @@ export interface EventLoopOptions {
      */
     maxPendingTasks?: number;
     /**
+     * Microseconds the loop keeps polling its sockets without blocking, when it runs out of
+     * work, before it hands the thread back to libuv, 0..1000 (default 0: never). Only while
+     * spinning pays: after a spin that found work or a wait shorter than this, so an idle or
+     * lightly loaded loop does not spin. Bounded: no iteration starts after the window.
+     */
+    spinBeforeSleepMicros?: number;
+    /**
      * Receives what tasks and timers throw (or their promises reject with) and loop failures
      * (`ERR_LOOP_FAILED`). Default: printed to stderr. The loop goes on.
      */

@@ -28,6 +28,13 @@ export interface EventLoopOptions {
    */
   maxPendingTasks?: number
   /**
+   * Microseconds the loop keeps polling its sockets without blocking, when it runs out of
+   * work, before it hands the thread back to libuv, 0..1000 (default 0: never). Only while
+   * spinning pays: after a spin that found work or a wait shorter than this, so an idle or
+   * lightly loaded loop does not spin. Bounded: no iteration starts after the window.
+   */
+  spinBeforeSleepMicros?: number
+  /**
    * Receives what tasks and timers throw (or their promises reject with) and loop failures
    * (`ERR_LOOP_FAILED`). Default: printed to stderr. The loop goes on.
    */
@@ -37,12 +44,13 @@ export interface EventLoopOptions {
 /** `options` checked (ERR_INVALID_ARG_TYPE, ERR_OUT_OF_RANGE). */
 export function checkOptions(options: EventLoopOptions): EventLoopOptions {
   if (options === null || typeof options !== 'object') throw invalidArgType('options', 'object', options)
-  const { name, ioRatio, maxPendingTasks, onTaskError } = options
+  const { name, ioRatio, maxPendingTasks, spinBeforeSleepMicros, onTaskError } = options
   if (name !== undefined && typeof name !== 'string') throw invalidArgType('options.name', 'string', name)
   if (ioRatio !== undefined) checkInteger('options.ioRatio', ioRatio, 1, 100)
   if (maxPendingTasks !== undefined) checkInteger('options.maxPendingTasks', maxPendingTasks, 1, Number.MAX_SAFE_INTEGER)
+  if (spinBeforeSleepMicros !== undefined) checkInteger('options.spinBeforeSleepMicros', spinBeforeSleepMicros, 0, 1000)
   if (onTaskError !== undefined) checkFunction('options.onTaskError', onTaskError)
-  return { name, ioRatio, maxPendingTasks, onTaskError }
+  return { name, ioRatio, maxPendingTasks, spinBeforeSleepMicros, onTaskError }
 }
 
 /** The test hooks of the native loop (only with NETLOOP_TEST_HOOKS=1; not in its typings). */

@@ -87,7 +87,7 @@ export class EventLoop {
   _onChannelEvents?: (count: number, arena: Buffer | undefined, strings: string[] | undefined, base: number | undefined, segments: Buffer[] | undefined) => void
 
   constructor(options: EventLoopOptions = {}) {
-    const { name, ioRatio, maxPendingTasks, onTaskError } = checkOptions(options)
+    const { name, ioRatio, maxPendingTasks, spinBeforeSleepMicros, onTaskError } = checkOptions(options)
     this.#onTaskError = onTaskError ?? defaultTaskError
     this.#maxPending = maxPendingTasks ?? Infinity
     this.#termination = new Promise((resolve) => (this.#resolveTermination = resolve))
@@ -97,6 +97,7 @@ export class EventLoop {
         name,
         ioRatio,
         maxPendingTasks: maxPendingTasks === undefined ? undefined : Math.min(maxPendingTasks, 0xffffffff),
+        spinBeforeSleepMicros,
       })
     } catch (error) {
       throw fromNative(error)
@@ -406,5 +407,10 @@ export class EventLoop {
   /** @internal Wake-ups of this loop's waker so far. */
   get _wakeups(): number {
     return this.#hook('wakeups')
+  }
+
+  /** @internal Non-blocking polls this loop made while spinning before it slept. */
+  get _spinPolls(): number {
+    return this.#hook('spinPolls')
   }
 }

@@ -34,9 +34,10 @@
 //            server's context switches per message (all its threads, /proc/PID/task/*/status,
 //            over the whole run including warm-up). On a 2-vCPU machine the client shares the
 //            cores with the workers: the peers show how much of the cost is the machine's.
-//            The Rust echo_server also runs as a second pair whose worker loops poll without
-//            blocking for --spin-us µs (default 20; 0 leaves the pair out) before they sleep
-//            (LoopConfig::spin_before_sleep, off by default in the core).
+//            The Rust echo_server also runs as a second pair whose worker loops spin for
+//            --spin-us µs before they sleep (default 0: no spin, against the core's default of
+//            an adaptive 20 µs in the first pair; `off` leaves the pair out;
+//            LoopConfig::spin_before_sleep, docs/decisions/0010).
 //
 // The servers are built on demand (benches/peers/servers.mjs: C with cc, tokio with cargo into
 // target/peers, Netty's jars fetched with Maven and NettyEcho.java compiled with javac, the Rust
@@ -94,8 +95,9 @@ for (const k of ONLY) if (!WORKLOADS[k]) throw new Error(`unknown workload ${k} 
 
 const loadBin = buildLoad('echo_load')
 const { targets: TARGETS, skipped } = buildServers(undefined, opt('--servers', undefined) && `${opt('--servers')},node:net`)
-const SPIN_US = Number(opt('--spin-us', 20))
-if (SPIN_US > 0) {
+const SPIN_ARG = opt('--spin-us', '0')
+const SPIN_US = Number(SPIN_ARG)
+if (SPIN_ARG !== 'off') {
   const pair = [1, 2].map((w) => {
     const base = TARGETS[`netloop Rust (${w} worker${w > 1 ? 's' : ''})`]
     const name = `netloop Rust, spin ${SPIN_US} µs (${w} worker${w > 1 ? 's' : ''})`

@@ -5,7 +5,7 @@
 //   node benches/node/scaling.mjs [--quick] [--runs N] [--seconds S] [--only echo,resp]
 //                                 [--no-pin] [--quiet-wait SECONDS] [--addon FILE.node] [--json FILE]
 //                                 [--targets SUBSTR,...] [--resp-n N] [--warmup S] [--resp-warmup-n N]
-//                                 [--quiet-wait-total SECONDS]
+//                                 [--quiet-wait-total SECONDS] [--spin-us N]
 //
 // --runs, --seconds, --warmup: rounds, echo seconds measured and warmed up per run (5, 3, 1;
 // --quick: 3, 1.5, 0.5); --resp-n, --resp-warmup-n: redis-benchmark requests per test and per
@@ -97,7 +97,9 @@ const haveRedisBenchmark = spawnSync('redis-benchmark', ['--version']).status ==
 
 const servers = join(root, 'benches', 'node', 'servers')
 const echoModule = join(servers, 'scaling-echo-module.mjs')
-const netloopArgs = (app, n, reuse) => [join(servers, 'scaling-netloop.mjs'), '--module', app === 'resp' ? respHandlersJs : echoModule, '--threads', String(n), ...(reuse ? ['--reuse-port'] : [])]
+// --spin-us N: the netloop worker loops' spinBeforeSleepMicros (default: the library's default).
+const SPIN_US = opt('--spin-us', undefined)
+const netloopArgs = (app, n, reuse) => [join(servers, 'scaling-netloop.mjs'), '--module', app === 'resp' ? respHandlersJs : echoModule, '--threads', String(n), ...(reuse ? ['--reuse-port'] : []), ...(SPIN_US === undefined ? [] : ['--spin-us', SPIN_US])]
 const netRespUrl = pathToFileURL(netRespHandler).href
 const TARGETS = [
   { name: 'netloop hand-off 1w', family: 'netloop hand-off', n: 1, netloop: true, args: (app) => netloopArgs(app, 1, false) },

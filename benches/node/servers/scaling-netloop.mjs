@@ -1,7 +1,7 @@
 // netloop server for benches/node/scaling.mjs: a boss loop on the main thread and a group of
 // N loops on worker threads (issue 8), set up as examples/resp-server.ts does it.
 //
-//   node scaling-netloop.mjs --module FILE --threads N [--reuse-port]
+//   node scaling-netloop.mjs --module FILE --threads N [--reuse-port] [--spin-us N]
 //
 // --module: the workers' module (childHandler): scaling-echo-module.mjs, or the example's own
 // resp-handlers.ts compiled by the harness. Without --reuse-port the boss loop accepts and hands
@@ -18,11 +18,13 @@ const arg = (name) => {
 const threads = Number(arg('--threads') ?? 1)
 const reusePort = process.argv.includes('--reuse-port')
 const module = arg('--module')
+// --spin-us: the worker loops' spinBeforeSleepMicros (default: the library's).
+const spin = arg('--spin-us')
 if (!module) throw new Error('--module FILE is required')
 
 const loop = new EventLoop({ name: 'scaling-boss' })
 loop.ref()
-const workers = new EventLoopGroup({ threads, module })
+const workers = new EventLoopGroup({ threads, module, ...(spin === undefined ? {} : { spinBeforeSleepMicros: Number(spin) }) })
 workers.on('loopTerminated', (info) => {
   if (info.cause) console.error(`scaling-netloop: worker ${info.index} ended: ${info.cause.message}`)
 })

@@ -25,9 +25,10 @@ pub type FaultInjector = Arc<dyn Fn() -> SelectorFault + Send + Sync>;
 pub type PanicReporter = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// The default [`LoopConfig::spin_before_sleep`].
-pub const DEFAULT_SPIN_BEFORE_SLEEP: Duration = Duration::ZERO;
+pub const DEFAULT_SPIN_BEFORE_SLEEP: Duration = Duration::from_micros(20);
 
-/// Settings of one loop. Defaults follow Netty (no spin before sleeping).
+/// Settings of one loop. Defaults follow Netty, except a short adaptive spin before sleeping
+/// (docs/decisions/0010).
 #[derive(Clone)]
 pub struct LoopConfig {
     /// Thread and diagnostics name.
@@ -47,10 +48,12 @@ pub struct LoopConfig {
     pub on_task_panic: Option<PanicReporter>,
     /// Injects selector faults before every poll (tests).
     pub fault_injector: Option<FaultInjector>,
-    /// How long a standalone loop with nothing to do keeps polling without blocking before it
-    /// sleeps in the selector (zero: it sleeps at once). I/O or a task arriving meanwhile is
-    /// handled without a sleep and a wake-up; the cost is up to this much CPU each time the
-    /// loop runs out of work. Attached loops (driven from outside) never spin.
+    /// How long a loop with nothing to do keeps polling without blocking before it sleeps in
+    /// the selector (zero: it sleeps at once). I/O or a task arriving meanwhile is handled
+    /// without a sleep and a wake-up. The spin is adaptive ([`crate::SpinGovernor`]): a loop
+    /// spins only after a spin that found work or a sleep shorter than this, so an idle or
+    /// lightly loaded loop does not spin. Attached loops: their driver's owner applies it
+    /// (the Node binding between libuv callbacks), through [`crate::LoopDriver::spin`].
     pub spin_before_sleep: Duration,
 }
 

@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use crate::event_loop::EventLoop;
 use crate::local::{Iteration, LocalLoop};
+use crate::spin::SpinGovernor;
 
 /// Drives one attached loop, one non-blocking iteration at a time.
 pub struct LoopDriver {
@@ -84,6 +85,21 @@ impl LoopDriver {
     /// with every other wake until the next poll). Cheap; does nothing after termination.
     pub fn wake_for_more_work(&self) {
         self.local.shared.wake();
+    }
+
+    /// Whether the loop should spin before its owner hands the thread back (the adaptive
+    /// governor of `LoopConfig::spin_before_sleep`, which the owner applies to an attached
+    /// loop: it polls [`LoopDriver::raw_fd`] without blocking, for at most the budget).
+    pub fn spin(&self) -> &SpinGovernor {
+        &self.local.spin
+    }
+
+    /// Counts `n` non-blocking polls the owner made while spinning ([`EventLoop::spin_polls`]).
+    pub fn count_spin_polls(&self, n: u64) {
+        self.local
+            .shared
+            .spin_polls
+            .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The thread-safe handle of the loop.

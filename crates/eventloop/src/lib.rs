@@ -56,4 +56,5 @@ pub use io::{move_source, IoHandler, Readiness};
 pub use local::{Iteration, LocalLoop, TailTaskKey};
 pub use mio;
 pub use promise::{Future, Promise};
+pub use spin::SpinGovernor;
 pub use timer::ScheduledHandle;

@@ -36,6 +36,7 @@ use crate::io::IoHandler;
 use crate::io_driver::{IoDriver, Rebuilt};
 use crate::scheduler::Scheduler;
 use crate::selector::PollOutcome;
+use crate::spin::SpinGovernor;
 use crate::thread;
 
 pub use crate::batch::TailTaskKey;
@@ -59,6 +60,8 @@ pub struct LocalLoop {
     /// Work the loop does not see itself (an attached loop's JS side: events waiting for JS,
     /// ops waiting for the loop) that must keep a graceful shutdown going.
     work_probe: std::cell::RefCell<Option<Rc<dyn Fn() -> bool>>>,
+    /// Whether a standalone loop spins before it sleeps (`crate::spin`).
+    pub(crate) spin: SpinGovernor,
 }
 
 /// What one iteration did, for the driver of an attached loop.
@@ -79,6 +82,7 @@ impl LocalLoop {
     pub(crate) fn new(shared: Arc<Shared>, poll: Poll) -> Rc<LocalLoop> {
         let capacity = shared.config.events_capacity;
         let cancelled = shared.cancelled_timers.clone();
+        let spin_budget = shared.config.spin_before_sleep;
         Rc::new_cyclic(|me| LocalLoop {
             shared,
             me: me.clone(),
@@ -88,6 +92,7 @@ impl LocalLoop {
             owns_selector: Cell::new(false),
             shutdown_batches: Cell::new(0),
             work_probe: std::cell::RefCell::new(None),
+            spin: SpinGovernor::new(spin_budget),
         })
     }
 
@@ -300,14 +305,23 @@ impl LocalLoop {
         };
         let (outcome, ready) = match spun {
             Some(found) => found,
-            None => {
-                let timeout = if blocking {
-                    self.block_timeout()
-                } else {
-                    Some(Duration::ZERO)
-                };
-                self.io.select(timeout, fault)
+            None if blocking => {
+                let timeout = self.block_timeout();
+                let sleeps = timeout != Some(Duration::ZERO);
+                if sleeps {
+                    self.spin.sleeping();
+                }
+                let (outcome, ready) = self.io.select(timeout, fault);
+                if sleeps {
+                    if ready.is_empty() && s.queue.is_empty() {
+                        self.spin.woke_idle();
+                    } else {
+                        self.spin.woke();
+                    }
+                }
+                (outcome, ready)
             }
+            None => self.io.select(Some(Duration::ZERO), fault),
         };
         s.polled();
 

@@ -23,6 +23,13 @@ use crate::bridge::{self, Bridge, Dispatch};
 use crate::error::{debug, invalid_arg, loop_error, millis, test_hooks_enabled, throw, JsResult};
 use crate::timers::{JsTimers, BUFFER_LEN};
 
+/// Longest `spinBeforeSleepMicros`: a libuv callback holds its thread for at most one
+/// iteration, the spin window and one more iteration (bridge/spin.rs).
+const MAX_SPIN_MICROS: u32 = 1000;
+/// The default `spinBeforeSleepMicros` of a loop attached to a JS thread: none (unlike the
+/// core's standalone loops; docs/decisions/0010 has the measurements).
+const DEFAULT_SPIN_MICROS: u64 = 0;
+
 /// The options src/loop.ts hands over (already checked there).
 #[napi(object)]
 #[derive(Debug)]
@@ -30,6 +37,8 @@ pub struct NativeLoopOptions {
     pub name: Option<String>,
     pub io_ratio: Option<u32>,
     pub max_pending_tasks: Option<u32>,
+    /// `spinBeforeSleepMicros` (checked there: 0..=1000).
+    pub spin_before_sleep_micros: Option<u32>,
 }
 
 /// An event loop attached to the calling JS thread (src/loop.ts is its JS side).
@@ -137,6 +146,7 @@ impl NativeEventLoop {
         }
         let mut cfg = LoopConfig {
             name: "netloop-js".into(),
+            spin_before_sleep: Duration::from_micros(DEFAULT_SPIN_MICROS),
             ..LoopConfig::default()
         };
         if let Some(o) = options {
@@ -148,6 +158,14 @@ impl NativeEventLoop {
             }
             if let Some(m) = o.max_pending_tasks {
                 cfg.max_pending_tasks = m as usize;
+            }
+            if let Some(us) = o.spin_before_sleep_micros {
+                if us > MAX_SPIN_MICROS {
+                    return Err(invalid_arg(format!(
+                        "spinBeforeSleepMicros must be at most {MAX_SPIN_MICROS}, got {us}"
+                    )));
+                }
+                cfg.spin_before_sleep = Duration::from_micros(u64::from(us));
             }
         }
         let loop_name = cfg.name.clone();
@@ -361,7 +379,7 @@ impl NativeEventLoop {
     /// - `"post", count, delayMs`: another OS thread posts `count` tasks after `delayMs`, each
     ///   dispatched as `Remote` with its post-to-run latency in ns;
     /// - `"failRewatch"`: the next re-watch of a rebuilt selector fails;
-    /// - `"wakeups"`, `"rebuilds"`, `"timers"` (entries in the loop's timer heap): counters.
+    /// - `"wakeups"`, `"spinPolls"`, `"rebuilds"`, `"timers"` (entries in the loop's timer heap): counters.
     #[napi(skip_typescript)]
     pub fn test_hook(&self, env: Env, op: String, a: f64, b: f64) -> Result<f64> {
         self.test_hook_impl(&op, a, b).map_err(|e| throw(&env, e))
@@ -376,6 +394,7 @@ impl NativeEventLoop {
             "faults" => faults.store(a as u32, Ordering::Relaxed),
             "failRewatch" => self.bridge.fail_rewatch.set(true),
             "wakeups" => return Ok(handle.map_or(0.0, |h| h.wakeups() as f64)),
+            "spinPolls" => return Ok(handle.map_or(0.0, |h| h.spin_polls() as f64)),
             "rebuilds" => return Ok(handle.map_or(0.0, |h| h.selector_rebuilds() as f64)),
             "timers" => return Ok(self.local().map_or(0.0, |l| l.timer_count() as f64)),
             "post" => self.post_from_other_thread(a as u32, b)?,

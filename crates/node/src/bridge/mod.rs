@@ -34,11 +34,12 @@ use napi::sys;
 pub use crate::dispatch::Dispatch;
 use crate::error::debug;
 use crate::timers::JsTimers;
-use netloop_eventloop::{EventLoop, LocalLoop, LoopDriver};
+use netloop_eventloop::{EventLoop, Iteration, LocalLoop, LoopDriver};
 
 mod live;
 mod rearm;
 mod scopes;
+mod spin;
 mod uv_handles;
 
 use live::install_cleanup_hook;
@@ -319,21 +320,35 @@ impl Bridge {
         }
     }
 
-    /// Runs one iteration in a handle scope and a callback scope.
+    /// Runs one iteration, then while the loop's spin finds more work within its window
+    /// (bridge/spin.rs) further ones, each in scopes of its own.
     fn run(self: &Rc<Self>, io: bool) {
-        if self.closed.get() || tearing_down() {
-            return;
+        self.spin_woke();
+        let mut window = None;
+        let mut io = io;
+        loop {
+            let Some(it) = self.run_one(io) else { return };
+            if !self.spin_for_more(&it, &mut window) {
+                self.spin_sleeping(&it);
+                return;
+            }
+            io = true;
         }
-        let Some(core) = self.core() else { return };
-        let Some(scopes) = Scopes::open(self) else {
-            return;
-        };
+    }
+
+    /// Runs one iteration in a handle scope and a callback scope; `None`: none ran.
+    fn run_one(self: &Rc<Self>, io: bool) -> Option<Iteration> {
+        if self.closed.get() || tearing_down() {
+            return None;
+        }
+        let core = self.core()?;
+        let scopes = Scopes::open(self)?;
         if scopes.js_gone {
             // The JS side is gone (collected while idle, finalizer pending): no JS to run for.
             drop(scopes);
             drop(core);
             self.close();
-            return;
+            return None;
         }
         let started = Instant::now();
         self.started.set(started);
@@ -369,6 +384,7 @@ impl Bridge {
         self.busy.set(self.busy.get() + started.elapsed());
         drop(core);
         self.after_iteration(it);
+        Some(it)
     }
 
     /// libuv watches the rebuilt selector's fd instead of the old one; `Err(libuv code)`.
