@@ -29,11 +29,12 @@ fn client() -> ClientConnection {
     let ca = CertificateDer::from_pem_slice(include_bytes!("../fuzz/testpki/ca.pem")).unwrap();
     roots.add(ca).unwrap();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&rustls::version::TLS13])
         .unwrap()
         .with_root_certificates(roots)
         .with_no_client_auth();
+    config.enable_secret_extraction = true;
     let mut c = ClientConnection::new(Arc::new(config), "localhost".try_into().unwrap()).unwrap();
     c.set_buffer_limit(None);
     c
@@ -116,6 +117,10 @@ fn key_updates_from_the_client_keep_the_connection_working_both_ways() {
     }
     assert!(s.channel().is_active());
     s.check_exception().expect("no error");
+    // The server answered the last update with its own: its records since then were counted
+    // from 0 under a new key (only the echo), not on from the handshake's.
+    let secrets = c.dangerous_extract_secrets().expect("secrets");
+    assert_eq!(secrets.rx.0, 1, "the server's send key moved on");
 }
 
 #[test]
