@@ -78,14 +78,18 @@ impl Keys {
             .map_err(|_| TlsError::Other("record encryption failed".into()))
     }
 
-    /// Decrypts `body` (ciphertext and tag) in place; the plaintext is the returned prefix.
-    /// `None` when the tag does not verify.
+    /// Decrypts the ciphertext and tag at `in_out[from..]`, writing the plaintext to the
+    /// front of `in_out` (the returned prefix). `None` when the tag does not verify.
     pub(crate) fn open<'a>(
         &mut self,
-        header: &[u8],
-        body: &'a mut [u8],
+        header: &[u8; 5],
+        in_out: &'a mut [u8],
+        from: usize,
     ) -> Result<Option<&'a mut [u8]>, TlsError> {
         let nonce = self.next_nonce()?;
-        Ok(self.key.open_in_place(nonce, Aad::from(header), body).ok())
+        Ok(self
+            .key
+            .open_within(nonce, Aad::from(header), in_out, from..)
+            .ok())
     }
 }

@@ -22,7 +22,7 @@
 mod keys;
 mod seal;
 
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use rustls::kernel::KernelConnection;
 use rustls::server::ServerConnectionData;
 use rustls::{AlertDescription, ExtractedSecrets};
@@ -95,8 +95,10 @@ impl RecordLayer {
         })
     }
 
-    /// Opens the records in `data` (and any record begun in an earlier read) in place: the
-    /// plaintext of every application_data record, moved together at the buffer's front.
+    /// Opens the records in `data` (and any record begun in an earlier read) in place: each
+    /// record's plaintext is decrypted to just behind the plaintext of the one before (the
+    /// first where it lies), so the read's plaintext ends up contiguous without a copy of its
+    /// own.
     pub(crate) fn open(&mut self, data: Bytes) -> Result<Opened, TlsError> {
         let mut buf = if self.partial.is_empty() {
             // In place when the read's buffer is ours alone, else one copy.
@@ -127,8 +129,12 @@ impl RecordLayer {
             if buf.len() - read - HEADER < len {
                 break;
             }
-            let (head, rest) = buf[read..].split_at_mut(HEADER);
-            let opened = self.rx.open(head, &mut rest[..len]);
+            let header = [h[0], h[1], h[2], h[3], h[4]];
+            // Decrypted to `to`, right behind the plaintext so far (HEADER: the first
+            // record's plaintext stays where it is).
+            let to = HEADER + written;
+            let from = read + HEADER;
+            let opened = self.rx.open(&header, &mut buf[to..from + len], from - to);
             let plain = match opened {
                 Ok(Some(p)) => p,
                 Ok(None) => {
@@ -159,12 +165,9 @@ impl RecordLayer {
                     format!("a handshake message interleaved with type {}", inner),
                 ));
             }
-            let start = read + HEADER;
+            let start = to;
             match inner {
-                CONTENT_APPLICATION_DATA => {
-                    buf.copy_within(start..start + end, written);
-                    written += end;
-                }
+                CONTENT_APPLICATION_DATA => written += end,
                 CONTENT_ALERT => {
                     let alert = buf[start..start + end].to_vec();
                     peer_closed |= self.on_alert(&alert)?;
@@ -187,7 +190,12 @@ impl RecordLayer {
             // ignored, RFC 8446 §6.1).
             self.partial = buf.split_off(read);
         }
-        buf.truncate(written);
+        buf.truncate(HEADER + written);
+        if buf.len() >= HEADER {
+            buf.advance(HEADER);
+        } else {
+            buf.clear();
+        }
         Ok(Opened {
             plain: buf,
             peer_closed,
