@@ -247,3 +247,73 @@ fn a_mebibyte_and_a_half_arrives_intact_each_way_in_reads_that_split_records() {
     assert_eq!(got.len(), down.len());
     assert_eq!(checksum(&got), checksum(&down));
 }
+
+/// A record as the client would seal it with its extracted send key (RFC 8446 §5.2: nonce =
+/// iv XOR seq, additional data = the record header), written independently of both sides.
+fn seal_as_client(secrets: &rustls::ConnectionTrafficSecrets, seq: u64, body: &[u8]) -> Vec<u8> {
+    use ring::aead;
+    let (alg, key, iv): (&'static aead::Algorithm, &[u8], &[u8]) = match secrets {
+        rustls::ConnectionTrafficSecrets::Aes128Gcm { key, iv } => {
+            (&aead::AES_128_GCM, key.as_ref(), iv.as_ref())
+        }
+        rustls::ConnectionTrafficSecrets::Aes256Gcm { key, iv } => {
+            (&aead::AES_256_GCM, key.as_ref(), iv.as_ref())
+        }
+        rustls::ConnectionTrafficSecrets::Chacha20Poly1305 { key, iv } => {
+            (&aead::CHACHA20_POLY1305, key.as_ref(), iv.as_ref())
+        }
+        _ => panic!("unexpected suite"),
+    };
+    let key = aead::LessSafeKey::new(aead::UnboundKey::new(alg, key).unwrap());
+    let mut nonce: [u8; 12] = iv.try_into().unwrap();
+    for (n, s) in nonce[4..].iter_mut().zip(seq.to_be_bytes()) {
+        *n ^= s;
+    }
+    let len = u16::try_from(body.len() + 16).unwrap().to_be_bytes();
+    let header = [23, 3, 3, len[0], len[1]];
+    let mut sealed = body.to_vec();
+    let tag = key
+        .seal_in_place_separate_tag(
+            aead::Nonce::assume_unique_for_key(nonce),
+            aead::Aad::from(header),
+            &mut sealed,
+        )
+        .unwrap();
+    let mut record = header.to_vec();
+    record.extend_from_slice(&sealed);
+    record.extend_from_slice(tag.as_ref());
+    record
+}
+
+#[test]
+fn a_full_record_and_a_padded_one_are_delivered_and_one_byte_more_closes_with_record_overflow() {
+    let (c, s) = connected();
+    let (seq, secrets) = c.dangerous_extract_secrets().expect("secrets").tx;
+    // 2^14 bytes of content and its type: the largest inner plaintext.
+    let mut full = vec![b'x'; 1 << 14];
+    full.push(23);
+    s.write_inbound(Bytes::from(seal_as_client(&secrets, seq, &full)));
+    let got = plaintext(&s);
+    assert!(got.len() == 1 << 14 && got.iter().all(|&b| b == b'x'));
+    // Zero padding after the type is stripped.
+    let padded = [b'a', b'b', b'c', 23, 0, 0, 0, 0];
+    s.write_inbound(Bytes::from(seal_as_client(&secrets, seq + 1, &padded)));
+    assert!(plaintext(&s) == b"abc");
+    assert!(s.channel().is_active());
+    // 2^14 + 1 bytes of content: the inner plaintext is over 2^14 + 1 bytes.
+    let mut over = vec![b'y'; (1 << 14) + 1];
+    over.push(23);
+    s.write_inbound(Bytes::from(seal_as_client(&secrets, seq + 2, &over)));
+    assert!(plaintext(&s).is_empty());
+    assert!(error_message(&s).contains("record_overflow"));
+    assert!(!s.channel().is_active());
+}
+
+#[test]
+fn a_record_whose_inner_plaintext_is_all_padding_closes_with_unexpected_message() {
+    let (c, s) = connected();
+    let (seq, secrets) = c.dangerous_extract_secrets().expect("secrets").tx;
+    s.write_inbound(Bytes::from(seal_as_client(&secrets, seq, &[0, 0, 0])));
+    assert!(error_message(&s).contains("unexpected_message"));
+    assert!(!s.channel().is_active());
+}

@@ -8,7 +8,7 @@
 //! - Records in: outer type application_data only (anything else, e.g. a late
 //!   change_cipher_spec or a plaintext alert: unexpected_message); ciphertext over 2^14+256:
 //!   record_overflow; a tag that does not verify: bad_record_mac; inner plaintext over 2^14:
-//!   record_overflow; zero padding stripped, an all-zero inner plaintext: unexpected_message.
+//!   record_overflow (content, type and padding together); zero padding stripped, an all-zero inner plaintext: unexpected_message.
 //! - Inner alerts: close_notify ends reading (the handler answers with its own and closes);
 //!   any other alert is the peer's error, named. Inner handshake messages: KeyUpdate only (a
 //!   server receives no other), aligned to the record's end; it moves the receive key on and,
@@ -153,10 +153,12 @@ impl RecordLayer {
                 ));
             };
             let inner = plain[end];
-            if end > MAX_PLAIN {
+            // The whole TLSInnerPlaintext (content, type, padding) is at most 2^14 + 1 bytes.
+            if plain.len() > MAX_PLAIN + 1 {
+                let n = plain.len();
                 return Err(self.fatal(
                     AlertDescription::RecordOverflow,
-                    format!("a record with {} bytes of plaintext (limit 16384)", end),
+                    format!("a record with {n} bytes of inner plaintext (limit 16385)"),
                 ));
             }
             if inner != CONTENT_HANDSHAKE && !self.handshake.is_empty() {
