@@ -125,26 +125,16 @@ impl Handshake13 {
         step
     }
 
-    /// The fatal alert rustls queued with an error, into `outgoing`.
+    /// The fatal alert rustls queued with an error, into `outgoing`. One call only: rustls
+    /// hands out what it queued before it reads on, and reading on after a fatal alert would
+    /// judge the rest of the input again.
     fn write_alerts(&mut self) {
-        for _ in 0..4 {
-            let UnbufferedStatus { discard, state } =
-                self.conn.process_tls_records(&mut self.incoming);
-            let more = match state {
-                Ok(ConnectionState::EncodeTlsData(mut enc)) => {
-                    encode(&mut self.outgoing, |buf| enc.encode(buf)).is_ok()
-                }
-                Ok(ConnectionState::TransmitTlsData(t)) => {
-                    t.done();
-                    true
-                }
-                _ => false,
-            };
-            self.incoming.drain(..discard);
-            if !more {
-                return;
-            }
+        let UnbufferedStatus { discard, state } =
+            self.conn.process_tls_records(&mut self.incoming);
+        if let Ok(ConnectionState::EncodeTlsData(mut enc)) = state {
+            let _ = encode(&mut self.outgoing, |buf| enc.encode(buf));
         }
+        self.incoming.drain(..discard);
     }
 
     /// Hands the session over to our record layer (the handshake's records stay in
