@@ -39,7 +39,7 @@ fn pair(version: TlsVersion) -> (EmbeddedChannel, EmbeddedChannel) {
             chain: include_bytes!("../fuzz/testpki/server.pem").to_vec(),
             key: include_bytes!("../fuzz/testpki/server.key").to_vec(),
         }),
-        own_records: std::env::var_os("NETLOOP_TLS_RUSTLS_RECORDS").is_none_or(|v| v != "1"),
+        own_records: std::env::var("NETLOOP_TLS_RUSTLS_RECORDS").map_or(true, |v| v != "1"),
         ..SslOptions::default()
     })
     .expect("server context");

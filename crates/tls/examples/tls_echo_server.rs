@@ -60,7 +60,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .parse()?;
     let tls = SslContext::server(&SslOptions {
         identity: Some(PemIdentity { chain: cert, key }),
-        own_records: std::env::var_os("NETLOOP_TLS_RUSTLS_RECORDS").is_none_or(|v| v != "1"),
+        own_records: std::env::var("NETLOOP_TLS_RUSTLS_RECORDS").map_or(true, |v| v != "1"),
         ..SslOptions::default()
     })?;
 
