@@ -129,8 +129,7 @@ impl Handshake13 {
     /// hands out what it queued before it reads on, and reading on after a fatal alert would
     /// judge the rest of the input again.
     fn write_alerts(&mut self) {
-        let UnbufferedStatus { discard, state } =
-            self.conn.process_tls_records(&mut self.incoming);
+        let UnbufferedStatus { discard, state } = self.conn.process_tls_records(&mut self.incoming);
         if let Ok(ConnectionState::EncodeTlsData(mut enc)) = state {
             let _ = encode(&mut self.outgoing, |buf| enc.encode(buf));
         }
