@@ -105,7 +105,11 @@ impl RecordLayer {
             data.try_into_mut()
                 .unwrap_or_else(|shared| BytesMut::from(&shared[..]))
         } else {
-            let mut b = std::mem::take(&mut self.partial);
+            // One allocation of exactly the bytes at hand: growing the split-off start of a
+            // record would allocate at least the size of the buffer it came from.
+            let partial = std::mem::take(&mut self.partial);
+            let mut b = BytesMut::with_capacity(partial.len() + data.len());
+            b.extend_from_slice(&partial);
             b.extend_from_slice(&data);
             b
         };
