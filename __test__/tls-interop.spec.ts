@@ -56,6 +56,44 @@ for (const [flag, version] of [['-tls1_2', 'TLSv1.2'], ['-tls1_3', 'TLSv1.3']] a
   })
 }
 
+for (const suite of ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256']) {
+  test(`openssl s_client key updates (K: update requested, k: not requested) keep a TLSv1.3 ${suite} session echoing`, async (t) => {
+    const { port, sessions } = await echoServer(t)
+    const p = spawn('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, '-CAfile', join(certsDir(), 'ca.pem'), '-tls1_3', '-ciphersuites', suite, '-servername', 'localhost'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let out = ''
+    p.stdout.on('data', (d) => (out += String(d)))
+    p.stderr.on('data', (d) => (out += String(d)))
+    const exited = once(p, 'exit')
+    const kill = setTimeout(() => p.kill('SIGKILL'), 20_000)
+    const echoed = (line: string) => out.split('\n').includes(line)
+    const updates = () => out.split('KEYUPDATE').length - 1
+    try {
+      p.stdin.write('before-update\n')
+      await until(() => echoed('before-update'), 8000)
+      // One command per write: s_client takes a line starting with k/K as its command only
+      // when the line comes alone, and prints KEYUPDATE when it sent the update.
+      for (const cmd of ['K', 'k', 'K']) {
+        const seen = updates()
+        p.stdin.write(`${cmd}\n`)
+        await until(() => updates() > seen, 8000)
+        p.stdin.write(`after-${cmd}-${seen}\n`)
+        await until(() => echoed(`after-${cmd}-${seen}`), 8000)
+      }
+      p.stdin.end()
+      await exited
+    } finally {
+      clearTimeout(kill)
+    }
+    t.is(updates(), 3, out)
+    t.true(echoed('after-K-2'), out)
+    t.is(sessions[0].protocol, 'TLSv1.3')
+    t.is(sessions[0].cipher.standardName, suite)
+    t.notRegex(out, /alert/i)
+  })
+}
+
 test('openssl s_client -servername picks the certificate of the SNI host map', async (t) => {
   const { port, sessions } = await echoServer(t, {
     SNI: { 'example.org': { cert: pem('wrong-host.pem'), key: pem('wrong-host.key') } },

@@ -116,6 +116,8 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
             .map_or(defaults.handshake_timeout, |ms| {
                 Duration::from_secs_f64(ms.max(0.0) / 1000.0)
             }),
+        // NETLOOP_TLS_RUSTLS_RECORDS=1 keeps TLS 1.3 records on rustls (A/B measurements).
+        own_records: std::env::var("NETLOOP_TLS_RUSTLS_RECORDS").map_or(true, |v| v != "1"),
     })
 }
 

@@ -7,6 +7,8 @@
 //!
 //! `--count N` runs exactly N round trips per repetition instead of `--ms`: the same work on
 //! every run, for `perf stat -e instructions:u` (a count other load on the machine hardly moves).
+//! `--tls 13` or `--tls 12` runs one version only. With `NETLOOP_TLS_RUSTLS_RECORDS=1` the
+//! server keeps TLS 1.3 records on rustls instead of netloop's own record layer (A/B).
 
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -37,6 +39,7 @@ fn pair(version: TlsVersion) -> (EmbeddedChannel, EmbeddedChannel) {
             chain: include_bytes!("../fuzz/testpki/server.pem").to_vec(),
             key: include_bytes!("../fuzz/testpki/server.key").to_vec(),
         }),
+        own_records: std::env::var("NETLOOP_TLS_RUSTLS_RECORDS").map_or(true, |v| v != "1"),
         ..SslOptions::default()
     })
     .expect("server context");
@@ -74,20 +77,24 @@ fn round_trip(c: &EmbeddedChannel, s: &EmbeddedChannel, msg: &Bytes) -> usize {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let (mut reps, mut ms, mut count) = (7u32, 300u64, 0u64);
+    let (mut reps, mut ms, mut count, mut only) = (7u32, 300u64, 0u64, 0u64);
     while let Some(a) = args.next() {
         let v = args.next().and_then(|v| v.parse().ok());
         match (a.as_str(), v) {
             ("--reps", Some(v)) => reps = v as u32,
             ("--ms", Some(v)) => ms = v,
             ("--count", Some(v)) => count = v,
-            _ => panic!("usage: record_cost [--reps N] [--ms MS] [--count N]"),
+            ("--tls", Some(v)) => only = v,
+            _ => panic!("usage: record_cost [--reps N] [--ms MS] [--count N] [--tls 13|12]"),
         }
     }
-    for (name, version) in [
-        ("TLS 1.3", TlsVersion::Tls13),
-        ("TLS 1.2", TlsVersion::Tls12),
+    for (name, version, id) in [
+        ("TLS 1.3", TlsVersion::Tls13, 13),
+        ("TLS 1.2", TlsVersion::Tls12, 12),
     ] {
+        if only != 0 && only != id {
+            continue;
+        }
         let (c, s) = pair(version);
         for size in [64usize, 16 * 1024, 64 * 1024] {
             let msg = Bytes::from(vec![0x5a; size]);

@@ -95,6 +95,9 @@ pub struct SslOptions {
     pub session_tickets: bool,
     /// Handshake timeout (default 10 s; zero: none).
     pub handshake_timeout: Duration,
+    /// Server: after a TLS 1.3 handshake, protect records with netloop's own record layer
+    /// (default true); false keeps every record on rustls.
+    pub own_records: bool,
 }
 
 impl Default for SslOptions {
@@ -113,6 +116,7 @@ impl Default for SslOptions {
             session_cache_size: 1024,
             session_tickets: true,
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
+            own_records: true,
         }
     }
 }
@@ -121,6 +125,8 @@ pub(crate) enum Side {
     Server {
         config: Arc<ServerConfig>,
         strict: Option<Arc<dyn ClientCertVerifier>>,
+        /// TLS 1.3 records after the handshake go through crate::record.
+        own_records: bool,
     },
     Client {
         config: Arc<ClientConfig>,
@@ -241,10 +247,14 @@ impl SslContext {
                 rustls::crypto::ring::Ticketer::new().map_err(rustls_err("tickets"))?;
         }
         config.ignore_client_order = true;
+        // Our record layer takes the traffic secrets over from rustls after the handshake.
+        let own_records = o.own_records && o.max_version >= TlsVersion::Tls13;
+        config.enable_secret_extraction = own_records;
         Ok(SslContext(Arc::new(Inner {
             side: Side::Server {
                 config: Arc::new(config),
                 strict,
+                own_records,
             },
             handshake_timeout: timeout(o.handshake_timeout),
         })))

@@ -1,5 +1,10 @@
-//! The rustls session of one connection, reduced to what the handler needs: feed records in
+//! The TLS session of one connection, reduced to what the handler needs: feed records in
 //! (plaintext out), encrypt plaintext (records out), take the records to send.
+//!
+//! Two paths (docs/decisions/0007-tls.md): rustls's buffered connection does everything for
+//! clients, TLS 1.2 and servers without our record layer; a server whose client offers TLS 1.3
+//! handshakes through rustls's unbuffered API and then protects records itself
+//! (crate::record). The server decides on the client's first record (crate::hello).
 
 use std::io::{BufRead, IoSlice, Write};
 use std::net::IpAddr;
@@ -10,11 +15,39 @@ use rustls::{ClientConnection, Connection, ServerConnection};
 
 use crate::context::{Side, SslContext};
 use crate::error::TlsError;
-use crate::session::{describe, TlsSession};
+use crate::hello::{peek, Peek};
+use crate::record::RecordLayer;
+use crate::session::{describe, Negotiated, TlsSession};
+
+mod handshake13;
+
+use handshake13::Handshake13;
+
+enum Mode {
+    /// A server that may take our record layer: the client's first record is not whole yet.
+    Undecided(BytesMut),
+    Rustls(Box<Connection>),
+    Handshake13(Box<Handshake13>),
+    Own(Box<RecordLayer>),
+    /// Failed while changing paths.
+    Broken,
+}
 
 pub(crate) struct Engine {
-    conn: Connection,
+    mode: Mode,
+    context: SslContext,
     name: Option<ServerName<'static>>,
+    /// Our record layer's session, read from rustls at the hand-over.
+    negotiated: Option<Negotiated>,
+    /// Records written while changing paths, for the next `take_records`.
+    pending_out: Vec<u8>,
+}
+
+/// What one read yielded.
+pub(crate) struct Fed {
+    pub(crate) plain: BytesMut,
+    pub(crate) handshaking: bool,
+    pub(crate) peer_closed: bool,
 }
 
 impl Engine {
@@ -24,11 +57,14 @@ impl Engine {
         server_name: Option<&str>,
         ip: Option<IpAddr>,
     ) -> Result<Engine, TlsError> {
-        let (mut conn, name) = match &context.0.side {
+        let (mode, name) = match &context.0.side {
+            Side::Server {
+                own_records: true, ..
+            } => (Mode::Undecided(BytesMut::new()), None),
             Side::Server { config, .. } => {
                 let c = ServerConnection::new(config.clone())
                     .map_err(|e| TlsError::Other(e.to_string()))?;
-                (Connection::Server(c), None)
+                (rustls_mode(Connection::Server(c)), None)
             }
             Side::Client { config, .. } => {
                 let name = match (server_name, ip) {
@@ -44,60 +80,102 @@ impl Engine {
                 };
                 let c = ClientConnection::new(config.clone(), name.clone())
                     .map_err(|e| TlsError::Other(e.to_string()))?;
-                (Connection::Client(c), Some(name))
+                (rustls_mode(Connection::Client(c)), Some(name))
             }
         };
-        // Records are taken out after every write, so rustls never needs to buffer more.
-        conn.set_buffer_limit(None);
-        Ok(Engine { conn, name })
+        Ok(Engine {
+            mode,
+            context: context.clone(),
+            name,
+            negotiated: None,
+            pending_out: Vec::new(),
+        })
     }
 
-    /// Processes `data` (records from the peer), appending any plaintext to `plain`.
-    /// Returns (still handshaking, the peer sent close_notify).
-    pub(crate) fn feed(
-        &mut self,
-        mut data: &[u8],
-        plain: &mut BytesMut,
-    ) -> Result<(bool, bool), TlsError> {
-        let mut peer_closed = false;
-        // The plaintext is never longer than the records carrying it: one reservation for the
-        // whole read, not a regrowth (and copy of what came before) per record.
-        plain.reserve(data.len());
-        while !data.is_empty() {
-            match self.conn.read_tls(&mut data) {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(e) => return Err(TlsError::Protocol(e.to_string())),
+    /// Processes `data` (records from the peer).
+    pub(crate) fn feed(&mut self, data: Bytes) -> Result<Fed, TlsError> {
+        let mut fed = Fed {
+            plain: BytesMut::new(),
+            handshaking: true,
+            peer_closed: false,
+        };
+        match &mut self.mode {
+            Mode::Own(layer) => {
+                let opened = layer.open(data)?;
+                fed.plain = opened.plain;
+                fed.handshaking = false;
+                fed.peer_closed = opened.peer_closed;
             }
-            let state = self
-                .conn
-                .process_new_packets()
-                .map_err(|e| TlsError::from_rustls(&e))?;
-            let n = state.plaintext_bytes_to_read();
-            if n > 0 {
-                self.take_plaintext(n, plain)?;
+            Mode::Rustls(conn) => {
+                (fed.handshaking, fed.peer_closed) = feed_rustls(conn, &data, &mut fed.plain)?;
             }
-            peer_closed |= state.peer_has_closed();
+            Mode::Undecided(first) => {
+                first.extend_from_slice(&data);
+                let first = std::mem::take(first);
+                self.decide(first, &mut fed)?;
+            }
+            Mode::Handshake13(hs) => {
+                if let Some(peer_closed) = hs.feed(&data, &mut fed.plain)? {
+                    self.hand_over(&mut fed, peer_closed)?;
+                }
+            }
+            Mode::Broken => return Err(TlsError::Closed),
         }
-        Ok((self.conn.is_handshaking(), peer_closed))
+        Ok(fed)
     }
 
-    /// Appends the `n` bytes of decrypted plaintext rustls holds to `plain`, chunk by chunk
-    /// (straight from rustls's buffers: no zero-filled staging area).
-    fn take_plaintext(&mut self, mut n: usize, plain: &mut BytesMut) -> Result<(), TlsError> {
-        plain.reserve(n);
-        let mut reader = self.conn.reader();
-        while n > 0 {
-            let chunk = reader
-                .fill_buf()
-                .map_err(|e| TlsError::Protocol(e.to_string()))?;
-            let len = chunk.len().min(n);
-            if len == 0 {
-                break;
+    /// A server's path, once the client's first record is whole.
+    fn decide(&mut self, first: BytesMut, fed: &mut Fed) -> Result<(), TlsError> {
+        let Side::Server { config, .. } = &self.context.0.side else {
+            return Err(TlsError::Closed);
+        };
+        match peek(&first) {
+            Peek::More => self.mode = Mode::Undecided(first),
+            Peek::Tls13 { server_name } => {
+                let mut hs = Handshake13::new(config, server_name)?;
+                let done = hs.feed(&first, &mut fed.plain);
+                self.mode = Mode::Handshake13(Box::new(hs));
+                if let Some(peer_closed) = done? {
+                    self.hand_over(fed, peer_closed)?;
+                }
             }
-            plain.extend_from_slice(&chunk[..len]);
-            reader.consume(len);
-            n -= len;
+            Peek::Other => {
+                let c = ServerConnection::new(config.clone())
+                    .map_err(|e| TlsError::Other(e.to_string()))?;
+                let mut conn = Box::new(Connection::Server(c));
+                conn.set_buffer_limit(None);
+                self.mode = Mode::Rustls(conn);
+                let Mode::Rustls(conn) = &mut self.mode else {
+                    return Err(TlsError::Closed);
+                };
+                (fed.handshaking, fed.peer_closed) = feed_rustls(conn, &first, &mut fed.plain)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The TLS 1.3 handshake completed: records from now on are ours.
+    fn hand_over(&mut self, fed: &mut Fed, peer_closed: bool) -> Result<(), TlsError> {
+        let Mode::Handshake13(hs) = std::mem::replace(&mut self.mode, Mode::Broken) else {
+            return Err(TlsError::Closed);
+        };
+        let done = hs.finish()?;
+        self.pending_out.extend_from_slice(&done.outgoing);
+        self.negotiated = Some(done.negotiated);
+        let mut layer = Box::new(done.layer);
+        fed.handshaking = false;
+        if peer_closed {
+            layer.peer_closed();
+            fed.peer_closed = true;
+            self.mode = Mode::Own(layer);
+        } else if !done.leftover.is_empty() {
+            let opened = layer.open(done.leftover.freeze());
+            self.mode = Mode::Own(layer);
+            let opened = opened?;
+            fed.plain.extend_from_slice(&opened.plain);
+            fed.peer_closed = opened.peer_closed;
+        } else {
+            self.mode = Mode::Own(layer);
         }
         Ok(())
     }
@@ -105,74 +183,165 @@ impl Engine {
     /// Encrypts `plain` (the parts in order, as one stream: records are filled across the
     /// parts' edges) into records.
     pub(crate) fn encrypt(&mut self, plain: &[&[u8]]) -> Result<Bytes, TlsError> {
+        let conn = match &mut self.mode {
+            Mode::Own(layer) => return layer.seal(plain),
+            Mode::Rustls(conn) => conn,
+            _ => return Err(TlsError::Closed),
+        };
         let total: usize = plain.iter().map(|p| p.len()).sum();
         if let [one] = plain {
-            self.conn
-                .writer()
-                .write_all(one)
-                .map_err(|_| TlsError::Closed)?;
+            conn.writer().write_all(one).map_err(|_| TlsError::Closed)?;
         } else {
-            self.write_parts(plain, total)?;
+            write_parts(conn, plain, total)?;
         }
-        Ok(self
-            .records_with_capacity(record_bytes(total))
-            .unwrap_or_default())
-    }
-
-    /// Hands all of `parts` (`total` bytes) to rustls in vectored writes.
-    fn write_parts(&mut self, parts: &[&[u8]], total: usize) -> Result<(), TlsError> {
-        let mut done = 0;
-        while done < total {
-            // After the handshake rustls takes everything at once; the loop is for safety.
-            let mut skip = done;
-            let mut slices: Vec<IoSlice<'_>> = Vec::with_capacity(parts.len());
-            for p in parts {
-                if skip >= p.len() {
-                    skip -= p.len();
-                } else {
-                    slices.push(IoSlice::new(&p[skip..]));
-                    skip = 0;
-                }
-            }
-            let n = self
-                .conn
-                .writer()
-                .write_vectored(&slices)
-                .map_err(|_| TlsError::Closed)?;
-            if n == 0 {
-                return Err(TlsError::Closed);
-            }
-            done += n;
-        }
-        Ok(())
+        Ok(records_with_capacity(conn, record_bytes(total)).unwrap_or_default())
     }
 
     /// The records waiting to be sent, if any.
     pub(crate) fn take_records(&mut self) -> Option<Bytes> {
-        self.records_with_capacity(0)
-    }
-
-    /// The records waiting to be sent, if any, in one buffer reserved for `capacity` bytes.
-    fn records_with_capacity(&mut self, capacity: usize) -> Option<Bytes> {
-        if !self.conn.wants_write() {
-            return None;
-        }
-        let mut out = Vec::with_capacity(capacity);
-        while self.conn.wants_write() {
-            if self.conn.write_tls(&mut out).is_err() {
-                break;
+        let now = match &mut self.mode {
+            Mode::Own(layer) => layer.take_control(),
+            Mode::Rustls(conn) => records_with_capacity(conn, 0),
+            Mode::Handshake13(hs) => {
+                (!hs.outgoing.is_empty()).then(|| Bytes::from(std::mem::take(&mut hs.outgoing)))
             }
+            Mode::Undecided(_) | Mode::Broken => None,
+        };
+        if self.pending_out.is_empty() {
+            return now;
         }
-        (!out.is_empty()).then(|| Bytes::from(out))
+        let mut out = std::mem::take(&mut self.pending_out);
+        if let Some(now) = now {
+            out.extend_from_slice(&now);
+        }
+        Some(Bytes::from(out))
     }
 
     pub(crate) fn send_close_notify(&mut self) {
-        self.conn.send_close_notify();
+        match &mut self.mode {
+            Mode::Own(layer) => layer.close_notify(),
+            Mode::Rustls(conn) => conn.send_close_notify(),
+            // Mid-handshake through the unbuffered API: the connection just closes.
+            _ => {}
+        }
     }
 
     pub(crate) fn describe(&self, context: &SslContext) -> TlsSession {
-        describe(&self.conn, &context.0.side, self.name.as_ref())
+        match (&self.mode, &self.negotiated) {
+            (Mode::Rustls(conn), _) => describe(conn, &context.0.side, self.name.as_ref()),
+            (_, Some(n)) => n.describe(&context.0.side, self.name.as_ref()),
+            (_, None) => TlsSession {
+                protocol: "unknown",
+                cipher: String::new(),
+                alpn_protocol: None,
+                server_name: None,
+                peer_certificates: Vec::new(),
+                resumed: false,
+                authorized: false,
+                authorization_error: None,
+            },
+        }
     }
+}
+
+fn rustls_mode(mut conn: Connection) -> Mode {
+    // Records are taken out after every write, so rustls never needs to buffer more.
+    conn.set_buffer_limit(None);
+    Mode::Rustls(Box::new(conn))
+}
+
+/// Processes `data` with rustls, appending any plaintext to `plain`.
+/// Returns (still handshaking, the peer sent close_notify).
+fn feed_rustls(
+    conn: &mut Connection,
+    mut data: &[u8],
+    plain: &mut BytesMut,
+) -> Result<(bool, bool), TlsError> {
+    let mut peer_closed = false;
+    // The plaintext is never longer than the records carrying it: one reservation for the
+    // whole read, not a regrowth (and copy of what came before) per record.
+    plain.reserve(data.len());
+    while !data.is_empty() {
+        match conn.read_tls(&mut data) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => return Err(TlsError::Protocol(e.to_string())),
+        }
+        let state = conn
+            .process_new_packets()
+            .map_err(|e| TlsError::from_rustls(&e))?;
+        let n = state.plaintext_bytes_to_read();
+        if n > 0 {
+            take_plaintext(conn, n, plain)?;
+        }
+        peer_closed |= state.peer_has_closed();
+    }
+    Ok((conn.is_handshaking(), peer_closed))
+}
+
+/// Appends the `n` bytes of decrypted plaintext rustls holds to `plain`, chunk by chunk
+/// (straight from rustls's buffers: no zero-filled staging area).
+fn take_plaintext(
+    conn: &mut Connection,
+    mut n: usize,
+    plain: &mut BytesMut,
+) -> Result<(), TlsError> {
+    plain.reserve(n);
+    let mut reader = conn.reader();
+    while n > 0 {
+        let chunk = reader
+            .fill_buf()
+            .map_err(|e| TlsError::Protocol(e.to_string()))?;
+        let len = chunk.len().min(n);
+        if len == 0 {
+            break;
+        }
+        plain.extend_from_slice(&chunk[..len]);
+        reader.consume(len);
+        n -= len;
+    }
+    Ok(())
+}
+
+/// Hands all of `parts` (`total` bytes) to rustls in vectored writes.
+fn write_parts(conn: &mut Connection, parts: &[&[u8]], total: usize) -> Result<(), TlsError> {
+    let mut done = 0;
+    while done < total {
+        // After the handshake rustls takes everything at once; the loop is for safety.
+        let mut skip = done;
+        let mut slices: Vec<IoSlice<'_>> = Vec::with_capacity(parts.len());
+        for p in parts {
+            if skip >= p.len() {
+                skip -= p.len();
+            } else {
+                slices.push(IoSlice::new(&p[skip..]));
+                skip = 0;
+            }
+        }
+        let n = conn
+            .writer()
+            .write_vectored(&slices)
+            .map_err(|_| TlsError::Closed)?;
+        if n == 0 {
+            return Err(TlsError::Closed);
+        }
+        done += n;
+    }
+    Ok(())
+}
+
+/// The records rustls has waiting to be sent, if any, in one buffer reserved for `capacity`.
+fn records_with_capacity(conn: &mut Connection, capacity: usize) -> Option<Bytes> {
+    if !conn.wants_write() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(capacity);
+    while conn.wants_write() {
+        if conn.write_tls(&mut out).is_err() {
+            break;
+        }
+    }
+    (!out.is_empty()).then(|| Bytes::from(out))
 }
 
 /// The most bytes `plain` plaintext bytes take as records: full records of 16 KiB, each with

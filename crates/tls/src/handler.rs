@@ -33,7 +33,7 @@ use netloop_transport::{
 };
 
 use crate::context::{Side, SslContext};
-use crate::engine::Engine;
+use crate::engine::{Engine, Fed};
 use crate::error::TlsError;
 use crate::session::{SslCloseCompletionEvent, SslHandshakeCompletionEvent, TlsSession};
 
@@ -179,20 +179,23 @@ impl State {
         }
     }
 
-    fn on_read(self: &Rc<Self>, ctx: &ChannelHandlerContext, data: &[u8]) {
+    fn on_read(self: &Rc<Self>, ctx: &ChannelHandlerContext, data: Bytes) {
         if self.phase.get() == Phase::Idle {
             self.start(ctx);
         }
         if !matches!(self.phase.get(), Phase::Handshaking | Phase::Done) {
             return;
         }
-        let mut plain = BytesMut::new();
         let result = match self.engine.borrow_mut().as_mut() {
-            Some(engine) => engine.feed(data, &mut plain),
+            Some(engine) => engine.feed(data),
             None => return,
         };
-        let (handshaking, peer_closed) = match result {
-            Ok(state) => state,
+        let Fed {
+            plain,
+            handshaking,
+            peer_closed,
+        } = match result {
+            Ok(fed) => fed,
             Err(e) => {
                 self.send_records(ctx);
                 self.fail(ctx, e);
@@ -311,7 +314,7 @@ impl ChannelHandler for SslHandler {
 
     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
         match msg.into_bytes() {
-            Ok(bytes) => self.0.on_read(ctx, &bytes),
+            Ok(bytes) => self.0.on_read(ctx, bytes),
             Err(other) => ctx.fire_channel_read(other),
         }
         Ok(())

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{Connection, HandshakeKind, ProtocolVersion};
+use rustls::{CommonState, Connection, HandshakeKind, ProtocolVersion};
 
 use crate::context::Side;
 use crate::error::TlsError;
@@ -50,8 +50,8 @@ fn protocol_name(v: Option<ProtocolVersion>) -> &'static str {
     }
 }
 
-fn cipher_name(conn: &Connection) -> String {
-    let Some(suite) = conn.negotiated_cipher_suite() else {
+fn cipher_name(common: &CommonState) -> String {
+    let Some(suite) = common.negotiated_cipher_suite() else {
         return String::new();
     };
     let name = format!("{:?}", suite.suite());
@@ -61,36 +61,68 @@ fn cipher_name(conn: &Connection) -> String {
     }
 }
 
+/// What a handshake negotiated, taken from rustls before the session may move on to our own
+/// record layer (which keeps none of it).
+pub(crate) struct Negotiated {
+    protocol: &'static str,
+    cipher: String,
+    alpn_protocol: Option<String>,
+    server_name: Option<String>,
+    peer: Vec<CertificateDer<'static>>,
+    resumed: bool,
+}
+
+impl Negotiated {
+    pub(crate) fn of(common: &CommonState, server_name: Option<String>) -> Negotiated {
+        Negotiated {
+            protocol: protocol_name(common.protocol_version()),
+            cipher: cipher_name(common),
+            alpn_protocol: common
+                .alpn_protocol()
+                .map(|p| String::from_utf8_lossy(p).into_owned()),
+            server_name,
+            peer: common
+                .peer_certificates()
+                .map(<[_]>::to_vec)
+                .unwrap_or_default(),
+            resumed: common.handshake_kind() == Some(HandshakeKind::Resumed),
+        }
+    }
+
+    pub(crate) fn describe(
+        &self,
+        side: &Side,
+        verified_name: Option<&ServerName<'static>>,
+    ) -> TlsSession {
+        let (authorized, authorization_error) = authorize(&self.peer, side, verified_name);
+        TlsSession {
+            protocol: self.protocol,
+            cipher: self.cipher.clone(),
+            alpn_protocol: self.alpn_protocol.clone(),
+            server_name: self.server_name.clone(),
+            peer_certificates: self
+                .peer
+                .iter()
+                .map(|c| Bytes::copy_from_slice(c.as_ref()))
+                .collect(),
+            resumed: self.resumed,
+            authorized,
+            authorization_error,
+        }
+    }
+}
+
 /// Reads what `conn` negotiated, verifying the peer's chain strictly for `authorized`.
 pub(crate) fn describe(
     conn: &Connection,
     side: &Side,
     verified_name: Option<&ServerName<'static>>,
 ) -> TlsSession {
-    let peer: Vec<CertificateDer<'static>> = conn
-        .peer_certificates()
-        .map(<[_]>::to_vec)
-        .unwrap_or_default();
-    let (authorized, authorization_error) = authorize(&peer, side, verified_name);
-    let server_name = match conn {
-        Connection::Server(s) => s.server_name().map(str::to_string),
-        Connection::Client(_) => verified_name.map(|n| n.to_str().into_owned()),
+    let (common, server_name): (&CommonState, _) = match conn {
+        Connection::Server(s) => (s, s.server_name().map(str::to_string)),
+        Connection::Client(c) => (c, verified_name.map(|n| n.to_str().into_owned())),
     };
-    TlsSession {
-        protocol: protocol_name(conn.protocol_version()),
-        cipher: cipher_name(conn),
-        alpn_protocol: conn
-            .alpn_protocol()
-            .map(|p| String::from_utf8_lossy(p).into_owned()),
-        server_name,
-        peer_certificates: peer
-            .iter()
-            .map(|c| Bytes::copy_from_slice(c.as_ref()))
-            .collect(),
-        resumed: conn.handshake_kind() == Some(HandshakeKind::Resumed),
-        authorized,
-        authorization_error,
-    }
+    Negotiated::of(common, server_name).describe(side, verified_name)
 }
 
 fn authorize(

@@ -6,7 +6,11 @@
 //! - flags bit 0: first complete a real handshake (TLS 1.3, or TLS 1.2 with bit 3), so the
 //!   chunks reach the record layer of an established session;
 //! - flags bit 1: the server runs with `autoRead` off and reads once per chunk;
-//! - flags bit 2: the server writes a plaintext reply after every chunk.
+//! - flags bit 2: the server writes a plaintext reply after every chunk;
+//! - flags bit 4: the server keeps TLS 1.3 records on rustls (`own_records: false`) instead of
+//!   its own record layer (crates/tls/src/record), so both paths are fuzzed;
+//! - flags bit 5: every record the client encrypts for an even chunk has one byte flipped
+//!   (at the chunk's first byte, modulo its length): valid framing, a tag that fails.
 //!
 //! A chunk whose length byte is odd is raw bytes written to the server as records; an even one
 //! (after a handshake) is plaintext the client encrypts and sends, so valid records interleave
@@ -29,6 +33,7 @@ use netloop_transport::{Bytes, ChannelHandler, ChannelOption, EmbeddedChannel};
 
 struct Contexts {
     server: SslContext,
+    server_rustls: SslContext,
     client13: SslContext,
     client12: SslContext,
 }
@@ -36,15 +41,18 @@ struct Contexts {
 fn contexts() -> &'static Contexts {
     static CTX: OnceLock<Contexts> = OnceLock::new();
     CTX.get_or_init(|| {
-        let server = SslContext::server(&SslOptions {
-            identity: Some(PemIdentity {
-                chain: include_bytes!("../testpki/server.pem").to_vec(),
-                key: include_bytes!("../testpki/server.key").to_vec(),
-            }),
-            min_version: TlsVersion::Tls12,
-            ..SslOptions::default()
-        })
-        .expect("server context");
+        let server = |own_records: bool| {
+            SslContext::server(&SslOptions {
+                identity: Some(PemIdentity {
+                    chain: include_bytes!("../testpki/server.pem").to_vec(),
+                    key: include_bytes!("../testpki/server.key").to_vec(),
+                }),
+                min_version: TlsVersion::Tls12,
+                own_records,
+                ..SslOptions::default()
+            })
+            .expect("server context")
+        };
         let client = |v: TlsVersion| {
             SslContext::client(&SslOptions {
                 ca: Some(include_bytes!("../testpki/ca.pem").to_vec()),
@@ -56,7 +64,8 @@ fn contexts() -> &'static Contexts {
             .expect("client context")
         };
         Contexts {
-            server,
+            server: server(true),
+            server_rustls: server(false),
             client13: client(TlsVersion::Tls13),
             client12: client(TlsVersion::Tls12),
         }
@@ -96,7 +105,13 @@ pub fn check(data: &[u8]) {
         return;
     };
     let ctx = contexts();
-    let server = channel(ctx.server.new_handler(None).expect("server handler"));
+    let server_ctx = if flags & 16 != 0 {
+        &ctx.server_rustls
+    } else {
+        &ctx.server
+    };
+    let server = channel(server_ctx.new_handler(None).expect("server handler"));
+    let tamper = flags & 32 != 0;
     let manual_read = flags & 2 != 0;
     if manual_read {
         server
@@ -140,7 +155,15 @@ pub fn check(data: &[u8]) {
                 while let Some(m) = c.read_outbound() {
                     if let Ok(b) = m.into_bytes() {
                         given += b.len();
-                        server.write_inbound(b);
+                        if tamper && !b.is_empty() {
+                            raw = true;
+                            let mut v = b.to_vec();
+                            let at = usize::from(chunk.first().copied().unwrap_or(0)) % v.len();
+                            v[at] ^= 1;
+                            server.write_inbound(Bytes::from(v));
+                        } else {
+                            server.write_inbound(b);
+                        }
                     }
                 }
             }
