@@ -22,8 +22,8 @@ use netloop_transport::{
     TransportError, Unhandled,
 };
 
-use super::ids::IdMap;
 use super::adapter::Marks;
+use super::ids::IdMap;
 use super::outbox::Outbox;
 use super::shared::SharedArrays;
 use super::wire::{self};
