@@ -14,6 +14,7 @@ export declare const WIRE_OF_EVENT: ReadonlyArray<WireKind>;
 export declare const EVENT_OF_WIRE: Uint8Array;
 /**
  * Which directions a JS handler has methods for (`HandlerTakes` bits): its native stand-in
- * passes the other direction on natively, as JS skips the handler (adapter.rs).
+ * passes the other direction on natively, as JS skips the handler (adapter.rs), and
+ * `channelReadComplete` while no JS handler of the channel has it (handlers.rs).
  */
 export declare function takes(ctx: ChannelHandlerContext): number;

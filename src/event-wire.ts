@@ -38,11 +38,13 @@ export const EVENT_OF_WIRE: Uint8Array = (() => {
 
 /**
  * Which directions a JS handler has methods for (`HandlerTakes` bits): its native stand-in
- * passes the other direction on natively, as JS skips the handler (adapter.rs).
+ * passes the other direction on natively, as JS skips the handler (adapter.rs), and
+ * `channelReadComplete` while no JS handler of the channel has it (handlers.rs).
  */
 export function takes(ctx: ChannelHandlerContext): number {
   const m = ctx._methods
   let bits = 0
   for (let k = 0; k < EVENT_COUNT; k++) if (m[k] !== undefined) bits |= k < PipelineEvent.Write ? HandlerTakes.Inbound : HandlerTakes.Outbound
+  if (m[PipelineEvent.ChannelReadComplete] !== undefined) bits |= HandlerTakes.ReadComplete
   return bits
 }

@@ -5,7 +5,7 @@
  * loop's order; promises and nextTicks they create run right after the iteration.
  *
  * Ground rules (all state here is touched on the loop's thread only):
- * - JS tasks live in a FIFO here; one native "marker" task runs up to JS_BATCH of them. At
+ * - JS tasks live in a FIFO (src/loop-tasks.ts); one native "marker" task runs a batch. At
  *   most one marker is queued at a time, and the core runs a task queued during an
  *   iteration in the next one: one marker per iteration, then the iteration hands the thread
  *   back to libuv and the next one runs in libuv's poll phase: Node's timers, I/O and
@@ -30,7 +30,7 @@ import { type AbortOptions, abortError } from './abort'
 import { publishLoopShutdown } from './diagnostics'
 import { type ChannelHub, channelMetrics, closeChannelsOf } from './hub'
 import { DispatchKind, DispatchPacking, TimerArmSlot } from './protocol'
-import { TaskQueue } from './tasks'
+import { LoopTasks } from './loop-tasks'
 import { type EventLoopOptions, type EventLoopState, type LoopMetrics, checkOptions, defaultTaskError, testHook } from './loop-options'
 import { abortable, shutdownArgs } from './loop-shutdown'
 export type { EventLoopOptions, EventLoopState, LoopMetrics } from './loop-options'
@@ -42,9 +42,6 @@ export { ScheduledTask, type Task } from './timers'
 
 const NativeEventLoop = native.NativeEventLoop
 type NativeEventLoop = Native.NativeEventLoop
-
-/** JS tasks run per native task (marker). */
-const JS_BATCH = 32
 
 /**
  * One event loop attached to the calling JS thread.
@@ -58,16 +55,12 @@ const JS_BATCH = 32
  */
 export class EventLoop {
   readonly #native: NativeEventLoop
-  readonly #queue = new TaskQueue()
-  readonly #runTask = (fn: Task) => this.#run(fn)
-  #markerQueued = false
-  readonly #maxPending: number
+  readonly #tasks: LoopTasks
   readonly #arm = new Float64Array(TimerArmSlot.Length)
   readonly #timers: TimerQueue
   #inDispatch = 0
   #shutdownRequested = false
   #terminated = false
-  readonly #reportAsync = (error: unknown) => this.#fail(error)
   /**
    * The native side holds this function weakly while the loop is idle (so an unreferenced
    * idle loop can be collected): the loop must hold it strongly itself, or the function could
@@ -75,8 +68,6 @@ export class EventLoop {
    */
   readonly #dispatchFn = (packed: number, arena?: Buffer, strings?: string[], base?: number, segments?: Buffer[]) =>
     this.#dispatch(packed, arena, strings, base, segments)
-  #taskFailures = 0
-  readonly #onTaskError: (error: unknown, loop: EventLoop) => void
   readonly #termination: Promise<void>
   #resolveTermination!: () => void
   /** @internal test and benchmark hook: tasks posted by `_postFromOtherThread` land here. */
@@ -88,10 +79,9 @@ export class EventLoop {
 
   constructor(options: EventLoopOptions = {}) {
     const { name, ioRatio, maxPendingTasks, spinBeforeSleepMicros, onTaskError } = checkOptions(options)
-    this.#onTaskError = onTaskError ?? defaultTaskError
-    this.#maxPending = maxPendingTasks ?? Infinity
+    const tasks = (this.#tasks = new LoopTasks(this, maxPendingTasks ?? Infinity, onTaskError ?? defaultTaskError))
     this.#termination = new Promise((resolve) => (this.#resolveTermination = resolve))
-    this.#timers = new TimerQueue(this.#arm, () => this.#armChanged(), (task) => task.runInAsyncScope(this.#run, this, task._fn))
+    this.#timers = new TimerQueue(this.#arm, () => this.#armChanged(), (task) => task.runInAsyncScope(tasks.run, tasks, task._fn))
     try {
       this.#native = new NativeEventLoop(this.#dispatchFn, this.#arm, performance.now(), {
         name,
@@ -99,6 +89,7 @@ export class EventLoop {
         maxPendingTasks: maxPendingTasks === undefined ? undefined : Math.min(maxPendingTasks, 0xffffffff),
         spinBeforeSleepMicros,
       })
+      tasks.native = this.#native
     } catch (error) {
       throw fromNative(error)
     }
@@ -113,7 +104,7 @@ export class EventLoop {
     try {
       switch (kind) {
         case DispatchKind.Task:
-          this.#runTaskBatch()
+          this.#tasks.runBatch()
           return
         case DispatchKind.Timers:
           this.#timers.runDue()
@@ -128,7 +119,7 @@ export class EventLoop {
           this._onRemoteTask?.(arg)
           return
         case DispatchKind.Fault:
-          this.#fail(new NetloopError('ERR_LOOP_FAILED', `loop ${this.name} failed: libuv could not watch its rebuilt selector (libuv error -${arg}); it terminates`))
+          this.#tasks.fail(new NetloopError('ERR_LOOP_FAILED', `loop ${this.name} failed: libuv could not watch its rebuilt selector (libuv error -${arg}); it terminates`))
           return
       }
     } finally {
@@ -137,53 +128,10 @@ export class EventLoop {
     }
   }
 
-  /**
-   * One native task (a "marker") runs up to JS_BATCH queued JS tasks, then queues another
-   * marker if tasks remain. Invariant: `#markerQueued` is true exactly while a marker is in
-   * the native queue, so `execute()` crosses into native code once per batch, not per task.
-   */
-  #runTaskBatch(): void {
-    this.#markerQueued = false
-    this.#queue.run(JS_BATCH, this.#runTask)
-    // Done, or a task executed by this batch already queued the next marker.
-    if (this.#queue.size === 0 || this.#markerQueued) return
-    // These tasks were accepted: the re-queue is never rejected while the loop runs tasks.
-    const r = this.#native.requeue()
-    if (r === 0) this.#markerQueued = true
-    // The loop's final drain (shut down, nothing new is queued): run the rest now.
-    else if (r === 1) this.#queue.run(Infinity, this.#runTask)
-    else this.#rejectQueued()
-  }
-
-  #run(fn: Task): void {
-    try {
-      const result = fn() as PromiseLike<unknown> | undefined
-      if (result != null && typeof result.then === 'function') result.then(undefined, this.#reportAsync)
-    } catch (error) {
-      this.#fail(error)
-    }
-  }
-
-  #fail(error: unknown): void {
-    this.#taskFailures++
-    try {
-      this.#onTaskError(error, this)
-    } catch (again) {
-      console.error('netloop: onTaskError threw:', again)
-    }
-  }
-
-  /** Tasks that can no longer run (the loop is gone) are reported, never dropped silently. */
-  #rejectQueued(): void {
-    const n = this.#queue.clear()
-    this.#markerQueued = false
-    for (let i = 0; i < n; i++) this.#fail(rejected(`loop ${this.name} terminated before the task ran`))
-  }
-
   #onTerminated(): void {
     if (!this.#terminated) publishLoopShutdown(this, 'end', 0, 0)
     this.#terminated = true
-    this.#rejectQueued()
+    this.#tasks.rejectQueued()
     this.#timers.cancelAll()
     this.#resolveTermination()
   }
@@ -214,7 +162,7 @@ export class EventLoop {
 
   /** Tasks queued and not yet run (this thread's and other threads'). */
   get pendingTasks(): number {
-    return this.#queue.size + this.#native.pendingTasks
+    return this.#tasks.size + this.#native.pendingTasks
   }
 
   /**
@@ -247,7 +195,7 @@ export class EventLoop {
 
   /** Tasks and timers that threw (or whose promise rejected) so far. */
   get taskFailures(): number {
-    return this.#taskFailures
+    return this.#tasks.failures
   }
 
   /** True on the thread that runs this loop (the thread that created it). */
@@ -264,16 +212,7 @@ export class EventLoop {
   execute(fn: Task): void {
     if (typeof fn !== 'function') throw invalidArgType('task', 'function', fn)
     if (this.#terminated) throw rejected(`loop ${this.name} has terminated`)
-    if (this.#queue.size >= this.#maxPending) throw rejected(`loop ${this.name} already has ${this.#maxPending} pending tasks`)
-    if (!this.#markerQueued) {
-      try {
-        this.#native.execute()
-      } catch (error) {
-        throw fromNative(error)
-      }
-      this.#markerQueued = true
-    }
-    this.#queue.push(fn)
+    this.#tasks.push(fn)
   }
 
   /**

@@ -71,6 +71,15 @@ export class OpStream {
   op(kind: number, channel: number, ctx: number, a: number, b: number, c: number): void {
     const ops = this.ops
     let n = ops[0]
+    if (kind === WireKind.Flush && n > 0) {
+      // A flush right after a byte write from the same context (writeAndFlush): one op that
+      // the native side applies as the write, then the flush.
+      const last = 1 + (n - 1) * RecordField.Length
+      if (ops[last] === WireKind.WriteBytes && ops[last + 1] === channel && ops[last + 2] === ctx) {
+        ops[last] = WireKind.WriteBytesFlush
+        return
+      }
+    }
     if (n >= OP_CAPACITY) {
       this.applyNow()
       n = 0

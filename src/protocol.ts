@@ -74,6 +74,12 @@ export const enum HandlerTakes {
   Inbound = 1,
   /** The handler has outbound methods. */
   Outbound = 2,
+  /**
+   * The handler has `channelReadComplete`. While no JS handler of a channel has it and no
+   * native handler sits behind a JS one, the stand-ins pass the event on natively instead
+   * of making a record of it (channel/handlers.rs decides per pipeline change).
+   */
+  ReadComplete = 4,
 }
 
 /** @internal The flags byte of an HTTP content piece, either way (channel/http_wire.rs). */
@@ -382,6 +388,11 @@ export const enum WireKind {
   CompletePromise = 40,
   /** Registers the channel on its loop (after JS ran its initializer). */
   Register = 41,
+  /**
+   * JS → native only: a `WriteBytes` (same fields) and then a `Flush`, both from the same
+   * context (`writeAndFlush`, or a flush right after a write in the same batch).
+   */
+  WriteBytesFlush = 42,
 }
 
 /** @internal Slots of the array `NativeChannels::writability` returns. */
@@ -407,7 +418,7 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   DispatchPacking: { Multiplier: 8 },
   ErrorIndex: { None: -1 },
   HandlerPosition: { First: 0, Last: 1, Before: 2, After: 3 },
-  HandlerTakes: { Inbound: 1, Outbound: 2 },
+  HandlerTakes: { Inbound: 1, Outbound: 2, ReadComplete: 4 },
   HttpContentFlag: { Last: 1 },
   HttpIn: { Request: 0, Content: 1 },
   HttpOut: { Response: 1, Content: 2, Frozen: 3 },
@@ -422,6 +433,6 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   ServerId: { Remote: -1 },
   TimerArmSlot: { Dirty: 0, Deadline: 1, Stamp: 2, Length: 3 },
   UserEventKind: { Token: 0, Idle: 1, InputShutdown: 2, TlsHandshake: 3, TlsClose: 4 },
-  WireKind: { Registered: 1, Unregistered: 2, Active: 3, Inactive: 4, ReadBytes: 5, ReadValue: 6, ReadComplete: 7, UserEvent: 8, Exception: 9, WritabilityChanged: 10, ReadBig: 11, ReadResp: 12, ReadHttp: 13, WriteBytes: 20, WriteValue: 21, Flush: 22, Read: 23, Close: 24, WriteBig: 25, WriteResp: 26, WriteHttp: 27, PromiseDone: 30, NewChannel: 31, Closed: 32, Release: 33, Forget: 34, Unhandled: 35, TlsHandshake: 36, CompletePromise: 40, Register: 41 },
+  WireKind: { Registered: 1, Unregistered: 2, Active: 3, Inactive: 4, ReadBytes: 5, ReadValue: 6, ReadComplete: 7, UserEvent: 8, Exception: 9, WritabilityChanged: 10, ReadBig: 11, ReadResp: 12, ReadHttp: 13, WriteBytes: 20, WriteValue: 21, Flush: 22, Read: 23, Close: 24, WriteBig: 25, WriteResp: 26, WriteHttp: 27, PromiseDone: 30, NewChannel: 31, Closed: 32, Release: 33, Forget: 34, Unhandled: 35, TlsHandshake: 36, CompletePromise: 40, Register: 41, WriteBytesFlush: 42 },
   WritabilitySlot: { Pending: 0, Writable: 1, High: 2, Low: 3, Crossed: 4, Length: 5 },
 }

@@ -116,6 +116,11 @@ pub enum WireKind {
     CompletePromise = 40,
     /// Registers the channel on its loop (after JS ran its initializer).
     Register = 41,
+
+    // ---- outbound operations, continued ----
+    /// JS → native only: a `WriteBytes` (same fields) and then a `Flush`, both from the same
+    /// context (`writeAndFlush`, or a flush right after a write in the same batch).
+    WriteBytesFlush = 42,
 }
 
 /// What a `UserEvent` record carries (its `b` field).
@@ -338,6 +343,10 @@ pub enum HandlerTakes {
     Inbound = 1,
     /// The handler has outbound methods.
     Outbound = 2,
+    /// The handler has `channelReadComplete`. While no JS handler of a channel has it and no
+    /// native handler sits behind a JS one, the stand-ins pass the event on natively instead
+    /// of making a record of it (channel/handlers.rs decides per pipeline change).
+    ReadComplete = 4,
 }
 
 /// Where `addJs`/`addNative` put a handler in the pipeline (`pos`).

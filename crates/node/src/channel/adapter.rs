@@ -20,6 +20,14 @@
 //! outbound methods natively even while records wait for JS. It changes no data and no order
 //! of writes, flushes or closes (each keeps its place among them); holding it back only made
 //! every autoRead message cost a record to JS and an op back.
+//!
+//! `channelReadComplete` passes natively, without a record, while the channel's pipeline has
+//! no JS handler with the method and no native handler behind a JS one (nothing in JS could
+//! act on it, and nothing native behind could see it before the reads JS still has to pass
+//! on). handlers.rs decides that after every pipeline change; when a change ends it while JS
+//! has not finished with the reads of an event passed natively (a handler with the method
+//! added during a `channelRead`), the event goes to JS after all, at the first JS handler, so
+//! the new handler does not miss the end of that batch.
 
 use std::cell::Cell;
 use std::rc::{Rc, Weak};
@@ -46,8 +54,28 @@ pub struct JsAdapter {
     pub channel: f64,
     pub ctx: f64,
     pub takes: Takes,
+    /// What the channel's stand-ins share.
+    pub mark: Rc<Marks>,
+}
+
+/// What the stand-ins of one channel share (loop thread only).
+pub struct Marks {
     /// The outbox epoch in which a stand-in of this channel last pushed a record.
-    pub mark: Rc<Cell<u64>>,
+    pub epoch: Cell<u64>,
+    /// `channelReadComplete` passes natively (see the module docs).
+    pub read_complete_unused: Cell<bool>,
+    /// The outbox epoch of the last `channelReadComplete` passed natively.
+    pub read_complete_skipped: Cell<u64>,
+}
+
+impl Default for Marks {
+    fn default() -> Self {
+        Marks {
+            epoch: Cell::new(u64::MAX),
+            read_complete_unused: Cell::new(false),
+            read_complete_skipped: Cell::new(u64::MAX),
+        }
+    }
 }
 
 /// Which directions the JS handler has methods for.
@@ -55,6 +83,8 @@ pub struct JsAdapter {
 pub struct Takes {
     pub inbound: bool,
     pub outbound: bool,
+    /// The handler has `channelReadComplete`.
+    pub read_complete: bool,
 }
 
 impl Takes {
@@ -63,6 +93,7 @@ impl Takes {
         Takes {
             inbound: bits & HandlerTakes::Inbound as u32 != 0,
             outbound: bits & HandlerTakes::Outbound as u32 != 0,
+            read_complete: bits & HandlerTakes::ReadComplete as u32 != 0,
         }
     }
 }
@@ -71,7 +102,7 @@ impl JsAdapter {
     fn push(&self, kind: u32, a: f64, b: f64, c: f64) {
         if let Some(hub) = self.hub.upgrade() {
             let mut out = hub.outbox();
-            self.mark.set(out.epoch);
+            self.mark.epoch.set(out.epoch);
             out.push(kind, self.channel, self.ctx, a, b, c);
         }
     }
@@ -83,7 +114,7 @@ impl JsAdapter {
             && self
                 .hub
                 .upgrade()
-                .is_none_or(|h| h.outbox.borrow().epoch != self.mark.get())
+                .is_none_or(|h| h.outbox.borrow().epoch != self.mark.epoch.get())
     }
 
     /// A read (`promise` is `None`) or a write for the JS handler: bytes and JS values become
@@ -167,13 +198,16 @@ impl JsAdapter {
         };
         let c = promise.map_or(0.0, |p| hub.lend_promise(p));
         let mut out = hub.outbox();
-        self.mark.set(out.epoch);
+        self.mark.epoch.set(out.epoch);
         out.push(kind, self.channel, self.ctx, a, b, c);
         Ok(())
     }
 }
 
 impl ChannelHandler for JsAdapter {
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
     fn channel_registered(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         if self.skips(self.takes.inbound) {
             ctx.fire_channel_registered();
@@ -214,6 +248,14 @@ impl ChannelHandler for JsAdapter {
         self.push_message(ctx, msg, None)
     }
     fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        if self.mark.read_complete_unused.get() {
+            if let Some(hub) = self.hub.upgrade() {
+                let epoch = hub.outbox.borrow().epoch;
+                self.mark.read_complete_skipped.set(epoch);
+            }
+            ctx.fire_channel_read_complete();
+            return Ok(());
+        }
         if self.skips(self.takes.inbound) {
             ctx.fire_channel_read_complete();
             return Ok(());

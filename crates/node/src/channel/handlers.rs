@@ -83,6 +83,41 @@ impl NativeChannels {
         })
     }
 
+    /// Decides whether channel `id`'s stand-ins pass `channelReadComplete` natively (see
+    /// adapter.rs): no JS handler has the method and no native handler sits behind a JS one.
+    /// When that stops being so while JS has not finished with the reads of an event passed
+    /// natively (they wait for a delivery or are being delivered), the event goes to JS after
+    /// all, at the first JS handler.
+    fn review_read_complete(&self, id: f64) {
+        let Some(ch) = self.hub.channel(id as u64) else {
+            return;
+        };
+        let p = ch.pipeline();
+        let (mut first_js, mut unused) = (None, true);
+        for name in p.names() {
+            let Some(h) = p.get(&name) else { continue };
+            match h.as_any().and_then(|a| a.downcast_ref::<JsAdapter>()) {
+                Some(js) => {
+                    first_js.get_or_insert(js.ctx);
+                    unused &= !js.takes.read_complete;
+                }
+                None => unused &= first_js.is_none(),
+            }
+        }
+        let marks = self.hub.mark_of(id as u64);
+        if !marks.read_complete_unused.replace(unused) || unused {
+            return;
+        }
+        let (Some(ctx), at) = (first_js, marks.read_complete_skipped.get()) else {
+            return;
+        };
+        let mut out = self.hub.outbox();
+        if at == out.epoch || (self.hub.delivering.get() && at.wrapping_add(1) == out.epoch) {
+            marks.epoch.set(out.epoch);
+            out.push(WireKind::ReadComplete as u32, id, ctx, 0.0, 0.0, 0.0);
+        }
+    }
+
     fn remember_ctx(&self, id: f64, name: &str, ctx: f64) {
         if let Some(c) = self
             .hub
@@ -111,6 +146,7 @@ impl NativeChannels {
         let r = self.add(id, pos, &base, &name, self.adapter(id, ctx, takes));
         if r.is_ok() {
             self.remember_ctx(id, &name, ctx);
+            self.review_read_complete(id);
         }
         r.map_err(|e| throw(&env, e))
     }
@@ -134,6 +170,7 @@ impl NativeChannels {
             self.watch_tls(id, &h);
             self.add(id, pos, &base, &name, h)
         });
+        self.review_read_complete(id);
         r.map_err(|e| throw(&env, e))
     }
 
@@ -147,6 +184,7 @@ impl NativeChannels {
                 .map(|_| ())
                 .map_err(transport_error)
         })
+        .inspect(|_| self.review_read_complete(id))
         .map_err(|e| throw(&env, e))
     }
 
@@ -183,6 +221,7 @@ impl NativeChannels {
             if kind == 0 {
                 self.remember_ctx(id, &name, ctx);
             }
+            self.review_read_complete(id);
             Ok(())
         })();
         r.map_err(|e| throw(&env, e))

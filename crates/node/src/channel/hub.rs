@@ -22,6 +22,7 @@ use netloop_transport::{
     TransportError, Unhandled,
 };
 
+use super::adapter::Marks;
 use super::ids::IdMap;
 use super::outbox::Outbox;
 use super::shared::SharedArrays;
@@ -38,9 +39,8 @@ pub struct Entry {
     /// The channel's JS stand-ins by JS context id: a few per channel, found by a scan.
     pub ctxs: Vec<(u64, ChannelHandlerContext)>,
     pub refd: bool,
-    /// The outbox epoch in which a stand-in of the channel last pushed a record, shared by
-    /// its stand-ins (see `adapter`).
-    pub mark: Rc<Cell<u64>>,
+    /// What the channel's stand-ins share (see `adapter`).
+    pub mark: Rc<Marks>,
 }
 
 /// Counters of one loop's JS boundary, read by `loop.metrics()`.
@@ -178,7 +178,7 @@ impl Hub {
                 channel,
                 ctxs: Vec::new(),
                 refd: true,
-                mark: Rc::new(Cell::new(u64::MAX)),
+                mark: Rc::new(Marks::default()),
             },
         );
         id
@@ -203,12 +203,12 @@ impl Hub {
         self.closing.borrow_mut().push(id);
     }
 
-    /// The record mark shared by channel `id`'s stand-ins.
-    pub fn mark_of(&self, id: u64) -> Rc<Cell<u64>> {
+    /// The marks shared by channel `id`'s stand-ins.
+    pub fn mark_of(&self, id: u64) -> Rc<Marks> {
         self.channels
             .borrow()
             .get(&id)
-            .map_or_else(|| Rc::new(Cell::new(u64::MAX)), |e| e.mark.clone())
+            .map_or_else(|| Rc::new(Marks::default()), |e| e.mark.clone())
     }
 
     pub fn channel(&self, id: u64) -> Option<Channel> {

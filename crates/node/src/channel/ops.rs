@@ -27,7 +27,7 @@ pub(super) type Reserved = IdMap<(netloop_transport::Channel, usize)>;
 /// estimates it: bytes their length, other values 8, plus the per-entry overhead).
 pub(super) fn write_size(kind: u32, len: f64) -> Option<usize> {
     let size = match kind {
-        wire::WRITE_BYTES | wire::WRITE_BIG => len as usize,
+        wire::WRITE_BYTES | wire::WRITE_BYTES_FLUSH | wire::WRITE_BIG => len as usize,
         wire::WRITE_VALUE => 8,
         _ => return None,
     };
@@ -124,7 +124,11 @@ impl Hub {
         reserved: &mut Reserved,
     ) {
         let (kind, chan, ctx, a, b, c) = (
-            op[0] as u32,
+            match op[0] as u32 {
+                // Applied as the write, then the flush (below).
+                wire::WRITE_BYTES_FLUSH => wire::WRITE_BYTES,
+                k => k,
+            },
             op[1] as u64,
             op[2] as u64,
             op[3],
@@ -203,9 +207,15 @@ impl Hub {
                 }
                 let msg = self.message(kind, a, b, big);
                 let p = self.promise_for(c, &pipeline);
-                match ctx {
+                match &ctx {
                     Some(x) => x.write_with(msg, p),
                     None => pipeline.write_with(msg, p),
+                }
+                if op[0] as u32 == wire::WRITE_BYTES_FLUSH {
+                    match ctx {
+                        Some(x) => x.flush(),
+                        None => pipeline.flush(),
+                    }
                 }
             }
             wire::WRITE_RESP | wire::WRITE_HTTP => {
