@@ -90,8 +90,10 @@ test.serial('node:http over toDuplex(): a 10 MiB upload to a slow reader arrives
   t.is(stdout, `${10 << 20} ${sha256}`)
   t.true(autoReadOffSeen, 'the slow reader turned autoRead off')
   // Bound: the stream high water marks plus one read batch that arrives after the consumer fell
-  // behind (maxMessagesPerRead 16 reads of up to 64 KiB).
-  t.true(maxBuffered <= 2 << 20, `at most 2 MiB buffered in the streams (saw ${maxBuffered})`)
+  // behind (maxMessagesPerRead 16 reads of up to 64 KiB), with room for a chunk in the parser.
+  // Turning autoRead off withdraws the read autoRead already asked for (Netty's
+  // autoReadCleared): without that a second batch arrived and this reached 2 MiB.
+  t.true(maxBuffered <= 1.5 * (1 << 20), `at most 1.5 MiB buffered in the streams (saw ${maxBuffered})`)
   t.true(maxRss - rssBefore < 96 << 20, `RSS grew by ${((maxRss - rssBefore) / 1048576).toFixed(1)} MiB`)
   t.log(`max buffered in the streams ${(maxBuffered / 1024).toFixed(0)} KiB; RSS growth ${((maxRss - rssBefore) / 1048576).toFixed(1)} MiB`)
   server.close()

@@ -105,6 +105,30 @@ fn auto_read_off_reads_only_when_asked() {
 }
 
 #[test]
+fn turning_auto_read_off_withdraws_the_read_already_asked_for() {
+    let net = Net::new();
+    let (_server, addr) = net.server(
+        ChannelOptions::default(),
+        ChannelOptions::default(),
+        sink_child,
+    );
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(b"hello").unwrap();
+    net.run_until("accepted", || accepted_count() == 1);
+    let (data, _) = sink(0);
+    // autoRead asked for the next read after this batch; turning autoRead off withdraws it
+    // (Netty's autoReadCleared), so later bytes stay in the socket.
+    net.run_until("first read", || data.borrow().len() == 5);
+    let child = accepted(0).unwrap();
+    child.set_option(ChannelOption::AutoRead(false)).unwrap();
+    s.write_all(b"more").unwrap();
+    net.run_for(Duration::from_millis(50));
+    assert_eq!(data.borrow().len(), 5, "nothing read after autoRead was turned off");
+    child.read();
+    net.run_until("read() reads again", || data.borrow().len() == 9);
+}
+
+#[test]
 fn read_asked_before_active_is_carried_out_once_active() {
     let net = Net::new();
     let (_server, addr) = net.server(ChannelOptions::default(), ChannelOptions::default(), |ch| {

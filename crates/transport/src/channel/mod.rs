@@ -238,10 +238,13 @@ impl Channel {
         self.0.io.apply_option(&opt)?;
         let water = self.0.options.borrow().write_buffer_water_mark;
         self.0.outbound.borrow_mut().set_water_mark(water);
-        if let ChannelOption::AutoRead(true) = opt {
-            if !was_auto_read {
-                self.read();
-            }
+        match opt {
+            ChannelOption::AutoRead(true) if !was_auto_read => self.read(),
+            // Netty's autoReadCleared(): turning autoRead off also withdraws a read already
+            // asked for (e.g. the one autoRead asked after the last batch), so no further
+            // batch is read until read() is called or autoRead is turned on again.
+            ChannelOption::AutoRead(false) if was_auto_read => self.0.read_pending.set(false),
+            _ => {}
         }
         Ok(())
     }
