@@ -249,16 +249,20 @@ const QUIET_ERRORS = new Set(['ERR_CHANNEL_CLOSED', 'ECONNRESET', 'EPIPE'])
 /** `--js-codec`: the pure-JS decoder and encoder (resp-protocol.ts) instead of the native codec. */
 const JS_CODEC = process.argv.includes('--js-codec') || (globalThis as { process?: NodeJS.Process }).process?.env.NETLOOP_RESP_JS_CODEC === '1'
 
+// Read once: the library's exports are getters (a call per use on the reply path).
 const NATIVE_OK = Resp.OK
 const NATIVE_PONG = Resp.PONG
+const NATIVE_NULL = Resp.nullBulk()
+const bulk = Resp.bulk
+const integer = Resp.integer
 
 /** A reply of the command table as a natively framed `Resp` value. */
 function toResp(r: Reply): RespReply {
   if (r === OK) return NATIVE_OK
   if (r === PONG) return NATIVE_PONG
-  if (r === null) return Resp.nullBulk()
-  if (Buffer.isBuffer(r) || typeof r === 'string') return Resp.bulk(r)
-  if (typeof r === 'number' || typeof r === 'bigint') return Resp.integer(r)
+  if (r === null) return NATIVE_NULL
+  if (Buffer.isBuffer(r) || typeof r === 'string') return bulk(r)
+  if (typeof r === 'number' || typeof r === 'bigint') return integer(r)
   if (r instanceof Simple) return Resp.simple(r.bytes.subarray(1, r.bytes.length - 2).toString('latin1'))
   if (r instanceof ReplyError) return Resp.error(r.message)
   return Resp.array(r.map(toResp))
