@@ -32,6 +32,16 @@ test.serial('resp-server: redis-cli PING, SET/GET/DEL/EXISTS/INCR, and Redis err
   t.is(await cli('set', 'k', 'v', 'bogus'), 'ERR syntax error')
   t.is(await cli('config', 'get', 'appendonly'), 'appendonly\nno')
   t.is(await cli('command'), '')
+  // SET updates a live key in place: GET still answers the old value, an expiry is dropped.
+  t.is(await cli('set', 'p', 'one'), 'OK')
+  t.is(await cli('set', 'p', 'two', 'get'), 'one')
+  t.is(await cli('get', 'p'), 'two')
+  t.is(await cli('set', 'p', 'three', 'ex', '100'), 'OK')
+  t.is(await cli('ttl', 'p'), '100')
+  t.is(await cli('set', 'p', 'four'), 'OK')
+  t.is(await cli('ttl', 'p'), '-1')
+  t.is(await cli('set', 'p', 'five', 'nx', 'get'), 'four')
+  t.is(await cli('get', 'p'), 'four')
 })
 
 test.serial('resp-server: an inline command (as typed in telnet) over a raw socket', async (t) => {

@@ -1,6 +1,7 @@
 import test from 'ava'
 import * as net from 'node:net'
 import { once } from 'node:events'
+import { inspect } from 'node:util'
 import { Resp, RespDecoder, RespErrorReply, type ChannelHandler } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
 
@@ -38,6 +39,54 @@ test('commands arrive as arrays of Buffers, replies are framed natively, pipelin
   t.true(Buffer.isBuffer((seen[1] as Buffer[])[1]), 'arguments are Buffers')
   t.is((seen[1] as Buffer[])[1].toString(), 'he\r\nl', 'binary-safe')
   t.deepEqual((seen[2] as Buffer[]).map(String), ['INCR', 'x'], 'inline command split like redis-server')
+})
+
+test('command arguments are Buffers for every Buffer API: methods, views of views, copies, inspect', async (t) => {
+  const loop = loopFor(t)
+  const seen: Buffer[][] = []
+  const app: ChannelHandler = {
+    channelRead: (ctx, cmd: Buffer[]) => {
+      seen.push(cmd)
+      ctx.write(Resp.OK)
+    },
+    channelReadComplete: (ctx) => ctx.flush(),
+  }
+  const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('resp', new RespDecoder()).addLast('app', app))
+  const { s, got } = await client(port)
+  t.teardown(() => s.destroy())
+  s.write(Buffer.from('*3\r\n$3\r\nSET\r\n$5\r\nkey:1\r\n$4\r\n\x00\xff\r\n\r\n', 'latin1'))
+  await until(() => got().length >= 5)
+  const [name, key, value] = seen[0]
+  t.true(Buffer.isBuffer(name) && name instanceof Uint8Array)
+  t.true(name.equals(Buffer.from('SET')))
+  t.is(key.toString('latin1'), 'key:1')
+  t.is(key.readUInt8(4), 0x31)
+  t.true(Buffer.isBuffer(key.subarray(4)), 'a view of a view is a Buffer')
+  t.is(key.subarray(4).toString(), '1')
+  t.deepEqual([...value], [0, 0xff, 13, 10], 'binary-safe')
+  const copy = Buffer.from(value)
+  t.deepEqual(copy, Buffer.from([0, 0xff, 13, 10]), 'a copy is a plain Buffer')
+  t.true(Buffer.concat([name, key]).equals(Buffer.from('SETkey:1')))
+  t.is(inspect(name), '<Buffer 53 45 54>')
+  t.is(got(), '+OK\r\n')
+})
+
+test('the preencoded replies (OK, PONG, nulls, 0, 1, empty array) frame like the general path', async (t) => {
+  const loop = loopFor(t)
+  const replies = [Resp.OK, Resp.PONG, Resp.simple('OK'), Resp.nullBulk(), Resp.nullArray(), Resp.null(), Resp.integer(0), Resp.integer(1), Resp.integer(2), Resp.array([]), Resp.simple('OKAY')]
+  const app: ChannelHandler = {
+    channelRead: (ctx) => {
+      for (const r of replies) ctx.write(r)
+    },
+    channelReadComplete: (ctx) => ctx.flush(),
+  }
+  const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('resp', new RespDecoder()).addLast('app', app))
+  const { s, got } = await client(port)
+  t.teardown(() => s.destroy())
+  s.write('PING\r\n')
+  const want = '+OK\r\n+PONG\r\n+OK\r\n$-1\r\n*-1\r\n_\r\n:0\r\n:1\r\n:2\r\n*0\r\n+OKAY\r\n'
+  await until(() => got().length >= want.length)
+  t.is(got(), want)
 })
 
 test('every reply shape is framed as RESP: lines, bulks short and long, integers at the int64 edges, nested arrays with RESP3 items', async (t) => {

@@ -15,6 +15,8 @@
 // With `--threads N` every worker thread imports this module and runs `childHandler` for the
 // connections of its loop; module state (the Store) is then per thread: each worker has its
 // own keyspace (see resp-server.ts). The wire format is in resp-protocol.ts.
+// Buffer imported, not the global: in Node the global `Buffer` is a getter, called on each use.
+import { Buffer } from 'node:buffer'
 import { type Channel, type ChannelHandler, type ChannelHandlerContext, Resp, RespDecoder as NativeRespDecoder, type RespReply, type ScheduledTask } from '../index'
 import { NOT_INTEGER, OK, PONG, ProtocolError, Reply, ReplyError, RespDecoder, SYNTAX, Simple, err, respEncoder } from './resp-protocol'
 import { addIdleTimeout, idleSeconds } from './lib/idle'
@@ -66,11 +68,16 @@ class Store {
     return e
   }
 
-  set(key: string, value: Buffer, expiresAt: number): void {
+  /** `live`: the key's entry as `get` just returned it (updated in place: one Map operation less). */
+  set(key: string, value: Buffer, expiresAt: number, live?: Entry): void {
     // Copy: `value` is a view of the read buffer, which would stay alive with it.
-    this.map.set(key, { value: Buffer.from(value), expiresAt })
+    const copy = Buffer.from(value)
+    if (live !== undefined) {
+      live.value = copy
+      live.expiresAt = expiresAt
+    } else this.map.set(key, { value: copy, expiresAt })
     if (expiresAt !== 0) this.volatile.add(key)
-    else this.volatile.delete(key)
+    else if (this.volatile.size !== 0) this.volatile.delete(key)
   }
 
   delete(key: string): boolean {
@@ -208,8 +215,9 @@ function setCommand(a: Buffer[], s: Store): Reply {
   const k = key(a[1])
   const old = s.get(k)
   if ((nx && old) || (xx && !old)) return get ? (old?.value ?? null) : null
-  s.set(k, a[2], keepTtl && old ? old.expiresAt : expiresAt)
-  return get ? (old?.value ?? null) : OK
+  const previous = get ? (old?.value ?? null) : OK // before `set` updates `old` in place
+  s.set(k, a[2], keepTtl && old ? old.expiresAt : expiresAt, old)
+  return previous
 }
 
 function incrBy(s: Store, k: Buffer, by: bigint): Reply {
@@ -218,7 +226,7 @@ function incrBy(s: Store, k: Buffer, by: bigint): Reply {
   if (cur === undefined) return NOT_INTEGER
   const next = cur + by
   if (next < INT64_MIN || next > INT64_MAX) return err('ERR increment or decrement would overflow')
-  s.set(key(k), Buffer.from(next.toString()), e?.expiresAt ?? 0)
+  s.set(key(k), Buffer.from(next.toString()), e?.expiresAt ?? 0, e)
   return next
 }
 
@@ -241,16 +249,20 @@ const QUIET_ERRORS = new Set(['ERR_CHANNEL_CLOSED', 'ECONNRESET', 'EPIPE'])
 /** `--js-codec`: the pure-JS decoder and encoder (resp-protocol.ts) instead of the native codec. */
 const JS_CODEC = process.argv.includes('--js-codec') || (globalThis as { process?: NodeJS.Process }).process?.env.NETLOOP_RESP_JS_CODEC === '1'
 
+// Read once: the library's exports are getters (a call per use on the reply path).
 const NATIVE_OK = Resp.OK
 const NATIVE_PONG = Resp.PONG
+const NATIVE_NULL = Resp.nullBulk()
+const bulk = Resp.bulk
+const integer = Resp.integer
 
 /** A reply of the command table as a natively framed `Resp` value. */
 function toResp(r: Reply): RespReply {
   if (r === OK) return NATIVE_OK
   if (r === PONG) return NATIVE_PONG
-  if (r === null) return Resp.nullBulk()
-  if (Buffer.isBuffer(r) || typeof r === 'string') return Resp.bulk(r)
-  if (typeof r === 'number' || typeof r === 'bigint') return Resp.integer(r)
+  if (r === null) return NATIVE_NULL
+  if (Buffer.isBuffer(r) || typeof r === 'string') return bulk(r)
+  if (typeof r === 'number' || typeof r === 'bigint') return integer(r)
   if (r instanceof Simple) return Resp.simple(r.bytes.subarray(1, r.bytes.length - 2).toString('latin1'))
   if (r instanceof ReplyError) return Resp.error(r.message)
   return Resp.array(r.map(toResp))

@@ -1,6 +1,7 @@
 // The RESP2 wire format of the RESP server: reply values and their encoder (an outbound
 // handler), and the request decoder (an inbound handler keeping a cumulation across reads,
 // multibulk and inline commands, Redis' protocol-error texts).
+import { Buffer } from 'node:buffer' // not the global, a getter in Node
 import type { ChannelHandler, ChannelHandlerContext } from '../index'
 
 // ---------------------------------------------------------------------------------------------

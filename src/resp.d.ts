@@ -1,18 +1,3 @@
-/**
- * RESP (the Redis protocol) parsed and framed natively (Netty's codec-redis):
- * `RespDecoder` is a native handler that turns bytes into whole values, delivered to JS once
- * per value (a command is an array of `Buffer`s, each a view of the delivery's arena: no copy
- * per argument); `Resp.*` builds replies that native code frames as RESP when they are written.
- *
- * ```ts
- * ch.pipeline.addLast('resp', new RespDecoder()).addLast('app', {
- *   channelRead: (ctx, cmd: Buffer[]) => ctx.write(cmd[0].equals(PING) ? Resp.PONG : Resp.error('ERR unknown')),
- *   channelReadComplete: (ctx) => ctx.flush(),
- * })
- * ```
- *
- * The tag format both sides share is described in crates/node/src/channel/resp_wire.rs.
- */
 import { NativeHandler } from './codecs';
 /** Limits of a `RespDecoder` (defaults as redis-server's where it has one). */
 export interface RespDecoderOptions {

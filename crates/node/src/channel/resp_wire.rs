@@ -246,8 +246,28 @@ impl Reader<'_> {
     }
 }
 
+/// The wire bytes of the most common single replies, from their whole tag form: `+OK`,
+/// `+PONG`, `$-1`, `*-1`, `_`, `:0`, `:1` and the empty array, as static bytes (no
+/// allocation, nothing to encode).
+fn constant(data: &[u8]) -> Option<&'static [u8]> {
+    Some(match data {
+        [SIMPLE, 2, 0, 0, 0, b'O', b'K'] => b"+OK\r\n",
+        [SIMPLE, 4, 0, 0, 0, b'P', b'O', b'N', b'G'] => b"+PONG\r\n",
+        [NULL_BULK] => b"$-1\r\n",
+        [NULL_ARRAY] => b"*-1\r\n",
+        [NULL] => b"_\r\n",
+        [INTEGER, 0, 0, 0, 0, 0, 0, 0, 0] => b":0\r\n",
+        [INTEGER, 1, 0, 0, 0, 0, 0, 0, 0] => b":1\r\n",
+        [ARRAY, 0, 0, 0, 0] => b"*0\r\n",
+        _ => return None,
+    })
+}
+
 /// The RESP bytes of the tag-format replies in `data` (one or more, back to back).
 pub fn to_wire(data: &[u8]) -> Result<Bytes, String> {
+    if let Some(wire) = constant(data) {
+        return Ok(Bytes::from_static(wire));
+    }
     let mut r = Reader {
         data,
         at: 0,
@@ -284,6 +304,37 @@ mod tests {
         let mut direct = BytesMut::new();
         v.encode(&mut direct);
         assert_eq!(wire, direct.freeze());
+    }
+
+    #[test]
+    fn constant_replies_encode_as_the_general_path_does() {
+        let replies = [
+            RespValue::simple("OK"),
+            RespValue::simple("PONG"),
+            RespValue::NullBulkString,
+            RespValue::NullArray,
+            RespValue::Null,
+            RespValue::Integer(0),
+            RespValue::Integer(1),
+            RespValue::Array(vec![]),
+        ];
+        for v in replies {
+            let mut tags = Vec::new();
+            put(&mut tags, &v);
+            assert!(constant(&tags).is_some(), "{v:?} has a constant");
+            let mut direct = BytesMut::new();
+            v.encode(&mut direct);
+            assert_eq!(to_wire(&tags).unwrap(), direct.freeze(), "{v:?}");
+        }
+        // Not constants: a longer simple string, another integer, two replies back to back.
+        let mut two = Vec::new();
+        put(&mut two, &RespValue::simple("OK"));
+        put(&mut two, &RespValue::simple("OK"));
+        assert!(constant(&two).is_none());
+        assert_eq!(to_wire(&two).unwrap(), &b"+OK\r\n+OK\r\n"[..]);
+        let mut n = Vec::new();
+        put(&mut n, &RespValue::Integer(2));
+        assert_eq!(to_wire(&n).unwrap(), &b":2\r\n"[..]);
     }
 
     #[test]
