@@ -1,4 +1,5 @@
 import test from 'ava'
+import assert from 'node:assert'
 import * as net from 'node:net'
 import { once } from 'node:events'
 import { inspect } from 'node:util'
@@ -41,7 +42,7 @@ test('commands arrive as arrays of Buffers, replies are framed natively, pipelin
   t.deepEqual((seen[2] as Buffer[]).map(String), ['INCR', 'x'], 'inline command split like redis-server')
 })
 
-test('command arguments are Buffers for every Buffer API: methods, views of views, copies, inspect', async (t) => {
+test('command arguments are Buffers (Buffer.prototype, deepStrictEqual) for every Buffer API: methods, views of views, copies, inspect', async (t) => {
   const loop = loopFor(t)
   const seen: Buffer[][] = []
   const app: ChannelHandler = {
@@ -58,6 +59,8 @@ test('command arguments are Buffers for every Buffer API: methods, views of view
   await until(() => got().length >= 5)
   const [name, key, value] = seen[0]
   t.true(Buffer.isBuffer(name) && name instanceof Uint8Array)
+  t.is(Object.getPrototypeOf(name), Buffer.prototype, 'a Buffer itself, not a look-alike')
+  assert.deepStrictEqual(name, Buffer.from('SET'))
   t.true(name.equals(Buffer.from('SET')))
   t.is(key.toString('latin1'), 'key:1')
   t.is(key.readUInt8(4), 0x31)
