@@ -123,7 +123,11 @@ fn turning_auto_read_off_withdraws_the_read_already_asked_for() {
     child.set_option(ChannelOption::AutoRead(false)).unwrap();
     s.write_all(b"more").unwrap();
     net.run_for(Duration::from_millis(50));
-    assert_eq!(data.borrow().len(), 5, "nothing read after autoRead was turned off");
+    assert_eq!(
+        data.borrow().len(),
+        5,
+        "nothing read after autoRead was turned off"
+    );
     child.read();
     net.run_until("read() reads again", || data.borrow().len() == 9);
 }
