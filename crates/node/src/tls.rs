@@ -116,8 +116,9 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
             .map_or(defaults.handshake_timeout, |ms| {
                 Duration::from_secs_f64(ms.max(0.0) / 1000.0)
             }),
-        // NETLOOP_TLS_RUSTLS_RECORDS=1 keeps TLS 1.3 records on rustls (A/B measurements).
-        own_records: std::env::var("NETLOOP_TLS_RUSTLS_RECORDS").map_or(true, |v| v != "1"),
+        // NETLOOP_TLS_OWN_RECORDS=1 puts TLS 1.3 server records on netloop's own record layer
+        // (opt-in, decision 0007; for A/B measurements).
+        own_records: std::env::var("NETLOOP_TLS_OWN_RECORDS").is_ok_and(|v| v == "1"),
     })
 }
 

@@ -17,6 +17,7 @@ fn server() -> EmbeddedChannel {
             chain: include_bytes!("../fuzz/testpki/server.pem").to_vec(),
             key: include_bytes!("../fuzz/testpki/server.key").to_vec(),
         }),
+        own_records: true,
         ..SslOptions::default()
     })
     .expect("server context");
