@@ -86,53 +86,37 @@ test('a native handler behind a JS handler without channelReadComplete still get
   t.pass('every echo was flushed')
 })
 
-test('a handler with channelReadComplete added while a read is handled gets that read-complete', async (t) => {
-  const loop = loopFor(t)
-  let completes = 0
-  const { port } = await serve(t, loop, (ch) => {
-    ch.pipeline.addLast('echo', {
-      channelRead(ctx: ChannelHandlerContext, m: unknown) {
-        // Writes without flushing; the first read adds the handler that flushes.
-        ctx.write(m)
-        if (ctx.pipeline.get('flusher') === undefined) {
-          ctx.pipeline.addLast('flusher', {
-            channelReadComplete: (c: ChannelHandlerContext) => {
-              completes++
-              c.flush()
-            },
-          })
-        }
+for (const [where, title] of [
+  ['last', 'a handler with channelReadComplete added while a read is handled gets that read-complete'],
+  ['first', 'a handler with channelReadComplete added in front of the JS handler during a read gets that read-complete'],
+] as const) {
+  test(title, async (t) => {
+    const loop = loopFor(t)
+    let completes = 0
+    const flusher = {
+      channelReadComplete: (c: ChannelHandlerContext) => {
+        completes++
+        c.flush()
+        c.fireChannelReadComplete()
       },
+    }
+    const { port } = await serve(t, loop, (ch) => {
+      ch.pipeline.addLast('echo', {
+        channelRead(ctx: ChannelHandlerContext, m: unknown) {
+          // Writes without flushing; the first read adds the handler that flushes.
+          ctx.write(m)
+          if (ctx.pipeline.get('flusher') === undefined) {
+            if (where === 'last') ctx.pipeline.addLast('flusher', flusher)
+            else ctx.pipeline.addFirst('flusher', flusher)
+          }
+        },
+      })
     })
+    const s = await netClient(t, port)
+    await pingPong(s, 5)
+    t.true(completes >= 5, `${completes} read-completes`)
   })
-  const s = await netClient(t, port)
-  await pingPong(s, 5)
-  t.true(completes >= 5, `${completes} read-completes`)
-})
-
-test('a handler with channelReadComplete added in front of the JS handler during a read gets that read-complete', async (t) => {
-  const loop = loopFor(t)
-  let completes = 0
-  const { port } = await serve(t, loop, (ch) => {
-    ch.pipeline.addLast('echo', {
-      channelRead(ctx: ChannelHandlerContext, m: unknown) {
-        ctx.write(m)
-        if (ctx.pipeline.get('flusher') === undefined) {
-          ctx.pipeline.addFirst('flusher', {
-            channelReadComplete: (c: ChannelHandlerContext) => {
-              completes++
-              c.flush()
-              c.fireChannelReadComplete()
-            },
-          })
-        }
-      },
-    })
-  })
-  const s = await netClient(t, port)
-  await pingPong(s, 5)
-  t.true(completes >= 5, `${completes} read-completes`)
-})
+}
 
 test('removing the only channelReadComplete handler keeps the other handlers working', async (t) => {
   const loop = loopFor(t)
