@@ -126,3 +126,4 @@ export declare class HttpResponse {
     get frozen(): boolean;
 }
 export {};
+/** Node's fast latin1 encoding (`buffer.latin1Write`), typed: bytes written. */

@@ -15,7 +15,8 @@
  */
 import type * as Native from '../native'
 import { RespReply, replyBytes, writeReply } from './resp'
-import { HttpContent, HttpResponse, httpBytes, writeHttp } from './http'
+import { HttpContent, HttpResponse } from './http'
+import { httpBytes, writeHttp } from './http-wire'
 import type { Tokens } from './hub-refs'
 import { ARENA_BYTES, OP_CAPACITY } from './wire'
 import { RecordField, WireKind } from './protocol'

@@ -1,0 +1,85 @@
+/**
+ * The HTTP codec's messages on the boundary: `HttpResponse`/`HttpContent` written by JS
+ * encoded into the op arena (`writeHttp`; a frozen response is its 13-byte reference), and
+ * the requests and body pieces of a delivery read back (`readHttp`). The layouts both sides
+ * share are described in crates/node/src/channel/http_wire.rs.
+ */
+import { HttpContent, HttpRequest, HttpResponse } from './http'
+import { HttpContentFlag, HttpIn, HttpOut, HttpResponseFlag } from './protocol'
+
+const latin1Write = (b: Buffer, s: string, at: number): number => (b as unknown as { latin1Write(s: string, at: number): number }).latin1Write(s, at)
+
+/** Writes `s` (latin1) as `len:u32 data` at `at`; the end. */
+function putStr(buf: Buffer, s: string, at: number): number {
+  const n = s.length === 0 ? 0 : latin1Write(buf, s, at + 4)
+  buf.writeUInt32LE(n, at)
+  return at + 4 + n
+}
+
+/** Writes `b` as `len:u32 data` at `at`; the end. */
+function putBin(buf: Buffer, b: Uint8Array, at: number): number {
+  buf.writeUInt32LE(b.length, at)
+  if (b.length > 0) buf.set(b, at + 4)
+  return at + 4 + b.length
+}
+
+/** @internal Writes `m` into `buf` at `at`; returns the end, or -1 if it does not fit. */
+export function writeHttp(m: HttpResponse | HttpContent, buf: Buffer, at: number): number {
+  if (m instanceof HttpContent) {
+    if (at + 14 + m.data.length > buf.length) return -1
+    buf[at] = HttpOut.Content
+    buf.writeDoubleLE(m.requestId, at + 1)
+    buf[at + 9] = m.last ? HttpContentFlag.Last : 0
+    return putBin(buf, m.data, at + 10)
+  }
+  if (m._frozen >= 0) {
+    // The native copy by id: 13 bytes, nothing encoded or checked again.
+    if (at + 13 > buf.length) return -1
+    buf[at] = HttpOut.Frozen
+    buf.writeDoubleLE(m.requestId, at + 1)
+    buf.writeUInt32LE(m._frozen, at + 9)
+    return at + 13
+  }
+  // Latin1: one byte per character, so the size is known without encoding.
+  const headers = m.headers
+  let size = 1 + 8 + 2 + 1 + 4 + m.reason.length + 4 + 4 + m.body.length
+  for (let i = 0; i < headers.length; i++) size += 8 + headers[i][0].length + headers[i][1].length
+  if (at + size > buf.length) return -1
+  buf[at] = HttpOut.Response
+  buf.writeDoubleLE(m.requestId, at + 1)
+  buf.writeUInt16LE(m.status, at + 9)
+  buf[at + 11] = m.streaming ? HttpResponseFlag.Streaming : 0
+  at = putStr(buf, m.reason, at + 12)
+  buf.writeUInt32LE(headers.length, at)
+  at += 4
+  for (let i = 0; i < headers.length; i++) {
+    const h = headers[i]
+    at = putStr(buf, h[0], at)
+    at = putStr(buf, h[1], at)
+  }
+  return putBin(buf, m.body, at)
+}
+
+/** @internal Bytes the layout of `m` takes at most. */
+function size(m: HttpResponse | HttpContent): number {
+  if (m instanceof HttpContent) return 14 + m.data.length
+  let n = 1 + 8 + 2 + 1 + 4 + m.reason.length + 4 + 4 + m.body.length
+  for (const [k, v] of m.headers) n += 8 + k.length + v.length
+  return Math.max(n, 13)
+}
+
+/** @internal The layout of `m` in a Buffer of its own. */
+export function httpBytes(m: HttpResponse | HttpContent): Buffer {
+  const b = Buffer.allocUnsafe(size(m))
+  return b.subarray(0, writeHttp(m, b, 0))
+}
+
+/** @internal The request or body piece at `at` of `arena` (an `HttpIn` kind byte first). */
+export function readHttp(arena: Buffer, at: number): HttpRequest | HttpContent {
+  const kind = arena[at++]
+  if (kind === HttpIn.Request) return new HttpRequest(arena, at)
+  const id = arena.readDoubleLE(at)
+  const last = (arena[at + 8] & HttpContentFlag.Last) !== 0
+  const len = arena.readUInt32LE(at + 9)
+  return new HttpContent(arena.subarray(at + 13, at + 13 + len), last, id)
+}
