@@ -54,6 +54,8 @@ test.serial('a loop kept busy by a peer spins, yet setImmediate and timers keep 
         echoed++
         ctx.writeAndFlush(msg)
       },
+      // The peer's thread is terminated at the end: resets are expected.
+      exceptionCaught: (ctx) => void ctx.close(),
     })
   })
   // The peer runs on another thread: 8 connections of ping-pong for as long as the test runs.
@@ -123,3 +125,46 @@ test('a loop with a spin budget does not keep the process alive once idle, and a
   t.is(run(false), '')
   t.is(run(true), 'remote task ran\nterminated\n')
 })
+
+for (const [given, spins] of [
+  [undefined, true],
+  [0, false],
+] as const) {
+  test.serial(`a worker group's loops ${spins ? 'spin by default' : 'do not spin with spinBeforeSleepMicros 0'}`, async (t) => {
+    const { EventLoopGroup, ServerBootstrap } = await import('../index')
+    const group = new EventLoopGroup({
+      threads: 1,
+      module: join(__dirname, 'fixtures', 'spin-report-module.ts'),
+      ...(given === undefined ? {} : { spinBeforeSleepMicros: given }),
+    })
+    t.teardown(() => group.shutdownGracefully(0, 1000))
+    const boss = new EventLoop()
+    t.teardown(() => boss.shutdownGracefully(0, 1000))
+    const server = await new ServerBootstrap().group(boss, group).bind(0, '127.0.0.1')
+    t.teardown(() => server.close())
+    const net = await import('node:net')
+    // 8 connections of 64 B ping-pong keep the worker loop busy for a while.
+    const sockets = Array.from({ length: 8 }, () => net.connect(server.localAddress!.port, '127.0.0.1'))
+    let echoes = 0
+    for (const s of sockets) {
+      s.setNoDelay(true)
+      s.on('connect', () => s.write(Buffer.alloc(64, 1)))
+      s.on('data', (d) => {
+        echoes++
+        if (echoes < 20_000) s.write(d)
+      })
+      s.on('error', () => {})
+    }
+    t.teardown(() => sockets.forEach((s) => s.destroy()))
+    await until(() => echoes >= 20_000, 30_000)
+    const ask = net.connect(server.localAddress!.port, '127.0.0.1')
+    t.teardown(() => ask.destroy())
+    let answer = ''
+    ask.on('data', (d) => (answer += d.toString()))
+    ask.write('spin?\n')
+    await until(() => answer.endsWith('\n'), 10_000)
+    const polls = Number(/spinPolls=(\d+)/.exec(answer)![1])
+    if (spins) t.true(polls > 0, `${polls} spin polls`)
+    else t.is(polls, 0)
+  })
+}
