@@ -3,7 +3,7 @@
 import test from 'ava'
 
 import { type Channel, type ChannelHandler, LineBasedFrameDecoder } from '../index'
-import { loopFor, netClient, recorder, serve, until } from './channel-helpers'
+import { loopFor, netClient, pingPong, recorder, serve, until } from './channel-helpers'
 
 /** `recorder` plus handlerRemoved, tagged. */
 function tracked(log: string[], tag: string): ChannelHandler {
@@ -89,23 +89,6 @@ test('a write made behind a native handler reaches the outbound buffer: the writ
   await until(() => received === writes * chunk.length)
   t.pass()
 })
-
-/** Sends `n` lines one at a time, each after the echo of the one before; resolves after the last echo. */
-async function pingPong(s: import('node:net').Socket, n: number): Promise<void> {
-  let got = 0
-  let want = 0
-  let next: (() => void) | undefined
-  s.on('data', (d: Buffer) => {
-    got += d.length
-    if (got >= want) next?.()
-  })
-  for (let i = 0; i < n; i++) {
-    want += 4
-    const echoed = new Promise<void>((resolve) => (next = resolve))
-    s.write(`${String(i % 1000).padStart(3, '0')}\n`)
-    await echoed
-  }
-}
 
 test("autoRead's read request passes a JS handler without outbound methods natively: no record and no op of it per echoed message", async (t) => {
   const loop = loopFor(t)

@@ -2,27 +2,9 @@
 // JS handler could act on stays native, and writeAndFlush is one op. Each saving must keep
 // the behaviour of a pipeline run in one go.
 import test from 'ava'
-import type { Socket } from 'node:net'
 
 import { type ChannelHandler, type ChannelHandlerContext, FlushConsolidationHandler, LengthFieldPrepender, LineBasedFrameDecoder } from '../index'
-import { loopFor, netClient, serve, until } from './channel-helpers'
-
-/** Sends `n` lines one at a time, each after `reply` bytes came back for the one before. */
-async function pingPong(s: Socket, n: number, reply = 4): Promise<void> {
-  let got = 0
-  let want = 0
-  let next: (() => void) | undefined
-  s.on('data', (d: Buffer) => {
-    got += d.length
-    if (got >= want) next?.()
-  })
-  for (let i = 0; i < n; i++) {
-    want += reply
-    const echoed = new Promise<void>((resolve) => (next = resolve))
-    s.write(`${String(i % 1000).padStart(3, '0')}\n`)
-    await echoed
-  }
-}
+import { loopFor, netClient, pingPong, serve, until } from './channel-helpers'
 
 const echo = (): ChannelHandler => ({ channelRead: (ctx, m) => ctx.writeAndFlush(m) })
 

@@ -102,3 +102,20 @@ export function captureUnhandled(t: Teardown): Array<{ error: unknown; channel: 
   )
   return seen
 }
+
+/** Sends `n` lines one at a time, each after `reply` bytes came back for the one before. */
+export async function pingPong(s: net.Socket, n: number, reply = 4): Promise<void> {
+  let got = 0
+  let want = 0
+  let next: (() => void) | undefined
+  s.on('data', (d: Buffer) => {
+    got += d.length
+    if (got >= want) next?.()
+  })
+  for (let i = 0; i < n; i++) {
+    want += reply
+    const echoed = new Promise<void>((resolve) => (next = resolve))
+    s.write(`${String(i % 1000).padStart(3, '0')}\n`)
+    await echoed
+  }
+}

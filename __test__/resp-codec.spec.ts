@@ -1,9 +1,9 @@
-import test from 'ava'
+import test, { type ExecutionContext } from 'ava'
 import assert from 'node:assert'
 import * as net from 'node:net'
 import { once } from 'node:events'
 import { inspect } from 'node:util'
-import { Resp, RespDecoder, RespErrorReply, type ChannelHandler } from '../index'
+import { Resp, RespDecoder, RespErrorReply, type ChannelHandler, type EventLoop, type RespReply } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
 
 /** A client socket that collects what it reads. */
@@ -74,9 +74,8 @@ test('command arguments are Buffers (Buffer.prototype, deepStrictEqual) for ever
   t.is(got(), '+OK\r\n')
 })
 
-test('the preencoded replies (OK, PONG, nulls, 0, 1, empty array) frame like the general path', async (t) => {
-  const loop = loopFor(t)
-  const replies = [Resp.OK, Resp.PONG, Resp.simple('OK'), Resp.nullBulk(), Resp.nullArray(), Resp.null(), Resp.integer(0), Resp.integer(1), Resp.integer(2), Resp.array([]), Resp.simple('OKAY')]
+/** Serves a RespDecoder whose handler answers any command with `replies`; sends one command. */
+async function replyAll(t: ExecutionContext, loop: EventLoop, replies: RespReply[]): Promise<() => string> {
   const app: ChannelHandler = {
     channelRead: (ctx) => {
       for (const r of replies) ctx.write(r)
@@ -87,6 +86,13 @@ test('the preencoded replies (OK, PONG, nulls, 0, 1, empty array) frame like the
   const { s, got } = await client(port)
   t.teardown(() => s.destroy())
   s.write('PING\r\n')
+  return got
+}
+
+test('the preencoded replies (OK, PONG, nulls, 0, 1, empty array) frame like the general path', async (t) => {
+  const loop = loopFor(t)
+  const replies = [Resp.OK, Resp.PONG, Resp.simple('OK'), Resp.nullBulk(), Resp.nullArray(), Resp.null(), Resp.integer(0), Resp.integer(1), Resp.integer(2), Resp.array([]), Resp.simple('OKAY')]
+  const got = await replyAll(t, loop, replies)
   const want = '+OK\r\n+PONG\r\n+OK\r\n$-1\r\n*-1\r\n_\r\n:0\r\n:1\r\n:2\r\n*0\r\n+OKAY\r\n'
   await until(() => got().length >= want.length)
   t.is(got(), want)
@@ -107,16 +113,7 @@ test('every reply shape is framed as RESP: lines, bulks short and long, integers
     Resp.array([]),
     Resp.array([Resp.array([Resp.bulk('in'), Resp.integer(0)]), Resp.boolean(true), Resp.double(1.5), Resp.map([[Resp.simple('k'), Resp.null()]])]),
   ]
-  const app: ChannelHandler = {
-    channelRead: (ctx) => {
-      for (const r of replies) ctx.write(r)
-    },
-    channelReadComplete: (ctx) => ctx.flush(),
-  }
-  const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('resp', new RespDecoder()).addLast('app', app))
-  const { s, got } = await client(port)
-  t.teardown(() => s.destroy())
-  s.write('PING\r\n')
+  const got = await replyAll(t, loop, replies)
   const want =
     '+OK\r\n-ERR a  b\r\n$0\r\n\r\n' +
     `$100\r\n${long}\r\n` +
