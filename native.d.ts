@@ -316,8 +316,13 @@ export declare const enum MetricsSlot {
   BytesFromJs = 6,
   /** Live channels of the hub. */
   Channels = 7,
+  /**
+   * Bytes JS wrote that were Buffers it had been delivered (an echo, a proxy): sent without
+   * a copy and without keeping the JS Buffer alive (channel/big.rs).
+   */
+  BytesFromReads = 8,
   /** The array's length. */
-  Length = 8,
+  Length = 9,
 }
 
 /** The built-in native handlers JS can add (channel/codecs.rs). */

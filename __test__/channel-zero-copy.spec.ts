@@ -164,3 +164,75 @@ test('large reads reach JS as Buffers of their own, intact, and kept ones stay u
   t.true(largest >= 16 * 1024, `the largest read was ${largest} bytes`)
   t.true(Buffer.concat(kept).equals(data))
 })
+
+// A handler that writes back a large read it got (an echo, a proxy) sends the read's own
+// memory: the write holds no reference to the JS Buffer, so a slow peer does not keep it (and
+// its external memory) alive; `bytesOutFromReads` counts those bytes.
+
+/** Echoes every read through `transform` (in the delivery, unless `later`); registers the reads. */
+function echoServer(t: Parameters<typeof loopFor>[0], transform: (m: Buffer) => Buffer, later = false) {
+  const loop = loopFor(t)
+  const registry = new FinalizationRegistry<number>(() => void state.collected++)
+  const state = { collected: 0, registered: 0, child: undefined as Channel | undefined }
+  const served = serve(t, loop, (ch) => {
+    state.child = ch
+    ch.pipeline.addLast('echo', {
+      channelRead(ctx, m: Buffer) {
+        registry.register(m, state.registered++)
+        const out = transform(m)
+        if (later) setImmediate(() => ctx.writeAndFlush(out))
+        else ctx.writeAndFlush(out)
+      },
+    })
+  })
+  return { loop, state, served }
+}
+
+test('a large read written back is not held by its pending write, and arrives intact', async (t) => {
+  const { loop, state, served } = echoServer(t, (m) => m)
+  const { port } = await served
+  const s = await netClient(t, port)
+  s.pause()
+  const data = pattern(32 * 1024 * 1024, 21)
+  s.write(data)
+  // The peer reads nothing: the echo queues on the server.
+  await until(() => loop.metrics().bytesOutFromReads >= 1024 * 1024 && state.child?.isWritable === false, 30_000)
+  await until(() => {
+    gc()
+    return state.collected === state.registered
+  })
+  t.is(state.collected, state.registered, 'every read Buffer JS got was collected while its echo waited')
+  t.false(state.child!.isWritable, 'the echo was still queued')
+  const got = collect(s)
+  s.resume()
+  await until(() => got.data().length >= data.length, 30_000)
+  t.true(got.data().equals(data))
+  t.true(loop.metrics().bytesOutFromReads >= 0.9 * loop.metrics().bytesOut)
+})
+
+test('a large read changed in place before it is written back sends the changed bytes', async (t) => {
+  const { loop, served } = echoServer(t, (m) => {
+    for (let i = 0; i < m.length; i++) m[i] ^= 0x5a
+    return m
+  })
+  const { port } = await served
+  const s = await netClient(t, port)
+  const got = collect(s)
+  const data = pattern(1024 * 1024, 22)
+  s.write(data)
+  await until(() => got.data().length >= data.length, 30_000)
+  t.true(got.data().equals(Buffer.from(data.map((x) => x ^ 0x5a))))
+  t.true(loop.metrics().bytesOutFromReads > 0)
+})
+
+test('a large read written back after its delivery is sent intact (kept by a reference)', async (t) => {
+  const { loop, served } = echoServer(t, (m) => m, true)
+  const { port } = await served
+  const s = await netClient(t, port)
+  const got = collect(s)
+  const data = pattern(2 * 1024 * 1024, 23)
+  s.write(data)
+  await until(() => got.data().length >= data.length, 30_000)
+  t.true(got.data().equals(data))
+  t.is(loop.metrics().bytesOutFromReads, 0)
+})

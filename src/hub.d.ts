@@ -22,6 +22,9 @@ export interface ChannelMetrics {
     ops: number;
     bytesIn: number;
     bytesOut: number;
+    /** Of `bytesOut`: Buffers JS had been delivered and wrote back (an echo, a proxy), sent
+     * without a copy and without keeping the Buffer alive. */
+    bytesOutFromReads: number;
     channels: number;
 }
 /** Closes every channel of `loop` (its shutdown started). */

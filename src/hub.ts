@@ -49,6 +49,9 @@ export interface ChannelMetrics {
   ops: number
   bytesIn: number
   bytesOut: number
+  /** Of `bytesOut`: Buffers JS had been delivered and wrote back (an echo, a proxy), sent
+   * without a copy and without keeping the Buffer alive. */
+  bytesOutFromReads: number
   channels: number
 }
 
@@ -73,6 +76,7 @@ export function channelMetrics(loop: EventLoop): ChannelMetrics | undefined {
     ops: m[MetricsSlot.Ops],
     bytesIn: m[MetricsSlot.BytesToJs],
     bytesOut: m[MetricsSlot.BytesFromJs],
+    bytesOutFromReads: m[MetricsSlot.BytesFromReads],
     channels: m[MetricsSlot.Channels],
   }
 }

@@ -142,8 +142,13 @@ export const enum MetricsSlot {
   BytesFromJs = 6,
   /** Live channels of the hub. */
   Channels = 7,
+  /**
+   * Bytes JS wrote that were Buffers it had been delivered (an echo, a proxy): sent without
+   * a copy and without keeping the JS Buffer alive (channel/big.rs).
+   */
+  BytesFromReads = 8,
   /** The array's length. */
-  Length = 8,
+  Length = 9,
 }
 
 /** @internal The built-in native handlers JS can add (channel/codecs.rs). */
@@ -424,7 +429,7 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   HttpOut: { Response: 1, Content: 2, Frozen: 3 },
   HttpRequestFlag: { Http11: 1, KeepAlive: 2, Streaming: 4, ExpectContinue: 8 },
   HttpResponseFlag: { Streaming: 1 },
-  MetricsSlot: { Iterations: 0, Deliveries: 1, Records: 2, JsToNative: 3, Ops: 4, BytesToJs: 5, BytesFromJs: 6, Channels: 7, Length: 8 },
+  MetricsSlot: { Iterations: 0, Deliveries: 1, Records: 2, JsToNative: 3, Ops: 4, BytesToJs: 5, BytesFromJs: 6, Channels: 7, BytesFromReads: 8, Length: 9 },
   NativeHandlerKind: { Line: 1, Delimiter: 2, FixedLength: 3, LengthField: 4, Prepender: 5, Idle: 6, Tls: 7, Resp: 8, Http: 9, FlushConsolidation: 10 },
   Outcome: { Success: 0, NativeError: 1, JsError: 2 },
   PromiseId: { Silent: 0, VoidFiring: -1 },

@@ -415,8 +415,11 @@ pub enum MetricsSlot {
     BytesFromJs = 6,
     /// Live channels of the hub.
     Channels = 7,
+    /// Bytes JS wrote that were Buffers it had been delivered (an echo, a proxy): sent without
+    /// a copy and without keeping the JS Buffer alive (channel/big.rs).
+    BytesFromReads = 8,
     /// The array's length.
-    Length = 8,
+    Length = 9,
 }
 
 /// The flags byte of an HTTP content piece, either way (channel/http_wire.rs).

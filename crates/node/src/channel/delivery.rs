@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use napi::sys;
 
+use super::big::BigChunks;
 use super::hub::{Hub, MAX_ROUNDS};
 use super::outbox::Outbox;
 use super::token::drain_released;
@@ -45,7 +46,7 @@ impl Hub {
             .upgrade()
             .map_or_else(Instant::now, |b| b.iteration_started());
         for round in 0..MAX_ROUNDS {
-            self.apply_ops(&mut [], &[]);
+            self.apply_ops(&mut BigChunks::none(), &[]);
             self.sweep();
             let mut released = Vec::new();
             drain_released(self.id, &mut released);
@@ -64,7 +65,8 @@ impl Hub {
         }
         // The ops of the last call (after the last round) are applied now, not left in the
         // shared buffer until something else applies them.
-        self.apply_ops(&mut [], &[]);
+        self.apply_ops(&mut BigChunks::none(), &[]);
+        self.lent.borrow_mut().clear();
         self.delivering.set(false);
         if !self.outbox.borrow().is_empty() {
             if let Some(l) = self.local.upgrade() {
@@ -96,6 +98,7 @@ impl Hub {
                     segments,
                     ..
                 } = batch;
+                self.lent.borrow_mut().lend(&segments);
                 let segments = make_segments(env, segments).unwrap_or(undefined);
                 let (arena, base) = match super::read_pool::pooled(env, &bytes) {
                     Some((pool, at)) => (pool, at as f64),
@@ -204,8 +207,9 @@ unsafe fn make_segments(env: sys::napi_env, segments: Vec<Bytes>) -> Option<sys:
         let hint = Box::into_raw(owned);
         let mut value = ptr::null_mut();
         // The Buffer borrows the boxed `Bytes`' memory (refcounted, never reused while a
-        // `Bytes` refers to it); JS may write into it as into any Buffer it received, and no
-        // native code reads this region again (the read was handed over whole).
+        // `Bytes` refers to it); JS may write into it as into any Buffer it received. Native
+        // code reads it again only when JS writes (part of) it back, through the hub's lent
+        // table (`big.rs`), which then sends what JS left in it.
         // SAFETY: `data` stays valid while the box lives, and napi calls `free_segment` with
         // `hint` exactly once, when the Buffer is collected (or at env teardown).
         let ok = unsafe {

@@ -7,6 +7,7 @@
 
 mod acceptor;
 mod adapter;
+mod big;
 mod codecs;
 mod delivery;
 mod handlers;
@@ -128,7 +129,7 @@ impl NativeChannels {
 
     pub(super) fn enter(&self) {
         self.calls.set(self.calls.get() + 1.0);
-        self.hub.apply_ops(&mut [], &[]);
+        self.hub.apply_ops(&mut big::BigChunks::none(), &[]);
     }
 
     /// Re-arms libuv after a change made outside an iteration (a new channel, a bind).
@@ -155,9 +156,14 @@ impl NativeChannels {
     /// they refer to). What they produce is delivered by the loop's next iteration, never
     /// from inside this call: JS handlers do not run re-entrantly inside user code.
     #[napi]
-    pub fn apply_ops(&self, big: Option<Vec<Buffer>>, strings: Option<Vec<String>>) {
+    pub fn apply_ops(
+        &self,
+        env: Env,
+        big: Option<Vec<BufferSlice<'_>>>,
+        strings: Option<Vec<String>>,
+    ) {
         self.calls.set(self.calls.get() + 1.0);
-        let mut big = big.unwrap_or_default();
+        let mut big = big::BigChunks::new(&env, big.unwrap_or_default());
         self.hub.apply_ops(&mut big, &strings.unwrap_or_default());
         self.hub.schedule_delivery();
     }
@@ -437,6 +443,7 @@ impl NativeChannels {
         s[MetricsSlot::BytesToJs as usize] = m.bytes_to_js.get();
         s[MetricsSlot::BytesFromJs as usize] = m.bytes_from_js.get();
         s[MetricsSlot::Channels as usize] = self.hub.channel_count() as f64;
+        s[MetricsSlot::BytesFromReads as usize] = m.bytes_from_reads.get();
         s
     }
 }

@@ -11,9 +11,9 @@
 use std::rc::Rc;
 
 use bytes::Bytes;
-use napi::bindgen_prelude::Buffer;
 use netloop_transport::{LocalListenerExt, Message, TransportError};
 
+use super::big::BigChunks;
 use super::hub::{From, Hub};
 use super::ids::IdMap;
 use super::outbox::ErrorRef;
@@ -40,7 +40,7 @@ impl Hub {
     /// copied: its message owns the JS Buffer's reference (taken out of `big`), which is
     /// released when the socket has written it or the write fails (node:net writes from the
     /// JS Buffer likewise). napi-rs releases a reference dropped off the JS thread on it.
-    pub fn apply_ops(self: &Rc<Self>, big: &mut [Buffer], strings: &[String]) {
+    pub fn apply_ops(self: &Rc<Self>, big: &mut BigChunks<'_>, strings: &[String]) {
         let ops = self.shared.take_ops();
         if ops.is_empty() {
             return;
@@ -94,7 +94,7 @@ impl Hub {
         )
     }
 
-    fn message(&self, kind: u32, a: f64, b: f64, big: &mut [Buffer]) -> Message {
+    fn message(&self, kind: u32, a: f64, b: f64, big: &mut BigChunks<'_>) -> Message {
         match kind {
             wire::READ_BYTES | wire::WRITE_BYTES => {
                 let data = self.shared.arena_bytes(a as usize, b as usize);
@@ -104,13 +104,15 @@ impl Hub {
             }
             wire::READ_BIG | wire::WRITE_BIG => {
                 // Each index is used by one op: the Buffer moves into the message.
-                let data = big
-                    .get_mut(a as usize)
-                    .map(std::mem::take)
-                    .unwrap_or_default();
-                let m = &self.metrics.bytes_from_js;
-                m.set(m.get() + data.len() as f64);
-                Message::Bytes(Bytes::from_owner(data))
+                let (data, lent) = big.take(a as usize, &self.lent.borrow());
+                let m = &self.metrics;
+                m.bytes_from_js
+                    .set(m.bytes_from_js.get() + data.len() as f64);
+                if lent {
+                    m.bytes_from_reads
+                        .set(m.bytes_from_reads.get() + data.len() as f64);
+                }
+                Message::Bytes(data)
             }
             _ => Message::user(JsValue::new(self.id, a)),
         }
@@ -119,7 +121,7 @@ impl Hub {
     fn apply(
         self: &Rc<Self>,
         op: &[f64],
-        big: &mut [Buffer],
+        big: &mut BigChunks<'_>,
         strings: &[String],
         reserved: &mut Reserved,
     ) {
@@ -222,7 +224,7 @@ impl Hub {
                 let p = self.promise_for(c, &pipeline);
                 // A protocol message in its JS layout: in the op arena, or a big chunk (`b` < 0).
                 let data = if b < 0.0 {
-                    Bytes::copy_from_slice(big.get(a as usize).map_or(&[][..], |b| &b[..]))
+                    Bytes::copy_from_slice(big.view(a as usize))
                 } else {
                     self.shared.arena_bytes(a as usize, b as usize)
                 };
@@ -276,7 +278,7 @@ impl Hub {
         kind: u32,
         a: f64,
         b: f64,
-        big: &mut [Buffer],
+        big: &mut BigChunks<'_>,
         strings: &[String],
     ) {
         macro_rules! fire {
