@@ -98,12 +98,20 @@ impl Hub {
                     segments,
                     ..
                 } = batch;
-                self.lent.borrow_mut().lend(&segments);
+                let mut lent = self.lent.borrow_mut();
+                lent.lend(&segments);
                 let segments = make_segments(env, segments).unwrap_or(undefined);
                 let (arena, base) = match super::read_pool::pooled(env, &bytes) {
                     Some((pool, at)) => (pool, at as f64),
-                    None => (make_buffer(env, bytes).unwrap_or(undefined), -1.0),
+                    None => {
+                        let (buffer, whole) = make_buffer(env, bytes);
+                        if let Some(whole) = whole {
+                            lent.lend(std::slice::from_ref(&whole));
+                        }
+                        (buffer.unwrap_or(undefined), -1.0)
+                    }
                 };
+                drop(lent);
                 let mut base_value = ptr::null_mut();
                 sys::napi_create_double(env, base, &mut base_value);
                 let strings = make_strings(env, &strings).unwrap_or(undefined);
@@ -129,17 +137,20 @@ impl Hub {
 /// less than the finalizer an external Buffer registers.
 const HAND_OVER_BYTES: usize = 16 * 1024;
 
-/// A Buffer holding the batch's `bytes` (undefined when empty).
+/// A Buffer holding the batch's `bytes` (undefined when empty), and the bytes themselves when
+/// the Buffer was made over them without a copy (to be lent, see `big.rs`).
 ///
 /// # Safety
 /// A handle scope must be open on the env's thread.
-unsafe fn make_buffer(env: sys::napi_env, bytes: Vec<u8>) -> Option<sys::napi_value> {
+unsafe fn make_buffer(
+    env: sys::napi_env,
+    bytes: Vec<u8>,
+) -> (Option<sys::napi_value>, Option<Bytes>) {
     if bytes.is_empty() {
-        return None;
+        return (None, None);
     }
-    let mut value = ptr::null_mut();
     if bytes.len() < HAND_OVER_BYTES {
-        let mut data = ptr::null_mut();
+        let (mut data, mut value) = (ptr::null_mut(), ptr::null_mut());
         // SAFETY: per the function's contract; napi copies `bytes.len()` bytes from the slice.
         let ok = unsafe {
             sys::napi_create_buffer_copy(
@@ -150,19 +161,35 @@ unsafe fn make_buffer(env: sys::napi_env, bytes: Vec<u8>) -> Option<sys::napi_va
                 &mut value,
             )
         };
-        return (ok == sys::Status::napi_ok).then_some(value);
+        return ((ok == sys::Status::napi_ok).then_some(value), None);
     }
-    let mut owned = Box::new(bytes);
-    let (data, len) = (owned.as_mut_ptr(), owned.len());
+    let bytes = Bytes::from(bytes);
+    // SAFETY: per the function's contract.
+    let value = unsafe { external_buffer(env, bytes.clone()) };
+    let lent = value.is_some().then_some(bytes);
+    (value, lent)
+}
+
+/// An external Buffer over `bytes`' memory, owning them (a refcount; the memory is never
+/// reused while a `Bytes` refers to it): JS may write into it as into any Buffer it received.
+/// Native code reads it again only when JS writes (part of) it back, through the hub's lent
+/// table (`big.rs`), which then sends what JS left in it.
+///
+/// # Safety
+/// A handle scope must be open on the env's thread.
+unsafe fn external_buffer(env: sys::napi_env, bytes: Bytes) -> Option<sys::napi_value> {
+    let owned = Box::new(bytes);
+    let (data, len) = (owned.as_ptr(), owned.len());
     let hint = Box::into_raw(owned);
-    // SAFETY: per the function's contract. `data` stays valid while the Box lives: napi calls
-    // `free_batch` with `hint` exactly once, when the Buffer is collected (or at env teardown).
+    let mut value = ptr::null_mut();
+    // SAFETY: `data` stays valid while the box lives, and napi calls `free_bytes` with `hint`
+    // exactly once, when the Buffer is collected (or at env teardown).
     let ok = unsafe {
         sys::napi_create_external_buffer(
             env,
             len,
-            data.cast(),
-            Some(free_batch),
+            data.cast_mut().cast(),
+            Some(free_bytes),
             hint.cast(),
             &mut value,
         )
@@ -175,14 +202,14 @@ unsafe fn make_buffer(env: sys::napi_env, bytes: Vec<u8>) -> Option<sys::napi_va
     Some(value)
 }
 
-/// Frees a batch handed to JS by [`make_buffer`] once its Buffer is collected.
-unsafe extern "C" fn free_batch(
+/// Frees the bytes of a Buffer made by [`external_buffer`] once it is collected.
+unsafe extern "C" fn free_bytes(
     _env: sys::napi_env,
     _data: *mut std::ffi::c_void,
     hint: *mut std::ffi::c_void,
 ) {
-    // SAFETY: `hint` is the `Box<Vec<u8>>` leaked by `make_buffer`; napi passes it here once.
-    drop(unsafe { Box::from_raw(hint.cast::<Vec<u8>>()) });
+    // SAFETY: `hint` is the `Box<Bytes>` leaked by `external_buffer`; napi passes it here once.
+    drop(unsafe { Box::from_raw(hint.cast::<Bytes>()) });
 }
 
 /// An array of external Buffers, one per large read, each owning its `Bytes` (undefined when
@@ -202,47 +229,17 @@ unsafe fn make_segments(env: sys::napi_env, segments: Vec<Bytes>) -> Option<sys:
         return None;
     }
     for (i, seg) in segments.into_iter().enumerate() {
-        let owned = Box::new(seg);
-        let (data, len) = (owned.as_ptr(), owned.len());
-        let hint = Box::into_raw(owned);
-        let mut value = ptr::null_mut();
-        // The Buffer borrows the boxed `Bytes`' memory (refcounted, never reused while a
-        // `Bytes` refers to it); JS may write into it as into any Buffer it received. Native
-        // code reads it again only when JS writes (part of) it back, through the hub's lent
-        // table (`big.rs`), which then sends what JS left in it.
-        // SAFETY: `data` stays valid while the box lives, and napi calls `free_segment` with
-        // `hint` exactly once, when the Buffer is collected (or at env teardown).
-        let ok = unsafe {
-            sys::napi_create_external_buffer(
-                env,
-                len,
-                data.cast_mut().cast(),
-                Some(free_segment),
-                hint.cast(),
-                &mut value,
-            )
-        };
-        if ok != sys::Status::napi_ok {
-            // SAFETY: napi did not take the hint: it is still ours to free, once.
-            drop(unsafe { Box::from_raw(hint) });
-            value = ptr::null_mut();
+        // SAFETY: per the function's contract.
+        let value = unsafe { external_buffer(env, seg) }.unwrap_or_else(|| {
+            let mut empty = ptr::null_mut();
             // SAFETY: as above; an empty Buffer stands in for the lost read.
-            unsafe { sys::napi_create_buffer(env, 0, ptr::null_mut(), &mut value) };
-        }
+            unsafe { sys::napi_create_buffer(env, 0, ptr::null_mut(), &mut empty) };
+            empty
+        });
         // SAFETY: `arr` and `value` are handles of the open scope.
         unsafe { sys::napi_set_element(env, arr, i as u32, value) };
     }
     Some(arr)
-}
-
-/// Frees a read handed to JS by [`make_segments`] once its Buffer is collected.
-unsafe extern "C" fn free_segment(
-    _env: sys::napi_env,
-    _data: *mut std::ffi::c_void,
-    hint: *mut std::ffi::c_void,
-) {
-    // SAFETY: `hint` is the `Box<Bytes>` leaked by `make_segments`; napi passes it here once.
-    drop(unsafe { Box::from_raw(hint.cast::<Bytes>()) });
 }
 
 /// An array of JS strings (undefined when empty).
