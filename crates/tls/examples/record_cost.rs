@@ -7,7 +7,7 @@
 //!
 //! `--count N` runs exactly N round trips per repetition instead of `--ms`: the same work on
 //! every run, for `perf stat -e instructions:u` (a count other load on the machine hardly moves).
-//! `--tls 13` or `--tls 12` runs one version only. With `NETLOOP_TLS_OWN_RECORDS=1` the
+//! `--tls 13` or `--tls 12` runs one version only, `--size 64` (or 16384, 65536) one size. With `NETLOOP_TLS_OWN_RECORDS=1` the
 //! server keeps TLS 1.3 records on rustls instead of netloop's own record layer (A/B).
 
 use std::rc::Rc;
@@ -77,7 +77,7 @@ fn round_trip(c: &EmbeddedChannel, s: &EmbeddedChannel, msg: &Bytes) -> usize {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let (mut reps, mut ms, mut count, mut only) = (7u32, 300u64, 0u64, 0u64);
+    let (mut reps, mut ms, mut count, mut only, mut one_size) = (7u32, 300u64, 0u64, 0u64, 0u64);
     while let Some(a) = args.next() {
         let v = args.next().and_then(|v| v.parse().ok());
         match (a.as_str(), v) {
@@ -85,7 +85,10 @@ fn main() {
             ("--ms", Some(v)) => ms = v,
             ("--count", Some(v)) => count = v,
             ("--tls", Some(v)) => only = v,
-            _ => panic!("usage: record_cost [--reps N] [--ms MS] [--count N] [--tls 13|12]"),
+            ("--size", Some(v)) => one_size = v,
+            _ => panic!(
+                "usage: record_cost [--reps N] [--ms MS] [--count N] [--tls 13|12] [--size BYTES]"
+            ),
         }
     }
     for (name, version, id) in [
@@ -97,6 +100,9 @@ fn main() {
         }
         let (c, s) = pair(version);
         for size in [64usize, 16 * 1024, 64 * 1024] {
+            if one_size != 0 && one_size != size as u64 {
+                continue;
+            }
             let msg = Bytes::from(vec![0x5a; size]);
             let mut best = f64::MAX;
             for _ in 0..reps {

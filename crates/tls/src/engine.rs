@@ -18,6 +18,7 @@ use crate::error::TlsError;
 use crate::hello::{peek, Peek};
 use crate::record::RecordLayer;
 use crate::session::{describe, Negotiated, TlsSession};
+use crate::small::{carve, with_scratch, SMALL_READ};
 
 mod handshake13;
 
@@ -45,7 +46,7 @@ pub(crate) struct Engine {
 
 /// What one read yielded.
 pub(crate) struct Fed {
-    pub(crate) plain: BytesMut,
+    pub(crate) plain: Bytes,
     pub(crate) handshaking: bool,
     pub(crate) peer_closed: bool,
 }
@@ -95,37 +96,54 @@ impl Engine {
     /// Processes `data` (records from the peer).
     pub(crate) fn feed(&mut self, data: Bytes) -> Result<Fed, TlsError> {
         let mut fed = Fed {
-            plain: BytesMut::new(),
+            plain: Bytes::new(),
             handshaking: true,
             peer_closed: false,
         };
+        let mut plain = BytesMut::new();
         match &mut self.mode {
             Mode::Own(layer) => {
                 let opened = layer.open(data)?;
                 fed.plain = opened.plain;
                 fed.handshaking = false;
                 fed.peer_closed = opened.peer_closed;
+                return Ok(fed);
+            }
+            Mode::Rustls(conn) if data.len() <= SMALL_READ => {
+                // Decrypted into the thread's scratch buffer, the plaintext carved out of it.
+                let (p, flags) = with_scratch(|scratch| {
+                    feed_rustls(conn, &data, scratch).map(|flags| (carve(scratch), flags))
+                })?;
+                fed.plain = p;
+                (fed.handshaking, fed.peer_closed) = flags;
+                return Ok(fed);
             }
             Mode::Rustls(conn) => {
-                (fed.handshaking, fed.peer_closed) = feed_rustls(conn, &data, &mut fed.plain)?;
+                (fed.handshaking, fed.peer_closed) = feed_rustls(conn, &data, &mut plain)?;
             }
             Mode::Undecided(first) => {
                 first.extend_from_slice(&data);
                 let first = std::mem::take(first);
-                self.decide(first, &mut fed)?;
+                self.decide(first, &mut fed, &mut plain)?;
             }
             Mode::Handshake13(hs) => {
-                if let Some(peer_closed) = hs.feed(&data, &mut fed.plain)? {
-                    self.hand_over(&mut fed, peer_closed)?;
+                if let Some(peer_closed) = hs.feed(&data, &mut plain)? {
+                    self.hand_over(&mut fed, &mut plain, peer_closed)?;
                 }
             }
             Mode::Broken => return Err(TlsError::Closed),
         }
+        fed.plain = plain.freeze();
         Ok(fed)
     }
 
     /// A server's path, once the client's first record is whole.
-    fn decide(&mut self, first: BytesMut, fed: &mut Fed) -> Result<(), TlsError> {
+    fn decide(
+        &mut self,
+        first: BytesMut,
+        fed: &mut Fed,
+        plain: &mut BytesMut,
+    ) -> Result<(), TlsError> {
         let Side::Server { config, .. } = &self.context.0.side else {
             return Err(TlsError::Closed);
         };
@@ -133,10 +151,10 @@ impl Engine {
             Peek::More => self.mode = Mode::Undecided(first),
             Peek::Tls13 { server_name } => {
                 let mut hs = Handshake13::new(config, server_name)?;
-                let done = hs.feed(&first, &mut fed.plain);
+                let done = hs.feed(&first, plain);
                 self.mode = Mode::Handshake13(Box::new(hs));
                 if let Some(peer_closed) = done? {
-                    self.hand_over(fed, peer_closed)?;
+                    self.hand_over(fed, plain, peer_closed)?;
                 }
             }
             Peek::Other => {
@@ -148,14 +166,19 @@ impl Engine {
                 let Mode::Rustls(conn) = &mut self.mode else {
                     return Err(TlsError::Closed);
                 };
-                (fed.handshaking, fed.peer_closed) = feed_rustls(conn, &first, &mut fed.plain)?;
+                (fed.handshaking, fed.peer_closed) = feed_rustls(conn, &first, plain)?;
             }
         }
         Ok(())
     }
 
     /// The TLS 1.3 handshake completed: records from now on are ours.
-    fn hand_over(&mut self, fed: &mut Fed, peer_closed: bool) -> Result<(), TlsError> {
+    fn hand_over(
+        &mut self,
+        fed: &mut Fed,
+        plain: &mut BytesMut,
+        peer_closed: bool,
+    ) -> Result<(), TlsError> {
         let Mode::Handshake13(hs) = std::mem::replace(&mut self.mode, Mode::Broken) else {
             return Err(TlsError::Closed);
         };
@@ -172,7 +195,7 @@ impl Engine {
             let opened = layer.open(done.leftover.freeze());
             self.mode = Mode::Own(layer);
             let opened = opened?;
-            fed.plain.extend_from_slice(&opened.plain);
+            plain.extend_from_slice(&opened.plain);
             fed.peer_closed = opened.peer_closed;
         } else {
             self.mode = Mode::Own(layer);

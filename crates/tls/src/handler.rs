@@ -212,7 +212,7 @@ impl State {
         } else if !plain.is_empty() {
             self.fired_read.set(true);
             self.app_read.set(false);
-            ctx.fire_channel_read(plain.freeze());
+            ctx.fire_channel_read(plain);
         }
         if peer_closed && self.phase.get() == Phase::Done {
             ctx.fire_user_event(SslCloseCompletionEvent);

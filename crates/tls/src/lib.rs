@@ -31,6 +31,7 @@ mod hello;
 mod pem;
 mod record;
 mod session;
+mod small;
 mod sni;
 mod verify;
 

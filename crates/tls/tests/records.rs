@@ -24,11 +24,17 @@ fn pump(from: &EmbeddedChannel, to: &EmbeddedChannel) -> Vec<usize> {
 }
 
 fn pair(version: TlsVersion) -> (EmbeddedChannel, EmbeddedChannel) {
+    pair_with(version, false)
+}
+
+/// A pair whose server protects TLS 1.3 records itself when `own_records`.
+fn pair_with(version: TlsVersion, own_records: bool) -> (EmbeddedChannel, EmbeddedChannel) {
     let server = SslContext::server(&SslOptions {
         identity: Some(PemIdentity {
             chain: include_bytes!("../fuzz/testpki/server.pem").to_vec(),
             key: include_bytes!("../fuzz/testpki/server.key").to_vec(),
         }),
+        own_records,
         ..SslOptions::default()
     })
     .expect("server context");
@@ -112,4 +118,60 @@ fn a_large_read_reaches_the_next_handler_as_one_buffer() {
     let first = s.read_inbound().expect("plaintext");
     assert_eq!(first.as_bytes().map(Bytes::len), Some(64 * 1024));
     assert!(s.read_inbound().is_none());
+}
+
+#[test]
+fn small_reads_leave_as_bytes_carved_one_after_another_from_the_threads_chunk() {
+    for (version, own) in [
+        (TlsVersion::Tls13, false),
+        (TlsVersion::Tls13, true),
+        (TlsVersion::Tls12, false),
+    ] {
+        let (c, s) = pair_with(version, own);
+        let mut got = Vec::new();
+        for word in [&b"ping"[..], b"pong", b"pang"] {
+            c.write_outbound(Bytes::from_static(word));
+            pump(&c, &s);
+            let m = s.read_inbound().expect("plaintext");
+            got.push(m.as_bytes().expect("bytes").clone());
+            assert!(s.read_inbound().is_none());
+        }
+        assert_eq!(
+            got,
+            [&b"ping"[..], b"pong", b"pang"],
+            "{version:?} own {own}"
+        );
+        // No buffer of their own per read: each read's plaintext follows the one before in
+        // the transport's receive chunk.
+        for w in got.windows(2) {
+            assert_eq!(
+                w[0].as_ptr().wrapping_add(w[0].len()),
+                w[1].as_ptr(),
+                "{version:?} own {own}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_record_split_across_small_and_large_reads_is_opened_whole() {
+    for own in [false, true] {
+        let (c, s) = pair_with(TlsVersion::Tls13, own);
+        let small = Bytes::from(vec![0x11; 100]);
+        let large = Bytes::from(vec![0x22; 20 * 1024]);
+        c.write_outbound(small.clone());
+        c.write_outbound(large.clone());
+        let mut records = Vec::new();
+        while let Some(m) = c.read_outbound() {
+            records.extend_from_slice(m.as_bytes().expect("records"));
+        }
+        // A small read ending inside the second record, then the rest in one large read.
+        let cut = 100 + 22 + 50;
+        s.write_inbound(Bytes::copy_from_slice(&records[..cut]));
+        s.write_inbound(Bytes::copy_from_slice(&records[cut..]));
+        let got = inbound(&s);
+        assert_eq!(got.len(), small.len() + large.len(), "own {own}");
+        assert_eq!(&got[..100], &small[..]);
+        assert_eq!(&got[100..], &large[..]);
+    }
 }

@@ -46,7 +46,7 @@ const HANDSHAKE_KEY_UPDATE: u8 = 24;
 
 /// What one read yielded.
 pub(crate) struct Opened {
-    pub(crate) plain: BytesMut,
+    pub(crate) plain: Bytes,
     pub(crate) peer_closed: bool,
 }
 
@@ -98,8 +98,25 @@ impl RecordLayer {
     /// Opens the records in `data` (and any record begun in an earlier read) in place: each
     /// record's plaintext is decrypted to just behind the plaintext of the one before (the
     /// first where it lies), so the read's plaintext ends up contiguous without a copy of its
-    /// own.
+    /// own. A small read (`crate::small`) is opened in the thread's scratch buffer instead and
+    /// its plaintext carved from the transport's chunk: no allocation per message.
     pub(crate) fn open(&mut self, data: Bytes) -> Result<Opened, TlsError> {
+        if self.partial.len() + data.len() <= crate::small::SMALL_READ {
+            return crate::small::with_scratch(|scratch| {
+                scratch.extend_from_slice(&self.partial);
+                scratch.extend_from_slice(&data);
+                self.partial = BytesMut::new();
+                let (read, written, peer_closed) = self.open_in(&mut scratch[..])?;
+                if !self.recv_closed && read < scratch.len() {
+                    self.partial = BytesMut::from(&scratch[read..]);
+                }
+                let plain = scratch.get(HEADER..HEADER + written).unwrap_or_default();
+                Ok(Opened {
+                    plain: crate::small::carve(plain),
+                    peer_closed,
+                })
+            });
+        }
         let mut buf = if self.partial.is_empty() {
             // In place when the read's buffer is ours alone, else one copy.
             data.try_into_mut()
@@ -113,6 +130,27 @@ impl RecordLayer {
             b.extend_from_slice(&data);
             b
         };
+        let (read, written, peer_closed) = self.open_in(&mut buf)?;
+        if !self.recv_closed && read < buf.len() {
+            // The start of a record the next read completes (whatever follows close_notify is
+            // ignored, RFC 8446 §6.1).
+            self.partial = buf.split_off(read);
+        }
+        buf.truncate(HEADER + written);
+        if buf.len() >= HEADER {
+            buf.advance(HEADER);
+        } else {
+            buf.clear();
+        }
+        Ok(Opened {
+            plain: buf.freeze(),
+            peer_closed,
+        })
+    }
+
+    /// Opens the whole records at the front of `buf` in place. Returns the bytes of records
+    /// consumed, the plaintext bytes now at `buf[HEADER..]`, and whether the peer closed.
+    fn open_in(&mut self, buf: &mut [u8]) -> Result<(usize, usize, bool), TlsError> {
         let (mut read, mut written) = (0usize, 0usize);
         let mut peer_closed = false;
         while !self.recv_closed && buf.len() - read >= HEADER {
@@ -191,21 +229,7 @@ impl RecordLayer {
             }
             read += HEADER + len;
         }
-        if !self.recv_closed && read < buf.len() {
-            // The start of a record the next read completes (whatever follows close_notify is
-            // ignored, RFC 8446 §6.1).
-            self.partial = buf.split_off(read);
-        }
-        buf.truncate(HEADER + written);
-        if buf.len() >= HEADER {
-            buf.advance(HEADER);
-        } else {
-            buf.clear();
-        }
-        Ok(Opened {
-            plain: buf,
-            peer_closed,
-        })
+        Ok((read, written, peer_closed))
     }
 
     /// An alert from the peer: true for close_notify, an error naming any other.
