@@ -30,9 +30,15 @@ const idle = idleSeconds(IDLE_DEFAULT)
 // The data: a Map of strings, with optional expiry
 
 interface Entry {
+  /** The key's bytes (a copy: never a view of a read). */
+  readonly key: Buffer
   value: Buffer
   /** ms since the epoch; 0 = never. */
   expiresAt: number
+  /** The next entry whose key has the same hash. */
+  next: Entry | undefined
+  /** False once deleted (the expiry sweep may still hold it). */
+  live: boolean
 }
 
 const INT64_MIN = -(2n ** 63n)
@@ -46,56 +52,108 @@ function toInt64(b: Buffer | string): bigint | undefined {
   return v < INT64_MIN || v > INT64_MAX ? undefined : v
 }
 
+/** FNV-1a over a key's bytes, cut to 30 bits: a small integer, which a Map hashes cheaply. */
+function keyHash(b: Uint8Array): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b[i], 0x01000193)
+  return h & 0x3fffffff
+}
+
+/** Byte equality, in JS: cheaper than a call into `Buffer.equals` for a key's few bytes. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  const n = a.length
+  if (n !== b.length) return false
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
 /**
- * The keyspace: a Map in memory, with no eviction and no memory limit (Redis's `maxmemory` is
- * not implemented). The process grows with the number of distinct keys and their values, as a
- * Redis server does: `redis-benchmark -r 1000000` (random keys out of a million) keeps adding
- * keys for minutes, and the RSS with them. With a fixed keyspace (`-r 1000`) the RSS levels off
- * (__test__/examples-resp-soak.spec.ts, about a million SET/GET over 1000 keys): nothing else
- * is kept per command or per connection.
+ * The keyspace: a hash table in memory, with no eviction and no memory limit (Redis's
+ * `maxmemory` is not implemented). The process grows with the number of distinct keys and
+ * their values, as a Redis server does: `redis-benchmark -r 1000000` (random keys out of a
+ * million) keeps adding keys for minutes, and the RSS with them. With a fixed keyspace
+ * (`-r 1000`) the RSS levels off (__test__/examples-resp-soak.spec.ts, about a million SET/GET
+ * over 1000 keys): nothing else is kept per command or per connection.
+ *
+ * Keys are bytes, as in Redis: a Map from the key's hash to a chain of entries, each holding
+ * its key's bytes. A key never becomes a JS string (making one from a Buffer calls into C++,
+ * and the Map would hash its characters again).
  */
 class Store {
-  readonly map = new Map<string, Entry>()
-  /** Keys with an expiry, for the periodic sweep. */
-  readonly volatile = new Set<string>()
+  readonly buckets = new Map<number, Entry>()
+  size = 0
+  /** Entries with an expiry, for the periodic sweep. */
+  readonly volatile = new Set<Entry>()
 
-  get(key: string): Entry | undefined {
-    const e = this.map.get(key)
-    if (e && e.expiresAt !== 0 && e.expiresAt <= Date.now()) {
-      this.delete(key)
+  /** The live entry of `key`, without the expiry check. */
+  #find(key: Uint8Array): Entry | undefined {
+    let e = this.buckets.get(keyHash(key))
+    while (e !== undefined && !sameBytes(e.key, key)) e = e.next
+    return e
+  }
+
+  get(key: Uint8Array): Entry | undefined {
+    const e = this.#find(key)
+    if (e !== undefined && e.expiresAt !== 0 && e.expiresAt <= Date.now()) {
+      this.#remove(e)
       return undefined
     }
     return e
   }
 
-  /** `live`: the key's entry as `get` just returned it (updated in place: one Map operation less). */
-  set(key: string, value: Buffer, expiresAt: number, live?: Entry): void {
+  /** `live`: the key's entry as `get` just returned it (updated in place: no lookup). */
+  set(key: Uint8Array, value: Buffer, expiresAt: number, live?: Entry): void {
     // Copy: `value` is a view of the read buffer, which would stay alive with it.
     const copy = Buffer.from(value)
-    if (live !== undefined) {
-      live.value = copy
-      live.expiresAt = expiresAt
-    } else this.map.set(key, { value: copy, expiresAt })
-    if (expiresAt !== 0) this.volatile.add(key)
-    else if (this.volatile.size !== 0) this.volatile.delete(key)
+    let e = live ?? this.#find(key)
+    if (e !== undefined) {
+      e.value = copy
+      e.expiresAt = expiresAt
+    } else {
+      const h = keyHash(key)
+      e = { key: Buffer.from(key), value: copy, expiresAt, next: this.buckets.get(h), live: true }
+      this.buckets.set(h, e)
+      this.size++
+    }
+    if (expiresAt !== 0) this.volatile.add(e)
+    else if (this.volatile.size !== 0) this.volatile.delete(e)
   }
 
-  delete(key: string): boolean {
-    this.volatile.delete(key)
-    return this.map.delete(key)
+  delete(key: Uint8Array): boolean {
+    const e = this.get(key)
+    if (e === undefined) return false
+    this.#remove(e)
+    return true
+  }
+
+  #remove(e: Entry): void {
+    const h = keyHash(e.key)
+    const first = this.buckets.get(h)
+    if (first === e) {
+      if (e.next === undefined) this.buckets.delete(h)
+      else this.buckets.set(h, e.next)
+    } else {
+      let p = first
+      while (p !== undefined && p.next !== e) p = p.next
+      if (p !== undefined) p.next = e.next
+    }
+    e.live = false
+    this.volatile.delete(e)
+    this.size--
   }
 
   clear(): void {
-    this.map.clear()
+    this.buckets.clear()
     this.volatile.clear()
+    this.size = 0
   }
 
   /** Drops expired keys (run periodically on the loop, as Redis' active expiry). */
   sweep(): void {
     const now = Date.now()
-    for (const key of this.volatile) {
-      const e = this.map.get(key)
-      if (!e || (e.expiresAt !== 0 && e.expiresAt <= now)) this.delete(key)
+    for (const e of this.volatile) {
+      if (!e.live) this.volatile.delete(e)
+      else if (e.expiresAt !== 0 && e.expiresAt <= now) this.#remove(e)
     }
   }
 }
@@ -117,7 +175,8 @@ const def = (name: string, arity: number, run: Command) => {
   if (COMMANDS.has(h)) throw new Error(`command name hash collision: ${name}`)
   COMMANDS.set(h, { name, arity, run })
 }
-const key = (b: Buffer) => b.toString('latin1')
+/** An argument as text (option names, messages): keys stay bytes. */
+const text = (b: Buffer) => b.toString('latin1')
 
 /** FNV-1a over the name's bytes with ASCII letters in lower case. */
 function nameHash(b: Uint8Array): number {
@@ -151,10 +210,10 @@ const CONFIG: Record<string, string> = {
 def('quit', -1, () => OK) // answered by the handler, which then closes the connection
 def('ping', -1, (a) => (a.length > 2 ? err("ERR wrong number of arguments for 'ping' command") : a.length === 2 ? a[1] : PONG))
 def('echo', 2, (a) => a[1])
-def('get', 2, (a, s) => s.get(key(a[1]))?.value ?? null)
+def('get', 2, (a, s) => s.get(a[1])?.value ?? null)
 def('set', -3, setCommand)
-def('del', -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.get(key(k)) && s.delete(key(k)) ? 1 : 0), 0))
-def('exists', -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.get(key(k)) ? 1 : 0), 0))
+def('del', -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.delete(k) ? 1 : 0), 0))
+def('exists', -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.get(k) ? 1 : 0), 0))
 def('incr', 2, (a, s) => incrBy(s, a[1], 1n))
 def('decr', 2, (a, s) => incrBy(s, a[1], -1n))
 def('incrby', 3, (a, s) => {
@@ -165,28 +224,28 @@ def('decrby', 3, (a, s) => {
   const by = toInt64(a[2])
   return by === undefined ? NOT_INTEGER : incrBy(s, a[1], -by)
 })
-def('mget', -2, (a, s) => a.slice(1).map((k) => s.get(key(k))?.value ?? null))
+def('mget', -2, (a, s) => a.slice(1).map((k) => s.get(k)?.value ?? null))
 def('mset', -3, (a, s) => {
   if (a.length % 2 === 0) return err("ERR wrong number of arguments for 'mset' command")
-  for (let i = 1; i < a.length; i += 2) s.set(key(a[i]), a[i + 1], 0)
+  for (let i = 1; i < a.length; i += 2) s.set(a[i], a[i + 1], 0)
   return OK
 })
 def('ttl', 2, (a, s) => ttl(s, a[1], 1000))
 def('pttl', 2, (a, s) => ttl(s, a[1], 1))
-def('dbsize', 1, (_, s) => s.map.size)
+def('dbsize', 1, (_, s) => s.size)
 def('flushdb', -1, (_, s) => (s.clear(), OK))
 def('flushall', -1, (_, s) => (s.clear(), OK))
 def('select', 2, (a) => (toInt64(a[1]) === 0n ? OK : err('ERR DB index is out of range')))
 // redis-cli asks for COMMAND DOCS at start (hints): an empty array means "none".
 def('command', -1, () => [])
 def('config', -2, (a) => {
-  const sub = key(a[1]).toLowerCase()
-  if (sub !== 'get') return err(`ERR unknown subcommand '${key(a[1])}'. Try CONFIG HELP.`)
+  const sub = text(a[1]).toLowerCase()
+  if (sub !== 'get') return err(`ERR unknown subcommand '${text(a[1])}'. Try CONFIG HELP.`)
   if (a.length < 3) return err("ERR wrong number of arguments for 'config|get' command")
   // redis-benchmark asks for `save` and `appendonly` before it starts.
   const out: Reply[] = []
   for (const p of a.slice(2)) {
-    const re = new RegExp(`^${key(p).toLowerCase().replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`)
+    const re = new RegExp(`^${text(p).toLowerCase().replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`)
     for (const [name, value] of Object.entries(CONFIG)) if (re.test(name)) out.push(name, value)
   }
   return out
@@ -199,7 +258,7 @@ function setCommand(a: Buffer[], s: Store): Reply {
   let keepTtl = false
   let get = false
   for (let i = 3; i < a.length; i++) {
-    const opt = key(a[i]).toUpperCase()
+    const opt = text(a[i]).toUpperCase()
     if ((opt === 'EX' || opt === 'PX' || opt === 'EXAT' || opt === 'PXAT') && i + 1 < a.length && !expiresAt && !keepTtl) {
       const n = toInt64(a[++i])
       if (n === undefined) return NOT_INTEGER
@@ -212,7 +271,7 @@ function setCommand(a: Buffer[], s: Store): Reply {
     else if (opt === 'GET') get = true
     else return SYNTAX
   }
-  const k = key(a[1])
+  const k = a[1]
   const old = s.get(k)
   if ((nx && old) || (xx && !old)) return get ? (old?.value ?? null) : null
   const previous = get ? (old?.value ?? null) : OK // before `set` updates `old` in place
@@ -221,17 +280,17 @@ function setCommand(a: Buffer[], s: Store): Reply {
 }
 
 function incrBy(s: Store, k: Buffer, by: bigint): Reply {
-  const e = s.get(key(k))
+  const e = s.get(k)
   const cur = e ? toInt64(e.value) : 0n
   if (cur === undefined) return NOT_INTEGER
   const next = cur + by
   if (next < INT64_MIN || next > INT64_MAX) return err('ERR increment or decrement would overflow')
-  s.set(key(k), Buffer.from(next.toString()), e?.expiresAt ?? 0, e)
+  s.set(k, Buffer.from(next.toString()), e?.expiresAt ?? 0, e)
   return next
 }
 
 function ttl(s: Store, k: Buffer, unit: number): Reply {
-  const e = s.get(key(k))
+  const e = s.get(k)
   if (!e) return -2
   if (e.expiresAt === 0) return -1
   return Math.round((e.expiresAt - Date.now()) / unit)
@@ -240,8 +299,8 @@ function ttl(s: Store, k: Buffer, unit: number): Reply {
 /** Redis' text for an unknown command, so redis-cli shows the same line. */
 function unknownCommand(args: Buffer[]): ReplyError {
   let rest = ''
-  for (let i = 1; i < args.length && rest.length < 128; i++) rest += `'${key(args[i]).slice(0, 128 - rest.length)}' `
-  return err(`ERR unknown command '${key(args[0]).slice(0, 128)}', with args beginning with: ${rest}`)
+  for (let i = 1; i < args.length && rest.length < 128; i++) rest += `'${text(args[i]).slice(0, 128 - rest.length)}' `
+  return err(`ERR unknown command '${text(args[0]).slice(0, 128)}', with args beginning with: ${rest}`)
 }
 
 const QUIET_ERRORS = new Set(['ERR_CHANNEL_CLOSED', 'ECONNRESET', 'EPIPE'])
