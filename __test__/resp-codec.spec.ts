@@ -218,3 +218,23 @@ test('replies written one after another without a promise go to native code as o
   t.true(ops <= batch * 12, `${ops} ops for 40 replies in ${batch} read batch(es)`)
   t.true(ops < 40, `${ops} ops for 40 replies`)
 })
+
+test('Resp.sequence frames its replies back to back, as if each were written alone; it cannot be an element', async (t) => {
+  const loop = loopFor(t)
+  // About 3 MB in all: more than the 1 MiB write arena holds, so it travels as a chunk of its own.
+  const many = Array.from({ length: 3000 }, (_, i) => Resp.bulk(`value-${i}`.repeat(100)))
+  const replies = [
+    Resp.sequence([Resp.OK, Resp.integer(7), Resp.bulk('x'), Resp.array([Resp.nullBulk()])]),
+    Resp.sequence([]),
+    Resp.sequence([Resp.sequence([Resp.PONG]), Resp.error('ERR e')]),
+    Resp.sequence(many),
+  ]
+  const got = await replyAll(t, loop, replies)
+  const manyWire = many.map((_, i) => `value-${i}`.repeat(100)).map((v) => `$${v.length}\r\n${v}\r\n`).join('')
+  const want = '+OK\r\n:7\r\n$1\r\nx\r\n*1\r\n$-1\r\n' + '+PONG\r\n-ERR e\r\n' + manyWire
+  await until(() => got().length >= want.length, 20_000)
+  t.is(got(), want)
+  t.throws(() => Resp.array([Resp.OK, Resp.sequence([Resp.OK])]), { code: 'ERR_INVALID_ARG_VALUE' })
+  t.throws(() => Resp.map([[Resp.simple('k'), Resp.sequence([])]]), { code: 'ERR_INVALID_ARG_VALUE' })
+  t.throws(() => Resp.sequence('OK' as never), { code: 'ERR_INVALID_ARG_TYPE' })
+})

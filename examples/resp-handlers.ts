@@ -328,19 +328,32 @@ function toResp(r: Reply): RespReply {
 }
 
 /**
- * Runs each command and writes its reply (not flushed); flushes once per read batch, so a
- * pipeline of N commands costs one write to the socket.
+ * Runs each command and collects its reply; writes the replies of a read batch at once, as a
+ * `Resp.sequence` (`--js-codec`: one write each), and flushes, so a pipeline of N commands
+ * costs one write to the socket (redis-server likewise gathers a client's replies in its
+ * reply buffer and writes them when the event loop iteration ends).
  */
 class CommandHandler implements ChannelHandler {
   /** Plain, not `#private`: read once per command, and a private field is a keyed load. */
   quitting = false
+  /** The replies of this read batch, not written yet. */
+  replies: RespReply[] = []
   constructor(readonly store: Store) {}
+
+  /** Writes the collected replies (not flushed). */
+  writeReplies(ctx: ChannelHandlerContext) {
+    const r = this.replies
+    if (r.length === 0) return
+    this.replies = []
+    ctx.write(r.length === 1 ? r[0] : Resp.sequence(r))
+  }
 
   channelRead(ctx: ChannelHandlerContext, args: Buffer[]) {
     if (this.quitting) return // what came after QUIT is dropped
     const cmd = lookup(args[0])
     if (cmd?.name === 'quit') {
       this.quitting = true
+      this.writeReplies(ctx)
       ctx.writeAndFlush(JS_CODEC ? OK : NATIVE_OK, ctx.newPromise()).addListener(() => ctx.close())
       return
     }
@@ -349,10 +362,12 @@ class CommandHandler implements ChannelHandler {
     else if (cmd.arity > 0 ? args.length !== cmd.arity : args.length < -cmd.arity) {
       reply = err(`ERR wrong number of arguments for '${cmd.name}' command`)
     } else reply = cmd.run(args, this.store)
-    ctx.write(JS_CODEC ? reply : toResp(reply))
+    if (JS_CODEC) ctx.write(reply)
+    else this.replies.push(toResp(reply))
   }
 
   channelReadComplete(ctx: ChannelHandlerContext) {
+    this.writeReplies(ctx)
     ctx.flush()
   }
 
@@ -361,6 +376,7 @@ class CommandHandler implements ChannelHandler {
     if (e instanceof ProtocolError || code.startsWith('ERR_RESP_')) {
       // As Redis: the replies so far, the error, then the connection closes.
       this.quitting = true
+      this.writeReplies(ctx)
       const text = e instanceof ProtocolError ? `ERR ${e.message}` : `ERR Protocol error: ${e.message}`
       ctx.writeAndFlush(JS_CODEC ? err(text) : Resp.error(text), ctx.newPromise()).addListener(() => ctx.close())
       return
