@@ -4,9 +4,10 @@
 // The pipeline is Netty's shape for a protocol server:
 //   RespDecoder (native)   bytes -> commands (Buffer[], views of the read: no copy per argument),
 //                          parsed in Rust; a command reaches JS once, whole
-//   CommandHandler         runs each command against a Map and writes the reply with ctx.write
-//                          as a `Resp.*` value, which native code frames as RESP; it flushes once
-//                          per read batch in channelReadComplete.
+//   CommandHandler         runs each command against the keyspace (keys kept as bytes) and
+//                          collects its reply as a `Resp.*` value; in channelReadComplete it
+//                          writes the batch's replies at once (`Resp.sequence`), which native
+//                          code frames as RESP, and flushes.
 // `--js-codec` uses the pure-JS decoder and encoder of resp-protocol.ts instead (an example of
 // a JS decoder, and the same parser a node:net port runs in the benchmarks).
 // Commands: PING ECHO GET SET (EX PX NX XX KEEPTTL GET) DEL EXISTS INCR DECR INCRBY DECRBY
