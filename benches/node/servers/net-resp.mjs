@@ -1,7 +1,8 @@
 // node:net RESP2 server for benches/node/channels-vs-net.mjs: a port of examples/resp-server.ts
 // to node:net with the same request decoder (cumulation across reads, multibulk and inline),
 // the same reply encoder and the same commands and store (this file's middle part is that
-// example's code with the types stripped); only the transport differs. Each 'data' event is
+// example's code, from examples/resp-protocol.ts, resp-store.ts and resp-handlers.ts, with the
+// types stripped); only the transport differs. Each 'data' event is
 // decoded, every command's reply is written, and the replies of one event leave in one write
 // (cork/uncork), as the example writes replies and flushes once per read batch. Buffer is
 // imported from node:buffer as in the example (the global is a getter). Keep the middle part in
