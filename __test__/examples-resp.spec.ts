@@ -56,6 +56,32 @@ test.serial('resp-server: an inline command (as typed in telnet) over a raw sock
   t.is(r.text(), '+PONG\r\n+OK\r\n$3\r\nx y\r\n:1\r\n+OK\r\n')
 })
 
+test.serial('resp-server: keys whose hashes collide keep their own values; DEL, DBSIZE and the expiry sweep see each', async (t) => {
+  // key:38024 and key:363380 (and key:38025 and key:363381) share a 30-bit FNV-1a hash: one
+  // bucket of the store, each pair a chain of two entries.
+  const ex = await startExample(t, 'resp-server')
+  const s = await connect(t, ex.port)
+  const r = reader(s)
+  s.write('SET key:38024 a\r\nSET key:363380 b\r\nGET key:38024\r\nGET key:363380\r\nDBSIZE\r\n')
+  s.write('DEL key:38024\r\nGET key:38024\r\nGET key:363380\r\nSET key:38024 c\r\nDEL key:38024\r\nEXISTS key:38024 key:363380\r\n')
+  s.write('SET key:38025 x PX 20\r\nSET key:363381 y\r\nDBSIZE\r\n')
+  const want = '+OK\r\n+OK\r\n$1\r\na\r\n$1\r\nb\r\n:2\r\n' + ':1\r\n$-1\r\n$1\r\nb\r\n+OK\r\n:1\r\n:1\r\n' + '+OK\r\n+OK\r\n:3\r\n'
+  await r.bytes(want.length)
+  t.is(r.text(), want)
+  // The sweep (once a second) drops the expired key from its chain without a GET touching it:
+  // DBSIZE goes from 3 to 2 (asked every 100 ms, for at most 10 s).
+  let seen = want.length
+  for (let i = 0; i < 100 && !r.text().endsWith(':2\r\n'); i++) {
+    if (i > 0) await sleep(100)
+    s.write('DBSIZE\r\n')
+    await r.bytes((seen += 4))
+  }
+  t.true(r.text().endsWith(':2\r\n'), 'the expired key left DBSIZE')
+  s.write('GET key:363381\r\nGET key:363380\r\nGET key:38025\r\n')
+  await r.bytes(seen + 19)
+  t.is(r.text().slice(seen), '$1\r\ny\r\n$1\r\nb\r\n$-1\r\n')
+})
+
 test.serial('resp-server: pipelined commands in one write get their replies in order, flushed together', async (t) => {
   const ex = await startExample(t, 'resp-server')
   const s = await connect(t, ex.port)

@@ -181,3 +181,60 @@ test('a reply larger than the write arena (2 MiB bulk) travels whole', async (t)
   t.is(got().length, want)
   t.true(got().startsWith(`$${big.length}\r\naaaa`) && got().endsWith('a\r\n'))
 })
+
+test('replies written one after another without a promise go to native code as one op, in order around writes with a promise', async (t) => {
+  const loop = loopFor(t)
+  const done: string[] = []
+  let batch = 0
+  const app: ChannelHandler = {
+    channelRead: (ctx, cmd: Buffer[]) => {
+      const n = Number(cmd[1])
+      // Every tenth reply with a promise of its own: it cannot join the replies before it.
+      if (n % 10 === 9) ctx.write(Resp.integer(n), ctx.newPromise()).addListener(() => void done.push(`${n}`))
+      else ctx.write(n % 2 === 0 ? Resp.integer(n) : Resp.bulk(`${n}`))
+    },
+    channelReadComplete: (ctx) => {
+      batch++
+      ctx.flush()
+    },
+  }
+  const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('resp', new RespDecoder()).addLast('app', app))
+  const { s, got } = await client(port)
+  t.teardown(() => s.destroy())
+  await until(() => loop.metrics().ops > 0)
+  const before = loop.metrics().ops
+  let commands = ''
+  let want = ''
+  for (let n = 0; n < 40; n++) {
+    commands += `ECHO ${n}\r\n`
+    want += n % 2 === 0 || n % 10 === 9 ? `:${n}\r\n` : `$${String(n).length}\r\n${n}\r\n`
+  }
+  s.write(commands)
+  await until(() => got().length >= want.length && done.length === 4)
+  t.is(got(), want, 'every reply, in order')
+  t.deepEqual(done, ['9', '19', '29', '39'], 'the promised writes completed')
+  // Per read batch: the merged silent replies, each promised reply, the flush (and a read op).
+  const ops = loop.metrics().ops - before
+  t.true(ops <= batch * 12, `${ops} ops for 40 replies in ${batch} read batch(es)`)
+  t.true(ops < 40, `${ops} ops for 40 replies`)
+})
+
+test('Resp.sequence frames its replies back to back, as if each were written alone; it cannot be an element', async (t) => {
+  const loop = loopFor(t)
+  // About 3 MB in all: more than the 1 MiB write arena holds, so it travels as a chunk of its own.
+  const many = Array.from({ length: 3000 }, (_, i) => Resp.bulk(`value-${i}`.repeat(100)))
+  const replies = [
+    Resp.sequence([Resp.OK, Resp.integer(7), Resp.bulk('x'), Resp.array([Resp.nullBulk()])]),
+    Resp.sequence([]),
+    Resp.sequence([Resp.sequence([Resp.PONG]), Resp.error('ERR e')]),
+    Resp.sequence(many),
+  ]
+  const got = await replyAll(t, loop, replies)
+  const manyWire = many.map((_, i) => `value-${i}`.repeat(100)).map((v) => `$${v.length}\r\n${v}\r\n`).join('')
+  const want = '+OK\r\n:7\r\n$1\r\nx\r\n*1\r\n$-1\r\n' + '+PONG\r\n-ERR e\r\n' + manyWire
+  await until(() => got().length >= want.length, 20_000)
+  t.is(got(), want)
+  t.throws(() => Resp.array([Resp.OK, Resp.sequence([Resp.OK])]), { code: 'ERR_INVALID_ARG_VALUE' })
+  t.throws(() => Resp.map([[Resp.simple('k'), Resp.sequence([])]]), { code: 'ERR_INVALID_ARG_VALUE' })
+  t.throws(() => Resp.sequence('OK' as never), { code: 'ERR_INVALID_ARG_TYPE' })
+})

@@ -4,9 +4,10 @@
 // The pipeline is Netty's shape for a protocol server:
 //   RespDecoder (native)   bytes -> commands (Buffer[], views of the read: no copy per argument),
 //                          parsed in Rust; a command reaches JS once, whole
-//   CommandHandler         runs each command against a Map and writes the reply with ctx.write
-//                          as a `Resp.*` value, which native code frames as RESP; it flushes once
-//                          per read batch in channelReadComplete.
+//   CommandHandler         runs each command against the keyspace (keys kept as bytes) and
+//                          collects its reply as a `Resp.*` value; in channelReadComplete it
+//                          writes the batch's replies at once (`Resp.sequence`), which native
+//                          code frames as RESP, and flushes.
 // `--js-codec` uses the pure-JS decoder and encoder of resp-protocol.ts instead (an example of
 // a JS decoder, and the same parser a node:net port runs in the benchmarks).
 // Commands: PING ECHO GET SET (EX PX NX XX KEEPTTL GET) DEL EXISTS INCR DECR INCRBY DECRBY
@@ -20,6 +21,7 @@ import { Buffer } from 'node:buffer'
 import { type Channel, type ChannelHandler, type ChannelHandlerContext, Resp, RespDecoder as NativeRespDecoder, type RespReply, type ScheduledTask } from '../index'
 import { NOT_INTEGER, OK, PONG, ProtocolError, Reply, ReplyError, RespDecoder, SYNTAX, Simple, err, respEncoder } from './resp-protocol'
 import { addIdleTimeout, idleSeconds } from './lib/idle'
+import { Store } from './resp-store'
 import { addWorkerTls } from './lib/tls'
 
 /** Seconds without traffic before a connection is closed (`--idle`; workers get it from the main thread). */
@@ -27,13 +29,7 @@ export const IDLE_DEFAULT = 300
 const idle = idleSeconds(IDLE_DEFAULT)
 
 // ---------------------------------------------------------------------------------------------
-// The data: a Map of strings, with optional expiry
-
-interface Entry {
-  value: Buffer
-  /** ms since the epoch; 0 = never. */
-  expiresAt: number
-}
+// Values as integers (the keyspace itself is in resp-store.ts)
 
 const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
@@ -44,60 +40,6 @@ function toInt64(b: Buffer | string): bigint | undefined {
   if (!/^-?(0|[1-9][0-9]*)$/.test(s) || s === '-0' || s.length > 20) return undefined
   const v = BigInt(s)
   return v < INT64_MIN || v > INT64_MAX ? undefined : v
-}
-
-/**
- * The keyspace: a Map in memory, with no eviction and no memory limit (Redis's `maxmemory` is
- * not implemented). The process grows with the number of distinct keys and their values, as a
- * Redis server does: `redis-benchmark -r 1000000` (random keys out of a million) keeps adding
- * keys for minutes, and the RSS with them. With a fixed keyspace (`-r 1000`) the RSS levels off
- * (__test__/examples-resp-soak.spec.ts, about a million SET/GET over 1000 keys): nothing else
- * is kept per command or per connection.
- */
-class Store {
-  readonly map = new Map<string, Entry>()
-  /** Keys with an expiry, for the periodic sweep. */
-  readonly volatile = new Set<string>()
-
-  get(key: string): Entry | undefined {
-    const e = this.map.get(key)
-    if (e && e.expiresAt !== 0 && e.expiresAt <= Date.now()) {
-      this.delete(key)
-      return undefined
-    }
-    return e
-  }
-
-  /** `live`: the key's entry as `get` just returned it (updated in place: one Map operation less). */
-  set(key: string, value: Buffer, expiresAt: number, live?: Entry): void {
-    // Copy: `value` is a view of the read buffer, which would stay alive with it.
-    const copy = Buffer.from(value)
-    if (live !== undefined) {
-      live.value = copy
-      live.expiresAt = expiresAt
-    } else this.map.set(key, { value: copy, expiresAt })
-    if (expiresAt !== 0) this.volatile.add(key)
-    else if (this.volatile.size !== 0) this.volatile.delete(key)
-  }
-
-  delete(key: string): boolean {
-    this.volatile.delete(key)
-    return this.map.delete(key)
-  }
-
-  clear(): void {
-    this.map.clear()
-    this.volatile.clear()
-  }
-
-  /** Drops expired keys (run periodically on the loop, as Redis' active expiry). */
-  sweep(): void {
-    const now = Date.now()
-    for (const key of this.volatile) {
-      const e = this.map.get(key)
-      if (!e || (e.expiresAt !== 0 && e.expiresAt <= now)) this.delete(key)
-    }
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -117,7 +59,8 @@ const def = (name: string, arity: number, run: Command) => {
   if (COMMANDS.has(h)) throw new Error(`command name hash collision: ${name}`)
   COMMANDS.set(h, { name, arity, run })
 }
-const key = (b: Buffer) => b.toString('latin1')
+/** An argument as text (option names, messages): keys stay bytes. */
+const text = (b: Buffer) => b.toString('latin1')
 
 /** FNV-1a over the name's bytes with ASCII letters in lower case. */
 function nameHash(b: Uint8Array): number {
@@ -151,10 +94,10 @@ const CONFIG: Record<string, string> = {
 def('quit', -1, () => OK) // answered by the handler, which then closes the connection
 def('ping', -1, (a) => (a.length > 2 ? err("ERR wrong number of arguments for 'ping' command") : a.length === 2 ? a[1] : PONG))
 def('echo', 2, (a) => a[1])
-def('get', 2, (a, s) => s.get(key(a[1]))?.value ?? null)
+def('get', 2, (a, s) => s.get(a[1])?.value ?? null)
 def('set', -3, setCommand)
-def('del', -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.get(key(k)) && s.delete(key(k)) ? 1 : 0), 0))
-def('exists', -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.get(key(k)) ? 1 : 0), 0))
+def('del', -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.delete(k) ? 1 : 0), 0))
+def('exists', -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.get(k) ? 1 : 0), 0))
 def('incr', 2, (a, s) => incrBy(s, a[1], 1n))
 def('decr', 2, (a, s) => incrBy(s, a[1], -1n))
 def('incrby', 3, (a, s) => {
@@ -165,28 +108,28 @@ def('decrby', 3, (a, s) => {
   const by = toInt64(a[2])
   return by === undefined ? NOT_INTEGER : incrBy(s, a[1], -by)
 })
-def('mget', -2, (a, s) => a.slice(1).map((k) => s.get(key(k))?.value ?? null))
+def('mget', -2, (a, s) => a.slice(1).map((k) => s.get(k)?.value ?? null))
 def('mset', -3, (a, s) => {
   if (a.length % 2 === 0) return err("ERR wrong number of arguments for 'mset' command")
-  for (let i = 1; i < a.length; i += 2) s.set(key(a[i]), a[i + 1], 0)
+  for (let i = 1; i < a.length; i += 2) s.set(a[i], a[i + 1], 0)
   return OK
 })
 def('ttl', 2, (a, s) => ttl(s, a[1], 1000))
 def('pttl', 2, (a, s) => ttl(s, a[1], 1))
-def('dbsize', 1, (_, s) => s.map.size)
+def('dbsize', 1, (_, s) => s.size)
 def('flushdb', -1, (_, s) => (s.clear(), OK))
 def('flushall', -1, (_, s) => (s.clear(), OK))
 def('select', 2, (a) => (toInt64(a[1]) === 0n ? OK : err('ERR DB index is out of range')))
 // redis-cli asks for COMMAND DOCS at start (hints): an empty array means "none".
 def('command', -1, () => [])
 def('config', -2, (a) => {
-  const sub = key(a[1]).toLowerCase()
-  if (sub !== 'get') return err(`ERR unknown subcommand '${key(a[1])}'. Try CONFIG HELP.`)
+  const sub = text(a[1]).toLowerCase()
+  if (sub !== 'get') return err(`ERR unknown subcommand '${text(a[1])}'. Try CONFIG HELP.`)
   if (a.length < 3) return err("ERR wrong number of arguments for 'config|get' command")
   // redis-benchmark asks for `save` and `appendonly` before it starts.
   const out: Reply[] = []
   for (const p of a.slice(2)) {
-    const re = new RegExp(`^${key(p).toLowerCase().replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`)
+    const re = new RegExp(`^${text(p).toLowerCase().replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`)
     for (const [name, value] of Object.entries(CONFIG)) if (re.test(name)) out.push(name, value)
   }
   return out
@@ -199,7 +142,7 @@ function setCommand(a: Buffer[], s: Store): Reply {
   let keepTtl = false
   let get = false
   for (let i = 3; i < a.length; i++) {
-    const opt = key(a[i]).toUpperCase()
+    const opt = text(a[i]).toUpperCase()
     if ((opt === 'EX' || opt === 'PX' || opt === 'EXAT' || opt === 'PXAT') && i + 1 < a.length && !expiresAt && !keepTtl) {
       const n = toInt64(a[++i])
       if (n === undefined) return NOT_INTEGER
@@ -212,7 +155,7 @@ function setCommand(a: Buffer[], s: Store): Reply {
     else if (opt === 'GET') get = true
     else return SYNTAX
   }
-  const k = key(a[1])
+  const k = a[1]
   const old = s.get(k)
   if ((nx && old) || (xx && !old)) return get ? (old?.value ?? null) : null
   const previous = get ? (old?.value ?? null) : OK // before `set` updates `old` in place
@@ -221,17 +164,17 @@ function setCommand(a: Buffer[], s: Store): Reply {
 }
 
 function incrBy(s: Store, k: Buffer, by: bigint): Reply {
-  const e = s.get(key(k))
+  const e = s.get(k)
   const cur = e ? toInt64(e.value) : 0n
   if (cur === undefined) return NOT_INTEGER
   const next = cur + by
   if (next < INT64_MIN || next > INT64_MAX) return err('ERR increment or decrement would overflow')
-  s.set(key(k), Buffer.from(next.toString()), e?.expiresAt ?? 0, e)
+  s.set(k, Buffer.from(next.toString()), e?.expiresAt ?? 0, e)
   return next
 }
 
 function ttl(s: Store, k: Buffer, unit: number): Reply {
-  const e = s.get(key(k))
+  const e = s.get(k)
   if (!e) return -2
   if (e.expiresAt === 0) return -1
   return Math.round((e.expiresAt - Date.now()) / unit)
@@ -240,8 +183,8 @@ function ttl(s: Store, k: Buffer, unit: number): Reply {
 /** Redis' text for an unknown command, so redis-cli shows the same line. */
 function unknownCommand(args: Buffer[]): ReplyError {
   let rest = ''
-  for (let i = 1; i < args.length && rest.length < 128; i++) rest += `'${key(args[i]).slice(0, 128 - rest.length)}' `
-  return err(`ERR unknown command '${key(args[0]).slice(0, 128)}', with args beginning with: ${rest}`)
+  for (let i = 1; i < args.length && rest.length < 128; i++) rest += `'${text(args[i]).slice(0, 128 - rest.length)}' `
+  return err(`ERR unknown command '${text(args[0]).slice(0, 128)}', with args beginning with: ${rest}`)
 }
 
 const QUIET_ERRORS = new Set(['ERR_CHANNEL_CLOSED', 'ECONNRESET', 'EPIPE'])
@@ -269,19 +212,32 @@ function toResp(r: Reply): RespReply {
 }
 
 /**
- * Runs each command and writes its reply (not flushed); flushes once per read batch, so a
- * pipeline of N commands costs one write to the socket.
+ * Runs each command and collects its reply; writes the replies of a read batch at once, as a
+ * `Resp.sequence` (`--js-codec`: one write each), and flushes, so a pipeline of N commands
+ * costs one write to the socket (redis-server likewise gathers a client's replies in its
+ * reply buffer and writes them when the event loop iteration ends).
  */
 class CommandHandler implements ChannelHandler {
   /** Plain, not `#private`: read once per command, and a private field is a keyed load. */
   quitting = false
+  /** The replies of this read batch, not written yet. */
+  replies: RespReply[] = []
   constructor(readonly store: Store) {}
+
+  /** Writes the collected replies (not flushed). */
+  writeReplies(ctx: ChannelHandlerContext) {
+    const r = this.replies
+    if (r.length === 0) return
+    this.replies = []
+    ctx.write(r.length === 1 ? r[0] : Resp.sequence(r))
+  }
 
   channelRead(ctx: ChannelHandlerContext, args: Buffer[]) {
     if (this.quitting) return // what came after QUIT is dropped
     const cmd = lookup(args[0])
     if (cmd?.name === 'quit') {
       this.quitting = true
+      this.writeReplies(ctx)
       ctx.writeAndFlush(JS_CODEC ? OK : NATIVE_OK, ctx.newPromise()).addListener(() => ctx.close())
       return
     }
@@ -290,10 +246,12 @@ class CommandHandler implements ChannelHandler {
     else if (cmd.arity > 0 ? args.length !== cmd.arity : args.length < -cmd.arity) {
       reply = err(`ERR wrong number of arguments for '${cmd.name}' command`)
     } else reply = cmd.run(args, this.store)
-    ctx.write(JS_CODEC ? reply : toResp(reply))
+    if (JS_CODEC) ctx.write(reply)
+    else this.replies.push(toResp(reply))
   }
 
   channelReadComplete(ctx: ChannelHandlerContext) {
+    this.writeReplies(ctx)
     ctx.flush()
   }
 
@@ -302,6 +260,7 @@ class CommandHandler implements ChannelHandler {
     if (e instanceof ProtocolError || code.startsWith('ERR_RESP_')) {
       // As Redis: the replies so far, the error, then the connection closes.
       this.quitting = true
+      this.writeReplies(ctx)
       const text = e instanceof ProtocolError ? `ERR ${e.message}` : `ERR Protocol error: ${e.message}`
       ctx.writeAndFlush(JS_CODEC ? err(text) : Resp.error(text), ctx.newPromise()).addListener(() => ctx.close())
       return

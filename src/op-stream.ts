@@ -80,6 +80,15 @@ export class OpStream {
         ops[last] = WireKind.WriteBytesFlush
         return
       }
+    } else if (kind === WireKind.WriteResp && c === 0 && n > 0) {
+      // RESP replies written one after another by the same context, none with a promise
+      // listened to, whose tag forms lie end to end in the arena: one op (native code frames
+      // them in one pass and writes one message), as a server answering a pipelined batch.
+      const last = 1 + (n - 1) * RecordField.Length
+      if (ops[last] === kind && ops[last + 5] === 0 && ops[last + 1] === channel && ops[last + 2] === ctx && b >= 0 && ops[last + 4] >= 0 && ops[last + 3] + ops[last + 4] === a) {
+        ops[last + 4] += b
+        return
+      }
     }
     if (n >= OP_CAPACITY) {
       this.applyNow()

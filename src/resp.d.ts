@@ -46,7 +46,7 @@ export declare const Resp: {
     /** `$-1` (a missing key) */
     nullBulk: () => RespReply;
     /** `*n` followed by each item */
-    array: (items: RespReply[]) => RespReply;
+    array: (list: RespReply[]) => RespReply;
     /** `*-1` */
     nullArray: () => RespReply;
     /** RESP3 `_` */
@@ -57,6 +57,13 @@ export declare const Resp: {
     double: (d: number) => RespReply;
     /** RESP3 `%n` */
     map: (pairs: Array<[RespReply, RespReply]>) => RespReply;
+    /**
+     * Several replies back to back, as if each were written on its own, in one write: a server
+     * answering a pipelined batch can collect its replies and write them once per read batch
+     * (in `channelReadComplete`), which costs less than a write per reply. Not an element of
+     * an array or map (`ERR_INVALID_ARG_VALUE`).
+     */
+    sequence: (replies: RespReply[]) => RespReply;
     /** `+OK` */
     OK: RespReply;
     /** `+PONG` */

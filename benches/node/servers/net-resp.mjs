@@ -1,7 +1,8 @@
 // node:net RESP2 server for benches/node/channels-vs-net.mjs: a port of examples/resp-server.ts
 // to node:net with the same request decoder (cumulation across reads, multibulk and inline),
 // the same reply encoder and the same commands and store (this file's middle part is that
-// example's code with the types stripped); only the transport differs. Each 'data' event is
+// example's code, from examples/resp-protocol.ts, resp-store.ts and resp-handlers.ts, with the
+// types stripped); only the transport differs. Each 'data' event is
 // decoded, every command's reply is written, and the replies of one event leave in one write
 // (cork/uncork), as the example writes replies and flushes once per read batch. Buffer is
 // imported from node:buffer as in the example (the global is a getter). Keep the middle part in
@@ -187,42 +188,84 @@ function toInt64(b) {
   const v = BigInt(s);
   return v < INT64_MIN || v > INT64_MAX ? void 0 : v;
 }
+function keyHash(b) {
+  let h = 2166136261;
+  for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b[i], 16777619);
+  return h & 1073741823;
+}
+function sameBytes(a, b) {
+  const n = a.length;
+  if (n !== b.length) return false;
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 class Store {
-  map = /* @__PURE__ */ new Map();
-  /** Keys with an expiry, for the periodic sweep. */
+  buckets = /* @__PURE__ */ new Map();
+  size = 0;
+  /** Entries with an expiry, for the periodic sweep. */
   volatile = /* @__PURE__ */ new Set();
-  get(key2) {
-    const e = this.map.get(key2);
-    if (e && e.expiresAt !== 0 && e.expiresAt <= Date.now()) {
-      this.delete(key2);
+  /** The live entry of `key`, without the expiry check. */
+  #find(key) {
+    let e = this.buckets.get(keyHash(key));
+    while (e !== void 0 && !sameBytes(e.key, key)) e = e.next;
+    return e;
+  }
+  get(key) {
+    const e = this.#find(key);
+    if (e !== void 0 && e.expiresAt !== 0 && e.expiresAt <= Date.now()) {
+      this.#remove(e);
       return void 0;
     }
     return e;
   }
-  /** `live`: the key's entry as `get` just returned it (updated in place: one Map operation less). */
-  set(key2, value, expiresAt, live) {
+  /** `live`: the key's entry as `get` just returned it (updated in place: no lookup). */
+  set(key, value, expiresAt, live) {
     const copy = Buffer.from(value);
-    if (live !== void 0) {
-      live.value = copy;
-      live.expiresAt = expiresAt;
-    } else this.map.set(key2, { value: copy, expiresAt });
-    if (expiresAt !== 0) this.volatile.add(key2);
-    else if (this.volatile.size !== 0) this.volatile.delete(key2);
+    let e = live ?? this.#find(key);
+    if (e !== void 0) {
+      e.value = copy;
+      e.expiresAt = expiresAt;
+    } else {
+      const h = keyHash(key);
+      e = { key: Buffer.from(key), value: copy, expiresAt, next: this.buckets.get(h), live: true };
+      this.buckets.set(h, e);
+      this.size++;
+    }
+    if (expiresAt !== 0) this.volatile.add(e);
+    else if (this.volatile.size !== 0) this.volatile.delete(e);
   }
-  delete(key2) {
-    this.volatile.delete(key2);
-    return this.map.delete(key2);
+  delete(key) {
+    const e = this.get(key);
+    if (e === void 0) return false;
+    this.#remove(e);
+    return true;
+  }
+  #remove(e) {
+    const h = keyHash(e.key);
+    const first = this.buckets.get(h);
+    if (first === e) {
+      if (e.next === void 0) this.buckets.delete(h);
+      else this.buckets.set(h, e.next);
+    } else {
+      let p = first;
+      while (p !== void 0 && p.next !== e) p = p.next;
+      if (p !== void 0) p.next = e.next;
+    }
+    e.live = false;
+    this.volatile.delete(e);
+    this.size--;
   }
   clear() {
-    this.map.clear();
+    this.buckets.clear();
     this.volatile.clear();
+    this.size = 0;
   }
   /** Drops expired keys (run periodically on the loop, as Redis' active expiry). */
   sweep() {
     const now = Date.now();
-    for (const key2 of this.volatile) {
-      const e = this.map.get(key2);
-      if (!e || e.expiresAt !== 0 && e.expiresAt <= now) this.delete(key2);
+    for (const e of this.volatile) {
+      if (!e.live) this.volatile.delete(e);
+      else if (e.expiresAt !== 0 && e.expiresAt <= now) this.#remove(e);
     }
   }
 }
@@ -232,7 +275,7 @@ const def = (name, arity, run) => {
   if (COMMANDS.has(h)) throw new Error(`command name hash collision: ${name}`);
   COMMANDS.set(h, { name, arity, run });
 };
-const key = (b) => b.toString("latin1");
+const text = (b) => b.toString("latin1");
 function nameHash(b) {
   let h = 2166136261;
   for (let i = 0; i < b.length; i++) {
@@ -260,10 +303,10 @@ const CONFIG = {
 def("quit", -1, () => OK);
 def("ping", -1, (a) => a.length > 2 ? err("ERR wrong number of arguments for 'ping' command") : a.length === 2 ? a[1] : PONG);
 def("echo", 2, (a) => a[1]);
-def("get", 2, (a, s) => s.get(key(a[1]))?.value ?? null);
+def("get", 2, (a, s) => s.get(a[1])?.value ?? null);
 def("set", -3, setCommand);
-def("del", -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.get(key(k)) && s.delete(key(k)) ? 1 : 0), 0));
-def("exists", -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.get(key(k)) ? 1 : 0), 0));
+def("del", -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.delete(k) ? 1 : 0), 0));
+def("exists", -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.get(k) ? 1 : 0), 0));
 def("incr", 2, (a, s) => incrBy(s, a[1], 1n));
 def("decr", 2, (a, s) => incrBy(s, a[1], -1n));
 def("incrby", 3, (a, s) => {
@@ -274,26 +317,26 @@ def("decrby", 3, (a, s) => {
   const by = toInt64(a[2]);
   return by === void 0 ? NOT_INTEGER : incrBy(s, a[1], -by);
 });
-def("mget", -2, (a, s) => a.slice(1).map((k) => s.get(key(k))?.value ?? null));
+def("mget", -2, (a, s) => a.slice(1).map((k) => s.get(k)?.value ?? null));
 def("mset", -3, (a, s) => {
   if (a.length % 2 === 0) return err("ERR wrong number of arguments for 'mset' command");
-  for (let i = 1; i < a.length; i += 2) s.set(key(a[i]), a[i + 1], 0);
+  for (let i = 1; i < a.length; i += 2) s.set(a[i], a[i + 1], 0);
   return OK;
 });
 def("ttl", 2, (a, s) => ttl(s, a[1], 1e3));
 def("pttl", 2, (a, s) => ttl(s, a[1], 1));
-def("dbsize", 1, (_, s) => s.map.size);
+def("dbsize", 1, (_, s) => s.size);
 def("flushdb", -1, (_, s) => (s.clear(), OK));
 def("flushall", -1, (_, s) => (s.clear(), OK));
 def("select", 2, (a) => toInt64(a[1]) === 0n ? OK : err("ERR DB index is out of range"));
 def("command", -1, () => []);
 def("config", -2, (a) => {
-  const sub = key(a[1]).toLowerCase();
-  if (sub !== "get") return err(`ERR unknown subcommand '${key(a[1])}'. Try CONFIG HELP.`);
+  const sub = text(a[1]).toLowerCase();
+  if (sub !== "get") return err(`ERR unknown subcommand '${text(a[1])}'. Try CONFIG HELP.`);
   if (a.length < 3) return err("ERR wrong number of arguments for 'config|get' command");
   const out = [];
   for (const p of a.slice(2)) {
-    const re = new RegExp(`^${key(p).toLowerCase().replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`);
+    const re = new RegExp(`^${text(p).toLowerCase().replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`);
     for (const [name, value] of Object.entries(CONFIG)) if (re.test(name)) out.push(name, value);
   }
   return out;
@@ -305,7 +348,7 @@ function setCommand(a, s) {
   let keepTtl = false;
   let get = false;
   for (let i = 3; i < a.length; i++) {
-    const opt = key(a[i]).toUpperCase();
+    const opt = text(a[i]).toUpperCase();
     if ((opt === "EX" || opt === "PX" || opt === "EXAT" || opt === "PXAT") && i + 1 < a.length && !expiresAt && !keepTtl) {
       const n = toInt64(a[++i]);
       if (n === void 0) return NOT_INTEGER;
@@ -318,7 +361,7 @@ function setCommand(a, s) {
     else if (opt === "GET") get = true;
     else return SYNTAX;
   }
-  const k = key(a[1]);
+  const k = a[1];
   const old = s.get(k);
   if (nx && old || xx && !old) return get ? old?.value ?? null : null;
   const previous = get ? old?.value ?? null : OK;
@@ -326,24 +369,24 @@ function setCommand(a, s) {
   return previous;
 }
 function incrBy(s, k, by) {
-  const e = s.get(key(k));
+  const e = s.get(k);
   const cur = e ? toInt64(e.value) : 0n;
   if (cur === void 0) return NOT_INTEGER;
   const next = cur + by;
   if (next < INT64_MIN || next > INT64_MAX) return err("ERR increment or decrement would overflow");
-  s.set(key(k), Buffer.from(next.toString()), e?.expiresAt ?? 0, e);
+  s.set(k, Buffer.from(next.toString()), e?.expiresAt ?? 0, e);
   return next;
 }
 function ttl(s, k, unit) {
-  const e = s.get(key(k));
+  const e = s.get(k);
   if (!e) return -2;
   if (e.expiresAt === 0) return -1;
   return Math.round((e.expiresAt - Date.now()) / unit);
 }
 function unknownCommand(args) {
   let rest = "";
-  for (let i = 1; i < args.length && rest.length < 128; i++) rest += `'${key(args[i]).slice(0, 128 - rest.length)}' `;
-  return err(`ERR unknown command '${key(args[0]).slice(0, 128)}', with args beginning with: ${rest}`);
+  for (let i = 1; i < args.length && rest.length < 128; i++) rest += `'${text(args[i]).slice(0, 128 - rest.length)}' `;
+  return err(`ERR unknown command '${text(args[0]).slice(0, 128)}', with args beginning with: ${rest}`);
 }
 // ---- end of the part from examples/resp-server.ts --------------------------------------------
 

@@ -273,7 +273,8 @@ pub fn to_wire(data: &[u8]) -> Result<Bytes, String> {
         at: 0,
         depth: 0,
     };
-    let mut out = BytesMut::with_capacity(data.len() + 16);
+    // A bulk reply's header takes its tag form's 5 bytes and a few more: room for most batches.
+    let mut out = BytesMut::with_capacity(data.len() + data.len() / 4 + 16);
     while r.at < data.len() {
         r.encode(&mut out)?;
     }
