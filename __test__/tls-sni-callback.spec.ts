@@ -205,6 +205,29 @@ test('SNICallback must be a function of a server context, and does not cross to 
   t.notThrows(() => new SslContext({ netloopSslContext: serverContext().netloopSslContext }))
 })
 
+test('on a worker group, each worker makes its context with the SNICallback and answers on its own thread', async (t) => {
+  const { EventLoopGroup, ServerBootstrap, EventLoop } = await import('../index')
+  const pems = (name: string) => ({ cert: String(pem(`${name}.pem`)), key: String(pem(`${name}.key`)) })
+  const workerData = { dflt: pems('server'), other: pems('wrong-host') }
+  const workers = new EventLoopGroup({ threads: 2, module: join(__dirname, 'fixtures', 'tls-sni-module.ts'), workerData })
+  t.teardown(() => workers.shutdownGracefully(0, 2000))
+  const boss = new EventLoop()
+  t.teardown(() => boss.shutdownGracefully(0, 1000))
+  const server = await new ServerBootstrap().group(boss, workers).bind(0, '127.0.0.1')
+  t.teardown(() => server.close())
+  const threads = new Set<string>()
+  for (const servername of ['example.org', 'localhost', 'example.org', 'localhost']) {
+    const s = await connect(t, server.localAddress!.port, { servername })
+    t.is(s.getPeerCertificate().subject.CN, servername)
+    const m = /^thread=(\d+) (\S+) hi$/.exec(await echoes(s, 'hi'))
+    t.truthy(m)
+    t.is(m![2], servername)
+    threads.add(m![1])
+    s.destroy()
+  }
+  t.is(threads.size, 2)
+})
+
 /** `openssl s_client` against `port` with `args`; its whole output once it exited. */
 async function sClient(port: number, args: string[]): Promise<string> {
   const p = spawn('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, '-CAfile', join(certsDir(), 'ca.pem'), ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
