@@ -69,6 +69,27 @@ test('a synchronous SNICallback picks the certificate and the ALPN of the name t
   t.is(sessions[1].servername, 'localhost')
 })
 
+test("the chosen context's client-certificate verification applies (mTLS for one name only)", async (t) => {
+  const strict = exampleOrg({ requestCert: true, ca: pem('ca.pem') })
+  const { port, sessions, failed } = await sniServer(t, (name, cb) => cb(null, name === 'example.org' ? strict : undefined))
+  const client = { cert: pem('client.pem'), key: pem('client.key') }
+  const a = await connect(t, port, { servername: 'example.org', ...client })
+  t.is(await echoes(a, 'with a certificate'), 'with a certificate')
+  await until(() => sessions.length === 1)
+  t.true(sessions[0].authorized)
+  t.is(sessions[0].peerCertificate!.subject.CN, 'netloop-client')
+  const b = await connect(t, port, { servername: 'localhost' })
+  t.is(await echoes(b, 'no certificate needed'), 'no certificate needed')
+  // Without a certificate for the strict name: the server refuses it (TLS 1.3 clients learn it
+  // after their handshake completed, from the alert or the close).
+  const c = tls.connect({ port, host: '127.0.0.1', ca: pem('ca.pem'), servername: 'example.org' })
+  const clientError = new Promise<Error>((resolve) => c.on('error', resolve))
+  t.teardown(() => c.destroy())
+  t.is((await clientError as { code?: string }).code, 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED')
+  await until(() => failed.length === 1)
+  t.is((failed[0] as NetloopError).code, 'ERR_TLS_CERT_REQUIRED')
+})
+
 test('an asynchronous SNICallback answers each of several connections in flight with its own context', async (t) => {
   const other = exampleOrg()
   const dflt = serverContext()

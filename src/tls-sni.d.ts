@@ -1,3 +1,4 @@
+import type { SslContext } from './tls';
 /**
  * node:tls's `SNICallback`: called once per connection whose client names a server, on the
  * thread of the channel's loop; answer `cb(null, context)` (a server `SslContext`), `cb(null)`
@@ -5,7 +6,7 @@
  * fewer than two parameters answers with its return value instead (a context, undefined, or a
  * Promise of one; a rejection refuses the name).
  */
-export type SNICallback<Context> = (servername: string, cb: (err: Error | null | undefined, context?: Context | null) => void) => void | Context | null | Promise<Context | null | undefined>;
+export type SNICallback<Context = SslContext> = (servername: string, cb: (err: Error | null | undefined, context?: Context | null) => void) => void | Context | null | Promise<Context | null | undefined>;
 /** What a callback came to. */
 export type SniOutcome = 
 /** `value`: what the callback answered as the context (undefined/null: the default). */

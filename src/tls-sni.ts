@@ -4,6 +4,7 @@
  * The native `SslHandler` waits meanwhile (docs/decisions/0007-tls.md, "SNICallback").
  */
 import { invalidArgType } from './errors'
+import type { SslContext } from './tls'
 
 /**
  * node:tls's `SNICallback`: called once per connection whose client names a server, on the
@@ -12,7 +13,7 @@ import { invalidArgType } from './errors'
  * fewer than two parameters answers with its return value instead (a context, undefined, or a
  * Promise of one; a rejection refuses the name).
  */
-export type SNICallback<Context> = (
+export type SNICallback<Context = SslContext> = (
   servername: string,
   cb: (err: Error | null | undefined, context?: Context | null) => void,
 ) => void | Context | null | Promise<Context | null | undefined>

@@ -27,7 +27,7 @@ export interface SslContextOptions {
      * `SNICallback`, asynchronous allowed); see the guide's TLS section. Such a context cannot be
      * shared with worker threads (make it in the worker's module).
      */
-    SNICallback?: SNICallback<SslContext>;
+    SNICallback?: SNICallback;
     /** Server: ask clients for a certificate (mTLS). */
     requestCert?: boolean;
     /**

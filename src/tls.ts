@@ -48,7 +48,7 @@ export interface SslContextOptions {
    * `SNICallback`, asynchronous allowed); see the guide's TLS section. Such a context cannot be
    * shared with worker threads (make it in the worker's module).
    */
-  SNICallback?: SNICallback<SslContext>
+  SNICallback?: SNICallback
   /** Server: ask clients for a certificate (mTLS). */
   requestCert?: boolean
   /**
@@ -140,7 +140,7 @@ export class SslContext implements SharedSslContext {
   /** The context's process-wide id (what crosses to worker threads). */
   readonly netloopSslContext: number
   readonly #native: InstanceType<typeof native.NativeSslContext>
-  readonly #sniCallback: SNICallback<SslContext> | undefined
+  readonly #sniCallback: SNICallback | undefined
 
   constructor(options: SslContextOptions | SharedSslContext) {
     this.#sniCallback = isShared(options) ? undefined : options?.SNICallback
@@ -169,7 +169,7 @@ export class SslContext implements SharedSslContext {
   }
 
   /** @internal The `SNICallback` option. */
-  get _sniCallback(): SNICallback<SslContext> | undefined {
+  get _sniCallback(): SNICallback | undefined {
     return this.#sniCallback
   }
 }
