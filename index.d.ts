@@ -22,7 +22,7 @@ export { type LoopTermination } from './src/workers';
 export { writeToChannel } from './src/remote';
 export { HttpServerCodec, HttpRequest, HttpResponse, HttpContent, type HttpServerCodecOptions } from './src/http';
 export { RespDecoder, RespReply, RespErrorReply, Resp, type RespDecoderOptions } from './src/resp';
-export { SslContext, SslHandler, SslHandshakeCompletionEvent, SslCloseCompletionEvent, type SslContextOptions, type SslIdentity, type SharedSslContext, type TlsInfo, type PeerCertificate, } from './src/tls';
+export { SslContext, SslHandler, SslHandshakeCompletionEvent, SslCloseCompletionEvent, type SslContextOptions, type SslIdentity, type SNICallback, type SharedSslContext, type TlsInfo, type PeerCertificate, } from './src/tls';
 export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex';
 export { ChannelMessages, type ChannelMessagesOptions } from './src/messages';
 export { diagnostics, type SocketMessage, type ListenMessage, type CloseMessage, type ConnectContext, type LoopShutdownMessage, type HandlerTraceContext } from './src/diagnostics';

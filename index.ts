@@ -47,6 +47,7 @@ export {
   SslCloseCompletionEvent,
   type SslContextOptions,
   type SslIdentity,
+  type SNICallback,
   type SharedSslContext,
   type TlsInfo,
   type PeerCertificate,

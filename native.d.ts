@@ -25,6 +25,12 @@ export declare class NativeChannels {
   remove(id: number, name: string): void
   /** Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`. */
   replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters: Array<Buffer> | undefined | null, takes: number): void
+  /**
+   * The `SNICallback`'s answer for channel `id`: a [`ServerNameAnswer`], the chosen
+   * context's id (`Context`), the error's message (`Refuse`, `Fail`). False when the
+   * handler no longer waits (closed, timed out, answered).
+   */
+  tlsAnswerServerName(id: number, kind: number, context: number, message: string): boolean
   /** The session of the channel's `SslHandler` (none: no handler, or no handshake yet). */
   tlsSession(id: number): TlsSessionInfo | null
   /**
@@ -388,6 +394,8 @@ export interface NativeSslOptions {
   sessionCacheSize?: number
   sessionTickets?: boolean
   handshakeTimeout?: number
+  /** Server: the JS object has an `SNICallback` (its handlers ask JS for the context). */
+  sniCallback?: boolean
 }
 
 /**
@@ -514,6 +522,21 @@ export declare const enum ServerId {
   Remote = -1,
 }
 
+/**
+ * How JS answers an `SslHandler`'s question about a server name (`tlsAnswerServerName`,
+ * crates/tls `ServerNameChoice`).
+ */
+export declare const enum ServerNameAnswer {
+  /** Serve the handler's own context (the callback answered `undefined`/`null`). */
+  Default = 0,
+  /** Serve the context whose id is given. */
+  Context = 1,
+  /** The callback refused the name (`cb(err)`, a rejected promise): `unrecognized_name`. */
+  Refuse = 2,
+  /** The callback failed (threw, answered with no server context): `internal_error`. */
+  Fail = 3,
+}
+
 /** A certificate chain and key for one SNI host name. */
 export interface SniIdentity {
   hostname: string
@@ -634,6 +657,12 @@ export declare const enum WireKind {
    * success, else the string index of the error (whatever handlers sit behind it).
    */
   TlsHandshake = 36,
+  /**
+   * The channel's `SslHandler` (of a context with an `SNICallback`) read a ClientHello
+   * naming a server and waits for JS's answer (`tlsAnswerServerName`): `a` = the string
+   * index of the name.
+   */
+  TlsServerName = 37,
   /** `a` = a native promise id, `b` = an [`Outcome`] (success or JS error token in `c`). */
   CompletePromise = 40,
   /** Registers the channel on its loop (after JS ran its initializer). */

@@ -859,6 +859,7 @@ module.exports.RecordField = nativeBinding.RecordField
 module.exports.registrySizes = nativeBinding.registrySizes
 module.exports.RespTag = nativeBinding.RespTag
 module.exports.ServerId = nativeBinding.ServerId
+module.exports.ServerNameAnswer = nativeBinding.ServerNameAnswer
 module.exports.TimerArmSlot = nativeBinding.TimerArmSlot
 module.exports.UserEventKind = nativeBinding.UserEventKind
 module.exports.WireKind = nativeBinding.WireKind

@@ -190,6 +190,11 @@ export class Delivery {
         if (ch) tlsHandlerOf(ch)?._handshakeDone(this.#handshakeEvent(a, strings, chan))
         return
       }
+      case WireKind.TlsServerName: {
+        const ch = hub.channel(chan)
+        if (ch) tlsHandlerOf(ch)?._askServerName(strings![a])
+        return
+      }
       case WireKind.Release:
         this.tokens.release(a)
         return

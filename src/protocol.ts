@@ -290,6 +290,21 @@ export const enum ServerId {
   Remote = -1,
 }
 
+/** @internal
+ * How JS answers an `SslHandler`'s question about a server name (`tlsAnswerServerName`,
+ * crates/tls `ServerNameChoice`).
+ */
+export const enum ServerNameAnswer {
+  /** Serve the handler's own context (the callback answered `undefined`/`null`). */
+  Default = 0,
+  /** Serve the context whose id is given. */
+  Context = 1,
+  /** The callback refused the name (`cb(err)`, a rejected promise): `unrecognized_name`. */
+  Refuse = 2,
+  /** The callback failed (threw, answered with no server context): `internal_error`. */
+  Fail = 3,
+}
+
 /** @internal Slots of the `Float64Array` through which JS arms the loop's one timer (timers.rs). */
 export const enum TimerArmSlot {
   /** JS sets it to 1 when it wants the timer moved. */
@@ -389,6 +404,12 @@ export const enum WireKind {
    * success, else the string index of the error (whatever handlers sit behind it).
    */
   TlsHandshake = 36,
+  /**
+   * The channel's `SslHandler` (of a context with an `SNICallback`) read a ClientHello
+   * naming a server and waits for JS's answer (`tlsAnswerServerName`): `a` = the string
+   * index of the name.
+   */
+  TlsServerName = 37,
   /** `a` = a native promise id, `b` = an [`Outcome`] (success or JS error token in `c`). */
   CompletePromise = 40,
   /** Registers the channel on its loop (after JS ran its initializer). */
@@ -436,8 +457,9 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   RecordField: { Kind: 0, Channel: 1, Ctx: 2, A: 3, B: 4, C: 5, Length: 6 },
   RespTag: { Simple: 1, Error: 2, Integer: 3, Bulk: 4, NullBulk: 5, Array: 6, NullArray: 7, Null: 8, Boolean: 9, Double: 10, BigNumber: 11, BulkError: 12, Verbatim: 13, Map: 14, Set: 15, Attribute: 16, Push: 17 },
   ServerId: { Remote: -1 },
+  ServerNameAnswer: { Default: 0, Context: 1, Refuse: 2, Fail: 3 },
   TimerArmSlot: { Dirty: 0, Deadline: 1, Stamp: 2, Length: 3 },
   UserEventKind: { Token: 0, Idle: 1, InputShutdown: 2, TlsHandshake: 3, TlsClose: 4 },
-  WireKind: { Registered: 1, Unregistered: 2, Active: 3, Inactive: 4, ReadBytes: 5, ReadValue: 6, ReadComplete: 7, UserEvent: 8, Exception: 9, WritabilityChanged: 10, ReadBig: 11, ReadResp: 12, ReadHttp: 13, WriteBytes: 20, WriteValue: 21, Flush: 22, Read: 23, Close: 24, WriteBig: 25, WriteResp: 26, WriteHttp: 27, PromiseDone: 30, NewChannel: 31, Closed: 32, Release: 33, Forget: 34, Unhandled: 35, TlsHandshake: 36, CompletePromise: 40, Register: 41, WriteBytesFlush: 42 },
+  WireKind: { Registered: 1, Unregistered: 2, Active: 3, Inactive: 4, ReadBytes: 5, ReadValue: 6, ReadComplete: 7, UserEvent: 8, Exception: 9, WritabilityChanged: 10, ReadBig: 11, ReadResp: 12, ReadHttp: 13, WriteBytes: 20, WriteValue: 21, Flush: 22, Read: 23, Close: 24, WriteBig: 25, WriteResp: 26, WriteHttp: 27, PromiseDone: 30, NewChannel: 31, Closed: 32, Release: 33, Forget: 34, Unhandled: 35, TlsHandshake: 36, TlsServerName: 37, CompletePromise: 40, Register: 41, WriteBytesFlush: 42 },
   WritabilitySlot: { Pending: 0, Writable: 1, High: 2, Low: 3, Crossed: 4, Length: 5 },
 }

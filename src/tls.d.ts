@@ -1,5 +1,7 @@
 import { NativeHandler } from './codecs';
 import { NetloopError } from './errors';
+import { type SNICallback } from './tls-sni';
+export type { SNICallback } from './tls-sni';
 type Pem = string | Buffer | Array<string | Buffer>;
 /** A certificate chain and key (PEM) for one host name. */
 export interface SslIdentity {
@@ -20,6 +22,12 @@ export interface SslContextOptions {
     useSystemCA?: boolean;
     /** Server: certificates by host name (`'*.example.com'` matches one label); others get `cert`. */
     SNI?: Record<string, SslIdentity>;
+    /**
+     * Server: chooses the context of each connection whose client names a server (node:tls's
+     * `SNICallback`, asynchronous allowed); see the guide's TLS section. Such a context cannot be
+     * shared with worker threads (make it in the worker's module).
+     */
+    SNICallback?: SNICallback;
     /** Server: ask clients for a certificate (mTLS). */
     requestCert?: boolean;
     /**
@@ -139,4 +147,3 @@ declare module './channel' {
         readonly tls: TlsInfo | undefined;
     }
 }
-export {};

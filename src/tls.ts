@@ -15,8 +15,11 @@ import { isIP } from 'node:net'
 import { native } from './binding'
 import { Channel } from './channel'
 import { NativeHandler } from './codecs'
-import { NativeHandlerKind } from './protocol'
-import { NetloopError, checkBoolean, checkInteger, fromNative, invalidArgType } from './errors'
+import { NativeHandlerKind, ServerNameAnswer } from './protocol'
+import { NetloopError, checkBoolean, checkInteger, fromNative, invalidArg, invalidArgType } from './errors'
+import { type SNICallback, type SniOutcome, checkSniCallback, describeError, runSniCallback } from './tls-sni'
+
+export type { SNICallback } from './tls-sni'
 
 type Pem = string | Buffer | Array<string | Buffer>
 
@@ -40,6 +43,12 @@ export interface SslContextOptions {
   useSystemCA?: boolean
   /** Server: certificates by host name (`'*.example.com'` matches one label); others get `cert`. */
   SNI?: Record<string, SslIdentity>
+  /**
+   * Server: chooses the context of each connection whose client names a server (node:tls's
+   * `SNICallback`, asynchronous allowed); see the guide's TLS section. Such a context cannot be
+   * shared with worker threads (make it in the worker's module).
+   */
+  SNICallback?: SNICallback
   /** Server: ask clients for a certificate (mTLS). */
   requestCert?: boolean
   /**
@@ -96,6 +105,8 @@ function native_(o: SslContextOptions) {
     throw invalidArgType('ALPNProtocols', 'an array of non-empty strings', o.ALPNProtocols)
   }
   if (o.servername !== undefined && typeof o.servername !== 'string') throw invalidArgType('servername', 'string', o.servername)
+  checkSniCallback(o.SNICallback)
+  if (o.SNICallback !== undefined && !o.isServer) throw invalidArg('SNICallback is an option of server contexts (isServer: true)')
   const sni = o.SNI === undefined ? undefined : Object.entries(o.SNI).map(([hostname, id]) => {
     if (id === null || typeof id !== 'object') throw invalidArgType(`SNI['${hostname}']`, 'object', id)
     return { hostname, cert: pem(`SNI['${hostname}'].cert`, id.cert)!, key: pem(`SNI['${hostname}'].key`, id.key)! }
@@ -116,6 +127,7 @@ function native_(o: SslContextOptions) {
     sessionCacheSize: o.sessionCacheSize === undefined ? undefined : checkInteger('sessionCacheSize', o.sessionCacheSize, 0, 1 << 24),
     sessionTickets: o.sessionTickets,
     handshakeTimeout: o.handshakeTimeout === undefined ? undefined : checkInteger('handshakeTimeout', o.handshakeTimeout, 0, 0x7fffffff),
+    sniCallback: o.SNICallback !== undefined,
   }
 }
 
@@ -128,8 +140,10 @@ export class SslContext implements SharedSslContext {
   /** The context's process-wide id (what crosses to worker threads). */
   readonly netloopSslContext: number
   readonly #native: InstanceType<typeof native.NativeSslContext>
+  readonly #sniCallback: SNICallback | undefined
 
   constructor(options: SslContextOptions | SharedSslContext) {
+    this.#sniCallback = isShared(options) ? undefined : options?.SNICallback
     try {
       this.#native = isShared(options)
         ? native.NativeSslContext.fromId(options.netloopSslContext)
@@ -152,6 +166,11 @@ export class SslContext implements SharedSslContext {
 
   get isServer(): boolean {
     return this.#native.isServer
+  }
+
+  /** @internal The `SNICallback` option. */
+  get _sniCallback(): SNICallback | undefined {
+    return this.#sniCallback
   }
 }
 
@@ -285,6 +304,7 @@ export class SslHandler extends NativeHandler {
   #settle: ((e: SslHandshakeCompletionEvent) => void) | undefined
   #done: Promise<SslHandshakeCompletionEvent> | undefined
   #event: SslHandshakeCompletionEvent | undefined
+  readonly #context: SslContext
   /** @internal */ _channel: Channel | undefined
 
   /**
@@ -297,6 +317,15 @@ export class SslHandler extends NativeHandler {
     if (!ctx) throw invalidArgType('context', 'SslContext', context)
     if (options.servername !== undefined && typeof options.servername !== 'string') throw invalidArgType('servername', 'string', options.servername)
     super(NativeHandlerKind.Tls, [ctx.netloopSslContext], options.servername !== undefined ? [Buffer.from(options.servername)] : undefined)
+    this.#context = ctx
+  }
+
+  /** @internal The native side read a ClientHello naming `servername` and waits for the context's `SNICallback`. */
+  _askServerName(servername: string): void {
+    const callback = this.#context._sniCallback
+    const ch = this._channel
+    if (!callback || !ch) return
+    runSniCallback(callback, servername, (o) => answerServerName(ch, servername, o))
   }
 
   /** @internal Fills in the connect host as the server name (node:tls's default). */
@@ -336,6 +365,33 @@ export class SslHandler extends NativeHandler {
       if (!info) throw new NetloopError('ERR_TLS_CLOSED', 'the channel closed before the TLS session could be read')
       return info
     })
+  }
+}
+
+/** Hands a callback's outcome to the channel's native `SslHandler` (ignored once it stopped waiting). */
+function answerServerName(ch: Channel, servername: string, o: SniOutcome): void {
+  if (!ch._known) return
+  let kind = ServerNameAnswer.Default
+  let id = 0
+  let message = ''
+  if (o.kind === 'refuse') {
+    kind = ServerNameAnswer.Refuse
+    message = `the SNICallback refused ${JSON.stringify(servername)}: ${describeError(o.error)}`
+  } else if (o.kind === 'fail') {
+    kind = ServerNameAnswer.Fail
+    message = `the SNICallback for ${JSON.stringify(servername)} threw: ${describeError(o.error)}`
+  } else if (o.value instanceof SslContext && o.value.isServer) {
+    kind = ServerNameAnswer.Context
+    id = o.value.netloopSslContext
+  } else if (o.value != null) {
+    kind = ServerNameAnswer.Fail
+    message = `the SNICallback for ${JSON.stringify(servername)} answered with something that is not a server SslContext`
+  }
+  try {
+    ch._hub.sync()
+    ch._hub.native.tlsAnswerServerName(ch.id, kind, id, message)
+  } catch {
+    // The channel left its hub meanwhile: nothing waits for the answer.
   }
 }
 

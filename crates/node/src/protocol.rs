@@ -110,6 +110,10 @@ pub enum WireKind {
     /// The channel's `SslHandler` finished its handshake: `a` = [`ErrorIndex::None`] on
     /// success, else the string index of the error (whatever handlers sit behind it).
     TlsHandshake = 36,
+    /// The channel's `SslHandler` (of a context with an `SNICallback`) read a ClientHello
+    /// naming a server and waits for JS's answer (`tlsAnswerServerName`): `a` = the string
+    /// index of the name.
+    TlsServerName = 37,
 
     // ---- hub ops (JS → native) ----
     /// `a` = a native promise id, `b` = an [`Outcome`] (success or JS error token in `c`).
@@ -436,4 +440,19 @@ pub enum HttpContentFlag {
 pub enum HttpResponseFlag {
     /// The body follows as content chunks.
     Streaming = 1,
+}
+
+/// How JS answers an `SslHandler`'s question about a server name (`tlsAnswerServerName`,
+/// crates/tls `ServerNameChoice`).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerNameAnswer {
+    /// Serve the handler's own context (the callback answered `undefined`/`null`).
+    Default = 0,
+    /// Serve the context whose id is given.
+    Context = 1,
+    /// The callback refused the name (`cb(err)`, a rejected promise): `unrecognized_name`.
+    Refuse = 2,
+    /// The callback failed (threw, answered with no server context): `internal_error`.
+    Fail = 3,
 }

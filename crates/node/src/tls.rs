@@ -50,6 +50,8 @@ pub struct NativeSslOptions {
     pub session_cache_size: Option<u32>,
     pub session_tickets: Option<bool>,
     pub handshake_timeout: Option<f64>,
+    /// Server: the JS object has an `SNICallback` (its handlers ask JS for the context).
+    pub sni_callback: Option<bool>,
 }
 
 fn tls_error(e: TlsError) -> napi::Error<Code> {
@@ -118,6 +120,7 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
             }),
         // NETLOOP_TLS_OWN_RECORDS=1 puts TLS 1.3 server records on netloop's own record layer
         // (opt-in, decision 0007; for A/B measurements).
+        ask_server_name: o.sni_callback.unwrap_or(false),
         own_records: std::env::var("NETLOOP_TLS_OWN_RECORDS").is_ok_and(|v| v == "1"),
     })
 }
@@ -162,6 +165,17 @@ impl NativeSslContext {
             );
             throw(&env, e)
         })?;
+        if ctx.asks_server_name() {
+            // The callback is a JS function of the thread that made the context.
+            let e = napi::Error::new(
+                Code("ERR_TLS_SNI_CALLBACK_NOT_SHAREABLE"),
+                "an SslContext with an SNICallback cannot be used on another thread: its \
+                 callback is a function of the thread that made it (make the context in the \
+                 worker's module instead)"
+                    .to_string(),
+            );
+            return Err(throw(&env, e));
+        }
         Ok(NativeSslContext {
             id: id as u64,
             owner: false,

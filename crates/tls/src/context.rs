@@ -100,6 +100,11 @@ pub struct SslOptions {
     /// same-minute A/B it matched rustls on 64 B echo, cost 8 % more CPU per MB on 16 KiB bulk
     /// and saved 40 % of the idle memory per connection (docs/decisions/0007-tls.md).
     pub own_records: bool,
+    /// Server: the application chooses the context of each connection whose client names a
+    /// server (node:tls's `SNICallback`): its handlers read the ClientHello, ask through
+    /// [`SslHandler::on_server_name`] and wait for [`SslHandler::answer_server_name`]. A handler
+    /// without that hook serves this context at once. Default false.
+    pub ask_server_name: bool,
 }
 
 impl Default for SslOptions {
@@ -119,6 +124,7 @@ impl Default for SslOptions {
             session_tickets: true,
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             own_records: false,
+            ask_server_name: false,
         }
     }
 }
@@ -140,6 +146,8 @@ pub(crate) enum Side {
 pub(crate) struct Inner {
     pub(crate) side: Side,
     pub(crate) handshake_timeout: Option<Duration>,
+    /// Server: handlers ask the application for the context by server name.
+    pub(crate) ask_server_name: bool,
 }
 
 /// A server or client TLS configuration, shared by every connection made with it.
@@ -259,6 +267,7 @@ impl SslContext {
                 own_records,
             },
             handshake_timeout: timeout(o.handshake_timeout),
+            ask_server_name: o.ask_server_name,
         })))
     }
 
@@ -301,12 +310,19 @@ impl SslContext {
                 server_name: o.server_name.clone(),
             },
             handshake_timeout: timeout(o.handshake_timeout),
+            ask_server_name: false,
         })))
     }
 
     /// True for a server context.
     pub fn is_server(&self) -> bool {
         matches!(self.0.side, Side::Server { .. })
+    }
+
+    /// True for a server context whose handlers ask for the context by server name
+    /// ([`SslOptions::ask_server_name`]).
+    pub fn asks_server_name(&self) -> bool {
+        self.0.ask_server_name
     }
 
     /// The handshake timeout (none: no timeout).
@@ -330,6 +346,7 @@ impl std::fmt::Debug for SslContext {
         f.debug_struct("SslContext")
             .field("server", &self.is_server())
             .field("handshake_timeout", &self.0.handshake_timeout)
+            .field("ask_server_name", &self.0.ask_server_name)
             .finish()
     }
 }

@@ -249,10 +249,13 @@ impl Engine {
         }
     }
 
-    pub(crate) fn describe(&self, context: &SslContext) -> TlsSession {
+    /// What the session negotiated, judged by the context it was made from (which, for a
+    /// server that asked for its context by name, is the chosen one).
+    pub(crate) fn describe(&self) -> TlsSession {
+        let side = &self.context.0.side;
         match (&self.mode, &self.negotiated) {
-            (Mode::Rustls(conn), _) => describe(conn, &context.0.side, self.name.as_ref()),
-            (_, Some(n)) => n.describe(&context.0.side, self.name.as_ref()),
+            (Mode::Rustls(conn), _) => describe(conn, side, self.name.as_ref()),
+            (_, Some(n)) => n.describe(side, self.name.as_ref()),
             (_, None) => TlsSession {
                 protocol: "unknown",
                 cipher: String::new(),

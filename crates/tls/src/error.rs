@@ -42,6 +42,10 @@ pub enum TlsError {
     NoCommonParameters(String),
     /// A message could not be written (the handshake failed earlier, or the session closed).
     Closed,
+    /// The application's choice of a context by server name (node:tls's `SNICallback`)
+    /// refused the name or failed; the message starts with the alert sent
+    /// (`unrecognized_name` or `internal_error`).
+    SniCallback(String),
     /// Any other TLS failure.
     Other(String),
 }
@@ -64,6 +68,7 @@ impl TlsError {
             TlsError::Protocol(_) => "ERR_TLS_PROTOCOL",
             TlsError::NoCommonParameters(_) => "ERR_TLS_NO_COMMON_PARAMETERS",
             TlsError::Closed => "ERR_TLS_CLOSED",
+            TlsError::SniCallback(_) => "ERR_TLS_SNI_CALLBACK",
             TlsError::Other(_) => "ERR_TLS_HANDSHAKE_FAILED",
         }
     }
@@ -171,6 +176,7 @@ impl fmt::Display for TlsError {
             TlsError::Protocol(m) => write!(f, "TLS protocol error: {m}"),
             TlsError::NoCommonParameters(m) => write!(f, "no common TLS parameters: {m}"),
             TlsError::Closed => f.write_str("the TLS session is closed"),
+            TlsError::SniCallback(m) => f.write_str(m),
             TlsError::Other(m) => write!(f, "TLS handshake failed: {m}"),
         }
     }

@@ -19,6 +19,8 @@
 //!   are read only when the application asks (`read()`), and a read that yields no plaintext
 //!   asks for another. Plaintext that arrived together with the last handshake records is
 //!   parked and delivered on the next `read()`, so nothing reaches the application unasked.
+//! - A server whose context asks for its context by server name starts no session at
+//!   activation: `server_name` reads the ClientHello and waits for the application's answer.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -37,7 +39,11 @@ use crate::engine::{Engine, Fed};
 use crate::error::TlsError;
 use crate::session::{SslCloseCompletionEvent, SslHandshakeCompletionEvent, TlsSession};
 
+mod server_name;
 mod writes;
+
+pub use server_name::ServerNameChoice;
+use server_name::{AskHook, HelloStage};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -67,6 +73,10 @@ struct State {
     timer: RefCell<Option<ScheduledHandle>>,
     handshake: Promise<Arc<TlsSession>, TlsError>,
     session: RefCell<Option<Arc<TlsSession>>>,
+    /// Whom to ask for the context by server name (server_name.rs), until asked.
+    ask: RefCell<Option<AskHook>>,
+    /// Reading the ClientHello or waiting for the answer (no engine meanwhile).
+    hello: RefCell<Option<HelloStage>>,
 }
 
 /// TLS for one connection, made by [`SslContext::new_handler`]. Add it first in the pipeline.
@@ -94,6 +104,8 @@ impl SslHandler {
             timer: RefCell::new(None),
             handshake: Promise::new(),
             session: RefCell::new(None),
+            ask: RefCell::new(None),
+            hello: RefCell::new(None),
         })))
     }
 
@@ -120,16 +132,20 @@ impl State {
         }
         let Some(ch) = ctx.try_channel() else { return };
         let remote = ch.remote_addr();
-        match Engine::new(
-            &self.context,
-            self.server_name.as_deref(),
-            remote.map(|a: SocketAddr| a.ip()),
-        ) {
-            Ok(engine) => *self.engine.borrow_mut() = Some(engine),
-            Err(e) => {
-                self.phase.set(Phase::Handshaking);
-                self.fail(ctx, e);
-                return;
+        if self.context.asks_server_name() && self.ask.borrow().is_some() {
+            *self.hello.borrow_mut() = Some(HelloStage::new());
+        } else {
+            match Engine::new(
+                &self.context,
+                self.server_name.as_deref(),
+                remote.map(|a: SocketAddr| a.ip()),
+            ) {
+                Ok(engine) => *self.engine.borrow_mut() = Some(engine),
+                Err(e) => {
+                    self.phase.set(Phase::Handshaking);
+                    self.fail(ctx, e);
+                    return;
+                }
             }
         }
         self.phase.set(Phase::Handshaking);
@@ -186,6 +202,9 @@ impl State {
         if !matches!(self.phase.get(), Phase::Handshaking | Phase::Done) {
             return;
         }
+        if self.hello.borrow().is_some() {
+            return self.on_hello(ctx, data);
+        }
         let result = match self.engine.borrow_mut().as_mut() {
             Some(engine) => engine.feed(data),
             None => return,
@@ -239,7 +258,7 @@ impl State {
             let Some(engine) = engine.as_ref() else {
                 return;
             };
-            Arc::new(engine.describe(&self.context))
+            Arc::new(engine.describe())
         };
         self.phase.set(Phase::Done);
         *self.session.borrow_mut() = Some(session.clone());
@@ -259,6 +278,7 @@ impl State {
     fn fail(self: &Rc<Self>, ctx: &ChannelHandlerContext, error: TlsError) {
         let was = self.phase.replace(Phase::Finished);
         self.cancel_timeout();
+        self.forget_hello();
         self.send_records(ctx);
         self.fail_held(ctx, error.clone().into_transport());
         if was == Phase::Handshaking {
@@ -268,6 +288,13 @@ impl State {
         ctx.fire_exception_caught(error.into_transport());
         self.close_sent.set(true);
         ctx.close();
+    }
+
+    /// Drops the server-name stage and the hook (no answer counts any more). Returns whether
+    /// the stage was there.
+    fn forget_hello(&self) -> bool {
+        self.ask.borrow_mut().take();
+        self.hello.borrow_mut().take().is_some()
     }
 }
 
@@ -285,6 +312,7 @@ impl ChannelHandler for SslHandler {
 
     fn handler_removed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         self.0.cancel_timeout();
+        self.0.forget_hello();
         if self.0.phase.get() != Phase::Done {
             self.0.handshake.try_failure(TlsError::Closed);
         }
@@ -302,8 +330,11 @@ impl ChannelHandler for SslHandler {
         let s = &self.0;
         s.cancel_timeout();
         let was = s.phase.replace(Phase::Finished);
+        let asking = s.forget_hello();
         s.fail_held(ctx, TransportError::ChannelClosed);
-        if matches!(was, Phase::Handshaking | Phase::Idle) && s.engine.borrow().is_some() {
+        if matches!(was, Phase::Handshaking | Phase::Idle)
+            && (asking || s.engine.borrow().is_some())
+        {
             let e = TlsError::ClosedDuringHandshake;
             s.handshake.try_failure(e.clone());
             ctx.fire_user_event(SslHandshakeCompletionEvent(Err(e)));

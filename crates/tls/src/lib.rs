@@ -39,7 +39,7 @@ pub use context::{
     ClientAuth, PemIdentity, SslContext, SslOptions, TlsVersion, DEFAULT_HANDSHAKE_TIMEOUT,
 };
 pub use error::TlsError;
-pub use handler::SslHandler;
+pub use handler::{ServerNameChoice, SslHandler};
 pub use session::{SslCloseCompletionEvent, SslHandshakeCompletionEvent, TlsSession};
 pub use sni::SniResolver;
 

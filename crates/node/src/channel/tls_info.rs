@@ -1,11 +1,67 @@
-//! `channel.tls`: what the `SslHandler` in a channel's pipeline negotiated, as a JS object.
+//! `channel.tls`: what the `SslHandler` in a channel's pipeline negotiated, as a JS object;
+//! and the JS `SNICallback`'s side of a handler that asks for its context by server name.
+//!
+//! Ground rules (the server name): loop thread only. A handler of a context with
+//! `ask_server_name` asks through a [`WireKind::TlsServerName`] record (the name in the batch's
+//! strings); JS answers with `tlsAnswerServerName`, a direct call (once per connection; JS
+//! applies its buffered ops first), which finds the handler in the channel's pipeline. Nothing
+//! is kept here between the two: an answer for a channel or handler that is gone is dropped.
+
+use std::rc::Rc;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use netloop_tls::SslHandler;
+use netloop_tls::{ServerNameChoice, SslHandler};
+use netloop_transport::Channel;
 
+use super::hub::Hub;
 use super::NativeChannels;
 use crate::error::throw;
+use crate::protocol::{ServerNameAnswer, WireKind};
+
+/// For a handler of a context with an `SNICallback`: asks JS for the context by server name.
+pub(super) fn ask_js_for_server_names(hub: &Rc<Hub>, id: f64, tls: &SslHandler) {
+    if !tls.asks_server_name() {
+        return;
+    }
+    let hub = Rc::downgrade(hub);
+    tls.on_server_name(move |_, name| {
+        let Some(hub) = hub.upgrade() else { return };
+        let mut out = hub.outbox();
+        let at = out.strings.len() as f64;
+        out.strings.push(name.to_string());
+        out.push(WireKind::TlsServerName as u32, id, 0.0, at, 0.0, 0.0);
+    });
+}
+
+/// What JS answered, as the handler takes it.
+fn choice(kind: u32, context: f64, message: String) -> ServerNameChoice {
+    match kind {
+        k if k == ServerNameAnswer::Context as u32 => match crate::tls::context(context as u64) {
+            Some(c) => ServerNameChoice::Context(c),
+            None => ServerNameChoice::Fail(format!(
+                "the SNI callback's context {context} is gone (its SslContext was collected)"
+            )),
+        },
+        k if k == ServerNameAnswer::Refuse as u32 => ServerNameChoice::Refuse(message),
+        k if k == ServerNameAnswer::Fail as u32 => ServerNameChoice::Fail(message),
+        _ => ServerNameChoice::Default,
+    }
+}
+
+/// Hands `choice` to the channel's `SslHandler`; false if it was not waiting for one.
+fn answer(ch: &Channel, choice: ServerNameChoice) -> bool {
+    let p = ch.pipeline();
+    for name in p.names() {
+        let (Some(h), Some(ctx)) = (p.get(&name), p.context(&name)) else {
+            continue;
+        };
+        if let Some(tls) = h.as_any().and_then(|a| a.downcast_ref::<SslHandler>()) {
+            return tls.answer_server_name(&ctx, choice);
+        }
+    }
+    false
+}
 
 /// A completed handshake's parameters (src/tls.ts turns it into `TlsInfo`).
 #[napi(object)]
@@ -24,6 +80,28 @@ pub struct TlsSessionInfo {
 
 #[napi]
 impl NativeChannels {
+    /// The `SNICallback`'s answer for channel `id`: a [`ServerNameAnswer`], the chosen
+    /// context's id (`Context`), the error's message (`Refuse`, `Fail`). False when the
+    /// handler no longer waits (closed, timed out, answered).
+    #[napi]
+    pub fn tls_answer_server_name(
+        &self,
+        id: f64,
+        kind: u32,
+        context: f64,
+        message: String,
+    ) -> bool {
+        self.enter();
+        let Some(ch) = self.hub.channel(id as u64) else {
+            return false;
+        };
+        let answered = answer(&ch, choice(kind, context, message));
+        // What the handler did (records sent, a failure's events) is delivered by the next
+        // iteration, also when JS answered outside one (after a timer or a promise).
+        self.rearm();
+        answered
+    }
+
     /// The session of the channel's `SslHandler` (none: no handler, or no handshake yet).
     #[napi]
     pub fn tls_session(&self, env: Env, id: f64) -> Result<Option<TlsSessionInfo>> {

@@ -10,7 +10,11 @@
 //! - flags bit 4: the server keeps TLS 1.3 records on rustls (`own_records: false`) instead of
 //!   its own record layer (crates/tls/src/record), so both paths are fuzzed;
 //! - flags bit 5: every record the client encrypts for an even chunk has one byte flipped
-//!   (at the chunk's first byte, modulo its length): valid framing, a tag that fails.
+//!   (at the chunk's first byte, modulo its length): valid framing, a tag that fails;
+//! - flags bit 6: the server's context asks for its context by server name (node:tls's
+//!   `SNICallback`): the question is answered after the next chunk (or handshake round), so
+//!   input arrives while it waits; bit 7: the answer refuses the name, else it chooses a
+//!   context (the rustls-records one with bit 4, the own-records one without).
 //!
 //! A chunk whose length byte is odd is raw bytes written to the server as records; an even one
 //! (after a handshake) is plaintext the client encrypts and sends, so valid records interleave
@@ -24,15 +28,19 @@
 //!   amplification);
 //! - after the timeout, a server still handshaking has closed.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use netloop_tls::{PemIdentity, SslContext, SslOptions, TlsVersion};
-use netloop_transport::{Bytes, ChannelHandler, ChannelOption, EmbeddedChannel};
+use netloop_tls::{PemIdentity, ServerNameChoice, SslContext, SslOptions, TlsVersion};
+use netloop_transport::{
+    Bytes, ChannelHandler, ChannelHandlerContext, ChannelOption, EmbeddedChannel,
+};
 
 struct Contexts {
     server: SslContext,
+    server_asking: SslContext,
     server_rustls: SslContext,
     client13: SslContext,
     client12: SslContext,
@@ -41,7 +49,7 @@ struct Contexts {
 fn contexts() -> &'static Contexts {
     static CTX: OnceLock<Contexts> = OnceLock::new();
     CTX.get_or_init(|| {
-        let server = |own_records: bool| {
+        let server = |own_records: bool, ask_server_name: bool| {
             SslContext::server(&SslOptions {
                 identity: Some(PemIdentity {
                     chain: include_bytes!("../testpki/server.pem").to_vec(),
@@ -49,6 +57,7 @@ fn contexts() -> &'static Contexts {
                 }),
                 min_version: TlsVersion::Tls12,
                 own_records,
+                ask_server_name,
                 ..SslOptions::default()
             })
             .expect("server context")
@@ -64,8 +73,9 @@ fn contexts() -> &'static Contexts {
             .expect("client context")
         };
         Contexts {
-            server: server(true),
-            server_rustls: server(false),
+            server: server(true, false),
+            server_asking: server(true, true),
+            server_rustls: server(false, false),
             client13: client(TlsVersion::Tls13),
             client12: client(TlsVersion::Tls12),
         }
@@ -75,6 +85,31 @@ fn contexts() -> &'static Contexts {
 fn channel(handler: netloop_tls::SslHandler) -> EmbeddedChannel {
     let h: Rc<dyn ChannelHandler> = Rc::new(handler);
     EmbeddedChannel::new(vec![("tls", h)])
+}
+
+/// A question about a server name the handler asked and the test has not answered yet.
+type Question = Rc<RefCell<Option<ChannelHandlerContext>>>;
+
+/// Answers `question`, if asked, as flags bits 4 and 7 say.
+fn answer(server: &EmbeddedChannel, question: &Question, flags: u8) {
+    let Some(ctx) = question.borrow_mut().take() else {
+        return;
+    };
+    let choice = if flags & 128 != 0 {
+        ServerNameChoice::Refuse("refused by the fuzz input".into())
+    } else if flags & 16 != 0 {
+        ServerNameChoice::Context(contexts().server_rustls.clone())
+    } else {
+        ServerNameChoice::Context(contexts().server.clone())
+    };
+    let handler = server.pipeline().get("tls");
+    if let Some(h) = handler
+        .as_ref()
+        .and_then(|h| h.as_any())
+        .and_then(|a| a.downcast_ref::<netloop_tls::SslHandler>())
+    {
+        h.answer_server_name(&ctx, choice);
+    }
 }
 
 /// Moves every record `from` wrote into `to`; returns the bytes moved.
@@ -105,12 +140,18 @@ pub fn check(data: &[u8]) {
         return;
     };
     let ctx = contexts();
-    let server_ctx = if flags & 16 != 0 {
+    let server_ctx = if flags & 64 != 0 {
+        &ctx.server_asking
+    } else if flags & 16 != 0 {
         &ctx.server_rustls
     } else {
         &ctx.server
     };
-    let server = channel(server_ctx.new_handler(None).expect("server handler"));
+    let question: Question = Rc::default();
+    let handler = server_ctx.new_handler(None).expect("server handler");
+    let q = question.clone();
+    handler.on_server_name(move |ctx, _name| *q.borrow_mut() = Some(ctx.clone()));
+    let server = channel(handler);
     let tamper = flags & 32 != 0;
     let manual_read = flags & 2 != 0;
     if manual_read {
@@ -127,7 +168,10 @@ pub fn check(data: &[u8]) {
             if manual_read {
                 server.channel().read();
             }
-            if pump(&c, &server) + pump(&server, &c) == 0 {
+            let moved = pump(&c, &server) + pump(&server, &c);
+            let asked = question.borrow().is_some();
+            answer(&server, &question, flags);
+            if moved == 0 && !asked {
                 break;
             }
         }
@@ -182,6 +226,7 @@ pub fn check(data: &[u8]) {
             writes += 1;
             server.write_outbound(Bytes::copy_from_slice(chunk));
         }
+        answer(&server, &question, flags);
         drain_inbound(&server, &mut received);
         while let Some(m) = server.read_outbound() {
             out += m.as_bytes().map_or(0, Bytes::len);
