@@ -75,8 +75,9 @@ struct State {
     session: RefCell<Option<Arc<TlsSession>>>,
     /// Whom to ask for the context by server name (server_name.rs), until asked.
     ask: RefCell<Option<AskHook>>,
-    /// Reading the ClientHello or waiting for the answer (no engine meanwhile).
-    hello: RefCell<Option<HelloStage>>,
+    /// Reading the ClientHello or waiting for the answer (no engine meanwhile). Boxed: the
+    /// stage holds a rustls `Acceptor` (~1.2 KB), which every other handler would carry.
+    hello: RefCell<Option<Box<HelloStage>>>,
 }
 
 /// TLS for one connection, made by [`SslContext::new_handler`]. Add it first in the pipeline.
@@ -133,7 +134,7 @@ impl State {
         let Some(ch) = ctx.try_channel() else { return };
         let remote = ch.remote_addr();
         if self.context.asks_server_name() && self.ask.borrow().is_some() {
-            *self.hello.borrow_mut() = Some(HelloStage::new());
+            *self.hello.borrow_mut() = Some(Box::new(HelloStage::new()));
         } else {
             match Engine::new(
                 &self.context,
