@@ -11,18 +11,20 @@ use netloop_transport::eventloop::{
 };
 use netloop_transport::*;
 
-/// Writes back what it reads; flushes once per read batch. Stops reading while the echo is
-/// not taken (the channel is not writable), as a Netty proxy does with autoRead: a peer that
-/// sends faster than it reads cannot make the server queue without bound.
+/// Writes back each read as it comes (one send per receive, as a C epoll echo server does).
+/// Stops reading while the echo is not taken (the channel is not writable), as a Netty proxy
+/// does with autoRead: a peer that sends faster than it reads cannot make the server queue
+/// without bound.
+///
+/// Flushing once per read batch instead (`write` here, `flush` in `channel_read_complete`,
+/// Netty's idiom for small messages) costs the same on a 64 B echo, but on a 16 KiB stream
+/// it holds a whole batch (16 reads of 64 KiB) before one `writev`, by which time the bytes
+/// have left the cache: about 5% more CPU per MB in a same-minute A/B (477 against 503 µs).
 struct Echo;
 
 impl ChannelHandler for Echo {
     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
-        ctx.write(msg);
-        Ok(())
-    }
-    fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        ctx.flush();
+        ctx.write_and_flush(msg);
         Ok(())
     }
     fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
