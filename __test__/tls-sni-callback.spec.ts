@@ -130,9 +130,15 @@ test('a callback returning a Promise (one parameter) answers with what it resolv
 })
 
 test('cb(err) refuses the name: the client sees unrecognized_name, exceptionCaught gets ERR_TLS_SNI_CALLBACK, other connections go on', async (t) => {
+  const refusals: Error[] = []
   const { port, errors, failed } = await sniServer(t, (name, cb) => {
     if (name === 'localhost') cb(null)
-    else setTimeout(() => cb(new Error(`unknown host ${name}`)), 5)
+    else
+      setTimeout(() => {
+        const refusal = new Error(`unknown host ${name}`)
+        refusals.push(refusal)
+        cb(refusal)
+      }, 5)
   })
   const before = await connect(t, port, { servername: 'localhost' })
   const err = await t.throwsAsync(connect(t, port, { servername: 'nope.test' }))
@@ -143,15 +149,18 @@ test('cb(err) refuses the name: the client sees unrecognized_name, exceptionCaug
   t.is(e.code, 'ERR_TLS_SNI_CALLBACK')
   t.regex(e.message, /unrecognized_name/)
   t.regex(e.message, /unknown host nope\.test/)
+  t.is(e.cause, refusals[0], "the callback's own error is the cause")
   t.is((failed[0] as NetloopError).code, 'ERR_TLS_SNI_CALLBACK', 'the handshake event carries it too')
+  t.is((failed[0] as NetloopError).cause, refusals[0])
   t.is(await echoes(before, 'still here'), 'still here')
   const after = await connect(t, port, { servername: 'localhost' })
   t.is(await echoes(after, 'and here'), 'and here')
 })
 
 test('a throwing callback fails the handshake with internal_error and ERR_TLS_SNI_CALLBACK; the server goes on', async (t) => {
+  const thrown = new Error('secret store down')
   const { port, errors } = await sniServer(t, (name, cb) => {
-    if (name === 'boom.test') throw new Error('secret store down')
+    if (name === 'boom.test') throw thrown
     cb(null)
   })
   const err = await t.throwsAsync(connect(t, port, { servername: 'boom.test' }))
@@ -159,6 +168,7 @@ test('a throwing callback fails the handshake with internal_error and ERR_TLS_SN
   await until(() => errors.length === 1)
   t.is((errors[0] as NetloopError).code, 'ERR_TLS_SNI_CALLBACK')
   t.regex((errors[0] as NetloopError).message, /internal_error.*secret store down/)
+  t.is((errors[0] as NetloopError).cause, thrown)
   const ok = await connect(t, port, { servername: 'localhost' })
   t.is(await echoes(ok, 'fine'), 'fine')
 })

@@ -94,9 +94,15 @@ export class Delivery {
   /** A native error is four strings: code, message, and its cause's code and message ('' if none). */
   #error(b: number, at: number, strings: string[] | undefined, channel: number): unknown {
     if (b === Outcome.JsError) return this.tokens.peek(at)
+    const code = strings?.[at] ?? 'ERR_UNKNOWN'
     const causeCode = strings?.[at + 2]
-    const cause = causeCode ? errorOf(causeCode, strings?.[at + 3] ?? '', channel) : undefined
-    return errorOf(strings?.[at] ?? 'ERR_UNKNOWN', strings?.[at + 1] ?? '', channel, cause)
+    let cause: unknown = causeCode ? errorOf(causeCode, strings?.[at + 3] ?? '', channel) : undefined
+    // An SNICallback's own error (what it refused with or threw) stays in JS: it is the cause.
+    if (cause === undefined && code === 'ERR_TLS_SNI_CALLBACK') {
+      const ch = this.hub.channel(channel)
+      cause = ch ? tlsHandlerOf(ch)?._sniError : undefined
+    }
+    return errorOf(code, strings?.[at + 1] ?? '', channel, cause)
   }
 
   /** The JS context `id` of channel `ch` (a scan: a pipeline holds a few contexts). */

@@ -306,6 +306,8 @@ export class SslHandler extends NativeHandler {
   #event: SslHandshakeCompletionEvent | undefined
   readonly #context: SslContext
   /** @internal */ _channel: Channel | undefined
+  /** @internal What the `SNICallback` refused with or threw (the `ERR_TLS_SNI_CALLBACK` error's cause). */
+  _sniError: unknown
 
   /**
    * @param context an `SslContext`, or one that crossed to this worker thread in `workerData`
@@ -325,7 +327,10 @@ export class SslHandler extends NativeHandler {
     const callback = this.#context._sniCallback
     const ch = this._channel
     if (!callback || !ch) return
-    runSniCallback(callback, servername, (o) => answerServerName(ch, servername, o))
+    runSniCallback(callback, servername, (o) => {
+      if (o.kind !== 'answer') this._sniError = o.error
+      answerServerName(ch, servername, o)
+    })
   }
 
   /** @internal Fills in the connect host as the server name (node:tls's default). */
