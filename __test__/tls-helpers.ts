@@ -76,3 +76,18 @@ export async function captureClientHello(): Promise<Buffer> {
   srv.close()
   return hello
 }
+
+/**
+ * A server whose connections are served by a group of two worker loops running the fixture
+ * `module` (in `__test__/fixtures`) with `workerData`; its port. Torn down with the test.
+ */
+export async function workerGroupServer(t: { teardown: (fn: () => unknown) => void }, module: string, workerData: unknown): Promise<number> {
+  const { EventLoopGroup, ServerBootstrap, EventLoop } = await import('../index')
+  const workers = new EventLoopGroup({ threads: 2, module: join(__dirname, 'fixtures', module), workerData })
+  t.teardown(() => workers.shutdownGracefully(0, 2000))
+  const boss = new EventLoop()
+  t.teardown(() => boss.shutdownGracefully(0, 1000))
+  const server = await new ServerBootstrap().group(boss, workers).bind(0, '127.0.0.1')
+  t.teardown(() => server.close())
+  return server.localAddress!.port
+}

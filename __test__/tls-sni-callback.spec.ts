@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import * as tls from 'node:tls'
 import { type ChannelHandler, NetloopError, SslContext, SslHandshakeCompletionEvent, type SslContextOptions, type TlsInfo } from '../index'
 import { loopFor, serve, sleep, until } from './channel-helpers'
-import { certsDir, echo, pem, serverContext, withTls } from './tls-helpers'
+import { certsDir, echo, pem, serverContext, withTls, workerGroupServer } from './tls-helpers'
 
 /** A server context for example.org (wrong-host.pem of the test PKI). */
 function exampleOrg(extra: Partial<SslContextOptions> = {}): SslContext {
@@ -237,18 +237,11 @@ test('SNICallback must be a function of a server context, and does not cross to 
 })
 
 test('on a worker group, each worker makes its context with the SNICallback and answers on its own thread', async (t) => {
-  const { EventLoopGroup, ServerBootstrap, EventLoop } = await import('../index')
   const pems = (name: string) => ({ cert: String(pem(`${name}.pem`)), key: String(pem(`${name}.key`)) })
-  const workerData = { dflt: pems('server'), other: pems('wrong-host') }
-  const workers = new EventLoopGroup({ threads: 2, module: join(__dirname, 'fixtures', 'tls-sni-module.ts'), workerData })
-  t.teardown(() => workers.shutdownGracefully(0, 2000))
-  const boss = new EventLoop()
-  t.teardown(() => boss.shutdownGracefully(0, 1000))
-  const server = await new ServerBootstrap().group(boss, workers).bind(0, '127.0.0.1')
-  t.teardown(() => server.close())
+  const port = await workerGroupServer(t, 'tls-sni-module.ts', { dflt: pems('server'), other: pems('wrong-host') })
   const threads = new Set<string>()
   for (const servername of ['example.org', 'localhost', 'example.org', 'localhost']) {
-    const s = await connect(t, server.localAddress!.port, { servername })
+    const s = await connect(t, port, { servername })
     t.is(s.getPeerCertificate().subject.CN, servername)
     const m = /^thread=(\d+) (\S+) hi$/.exec(await echoes(s, 'hi'))
     t.truthy(m)

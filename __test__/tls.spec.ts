@@ -3,7 +3,7 @@ import * as tls from 'node:tls'
 import { once } from 'node:events'
 import { Bootstrap, type Channel, NetloopError, SslContext, SslHandler, SslHandshakeCompletionEvent } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
-import { clientContext, echo, pem, serverContext, withTls } from './tls-helpers'
+import { clientContext, echo, pem, serverContext, withTls, workerGroupServer } from './tls-helpers'
 
 function nodeClient(port: number, opts: tls.ConnectionOptions = {}): Promise<tls.TLSSocket> {
   return new Promise((resolve, reject) => {
@@ -89,18 +89,10 @@ test('SslContext checks its options with Node-style errors', (t) => {
 })
 
 test('one context made on the main thread serves TLS on every worker thread of a group', async (t) => {
-  const { EventLoopGroup, ServerBootstrap, EventLoop } = await import('../index')
-  const { join } = await import('node:path')
-  const ctx = serverContext()
-  const workers = new EventLoopGroup({ threads: 2, module: join(__dirname, 'fixtures', 'tls-echo-module.ts'), workerData: { tls: ctx } })
-  t.teardown(() => workers.shutdownGracefully(0, 2000))
-  const boss = new EventLoop()
-  t.teardown(() => boss.shutdownGracefully(0, 1000))
-  const server = await new ServerBootstrap().group(boss, workers).bind(0, '127.0.0.1')
-  t.teardown(() => server.close())
+  const port = await workerGroupServer(t, 'tls-echo-module.ts', { tls: serverContext() })
   const threads = new Set<string>()
   for (let i = 0; i < 4; i++) {
-    const s = await nodeClient(server.localAddress!.port)
+    const s = await nodeClient(port)
     s.write('hi')
     const [data] = await once(s, 'data')
     const m = /^thread=(\d+) hi$/.exec(String(data))
