@@ -118,10 +118,10 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
             .map_or(defaults.handshake_timeout, |ms| {
                 Duration::from_secs_f64(ms.max(0.0) / 1000.0)
             }),
-        // NETLOOP_TLS_OWN_RECORDS=1 puts TLS 1.3 server records on netloop's own record layer
-        // (opt-in, decision 0007; for A/B measurements).
+        // TLS 1.3 server records go through netloop's own record layer unless
+        // NETLOOP_TLS_OWN_RECORDS=0 keeps them on rustls (decision 0007; for A/B measurements).
         ask_server_name: o.sni_callback.unwrap_or(false),
-        own_records: std::env::var("NETLOOP_TLS_OWN_RECORDS").is_ok_and(|v| v == "1"),
+        own_records: std::env::var("NETLOOP_TLS_OWN_RECORDS").map_or(true, |v| v != "0"),
     })
 }
 

@@ -7,7 +7,7 @@
 //!
 //! `--count N` runs exactly N round trips per repetition instead of `--ms`: the same work on
 //! every run, for `perf stat -e instructions:u` (a count other load on the machine hardly moves).
-//! `--tls 13` or `--tls 12` runs one version only, `--size 64` (or 16384, 65536) one size. With `NETLOOP_TLS_OWN_RECORDS=1` the
+//! `--tls 13` or `--tls 12` runs one version only, `--size 64` (or 16384, 65536) one size. With `NETLOOP_TLS_OWN_RECORDS=0` the
 //! server keeps TLS 1.3 records on rustls instead of netloop's own record layer (A/B).
 
 use std::rc::Rc;
@@ -39,7 +39,7 @@ fn pair(version: TlsVersion) -> (EmbeddedChannel, EmbeddedChannel) {
             chain: include_bytes!("../fuzz/testpki/server.pem").to_vec(),
             key: include_bytes!("../fuzz/testpki/server.key").to_vec(),
         }),
-        own_records: std::env::var("NETLOOP_TLS_OWN_RECORDS").is_ok_and(|v| v == "1"),
+        own_records: std::env::var("NETLOOP_TLS_OWN_RECORDS").map_or(true, |v| v != "0"),
         ..SslOptions::default()
     })
     .expect("server context");
