@@ -97,3 +97,28 @@ impl<'a> BigChunks<'a> {
         (bytes, false)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_view_inside_a_lent_read_becomes_a_slice_of_it_and_nothing_else_does() {
+        let read = Bytes::from(vec![7u8; 64]);
+        let other = [7u8; 64];
+        let mut lent = Lent::default();
+        lent.lend(std::slice::from_ref(&read));
+
+        let inside = lent.slice_of(&read[8..40]).expect("a view inside the read");
+        assert_eq!(
+            inside.as_ptr(),
+            read[8..].as_ptr(),
+            "the same memory, not a copy"
+        );
+        assert_eq!(inside.len(), 32);
+        assert!(lent.slice_of(&read[..]).is_some(), "the whole read");
+        assert!(lent.slice_of(&other[..]).is_none(), "equal bytes elsewhere");
+        lent.clear();
+        assert!(lent.slice_of(&read[8..40]).is_none(), "after the delivery");
+    }
+}
