@@ -322,7 +322,16 @@ function targetsTable(runs) {
     rows.push(`| ${what} | ${spread(xs, 2, 'x')}${extra} | ${cmp(m, goal) ? 'met' : 'missed'} (median) |`)
   }
   check('echo-50', '64 B echo, 50 connections: server CPU per message ≤ 0.6× node:tls', 'serverCpuUs', 0.6, (m, g) => m <= g)
-  check('bulk-4', '16 KiB bulk: MB/s ≥ 1.2× node:tls', 'mbPerS', 1.2, (m, g) => m >= g)
+  // On two vCPUs the client shares the machine: when it runs at nearly a whole core against
+  // netloop, the MB/s is the client's and the servers' CPU per MB is the figure to compare
+  // (docs/decisions/0007-tls.md, "The default"); the row says so, with that ratio.
+  const clientBound = (key) => {
+    const shares = (runs[key] ?? []).map((r) => r['netloop TS']?.clientCpuShare).filter((x) => x !== undefined)
+    return shares.length > 0 && median(shares) >= 0.9
+      ? `; client-bound (tls_load at ${fmt(median(shares), 2)} of a core); server CPU per MB ${spread(ratios(runs[key], 'netloop TS', BASE, 'serverCpuUs'), 2, 'x')}`
+      : ''
+  }
+  check('bulk-4', '16 KiB bulk: MB/s ≥ 1.2× node:tls', 'mbPerS', 1.2, (m, g) => m >= g, clientBound('bulk-4'))
   // The client may bound handshakes/s (see the table): the target is checked on what a core of
   // each server makes (the inverse of its CPU per handshake); handshakes/s is shown beside it.
   check('handshake-ecdsa', 'full handshakes/s, ECDSA P-256: ≥ node:tls (per server core-second)', 'capacity', 1, (m, g) => m >= g, runs['handshake-ecdsa'] ? `; measured handshakes/s ${spread(ratios(runs['handshake-ecdsa'], 'netloop TS', BASE, 'rate'), 2, 'x')}` : '')
