@@ -3,7 +3,7 @@
 import test from 'ava'
 
 import { type Channel, type ChannelHandler, LineBasedFrameDecoder } from '../index'
-import { loopFor, netClient, pingPong, recorder, serve, until } from './channel-helpers'
+import { crossingsFor, loopFor, netClient, pingPong, recorder, serve, until } from './channel-helpers'
 
 /** `recorder` plus handlerRemoved, tagged. */
 function tracked(log: string[], tag: string): ChannelHandler {
@@ -96,13 +96,8 @@ test("autoRead's read request passes a JS handler without outbound methods nativ
     ch.pipeline.addLast('echo', { channelRead: (ctx, m) => ctx.writeAndFlush(m) } satisfies ChannelHandler)
   })
   const s = await netClient(t, port)
-  await pingPong(s, 10)
-  const before = loop.metrics()
   const n = 200
-  await pingPong(s, n)
-  const after = loop.metrics()
-  const events = after.events! - before.events!
-  const ops = after.ops! - before.ops!
+  const { events, ops } = await crossingsFor(loop, s, n)
   // At most two records and two ops per message (channel-crossings.spec.ts counts them
   // exactly); the read request that autoRead makes after each batch used to add a record to
   // JS and an op back.

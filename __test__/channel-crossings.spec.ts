@@ -4,7 +4,7 @@
 import test from 'ava'
 
 import { type ChannelHandler, type ChannelHandlerContext, FlushConsolidationHandler, LengthFieldPrepender, LineBasedFrameDecoder } from '../index'
-import { loopFor, netClient, pingPong, serve, until } from './channel-helpers'
+import { crossingsFor, loopFor, netClient, pingPong, serve, until } from './channel-helpers'
 
 const echo = (): ChannelHandler => ({ channelRead: (ctx, m) => ctx.writeAndFlush(m) })
 
@@ -12,13 +12,8 @@ test('an echoed message crosses as one record (the read) and one op (the write-a
   const loop = loopFor(t)
   const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('echo', echo()))
   const s = await netClient(t, port)
-  await pingPong(s, 10)
-  const before = loop.metrics()
   const n = 200
-  await pingPong(s, n)
-  const after = loop.metrics()
-  const events = after.events! - before.events!
-  const ops = after.ops! - before.ops!
+  const { events, ops } = await crossingsFor(loop, s, n)
   t.true(events >= n && events <= n + 10, `${events} records for ${n} messages`)
   t.true(ops >= n && ops <= n + 10, `${ops} ops for ${n} messages`)
 })
@@ -27,11 +22,8 @@ test('a decoder in front of the JS handler keeps the read-complete native too', 
   const loop = loopFor(t)
   const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('lines', new LineBasedFrameDecoder(64, false)).addLast('echo', echo()))
   const s = await netClient(t, port)
-  await pingPong(s, 10)
-  const before = loop.metrics()
   const n = 100
-  await pingPong(s, n)
-  const events = loop.metrics().events! - before.events!
+  const { events } = await crossingsFor(loop, s, n)
   t.true(events >= n && events <= n + 10, `${events} records for ${n} messages`)
 })
 

@@ -119,3 +119,12 @@ export async function pingPong(s: net.Socket, n: number, reply = 4): Promise<voi
     await echoed
   }
 }
+
+/** The records (events) and ops `loop` counted for `n` ping-pongs on `s`, after 10 to warm up. */
+export async function crossingsFor(loop: EventLoop, s: net.Socket, n: number): Promise<{ events: number; ops: number }> {
+  await pingPong(s, 10)
+  const before = loop.metrics()
+  await pingPong(s, n)
+  const after = loop.metrics()
+  return { events: after.events! - before.events!, ops: after.ops! - before.ops! }
+}

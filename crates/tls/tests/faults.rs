@@ -11,7 +11,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use common::pki::Ca;
-use common::probe::{Log, Probe, Shared};
+use common::probe::{tls_and_probe, Log, Probe, Shared};
 use net::Net;
 use netloop_tls::{SslContext, SslOptions};
 use netloop_transport::*;
@@ -57,16 +57,8 @@ fn tls_client(
     opts: ChannelOptions,
     addr: std::net::SocketAddr,
 ) -> (Channel, ChannelFuture, Shared) {
-    let clog: Shared = Rc::new(RefCell::new(Log::default()));
     let (ch, connected) = net.client(opts, net::no_child, addr);
-    ch.pipeline()
-        .add_first("tls", cctx.new_handler(Some("localhost")).unwrap())
-        .unwrap();
-    let probe = Probe {
-        log: clog.clone(),
-        echo: false,
-    };
-    ch.pipeline().add_last("probe", probe).unwrap();
+    let clog = tls_and_probe(&ch, cctx.new_handler(Some("localhost")).unwrap());
     (ch, connected, clog)
 }
 

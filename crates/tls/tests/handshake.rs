@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use common::pki::Ca;
-use common::probe::{Log, Probe, Shared};
+use common::probe::{tls_and_probe, Log, Probe, Shared};
 use net::Net;
 use netloop_tls::{ClientAuth, SslContext, SslOptions, TlsVersion};
 use netloop_transport::*;
@@ -47,23 +47,8 @@ fn tls_client(
     name: &str,
     addr: std::net::SocketAddr,
 ) -> (Channel, Shared) {
-    let log: Shared = Rc::new(RefCell::new(Log::default()));
-    let slot = std::sync::Arc::new(std::sync::Mutex::new(None::<String>));
-    let name = name.to_string();
-    let _ = slot;
     let (ch, connected) = net.client(ChannelOptions::default(), net::no_child, addr);
-    ch.pipeline()
-        .add_first("tls", ctx.new_handler(Some(&name)).unwrap())
-        .unwrap();
-    ch.pipeline()
-        .add_last(
-            "probe",
-            Probe {
-                log: log.clone(),
-                echo: false,
-            },
-        )
-        .unwrap();
+    let log = tls_and_probe(&ch, ctx.new_handler(Some(name)).unwrap());
     net.run_until("connect", || connected.is_done());
     let l = log.clone();
     net.run_until("handshake settled", || l.borrow().handshake().is_some());

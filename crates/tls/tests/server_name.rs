@@ -12,7 +12,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use common::pki::Ca;
-use common::probe::{Log, Probe, Shared};
+use common::probe::{tls_and_probe, Log, Probe, Shared};
 use net::Net;
 use netloop_tls::{ServerNameChoice, SslContext, SslHandler, SslOptions, TlsVersion};
 use netloop_transport::*;
@@ -93,20 +93,8 @@ fn client(
         ..Default::default()
     })
     .unwrap();
-    let log: Shared = Rc::new(RefCell::new(Log::default()));
     let (ch, connected) = net.client(ChannelOptions::default(), net::no_child, addr);
-    ch.pipeline()
-        .add_first("tls", ctx.new_handler(name).unwrap())
-        .unwrap();
-    ch.pipeline()
-        .add_last(
-            "probe",
-            Probe {
-                log: log.clone(),
-                echo: false,
-            },
-        )
-        .unwrap();
+    let log = tls_and_probe(&ch, ctx.new_handler(name).unwrap());
     net.run_until("connect", || connected.is_done());
     (ch, log)
 }
@@ -248,52 +236,44 @@ fn a_client_without_sni_is_served_the_default_without_asking() {
     assert!(s.asked.borrow().is_empty());
 }
 
-#[test]
-fn a_refusal_sends_unrecognized_name_and_fails_the_server_with_its_code() {
+/// A server answering `choice` at once to a client asking for `name`: how the handshake ended
+/// for the client and for the server, and the server's events.
+fn answered(choice: ServerNameChoice, name: &str) -> (Option<String>, Option<String>, Vec<String>) {
     let net = Net::new();
     let ca = Ca::new("test CA");
-    let s = server(
-        &net,
-        asking(&ca, &["default.test"]),
-        Answer::Now(ServerNameChoice::Refuse("no such host".into())),
-    );
-    let (_c, log) = client(&net, &ca, Some("nope.test"), s.addr, &[]);
+    let s = server(&net, asking(&ca, &["default.test"]), Answer::Now(choice));
+    let (_c, log) = client(&net, &ca, Some(name), s.addr, &[]);
     settled(&net, &log);
-    assert_eq!(log.borrow().handshake(), Some("ERR_TLS_ALERT_RECEIVED"));
     let srv = s.logs.borrow()[0].clone();
+    let srv = srv.borrow();
+    let client_end = log.borrow().handshake().map(str::to_string);
+    (
+        client_end,
+        srv.handshake().map(str::to_string),
+        srv.events.clone(),
+    )
+}
+
+#[test]
+fn a_refusal_sends_unrecognized_name_and_fails_the_server_with_its_code() {
+    let (client, server, events) =
+        answered(ServerNameChoice::Refuse("no such host".into()), "nope.test");
+    assert_eq!(client.as_deref(), Some("ERR_TLS_ALERT_RECEIVED"));
     assert_eq!(
-        srv.borrow().handshake(),
+        server.as_deref(),
         Some("ERR_TLS_SNI_CALLBACK"),
-        "{:?}",
-        srv.borrow().events
+        "{events:?}"
     );
-    let s2 = server(
-        &net,
-        asking(&ca, &["default.test"]),
-        Answer::Now(ServerNameChoice::Fail("store down".into())),
-    );
-    let (_c2, log2) = client(&net, &ca, Some("x.test"), s2.addr, &[]);
-    settled(&net, &log2);
-    assert_eq!(log2.borrow().handshake(), Some("ERR_TLS_ALERT_RECEIVED"));
+    let (client, _, _) = answered(ServerNameChoice::Fail("store down".into()), "x.test");
+    assert_eq!(client.as_deref(), Some("ERR_TLS_ALERT_RECEIVED"));
 }
 
 #[test]
 fn a_client_context_as_the_answer_fails_the_handshake() {
-    let net = Net::new();
-    let ca = Ca::new("test CA");
     let wrong = SslContext::client(&SslOptions::default()).unwrap();
-    let s = server(
-        &net,
-        asking(&ca, &["default.test"]),
-        Answer::Now(ServerNameChoice::Context(wrong)),
-    );
-    let (_c, log) = client(&net, &ca, Some("default.test"), s.addr, &[]);
-    settled(&net, &log);
-    assert_eq!(log.borrow().handshake(), Some("ERR_TLS_ALERT_RECEIVED"));
-    assert_eq!(
-        s.logs.borrow()[0].borrow().handshake(),
-        Some("ERR_TLS_SNI_CALLBACK")
-    );
+    let (client, server, _) = answered(ServerNameChoice::Context(wrong), "default.test");
+    assert_eq!(client.as_deref(), Some("ERR_TLS_ALERT_RECEIVED"));
+    assert_eq!(server.as_deref(), Some("ERR_TLS_SNI_CALLBACK"));
 }
 
 #[test]

@@ -91,3 +91,15 @@ impl ChannelHandler for Probe {
         Ok(())
     }
 }
+
+/// Puts `tls` first in `ch`'s pipeline and a non-echoing [`Probe`] last; the probe's log.
+pub fn tls_and_probe(ch: &Channel, tls: netloop_tls::SslHandler) -> Shared {
+    let log: Shared = Rc::new(RefCell::new(Log::default()));
+    ch.pipeline().add_first("tls", tls).unwrap();
+    let probe = Probe {
+        log: log.clone(),
+        echo: false,
+    };
+    ch.pipeline().add_last("probe", probe).unwrap();
+    log
+}
