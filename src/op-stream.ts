@@ -26,7 +26,9 @@ import type { WritabilityCounter } from './writability'
  * Byte writes of at least this size are not copied: the op carries the JS Buffer itself and
  * the native side holds a reference to it until the socket has written it (as node:net
  * writes from the Buffer). Smaller ones are copied into the op arena, which costs less than
- * the reference.
+ * the reference. It is also the size from which the hub hands read batches over without a
+ * copy (`HAND_OVER_BYTES` in crates/node/src/channel/delivery.rs), so a received Buffer
+ * written back lies in memory the hub lent and is never held.
  */
 const BORROW_MIN = 8 * 1024
 

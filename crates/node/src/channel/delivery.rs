@@ -133,9 +133,12 @@ impl Hub {
 }
 
 /// Batches of at least this many bytes are handed to JS without a copy: an external Buffer
-/// owns the batch's `Vec` and frees it when collected. Smaller ones are copied, which costs
-/// less than the finalizer an external Buffer registers.
-const HAND_OVER_BYTES: usize = 16 * 1024;
+/// owns the batch's bytes and frees them when collected. Smaller ones are copied, which costs
+/// less than the finalizer an external Buffer registers. 8 KiB is also the size from which JS
+/// writes a Buffer without copying it (`BORROW_MIN` in `src/op-stream.ts`): every message JS
+/// can write back that way then lies in a batch the hub lent (`big.rs`), so writing it back
+/// never holds the JS Buffer.
+const HAND_OVER_BYTES: usize = 8 * 1024;
 
 /// A Buffer holding the batch's `bytes` (undefined when empty), and the bytes themselves when
 /// the Buffer was made over them without a copy (to be lent, see `big.rs`).
