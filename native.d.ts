@@ -248,6 +248,12 @@ export declare const enum HandlerTakes {
    * of making a record of it (channel/handlers.rs decides per pipeline change).
    */
   ReadComplete = 4,
+  /**
+   * The handler sets `autoRelease`: the reads its stand-in hands JS as Buffers of their own
+   * are detached when the delivery's call returns (channel/delivery.rs), their memory
+   * returned at once instead of at V8's next collection.
+   */
+  AutoRelease = 8,
 }
 
 /** The flags byte of an HTTP content piece, either way (channel/http_wire.rs). */
@@ -327,8 +333,13 @@ export declare const enum MetricsSlot {
    * a copy and without keeping the JS Buffer alive (channel/big.rs).
    */
   BytesFromReads = 8,
+  /**
+   * Bytes of reads delivered to `autoRelease` handlers whose Buffers were detached when the
+   * handler returned (channel/delivery.rs).
+   */
+  BytesReleased = 9,
   /** The array's length. */
-  Length = 9,
+  Length = 10,
 }
 
 /** The built-in native handlers JS can add (channel/codecs.rs). */

@@ -46,5 +46,6 @@ export function takes(ctx: ChannelHandlerContext): number {
   let bits = 0
   for (let k = 0; k < EVENT_COUNT; k++) if (m[k] !== undefined) bits |= k < PipelineEvent.Write ? HandlerTakes.Inbound : HandlerTakes.Outbound
   if (m[PipelineEvent.ChannelReadComplete] !== undefined) bits |= HandlerTakes.ReadComplete
+  if (ctx.handler?.autoRelease === true) bits |= HandlerTakes.AutoRelease
   return bits
 }

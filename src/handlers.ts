@@ -24,6 +24,17 @@ export interface ChannelInboundHandler {
   userEventTriggered?(ctx: ChannelHandlerContext, event: unknown): unknown
   channelWritabilityChanged?(ctx: ChannelHandlerContext): unknown
   exceptionCaught?(ctx: ChannelHandlerContext, error: Error): unknown
+  /**
+   * The handler keeps no Buffer it reads past `channelRead`'s return (Netty's
+   * `SimpleChannelInboundHandler` auto-release; the contract of Node's `onread` buffer and
+   * uWebSockets.js). Large reads (16 KiB and more, and batches made only of reads for such
+   * handlers) are then detached when the call that delivered them returns: a Buffer kept
+   * later is empty (`length` 0), and its memory goes back at once instead of at V8's next full
+   * collection, which a fast stream otherwise triggers every 64 MB. Writing the Buffer during
+   * the call (an echo, a proxy) is fine: the write takes the bytes without a copy. To keep
+   * them, copy (`Buffer.from(msg)`). Default false: Buffers are yours to keep.
+   */
+  readonly autoRelease?: boolean
 }
 
 /** Outbound operations, tail → head. Each defaults to passing the operation on. */

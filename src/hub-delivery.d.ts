@@ -15,7 +15,7 @@ import type { Channel } from './channel';
 import { NetloopError } from './errors';
 import type { ChannelHub } from './hub';
 import type { Promises, Tokens } from './hub-refs';
-import type { OpStream } from './op-stream';
+import { type OpStream } from './op-stream';
 /** A NetloopError naming its channel (and its cause, if given). */
 export declare function errorOf(code: string, message: string, channel: number, cause?: unknown): NetloopError;
 /** The error that closed a channel, if one did (Netty's initial close cause). */

@@ -21,7 +21,7 @@ import { SslCloseCompletionEvent, SslHandshakeCompletionEvent, tlsHandlerOf } fr
 import { publishClose } from './diagnostics'
 import type { ChannelHub } from './hub'
 import type { Promises, Tokens } from './hub-refs'
-import type { OpStream } from './op-stream'
+import { applyHolding, type OpStream } from './op-stream'
 import { ErrorIndex, Outcome, PromiseId, RecordField, ServerId, UserEventKind, WireKind } from './protocol'
 import { EVENT_OF_WIRE } from './event-wire'
 
@@ -76,6 +76,7 @@ export class Delivery {
       stream.delivering--
       this.#segments = undefined
       if (stream.holdsRefs()) stream.applyNow()
+      applyHolding()
     }
   }
 

@@ -25,6 +25,9 @@ export interface ChannelMetrics {
     /** Of `bytesOut`: Buffers JS had been delivered and wrote back (an echo, a proxy), sent
      * without a copy and without keeping the Buffer alive. */
     bytesOutFromReads: number;
+    /** Bytes of reads delivered to `autoRelease` handlers whose Buffers were detached (emptied)
+     * when the handler returned, their memory returned at once. */
+    bytesReleased: number;
     channels: number;
 }
 /** Closes every channel of `loop` (its shutdown started). */

@@ -52,6 +52,9 @@ export interface ChannelMetrics {
   /** Of `bytesOut`: Buffers JS had been delivered and wrote back (an echo, a proxy), sent
    * without a copy and without keeping the Buffer alive. */
   bytesOutFromReads: number
+  /** Bytes of reads delivered to `autoRelease` handlers whose Buffers were detached (emptied)
+   * when the handler returned, their memory returned at once. */
+  bytesReleased: number
   channels: number
 }
 
@@ -77,6 +80,7 @@ export function channelMetrics(loop: EventLoop): ChannelMetrics | undefined {
     bytesIn: m[MetricsSlot.BytesToJs],
     bytesOut: m[MetricsSlot.BytesFromJs],
     bytesOutFromReads: m[MetricsSlot.BytesFromReads],
+    bytesReleased: m[MetricsSlot.BytesReleased],
     channels: m[MetricsSlot.Channels],
   }
 }

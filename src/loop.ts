@@ -152,7 +152,7 @@ export class EventLoop {
    * accepted (over `maxConnections`, or out of file descriptors).
    */
   metrics(): LoopMetrics {
-    const m = channelMetrics(this) ?? { iterations: 0, deliveries: 0, events: 0, jsToNativeCalls: 0, ops: 0, bytesIn: 0, bytesOut: 0, bytesOutFromReads: 0, channels: 0 }
+    const m = channelMetrics(this) ?? { iterations: 0, deliveries: 0, events: 0, jsToNativeCalls: 0, ops: 0, bytesIn: 0, bytesOut: 0, bytesOutFromReads: 0, bytesReleased: 0, channels: 0 }
     return { ...m, refusedConnections: this.#native.refusedConnections }
   }
 

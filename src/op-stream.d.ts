@@ -16,6 +16,8 @@
 import type * as Native from '../native';
 import type { Tokens } from './hub-refs';
 import type { WritabilityCounter } from './writability';
+/** Applies the ops of every stream in `holding`. */
+export declare function applyHolding(): void;
 export declare class OpStream {
     #private;
     readonly native: Native.NativeChannels;

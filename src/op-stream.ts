@@ -39,6 +39,19 @@ interface FramedCodec<M> {
   /** `m` in a Buffer of its own (too big for the arena). */
   bytes(m: M): Buffer
 }
+/**
+ * Streams holding big chunks outside a delivery of their own (a handler wrote what it got to a
+ * channel of another loop of this thread). A delivery applies them before it returns: the
+ * Buffers it lent an `autoRelease` handler are detached then, and must have been taken as
+ * slices of their reads first (crates/node/src/channel/big.rs).
+ */
+const holding = new Set<OpStream>()
+
+/** Applies the ops of every stream in `holding`. */
+export function applyHolding(): void {
+  for (const s of holding) s.applyNow()
+}
+
 const RESP_CODEC: FramedCodec<RespReply> = { write: writeReply, bytes: replyBytes }
 const HTTP_CODEC: FramedCodec<HttpResponse | HttpContent> = { write: writeHttp, bytes: httpBytes }
 
@@ -122,6 +135,7 @@ export class OpStream {
     const strings = this.#strings.length > 0 ? this.#strings : undefined
     this.big = []
     this.#strings = []
+    holding.delete(this)
     this.native.applyOps(big, strings)
     this.#arenaUsed = 0
   }
@@ -168,6 +182,7 @@ export class OpStream {
     }
     const len = buf.byteLength
     if (len >= BORROW_MIN) {
+      if (this.delivering === 0) holding.add(this)
       this.big.push(Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, len))
       return this.#encoded(bigKind, this.big.length - 1, len)
     }

@@ -194,6 +194,10 @@ export class ChannelPipeline {
     if (typeof handler !== 'object' || handler === null) {
       throw invalidArgType('handler', 'object', handler)
     }
+    const release = (handler as { autoRelease?: unknown }).autoRelease
+    if (release !== undefined && typeof release !== 'boolean') {
+      throw invalidArgType('handler.autoRelease', 'boolean', release)
+    }
   }
 
   #find(which: HandlerRef): ChannelHandlerContext {

@@ -80,6 +80,12 @@ export const enum HandlerTakes {
    * of making a record of it (channel/handlers.rs decides per pipeline change).
    */
   ReadComplete = 4,
+  /**
+   * The handler sets `autoRelease`: the reads its stand-in hands JS as Buffers of their own
+   * are detached when the delivery's call returns (channel/delivery.rs), their memory
+   * returned at once instead of at V8's next collection.
+   */
+  AutoRelease = 8,
 }
 
 /** @internal The flags byte of an HTTP content piece, either way (channel/http_wire.rs). */
@@ -147,8 +153,13 @@ export const enum MetricsSlot {
    * a copy and without keeping the JS Buffer alive (channel/big.rs).
    */
   BytesFromReads = 8,
+  /**
+   * Bytes of reads delivered to `autoRelease` handlers whose Buffers were detached when the
+   * handler returned (channel/delivery.rs).
+   */
+  BytesReleased = 9,
   /** The array's length. */
-  Length = 9,
+  Length = 10,
 }
 
 /** @internal The built-in native handlers JS can add (channel/codecs.rs). */
@@ -444,13 +455,13 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   DispatchPacking: { Multiplier: 8 },
   ErrorIndex: { None: -1 },
   HandlerPosition: { First: 0, Last: 1, Before: 2, After: 3 },
-  HandlerTakes: { Inbound: 1, Outbound: 2, ReadComplete: 4 },
+  HandlerTakes: { Inbound: 1, Outbound: 2, ReadComplete: 4, AutoRelease: 8 },
   HttpContentFlag: { Last: 1 },
   HttpIn: { Request: 0, Content: 1 },
   HttpOut: { Response: 1, Content: 2, Frozen: 3 },
   HttpRequestFlag: { Http11: 1, KeepAlive: 2, Streaming: 4, ExpectContinue: 8 },
   HttpResponseFlag: { Streaming: 1 },
-  MetricsSlot: { Iterations: 0, Deliveries: 1, Records: 2, JsToNative: 3, Ops: 4, BytesToJs: 5, BytesFromJs: 6, Channels: 7, BytesFromReads: 8, Length: 9 },
+  MetricsSlot: { Iterations: 0, Deliveries: 1, Records: 2, JsToNative: 3, Ops: 4, BytesToJs: 5, BytesFromJs: 6, Channels: 7, BytesFromReads: 8, BytesReleased: 9, Length: 10 },
   NativeHandlerKind: { Line: 1, Delimiter: 2, FixedLength: 3, LengthField: 4, Prepender: 5, Idle: 6, Tls: 7, Resp: 8, Http: 9, FlushConsolidation: 10 },
   Outcome: { Success: 0, NativeError: 1, JsError: 2 },
   PromiseId: { Silent: 0, VoidFiring: -1 },

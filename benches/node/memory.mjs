@@ -77,7 +77,7 @@ const loadBin = buildLoad('echo_load')
 const idleBin = buildLoad('idle_load')
 const WANTED = ['netloop TS', 'netloop Rust', 'node:net', 'tokio', 'C epoll', 'Netty']
 const { targets: built, skipped } = buildServers(WANTED, opt('--servers', undefined))
-const names = pickServers(Object.keys(built).filter((n) => n !== 'netloop Rust (2 workers)' && !built[n].scaling), opt('--servers', undefined))
+const names = pickServers(Object.keys(built).filter((n) => n !== 'netloop Rust (2 workers)' && !built[n].scaling && !built[n].modes), opt('--servers', undefined))
 
 const fdCount = (pid) => readdirSync(`/proc/${pid}/fd`).length
 /** TcpExt ListenDrops of the machine (/proc/net/netstat; it counts the ListenOverflows too). */

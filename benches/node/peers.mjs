@@ -166,6 +166,9 @@ async function loadRun(name, w) {
 
 const FLOOR = 'C epoll'
 
+/** True if server `name` takes part in workload `w` (a server may name the modes it runs in). */
+const runsIn = (name, w) => !TARGETS[name].modes || TARGETS[name].modes.includes(w.mode)
+
 function table(w, rounds, failed) {
   const bulk = w.mode === 'bulk' || w.mode === 'stream'
   const vsFloor = w.mode === 'stream' && names.includes(FLOOR)
@@ -176,7 +179,7 @@ function table(w, rounds, failed) {
     `| server | ${rateName} | ${bulk ? 'msg/s | ' : ''}p50 µs | p99 µs | ${cpuName} | server cores | peak RSS MiB | client CPU share (user) | ${rateName} ratio vs node:net | CPU ratio vs node:net |${vsFloor ? ` ${rateName} ratio vs ${FLOOR} | CPU ratio vs ${FLOOR} |` : ''}`,
     `| --- | --- | ${bulk ? '--- | ' : ''}--- | --- | --- | --- | --- | --- | --- | --- |${vsFloor ? ' --- | --- |' : ''}`,
   ]
-  for (const t of names) {
+  for (const t of names.filter((n) => runsIn(n, w))) {
     const rs = rounds.map((round) => round[t]).filter(Boolean)
     if (!rs.length) continue
     const col = (k) => rs.map((r) => r[k])
@@ -244,7 +247,7 @@ for (const key of Object.keys(WORKLOADS)) {
   const w = WORKLOADS[key]
   const rounds = []
   const failed = {}
-  const servers = w.scaling ? scalingNames : names
+  const servers = w.scaling ? scalingNames : names.filter((n) => runsIn(n, w))
   if (!servers.length) continue
   for (let r = 0; r < RUNS; r++) {
     const order = rotating(servers)(r).filter((t) => !failed[t])

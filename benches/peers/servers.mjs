@@ -12,6 +12,9 @@
 //                    → target/bench-build/release/examples/echo_server
 //   netloop TS       benches/node/servers/netloop-echo.mjs (compiled index.js, the addon given
 //                    with --addon), channelRead → ctx.writeAndFlush
+//   netloop TS (autoRelease)  the same with `autoRelease: true` on the handler; in the bulk and
+//                    stream workloads only (64 B reads are never detached: the figures would be
+//                    the same as netloop TS's)
 //   node:net         benches/node/servers/net-echo.mjs
 //
 // A server that cannot be built (tool missing, fetch failed, compile error) is left out with a
@@ -132,7 +135,11 @@ const BUILDERS = {
   },
   'netloop TS'() {
     if (!existsSync(join(root, 'index.js'))) throw new Error('index.js not compiled (the netloop TS server loads it)')
-    return { 'netloop TS': { cmd: process.execPath, args: [join(nodeServers, 'netloop-echo.mjs')], portRe: /^(\d+)\s*$/m, node: true } }
+    const echo = join(nodeServers, 'netloop-echo.mjs')
+    return {
+      'netloop TS': { cmd: process.execPath, args: [echo], portRe: /^(\d+)\s*$/m, node: true },
+      'netloop TS (autoRelease)': { cmd: process.execPath, args: [echo, '--auto-release'], portRe: /^(\d+)\s*$/m, node: true, modes: ['bulk', 'stream'] },
+    }
   },
   'node:net'() {
     return { 'node:net': { cmd: process.execPath, args: [join(nodeServers, 'net-echo.mjs')], portRe: /^(\d+)\s*$/m, node: true } }

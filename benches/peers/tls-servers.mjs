@@ -5,6 +5,7 @@
 //
 //   netloop TS    benches/node/servers/tls-netloop-echo.mjs: SslHandler + JS echo handler
 //                 (compiled index.js, the addon given with --addon), one loop on node's thread
+//   netloop TS (autoRelease)  the same with `autoRelease: true` on the echo handler
 //   node:tls      benches/node/servers/tls-node-echo.mjs: tls.createServer, each 'data' chunk
 //                 written back
 //   netloop Rust  crates/tls/examples/tls_echo_server.rs (the Rust core, no JS), one loop
@@ -83,6 +84,10 @@ const BUILDERS = {
   'netloop TS'() {
     if (!existsSync(join(root, 'index.js'))) throw new Error('index.js not compiled (the netloop TS server loads it)')
     return { cmd: process.execPath, args: (c) => [join(nodeServers, 'tls-netloop-echo.mjs'), c.cert, c.key], portRe: /^(\d+)\s*$/m, node: true }
+  },
+  'netloop TS (autoRelease)'() {
+    const ts = BUILDERS['netloop TS']()
+    return { ...ts, args: (c) => [...ts.args(c), '--auto-release'] }
   },
   'node:tls'() {
     return { cmd: process.execPath, args: (c) => [join(nodeServers, 'tls-node-echo.mjs'), c.cert, c.key], portRe: /^(\d+)\s*$/m, node: true }

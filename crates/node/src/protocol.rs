@@ -351,6 +351,10 @@ pub enum HandlerTakes {
     /// native handler sits behind a JS one, the stand-ins pass the event on natively instead
     /// of making a record of it (channel/handlers.rs decides per pipeline change).
     ReadComplete = 4,
+    /// The handler sets `autoRelease`: the reads its stand-in hands JS as Buffers of their own
+    /// are detached when the delivery's call returns (channel/delivery.rs), their memory
+    /// returned at once instead of at V8's next collection.
+    AutoRelease = 8,
 }
 
 /// Where `addJs`/`addNative` put a handler in the pipeline (`pos`).
@@ -422,8 +426,11 @@ pub enum MetricsSlot {
     /// Bytes JS wrote that were Buffers it had been delivered (an echo, a proxy): sent without
     /// a copy and without keeping the JS Buffer alive (channel/big.rs).
     BytesFromReads = 8,
+    /// Bytes of reads delivered to `autoRelease` handlers whose Buffers were detached when the
+    /// handler returned (channel/delivery.rs).
+    BytesReleased = 9,
     /// The array's length.
-    Length = 9,
+    Length = 10,
 }
 
 /// The flags byte of an HTTP content piece, either way (channel/http_wire.rs).

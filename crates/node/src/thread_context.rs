@@ -16,6 +16,9 @@
 //! - `read_pool`: the JS Buffer small deliveries are copied into (`channel::read_pool`). A
 //!   delivery makes it, or a new one when it is full (dropping the old reference); it is
 //!   released with the thread.
+//! - `lent`: the reads each hub lent JS during the delivery it runs now, tagged with the hub's
+//!   id (`channel::big`). The hub lends at each call into JS and forgets its own when the
+//!   delivery ends; a write applied by any hub of the thread meanwhile finds them.
 //!
 //! After the thread's TLS destructors ran (thread exit) every accessor reports "nothing".
 
@@ -35,6 +38,7 @@ pub(crate) struct ThreadContext {
     pub hubs: RefCell<HashMap<u64, Weak<Hub>>>,
     pub released: RefCell<Vec<(u32, f64)>>,
     pub read_pool: RefCell<Option<crate::channel::read_pool::Pool>>,
+    pub lent: RefCell<crate::channel::big::Lent>,
 }
 
 thread_local! {

@@ -85,6 +85,9 @@ pub struct Takes {
     pub outbound: bool,
     /// The handler has `channelReadComplete`.
     pub read_complete: bool,
+    /// The handler keeps no read past its call (`autoRelease`): its reads' Buffers are
+    /// detached when the delivery's call returns.
+    pub auto_release: bool,
 }
 
 impl Takes {
@@ -94,6 +97,7 @@ impl Takes {
             inbound: bits & HandlerTakes::Inbound as u32 != 0,
             outbound: bits & HandlerTakes::Outbound as u32 != 0,
             read_complete: bits & HandlerTakes::ReadComplete as u32 != 0,
+            auto_release: bits & HandlerTakes::AutoRelease as u32 != 0,
         }
     }
 }
@@ -134,12 +138,14 @@ impl JsAdapter {
                 // A large read reaches JS as a Buffer of its own, without a copy.
                 hub.count_bytes_out_to_js(bytes.len());
                 let len = bytes.len() as f64;
-                let seg = hub.outbox().put_segment(bytes);
+                let seg = hub.outbox().put_segment(bytes, self.takes.auto_release);
                 self.push(wire::READ_BYTES, 0.0, len, seg);
                 return Ok(());
             }
             Message::Bytes(bytes) => {
-                let off = hub.outbox().put_bytes(&bytes);
+                let off = hub
+                    .outbox()
+                    .put_bytes_of(&bytes, read && self.takes.auto_release);
                 hub.count_bytes_out_to_js(bytes.len());
                 let kind = if read {
                     wire::READ_BYTES

@@ -13,34 +13,41 @@
 //! drives full collections (under a 16 KiB stream the whole difference with node:net's
 //! CPU per MB was V8's major marking). A lent read's Buffer instead dies young.
 //!
-//! Ground rules: loop thread only; the lent table holds the reads of the delivery running
-//! now and is emptied when it ends (a write made later, after an `await`, takes a reference).
+//! Ground rules: loop thread only. The lent table is the thread's (`thread_context`): it holds
+//! the reads of the deliveries running now, each tagged with its hub, and a hub forgets its own
+//! when its delivery ends (a write made later, after an `await`, takes a reference). It is one
+//! table per thread, not per hub, because a handler may write what it got to a channel of
+//! another loop of the same thread, and a Buffer an `autoRelease` handler got is detached when
+//! its call returns (`delivery.rs`): a napi reference taken to it meanwhile would point at
+//! memory freed by the detach. Found in the table, it becomes a slice of the read instead.
 
 use bytes::Bytes;
 use napi::bindgen_prelude::{Buffer, BufferSlice, FromNapiValue, JsValue};
 use napi::{sys, Env};
 
-/// The reads lent to JS during the current delivery (clones of the `Bytes` the lent Buffers
-/// own), matched by address against the Buffers of large writes.
+/// The reads lent to JS during the deliveries running now (clones of the `Bytes` the lent
+/// Buffers own, each with its hub's id), matched by address against the Buffers of large
+/// writes.
 #[derive(Default)]
 pub struct Lent {
-    reads: Vec<Bytes>,
+    reads: Vec<(u32, Bytes)>,
 }
 
 impl Lent {
-    pub fn lend(&mut self, reads: &[Bytes]) {
-        self.reads.extend(reads.iter().cloned());
+    pub fn lend(&mut self, hub: u32, reads: &[Bytes]) {
+        self.reads.extend(reads.iter().map(|r| (hub, r.clone())));
     }
 
-    /// Forgets the lent reads (their memory is freed when JS collects their Buffers).
-    pub fn clear(&mut self) {
-        self.reads.clear();
+    /// Forgets the reads `hub` lent (their memory is freed when JS collects or the hub
+    /// detaches their Buffers).
+    pub fn clear(&mut self, hub: u32) {
+        self.reads.retain(|(h, _)| *h != hub);
     }
 
     /// `view` as a slice of the lent read it lies in, if it lies in one.
     fn slice_of(&self, view: &[u8]) -> Option<Bytes> {
         let (start, len) = (view.as_ptr() as usize, view.len());
-        self.reads.iter().find_map(|r| {
+        self.reads.iter().find_map(|(_, r)| {
             let base = r.as_ptr() as usize;
             let off = start.checked_sub(base)?;
             (off.checked_add(len)? <= r.len()).then(|| r.slice(off..off + len))
@@ -80,11 +87,12 @@ impl<'a> BigChunks<'a> {
     /// Chunk `i`'s bytes for a message that outlives the batch, without a copy: a slice of a
     /// lent read (`true`), or the Buffer kept alive by a reference. Empty if there is none or
     /// it was taken.
-    pub fn take(&mut self, i: usize, lent: &Lent) -> (Bytes, bool) {
+    pub fn take(&mut self, i: usize) -> (Bytes, bool) {
         let Some(chunk) = self.chunks.get_mut(i).and_then(Option::take) else {
             return (Bytes::new(), false);
         };
-        if let Some(bytes) = lent.slice_of(&chunk) {
+        let slice = crate::thread_context::with(|c| c.lent.borrow().slice_of(&chunk)).flatten();
+        if let Some(bytes) = slice {
             return (bytes, true);
         }
         // SAFETY: on the env's thread, inside the napi call that passed `chunk` (its handle is
@@ -107,7 +115,7 @@ mod tests {
         let read = Bytes::from(vec![7u8; 64]);
         let other = [7u8; 64];
         let mut lent = Lent::default();
-        lent.lend(std::slice::from_ref(&read));
+        lent.lend(1, std::slice::from_ref(&read));
 
         let inside = lent.slice_of(&read[8..40]).expect("a view inside the read");
         assert_eq!(
@@ -118,7 +126,12 @@ mod tests {
         assert_eq!(inside.len(), 32);
         assert!(lent.slice_of(&read[..]).is_some(), "the whole read");
         assert!(lent.slice_of(&other[..]).is_none(), "equal bytes elsewhere");
-        lent.clear();
+        lent.clear(2);
+        assert!(
+            lent.slice_of(&read[8..40]).is_some(),
+            "another hub's delivery ended"
+        );
+        lent.clear(1);
         assert!(lent.slice_of(&read[8..40]).is_none(), "after the delivery");
     }
 }

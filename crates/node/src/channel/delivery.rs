@@ -66,7 +66,7 @@ impl Hub {
         // The ops of the last call (after the last round) are applied now, not left in the
         // shared buffer until something else applies them.
         self.apply_ops(&mut BigChunks::none(), &[]);
-        self.lent.borrow_mut().clear();
+        lend(|l| l.clear(self.id));
         self.delivering.set(false);
         if !self.outbox.borrow().is_empty() {
             if let Some(l) = self.local.upgrade() {
@@ -91,27 +91,38 @@ impl Hub {
             let mut undefined = ptr::null_mut();
             sys::napi_get_undefined(env, &mut undefined);
             if let Some(bridge) = bridge {
+                let arena_released = batch.arena_released();
                 let Outbox {
                     records,
                     bytes,
                     strings,
                     segments,
+                    released_segments,
                     ..
                 } = batch;
-                let mut lent = self.lent.borrow_mut();
-                lent.lend(&segments);
-                let segments = make_segments(env, segments).unwrap_or(undefined);
+                lend(|l| l.lend(self.id, &segments));
+                let (segments, segment_values) =
+                    make_segments(env, segments).unwrap_or((undefined, Vec::new()));
+                // The Buffers detached when the calls return: the released segments, and the
+                // batch's own Buffer when every byte of it is a released read (not the pool,
+                // which other batches share).
+                let mut detached: Vec<sys::napi_value> = released_segments
+                    .iter()
+                    .filter_map(|&i| segment_values.get(i).copied())
+                    .collect();
                 let (arena, base) = match super::read_pool::pooled(env, &bytes) {
                     Some((pool, at)) => (pool, at as f64),
                     None => {
                         let (buffer, whole) = make_buffer(env, bytes);
                         if let Some(whole) = whole {
-                            lent.lend(std::slice::from_ref(&whole));
+                            lend(|l| l.lend(self.id, std::slice::from_ref(&whole)));
+                        }
+                        if let (Some(buffer), true) = (buffer, arena_released) {
+                            detached.push(buffer);
                         }
                         (buffer.unwrap_or(undefined), -1.0)
                     }
                 };
-                drop(lent);
                 let mut base_value = ptr::null_mut();
                 sys::napi_create_double(env, base, &mut base_value);
                 let strings = make_strings(env, &strings).unwrap_or(undefined);
@@ -126,6 +137,12 @@ impl Hub {
                         &[arena, strings, base_value, segments],
                     );
                 }
+                // Every write JS made of these Buffers was applied before its call returned
+                // (`OpStream` applies big chunks at the end of a dispatch) and became a slice
+                // of the read (`big.rs`): nothing native points into their memory.
+                let released: usize = detached.iter().map(|&b| detach(env, b)).sum();
+                m.bytes_released
+                    .set(m.bytes_released.get() + released as f64);
             }
             sys::napi_close_handle_scope(env, scope);
         }
@@ -215,15 +232,53 @@ unsafe extern "C" fn free_bytes(
     drop(unsafe { Box::from_raw(hint.cast::<Bytes>()) });
 }
 
-/// An array of external Buffers, one per large read, each owning its `Bytes` (undefined when
-/// there are none).
+/// Runs `f` on this thread's lent table (`big.rs`).
+fn lend(f: impl FnOnce(&mut super::big::Lent)) {
+    crate::thread_context::with(|c| f(&mut c.lent.borrow_mut()));
+}
+
+/// Detaches `buffer`'s ArrayBuffer: every view of it, kept or not, becomes empty, and its
+/// memory is returned now (an external Buffer's `Bytes` are dropped by its finalizer) instead
+/// of when V8 next collects. Returns the bytes the Buffer viewed (0 if it could not).
+///
+/// # Safety
+/// A handle scope must be open on the env's thread and `buffer` a Buffer made in it.
+unsafe fn detach(env: sys::napi_env, buffer: sys::napi_value) -> usize {
+    let (mut kind, mut len, mut data, mut ab, mut offset) =
+        (0, 0, ptr::null_mut(), ptr::null_mut(), 0);
+    // SAFETY: per the function's contract; out-pointers are valid locals.
+    let ok = unsafe {
+        sys::napi_get_typedarray_info(
+            env,
+            buffer,
+            &mut kind,
+            &mut len,
+            &mut data,
+            &mut ab,
+            &mut offset,
+        ) == sys::Status::napi_ok
+            && sys::napi_detach_arraybuffer(env, ab) == sys::Status::napi_ok
+    };
+    if ok {
+        len
+    } else {
+        0
+    }
+}
+
+/// An array of external Buffers, one per large read, each owning its `Bytes`, and the Buffers
+/// by index (`None` when there are none).
 ///
 /// # Safety
 /// A handle scope must be open on the env's thread.
-unsafe fn make_segments(env: sys::napi_env, segments: Vec<Bytes>) -> Option<sys::napi_value> {
+unsafe fn make_segments(
+    env: sys::napi_env,
+    segments: Vec<Bytes>,
+) -> Option<(sys::napi_value, Vec<sys::napi_value>)> {
     if segments.is_empty() {
         return None;
     }
+    let mut values = Vec::with_capacity(segments.len());
     let mut arr = ptr::null_mut();
     // SAFETY: per the function's contract.
     if unsafe { sys::napi_create_array_with_length(env, segments.len(), &mut arr) }
@@ -241,8 +296,9 @@ unsafe fn make_segments(env: sys::napi_env, segments: Vec<Bytes>) -> Option<sys:
         });
         // SAFETY: `arr` and `value` are handles of the open scope.
         unsafe { sys::napi_set_element(env, arr, i as u32, value) };
+        values.push(value);
     }
-    Some(arr)
+    Some((arr, values))
 }
 
 /// An array of JS strings (undefined when empty).

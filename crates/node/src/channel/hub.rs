@@ -53,6 +53,7 @@ pub struct Metrics {
     pub bytes_to_js: Cell<f64>,
     pub bytes_from_js: Cell<f64>,
     pub bytes_from_reads: Cell<f64>,
+    pub bytes_released: Cell<f64>,
 }
 
 pub struct Hub {
@@ -78,8 +79,6 @@ pub struct Hub {
     /// `apply_ops`'s map of the channels whose writes it counted ahead, kept empty between
     /// batches so that its capacity is reused.
     pub(super) reserved: RefCell<super::ops::Reserved>,
-    /// The reads lent to JS during the current delivery (see [`super::big`]).
-    pub(super) lent: RefCell<super::big::Lent>,
     pub metrics: Metrics,
 }
 
@@ -115,7 +114,6 @@ impl Hub {
             delivering: Cell::new(false),
             refd_open: Cell::new(0),
             reserved: RefCell::default(),
-            lent: RefCell::default(),
             metrics: Metrics::default(),
         });
         bridge.set_hook(hub.clone());

@@ -7,7 +7,7 @@
 
 mod acceptor;
 mod adapter;
-mod big;
+pub(crate) mod big;
 mod codecs;
 mod delivery;
 mod handlers;
@@ -444,6 +444,7 @@ impl NativeChannels {
         s[MetricsSlot::BytesFromJs as usize] = m.bytes_from_js.get();
         s[MetricsSlot::Channels as usize] = self.hub.channel_count() as f64;
         s[MetricsSlot::BytesFromReads as usize] = m.bytes_from_reads.get();
+        s[MetricsSlot::BytesReleased as usize] = m.bytes_released.get();
         s
     }
 }

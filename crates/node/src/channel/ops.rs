@@ -104,7 +104,7 @@ impl Hub {
             }
             wire::READ_BIG | wire::WRITE_BIG => {
                 // Each index is used by one op: the Buffer moves into the message.
-                let (data, lent) = big.take(a as usize, &self.lent.borrow());
+                let (data, lent) = big.take(a as usize);
                 let m = &self.metrics;
                 m.bytes_from_js
                     .set(m.bytes_from_js.get() + data.len() as f64);

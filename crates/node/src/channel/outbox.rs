@@ -18,6 +18,12 @@ pub struct Outbox {
     /// Large reads handed to JS as Buffers of their own, without a copy (a read record's `c`
     /// is its index here plus one; 0: its bytes are in `bytes`).
     pub segments: Vec<Bytes>,
+    /// Which `segments` (by index) went to `autoRelease` handlers: their Buffers are detached
+    /// when the delivery's call returns.
+    pub released_segments: Vec<usize>,
+    /// How many of `bytes` are reads of `autoRelease` handlers: when all are, the batch's
+    /// Buffer is detached like a released segment.
+    pub released_bytes: usize,
     /// Counts the batches taken: a stand-in that pushed a record in this epoch knows JS has
     /// not seen it yet (see `adapter`).
     pub epoch: u64,
@@ -52,6 +58,8 @@ impl Outbox {
             bytes: Vec::with_capacity(self.bytes.len().min(MAX_RESERVED_BYTES)),
             strings: Vec::new(),
             segments: Vec::new(),
+            released_segments: Vec::new(),
+            released_bytes: 0,
             epoch: self.epoch + 1,
         };
         std::mem::replace(self, next)
@@ -66,17 +74,30 @@ impl Outbox {
             .extend_from_slice(&[f64::from(kind), channel, ctx, a, b, c]);
     }
 
-    /// Appends bytes to the arena; returns their offset.
-    pub fn put_bytes(&mut self, data: &Bytes) -> f64 {
+    /// Appends bytes to the arena, `released` if JS gives them up when its call returns (a
+    /// read for an `autoRelease` handler); returns their offset.
+    pub fn put_bytes_of(&mut self, data: &Bytes, released: bool) -> f64 {
         let off = self.bytes.len();
         self.bytes.extend_from_slice(data);
+        if released {
+            self.released_bytes += data.len();
+        }
         off as f64
     }
 
-    /// Keeps a large read for JS as a Buffer of its own; returns the record's `c` for it.
-    pub fn put_segment(&mut self, data: Bytes) -> f64 {
+    /// Keeps a large read for JS as a Buffer of its own, `released` as in
+    /// [`Self::put_bytes_of`]; returns the record's `c` for it.
+    pub fn put_segment(&mut self, data: Bytes, released: bool) -> f64 {
+        if released {
+            self.released_segments.push(self.segments.len());
+        }
         self.segments.push(data);
         self.segments.len() as f64
+    }
+
+    /// True if every byte of the arena belongs to reads JS gives up when its call returns.
+    pub fn arena_released(&self) -> bool {
+        !self.bytes.is_empty() && self.released_bytes == self.bytes.len()
     }
 
     /// Records an error for JS: a JS error keeps its identity, a native one becomes four
