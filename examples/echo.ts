@@ -6,7 +6,8 @@
 //   printf 'hello\n' | nc -N 127.0.0.1 7000   # half-closes after sending: the reply still comes back
 //
 // Bytes are written in channelRead and flushed once per read batch in channelReadComplete,
-// as in Netty's EchoServerHandler.
+// as in Netty's EchoServerHandler. The handler keeps nothing past channelRead
+// (`autoRelease`): large reads are released as soon as it returns (docs/guide.md).
 //
 // A client that half-closes (shuts its output down: `nc -N`, `socket.end()`) still gets
 // everything back: with `allowHalfClosure` its FIN arrives as a ChannelInputShutdownEvent
@@ -22,6 +23,7 @@ import { portArg, start } from './lib/server'
 import { tlsContextArg, withTls } from './lib/tls'
 
 const echo: ChannelHandler = {
+  autoRelease: true,
   channelRead(ctx, msg: Buffer) {
     ctx.write(msg)
   },

@@ -13,7 +13,9 @@
 // Bytes are forwarded as they arrive and flushed once per read batch. When the receiving side
 // cannot keep up (`isWritable` false: more than the high water mark pending), the sending side
 // stops reading (`config.autoRead = false`) until `channelWritabilityChanged` says it drained.
-// When one side closes, the other is flushed, then closed.
+// When one side closes, the other is flushed, then closed. A read is written to the peer
+// inside channelRead and kept nowhere, so the handlers set `autoRelease`: large reads are
+// released as soon as they return (docs/guide.md).
 //
 // Half-closure: both channels have `allowHalfClosure`, so a peer's FIN arrives as a
 // ChannelInputShutdownEvent instead of closing its channel. The FIN is passed on (the other
@@ -64,6 +66,7 @@ function logError(side: string, ctx: ChannelHandlerContext, e: Error): void {
  * unwritable. The same handler serves both directions; `Frontend` adds the connect step.
  */
 class Relay implements ChannelHandler {
+  readonly autoRelease = true
   peer: Channel | undefined
   /** The relay of the other direction. */
   peerRelay: Relay | undefined
