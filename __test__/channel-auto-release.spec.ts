@@ -2,17 +2,11 @@ import test from 'ava'
 import * as net from 'node:net'
 
 import { EventLoop, NetloopError, type Channel } from '../index'
-import { collect, dial, loopFor, netClient, serve, until } from './channel-helpers'
+import { collect, dial, loopFor, netClient, pattern, serve, until } from './channel-helpers'
 
 // A handler with `autoRelease: true` keeps no read past its call: the large reads it gets are
 // detached when the delivery's call returns (their memory returned at once, not at V8's next
 // full collection). What it writes back during the call is sent intact; what it keeps is empty.
-
-function pattern(n: number, seed: number): Buffer {
-  const b = Buffer.allocUnsafe(n)
-  for (let i = 0; i < n; i++) b[i] = (i * 31 + seed) & 0xff
-  return b
-}
 
 test('an autoRelease echo sends every byte back, and the large reads it kept are empty after its calls', async (t) => {
   const loop = loopFor(t)

@@ -54,6 +54,13 @@ export function netClient(t: Teardown, port: number): Promise<net.Socket> {
   })
 }
 
+/** `n` bytes of a pattern that depends on `seed` (so that a shifted or mixed-up copy differs). */
+export function pattern(n: number, seed: number): Buffer {
+  const b = Buffer.allocUnsafe(n)
+  for (let i = 0; i < n; i++) b[i] = (i * 31 + seed) & 0xff
+  return b
+}
+
 /** Collects everything a socket receives until it ends. */
 export function collect(s: net.Socket): { data: () => Buffer; ended: Promise<void> } {
   const chunks: Buffer[] = []

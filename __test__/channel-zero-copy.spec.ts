@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 
 import type { Channel, ChannelPromise } from '../index'
-import { collect, dial, loopFor, netClient, serve, until } from './channel-helpers'
+import { collect, dial, loopFor, netClient, pattern, serve, until } from './channel-helpers'
 
 // Byte writes of 8 KiB and more are written from the JS Buffer itself (the native side holds a
 // reference until the socket took the bytes); these tests pin what that must keep: content and
@@ -11,12 +11,6 @@ import { collect, dial, loopFor, netClient, serve, until } from './channel-helpe
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
-
-function pattern(n: number, seed: number): Buffer {
-  const b = Buffer.allocUnsafe(n)
-  for (let i = 0; i < n; i++) b[i] = (i * 31 + seed) & 0xff
-  return b
-}
 
 test('large Buffer writes arrive intact and in order among small writes and strings', async (t) => {
   const loop = loopFor(t)
