@@ -20,12 +20,17 @@ function nodeClient(t: T, port: number): Promise<tls.TLSSocket> {
   })
 }
 
-test(`${VOLUME / MiB} MiB of checksummed data echo intact over TLS through a JS handler`, async (t) => {
+/**
+ * Echoes `volume` bytes of random data from a node:tls client through a netloop TLS server's
+ * JS handler (`autoRelease` as given) and checks both directions' checksums; the server's loop.
+ */
+async function checksummedEcho(t: T, volume: number, autoRelease: boolean) {
   const serverHash = createHash('sha256')
   let serverBytes = 0
   // An echo that stops reading while its output is above the high water mark (autoRead off
   // also stops reading TLS records) and resumes when it drains.
   const app: ChannelHandler = {
+    autoRelease,
     channelRead(ctx, msg: Buffer) {
       serverHash.update(msg)
       serverBytes += msg.length
@@ -40,7 +45,8 @@ test(`${VOLUME / MiB} MiB of checksummed data echo intact over TLS through a JS 
       ctx.fireChannelWritabilityChanged()
     },
   }
-  const { port } = await serve(t, loopFor(t), withTls(serverContext(), app))
+  const loop = loopFor(t)
+  const { port } = await serve(t, loop, withTls(serverContext(), app))
   const s = await nodeClient(t, port)
   const sent = createHash('sha256')
   const received = createHash('sha256')
@@ -49,9 +55,9 @@ test(`${VOLUME / MiB} MiB of checksummed data echo intact over TLS through a JS 
     received.update(d)
     got += d.length
   })
-  const done = new Promise<void>((resolve) => s.on('data', () => got >= VOLUME && resolve()))
-  for (let off = 0; off < VOLUME; off += MiB) {
-    const block = randomBytes(Math.min(MiB, VOLUME - off))
+  const done = new Promise<void>((resolve) => s.on('data', () => got >= volume && resolve()))
+  for (let off = 0; off < volume; off += MiB) {
+    const block = randomBytes(Math.min(MiB, volume - off))
     sent.update(block)
     // Backpressure: wait for 'drain' whenever write() says the buffer is full.
     for (let i = 0; i < block.length; i += 64 * 1024) {
@@ -60,10 +66,21 @@ test(`${VOLUME / MiB} MiB of checksummed data echo intact over TLS through a JS 
   }
   await done
   const want = sent.digest('hex')
-  t.is(got, VOLUME)
-  t.is(serverBytes, VOLUME)
+  t.is(got, volume)
+  t.is(serverBytes, volume)
   t.is(serverHash.digest('hex'), want)
   t.is(received.digest('hex'), want)
+  return loop
+}
+
+test(`${VOLUME / MiB} MiB of checksummed data echo intact over TLS through a JS handler`, async (t) => {
+  const loop = await checksummedEcho(t, VOLUME, false)
+  t.is(loop.metrics().bytesReleased, 0)
+})
+
+test('16 MiB echo intact over TLS through an autoRelease handler, whose large plaintext reads are released', async (t) => {
+  const loop = await checksummedEcho(t, 16 * MiB, true)
+  t.true(loop.metrics().bytesReleased > 0, 'plaintext reads of 16 KiB and more were detached after the handler')
 })
 
 test('a reader that stops reading: the server writes only while writable, then everything arrives intact', async (t) => {
