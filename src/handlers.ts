@@ -32,7 +32,8 @@ export interface ChannelInboundHandler {
    * later is empty (`length` 0), and its memory goes back at once instead of at V8's next full
    * collection, which a fast stream otherwise triggers every 64 MB. Writing the Buffer during
    * the call (an echo, a proxy) is fine: the write takes the bytes without a copy. To keep
-   * them, copy (`Buffer.from(msg)`). Default false: Buffers are yours to keep.
+   * them, copy (`Buffer.from(msg)`). Default false: Buffers are yours to keep. Read when the
+   * handler is added to a pipeline (a class may declare it as a field or a getter).
    */
   readonly autoRelease?: boolean
 }
