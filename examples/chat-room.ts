@@ -117,10 +117,13 @@ class ChatHandler implements ChannelHandler {
     ctx.close()
   }
 
-  /** Says `goodbye`, then closes once it is written. */
+  /** Says `goodbye`, then closes once it is written; the room writes it nothing after. */
   #leave(ctx: ChannelHandlerContext, goodbye: string) {
     if (this.#leaving) return
     this.#leaving = true
+    // Out of the room now, not at channelInactive: a line said (or a `left` from another
+    // worker) between the goodbye and the close would otherwise reach the user after it.
+    room.delete(ctx.channel)
     ctx.writeAndFlush(`${goodbye}\n`, ctx.newPromise()).addListener(() => ctx.close())
   }
 }
@@ -142,8 +145,11 @@ export function childHandler(ch: Channel): void {
 export async function sayGoodbye(): Promise<void> {
   closing = true
   const bye = Buffer.from('* the server is shutting down\n')
+  // The room empties at once: nothing said meanwhile reaches a user after the notice.
+  const users = [...room]
+  room.clear()
   await Promise.all(
-    [...room].map(async (ch) => {
+    users.map(async (ch) => {
       await ch.writeAndFlush(bye, ch.newPromise()).then(undefined, () => undefined)
       await ch.close()
     }),
