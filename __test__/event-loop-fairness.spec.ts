@@ -4,6 +4,7 @@ import { stat } from 'node:fs'
 import { join } from 'node:path'
 
 import { EventLoop } from '../index'
+import { countTurns } from './helpers'
 
 const index = join(__dirname, '..', 'index.js')
 
@@ -22,18 +23,13 @@ function endlessChain(loop: EventLoop): { stop(): void; runs(): number } {
 test.serial('an endless task chain leaves setImmediate, timers and fs callbacks their turn', async (t) => {
   const loop = new EventLoop()
   const chain = endlessChain(loop)
-  let immediates = 0
+  const immediates = countTurns()
   let stats = 0
-  let immediateOn = true
-  const immediate = () => {
-    immediates++
-    if (immediateOn) setImmediate(immediate)
-  }
-  setImmediate(immediate)
+  let statOn = true
   const statOne = () =>
     stat(__filename, () => {
       stats++
-      if (immediateOn) statOne()
+      if (statOn) statOne()
     })
   statOne()
   const started = Date.now()
@@ -41,10 +37,11 @@ test.serial('an endless task chain leaves setImmediate, timers and fs callbacks 
   setTimeout(() => (timeoutAfter = Date.now() - started), 50)
   // A timer of the same 1 s, so the check does not itself depend on the loop being fair.
   await new Promise<void>((resolve) => setTimeout(resolve, 1000))
-  immediateOn = false
+  immediates.stop()
+  statOn = false
   chain.stop()
   await loop.shutdownGracefully(0, 2000)
-  t.true(immediates > 50, `setImmediate ran ${immediates} times in 1 s`)
+  t.true(immediates.turns > 50, `setImmediate ran ${immediates.turns} times in 1 s`)
   t.true(stats > 20, `fs.stat called back ${stats} times in 1 s`)
   t.true(timeoutAfter >= 0 && timeoutAfter < 1000, `the 50 ms timeout fired after ${timeoutAfter} ms`)
   t.true(chain.runs() > 1000, `the chain ran ${chain.runs()} tasks`)
@@ -54,18 +51,12 @@ test.serial('queued JS tasks run one batch of 32 per loop iteration, with setImm
   // One native marker per iteration runs one JS batch: nothing else bounds JS work per
   // iteration (the binding's own per-iteration marker bound is gone).
   const loop = new EventLoop({ ioRatio: 100 })
-  let turns = 0
-  let on = true
-  const immediate = () => {
-    turns++
-    if (on) setImmediate(immediate)
-  }
-  setImmediate(immediate)
+  const turns = countTurns()
   const seen: number[] = []
   await new Promise<void>((resolve) => {
-    for (let i = 0; i < 32 * 10; i++) loop.execute(() => (seen.push(turns), seen.length === 32 * 10 && resolve()))
+    for (let i = 0; i < 32 * 10; i++) loop.execute(() => (seen.push(turns.turns), seen.length === 32 * 10 && resolve()))
   })
-  on = false
+  turns.stop()
   await loop.shutdownGracefully(0, 2000)
   for (let b = 0; b < 10; b++) t.is(new Set(seen.slice(b * 32, b * 32 + 32)).size, 1, `batch ${b} ran within one iteration`)
   t.true(new Set(seen).size >= 10, `10 batches ran in ${new Set(seen).size} iterations`)
@@ -74,18 +65,12 @@ test.serial('queued JS tasks run one batch of 32 per loop iteration, with setImm
 test.serial('an endless task chain of an ioRatio 100 loop leaves setImmediate its turn', async (t) => {
   const loop = new EventLoop({ ioRatio: 100 })
   const chain = endlessChain(loop)
-  let immediates = 0
-  let on = true
-  const immediate = () => {
-    immediates++
-    if (on) setImmediate(immediate)
-  }
-  setImmediate(immediate)
+  const immediates = countTurns()
   await new Promise<void>((resolve) => setTimeout(resolve, 500))
-  on = false
+  immediates.stop()
   chain.stop()
   await loop.shutdownGracefully(0, 2000)
-  t.true(immediates > 25, `setImmediate ran ${immediates} times in 0.5 s`)
+  t.true(immediates.turns > 25, `setImmediate ran ${immediates.turns} times in 0.5 s`)
 })
 
 test('a SIGINT handler runs while a task chain keeps the loop busy', async (t) => {

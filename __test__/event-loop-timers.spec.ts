@@ -2,7 +2,7 @@
 import test from 'ava'
 
 import { EventLoop } from '../index'
-import { until, withLoop } from './helpers'
+import { countTurns, until, withLoop } from './helpers'
 
 test('timers with equal deadlines run in the order they were scheduled', async (t) => {
   const loop = withLoop(t)
@@ -190,23 +190,6 @@ test('a one-shot timer that is running cannot be cancelled; a periodic one can',
   await until(() => sentinel.isDone)
   t.is(runs, 1)
 })
-
-/** Counts turns of Node's event loop (one setImmediate callback a turn) until stopped. */
-function countTurns(): { readonly turns: number; stop(): void } {
-  let turns = 0
-  let on = true
-  const tick = () => {
-    turns++
-    if (on) setImmediate(tick)
-  }
-  setImmediate(tick)
-  return {
-    get turns() {
-      return turns
-    },
-    stop: () => void (on = false),
-  }
-}
 
 test.serial('a fixed-rate timer catches up after an overrun, a fixed-delay one does not', async (t) => {
   const loop = withLoop(t)

@@ -22,3 +22,20 @@ export function withLoop(t: { teardown(fn: () => unknown): void }, options: Even
   t.teardown(() => loop.shutdownGracefully(0, 1000))
   return loop
 }
+
+/** Counts turns of Node's event loop (one setImmediate callback a turn) until stopped. */
+export function countTurns(): { readonly turns: number; stop(): void } {
+  let turns = 0
+  let on = true
+  const tick = () => {
+    turns++
+    if (on) setImmediate(tick)
+  }
+  setImmediate(tick)
+  return {
+    get turns() {
+      return turns
+    },
+    stop: () => void (on = false),
+  }
+}
