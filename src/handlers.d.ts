@@ -35,6 +35,8 @@ export interface ChannelInboundHandler {
      */
     readonly autoRelease?: boolean;
 }
+/** Throws `ERR_INVALID_ARG_TYPE` unless `handler` is an object whose `autoRelease`, if set, is a boolean. */
+export declare function checkHandler(handler: unknown): void;
 /** Outbound operations, tail → head. Each defaults to passing the operation on. */
 export interface ChannelOutboundHandler {
     handlerAdded?(ctx: ChannelHandlerContext): unknown;

@@ -5,6 +5,7 @@
  */
 import type { ChannelHandlerContext } from './context'
 import type { ChannelPromise } from './promise'
+import { invalidArgType } from './errors'
 
 /** What a handler may write: bytes (Buffer, Uint8Array, string as UTF-8), or any JS value for handlers further on. */
 export type Outbound = Buffer | Uint8Array | string | unknown
@@ -36,6 +37,13 @@ export interface ChannelInboundHandler {
    * handler is added to a pipeline (a class may declare it as a field or a getter).
    */
   readonly autoRelease?: boolean
+}
+
+/** Throws `ERR_INVALID_ARG_TYPE` unless `handler` is an object whose `autoRelease`, if set, is a boolean. */
+export function checkHandler(handler: unknown): void {
+  if (typeof handler !== 'object' || handler === null) throw invalidArgType('handler', 'object', handler)
+  const release = (handler as { autoRelease?: unknown }).autoRelease
+  if (release !== undefined && typeof release !== 'boolean') throw invalidArgType('handler.autoRelease', 'boolean', release)
 }
 
 /** Outbound operations, tail → head. Each defaults to passing the operation on. */

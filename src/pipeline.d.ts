@@ -33,7 +33,7 @@
  */
 import type { Channel } from './channel';
 import { ChannelHandlerContext } from './context';
-import type { ChannelHandler } from './handlers';
+import { type ChannelHandler } from './handlers';
 import { NativeHandler } from './codecs';
 import { type UnhandledExceptionHandler } from './unhandled';
 /** A handler class (JS or native), to find a handler by type as Netty's `get(Class)` does. */

@@ -33,7 +33,7 @@
  */
 import type { Channel } from './channel'
 import { ChannelHandlerContext, Kind } from './context'
-import type { ChannelHandler } from './handlers'
+import { type ChannelHandler, checkHandler } from './handlers'
 import { NativeHandler } from './codecs'
 import { NetloopError, invalidArgType } from './errors'
 import type { ChannelHub } from './hub'
@@ -153,7 +153,7 @@ export class ChannelPipeline {
   /** `(name, handler)` or `(handler)` with Netty's generated name: the class name and `#n`. */
   #named(a: string | ChannelHandler | NativeHandler, b: ChannelHandler | NativeHandler | undefined): [string, ChannelHandler | NativeHandler] {
     if (typeof a === 'string' || b !== undefined) return [a as string, b as ChannelHandler | NativeHandler]
-    this.#checkHandler(a)
+    checkHandler(a)
     const base = (a as object).constructor?.name || 'handler'
     for (;;) {
       const name = `${base === 'Object' ? 'handler' : base}#${this.#generated++}`
@@ -190,16 +190,6 @@ export class ChannelPipeline {
     return name
   }
 
-  #checkHandler(handler: unknown): void {
-    if (typeof handler !== 'object' || handler === null) {
-      throw invalidArgType('handler', 'object', handler)
-    }
-    const release = (handler as { autoRelease?: unknown }).autoRelease
-    if (release !== undefined && typeof release !== 'boolean') {
-      throw invalidArgType('handler.autoRelease', 'boolean', release)
-    }
-  }
-
   #find(which: HandlerRef): ChannelHandlerContext {
     const c = this.context(which)
     if (!c) {
@@ -217,7 +207,7 @@ export class ChannelPipeline {
 
   #add(pos: Pos, base: string, name: string, handler: ChannelHandler | NativeHandler): this {
     this.#checkName(name)
-    this.#checkHandler(handler)
+    checkHandler(handler)
     if (this.context(name)) {
       throw new NetloopError('ERR_DUPLICATE_HANDLER_NAME', `Duplicate handler name: ${name}`)
     }
@@ -297,7 +287,7 @@ export class ChannelPipeline {
    */
   replace(old: HandlerRef, newName: string, handler: ChannelHandler | NativeHandler): ChannelHandler | NativeHandler {
     this.#checkName(newName, 'newName')
-    this.#checkHandler(handler)
+    checkHandler(handler)
     const oldCtx = this.#find(old)
     if (newName !== oldCtx.name && this.context(newName)) {
       throw new NetloopError('ERR_DUPLICATE_HANDLER_NAME', `Duplicate handler name: ${newName}`)
