@@ -302,6 +302,8 @@ export declare const enum HttpRequestFlag {
   Streaming = 4,
   /** The request sent `Expect: 100-continue`. */
   ExpectContinue = 8,
+  /** The request asks to leave HTTP (`Connection: upgrade` with `Upgrade`, or `CONNECT`). */
+  Upgrade = 16,
 }
 
 /** The flags byte of an HTTP response JS writes (channel/http_wire.rs). */

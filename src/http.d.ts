@@ -70,6 +70,16 @@ export declare class HttpRequest {
     readonly streaming: boolean;
     /** The request carried `Expect: 100-continue` (the codec answered 100 Continue). */
     readonly expectContinue: boolean;
+    /**
+     * The request asks to leave HTTP (node:http's `req.upgrade`): `Connection: upgrade` with an
+     * `Upgrade` field, or `CONNECT`. The codec reads nothing after it until you answer:
+     * `101 Switching Protocols` (a 2xx to `CONNECT`) hands the connection over, and the bytes
+     * that follow (those already read first) reach the next handlers as Buffers, while your
+     * Buffer writes go out as they are; any other final response declines, and HTTP goes on.
+     * Or remove the codec from the pipeline and write the 101 yourself (what `ws` does: see
+     * the guide's "WebSocket over the native codec").
+     */
+    readonly upgrade: boolean;
     /** The method token as sent (`GET`, ...). */
     get method(): string;
     /** The request target as sent (`/path?query`), like node:http's `req.url`. */

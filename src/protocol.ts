@@ -122,6 +122,8 @@ export const enum HttpRequestFlag {
   Streaming = 4,
   /** The request sent `Expect: 100-continue`. */
   ExpectContinue = 8,
+  /** The request asks to leave HTTP (`Connection: upgrade` with `Upgrade`, or `CONNECT`). */
+  Upgrade = 16,
 }
 
 /** @internal The flags byte of an HTTP response JS writes (channel/http_wire.rs). */
@@ -459,7 +461,7 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   HttpContentFlag: { Last: 1 },
   HttpIn: { Request: 0, Content: 1 },
   HttpOut: { Response: 1, Content: 2, Frozen: 3 },
-  HttpRequestFlag: { Http11: 1, KeepAlive: 2, Streaming: 4, ExpectContinue: 8 },
+  HttpRequestFlag: { Http11: 1, KeepAlive: 2, Streaming: 4, ExpectContinue: 8, Upgrade: 16 },
   HttpResponseFlag: { Streaming: 1 },
   MetricsSlot: { Iterations: 0, Deliveries: 1, Records: 2, JsToNative: 3, Ops: 4, BytesToJs: 5, BytesFromJs: 6, Channels: 7, BytesFromReads: 8, BytesReleased: 9, Length: 10 },
   NativeHandlerKind: { Line: 1, Delimiter: 2, FixedLength: 3, LengthField: 4, Prepender: 5, Idle: 6, Tls: 7, Resp: 8, Http: 9, FlushConsolidation: 10 },

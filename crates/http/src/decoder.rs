@@ -11,6 +11,9 @@
 //! - No input panics; an error leaves the decoder failed (it ignores all later input), as the
 //!   connection closes after the answer.
 //! - After a request that does not keep the connection alive, later input is ignored.
+//! - After an upgrade request (`HttpRequest::upgrade`) the decoder waits, input untouched,
+//!   until [`RequestDecoder::decline_upgrade`] (HTTP goes on) or [`RequestDecoder::stop`]
+//!   (the connection switched protocols: the codec takes the bytes left over).
 //! - What it yields depends only on the bytes, not on how they were split into reads, except
 //!   that a streamed body may come in differently sized pieces (the fuzz target checks this).
 
@@ -39,6 +42,10 @@ pub struct RequestStart {
     pub expect_continue: bool,
     /// A body follows the head.
     pub has_body: bool,
+    /// The request asks to leave HTTP (see [`HttpRequest::upgrade`]).
+    pub upgrade: bool,
+    /// A `CONNECT` request.
+    pub connect: bool,
 }
 
 /// One result of decoding.
@@ -69,6 +76,11 @@ enum State {
         body: ChunkedBody,
         pending: Option<(HttpRequest, BytesMut)>,
     },
+    /// After an upgrade request: waiting for its response to say what follows; what the
+    /// connection does after a declined upgrade.
+    Upgrade {
+        keep_alive: bool,
+    },
     /// After a request that closes the connection.
     Closed,
     /// After an error.
@@ -85,6 +97,8 @@ pub struct RequestDecoder {
     failed_in: Option<u64>,
     /// Heads the decoder may still accept before it stops at the next one (`None`: no limit).
     head_budget: Option<usize>,
+    /// The request being read asks to leave HTTP: the decoder waits after it.
+    upgrading: bool,
 }
 
 impl RequestDecoder {
@@ -97,6 +111,7 @@ impl RequestDecoder {
             next_id: 0,
             failed_in: None,
             head_budget: None,
+            upgrading: false,
         }
     }
 
@@ -134,6 +149,23 @@ impl RequestDecoder {
         matches!(self.state, State::Closed | State::Failed)
     }
 
+    /// True while an upgrade request waits for its response (input is left untouched).
+    pub fn awaits_upgrade(&self) -> bool {
+        matches!(self.state, State::Upgrade { .. })
+    }
+
+    /// The upgrade request's response declined it: decoding goes on as the request asked
+    /// (the next head, or nothing if it did not keep the connection alive).
+    pub fn decline_upgrade(&mut self) {
+        if let State::Upgrade { keep_alive } = self.state {
+            self.state = if keep_alive {
+                State::Head
+            } else {
+                State::Closed
+            };
+        }
+    }
+
     /// Stops decoding: later input is ignored (the connection is closing).
     pub fn stop(&mut self) {
         if !matches!(self.state, State::Failed) {
@@ -147,7 +179,7 @@ impl RequestDecoder {
         match self.state {
             State::Head => !input.is_empty(),
             State::Fixed { .. } | State::Chunked { .. } => true,
-            State::Closed | State::Failed => false,
+            State::Upgrade { .. } | State::Closed | State::Failed => false,
         }
     }
 
@@ -177,7 +209,7 @@ impl RequestDecoder {
     ) -> Result<(), HttpError> {
         loop {
             match &mut self.state {
-                State::Closed | State::Failed => return Ok(()),
+                State::Upgrade { .. } | State::Closed | State::Failed => return Ok(()),
                 State::Head => {
                     if self.head_budget == Some(0) {
                         return Ok(());
@@ -283,6 +315,9 @@ impl RequestDecoder {
         let id = self.next_id;
         self.next_id += 1;
         let keep_alive = head.keep_alive;
+        let connect = &head.method[..] == b"CONNECT";
+        let upgrade = head.upgrade || connect;
+        self.upgrading = upgrade;
         let mut req = HttpRequest {
             id,
             method: head.method,
@@ -294,6 +329,7 @@ impl RequestDecoder {
             trailers: Vec::new(),
             keep_alive,
             expect_continue: head.expect_continue,
+            upgrade,
         };
         out.push(Decoded::Start(RequestStart {
             id,
@@ -302,6 +338,8 @@ impl RequestDecoder {
             keep_alive,
             expect_continue: req.expect_continue,
             has_body: head.framing != Framing::None,
+            upgrade,
+            connect,
         }));
         match head.framing {
             Framing::None => {
@@ -343,7 +381,9 @@ impl RequestDecoder {
     }
 
     fn end_message(&mut self, keep_alive: bool) {
-        self.state = if keep_alive {
+        self.state = if std::mem::take(&mut self.upgrading) {
+            State::Upgrade { keep_alive }
+        } else if keep_alive {
             State::Head
         } else {
             State::Closed
@@ -372,5 +412,6 @@ fn empty_request() -> HttpRequest {
         trailers: Vec::new(),
         keep_alive: false,
         expect_continue: false,
+        upgrade: false,
     }
 }

@@ -44,6 +44,20 @@ pub(crate) struct Answering<'a> {
     /// The connection may stay open after this response (request and server agree).
     pub keep_alive: bool,
     pub date: Option<&'a [u8]>,
+    /// The request asks to leave HTTP ([`crate::HttpRequest::upgrade`]).
+    pub upgrade: bool,
+    /// A `CONNECT` request.
+    pub connect: bool,
+}
+
+impl Answering<'_> {
+    /// True when a response with `status` hands the connection over to another protocol:
+    /// `101 Switching Protocols` to an upgrade request, a 2xx to `CONNECT` (RFC 9110 §7.8,
+    /// §9.3.6). Such a response has no body and no framing fields, keeps the application's
+    /// `Connection` fields, and the codec passes bytes through after it.
+    pub(crate) fn switches(&self, status: u16) -> bool {
+        (self.upgrade && status == 101) || (self.connect && (200..300).contains(&status))
+    }
 }
 
 /// An encoded response head (and body when whole).
@@ -172,6 +186,8 @@ pub(crate) fn is_interim(status: u16) -> bool {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Plan {
     pub interim: bool,
+    /// The response hands the connection over ([`Answering::switches`]).
+    pub switching: bool,
     pub no_body: bool,
     pub mode: BodyMode,
     pub close: bool,
@@ -190,7 +206,8 @@ impl Plan {
         req: &Answering<'_>,
     ) -> Plan {
         let interim = is_interim(status);
-        let no_body = req.head || interim || status == 204 || status == 304;
+        let switching = req.switches(status);
+        let no_body = req.head || interim || switching || status == 204 || status == 304;
         let mode = match (streaming, owned.length) {
             _ if no_body => BodyMode::Discard,
             (_, Some(n)) => BodyMode::Length(n),
@@ -198,14 +215,17 @@ impl Plan {
             (true, None) => BodyMode::UntilClose,
             (false, None) => BodyMode::Length(body_len as u64),
         };
-        let close = !interim && (!req.keep_alive || owned.close || mode == BodyMode::UntilClose);
+        let close = !interim
+            && !switching
+            && (!req.keep_alive || owned.close || mode == BodyMode::UntilClose);
         Plan {
             interim,
+            switching,
             no_body,
             mode,
             close,
             inline_body: !streaming && !no_body && body_len <= COPY_LIMIT,
-            drop_connection: (close || interim) && !owned.close,
+            drop_connection: (close || interim) && !owned.close && !switching,
         }
     }
 
@@ -220,7 +240,12 @@ impl Plan {
         body_len: usize,
         req: &Answering<'_>,
     ) {
-        if !self.interim {
+        if self.switching && !self.interim {
+            // A 2xx to CONNECT: a Date, and nothing that frames a body (there is none).
+            if let (Some(date), false) = (req.date, owned.date) {
+                put_field(out, b"Date", date);
+            }
+        } else if !self.interim {
             if let (Some(date), false) = (req.date, owned.date) {
                 put_field(out, b"Date", date);
             }

@@ -141,7 +141,11 @@ impl FrozenResponse {
         let plan = Plan::new(f.status, &f.owned, false, f.body.len(), &req);
         let date: Option<DateValue> = req.date.and_then(|d| d.try_into().ok());
         let slot = shape(&req);
-        let cached = {
+        // A response that switches protocols is encoded afresh (written once per connection).
+        let cacheable = !plan.switching;
+        let cached = if !cacheable {
+            None
+        } else {
             let cache = f.cache.borrow();
             cache[slot]
                 .as_ref()
@@ -162,10 +166,12 @@ impl FrozenResponse {
                 out.put_slice(&f.body);
             }
             let head = out.freeze();
-            f.cache.borrow_mut()[slot] = Some(Cached {
-                date,
-                head: head.clone(),
-            });
+            if cacheable {
+                f.cache.borrow_mut()[slot] = Some(Cached {
+                    date,
+                    head: head.clone(),
+                });
+            }
             head
         });
         let mut parts = Vec::with_capacity(2);
@@ -191,6 +197,8 @@ mod tests {
             version: Version::Http11,
             keep_alive,
             date,
+            upgrade: false,
+            connect: false,
         }
     }
 

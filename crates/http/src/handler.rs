@@ -27,6 +27,9 @@
 //!   client's). A completed response schedules a resume on the loop (never from inside a
 //!   write, which may come from inside this codec's own `channel_read`): it decodes what is
 //!   buffered, fires `channel_read_complete` if that delivered requests, and reads again.
+//! - Upgrades (`upgrade.rs`): after a request asking to leave HTTP the codec reads nothing
+//!   more until its answer; one that switches protocols makes the codec pass bytes through
+//!   both ways, any other final answer lets HTTP go on.
 //! - Closing waits for the writes before it: an empty write with a listener marks the end,
 //!   and its completion closes the channel.
 //! - `Date`: read from the loop's clock once per burst (a read, or the writes up to a flush;
@@ -53,7 +56,10 @@ use crate::queue::{Action, Outgoing, ResponseQueue};
 mod pipelining;
 #[path = "request_timer.rs"]
 mod request_timer;
+#[path = "upgrade.rs"]
+mod upgrade;
 use pipelining::Pause;
+use upgrade::UpgradeState;
 
 /// An HTTP/1.1 server codec for one connection. Add it where bytes arrive (after TLS, if
 /// any); handlers behind it read [`HttpRequest`](crate::HttpRequest)s and write [`HttpResponse`]s.
@@ -80,6 +86,7 @@ pub struct HttpServerCodec {
     head_timer: HeadTimer,
     request_timer: HeadTimer,
     pause: Pause,
+    upgrade: UpgradeState,
 }
 
 impl HttpServerCodec {
@@ -105,6 +112,7 @@ impl HttpServerCodec {
                 HttpServerCodec::request_timed_out,
             ),
             pause: Pause::default(),
+            upgrade: UpgradeState::default(),
             config,
         })
     }
@@ -150,6 +158,7 @@ impl HttpServerCodec {
                     self.cumulation.borrow_mut().clear();
                     close_after_writes(ctx);
                 }
+                Action::Upgrade { switched } => self.upgrade_answered(ctx, switched),
             }
         }
         self.spare_actions.set(actions);
@@ -162,11 +171,12 @@ impl HttpServerCodec {
         if !self.decode_once(ctx, bytes) {
             return;
         }
-        while self.room_for_buffered() {
+        while self.room_for_buffered() || self.upgrade.redecode.replace(false) {
             if !self.decode_once(ctx, Bytes::new()) {
                 return;
             }
         }
+        self.pause_for_upgrade(ctx);
         self.pause_if_full(ctx);
         self.update_head_timer(ctx);
     }
@@ -352,16 +362,16 @@ impl ChannelHandler for HttpServerCodec {
         self.cancel_timers();
         self.queue.borrow_mut().abandon();
         self.run(ctx);
-        let leftover = self.cumulation.borrow_mut().split().freeze();
-        if !leftover.is_empty() {
-            ctx.fire_channel_read(leftover);
+        if self.fire_left_over(ctx) {
             ctx.fire_channel_read_complete();
         }
+        self.give_reading_back(ctx);
         Ok(())
     }
 
     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
         match msg.into_bytes() {
+            Ok(bytes) if self.upgrade.switched.get() => self.pass_through(ctx, bytes),
             Ok(bytes) => {
                 self.burst_date.end();
                 self.got_bytes.set(true);

@@ -43,6 +43,8 @@ pub(crate) struct RequestHead {
     pub framing: Framing,
     pub keep_alive: bool,
     pub expect_continue: bool,
+    /// `Connection: upgrade` with a non-empty `Upgrade` field (`CONNECT` is the decoder's).
+    pub upgrade: bool,
 }
 
 /// Byte offset of `part` inside `base` (`part` is a subslice of `base`).
@@ -92,6 +94,7 @@ pub(crate) fn parse_head(head: Bytes, cfg: &HttpServerConfig) -> Result<RequestH
         framing: meaning.framing,
         keep_alive: meaning.keep_alive,
         expect_continue: meaning.expect_continue,
+        upgrade: meaning.upgrade,
     })
 }
 
@@ -165,6 +168,7 @@ struct Meaning {
     framing: Framing,
     keep_alive: bool,
     expect_continue: bool,
+    upgrade: bool,
 }
 
 /// Splits a list-valued field on commas, trimming whitespace and skipping empty elements.
@@ -188,8 +192,9 @@ fn interpret(
     let mut hosts = 0usize;
     let (mut close, mut keep) = (false, false);
     let mut expect_continue = false;
+    let (mut upgrade_token, mut upgrade_field) = (false, false);
     for (name, value) in headers.iter() {
-        if !matches!(name.len(), 4 | 6 | 10 | 14 | 17) {
+        if !matches!(name.len(), 4 | 6 | 7 | 10 | 14 | 17) {
             continue; // none of the fields below
         }
         if name.eq_ignore_ascii_case(b"content-length") {
@@ -231,7 +236,10 @@ fn interpret(
             for token in list(value) {
                 close |= token.eq_ignore_ascii_case(b"close");
                 keep |= token.eq_ignore_ascii_case(b"keep-alive");
+                upgrade_token |= token.eq_ignore_ascii_case(b"upgrade");
             }
+        } else if name.eq_ignore_ascii_case(b"upgrade") {
+            upgrade_field |= !value.is_empty();
         } else if name.eq_ignore_ascii_case(b"expect") && version == Version::Http11 {
             if value.eq_ignore_ascii_case(b"100-continue") {
                 expect_continue = true;
@@ -288,6 +296,9 @@ fn interpret(
         framing,
         keep_alive,
         expect_continue: expect_continue && framing != Framing::None,
+        // RFC 9110 §7.8: an Upgrade field means something only with the `upgrade` option of
+        // Connection (llhttp asks the same).
+        upgrade: upgrade_token && upgrade_field,
     })
 }
 

@@ -149,12 +149,23 @@ pub struct HttpRequest {
     pub keep_alive: bool,
     /// The request carried `Expect: 100-continue` (the codec answers 100 Continue itself).
     pub expect_continue: bool,
+    /// The request asks to leave HTTP (node:http's `req.upgrade`): `Connection: upgrade`
+    /// with an `Upgrade` field, or `CONNECT`. The codec reads nothing after it until its
+    /// response says what follows: `101 Switching Protocols` (a 2xx for `CONNECT`) hands the
+    /// connection over (the codec passes bytes through both ways from then on), any other
+    /// final response declines and HTTP goes on.
+    pub upgrade: bool,
 }
 
 impl HttpRequest {
     /// True for a `HEAD` request (its response is written without a body).
     pub fn is_head(&self) -> bool {
         &self.method[..] == b"HEAD"
+    }
+
+    /// True for a `CONNECT` request (a tunnel: a 2xx response hands the connection over).
+    pub fn is_connect(&self) -> bool {
+        &self.method[..] == b"CONNECT"
     }
 }
 

@@ -39,13 +39,17 @@ impl HttpServerCodec {
         let Some(max) = self.config.max_pipelined_requests else {
             return;
         };
-        if self.pause.paused.get()
-            || self.decoder.borrow().is_finished()
-            || self.queue.borrow().pending() < max
-        {
+        if self.decoder.borrow().is_finished() || self.queue.borrow().pending() < max {
             return;
         }
-        self.pause.paused.set(true);
+        self.pause_reading(ctx);
+    }
+
+    /// Stops decoding and reading (auto-read off, or `read()` held back) until `resume`.
+    pub(super) fn pause_reading(&self, ctx: &ChannelHandlerContext) {
+        if self.pause.paused.replace(true) {
+            return;
+        }
         if let Some(ch) = ctx.try_channel() {
             if ch.is_auto_read() && ch.set_option(ChannelOption::AutoRead(false)).is_ok() {
                 self.pause.auto_read_off.set(true);
@@ -58,10 +62,16 @@ impl HttpServerCodec {
         let Some(max) = self.config.max_pipelined_requests else {
             return;
         };
-        if !self.pause.paused.get()
-            || self.pause.resume_scheduled.get()
-            || self.queue.borrow().pending() >= max
-        {
+        if !self.pause.paused.get() || self.queue.borrow().pending() >= max {
+            return;
+        }
+        self.schedule_resume(ctx);
+    }
+
+    /// Runs `resume` from a loop task (never from inside a write, which may come from inside
+    /// this codec's own `channel_read`).
+    pub(super) fn schedule_resume(&self, ctx: &ChannelHandlerContext) {
+        if self.pause.resume_scheduled.get() {
             return;
         }
         let Some(event_loop) = ctx.try_channel().and_then(|ch| ch.event_loop().local()) else {
@@ -83,16 +93,23 @@ impl HttpServerCodec {
         });
     }
 
-    /// Decodes what waited, then reads again unless the limit is reached once more.
+    /// Decodes what waited (after a protocol switch: fires it as it came), then reads again
+    /// unless the codec paused once more.
     fn resume(&self, ctx: &ChannelHandlerContext) {
         self.pause.resume_scheduled.set(false);
         if !self.pause.paused.replace(false) {
             return;
         }
-        self.fired.set(false);
-        self.decode(ctx, Bytes::new());
-        if self.fired.replace(false) {
-            ctx.fire_channel_read_complete();
+        if self.upgrade.switched.get() {
+            if self.fire_left_over(ctx) {
+                ctx.fire_channel_read_complete();
+            }
+        } else {
+            self.fired.set(false);
+            self.decode(ctx, Bytes::new());
+            if self.fired.replace(false) {
+                ctx.fire_channel_read_complete();
+            }
         }
         if self.pause.paused.get() || !ctx.try_channel().is_some_and(|ch| ch.is_open()) {
             return;

@@ -14,6 +14,9 @@
 //! - A request sent with `Expect: 100-continue` gets `100 Continue` when its slot reaches the
 //!   front, unless its final response is already there; that response then closes the
 //!   connection if the body has not arrived (the client may never send it).
+//! - The response to an upgrade request says what follows ([`Action::Upgrade`], when it is
+//!   written): one that switches protocols (`Answering::switches`) finishes its slot, and the
+//!   queue takes no HTTP response after it; any other final response declines the upgrade.
 
 use std::collections::VecDeque;
 
@@ -38,6 +41,9 @@ pub(crate) enum Action {
     Flush,
     /// Close once the writes before this are done.
     Close,
+    /// The response to an upgrade request was written: `switched` (the connection now
+    /// speaks another protocol) or declined (HTTP goes on).
+    Upgrade { switched: bool },
 }
 
 /// Something written by the application, or the codec's own refusal.
@@ -75,6 +81,8 @@ pub(crate) struct ResponseQueue {
     closed: bool,
     /// No more requests will be read: close once the slots are done.
     input_done: bool,
+    /// A response switched protocols: no HTTP response is taken any more.
+    switched: bool,
     date: Option<DateValue>,
     actions: Vec<Action>,
 }
@@ -161,6 +169,8 @@ impl ResponseQueue {
                     keep_alive: false,
                     expect_continue: false,
                     has_body: false,
+                    upgrade: false,
+                    connect: false,
                 };
                 self.open(start);
                 if let Some(slot) = self.slots.back_mut() {
@@ -192,6 +202,11 @@ impl ResponseQueue {
     pub(crate) fn submit(&mut self, out: Outgoing, promise: ChannelPromise) {
         if self.closed {
             let e = Err(TransportError::ChannelClosed);
+            self.actions.push(Action::Complete(promise, e));
+            return;
+        }
+        if self.switched {
+            let e = Err(HttpError::NoPendingRequest.into_transport());
             self.actions.push(Action::Complete(promise, e));
             return;
         }
@@ -310,6 +325,25 @@ impl ResponseQueue {
             version: slot.start.version,
             keep_alive: slot.start.keep_alive && !slot.close && (!unread_body || slot.body_done),
             date: date.map(|d| &d[..]),
+            upgrade: slot.start.upgrade,
+            connect: slot.start.connect,
+        }
+    }
+
+    /// After a response to `slot` with `status` was encoded: what it says of an upgrade.
+    fn upgrade_verdict(&mut self, slot: &mut Slot, status: u16) {
+        if !slot.start.upgrade || self.switched {
+            return;
+        }
+        let answering = Self::answering(slot, status, None);
+        if answering.switches(status) {
+            slot.finished = true;
+            slot.mode = None;
+            self.switched = true;
+            self.actions.push(Action::Upgrade { switched: true });
+        } else if !encoder::is_interim(status) {
+            slot.start.upgrade = false; // answered: later pieces of it say nothing more
+            self.actions.push(Action::Upgrade { switched: false });
         }
     }
 
@@ -339,6 +373,7 @@ impl ResponseQueue {
     /// Encodes `out` for the front slot and queues its writes.
     fn emit(&mut self, slot: &mut Slot, out: Outgoing, promise: ChannelPromise) {
         let date = self.date;
+        let mut upgrade = None;
         let parts = match out {
             Outgoing::Refusal(status) => {
                 slot.finished = true;
@@ -351,11 +386,16 @@ impl ResponseQueue {
             Outgoing::Response(resp) => {
                 let status = resp.status;
                 let answering = Self::answering(slot, status, date.as_ref());
-                Self::framed(slot, status, encoder::encode(resp, answering))
+                let r = Self::framed(slot, status, encoder::encode(resp, answering));
+                if r.is_ok() {
+                    upgrade = Some(status);
+                }
+                r
             }
             Outgoing::Frozen(frozen) => {
                 let status = frozen.status();
                 let answering = Self::answering(slot, status, date.as_ref());
+                upgrade = Some(status);
                 Self::framed(slot, status, Ok(frozen.encode(answering)))
             }
             Outgoing::Content(c) => {
@@ -387,6 +427,9 @@ impl ResponseQueue {
             Err(e) => self
                 .actions
                 .push(Action::Complete(promise, Err(e.into_transport()))),
+        }
+        if let Some(status) = upgrade {
+            self.upgrade_verdict(slot, status);
         }
     }
 }

@@ -383,6 +383,8 @@ pub enum HttpRequestFlag {
     Streaming = 4,
     /// The request sent `Expect: 100-continue`.
     ExpectContinue = 8,
+    /// The request asks to leave HTTP (`Connection: upgrade` with `Upgrade`, or `CONNECT`).
+    Upgrade = 16,
 }
 
 /// Slots of the array `NativeChannels::writability` returns.

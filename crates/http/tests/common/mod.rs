@@ -26,6 +26,8 @@ pub struct Seen {
     pub requests: Vec<HttpRequest>,
     pub contents: Vec<HttpContent>,
     pub errors: Vec<TransportError>,
+    /// Bytes that reached the application as they came (after a protocol switch).
+    pub raw: Vec<u8>,
 }
 
 pub struct App {
@@ -42,6 +44,13 @@ impl ChannelHandler for App {
                 if done && self.answer == Answer::Ok {
                     ok(ctx, id);
                 }
+                return Ok(());
+            }
+            Err(msg) => msg,
+        };
+        let msg = match msg.into_bytes() {
+            Ok(bytes) => {
+                self.seen.borrow_mut().raw.extend_from_slice(&bytes);
                 return Ok(());
             }
             Err(msg) => msg,

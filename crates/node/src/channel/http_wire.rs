@@ -52,7 +52,8 @@ pub fn put_request(out: &mut Vec<u8>, r: &HttpRequest) {
     let flags = bit(r.version == Version::Http11, HttpRequestFlag::Http11)
         | bit(r.keep_alive, HttpRequestFlag::KeepAlive)
         | bit(r.streaming, HttpRequestFlag::Streaming)
-        | bit(r.expect_continue, HttpRequestFlag::ExpectContinue);
+        | bit(r.expect_continue, HttpRequestFlag::ExpectContinue)
+        | bit(r.upgrade, HttpRequestFlag::Upgrade);
     out.push(flags);
     bytes(out, &r.method);
     bytes(out, &r.target);

@@ -1,0 +1,91 @@
+//! Protocol upgrades in [`HttpServerCodec`] (`Connection: upgrade` with `Upgrade`, and
+//! `CONNECT`): the wait for the application's answer, then the hand-over or the way back to
+//! HTTP. Ground rules in the parent module (`handler.rs`), and:
+//! - After an upgrade request the decoder waits (`RequestDecoder::awaits_upgrade`) and the
+//!   codec stops reading (as at the pipelining limit): the bytes after the request stay in
+//!   the cumulation, at most what one read brought, until the answer.
+//! - An answer that switches protocols (`101`, or a 2xx to `CONNECT`) is written, then the
+//!   codec passes bytes through both ways: a loop task first fires the bytes left over as
+//!   they came, then reading resumes (no later read can overtake them). HTTP messages
+//!   written after it fail with `ERR_HTTP_HEADERS_SENT`.
+//! - Any other final answer declines: the decoder goes on with the bytes left over.
+//! - Removing the codec instead (what a library that writes its own `101`, like `ws`, needs)
+//!   fires the bytes left over too, and gives reading back.
+
+use std::cell::Cell;
+
+use bytes::Bytes;
+use netloop_transport::{ChannelHandlerContext, ChannelOption};
+
+use super::HttpServerCodec;
+
+/// What the codec knows of an upgrade.
+#[derive(Debug, Default)]
+pub(super) struct UpgradeState {
+    /// The connection switched protocols: bytes pass through.
+    pub(super) switched: Cell<bool>,
+    /// Declined while the decoder was running (inside `channel_read`): decode on at once.
+    pub(super) redecode: Cell<bool>,
+}
+
+impl HttpServerCodec {
+    /// An upgrade request waits for its answer: stop reading meanwhile.
+    pub(super) fn pause_for_upgrade(&self, ctx: &ChannelHandlerContext) {
+        if self.decoder.borrow().awaits_upgrade() {
+            self.pause_reading(ctx);
+        }
+    }
+
+    /// The answer to the upgrade request was written.
+    pub(super) fn upgrade_answered(&self, ctx: &ChannelHandlerContext, switched: bool) {
+        if switched {
+            self.upgrade.switched.set(true);
+            self.cancel_timers();
+            self.decoder.borrow_mut().stop();
+            // Nothing read after the switch may overtake the bytes left over: reading stays
+            // off until the task that fires them.
+            self.pause_reading(ctx);
+            self.schedule_resume(ctx);
+            return;
+        }
+        self.decoder.borrow_mut().decline_upgrade();
+        if self.pause.paused.get() {
+            self.schedule_resume(ctx);
+        } else {
+            self.upgrade.redecode.set(true);
+        }
+    }
+
+    /// In `channel_read` after a switch: the bytes, after any left over not fired yet.
+    pub(super) fn pass_through(&self, ctx: &ChannelHandlerContext, bytes: Bytes) {
+        let mut cumulation = self.cumulation.borrow_mut();
+        if !cumulation.is_empty() {
+            cumulation.extend_from_slice(&bytes);
+            return;
+        }
+        drop(cumulation);
+        ctx.fire_channel_read(bytes);
+    }
+
+    /// From the resume task after a switch: fires the bytes left over. True if it did.
+    pub(super) fn fire_left_over(&self, ctx: &ChannelHandlerContext) -> bool {
+        let left = self.cumulation.borrow_mut().split().freeze();
+        if left.is_empty() {
+            return false;
+        }
+        ctx.fire_channel_read(left);
+        true
+    }
+
+    /// The codec leaves the pipeline: reading it turned off comes back on.
+    pub(super) fn give_reading_back(&self, ctx: &ChannelHandlerContext) {
+        self.pause.paused.set(false);
+        if self.pause.auto_read_off.replace(false) {
+            if let Some(ch) = ctx.try_channel() {
+                let _ = ch.set_option(ChannelOption::AutoRead(true));
+            }
+        } else if self.pause.read_wanted.replace(false) {
+            ctx.read();
+        }
+    }
+}
