@@ -30,6 +30,11 @@
 //! - Upgrades (`upgrade.rs`): after a request asking to leave HTTP the codec reads nothing
 //!   more until its answer; one that switches protocols makes the codec pass bytes through
 //!   both ways, any other final answer lets HTTP go on.
+//! - Backpressure (node:http's rule): while the channel is not writable (its pending bytes,
+//!   held responses included, passed the high water mark) the codec decodes no new request
+//!   head and, waiting for one, stops reading; it goes on once the channel is writable again.
+//!   A client that pipelines without reading the responses meets TCP's flow control instead
+//!   of growing the server's memory.
 //! - Closing waits for the writes before it: an empty write with a listener marks the end,
 //!   and its completion closes the channel.
 //! - `Date`: read from the loop's clock once per burst (a read, or the writes up to a flush;
@@ -87,6 +92,8 @@ pub struct HttpServerCodec {
     request_timer: HeadTimer,
     pause: Pause,
     upgrade: UpgradeState,
+    /// The queue's held bytes as last added to the channel's pending outbound bytes.
+    counted: Cell<usize>,
 }
 
 impl HttpServerCodec {
@@ -113,6 +120,7 @@ impl HttpServerCodec {
             ),
             pause: Pause::default(),
             upgrade: UpgradeState::default(),
+            counted: Cell::new(0),
             config,
         })
     }
@@ -162,6 +170,26 @@ impl HttpServerCodec {
             }
         }
         self.spare_actions.set(actions);
+        self.count_held(ctx);
+    }
+
+    /// Brings the channel's pending outbound bytes in line with what the queue holds (held
+    /// responses count toward the water marks, as Netty counts a handler's pending writes).
+    fn count_held(&self, ctx: &ChannelHandlerContext) {
+        let now = self.queue.borrow().held_bytes();
+        let before = self.counted.replace(now);
+        if now == before {
+            return;
+        }
+        let Some(ch) = ctx.try_channel() else {
+            self.counted.set(0);
+            return;
+        };
+        if now > before {
+            ch.add_pending_outbound_bytes(now - before);
+        } else {
+            ch.sub_pending_outbound_bytes(before - now);
+        }
     }
 
     /// Decodes `bytes` (after what is buffered) and fires what it holds; with a pipelining
@@ -178,16 +206,20 @@ impl HttpServerCodec {
         }
         self.pause_for_upgrade(ctx);
         self.pause_if_full(ctx);
+        self.pause_if_unwritable(ctx);
         self.update_head_timer(ctx);
     }
 
     /// One pass of the decoder over the input; false if it failed (the refusal is under way).
     fn decode_once(&self, ctx: &ChannelHandlerContext, bytes: Bytes) -> bool {
         let mut out = self.scratch.take();
-        let budget = self
-            .config
-            .max_pipelined_requests
-            .map(|max| max.saturating_sub(self.queue.borrow().pending()));
+        let budget = if self.unwritable(ctx) {
+            Some(0) // no new request while the responses do not drain (node:http's rule)
+        } else {
+            self.config
+                .max_pipelined_requests
+                .map(|max| max.saturating_sub(self.queue.borrow().pending()))
+        };
         let (result, failed_in, next_id) = {
             let mut decoder = self.decoder.borrow_mut();
             decoder.set_head_budget(budget);
@@ -453,6 +485,14 @@ impl ChannelHandler for HttpServerCodec {
     fn flush(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         self.burst_date.end();
         ctx.flush();
+        Ok(())
+    }
+
+    fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        if self.pause.paused.get() && !self.unwritable(ctx) {
+            self.schedule_resume(ctx);
+        }
+        ctx.fire_channel_writability_changed();
         Ok(())
     }
 

@@ -1,5 +1,6 @@
-//! The pipelining limit of [`HttpServerCodec`] (`max_pipelined_requests`): pausing decoding
-//! and reading at the limit, resuming when a response completes. Ground rules in the parent
+//! Pausing [`HttpServerCodec`]'s decoding and reading: at the pipelining limit
+//! (`max_pipelined_requests`, resuming when a response completes), while the channel is not
+//! writable (resuming when it is), and for upgrades (`upgrade.rs`). Ground rules in the parent
 //! module (`handler.rs`).
 
 use std::cell::Cell;
@@ -43,6 +44,23 @@ impl HttpServerCodec {
             return;
         }
         self.pause_reading(ctx);
+    }
+
+    /// The channel does not take more writes now (past its high water mark).
+    pub(super) fn unwritable(&self, ctx: &ChannelHandlerContext) -> bool {
+        ctx.try_channel().is_some_and(|ch| !ch.is_writable())
+    }
+
+    /// Not writable while waiting for a request head: stop reading until it is again (the
+    /// writability event resumes).
+    pub(super) fn pause_if_unwritable(&self, ctx: &ChannelHandlerContext) {
+        let at_head = {
+            let d = self.decoder.borrow();
+            !d.is_finished() && !d.awaits_upgrade() && d.request_in_body().is_none()
+        };
+        if at_head && self.unwritable(ctx) {
+            self.pause_reading(ctx);
+        }
     }
 
     /// Stops decoding and reading (auto-read off, or `read()` held back) until `resume`.

@@ -14,6 +14,9 @@
 //! - A request sent with `Expect: 100-continue` gets `100 Continue` when its slot reaches the
 //!   front, unless its final response is already there; that response then closes the
 //!   connection if the body has not arrived (the client may never send it).
+//! - What is held counts ([`ResponseQueue::held_bytes`], a message's bytes plus 96 as the
+//!   outbound buffer counts one): the handler adds it to the channel's pending outbound bytes,
+//!   so that writability, and the water marks, see responses waiting for earlier ones.
 //! - The response to an upgrade request says what follows ([`Action::Upgrade`], when it is
 //!   written): one that switches protocols (`Answering::switches`) finishes its slot, and the
 //!   queue takes no HTTP response after it; any other final response declines the upgrade.
@@ -83,6 +86,8 @@ pub(crate) struct ResponseQueue {
     input_done: bool,
     /// A response switched protocols: no HTTP response is taken any more.
     switched: bool,
+    /// The size of what the slots hold (see [`held_size`]).
+    held_bytes: usize,
     date: Option<DateValue>,
     actions: Vec<Action>,
 }
@@ -96,6 +101,12 @@ impl ResponseQueue {
 
     pub(crate) fn is_closed(&self) -> bool {
         self.closed
+    }
+
+    /// What the application wrote that waits for earlier responses, counted as the outbound
+    /// buffer counts a message.
+    pub(crate) fn held_bytes(&self) -> usize {
+        self.held_bytes
     }
 
     /// Requests waiting for (the end of) their response.
@@ -196,6 +207,7 @@ impl ResponseQueue {
                     .push(Action::Complete(p, Err(TransportError::ChannelClosed)));
             }
         }
+        self.held_bytes = 0;
     }
 
     /// A response or a piece of one written by the application.
@@ -217,7 +229,10 @@ impl ResponseQueue {
                 self.slots.push_front(front);
                 self.pump();
             }
-            Ok(i) => self.slots[i].held.push_back((out, promise)),
+            Ok(i) => {
+                self.held_bytes += held_size(&out);
+                self.slots[i].held.push_back((out, promise));
+            }
             Err(e) => {
                 self.actions
                     .push(Action::Complete(promise, Err(e.into_transport())));
@@ -288,6 +303,7 @@ impl ResponseQueue {
                 wrote = true;
             }
             while let Some((out, promise)) = front.held.pop_front() {
+                self.held_bytes = self.held_bytes.saturating_sub(held_size(&out));
                 self.emit(&mut front, out, promise);
                 wrote = true;
             }
@@ -432,4 +448,19 @@ impl ResponseQueue {
             self.upgrade_verdict(slot, status);
         }
     }
+}
+
+/// The size a held write counts for: its bytes plus 96, as the outbound buffer counts a message.
+fn held_size(out: &Outgoing) -> usize {
+    const OVERHEAD: usize = 96;
+    OVERHEAD
+        + match out {
+            Outgoing::Response(r) => {
+                let fields: usize = r.headers.iter().map(|(n, v)| n.len() + v.len() + 4).sum();
+                r.body.len() + fields
+            }
+            Outgoing::Frozen(f) => f.body().len(),
+            Outgoing::Content(c) => c.data.len(),
+            Outgoing::Refusal(_) => 0,
+        }
 }

@@ -74,3 +74,27 @@ fn every_corpus_entry_split_at_every_single_point_decodes_the_same() {
         }
     }
 }
+
+#[test]
+fn upgrade_requests_declined_then_followed_by_more_decode_the_same_however_cut() {
+    let upgrade =
+        "GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n";
+    let connect = "CONNECT a:1 HTTP/1.1\r\nHost: a:1\r\nContent-Length: 2\r\n\r\nhi";
+    let next = "GET /b HTTP/1.1\r\nHost: x\r\n\r\n";
+    let stream = format!("{upgrade}{connect}{next}{upgrade}\u{81}garbage");
+    let stream = stream.as_bytes();
+    for selector in [0u8, 0x41, 0x7f] {
+        let cfg = fuzz::config(selector);
+        let whole = fuzz::run(&cfg, &[stream]);
+        let upgrades = whole
+            .events
+            .iter()
+            .filter(|e| matches!(e, netloop_http::Decoded::Request(r) if r.upgrade))
+            .count();
+        assert_eq!(upgrades, 3, "{whole:?}");
+        for cut in 0..=stream.len() {
+            let split = fuzz::run(&cfg, &[&stream[..cut], &stream[cut..]]);
+            assert_eq!(whole, split, "cut at {cut}");
+        }
+    }
+}
