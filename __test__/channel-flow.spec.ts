@@ -210,6 +210,37 @@ test('channel options are readable, settable and validated while the channel liv
   await ch.close()
 })
 
+test('maxBytesPerRead: a JS channel hands its handlers at most about 64 KiB per read batch by default', async (t) => {
+  const loop = loopFor(t)
+  const batches: number[] = []
+  let batch = 0
+  let total = 0
+  const { port } = await serve(t, loop, (ch) =>
+    void ch.pipeline.addLast('count', {
+      channelRead: (_ctx, m: Buffer) => {
+        batch += m.length
+        total += m.length
+      },
+      channelReadComplete: () => {
+        batches.push(batch)
+        batch = 0
+      },
+    }),
+  )
+  const ch = await dial(loop, port, () => {})
+  t.is(ch.config.maxBytesPerRead, 65536)
+  const sent = 8 << 20
+  ch.writeAndFlush(Buffer.alloc(sent, 1))
+  await until(() => total === sent)
+  // A batch ends at the first read that reaches 64 KiB: less than two 64 KiB reads.
+  t.true(Math.max(...batches) < 128 << 10, `largest batch ${Math.max(...batches)} bytes`)
+  t.true(batches.length >= sent / (128 << 10))
+  ch.config.maxBytesPerRead = 0
+  t.is(ch.config.maxBytesPerRead, 0, '0: no limit, the core default')
+  t.is(t.throws(() => (ch.config.maxBytesPerRead = -1))?.code, 'ERR_OUT_OF_RANGE')
+  await ch.close()
+})
+
 test('a user-defined writability flag turns the channel unwritable and back, one event each way', async (t) => {
   const loop = loopFor(t)
   const { port } = await serve(t, loop, () => {})

@@ -89,8 +89,8 @@ test.serial('node:http over toDuplex(): a 10 MiB upload to a slow reader arrives
   const { stdout } = await run('curl', ['-s', '-H', 'Expect:', '--data-binary', `@${file}`, `http://127.0.0.1:${port}/upload`], 120_000)
   t.is(stdout, `${10 << 20} ${sha256}`)
   t.true(autoReadOffSeen, 'the slow reader turned autoRead off')
-  // Bound: the stream high water marks plus two read batches (maxMessagesPerRead 16 reads of
-  // up to 64 KiB each): one in the duplex, read before its consumer fell behind, and one handed
+  // Bound: the stream high water marks plus two read batches (at most maxMessagesPerRead 16
+  // reads of up to 64 KiB each; since maxBytesPerRead's 64 KiB default about 128 KiB): one in the duplex, read before its consumer fell behind, and one handed
   // on to the request while the duplex drained (its _read() turned autoRead on again). Alone
   // this run buffers about one batch; under a loaded machine two (2 MiB) were seen. What it
   // shows: a 10 MiB upload never sits in memory whole. Turning autoRead off withdraws the read

@@ -36,6 +36,12 @@ export interface ChannelOptions {
   writeSpinCount?: number
   /** Most reads per readiness event (default 16). */
   maxMessagesPerRead?: number
+  /**
+   * Bytes after which a read batch ends, the rest read in a later turn (Netty's
+   * `maxBytesPerRead`; default 65536, 0: no limit). A channel's reads reach JS once per loop
+   * iteration, so this bounds what an iteration holds before your handler sees it.
+   */
+  maxBytesPerRead?: number
   /** Keep the output open after the peer half-closes (default false). */
   allowHalfClosure?: boolean
   /**
@@ -66,6 +72,7 @@ const KINDS: Record<ChannelOptionName, Kind> = {
   connectTimeoutMillis: 'count',
   writeSpinCount: 'positive',
   maxMessagesPerRead: 'positive',
+  maxBytesPerRead: 'count',
   maxConnections: 'count',
 }
 

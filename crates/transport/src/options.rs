@@ -73,6 +73,10 @@ pub struct ChannelOptions {
     pub connect_timeout: Option<Duration>,
     /// Most reads (or accepts) per readiness event.
     pub max_messages_per_read: u32,
+    /// Stream channels: a read batch ends once it holds this many bytes (0: no limit; Netty's
+    /// `DefaultMaxBytesRecvByteBufAllocator.maxBytesPerRead`). The socket is read again in a
+    /// later task, after other channels had their turn.
+    pub max_bytes_per_read: usize,
     /// Keep the channel open (output side) after the peer shut its output down.
     pub allow_half_closure: bool,
     /// Server channels: most accepted connections open at once (0: no limit). Beyond it an
@@ -98,6 +102,7 @@ impl Default for ChannelOptions {
             write_spin_count: 16,
             connect_timeout: Some(Duration::from_millis(30_000)),
             max_messages_per_read: 16,
+            max_bytes_per_read: 0,
             allow_half_closure: false,
             max_connections: 0,
             recv_sizing: RecvSizing::default(),
@@ -138,6 +143,8 @@ pub enum ChannelOption {
     ConnectTimeout(Option<Duration>),
     /// See [`ChannelOptions::max_messages_per_read`].
     MaxMessagesPerRead(u32),
+    /// See [`ChannelOptions::max_bytes_per_read`].
+    MaxBytesPerRead(usize),
     /// Keep the channel open when the peer shuts its output down.
     AllowHalfClosure(bool),
     /// See [`ChannelOptions::max_connections`] (0: no limit).
@@ -191,6 +198,7 @@ impl ChannelOptions {
                 }
                 self.max_messages_per_read = v
             }
+            ChannelOption::MaxBytesPerRead(v) => self.max_bytes_per_read = v,
             ChannelOption::AllowHalfClosure(v) => self.allow_half_closure = v,
             ChannelOption::MaxConnections(v) => self.max_connections = v,
             ChannelOption::RecvSizing(s) => {

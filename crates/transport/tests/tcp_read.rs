@@ -189,6 +189,31 @@ fn max_messages_per_read_splits_reads_into_batches() {
 }
 
 #[test]
+fn max_bytes_per_read_ends_a_batch_once_it_holds_that_many_bytes() {
+    let net = Net::new();
+    let child = ChannelOptions::default()
+        .with(ChannelOption::MaxBytesPerRead(256))
+        .unwrap()
+        .with(ChannelOption::RecvSizing(RecvSizing {
+            minimum: 64,
+            initial: 64,
+            maximum: 64,
+        }))
+        .unwrap();
+    let (_server, addr) = net.server(ChannelOptions::default(), child, sink_child);
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(&[1u8; 1280]).unwrap();
+    net.run_until("accepted", || accepted_count() == 1);
+    let (data, events) = sink(0);
+    net.run_until("all read", || data.borrow().len() == 1280);
+    let ev = events.borrow();
+    let reads = ev.iter().filter(|e| e.starts_with("read ")).count();
+    let completes = ev.iter().filter(|e| *e == "readComplete").count();
+    assert_eq!(reads, 20, "64-byte reads");
+    assert_eq!(completes, 5, "four reads (256 bytes) per batch");
+}
+
+#[test]
 fn a_short_read_ends_the_read_batch_without_a_wasted_system_call() {
     let net = Net::new();
     let (_server, addr) = net.server(

@@ -48,6 +48,7 @@ pub fn option(name: &str, v: f64) -> JsResult<ChannelOption> {
         "connectTimeoutMillis" => {
             ChannelOption::ConnectTimeout(if v > 0.0 { duration(v) } else { None })
         }
+        "maxBytesPerRead" => ChannelOption::MaxBytesPerRead(count(name, v)?),
         other => return Err(invalid_arg(format!("unknown channel option {other}"))),
     })
 }
@@ -71,6 +72,7 @@ pub fn value(o: &ChannelOptions, name: &str) -> JsResult<f64> {
         "writeBufferLowWaterMark" => o.write_buffer_water_mark.low as f64,
         "writeSpinCount" => f64::from(o.write_spin_count),
         "maxMessagesPerRead" => f64::from(o.max_messages_per_read),
+        "maxBytesPerRead" => o.max_bytes_per_read as f64,
         "connectTimeoutMillis" => o.connect_timeout.map_or(0.0, |d| d.as_secs_f64() * 1000.0),
         other => return Err(invalid_arg(format!("unknown channel option {other}"))),
     })
@@ -78,10 +80,27 @@ pub fn value(o: &ChannelOptions, name: &str) -> JsResult<f64> {
 
 /// Options built from parallel name/value lists.
 pub fn build(names: &[String], values: &[f64]) -> JsResult<ChannelOptions> {
-    let mut o = ChannelOptions::default();
+    let mut o = js_defaults();
     for (n, v) in names.iter().zip(values) {
         o.set(option(n, *v)?)
             .map_err(|e| invalid_arg(e.to_string()))?;
     }
     Ok(o)
+}
+
+/// A JS channel's reads in one loop iteration before they are handed to JS (`maxBytesPerRead`).
+pub const JS_MAX_BYTES_PER_READ: usize = 64 * 1024;
+
+/// The options a channel made from JS starts with: the core's, except `maxBytesPerRead`. A JS
+/// channel's reads reach its handlers only in the delivery at the end of the loop's iteration,
+/// not one by one as a native handler gets them; with Netty's 16 reads of up to 64 KiB per
+/// readiness event, a busy stream would hold up to 1 MiB per channel, read before any of it is
+/// handled and written back (cache-cold for the kernel's copies). One 64 KiB read per channel
+/// and iteration, what node:net hands its `'data'` handler at a time, cut the server's CPU per
+/// MB by about 17% on a stream that never waits (docs/benchmarks.md, 2026-11-28).
+fn js_defaults() -> ChannelOptions {
+    ChannelOptions {
+        max_bytes_per_read: JS_MAX_BYTES_PER_READ,
+        ..ChannelOptions::default()
+    }
 }

@@ -1,5 +1,5 @@
 //! The read side of a stream channel: the read loop (adaptive sizing, maxMessagesPerRead,
-//! autoRead and explicit reads), end of input and half-closure.
+//! maxBytesPerRead, autoRead and explicit reads), end of input and half-closure.
 //!
 //! Ground rules: loop thread only; see the parent module for the edge-triggered rules.
 
@@ -24,7 +24,7 @@ impl SocketIo {
             self.readable_hint.set(true);
             return;
         }
-        let max = ch.with_options(|o| o.max_messages_per_read);
+        let (max, max_bytes) = ch.with_options(|o| (o.max_messages_per_read, o.max_bytes_per_read));
         let pipeline = ch.pipeline();
         let (mut messages, mut total) = (0u32, 0usize);
         let mut eof = false;
@@ -73,6 +73,12 @@ impl SocketIo {
                     // read on to see the end of input, which brings no new event.
                     if n < asked && !self.peer_closed.get() {
                         self.readable_hint.set(false);
+                        break;
+                    }
+                    // The byte budget (checked after the drain test: a drained socket needs
+                    // no later read).
+                    if max_bytes > 0 && total >= max_bytes {
+                        self.readable_hint.set(true);
                         break;
                     }
                 }

@@ -136,6 +136,7 @@ fn apply(mut b: ServerBootstrap, o: ChannelOptions, c: ChannelOptions) -> Server
         ))
         .child_option(ChannelOption::WriteSpinCount(c.write_spin_count))
         .child_option(ChannelOption::MaxMessagesPerRead(c.max_messages_per_read))
+        .child_option(ChannelOption::MaxBytesPerRead(c.max_bytes_per_read))
         .child_option(ChannelOption::AllowHalfClosure(c.allow_half_closure))
         .child_option(ChannelOption::RecvSizing(c.recv_sizing))
         .child_option(ChannelOption::TcpNoDelay(c.tcp_no_delay))
