@@ -5,8 +5,9 @@ import * as http from 'node:http'
 import * as net from 'node:net'
 import { once } from 'node:events'
 import WebSocket, { WebSocketServer } from 'ws'
-import { HttpRequest, HttpResponse, HttpServerCodec, type ChannelHandler, type ChannelHandlerContext } from '../index'
+import { HttpRequest, HttpResponse, HttpServerCodec, SslHandler, type ChannelHandler, type ChannelHandlerContext } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
+import { pem, serverContext } from './tls-helpers'
 
 /** Answers plain requests with 200; hands upgrade requests to `onUpgrade`; echoes raw Buffers after a switch. */
 function app(onUpgrade: (ctx: ChannelHandlerContext, req: HttpRequest) => void): ChannelHandler {
@@ -115,4 +116,28 @@ test('CONNECT answered 200 opens a tunnel (node:http client)', async (t) => {
   socket.write('\x16\x03\x01tunnelled')
   await until(() => got.includes('tunnelled'))
   t.is(got, 'echo:\x16\x03\x01tunnelled')
+})
+
+test('wss: the same hand-over behind SslHandler (TLS stays below the WebSocket)', async (t) => {
+  const wss = new WebSocketServer({ noServer: true })
+  t.teardown(() => wss.close())
+  const loop = loopFor(t)
+  const ctx = serverContext()
+  const onUpgrade = (c: ChannelHandlerContext, req: HttpRequest) => {
+    c.pipeline.remove(HttpServerCodec)
+    c.pipeline.remove(c.name)
+    wss.handleUpgrade(req as unknown as http.IncomingMessage, c.channel.toDuplex(), Buffer.alloc(0), (ws) => {
+      ws.on('message', (data) => ws.send(`secure echo: ${data.toString()}`))
+    })
+  }
+  const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('tls', new SslHandler(ctx)).addLast('http', new HttpServerCodec()).addLast('app', app(onUpgrade)))
+  const ws = new WebSocket(`wss://localhost:${port}/secure`, { ca: pem('ca.pem') })
+  t.teardown(() => ws.terminate())
+  await once(ws, 'open')
+  const reply = once(ws, 'message')
+  ws.send('hi')
+  t.is(String((await reply)[0]), 'secure echo: hi')
+  const closed = once(ws, 'close')
+  ws.close(1000)
+  t.is((await closed)[0], 1000)
 })
