@@ -63,10 +63,6 @@ impl SocketIo {
                     if !ch.is_open() || self.input_shutdown.get() {
                         break;
                     }
-                    if !ch.is_auto_read() || messages >= max {
-                        self.readable_hint.set(true);
-                        break;
-                    }
                     // A short read drained the socket: with edge-triggered readiness, new
                     // data brings a new event, so reading again would only see WouldBlock
                     // (one wasted system call per message). Unless the peer's FIN came: then
@@ -75,9 +71,12 @@ impl SocketIo {
                         self.readable_hint.set(false);
                         break;
                     }
-                    // The byte budget (checked after the drain test: a drained socket needs
-                    // no later read).
-                    if max_bytes > 0 && total >= max_bytes {
+                    // The batch's limits, after the drain test: a drained socket needs no
+                    // later read.
+                    if !ch.is_auto_read()
+                        || messages >= max
+                        || (max_bytes > 0 && total >= max_bytes)
+                    {
                         self.readable_hint.set(true);
                         break;
                     }
