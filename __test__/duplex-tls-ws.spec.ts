@@ -5,7 +5,7 @@ import { once } from 'node:events'
 import * as http from 'node:http'
 import * as tls from 'node:tls'
 import WebSocket, { WebSocketServer } from 'ws'
-import { netloopServer } from './duplex-helpers'
+import { checkWsEcho, netloopServer } from './duplex-helpers'
 import { pem } from './tls-helpers'
 
 test('tls.TLSSocket over a netloop channel answers a node:tls client', async (t) => {
@@ -44,21 +44,5 @@ test('ws: a WebSocket server upgrade over toDuplex() exchanges messages with a w
   const ws = new WebSocket(`ws://127.0.0.1:${port}/chat`)
   t.teardown(() => ws.terminate())
   await once(ws, 'open')
-  const next = () => once(ws, 'message').then(([data, isBinary]) => ({ data: data as Buffer, isBinary: isBinary as boolean }))
-  let reply = next()
-  ws.send('hello')
-  t.deepEqual(await reply.then((r) => [r.data.toString(), r.isBinary]), ['echo: hello', false])
-  // A binary message bigger than the channel's high water mark (64 KiB) goes through whole.
-  const big = Buffer.alloc(1 << 20)
-  for (let i = 0; i < big.length; i++) big[i] = i % 251
-  reply = next()
-  ws.send(big)
-  const r = await reply
-  t.true(r.isBinary)
-  t.true(r.data.equals(big))
-  const closed = once(ws, 'close')
-  ws.close(1000, 'bye')
-  const [code, reason] = await closed
-  t.is(code, 1000)
-  t.is(reason.toString(), 'bye')
+  await checkWsEcho(t, ws)
 })

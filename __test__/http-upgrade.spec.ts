@@ -7,6 +7,7 @@ import { once } from 'node:events'
 import WebSocket, { WebSocketServer } from 'ws'
 import { HttpRequest, HttpResponse, HttpServerCodec, SslHandler, type ChannelHandler, type ChannelHandlerContext } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
+import { checkWsEcho } from './duplex-helpers'
 import { pem, serverContext } from './tls-helpers'
 
 /** Answers plain requests with 200; hands upgrade requests to `onUpgrade`; echoes raw Buffers after a switch. */
@@ -49,20 +50,7 @@ test('ws: a WebSocket server takes over from the native codec and exchanges mess
   await once(ws, 'open')
   t.is(seen[0].url, '/chat')
   t.is(seen[0].headers.upgrade, 'websocket')
-  const next = () => once(ws, 'message').then(([data, isBinary]) => ({ data: data as Buffer, isBinary: isBinary as boolean }))
-  let reply = next()
-  ws.send('hello')
-  t.deepEqual(await reply.then((r) => [r.data.toString(), r.isBinary]), ['echo: hello', false])
-  const big = Buffer.alloc(1 << 20)
-  for (let i = 0; i < big.length; i++) big[i] = i % 251
-  reply = next()
-  ws.send(big)
-  const r = await reply
-  t.true(r.isBinary && r.data.equals(big))
-  const closed = once(ws, 'close')
-  ws.close(1000, 'bye')
-  const [code] = await closed
-  t.is(code, 1000)
+  await checkWsEcho(t, ws)
 })
 
 test('a 101 written through the codec hands the connection over, bytes sent with the request included', async (t) => {

@@ -159,15 +159,7 @@ impl ChannelHandler for ReadsOneByOne {
 fn read_called_inside_channel_read_with_auto_read_off_is_carried_out() {
     let net = Net::new();
     let data = Rc::new(RefCell::new(Vec::new()));
-    let child = ChannelOptions::default()
-        .with(ChannelOption::AutoRead(false))
-        .unwrap()
-        .with(ChannelOption::RecvSizing(RecvSizing {
-            minimum: 64,
-            initial: 64,
-            maximum: 64,
-        }))
-        .unwrap();
+    let child = reads_of_64(ChannelOption::AutoRead(false));
     thread_local! {
         static DATA: RefCell<Option<Rc<RefCell<Vec<u8>>>>> = const { RefCell::new(None) };
     }

@@ -163,52 +163,34 @@ fn read_asked_before_active_is_carried_out_once_active() {
     });
 }
 
-#[test]
-fn max_messages_per_read_splits_reads_into_batches() {
+/// Sends `total` bytes to a server whose children use `child`; the reads and read batches
+/// (`readComplete`s) the child saw.
+fn reads_and_batches(child: ChannelOptions, total: usize) -> (usize, usize) {
     let net = Net::new();
-    let child = ChannelOptions::default()
-        .with(ChannelOption::MaxMessagesPerRead(1))
-        .unwrap()
-        .with(ChannelOption::RecvSizing(RecvSizing {
-            minimum: 64,
-            initial: 64,
-            maximum: 64,
-        }))
-        .unwrap();
     let (_server, addr) = net.server(ChannelOptions::default(), child, sink_child);
     let mut s = TcpStream::connect(addr).unwrap();
-    s.write_all(&[1u8; 640]).unwrap();
+    s.write_all(&vec![1u8; total]).unwrap();
     net.run_until("accepted", || accepted_count() == 1);
     let (data, events) = sink(0);
-    net.run_until("all read", || data.borrow().len() == 640);
+    net.run_until("all read", || data.borrow().len() == total);
     let ev = events.borrow();
     let reads = ev.iter().filter(|e| e.starts_with("read ")).count();
     let completes = ev.iter().filter(|e| *e == "readComplete").count();
+    (reads, completes)
+}
+
+#[test]
+fn max_messages_per_read_splits_reads_into_batches() {
+    let (reads, completes) =
+        reads_and_batches(reads_of_64(ChannelOption::MaxMessagesPerRead(1)), 640);
     assert_eq!(reads, 10, "64-byte reads");
     assert_eq!(completes, reads, "one message per batch");
 }
 
 #[test]
 fn max_bytes_per_read_ends_a_batch_once_it_holds_that_many_bytes() {
-    let net = Net::new();
-    let child = ChannelOptions::default()
-        .with(ChannelOption::MaxBytesPerRead(256))
-        .unwrap()
-        .with(ChannelOption::RecvSizing(RecvSizing {
-            minimum: 64,
-            initial: 64,
-            maximum: 64,
-        }))
-        .unwrap();
-    let (_server, addr) = net.server(ChannelOptions::default(), child, sink_child);
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.write_all(&[1u8; 1280]).unwrap();
-    net.run_until("accepted", || accepted_count() == 1);
-    let (data, events) = sink(0);
-    net.run_until("all read", || data.borrow().len() == 1280);
-    let ev = events.borrow();
-    let reads = ev.iter().filter(|e| e.starts_with("read ")).count();
-    let completes = ev.iter().filter(|e| *e == "readComplete").count();
+    let (reads, completes) =
+        reads_and_batches(reads_of_64(ChannelOption::MaxBytesPerRead(256)), 1280);
     assert_eq!(reads, 20, "64-byte reads");
     assert_eq!(completes, 5, "four reads (256 bytes) per batch");
 }

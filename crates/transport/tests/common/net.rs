@@ -241,6 +241,19 @@ thread_local! {
 }
 
 /// A child initializer that installs a `Sink` and remembers the channel and its sink.
+/// Child options that read 64 bytes at a time, with `opt` set too.
+pub fn reads_of_64(opt: ChannelOption) -> ChannelOptions {
+    ChannelOptions::default()
+        .with(opt)
+        .unwrap()
+        .with(ChannelOption::RecvSizing(RecvSizing {
+            minimum: 64,
+            initial: 64,
+            maximum: 64,
+        }))
+        .unwrap()
+}
+
 pub fn sink_child(ch: &Channel) -> HandlerResult {
     let data = Rc::new(RefCell::new(Vec::new()));
     let events = Rc::new(RefCell::new(Vec::new()));
