@@ -442,7 +442,9 @@ impl ChannelHandler for HttpServerCodec {
     }
 
     fn user_event_triggered(&self, ctx: &ChannelHandlerContext, event: UserEvent) -> HandlerResult {
-        if event.is::<ChannelInputShutdown>() {
+        // After a switch the connection's ends belong to the new protocol (a tunnel's half
+        // closure goes on through it).
+        if event.is::<ChannelInputShutdown>() && !self.upgrade.switched.get() {
             self.cancel_timers();
             self.decoder.borrow_mut().stop();
             self.queue.borrow_mut().input_done();

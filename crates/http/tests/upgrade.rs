@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use netloop_http::HttpResponse;
-use netloop_transport::Message;
+use netloop_transport::{ChannelInputShutdown, Message};
 
 const WS_UPGRADE: &str = "GET /chat HTTP/1.1\r\nHost: x\r\nConnection: keep-alive, Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\r\n";
 
@@ -153,4 +153,20 @@ fn removing_the_codec_while_an_upgrade_waits_hands_over_the_bytes_and_reading() 
     assert!(h.ch.channel().is_auto_read(), "reading is given back");
     h.feed(b"more");
     assert_eq!(raw(&h), "earlymore");
+}
+
+#[test]
+fn after_a_switch_the_peers_half_closure_is_the_new_protocols_business() {
+    let h = harness(Answer::Never);
+    h.feed(b"CONNECT a:1 HTTP/1.1\r\nHost: a:1\r\n\r\n");
+    h.respond_ok(HttpResponse::new(200));
+    h.ch.pipeline()
+        .fire_user_event_triggered(Box::new(ChannelInputShutdown));
+    h.ch.run_pending_tasks();
+    assert!(h.is_open(), "the tunnel may still answer");
+    assert!(matches!(
+        h.send(Message::from(b"late reply".to_vec())),
+        Some(Ok(()))
+    ));
+    assert!(h.output().ends_with("late reply"));
 }
