@@ -20,7 +20,7 @@ async function start(t: { teardown(fn: () => unknown): void }, file: string): Pr
 
 test('the guide shows its examples verbatim', (t) => {
   const guide = readFileSync(join(root, 'docs', 'guide.md'), 'utf8')
-  for (const f of ['first-server.mts', 'mixed-pipeline.mts', 'tls-server.mts', 'node-http.mts']) {
+  for (const f of ['first-server.mts', 'mixed-pipeline.mts', 'tls-server.mts', 'node-http.mts', 'websocket.mts']) {
     const code = readFileSync(join(root, 'examples', 'guide', f), 'utf8')
     t.true(guide.includes(code.replace(/'\.\.\/\.\.\/index'/g, "'netloop'")), `docs/guide.md does not contain examples/guide/${f}`)
   }
@@ -112,4 +112,17 @@ test('guide: node:http on netloop channels answers a keep-alive client and count
   t.is(await request('GET', '/hello'), 'GET /hello: 0 bytes from 127.0.0.1\n')
   t.is(await request('POST', '/upload', Buffer.alloc(3 << 20, 1)), `POST /upload: ${3 << 20} bytes from 127.0.0.1\n`)
   t.is(sockets.size, 1, 'both requests went over one kept-alive connection')
+})
+
+test('guide: WebSocket behind the native HTTP codec echoes over ws, plain HTTP still answered', async (t) => {
+  const { default: WebSocket } = await import('ws')
+  const port = await start(t, 'examples/guide/websocket.mts')
+  const plain = await fetch(`http://127.0.0.1:${port}/`)
+  t.is(await plain.text(), 'try ws://\n')
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/echo`)
+  t.teardown(() => ws.terminate())
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
+  const reply = new Promise<Buffer>((resolve) => ws.once('message', (d) => resolve(d as Buffer)))
+  ws.send('round trip')
+  t.is(String(await reply), 'round trip')
 })
