@@ -4,7 +4,10 @@ import { WebSocketServer } from 'ws'
 import { EventLoop, HttpRequest, HttpResponse, HttpServerCodec, ServerBootstrap } from '../../index'
 
 const wss = new WebSocketServer({ noServer: true })
-wss.on('connection', (ws) => ws.on('message', (data, isBinary) => ws.send(data, { binary: isBinary })))
+wss.on('connection', (ws, req) => {
+  ws.send(`hello ${req.socket.remoteAddress}`)
+  ws.on('message', (data, isBinary) => ws.send(data, { binary: isBinary }))
+})
 
 const loop = new EventLoop()
 const server = await new ServerBootstrap()
@@ -15,7 +18,10 @@ const server = await new ServerBootstrap()
         if (!req.upgrade) return void ctx.writeAndFlush(new HttpResponse(200, { 'content-type': 'text/plain' }, 'try ws://\n'))
         ctx.pipeline.remove(HttpServerCodec) // it passes on the bytes it held, and reading
         ctx.pipeline.remove(ctx.name)
-        wss.handleUpgrade(req as never, ctx.channel.toDuplex(), Buffer.alloc(0), (ws) => wss.emit('connection', ws, req))
+        const socket = ctx.channel.toDuplex()
+        // What ws reads of a request (verifyClient and 'connection' listeners use req.socket).
+        const request = { method: req.method, url: req.url, headers: req.headers, socket }
+        wss.handleUpgrade(request as never, socket, Buffer.alloc(0), (ws) => wss.emit('connection', ws, request))
       },
     })
   })
