@@ -5,9 +5,10 @@ import * as http from 'node:http'
 import * as net from 'node:net'
 import { once } from 'node:events'
 import WebSocket, { WebSocketServer } from 'ws'
-import { HttpRequest, HttpResponse, HttpServerCodec, SslHandler, type ChannelHandler, type ChannelHandlerContext } from '../index'
+import { Bootstrap, type Channel, HttpRequest, HttpResponse, HttpServerCodec, SslHandler, type ChannelHandler, type ChannelHandlerContext } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
 import { checkWsEcho } from './duplex-helpers'
+import { has, run } from './example-helpers'
 import { pem, serverContext } from './tls-helpers'
 
 /** Answers plain requests with 200; hands upgrade requests to `onUpgrade`; echoes raw Buffers after a switch. */
@@ -128,4 +129,38 @@ test('wss: the same hand-over behind SslHandler (TLS stays below the WebSocket)'
   const closed = once(ws, 'close')
   ws.close(1000)
   t.is((await closed)[0], 1000)
+})
+
+test('curl through a CONNECT proxy on the native codec (curl -p -x) reaches the target', async (t) => {
+  if (!has(t, 'curl')) return
+  const target = http.createServer((req, res) => res.end(`target saw ${req.method} ${req.url}\n`))
+  target.listen(0, '127.0.0.1')
+  await once(target, 'listening')
+  t.teardown(() => target.close())
+  const targetPort = (target.address() as net.AddressInfo).port
+  const loop = loopFor(t)
+  const seen: string[] = []
+  const { port } = await serve(t, loop, (ch) => {
+    let tunnel: Channel | undefined
+    ch.pipeline.addLast('http', new HttpServerCodec()).addLast('proxy', {
+      async channelRead(ctx, msg: unknown) {
+        if (Buffer.isBuffer(msg)) return void tunnel?.writeAndFlush(Buffer.from(msg))
+        const req = msg as HttpRequest
+        if (req.method !== 'CONNECT') return void ctx.writeAndFlush(new HttpResponse(405, {}, 'CONNECT only\n'))
+        seen.push(req.url)
+        const [host, p] = [req.url.slice(0, req.url.lastIndexOf(':')), Number(req.url.slice(req.url.lastIndexOf(':') + 1))]
+        const inbound = ctx.channel
+        tunnel = await new Bootstrap()
+          .group(inbound.eventLoop)
+          .handler((out) => void out.pipeline.addLast('back', { channelRead: (_c, m: Buffer) => void inbound.writeAndFlush(Buffer.from(m)), channelInactive: () => void inbound.close() }))
+          .connect(p, host)
+        ctx.writeAndFlush(new HttpResponse(200)) // hands the connection over: bytes pass from now on
+      },
+      channelInactive: () => void tunnel?.close(),
+      exceptionCaught: () => {},
+    } satisfies ChannelHandler)
+  })
+  const { stdout } = await run('curl', ['-s', '-p', '-x', `http://127.0.0.1:${port}`, `http://127.0.0.1:${targetPort}/through`])
+  t.is(stdout, 'target saw GET /through\n')
+  t.deepEqual(seen, [`127.0.0.1:${targetPort}`])
 })
