@@ -56,8 +56,13 @@ impl Answering<'_> {
     /// §9.3.6). Such a response has no body and no framing fields, keeps the application's
     /// `Connection` fields, and the codec passes bytes through after it.
     pub(crate) fn switches(&self, status: u16) -> bool {
-        (self.upgrade && status == 101) || (self.connect && (200..300).contains(&status))
+        switches(self.upgrade, self.connect, status)
     }
+}
+
+/// See [`Answering::switches`] (`upgrade`, `connect`: what the request asked).
+pub(crate) fn switches(upgrade: bool, connect: bool, status: u16) -> bool {
+    (upgrade && status == 101) || (connect && (200..300).contains(&status))
 }
 
 /// An encoded response head (and body when whole).

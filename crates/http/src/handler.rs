@@ -397,7 +397,7 @@ impl ChannelHandler for HttpServerCodec {
         if self.fire_left_over(ctx) {
             ctx.fire_channel_read_complete();
         }
-        self.give_reading_back(ctx);
+        self.unpause_reading(ctx); // reading it turned off comes back on
         Ok(())
     }
 

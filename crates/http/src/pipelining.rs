@@ -132,9 +132,16 @@ impl HttpServerCodec {
         if self.pause.paused.get() || !ctx.try_channel().is_some_and(|ch| ch.is_open()) {
             return;
         }
+        self.unpause_reading(ctx);
+    }
+
+    /// Ends a pause: auto-read back on if the codec turned it off (that starts a read), or
+    /// the `read()` held back passed on. Also when the codec leaves the pipeline.
+    pub(super) fn unpause_reading(&self, ctx: &ChannelHandlerContext) {
+        self.pause.paused.set(false);
         if self.pause.auto_read_off.replace(false) {
             if let Some(ch) = ctx.try_channel() {
-                let _ = ch.set_option(ChannelOption::AutoRead(true)); // starts a read
+                let _ = ch.set_option(ChannelOption::AutoRead(true));
             }
         } else if self.pause.read_wanted.replace(false) {
             ctx.read();

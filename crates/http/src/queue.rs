@@ -351,8 +351,7 @@ impl ResponseQueue {
         if !slot.start.upgrade || self.switched {
             return;
         }
-        let answering = Self::answering(slot, status, None);
-        if answering.switches(status) {
+        if encoder::switches(slot.start.upgrade, slot.start.connect, status) {
             slot.finished = true;
             slot.mode = None;
             self.switched = true;

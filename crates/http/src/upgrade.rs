@@ -15,7 +15,7 @@
 use std::cell::Cell;
 
 use bytes::Bytes;
-use netloop_transport::{ChannelHandlerContext, ChannelOption};
+use netloop_transport::ChannelHandlerContext;
 
 use super::HttpServerCodec;
 
@@ -75,17 +75,5 @@ impl HttpServerCodec {
         }
         ctx.fire_channel_read(left);
         true
-    }
-
-    /// The codec leaves the pipeline: reading it turned off comes back on.
-    pub(super) fn give_reading_back(&self, ctx: &ChannelHandlerContext) {
-        self.pause.paused.set(false);
-        if self.pause.auto_read_off.replace(false) {
-            if let Some(ch) = ctx.try_channel() {
-                let _ = ch.set_option(ChannelOption::AutoRead(true));
-            }
-        } else if self.pause.read_wanted.replace(false) {
-            ctx.read();
-        }
     }
 }
