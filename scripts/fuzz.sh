@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Bounded fuzzing of the native decoders (see docs/fuzzing.md): netloop-codec's frame decoders,
-# netloop-resp's RESP decoder and netloop-http's request decoder.
+# netloop-resp's RESP decoder and netloop-http's request and response decoders.
 #
 # Builds the cargo-fuzz targets of crates/{codec,resp,http}/fuzz and runs each one, one at a
 # time on one core, for FUZZ_SECONDS seconds (default 20), starting from the committed seeds plus the
@@ -22,7 +22,8 @@ targets=("$@")
 if [ "${#targets[@]}" -eq 0 ]; then
   targets=(crates/codec/fuzz:line crates/codec/fuzz:delimiter crates/codec/fuzz:fixed_length
     crates/codec/fuzz:length_field crates/codec/fuzz:prepender_round_trip
-    crates/resp/fuzz:split_decode crates/http/fuzz:request_decoder crates/tls/fuzz:server_handler)
+    crates/resp/fuzz:split_decode crates/http/fuzz:request_decoder crates/http/fuzz:response_decoder
+    crates/tls/fuzz:server_handler)
 fi
 # No sanitizer: crates/codec has no unsafe code, and without ASan a target runs about 2.5
 # times as many inputs in the same time. `-s address` still works by hand.

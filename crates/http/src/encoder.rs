@@ -75,7 +75,7 @@ pub(crate) struct Encoded {
     pub mode: Option<BodyMode>,
 }
 
-fn is_tchar(b: u8) -> bool {
+pub(crate) fn is_tchar(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 

@@ -5,8 +5,13 @@
 //!   answered it natively with [`HttpError::status`] and closes after that answer), a
 //!   connection that ended in the middle of a streamed request body, or a response that
 //!   cannot be written (its write promise fails with it).
+//!   On the client side ([`HttpClientCodec`](crate::HttpClientCodec)): a response that breaks
+//!   the grammar or the framing rules ([`HttpError::BadResponse`]), response bytes no request
+//!   waits for, a request that cannot be encoded (only its write fails), a connection that
+//!   ended inside a response. None of these is answered ([`HttpError::status`] is `None`).
 //! - [`ConfigError`] is raised by [`HttpServerConfig::validate`](crate::HttpServerConfig)
-//!   for limits out of range; it never occurs on a running connection.
+//!   (and [`HttpClientConfig::validate`](crate::HttpClientConfig)) for limits out of range;
+//!   it never occurs on a running connection.
 //!
 //! Codes follow node:http's where node has one for the same failure: llhttp's `HPE_*` codes
 //! for malformed requests (what node's `clientError` reports), `ERR_HTTP_HEADERS_SENT`,
@@ -30,12 +35,14 @@ pub enum HttpError {
         /// What exactly was wrong.
         reason: &'static str,
     },
-    /// The request head (request line and headers) is larger than the limit (431).
+    /// The request head (request line and headers) is larger than the limit (431); on the
+    /// client side, the response head (status line and headers) is (no answer).
     HeadTooLarge {
         /// The configured `max_head_size`.
         limit: usize,
     },
-    /// The request has more header fields than the limit (431).
+    /// The request has more header fields than the limit (431); on the client side, the
+    /// response has (no answer).
     TooManyHeaders {
         /// The configured `max_header_count`.
         limit: usize,
@@ -45,7 +52,8 @@ pub enum HttpError {
         /// The configured `max_uri_length`.
         limit: usize,
     },
-    /// The request body is larger than the limit (413).
+    /// The request body is larger than the limit (413); on the client side, the response
+    /// body is (no answer).
     BodyTooLarge {
         /// The configured `max_body_size`.
         limit: u64,
@@ -67,7 +75,8 @@ pub enum HttpError {
         timeout: std::time::Duration,
     },
     /// The connection ended while a request body announced to the application was still
-    /// being received (node's `aborted`). No answer is possible.
+    /// being received (node's `aborted`); on the client side, inside a response whose end is
+    /// framed (its head, or a `Content-Length` or chunked body). No answer is possible.
     Aborted,
     /// A response cannot be encoded (a bad header name or value, a `Content-Length` that does
     /// not match the body, ...). Only that write fails.
@@ -80,6 +89,27 @@ pub enum HttpError {
     /// A response was written for a request that already has its final response (or for no
     /// request at all); only that write fails.
     NoPendingRequest,
+    /// A request cannot be encoded (a bad method token, a target with SP or a control
+    /// character, a bad header name or value, a `Content-Length` that does not match the
+    /// body, ...). Only that write fails.
+    InvalidRequest {
+        /// Stable code (node's where it has one: `ERR_INVALID_HTTP_TOKEN`, `ERR_INVALID_CHAR`,
+        /// `ERR_UNESCAPED_CHARACTERS`, ...).
+        code: &'static str,
+        /// What exactly was wrong.
+        reason: String,
+    },
+    /// A response breaks the HTTP/1.1 grammar or the framing rules; the client codec closes
+    /// the connection. `code` is llhttp's name for the same failure (`HPE_INVALID_STATUS`,
+    /// `HPE_INVALID_CONSTANT`, `HPE_UNEXPECTED_CONTENT_LENGTH`, ...).
+    BadResponse {
+        /// Stable code.
+        code: &'static str,
+        /// What exactly was wrong.
+        reason: &'static str,
+    },
+    /// Response bytes arrived while no request waited for a response.
+    UnexpectedResponse,
 }
 
 impl HttpError {
@@ -99,6 +129,8 @@ impl HttpError {
             HttpError::Aborted => "ECONNRESET",
             HttpError::InvalidResponse { code, .. } => code,
             HttpError::NoPendingRequest => "ERR_HTTP_HEADERS_SENT",
+            HttpError::InvalidRequest { code, .. } | HttpError::BadResponse { code, .. } => code,
+            HttpError::UnexpectedResponse => "ERR_HTTP_UNEXPECTED_RESPONSE",
         }
     }
 
@@ -114,7 +146,10 @@ impl HttpError {
             HttpError::HeaderTimeout { .. } | HttpError::RequestTimeout { .. } => Some(408),
             HttpError::Aborted
             | HttpError::InvalidResponse { .. }
-            | HttpError::NoPendingRequest => None,
+            | HttpError::NoPendingRequest
+            | HttpError::InvalidRequest { .. }
+            | HttpError::BadResponse { .. }
+            | HttpError::UnexpectedResponse => None,
         }
     }
 
@@ -126,6 +161,26 @@ impl HttpError {
         HttpError::InvalidResponse {
             code,
             reason: reason.into(),
+        }
+    }
+
+    pub(crate) fn invalid_request(code: &'static str, reason: impl Into<String>) -> Self {
+        HttpError::InvalidRequest {
+            code,
+            reason: reason.into(),
+        }
+    }
+
+    /// The same failure met on the client side: a grammar error of a response (found by the
+    /// checks shared with the request decoder) is a `BadResponse`, an encoding error of a
+    /// request an `InvalidRequest`; the rest is unchanged.
+    pub(crate) fn for_client(self) -> Self {
+        match self {
+            HttpError::BadRequest { code, reason } => HttpError::BadResponse { code, reason },
+            HttpError::InvalidResponse { code, reason } => {
+                HttpError::InvalidRequest { code, reason }
+            }
+            other => other,
         }
     }
 
@@ -169,6 +224,11 @@ impl fmt::Display for HttpError {
             HttpError::NoPendingRequest => {
                 f.write_str("no request waits for this response (already answered?)")
             }
+            HttpError::InvalidRequest { reason, .. } => write!(f, "invalid request: {reason}"),
+            HttpError::BadResponse { reason, .. } => write!(f, "bad response: {reason}"),
+            HttpError::UnexpectedResponse => {
+                f.write_str("response bytes arrived while no request was waiting")
+            }
         }
     }
 }
@@ -181,7 +241,8 @@ impl From<HttpError> for TransportError {
     }
 }
 
-/// A limit of [`HttpServerConfig`](crate::HttpServerConfig) out of range.
+/// A limit of [`HttpServerConfig`](crate::HttpServerConfig) or [`HttpClientConfig`](crate::HttpClientConfig) out
+/// of range.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
     /// Names the offending field.
@@ -227,6 +288,24 @@ mod tests {
                 "ERR_HTTP_BODY_TOO_LARGE",
             ),
             (HttpError::Aborted, None, "ECONNRESET"),
+            (
+                HttpError::BadResponse {
+                    code: "HPE_INVALID_STATUS",
+                    reason: "x",
+                },
+                None,
+                "HPE_INVALID_STATUS",
+            ),
+            (
+                HttpError::UnexpectedResponse,
+                None,
+                "ERR_HTTP_UNEXPECTED_RESPONSE",
+            ),
+            (
+                HttpError::invalid_request("ERR_INVALID_CHAR", "x"),
+                None,
+                "ERR_INVALID_CHAR",
+            ),
         ];
         for (e, status, code) in cases {
             assert_eq!((e.status(), e.code()), (status, code), "{e}");

@@ -348,7 +348,7 @@ impl HttpServerCodec {
 }
 
 /// Closes the channel once the writes queued before now are written (or failed).
-fn close_after_writes(ctx: &ChannelHandlerContext) {
+pub(crate) fn close_after_writes(ctx: &ChannelHandlerContext) {
     let marker = ChannelPromise::new();
     let done = marker.future();
     ctx.write_with(Bytes::new(), marker);

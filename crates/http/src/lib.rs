@@ -1,6 +1,7 @@
-//! An HTTP/1.1 server codec for netloop pipelines, in pure Rust: Netty's `HttpServerCodec`,
-//! `HttpObjectAggregator` and `HttpServerKeepAliveHandler` as one native handler,
-//! [`HttpServerCodec`].
+//! HTTP/1.1 codecs for netloop pipelines, in pure Rust. The server side: Netty's
+//! `HttpServerCodec`, `HttpObjectAggregator` and `HttpServerKeepAliveHandler` as one native
+//! handler, [`HttpServerCodec`]. The client side: Netty's `HttpClientCodec` and
+//! `HttpObjectAggregator` as one, [`HttpClientCodec`].
 //!
 //! ```
 //! use netloop_http::{HttpServerCodec, HttpServerConfig, HttpRequest, HttpResponse};
@@ -40,14 +41,27 @@
 //! not arrive within [`HttpServerConfig::header_timeout`] is answered with 408 and closes too; the [`HttpError`] (with a
 //! stable code, llhttp's `HPE_*` where node has one) reaches `exceptionCaught`.
 //!
+//! The client codec writes [`HttpClientRequest`]s (whole, or `streaming` followed by
+//! `HttpContent` writes; it adds `Content-Length` or chunked framing and, if configured,
+//! `Host`), pipelined as the application likes, and reads [`HttpClientResponse`]s, each naming
+//! the request it answers in `id`: whole up to [`HttpClientConfig::aggregate_limit`], else
+//! streamed like request bodies; interim (1xx) responses come before the final one; after a
+//! `101` or a 2xx to `CONNECT` bytes pass through both ways. A response that breaks the
+//! grammar or the framing rules is an [`HttpError`] in `exceptionCaught` (llhttp's `HPE_*`
+//! code) and the connection closes.
+//!
 //! Layers: [`RequestDecoder`] parses requests from bytes without a pipeline (the fuzz target
 //! and the benchmark use it); [`HttpServerCodec`] adds the response side and the pipeline.
+//! Likewise [`ResponseDecoder`] parses responses, told what each request sent asked
+//! ([`SentRequest`]), and [`HttpClientCodec`] adds the request side.
 //!
 //! Ground rules shared by every module:
 //! - Single-threaded values: a codec belongs to one channel and runs on its loop thread.
-//! - No input panics: bad requests are refused, bad responses fail their write's promise.
-//! - Request heads are parsed by httparse; what httparse tolerates and llhttp does not (bare
-//!   LF or CR, obs-fold, control characters) is checked byte by byte before it runs.
+//! - No input panics: bad requests are refused, bad responses fail their write's promise
+//!   (client side: bad responses close the connection, bad requests fail their write).
+//! - Heads (requests and responses) are parsed by httparse; what httparse tolerates and
+//!   llhttp does not (bare LF or CR, obs-fold, control characters) is checked byte by byte
+//!   before it runs.
 //! - Zero copy: heads, headers and bodies are views of the bytes read (a chunked body
 //!   delivered whole is joined, its one copy).
 //!
@@ -57,6 +71,9 @@
 #![warn(missing_debug_implementations)]
 
 mod chunked;
+mod client;
+mod client_config;
+mod client_message;
 mod config;
 mod date;
 mod decoder;
@@ -69,6 +86,9 @@ mod head_timer;
 mod input;
 mod message;
 mod queue;
+mod request_encoder;
+mod response_decoder;
+mod response_head;
 mod scan;
 mod status;
 
@@ -76,6 +96,9 @@ mod status;
 pub use bytes;
 
 pub use chunked::MAX_CHUNK_LINE;
+pub use client::HttpClientCodec;
+pub use client_config::HttpClientConfig;
+pub use client_message::{HttpClientRequest, HttpClientResponse};
 pub use config::{HttpServerConfig, MAX_HEAD_SIZE_LIMIT};
 pub use date::{format_date, DateValue, DATE_LEN};
 pub use decoder::{Decoded, RequestDecoder, RequestStart};
@@ -86,4 +109,6 @@ pub use input::Input;
 pub use message::{
     HeaderList, HeaderSpan, Headers, HttpContent, HttpRequest, HttpResponse, Version,
 };
+pub use response_decoder::{DecodedResponse, ResponseDecoder};
+pub use response_head::SentRequest;
 pub use status::reason_phrase;
