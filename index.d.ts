@@ -21,6 +21,7 @@ export { type WorkerGroupOptions } from './src/group';
 export { type LoopTermination } from './src/workers';
 export { writeToChannel } from './src/remote';
 export { HttpServerCodec, HttpRequest, HttpResponse, HttpContent, type HttpServerCodecOptions } from './src/http';
+export { HttpClientCodec, HttpClientRequest, HttpClientResponse, type HttpClientCodecOptions } from './src/http-client';
 export { RespDecoder, RespReply, RespErrorReply, Resp, type RespDecoderOptions } from './src/resp';
 export { SslContext, SslHandler, SslHandshakeCompletionEvent, SslCloseCompletionEvent, type SslContextOptions, type SslIdentity, type SNICallback, type SharedSslContext, type TlsInfo, type PeerCertificate, } from './src/tls';
 export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex';

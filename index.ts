@@ -39,6 +39,7 @@ export { type WorkerGroupOptions } from './src/group'
 export { type LoopTermination } from './src/workers'
 export { writeToChannel } from './src/remote'
 export { HttpServerCodec, HttpRequest, HttpResponse, HttpContent, type HttpServerCodecOptions } from './src/http'
+export { HttpClientCodec, HttpClientRequest, HttpClientResponse, type HttpClientCodecOptions } from './src/http-client'
 export { RespDecoder, RespReply, RespErrorReply, Resp, type RespDecoderOptions } from './src/resp'
 export {
   SslContext,

@@ -256,6 +256,32 @@ export declare const enum HandlerTakes {
   AutoRelease = 8,
 }
 
+/**
+ * The flags byte of an HTTP request JS writes through an `HttpClientCodec`
+ * (channel/http_client_wire.rs).
+ */
+export declare const enum HttpClientRequestFlag {
+  /** The body follows as content chunks. */
+  Streaming = 1,
+  /** HTTP/1.0 (else 1.1). */
+  Http10 = 2,
+}
+
+/**
+ * The flags byte of an HTTP response an `HttpClientCodec` read
+ * (channel/http_client_wire.rs).
+ */
+export declare const enum HttpClientResponseFlag {
+  /** HTTP/1.1 (else 1.0). */
+  Http11 = 1,
+  /** The connection can carry further requests after this response. */
+  KeepAlive = 2,
+  /** The body comes as content pieces, not aggregated. */
+  Streaming = 4,
+  /** The response switched protocols (101, or a 2xx to `CONNECT`). */
+  Upgraded = 8,
+}
+
 /** The flags byte of an HTTP content piece, either way (channel/http_wire.rs). */
 export declare const enum HttpContentFlag {
   /** The message's last piece. */
@@ -274,6 +300,8 @@ export declare const enum HttpIn {
   Request = 0,
   /** A body piece. */
   Content = 1,
+  /** A response head (and its aggregated body), read by an `HttpClientCodec`. */
+  Response = 2,
 }
 
 /** The kind byte that starts an HTTP message JS writes (channel/http_wire.rs). */
@@ -284,6 +312,8 @@ export declare const enum HttpOut {
   Content = 2,
   /** A frozen response, by its id (`httpFreeze`). */
   Frozen = 3,
+  /** A request head (and body), written through an `HttpClientCodec`. */
+  Request = 4,
 }
 
 /**
@@ -365,7 +395,7 @@ export declare const enum NativeHandlerKind {
   Tls = 7,
   /**
    * `RespDecoder`: `p` = max bulk length, max array length, max nesting depth, max inline
-   * length, inline commands (0/1), RESP3 (0/1).
+   * length, inline commands (0/1), RESP3 (0/1), pause while unwritable (0/1).
    */
   Resp = 8,
   /**
@@ -379,6 +409,11 @@ export declare const enum NativeHandlerKind {
    * read in progress (0/1).
    */
   FlushConsolidation = 10,
+  /**
+   * `HttpClientCodec`: `p` = max head size, max header count, max body size, aggregate
+   * limit; `delimiters[0]` = the `Host` added to requests without one, if any.
+   */
+  HttpClient = 11,
 }
 
 /** The options src/loop.ts hands over (already checked there). */

@@ -20,7 +20,7 @@ async function start(t: { teardown(fn: () => unknown): void }, file: string): Pr
 
 test('the guide shows its examples verbatim', (t) => {
   const guide = readFileSync(join(root, 'docs', 'guide.md'), 'utf8')
-  for (const f of ['first-server.mts', 'mixed-pipeline.mts', 'tls-server.mts', 'node-http.mts', 'websocket.mts']) {
+  for (const f of ['first-server.mts', 'mixed-pipeline.mts', 'tls-server.mts', 'node-http.mts', 'websocket.mts', 'http-client.mts']) {
     const code = readFileSync(join(root, 'examples', 'guide', f), 'utf8')
     t.true(guide.includes(code.replace(/'\.\.\/\.\.\/index'/g, "'netloop'")), `docs/guide.md does not contain examples/guide/${f}`)
   }
@@ -127,4 +127,27 @@ test('guide: WebSocket behind the native HTTP codec echoes over ws, plain HTTP s
   ws.send('round trip')
   await until(() => messages.length === 2)
   t.deepEqual(messages, ['hello 127.0.0.1', 'round trip'], "the greeting reads req.socket's address")
+})
+
+test('guide: the HTTP client pipelines GETs on one connection and prints each response in order', async (t) => {
+  const http = await import('node:http')
+  const { once } = await import('node:events')
+  const { execFile } = await import('node:child_process')
+  const connections = new Set<unknown>()
+  const server = http.createServer((req, res) => {
+    connections.add(req.socket)
+    res.setHeader('content-type', req.url === '/big' ? 'application/octet-stream' : 'text/plain')
+    res.end(req.url === '/big' ? Buffer.alloc(200_000, 1) : `page ${req.url}`)
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => server.close())
+  const port = (server.address() as net.AddressInfo).port
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, ['--import', 'tsx', join(root, 'examples/guide/http-client.mts'), '127.0.0.1', String(port), '/a', '/big', '/c'], { timeout: 30_000 }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    ),
+  )
+  t.is(out, '200 OK text/plain 7 bytes\n200 OK application/octet-stream 200000 bytes\n200 OK text/plain 7 bytes\n')
+  t.is(connections.size, 1)
 })

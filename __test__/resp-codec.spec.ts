@@ -238,3 +238,42 @@ test('Resp.sequence frames its replies back to back, as if each were written alo
   t.throws(() => Resp.map([[Resp.simple('k'), Resp.sequence([])]]), { code: 'ERR_INVALID_ARG_VALUE' })
   t.throws(() => Resp.sequence('OK' as never), { code: 'ERR_INVALID_ARG_TYPE' })
 })
+
+test('pauseWhileUnwritable: a client pipelining without reading holds the server to its water marks, then gets every reply', async (t) => {
+  const loop = loopFor(t)
+  const value = Buffer.alloc(1024, 'v')
+  let seen = 0
+  const { port } = await serve(t, loop, (ch) =>
+    void ch.pipeline.addLast('resp', new RespDecoder({ pauseWhileUnwritable: true })).addLast('app', {
+      channelRead: (ctx) => {
+        seen++
+        ctx.write(Resp.bulk(value))
+      },
+      channelReadComplete: (ctx) => ctx.flush(),
+    }),
+  )
+  const N = 30_000 // ~31 MiB of replies, far more than loopback's socket buffers hold
+  const s = net.connect(port, '127.0.0.1')
+  t.teardown(() => s.destroy())
+  await once(s, 'connect')
+  s.pause() // read nothing for now
+  const get = Buffer.from('*1\r\n$3\r\nGET\r\n')
+  s.write(Buffer.alloc(N * get.length, get))
+  let last = -1
+  while (seen !== last) {
+    last = seen
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  t.log(`decoded while unread: ${seen} of ${N}`)
+  t.true(seen < N / 2, `the server decoded ${seen} of ${N} commands while nothing was read`)
+  let bytes = 0
+  s.on('data', (d: Buffer) => (bytes += d.length))
+  s.resume()
+  const reply = 1 + 4 + 2 + 1024 + 2 // $1024\r\n...\r\n
+  await until(() => bytes === N * reply, 30_000)
+  t.is(seen, N)
+})
+
+test('pauseWhileUnwritable must be a boolean', (t) => {
+  t.throws(() => new RespDecoder({ pauseWhileUnwritable: 1 as unknown as boolean }), { code: 'ERR_INVALID_ARG_TYPE' })
+})

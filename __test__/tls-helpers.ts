@@ -1,10 +1,11 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { readFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import * as net from 'node:net'
 import * as tls from 'node:tls'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Channel, type ChannelHandler, SslContext, SslHandler, type SslContextOptions } from '../index'
+import { until } from './helpers'
 
 let dir: string | undefined
 
@@ -90,4 +91,18 @@ export async function workerGroupServer(t: { teardown: (fn: () => unknown) => vo
   const server = await new ServerBootstrap().group(boss, workers).bind(0, '127.0.0.1')
   t.teardown(() => server.close())
   return server.localAddress!.port
+}
+
+/** `openssl s_server` with the test server certificate and `args` on a free port (killed at teardown); resolves with the port. */
+export async function opensslServer(t: { teardown(fn: () => unknown): void }, args: string[]): Promise<number> {
+  const d = certsDir()
+  const p = spawn('openssl', ['s_server', '-accept', '127.0.0.1:0', '-cert', join(d, 'server.pem'), '-key', join(d, 'server.key'), ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  t.teardown(() => void p.kill('SIGKILL'))
+  let out = ''
+  p.stdout.on('data', (x) => (out += String(x)))
+  p.stderr.on('data', (x) => (out += String(x)))
+  await until(() => /ACCEPT .*:\d+/.test(out), 5000)
+  return Number(/ACCEPT .*:(\d+)/.exec(out)![1])
 }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Bootstrap, type Channel, type ChannelHandler, SslHandler, SslHandshakeCompletionEvent, type TlsInfo } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
-import { certsDir, clientContext, echo, pem, serverContext, withTls } from './tls-helpers'
+import { certsDir, clientContext, echo, opensslServer as sServer, pem, serverContext, withTls } from './tls-helpers'
 
 /**
  * Runs `openssl s_client` against `port`, writes `input`, waits until the output shows it echoed
@@ -129,20 +129,6 @@ for (const [flag, version] of [['-tls1_2', 'TLSv1.2'], ['-tls1_3', 'TLSv1.3']] a
     await until(() => sessions.length === 2)
     t.true(sessions[1].resumed)
   })
-}
-
-/** `openssl s_server -www` on a free port of 127.0.0.1; killed at teardown. */
-async function sServer(t: ExecutionContext, args: string[]): Promise<number> {
-  const d = certsDir()
-  const p = spawn('openssl', ['s_server', '-accept', '127.0.0.1:0', '-cert', join(d, 'server.pem'), '-key', join(d, 'server.key'), ...args], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-  t.teardown(() => void p.kill('SIGKILL'))
-  let out = ''
-  p.stdout.on('data', (x) => (out += String(x)))
-  p.stderr.on('data', (x) => (out += String(x)))
-  await until(() => /ACCEPT .*:\d+/.test(out), 5000)
-  return Number(/ACCEPT .*:(\d+)/.exec(out)![1])
 }
 
 /** A netloop client that sends `request` after the handshake and collects until the peer closes. */

@@ -287,7 +287,8 @@ export function childHandler(ch: Channel): void {
   addWorkerTls(ch) // --tls --threads N: TLS first, from the main thread's context
   sweep ??= ch.eventLoop.scheduleAtFixedRate(() => store.sweep(), 1000, 1000)
   if (JS_CODEC) ch.pipeline.addLast('decoder', new RespDecoder()).addLast('encoder', respEncoder)
-  else ch.pipeline.addLast('decoder', new NativeRespDecoder())
+  // A client that pipelines without reading its replies is held back by TCP, not by our memory.
+  else ch.pipeline.addLast('decoder', new NativeRespDecoder({ pauseWhileUnwritable: true }))
   ch.pipeline.addLast('commands', new CommandHandler(store))
   addIdleTimeout(ch, idle, 'reads') // a request/response server: the peer's silence is idleness
 }

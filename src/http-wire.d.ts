@@ -1,1 +1,10 @@
-export {};
+/**
+ * The HTTP codec's messages on the boundary: `HttpResponse`/`HttpContent` written by JS
+ * encoded into the op arena (`writeHttp`; a frozen response is its 13-byte reference), and
+ * the requests and body pieces of a delivery read back (`readHttp`). The layouts both sides
+ * share are described in crates/node/src/channel/http_wire.rs.
+ */
+import { HttpContent, HttpResponse } from './http';
+import { HttpClientRequest } from './http-client';
+/** What JS writes through either HTTP codec. */
+export type HttpOutbound = HttpResponse | HttpContent | HttpClientRequest;

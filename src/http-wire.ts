@@ -5,7 +5,11 @@
  * share are described in crates/node/src/channel/http_wire.rs.
  */
 import { HttpContent, HttpRequest, HttpResponse } from './http'
-import { HttpContentFlag, HttpIn, HttpOut, HttpResponseFlag } from './protocol'
+import { HttpClientRequest, HttpClientResponse } from './http-client'
+import { HttpClientRequestFlag, HttpContentFlag, HttpIn, HttpOut, HttpResponseFlag } from './protocol'
+
+/** What JS writes through either HTTP codec. */
+export type HttpOutbound = HttpResponse | HttpContent | HttpClientRequest
 
 const latin1Write = (b: Buffer, s: string, at: number): number => (b as unknown as { latin1Write(s: string, at: number): number }).latin1Write(s, at)
 
@@ -23,8 +27,41 @@ function putBin(buf: Buffer, b: Uint8Array, at: number): number {
   return at + 4 + b.length
 }
 
+/** Writes the fields `[name, value]*` as `n:u32 (name value)*n` at `at`; the end. */
+function putFields(buf: Buffer, fields: Array<[string, string]>, at: number): number {
+  buf.writeUInt32LE(fields.length, at)
+  at += 4
+  for (let i = 0; i < fields.length; i++) {
+    const h = fields[i]
+    at = putStr(buf, h[0], at)
+    at = putStr(buf, h[1], at)
+  }
+  return at
+}
+
+/** Bytes `fields` take in the layout. */
+function fieldsSize(fields: Array<[string, string]>): number {
+  let n = 4
+  for (let i = 0; i < fields.length; i++) n += 8 + fields[i][0].length + fields[i][1].length
+  return n
+}
+
+/** Bytes the layout of request `m` takes. */
+function requestSize(m: HttpClientRequest): number {
+  return 2 + 4 + m.method.length + 4 + m.url.length + fieldsSize(m.headers) + 4 + m.body.length
+}
+
 /** @internal Writes `m` into `buf` at `at`; returns the end, or -1 if it does not fit. */
-export function writeHttp(m: HttpResponse | HttpContent, buf: Buffer, at: number): number {
+export function writeHttp(m: HttpOutbound, buf: Buffer, at: number): number {
+  if (m instanceof HttpClientRequest) {
+    if (at + requestSize(m) > buf.length) return -1
+    buf[at] = HttpOut.Request
+    buf[at + 1] = (m.streaming ? HttpClientRequestFlag.Streaming : 0) | (m.httpVersion === '1.0' ? HttpClientRequestFlag.Http10 : 0)
+    at = putStr(buf, m.method, at + 2)
+    at = putStr(buf, m.url, at)
+    at = putFields(buf, m.headers, at)
+    return putBin(buf, m.body, at)
+  }
   if (m instanceof HttpContent) {
     if (at + 14 + m.data.length > buf.length) return -1
     buf[at] = HttpOut.Content
@@ -50,34 +87,28 @@ export function writeHttp(m: HttpResponse | HttpContent, buf: Buffer, at: number
   buf.writeUInt16LE(m.status, at + 9)
   buf[at + 11] = m.streaming ? HttpResponseFlag.Streaming : 0
   at = putStr(buf, m.reason, at + 12)
-  buf.writeUInt32LE(headers.length, at)
-  at += 4
-  for (let i = 0; i < headers.length; i++) {
-    const h = headers[i]
-    at = putStr(buf, h[0], at)
-    at = putStr(buf, h[1], at)
-  }
+  at = putFields(buf, headers, at)
   return putBin(buf, m.body, at)
 }
 
 /** @internal Bytes the layout of `m` takes at most. */
-function size(m: HttpResponse | HttpContent): number {
+function size(m: HttpOutbound): number {
   if (m instanceof HttpContent) return 14 + m.data.length
-  let n = 1 + 8 + 2 + 1 + 4 + m.reason.length + 4 + 4 + m.body.length
-  for (const [k, v] of m.headers) n += 8 + k.length + v.length
-  return Math.max(n, 13)
+  if (m instanceof HttpClientRequest) return requestSize(m)
+  return Math.max(1 + 8 + 2 + 1 + 4 + m.reason.length + fieldsSize(m.headers) + 4 + m.body.length, 13)
 }
 
 /** @internal The layout of `m` in a Buffer of its own. */
-export function httpBytes(m: HttpResponse | HttpContent): Buffer {
+export function httpBytes(m: HttpOutbound): Buffer {
   const b = Buffer.allocUnsafe(size(m))
   return b.subarray(0, writeHttp(m, b, 0))
 }
 
 /** @internal The request or body piece at `at` of `arena` (an `HttpIn` kind byte first). */
-export function readHttp(arena: Buffer, at: number): HttpRequest | HttpContent {
+export function readHttp(arena: Buffer, at: number): HttpRequest | HttpContent | HttpClientResponse {
   const kind = arena[at++]
   if (kind === HttpIn.Request) return new HttpRequest(arena, at)
+  if (kind === HttpIn.Response) return new HttpClientResponse(arena, at)
   const id = arena.readDoubleLE(at)
   const last = (arena[at + 8] & HttpContentFlag.Last) !== 0
   const len = arena.readUInt32LE(at + 9)

@@ -18,6 +18,7 @@
  * The layouts both sides share are described in crates/node/src/channel/http_wire.rs.
  */
 import { NativeHandler } from './codecs';
+import { type HeaderInit } from './http-fields';
 /** Limits of an `HttpServerCodec` (what a refused request is answered with in brackets). */
 export interface HttpServerCodecOptions {
     /** Request line and headers, in bytes (default 16384) [431]. */
@@ -106,7 +107,6 @@ export declare class HttpContent {
     /** The request it belongs to (written: the response's request; -1: the oldest unanswered). */
     requestId?: number);
 }
-type HeaderInit = Record<string, string | number | string[]> | Array<[string, string]>;
 /** A response to write; framed natively (see the module docs). */
 export declare class HttpResponse {
     readonly status: number;
@@ -135,5 +135,3 @@ export declare class HttpResponse {
     /** True once `freeze()` was called. */
     get frozen(): boolean;
 }
-export {};
-/** Node's fast latin1 encoding (`buffer.latin1Write`), typed: bytes written. */

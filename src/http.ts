@@ -21,7 +21,8 @@ import { NativeHandler } from './codecs'
 import { HttpRequestFlag, NativeHandlerKind } from './protocol'
 import { native } from './binding'
 import { httpBytes } from './http-wire'
-import { NetloopError, checkBoolean, checkInteger, fromNative, invalidArgType, outOfRange } from './errors'
+import { NetloopError, checkBoolean, checkInteger, fromNative, outOfRange } from './errors'
+import { EMPTY, HttpFields, bodyBuffer, headerList, latin1, type HeaderInit } from './http-fields'
 
 /** Limits of an `HttpServerCodec` (what a refused request is answered with in brackets). */
 export interface HttpServerCodecOptions {
@@ -60,8 +61,6 @@ export interface HttpServerCodecOptions {
   maxPipelinedRequests?: number
 }
 
-/** Node's fast latin1 decoding (`buffer.latin1Slice`), typed. */
-const latin1 = (b: Buffer, start: number, end: number): string => (b as unknown as { latin1Slice(s: number, e: number): string }).latin1Slice(start, end)
 
 /** Parses requests and frames responses natively. One per connection, like Netty's. */
 export class HttpServerCodec extends NativeHandler {
@@ -87,8 +86,7 @@ export class HttpRequest {
   #arena: Buffer
   /** Offsets in the arena: method, target, body (start, end each), then the header count's. */
   #at: number
-  #spans: number[] | undefined
-  #headers: Record<string, string | string[]> | undefined
+  #headerFields: HttpFields | undefined
   #method: string | undefined
   #url: string | undefined
   #body: Buffer | undefined
@@ -164,60 +162,25 @@ export class HttpRequest {
     return this.#body
   }
 
-  /** The name and value offsets of every header (start, end each), parsed on first use. */
-  #headerSpans(): number[] {
-    if (this.#spans) return this.#spans
-    const arena = this.#arena
-    let p = this.#field(3)
-    const n = arena.readUInt32LE(p)
-    p += 4
-    const spans = new Array<number>(n * 4)
-    for (let i = 0; i < 2 * n; i++) {
-      const len = arena.readUInt32LE(p)
-      spans[2 * i] = p + 4
-      spans[2 * i + 1] = p + 4 + len
-      p += 4 + len
-    }
-    this.#spans = spans
-    return spans
+  /** The header fields, found on first use. */
+  #fields(): HttpFields {
+    this.#headerFields ??= new HttpFields(this.#arena, this.#field(3))
+    return this.#headerFields
   }
 
   /** The value of header `name` (case-insensitive), duplicates joined with `, `; no object is made. */
   header(name: string): string | undefined {
-    const want = name.toLowerCase()
-    let out: string | undefined
-    const s = this.#headerSpans()
-    for (let i = 0; i < s.length; i += 4) {
-      if (s[i + 1] - s[i] !== want.length) continue
-      if (latin1(this.#arena, s[i], s[i + 1]).toLowerCase() !== want) continue
-      const v = latin1(this.#arena, s[i + 2], s[i + 3])
-      out = out === undefined ? v : `${out}, ${v}`
-    }
-    return out
+    return this.#fields().get(name)
   }
 
   /** The headers as node:http's `req.headers` (lower-case names; `set-cookie` an array). Made on first use. */
   get headers(): Record<string, string | string[]> {
-    if (this.#headers) return this.#headers
-    const h: Record<string, string | string[]> = Object.create(null)
-    const s = this.#headerSpans()
-    for (let i = 0; i < s.length; i += 4) {
-      const k = latin1(this.#arena, s[i], s[i + 1]).toLowerCase()
-      const v = latin1(this.#arena, s[i + 2], s[i + 3])
-      const old = h[k]
-      if (k === 'set-cookie') h[k] = old === undefined ? [v] : [...(old as string[]), v]
-      else h[k] = old === undefined ? v : `${old}, ${v}`
-    }
-    this.#headers = h
-    return h
+    return this.#fields().record()
   }
 
   /** Names and values in wire order, as node:http's `req.rawHeaders`. */
   get rawHeaders(): string[] {
-    const s = this.#headerSpans()
-    const out: string[] = []
-    for (let i = 0; i < s.length; i += 2) out.push(latin1(this.#arena, s[i], s[i + 1]))
-    return out
+    return this.#fields().raw()
   }
 }
 
@@ -232,7 +195,6 @@ export class HttpContent {
   ) {}
 }
 
-type HeaderInit = Record<string, string | number | string[]> | Array<[string, string]>
 
 /** Frees the native copy of a frozen response once its object is collected. */
 const frozenIds = new FinalizationRegistry<number>((id) => native.httpRelease(id))
@@ -255,11 +217,8 @@ export class HttpResponse {
     readonly reason = '',
   ) {
     if (!Number.isInteger(status) || status < 100 || status > 999) throw outOfRange('status', '>= 100 and <= 999', status)
-    if (typeof body !== 'string' && !(body instanceof Uint8Array)) throw invalidArgType('body', 'string, Buffer or Uint8Array', body)
-    this.headers = Array.isArray(headers)
-      ? headers
-      : Object.entries(headers).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x] as [string, string]) : [[k, String(v)] as [string, string]]))
-    this.body = typeof body === 'string' ? Buffer.from(body) : Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+    this.headers = headerList(headers)
+    this.body = bodyBuffer(body)
   }
 
   /** Answers `req` (for responses written out of order). Not for a frozen response. */
@@ -308,10 +267,7 @@ export class HttpResponse {
     return this._frozen >= 0
   }
 }
-const EMPTY = Buffer.alloc(0)
 
 function frozenError(what: string): NetloopError {
   return new NetloopError('ERR_HTTP_FROZEN', `${what} cannot change a frozen response`)
 }
-
-/** Node's fast latin1 encoding (`buffer.latin1Write`), typed: bytes written. */

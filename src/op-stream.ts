@@ -16,7 +16,8 @@
 import type * as Native from '../native'
 import { RespReply, replyBytes, writeReply } from './resp'
 import { HttpContent, HttpResponse } from './http'
-import { httpBytes, writeHttp } from './http-wire'
+import { HttpClientRequest } from './http-client'
+import { httpBytes, writeHttp, type HttpOutbound } from './http-wire'
 import type { Tokens } from './hub-refs'
 import { ARENA_BYTES, OP_CAPACITY } from './wire'
 import { RecordField, WireKind } from './protocol'
@@ -53,7 +54,7 @@ export function applyHolding(): void {
 }
 
 const RESP_CODEC: FramedCodec<RespReply> = { write: writeReply, bytes: replyBytes }
-const HTTP_CODEC: FramedCodec<HttpResponse | HttpContent> = { write: writeHttp, bytes: httpBytes }
+const HTTP_CODEC: FramedCodec<HttpOutbound> = { write: writeHttp, bytes: httpBytes }
 
 export class OpStream {
   #arenaUsed = 0
@@ -175,7 +176,7 @@ export class OpStream {
       buf = msg
     } else if (msg instanceof RespReply && bytesKind === WireKind.WriteBytes) {
       return this.#encodeFramed(WireKind.WriteResp, msg, RESP_CODEC)
-    } else if ((msg instanceof HttpResponse || msg instanceof HttpContent) && bytesKind === WireKind.WriteBytes) {
+    } else if ((msg instanceof HttpResponse || msg instanceof HttpContent || msg instanceof HttpClientRequest) && bytesKind === WireKind.WriteBytes) {
       return this.#encodeFramed(WireKind.WriteHttp, msg, HTTP_CODEC)
     } else {
       return this.#encoded(valueKind, this.tokens.lend(msg), 0)

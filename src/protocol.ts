@@ -88,6 +88,32 @@ export const enum HandlerTakes {
   AutoRelease = 8,
 }
 
+/** @internal
+ * The flags byte of an HTTP request JS writes through an `HttpClientCodec`
+ * (channel/http_client_wire.rs).
+ */
+export const enum HttpClientRequestFlag {
+  /** The body follows as content chunks. */
+  Streaming = 1,
+  /** HTTP/1.0 (else 1.1). */
+  Http10 = 2,
+}
+
+/** @internal
+ * The flags byte of an HTTP response an `HttpClientCodec` read
+ * (channel/http_client_wire.rs).
+ */
+export const enum HttpClientResponseFlag {
+  /** HTTP/1.1 (else 1.0). */
+  Http11 = 1,
+  /** The connection can carry further requests after this response. */
+  KeepAlive = 2,
+  /** The body comes as content pieces, not aggregated. */
+  Streaming = 4,
+  /** The response switched protocols (101, or a 2xx to `CONNECT`). */
+  Upgraded = 8,
+}
+
 /** @internal The flags byte of an HTTP content piece, either way (channel/http_wire.rs). */
 export const enum HttpContentFlag {
   /** The message's last piece. */
@@ -100,6 +126,8 @@ export const enum HttpIn {
   Request = 0,
   /** A body piece. */
   Content = 1,
+  /** A response head (and its aggregated body), read by an `HttpClientCodec`. */
+  Response = 2,
 }
 
 /** @internal The kind byte that starts an HTTP message JS writes (channel/http_wire.rs). */
@@ -110,6 +138,8 @@ export const enum HttpOut {
   Content = 2,
   /** A frozen response, by its id (`httpFreeze`). */
   Frozen = 3,
+  /** A request head (and body), written through an `HttpClientCodec`. */
+  Request = 4,
 }
 
 /** @internal Bits of the flags byte of a delivered HTTP request (channel/http_wire.rs). */
@@ -185,7 +215,7 @@ export const enum NativeHandlerKind {
   Tls = 7,
   /**
    * `RespDecoder`: `p` = max bulk length, max array length, max nesting depth, max inline
-   * length, inline commands (0/1), RESP3 (0/1).
+   * length, inline commands (0/1), RESP3 (0/1), pause while unwritable (0/1).
    */
   Resp = 8,
   /**
@@ -199,6 +229,11 @@ export const enum NativeHandlerKind {
    * read in progress (0/1).
    */
   FlushConsolidation = 10,
+  /**
+   * `HttpClientCodec`: `p` = max head size, max header count, max body size, aggregate
+   * limit; `delimiters[0]` = the `Host` added to requests without one, if any.
+   */
+  HttpClient = 11,
 }
 
 /** @internal
@@ -458,13 +493,15 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   ErrorIndex: { None: -1 },
   HandlerPosition: { First: 0, Last: 1, Before: 2, After: 3 },
   HandlerTakes: { Inbound: 1, Outbound: 2, ReadComplete: 4, AutoRelease: 8 },
+  HttpClientRequestFlag: { Streaming: 1, Http10: 2 },
+  HttpClientResponseFlag: { Http11: 1, KeepAlive: 2, Streaming: 4, Upgraded: 8 },
   HttpContentFlag: { Last: 1 },
-  HttpIn: { Request: 0, Content: 1 },
-  HttpOut: { Response: 1, Content: 2, Frozen: 3 },
+  HttpIn: { Request: 0, Content: 1, Response: 2 },
+  HttpOut: { Response: 1, Content: 2, Frozen: 3, Request: 4 },
   HttpRequestFlag: { Http11: 1, KeepAlive: 2, Streaming: 4, ExpectContinue: 8, Upgrade: 16 },
   HttpResponseFlag: { Streaming: 1 },
   MetricsSlot: { Iterations: 0, Deliveries: 1, Records: 2, JsToNative: 3, Ops: 4, BytesToJs: 5, BytesFromJs: 6, Channels: 7, BytesFromReads: 8, BytesReleased: 9, Length: 10 },
-  NativeHandlerKind: { Line: 1, Delimiter: 2, FixedLength: 3, LengthField: 4, Prepender: 5, Idle: 6, Tls: 7, Resp: 8, Http: 9, FlushConsolidation: 10 },
+  NativeHandlerKind: { Line: 1, Delimiter: 2, FixedLength: 3, LengthField: 4, Prepender: 5, Idle: 6, Tls: 7, Resp: 8, Http: 9, FlushConsolidation: 10, HttpClient: 11 },
   Outcome: { Success: 0, NativeError: 1, JsError: 2 },
   PromiseId: { Silent: 0, VoidFiring: -1 },
   RecordField: { Kind: 0, Channel: 1, Ctx: 2, A: 3, B: 4, C: 5, Length: 6 },

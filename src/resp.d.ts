@@ -13,6 +13,15 @@ export interface RespDecoderOptions {
     inlineCommands?: boolean;
     /** Accept RESP3 types (default true). */
     resp3?: boolean;
+    /**
+     * For servers: while the channel is not writable (replies queued past the high water mark),
+     * deliver no new command and stop reading (`autoRead` off meanwhile), and go on once it
+     * drains: a client that pipelines without reading its replies is held back by TCP instead of
+     * growing the server's memory (node:http's rule; redis-server has none). Default false, as
+     * in Netty. Never on a client: it would stop reading replies while its own commands cannot
+     * drain.
+     */
+    pauseWhileUnwritable?: boolean;
 }
 /**
  * Decodes RESP2/RESP3 natively (Netty's `RedisDecoder` + `RedisArrayAggregator`). Each whole

@@ -33,6 +33,15 @@ export interface RespDecoderOptions {
   inlineCommands?: boolean
   /** Accept RESP3 types (default true). */
   resp3?: boolean
+  /**
+   * For servers: while the channel is not writable (replies queued past the high water mark),
+   * deliver no new command and stop reading (`autoRead` off meanwhile), and go on once it
+   * drains: a client that pipelines without reading its replies is held back by TCP instead of
+   * growing the server's memory (node:http's rule; redis-server has none). Default false, as
+   * in Netty. Never on a client: it would stop reading replies while its own commands cannot
+   * drain.
+   */
+  pauseWhileUnwritable?: boolean
 }
 
 /**
@@ -58,6 +67,7 @@ export class RespDecoder extends NativeHandler {
       n('maxInlineLength', options.maxInlineLength, 64 * 1024, 16),
       b('inlineCommands', options.inlineCommands, true),
       b('resp3', options.resp3, true),
+      b('pauseWhileUnwritable', options.pauseWhileUnwritable, false),
     ])
   }
 }

@@ -249,7 +249,7 @@ pub enum NativeHandlerKind {
     /// server name (UTF-8), if any.
     Tls = 7,
     /// `RespDecoder`: `p` = max bulk length, max array length, max nesting depth, max inline
-    /// length, inline commands (0/1), RESP3 (0/1).
+    /// length, inline commands (0/1), RESP3 (0/1), pause while unwritable (0/1).
     Resp = 8,
     /// `HttpServerCodec`: `p` = max head size, max URI length, max header count, max body
     /// size, aggregate limit, require Host (0/1), header timeout (ms, 0: none), max pipelined
@@ -258,6 +258,9 @@ pub enum NativeHandlerKind {
     /// `FlushConsolidationHandler`: `p` = explicit flush after flushes, consolidate when no
     /// read in progress (0/1).
     FlushConsolidation = 10,
+    /// `HttpClientCodec`: `p` = max head size, max header count, max body size, aggregate
+    /// limit; `delimiters[0]` = the `Host` added to requests without one, if any.
+    HttpClient = 11,
 }
 
 /// The tag byte of a RESP value in its tag form (channel/resp_wire.rs).
@@ -308,6 +311,8 @@ pub enum HttpIn {
     Request = 0,
     /// A body piece.
     Content = 1,
+    /// A response head (and its aggregated body), read by an `HttpClientCodec`.
+    Response = 2,
 }
 
 /// The kind byte that starts an HTTP message JS writes (channel/http_wire.rs).
@@ -320,6 +325,8 @@ pub enum HttpOut {
     Content = 2,
     /// A frozen response, by its id (`httpFreeze`).
     Frozen = 3,
+    /// A request head (and body), written through an `HttpClientCodec`.
+    Request = 4,
 }
 
 /// Bits of a channel's state as `NativeChannels::state` reports it.
@@ -449,6 +456,32 @@ pub enum HttpContentFlag {
 pub enum HttpResponseFlag {
     /// The body follows as content chunks.
     Streaming = 1,
+}
+
+/// The flags byte of an HTTP request JS writes through an `HttpClientCodec`
+/// (channel/http_client_wire.rs).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpClientRequestFlag {
+    /// The body follows as content chunks.
+    Streaming = 1,
+    /// HTTP/1.0 (else 1.1).
+    Http10 = 2,
+}
+
+/// The flags byte of an HTTP response an `HttpClientCodec` read
+/// (channel/http_client_wire.rs).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpClientResponseFlag {
+    /// HTTP/1.1 (else 1.0).
+    Http11 = 1,
+    /// The connection can carry further requests after this response.
+    KeepAlive = 2,
+    /// The body comes as content pieces, not aggregated.
+    Streaming = 4,
+    /// The response switched protocols (101, or a 2xx to `CONNECT`).
+    Upgraded = 8,
 }
 
 /// How JS answers an `SslHandler`'s question about a server name (`tlsAnswerServerName`,

@@ -167,17 +167,17 @@ impl JsAdapter {
             Message::User(v)
                 if read
                     && (v.is::<netloop_http::HttpRequest>()
-                        || v.is::<netloop_http::HttpContent>()) =>
+                        || v.is::<netloop_http::HttpContent>()
+                        || v.is::<netloop_http::HttpClientResponse>()) =>
             {
                 let mut out = hub.outbox();
                 let off = out.bytes.len();
-                match v.downcast::<netloop_http::HttpRequest>() {
-                    Ok(req) => super::http_wire::put_request(&mut out.bytes, &req),
-                    Err(v) => {
-                        if let Ok(content) = v.downcast::<netloop_http::HttpContent>() {
-                            super::http_wire::put_content(&mut out.bytes, &content);
-                        }
-                    }
+                if let Some(req) = v.downcast_ref::<netloop_http::HttpRequest>() {
+                    super::http_wire::put_request(&mut out.bytes, req);
+                } else if let Some(content) = v.downcast_ref::<netloop_http::HttpContent>() {
+                    super::http_wire::put_content(&mut out.bytes, content);
+                } else if let Some(res) = v.downcast_ref::<netloop_http::HttpClientResponse>() {
+                    super::http_client_wire::put_response(&mut out.bytes, res);
                 }
                 let len = out.bytes.len() - off;
                 (wire::READ_HTTP, off as f64, len as f64)

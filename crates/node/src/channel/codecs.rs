@@ -27,6 +27,7 @@ pub const TLS: u32 = NativeHandlerKind::Tls as u32;
 pub const RESP: u32 = NativeHandlerKind::Resp as u32;
 pub const HTTP: u32 = NativeHandlerKind::Http as u32;
 pub const FLUSH_CONSOLIDATION: u32 = NativeHandlerKind::FlushConsolidation as u32;
+pub const HTTP_CLIENT: u32 = NativeHandlerKind::HttpClient as u32;
 
 fn param(p: &[f64], i: usize) -> f64 {
     p.get(i).copied().unwrap_or(0.0)
@@ -131,7 +132,8 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
             };
             Rc::new(
                 netloop_resp::RespDecoderHandler::new(cfg)
-                    .map_err(|e| invalid_arg(e.to_string()))?,
+                    .map_err(|e| invalid_arg(e.to_string()))?
+                    .pause_while_unwritable(flag(p, 6)),
             )
         }
         HTTP => {
@@ -161,6 +163,22 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
             };
             Rc::new(
                 netloop_http::HttpServerCodec::new(cfg).map_err(|e| invalid_arg(e.to_string()))?,
+            )
+        }
+        HTTP_CLIENT => {
+            let cfg = netloop_http::HttpClientConfig {
+                max_head_size: size(p, 0),
+                max_header_count: size(p, 1),
+                // Beyond 2^53 JS passes no exact integer: no limit.
+                max_body_size: match param(p, 2) {
+                    v if (0.0..9_007_199_254_740_992.0).contains(&v) => v as u64,
+                    _ => u64::MAX,
+                },
+                aggregate_limit: size(p, 3),
+                host: delimiters.into_iter().next(),
+            };
+            Rc::new(
+                netloop_http::HttpClientCodec::new(cfg).map_err(|e| invalid_arg(e.to_string()))?,
             )
         }
         FLUSH_CONSOLIDATION => Rc::new(

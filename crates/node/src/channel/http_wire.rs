@@ -14,6 +14,9 @@
 //! bytes := len:u32 data[len]
 //! ```
 //!
+//! An `HttpClientCodec`'s messages (a response read, kind 2; a request written, kind 4) have
+//! their layouts in http_client_wire.rs; body pieces use the content layouts above both ways.
+//!
 //! A request's strings are views of the delivery's arena in JS (no copy per header); headers
 //! become a JS object only when read. A written response's strings and body are views of the
 //! op's bytes (no copy each).
@@ -39,7 +42,7 @@ use crate::error::{throw, Code};
 
 use crate::protocol::{HttpContentFlag, HttpIn, HttpOut, HttpRequestFlag, HttpResponseFlag};
 
-fn bytes(out: &mut Vec<u8>, b: &[u8]) {
+pub(super) fn bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&(b.len() as u32).to_le_bytes());
     out.extend_from_slice(b);
 }
@@ -77,9 +80,9 @@ pub fn put_content(out: &mut Vec<u8>, c: &HttpContent) {
     bytes(out, &c.data);
 }
 
-struct Reader<'a> {
-    data: &'a Bytes,
-    at: usize,
+pub(super) struct Reader<'a> {
+    pub(super) data: &'a Bytes,
+    pub(super) at: usize,
 }
 
 impl Reader<'_> {
@@ -87,26 +90,26 @@ impl Reader<'_> {
         let end = self.at.checked_add(n).filter(|&e| e <= self.data.len());
         end.ok_or_else(|| "truncated HTTP message from JS".to_string())
     }
-    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+    pub(super) fn take(&mut self, n: usize) -> Result<&[u8], String> {
         let end = self.end(n)?;
         let s = &self.data[self.at..end];
         self.at = end;
         Ok(s)
     }
-    fn u8(&mut self) -> Result<u8, String> {
+    pub(super) fn u8(&mut self) -> Result<u8, String> {
         Ok(self.take(1)?[0])
     }
-    fn u32(&mut self) -> Result<usize, String> {
+    pub(super) fn u32(&mut self) -> Result<usize, String> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
     }
-    fn id(&mut self) -> Result<Option<u64>, String> {
+    pub(super) fn id(&mut self) -> Result<Option<u64>, String> {
         let b = self.take(8)?;
         let v = f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
         Ok((v >= 0.0).then_some(v as u64))
     }
     /// A view of the next `len:u32 data` (no copy).
-    fn bytes(&mut self) -> Result<Bytes, String> {
+    pub(super) fn bytes(&mut self) -> Result<Bytes, String> {
         let n = self.u32()?;
         let end = self.end(n)?;
         let b = self.data.slice(self.at..end);
@@ -183,6 +186,7 @@ pub fn from_js(data: &Bytes) -> Result<Message, String> {
     const RESPONSE: u8 = HttpOut::Response as u8;
     const CONTENT: u8 = HttpOut::Content as u8;
     const FROZEN_RESPONSE: u8 = HttpOut::Frozen as u8;
+    const REQUEST: u8 = HttpOut::Request as u8;
     let mut r = Reader { data, at: 0 };
     match r.u8()? {
         RESPONSE => read_response(&mut r).map(Message::user),
@@ -208,6 +212,7 @@ pub fn from_js(data: &Bytes) -> Result<Message, String> {
             c.request_id = request_id;
             Ok(Message::user(c))
         }
+        REQUEST => super::http_client_wire::read_request(&mut r).map(Message::user),
         other => Err(format!("unknown HTTP message tag {other} from JS")),
     }
 }

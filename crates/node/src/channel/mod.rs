@@ -11,6 +11,7 @@ pub(crate) mod big;
 mod codecs;
 mod delivery;
 mod handlers;
+mod http_client_wire;
 mod http_wire;
 mod hub;
 pub(crate) use hub::Hub;

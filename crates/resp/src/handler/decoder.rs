@@ -19,6 +19,9 @@
 //!   not forwarded: remove the decoder between values (e.g. from the handler of the command
 //!   that switches protocols, which the decoder fires before touching the next bytes).
 //!
+//! - Opt-in backpressure ([`RespDecoderHandler::pause_while_unwritable`], pause.rs): while
+//!   the channel is not writable no new value is fired and reading stops.
+//!
 //! Memory: the cumulation grows by at least doubling, so a value arriving in many small
 //! reads costs amortised O(1) copying per byte, and the decode call per read is O(1) while a
 //! bulk payload is incomplete. Decoded payloads are views of the cumulation; once the values
@@ -31,6 +34,7 @@ use netloop_transport::{
     ChannelHandler, ChannelHandlerContext, ChannelInputShutdown, HandlerResult, Message, UserEvent,
 };
 
+use super::pause::Pause;
 use crate::config::RespConfig;
 use crate::decoder::RespDecoder;
 use crate::error::ConfigError;
@@ -53,6 +57,7 @@ pub struct RespDecoderHandler {
     fired_value: Cell<bool>,
     /// Bytes were received since the last `channel_read_complete`.
     got_bytes: Cell<bool>,
+    pause: Pause,
 }
 
 impl RespDecoderHandler {
@@ -73,7 +78,29 @@ impl RespDecoderHandler {
             }),
             fired_value: Cell::new(false),
             got_bytes: Cell::new(false),
+            pause: Pause::default(),
         }
+    }
+
+    /// While the channel is not writable, fire no new value and stop reading (`autoRead`
+    /// off meanwhile); go on when it is writable again. For servers: a client that pipelines
+    /// commands without reading the replies is held back by TCP instead of growing the
+    /// outbound buffer. Off by default, as in Netty; never for a client (it would stop
+    /// reading replies while its own commands cannot drain).
+    ///
+    /// ```
+    /// use netloop_resp::{RespConfig, RespDecoderHandler};
+    /// let handler = RespDecoderHandler::new(RespConfig::default()).unwrap().pause_while_unwritable(true);
+    /// # let _ = handler;
+    /// ```
+    pub fn pause_while_unwritable(mut self, on: bool) -> Self {
+        self.pause.enabled = on;
+        self
+    }
+
+    /// Whether decoding waits for the channel to be writable again.
+    pub fn is_paused(&self) -> bool {
+        self.pause.is_paused()
     }
 
     /// Bytes received but not yet consumed by the decoder.
@@ -94,6 +121,9 @@ impl RespDecoderHandler {
     /// Decodes and fires values until the cumulation yields no more.
     fn decode(&self, ctx: &ChannelHandlerContext) {
         loop {
+            if self.pause.stops(ctx) {
+                return;
+            }
             let result = {
                 let mut state = self.state.borrow_mut();
                 let State { decoder, buf } = &mut *state;
@@ -113,6 +143,47 @@ impl RespDecoderHandler {
             if ctx.is_removed() {
                 return;
             }
+        }
+    }
+
+    /// Resumes from a loop task once the channel is writable again (pause.rs).
+    fn schedule_resume(&self, ctx: &ChannelHandlerContext) {
+        if self.pause.resume_scheduled.replace(true) {
+            return;
+        }
+        let Some(event_loop) = ctx.try_channel().and_then(|ch| ch.event_loop().local()) else {
+            self.pause.resume_scheduled.set(false);
+            return;
+        };
+        let c = ctx.clone();
+        event_loop.execute_local(move || {
+            if c.is_removed() {
+                return;
+            }
+            let handler = c.handler();
+            if let Some(decoder) = handler
+                .as_any()
+                .and_then(|a| a.downcast_ref::<RespDecoderHandler>())
+            {
+                decoder.resume(&c);
+            }
+        });
+    }
+
+    /// Decodes what waited, then reads again unless it paused once more.
+    fn resume(&self, ctx: &ChannelHandlerContext) {
+        self.pause.resume_scheduled.set(false);
+        if !self.pause.can_resume(ctx) {
+            return;
+        }
+        self.pause.unpause();
+        self.fired_value.set(false);
+        self.decode(ctx);
+        if self.fired_value.replace(false) {
+            ctx.fire_channel_read_complete();
+        }
+        if !self.pause.is_paused() && ctx.try_channel().is_some_and(|ch| ch.is_open()) {
+            self.pause.read_again(ctx);
         }
     }
 
@@ -158,6 +229,8 @@ impl ChannelHandler for RespDecoderHandler {
             ctx.fire_channel_read(Message::Bytes(leftover));
             ctx.fire_channel_read_complete();
         }
+        self.pause.unpause();
+        self.pause.read_again(ctx);
         Ok(())
     }
 
@@ -184,13 +257,21 @@ impl ChannelHandler for RespDecoderHandler {
     fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         let fired = self.fired_value.replace(false);
         let got_bytes = self.got_bytes.replace(false);
-        if got_bytes && !fired && !self.is_failed() {
+        if got_bytes && !fired && !self.is_failed() && !self.pause.is_paused() {
             let auto_read = ctx.try_channel().map_or(true, |ch| ch.is_auto_read());
             if !auto_read {
                 ctx.read();
             }
         }
         ctx.fire_channel_read_complete();
+        Ok(())
+    }
+
+    fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        if self.pause.can_resume(ctx) {
+            self.schedule_resume(ctx);
+        }
+        ctx.fire_channel_writability_changed();
         Ok(())
     }
 

@@ -16,6 +16,7 @@
 
 mod decoder;
 mod encoder;
+mod pause;
 
 pub use decoder::RespDecoderHandler;
 pub use encoder::{RespEncoder, GATHER_THRESHOLD};

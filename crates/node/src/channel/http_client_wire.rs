@@ -1,0 +1,67 @@
+//! An `HttpClientCodec`'s messages across the JS boundary (src/http-wire.ts reads and writes
+//! the same layouts; integers little-endian, `bytes := len:u32 data[len]`):
+//!
+//! ```text
+//! response (native → JS): 2:u8 id:f64 flags:u8 status:u16 reason:bytes body:bytes
+//!                         n:u32 (name:bytes value:bytes)*n  t:u32 (name:bytes value:bytes)*t
+//!                         flags: HttpClientResponseFlag bits; t: the trailers of a whole
+//!                         chunked body
+//! request  (JS → native): 4:u8 flags:u8 method:bytes target:bytes n:u32 (name value)*n body:bytes
+//!                         flags: HttpClientRequestFlag bits
+//! ```
+//!
+//! Body pieces use http_wire.rs's content layouts: a streamed response's pieces carry its id,
+//! and the id of a piece JS writes after a streamed request is not read.
+
+use bytes::Bytes;
+use netloop_http::{HttpClientRequest, HttpClientResponse, Version};
+
+use super::http_wire::{bytes, Reader};
+use crate::protocol::{HttpClientRequestFlag, HttpClientResponseFlag, HttpIn};
+
+/// Appends `r` in the response layout, after its kind byte.
+pub fn put_response(out: &mut Vec<u8>, r: &HttpClientResponse) {
+    out.push(HttpIn::Response as u8);
+    out.extend_from_slice(&(r.id as f64).to_le_bytes());
+    let bit = |on: bool, flag: HttpClientResponseFlag| if on { flag as u8 } else { 0 };
+    out.push(
+        bit(r.version == Version::Http11, HttpClientResponseFlag::Http11)
+            | bit(r.keep_alive, HttpClientResponseFlag::KeepAlive)
+            | bit(r.streaming, HttpClientResponseFlag::Streaming)
+            | bit(r.upgraded, HttpClientResponseFlag::Upgraded),
+    );
+    out.extend_from_slice(&r.status.to_le_bytes());
+    bytes(out, &r.reason);
+    bytes(out, &r.body);
+    out.extend_from_slice(&(r.headers.len() as u32).to_le_bytes());
+    for (name, value) in r.headers.iter() {
+        bytes(out, name);
+        bytes(out, value);
+    }
+    out.extend_from_slice(&(r.trailers.len() as u32).to_le_bytes());
+    for (name, value) in &r.trailers {
+        bytes(out, name);
+        bytes(out, value);
+    }
+}
+
+/// The request in the layout above (its kind byte already read); strings and body are views
+/// of `r`'s bytes.
+pub fn read_request(r: &mut Reader<'_>) -> Result<HttpClientRequest, String> {
+    let flags = r.u8()?;
+    let method = r.bytes()?;
+    let target = r.bytes()?;
+    let n = r.u32()?;
+    let mut headers = Vec::with_capacity(n.min(256));
+    for _ in 0..n {
+        headers.push((r.bytes()?, r.bytes()?));
+    }
+    let body: Bytes = r.bytes()?;
+    let mut req = HttpClientRequest::new(method, target).body(body);
+    req.headers = headers;
+    req.streaming = flags & HttpClientRequestFlag::Streaming as u8 != 0;
+    if flags & HttpClientRequestFlag::Http10 as u8 != 0 {
+        req.version = Version::Http10;
+    }
+    Ok(req)
+}
