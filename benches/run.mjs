@@ -14,6 +14,8 @@
 //   memory           benches/node/memory.mjs     (if present)
 //   tls              benches/node/tls.mjs        TLS: netloop (TS, and the Rust core) against node:tls
 //                                                (and tokio-rustls); skipped without OpenSSL's headers
+//   http-client      benches/node/http-client.mjs  HttpClientCodec against node:http's client and
+//                                                fetch, all asking the C HTTP server
 //   duplex           benches/node/duplex.mjs     toDuplex() and diagnostics/tracing subscribers
 //                                                against the channel echo and node:net
 //   scaling          benches/node/scaling.mjs    worker threads against node:net threads and cluster
@@ -131,6 +133,13 @@ const PARTS = [
     // of 2 s after 1 s, 10 000 idle connections in 1 round. No OpenSSL headers: it prints a
     // `skipped:` line and exits 0.
     commands: () => [node('benches/node/tls.mjs', ...shared, ...(quick ? [] : ['--runs', '3', '--seconds', '2']), ...quiet, ...json('tls'))],
+  },
+  {
+    name: 'http-client',
+    title: 'HTTP clients: HttpClientCodec against node:http and fetch',
+    optional: 'benches/node/http-client.mjs',
+    // quick: 1 round of 1 s after 0.5 s; full: 3 rounds of 2 s after 1 s (the script's).
+    commands: () => [node('benches/node/http-client.mjs', ...shared, ...(quick ? ['--runs', '1', '--seconds', '1', '--warmup', '0.5'] : []), ...quiet, ...json('http-client'))],
   },
   {
     name: 'duplex',
