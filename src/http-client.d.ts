@@ -17,7 +17,7 @@
  * The layouts both sides share are described in crates/node/src/channel/http_client_wire.rs.
  */
 import { NativeHandler } from './codecs';
-import { type HeaderInit } from './http-fields';
+import { HttpHeaderView, type HeaderInit } from './http-fields';
 /** Limits of an `HttpClientCodec`, and the `Host` it adds. */
 export interface HttpClientCodecOptions {
     /** Status line and headers of a response, in bytes (default 16384): `HPE_HEADER_OVERFLOW` beyond. */
@@ -56,7 +56,7 @@ export declare class HttpClientRequest {
     streamed(): this;
 }
 /** A response, as parsed natively. Strings and `body` are views of the bytes read, made on first use. */
-export declare class HttpClientResponse {
+export declare class HttpClientResponse extends HttpHeaderView {
     #private;
     /** The number (0, 1, ...) of the request written on this connection that this answers (a refused write takes a number too). */
     readonly id: number;
@@ -77,12 +77,6 @@ export declare class HttpClientResponse {
     get statusMessage(): string;
     /** The whole body (empty when there is none, or when `streaming`). */
     get body(): Buffer;
-    /** The value of header `name` (case-insensitive), duplicates joined with `, `; no object is made. */
-    header(name: string): string | undefined;
-    /** The headers as node:http's `res.headers` (lower-case names; `set-cookie` an array). Made on first use. */
-    get headers(): Record<string, string | string[]>;
-    /** Names and values in wire order, as node:http's `res.rawHeaders`. */
-    get rawHeaders(): string[];
     /** The trailer fields of a whole chunked body, as node:http's `res.trailers` (those of a streamed body are not delivered). */
     get trailers(): Record<string, string | string[]>;
 }

@@ -19,7 +19,7 @@
 import { NativeHandler } from './codecs'
 import { HttpClientResponseFlag as F, NativeHandlerKind } from './protocol'
 import { NetloopError, checkInteger, invalidArgType } from './errors'
-import { EMPTY, HttpFields, bodyBuffer, headerList, latin1, type HeaderInit } from './http-fields'
+import { EMPTY, HttpFields, HttpHeaderView, bodyBuffer, headerList, latin1, type HeaderInit } from './http-fields'
 
 /** Limits of an `HttpClientCodec`, and the `Host` it adds. */
 export interface HttpClientCodecOptions {
@@ -88,7 +88,7 @@ export class HttpClientRequest {
 }
 
 /** A response, as parsed natively. Strings and `body` are views of the bytes read, made on first use. */
-export class HttpClientResponse {
+export class HttpClientResponse extends HttpHeaderView {
   #arena: Buffer
   /** Offset of the reason's length field. */
   #at: number
@@ -112,6 +112,7 @@ export class HttpClientResponse {
 
   /** @internal */
   constructor(arena: Buffer, at: number) {
+    super()
     this.#arena = arena
     this.id = arena.readDoubleLE(at)
     const flags = arena[at + 8]
@@ -152,7 +153,8 @@ export class HttpClientResponse {
     return this.#body
   }
 
-  #fields(): HttpFields {
+  /** @internal The header fields, found on first use. */
+  protected _headerFields(): HttpFields {
     if (this.#headerFields === undefined) {
       const p = this.#bodyAt()
       this.#headerFields = new HttpFields(this.#arena, p + 4 + this.#arena.readUInt32LE(p))
@@ -160,24 +162,9 @@ export class HttpClientResponse {
     return this.#headerFields
   }
 
-  /** The value of header `name` (case-insensitive), duplicates joined with `, `; no object is made. */
-  header(name: string): string | undefined {
-    return this.#fields().get(name)
-  }
-
-  /** The headers as node:http's `res.headers` (lower-case names; `set-cookie` an array). Made on first use. */
-  get headers(): Record<string, string | string[]> {
-    return this.#fields().record()
-  }
-
-  /** Names and values in wire order, as node:http's `res.rawHeaders`. */
-  get rawHeaders(): string[] {
-    return this.#fields().raw()
-  }
-
   /** The trailer fields of a whole chunked body, as node:http's `res.trailers` (those of a streamed body are not delivered). */
   get trailers(): Record<string, string | string[]> {
-    this.#trailerFields ??= new HttpFields(this.#arena, this.#fields().end())
+    this.#trailerFields ??= new HttpFields(this.#arena, this._headerFields().end())
     return this.#trailerFields.record()
   }
 }

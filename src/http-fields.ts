@@ -107,3 +107,24 @@ export class HttpFields {
     return out
   }
 }
+
+/** A message read natively (`HttpRequest`, `HttpClientResponse`): its header fields, with node:http's names. */
+export abstract class HttpHeaderView {
+  /** @internal The message's header fields. */
+  protected abstract _headerFields(): HttpFields
+
+  /** The value of header `name` (case-insensitive), duplicates joined with `, `; no object is made. */
+  header(name: string): string | undefined {
+    return this._headerFields().get(name)
+  }
+
+  /** The headers as node:http's `headers` (lower-case names; `set-cookie` an array). Made on first use. */
+  get headers(): Record<string, string | string[]> {
+    return this._headerFields().record()
+  }
+
+  /** Names and values in wire order, as node:http's `rawHeaders`. */
+  get rawHeaders(): string[] {
+    return this._headerFields().raw()
+  }
+}

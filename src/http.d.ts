@@ -18,7 +18,7 @@
  * The layouts both sides share are described in crates/node/src/channel/http_wire.rs.
  */
 import { NativeHandler } from './codecs';
-import { type HeaderInit } from './http-fields';
+import { HttpHeaderView, type HeaderInit } from './http-fields';
 /** Limits of an `HttpServerCodec` (what a refused request is answered with in brackets). */
 export interface HttpServerCodecOptions {
     /** Request line and headers, in bytes (default 16384) [431]. */
@@ -60,7 +60,7 @@ export declare class HttpServerCodec extends NativeHandler {
     constructor(o?: HttpServerCodecOptions);
 }
 /** A request, as parsed natively. Strings and `body` are views of the bytes read, made on first use. */
-export declare class HttpRequest {
+export declare class HttpRequest extends HttpHeaderView {
     #private;
     /** The request's number on its connection (a response may name it to answer out of order). */
     readonly id: number;
@@ -87,12 +87,6 @@ export declare class HttpRequest {
     get url(): string;
     /** The whole body (empty when there is none, or when `streaming`). */
     get body(): Buffer;
-    /** The value of header `name` (case-insensitive), duplicates joined with `, `; no object is made. */
-    header(name: string): string | undefined;
-    /** The headers as node:http's `req.headers` (lower-case names; `set-cookie` an array). Made on first use. */
-    get headers(): Record<string, string | string[]>;
-    /** Names and values in wire order, as node:http's `req.rawHeaders`. */
-    get rawHeaders(): string[];
 }
 /** A piece of a streamed body: read (after a `streaming` request) or written (after a `streaming` response). */
 export declare class HttpContent {

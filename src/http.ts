@@ -22,7 +22,7 @@ import { HttpRequestFlag, NativeHandlerKind } from './protocol'
 import { native } from './binding'
 import { httpBytes } from './http-wire'
 import { NetloopError, checkBoolean, checkInteger, fromNative, outOfRange } from './errors'
-import { EMPTY, HttpFields, bodyBuffer, headerList, latin1, type HeaderInit } from './http-fields'
+import { EMPTY, HttpFields, HttpHeaderView, bodyBuffer, headerList, latin1, type HeaderInit } from './http-fields'
 
 /** Limits of an `HttpServerCodec` (what a refused request is answered with in brackets). */
 export interface HttpServerCodecOptions {
@@ -82,7 +82,7 @@ export class HttpServerCodec extends NativeHandler {
 }
 
 /** A request, as parsed natively. Strings and `body` are views of the bytes read, made on first use. */
-export class HttpRequest {
+export class HttpRequest extends HttpHeaderView {
   #arena: Buffer
   /** Offsets in the arena: method, target, body (start, end each), then the header count's. */
   #at: number
@@ -112,6 +112,7 @@ export class HttpRequest {
 
   /** @internal */
   constructor(arena: Buffer, at: number) {
+    super()
     this.#arena = arena
     this.#at = at + 9
     this.id = arena.readDoubleLE(at)
@@ -162,25 +163,10 @@ export class HttpRequest {
     return this.#body
   }
 
-  /** The header fields, found on first use. */
-  #fields(): HttpFields {
+  /** @internal The header fields, found on first use. */
+  protected _headerFields(): HttpFields {
     this.#headerFields ??= new HttpFields(this.#arena, this.#field(3))
     return this.#headerFields
-  }
-
-  /** The value of header `name` (case-insensitive), duplicates joined with `, `; no object is made. */
-  header(name: string): string | undefined {
-    return this.#fields().get(name)
-  }
-
-  /** The headers as node:http's `req.headers` (lower-case names; `set-cookie` an array). Made on first use. */
-  get headers(): Record<string, string | string[]> {
-    return this.#fields().record()
-  }
-
-  /** Names and values in wire order, as node:http's `req.rawHeaders`. */
-  get rawHeaders(): string[] {
-    return this.#fields().raw()
   }
 }
 

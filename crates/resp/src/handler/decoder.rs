@@ -31,7 +31,8 @@ use std::cell::{Cell, RefCell};
 
 use bytes::BytesMut;
 use netloop_transport::{
-    ChannelHandler, ChannelHandlerContext, ChannelInputShutdown, HandlerResult, Message, UserEvent,
+    append_to_cumulation, ChannelHandler, ChannelHandlerContext, ChannelInputShutdown,
+    HandlerResult, Message, UserEvent,
 };
 
 use super::pause::Pause;
@@ -197,15 +198,6 @@ impl RespDecoderHandler {
     }
 }
 
-/// Appends `data`, growing the buffer by at least its length so far (amortised O(1) per
-/// byte even when decoded views keep the old allocation shared).
-fn append(buf: &mut BytesMut, data: &[u8]) {
-    if buf.capacity() - buf.len() < data.len() {
-        buf.reserve(data.len().max(buf.len()));
-    }
-    buf.extend_from_slice(data);
-}
-
 impl std::fmt::Debug for RespDecoderHandler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RespDecoderHandler")
@@ -248,7 +240,7 @@ impl ChannelHandler for RespDecoderHandler {
             if state.decoder.is_failed() {
                 return Ok(());
             }
-            append(&mut state.buf, &bytes);
+            append_to_cumulation(&mut state.buf, &bytes);
         }
         self.decode(ctx);
         Ok(())
@@ -287,25 +279,5 @@ impl ChannelHandler for RespDecoderHandler {
         }
         ctx.fire_user_event_triggered(event);
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn appending_byte_by_byte_copies_a_linear_number_of_bytes() {
-        let mut buf = BytesMut::new();
-        let mut copied = 0usize;
-        let mut last_ptr = buf.as_ptr();
-        for i in 0..(1usize << 20) {
-            append(&mut buf, &[i as u8]);
-            if buf.as_ptr() != last_ptr {
-                copied += buf.len();
-                last_ptr = buf.as_ptr();
-            }
-        }
-        assert!(copied <= 4 << 20, "copied {copied} bytes for 1 MiB");
     }
 }
