@@ -13,6 +13,7 @@
 use bytes::Bytes;
 
 use crate::error::HttpError;
+use crate::fields::is_tchar;
 use crate::input::Input;
 use crate::message::HeaderList;
 use crate::scan::{LineScanner, ScanLimits};
@@ -175,10 +176,6 @@ enum Ext {
     Token,
     Quoted,
     Escape,
-}
-
-fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 fn is_qdtext(b: u8) -> bool {

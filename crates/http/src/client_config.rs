@@ -3,9 +3,9 @@
 
 use bytes::Bytes;
 
-use crate::config::MAX_HEAD_SIZE_LIMIT;
-use crate::encoder::is_field_text;
+use crate::config::{check_max_head_size, refuse};
 use crate::error::ConfigError;
+use crate::fields::is_field_text;
 
 /// Limits and switches of an [`HttpClientCodec`](crate::HttpClientCodec).
 ///
@@ -15,7 +15,7 @@ use crate::error::ConfigError;
 pub struct HttpClientConfig {
     /// Largest response head (status line, header lines and the empty line), in bytes; above
     /// it: `HeadTooLarge`. Default 16 KiB (node's `maxHeaderSize`), at most
-    /// [`MAX_HEAD_SIZE_LIMIT`]. Also bounds a chunked body's trailers.
+    /// [`MAX_HEAD_SIZE_LIMIT`](crate::MAX_HEAD_SIZE_LIMIT). Also bounds a chunked body's trailers.
     pub max_head_size: usize,
     /// Most header fields in one response head; above it: `TooManyHeaders`. Default 100.
     pub max_header_count: usize,
@@ -48,20 +48,13 @@ impl HttpClientConfig {
     /// # Errors
     /// A [`ConfigError`] naming the first field out of range.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let bad = |reason: &str| {
-            Err(ConfigError {
-                reason: reason.to_string(),
-            })
-        };
-        if self.max_head_size < 64 || self.max_head_size > MAX_HEAD_SIZE_LIMIT {
-            return bad("max_head_size must be between 64 bytes and 1 GiB");
-        }
+        check_max_head_size(self.max_head_size)?;
         if self.max_header_count == 0 {
-            return bad("max_header_count must be positive");
+            return refuse("max_header_count must be positive");
         }
         if let Some(host) = &self.host {
             if host.is_empty() || !host.iter().all(|&b| is_field_text(b) && b != b'\t') {
-                return bad("host must be a non-empty header value without control characters");
+                return refuse("host must be a non-empty header value without control characters");
             }
         }
         Ok(())

@@ -83,28 +83,21 @@ impl HttpServerConfig {
     /// # Errors
     /// A [`ConfigError`] naming the first field out of range.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let bad = |reason: &str| {
-            Err(ConfigError {
-                reason: reason.to_string(),
-            })
-        };
-        if self.max_head_size < 64 || self.max_head_size > MAX_HEAD_SIZE_LIMIT {
-            return bad("max_head_size must be between 64 bytes and 1 GiB");
-        }
+        check_max_head_size(self.max_head_size)?;
         if self.max_uri_length == 0 {
-            return bad("max_uri_length must be positive");
+            return refuse("max_uri_length must be positive");
         }
         if self.max_header_count == 0 {
-            return bad("max_header_count must be positive");
+            return refuse("max_header_count must be positive");
         }
         if self.max_pipelined_requests == Some(0) {
-            return bad("max_pipelined_requests must be positive (None turns it off)");
+            return refuse("max_pipelined_requests must be positive (None turns it off)");
         }
         if self.request_timeout == Some(Duration::ZERO) {
-            return bad("request_timeout must be positive (None turns it off)");
+            return refuse("request_timeout must be positive (None turns it off)");
         }
         if self.header_timeout == Some(Duration::ZERO) {
-            return bad("header_timeout must be positive (None turns it off)");
+            return refuse("header_timeout must be positive (None turns it off)");
         }
         Ok(())
     }
@@ -113,6 +106,21 @@ impl HttpServerConfig {
     pub(crate) fn max_request_line(&self) -> usize {
         self.max_uri_length.saturating_add(64)
     }
+}
+
+/// A refusal of the field `reason` names.
+pub(crate) fn refuse(reason: &str) -> Result<(), ConfigError> {
+    Err(ConfigError {
+        reason: reason.to_string(),
+    })
+}
+
+/// The check of `max_head_size` both sides' configurations make.
+pub(crate) fn check_max_head_size(max_head_size: usize) -> Result<(), ConfigError> {
+    if !(64..=MAX_HEAD_SIZE_LIMIT).contains(&max_head_size) {
+        return refuse("max_head_size must be between 64 bytes and 1 GiB");
+    }
+    Ok(())
 }
 
 #[cfg(test)]

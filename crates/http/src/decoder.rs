@@ -17,14 +17,15 @@
 //! - What it yields depends only on the bytes, not on how they were split into reads, except
 //!   that a streamed body may come in differently sized pieces (the fuzz target checks this).
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 
-use crate::chunked::{ChunkedBody, Piece};
+use crate::body::{Body, Carrier};
+use crate::chunked::ChunkedBody;
 use crate::config::HttpServerConfig;
 use crate::error::HttpError;
 use crate::head::{parse_head, Framing};
 use crate::input::Input;
-use crate::message::{HttpContent, HttpRequest, Version};
+use crate::message::{HeaderList, HttpContent, HttpRequest, Version};
 use crate::scan::{LineScanner, ScanLimits};
 
 /// What the response side learns when a head is accepted.
@@ -59,23 +60,13 @@ pub enum Decoded {
     Content(HttpContent),
 }
 
+// One per connection, and inline: a request with a body costs no allocation for its state.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum State {
     Head,
-    /// A `Content-Length` body: bytes left; the request while it is being aggregated.
-    Fixed {
-        id: u64,
-        keep_alive: bool,
-        left: u64,
-        pending: Option<HttpRequest>,
-    },
-    /// A chunked body; the request and the bytes so far while it is being aggregated.
-    Chunked {
-        id: u64,
-        keep_alive: bool,
-        body: ChunkedBody,
-        pending: Option<(HttpRequest, BytesMut)>,
-    },
+    /// A request's body (`Content-Length` or chunked).
+    Body(Body<HttpRequest>),
     /// After an upgrade request: waiting for its response to say what follows; what the
     /// connection does after a declined upgrade.
     Upgrade {
@@ -134,7 +125,7 @@ impl RequestDecoder {
     /// The id of the request whose body is being received, if any.
     pub fn request_in_body(&self) -> Option<u64> {
         match &self.state {
-            State::Fixed { id, .. } | State::Chunked { id, .. } => Some(*id),
+            State::Body(body) => Some(body.id()),
             _ => None,
         }
     }
@@ -178,7 +169,7 @@ impl RequestDecoder {
     pub fn is_mid_request(&self, input: &[u8]) -> bool {
         match self.state {
             State::Head => !input.is_empty(),
-            State::Fixed { .. } | State::Chunked { .. } => true,
+            State::Body(_) => true,
             State::Upgrade { .. } | State::Closed | State::Failed => false,
         }
     }
@@ -221,72 +212,12 @@ impl RequestDecoder {
                         *b -= 1;
                     }
                 }
-                State::Fixed {
-                    id,
-                    keep_alive,
-                    left,
-                    pending,
-                } => {
-                    let (id, keep_alive) = (*id, *keep_alive);
-                    let available = input.bytes().len() as u64;
-                    if let Some(req) = pending {
-                        if available < *left {
-                            return Ok(());
-                        }
-                        let mut req = std::mem::replace(req, empty_request());
-                        req.body = input.take(*left as usize);
-                        out.push(Decoded::Request(req));
-                        self.end_message(keep_alive);
-                        continue;
-                    }
-                    if available == 0 {
+                State::Body(body) => {
+                    if !body.read(input, out)? {
                         return Ok(());
                     }
-                    let n = available.min(*left);
-                    *left -= n;
-                    let last = *left == 0;
-                    out.push(content(id, input.take(n as usize), last, Vec::new()));
-                    if last {
-                        self.end_message(keep_alive);
-                    }
-                }
-                State::Chunked {
-                    id,
-                    keep_alive,
-                    body,
-                    pending,
-                } => {
-                    let (id, keep_alive) = (*id, *keep_alive);
-                    let Some(piece) = body.step(input)? else {
-                        return Ok(());
-                    };
-                    match (piece, pending.take()) {
-                        (Piece::Data(data), Some((req, mut so_far))) => {
-                            if so_far.len() + data.len() <= self.cfg.aggregate_limit {
-                                so_far.extend_from_slice(&data);
-                                *pending = Some((req, so_far));
-                            } else {
-                                let mut req = req;
-                                req.streaming = true;
-                                out.push(Decoded::Request(req));
-                                if !so_far.is_empty() {
-                                    out.push(content(id, so_far.freeze(), false, Vec::new()));
-                                }
-                                out.push(content(id, data, false, Vec::new()));
-                            }
-                        }
-                        (Piece::Data(data), None) => out.push(content(id, data, false, Vec::new())),
-                        (Piece::End(trailers), Some((mut req, so_far))) => {
-                            req.body = so_far.freeze();
-                            req.trailers = trailers;
-                            out.push(Decoded::Request(req));
-                            self.end_message(keep_alive);
-                        }
-                        (Piece::End(trailers), None) => {
-                            out.push(content(id, Bytes::new(), true, trailers));
-                            self.end_message(keep_alive);
-                        }
-                    }
+                    let keep_alive = body.keep_alive();
+                    self.end_message(keep_alive);
                 }
             }
         }
@@ -318,7 +249,7 @@ impl RequestDecoder {
         let connect = &head.method[..] == b"CONNECT";
         let upgrade = head.upgrade || connect;
         self.upgrading = upgrade;
-        let mut req = HttpRequest {
+        let req = HttpRequest {
             id,
             method: head.method,
             target: head.target,
@@ -347,34 +278,15 @@ impl RequestDecoder {
                 self.end_message(keep_alive);
             }
             Framing::Length(n) => {
-                let pending = if n > self.cfg.aggregate_limit as u64 {
-                    req.streaming = true;
-                    out.push(Decoded::Request(req));
-                    None
-                } else {
-                    Some(req)
-                };
-                self.state = State::Fixed {
-                    id,
-                    keep_alive,
-                    left: n,
-                    pending,
-                };
+                let aggregate = self.cfg.aggregate_limit;
+                let body = Body::with_length(id, keep_alive, n, req, aggregate, out);
+                self.state = State::Body(body);
             }
             Framing::Chunked => {
-                let pending = if self.cfg.aggregate_limit == 0 {
-                    req.streaming = true;
-                    out.push(Decoded::Request(req));
-                    None
-                } else {
-                    Some((req, BytesMut::new()))
-                };
-                self.state = State::Chunked {
-                    id,
-                    keep_alive,
-                    body: ChunkedBody::new(self.cfg.max_body_size, self.cfg.max_head_size),
-                    pending,
-                };
+                let chunked = ChunkedBody::new(self.cfg.max_body_size, self.cfg.max_head_size);
+                let aggregate = self.cfg.aggregate_limit;
+                let body = Body::chunked(id, keep_alive, chunked, req, aggregate, out);
+                self.state = State::Body(body);
             }
         }
         Ok(true)
@@ -391,27 +303,23 @@ impl RequestDecoder {
     }
 }
 
-fn content(id: u64, data: Bytes, last: bool, trailers: crate::message::HeaderList) -> Decoded {
-    Decoded::Content(HttpContent {
-        request_id: Some(id),
-        data,
-        last,
-        trailers,
-    })
-}
+impl Carrier for HttpRequest {
+    type Decoded = Decoded;
 
-fn empty_request() -> HttpRequest {
-    HttpRequest {
-        id: 0,
-        method: Bytes::new(),
-        target: Bytes::new(),
-        version: Version::Http11,
-        headers: Default::default(),
-        body: Bytes::new(),
-        streaming: false,
-        trailers: Vec::new(),
-        keep_alive: false,
-        expect_continue: false,
-        upgrade: false,
+    fn into_decoded(self) -> Decoded {
+        Decoded::Request(self)
+    }
+
+    fn piece(content: HttpContent) -> Decoded {
+        Decoded::Content(content)
+    }
+
+    fn set_body(&mut self, body: Bytes, trailers: HeaderList) {
+        self.body = body;
+        self.trailers = trailers;
+    }
+
+    fn set_streaming(&mut self) {
+        self.streaming = true;
     }
 }

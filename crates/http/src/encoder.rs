@@ -17,6 +17,7 @@
 use bytes::{BufMut, Bytes, BytesMut};
 
 use crate::error::HttpError;
+use crate::fields::{field_fault, is_field_text};
 use crate::message::{HeaderList, HttpResponse, Version};
 use crate::status::reason_phrase;
 
@@ -75,14 +76,6 @@ pub(crate) struct Encoded {
     pub mode: Option<BodyMode>,
 }
 
-pub(crate) fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-}
-
-pub(crate) fn is_field_text(b: u8) -> bool {
-    b == b'\t' || (b >= 0x20 && b != 0x7f)
-}
-
 /// The framing-relevant fields the application set.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Owned {
@@ -96,17 +89,8 @@ pub(crate) struct Owned {
 pub(crate) fn check_fields(headers: &HeaderList) -> Result<Owned, HttpError> {
     let mut owned = Owned::default();
     for (name, value) in headers {
-        if name.is_empty() || !name.iter().all(|&b| is_tchar(b)) {
-            return Err(HttpError::invalid_response(
-                "ERR_INVALID_HTTP_TOKEN",
-                format!("header name {:?}", String::from_utf8_lossy(name)),
-            ));
-        }
-        if !value.iter().all(|&b| is_field_text(b)) {
-            return Err(HttpError::invalid_response(
-                "ERR_INVALID_CHAR",
-                format!("value of header {:?}", String::from_utf8_lossy(name)),
-            ));
+        if let Some((code, reason)) = field_fault(name, value) {
+            return Err(HttpError::invalid_response(code, reason));
         }
         let is = |n: &str| name.eq_ignore_ascii_case(n.as_bytes());
         if is("content-length") {

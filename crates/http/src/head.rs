@@ -17,10 +17,8 @@ use bytes::Bytes;
 
 use crate::config::HttpServerConfig;
 use crate::error::HttpError;
+use crate::fields::{content_length, is_tchar, list, offset, parse_with_slots, transfer_codings};
 use crate::message::{HeaderSpan, Headers, Version};
-
-/// Headers parsed on the stack before falling back to a heap array of `max_header_count`.
-const STACK_HEADERS: usize = 32;
 
 /// How the body of a request is delimited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,27 +45,9 @@ pub(crate) struct RequestHead {
     pub upgrade: bool,
 }
 
-/// Byte offset of `part` inside `base` (`part` is a subslice of `base`).
-fn offset(base: &[u8], part: &[u8]) -> u32 {
-    (part.as_ptr() as usize - base.as_ptr() as usize) as u32
-}
-
-fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-}
-
 /// Parses `head` (exactly one head, its empty line included).
 pub(crate) fn parse_head(head: Bytes, cfg: &HttpServerConfig) -> Result<RequestHead, HttpError> {
-    let mut stack = [MaybeUninit::<httparse::Header<'_>>::uninit(); STACK_HEADERS];
-    let first = parse_into(&head, &mut stack[..STACK_HEADERS.min(cfg.max_header_count)]);
-    let parsed = match first {
-        Err(httparse::Error::TooManyHeaders) if cfg.max_header_count > STACK_HEADERS => {
-            let mut heap =
-                vec![MaybeUninit::<httparse::Header<'_>>::uninit(); cfg.max_header_count];
-            parse_into(&head, &mut heap)
-        }
-        other => other,
-    };
+    let parsed = parse_with_slots(cfg.max_header_count, |slots| parse_into(&head, slots));
     let (method, target, version, spans) = parsed.map_err(|e| grammar_error(e, &head, cfg))?;
     if (target.1 - target.0) as usize > cfg.max_uri_length {
         return Err(HttpError::UriTooLong {
@@ -171,14 +151,6 @@ struct Meaning {
     upgrade: bool,
 }
 
-/// Splits a list-valued field on commas, trimming whitespace and skipping empty elements.
-fn list(value: &[u8]) -> impl Iterator<Item = &[u8]> {
-    value
-        .split(|&b| b == b',')
-        .map(<[u8]>::trim_ascii)
-        .filter(|e| !e.is_empty())
-}
-
 fn interpret(
     headers: &Headers,
     version: Version,
@@ -207,24 +179,9 @@ fn interpret(
             content_length = Some(parse_length(value)?);
         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
             te_fields += 1;
-            if value
-                .split(|&b| b == b',')
-                .any(|e| e.trim_ascii().is_empty())
-            {
-                // An empty list element: legal (RFC 9110 §5.6.1) but refused by llhttp, and
-                // parsers that disagree on framing are how requests get smuggled.
-                return Err(HttpError::bad(
-                    "HPE_INVALID_TRANSFER_ENCODING",
-                    "empty element in Transfer-Encoding",
-                ));
-            }
-            for coding in list(value) {
-                if !coding.iter().all(|&b| is_tchar(b)) {
-                    return Err(HttpError::bad(
-                        "HPE_INVALID_TRANSFER_ENCODING",
-                        "invalid transfer coding",
-                    ));
-                }
+            let codings = transfer_codings(value)
+                .map_err(|reason| HttpError::bad("HPE_INVALID_TRANSFER_ENCODING", reason))?;
+            for coding in codings {
                 let is_chunked = coding.eq_ignore_ascii_case(b"chunked");
                 chunked_count += usize::from(is_chunked);
                 other_coding |= !is_chunked;
@@ -303,16 +260,8 @@ fn interpret(
 }
 
 fn parse_length(value: &[u8]) -> Result<u64, HttpError> {
-    let invalid = || HttpError::bad("HPE_INVALID_CONTENT_LENGTH", "invalid Content-Length");
-    if value.is_empty() || value.len() > 19 || !value.iter().all(u8::is_ascii_digit) {
-        return Err(invalid());
-    }
-    value
-        .iter()
-        .try_fold(0u64, |n, &d| {
-            n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
-        })
-        .ok_or_else(invalid)
+    content_length(value)
+        .ok_or_else(|| HttpError::bad("HPE_INVALID_CONTENT_LENGTH", "invalid Content-Length"))
 }
 
 #[cfg(test)]

@@ -70,6 +70,7 @@
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 
+mod body;
 mod chunked;
 mod client;
 mod client_config;
@@ -79,6 +80,7 @@ mod date;
 mod decoder;
 mod encoder;
 mod error;
+mod fields;
 mod frozen;
 mod handler;
 mod head;

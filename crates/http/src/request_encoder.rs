@@ -21,8 +21,9 @@ use bytes::{BufMut, Bytes, BytesMut};
 
 use crate::client_message::HttpClientRequest;
 use crate::encoder::COPY_LIMIT;
-use crate::encoder::{encode_piece, is_field_text, is_tchar, put_decimal, put_field, BodyMode};
+use crate::encoder::{encode_piece, put_decimal, put_field, BodyMode};
 use crate::error::HttpError;
+use crate::fields::{field_fault, is_tchar};
 use crate::message::{HttpContent, Version};
 use crate::response_head::SentRequest;
 
@@ -54,17 +55,8 @@ fn check_fields(req: &HttpClientRequest) -> Result<Known, HttpError> {
     let mut known = Known::default();
     let mut transfer_encoding = false;
     for (name, value) in &req.headers {
-        if name.is_empty() || !name.iter().all(|&b| is_tchar(b)) {
-            return Err(invalid(
-                "ERR_INVALID_HTTP_TOKEN",
-                format!("header name {:?}", String::from_utf8_lossy(name)),
-            ));
-        }
-        if !value.iter().all(|&b| is_field_text(b)) {
-            return Err(invalid(
-                "ERR_INVALID_CHAR",
-                format!("value of header {:?}", String::from_utf8_lossy(name)),
-            ));
+        if let Some((code, reason)) = field_fault(name, value) {
+            return Err(invalid(code, reason));
         }
         let is = |n: &str| name.eq_ignore_ascii_case(n.as_bytes());
         if is("content-length") {

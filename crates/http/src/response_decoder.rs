@@ -8,10 +8,11 @@
 //! with `last` set. Interim responses (1xx other than 101) come first, without a body, with
 //! the id of the request, which goes on waiting for its final response.
 //!
-//! Aggregation follows the request decoder's rules: a `Content-Length` body is streamed when
-//! its length exceeds the aggregation limit; a chunked or close-delimited body when it grows
-//! past it (the head and the bytes so far are then delivered). A close-delimited body waits
-//! in the input (no copy) until it ends or passes the limit.
+//! Aggregation follows the request decoder's rules (framed bodies are read by the same
+//! [`Body`](crate::body::Body)): a `Content-Length` body is streamed when its length exceeds
+//! the aggregation limit; a chunked or close-delimited body when it grows past it (the head
+//! and the bytes so far are then delivered). A close-delimited body waits in the input (no
+//! copy) until it ends or passes the limit.
 //!
 //! Ground rules:
 //! - No input panics; an error leaves the decoder failed (it ignores all later input), as the
@@ -29,9 +30,10 @@
 
 use std::collections::VecDeque;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 
-use crate::chunked::{ChunkedBody, Piece};
+use crate::body::{piece, streamed, Body, Carrier};
+use crate::chunked::ChunkedBody;
 use crate::client_config::HttpClientConfig;
 use crate::client_message::HttpClientResponse;
 use crate::error::HttpError;
@@ -52,20 +54,8 @@ pub enum DecodedResponse {
 #[derive(Debug)]
 enum State {
     Head,
-    /// A `Content-Length` body: bytes left; the response while it is being aggregated.
-    Fixed {
-        id: u64,
-        keep_alive: bool,
-        left: u64,
-        pending: Option<HttpClientResponse>,
-    },
-    /// A chunked body; the response and the bytes so far while it is being aggregated.
-    Chunked {
-        id: u64,
-        keep_alive: bool,
-        body: ChunkedBody,
-        pending: Option<(HttpClientResponse, BytesMut)>,
-    },
+    /// A framed body (`Content-Length` or chunked).
+    Body(Body<HttpClientResponse>),
     /// A body delimited by the end of input: bytes so far (streaming); the response while it
     /// is being aggregated (its bytes wait in the input).
     UntilClose {
@@ -129,9 +119,8 @@ impl ResponseDecoder {
     /// The id of the response whose body is being received, if any.
     pub fn response_in_body(&self) -> Option<u64> {
         match &self.state {
-            State::Fixed { id, .. } | State::Chunked { id, .. } | State::UntilClose { id, .. } => {
-                Some(*id)
-            }
+            State::Body(body) => Some(body.id()),
+            State::UntilClose { id, .. } => Some(*id),
             _ => None,
         }
     }
@@ -164,7 +153,7 @@ impl ResponseDecoder {
     ) -> Result<(), HttpError> {
         let r = match std::mem::replace(&mut self.state, State::Closed) {
             State::Head if input.bytes().is_empty() => Ok(()),
-            State::Head | State::Fixed { .. } | State::Chunked { .. } => Err(HttpError::Aborted),
+            State::Head | State::Body(_) => Err(HttpError::Aborted),
             State::UntilClose { id, pending, .. } => {
                 let data = input.take(input.bytes().len());
                 out.push(match pending {
@@ -172,7 +161,7 @@ impl ResponseDecoder {
                         res.body = data;
                         DecodedResponse::Response(res)
                     }
-                    None => content(id, data, true, Vec::new()),
+                    None => piece::<HttpClientResponse>(id, data, true, Vec::new()),
                 });
                 Ok(())
             }
@@ -204,70 +193,12 @@ impl ResponseDecoder {
                         return Ok(());
                     }
                 }
-                State::Fixed {
-                    id,
-                    keep_alive,
-                    left,
-                    pending,
-                } => {
-                    let (id, keep_alive) = (*id, *keep_alive);
-                    let available = input.bytes().len() as u64;
-                    if let Some(res) = pending.as_mut() {
-                        if available < *left {
-                            return Ok(());
-                        }
-                        res.body = input.take(*left as usize);
-                        let res = pending.take().expect("checked above");
-                        out.push(DecodedResponse::Response(res));
-                        self.end_message(keep_alive);
-                        continue;
-                    }
-                    if available == 0 {
+                State::Body(body) => {
+                    if !body.read(input, out)? {
                         return Ok(());
                     }
-                    let n = available.min(*left);
-                    *left -= n;
-                    let last = *left == 0;
-                    out.push(content(id, input.take(n as usize), last, Vec::new()));
-                    if last {
-                        self.end_message(keep_alive);
-                    }
-                }
-                State::Chunked {
-                    id,
-                    keep_alive,
-                    body,
-                    pending,
-                } => {
-                    let (id, keep_alive) = (*id, *keep_alive);
-                    let Some(piece) = body.step(input)? else {
-                        return Ok(());
-                    };
-                    match (piece, pending.take()) {
-                        (Piece::Data(data), Some((res, mut so_far))) => {
-                            if so_far.len() + data.len() <= self.cfg.aggregate_limit {
-                                so_far.extend_from_slice(&data);
-                                *pending = Some((res, so_far));
-                            } else {
-                                out.push(streamed(res));
-                                if !so_far.is_empty() {
-                                    out.push(content(id, so_far.freeze(), false, Vec::new()));
-                                }
-                                out.push(content(id, data, false, Vec::new()));
-                            }
-                        }
-                        (Piece::Data(data), None) => out.push(content(id, data, false, Vec::new())),
-                        (Piece::End(trailers), Some((mut res, so_far))) => {
-                            res.body = so_far.freeze();
-                            res.trailers = trailers;
-                            out.push(DecodedResponse::Response(res));
-                            self.end_message(keep_alive);
-                        }
-                        (Piece::End(trailers), None) => {
-                            out.push(content(id, Bytes::new(), true, trailers));
-                            self.end_message(keep_alive);
-                        }
-                    }
+                    let keep_alive = body.keep_alive();
+                    self.end_message(keep_alive);
                 }
                 State::UntilClose {
                     id,
@@ -292,7 +223,8 @@ impl ResponseDecoder {
                     let n = (available as u64).min(room) as usize;
                     if n > 0 {
                         *received += n as u64;
-                        out.push(content(*id, input.take(n), false, Vec::new()));
+                        let data = input.take(n);
+                        out.push(piece::<HttpClientResponse>(*id, data, false, Vec::new()));
                     }
                     if available > n {
                         return Err(HttpError::BodyTooLarge {
@@ -371,32 +303,13 @@ impl ResponseDecoder {
                         limit: self.cfg.max_body_size,
                     });
                 }
-                let pending = if n > aggregate as u64 {
-                    out.push(streamed(res));
-                    None
-                } else {
-                    Some(res)
-                };
-                self.state = State::Fixed {
-                    id,
-                    keep_alive,
-                    left: n,
-                    pending,
-                };
+                let body = Body::with_length(id, keep_alive, n, res, aggregate, out);
+                self.state = State::Body(body);
             }
             ResponseFraming::Chunked => {
-                let pending = if aggregate == 0 {
-                    out.push(streamed(res));
-                    None
-                } else {
-                    Some((res, BytesMut::new()))
-                };
-                self.state = State::Chunked {
-                    id,
-                    keep_alive,
-                    body: ChunkedBody::new(self.cfg.max_body_size, self.cfg.max_head_size),
-                    pending,
-                };
+                let chunked = ChunkedBody::new(self.cfg.max_body_size, self.cfg.max_head_size);
+                let body = Body::chunked(id, keep_alive, chunked, res, aggregate, out);
+                self.state = State::Body(body);
             }
             ResponseFraming::UntilClose => {
                 let pending = if aggregate == 0 {
@@ -424,16 +337,23 @@ impl ResponseDecoder {
     }
 }
 
-fn streamed(mut res: HttpClientResponse) -> DecodedResponse {
-    res.streaming = true;
-    DecodedResponse::Response(res)
-}
+impl Carrier for HttpClientResponse {
+    type Decoded = DecodedResponse;
 
-fn content(id: u64, data: Bytes, last: bool, trailers: HeaderList) -> DecodedResponse {
-    DecodedResponse::Content(HttpContent {
-        request_id: Some(id),
-        data,
-        last,
-        trailers,
-    })
+    fn into_decoded(self) -> DecodedResponse {
+        DecodedResponse::Response(self)
+    }
+
+    fn piece(content: HttpContent) -> DecodedResponse {
+        DecodedResponse::Content(content)
+    }
+
+    fn set_body(&mut self, body: Bytes, trailers: HeaderList) {
+        self.body = body;
+        self.trailers = trailers;
+    }
+
+    fn set_streaming(&mut self) {
+        self.streaming = true;
+    }
 }

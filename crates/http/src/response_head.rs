@@ -18,12 +18,9 @@ use std::mem::MaybeUninit;
 use bytes::Bytes;
 
 use crate::client_config::HttpClientConfig;
-use crate::encoder::is_tchar;
 use crate::error::HttpError;
+use crate::fields::{content_length, list, offset, parse_with_slots, transfer_codings};
 use crate::message::{HeaderSpan, Headers, Version};
-
-/// Headers parsed on the stack before falling back to a heap array of `max_header_count`.
-const STACK_HEADERS: usize = 32;
 
 /// How the body of a response is delimited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,27 +65,13 @@ fn bad(code: &'static str, reason: &'static str) -> HttpError {
     HttpError::BadResponse { code, reason }
 }
 
-/// Byte offset of `part` inside `base` (`part` is a subslice of `base`).
-fn offset(base: &[u8], part: &[u8]) -> u32 {
-    (part.as_ptr() as usize - base.as_ptr() as usize) as u32
-}
-
 /// Parses `head` (exactly one head, its empty line included) answering `req`.
 pub(crate) fn parse_response_head(
     head: Bytes,
     req: SentRequest,
     cfg: &HttpClientConfig,
 ) -> Result<ResponseHead, HttpError> {
-    let mut stack = [MaybeUninit::<httparse::Header<'_>>::uninit(); STACK_HEADERS];
-    let first = parse_into(&head, &mut stack[..STACK_HEADERS.min(cfg.max_header_count)]);
-    let parsed = match first {
-        Err(httparse::Error::TooManyHeaders) if cfg.max_header_count > STACK_HEADERS => {
-            let mut heap =
-                vec![MaybeUninit::<httparse::Header<'_>>::uninit(); cfg.max_header_count];
-            parse_into(&head, &mut heap)
-        }
-        other => other,
-    };
+    let parsed = parse_with_slots(cfg.max_header_count, |slots| parse_into(&head, slots));
     let (status, version, spans) = parsed.map_err(|e| grammar_error(e, cfg))?;
     if status < 100 {
         return Err(bad("HPE_INVALID_STATUS", "status code below 100"));
@@ -160,14 +143,6 @@ fn grammar_error(e: httparse::Error, cfg: &HttpClientConfig) -> HttpError {
     }
 }
 
-/// Splits a list-valued field on commas, trimming whitespace and skipping empty elements.
-fn list(value: &[u8]) -> impl Iterator<Item = &[u8]> {
-    value
-        .split(|&b| b == b',')
-        .map(<[u8]>::trim_ascii)
-        .filter(|e| !e.is_empty())
-}
-
 /// What the fields say about framing and the connection.
 #[derive(Default)]
 struct Fields {
@@ -197,22 +172,9 @@ fn read_fields(headers: &Headers) -> Result<Fields, HttpError> {
             }
         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
             f.transfer_encoding = true;
-            if value
-                .split(|&b| b == b',')
-                .any(|e| e.trim_ascii().is_empty())
-            {
-                return Err(bad(
-                    "HPE_INVALID_TRANSFER_ENCODING",
-                    "empty element in Transfer-Encoding",
-                ));
-            }
-            for coding in list(value) {
-                if !coding.iter().all(|&b| is_tchar(b)) {
-                    return Err(bad(
-                        "HPE_INVALID_TRANSFER_ENCODING",
-                        "invalid transfer coding",
-                    ));
-                }
+            let codings = transfer_codings(value)
+                .map_err(|reason| bad("HPE_INVALID_TRANSFER_ENCODING", reason))?;
+            for coding in codings {
                 f.chunked_last = coding.eq_ignore_ascii_case(b"chunked");
             }
         } else if name.eq_ignore_ascii_case(b"connection") {
@@ -287,16 +249,8 @@ fn connection_only(headers: &Headers) -> Fields {
 }
 
 fn parse_length(value: &[u8]) -> Result<u64, HttpError> {
-    let invalid = || bad("HPE_UNEXPECTED_CONTENT_LENGTH", "invalid Content-Length");
-    if value.is_empty() || value.len() > 19 || !value.iter().all(u8::is_ascii_digit) {
-        return Err(invalid());
-    }
-    value
-        .iter()
-        .try_fold(0u64, |n, &d| {
-            n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
-        })
-        .ok_or_else(invalid)
+    content_length(value)
+        .ok_or_else(|| bad("HPE_UNEXPECTED_CONTENT_LENGTH", "invalid Content-Length"))
 }
 
 #[cfg(test)]

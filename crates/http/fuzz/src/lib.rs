@@ -10,8 +10,12 @@
 //! - what stays buffered between reads is bounded by the limits (no unbounded growth);
 //! - aggregated bodies stay within the aggregation limit, streamed ones within the body limit.
 
-use netloop_http::bytes::{Bytes, BytesMut};
-use netloop_http::{Decoded, HttpError, HttpServerConfig, RequestDecoder, MAX_CHUNK_LINE};
+use netloop_http::bytes::BytesMut;
+use netloop_http::{Decoded, HttpContent, HttpError, HttpServerConfig, RequestDecoder};
+
+#[path = "support.rs"]
+mod support;
+use support::{buffer_bound, check_split, feed, push};
 
 /// The limits an input's first byte selects (small, so the fuzzer reaches them).
 pub fn config(selector: u8) -> HttpServerConfig {
@@ -34,40 +38,22 @@ pub struct Outcome {
     pub error: Option<HttpError>,
 }
 
-fn push(events: &mut Vec<Decoded>, e: Decoded) {
-    if let (Some(Decoded::Content(prev)), Decoded::Content(next)) = (events.last_mut(), &e) {
-        if prev.request_id == next.request_id && !prev.last {
-            let mut joined = BytesMut::from(&prev.data[..]);
-            joined.extend_from_slice(&next.data);
-            prev.data = joined.freeze();
-            prev.last = next.last;
-            prev.trailers = next.trailers.clone();
-            return;
-        }
+fn piece(e: &mut Decoded) -> Option<&mut HttpContent> {
+    match e {
+        Decoded::Content(c) => Some(c),
+        Decoded::Start(_) | Decoded::Request(_) => None,
     }
-    events.push(e);
 }
 
 /// Decodes `reads` one after the other, as the handler feeds its decoder.
 pub fn run(cfg: &HttpServerConfig, reads: &[&[u8]]) -> Outcome {
-    let bound = cfg
-        .max_head_size
-        .max(cfg.aggregate_limit)
-        .max(MAX_CHUNK_LINE + 2);
+    let bound = buffer_bound(cfg.max_head_size, cfg.aggregate_limit);
     let mut decoder = RequestDecoder::new(cfg.clone());
     let mut cumulation = BytesMut::new();
     let mut events = Vec::new();
     let mut out = Vec::new();
     for read in reads {
-        let mut result = if cumulation.is_empty() {
-            let mut input = Bytes::copy_from_slice(read);
-            let r = decoder.decode(&mut input, &mut out);
-            cumulation.extend_from_slice(&input);
-            r
-        } else {
-            cumulation.extend_from_slice(read);
-            decoder.decode(&mut cumulation, &mut out)
-        };
+        let mut result = feed(&mut decoder, &mut cumulation, read, &mut out);
         // After an upgrade request the codec stops reading until the application answers;
         // the model answers at once and declines, so HTTP goes on with the bytes held.
         while result.is_ok() && decoder.awaits_upgrade() {
@@ -81,7 +67,7 @@ pub fn run(cfg: &HttpServerConfig, reads: &[&[u8]]) -> Outcome {
         );
         for e in out.drain(..) {
             check_sizes(cfg, &e);
-            push(&mut events, e);
+            push(&mut events, e, piece);
         }
         if let Err(error) = result {
             assert!(decoder.is_finished());
@@ -120,19 +106,5 @@ pub fn check(data: &[u8]) {
     let k = usize::from(*k % 8).min(rest.len());
     let (cuts, stream) = rest.split_at(k);
     let cfg = config(*selector);
-    let one_shot = run(&cfg, &[stream]);
-    let mut points: Vec<usize> = cuts
-        .iter()
-        .map(|&c| usize::from(c) * stream.len() / 256)
-        .collect();
-    points.sort_unstable();
-    let mut reads = Vec::new();
-    let mut from = 0;
-    for p in points {
-        reads.push(&stream[from..p]);
-        from = p;
-    }
-    reads.push(&stream[from..]);
-    let split = run(&cfg, &reads);
-    assert_eq!(one_shot, split, "cut at {cuts:?}");
+    check_split(cuts, stream, |reads| run(&cfg, reads));
 }

@@ -14,10 +14,14 @@
 //! - what stays buffered between reads is bounded by the limits (no unbounded growth);
 //! - aggregated bodies stay within the aggregation limit, streamed ones within the body limit.
 
-use netloop_http::bytes::{Bytes, BytesMut};
+use netloop_http::bytes::BytesMut;
 use netloop_http::{
-    DecodedResponse, HttpClientConfig, HttpError, ResponseDecoder, SentRequest, MAX_CHUNK_LINE,
+    DecodedResponse, HttpClientConfig, HttpContent, HttpError, ResponseDecoder, SentRequest,
 };
+
+#[path = "support.rs"]
+mod support;
+use support::{buffer_bound, check_split, feed, push};
 
 /// The limits an input's first byte selects (small, so the fuzzer reaches them).
 pub fn config(selector: u8) -> HttpClientConfig {
@@ -52,20 +56,11 @@ pub struct Outcome {
     pub error: Option<HttpError>,
 }
 
-fn push(events: &mut Vec<DecodedResponse>, e: DecodedResponse) {
-    if let (Some(DecodedResponse::Content(prev)), DecodedResponse::Content(next)) =
-        (events.last_mut(), &e)
-    {
-        if prev.request_id == next.request_id && !prev.last {
-            let mut joined = BytesMut::from(&prev.data[..]);
-            joined.extend_from_slice(&next.data);
-            prev.data = joined.freeze();
-            prev.last = next.last;
-            prev.trailers = next.trailers.clone();
-            return;
-        }
+fn piece(e: &mut DecodedResponse) -> Option<&mut HttpContent> {
+    match e {
+        DecodedResponse::Content(c) => Some(c),
+        DecodedResponse::Response(_) => None,
     }
-    events.push(e);
 }
 
 fn check_sizes(cfg: &HttpClientConfig, e: &DecodedResponse) {
@@ -87,10 +82,7 @@ fn check_sizes(cfg: &HttpClientConfig, e: &DecodedResponse) {
 
 /// Decodes `reads` one after the other, as the codec feeds its decoder, then ends the input.
 pub fn run(cfg: &HttpClientConfig, sent: &[SentRequest], reads: &[&[u8]]) -> Outcome {
-    let bound = cfg
-        .max_head_size
-        .max(cfg.aggregate_limit)
-        .max(MAX_CHUNK_LINE + 2);
+    let bound = buffer_bound(cfg.max_head_size, cfg.aggregate_limit);
     let mut decoder = ResponseDecoder::new(cfg.clone());
     for &req in sent {
         decoder.push_request(req);
@@ -105,18 +97,10 @@ pub fn run(cfg: &HttpClientConfig, sent: &[SentRequest], reads: &[&[u8]]) -> Out
             raw.extend_from_slice(read);
             continue;
         }
-        let result = if cumulation.is_empty() {
-            let mut input = Bytes::copy_from_slice(read);
-            let r = decoder.decode(&mut input, &mut out);
-            cumulation.extend_from_slice(&input);
-            r
-        } else {
-            cumulation.extend_from_slice(read);
-            decoder.decode(&mut cumulation, &mut out)
-        };
+        let result = feed(&mut decoder, &mut cumulation, read, &mut out);
         for e in out.drain(..) {
             check_sizes(cfg, &e);
-            push(&mut events, e);
+            push(&mut events, e, piece);
         }
         if decoder.is_switched() {
             raw.extend_from_slice(&cumulation.split());
@@ -138,7 +122,7 @@ pub fn run(cfg: &HttpClientConfig, sent: &[SentRequest], reads: &[&[u8]]) -> Out
         let r = decoder.finish(&mut cumulation, &mut out);
         for e in out.drain(..) {
             check_sizes(cfg, &e);
-            push(&mut events, e);
+            push(&mut events, e, piece);
         }
         error = r.err();
     }
@@ -163,19 +147,5 @@ pub fn check(data: &[u8]) {
     let k = usize::from(*k % 8).min(rest.len());
     let (cuts, stream) = rest.split_at(k);
     let cfg = config(*selector);
-    let one_shot = run(&cfg, &sent, &[stream]);
-    let mut points: Vec<usize> = cuts
-        .iter()
-        .map(|&c| usize::from(c) * stream.len() / 256)
-        .collect();
-    points.sort_unstable();
-    let mut reads = Vec::new();
-    let mut from = 0;
-    for p in points {
-        reads.push(&stream[from..p]);
-        from = p;
-    }
-    reads.push(&stream[from..]);
-    let split = run(&cfg, &sent, &reads);
-    assert_eq!(one_shot, split, "cut at {cuts:?}");
+    check_split(cuts, stream, |reads| run(&cfg, &sent, reads));
 }

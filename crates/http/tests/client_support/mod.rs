@@ -2,6 +2,9 @@
 //! handler that records what reaches it.
 #![allow(dead_code)]
 
+#[path = "../embedded/mod.rs"]
+mod embedded;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -69,10 +72,7 @@ pub fn client_with(cfg: HttpClientConfig) -> Client {
 impl Client {
     /// Writes and flushes `msg`; the write's outcome.
     pub fn send(&self, msg: Message) -> Option<Result<(), TransportError>> {
-        let f = self.ch.channel().write_future(msg);
-        self.ch.channel().flush();
-        self.ch.run_pending_tasks();
-        f.result()
+        embedded::send(&self.ch, msg)
     }
 
     /// Writes `msg` and asserts the write succeeded.
@@ -103,73 +103,48 @@ impl Client {
 
     /// Everything written so far, as text.
     pub fn output(&self) -> String {
-        let mut all = Vec::new();
-        while let Some(m) = self.ch.read_outbound() {
-            all.extend_from_slice(m.as_bytes().expect("the codec writes bytes"));
-        }
-        String::from_utf8_lossy(&all).into_owned()
+        embedded::output(&self.ch)
+    }
+
+    /// What `pick` takes from each thing received, in order.
+    fn picked<T>(&self, pick: impl Fn(&Got) -> Option<T>) -> Vec<T> {
+        self.seen.borrow().got.iter().filter_map(pick).collect()
     }
 
     /// The responses received.
     pub fn responses(&self) -> Vec<HttpClientResponse> {
-        self.seen
-            .borrow()
-            .got
-            .iter()
-            .filter_map(|g| match g {
-                Got::Response(r) => Some(r.clone()),
-                _ => None,
-            })
-            .collect()
+        self.picked(|g| match g {
+            Got::Response(r) => Some(r.clone()),
+            _ => None,
+        })
     }
 
     /// The body pieces received, joined.
     pub fn content(&self) -> Vec<u8> {
-        self.seen
-            .borrow()
-            .got
+        self.contents()
             .iter()
-            .filter_map(|g| match g {
-                Got::Content(c) => Some(c.data.to_vec()),
-                _ => None,
-            })
-            .flatten()
+            .flat_map(|c| c.data.to_vec())
             .collect()
     }
 
     pub fn contents(&self) -> Vec<HttpContent> {
-        self.seen
-            .borrow()
-            .got
-            .iter()
-            .filter_map(|g| match g {
-                Got::Content(c) => Some(c.clone()),
-                _ => None,
-            })
-            .collect()
+        self.picked(|g| match g {
+            Got::Content(c) => Some(c.clone()),
+            _ => None,
+        })
     }
 
     /// The raw bytes received (after a switch).
     pub fn raw(&self) -> Vec<u8> {
-        self.seen
-            .borrow()
-            .got
-            .iter()
-            .filter_map(|g| match g {
-                Got::Raw(b) => Some(b.clone()),
-                _ => None,
-            })
-            .flatten()
-            .collect()
+        self.picked(|g| match g {
+            Got::Raw(b) => Some(b.clone()),
+            _ => None,
+        })
+        .concat()
     }
 
     pub fn error_codes(&self) -> Vec<String> {
-        self.seen
-            .borrow()
-            .errors
-            .iter()
-            .map(|e| e.code().to_string())
-            .collect()
+        embedded::error_codes(&self.seen.borrow().errors)
     }
 
     pub fn is_open(&self) -> bool {

@@ -2,6 +2,9 @@
 //! what reaches it and answers as the test says.
 #![allow(dead_code)]
 
+#[path = "../embedded/mod.rs"]
+mod embedded;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -118,11 +121,7 @@ impl Harness {
 
     /// Everything written so far, as text.
     pub fn output(&self) -> String {
-        let mut all = Vec::new();
-        while let Some(m) = self.ch.read_outbound() {
-            all.extend_from_slice(m.as_bytes().expect("the codec writes bytes"));
-        }
-        String::from_utf8_lossy(&all).into_owned()
+        embedded::output(&self.ch)
     }
 
     /// Writes and flushes `msg` from the application's side; the write's outcome.
@@ -131,10 +130,7 @@ impl Harness {
     }
 
     pub fn send(&self, msg: Message) -> Option<Result<(), TransportError>> {
-        let f = self.ch.channel().write_future(msg);
-        self.ch.channel().flush();
-        self.ch.run_pending_tasks();
-        f.result()
+        embedded::send(&self.ch, msg)
     }
 
     /// Writes `res` and asserts the write succeeded at once.
@@ -154,12 +150,7 @@ impl Harness {
     }
 
     pub fn error_codes(&self) -> Vec<String> {
-        self.seen
-            .borrow()
-            .errors
-            .iter()
-            .map(|e| e.code().to_string())
-            .collect()
+        embedded::error_codes(&self.seen.borrow().errors)
     }
 }
 
