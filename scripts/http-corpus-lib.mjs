@@ -1,5 +1,6 @@
-// The HTTP codec's request corpus (crates/http/tests/corpus/requests.txt) and the two things
-// every side-by-side comparison with node:http needs: a node:http server answering like the
+// The HTTP codec's request corpus (crates/http/tests/corpus/requests.txt) and its response
+// corpus (responses.txt, for the client side), and the two things every side-by-side
+// comparison of the server side with node:http needs: a node:http server answering like the
 // corpus test's app, and a client that sends one entry alone on a connection and reports the
 // first final status. Used by scripts/http-corpus.mjs and __test__/http-corpus-vs-node.spec.ts.
 import { readFileSync } from 'node:fs'
@@ -88,6 +89,15 @@ export function ask (port, bytes) {
  */
 export function corpusEntries () {
   return parseCorpus(readFileSync(corpusPath, 'utf8'))
+}
+
+/**
+ * The response corpus's entries (crates/http/tests/corpus/responses.txt): name, netloop's
+ * verdict (`expected`), the bytes a server sends back to one GET before it closes.
+ * @returns {Array<{ name: string, expected: string, bytes: Buffer }>}
+ */
+export function responseCorpusEntries () {
+  return parseCorpus(readFileSync(join(root, 'crates/http/tests/corpus/responses.txt'), 'utf8'))
 }
 
 /**

@@ -4,13 +4,13 @@
 //!    `Transfer-Encoding` there are not looked at).
 //! 2. A 2xx to `CONNECT`: the connection becomes a tunnel.
 //! 3. `101`: the protocol switches if the request carried `Upgrade`; else the response is bad.
-//! 4. `Transfer-Encoding` whose last coding is `chunked`: chunked (with `Content-Length` too,
-//!    `Transfer-Encoding` wins and the connection is not kept alive). Empty list elements or
-//!    codings that are not tokens are refused (parsers that disagree on framing are how
-//!    messages get smuggled).
+//! 4. `Transfer-Encoding` with `Content-Length` too: refused (RFC 9112 §6.3 says to handle it
+//!    as an error; llhttp and the server side do). `Transfer-Encoding` whose last coding is
+//!    `chunked`: chunked. Empty list elements or codings that are not tokens are refused
+//!    (parsers that disagree on framing are how messages get smuggled).
 //! 5. Any other `Transfer-Encoding`: the body lasts until the connection closes.
-//! 6. `Content-Length`: that many bytes. Several fields or list elements must all be the same
-//!    number (RFC 9110 §8.6); anything else is refused.
+//! 6. `Content-Length`: that many bytes. One field holding one number (no lists, no equal
+//!    duplicates: llhttp's and the server side's rule); anything else is refused.
 //! 7. Otherwise: the body lasts until the connection closes.
 
 use std::mem::MaybeUninit;
@@ -160,16 +160,15 @@ fn read_fields(headers: &Headers) -> Result<Fields, HttpError> {
             continue; // none of the fields below
         }
         if name.eq_ignore_ascii_case(b"content-length") {
-            for element in value.split(|&b| b == b',').map(<[u8]>::trim_ascii) {
-                let n = parse_length(element)?;
-                if f.length.is_some_and(|m| m != n) {
-                    return Err(bad(
-                        "HPE_UNEXPECTED_CONTENT_LENGTH",
-                        "differing Content-Length values",
-                    ));
-                }
-                f.length = Some(n);
+            // One field with one number, as the server side and llhttp require (RFC 9110
+            // §8.6 lets a recipient accept equal duplicates; we don't).
+            if f.length.is_some() {
+                return Err(bad(
+                    "HPE_UNEXPECTED_CONTENT_LENGTH",
+                    "duplicate Content-Length",
+                ));
             }
+            f.length = Some(parse_length(value)?);
         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
             f.transfer_encoding = true;
             let codings = transfer_codings(value)
@@ -216,10 +215,18 @@ fn interpret(
         keep_alive = false;
         ResponseFraming::Switch
     } else if fields.transfer_encoding {
+        if fields.length.is_some() {
+            // RFC 9112 §6.3: "ought to be handled as an error" (response splitting); llhttp
+            // and the server side refuse it too.
+            return Err(bad(
+                "HPE_UNEXPECTED_CONTENT_LENGTH",
+                "Content-Length with Transfer-Encoding",
+            ));
+        }
         if fields.chunked_last {
-            // With Content-Length too, or in HTTP/1.0, the framing is faulty (RFC 9112
-            // §6.1): decode it as chunked, then close.
-            if fields.length.is_some() || version == Version::Http10 {
+            // In HTTP/1.0 the framing is faulty (RFC 9112 §6.1): decode it as chunked, then
+            // close.
+            if version == Version::Http10 {
                 keep_alive = false;
             }
             ResponseFraming::Chunked
@@ -249,8 +256,7 @@ fn connection_only(headers: &Headers) -> Fields {
 }
 
 fn parse_length(value: &[u8]) -> Result<u64, HttpError> {
-    content_length(value)
-        .ok_or_else(|| bad("HPE_UNEXPECTED_CONTENT_LENGTH", "invalid Content-Length"))
+    content_length(value).ok_or_else(|| bad("HPE_INVALID_CONTENT_LENGTH", "invalid Content-Length"))
 }
 
 #[cfg(test)]
@@ -316,7 +322,13 @@ mod tests {
             f(
                 &format!("HTTP/1.1 200 OK\r\n{cl}Transfer-Encoding: chunked\r\n\r\n"),
                 get
-            ),
+            )
+            .unwrap_err()
+            .code(),
+            "HPE_UNEXPECTED_CONTENT_LENGTH"
+        );
+        assert_eq!(
+            f("HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", get),
             Ok((ResponseFraming::Chunked, false))
         );
         assert_eq!(
@@ -327,16 +339,24 @@ mod tests {
             Ok((ResponseFraming::UntilClose, false))
         );
         assert_eq!(
-            f("HTTP/1.1 200 OK\r\nContent-Length: 5, 5\r\n\r\n", get),
+            f("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", get),
             Ok((ResponseFraming::Length(5), true))
         );
-        for fields in [
-            "Content-Length: 5\r\nContent-Length: 6",
-            "Content-Length: +5",
-            "Content-Length: 5 5",
+        for (fields, code) in [
+            (
+                "Content-Length: 5\r\nContent-Length: 6",
+                "HPE_UNEXPECTED_CONTENT_LENGTH",
+            ),
+            (
+                "Content-Length: 5\r\nContent-Length: 5",
+                "HPE_UNEXPECTED_CONTENT_LENGTH",
+            ),
+            ("Content-Length: 5, 5", "HPE_INVALID_CONTENT_LENGTH"),
+            ("Content-Length: +5", "HPE_INVALID_CONTENT_LENGTH"),
+            ("Content-Length: 5 5", "HPE_INVALID_CONTENT_LENGTH"),
         ] {
             let e = f(&format!("HTTP/1.1 200 OK\r\n{fields}\r\n\r\n"), get).unwrap_err();
-            assert_eq!(e.code(), "HPE_UNEXPECTED_CONTENT_LENGTH", "{fields}");
+            assert_eq!(e.code(), code, "{fields}");
         }
     }
 }

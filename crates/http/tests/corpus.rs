@@ -2,76 +2,26 @@
 //! expected status; a refusal closes the connection.
 
 mod common;
+mod corpus_file;
 
 use common::*;
 
-/// One corpus entry.
+/// One corpus entry, its expected status parsed.
 struct Entry {
     name: String,
     expected: u16,
     bytes: Vec<u8>,
 }
 
-fn expand_repeats(line: &str) -> String {
-    let mut out = String::new();
-    let mut rest = line;
-    while let Some(start) = rest.find("{{") {
-        out.push_str(&rest[..start]);
-        let end = rest[start..].find("}}").expect("closing }}") + start;
-        let (n, text) = rest[start + 2..end].split_once('*').expect("{{N*text}}");
-        out.push_str(&text.repeat(n.parse().expect("a count")));
-        rest = &rest[end + 2..];
-    }
-    out.push_str(rest);
-    out
-}
-
-fn unescape(s: &str) -> Vec<u8> {
-    let b = s.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'\\' {
-            out.push(b[i]);
-            i += 1;
-            continue;
-        }
-        match b[i + 1] {
-            b'r' => out.push(b'\r'),
-            b'n' => out.push(b'\n'),
-            b't' => out.push(b'\t'),
-            b'\\' => out.push(b'\\'),
-            b'x' => {
-                let hex = std::str::from_utf8(&b[i + 2..i + 4]).unwrap();
-                out.push(u8::from_str_radix(hex, 16).unwrap());
-                i += 2;
-            }
-            other => panic!("unknown escape \\{}", other as char),
-        }
-        i += 2;
-    }
-    out
-}
-
 fn corpus() -> Vec<Entry> {
-    let text = include_str!("corpus/requests.txt");
-    let mut entries: Vec<Entry> = Vec::new();
-    for line in text.lines() {
-        if let Some(head) = line.strip_prefix("=== ") {
-            let (expected, name) = head.split_once(' ').expect("=== <status> <name>");
-            entries.push(Entry {
-                name: name.to_string(),
-                expected: expected.parse().expect("a status"),
-                bytes: Vec::new(),
-            });
-        } else if line.starts_with('#') || line.is_empty() {
-            continue;
-        } else {
-            let e = entries.last_mut().expect("an entry header first");
-            e.bytes.extend(unescape(&expand_repeats(line)));
-        }
-    }
-    entries
+    corpus_file::entries(include_str!("corpus/requests.txt"))
+        .into_iter()
+        .map(|e| Entry {
+            expected: e.expected.parse().expect("a status"),
+            name: e.name,
+            bytes: e.bytes,
+        })
+        .collect()
 }
 
 #[test]
