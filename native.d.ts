@@ -286,6 +286,8 @@ export declare const enum HttpClientResponseFlag {
 export declare const enum HttpContentFlag {
   /** The message's last piece. */
   Last = 1,
+  /** Trailer fields follow the data (a last piece of a chunked body). */
+  Trailers = 2,
 }
 
 /**

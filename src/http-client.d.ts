@@ -77,6 +77,6 @@ export declare class HttpClientResponse extends HttpHeaderView {
     get statusMessage(): string;
     /** The whole body (empty when there is none, or when `streaming`). */
     get body(): Buffer;
-    /** The trailer fields of a whole chunked body, as node:http's `res.trailers` (those of a streamed body are not delivered). */
+    /** The trailer fields of a whole chunked body, as node:http's `res.trailers` (a streamed body's come on its last `HttpContent`). */
     get trailers(): Record<string, string | string[]>;
 }

@@ -162,7 +162,7 @@ export class HttpClientResponse extends HttpHeaderView {
     return this.#headerFields
   }
 
-  /** The trailer fields of a whole chunked body, as node:http's `res.trailers` (those of a streamed body are not delivered). */
+  /** The trailer fields of a whole chunked body, as node:http's `res.trailers` (a streamed body's come on its last `HttpContent`). */
   get trailers(): Record<string, string | string[]> {
     this.#trailerFields ??= new HttpFields(this.#arena, this._headerFields().end())
     return this.#trailerFields.record()

@@ -21,6 +21,18 @@ export function headerList(headers: HeaderInit): Array<[string, string]> {
   return Object.entries(headers).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x] as [string, string]) : [[k, String(v)] as [string, string]]))
 }
 
+/** @internal `[name, value]` pairs as node:http's `headers`: lower-case names, duplicates joined with `, `, `set-cookie` an array. */
+export function fieldRecord(pairs: Array<[string, string]>): Record<string, string | string[]> {
+  const h: Record<string, string | string[]> = Object.create(null)
+  for (const [name, v] of pairs) {
+    const k = name.toLowerCase()
+    const old = h[k]
+    if (k === 'set-cookie') h[k] = old === undefined ? [v] : [...(old as string[]), v]
+    else h[k] = old === undefined ? v : `${old}, ${v}`
+  }
+  return h
+}
+
 /** @internal `body` as a Buffer (a view of a Uint8Array, UTF-8 bytes of a string). */
 export function bodyBuffer(body: string | Uint8Array): Buffer {
   if (typeof body === 'string') return Buffer.from(body)
@@ -86,17 +98,11 @@ export class HttpFields {
   /** As node:http's `headers`: lower-case names, duplicates joined with `, `, `set-cookie` an array. */
   record(): Record<string, string | string[]> {
     if (this.#record) return this.#record
-    const h: Record<string, string | string[]> = Object.create(null)
     const s = this.#offsets()
-    for (let i = 0; i < s.length; i += 4) {
-      const k = latin1(this.#arena, s[i], s[i + 1]).toLowerCase()
-      const v = latin1(this.#arena, s[i + 2], s[i + 3])
-      const old = h[k]
-      if (k === 'set-cookie') h[k] = old === undefined ? [v] : [...(old as string[]), v]
-      else h[k] = old === undefined ? v : `${old}, ${v}`
-    }
-    this.#record = h
-    return h
+    const pairs: Array<[string, string]> = []
+    for (let i = 0; i < s.length; i += 4) pairs.push([latin1(this.#arena, s[i], s[i + 1]), latin1(this.#arena, s[i + 2], s[i + 3])])
+    this.#record = fieldRecord(pairs)
+    return this.#record
   }
 
   /** Names and values in wire order, as node:http's `rawHeaders`. */

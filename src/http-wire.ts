@@ -6,6 +6,7 @@
  */
 import { HttpContent, HttpRequest, HttpResponse } from './http'
 import { HttpClientRequest, HttpClientResponse } from './http-client'
+import { HttpFields } from './http-fields'
 import { HttpClientRequestFlag, HttpContentFlag, HttpIn, HttpOut, HttpResponseFlag } from './protocol'
 
 /** What JS writes through either HTTP codec. */
@@ -46,6 +47,19 @@ function fieldsSize(fields: Array<[string, string]>): number {
   return n
 }
 
+/** The trailers a written piece carries, as pairs (undefined: none; only a last piece has them). */
+function contentTrailers(m: HttpContent): Array<[string, string]> | undefined {
+  if (!m.last) return undefined
+  let pairs: Array<[string, string]> | undefined
+  for (const k in m.trailers) {
+    const v = m.trailers[k]
+    pairs ??= []
+    if (Array.isArray(v)) for (const x of v) pairs.push([k, x])
+    else pairs.push([k, v])
+  }
+  return pairs
+}
+
 /** Bytes the layout of request `m` takes. */
 function requestSize(m: HttpClientRequest): number {
   return 2 + 4 + m.method.length + 4 + m.url.length + fieldsSize(m.headers) + 4 + m.body.length
@@ -63,11 +77,13 @@ export function writeHttp(m: HttpOutbound, buf: Buffer, at: number): number {
     return putBin(buf, m.body, at)
   }
   if (m instanceof HttpContent) {
-    if (at + 14 + m.data.length > buf.length) return -1
+    const trailers = contentTrailers(m)
+    if (at + 14 + m.data.length + (trailers ? fieldsSize(trailers) : 0) > buf.length) return -1
     buf[at] = HttpOut.Content
     buf.writeDoubleLE(m.requestId, at + 1)
-    buf[at + 9] = m.last ? HttpContentFlag.Last : 0
-    return putBin(buf, m.data, at + 10)
+    buf[at + 9] = (m.last ? HttpContentFlag.Last : 0) | (trailers ? HttpContentFlag.Trailers : 0)
+    at = putBin(buf, m.data, at + 10)
+    return trailers ? putFields(buf, trailers, at) : at
   }
   if (m._frozen >= 0) {
     // The native copy by id: 13 bytes, nothing encoded or checked again.
@@ -93,7 +109,10 @@ export function writeHttp(m: HttpOutbound, buf: Buffer, at: number): number {
 
 /** @internal Bytes the layout of `m` takes at most. */
 function size(m: HttpOutbound): number {
-  if (m instanceof HttpContent) return 14 + m.data.length
+  if (m instanceof HttpContent) {
+    const trailers = contentTrailers(m)
+    return 14 + m.data.length + (trailers ? fieldsSize(trailers) : 0)
+  }
   if (m instanceof HttpClientRequest) return requestSize(m)
   return Math.max(1 + 8 + 2 + 1 + 4 + m.reason.length + fieldsSize(m.headers) + 4 + m.body.length, 13)
 }
@@ -110,7 +129,10 @@ export function readHttp(arena: Buffer, at: number): HttpRequest | HttpContent |
   if (kind === HttpIn.Request) return new HttpRequest(arena, at)
   if (kind === HttpIn.Response) return new HttpClientResponse(arena, at)
   const id = arena.readDoubleLE(at)
-  const last = (arena[at + 8] & HttpContentFlag.Last) !== 0
+  const flags = arena[at + 8]
   const len = arena.readUInt32LE(at + 9)
-  return new HttpContent(arena.subarray(at + 13, at + 13 + len), last, id)
+  const data = arena.subarray(at + 13, at + 13 + len)
+  const last = (flags & HttpContentFlag.Last) !== 0
+  if (flags & HttpContentFlag.Trailers) return new HttpContent(data, last, id, new HttpFields(arena, at + 13 + len).record())
+  return new HttpContent(data, last, id)
 }

@@ -87,6 +87,8 @@ export declare class HttpRequest extends HttpHeaderView {
     get url(): string;
     /** The whole body (empty when there is none, or when `streaming`). */
     get body(): Buffer;
+    /** The trailer fields of a whole chunked body, as node:http's `req.trailers` (a streamed body's come on its last `HttpContent`). */
+    get trailers(): Record<string, string | string[]>;
 }
 /** A piece of a streamed body: read (after a `streaming` request) or written (after a `streaming` response). */
 export declare class HttpContent {
@@ -95,11 +97,17 @@ export declare class HttpContent {
     readonly last: boolean;
     /** The request it belongs to (written: the response's request; -1: the oldest unanswered). */
     readonly requestId: number;
+    /**
+     * Trailer fields of a chunked body, on its last piece (node:http's `trailers`: lower-case
+     * names, duplicates joined with `, `). Read: what the peer sent; written: sent after the last
+     * chunk (a body framed by `content-length` cannot carry them).
+     */
+    readonly trailers: Record<string, string | string[]>;
     constructor(data: Buffer, 
     /** The last piece of its body. */
     last?: boolean, 
     /** The request it belongs to (written: the response's request; -1: the oldest unanswered). */
-    requestId?: number);
+    requestId?: number, trailers?: HeaderInit | Record<string, string | string[]>);
 }
 /** A response to write; framed natively (see the module docs). */
 export declare class HttpResponse {

@@ -22,7 +22,7 @@ import { HttpRequestFlag, NativeHandlerKind } from './protocol'
 import { native } from './binding'
 import { httpBytes } from './http-wire'
 import { NetloopError, checkBoolean, checkInteger, fromNative, outOfRange } from './errors'
-import { EMPTY, HttpFields, HttpHeaderView, bodyBuffer, headerList, latin1, type HeaderInit } from './http-fields'
+import { EMPTY, HttpFields, HttpHeaderView, bodyBuffer, fieldRecord, headerList, latin1, type HeaderInit } from './http-fields'
 
 /** Limits of an `HttpServerCodec` (what a refused request is answered with in brackets). */
 export interface HttpServerCodecOptions {
@@ -168,18 +168,36 @@ export class HttpRequest extends HttpHeaderView {
     this.#headerFields ??= new HttpFields(this.#arena, this.#field(3))
     return this.#headerFields
   }
+
+  /** The trailer fields of a whole chunked body, as node:http's `req.trailers` (a streamed body's come on its last `HttpContent`). */
+  get trailers(): Record<string, string | string[]> {
+    return new HttpFields(this.#arena, this._headerFields().end()).record()
+  }
 }
 
 /** A piece of a streamed body: read (after a `streaming` request) or written (after a `streaming` response). */
 export class HttpContent {
+  /**
+   * Trailer fields of a chunked body, on its last piece (node:http's `trailers`: lower-case
+   * names, duplicates joined with `, `). Read: what the peer sent; written: sent after the last
+   * chunk (a body framed by `content-length` cannot carry them).
+   */
+  readonly trailers: Record<string, string | string[]>
+
   constructor(
     readonly data: Buffer,
     /** The last piece of its body. */
     readonly last = false,
     /** The request it belongs to (written: the response's request; -1: the oldest unanswered). */
     readonly requestId = -1,
-  ) {}
+    trailers: HeaderInit | Record<string, string | string[]> = NO_TRAILERS,
+  ) {
+    this.trailers = trailers === NO_TRAILERS ? NO_TRAILERS : fieldRecord(headerList(trailers as HeaderInit))
+  }
 }
+
+/** The trailers of a piece that has none (shared, frozen). */
+const NO_TRAILERS: Record<string, string | string[]> = Object.freeze(Object.create(null))
 
 
 /** Frees the native copy of a frozen response once its object is collected. */

@@ -118,6 +118,8 @@ export const enum HttpClientResponseFlag {
 export const enum HttpContentFlag {
   /** The message's last piece. */
   Last = 1,
+  /** Trailer fields follow the data (a last piece of a chunked body). */
+  Trailers = 2,
 }
 
 /** @internal The kind byte that starts an HTTP message the binding delivers (channel/http_wire.rs). */
@@ -495,7 +497,7 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   HandlerTakes: { Inbound: 1, Outbound: 2, ReadComplete: 4, AutoRelease: 8 },
   HttpClientRequestFlag: { Streaming: 1, Http10: 2 },
   HttpClientResponseFlag: { Http11: 1, KeepAlive: 2, Streaming: 4, Upgraded: 8 },
-  HttpContentFlag: { Last: 1 },
+  HttpContentFlag: { Last: 1, Trailers: 2 },
   HttpIn: { Request: 0, Content: 1, Response: 2 },
   HttpOut: { Response: 1, Content: 2, Frozen: 3, Request: 4 },
   HttpRequestFlag: { Http11: 1, KeepAlive: 2, Streaming: 4, ExpectContinue: 8, Upgrade: 16 },

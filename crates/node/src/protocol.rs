@@ -448,6 +448,8 @@ pub enum MetricsSlot {
 pub enum HttpContentFlag {
     /// The message's last piece.
     Last = 1,
+    /// Trailer fields follow the data (a last piece of a chunked body).
+    Trailers = 2,
 }
 
 /// The flags byte of an HTTP response JS writes (channel/http_wire.rs).

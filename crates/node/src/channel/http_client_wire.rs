@@ -16,7 +16,7 @@
 use bytes::Bytes;
 use netloop_http::{HttpClientRequest, HttpClientResponse, Version};
 
-use super::http_wire::{bytes, Reader};
+use super::http_wire::{bytes, put_fields, read_fields, Reader};
 use crate::protocol::{HttpClientRequestFlag, HttpClientResponseFlag, HttpIn};
 
 /// Appends `r` in the response layout, after its kind byte.
@@ -38,11 +38,7 @@ pub fn put_response(out: &mut Vec<u8>, r: &HttpClientResponse) {
         bytes(out, name);
         bytes(out, value);
     }
-    out.extend_from_slice(&(r.trailers.len() as u32).to_le_bytes());
-    for (name, value) in &r.trailers {
-        bytes(out, name);
-        bytes(out, value);
-    }
+    put_fields(out, &r.trailers);
 }
 
 /// The request in the layout above (its kind byte already read); strings and body are views
@@ -51,11 +47,7 @@ pub fn read_request(r: &mut Reader<'_>) -> Result<HttpClientRequest, String> {
     let flags = r.u8()?;
     let method = r.bytes()?;
     let target = r.bytes()?;
-    let n = r.u32()?;
-    let mut headers = Vec::with_capacity(n.min(256));
-    for _ in 0..n {
-        headers.push((r.bytes()?, r.bytes()?));
-    }
+    let headers = read_fields(r)?;
     let body: Bytes = r.bytes()?;
     let mut req = HttpClientRequest::new(method, target).body(body);
     req.headers = headers;

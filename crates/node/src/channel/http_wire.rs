@@ -5,11 +5,14 @@
 //! Messages start with a kind byte (`protocol::HttpIn`: 0 request, 1 body piece;
 //! `protocol::HttpOut`: 1 response, 2 body chunk).
 //! request  (native → JS): id:f64 flags:u8 method:bytes target:bytes body:bytes n:u32 (name:bytes value:bytes)*n
+//!                         t:u32 (name value)*t   (t: the trailers of a whole chunked body)
 //!                         flags: HttpRequestFlag bits (protocol.rs)
-//! content  (native → JS): id:f64 flags:u8 data:bytes            flags: HttpContentFlag
+//! content  (native → JS): id:f64 flags:u8 data:bytes [t:u32 (name value)*t]
+//!                         flags: HttpContentFlag; the trailers only with its Trailers bit
 //! response (JS → native): 1:u8 id:f64 status:u16 flags:u8 reason:bytes n:u32 (name value)*n body:bytes
 //!                         id < 0: the oldest unanswered request; flags: HttpResponseFlag
-//! content  (JS → native): 2:u8 id:f64 flags:u8 data:bytes       flags: HttpContentFlag
+//! content  (JS → native): 2:u8 id:f64 flags:u8 data:bytes [t:u32 (name value)*t]
+//!                         flags: HttpContentFlag (trailers as native → JS)
 //! frozen   (JS → native): 3:u8 id:f64 frozen:u32                 a response of `httpFreeze`
 //! bytes := len:u32 data[len]
 //! ```
@@ -35,7 +38,7 @@ use std::cell::RefCell;
 use bytes::Bytes;
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
-use netloop_http::{FrozenResponse, HttpContent, HttpRequest, HttpResponse, Version};
+use netloop_http::{FrozenResponse, HeaderList, HttpContent, HttpRequest, HttpResponse, Version};
 use netloop_transport::Message;
 
 use crate::error::{throw, Code};
@@ -66,18 +69,29 @@ pub fn put_request(out: &mut Vec<u8>, r: &HttpRequest) {
         bytes(out, name);
         bytes(out, value);
     }
+    put_fields(out, &r.trailers);
+}
+
+/// Appends `fields` as `n:u32 (name:bytes value:bytes)*n`.
+pub(super) fn put_fields(out: &mut Vec<u8>, fields: &HeaderList) {
+    out.extend_from_slice(&(fields.len() as u32).to_le_bytes());
+    for (name, value) in fields {
+        bytes(out, name);
+        bytes(out, value);
+    }
 }
 
 /// Appends `c` in the content layout, after a 1 byte (the kind: body piece).
 pub fn put_content(out: &mut Vec<u8>, c: &HttpContent) {
     out.push(HttpIn::Content as u8);
     out.extend_from_slice(&(c.request_id.map_or(-1.0, |i| i as f64)).to_le_bytes());
-    out.push(if c.last {
-        HttpContentFlag::Last as u8
-    } else {
-        0
-    });
+    let trailers = c.last && !c.trailers.is_empty();
+    let bit = |on: bool, flag: HttpContentFlag| if on { flag as u8 } else { 0 };
+    out.push(bit(c.last, HttpContentFlag::Last) | bit(trailers, HttpContentFlag::Trailers));
     bytes(out, &c.data);
+    if trailers {
+        put_fields(out, &c.trailers);
+    }
 }
 
 pub(super) struct Reader<'a> {
@@ -159,17 +173,23 @@ pub fn http_release(id: u32) {
     });
 }
 
+/// `n:u32 (name:bytes value:bytes)*n`, views of `r`'s bytes.
+pub(super) fn read_fields(r: &mut Reader<'_>) -> Result<HeaderList, String> {
+    let n = r.u32()?;
+    let mut fields = Vec::with_capacity(n.min(256));
+    for _ in 0..n {
+        fields.push((r.bytes()?, r.bytes()?));
+    }
+    Ok(fields)
+}
+
 fn read_response(r: &mut Reader<'_>) -> Result<HttpResponse, String> {
     let request_id = r.id()?;
     let s = r.take(2)?;
     let status = u16::from_le_bytes([s[0], s[1]]);
     let streaming = r.u8()? & HttpResponseFlag::Streaming as u8 != 0;
     let reason = r.bytes()?;
-    let n = r.u32()?;
-    let mut headers = Vec::with_capacity(n.min(256));
-    for _ in 0..n {
-        headers.push((r.bytes()?, r.bytes()?));
-    }
+    let headers = read_fields(r)?;
     let body = r.bytes()?;
     Ok(HttpResponse {
         request_id,
@@ -202,13 +222,16 @@ pub fn from_js(data: &Bytes) -> Result<Message, String> {
         }
         CONTENT => {
             let request_id = r.id()?;
-            let last = r.u8()? & HttpContentFlag::Last as u8 != 0;
+            let flags = r.u8()?;
             let data = r.bytes()?;
-            let mut c = if last {
+            let mut c = if flags & HttpContentFlag::Last as u8 != 0 {
                 HttpContent::last(data)
             } else {
                 HttpContent::new(data)
             };
+            if flags & HttpContentFlag::Trailers as u8 != 0 {
+                c.trailers = read_fields(&mut r)?;
+            }
             c.request_id = request_id;
             Ok(Message::user(c))
         }
