@@ -21,6 +21,7 @@ import {
 } from '../index'
 import { dial, loopFor, pattern, serve, until } from './channel-helpers'
 import { clientContext, opensslServer, pem } from './tls-helpers'
+import { listenNode } from './http-helpers'
 
 type T = Parameters<typeof loopFor>[0]
 
@@ -61,13 +62,7 @@ async function client(t: T, port: number, options: HttpClientCodecOptions = {}, 
 
 async function nodeServer(t: T, handler: http.RequestListener): Promise<{ server: http.Server; port: number }> {
   const server = http.createServer(handler)
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  t.teardown(() => {
-    server.closeAllConnections()
-    server.close()
-  })
-  return { server, port: (server.address() as net.AddressInfo).port }
+  return { server, port: await listenNode(t, server) }
 }
 
 /** A node:net server that answers every connection with `reply(socket)` and records what it read. */
@@ -287,13 +282,7 @@ test('native on both sides: 1,000 pipelined requests to HttpServerCodec, answere
 
 test('behind an SslHandler the codec talks HTTPS to node:https', async (t) => {
   const server = https.createServer({ cert: pem('server.pem'), key: pem('server.key') }, (req, res) => res.end(`secure ${req.url}`))
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  t.teardown(() => {
-    server.closeAllConnections()
-    server.close()
-  })
-  const { ch, seen } = await client(t, (server.address() as net.AddressInfo).port, { host: 'localhost' }, true)
+  const { ch, seen } = await client(t, await listenNode(t, server), { host: 'localhost' }, true)
   await ch.writeAndFlush(new HttpClientRequest('GET', '/tls'), ch.newPromise())
   await until(() => seen.responses.length === 1)
   t.is(seen.responses[0].body.toString(), 'secure /tls')

@@ -4,25 +4,15 @@
 // side each time.
 import test from 'ava'
 import * as http from 'node:http'
-import * as net from 'node:net'
 import { createHash } from 'node:crypto'
-import { once } from 'node:events'
 import { HttpClientCodec, HttpClientRequest, HttpClientResponse, HttpContent, HttpRequest, HttpResponse, HttpServerCodec } from '../index'
 import { dial, loopFor, pattern, serve, until } from './channel-helpers'
+import { listenNode } from './http-helpers'
 
 type T = Parameters<typeof loopFor>[0]
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex')
 
-async function nodeServer(t: T, handler: http.RequestListener): Promise<number> {
-  const server = http.createServer(handler)
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  t.teardown(() => {
-    server.closeAllConnections()
-    server.close()
-  })
-  return (server.address() as net.AddressInfo).port
-}
+const nodeServer = (t: T, handler: http.RequestListener) => listenNode(t, http.createServer(handler))
 
 /** node:http's client sends `body` chunked with an `x-sum` trailer; resolves with the response text. */
 function postWithTrailer(port: number, body: Buffer): Promise<string> {

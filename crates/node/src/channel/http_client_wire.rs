@@ -16,7 +16,7 @@
 use bytes::Bytes;
 use netloop_http::{HttpClientRequest, HttpClientResponse, Version};
 
-use super::http_wire::{bytes, put_fields, read_fields, Reader};
+use super::http_wire::{bytes, put_fields, put_headers, read_fields, Reader};
 use crate::protocol::{HttpClientRequestFlag, HttpClientResponseFlag, HttpIn};
 
 /// Appends `r` in the response layout, after its kind byte.
@@ -33,11 +33,7 @@ pub fn put_response(out: &mut Vec<u8>, r: &HttpClientResponse) {
     out.extend_from_slice(&r.status.to_le_bytes());
     bytes(out, &r.reason);
     bytes(out, &r.body);
-    out.extend_from_slice(&(r.headers.len() as u32).to_le_bytes());
-    for (name, value) in r.headers.iter() {
-        bytes(out, name);
-        bytes(out, value);
-    }
+    put_headers(out, &r.headers);
     put_fields(out, &r.trailers);
 }
 

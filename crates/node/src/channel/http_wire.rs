@@ -38,7 +38,9 @@ use std::cell::RefCell;
 use bytes::Bytes;
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
-use netloop_http::{FrozenResponse, HeaderList, HttpContent, HttpRequest, HttpResponse, Version};
+use netloop_http::{
+    FrozenResponse, HeaderList, Headers, HttpContent, HttpRequest, HttpResponse, Version,
+};
 use netloop_transport::Message;
 
 use crate::error::{throw, Code};
@@ -64,12 +66,17 @@ pub fn put_request(out: &mut Vec<u8>, r: &HttpRequest) {
     bytes(out, &r.method);
     bytes(out, &r.target);
     bytes(out, &r.body);
-    out.extend_from_slice(&(r.headers.len() as u32).to_le_bytes());
-    for (name, value) in r.headers.iter() {
+    put_headers(out, &r.headers);
+    put_fields(out, &r.trailers);
+}
+
+/// Appends the header fields read, as `n:u32 (name:bytes value:bytes)*n`.
+pub(super) fn put_headers(out: &mut Vec<u8>, headers: &Headers) {
+    out.extend_from_slice(&(headers.len() as u32).to_le_bytes());
+    for (name, value) in headers.iter() {
         bytes(out, name);
         bytes(out, value);
     }
-    put_fields(out, &r.trailers);
 }
 
 /// Appends `fields` as `n:u32 (name:bytes value:bytes)*n`.
