@@ -419,10 +419,7 @@ impl ChannelHandler for HttpServerCodec {
         let fired = self.fired.replace(false);
         let got_bytes = self.got_bytes.replace(false);
         if got_bytes && !fired && !self.pause.paused.get() && !self.decoder.borrow().is_finished() {
-            let auto_read = ctx.try_channel().map_or(true, |ch| ch.is_auto_read());
-            if !auto_read {
-                ctx.read();
-            }
+            ctx.read_unless_auto_read();
         }
         ctx.fire_channel_read_complete();
         Ok(())

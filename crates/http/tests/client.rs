@@ -4,11 +4,7 @@ mod client_support;
 
 use client_support::*;
 use netloop_http::{HttpClientConfig, HttpClientRequest, Version};
-use netloop_transport::{
-    ChannelHandler, ChannelHandlerContext, ChannelInputShutdown, ChannelOptions, EmbeddedChannel,
-    HandlerResult,
-};
-use std::cell::Cell;
+use netloop_transport::{ChannelInputShutdown, ChannelOptions, EmbeddedChannel, ReadCounter};
 use std::rc::Rc;
 
 #[test]
@@ -178,17 +174,6 @@ fn bodies_up_to_the_limit_stay_whole_and_zero_streams_every_body() {
     assert_eq!(c.content(), b"ok");
 }
 
-#[derive(Default)]
-struct ReadCounter(Cell<usize>);
-
-impl ChannelHandler for ReadCounter {
-    fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        self.0.set(self.0.get() + 1);
-        ctx.read();
-        Ok(())
-    }
-}
-
 #[test]
 fn without_auto_read_a_partial_response_asks_for_another_read() {
     let ch = EmbeddedChannel::unregistered(ChannelOptions {
@@ -203,12 +188,12 @@ fn without_auto_read_a_partial_response_asks_for_another_read() {
     ch.write_outbound(netloop_transport::Message::user(HttpClientRequest::new(
         "GET", "/",
     )));
-    let before = counter.0.get();
+    let before = counter.reads();
     ch.write_inbound(&b"HTTP/1.1 200 OK\r\nContent-Len"[..]);
-    assert_eq!(counter.0.get(), before + 1, "partial head: read more");
+    assert_eq!(counter.reads(), before + 1, "partial head: read more");
     ch.write_inbound(&b"gth: 0\r\n\r\n"[..]);
     assert_eq!(
-        counter.0.get(),
+        counter.reads(),
         before + 1,
         "a response was fired: the application decides"
     );

@@ -1,7 +1,7 @@
 //! The RESP handlers in a pipeline, on `EmbeddedChannel`s: values, errors, read control,
 //! removal, end of input, encoding, and a small server.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -11,7 +11,7 @@ use netloop_resp::{
 };
 use netloop_transport::{
     ChannelHandler, ChannelHandlerContext, ChannelOptions, EmbeddedChannel, HandlerResult, Message,
-    TransportError,
+    ReadCounter, TransportError,
 };
 
 /// One inbound event reaching the end of the pipeline.
@@ -204,17 +204,6 @@ fn messages_that_are_not_bytes_pass_through_unchanged() {
     assert_eq!(events, [Ev::Other, Ev::Value(RespValue::simple("partial"))]);
 }
 
-#[derive(Default)]
-struct ReadCounter(Cell<usize>);
-
-impl ChannelHandler for ReadCounter {
-    fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        self.0.set(self.0.get() + 1);
-        ctx.read();
-        Ok(())
-    }
-}
-
 #[test]
 fn without_auto_read_a_partial_value_asks_for_another_read() {
     let ch = EmbeddedChannel::unregistered(ChannelOptions {
@@ -229,12 +218,12 @@ fn without_auto_read_a_partial_value_asks_for_another_read() {
         .unwrap();
     ch.pipeline().add_last("recorder", rec.clone()).unwrap();
     ch.register();
-    let before = counter.0.get();
+    let before = counter.reads();
     inbound(&ch, b"*1\r\n$4\r\nPI");
-    assert_eq!(counter.0.get(), before + 1, "partial value: read more");
+    assert_eq!(counter.reads(), before + 1, "partial value: read more");
     inbound(&ch, b"NG\r\n");
     assert_eq!(
-        counter.0.get(),
+        counter.reads(),
         before + 1,
         "a value was fired: the application decides"
     );

@@ -336,6 +336,16 @@ impl ChannelHandlerContext {
         }
     }
 
+    /// Asks for a read unless the channel reads by itself (`auto_read`). A decoder calls it in
+    /// `channel_read_complete` when a read brought bytes but no whole message (Netty's
+    /// `ByteToMessageDecoder`): with `auto_read` off, a partial message could otherwise never
+    /// complete.
+    pub fn read_unless_auto_read(&self) {
+        if !self.try_channel().map_or(true, |ch| ch.is_auto_read()) {
+            self.read();
+        }
+    }
+
     /// Flushes written messages (passed towards the head).
     pub fn flush(&self) {
         if let Some(prev) = self.prev() {

@@ -265,3 +265,23 @@ impl std::fmt::Debug for EmbeddedChannel {
             .finish_non_exhaustive()
     }
 }
+
+/// A test handler that counts the `read` requests passing it on their way to the head (put
+/// it before a decoder to see whether the decoder asks for more input).
+#[derive(Debug, Default)]
+pub struct ReadCounter(std::cell::Cell<usize>);
+
+impl ReadCounter {
+    /// The `read` requests seen so far.
+    pub fn reads(&self) -> usize {
+        self.0.get()
+    }
+}
+
+impl ChannelHandler for ReadCounter {
+    fn read(&self, ctx: &crate::context::ChannelHandlerContext) -> crate::error::HandlerResult {
+        self.0.set(self.0.get() + 1);
+        ctx.read();
+        Ok(())
+    }
+}

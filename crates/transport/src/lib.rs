@@ -41,7 +41,7 @@ pub use channel::{Channel, ChannelId};
 pub use connection_limit::ConnectionPermit;
 pub use context::ChannelHandlerContext;
 pub use cumulation::append_to_cumulation;
-pub use embedded::EmbeddedChannel;
+pub use embedded::{EmbeddedChannel, ReadCounter};
 pub use error::{HandlerResult, TransportError};
 pub use handle::ChannelHandle;
 pub use handler::ChannelHandler;

@@ -211,10 +211,7 @@ impl<D: FrameDecoder + 'static> ChannelHandler for ByteToMessageDecoder<D> {
         let fired = self.fired_frame.replace(false);
         let got_bytes = self.got_bytes.replace(false);
         if got_bytes && !fired {
-            let auto_read = ctx.try_channel().map_or(true, |ch| ch.is_auto_read());
-            if !auto_read {
-                ctx.read();
-            }
+            ctx.read_unless_auto_read();
         }
         ctx.fire_channel_read_complete();
         Ok(())

@@ -1,12 +1,10 @@
 //! Behaviour of `ByteToMessageDecoder` on an `EmbeddedChannel`.
 
-use std::cell::Cell;
 use std::rc::Rc;
 
 use bytes::{Bytes, BytesMut};
 use netloop_transport::{
-    ChannelHandler, ChannelHandlerContext, ChannelInputShutdown, ChannelOptions, EmbeddedChannel,
-    HandlerResult, Message,
+    ChannelInputShutdown, ChannelOptions, EmbeddedChannel, Message, ReadCounter,
 };
 
 use super::recorder::{channel_with, exception, read, Ev, Recorder};
@@ -295,18 +293,6 @@ fn final_decode_on_an_empty_cumulation_still_calls_decode_last() {
     assert_eq!(rec.take(), [read(b"<eof>"), Ev::ReadComplete, Ev::Inactive]);
 }
 
-/// Counts `read` requests on their way to the head.
-#[derive(Default)]
-struct ReadCounter(Cell<usize>);
-
-impl ChannelHandler for ReadCounter {
-    fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        self.0.set(self.0.get() + 1);
-        ctx.read();
-        Ok(())
-    }
-}
-
 #[test]
 fn without_auto_read_a_burst_that_yields_no_frame_asks_for_another_read() {
     let options = ChannelOptions {
@@ -321,12 +307,12 @@ fn without_auto_read_a_burst_that_yields_no_frame_asks_for_another_read() {
     pipeline.add_last("codec", lines(64)).unwrap();
     pipeline.add_last("recorder", rec.clone()).unwrap();
     ch.register();
-    let before = counter.0.get();
+    let before = counter.reads();
     inbound(&ch, b"part");
-    assert_eq!(counter.0.get(), before + 1, "partial frame: read more");
+    assert_eq!(counter.reads(), before + 1, "partial frame: read more");
     inbound(&ch, b"ial\n");
     assert_eq!(
-        counter.0.get(),
+        counter.reads(),
         before + 1,
         "a frame was fired: the application decides"
     );

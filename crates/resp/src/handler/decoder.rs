@@ -250,10 +250,7 @@ impl ChannelHandler for RespDecoderHandler {
         let fired = self.fired_value.replace(false);
         let got_bytes = self.got_bytes.replace(false);
         if got_bytes && !fired && !self.is_failed() && !self.pause.is_paused() {
-            let auto_read = ctx.try_channel().map_or(true, |ch| ch.is_auto_read());
-            if !auto_read {
-                ctx.read();
-            }
+            ctx.read_unless_auto_read();
         }
         ctx.fire_channel_read_complete();
         Ok(())
