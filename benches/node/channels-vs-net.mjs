@@ -54,6 +54,7 @@ import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { bundleExample } from './bundle.mjs'
 import { CLK_TCK, addonUnderTest, alternating, flag, fmt, inRounds, machineBusy, median, newer, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
+import { wrk as wrkRun, writeWrkScripts } from './wrk.mjs'
 
 const quick = flag('--quick')
 const RUNS = Number(opt('--runs', quick ? 3 : 5))
@@ -104,37 +105,17 @@ const epollHttpSrc = join(root, 'benches', 'peers', 'epoll_http.c')
 const epollHttpBin = join(binDir, 'epoll_http')
 if (ONLY.includes('http') && have('cc') && newer(epollHttpSrc, epollHttpBin)) execFileSync('cc', ['-O2', '-Wall', '-o', epollHttpBin, epollHttpSrc], { stdio: 'inherit' })
 const haveEpollHttp = existsSync(epollHttpBin)
-// wrk prints its own report; this script adds one JSON line with the counts the harness needs.
-const wrkScript = join(binDir, 'wrk-json.lua')
-writeFileSync(
-  wrkScript,
-  `-- Written by benches/node/channels-vs-net.mjs: one JSON line with wrk's summary.
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format('{"wrk":{"requests":%d,"duration_us":%d,"bytes":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50_us":%d,"p90_us":%d,"p99_us":%d,"max_us":%d}}\\n',
-    summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.status, e.timeout,
-    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max))
-end
-`,
-)
-
-// The fixed-rate run: wrk2 is not packaged, so wrk's Lua `delay()` makes every connection wait
-// --http-delay-ms (default 5) after each response before its next request: 50 connections then
-// offer at most 50 / (delay + response time) requests per second, the same low load to every
-// server (at most 10 K req/s, below node:http's saturation), and the CPU per request compares
-// the servers at equal load rather than at each one's maximum.
+// wrk prints its own report; benches/node/wrk.mjs's scripts add one JSON line with the counts
+// the harness needs. The fixed-rate run: wrk2 is not packaged, so wrk's Lua `delay()` makes
+// every connection wait --http-delay-ms (default 5) after each response before its next request:
+// 50 connections then offer at most 50 / (delay + response time) requests per second, the same
+// low load to every server (at most 10 K req/s, below node:http's saturation), and the CPU per
+// request compares the servers at equal load rather than at each one's maximum. The pipelined
+// run: every connection sends --http-pipeline (default 16) GETs in one write and waits for their
+// responses (wrk counts each response as a request), as wrk's pipeline example.
 const HTTP_DELAY_MS = Number(opt('--http-delay-ms', 5))
-// The fixed-rate variant of the script: the same summary plus that delay.
-const wrkRateScript = join(binDir, 'wrk-json-rate.lua')
-writeFileSync(wrkRateScript, `${readFileSync(wrkScript, 'utf8')}delay = function()\n  return ${HTTP_DELAY_MS}\nend\n`)
-// The pipelined run: every connection sends --http-pipeline (default 16) GETs in one write and
-// waits for their responses (wrk counts each response as a request), as wrk's pipeline example.
 const HTTP_PIPELINE = Number(opt('--http-pipeline', 16))
-const wrkPipeScript = join(binDir, 'wrk-json-pipeline.lua')
-writeFileSync(
-  wrkPipeScript,
-  `${readFileSync(wrkScript, 'utf8')}init = function(args)\n  local r = {}\n  for i = 1, ${HTTP_PIPELINE} do r[i] = wrk.format(nil, '/') end\n  req = table.concat(r)\nend\nrequest = function()\n  return req\nend\n`,
-)
+const { plain: wrkScript, rate: wrkRateScript, pipeline: wrkPipeScript } = writeWrkScripts(binDir, { delayMs: HTTP_DELAY_MS, pipeline: HTTP_PIPELINE })
 
 // ---------------------------------------------------------------------------------------------
 // Servers
@@ -457,29 +438,8 @@ async function checkHttp(name, port) {
   return rs[0]
 }
 
-/** One wrk invocation: its JSON summary (wrk-json.lua), text report and the client's CPU. */
-function wrk(port, seconds, cpu, script = wrkScript) {
-  const w = `wrk -t 1 -c ${HTTP_CONNS} -d ${seconds}s --latency -s '${script}' http://127.0.0.1:${port}/`
-  const cmd = `${cpu === undefined ? '' : `taskset -c ${cpu} `}${w}; rc=$?; cat /proc/$$/stat; exit $rc`
-  const t0 = process.hrtime.bigint()
-  const r = spawnSync('sh', ['-c', cmd], { encoding: 'utf8' })
-  const wall = Number(process.hrtime.bigint() - t0) / 1e9
-  if (r.status !== 0) throw new Error(`wrk failed (${r.status}): ${r.stderr}${r.stdout}`)
-  const lines = r.stdout.trim().split('\n')
-  const stat = lines.pop()
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  const clientS = (Number(f[13]) + Number(f[14])) / CLK_TCK // cutime + cstime: the reaped wrk
-  const json = lines.find((l) => l.startsWith('{"wrk"'))
-  if (!json) throw new Error(`wrk printed no summary: ${r.stdout}`)
-  const s = JSON.parse(json).wrk
-  const text = lines.filter((l) => !l.startsWith('{"wrk"')).join('\n')
-  const errors = s.connect + s.read + s.write + s.timeout + s.status
-  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(text)
-  if (errors > 0 || non2xx || s.requests === 0) {
-    throw new Error(`wrk reported errors against port ${port} (connect ${s.connect}, read ${s.read}, write ${s.write}, timeout ${s.timeout}, status>399 ${s.status}${non2xx ? `, non-2xx/3xx ${non2xx[1]}` : ''}, ${s.requests} requests):\n${text}`)
-  }
-  return { ...s, wall, clientS, text }
-}
+/** One wrk run of the HTTP workload against 127.0.0.1:port. */
+const wrk = (port, seconds, cpu, script = wrkScript) => wrkRun({ url: `http://127.0.0.1:${port}/`, conns: HTTP_CONNS, seconds, cpu, script })
 
 async function httpRun(name) {
   waitQuiet()

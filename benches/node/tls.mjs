@@ -6,7 +6,7 @@
 // the 64 B echo.
 //
 //   node benches/node/tls.mjs [--quick] [--runs N] [--seconds S] [--warmup S]
-//                             [--only echo-50,bulk-4,handshake-ecdsa,handshake-rsa,resume,idle]
+//                             [--only echo-50,bulk-4,handshake-ecdsa,handshake-rsa,resume,https-hello,idle]
 //                             [--conns N] [--idle-runs N] [--connectors N] [--servers NAME,NAME]
 //                             [--no-pin] [--json FILE] [--quiet-wait SECONDS]
 //                             [--quiet-wait-total SECONDS] [--addon FILE.node]
@@ -36,6 +36,13 @@
 //   resume           as handshake-ecdsa, each connector offering the TLS 1.3 ticket its previous
 //                    connection got (SSL_set_session): resumed handshakes/s, server CPU per
 //                    handshake and the share of handshakes really resumed (SSL_session_reused).
+//   https-hello      HTTPS "Hello, World!": examples/http-hello.ts --tls (SslHandler, the native
+//                    HTTP codec and the example's JS handler) against node:https with the same
+//                    response (benches/node/servers/node-http.mjs --tls), `wrk -t 1 -c 50` over
+//                    TLS with keep-alive (wrk's OpenSSL picks the version and cipher), SECONDS
+//                    after a WARMUP run; then the same at a fixed low rate (each connection waits
+//                    5 ms after a response): server CPU per request at the servers' maximum and
+//                    at equal load, requests/s, wrk's client CPU share. No target: reported.
 //   idle             --conns TLS connections (default 10 000; --quick 2 000), each after its
 //                    handshake and one 64 B echo, held idle: server memory per connection
 //                    (target ≤ 0.5× node:tls). As benches/node/memory.mjs: a fresh server with
@@ -64,8 +71,9 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { addonUnderTest, flag, fmt, median, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
-import { memoryKiB, startServer } from '../peers/servers.mjs'
+import { CLK_TCK, addonUnderTest, flag, fmt, machineBusy, median, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
+import { wrk, writeWrkScripts } from './wrk.mjs'
+import { memoryKiB, procTicks, startServer } from '../peers/servers.mjs'
 import { benchCerts, buildTlsLoad, buildTlsServers, withCert } from '../peers/tls-servers.mjs'
 
 const quick = flag('--quick')
@@ -75,7 +83,7 @@ const WARMUP = Number(opt('--warmup', quick ? 0.5 : 1))
 const IDLE_RUNS = Number(opt('--idle-runs', 1))
 const CONNECTORS = Number(opt('--connectors', 16))
 let CONNS = Number(opt('--conns', quick ? 2000 : 10000))
-const ONLY = opt('--only', 'echo-50,bulk-4,handshake-ecdsa,handshake-rsa,resume,idle').split(',')
+const ONLY = opt('--only', 'echo-50,bulk-4,handshake-ecdsa,handshake-rsa,resume,https-hello,idle').split(',')
 const PIN = !flag('--no-pin') && cpus().length >= 2
 const QUIET_WAIT_S = Number(opt('--quiet-wait', quick ? 3 : 60))
 const QUIET_BUDGET_MS = Number(opt('--quiet-wait-total', quick ? 12 : Infinity)) * 1000
@@ -88,6 +96,7 @@ const WORKLOADS = {
   'handshake-ecdsa': { title: `Full TLS 1.3 handshakes, ECDSA P-256 certificate (${CONNECTORS} connectors; connect, handshake, 32 B echo, close)`, mode: 'handshake', conns: CONNECTORS, size: 32, cert: 'ecdsa', servers: ['netloop TS', 'node:tls'] },
   'handshake-rsa': { title: `Full TLS 1.3 handshakes, RSA-2048 certificate (${CONNECTORS} connectors; connect, handshake, 32 B echo, close)`, mode: 'handshake', conns: CONNECTORS, size: 32, cert: 'rsa', servers: ['netloop TS', 'node:tls'] },
   resume: { title: `Resumed TLS 1.3 handshakes (session tickets), ECDSA P-256 certificate (${CONNECTORS} connectors)`, mode: 'resume', conns: CONNECTORS, size: 32, cert: 'ecdsa', servers: ['netloop TS', 'node:tls'] },
+  'https-hello': { title: 'HTTPS "Hello, World!", wrk -c 50 over TLS with keep-alive (ECDSA P-256 certificate)', mode: 'https', conns: 50, cert: 'ecdsa', base: 'node:https', servers: ['netloop http-hello.ts', 'node:https'] },
   idle: { title: 'idle TLS connections after the handshake and one 64 B echo', mode: 'idle', size: 64, cert: 'ecdsa', servers: ['netloop TS', 'node:tls'] },
 }
 for (const k of ONLY) if (!WORKLOADS[k]) throw new Error(`unknown workload ${k} (known: ${Object.keys(WORKLOADS).join(', ')})`)
@@ -163,6 +172,75 @@ async function loadRun(name, w) {
     session: `${c.protocol} ${c.cipher} ${c.group}`,
     raw: c,
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTPS with wrk
+
+let wrkScripts
+const haveWrk = spawnSync('wrk', ['-v']).error === undefined
+
+async function httpsRun(name, w) {
+  if (!haveWrk) throw new Error('wrk is not installed')
+  if (!wrkScripts) {
+    const dir = join(root, 'target', 'bench-bin')
+    mkdirSync(dir, { recursive: true })
+    wrkScripts = writeWrkScripts(dir)
+  }
+  waitQuiet()
+  const [scpu, ccpu] = PIN ? [0, 1] : [undefined, undefined]
+  const server = await startServer(name, withCert(TARGETS[name], certs[w.cert]), { cpu: scpu })
+  try {
+    const url = `https://127.0.0.1:${server.port}/`
+    const run = (seconds, script) => wrk({ url, conns: w.conns, seconds: Math.max(1, Math.round(seconds)), cpu: ccpu, script })
+    run(WARMUP, wrkScripts.plain) // handshakes and JIT, not measured
+    const t0 = procTicks(server.pid)
+    const busy0 = machineBusy()
+    const b = run(SECONDS, wrkScripts.plain)
+    const serverS = (procTicks(server.pid) - t0) / CLK_TCK
+    const busyS = (machineBusy() - busy0) / CLK_TCK
+    const t1 = procTicks(server.pid)
+    const fixed = run(SECONDS, wrkScripts.rate)
+    const fixedS = (procTicks(server.pid) - t1) / CLK_TCK
+    const mem = server.alive() ? memoryKiB(server.pid) : {}
+    return {
+      target: name,
+      rate: b.requests / (b.duration_us / 1e6),
+      p50: b.p50_us,
+      p99: b.p99_us,
+      serverCpuUs: (serverS * 1e6) / b.requests,
+      serverCores: serverS / b.wall,
+      clientCpuShare: b.clientS / b.wall,
+      otherCores: Math.max(0, (busyS - serverS - b.clientS) / b.wall),
+      fixedRate: fixed.requests / (fixed.duration_us / 1e6),
+      fixedCpuUs: (fixedS * 1e6) / fixed.requests,
+      fixedP99: fixed.p99_us,
+      peakRssMiB: mem.hwm / 1024,
+      raw: { wrk: b, fixed },
+    }
+  } finally {
+    await server.stop()
+  }
+}
+
+function httpsTable(w, names, rounds, failed) {
+  const base = w.base
+  const lines = [
+    `| server | requests/s | p50 µs | p99 µs | server CPU µs/req | server cores | peak RSS MiB | client CPU share | req/s ratio vs ${base} | CPU/req ratio vs ${base} | fixed rate: req/s | fixed rate: p99 µs | fixed rate: CPU µs/req | fixed rate: CPU/req ratio vs ${base} |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ]
+  for (const t of names) {
+    const rs = rounds.map((round) => round[t]).filter(Boolean)
+    if (!rs.length) continue
+    const col = (k) => rs.map((r) => r[k])
+    lines.push(
+      `| ${t} | ${spread(col('rate'))} | ${fmt(median(col('p50')))} | ${spread(col('p99'))} | ${spread(col('serverCpuUs'), 1)} | ${fmt(median(col('serverCores')), 2)} | ${fmt(median(col('peakRssMiB')), 1)} | ${fmt(median(col('clientCpuShare')), 2)} | ${ratio(rounds, t, base, 'rate')} | ${ratio(rounds, t, base, 'serverCpuUs')} | ${spread(col('fixedRate'))} | ${spread(col('fixedP99'))} | ${spread(col('fixedCpuUs'), 1)} | ${ratio(rounds, t, base, 'fixedCpuUs')} |`,
+    )
+  }
+  const other = rounds.flatMap((round) => Object.values(round).map((r) => r.otherCores))
+  if (other.length) lines.push('', `Other load during the windows (cores busy beyond server and client): median ${fmt(median(other), 2)}, max ${fmt(Math.max(...other), 2)}.`)
+  for (const [t, why] of Object.entries(failed)) lines.push(`${t}: failed: ${why}`)
+  return lines.join('\n')
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,6 +424,11 @@ function targetsTable(runs) {
     const cpu = (t) => median(runs.resume.map((r) => r[t]?.serverCpuUs).filter((x) => x !== undefined))
     rows.push(`| resumed handshakes (reported) | netloop TS ${fmt(rate('netloop TS'))}/s at ${fmt(cpu('netloop TS'))} µs CPU each, node:tls ${fmt(rate(BASE))}/s at ${fmt(cpu(BASE))} µs; ratio ${ratio(runs.resume, 'netloop TS', BASE, 'rate')} (handshakes/s), ${ratio(runs.resume, 'netloop TS', BASE, 'serverCpuUs')} (CPU) | no target |`)
   }
+  if (runs['https-hello']) {
+    const r = runs['https-hello']
+    const cpu = (t, k) => median(r.map((x) => x[t]?.[k]).filter((x) => x !== undefined))
+    rows.push(`| HTTPS hello, wrk -c 50 (reported): netloop http-hello.ts --tls against node:https | CPU/req ${ratio(r, 'netloop http-hello.ts', 'node:https', 'serverCpuUs')} (${fmt(cpu('netloop http-hello.ts', 'serverCpuUs'), 1)} against ${fmt(cpu('node:https', 'serverCpuUs'), 1)} µs), req/s ${ratio(r, 'netloop http-hello.ts', 'node:https', 'rate')}; at a fixed rate CPU/req ${ratio(r, 'netloop http-hello.ts', 'node:https', 'fixedCpuUs')} | no target |`)
+  }
   check('idle', `${CONNS} idle TLS connections: memory per connection ≤ 0.5× node:tls`, 'kibPerConn', 0.5, (m, g) => m <= g)
   if (!rows.length) return undefined
   return ['| target (netloop TS against node:tls, per round) | ratio, median (min–max) | |', '| --- | --- | --- |', ...rows].join('\n')
@@ -374,7 +457,7 @@ for (const key of Object.keys(WORKLOADS)) {
   if (!ONLY.includes(key)) continue
   const w = WORKLOADS[key]
   const names = w.servers.filter((n) => TARGETS[n])
-  if (!names.includes(BASE) || names.length < 2) continue
+  if (!names.includes(w.base ?? BASE) || names.length < 2) continue
   const idle = w.mode === 'idle'
   const runs = idle ? IDLE_RUNS : RUNS
   const rounds = []
@@ -383,7 +466,7 @@ for (const key of Object.keys(WORKLOADS)) {
     const round = {}
     for (const t of rotating(names)(r).filter((t) => !failed[t])) {
       try {
-        round[t] = idle ? await idleRun(t, w) : await loadRun(t, w)
+        round[t] = idle ? await idleRun(t, w) : w.mode === 'https' ? await httpsRun(t, w) : await loadRun(t, w)
       } catch (e) {
         failed[t] = e.message.split('\n')[0]
         process.stderr.write(`  ${key} round ${r + 1}/${runs} ${t}: FAILED: ${failed[t]}\n`)
@@ -394,6 +477,8 @@ for (const key of Object.keys(WORKLOADS)) {
         ? `${fmt(x.kibPerConn, 2)} KiB/conn, baseline ${fmt(x.baselineMiB, 1)} MiB, all connected in ${fmt(x.connectS, 2)} s`
         : w.mode === 'bulk'
           ? `${fmt(x.mbPerS)} MB/s, ${fmt(x.serverCpuUsPerMB)} µs CPU/MB`
+          : w.mode === 'https'
+            ? `${fmt(x.rate)} req/s, ${fmt(x.serverCpuUs, 1)} µs CPU each (fixed rate: ${fmt(x.fixedCpuUs, 1)}), wrk CPU share ${fmt(x.clientCpuShare, 2)}`
           : `${fmt(x.rate)} ${w.mode === 'echo' ? 'msg' : 'handshakes'}/s, ${fmt(x.serverCpuUs, 1)} µs CPU each, client CPU share ${fmt(x.clientCpuShare, 2)}${w.mode === 'resume' ? `, resumed ${fmt(x.resumedShare * 100, 1)} %` : ''}`
       process.stderr.write(`  ${key} round ${r + 1}/${runs} ${t}: ${what}\n`)
     }
@@ -401,7 +486,9 @@ for (const key of Object.keys(WORKLOADS)) {
   }
   results.runs[key] = rounds
   let text
-  if (idle) {
+  if (w.mode === 'https') {
+    text = `### ${w.title}\n\nClient: \`${PIN ? 'taskset -c 1 ' : ''}wrk -t 1 -c ${w.conns} -d ${SECONDS}s --latency https://127.0.0.1:PORT/\` after a ${WARMUP} s warm-up run, then the same at a fixed rate (each connection waits 5 ms after a response); servers ${PIN ? 'on CPU 0' : 'unpinned'}, ${certs[w.cert].name} certificate: examples/http-hello.ts --tls (bundled, one loop) against node-http.mjs --tls (\`https.createServer\`, the same response).\n\n${httpsTable(w, names, rounds, failed)}`
+  } else if (idle) {
     text = `### ${CONNS} ${w.title}\n\nClient: \`tls_load --mode idle --conns ${CONNS} --size ${w.size} --pending min(128, backlog / 2)\` after a 0.5 s warm-up (\`tls_load --mode echo\`, 50 connections); servers unpinned, fd limit ${NOFILE}, ECDSA P-256 certificate. KiB/conn = (RSS − baseline) / ${CONNS}, RSS from /proc/PID/status after a full GC in node servers.\n\n${idleTable(names, rounds, failed)}`
   } else {
     const cmd = `tls_load --mode ${w.mode} --conns ${w.conns} --size ${w.size}${w.depth ? ` --depth ${w.depth}` : ''} --seconds ${SECONDS} --warmup ${WARMUP} --server-pid PID`

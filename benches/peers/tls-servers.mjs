@@ -13,6 +13,11 @@
 //   tokio-rustls  benches/peers/tokio-rustls-echo (its own workspace), current_thread runtime
 //                 → target/peers/release/tokio-rustls-echo
 //
+// and the HTTPS "Hello, World!" servers (the `https-hello` workload, wrk over TLS):
+//   netloop http-hello.ts  examples/http-hello.ts --tls (SslHandler, the native HTTP codec, the
+//                 example's JS handler), bundled with esbuild → target/bench-bin/http-hello.cjs
+//   node:https    benches/node/servers/node-http.mjs --tls: https.createServer, same response
+//
 //   tls_load      benches/load/tls_load.c, `cc -O2 -lssl -lcrypto` → target/bench-bin/tls_load
 //   certificates  scripts/make-certs.sh → target/bench-certs (server.pem: ECDSA P-256,
 //                 server-rsa.pem: RSA-2048, both for localhost and 127.0.0.1, ca.pem)
@@ -21,6 +26,7 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { bundleExample } from '../node/bundle.mjs'
 import { newer, root } from '../node/harness.mjs'
 
 const out = join(root, 'target', 'peers')
@@ -100,6 +106,15 @@ const BUILDERS = {
       run('cargo', ['build', '--release', '-q', '-p', 'netloop-tls', '--example', 'tls_echo_server', '--target-dir', join(root, 'target', 'bench-build')], 'cargo build tls_echo_server')
     }
     return { cmd: bin, args: (c) => [c.cert, c.key], portRe: /listening on [^\s]*:(\d+)\b/ }
+  },
+  'netloop http-hello.ts'() {
+    if (!existsSync(join(root, 'index.js'))) throw new Error('index.js not compiled (the example loads it)')
+    const bin = join(root, 'target', 'bench-bin', 'http-hello.cjs')
+    bundleExample(root, join(root, 'examples', 'http-hello.ts'), bin)
+    return { cmd: process.execPath, args: (c) => [bin, '--port', '0', '--tls', '--cert', c.cert, '--key', c.key], portRe: /listening on [^\s]*:(\d+)\b/, node: true }
+  },
+  'node:https'() {
+    return { cmd: process.execPath, args: (c) => [join(nodeServers, 'node-http.mjs'), '--tls', c.cert, c.key], portRe: /^(\d+)\s*$/m, node: true }
   },
   'tokio-rustls'() {
     const dir = join(root, 'benches', 'peers', 'tokio-rustls-echo')
