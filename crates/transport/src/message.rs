@@ -1,4 +1,5 @@
-//! What travels through a pipeline: bytes, or any user value (decoded frames, JS values).
+//! What travels through a pipeline: bytes, a file region, or any user value (decoded frames,
+//! JS values).
 //!
 //! Messages live on their channel's loop thread, so user values need not be `Send`.
 
@@ -7,10 +8,15 @@ use std::fmt;
 
 use bytes::{Bytes, BytesMut};
 
+use crate::file_region::FileRegion;
+
 /// A message read from or written to a channel.
 pub enum Message {
     /// Raw bytes: what sockets read and write.
     Bytes(Bytes),
+    /// A range of a file: sockets send it with `sendfile(2)`, without copying it through
+    /// user space (Netty's `FileRegion`).
+    File(FileRegion),
     /// Any other value: a decoded frame, a JS value, an application object.
     User(Box<dyn Any>),
 }
@@ -28,7 +34,7 @@ impl Message {
     pub fn as_bytes(&self) -> Option<&Bytes> {
         match self {
             Message::Bytes(b) => Some(b),
-            Message::User(_) => None,
+            Message::File(_) | Message::User(_) => None,
         }
     }
 
@@ -44,7 +50,7 @@ impl Message {
     pub fn downcast_ref<T: Any>(&self) -> Option<&T> {
         match self {
             Message::User(v) => v.downcast_ref(),
-            Message::Bytes(_) => None,
+            Message::Bytes(_) | Message::File(_) => None,
         }
     }
 
@@ -57,10 +63,11 @@ impl Message {
     }
 
     /// Bytes this message adds to a channel's pending outbound total (Netty's size estimator:
-    /// bytes count by length, other values by a fixed 8).
+    /// bytes count by length, a file region 0 (it holds no memory), other values a fixed 8).
     pub fn estimated_size(&self) -> usize {
         match self {
             Message::Bytes(b) => b.len(),
+            Message::File(_) => 0,
             Message::User(_) => 8,
         }
     }
@@ -69,6 +76,7 @@ impl Message {
     pub fn kind(&self) -> &'static str {
         match self {
             Message::Bytes(_) => "bytes",
+            Message::File(_) => "file region",
             Message::User(_) => "user value",
         }
     }
@@ -78,8 +86,15 @@ impl fmt::Debug for Message {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Message::Bytes(b) => write!(f, "Message::Bytes({} bytes)", b.len()),
+            Message::File(r) => write!(f, "Message::File({r:?})"),
             Message::User(_) => write!(f, "Message::User(..)"),
         }
+    }
+}
+
+impl From<FileRegion> for Message {
+    fn from(r: FileRegion) -> Self {
+        Message::File(r)
     }
 }
 

@@ -295,9 +295,24 @@ impl OutboundBuffer {
             )
     }
 
+    /// The first flushed entry if it is a file region with bytes left to send.
+    pub(crate) fn front_region(&self) -> Option<&crate::file_region::FileRegion> {
+        if self.flushed == 0 {
+            return None;
+        }
+        match self.entries.front() {
+            Some(Entry {
+                msg: Message::File(r),
+                ..
+            }) if r.remaining() > 0 => Some(r),
+            _ => None,
+        }
+    }
+
     /// Accounts `written` bytes from the front: fully written entries (and empty ones) are
     /// removed and their promises (all but void ones) pushed to `done`; a partly written one is
-    /// advanced.
+    /// advanced. One write covers byte messages only or one file region only (a gathering
+    /// write stops at a region).
     pub fn remove_bytes(
         &mut self,
         mut written: usize,
@@ -309,10 +324,11 @@ impl OutboundBuffer {
             let Some(front) = self.entries.front_mut() else {
                 break;
             };
-            let Message::Bytes(b) = &mut front.msg else {
-                break;
+            let len = match &front.msg {
+                Message::Bytes(b) => b.len(),
+                Message::File(r) => usize::try_from(r.remaining()).unwrap_or(usize::MAX),
+                Message::User(_) => break,
             };
-            let len = b.len();
             if len <= written {
                 written -= len;
                 let e = self.entries.pop_front().expect("front exists");
@@ -328,10 +344,17 @@ impl OutboundBuffer {
             if written == 0 {
                 break;
             }
-            bytes::Buf::advance(b, written);
-            let take = written.min(front.size);
-            front.size -= take;
-            released += take;
+            match &mut front.msg {
+                Message::Bytes(b) => {
+                    bytes::Buf::advance(b, written);
+                    let take = written.min(front.size);
+                    front.size -= take;
+                    released += take;
+                }
+                // A region holds its count (the entry overhead) until it is done.
+                Message::File(r) => r.advance(written as u64),
+                Message::User(_) => {}
+            }
             break;
         }
         self.release(released)

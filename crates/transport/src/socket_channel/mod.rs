@@ -303,9 +303,9 @@ impl ChannelIo for SocketIo {
 
     fn filter_outbound(&self, msg: Message) -> Result<Message, TransportError> {
         match msg {
-            Message::Bytes(_) => Ok(msg),
+            Message::Bytes(_) | Message::File(_) => Ok(msg),
             Message::User(_) => Err(TransportError::UnsupportedMessage(
-                "a socket channel writes bytes only",
+                "a socket channel writes bytes and file regions only",
             )),
         }
     }

@@ -25,9 +25,19 @@ impl SocketIo {
         });
     }
 
-    /// One `writev` (or `write`) of the flushed front of the outbound buffer.
+    /// One `writev` (or `write`) of the flushed front of the outbound buffer, or one
+    /// `sendfile` when a file region is at the front (a file that ended early is an error).
     pub(super) fn write_once(&self, ch: &Channel) -> Option<io::Result<usize>> {
         let ob = ch.0.outbound.borrow();
+        if let Some(region) = ob.front_region() {
+            let guard = self.stream.borrow();
+            let s: &TcpStream = guard.as_ref()?;
+            self.write_calls.set(self.write_calls.get() + 1);
+            return Some(match region.send_to(s, usize::MAX) {
+                Ok(0) => Err(region.truncated()),
+                r => r,
+            });
+        }
         let mut iov = [IoSlice::new(&[]); MAX_IOV];
         let (n, _) = ob.gather(&mut iov);
         if n == 0 {
