@@ -24,6 +24,7 @@ export const {
   IdleStateHandler,
   FlushConsolidationHandler,
   writeToChannel,
+  FileRegion,
   HttpServerCodec,
   HttpRequest,
   HttpResponse,

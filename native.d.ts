@@ -342,6 +342,8 @@ export declare const enum HttpRequestFlag {
 export declare const enum HttpResponseFlag {
   /** The body follows as content chunks. */
   Streaming = 1,
+  /** The body is a file region, whose layout (file_wire.rs) follows the flags byte. */
+  File = 2,
 }
 
 /** Slots of the array `NativeChannels::metrics` returns. */
@@ -687,6 +689,11 @@ export declare const enum WireKind {
    * the op arena (`b` < 0: big-chunk index `a`); `c` = promise.
    */
   WriteHttp = 27,
+  /**
+   * JS → native only: a file region (file_wire.rs) at `a`, `b` bytes in the op arena; its
+   * descriptor is handed over with it; `c` = promise.
+   */
+  WriteFile = 28,
   /** `a` = promise id, `b` = an [`Outcome`], `c` = its error (string index or JS token). */
   PromiseDone = 30,
   /** `channel` = the new channel, `a` = its server channel or [`ServerId::Remote`]. */

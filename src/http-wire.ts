@@ -7,6 +7,7 @@
 import { HttpContent, HttpRequest, HttpResponse } from './http'
 import { HttpClientRequest, HttpClientResponse } from './http-client'
 import { HttpFields } from './http-fields'
+import { REGION_BYTES, writeRegion } from './file-region'
 import { HttpClientRequestFlag, HttpContentFlag, HttpIn, HttpOut, HttpResponseFlag } from './protocol'
 
 /** What JS writes through either HTTP codec. */
@@ -95,14 +96,17 @@ export function writeHttp(m: HttpOutbound, buf: Buffer, at: number): number {
   }
   // Latin1: one byte per character, so the size is known without encoding.
   const headers = m.headers
-  let size = 1 + 8 + 2 + 1 + 4 + m.reason.length + 4 + 4 + m.body.length
+  let size = 1 + 8 + 2 + 1 + (m.file ? REGION_BYTES : 0) + 4 + m.reason.length + 4 + 4 + m.body.length
   for (let i = 0; i < headers.length; i++) size += 8 + headers[i][0].length + headers[i][1].length
   if (at + size > buf.length) return -1
   buf[at] = HttpOut.Response
   buf.writeDoubleLE(m.requestId, at + 1)
   buf.writeUInt16LE(m.status, at + 9)
-  buf[at + 11] = m.streaming ? HttpResponseFlag.Streaming : 0
-  at = putStr(buf, m.reason, at + 12)
+  buf[at + 11] = (m.streaming ? HttpResponseFlag.Streaming : 0) | (m.file ? HttpResponseFlag.File : 0)
+  // The file region right after the flags (its descriptor is handed over here: last, once
+  // the size was checked).
+  at = m.file ? writeRegion(m.file, buf, at + 12) : at + 12
+  at = putStr(buf, m.reason, at)
   at = putFields(buf, headers, at)
   return putBin(buf, m.body, at)
 }
@@ -114,7 +118,7 @@ function size(m: HttpOutbound): number {
     return 14 + m.data.length + (trailers ? fieldsSize(trailers) : 0)
   }
   if (m instanceof HttpClientRequest) return requestSize(m)
-  return Math.max(1 + 8 + 2 + 1 + 4 + m.reason.length + fieldsSize(m.headers) + 4 + m.body.length, 13)
+  return Math.max(1 + 8 + 2 + 1 + (m.file ? REGION_BYTES : 0) + 4 + m.reason.length + fieldsSize(m.headers) + 4 + m.body.length, 13)
 }
 
 /** @internal The layout of `m` in a Buffer of its own. */

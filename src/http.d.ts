@@ -18,6 +18,7 @@
  * The layouts both sides share are described in crates/node/src/channel/http_wire.rs.
  */
 import { NativeHandler } from './codecs';
+import { FileRegion } from './file-region';
 import { HttpHeaderView, type HeaderInit } from './http-fields';
 /** Limits of an `HttpServerCodec` (what a refused request is answered with in brackets). */
 export interface HttpServerCodecOptions {
@@ -115,11 +116,13 @@ export declare class HttpResponse {
     readonly reason: string;
     readonly headers: Array<[string, string]>;
     readonly body: Buffer;
+    /** The body as a file region (sent with `sendfile`, framed by `Content-Length`), or undefined. */
+    readonly file: FileRegion | undefined;
     /** The request this answers (-1: the oldest unanswered one: write responses in order). */
     requestId: number;
     /** The body follows as `HttpContent` writes (chunked unless a `content-length` is given). */
     streaming: boolean;
-    constructor(status: number, headers?: HeaderInit, body?: string | Uint8Array, reason?: string);
+    constructor(status: number, headers?: HeaderInit, body?: string | Uint8Array | FileRegion, reason?: string);
     /** Answers `req` (for responses written out of order). Not for a frozen response. */
     forRequest(req: HttpRequest): this;
     /** Streams the body: `HttpContent` writes follow, the last with `last` set. Not for a frozen response. */

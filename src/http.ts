@@ -21,6 +21,7 @@ import { NativeHandler } from './codecs'
 import { HttpRequestFlag, NativeHandlerKind } from './protocol'
 import { native } from './binding'
 import { httpBytes } from './http-wire'
+import { FileRegion } from './file-region'
 import { NetloopError, checkBoolean, checkInteger, fromNative, outOfRange } from './errors'
 import { EMPTY, HttpFields, HttpHeaderView, bodyBuffer, fieldRecord, headerList, latin1, type HeaderInit } from './http-fields'
 
@@ -207,6 +208,8 @@ const frozenIds = new FinalizationRegistry<number>((id) => native.httpRelease(id
 export class HttpResponse {
   readonly headers: Array<[string, string]>
   readonly body: Buffer
+  /** The body as a file region (sent with `sendfile`, framed by `Content-Length`), or undefined. */
+  readonly file: FileRegion | undefined
   /** The request this answers (-1: the oldest unanswered one: write responses in order). */
   requestId = -1
   /** The body follows as `HttpContent` writes (chunked unless a `content-length` is given). */
@@ -217,12 +220,17 @@ export class HttpResponse {
   constructor(
     readonly status: number,
     headers: HeaderInit = [],
-    body: string | Uint8Array = EMPTY,
+    body: string | Uint8Array | FileRegion = EMPTY,
     readonly reason = '',
   ) {
     if (!Number.isInteger(status) || status < 100 || status > 999) throw outOfRange('status', '>= 100 and <= 999', status)
     this.headers = headerList(headers)
-    this.body = bodyBuffer(body)
+    if (body instanceof FileRegion) {
+      this.body = EMPTY
+      this.file = body
+    } else {
+      this.body = bodyBuffer(body)
+    }
   }
 
   /** Answers `req` (for responses written out of order). Not for a frozen response. */
@@ -235,6 +243,7 @@ export class HttpResponse {
   /** Streams the body: `HttpContent` writes follow, the last with `last` set. Not for a frozen response. */
   streamed(): this {
     if (this._frozen >= 0) throw frozenError('streamed()')
+    if (this.file) throw new NetloopError('ERR_HTTP_FILE_BODY', 'A response whose body is a FileRegion is not streamed')
     this.streaming = true
     return this
   }
@@ -251,6 +260,7 @@ export class HttpResponse {
   freeze(): this {
     if (this._frozen >= 0) return this
     if (this.streaming) throw new NetloopError('ERR_HTTP_FROZEN_STREAMING', 'A streamed response cannot be frozen')
+    if (this.file) throw new NetloopError('ERR_HTTP_FROZEN_FILE', 'A response whose body is a FileRegion cannot be frozen (a region is sent once)')
     if (this.requestId !== -1) throw new NetloopError('ERR_HTTP_FROZEN_REQUEST', 'A frozen response answers the oldest unanswered request: freeze it before forRequest()')
     let id: number
     try {

@@ -22,6 +22,7 @@ import { WIRE_OF_EVENT, takes } from './event-wire'
 import { VALUE_SIZE, WritabilityCounter } from './writability'
 import { Delivery, closeCauses, errorOf } from './hub-delivery'
 import { OpStream } from './op-stream'
+import { dropUnsent } from './file-region'
 import { Promises, Tokens } from './hub-refs'
 
 const NativeChannels = native.NativeChannels
@@ -227,12 +228,18 @@ export class ChannelHub {
   /** An outbound operation leaving JS at context `ctx` (0: the tail) for the native pipeline. */
   sendOutbound(ch: Channel, ctx: number, kind: PipelineEvent, msg: unknown, promise: ChannelPromise | undefined): void {
     // Cancelled before it left JS: the operation does nothing (Netty's isNotValidPromise).
-    if (promise?.isCancelled) return
+    if (promise?.isCancelled) {
+      if (kind === PipelineEvent.Write) dropUnsent(msg)
+      return
+    }
     if (!ch._known) {
       if (kind === PipelineEvent.Write || kind === PipelineEvent.Close) {
         const closed = errorOf('ERR_CHANNEL_CLOSED', `channel ${ch.id} is closed`, ch.id, closeCauses.get(ch))
         if (kind === PipelineEvent.Close) promise?._complete({ ok: true })
-        else promise?._complete({ ok: false, error: closed })
+        else {
+          dropUnsent(msg)
+          promise?._complete({ ok: false, error: closed })
+        }
       }
       return
     }
@@ -243,7 +250,7 @@ export class ChannelHub {
       const a = s.a
       const b = s.b
       // A RESP/HTTP message too big for the arena travels as a big chunk (`b` = -1).
-      const size = k === WireKind.WriteValue ? VALUE_SIZE : b < 0 ? s.big[a].length : b
+      const size = k === WireKind.WriteValue ? VALUE_SIZE : k === WireKind.WriteFile ? 0 : b < 0 ? s.big[a].length : b
       s.op(k, ch.id, ctx, a, b, this.#promises.idOf(promise))
       this.writability.count(ch, size)
     } else {

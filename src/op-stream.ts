@@ -18,6 +18,7 @@ import { RespReply, replyBytes, writeReply } from './resp'
 import { HttpContent, HttpResponse } from './http'
 import { HttpClientRequest } from './http-client'
 import { httpBytes, writeHttp, type HttpOutbound } from './http-wire'
+import { FileRegion, REGION_BYTES, writeRegion } from './file-region'
 import type { Tokens } from './hub-refs'
 import { ARENA_BYTES, OP_CAPACITY } from './wire'
 import { RecordField, WireKind } from './protocol'
@@ -55,6 +56,14 @@ export function applyHolding(): void {
 
 const RESP_CODEC: FramedCodec<RespReply> = { write: writeReply, bytes: replyBytes }
 const HTTP_CODEC: FramedCodec<HttpOutbound> = { write: writeHttp, bytes: httpBytes }
+const FILE_CODEC: FramedCodec<FileRegion> = {
+  write: (r, buf, at) => (at + REGION_BYTES > buf.length ? -1 : writeRegion(r, buf, at)),
+  bytes: (r) => {
+    const b = Buffer.allocUnsafe(REGION_BYTES)
+    writeRegion(r, b, 0)
+    return b
+  },
+}
 
 export class OpStream {
   #arenaUsed = 0
@@ -178,6 +187,8 @@ export class OpStream {
       return this.#encodeFramed(WireKind.WriteResp, msg, RESP_CODEC)
     } else if ((msg instanceof HttpResponse || msg instanceof HttpContent || msg instanceof HttpClientRequest) && bytesKind === WireKind.WriteBytes) {
       return this.#encodeFramed(WireKind.WriteHttp, msg, HTTP_CODEC)
+    } else if (msg instanceof FileRegion && bytesKind === WireKind.WriteBytes) {
+      return this.#encodeFramed(WireKind.WriteFile, msg, FILE_CODEC)
     } else {
       return this.#encoded(valueKind, this.tokens.lend(msg), 0)
     }

@@ -162,6 +162,8 @@ export const enum HttpRequestFlag {
 export const enum HttpResponseFlag {
   /** The body follows as content chunks. */
   Streaming = 1,
+  /** The body is a file region, whose layout (file_wire.rs) follows the flags byte. */
+  File = 2,
 }
 
 /** @internal Slots of the array `NativeChannels::metrics` returns. */
@@ -434,6 +436,11 @@ export const enum WireKind {
    * the op arena (`b` < 0: big-chunk index `a`); `c` = promise.
    */
   WriteHttp = 27,
+  /**
+   * JS → native only: a file region (file_wire.rs) at `a`, `b` bytes in the op arena; its
+   * descriptor is handed over with it; `c` = promise.
+   */
+  WriteFile = 28,
   /** `a` = promise id, `b` = an [`Outcome`], `c` = its error (string index or JS token). */
   PromiseDone = 30,
   /** `channel` = the new channel, `a` = its server channel or [`ServerId::Remote`]. */
@@ -501,7 +508,7 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   HttpIn: { Request: 0, Content: 1, Response: 2 },
   HttpOut: { Response: 1, Content: 2, Frozen: 3, Request: 4 },
   HttpRequestFlag: { Http11: 1, KeepAlive: 2, Streaming: 4, ExpectContinue: 8, Upgrade: 16 },
-  HttpResponseFlag: { Streaming: 1 },
+  HttpResponseFlag: { Streaming: 1, File: 2 },
   MetricsSlot: { Iterations: 0, Deliveries: 1, Records: 2, JsToNative: 3, Ops: 4, BytesToJs: 5, BytesFromJs: 6, Channels: 7, BytesFromReads: 8, BytesReleased: 9, Length: 10 },
   NativeHandlerKind: { Line: 1, Delimiter: 2, FixedLength: 3, LengthField: 4, Prepender: 5, Idle: 6, Tls: 7, Resp: 8, Http: 9, FlushConsolidation: 10, HttpClient: 11 },
   Outcome: { Success: 0, NativeError: 1, JsError: 2 },
@@ -512,6 +519,6 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   ServerNameAnswer: { Default: 0, Context: 1, Refuse: 2, Fail: 3 },
   TimerArmSlot: { Dirty: 0, Deadline: 1, Stamp: 2, Length: 3 },
   UserEventKind: { Token: 0, Idle: 1, InputShutdown: 2, TlsHandshake: 3, TlsClose: 4 },
-  WireKind: { Registered: 1, Unregistered: 2, Active: 3, Inactive: 4, ReadBytes: 5, ReadValue: 6, ReadComplete: 7, UserEvent: 8, Exception: 9, WritabilityChanged: 10, ReadBig: 11, ReadResp: 12, ReadHttp: 13, WriteBytes: 20, WriteValue: 21, Flush: 22, Read: 23, Close: 24, WriteBig: 25, WriteResp: 26, WriteHttp: 27, PromiseDone: 30, NewChannel: 31, Closed: 32, Release: 33, Forget: 34, Unhandled: 35, TlsHandshake: 36, TlsServerName: 37, CompletePromise: 40, Register: 41, WriteBytesFlush: 42 },
+  WireKind: { Registered: 1, Unregistered: 2, Active: 3, Inactive: 4, ReadBytes: 5, ReadValue: 6, ReadComplete: 7, UserEvent: 8, Exception: 9, WritabilityChanged: 10, ReadBig: 11, ReadResp: 12, ReadHttp: 13, WriteBytes: 20, WriteValue: 21, Flush: 22, Read: 23, Close: 24, WriteBig: 25, WriteResp: 26, WriteHttp: 27, WriteFile: 28, PromiseDone: 30, NewChannel: 31, Closed: 32, Release: 33, Forget: 34, Unhandled: 35, TlsHandshake: 36, TlsServerName: 37, CompletePromise: 40, Register: 41, WriteBytesFlush: 42 },
   WritabilitySlot: { Pending: 0, Writable: 1, High: 2, Low: 3, Crossed: 4, Length: 5 },
 }

@@ -16,6 +16,8 @@
 
 use bytes::{BufMut, Bytes, BytesMut};
 
+use netloop_transport::FileRegion;
+
 use crate::error::HttpError;
 use crate::fields::{field_fault, is_field_text};
 use crate::message::{HeaderList, HttpResponse, Version};
@@ -70,6 +72,8 @@ pub(crate) fn switches(upgrade: bool, connect: bool, status: u16) -> bool {
 #[derive(Debug)]
 pub(crate) struct Encoded {
     pub parts: Vec<Bytes>,
+    /// A file region sent after the parts (the body of a response with a file).
+    pub file: Option<FileRegion>,
     /// The connection closes after this response.
     pub close: bool,
     /// For a streamed response: how its pieces are written.
@@ -122,7 +126,13 @@ pub(crate) fn check_fields(headers: &HeaderList) -> Result<Owned, HttpError> {
 /// at once, with nothing written).
 pub(crate) fn check(resp: &HttpResponse, head: bool) -> Result<(), HttpError> {
     let owned = check_head(resp)?;
-    check_length(&owned, resp.status, resp.streaming, resp.body.len(), head)
+    if resp.file.is_some() && (resp.streaming || !resp.body.is_empty()) {
+        return Err(HttpError::invalid_response(
+            "ERR_HTTP_FILE_BODY",
+            "a response with a file region has no other body and is not streamed",
+        ));
+    }
+    check_length(&owned, resp.status, resp.streaming, resp.body_len(), head)
 }
 
 /// Checks the status, reason phrase and fields of `resp`; what the codec needs of its fields.
@@ -271,7 +281,10 @@ pub(crate) fn put_status_line(out: &mut BytesMut, status: u16, reason: Option<&[
 pub(crate) fn encode(resp: HttpResponse, req: Answering<'_>) -> Result<Encoded, HttpError> {
     let owned = check_fields(&resp.headers)?;
     let status = resp.status;
-    let plan = Plan::new(status, &owned, resp.streaming, resp.body.len(), &req);
+    let full_len = resp.body_len();
+    let mut plan = Plan::new(status, &owned, resp.streaming, full_len, &req);
+    // A file is never copied behind the head.
+    plan.inline_body &= resp.file.is_none();
     let reason_len = resp.reason.as_ref().map_or(32, |r| r.len());
     let fields: usize = resp
         .headers
@@ -287,14 +300,7 @@ pub(crate) fn encode(resp: HttpResponse, req: Answering<'_>) -> Result<Encoded, 
         }
         put_field(&mut out, name, value);
     }
-    plan.put_tail(
-        &mut out,
-        status,
-        &owned,
-        resp.streaming,
-        resp.body.len(),
-        &req,
-    );
+    plan.put_tail(&mut out, status, &owned, resp.streaming, full_len, &req);
     let mut parts = Vec::with_capacity(2);
     if plan.inline_body {
         out.put_slice(&resp.body);
@@ -305,8 +311,10 @@ pub(crate) fn encode(resp: HttpResponse, req: Answering<'_>) -> Result<Encoded, 
             parts.push(resp.body);
         }
     }
+    let file = resp.file.filter(|f| !plan.no_body && f.remaining() > 0);
     Ok(Encoded {
         parts,
+        file,
         close: plan.close,
         mode: resp.streaming.then_some(plan.mode),
     })

@@ -71,8 +71,15 @@ impl HttpResponse {
     /// # Errors
     /// What writing the response would fail with (`ERR_HTTP_INVALID_STATUS_CODE`,
     /// `ERR_INVALID_HTTP_TOKEN`, `ERR_INVALID_CHAR`, `ERR_HTTP_INVALID_HEADER_VALUE`), or
-    /// `ERR_HTTP_FROZEN_STREAMING` for a streamed response (its body is not in it).
+    /// `ERR_HTTP_FROZEN_STREAMING` for a streamed response (its body is not in it), or
+    /// `ERR_HTTP_FROZEN_FILE` for a response with a file region (sent once).
     pub fn freeze(self) -> Result<FrozenResponse, HttpError> {
+        if self.file.is_some() {
+            return Err(HttpError::invalid_response(
+                "ERR_HTTP_FROZEN_FILE",
+                "a response with a file region cannot be frozen (a region is sent once)",
+            ));
+        }
         if self.streaming {
             return Err(HttpError::invalid_response(
                 "ERR_HTTP_FROZEN_STREAMING",
@@ -181,6 +188,7 @@ impl FrozenResponse {
         }
         Encoded {
             parts,
+            file: None,
             close: plan.close,
             mode: None,
         }

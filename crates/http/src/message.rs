@@ -6,6 +6,7 @@
 //! view of the bytes read (a chunked body delivered whole is the one copy, to join its chunks).
 
 use bytes::Bytes;
+use netloop_transport::FileRegion;
 
 /// A list of header fields written by the application (response headers, trailers), or the
 /// trailers of a request; names and values as given, in order.
@@ -220,6 +221,10 @@ pub struct HttpResponse {
     pub headers: HeaderList,
     /// The body (not written for `HEAD` requests and 1xx, 204 and 304 responses).
     pub body: Bytes,
+    /// A file region as the body instead of `body` (which must then be empty): sent after the
+    /// head without a copy through user space (`sendfile`), framed by `Content-Length` (its
+    /// remaining bytes). Not with `streaming`.
+    pub file: Option<FileRegion>,
     /// The body follows as [`HttpContent`] writes, ended by one with `last` set: chunked for
     /// HTTP/1.1 unless a `Content-Length` header is given; for HTTP/1.0 the connection closes
     /// after it.
@@ -233,6 +238,19 @@ impl HttpResponse {
             status,
             ..HttpResponse::default()
         }
+    }
+
+    /// Sends `region` as the body (see [`file`](Self::file)).
+    pub fn with_file(mut self, region: FileRegion) -> Self {
+        self.file = Some(region);
+        self
+    }
+
+    /// The body's length: the file region's remaining bytes, or the body's.
+    pub fn body_len(&self) -> usize {
+        self.file.as_ref().map_or(self.body.len(), |f| {
+            usize::try_from(f.remaining()).unwrap_or(usize::MAX)
+        })
     }
 
     /// Adds a header field.

@@ -24,7 +24,7 @@
 use std::collections::VecDeque;
 
 use bytes::Bytes;
-use netloop_transport::{ChannelPromise, TransportError};
+use netloop_transport::{ChannelPromise, Message, TransportError};
 
 use crate::date::DateValue;
 use crate::decoder::RequestStart;
@@ -36,8 +36,8 @@ use crate::message::{HttpContent, HttpResponse};
 /// What the handler must do, in order.
 #[derive(Debug)]
 pub(crate) enum Action {
-    /// Write these bytes (not flushed).
-    Write(Bytes, ChannelPromise),
+    /// Write this message: bytes or a file region (not flushed).
+    Write(Message, ChannelPromise),
     /// Complete a write that wrote nothing (or failed before writing).
     Complete(ChannelPromise, Result<(), TransportError>),
     /// Flush what was written.
@@ -299,7 +299,7 @@ impl ResponseQueue {
                 front.continue_sent = true;
                 let bytes = Bytes::from_static(encoder::CONTINUE);
                 self.actions
-                    .push(Action::Write(bytes, ChannelPromise::void()));
+                    .push(Action::Write(Message::Bytes(bytes), ChannelPromise::void()));
                 wrote = true;
             }
             while let Some((out, promise)) = front.held.pop_front() {
@@ -367,7 +367,7 @@ impl ResponseQueue {
         slot: &mut Slot,
         status: u16,
         r: Result<encoder::Encoded, HttpError>,
-    ) -> Result<Vec<Bytes>, HttpError> {
+    ) -> Result<Vec<Message>, HttpError> {
         let interim = encoder::is_interim(status);
         match &r {
             Ok(enc) if !interim => {
@@ -382,7 +382,13 @@ impl ResponseQueue {
                 slot.close = !interim;
             }
         }
-        r.map(|enc| enc.parts)
+        r.map(|enc| {
+            let mut parts: Vec<Message> = enc.parts.into_iter().map(Message::Bytes).collect();
+            if let Some(file) = enc.file {
+                parts.push(Message::File(file));
+            }
+            parts
+        })
     }
 
     /// Encodes `out` for the front slot and queues its writes.
@@ -393,10 +399,10 @@ impl ResponseQueue {
             Outgoing::Refusal(status) => {
                 slot.finished = true;
                 slot.close = true;
-                Ok(vec![encoder::encode_refusal(
+                Ok(vec![Message::Bytes(encoder::encode_refusal(
                     status,
                     date.as_ref().map(|d| &d[..]),
-                )])
+                ))])
             }
             Outgoing::Response(resp) => {
                 let status = resp.status;
@@ -415,7 +421,8 @@ impl ResponseQueue {
             }
             Outgoing::Content(c) => {
                 let mut mode = slot.mode.unwrap_or(BodyMode::Discard);
-                let r = encoder::encode_piece(&mut mode, c.data, c.last, &c.trailers);
+                let r = encoder::encode_piece(&mut mode, c.data, c.last, &c.trailers)
+                    .map(|parts| parts.into_iter().map(Message::Bytes).collect());
                 slot.mode = Some(mode);
                 if c.last || r.is_err() {
                     slot.finished = true;

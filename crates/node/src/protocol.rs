@@ -92,6 +92,9 @@ pub enum WireKind {
     /// JS → native only: an HTTP response or body chunk (http_wire.rs) at `a`, `b` bytes in
     /// the op arena (`b` < 0: big-chunk index `a`); `c` = promise.
     WriteHttp = 27,
+    /// JS → native only: a file region (file_wire.rs) at `a`, `b` bytes in the op arena; its
+    /// descriptor is handed over with it; `c` = promise.
+    WriteFile = 28,
 
     // ---- hub events (native → JS) ----
     /// `a` = promise id, `b` = an [`Outcome`], `c` = its error (string index or JS token).
@@ -458,6 +461,8 @@ pub enum HttpContentFlag {
 pub enum HttpResponseFlag {
     /// The body follows as content chunks.
     Streaming = 1,
+    /// The body is a file region, whose layout (file_wire.rs) follows the flags byte.
+    File = 2,
 }
 
 /// The flags byte of an HTTP request JS writes through an `HttpClientCodec`

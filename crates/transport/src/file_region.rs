@@ -31,7 +31,10 @@ use bytes::{Bytes, BytesMut};
 /// call anyway, and a bounded ask keeps one channel's turn bounded.
 const MAX_SENDFILE: usize = 1 << 30;
 
-/// A range of a file to write to a channel (Netty's `FileRegion`).
+/// A range of a file to write to a channel (Netty's `FileRegion`). A clone shares the file and
+/// starts where the original stands; two regions are equal when they share the file and stand
+/// at the same place of the same range.
+#[derive(Clone)]
 pub struct FileRegion {
     file: Arc<File>,
     position: u64,
@@ -76,14 +79,12 @@ impl FileRegion {
         let count = match count {
             None => len - position,
             Some(c) if c <= len - position => c,
-            Some(c) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!(
-                        "{c} bytes from position {position} go past the end of the file ({len} bytes)"
-                    ),
-                ))
-            }
+            Some(c) => return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{c} bytes from position {position} go past the end of the file ({len} bytes)"
+                ),
+            )),
         };
         Ok(Self::new(file, position, count))
     }
@@ -145,14 +146,8 @@ impl FileRegion {
         // SAFETY: both descriptors are open for the call (the socket is borrowed, the file is
         // held by `self.file`); `offset` is a valid, exclusively borrowed off_t that sendfile
         // updates, and the file's own cursor is left alone.
-        let n = unsafe {
-            libc::sendfile(
-                socket.as_raw_fd(),
-                self.file.as_raw_fd(),
-                &mut offset,
-                want,
-            )
-        };
+        let n =
+            unsafe { libc::sendfile(socket.as_raw_fd(), self.file.as_raw_fd(), &mut offset, want) };
         if n < 0 {
             return Err(io::Error::last_os_error());
         }
@@ -163,17 +158,19 @@ impl FileRegion {
     /// handlers that must see the bytes (TLS). An empty result with bytes remaining is an
     /// error ([`truncated`](Self::truncated)).
     pub fn read_chunk(&mut self, max: usize) -> io::Result<Bytes> {
-        let want = usize::try_from(self.remaining()).unwrap_or(usize::MAX).min(max);
+        let want = usize::try_from(self.remaining())
+            .unwrap_or(usize::MAX)
+            .min(max);
         if want == 0 {
             return Ok(Bytes::new());
         }
         let mut buf = BytesMut::zeroed(want);
         let mut got = 0;
         while got < want {
-            match self
-                .file
-                .read_at(&mut buf[got..], self.position + self.transferred + got as u64)
-            {
+            match self.file.read_at(
+                &mut buf[got..],
+                self.position + self.transferred + got as u64,
+            ) {
                 Ok(0) => break,
                 Ok(n) => got += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -188,6 +185,16 @@ impl FileRegion {
         Ok(buf.freeze())
     }
 }
+
+impl PartialEq for FileRegion {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.file, &other.file)
+            && (self.position, self.count, self.transferred)
+                == (other.position, other.count, other.transferred)
+    }
+}
+
+impl Eq for FileRegion {}
 
 impl fmt::Debug for FileRegion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -211,7 +218,10 @@ mod tests {
             std::process::id(),
             rand_suffix()
         ));
-        std::fs::File::create(&path).unwrap().write_all(bytes).unwrap();
+        std::fs::File::create(&path)
+            .unwrap()
+            .write_all(bytes)
+            .unwrap();
         let f = Arc::new(File::open(&path).unwrap());
         (path, f)
     }

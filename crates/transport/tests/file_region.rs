@@ -44,9 +44,14 @@ fn a_file_region_between_byte_writes_arrives_in_order_and_intact() {
     });
     let got = sink(0).0.borrow().clone();
     assert_eq!(&got[..4], b"HEAD");
-    assert!(got[4..total - 4] == content[1000..content.len() - 1000], "region bytes differ");
+    assert!(
+        got[4..total - 4] == content[1000..content.len() - 1000],
+        "region bytes differ"
+    );
     assert_eq!(&got[total - 4..], b"TAIL");
-    net.run_until("promises", || head.is_done() && body.is_done() && tail.is_done());
+    net.run_until("promises", || {
+        head.is_done() && body.is_done() && tail.is_done()
+    });
     assert!(head.is_success() && body.is_success() && tail.is_success());
     assert_eq!(client.pending_outbound_bytes(), 0);
 }
@@ -104,7 +109,10 @@ fn a_file_truncated_before_it_is_sent_fails_its_write_and_closes_the_channel() {
     client.flush();
     net.run_until("write failed", || body.is_done() && after.is_done());
     assert!(!body.is_success(), "the truncated region's write must fail");
-    assert!(!after.is_success(), "writes behind it fail with the channel");
+    assert!(
+        !after.is_success(),
+        "writes behind it fail with the channel"
+    );
     let cause = format!("{:?}", body.result().unwrap().unwrap_err());
     assert!(cause.contains("truncated"), "{cause}");
     net.run_until("closed", || !client.is_open());

@@ -124,6 +124,12 @@ impl Reader<'_> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
     }
+    pub(super) fn f64(&mut self) -> Result<f64, String> {
+        let b = self.take(8)?;
+        Ok(f64::from_le_bytes([
+            b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+        ]))
+    }
     pub(super) fn id(&mut self) -> Result<Option<u64>, String> {
         let b = self.take(8)?;
         let v = f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
@@ -194,7 +200,14 @@ fn read_response(r: &mut Reader<'_>) -> Result<HttpResponse, String> {
     let request_id = r.id()?;
     let s = r.take(2)?;
     let status = u16::from_le_bytes([s[0], s[1]]);
-    let streaming = r.u8()? & HttpResponseFlag::Streaming as u8 != 0;
+    let flags = r.u8()?;
+    let streaming = flags & HttpResponseFlag::Streaming as u8 != 0;
+    // Read first: from here on the descriptor is the region's, whatever follows.
+    let file = if flags & HttpResponseFlag::File as u8 != 0 {
+        Some(super::file_wire::read_region(r)?)
+    } else {
+        None
+    };
     let reason = r.bytes()?;
     let headers = read_fields(r)?;
     let body = r.bytes()?;
@@ -204,6 +217,7 @@ fn read_response(r: &mut Reader<'_>) -> Result<HttpResponse, String> {
         reason: (!reason.is_empty()).then_some(reason),
         headers,
         body,
+        file,
         streaming,
     })
 }

@@ -10,6 +10,7 @@ mod adapter;
 pub(crate) mod big;
 mod codecs;
 mod delivery;
+mod file_wire;
 mod handlers;
 mod http_client_wire;
 mod http_wire;

@@ -29,6 +29,8 @@ pub(super) fn write_size(kind: u32, len: f64) -> Option<usize> {
     let size = match kind {
         wire::WRITE_BYTES | wire::WRITE_BYTES_FLUSH | wire::WRITE_BIG => len as usize,
         wire::WRITE_VALUE => 8,
+        // A file region counts no bytes, only its entry (as the outbound buffer counts it).
+        wire::WRITE_FILE => 0,
         _ => return None,
     };
     Some(size + netloop_transport::ENTRY_OVERHEAD)
@@ -92,6 +94,31 @@ impl Hub {
             std::borrow::Cow::Owned(code.clone()),
             JsError::new(self.id, token, code, message),
         )
+    }
+
+    /// A protocol message or file region in its JS layout: in the op arena, or a big chunk
+    /// (`b` < 0); the error code for a write that fails on it, and why.
+    fn framed(
+        &self,
+        kind: u32,
+        a: f64,
+        b: f64,
+        big: &mut BigChunks<'_>,
+    ) -> Result<Message, (&'static str, String)> {
+        let data = if b < 0.0 {
+            Bytes::copy_from_slice(big.view(a as usize))
+        } else {
+            self.shared.arena_bytes(a as usize, b as usize)
+        };
+        match kind {
+            wire::WRITE_RESP => super::resp_wire::to_wire(&data)
+                .map(Message::Bytes)
+                .map_err(|e| ("ERR_RESP_REPLY", e)),
+            wire::WRITE_FILE => super::file_wire::from_js(&data)
+                .map(Message::File)
+                .map_err(|e| ("ERR_FILE_REGION", e)),
+            _ => super::http_wire::from_js(&data).map_err(|e| ("ERR_HTTP_RESPONSE", e)),
+        }
     }
 
     fn message(&self, kind: u32, a: f64, b: f64, big: &mut BigChunks<'_>) -> Message {
@@ -164,6 +191,10 @@ impl Hub {
             })
         };
         let Some((channel, ctx)) = found else {
+            if matches!(kind, wire::WRITE_FILE | wire::WRITE_HTTP) {
+                // Read to close the descriptor a file region handed over (file_wire.rs).
+                drop(self.framed(kind, a, b, big));
+            }
             if matches!(
                 kind,
                 wire::WRITE_BYTES
@@ -171,6 +202,7 @@ impl Hub {
                     | wire::WRITE_BIG
                     | wire::WRITE_RESP
                     | wire::WRITE_HTTP
+                    | wire::WRITE_FILE
                     | wire::CLOSE
             ) {
                 let closed = match self.gone_causes.borrow().get(&chan) {
@@ -220,26 +252,21 @@ impl Hub {
                     }
                 }
             }
-            wire::WRITE_RESP | wire::WRITE_HTTP => {
+            wire::WRITE_RESP | wire::WRITE_HTTP | wire::WRITE_FILE => {
+                if kind == wire::WRITE_FILE {
+                    if let Some((_, left)) = reserved.get_mut(&chan) {
+                        let n = netloop_transport::ENTRY_OVERHEAD.min(*left);
+                        *left -= n;
+                        channel.release_pending_outbound(n);
+                    }
+                }
                 let p = self.promise_for(c, &pipeline);
-                // A protocol message in its JS layout: in the op arena, or a big chunk (`b` < 0).
-                let data = if b < 0.0 {
-                    Bytes::copy_from_slice(big.view(a as usize))
-                } else {
-                    self.shared.arena_bytes(a as usize, b as usize)
-                };
-                let (msg, code) = if kind == wire::WRITE_RESP {
-                    let m = super::resp_wire::to_wire(&data).map(Message::Bytes);
-                    (m, "ERR_RESP_REPLY")
-                } else {
-                    (super::http_wire::from_js(&data), "ERR_HTTP_RESPONSE")
-                };
-                match msg {
+                match self.framed(kind, a, b, big) {
                     Ok(msg) => match ctx {
                         Some(x) => x.write_with(msg, p),
                         None => pipeline.write_with(msg, p),
                     },
-                    Err(e) => {
+                    Err((code, e)) => {
                         p.try_failure(TransportError::foreign(
                             std::borrow::Cow::Borrowed(code),
                             std::io::Error::other(e),

@@ -45,6 +45,7 @@ pub const CLOSE: u32 = WireKind::Close as u32;
 pub const WRITE_BIG: u32 = WireKind::WriteBig as u32;
 pub const WRITE_RESP: u32 = WireKind::WriteResp as u32;
 pub const WRITE_HTTP: u32 = WireKind::WriteHttp as u32;
+pub const WRITE_FILE: u32 = WireKind::WriteFile as u32;
 pub const WRITE_BYTES_FLUSH: u32 = WireKind::WriteBytesFlush as u32;
 pub const PROMISE_DONE: u32 = WireKind::PromiseDone as u32;
 pub const NEW_CHANNEL: u32 = WireKind::NewChannel as u32;
