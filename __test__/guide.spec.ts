@@ -20,7 +20,7 @@ async function start(t: { teardown(fn: () => unknown): void }, file: string): Pr
 
 test('the guide shows its examples verbatim', (t) => {
   const guide = readFileSync(join(root, 'docs', 'guide.md'), 'utf8')
-  for (const f of ['first-server.mts', 'mixed-pipeline.mts', 'tls-server.mts', 'node-http.mts', 'websocket.mts', 'http-client.mts']) {
+  for (const f of ['first-server.mts', 'mixed-pipeline.mts', 'tls-server.mts', 'node-http.mts', 'websocket.mts', 'http-client.mts', 'static-files.mts']) {
     const code = readFileSync(join(root, 'examples', 'guide', f), 'utf8')
     t.true(guide.includes(code.replace(/'\.\.\/\.\.\/index'/g, "'netloop'")), `docs/guide.md does not contain examples/guide/${f}`)
   }
@@ -112,6 +112,35 @@ test('guide: node:http on netloop channels answers a keep-alive client and count
   t.is(await request('GET', '/hello'), 'GET /hello: 0 bytes from 127.0.0.1\n')
   t.is(await request('POST', '/upload', Buffer.alloc(3 << 20, 1)), `POST /upload: ${3 << 20} bytes from 127.0.0.1\n`)
   t.is(sockets.size, 1, 'both requests went over one kept-alive connection')
+})
+
+test('guide: the static file server sends its directory\'s files whole, and 404 for missing files and escapes', async (t) => {
+  const http = await import('node:http')
+  const port = await start(t, 'examples/guide/static-files.mts')
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+  t.teardown(() => agent.destroy())
+  const get = (path: string, method = 'GET') =>
+    new Promise<{ status: number; length?: string; body: Buffer }>((resolve, reject) => {
+      http
+        .request({ host: '127.0.0.1', port, path, method, agent }, (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (d) => chunks.push(d))
+          res.on('end', () => resolve({ status: res.statusCode!, length: res.headers['content-length'], body: Buffer.concat(chunks) }))
+        })
+        .on('error', reject)
+        .end()
+    })
+  const own = readFileSync(join(root, 'examples', 'guide', 'static-files.mts'))
+  const got = await get('/static-files.mts')
+  t.is(got.status, 200)
+  t.true(got.body.equals(own))
+  const head = await get('/static-files.mts', 'HEAD')
+  t.is(head.length, String(own.length))
+  t.is(head.body.length, 0)
+  t.is((await get('/missing.txt')).status, 404)
+  t.is((await get('/%2e%2e/%2e%2e/package.json')).status, 404)
+  t.is((await get('/')).status, 404)
+  t.true(readFileSync(join(root, 'examples', 'guide', 'first-server.mts')).equals((await get('/first-server.mts')).body))
 })
 
 test('guide: WebSocket behind the native HTTP codec echoes over ws, plain HTTP still answered', async (t) => {
