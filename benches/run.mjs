@@ -16,6 +16,8 @@
 //                                                (and tokio-rustls); skipped without OpenSSL's headers
 //   http-client      benches/node/http-client.mjs  HttpClientCodec against node:http's client and
 //                                                fetch, all asking the C HTTP server
+//   http-file        benches/node/http-file.mjs  serving a file over HTTP: FileRegion (sendfile)
+//                                                against node:http's createReadStream().pipe()
 //   duplex           benches/node/duplex.mjs     toDuplex() and diagnostics/tracing subscribers
 //                                                against the channel echo and node:net
 //   scaling          benches/node/scaling.mjs    worker threads against node:net threads and cluster
@@ -140,6 +142,14 @@ const PARTS = [
     optional: 'benches/node/http-client.mjs',
     // quick: 1 round of 1 s after 0.5 s; full: 3 rounds of 2 s after 1 s (the script's).
     commands: () => [node('benches/node/http-client.mjs', ...shared, ...(quick ? ['--runs', '1', '--seconds', '1', '--warmup', '0.5'] : []), ...quiet, ...json('http-client'))],
+  },
+  {
+    name: 'http-file',
+    title: 'Serving a file over HTTP: FileRegion (sendfile) against node:http',
+    optional: 'benches/node/http-file.mjs',
+    // quick: 1 round of 1 s after 0.5 s (wrk: 1 s after 1 s); full: 3 rounds of 3 s after 1 s
+    // (the script's). No wrk: it prints a `skipped:` line and exits 0.
+    commands: () => [node('benches/node/http-file.mjs', ...shared, ...(quick ? ['--runs', '1', '--seconds', '1', '--warmup', '0.5'] : []), ...quiet, ...json('http-file'))],
   },
   {
     name: 'duplex',
