@@ -172,3 +172,35 @@ test.serial('bad regions are refused when made, with node:fs codes and NetloopEr
   r.close()
   t.throws(() => closeSync(fd), { code: 'EBADF' })
 })
+
+test.serial('behind an SslHandler a FileRegion body is read and encrypted in pieces; node:https reads it whole', async (t) => {
+  const https = await import('node:https')
+  const { SslHandler } = await import('../index')
+  const { pem, serverContext } = await import('./tls-helpers')
+  const loop = loopFor(t)
+  const content = pattern(5 * 1024 * 1024 + 3, 6)
+  const path = tempFile(t, content)
+  const ctx = serverContext()
+  const { port } = await serve(t, loop, (ch) =>
+    void ch.pipeline
+      .addLast('tls', new SslHandler(ctx))
+      .addLast('http', new HttpServerCodec())
+      .addLast('files', { channelRead: (c, req: HttpRequest) => c.writeAndFlush(req.url === '/file' ? new HttpResponse(200, {}, FileRegion.open(path)) : new HttpResponse(200, {}, req.url)) }),
+  )
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: pem('ca.pem') })
+  t.teardown(() => agent.destroy())
+  const get = (p: string) =>
+    new Promise<Buffer>((resolve, reject) => {
+      https
+        .get({ host: 'localhost', port, path: p, agent }, (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (d) => chunks.push(d))
+          res.on('end', () => resolve(Buffer.concat(chunks)))
+        })
+        .on('error', reject)
+    })
+  const [a, file, z] = await Promise.all([get('/a'), get('/file'), get('/z')])
+  t.is(a.toString(), '/a')
+  t.is(sha(file), sha(content))
+  t.is(z.toString(), '/z')
+})

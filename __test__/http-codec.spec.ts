@@ -210,3 +210,38 @@ test('a frozen response whose Content-Length does not match its body fails the w
   t.regex(c.got(), /HTTP\/1\.1 500 /)
   t.deepEqual(failures, ['ERR_HTTP_CONTENT_LENGTH_MISMATCH'])
 })
+
+test('large bodies leave JS without a copy into the layout and arrive intact, whole and streamed, pipelined', async (t) => {
+  const http = await import('node:http')
+  const { createHash } = await import('node:crypto')
+  const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex')
+  const loop = loopFor(t)
+  const big = Buffer.alloc(1 << 20)
+  for (let i = 0; i < big.length; i++) big[i] = (i * 7 + 3) & 0xff
+  const { port } = await serve(t, loop, (ch) =>
+    void ch.pipeline.addLast('http', new HttpServerCodec()).addLast('app', {
+      channelRead: (ctx, req: HttpRequest) => {
+        if (req.url === '/streamed') {
+          ctx.write(new HttpResponse(200).streamed())
+          ctx.write(new HttpContent(big.subarray(0, 300_000)))
+          ctx.write(new HttpContent(big.subarray(300_000, 300_100)))
+          ctx.writeAndFlush(new HttpContent(big.subarray(300_100), true))
+        } else ctx.writeAndFlush(new HttpResponse(200, {}, big))
+      },
+    }),
+  )
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+  t.teardown(() => agent.destroy())
+  const get = (path: string) =>
+    new Promise<Buffer>((resolve, reject) => {
+      http
+        .get({ host: '127.0.0.1', port, path, agent }, (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (d) => chunks.push(d))
+          res.on('end', () => resolve(Buffer.concat(chunks)))
+        })
+        .on('error', reject)
+    })
+  const bodies = await Promise.all(['/a', '/streamed', '/b', '/streamed', '/c'].map(get))
+  for (const b of bodies) t.is(sha(b), sha(big))
+})

@@ -8,3 +8,11 @@ import { HttpContent, HttpResponse } from './http';
 import { HttpClientRequest } from './http-client';
 /** What JS writes through either HTTP codec. */
 export type HttpOutbound = HttpResponse | HttpContent | HttpClientRequest;
+/**
+ * Lends a Buffer to the op batch (`OpStream.big`) and returns its index: a body of
+ * `LEND_MIN` bytes or more travels that way, not copied into the layout (the native side takes
+ * it without a copy, as a large write's Buffer).
+ */
+export type LendBig = (b: Buffer) => number;
+/** Bodies from this size on are lent rather than copied (the op stream's large-write size). */
+export declare const LEND_MIN: number;

@@ -29,6 +29,27 @@ function putBin(buf: Buffer, b: Uint8Array, at: number): number {
   return at + 4 + b.length
 }
 
+/**
+ * Lends a Buffer to the op batch (`OpStream.big`) and returns its index: a body of
+ * `LEND_MIN` bytes or more travels that way, not copied into the layout (the native side takes
+ * it without a copy, as a large write's Buffer).
+ */
+export type LendBig = (b: Buffer) => number
+
+/** Bodies from this size on are lent rather than copied (the op stream's large-write size). */
+export const LEND_MIN = 8 * 1024
+
+/** Bytes a body takes in the layout: its bytes, or 8 when it is lent. */
+const bodySize = (b: Uint8Array, lend: LendBig | undefined) => (lend && b.length >= LEND_MIN ? 8 : 4 + b.length)
+
+/** Writes body `b` at `at` (lent when big enough and `lend` is given); the end. */
+function putBody(buf: Buffer, b: Uint8Array, at: number, lend: LendBig | undefined): number {
+  if (!lend || b.length < LEND_MIN) return putBin(buf, b, at)
+  buf.writeUInt32LE(0xffffffff, at)
+  buf.writeUInt32LE(lend(Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength)), at + 4)
+  return at + 8
+}
+
 /** Writes the fields `[name, value]*` as `n:u32 (name value)*n` at `at`; the end. */
 function putFields(buf: Buffer, fields: Array<[string, string]>, at: number): number {
   buf.writeUInt32LE(fields.length, at)
@@ -62,28 +83,31 @@ function contentTrailers(m: HttpContent): Array<[string, string]> | undefined {
 }
 
 /** Bytes the layout of request `m` takes. */
-function requestSize(m: HttpClientRequest): number {
-  return 2 + 4 + m.method.length + 4 + m.url.length + fieldsSize(m.headers) + 4 + m.body.length
+function requestSize(m: HttpClientRequest, lend?: LendBig): number {
+  return 2 + 4 + m.method.length + 4 + m.url.length + fieldsSize(m.headers) + bodySize(m.body, lend)
 }
 
-/** @internal Writes `m` into `buf` at `at`; returns the end, or -1 if it does not fit. */
-export function writeHttp(m: HttpOutbound, buf: Buffer, at: number): number {
+/**
+ * @internal Writes `m` into `buf` at `at`; returns the end, or -1 if it does not fit. With
+ * `lend`, bodies of `LEND_MIN` bytes or more are lent to the batch instead of copied.
+ */
+export function writeHttp(m: HttpOutbound, buf: Buffer, at: number, lend?: LendBig): number {
   if (m instanceof HttpClientRequest) {
-    if (at + requestSize(m) > buf.length) return -1
+    if (at + requestSize(m, lend) > buf.length) return -1
     buf[at] = HttpOut.Request
     buf[at + 1] = (m.streaming ? HttpClientRequestFlag.Streaming : 0) | (m.httpVersion === '1.0' ? HttpClientRequestFlag.Http10 : 0)
     at = putStr(buf, m.method, at + 2)
     at = putStr(buf, m.url, at)
     at = putFields(buf, m.headers, at)
-    return putBin(buf, m.body, at)
+    return putBody(buf, m.body, at, lend)
   }
   if (m instanceof HttpContent) {
     const trailers = contentTrailers(m)
-    if (at + 14 + m.data.length + (trailers ? fieldsSize(trailers) : 0) > buf.length) return -1
+    if (at + 10 + bodySize(m.data, lend) + (trailers ? fieldsSize(trailers) : 0) > buf.length) return -1
     buf[at] = HttpOut.Content
     buf.writeDoubleLE(m.requestId, at + 1)
     buf[at + 9] = (m.last ? HttpContentFlag.Last : 0) | (trailers ? HttpContentFlag.Trailers : 0)
-    at = putBin(buf, m.data, at + 10)
+    at = putBody(buf, m.data, at + 10, lend)
     return trailers ? putFields(buf, trailers, at) : at
   }
   if (m._frozen >= 0) {
@@ -96,7 +120,7 @@ export function writeHttp(m: HttpOutbound, buf: Buffer, at: number): number {
   }
   // Latin1: one byte per character, so the size is known without encoding.
   const headers = m.headers
-  let size = 1 + 8 + 2 + 1 + (m.file ? REGION_BYTES : 0) + 4 + m.reason.length + 4 + 4 + m.body.length
+  let size = 1 + 8 + 2 + 1 + (m.file ? REGION_BYTES : 0) + 4 + m.reason.length + 4 + bodySize(m.body, lend)
   for (let i = 0; i < headers.length; i++) size += 8 + headers[i][0].length + headers[i][1].length
   if (at + size > buf.length) return -1
   buf[at] = HttpOut.Response
@@ -108,23 +132,23 @@ export function writeHttp(m: HttpOutbound, buf: Buffer, at: number): number {
   at = m.file ? writeRegion(m.file, buf, at + 12) : at + 12
   at = putStr(buf, m.reason, at)
   at = putFields(buf, headers, at)
-  return putBin(buf, m.body, at)
+  return putBody(buf, m.body, at, lend)
 }
 
 /** @internal Bytes the layout of `m` takes at most. */
-function size(m: HttpOutbound): number {
+function size(m: HttpOutbound, lend?: LendBig): number {
   if (m instanceof HttpContent) {
     const trailers = contentTrailers(m)
-    return 14 + m.data.length + (trailers ? fieldsSize(trailers) : 0)
+    return 10 + bodySize(m.data, lend) + (trailers ? fieldsSize(trailers) : 0)
   }
-  if (m instanceof HttpClientRequest) return requestSize(m)
-  return Math.max(1 + 8 + 2 + 1 + (m.file ? REGION_BYTES : 0) + 4 + m.reason.length + fieldsSize(m.headers) + 4 + m.body.length, 13)
+  if (m instanceof HttpClientRequest) return requestSize(m, lend)
+  return Math.max(1 + 8 + 2 + 1 + (m.file ? REGION_BYTES : 0) + 4 + m.reason.length + fieldsSize(m.headers) + bodySize(m.body, lend), 13)
 }
 
-/** @internal The layout of `m` in a Buffer of its own. */
-export function httpBytes(m: HttpOutbound): Buffer {
-  const b = Buffer.allocUnsafe(size(m))
-  return b.subarray(0, writeHttp(m, b, 0))
+/** @internal The layout of `m` in a Buffer of its own (bodies lent to `lend` if given). */
+export function httpBytes(m: HttpOutbound, lend?: LendBig): Buffer {
+  const b = Buffer.allocUnsafe(size(m, lend))
+  return b.subarray(0, writeHttp(m, b, 0, lend))
 }
 
 /** @internal The request or body piece at `at` of `arena` (an `HttpIn` kind byte first). */

@@ -250,7 +250,7 @@ export class ChannelHub {
       const a = s.a
       const b = s.b
       // A RESP/HTTP message too big for the arena travels as a big chunk (`b` = -1).
-      const size = k === WireKind.WriteValue ? VALUE_SIZE : k === WireKind.WriteFile ? 0 : b < 0 ? s.big[a].length : b
+      const size = k === WireKind.WriteValue ? VALUE_SIZE : k === WireKind.WriteFile ? 0 : (b < 0 ? s.big[a].length : b) + (k === WireKind.WriteHttp ? s.lentBytes : 0)
       s.op(k, ch.id, ctx, a, b, this.#promises.idOf(promise))
       this.writability.count(ch, size)
     } else {

@@ -55,4 +55,6 @@ export declare class OpStream {
      * kind and its `a`, `b` fields are left in `kind`, `a`, `b`.
      */
     encode(msg: unknown, bytesKind: number, bigKind: number, valueKind: number): void;
+    /** Bytes of bodies the last framed message lent to the batch (they count as written too). */
+    lentBytes: number;
 }

@@ -17,7 +17,7 @@ import type * as Native from '../native'
 import { RespReply, replyBytes, writeReply } from './resp'
 import { HttpContent, HttpResponse } from './http'
 import { HttpClientRequest } from './http-client'
-import { httpBytes, writeHttp, type HttpOutbound } from './http-wire'
+import { httpBytes, writeHttp, type HttpOutbound, type LendBig } from './http-wire'
 import { FileRegion, REGION_BYTES, writeRegion } from './file-region'
 import type { Tokens } from './hub-refs'
 import { ARENA_BYTES, OP_CAPACITY } from './wire'
@@ -36,10 +36,10 @@ const BORROW_MIN = 8 * 1024
 
 /** How a protocol module writes its messages in their JS→native layout (no closure per write). */
 interface FramedCodec<M> {
-  /** Writes `m` at `at`; the end offset, or -1 if it does not fit. */
-  write(m: M, buf: Buffer, at: number): number
+  /** Writes `m` at `at`; the end offset, or -1 if it does not fit. `lend` takes big bodies. */
+  write(m: M, buf: Buffer, at: number, lend: LendBig): number
   /** `m` in a Buffer of its own (too big for the arena). */
-  bytes(m: M): Buffer
+  bytes(m: M, lend: LendBig): Buffer
 }
 /**
  * Streams holding big chunks outside a delivery of their own (a handler wrote what it got to a
@@ -212,18 +212,30 @@ export class OpStream {
    * responses and body pieces: src/http.ts) into the arena, or as a big chunk (`b` = -1).
    */
   #encodeFramed<M>(kind: number, msg: M, codec: FramedCodec<M>): void {
-    let end = codec.write(msg, this.arena, this.#arenaUsed)
+    this.lentBytes = 0
+    let end = codec.write(msg, this.arena, this.#arenaUsed, this.#lend)
     if (end < 0 && this.#arenaUsed > 0) {
       this.applyNow()
-      end = codec.write(msg, this.arena, this.#arenaUsed)
+      end = codec.write(msg, this.arena, this.#arenaUsed, this.#lend)
     }
     if (end < 0) {
-      this.big.push(codec.bytes(msg))
+      this.big.push(codec.bytes(msg, this.#lend))
       return this.#encoded(kind, this.big.length - 1, -1)
     }
     const off = this.#arenaUsed
     this.#arenaUsed = end
     return this.#encoded(kind, off, end - off)
+  }
+
+  /** Bytes of bodies the last framed message lent to the batch (they count as written too). */
+  lentBytes = 0
+
+  /** Lends a message's big body to this batch: its index in `big` (see `LendBig`). */
+  #lend: LendBig = (b) => {
+    if (this.delivering === 0) holding.add(this)
+    this.big.push(b)
+    this.lentBytes += b.length
+    return this.big.length - 1
   }
 
   #encoded(kind: number, a: number, b: number): void {

@@ -12,6 +12,10 @@
 //!   records per batch of up to 64 KiB) whose records carry the writes' promises, so the
 //!   outbound buffer's water marks see ciphertext. A close encrypts what is held before its
 //!   close_notify.
+//! - File regions are written too (Netty wants a `ChunkedWriteHandler` for them): held in order
+//!   with the bytes, counting nothing, then read and encrypted a batch at a time only while the
+//!   channel has room, going on when it has room again (`region`). Memory stays bounded
+//!   whatever the file's size.
 //! - Every failure (bad records, a failed verification, the timeout) sends the alert rustls
 //!   chose, fires the handshake event (if still handshaking) and `exceptionCaught`, fails held
 //!   writes, and closes this channel only.
@@ -39,9 +43,11 @@ use crate::engine::{Engine, Fed};
 use crate::error::TlsError;
 use crate::session::{SslCloseCompletionEvent, SslHandshakeCompletionEvent, TlsSession};
 
+mod region;
 mod server_name;
 mod writes;
 
+use region::Held;
 pub use server_name::ServerNameChoice;
 use server_name::{AskHook, HelloStage};
 
@@ -60,8 +66,15 @@ struct State {
     server_name: Option<String>,
     engine: RefCell<Option<Engine>>,
     phase: Cell<Phase>,
-    held: RefCell<VecDeque<(Bytes, ChannelPromise)>>,
+    held: RefCell<VecDeque<Held>>,
+    /// Plaintext bytes held (counted toward the water marks); held regions count nothing.
     held_bytes: Cell<usize>,
+    /// A held region waits for room for its next piece (region.rs).
+    stalled: Cell<bool>,
+    /// `encrypt_held` is running (it does not nest).
+    encrypting: Cell<bool>,
+    /// An empty write waits to wake a stalled region (region.rs).
+    waking: Cell<bool>,
     flush_held: Cell<bool>,
     fired_read: Cell<bool>,
     /// The application asked for a read (autoRead off) that no plaintext has answered yet.
@@ -97,6 +110,9 @@ impl SslHandler {
             phase: Cell::new(Phase::Idle),
             held: RefCell::new(VecDeque::new()),
             held_bytes: Cell::new(0),
+            stalled: Cell::new(false),
+            encrypting: Cell::new(false),
+            waking: Cell::new(false),
             flush_held: Cell::new(false),
             fired_read: Cell::new(false),
             app_read: Cell::new(false),
@@ -261,6 +277,10 @@ impl State {
             };
             Arc::new(engine.describe())
         };
+        // Records the session made at completion (TLS 1.3 session tickets that our own record
+        // layer sealed at the hand-over) go before any application data, whose records follow
+        // theirs in sequence: a write held through the handshake, or one made on the event.
+        self.send_records(ctx);
         self.phase.set(Phase::Done);
         *self.session.borrow_mut() = Some(session.clone());
         self.handshake.try_success(session.clone());
@@ -376,27 +396,7 @@ impl ChannelHandler for SslHandler {
         msg: Message,
         promise: ChannelPromise,
     ) -> HandlerResult {
-        let s = &self.0;
-        let bytes = match msg.into_bytes() {
-            Ok(b) => b,
-            Err(other) => {
-                promise.try_failure(TransportError::UnsupportedMessage(other.kind()));
-                return Ok(());
-            }
-        };
-        match s.phase.get() {
-            Phase::Idle | Phase::Handshaking | Phase::Done => {
-                let n = bytes.len();
-                s.held.borrow_mut().push_back((bytes, promise));
-                s.held_bytes.set(s.held_bytes.get() + n);
-                if let Some(ch) = ctx.try_channel() {
-                    ch.add_pending_outbound_bytes(n);
-                }
-            }
-            Phase::Finished => {
-                promise.try_failure(TransportError::ChannelClosed);
-            }
-        }
+        self.0.hold(ctx, msg, promise);
         Ok(())
     }
 
@@ -408,6 +408,16 @@ impl ChannelHandler for SslHandler {
                 ctx.flush();
             }
             Phase::Finished => ctx.flush(),
+        }
+        Ok(())
+    }
+
+    /// Passes the event on first (so the handlers behind see the changes in order), then lets
+    /// a region that waited for room go on.
+    fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        ctx.fire_channel_writability_changed();
+        if ctx.try_channel().is_some_and(|ch| ch.is_writable()) {
+            self.0.resume(ctx);
         }
         Ok(())
     }

@@ -79,12 +79,14 @@ impl FileRegion {
         let count = match count {
             None => len - position,
             Some(c) if c <= len - position => c,
-            Some(c) => return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
+            Some(c) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
                     "{c} bytes from position {position} go past the end of the file ({len} bytes)"
                 ),
-            )),
+                ))
+            }
         };
         Ok(Self::new(file, position, count))
     }

@@ -39,12 +39,15 @@ pub fn put_response(out: &mut Vec<u8>, r: &HttpClientResponse) {
 
 /// The request in the layout above (its kind byte already read); strings and body are views
 /// of `r`'s bytes.
-pub fn read_request(r: &mut Reader<'_>) -> Result<HttpClientRequest, String> {
+pub fn read_request(
+    r: &mut Reader<'_>,
+    big: &mut super::big::BigChunks<'_>,
+) -> Result<HttpClientRequest, String> {
     let flags = r.u8()?;
     let method = r.bytes()?;
     let target = r.bytes()?;
     let headers = read_fields(r)?;
-    let body: Bytes = r.bytes()?;
+    let body: Bytes = r.body(big)?;
     let mut req = HttpClientRequest::new(method, target).body(body);
     req.headers = headers;
     req.streaming = flags & HttpClientRequestFlag::Streaming as u8 != 0;

@@ -15,6 +15,8 @@
 //!                         flags: HttpContentFlag (trailers as native → JS)
 //! frozen   (JS → native): 3:u8 id:f64 frozen:u32                 a response of `httpFreeze`
 //! bytes := len:u32 data[len]
+//! body  := bytes | 0xFFFF_FFFF:u32 index:u32   (JS → native: a big chunk of the op batch, taken
+//!                                              without a copy; for bodies of 8 KiB and more)
 //! ```
 //!
 //! An `HttpClientCodec`'s messages (a response read, kind 2; a request written, kind 4) have
@@ -43,6 +45,7 @@ use netloop_http::{
 };
 use netloop_transport::Message;
 
+use super::big::BigChunks;
 use crate::error::{throw, Code};
 
 use crate::protocol::{HttpContentFlag, HttpIn, HttpOut, HttpRequestFlag, HttpResponseFlag};
@@ -135,6 +138,15 @@ impl Reader<'_> {
         let v = f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
         Ok((v >= 0.0).then_some(v as u64))
     }
+    /// The next `body`: bytes in the layout, or a big chunk of the batch (no copy either way).
+    pub(super) fn body(&mut self, big: &mut BigChunks<'_>) -> Result<Bytes, String> {
+        if self.data.len() >= self.at + 4 && self.data[self.at..self.at + 4] == [0xff; 4] {
+            self.at += 4;
+            let i = self.u32()?;
+            return Ok(big.take(i).0);
+        }
+        self.bytes()
+    }
     /// A view of the next `len:u32 data` (no copy).
     pub(super) fn bytes(&mut self) -> Result<Bytes, String> {
         let n = self.u32()?;
@@ -155,7 +167,7 @@ thread_local! {
 #[napi]
 pub fn http_freeze(env: napi::Env, layout: Buffer) -> napi::Result<u32> {
     let data = Bytes::copy_from_slice(&layout);
-    let frozen = match read_response(&mut Reader { data: &data, at: 1 }) {
+    let frozen = match read_response(&mut Reader { data: &data, at: 1 }, &mut BigChunks::none()) {
         Ok(resp) => resp.freeze().map_err(|e| (e.code(), e.to_string())),
         Err(e) => Err(("ERR_HTTP_RESPONSE", e)),
     };
@@ -196,7 +208,7 @@ pub(super) fn read_fields(r: &mut Reader<'_>) -> Result<HeaderList, String> {
     Ok(fields)
 }
 
-fn read_response(r: &mut Reader<'_>) -> Result<HttpResponse, String> {
+fn read_response(r: &mut Reader<'_>, big: &mut BigChunks<'_>) -> Result<HttpResponse, String> {
     let request_id = r.id()?;
     let s = r.take(2)?;
     let status = u16::from_le_bytes([s[0], s[1]]);
@@ -210,7 +222,7 @@ fn read_response(r: &mut Reader<'_>) -> Result<HttpResponse, String> {
     };
     let reason = r.bytes()?;
     let headers = read_fields(r)?;
-    let body = r.bytes()?;
+    let body = r.body(big)?;
     Ok(HttpResponse {
         request_id,
         status,
@@ -223,14 +235,14 @@ fn read_response(r: &mut Reader<'_>) -> Result<HttpResponse, String> {
 }
 
 /// The response or content JS wrote, as the message the codec takes.
-pub fn from_js(data: &Bytes) -> Result<Message, String> {
+pub fn from_js(data: &Bytes, big: &mut BigChunks<'_>) -> Result<Message, String> {
     const RESPONSE: u8 = HttpOut::Response as u8;
     const CONTENT: u8 = HttpOut::Content as u8;
     const FROZEN_RESPONSE: u8 = HttpOut::Frozen as u8;
     const REQUEST: u8 = HttpOut::Request as u8;
     let mut r = Reader { data, at: 0 };
     match r.u8()? {
-        RESPONSE => read_response(&mut r).map(Message::user),
+        RESPONSE => read_response(&mut r, big).map(Message::user),
         FROZEN_RESPONSE => {
             let request_id = r.id()?;
             let id = r.u32()?;
@@ -244,7 +256,7 @@ pub fn from_js(data: &Bytes) -> Result<Message, String> {
         CONTENT => {
             let request_id = r.id()?;
             let flags = r.u8()?;
-            let data = r.bytes()?;
+            let data = r.body(big)?;
             let mut c = if flags & HttpContentFlag::Last as u8 != 0 {
                 HttpContent::last(data)
             } else {
@@ -256,7 +268,7 @@ pub fn from_js(data: &Bytes) -> Result<Message, String> {
             c.request_id = request_id;
             Ok(Message::user(c))
         }
-        REQUEST => super::http_client_wire::read_request(&mut r).map(Message::user),
+        REQUEST => super::http_client_wire::read_request(&mut r, big).map(Message::user),
         other => Err(format!("unknown HTTP message tag {other} from JS")),
     }
 }

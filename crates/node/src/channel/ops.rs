@@ -117,7 +117,7 @@ impl Hub {
             wire::WRITE_FILE => super::file_wire::from_js(&data)
                 .map(Message::File)
                 .map_err(|e| ("ERR_FILE_REGION", e)),
-            _ => super::http_wire::from_js(&data).map_err(|e| ("ERR_HTTP_RESPONSE", e)),
+            _ => super::http_wire::from_js(&data, big).map_err(|e| ("ERR_HTTP_RESPONSE", e)),
         }
     }
 

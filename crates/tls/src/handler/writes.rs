@@ -2,56 +2,195 @@
 //! next flush, so that the plaintext of one flush is encrypted as one stream (full records
 //! across the writes' edges) into one buffer of records per batch.
 //!
-//! Same thread and order as the handler (its loop thread, `!Send`).
+//! Ground rules:
+//! - Same thread and order as the handler (its loop thread, `!Send`). Held bytes count toward
+//!   the channel's water marks until they are taken into a batch; file regions count nothing
+//!   and are read out piece by piece (region.rs), in write order with the bytes.
+//! - No borrow of the held writes is kept while anything can call back (writability events,
+//!   promise listeners): a handler may write, flush or close from there. Encryption does not
+//!   nest: a call made meanwhile leaves the running one to go on.
+
+use std::rc::Rc;
 
 use bytes::Bytes;
-use netloop_transport::{ChannelHandlerContext, ChannelPromise, LocalListenerExt, TransportError};
+use netloop_transport::{
+    ChannelHandlerContext, ChannelPromise, LocalListenerExt, Message, TransportError,
+};
 
-use super::State;
+use super::region::{Held, HeldRegion, Piece};
+use super::{Phase, State};
+
+/// Plaintext bytes encrypted into one buffer of records at most (a region's piece included).
+const BATCH_BYTES: usize = 64 * 1024;
+
+/// Writes taken from the front of the held ones, encrypted together.
+#[derive(Default)]
+struct Batch {
+    parts: Vec<Bytes>,
+    promises: Vec<ChannelPromise>,
+    size: usize,
+}
+
+impl Batch {
+    fn push(&mut self, plain: Bytes, promise: ChannelPromise) {
+        self.size += plain.len();
+        self.parts.push(plain);
+        self.promises.push(promise);
+    }
+}
+
+/// Why taking a batch stopped.
+enum Stop {
+    /// The batch is full, or nothing more is held.
+    Go,
+    /// A region has no room for its next piece.
+    Stalled,
+    /// Reading a region failed.
+    Failed(HeldRegion, std::io::Error),
+}
 
 impl State {
-    /// Encrypts the held writes (handshake done) and passes their records on, in batches of up
-    /// to `BATCH_BYTES` plaintext bytes.
-    pub(super) fn encrypt_held(&self, ctx: &ChannelHandlerContext) {
-        const BATCH_BYTES: usize = 64 * 1024;
-        let (single, held) = {
-            let mut held = self.held.borrow_mut();
-            match held.len() {
-                0 => return,
-                // The common case (one write per flush): nothing to gather.
-                1 => (held.pop_front(), Vec::new()),
-                _ => (None, held.drain(..).collect()),
+    /// Holds a write (bytes or a file region) until the next flush; fails anything else.
+    pub(super) fn hold(&self, ctx: &ChannelHandlerContext, msg: Message, promise: ChannelPromise) {
+        let held = match msg {
+            Message::Bytes(bytes) => Held::Bytes(bytes, promise),
+            Message::File(region) => Held::File(HeldRegion::new(region, promise)),
+            other => {
+                promise.try_failure(TransportError::UnsupportedMessage(other.kind()));
+                return;
             }
         };
-        let n = self.held_bytes.replace(0);
-        if n > 0 {
-            if let Some(ch) = ctx.try_channel() {
-                ch.sub_pending_outbound_bytes(n);
-            }
-        }
-        if let Some((plain, promise)) = single {
-            self.encrypt(ctx, &[&plain], std::iter::once(promise));
+        if self.phase.get() == Phase::Finished {
+            held.promise().try_failure(TransportError::ChannelClosed);
             return;
         }
-        let mut batch: Vec<(Bytes, ChannelPromise)> = Vec::new();
-        let mut size = 0;
-        for (plain, promise) in held {
-            size += plain.len();
-            batch.push((plain, promise));
-            if size >= BATCH_BYTES {
-                self.encrypt_batch(ctx, std::mem::take(&mut batch));
-                size = 0;
+        if let Held::Bytes(bytes, _) = &held {
+            let n = bytes.len();
+            self.held_bytes.set(self.held_bytes.get() + n);
+            if let Some(ch) = ctx.try_channel() {
+                ch.add_pending_outbound_bytes(n);
             }
         }
-        if !batch.is_empty() {
-            self.encrypt_batch(ctx, batch);
+        self.held.borrow_mut().push_back(held);
+    }
+
+    /// Encrypts the held writes (handshake done) and passes their records on, in batches of up
+    /// to `BATCH_BYTES` plaintext bytes, until nothing is held or a region has no room.
+    pub(super) fn encrypt_held(self: &Rc<Self>, ctx: &ChannelHandlerContext) {
+        if self.encrypting.replace(true) {
+            return;
+        }
+        self.stalled.set(false);
+        while self.phase.get() == Phase::Done && !self.close_sent.get() {
+            if let Some((plain, promise)) = self.take_single(ctx) {
+                // The common case (one write per flush): nothing to gather.
+                self.encrypt(ctx, &[&plain], std::iter::once(promise));
+                continue;
+            }
+            if self.held.borrow().is_empty() {
+                break;
+            }
+            let (batch, stop) = self.take_batch(ctx);
+            if !batch.promises.is_empty() {
+                let parts: Vec<&[u8]> = batch.parts.iter().map(|b| &b[..]).collect();
+                self.encrypt(ctx, &parts, batch.promises.into_iter());
+            }
+            match stop {
+                Stop::Go => {}
+                Stop::Stalled => {
+                    self.stalled.set(true);
+                    self.wake_when_drained(ctx);
+                    break;
+                }
+                Stop::Failed(region, e) => {
+                    self.encrypting.set(false);
+                    self.fail_read(ctx, region, e);
+                    return;
+                }
+            }
+        }
+        self.encrypting.set(false);
+    }
+
+    /// The only held write, if it is bytes.
+    fn take_single(&self, ctx: &ChannelHandlerContext) -> Option<(Bytes, ChannelPromise)> {
+        let single = {
+            let mut held = self.held.borrow_mut();
+            match held.front() {
+                Some(Held::Bytes(..)) if held.len() == 1 => held.pop_front(),
+                _ => None,
+            }
+        };
+        match single {
+            Some(Held::Bytes(plain, promise)) => {
+                self.release(ctx, plain.len());
+                Some((plain, promise))
+            }
+            _ => None,
         }
     }
 
-    fn encrypt_batch(&self, ctx: &ChannelHandlerContext, batch: Vec<(Bytes, ChannelPromise)>) {
-        let parts: Vec<&[u8]> = batch.iter().map(|(b, _)| &b[..]).collect();
-        let promises: Vec<ChannelPromise> = batch.iter().map(|(_, p)| p.clone()).collect();
-        self.encrypt(ctx, &parts, promises.into_iter());
+    /// Takes held writes from the front until `BATCH_BYTES` are gathered, a region's piece
+    /// ends the batch, or a region has no room.
+    fn take_batch(self: &Rc<Self>, ctx: &ChannelHandlerContext) -> (Batch, Stop) {
+        let mut batch = Batch::default();
+        let mut taken = 0;
+        let stop = loop {
+            if batch.size >= BATCH_BYTES || self.phase.get() != Phase::Done {
+                break Stop::Go;
+            }
+            let front_is_bytes = match self.held.borrow().front() {
+                None => break Stop::Go,
+                Some(held) => matches!(held, Held::Bytes(..)),
+            };
+            if front_is_bytes {
+                if let Some(Held::Bytes(plain, promise)) = self.held.borrow_mut().pop_front() {
+                    taken += plain.len();
+                    batch.push(plain, promise);
+                }
+                continue;
+            }
+            // Count the bytes taken out before the region looks for room (this may fire a
+            // writability event: the region stays in place meanwhile).
+            self.release(ctx, std::mem::take(&mut taken));
+            let max = BATCH_BYTES - batch.size;
+            let piece = match self.held.borrow_mut().front_mut() {
+                Some(Held::File(r)) => self.read_piece(ctx, r, max),
+                _ => continue,
+            };
+            match piece {
+                Piece::More(plain, promise) => {
+                    batch.push(plain, promise);
+                    break Stop::Go;
+                }
+                Piece::NoRoom => break Stop::Stalled,
+                Piece::Last(plain) => {
+                    if let Some(held) = self.held.borrow_mut().pop_front() {
+                        batch.push(plain, held.promise());
+                    }
+                }
+                Piece::Dropped => {
+                    self.held.borrow_mut().pop_front();
+                }
+                Piece::Failed(e) => match self.held.borrow_mut().pop_front() {
+                    Some(Held::File(r)) => break Stop::Failed(r, e),
+                    _ => break Stop::Go,
+                },
+            }
+        };
+        self.release(ctx, taken);
+        (batch, stop)
+    }
+
+    /// No longer counts `n` plaintext bytes taken out of the held writes.
+    fn release(&self, ctx: &ChannelHandlerContext, n: usize) {
+        if n == 0 {
+            return;
+        }
+        self.held_bytes.set(self.held_bytes.get().saturating_sub(n));
+        if let Some(ch) = ctx.try_channel() {
+            ch.sub_pending_outbound_bytes(n);
+        }
     }
 
     /// Encrypts `parts` as one stream and writes its records with one promise completing all
@@ -79,16 +218,18 @@ impl State {
         }
     }
 
+    /// Fails every held write (bytes and regions) and stops counting the held bytes.
     pub(super) fn fail_held(&self, ctx: &ChannelHandlerContext, error: TransportError) {
-        let held: Vec<_> = self.held.borrow_mut().drain(..).collect();
+        self.stalled.set(false);
+        let held: Vec<Held> = self.held.borrow_mut().drain(..).collect();
         let n = self.held_bytes.replace(0);
         if n > 0 {
             if let Some(ch) = ctx.try_channel() {
                 ch.sub_pending_outbound_bytes(n);
             }
         }
-        for (_, promise) in held {
-            promise.try_failure(error.clone());
+        for h in held {
+            h.promise().try_failure(error.clone());
         }
     }
 }
