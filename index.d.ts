@@ -20,7 +20,7 @@ export { type ServerChannel } from './src/channel';
 export { type WorkerGroupOptions } from './src/group';
 export { type LoopTermination } from './src/workers';
 export { writeToChannel } from './src/remote';
-export { FileRegion, type FileRegionOptions } from './src/file-region';
+export { FileRegion, SharedFile, type FileRegionOptions } from './src/file-region';
 export { HttpServerCodec, HttpRequest, HttpResponse, HttpContent, type HttpServerCodecOptions } from './src/http';
 export { HttpClientCodec, HttpClientRequest, HttpClientResponse, type HttpClientCodecOptions } from './src/http-client';
 export { RespDecoder, RespReply, RespErrorReply, Resp, type RespDecoderOptions } from './src/resp';

@@ -25,6 +25,7 @@ export const {
   FlushConsolidationHandler,
   writeToChannel,
   FileRegion,
+  SharedFile,
   HttpServerCodec,
   HttpRequest,
   HttpResponse,

@@ -221,6 +221,12 @@ export declare const enum ErrorIndex {
   None = -1,
 }
 
+/** Frees a shared file's id; the file closes once the regions made of it are done. */
+export declare function fileRelease(id: number): void
+
+/** Takes over the open descriptor `fd` (JS never uses it again) as a shared file; its id. */
+export declare function fileShare(fd: number): number
+
 /** Where `addJs`/`addNative` put a handler in the pipeline (`pos`). */
 export declare const enum HandlerPosition {
   /** First (Netty's `addFirst`). */

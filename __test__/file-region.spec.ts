@@ -5,7 +5,7 @@
 import test from 'ava'
 import * as http from 'node:http'
 import { createHash } from 'node:crypto'
-import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readdirSync, readlinkSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FileRegion, HttpResponse, HttpServerCodec, type HttpRequest } from '../index'
@@ -13,6 +13,15 @@ import { collect, loopFor, netClient, pattern, serve, until } from './channel-he
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex')
 const openFds = () => readdirSync('/proc/self/fd').length
+/** Descriptors of this process open on `path`. */
+const fdsOn = (path: string) =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === path
+    } catch {
+      return false
+    }
+  }).length
 
 function tempFile(t: { teardown(f: () => void): void }, bytes: Buffer): string {
   const dir = mkdtempSync(join(tmpdir(), 'netloop-region-'))
@@ -203,4 +212,47 @@ test.serial('behind an SslHandler a FileRegion body is read and encrypted in pie
   t.is(a.toString(), '/a')
   t.is(sha(file), sha(content))
   t.is(z.toString(), '/z')
+})
+
+test.serial('a SharedFile is opened once for many regions, each written any number of times; close() frees it after the writes made', async (t) => {
+  const { SharedFile } = await import('../index')
+  const http = await import('node:http')
+  const loop = loopFor(t)
+  const content = pattern(300_000, 11)
+  const path = tempFile(t, content)
+  const file = SharedFile.open(path)
+  t.is(file.size, content.length)
+  const whole = file.region()
+  const tail = file.region(content.length - 10)
+  t.is(tail.count, 10)
+  t.is(t.throws(() => file.region(0, content.length + 1))?.code, 'ERR_OUT_OF_RANGE')
+  const server = await serve(t, loop, (ch) =>
+    void ch.pipeline.addLast('http', new HttpServerCodec()).addLast('files', {
+      channelRead: (ctx, req: HttpRequest) => ctx.writeAndFlush(new HttpResponse(200, {}, req.url === '/tail' ? tail : whole)),
+    }),
+  )
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 2 })
+  t.teardown(() => agent.destroy())
+  const get = (p: string) =>
+    new Promise<Buffer>((resolve, reject) => {
+      http
+        .get({ host: '127.0.0.1', port: server.port, path: p, agent }, (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (d) => chunks.push(d))
+          res.on('end', () => resolve(Buffer.concat(chunks)))
+        })
+        .on('error', reject)
+    })
+  const bodies = await Promise.all(Array.from({ length: 20 }, (_, i) => get(i % 5 === 4 ? '/tail' : '/')))
+  bodies.forEach((b, i) => t.is(sha(b), sha(i % 5 === 4 ? content.subarray(content.length - 10) : content)))
+  t.is(fdsOn(path), 1, 'one descriptor for the file, whatever the number of regions and writes')
+  t.is(whole.fd, -1)
+  whole.close() // nothing to close: the shared file is the region's
+  t.true(file.isOpen)
+  agent.destroy()
+  file.close()
+  t.false(file.isOpen)
+  t.is(t.throws(() => file.region())?.code, 'ERR_FILE_CLOSED')
+  await until(() => fdsOn(path) === 0, 'the shared file closed')
+  t.pass()
 })

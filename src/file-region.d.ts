@@ -22,9 +22,32 @@ export declare class FileRegion {
      * `close()` the region if it is never written). `position + count` must lie within the file.
      */
     constructor(fd: number, position?: number, count?: number);
-    /** The descriptor while the region owns it; -1 once it was written or closed. */
+    /** The descriptor while the region owns it; -1 once it was written or closed (and always for a region of a `SharedFile`). */
     get fd(): number;
-    /** Closes the file of a region that will not be written (does nothing after a write). */
+    /** The shared file this region is part of, if any (such a region can be written many times). */
+    get shared(): SharedFile | undefined;
+    /** Closes the file of a region that will not be written (does nothing after a write, or for a region of a `SharedFile`). */
+    close(): void;
+    [Symbol.dispose](): void;
+}
+/**
+ * A file opened once for many regions: `const f = SharedFile.open(path)`, then
+ * `ctx.write(f.region())` for every request (or `f.region(position, count)` for a part). The
+ * file is read when each region is sent, at that region's own offset.
+ */
+export declare class SharedFile {
+    #private;
+    /** The file's size when it was opened (regions are checked against it). */
+    readonly size: number;
+    /** Opens `path` for reading (`ENOENT`, `EACCES`, ... as node:fs throws them); a regular file only. */
+    static open(path: string | Buffer | URL): SharedFile;
+    /** Takes over the open descriptor `fd` of a regular file (do not use or close `fd` afterwards). */
+    constructor(fd: number);
+    /** A region of this file (the whole file by default); it can be written any number of times. */
+    region(position?: number, count?: number): FileRegion;
+    /** True until `close()`. */
+    get isOpen(): boolean;
+    /** Closes the file once the regions written so far were applied; regions made of it cannot be written afterwards. */
     close(): void;
     [Symbol.dispose](): void;
 }

@@ -14,9 +14,15 @@
  * - The range is checked against the file's size when the region is made; a file truncated
  *   afterwards fails the write and closes the channel (the peer would wait for the rest).
  * - It counts 0 bytes towards the channel's water marks (it holds no memory), as in Netty.
+ * - A `SharedFile` is a file opened once for many regions (a static server's hot files): its
+ *   descriptor goes to the native side when it is made, each region written names it, and a
+ *   region of it can be written again and again. `close()` frees it once the writes made so far
+ *   were applied (a microtask later); regions already on their way keep the file open until
+ *   they are sent. A shared file belongs to the thread that opened it (its loops' channels).
  */
 import { closeSync, fstatSync, openSync } from 'node:fs'
-import { NetloopError, checkInteger } from './errors'
+import { native } from './binding'
+import { NetloopError, checkInteger, fromNative } from './errors'
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER
 
@@ -37,8 +43,12 @@ export interface FileRegionOptions {
   count?: number
 }
 
+/** Set only while `SharedFile.region` makes a region (module-private). */
+let sharing: SharedFile | undefined
+
 export class FileRegion {
   #fd: number
+  #shared: SharedFile | undefined
   /** Offset of the first byte in the file. */
   readonly position: number
   /** Bytes the region sends. */
@@ -64,8 +74,18 @@ export class FileRegion {
    * `close()` the region if it is never written). `position + count` must lie within the file.
    */
   constructor(fd: number, position = 0, count?: number) {
-    checkInteger('fd', fd, 0, 2 ** 31 - 1)
+    const shared = sharing
+    sharing = undefined
     checkInteger('position', position, 0, MAX_SAFE)
+    if (shared) {
+      if (position > shared.size) throw new NetloopError('ERR_OUT_OF_RANGE', `The value of "position" is out of range. It must be <= the file's size (${shared.size}). Received ${position}`)
+      this.count = checkInteger('count', count ?? shared.size - position, 0, shared.size - position)
+      this.position = position
+      this.#fd = -1
+      this.#shared = shared
+      return
+    }
+    checkInteger('fd', fd, 0, 2 ** 31 - 1)
     const stat = fstatSync(fd)
     if (!stat.isFile()) throw new NetloopError('ERR_INVALID_ARG_VALUE', `A file region needs a regular file; descriptor ${fd} is not one`)
     if (position > stat.size) throw new NetloopError('ERR_OUT_OF_RANGE', `The value of "position" is out of range. It must be <= the file's size (${stat.size}). Received ${position}`)
@@ -77,12 +97,17 @@ export class FileRegion {
     unclosed.register(this, fd, this)
   }
 
-  /** The descriptor while the region owns it; -1 once it was written or closed. */
+  /** The descriptor while the region owns it; -1 once it was written or closed (and always for a region of a `SharedFile`). */
   get fd(): number {
     return this.#fd
   }
 
-  /** Closes the file of a region that will not be written (does nothing after a write). */
+  /** The shared file this region is part of, if any (such a region can be written many times). */
+  get shared(): SharedFile | undefined {
+    return this.#shared
+  }
+
+  /** Closes the file of a region that will not be written (does nothing after a write, or for a region of a `SharedFile`). */
   close(): void {
     if (this.#fd < 0) return
     const fd = this.#fd
@@ -95,8 +120,12 @@ export class FileRegion {
     this.close()
   }
 
-  /** @internal Hands the descriptor to the native side (once); throws if already sent or closed. */
+  /**
+   * @internal What the layout's `fd` field carries: the descriptor, handed to the native side
+   * (once; throws if already sent or closed), or a shared file's id with the top bit set.
+   */
   _handOver(): number {
+    if (this.#shared) return this.#shared._idForWrite()
     const fd = this.#fd
     if (fd < 0) throw new NetloopError('ERR_FILE_REGION_SENT', 'This FileRegion was already written or closed: a region is sent once (make a new one)')
     this.#fd = -1
@@ -104,6 +133,86 @@ export class FileRegion {
     return fd
   }
 }
+
+/** Frees the native ids of shared files collected without `close()`. */
+const sharedIds = new FinalizationRegistry<number>((id) => native.fileRelease(id))
+
+/** The `fd` field's bit that marks a shared file's id (crates/node/src/channel/file_wire.rs). */
+const SHARED_BIT = 2 ** 31
+
+/**
+ * A file opened once for many regions: `const f = SharedFile.open(path)`, then
+ * `ctx.write(f.region())` for every request (or `f.region(position, count)` for a part). The
+ * file is read when each region is sent, at that region's own offset.
+ */
+export class SharedFile {
+  #id: number
+  /** The file's size when it was opened (regions are checked against it). */
+  readonly size: number
+
+  /** Opens `path` for reading (`ENOENT`, `EACCES`, ... as node:fs throws them); a regular file only. */
+  static open(path: string | Buffer | URL): SharedFile {
+    const fd = openSync(path, 'r')
+    try {
+      return new SharedFile(fd)
+    } catch (e) {
+      closeSync(fd)
+      throw e
+    }
+  }
+
+  /** Takes over the open descriptor `fd` of a regular file (do not use or close `fd` afterwards). */
+  constructor(fd: number) {
+    checkInteger('fd', fd, 0, 2 ** 31 - 1)
+    const stat = fstatSync(fd)
+    if (!stat.isFile()) throw new NetloopError('ERR_INVALID_ARG_VALUE', `A shared file needs a regular file; descriptor ${fd} is not one`)
+    this.size = stat.size
+    try {
+      this.#id = native.fileShare(fd)
+    } catch (e) {
+      throw fromNative(e)
+    }
+    sharedIds.register(this, this.#id, this)
+  }
+
+  /** A region of this file (the whole file by default); it can be written any number of times. */
+  region(position = 0, count?: number): FileRegion {
+    if (this.#id < 0) throw closedFile()
+    sharing = this
+    try {
+      return new FileRegion(-1, position, count)
+    } finally {
+      sharing = undefined
+    }
+  }
+
+  /** True until `close()`. */
+  get isOpen(): boolean {
+    return this.#id >= 0
+  }
+
+  /** Closes the file once the regions written so far were applied; regions made of it cannot be written afterwards. */
+  close(): void {
+    if (this.#id < 0) return
+    const id = this.#id
+    this.#id = -1
+    sharedIds.unregister(this)
+    // Ops naming the id are applied before the JS job that queued them ends: free it after.
+    queueMicrotask(() => native.fileRelease(id))
+  }
+
+  [Symbol.dispose](): void {
+    this.close()
+  }
+
+  /** @internal The layout's `fd` field for a region of this file; throws once closed. */
+  _idForWrite(): number {
+    if (this.#id < 0) throw closedFile()
+    return SHARED_BIT + this.#id
+  }
+}
+
+const closedFile = () => new NetloopError('ERR_FILE_CLOSED', 'This SharedFile was closed: its regions cannot be written any more')
 
 /** Bytes of a region's layout on the boundary (crates/node/src/channel/file_wire.rs). */
 export const REGION_BYTES = 20

@@ -15,14 +15,17 @@
 //                       FileRegion.open(FILE))` per request (an open and an fstat per request;
 //                       the descriptor is closed natively after the write), one loop on the main
 //                       thread, ctx.writeAndFlush
+//   netloop SharedFile  netloop-http-file.mjs FILE --shared: the file opened once
+//                       (`SharedFile.open(FILE).region()`), that one region the body of every
+//                       response (no open, fstat or close per request)
 //   node:http stream    node-http-file.mjs FILE: `res.writeHead(200, { content-type,
 //                       content-length })` then `fs.createReadStream(FILE).pipe(res)` (the base
 //                       of the ratios)
 //   node:http buffer    node-http-file.mjs FILE --buffer: `res.writeHead(200, headers).end(buf)`
 //                       with the file read at start (reference)
 //   netloop Buffer      netloop-http-file.mjs FILE --buffer: `new HttpResponse(200, headers,
-//                       buf)` with the same Buffer (copied into the response's layout, then
-//                       written natively; reference)
+//                       buf)` with the same Buffer (lent to the write without a copy, as
+//                       bodies of 8 KiB and more are; reference)
 // The file: --sizes bytes of random data (default 16 KiB and 1 MiB) in
 // target/bench-bin/http-file-SIZE.bin, written once and reused, read once before the runs (so
 // it is in the page cache; the servers read it from there).
@@ -79,6 +82,7 @@ const servers = join(root, 'benches', 'node', 'servers')
 
 const SERVERS = [
   { name: 'netloop FileRegion', script: 'netloop-http-file.mjs', args: [], netloop: true },
+  { name: 'netloop SharedFile', script: 'netloop-http-file.mjs', args: ['--shared'], netloop: true },
   { name: 'node:http stream', script: 'node-http-file.mjs', args: [] },
   { name: 'node:http buffer', script: 'node-http-file.mjs', args: ['--buffer'] },
   { name: 'netloop Buffer', script: 'netloop-http-file.mjs', args: ['--buffer'], netloop: true },

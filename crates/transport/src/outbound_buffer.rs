@@ -309,6 +309,20 @@ impl OutboundBuffer {
         }
     }
 
+    /// True if the flushed byte messages at the front (at most `within` of them are looked at)
+    /// are followed by a file region with bytes to send: their write may ask the kernel to wait
+    /// for it (`MSG_MORE`), so that a head and the file behind it leave in full segments.
+    pub(crate) fn region_follows_bytes(&self, within: usize) -> bool {
+        for e in self.entries.iter().take(self.flushed.min(within + 1)) {
+            match &e.msg {
+                Message::Bytes(_) => {}
+                Message::File(r) => return r.remaining() > 0,
+                Message::User(_) => return false,
+            }
+        }
+        false
+    }
+
     /// Accounts `written` bytes from the front: fully written entries (and empty ones) are
     /// removed and their promises (all but void ones) pushed to `done`; a partly written one is
     /// advanced. One write covers byte messages only or one file region only (a gathering

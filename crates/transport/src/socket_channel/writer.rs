@@ -46,6 +46,13 @@ impl SocketIo {
         let guard = self.stream.borrow();
         let mut s: &TcpStream = guard.as_ref()?;
         self.write_calls.set(self.write_calls.get() + 1);
+        if ob.region_follows_bytes(MAX_IOV) {
+            // A file region comes next (an HTTP head, then its file): the kernel holds these
+            // bytes for the sendfile that follows at once, instead of sending a short segment.
+            return Some(
+                socket2::SockRef::from(s).send_vectored_with_flags(&iov[..n], libc::MSG_MORE),
+            );
+        }
         Some(if n == 1 {
             s.write(&iov[0])
         } else {
