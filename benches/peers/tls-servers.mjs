@@ -7,7 +7,8 @@
 //                 (compiled index.js, the addon given with --addon), one loop on node's thread
 //   netloop TS (autoRelease)  the same with `autoRelease: true` on the echo handler
 //   node:tls      benches/node/servers/tls-node-echo.mjs: tls.createServer, each 'data' chunk
-//                 written back
+//                 written back; `(AES-128-GCM first)`: with --aes128, the suite netloop prefers
+//                 (node:tls otherwise follows OpenSSL's client, AES-256-GCM first)
 //   netloop Rust  crates/tls/examples/tls_echo_server.rs (the Rust core, no JS), one loop
 //                 → target/bench-build/release/examples/tls_echo_server
 //   tokio-rustls  benches/peers/tokio-rustls-echo (its own workspace), current_thread runtime
@@ -97,6 +98,9 @@ const BUILDERS = {
   },
   'node:tls'() {
     return { cmd: process.execPath, args: (c) => [join(nodeServers, 'tls-node-echo.mjs'), c.cert, c.key], portRe: /^(\d+)\s*$/m, node: true }
+  },
+  'node:tls (AES-128-GCM first)'() {
+    return { cmd: process.execPath, args: (c) => [join(nodeServers, 'tls-node-echo.mjs'), c.cert, c.key, '--aes128'], portRe: /^(\d+)\s*$/m, node: true }
   },
   'netloop Rust'() {
     const bin = join(root, 'target', 'bench-build', 'release', 'examples', 'tls_echo_server')

@@ -7,7 +7,7 @@
 //!
 //! The server configuration matches netloop's `SslContext::server` defaults: TLS 1.2 and 1.3,
 //! stateless session tickets (ring's ticketer) and a session cache of 1024 entries, the server's
-//! cipher order.
+//! cipher order with the same suites first (TLS_AES_128_GCM_SHA256, as netloop-tls prefers).
 
 use std::io;
 use std::sync::Arc;
@@ -24,7 +24,19 @@ use tokio_rustls::TlsAcceptor;
 fn config(cert: &str, key: &str) -> Result<ServerConfig, Box<dyn std::error::Error>> {
     let chain = CertificateDer::pem_file_iter(cert)?.collect::<Result<Vec<_>, _>>()?;
     let key = PrivateKeyDer::from_pem_file(key)?;
-    let mut c = ServerConfig::builder_with_provider(Arc::new(ring::default_provider()))
+    let mut provider = ring::default_provider();
+    // netloop-tls's order (crates/tls/src/context.rs): AES-128-GCM, ChaCha20, then AES-256-GCM.
+    provider.cipher_suites.sort_by_key(|s| {
+        let name = format!("{:?}", s.suite());
+        if name.contains("AES_128") {
+            0
+        } else if name.contains("CHACHA20") {
+            1
+        } else {
+            2
+        }
+    });
+    let mut c = ServerConfig::builder_with_provider(Arc::new(provider))
         .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])?
         .with_no_client_auth()
         .with_single_cert(chain, key)?;
