@@ -3,13 +3,13 @@
 // node:http; the descriptor's ownership (closed after the write, on a closed channel, on
 // close()); and the errors of bad regions.
 import test from 'ava'
-import * as http from 'node:http'
 import { createHash } from 'node:crypto'
 import { closeSync, mkdtempSync, openSync, readdirSync, readlinkSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FileRegion, HttpResponse, HttpServerCodec, type HttpRequest } from '../index'
 import { collect, loopFor, netClient, pattern, serve, until } from './channel-helpers'
+import { keptAliveGet } from './http-helpers'
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex')
 const openFds = () => readdirSync('/proc/self/fd').length
@@ -71,19 +71,7 @@ test.serial('an HTTP response with a FileRegion body is framed by Content-Length
       },
     }),
   )
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
-  t.teardown(() => agent.destroy())
-  const get = (path: string, method = 'GET') =>
-    new Promise<{ status: number; length: string | undefined; body: Buffer }>((resolve, reject) => {
-      http
-        .request({ host: '127.0.0.1', port, path, method, agent }, (res) => {
-          const chunks: Buffer[] = []
-          res.on('data', (d) => chunks.push(d))
-          res.on('end', () => resolve({ status: res.statusCode!, length: res.headers['content-length'], body: Buffer.concat(chunks) }))
-        })
-        .on('error', reject)
-        .end()
-    })
+  const get = await keptAliveGet(t, port)
   const [a, file, head, z] = await Promise.all([get('/a'), get('/file'), get('/file', 'HEAD'), get('/z')])
   t.is(a.body.toString(), '/a')
   t.is(file.status, 200)
@@ -183,7 +171,6 @@ test.serial('bad regions are refused when made, with node:fs codes and NetloopEr
 })
 
 test.serial('behind an SslHandler a FileRegion body is read and encrypted in pieces; node:https reads it whole', async (t) => {
-  const https = await import('node:https')
   const { SslHandler } = await import('../index')
   const { pem, serverContext } = await import('./tls-helpers')
   const loop = loopFor(t)
@@ -196,27 +183,15 @@ test.serial('behind an SslHandler a FileRegion body is read and encrypted in pie
       .addLast('http', new HttpServerCodec())
       .addLast('files', { channelRead: (c, req: HttpRequest) => c.writeAndFlush(req.url === '/file' ? new HttpResponse(200, {}, FileRegion.open(path)) : new HttpResponse(200, {}, req.url)) }),
   )
-  const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: pem('ca.pem') })
-  t.teardown(() => agent.destroy())
-  const get = (p: string) =>
-    new Promise<Buffer>((resolve, reject) => {
-      https
-        .get({ host: 'localhost', port, path: p, agent }, (res) => {
-          const chunks: Buffer[] = []
-          res.on('data', (d) => chunks.push(d))
-          res.on('end', () => resolve(Buffer.concat(chunks)))
-        })
-        .on('error', reject)
-    })
+  const get = await keptAliveGet(t, port, { ca: pem('ca.pem'), host: 'localhost' })
   const [a, file, z] = await Promise.all([get('/a'), get('/file'), get('/z')])
-  t.is(a.toString(), '/a')
-  t.is(sha(file), sha(content))
-  t.is(z.toString(), '/z')
+  t.is(a.body.toString(), '/a')
+  t.is(sha(file.body), sha(content))
+  t.is(z.body.toString(), '/z')
 })
 
 test.serial('a SharedFile is opened once for many regions, each written any number of times; close() frees it after the writes made', async (t) => {
   const { SharedFile } = await import('../index')
-  const http = await import('node:http')
   const loop = loopFor(t)
   const content = pattern(300_000, 11)
   const path = tempFile(t, content)
@@ -231,25 +206,13 @@ test.serial('a SharedFile is opened once for many regions, each written any numb
       channelRead: (ctx, req: HttpRequest) => ctx.writeAndFlush(new HttpResponse(200, {}, req.url === '/tail' ? tail : whole)),
     }),
   )
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 2 })
-  t.teardown(() => agent.destroy())
-  const get = (p: string) =>
-    new Promise<Buffer>((resolve, reject) => {
-      http
-        .get({ host: '127.0.0.1', port: server.port, path: p, agent }, (res) => {
-          const chunks: Buffer[] = []
-          res.on('data', (d) => chunks.push(d))
-          res.on('end', () => resolve(Buffer.concat(chunks)))
-        })
-        .on('error', reject)
-    })
+  const get = await keptAliveGet(t, server.port)
   const bodies = await Promise.all(Array.from({ length: 20 }, (_, i) => get(i % 5 === 4 ? '/tail' : '/')))
-  bodies.forEach((b, i) => t.is(sha(b), sha(i % 5 === 4 ? content.subarray(content.length - 10) : content)))
+  bodies.forEach((b, i) => t.is(sha(b.body), sha(i % 5 === 4 ? content.subarray(content.length - 10) : content)))
   t.is(fdsOn(path), 1, 'one descriptor for the file, whatever the number of regions and writes')
   t.is(whole.fd, -1)
   whole.close() // nothing to close: the shared file is the region's
   t.true(file.isOpen)
-  agent.destroy()
   file.close()
   t.false(file.isOpen)
   t.is(t.throws(() => file.region())?.code, 'ERR_FILE_CLOSED')

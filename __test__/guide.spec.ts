@@ -5,6 +5,7 @@ import * as net from 'node:net'
 import { join } from 'node:path'
 
 import { until } from './helpers'
+import { keptAliveGet } from './http-helpers'
 
 const root = join(__dirname, '..')
 
@@ -115,21 +116,8 @@ test('guide: node:http on netloop channels answers a keep-alive client and count
 })
 
 test('guide: the static file server sends its directory\'s files whole, and 404 for missing files and escapes', async (t) => {
-  const http = await import('node:http')
   const port = await start(t, 'examples/guide/static-files.mts')
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
-  t.teardown(() => agent.destroy())
-  const get = (path: string, method = 'GET') =>
-    new Promise<{ status: number; length?: string; body: Buffer }>((resolve, reject) => {
-      http
-        .request({ host: '127.0.0.1', port, path, method, agent }, (res) => {
-          const chunks: Buffer[] = []
-          res.on('data', (d) => chunks.push(d))
-          res.on('end', () => resolve({ status: res.statusCode!, length: res.headers['content-length'], body: Buffer.concat(chunks) }))
-        })
-        .on('error', reject)
-        .end()
-    })
+  const get = await keptAliveGet(t, port)
   const own = readFileSync(join(root, 'examples', 'guide', 'static-files.mts'))
   const got = await get('/static-files.mts')
   t.is(got.status, 200)

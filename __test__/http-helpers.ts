@@ -12,3 +12,37 @@ export async function listenNode(t: { teardown(fn: () => unknown): void }, serve
   })
   return (server.address() as net.AddressInfo).port
 }
+
+/** What `keptAliveGet` resolves with. */
+export interface GotResponse {
+  status: number
+  /** The Content-Length header, if any. */
+  length: string | undefined
+  body: Buffer
+}
+
+/**
+ * A getter over one kept-alive connection (`maxSockets: 1`, destroyed at teardown) to
+ * 127.0.0.1:`port` (or `host` for TLS, checked against `ca`): `get(path, method?)` resolves
+ * with the status, Content-Length and whole body.
+ */
+export async function keptAliveGet(
+  t: { teardown(fn: () => unknown): void },
+  port: number,
+  tls?: { ca: Buffer; host: string },
+): Promise<(path: string, method?: string) => Promise<GotResponse>> {
+  const mod = tls ? await import('node:https') : await import('node:http')
+  const agent = new mod.Agent({ keepAlive: true, maxSockets: 1, ...(tls ? { ca: tls.ca } : {}) })
+  t.teardown(() => agent.destroy())
+  return (path, method = 'GET') =>
+    new Promise((resolve, reject) => {
+      mod
+        .request({ host: tls?.host ?? '127.0.0.1', port, path, method, agent }, (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (d: Buffer) => chunks.push(d))
+          res.on('end', () => resolve({ status: res.statusCode!, length: res.headers['content-length'], body: Buffer.concat(chunks) }))
+        })
+        .on('error', reject)
+        .end()
+    })
+}

@@ -23,13 +23,14 @@ use napi_derive::napi;
 use netloop_transport::FileRegion;
 
 use super::http_wire::Reader;
+use super::slots::Slots;
 
 /// The `fd` field's bit that marks a shared file's id.
 const SHARED_BIT: usize = 1 << 31;
 
 thread_local! {
     /// The shared files of this thread by id (`None`: a free id, reused first).
-    static SHARED: RefCell<Vec<Option<Arc<File>>>> = const { RefCell::new(Vec::new()) };
+    static SHARED: RefCell<Slots<Arc<File>>> = const { RefCell::new(Slots::new()) };
 }
 
 /// Takes over the open descriptor `fd` (JS never uses it again) as a shared file; its id.
@@ -40,29 +41,13 @@ pub fn file_share(fd: u32) -> napi::Result<u32> {
     // SAFETY: JS hands this open descriptor over with the call and never uses it again
     // (`SharedFile`'s constructor), so the File below is its only owner.
     let file = Arc::new(unsafe { File::from_raw_fd(raw) });
-    Ok(SHARED.with(|t| {
-        let mut t = t.borrow_mut();
-        match t.iter().position(Option::is_none) {
-            Some(i) => {
-                t[i] = Some(file);
-                i as u32
-            }
-            None => {
-                t.push(Some(file));
-                (t.len() - 1) as u32
-            }
-        }
-    }))
+    Ok(SHARED.with(|t| t.borrow_mut().insert(file)))
 }
 
 /// Frees a shared file's id; the file closes once the regions made of it are done.
 #[napi]
 pub fn file_release(id: u32) {
-    SHARED.with(|t| {
-        if let Some(slot) = t.borrow_mut().get_mut(id as usize) {
-            *slot = None;
-        }
-    });
+    SHARED.with(|t| t.borrow_mut().remove(id as usize));
 }
 
 /// Reads a region's layout, taking its descriptor (or a share of its shared file).
@@ -72,7 +57,7 @@ pub(super) fn read_region(r: &mut Reader<'_>) -> Result<FileRegion, String> {
     let count = r.f64()?;
     let file = if fd & SHARED_BIT != 0 {
         let id = fd & !SHARED_BIT;
-        let shared = SHARED.with(|t| t.borrow().get(id).cloned().flatten());
+        let shared = SHARED.with(|t| t.borrow().get(id));
         shared.ok_or_else(|| {
             format!("no shared file {id} on this thread (closed, or opened on another thread)")
         })?

@@ -46,6 +46,7 @@ use netloop_http::{
 use netloop_transport::Message;
 
 use super::big::BigChunks;
+use super::slots::Slots;
 use crate::error::{throw, Code};
 
 use crate::protocol::{HttpContentFlag, HttpIn, HttpOut, HttpRequestFlag, HttpResponseFlag};
@@ -159,7 +160,7 @@ impl Reader<'_> {
 
 thread_local! {
     /// The frozen responses of this thread by id (`None`: a free id, reused first).
-    static FROZEN: RefCell<Vec<Option<FrozenResponse>>> = const { RefCell::new(Vec::new()) };
+    static FROZEN: RefCell<Slots<FrozenResponse>> = const { RefCell::new(Slots::new()) };
 }
 
 /// The response in the layout above: checked and encoded once, filed under the id returned.
@@ -172,30 +173,14 @@ pub fn http_freeze(env: napi::Env, layout: Buffer) -> napi::Result<u32> {
         Err(e) => Err(("ERR_HTTP_RESPONSE", e)),
     };
     let frozen = frozen.map_err(|(code, msg)| throw(&env, napi::Error::new(Code(code), msg)))?;
-    Ok(FROZEN.with(|t| {
-        let mut t = t.borrow_mut();
-        match t.iter().position(Option::is_none) {
-            Some(i) => {
-                t[i] = Some(frozen);
-                i as u32
-            }
-            None => {
-                t.push(Some(frozen));
-                (t.len() - 1) as u32
-            }
-        }
-    }))
+    Ok(FROZEN.with(|t| t.borrow_mut().insert(frozen)))
 }
 
 /// Frees the id of a frozen response (its JS object was collected). Writes already made
 /// keep their own reference.
 #[napi]
 pub fn http_release(id: u32) {
-    FROZEN.with(|t| {
-        if let Some(slot) = t.borrow_mut().get_mut(id as usize) {
-            *slot = None;
-        }
-    });
+    FROZEN.with(|t| t.borrow_mut().remove(id as usize));
 }
 
 /// `n:u32 (name:bytes value:bytes)*n`, views of `r`'s bytes.
@@ -246,7 +231,7 @@ pub fn from_js(data: &Bytes, big: &mut BigChunks<'_>) -> Result<Message, String>
         FROZEN_RESPONSE => {
             let request_id = r.id()?;
             let id = r.u32()?;
-            let frozen = FROZEN.with(|t| t.borrow().get(id).cloned().flatten());
+            let frozen = FROZEN.with(|t| t.borrow().get(id));
             let frozen = frozen.ok_or_else(|| format!("no frozen HTTP response {id}"))?;
             Ok(Message::user(match request_id {
                 Some(rid) => frozen.for_request(rid),

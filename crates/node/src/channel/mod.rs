@@ -24,6 +24,7 @@ pub(crate) mod read_pool;
 mod remote;
 mod resp_wire;
 mod shared;
+mod slots;
 mod tls_info;
 mod token;
 mod wire;
