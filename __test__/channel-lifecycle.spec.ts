@@ -2,6 +2,7 @@ import test from 'ava'
 
 import { NetloopError } from '../index'
 import { captureUnhandled, collect, dial, loopFor, netClient, recorder, serve, until } from './channel-helpers'
+import { refusedPort } from './helpers'
 
 test('an accepted channel sees registered, active, reads, readComplete, inactive, unregistered in order', async (t) => {
   const loop = loopFor(t)
@@ -52,10 +53,9 @@ test('bind(0) reports the real port and a second bind on it fails with EADDRINUS
   t.is((err as NetloopError).code, 'EADDRINUSE')
 })
 
-test('connecting to a closed port rejects with ECONNREFUSED', async (t) => {
+test('connecting to a port nobody listens on rejects with ECONNREFUSED', async (t) => {
   const loop = loopFor(t)
-  const { server, port } = await serve(t, loop, () => {})
-  await server.close()
+  const port = await refusedPort()
   const err = await t.throwsAsync(dial(loop, port, () => {}))
   t.is((err as NetloopError).code, 'ECONNREFUSED')
 })

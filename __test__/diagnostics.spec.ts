@@ -5,7 +5,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import dc from 'node:diagnostics_channel'
 import * as net from 'node:net'
 import { Bootstrap, Channel, type ConnectContext, ServerBootstrap, diagnostics } from '../index'
-import { until, withLoop } from './helpers'
+import { refusedPort, until, withLoop } from './helpers'
 
 /** Subscribes `fn` to channel `name` for the rest of the test. */
 function on(t: { teardown(fn: () => unknown): void }, name: string, fn: (msg: unknown) => void): void {
@@ -124,14 +124,6 @@ test.serial('netloop:connect traces connect(): start and end around the call, as
 })
 
 /** A port nothing listens on (it was free a moment ago). */
-async function refusedPort(): Promise<number> {
-  const s = net.createServer()
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
-  const port = (s.address() as net.AddressInfo).port
-  await new Promise<void>((r) => s.close(() => r()))
-  return port
-}
-
 test.serial('netloop:connect publishes error for a refused connect', async (t) => {
   const port = await refusedPort()
   const names: string[] = []

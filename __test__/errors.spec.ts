@@ -3,6 +3,7 @@ import * as os from 'node:os'
 
 import { Bootstrap, EventLoop, NetloopError, ServerBootstrap } from '../index'
 import { loopFor, serve } from './channel-helpers'
+import { refusedPort } from './helpers'
 
 test('a connect to a host name that does not resolve rejects with a NetloopError ENOTFOUND carrying the DNS fields', async (t) => {
   const loop = loopFor(t)
@@ -15,9 +16,7 @@ test('a connect to a host name that does not resolve rejects with a NetloopError
 
 test("a refused connect rejects like node:net's: code, errno, syscall, address and port", async (t) => {
   const loop = loopFor(t)
-  const { server } = await serve(t, loop, () => undefined)
-  const port = server.localAddress!.port
-  await server.close() // nobody listens there now
+  const port = await refusedPort()
   const e = await t.throwsAsync(new Bootstrap().group(loop).handler(() => undefined).connect(port, '127.0.0.1'), { instanceOf: NetloopError })
   t.like(e, { code: 'ECONNREFUSED', errno: -os.constants.errno.ECONNREFUSED, syscall: 'connect', address: '127.0.0.1', port })
   t.is(e?.message, `connect ECONNREFUSED 127.0.0.1:${port}`)

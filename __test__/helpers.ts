@@ -39,3 +39,26 @@ export function countTurns(): { readonly turns: number; stop(): void } {
     stop: () => void (on = false),
   }
 }
+
+/**
+ * A port of 127.0.0.1 where nobody listens, checked with node:net. Taken below the kernel's
+ * ephemeral range (where `listen(0)` and outgoing connections take theirs), so that a test
+ * running at the same time cannot start listening there, or hold it as a client's own port,
+ * between the check and the connect that is meant to be refused.
+ */
+export async function refusedPort(): Promise<number> {
+  const net = await import('node:net')
+  for (let i = 0; i < 50; i++) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000)
+    const refused = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1')
+      s.once('connect', () => {
+        s.destroy()
+        resolve(false)
+      })
+      s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED'))
+    })
+    if (refused) return port
+  }
+  throw new Error('no refused port found in 20000-29999 on 127.0.0.1')
+}
