@@ -271,6 +271,8 @@ export declare const enum HttpClientRequestFlag {
   Streaming = 1,
   /** HTTP/1.0 (else 1.1). */
   Http10 = 2,
+  /** The body is a file region, whose layout (file_wire.rs) follows the flags byte. */
+  File = 4,
 }
 
 /**

@@ -219,3 +219,36 @@ test.serial('a SharedFile is opened once for many regions, each written any numb
   await until(() => fdsOn(path) === 0, 'the shared file closed')
   t.pass()
 })
+
+test.serial('an HttpClientRequest whose body is a FileRegion uploads the file with Content-Length; node:http receives it whole', async (t) => {
+  const http = await import('node:http')
+  const { HttpClientCodec, HttpClientRequest, HttpClientResponse, Bootstrap } = await import('../index')
+  const { listenNode } = await import('./http-helpers')
+  const loop = loopFor(t)
+  const content = pattern(2 * 1024 * 1024 + 5, 12)
+  const path = tempFile(t, content)
+  const port = await listenNode(
+    t,
+    http.createServer((req, res) => {
+      const h = createHash('sha256')
+      let n = 0
+      req.on('data', (d: Buffer) => {
+        h.update(d)
+        n += d.length
+      })
+      req.on('end', () => res.end(`${req.headers['content-length']} ${n} ${h.digest('hex')}`))
+    }),
+  )
+  const answers: string[] = []
+  const ch = await new Bootstrap()
+    .group(loop)
+    .handler((c) => void c.pipeline.addLast('http', new HttpClientCodec({ host: '127.0.0.1' })).addLast('app', { channelRead: (_ctx, res: HttpClientResponse) => void answers.push(res.body.toString()) }))
+    .connect(port, '127.0.0.1')
+  t.teardown(() => ch.close())
+  ch.write(new HttpClientRequest('PUT', '/a', {}, FileRegion.open(path)))
+  ch.writeAndFlush(new HttpClientRequest('PUT', '/b', {}, FileRegion.open(path, { position: 5, count: 100 })))
+  await until(() => answers.length === 2, 'both answers')
+  t.is(answers[0], `${content.length} ${content.length} ${sha(content)}`)
+  t.is(answers[1], `100 100 ${sha(content.subarray(5, 105))}`)
+  t.is(t.throws(() => new HttpClientRequest('PUT', '/c', {}, FileRegion.open(path)).streamed())?.code, 'ERR_HTTP_FILE_BODY')
+})

@@ -228,5 +228,6 @@ export function writeRegion(r: FileRegion, buf: Buffer, at: number): number {
 /** @internal Closes the file of a region that will not reach the native side (a closed channel). */
 export function dropUnsent(msg: unknown): void {
   if (msg instanceof FileRegion) msg.close()
+  // An HttpResponse or HttpClientRequest whose body is a region.
   else if (typeof msg === 'object' && msg !== null && (msg as { file?: unknown }).file instanceof FileRegion) (msg as { file: FileRegion }).file.close()
 }

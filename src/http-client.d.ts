@@ -18,6 +18,7 @@
  */
 import { NativeHandler } from './codecs';
 import { HttpHeaderView, type HeaderInit } from './http-fields';
+import { FileRegion } from './file-region';
 /** Limits of an `HttpClientCodec`, and the `Host` it adds. */
 export interface HttpClientCodecOptions {
     /** Status line and headers of a response, in bytes (default 16384): `HPE_HEADER_OVERFLOW` beyond. */
@@ -43,6 +44,8 @@ export declare class HttpClientRequest {
     readonly url: string;
     readonly headers: Array<[string, string]>;
     readonly body: Buffer;
+    /** The body as a file region (sent with `sendfile`, framed by `Content-Length`), or undefined. */
+    readonly file: FileRegion | undefined;
     /** The body follows as `HttpContent` writes, the last with `last` set (chunked unless a `content-length` is given). */
     streaming: boolean;
     /** `'1.0'` sends an HTTP/1.0 request line (and a streamed body then needs a `content-length`). */
@@ -51,7 +54,7 @@ export declare class HttpClientRequest {
     /** The method token (`GET`, `POST`, ...); checked when written (`ERR_INVALID_HTTP_TOKEN`). */
     method: string, 
     /** The request target as sent (`/path?query`, or `host:port` for `CONNECT`). */
-    url: string, headers?: HeaderInit, body?: string | Uint8Array);
+    url: string, headers?: HeaderInit, body?: string | Uint8Array | FileRegion);
     /** Streams the body: `HttpContent` writes follow, the last with `last` set. */
     streamed(): this;
 }

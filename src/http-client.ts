@@ -20,6 +20,7 @@ import { NativeHandler } from './codecs'
 import { HttpClientResponseFlag as F, NativeHandlerKind } from './protocol'
 import { NetloopError, checkInteger, invalidArgType } from './errors'
 import { EMPTY, HttpFields, HttpHeaderView, bodyBuffer, headerList, latin1, type HeaderInit } from './http-fields'
+import { FileRegion } from './file-region'
 
 /** Limits of an `HttpClientCodec`, and the `Host` it adds. */
 export interface HttpClientCodecOptions {
@@ -58,6 +59,8 @@ export class HttpClientCodec extends NativeHandler {
 export class HttpClientRequest {
   readonly headers: Array<[string, string]>
   readonly body: Buffer
+  /** The body as a file region (sent with `sendfile`, framed by `Content-Length`), or undefined. */
+  readonly file: FileRegion | undefined
   /** The body follows as `HttpContent` writes, the last with `last` set (chunked unless a `content-length` is given). */
   streaming = false
   /** `'1.0'` sends an HTTP/1.0 request line (and a streamed body then needs a `content-length`). */
@@ -69,7 +72,7 @@ export class HttpClientRequest {
     /** The request target as sent (`/path?query`, or `host:port` for `CONNECT`). */
     readonly url: string,
     headers: HeaderInit = [],
-    body: string | Uint8Array = EMPTY,
+    body: string | Uint8Array | FileRegion = EMPTY,
   ) {
     if (typeof method !== 'string') throw invalidArgType('method', 'string', method)
     if (typeof url !== 'string') throw invalidArgType('url', 'string', url)
@@ -77,11 +80,17 @@ export class HttpClientRequest {
     // eslint-disable-next-line no-control-regex
     if (url.length === 0 || /[^\x21-\x7e]/.test(url)) throw new NetloopError('ERR_UNESCAPED_CHARACTERS', 'Request path contains unescaped characters')
     this.headers = headerList(headers)
-    this.body = bodyBuffer(body)
+    if (body instanceof FileRegion) {
+      this.body = EMPTY
+      this.file = body
+    } else {
+      this.body = bodyBuffer(body)
+    }
   }
 
   /** Streams the body: `HttpContent` writes follow, the last with `last` set. */
   streamed(): this {
+    if (this.file) throw new NetloopError('ERR_HTTP_FILE_BODY', 'A request whose body is a FileRegion is not streamed')
     this.streaming = true
     return this
   }

@@ -84,7 +84,7 @@ function contentTrailers(m: HttpContent): Array<[string, string]> | undefined {
 
 /** Bytes the layout of request `m` takes. */
 function requestSize(m: HttpClientRequest, lend?: LendBig): number {
-  return 2 + 4 + m.method.length + 4 + m.url.length + fieldsSize(m.headers) + bodySize(m.body, lend)
+  return 2 + (m.file ? REGION_BYTES : 0) + 4 + m.method.length + 4 + m.url.length + fieldsSize(m.headers) + bodySize(m.body, lend)
 }
 
 /**
@@ -95,8 +95,10 @@ export function writeHttp(m: HttpOutbound, buf: Buffer, at: number, lend?: LendB
   if (m instanceof HttpClientRequest) {
     if (at + requestSize(m, lend) > buf.length) return -1
     buf[at] = HttpOut.Request
-    buf[at + 1] = (m.streaming ? HttpClientRequestFlag.Streaming : 0) | (m.httpVersion === '1.0' ? HttpClientRequestFlag.Http10 : 0)
-    at = putStr(buf, m.method, at + 2)
+    buf[at + 1] = (m.streaming ? HttpClientRequestFlag.Streaming : 0) | (m.httpVersion === '1.0' ? HttpClientRequestFlag.Http10 : 0) | (m.file ? HttpClientRequestFlag.File : 0)
+    // The file region right after the flags (its descriptor handed over here, once the size fits).
+    at = m.file ? writeRegion(m.file, buf, at + 2) : at + 2
+    at = putStr(buf, m.method, at)
     at = putStr(buf, m.url, at)
     at = putFields(buf, m.headers, at)
     return putBody(buf, m.body, at, lend)

@@ -97,6 +97,8 @@ export const enum HttpClientRequestFlag {
   Streaming = 1,
   /** HTTP/1.0 (else 1.1). */
   Http10 = 2,
+  /** The body is a file region, whose layout (file_wire.rs) follows the flags byte. */
+  File = 4,
 }
 
 /** @internal
@@ -502,7 +504,7 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   ErrorIndex: { None: -1 },
   HandlerPosition: { First: 0, Last: 1, Before: 2, After: 3 },
   HandlerTakes: { Inbound: 1, Outbound: 2, ReadComplete: 4, AutoRelease: 8 },
-  HttpClientRequestFlag: { Streaming: 1, Http10: 2 },
+  HttpClientRequestFlag: { Streaming: 1, Http10: 2, File: 4 },
   HttpClientResponseFlag: { Http11: 1, KeepAlive: 2, Streaming: 4, Upgraded: 8 },
   HttpContentFlag: { Last: 1, Trailers: 2 },
   HttpIn: { Request: 0, Content: 1, Response: 2 },

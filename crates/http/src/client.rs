@@ -31,7 +31,7 @@ use std::cell::{Cell, RefCell};
 use bytes::{Bytes, BytesMut};
 use netloop_transport::{
     append_to_cumulation, ChannelHandler, ChannelHandlerContext, ChannelInputShutdown,
-    ChannelPromise, HandlerResult, Message, UserEvent,
+    ChannelPromise, FileRegion, HandlerResult, Message, UserEvent,
 };
 
 use crate::client_config::HttpClientConfig;
@@ -146,7 +146,7 @@ impl HttpClientCodec {
                 sent.id = id;
                 self.decoder.borrow_mut().push_request(sent);
                 self.body.set(encoded.body);
-                write_parts(ctx, encoded.parts, promise);
+                write_parts(ctx, encoded.parts, encoded.file, promise);
             }
         }
     }
@@ -167,7 +167,7 @@ impl HttpClientCodec {
             }
             Ok(parts) => {
                 self.body.set((!last).then_some(mode));
-                write_parts(ctx, parts, promise);
+                write_parts(ctx, parts, None, promise);
             }
         }
     }
@@ -250,20 +250,27 @@ impl HttpClientCodec {
 }
 
 /// Writes `parts`, the promise on the last one (completed at once when there is none).
-fn write_parts(ctx: &ChannelHandlerContext, parts: Vec<Bytes>, promise: ChannelPromise) {
-    let n = parts.len();
+fn write_parts(
+    ctx: &ChannelHandlerContext,
+    parts: Vec<Bytes>,
+    file: Option<FileRegion>,
+    promise: ChannelPromise,
+) {
+    let mut messages: Vec<Message> = parts.into_iter().map(Message::Bytes).collect();
+    messages.extend(file.map(Message::File));
+    let n = messages.len();
     if n == 0 {
         promise.try_success();
         return;
     }
     let mut promise = Some(promise);
-    for (i, part) in parts.into_iter().enumerate() {
+    for (i, msg) in messages.into_iter().enumerate() {
         let p = if i + 1 == n {
             promise.take().expect("the last part")
         } else {
             ChannelPromise::void()
         };
-        ctx.write_with(part, p);
+        ctx.write_with(msg, p);
     }
 }
 

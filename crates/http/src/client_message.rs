@@ -8,6 +8,8 @@
 
 use bytes::Bytes;
 
+use netloop_transport::FileRegion;
+
 use crate::message::{HeaderList, Headers, Version};
 
 /// A request to write (Netty's `FullHttpRequest`, or its `HttpRequest` head when
@@ -25,6 +27,9 @@ pub struct HttpClientRequest {
     pub headers: HeaderList,
     /// The whole body (ignored when `streaming`).
     pub body: Bytes,
+    /// A file region as the body instead of `body` (which must then be empty): sent after the
+    /// head with `sendfile`, framed by `Content-Length`. Not with `streaming` or chunked.
+    pub file: Option<FileRegion>,
     /// The body follows as [`HttpContent`](crate::HttpContent) writes, the one with `last`
     /// ends it (trailers allowed there): chunked unless a `Content-Length` header is given.
     pub streaming: bool,
@@ -39,6 +44,7 @@ impl HttpClientRequest {
             version: Version::Http11,
             headers: Vec::new(),
             body: Bytes::new(),
+            file: None,
             streaming: false,
         }
     }

@@ -19,6 +19,8 @@
 
 use bytes::{BufMut, Bytes, BytesMut};
 
+use netloop_transport::FileRegion;
+
 use crate::client_message::HttpClientRequest;
 use crate::encoder::COPY_LIMIT;
 use crate::encoder::{encode_piece, put_decimal, put_field, BodyMode};
@@ -32,6 +34,8 @@ use crate::response_head::SentRequest;
 pub(crate) struct EncodedRequest {
     /// The bytes to write: the head (with a small body) and possibly the body after it.
     pub parts: Vec<Bytes>,
+    /// A file region written after the parts (a request whose body is a file).
+    pub file: Option<FileRegion>,
     /// What the response decoder needs to know (`id` is the caller's to set).
     pub sent: SentRequest,
     /// For a streamed request: how its pieces are written.
@@ -115,6 +119,12 @@ pub(crate) fn encode_request(
         ));
     }
     let known = check_fields(&req)?;
+    if req.file.is_some() && (req.streaming || !req.body.is_empty() || known.chunked) {
+        return Err(invalid(
+            "ERR_HTTP_FILE_BODY",
+            "a request with a file region has no other body, is not streamed and not chunked",
+        ));
+    }
     let method = &req.method[..];
     let sent = SentRequest {
         id: 0,
@@ -135,7 +145,10 @@ pub(crate) fn encode_request(
             }
         }
     } else {
-        let len = req.body.len() as u64;
+        let len = req
+            .file
+            .as_ref()
+            .map_or(req.body.len() as u64, FileRegion::remaining);
         match known.length {
             Some(n) if n != len => {
                 return Err(invalid(
@@ -182,8 +195,17 @@ pub(crate) fn encode_request(
     if req.streaming {
         return Ok(EncodedRequest {
             parts: vec![out.freeze()],
+            file: None,
             sent,
             body: Some(mode),
+        });
+    }
+    if let Some(file) = req.file {
+        return Ok(EncodedRequest {
+            parts: vec![out.freeze()],
+            file: (file.remaining() > 0).then_some(file),
+            sent,
+            body: None,
         });
     }
     let body = if mode == BodyMode::Chunked {
@@ -207,6 +229,7 @@ pub(crate) fn encode_request(
     }
     Ok(EncodedRequest {
         parts,
+        file: None,
         sent,
         body: None,
     })
@@ -281,5 +304,45 @@ mod tests {
         for (req, code) in cases {
             assert_eq!(text(req.clone()), Err(code), "{req:?}");
         }
+    }
+
+    #[test]
+    fn a_file_body_is_framed_by_its_length_and_sent_after_the_head() {
+        use std::io::Write;
+        let path = std::env::temp_dir().join(format!("netloop-req-file-{}", std::process::id()));
+        std::fs::File::create(&path)
+            .unwrap()
+            .write_all(&[7u8; 500])
+            .unwrap();
+        let region = || FileRegion::open(&path, 100, Some(300)).unwrap();
+        let put = HttpClientRequest::new("PUT", "/f").header("host", "h");
+        let mut req = put.clone();
+        req.file = Some(region());
+        let enc = encode_request(req, None).unwrap();
+        assert_eq!(enc.parts.len(), 1);
+        assert_eq!(
+            &enc.parts[0][..],
+            b"PUT /f HTTP/1.1\r\nhost: h\r\nContent-Length: 300\r\n\r\n"
+        );
+        assert_eq!(enc.file.map(|f| f.count()), Some(300));
+        let refused = [
+            (
+                put.clone().header("content-length", "299"),
+                "ERR_HTTP_CONTENT_LENGTH_MISMATCH",
+            ),
+            (
+                put.clone().header("transfer-encoding", "chunked"),
+                "ERR_HTTP_FILE_BODY",
+            ),
+            (put.clone().body("x"), "ERR_HTTP_FILE_BODY"),
+        ];
+        for (mut req, code) in refused {
+            req.file = Some(region());
+            assert_eq!(
+                encode_request(req, None).map(|_| ()).unwrap_err().code(),
+                code
+            );
+        }
+        std::fs::remove_file(path).unwrap();
     }
 }

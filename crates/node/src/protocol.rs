@@ -474,6 +474,8 @@ pub enum HttpClientRequestFlag {
     Streaming = 1,
     /// HTTP/1.0 (else 1.1).
     Http10 = 2,
+    /// The body is a file region, whose layout (file_wire.rs) follows the flags byte.
+    File = 4,
 }
 
 /// The flags byte of an HTTP response an `HttpClientCodec` read

@@ -44,11 +44,18 @@ pub fn read_request(
     big: &mut super::big::BigChunks<'_>,
 ) -> Result<HttpClientRequest, String> {
     let flags = r.u8()?;
+    // Read first: from here on the descriptor is the region's, whatever follows.
+    let file = if flags & HttpClientRequestFlag::File as u8 != 0 {
+        Some(super::file_wire::read_region(r)?)
+    } else {
+        None
+    };
     let method = r.bytes()?;
     let target = r.bytes()?;
     let headers = read_fields(r)?;
     let body: Bytes = r.body(big)?;
     let mut req = HttpClientRequest::new(method, target).body(body);
+    req.file = file;
     req.headers = headers;
     req.streaming = flags & HttpClientRequestFlag::Streaming as u8 != 0;
     if flags & HttpClientRequestFlag::Http10 as u8 != 0 {
