@@ -205,9 +205,23 @@ impl Engine {
 
     /// Encrypts `plain` (the parts in order, as one stream: records are filled across the
     /// parts' edges) into records.
+    /// Records sealed before (the handshake's last ones, control records) go first: their
+    /// sequence numbers come before these.
     pub(crate) fn encrypt(&mut self, plain: &[&[u8]]) -> Result<Bytes, TlsError> {
         let conn = match &mut self.mode {
-            Mode::Own(layer) => return layer.seal(plain),
+            Mode::Own(layer) => {
+                let control = layer.take_control();
+                let sealed = layer.seal(plain)?;
+                if self.pending_out.is_empty() && control.is_none() {
+                    return Ok(sealed);
+                }
+                let mut out = std::mem::take(&mut self.pending_out);
+                if let Some(control) = control {
+                    out.extend_from_slice(&control);
+                }
+                out.extend_from_slice(&sealed);
+                return Ok(Bytes::from(out));
+            }
             Mode::Rustls(conn) => conn,
             _ => return Err(TlsError::Closed),
         };
