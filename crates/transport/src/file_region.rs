@@ -145,11 +145,11 @@ impl FileRegion {
         }
         let mut offset = libc::off_t::try_from(self.position + self.transferred)
             .map_err(|_| io::Error::from_raw_os_error(libc::EOVERFLOW))?;
+        let (out_fd, in_fd) = (socket.as_raw_fd(), self.file.as_raw_fd());
         // SAFETY: both descriptors are open for the call (the socket is borrowed, the file is
         // held by `self.file`); `offset` is a valid, exclusively borrowed off_t that sendfile
         // updates, and the file's own cursor is left alone.
-        let n =
-            unsafe { libc::sendfile(socket.as_raw_fd(), self.file.as_raw_fd(), &mut offset, want) };
+        let n = unsafe { libc::sendfile(out_fd, in_fd, &mut offset, want) };
         if n < 0 {
             return Err(io::Error::last_os_error());
         }
