@@ -29,8 +29,9 @@ use std::mem::MaybeUninit;
 use bytes::{Bytes, BytesMut};
 use socket2::SockRef;
 
-/// Receive memory is carved from chunks of this size, so most reads need no allocation.
-pub(crate) const READ_CHUNK: usize = 64 * 1024;
+/// Receive memory is carved from chunks of this size, so most reads need no allocation: room
+/// for a read of the default maximum (64 KiB) and the reader's drain probe.
+pub(crate) const READ_CHUNK: usize = 64 * 1024 + crate::socket_channel::DRAIN_PROBE;
 
 /// Largest copy carved from the chunk; bigger ones get their own allocation.
 const MAX_CARVED_COPY: usize = 4096;

@@ -218,6 +218,30 @@ fn a_short_read_ends_the_read_batch_without_a_wasted_system_call() {
 }
 
 #[test]
+fn a_read_of_the_largest_size_still_proves_the_socket_drained() {
+    let net = Net::new();
+    let (_server, addr) = net.server(
+        ChannelOptions::default(),
+        ChannelOptions::default(),
+        sink_child,
+    );
+    let mut s = TcpStream::connect(addr).unwrap();
+    net.run_until("accepted", || accepted_count() == 1);
+    let ch = accepted(0).unwrap();
+    let (data, _) = sink(0);
+    // A peer that keeps exactly the largest read (64 KiB) in flight: each burst is in the
+    // socket whole before the loop looks, and one read takes it all. Asking for exactly 64 KiB
+    // could not tell that read from one with more waiting (a second read, WouldBlock).
+    for i in 1..=10 {
+        s.write_all(&[9u8; 65536]).unwrap();
+        std::thread::sleep(Duration::from_millis(10));
+        net.run_until("read", || data.borrow().len() == i * 65536);
+    }
+    let reads = SocketChannel::read_calls(&ch).unwrap();
+    assert!(reads <= 12, "{reads} read calls for 10 bursts of 64 KiB");
+}
+
+#[test]
 fn a_fin_that_comes_with_the_data_is_still_seen_after_a_short_read() {
     let net = Net::new();
     let (_server, addr) = net.server(

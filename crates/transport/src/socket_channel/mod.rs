@@ -21,6 +21,7 @@ use socket2::SockRef;
 mod connector;
 mod half_close;
 mod reader;
+pub(crate) use reader::DRAIN_PROBE;
 mod writer;
 
 use crate::channel::{Channel, ChannelInner, ChannelIo};

@@ -15,6 +15,17 @@ use crate::promise::ChannelPromise;
 /// Smallest read asked of the socket (Netty's initial receive size).
 const MIN_READ: usize = 2048;
 
+/// Room asked beyond the largest read the channel's sizing allows, when that maximum is at
+/// least `PROBED_FROM` (the default, 64 KiB, is). A read that fills exactly what it asked for
+/// cannot tell a drained socket from one with more waiting, so a peer that keeps exactly the
+/// maximum in flight (a writer with a 64 KiB window) cost a `WouldBlock` read after each full
+/// one; with this much more asked, such a read comes back short and proves the socket drained.
+/// A smaller maximum is a deliberate bound on each read and stays exact.
+pub(crate) const DRAIN_PROBE: usize = 1024;
+
+/// Smallest sizing maximum that gets the drain probe.
+const PROBED_FROM: usize = 64 * 1024;
+
 impl SocketIo {
     pub(super) fn read_ready(&self, ch: &Channel) {
         if self.input_shutdown.get() || self.state.get() != State::Connected {
@@ -36,14 +47,23 @@ impl SocketIo {
             // per message).
             let (guess, maximum) = {
                 let a = self.alloc.borrow();
-                (a.guess().max(MIN_READ.min(a.maximum())), a.maximum())
+                let probe = if a.maximum() >= PROBED_FROM {
+                    DRAIN_PROBE
+                } else {
+                    0
+                };
+                (
+                    a.guess().max(MIN_READ.min(a.maximum())),
+                    a.maximum() + probe,
+                )
             };
             let result = {
                 let guard = self.stream.borrow();
                 let Some(stream) = guard.as_ref() else { break };
                 self.read_calls.set(self.read_calls.get() + 1);
                 // At least the guess, and whatever more the chunk has room for (up to the
-                // configured maximum): a short read then proves the socket drained.
+                // configured maximum and the probe): a short read then proves the socket
+                // drained.
                 crate::chunk::recv_up_to(SockRef::from(stream), guess, maximum)
             };
             match result {
