@@ -456,6 +456,13 @@ export interface NativeSslOptions {
   handshakeTimeout?: number
   /** Server: the JS object has an `SNICallback` (its handlers ask JS for the context). */
   sniCallback?: boolean
+  /** Cipher suite names (`ciphers`, split at `:`). */
+  ciphers?: Array<string>
+  honorCipherOrder?: boolean
+  /** Key-exchange group names (`ecdhCurve`, split at `:`). */
+  groups?: Array<string>
+  crl?: Buffer
+  keyLogFile?: string
 }
 
 /**

@@ -9,6 +9,9 @@
 #   other-ca.pem, other-server.pem/.key   a second CA and a localhost certificate it signs
 #   expired.pem/.key              localhost, signed by the CA, expired in 2021
 #   wrong-host.pem/.key           signed by the CA for example.org only
+#   revoked-server.pem/.key       localhost, signed by the CA, then revoked
+#   revoked-client.pem/.key       a client certificate (CN=revoked-client), then revoked
+#   crl.pem                       the CA's revocation list: the two revoked-* certificates
 # Certificates are valid for 10 years from the day they are made (except expired.pem).
 set -euo pipefail
 dir=${1:-certs}
@@ -46,13 +49,15 @@ leaf server-rsa ca localhost "$names" serverAuth rsa
 leaf server-ed25519 ca localhost "$names" serverAuth ed
 leaf client ca netloop-client "" clientAuth ec
 leaf wrong-host ca example.org "DNS:example.org" serverAuth ec
+leaf revoked-server ca localhost "$names" serverAuth ec
+leaf revoked-client ca revoked-client "" clientAuth ec
 ca other-ca "another test CA"
 leaf other-server other-ca localhost "$names" serverAuth ec
 
 # expired.pem: `openssl ca` is the one 3.0 command that takes explicit validity dates.
 ec expired.key
 openssl req -new -key expired.key -subj "/CN=localhost" -out expired.csr 2>/dev/null
-mkdir -p ca.db && : > ca.db/index.txt && echo 1000 > ca.db/serial
+mkdir -p ca.db && : > ca.db/index.txt && echo 1000 > ca.db/serial && echo 01 > ca.db/crlnumber
 cat > ca.db/ca.cnf <<CNF
 [ca]
 default_ca = test
@@ -66,8 +71,15 @@ default_md = sha256
 policy = any
 copy_extensions = none
 x509_extensions = leaf
+default_crl_days = $days
+unique_subject = no
+# A CRL number and an authority key id make a v2 list (rustls's webpki reads only v2).
+crlnumber = ca.db/crlnumber
+crl_extensions = crl_ext
 [any]
 commonName = supplied
+[crl_ext]
+authorityKeyIdentifier = keyid:always
 [leaf]
 basicConstraints = CA:FALSE
 extendedKeyUsage = serverAuth
@@ -75,5 +87,10 @@ subjectAltName = $names
 CNF
 openssl ca -batch -config ca.db/ca.cnf -startdate 200101000000Z -enddate 210101000000Z \
   -in expired.csr -out expired.pem -notext >/dev/null 2>&1
+# crl.pem: the CA revokes revoked-server.pem and revoked-client.pem (added to its database).
+for c in revoked-server revoked-client; do
+  openssl ca -config ca.db/ca.cnf -revoke "$c.pem" -crl_reason keyCompromise >/dev/null 2>&1
+done
+openssl ca -config ca.db/ca.cnf -gencrl -out crl.pem >/dev/null 2>&1
 rm -rf expired.csr ca.db ./*.srl
 echo "test certificates in $(pwd)"

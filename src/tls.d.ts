@@ -51,6 +51,31 @@ export interface SslContextOptions {
     sessionCacheSize?: number;
     /** Server: issue stateless session tickets (default true). */
     sessionTickets?: boolean;
+    /**
+     * Cipher suites in order of preference, separated by `:`, by IANA or OpenSSL name
+     * (`'TLS_AES_256_GCM_SHA384:ECDHE-RSA-AES256-GCM-SHA384'`). Default: AES-128-GCM, then
+     * ChaCha20-Poly1305, then AES-256-GCM, for TLS 1.3 and for TLS 1.2 (ECDHE only). OpenSSL's
+     * cipher-string language (`HIGH:!aNULL`) is not understood: an unknown name throws.
+     */
+    ciphers?: string;
+    /**
+     * Server: pick the suite by this context's order (default **true**, unlike node:tls) rather
+     * than by the client's.
+     */
+    honorCipherOrder?: boolean;
+    /** Key-exchange groups in order, separated by `:` (`'X25519:P-256'`; `P-384`), or `'auto'`. */
+    ecdhCurve?: string;
+    /**
+     * Certificate revocation lists (PEM) checked against the peer's certificate: a client's
+     * server, or a server's clients (with `requestCert`). A peer certificate whose issuer has no
+     * list here fails (`UNABLE_TO_GET_CRL`), as with node:tls.
+     */
+    crl?: Pem;
+    /**
+     * Append every handshake's secrets to this file in the NSS key log format, so that Wireshark
+     * can decrypt a capture (what node's `--tls-keylog` does). Debugging only.
+     */
+    keyLogFile?: string;
 }
 /** What `SslContext` carries across a `worker_threads` boundary (structured clone keeps it). */
 export interface SharedSslContext {

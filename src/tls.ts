@@ -71,6 +71,31 @@ export interface SslContextOptions {
   sessionCacheSize?: number
   /** Server: issue stateless session tickets (default true). */
   sessionTickets?: boolean
+  /**
+   * Cipher suites in order of preference, separated by `:`, by IANA or OpenSSL name
+   * (`'TLS_AES_256_GCM_SHA384:ECDHE-RSA-AES256-GCM-SHA384'`). Default: AES-128-GCM, then
+   * ChaCha20-Poly1305, then AES-256-GCM, for TLS 1.3 and for TLS 1.2 (ECDHE only). OpenSSL's
+   * cipher-string language (`HIGH:!aNULL`) is not understood: an unknown name throws.
+   */
+  ciphers?: string
+  /**
+   * Server: pick the suite by this context's order (default **true**, unlike node:tls) rather
+   * than by the client's.
+   */
+  honorCipherOrder?: boolean
+  /** Key-exchange groups in order, separated by `:` (`'X25519:P-256'`; `P-384`), or `'auto'`. */
+  ecdhCurve?: string
+  /**
+   * Certificate revocation lists (PEM) checked against the peer's certificate: a client's
+   * server, or a server's clients (with `requestCert`). A peer certificate whose issuer has no
+   * list here fails (`UNABLE_TO_GET_CRL`), as with node:tls.
+   */
+  crl?: Pem
+  /**
+   * Append every handshake's secrets to this file in the NSS key log format, so that Wireshark
+   * can decrypt a capture (what node's `--tls-keylog` does). Debugging only.
+   */
+  keyLogFile?: string
 }
 
 /** What `SslContext` carries across a `worker_threads` boundary (structured clone keeps it). */
@@ -99,13 +124,16 @@ function version(name: string, v: unknown): string | undefined {
 
 function native_(o: SslContextOptions) {
   if (o === null || typeof o !== 'object') throw invalidArgType('options', 'object', o)
-  for (const k of ['isServer', 'useSystemCA', 'requestCert', 'rejectUnauthorized', 'sessionTickets'] as const) {
+  for (const k of ['isServer', 'useSystemCA', 'requestCert', 'rejectUnauthorized', 'sessionTickets', 'honorCipherOrder'] as const) {
     if (o[k] !== undefined) checkBoolean(k, o[k])
   }
   if (o.ALPNProtocols !== undefined && (!Array.isArray(o.ALPNProtocols) || o.ALPNProtocols.some((p) => typeof p !== 'string' || p.length === 0 || p.length > 255))) {
     throw invalidArgType('ALPNProtocols', 'an array of non-empty strings', o.ALPNProtocols)
   }
   if (o.servername !== undefined && typeof o.servername !== 'string') throw invalidArgType('servername', 'string', o.servername)
+  for (const k of ['ciphers', 'ecdhCurve', 'keyLogFile'] as const) {
+    if (o[k] !== undefined && (typeof o[k] !== 'string' || o[k] === '')) throw invalidArgType(k, 'a non-empty string', o[k])
+  }
   checkSniCallback(o.SNICallback)
   if (o.SNICallback !== undefined && !o.isServer) throw invalidArg('SNICallback is an option of server contexts (isServer: true)')
   const sni = o.SNI === undefined ? undefined : Object.entries(o.SNI).map(([hostname, id]) => {
@@ -129,6 +157,11 @@ function native_(o: SslContextOptions) {
     sessionTickets: o.sessionTickets,
     handshakeTimeout: o.handshakeTimeout === undefined ? undefined : checkInteger('handshakeTimeout', o.handshakeTimeout, 0, 0x7fffffff),
     sniCallback: o.SNICallback !== undefined,
+    ciphers: o.ciphers?.split(':'),
+    honorCipherOrder: o.honorCipherOrder,
+    groups: o.ecdhCurve?.split(':'),
+    crl: pem('crl', o.crl),
+    keyLogFile: o.keyLogFile,
   }
 }
 

@@ -52,6 +52,13 @@ pub struct NativeSslOptions {
     pub handshake_timeout: Option<f64>,
     /// Server: the JS object has an `SNICallback` (its handlers ask JS for the context).
     pub sni_callback: Option<bool>,
+    /// Cipher suite names (`ciphers`, split at `:`).
+    pub ciphers: Option<Vec<String>>,
+    pub honor_cipher_order: Option<bool>,
+    /// Key-exchange group names (`ecdhCurve`, split at `:`).
+    pub groups: Option<Vec<String>>,
+    pub crl: Option<Buffer>,
+    pub key_log_file: Option<String>,
 }
 
 fn tls_error(e: TlsError) -> napi::Error<Code> {
@@ -122,6 +129,11 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
         // NETLOOP_TLS_OWN_RECORDS=0 keeps them on rustls (decision 0007; for A/B measurements).
         ask_server_name: o.sni_callback.unwrap_or(false),
         own_records: std::env::var("NETLOOP_TLS_OWN_RECORDS").map_or(true, |v| v != "0"),
+        cipher_suites: o.ciphers.clone().unwrap_or_default(),
+        honor_cipher_order: o.honor_cipher_order.unwrap_or(true),
+        groups: o.groups.clone().unwrap_or_default(),
+        crl: o.crl.as_ref().map(|b| b.to_vec()),
+        key_log_file: o.key_log_file.as_ref().map(std::path::PathBuf::from),
     })
 }
 

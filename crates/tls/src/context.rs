@@ -2,6 +2,7 @@
 //! by every connection and every thread that uses it (Netty's `SslContext`). Contexts are
 //! `Send + Sync`; handlers made from one are per connection.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,8 +15,10 @@ use rustls::{ClientConfig, RootCertStore, ServerConfig, SupportedProtocolVersion
 
 use crate::error::TlsError;
 use crate::handler::SslHandler;
+use crate::keylog::KeyLogFile;
 use crate::pem;
 use crate::sni::SniResolver;
+use crate::suites;
 use crate::verify::{LenientClientVerifier, LenientServerVerifier};
 
 /// Netty's default handshake timeout.
@@ -105,6 +108,23 @@ pub struct SslOptions {
     /// [`SslHandler::on_server_name`] and wait for [`SslHandler::answer_server_name`]. A handler
     /// without that hook serves this context at once. Default false.
     pub ask_server_name: bool,
+    /// The cipher suites offered, in order of preference, by IANA or OpenSSL name (node:tls's
+    /// `ciphers`, split at `:`); empty: netloop's default list (crate::suites).
+    pub cipher_suites: Vec<String>,
+    /// Server: choose the suite by this context's order (default true) rather than by the
+    /// client's (node:tls's `honorCipherOrder`).
+    pub honor_cipher_order: bool,
+    /// The key-exchange groups offered, in order (node:tls's `ecdhCurve`: `X25519`, `P-256`,
+    /// `P-384`, or `auto`); empty: netloop's default (X25519, P-256, P-384).
+    pub groups: Vec<String>,
+    /// Certificate revocation lists (PEM) checked against the peer's certificate: a server's
+    /// clients (with `client_auth`), a client's server. As node:tls's `crl`, the check covers the
+    /// peer's own certificate, and one whose issuer has no list here fails
+    /// (`UNABLE_TO_GET_CRL`), as does an expired list (`CRL_HAS_EXPIRED`).
+    pub crl: Option<Vec<u8>>,
+    /// Append every handshake's secrets to this file in the NSS key log format, for Wireshark
+    /// (node's `--tls-keylog`). Debugging only.
+    pub key_log_file: Option<PathBuf>,
 }
 
 impl Default for SslOptions {
@@ -125,6 +145,11 @@ impl Default for SslOptions {
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             own_records: true,
             ask_server_name: false,
+            cipher_suites: Vec::new(),
+            honor_cipher_order: true,
+            groups: Vec::new(),
+            crl: None,
+            key_log_file: None,
         }
     }
 }
@@ -154,23 +179,58 @@ pub(crate) struct Inner {
 #[derive(Clone)]
 pub struct SslContext(pub(crate) Arc<Inner>);
 
-/// ring, with AES-128-GCM preferred over AES-256-GCM (as BoringSSL and Go do): as secure for
-/// TLS, cheaper per record, and SHA-256 instead of SHA-384 in the key schedule.
-fn provider() -> Arc<CryptoProvider> {
-    use rustls::crypto::ring::cipher_suite as cs;
+/// ring, with the suites and groups `o` names, or netloop's defaults (AES-128-GCM preferred
+/// over AES-256-GCM, as BoringSSL and Go do: as secure for TLS, cheaper per record, and
+/// SHA-256 instead of SHA-384 in the key schedule).
+fn provider(o: &SslOptions) -> Result<Arc<CryptoProvider>, TlsError> {
     let mut p = rustls::crypto::ring::default_provider();
-    p.cipher_suites = vec![
-        cs::TLS13_AES_128_GCM_SHA256,
-        cs::TLS13_CHACHA20_POLY1305_SHA256,
-        cs::TLS13_AES_256_GCM_SHA384,
-        cs::TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
-        cs::TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
-        cs::TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
-        cs::TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
-        cs::TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
-        cs::TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
-    ];
-    Arc::new(p)
+    p.cipher_suites = if o.cipher_suites.is_empty() {
+        suites::default_suites()
+    } else {
+        suites::cipher_suites(&o.cipher_suites)?
+    };
+    p.kx_groups = if o.groups.is_empty() {
+        suites::default_groups()
+    } else {
+        suites::groups(&o.groups)?
+    };
+    Ok(Arc::new(p))
+}
+
+/// The key log `o` asks for, if any.
+fn key_log(o: &SslOptions) -> Result<Option<Arc<dyn rustls::KeyLog>>, TlsError> {
+    match &o.key_log_file {
+        Some(path) => Ok(Some(Arc::new(KeyLogFile::open(path)?))),
+        None => Ok(None),
+    }
+}
+
+/// The revocation lists `o` carries (empty without `crl`).
+fn crls(
+    o: &SslOptions,
+) -> Result<Vec<rustls::pki_types::CertificateRevocationListDer<'static>>, TlsError> {
+    match &o.crl {
+        Some(pem) => pem::crls(pem, "crl"),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The verifier of a client's view of servers: the context's roots and revocation lists.
+fn server_verifier(
+    o: &SslOptions,
+    provider: &Arc<CryptoProvider>,
+) -> Result<Arc<WebPkiServerVerifier>, TlsError> {
+    let mut builder = WebPkiServerVerifier::builder_with_provider(trust(o)?, provider.clone());
+    let crls = crls(o)?;
+    if !crls.is_empty() {
+        builder = builder
+            .with_crls(crls)
+            .only_check_end_entity_revocation()
+            .enforce_revocation_expiration();
+    }
+    builder
+        .build()
+        .map_err(|e| TlsError::Config(format!("ca: {e}")))
 }
 
 fn versions(o: &SslOptions) -> Result<Vec<&'static SupportedProtocolVersion>, TlsError> {
@@ -208,7 +268,13 @@ fn rustls_err(what: &str) -> impl Fn(rustls::Error) -> TlsError + '_ {
 impl SslContext {
     /// A server context. Needs a default `identity` or at least one `sni` entry.
     pub fn server(o: &SslOptions) -> Result<SslContext, TlsError> {
-        let provider = provider();
+        let provider = provider(o)?;
+        if o.crl.is_some() && o.client_auth == ClientAuth::None {
+            return Err(TlsError::Config(
+                "crl: a server checks revocation of client certificates only: set requestCert"
+                    .into(),
+            ));
+        }
         let default = match &o.identity {
             Some(id) => Some(pem::certified_key(
                 &provider, &id.chain, &id.key, "cert/key",
@@ -230,11 +296,22 @@ impl SslContext {
         }
         let strict: Option<Arc<dyn ClientCertVerifier>> = match o.client_auth {
             ClientAuth::None => None,
-            _ => Some(
-                WebPkiClientVerifier::builder_with_provider(trust(o)?, provider.clone())
-                    .build()
-                    .map_err(|e| TlsError::Config(format!("client certificate CA: {e}")))?,
-            ),
+            _ => {
+                let mut builder =
+                    WebPkiClientVerifier::builder_with_provider(trust(o)?, provider.clone());
+                let crls = crls(o)?;
+                if !crls.is_empty() {
+                    builder = builder
+                        .with_crls(crls)
+                        .only_check_end_entity_revocation()
+                        .enforce_revocation_expiration();
+                }
+                Some(
+                    builder
+                        .build()
+                        .map_err(|e| TlsError::Config(format!("client certificate CA: {e}")))?,
+                )
+            }
         };
         let verifier: Arc<dyn ClientCertVerifier> = match (&strict, o.client_auth) {
             (None, _) | (_, ClientAuth::None) => WebPkiClientVerifier::no_client_auth(),
@@ -256,7 +333,10 @@ impl SslContext {
             config.ticketer =
                 rustls::crypto::ring::Ticketer::new().map_err(rustls_err("tickets"))?;
         }
-        config.ignore_client_order = true;
+        config.ignore_client_order = o.honor_cipher_order;
+        if let Some(log) = key_log(o)? {
+            config.key_log = log;
+        }
         // Our record layer takes the traffic secrets over from rustls after the handshake.
         let own_records = o.own_records && o.max_version >= TlsVersion::Tls13;
         config.enable_secret_extraction = own_records;
@@ -273,20 +353,14 @@ impl SslContext {
 
     /// A client context.
     pub fn client(o: &SslOptions) -> Result<SslContext, TlsError> {
-        let provider = provider();
-        let strict: Arc<dyn ServerCertVerifier> =
-            WebPkiServerVerifier::builder_with_provider(trust(o)?, provider.clone())
-                .build()
-                .map_err(|e| TlsError::Config(format!("ca: {e}")))?;
-        let builder = ClientConfig::builder_with_provider(provider.clone())
+        let provider = provider(o)?;
+        let webpki = server_verifier(o, &provider)?;
+        let strict: Arc<dyn ServerCertVerifier> = webpki.clone();
+        let builder = ClientConfig::builder_with_provider(provider)
             .with_protocol_versions(&versions(o)?)
             .map_err(rustls_err("versions"))?;
         let builder = if o.reject_unauthorized {
-            builder.with_webpki_verifier(
-                WebPkiServerVerifier::builder_with_provider(trust(o)?, provider)
-                    .build()
-                    .map_err(|e| TlsError::Config(format!("ca: {e}")))?,
-            )
+            builder.with_webpki_verifier(webpki)
         } else {
             builder
                 .dangerous()
@@ -303,6 +377,9 @@ impl SslContext {
         };
         config.alpn_protocols = o.alpn.clone();
         config.resumption = Resumption::in_memory_sessions(256);
+        if let Some(log) = key_log(o)? {
+            config.key_log = log;
+        }
         Ok(SslContext(Arc::new(Inner {
             side: Side::Client {
                 config: Arc::new(config),

@@ -30,6 +30,10 @@ pub enum TlsError {
     HostnameMismatch(String),
     /// The peer's certificate was revoked.
     CertificateRevoked,
+    /// Revocation lists were given, but none from the issuer of the peer's certificate.
+    RevocationListMissing,
+    /// The revocation list of the peer certificate's issuer has expired.
+    RevocationListExpired,
     /// Any other problem with the peer's certificate.
     BadCertificate(String),
     /// The client sent no certificate although the server requires one (mTLS).
@@ -62,6 +66,8 @@ impl TlsError {
             TlsError::UnknownIssuer => "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
             TlsError::HostnameMismatch(_) => "ERR_TLS_CERT_ALTNAME_INVALID",
             TlsError::CertificateRevoked => "CERT_REVOKED",
+            TlsError::RevocationListMissing => "UNABLE_TO_GET_CRL",
+            TlsError::RevocationListExpired => "CRL_HAS_EXPIRED",
             TlsError::BadCertificate(_) => "ERR_TLS_BAD_CERTIFICATE",
             TlsError::CertificateRequired => "ERR_TLS_CERT_REQUIRED",
             TlsError::AlertReceived(_) => "ERR_TLS_ALERT_RECEIVED",
@@ -123,6 +129,10 @@ fn from_certificate_error(c: &CertificateError) -> TlsError {
             TlsError::HostnameMismatch(format!("{c:?}"))
         }
         C::Revoked => TlsError::CertificateRevoked,
+        C::UnknownRevocationStatus => TlsError::RevocationListMissing,
+        C::ExpiredRevocationList | C::ExpiredRevocationListContext { .. } => {
+            TlsError::RevocationListExpired
+        }
         other => TlsError::BadCertificate(format!("{other:?}")),
     }
 }
@@ -168,6 +178,10 @@ impl fmt::Display for TlsError {
                 write!(f, "certificate is not valid for the host name ({m})")
             }
             TlsError::CertificateRevoked => f.write_str("certificate revoked"),
+            TlsError::RevocationListMissing => {
+                f.write_str("unable to get certificate CRL (no revocation list from its issuer)")
+            }
+            TlsError::RevocationListExpired => f.write_str("CRL has expired"),
             TlsError::BadCertificate(m) => write!(f, "bad certificate: {m}"),
             TlsError::CertificateRequired => {
                 f.write_str("peer did not return a certificate (client certificate required)")

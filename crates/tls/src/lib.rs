@@ -1,7 +1,8 @@
 //! TLS for netloop pipelines on rustls (Netty's `SslContext` and `SslHandler`).
 //!
 //! An [`SslContext`] is a server's or a client's configuration (certificates and keys from PEM,
-//! trusted CAs, ALPN, versions, client authentication, session resumption, handshake timeout),
+//! trusted CAs and revocation lists, ALPN, versions, cipher suites and key-exchange groups,
+//! client authentication, session resumption, handshake timeout, a key log),
 //! parsed once and shared by every connection and thread. [`SslContext::new_handler`] makes the
 //! [`SslHandler`] of one connection: add it first in the pipeline and every handler behind it
 //! reads and writes plaintext.
@@ -28,11 +29,13 @@ mod engine;
 mod error;
 mod handler;
 mod hello;
+mod keylog;
 mod pem;
 mod record;
 mod session;
 mod small;
 mod sni;
+mod suites;
 mod verify;
 
 pub use context::{

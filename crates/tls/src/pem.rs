@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::pki_types::{CertificateDer, CertificateRevocationListDer, PrivateKeyDer};
 use rustls::sign::CertifiedKey;
 use rustls::RootCertStore;
 
@@ -64,6 +64,24 @@ pub fn roots(pem: &[u8], what: &str) -> Result<RootCertStore, TlsError> {
             .map_err(|e| TlsError::Config(format!("{what}: not a usable CA certificate: {e}")))?;
     }
     Ok(store)
+}
+
+/// Every certificate revocation list in `pem` (blocks `BEGIN X509 CRL`).
+pub fn crls(
+    pem: &[u8],
+    what: &str,
+) -> Result<Vec<CertificateRevocationListDer<'static>>, TlsError> {
+    let crls = CertificateRevocationListDer::pem_slice_iter(pem)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| {
+            TlsError::Config(format!("{what}: cannot read PEM revocation lists: {e:?}"))
+        })?;
+    if crls.is_empty() {
+        return Err(TlsError::Config(format!(
+            "{what}: no revocation list (expected a PEM block \"BEGIN X509 CRL\")"
+        )));
+    }
+    Ok(crls)
 }
 
 /// Mozilla's root store as shipped in `webpki-roots` (what node:tls bundles by default).

@@ -5,69 +5,16 @@ mod common;
 #[path = "../../transport/tests/common/net.rs"]
 mod net;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+mod pair;
 
 use common::pki::Ca;
-use common::probe::{tls_and_probe, Log, Probe, Shared};
 use net::Net;
 use netloop_tls::{ClientAuth, SslContext, SslOptions, TlsVersion};
 use netloop_transport::*;
-
-thread_local! {
-    static SERVER_LOGS: RefCell<Vec<Shared>> = const { RefCell::new(Vec::new()) };
-}
-
-fn server_log(i: usize) -> Shared {
-    SERVER_LOGS.with(|l| l.borrow()[i].clone())
-}
-
-/// A TLS echo server with `ctx`; returns the server channel and its address.
-fn tls_server(net: &Net, ctx: SslContext) -> (Channel, std::net::SocketAddr) {
-    net.server(
-        ChannelOptions::default(),
-        ChannelOptions::default(),
-        move |ch| {
-            let log: Shared = Rc::new(RefCell::new(Log::default()));
-            SERVER_LOGS.with(|l| l.borrow_mut().push(log.clone()));
-            ch.pipeline().add_last(
-                "tls",
-                ctx.new_handler(None).map_err(|e| e.into_transport())?,
-            )?;
-            ch.pipeline().add_last("probe", Probe { log, echo: true })?;
-            Ok(())
-        },
-    )
-}
-
-/// A TLS client of `addr` verifying `name`; returns its log once the handshake settled.
-fn tls_client(
-    net: &Net,
-    ctx: SslContext,
-    name: &str,
-    addr: std::net::SocketAddr,
-) -> (Channel, Shared) {
-    let (ch, connected) = net.client(ChannelOptions::default(), net::no_child, addr);
-    let log = tls_and_probe(&ch, ctx.new_handler(Some(name)).unwrap());
-    net.run_until("connect", || connected.is_done());
-    let l = log.clone();
-    net.run_until("handshake settled", || l.borrow().handshake().is_some());
-    (ch, log)
-}
-
-fn server_opts(ca: &Ca, names: &[&str]) -> SslOptions {
-    SslOptions {
-        identity: Some(ca.leaf(names)),
-        ..Default::default()
-    }
-}
-
-fn client_opts(ca: &Ca) -> SslOptions {
-    SslOptions {
-        ca: Some(ca.pem.clone().into_bytes()),
-        ..Default::default()
-    }
-}
+use pair::{
+    clear_server_logs, client_failure, client_opts, server_log, server_logs_started, server_opts,
+    tls_client, tls_server,
+};
 
 #[test]
 fn a_tls13_handshake_completes_and_plaintext_echoes_through_both_handlers() {
@@ -163,19 +110,6 @@ fn sni_picks_the_certificate_by_host_name_and_falls_back_to_the_default() {
     );
 }
 
-fn client_failure(server: SslOptions, client: SslOptions, name: &str) -> (String, Vec<String>) {
-    let net = Net::new();
-    let (_server, addr) = tls_server(&net, SslContext::server(&server).unwrap());
-    let (_c, log) = tls_client(&net, SslContext::client(&client).unwrap(), name, addr);
-    let l = log.clone();
-    net.run_until("client closed", || l.borrow().has("inactive"));
-    let srv = server_log(0);
-    net.run_until("server closed", || srv.borrow().has("inactive"));
-    let hs = log.borrow().handshake().unwrap().to_string();
-    let srv_events = srv.borrow().events.clone();
-    (hs, srv_events)
-}
-
 #[test]
 fn an_unknown_issuer_an_expired_certificate_and_a_wrong_host_each_have_their_code() {
     let ca = Ca::new("test CA");
@@ -251,7 +185,7 @@ fn mtls_required_accepts_a_trusted_client_and_refuses_one_without_a_certificate(
     drop(net);
 
     // Refused without a certificate: the server reports ERR_TLS_CERT_REQUIRED.
-    SERVER_LOGS.with(|l| l.borrow_mut().clear());
+    clear_server_logs();
     let (_hs, srv) = client_failure(so.clone(), client_opts(&ca), "localhost");
     assert!(
         srv.iter().any(|e| e == "handshake ERR_TLS_CERT_REQUIRED"),
@@ -259,7 +193,7 @@ fn mtls_required_accepts_a_trusted_client_and_refuses_one_without_a_certificate(
     );
 
     // Refused with a certificate of another CA.
-    SERVER_LOGS.with(|l| l.borrow_mut().clear());
+    clear_server_logs();
     let mut co = client_opts(&ca);
     co.identity = Some(Ca::new("rogue CA").client("mallory"));
     let (_hs, srv) = client_failure(so, co, "localhost");
@@ -395,11 +329,7 @@ fn a_peer_close_notify_is_answered_with_ours_before_the_close() {
         tls.read_to_end(&mut rest).map(|_| rest.len())
     });
     net.run_until("server closed", || {
-        SERVER_LOGS.with(|l| {
-            l.borrow()
-                .first()
-                .is_some_and(|l| l.borrow().has("inactive"))
-        })
+        server_logs_started() > 0 && server_log(0).borrow().has("inactive")
     });
     let r = t.join().unwrap();
     assert!(matches!(r, Ok(0)), "the client saw {r:?}");

@@ -2,8 +2,9 @@
 #![allow(dead_code)]
 
 use rcgen::{
-    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
-    KeyUsagePurpose, SignatureAlgorithm,
+    BasicConstraints, CertificateParams, CertificateRevocationListParams, DnType,
+    ExtendedKeyUsagePurpose, IsCa, Issuer, KeyIdMethod, KeyPair, KeyUsagePurpose, RevocationReason,
+    RevokedCertParams, SerialNumber, SignatureAlgorithm,
 };
 use time::{Duration, OffsetDateTime};
 
@@ -43,6 +44,55 @@ impl Ca {
         days: i64,
         client: bool,
     ) -> PemIdentity {
+        self.make_leaf(names, alg, from, days, client, None)
+    }
+
+    /// An ECDSA P-256 leaf with serial number `serial` (to name in a revocation list).
+    pub fn leaf_serial(&self, names: &[&str], client: bool, serial: u64) -> PemIdentity {
+        self.make_leaf(
+            names,
+            &rcgen::PKCS_ECDSA_P256_SHA256,
+            1,
+            3650,
+            client,
+            Some(serial),
+        )
+    }
+
+    /// This CA's revocation list naming `serials`, valid from yesterday for `days` days
+    /// (negative: expired).
+    pub fn crl(&self, serials: &[u64], days: i64) -> String {
+        let now = OffsetDateTime::now_utc();
+        let this_update = now - Duration::days(2);
+        let params = CertificateRevocationListParams {
+            this_update,
+            next_update: now + Duration::days(days),
+            crl_number: SerialNumber::from(1u64),
+            issuing_distribution_point: None,
+            revoked_certs: serials
+                .iter()
+                .map(|&s| RevokedCertParams {
+                    serial_number: SerialNumber::from(s),
+                    revocation_time: this_update,
+                    reason_code: Some(RevocationReason::KeyCompromise),
+                    invalidity_date: None,
+                })
+                .collect(),
+            key_identifier_method: KeyIdMethod::Sha256,
+        };
+        let issuer = Issuer::from_params(&self.params, &self.key);
+        params.signed_by(&issuer).unwrap().pem().unwrap()
+    }
+
+    fn make_leaf(
+        &self,
+        names: &[&str],
+        alg: &'static SignatureAlgorithm,
+        from: i64,
+        days: i64,
+        client: bool,
+        serial: Option<u64>,
+    ) -> PemIdentity {
         let key = KeyPair::generate_for(alg).unwrap();
         let mut params =
             CertificateParams::new(names.iter().map(|s| s.to_string()).collect::<Vec<_>>())
@@ -54,6 +104,7 @@ impl Ca {
         let now = OffsetDateTime::now_utc();
         params.not_before = now - Duration::days(from);
         params.not_after = now - Duration::days(from) + Duration::days(days);
+        params.serial_number = serial.map(SerialNumber::from);
         params.extended_key_usages = vec![if client {
             ExtendedKeyUsagePurpose::ClientAuth
         } else {

@@ -1,0 +1,154 @@
+// node:tls's options beyond the basics, against node:tls and openssl as peers: `ciphers` and
+// `honorCipherOrder`, `ecdhCurve`, `crl`, and a key log (`keyLogFile`) that matches the peer's.
+import test, { type ExecutionContext } from 'ava'
+import * as tls from 'node:tls'
+import { once } from 'node:events'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Bootstrap, type Channel, type ChannelHandler, NetloopError, SslContext, SslHandler, type SslContextOptions } from '../index'
+import { loopFor, serve, until } from './channel-helpers'
+import { clientContext, echo, pem, serverContext, withTls } from './tls-helpers'
+
+type T = ExecutionContext
+
+async function netloopServer(t: T, extra: Partial<SslContextOptions>) {
+  const errors: unknown[] = []
+  const app: ChannelHandler = { ...echo, exceptionCaught: (_c, e) => void errors.push(e) }
+  const s = await serve(t, loopFor(t), withTls(serverContext(extra), app))
+  return { ...s, errors }
+}
+
+/** A node:tls client that writes `ping`; resolves with the socket once echoed, or the error. */
+function nodeClient(t: T, port: number, opts: tls.ConnectionOptions): Promise<{ socket: tls.TLSSocket; error?: Error }> {
+  return new Promise((resolve) => {
+    const socket = tls.connect({ port, host: '127.0.0.1', servername: 'localhost', ca: pem('ca.pem'), ...opts }, () => socket.write('ping'))
+    t.teardown(() => socket.destroy())
+    socket.once('data', () => resolve({ socket }))
+    socket.once('error', (error) => resolve({ socket, error }))
+  })
+}
+
+test('ciphers: the server picks the first of its suites the client offers, and both report it', async (t) => {
+  const { port, children } = await netloopServer(t, { ciphers: 'TLS_CHACHA20_POLY1305_SHA256:TLS_AES_256_GCM_SHA384' })
+  const { socket, error } = await nodeClient(t, port, {})
+  t.is(error, undefined)
+  t.is(socket.getCipher().standardName, 'TLS_CHACHA20_POLY1305_SHA256')
+  t.is(children[0].tls!.cipher.standardName, 'TLS_CHACHA20_POLY1305_SHA256')
+})
+
+test('ciphers: TLS 1.2 suites by OpenSSL name', async (t) => {
+  const { port } = await netloopServer(t, { ciphers: 'ECDHE-ECDSA-AES256-GCM-SHA384', maxVersion: 'TLSv1.2' })
+  const { socket, error } = await nodeClient(t, port, {})
+  t.is(error, undefined)
+  t.is(socket.getCipher().name, 'ECDHE-ECDSA-AES256-GCM-SHA384')
+  t.is(socket.getProtocol(), 'TLSv1.2')
+})
+
+test('honorCipherOrder: false follows the client; the default follows the server', async (t) => {
+  const clientOrder = { ciphers: 'TLS_AES_256_GCM_SHA384:TLS_AES_128_GCM_SHA256' }
+  const a = await netloopServer(t, {})
+  t.is((await nodeClient(t, a.port, clientOrder)).socket.getCipher().standardName, 'TLS_AES_128_GCM_SHA256')
+  const b = await netloopServer(t, { honorCipherOrder: false })
+  t.is((await nodeClient(t, b.port, clientOrder)).socket.getCipher().standardName, 'TLS_AES_256_GCM_SHA384')
+})
+
+test('ciphers: no suite in common fails the handshake on both sides with a code', async (t) => {
+  const { port, errors, children } = await netloopServer(t, { ciphers: 'TLS_AES_256_GCM_SHA384' })
+  const { error } = await nodeClient(t, port, { ciphers: 'TLS_AES_128_GCM_SHA256' })
+  t.truthy(error)
+  await until(() => errors.length > 0)
+  t.is((errors[0] as NetloopError).code, 'ERR_TLS_NO_COMMON_PARAMETERS')
+  await until(() => !children[0].isOpen)
+})
+
+test('ecdhCurve: the key exchange uses the group asked for (node:tls reports it)', async (t) => {
+  const { port } = await netloopServer(t, { ecdhCurve: 'P-384' })
+  for (const maxVersion of ['TLSv1.2', 'TLSv1.3'] as const) {
+    const { socket, error } = await nodeClient(t, port, { maxVersion })
+    t.is(error, undefined, maxVersion)
+    t.is(socket.getEphemeralKeyInfo().name, 'secp384r1', maxVersion)
+  }
+})
+
+test('bad ciphers, ecdhCurve, crl and keyLogFile throw NetloopErrors naming the option', (t) => {
+  const bad: Array<[Partial<SslContextOptions>, string, RegExp]> = [
+    [{ ciphers: 'HIGH:!aNULL' }, 'ERR_TLS_INVALID_CONTEXT', /ciphers: unknown or unsupported cipher suite "HIGH".*ECDHE-RSA-AES128-GCM-SHA256/],
+    [{ ciphers: 5 as never }, 'ERR_INVALID_ARG_TYPE', /ciphers/],
+    [{ ecdhCurve: 'P-521' }, 'ERR_TLS_INVALID_CONTEXT', /ecdhCurve: unknown or unsupported group "P-521"/],
+    [{ crl: pem('crl.pem') }, 'ERR_TLS_INVALID_CONTEXT', /crl: .*requestCert/],
+    [{ requestCert: true, crl: 'not pem' }, 'ERR_TLS_INVALID_CONTEXT', /crl: no revocation list/],
+    [{ keyLogFile: '/nonexistent-dir/keys.log' }, 'ERR_TLS_INVALID_CONTEXT', /keyLogFile: cannot open/],
+  ]
+  for (const [extra, code, message] of bad) {
+    const e = t.throws(() => serverContext(extra), { instanceOf: NetloopError }, JSON.stringify(extra))
+    t.is((e as NetloopError).code, code)
+    t.regex(e!.message, message)
+  }
+})
+
+test('crl: a server refuses a revoked client certificate with CERT_REVOKED and accepts a good one', async (t) => {
+  const { port, errors, children } = await netloopServer(t, { requestCert: true, ca: pem('ca.pem'), crl: pem('crl.pem') })
+  const good = await nodeClient(t, port, { cert: pem('client.pem'), key: pem('client.key') })
+  t.is(good.error, undefined)
+  t.true(children[0].tls!.authorized)
+  const revoked = await nodeClient(t, port, { cert: pem('revoked-client.pem'), key: pem('revoked-client.key') })
+  t.truthy(revoked.error, 'the revoked client sees an error')
+  await until(() => errors.length > 0)
+  t.is((errors[0] as NetloopError).code, 'CERT_REVOKED')
+})
+
+async function nodeServer(t: T, name: string): Promise<number> {
+  const server = tls.createServer({ cert: pem(`${name}.pem`), key: pem(`${name}.key`) }, (s) => s.pipe(s))
+  server.on('tlsClientError', () => {})
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => server.close())
+  return (server.address() as { port: number }).port
+}
+
+async function netloopConnect(t: T, port: number, ctx: SslContext): Promise<Channel> {
+  let ch: Channel | undefined
+  t.teardown(() => ch?.close())
+  return new Bootstrap()
+    .group(loopFor(t))
+    .handler((c) => {
+      ch = c
+      c.pipeline.addLast('tls', new SslHandler(ctx, { servername: 'localhost' })).addLast('app', { exceptionCaught: () => {} })
+    })
+    .connect(port, '127.0.0.1')
+}
+
+test('crl: a netloop client refuses a revoked server (CERT_REVOKED) and accepts a good one', async (t) => {
+  const ctx = clientContext({ crl: pem('crl.pem') })
+  const good = await netloopConnect(t, await nodeServer(t, 'server'), ctx)
+  t.true(good.tls!.authorized)
+  const err = await t.throwsAsync(netloopConnect(t, await nodeServer(t, 'revoked-server'), ctx))
+  t.true(err instanceof NetloopError)
+  t.is((err as NetloopError).code, 'CERT_REVOKED')
+  // node:tls with the same list agrees.
+  const port = await nodeServer(t, 'revoked-server')
+  const nodeErr = await new Promise<Error>((resolve) => {
+    const s = tls.connect({ port, host: '127.0.0.1', servername: 'localhost', ca: pem('ca.pem'), crl: pem('crl.pem') })
+    s.once('error', resolve)
+  })
+  t.is((nodeErr as NodeJS.ErrnoException).code, 'CERT_REVOKED')
+})
+
+test('keyLogFile: the server logs the same secrets node:tls reports in its keylog events', async (t) => {
+  const file = join(mkdtempSync(join(tmpdir(), 'netloop-keylog-')), 'keys.log')
+  const { port } = await netloopServer(t, { keyLogFile: file })
+  const lines: string[] = []
+  for (const maxVersion of ['TLSv1.3', 'TLSv1.2'] as const) {
+    const socket = tls.connect({ port, host: '127.0.0.1', servername: 'localhost', ca: pem('ca.pem'), maxVersion })
+    t.teardown(() => socket.destroy())
+    socket.on('keylog', (line: Buffer) => lines.push(String(line).trim()))
+    await once(socket, 'secureConnect')
+    socket.write('ping')
+    await once(socket, 'data')
+  }
+  const logged = readFileSync(file, 'utf8').trim().split('\n')
+  t.true(lines.length >= 6, `${lines.length} keylog lines from node:tls`)
+  t.true(lines.some((l) => l.startsWith('CLIENT_RANDOM ')), 'TLS 1.2 line')
+  t.deepEqual([...logged].sort(), [...lines].sort())
+})
