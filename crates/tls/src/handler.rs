@@ -42,6 +42,7 @@ use crate::engine::{Engine, Fed};
 use crate::error::TlsError;
 use crate::session::{SslCloseCompletionEvent, SslHandshakeCompletionEvent, TlsSession};
 
+mod half_close;
 mod handshake;
 mod region;
 mod server_name;
@@ -83,6 +84,10 @@ struct State {
     /// asked for: delivered on the next `read()` (at most one socket read's worth).
     parked: RefCell<BytesMut>,
     close_sent: Cell<bool>,
+    /// The output was half-closed (half_close.rs): new writes fail.
+    output_shut: Cell<bool>,
+    /// Half-close requests waiting for the held writes to drain (half_close.rs).
+    shutdown_waiters: RefCell<Vec<ChannelPromise>>,
     timer: RefCell<Option<ScheduledHandle>>,
     handshake: Promise<Arc<TlsSession>, TlsError>,
     session: RefCell<Option<Arc<TlsSession>>>,
@@ -118,6 +123,8 @@ impl SslHandler {
             app_read: Cell::new(false),
             parked: RefCell::new(BytesMut::new()),
             close_sent: Cell::new(false),
+            output_shut: Cell::new(false),
+            shutdown_waiters: RefCell::new(Vec::new()),
             timer: RefCell::new(None),
             handshake: Promise::new(),
             session: RefCell::new(None),
@@ -326,6 +333,15 @@ impl ChannelHandler for SslHandler {
         }
         self.0.app_read.set(true);
         ctx.read();
+        Ok(())
+    }
+
+    fn shutdown_output(
+        &self,
+        ctx: &ChannelHandlerContext,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
+        self.0.shutdown_output(ctx, promise);
         Ok(())
     }
 

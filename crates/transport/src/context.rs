@@ -317,6 +317,16 @@ impl ChannelHandlerContext {
         }
     }
 
+    /// Half-closes the output through the handlers before this one, completing `promise`.
+    pub fn shutdown_output_with(&self, promise: ChannelPromise) {
+        if promise.is_cancelled() {
+            return;
+        }
+        if let Some(prev) = self.prev() {
+            prev.invoke_with_promise(&promise.clone(), |h, c| h.shutdown_output(c, promise));
+        }
+    }
+
     /// Writes `msg` through the handlers before this one, completing `promise`.
     pub fn write_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
         if promise.is_cancelled() {

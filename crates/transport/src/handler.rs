@@ -131,6 +131,17 @@ pub trait ChannelHandler: 'static {
         ctx.deregister_with(promise);
         Ok(())
     }
+    /// Half-closes the channel's output (outbound; see [`Channel::shutdown_output`]). A
+    /// handler that frames the stream ends its side first (TLS sends close_notify), one that
+    /// holds writes or flushes passes them on first.
+    fn shutdown_output(
+        &self,
+        ctx: &ChannelHandlerContext,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
+        ctx.shutdown_output_with(promise);
+        Ok(())
+    }
     /// Asks for one more read (what `autoRead` does after every read batch).
     fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         ctx.read();

@@ -206,6 +206,17 @@ impl ChannelHandler for FlushConsolidationHandler {
         Ok(())
     }
 
+    /// The FIN goes out after what was flushed: a flush held back goes first.
+    fn shutdown_output(
+        &self,
+        ctx: &ChannelHandlerContext,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
+        self.reset_read_and_flush_if_needed(ctx);
+        ctx.shutdown_output_with(promise);
+        Ok(())
+    }
+
     fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         let writable = ctx.try_channel().map_or(true, |ch| ch.is_writable());
         if !writable {

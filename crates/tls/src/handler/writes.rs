@@ -64,6 +64,10 @@ impl State {
             held.promise().try_failure(TransportError::ChannelClosed);
             return;
         }
+        if self.output_shut.get() {
+            held.promise().try_failure(TransportError::OutputShutdown);
+            return;
+        }
         if let Held::Bytes(bytes, _) = &held {
             let n = bytes.len();
             self.held_bytes.set(self.held_bytes.get() + n);
@@ -110,6 +114,9 @@ impl State {
             }
         }
         self.encrypting.set(false);
+        if self.output_shut.get() {
+            self.finish_shutdown_if_drained(ctx);
+        }
     }
 
     /// The only held write, if it is bytes.

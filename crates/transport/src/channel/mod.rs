@@ -312,6 +312,10 @@ impl Channel {
     /// the writes still unflushed when the FIN goes out. The future completes when the FIN
     /// went out (`UnsupportedOperation` for channels without a stream socket). Unlike Netty,
     /// which fails the pending writes at once, the flushed output is not lost.
+    ///
+    /// Unlike Netty's, the request goes through the pipeline from its tail (a handler's
+    /// `shutdown_output`), so the handlers that frame the stream end it first: an `SslHandler`
+    /// sends close_notify before the FIN, a flush consolidator flushes what it held back.
     pub fn shutdown_output(&self) -> ChannelFuture {
         let p = ChannelPromise::new();
         let f = p.future_or_never();
@@ -321,6 +325,11 @@ impl Channel {
 
     /// As [`Channel::shutdown_output`], completing `promise`.
     pub fn shutdown_output_with(&self, promise: ChannelPromise) {
+        self.0.pipeline.shutdown_output_with(promise);
+    }
+
+    /// The socket's half-close, at the head of the pipeline.
+    pub(crate) fn core_shutdown_output(&self, promise: ChannelPromise) {
         self.0.io.shutdown_output(self, promise);
     }
 

@@ -65,6 +65,14 @@ impl ChannelHandler for HeadHandler {
         ctx.channel().core_deregister(promise);
         Ok(())
     }
+    fn shutdown_output(
+        &self,
+        ctx: &ChannelHandlerContext,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
+        ctx.channel().core_shutdown_output(promise);
+        Ok(())
+    }
     fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         ctx.channel().core_begin_read();
         Ok(())

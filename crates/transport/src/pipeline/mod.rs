@@ -482,6 +482,10 @@ impl ChannelPipeline {
     pub fn deregister_with(&self, promise: ChannelPromise) {
         self.0.tail.deregister_with(promise);
     }
+    /// Half-closes the output from the tail, completing `promise`.
+    pub fn shutdown_output_with(&self, promise: ChannelPromise) {
+        self.0.tail.shutdown_output_with(promise);
+    }
     /// Writes from the tail, completing `promise`.
     pub fn write_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
         self.0.tail.write_with(msg, promise);
