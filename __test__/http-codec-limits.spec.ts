@@ -73,3 +73,68 @@ test('requestTimeout and maxPipelinedRequests check their values', (t) => {
   t.throws(() => new HttpServerCodec({ maxPipelinedRequests: 1.5 }), { code: 'ERR_OUT_OF_RANGE' })
   t.notThrows(() => new HttpServerCodec({ requestTimeout: 0, maxPipelinedRequests: 1 }))
 })
+
+/** A node:http(s) client uploading `size` bytes to `port`: the status it got, or its error code. */
+function uploadWithNode(port: number, size: number, tlsOpts?: { ca: Buffer }): Promise<string> {
+  return new Promise((resolve) => {
+    const opts = { port, host: '127.0.0.1', method: 'POST', path: '/up', headers: { 'content-length': size }, agent: false }
+    const cb = (res: import('node:http').IncomingMessage) => {
+      res.resume()
+      resolve(String(res.statusCode))
+    }
+    const req = tlsOpts
+      ? require('node:https').request({ ...opts, ...tlsOpts, servername: 'localhost' }, cb)
+      : require('node:http').request(opts, cb)
+    req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message))
+    req.end(Buffer.alloc(size))
+  })
+}
+
+for (const tls of [false, true]) {
+  test(`lingering close: node's ${tls ? 'https' : 'http'} client still uploading gets the 413, not a reset`, async (t) => {
+    const { SslHandler } = await import('../index')
+    const { serverContext, pem } = await import('./tls-helpers')
+    const ctx = tls ? serverContext() : undefined
+    const closed: number[] = []
+    const { port } = await serve(t, loopFor(t), (ch) => {
+      if (ctx) ch.pipeline.addLast('tls', new SslHandler(ctx))
+      ch.pipeline.addLast('http', new HttpServerCodec({ maxBodySize: 1024 })).addLast('app', {
+        channelInactive: () => void closed.push(Date.now()),
+        exceptionCaught: () => {},
+      })
+    })
+    const statuses = []
+    for (let i = 0; i < 3; i++) statuses.push(await uploadWithNode(port, 20e6, tls ? { ca: pem('ca.pem') } : undefined))
+    t.deepEqual(statuses, ['413', '413', '413'])
+    await until(() => closed.length === 3)
+  })
+}
+
+test('lingerTimeout: the connection stays open until the client closes; 0 closes at once; bad values throw', async (t) => {
+  for (const lingerTimeout of [undefined, 0]) {
+    const children: Array<{ isOpen: boolean }> = []
+    const { port } = await serve(t, loopFor(t), (ch) => {
+      children.push(ch)
+      ch.pipeline.addLast('http', new HttpServerCodec({ maxBodySize: 1024, lingerTimeout })).addLast('app', { exceptionCaught: () => {} })
+    })
+    // allowHalfOpen: the client keeps its side open after the server's FIN (node's default
+    // would answer the FIN with its own, which ends the lingering at once).
+    const s = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true })
+    t.teardown(() => s.destroy())
+    let text = ''
+    s.on('data', (d) => (text += d.toString('latin1')))
+    const got = () => text
+    s.write('POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 50000000\r\n\r\n')
+    await once(s, 'end') // the 413, then the FIN in both cases
+    t.regex(got(), /^HTTP\/1\.1 413 /)
+    if (lingerTimeout === 0) {
+      await until(() => !children[0].isOpen)
+    } else {
+      await new Promise((r) => setTimeout(r, 200))
+      t.true(children[0].isOpen, 'lingering while the client may still send')
+      s.destroy()
+      await until(() => !children[0].isOpen)
+    }
+  }
+  t.throws(() => new HttpServerCodec({ lingerTimeout: -1 }), { code: 'ERR_OUT_OF_RANGE' })
+})

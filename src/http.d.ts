@@ -55,6 +55,16 @@ export interface HttpServerCodecOptions {
      * not an error. Default: no limit.
      */
     maxPipelinedRequests?: number;
+    /**
+     * Milliseconds the codec lingers when it closes a connection whose client may still be
+     * sending (a refused request, a closing response sent before its request's body came):
+     * it half-closes (the FIN follows the response; close_notify first under TLS), reads and
+     * drops input, and closes when the client does or this runs out (nginx's
+     * `lingering_close`; default 5000; 0: close at once, as Netty does). Closing at once with
+     * input unread sends a reset, and a client still writing its upload (node's http client)
+     * then reports `ECONNRESET` or `EPIPE` instead of your 413.
+     */
+    lingerTimeout?: number;
 }
 /** Parses requests and frames responses natively. One per connection, like Netty's. */
 export declare class HttpServerCodec extends NativeHandler {

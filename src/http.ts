@@ -60,6 +60,16 @@ export interface HttpServerCodecOptions {
    * not an error. Default: no limit.
    */
   maxPipelinedRequests?: number
+  /**
+   * Milliseconds the codec lingers when it closes a connection whose client may still be
+   * sending (a refused request, a closing response sent before its request's body came):
+   * it half-closes (the FIN follows the response; close_notify first under TLS), reads and
+   * drops input, and closes when the client does or this runs out (nginx's
+   * `lingering_close`; default 5000; 0: close at once, as Netty does). Closing at once with
+   * input unread sends a reset, and a client still writing its upload (node's http client)
+   * then reports `ECONNRESET` or `EPIPE` instead of your 413.
+   */
+  lingerTimeout?: number
 }
 
 
@@ -78,6 +88,7 @@ export class HttpServerCodec extends NativeHandler {
       n('headerTimeout', o.headerTimeout, 10_000, 0),
       n('maxPipelinedRequests', o.maxPipelinedRequests, 0, 1),
       n('requestTimeout', o.requestTimeout, 300_000, 0),
+      n('lingerTimeout', o.lingerTimeout, 5000, 0),
     ])
   }
 }

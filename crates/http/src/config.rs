@@ -54,6 +54,14 @@ pub struct HttpServerConfig {
     /// clock starts as `header_timeout`'s does and stops when the body's last byte is read (a
     /// request complete in one read never starts it). `None`: no limit.
     pub request_timeout: Option<Duration>,
+    /// When the codec closes a connection whose client may still be sending (a refused
+    /// request, a closing response before its request's body came), it half-closes and reads
+    /// and drops input for at most this long, closing as soon as the client does, instead of
+    /// closing at once: a close with unread input sends a RST, which fails the client's
+    /// writes, and node's http client then reports that error instead of the response
+    /// (linger.rs; nginx's `lingering_close`). Default 5 s;
+    /// `None`: close at once (Netty's behaviour).
+    pub linger_timeout: Option<Duration>,
 }
 
 impl Default for HttpServerConfig {
@@ -70,6 +78,7 @@ impl Default for HttpServerConfig {
             header_timeout: Some(Duration::from_secs(10)),
             max_pipelined_requests: None,
             request_timeout: Some(Duration::from_secs(300)),
+            linger_timeout: Some(Duration::from_secs(5)),
         }
     }
 }
@@ -98,6 +107,9 @@ impl HttpServerConfig {
         }
         if self.header_timeout == Some(Duration::ZERO) {
             return refuse("header_timeout must be positive (None turns it off)");
+        }
+        if self.linger_timeout == Some(Duration::ZERO) {
+            return refuse("linger_timeout must be positive (None turns it off)");
         }
         Ok(())
     }

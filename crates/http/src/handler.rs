@@ -57,6 +57,8 @@ use crate::head_timer::HeadTimer;
 use crate::message::{HttpContent, HttpResponse};
 use crate::queue::{Action, Outgoing, ResponseQueue};
 
+#[path = "linger.rs"]
+mod linger;
 #[path = "pipelining.rs"]
 mod pipelining;
 #[path = "request_timer.rs"]
@@ -94,6 +96,11 @@ pub struct HttpServerCodec {
     upgrade: UpgradeState,
     /// The queue's held bytes as last added to the channel's pending outbound bytes.
     counted: Cell<usize>,
+    /// The codec refused a request (its input may still be coming): closing lingers.
+    refused: Cell<bool>,
+    /// Half-closed and dropping input until the client closes (linger.rs).
+    lingering: Cell<bool>,
+    linger_timer: RefCell<Option<netloop_eventloop::ScheduledHandle>>,
 }
 
 impl HttpServerCodec {
@@ -121,6 +128,9 @@ impl HttpServerCodec {
             pause: Pause::default(),
             upgrade: UpgradeState::default(),
             counted: Cell::new(0),
+            refused: Cell::new(false),
+            lingering: Cell::new(false),
+            linger_timer: RefCell::new(None),
             config,
         })
     }
@@ -161,10 +171,14 @@ impl HttpServerCodec {
                 }
                 Action::Flush => ctx.flush(),
                 Action::Close => {
+                    let linger = self.linger_wanted();
                     self.cancel_timers();
                     self.decoder.borrow_mut().stop();
                     self.cumulation.borrow_mut().clear();
-                    close_after_writes(ctx);
+                    match linger {
+                        Some(timeout) => linger::close_lingering(ctx, timeout),
+                        None => close_after_writes(ctx),
+                    }
                 }
                 Action::Upgrade { switched } => self.upgrade_answered(ctx, switched),
             }
@@ -242,6 +256,7 @@ impl HttpServerCodec {
         }
         self.scratch.set(out);
         if let Err(error) = result {
+            self.refused.set(true);
             self.cancel_timers();
             if self.streaming.get().is_some() && failed_in == self.streaming.get() {
                 self.streaming.set(None);
@@ -418,7 +433,8 @@ impl ChannelHandler for HttpServerCodec {
         self.burst_date.end();
         let fired = self.fired.replace(false);
         let got_bytes = self.got_bytes.replace(false);
-        if got_bytes && !fired && !self.pause.paused.get() && !self.decoder.borrow().is_finished() {
+        let wants_more = !fired && !self.pause.paused.get() && !self.decoder.borrow().is_finished();
+        if got_bytes && (wants_more || self.lingering.get()) {
             ctx.read_unless_auto_read();
         }
         ctx.fire_channel_read_complete();
@@ -427,6 +443,7 @@ impl ChannelHandler for HttpServerCodec {
 
     fn channel_inactive(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         self.cancel_timers();
+        self.cancel_linger();
         self.decoder.borrow_mut().stop();
         self.cumulation.borrow_mut().clear();
         self.queue.borrow_mut().abandon();
@@ -441,7 +458,9 @@ impl ChannelHandler for HttpServerCodec {
     fn user_event_triggered(&self, ctx: &ChannelHandlerContext, event: UserEvent) -> HandlerResult {
         // After a switch the connection's ends belong to the new protocol (a tunnel's half
         // closure goes on through it).
-        if event.is::<ChannelInputShutdown>() && !self.upgrade.switched.get() {
+        if event.is::<ChannelInputShutdown>() && self.lingering.get() {
+            ctx.close(); // the client ended: nothing more to drop
+        } else if event.is::<ChannelInputShutdown>() && !self.upgrade.switched.get() {
             self.cancel_timers();
             self.decoder.borrow_mut().stop();
             self.queue.borrow_mut().input_done();

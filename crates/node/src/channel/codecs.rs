@@ -159,6 +159,11 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
                     0 => None,
                     ms => Some(std::time::Duration::from_millis(ms as u64)),
                 },
+                // milliseconds; 0: close at once
+                linger_timeout: match size(p, 9) {
+                    0 => None,
+                    ms => Some(std::time::Duration::from_millis(ms as u64)),
+                },
                 ..Default::default()
             };
             Rc::new(
