@@ -336,3 +336,18 @@ test('bad arguments throw NetloopErrors; a request the codec cannot encode fails
   t.is(seen.responses[0].body.toString(), 'ok /fine')
   t.is(seen.responses[0].id, 2, 'every request written takes a number, a refused one too')
 })
+
+test('a server that refuses an upload early: the client reads its 413 before the failed write closes', async (t) => {
+  // node:http answers at once and closes with the upload unread (a reset), as many servers do;
+  // the 413 is in the client's socket before its writes fail.
+  const { port } = await nodeServer(t, (_req, res) => {
+    res.writeHead(413, { connection: 'close' })
+    res.end('too large')
+  })
+  for (let i = 0; i < 3; i++) {
+    const { ch, seen } = await client(t, port, { host: 'x' })
+    ch.writeAndFlush(new HttpClientRequest('POST', '/up', { 'content-length': String(50e6) }, Buffer.alloc(50e6)))
+    await until(() => seen.closed, 10_000)
+    t.deepEqual(seen.responses.map((r) => [r.statusCode, r.body.toString()]), [[413, 'too large']])
+  }
+})

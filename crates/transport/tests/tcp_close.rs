@@ -85,3 +85,54 @@ fn close_from_a_write_completion_listener_over_a_socket() {
     assert!(data.starts_with(b"last words"));
     net.run_until("second write done", || after.is_done());
 }
+
+/// A peer that reads `read_first` bytes, answers `reply`, then resets the connection (close
+/// with SO_LINGER 0); returns once it has.
+fn answer_then_reset(listener: std::net::TcpListener, read_first: usize, reply: &'static [u8]) {
+    use std::io::{Read, Write};
+    let (mut s, _) = listener.accept().unwrap();
+    let mut buf = vec![0u8; read_first];
+    s.read_exact(&mut buf).unwrap();
+    s.write_all(reply).unwrap();
+    socket2::SockRef::from(&s)
+        .set_linger(Some(Duration::ZERO))
+        .unwrap();
+    drop(s);
+}
+
+#[test]
+fn the_peers_last_words_are_read_when_its_reset_is_seen_first() {
+    let net = Net::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (ch, connected) = net.client(ChannelOptions::default(), sink_child, addr);
+    net.run_until("connect", || connected.is_done());
+    ch.write_and_flush(Bytes::from(vec![7u8; 1024]));
+    // The answer and the reset are both in before the loop looks: one event, error included.
+    answer_then_reset(listener, 1024, b"413 refused");
+    std::thread::sleep(Duration::from_millis(20));
+    net.run_until("closed", || !ch.is_open());
+    let (data, events) = sink(0);
+    assert_eq!(&*data.borrow(), b"413 refused", "{:?}", events.borrow());
+}
+
+#[test]
+fn the_peers_last_words_are_read_before_a_failed_write_closes() {
+    let net = Net::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (ch, connected) = net.client(ChannelOptions::default(), sink_child, addr);
+    net.run_until("connect", || connected.is_done());
+    ch.write_and_flush(Bytes::from(vec![7u8; 10]));
+    answer_then_reset(listener, 10, b"401 go away");
+    std::thread::sleep(Duration::from_millis(20));
+    // The write fails at once (the reset is in), before the loop has seen any event.
+    let p = ChannelPromise::new();
+    let written = p.future().unwrap();
+    ch.write_with(Bytes::from(vec![8u8; 4096]), p);
+    ch.flush();
+    net.run_until("closed", || !ch.is_open());
+    assert!(written.result().is_some_and(|r| r.is_err()));
+    let (data, events) = sink(0);
+    assert_eq!(&*data.borrow(), b"401 go away", "{:?}", events.borrow());
+}

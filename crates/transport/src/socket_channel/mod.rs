@@ -60,6 +60,8 @@ pub(crate) struct SocketIo {
     readable_hint: Cell<bool>,
     read_scheduled: Cell<bool>,
     flush_scheduled: Cell<bool>,
+    /// A write failed; the close waits for one read of what the peer sent before (writer.rs).
+    write_error: RefCell<Option<TransportError>>,
     input_shutdown: Cell<bool>,
     /// The FIN went out.
     output_shutdown: Cell<bool>,
@@ -165,6 +167,7 @@ impl SocketIo {
             readable_hint: Cell::new(false),
             read_scheduled: Cell::new(false),
             flush_scheduled: Cell::new(false),
+            write_error: RefCell::new(None),
             input_shutdown: Cell::new(false),
             output_shutdown: Cell::new(false),
             shutdown_requested: Cell::new(false),
@@ -324,6 +327,15 @@ impl ChannelIo for SocketIo {
             return;
         }
         if r.error {
+            // What the peer sent before the error (a reset) is still readable, and is often
+            // the reason for it: read it first, as libuv does on POLLERR; the read that meets
+            // the error closes the channel. Not with autoRead off (the application reads).
+            if r.readable && ch.is_auto_read() && !self.input_shutdown.get() {
+                self.read_ready(ch);
+                if self.state.get() != State::Connected {
+                    return;
+                }
+            }
             let err = self
                 .stream
                 .borrow()

@@ -9,6 +9,7 @@ use mio::net::TcpStream;
 
 use super::{SocketIo, MAX_IOV};
 use crate::channel::Channel;
+use crate::error::TransportError;
 use crate::promise::ChannelPromise;
 
 impl SocketIo {
@@ -60,6 +61,36 @@ impl SocketIo {
         })
     }
 
+    /// A write failed (the peer reset the connection, or shut it: EPIPE). What the peer sent
+    /// before may still be in the socket, and is often the reason: an HTTP server's 413 to an
+    /// upload it refuses. So the channel reads it through the pipeline before it closes, from a
+    /// loop task (a write may run inside a handler's call), as node:net's stream sees a read
+    /// that came before a failed write (libuv reads first in a poll turn); Netty closes at once
+    /// and loses it. Only with autoRead on: with it off the application decides when to read.
+    fn write_failed(&self, ch: &Channel, e: TransportError) {
+        if !ch.is_auto_read() || self.input_shutdown.get() || self.write_error.borrow().is_some() {
+            ch.close_with_cause(ChannelPromise::void(), Some(e));
+            return;
+        }
+        *self.write_error.borrow_mut() = Some(e);
+        self.set_want_write(ch, false);
+        let c = ch.clone();
+        ch.invoke_later(move || {
+            let Some(io) = c.0.io.as_any().downcast_ref::<SocketIo>() else {
+                return;
+            };
+            if c.is_open() {
+                // One read batch: up to the channel's limits, until drained, the end of input
+                // or a read error (each of which closes the channel itself).
+                io.read_ready(&c);
+            }
+            let cause = io.write_error.borrow_mut().take();
+            if c.is_open() {
+                c.close_with_cause(ChannelPromise::void(), cause);
+            }
+        });
+    }
+
     /// Writes the flushed output, then sends a FIN that waits for it to drain.
     pub(super) fn write(&self, ch: &Channel) {
         self.write_spins(ch);
@@ -67,6 +98,9 @@ impl SocketIo {
     }
 
     fn write_spins(&self, ch: &Channel) {
+        if self.write_error.borrow().is_some() {
+            return; // closing: the writes left fail with the close
+        }
         let spins = ch.with_options(|o| o.write_spin_count).max(1);
         let mut done = Vec::new();
         for _ in 0..spins {
@@ -97,7 +131,7 @@ impl SocketIo {
                 }
                 Some(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
                 Some(Err(e)) => {
-                    ch.close_with_cause(ChannelPromise::void(), Some(e.into()));
+                    self.write_failed(ch, e.into());
                     return;
                 }
             }
