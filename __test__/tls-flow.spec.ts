@@ -137,3 +137,43 @@ test('a reader that stops reading: the server writes only while writable, then e
   t.is(received.digest('hex'), expected.digest('hex'))
   t.log(`written while stalled: ${(stalled / MiB).toFixed(1)} MiB`)
 })
+
+test("a node:tls client that writes then ends gets the JS echo before the server's close_notify", async (t) => {
+  // The close_notify and the data come in one read; the close waits for the JS handler's reply.
+  const { port } = await serve(t, loopFor(t), withTls(serverContext(), { channelRead: (ctx, m: Buffer) => ctx.writeAndFlush(m) }))
+  for (let i = 0; i < 5; i++) {
+    const s = await nodeClient(t, port)
+    let got = ''
+    s.on('data', (d) => (got += d))
+    s.end(`hello ${i}`)
+    await once(s, 'end')
+    t.is(got, `hello ${i}`)
+  }
+})
+
+test('allowHalfClosure over TLS: the peer close_notify is a ChannelInputShutdownEvent, the reply and shutdownOutput follow', async (t) => {
+  const events: string[] = []
+  const app: ChannelHandler = {
+    channelRead: (_ctx, m: Buffer) => void events.push(`read ${m}`),
+    userEventTriggered: (ctx, e) => {
+      const name = (e as object).constructor.name
+      events.push(name)
+      if (name === 'ChannelInputShutdownEvent') {
+        // After the peer's end: write the answer, then end ours (close_notify, then the FIN).
+        ctx.writeAndFlush(`answer after ${events.filter((x) => x.startsWith('read')).length} reads`)
+        void ctx.channel.shutdownOutput()
+      }
+    },
+  }
+  const { port, children } = await serve(t, loopFor(t), withTls(serverContext(), app), { allowHalfClosure: true })
+  const s = tls.connect({ port, host: '127.0.0.1', servername: 'localhost', ca: pem('ca.pem'), allowHalfOpen: true })
+  t.teardown(() => s.destroy())
+  await once(s, 'secureConnect')
+  let got = ''
+  s.on('data', (d) => (got += d))
+  s.end('question')
+  await once(s, 'end')
+  t.is(got, 'answer after 1 reads')
+  t.deepEqual(events.filter((e) => e !== 'SslHandshakeCompletionEvent'), ['read question', 'SslCloseCompletionEvent', 'ChannelInputShutdownEvent'])
+  await until(() => !children[0].isOpen)
+})

@@ -34,7 +34,8 @@ use std::sync::Arc;
 use bytes::{Bytes, BytesMut};
 use netloop_eventloop::{Future, Promise, ScheduledHandle};
 use netloop_transport::{
-    ChannelHandler, ChannelHandlerContext, ChannelPromise, HandlerResult, Message, TransportError,
+    ChannelHandler, ChannelHandlerContext, ChannelInputShutdown, ChannelPromise, HandlerResult,
+    Message, TransportError, UserEvent,
 };
 
 use crate::context::{Side, SslContext};
@@ -84,6 +85,8 @@ struct State {
     /// asked for: delivered on the next `read()` (at most one socket read's worth).
     parked: RefCell<BytesMut>,
     close_sent: Cell<bool>,
+    /// The peer's close_notify was reported as the end of input (half_close.rs).
+    input_ended: Cell<bool>,
     /// The output was half-closed (half_close.rs): new writes fail.
     output_shut: Cell<bool>,
     /// Half-close requests waiting for the held writes to drain (half_close.rs).
@@ -123,6 +126,7 @@ impl SslHandler {
             app_read: Cell::new(false),
             parked: RefCell::new(BytesMut::new()),
             close_sent: Cell::new(false),
+            input_ended: Cell::new(false),
             output_shut: Cell::new(false),
             shutdown_waiters: RefCell::new(Vec::new()),
             timer: RefCell::new(None),
@@ -204,10 +208,7 @@ impl State {
         }
         if peer_closed && self.phase.get() == Phase::Done {
             ctx.fire_user_event(SslCloseCompletionEvent);
-            // Answer with our close_notify (RFC 8446 §6.1) before closing: `ctx.close()` starts
-            // in front of this handler, so its own `close` would not send it.
-            self.send_close_notify(ctx);
-            ctx.close();
+            self.peer_ended(ctx);
         }
     }
 
@@ -342,6 +343,14 @@ impl ChannelHandler for SslHandler {
         promise: ChannelPromise,
     ) -> HandlerResult {
         self.0.shutdown_output(ctx, promise);
+        Ok(())
+    }
+
+    fn user_event_triggered(&self, ctx: &ChannelHandlerContext, event: UserEvent) -> HandlerResult {
+        if event.is::<ChannelInputShutdown>() && self.0.swallows_input_shutdown() {
+            return Ok(()); // the peer's close_notify was this end of input, reported then
+        }
+        ctx.fire_user_event_triggered(event);
         Ok(())
     }
 

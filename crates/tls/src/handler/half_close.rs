@@ -11,10 +11,20 @@
 //!   half-close refuses them; writes held at the request (flushed or not) still go out.
 //! - Before the handshake completed there is no session to end: the request passes on and the
 //!   peer sees a bare FIN, as without TLS.
+//! - The peer's close_notify ends its direction as a FIN ends a plain socket's (`peer_ended`):
+//!   with `allow_half_closure` the handlers behind get `ChannelInputShutdown` (once: the FIN
+//!   that follows brings no second one) and may go on writing; otherwise the channel closes
+//!   through the whole pipeline from its tail, as the transport's own end of input does, so
+//!   the handlers behind see the close after the reads before it (a JS handler gets its reads
+//!   at the end of the loop iteration) and this handler's `close` answers with close_notify
+//!   after their replies. Closing from this handler's own place closed the channel before a JS
+//!   echo had seen the last data: a client that wrote, then ended, got nothing back.
 
 use std::rc::Rc;
 
-use netloop_transport::{ChannelHandlerContext, ChannelPromise, LocalListenerExt};
+use netloop_transport::{
+    ChannelHandlerContext, ChannelInputShutdown, ChannelPromise, LocalListenerExt,
+};
 
 use super::{Phase, State};
 
@@ -28,6 +38,25 @@ impl State {
         self.shutdown_waiters.borrow_mut().push(p);
         self.encrypt_held(ctx);
         self.finish_shutdown_if_drained(ctx);
+    }
+
+    /// The peer sent close_notify (the handshake done): its direction ended.
+    pub(super) fn peer_ended(&self, ctx: &ChannelHandlerContext) {
+        let Some(ch) = ctx.try_channel() else {
+            return;
+        };
+        if ch.options().allow_half_closure {
+            if !self.input_ended.replace(true) {
+                ctx.fire_user_event(ChannelInputShutdown);
+            }
+        } else {
+            ch.pipeline().close_with(ChannelPromise::void());
+        }
+    }
+
+    /// The transport's end of input (the FIN after close_notify): reported already.
+    pub(super) fn swallows_input_shutdown(&self) -> bool {
+        self.input_ended.get()
     }
 
     /// Sends close_notify and passes the half-close on once nothing is held.
