@@ -5,6 +5,7 @@ import * as tls from 'node:tls'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Channel, type ChannelHandler, SslContext, SslHandler, type SslContextOptions } from '../index'
+import { once } from 'node:events'
 import { until } from './helpers'
 
 let dir: string | undefined
@@ -91,6 +92,16 @@ export async function workerGroupServer(t: { teardown: (fn: () => unknown) => vo
   const server = await new ServerBootstrap().group(boss, workers).bind(0, '127.0.0.1')
   t.teardown(() => server.close())
   return server.localAddress!.port
+}
+
+/** A node:tls echo server with the test PKI's `name`.pem and .key; its port (closed at teardown). */
+export async function nodeEchoServer(t: { teardown(fn: () => unknown): void }, name: string): Promise<number> {
+  const server = tls.createServer({ cert: pem(`${name}.pem`), key: pem(`${name}.key`) }, (s) => s.pipe(s))
+  server.on('tlsClientError', () => {})
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => server.close())
+  return (server.address() as net.AddressInfo).port
 }
 
 /** `openssl s_server` with the test server certificate and `args` on a free port (killed at teardown); resolves with the port. */

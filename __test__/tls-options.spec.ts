@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Bootstrap, type Channel, type ChannelHandler, NetloopError, SslContext, SslHandler, type SslContextOptions } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
-import { clientContext, echo, pem, serverContext, withTls } from './tls-helpers'
+import { clientContext, echo, nodeEchoServer, pem, serverContext, withTls } from './tls-helpers'
 
 type T = ExecutionContext
 
@@ -98,14 +98,6 @@ test('crl: a server refuses a revoked client certificate with CERT_REVOKED and a
   t.is((errors[0] as NetloopError).code, 'CERT_REVOKED')
 })
 
-async function nodeServer(t: T, name: string): Promise<number> {
-  const server = tls.createServer({ cert: pem(`${name}.pem`), key: pem(`${name}.key`) }, (s) => s.pipe(s))
-  server.on('tlsClientError', () => {})
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  t.teardown(() => server.close())
-  return (server.address() as { port: number }).port
-}
 
 async function netloopConnect(t: T, port: number, ctx: SslContext): Promise<Channel> {
   let ch: Channel | undefined
@@ -121,13 +113,13 @@ async function netloopConnect(t: T, port: number, ctx: SslContext): Promise<Chan
 
 test('crl: a netloop client refuses a revoked server (CERT_REVOKED) and accepts a good one', async (t) => {
   const ctx = clientContext({ crl: pem('crl.pem') })
-  const good = await netloopConnect(t, await nodeServer(t, 'server'), ctx)
+  const good = await netloopConnect(t, await nodeEchoServer(t, 'server'), ctx)
   t.true(good.tls!.authorized)
-  const err = await t.throwsAsync(netloopConnect(t, await nodeServer(t, 'revoked-server'), ctx))
+  const err = await t.throwsAsync(netloopConnect(t, await nodeEchoServer(t, 'revoked-server'), ctx))
   t.true(err instanceof NetloopError)
   t.is((err as NetloopError).code, 'CERT_REVOKED')
   // node:tls with the same list agrees.
-  const port = await nodeServer(t, 'revoked-server')
+  const port = await nodeEchoServer(t, 'revoked-server')
   const nodeErr = await new Promise<Error>((resolve) => {
     const s = tls.connect({ port, host: '127.0.0.1', servername: 'localhost', ca: pem('ca.pem'), crl: pem('crl.pem') })
     s.once('error', resolve)

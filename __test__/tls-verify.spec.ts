@@ -1,9 +1,8 @@
 import test, { type ExecutionContext } from 'ava'
 import * as tls from 'node:tls'
-import { once } from 'node:events'
 import { Bootstrap, type Channel, type ChannelHandler, NetloopError, SslHandler } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
-import { clientContext, echo, otherCaClient, pem, serverContext, withTls } from './tls-helpers'
+import { clientContext, echo, nodeEchoServer, otherCaClient, pem, serverContext, withTls } from './tls-helpers'
 
 type T = ExecutionContext
 
@@ -80,14 +79,6 @@ test('requestCert with rejectUnauthorized: false accepts a client without a cert
   t.deepEqual(errors, [])
 })
 
-async function nodeServer(t: T, name: string): Promise<number> {
-  const server = tls.createServer({ cert: pem(`${name}.pem`), key: pem(`${name}.key`) }, (s) => s.pipe(s))
-  server.on('tlsClientError', () => {})
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  t.teardown(() => server.close())
-  return (server.address() as { port: number }).port
-}
 
 for (const [name, code] of [
   ['expired', 'CERT_HAS_EXPIRED'],
@@ -95,7 +86,7 @@ for (const [name, code] of [
   ['other-server', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY'],
 ] as const) {
   test(`a netloop client refuses a server with ${name}.pem: connect() and exceptionCaught give ${code}`, async (t) => {
-    const port = await nodeServer(t, name)
+    const port = await nodeEchoServer(t, name)
     const loop = loopFor(t)
     const caught: unknown[] = []
     let ch: Channel | undefined
@@ -118,7 +109,7 @@ for (const [name, code] of [
 }
 
 test('a netloop client with rejectUnauthorized: false connects to an unknown-CA server and reports it unauthorized', async (t) => {
-  const port = await nodeServer(t, 'other-server')
+  const port = await nodeEchoServer(t, 'other-server')
   const loop = loopFor(t)
   const ch: Channel = await new Bootstrap()
     .group(loop)
@@ -132,7 +123,7 @@ test('a netloop client with rejectUnauthorized: false connects to an unknown-CA 
 // The handshake's outcome reaches JS as a hub event (TLS_HANDSHAKE), not only through a JS
 // handler behind the SslHandler, so connect() settles with none.
 test('connect() resolves with an SslHandler as the only handler of the pipeline', async (t) => {
-  const port = await nodeServer(t, 'server')
+  const port = await nodeEchoServer(t, 'server')
   const loop = loopFor(t)
   let ch: Channel | undefined
   const connected = new Bootstrap()
