@@ -19,7 +19,7 @@
 //!   from `channel_active` for the first request and from the first byte of each later head;
 //!   when it runs out, the codec answers 408 like any refusal (`ERR_HTTP_REQUEST_TIMEOUT`).
 //! - The whole request (head and body) must arrive within `request_timeout` (node:http's
-//!   `requestTimeout`, see `request_timer.rs`); its clock starts as the head's does and stops
+//!   `requestTimeout`, see `timeouts.rs`); its clock starts as the head's does and stops
 //!   at the body's end; when it runs out: 408 like any refusal.
 //! - Pipelining limit (`max_pipelined_requests`): each decode may accept only as many heads
 //!   as the limit leaves; at the limit the codec pauses (auto-read off, or `read()` held
@@ -36,7 +36,8 @@
 //!   A client that pipelines without reading the responses meets TCP's flow control instead
 //!   of growing the server's memory.
 //! - Closing waits for the writes before it: an empty write with a listener marks the end,
-//!   and its completion closes the channel.
+//!   and its completion closes the channel, or half-closes it and lingers while the client
+//!   may still be sending (`linger.rs`).
 //! - `Date`: read from the loop's clock once per burst (a read, or the writes up to a flush;
 //!   `date::BurstDate`), not once per request.
 
@@ -61,8 +62,8 @@ use crate::queue::{Action, Outgoing, ResponseQueue};
 mod linger;
 #[path = "pipelining.rs"]
 mod pipelining;
-#[path = "request_timer.rs"]
-mod request_timer;
+#[path = "timeouts.rs"]
+mod timeouts;
 #[path = "upgrade.rs"]
 mod upgrade;
 use pipelining::Pause;
@@ -272,54 +273,6 @@ impl HttpServerCodec {
             return false;
         }
         true
-    }
-
-    /// Runs the head clock while a head is awaited: for the first request from the start,
-    /// for later ones once their first byte is here (the time between requests is idle time).
-    fn update_head_timer(&self, ctx: &ChannelHandlerContext) {
-        let (awaiting, next_id) = {
-            let d = self.decoder.borrow();
-            (
-                !d.is_finished() && d.request_in_body().is_none(),
-                d.next_id(),
-            )
-        };
-        let active = ctx.try_channel().is_some_and(|ch| ch.is_active());
-        let started = next_id == 0 || !self.cumulation.borrow().is_empty();
-        let paused = self.pause.paused.get();
-        if awaiting && active && started && !paused && !self.queue.borrow().is_closed() {
-            self.head_timer.arm(ctx, next_id);
-        } else {
-            self.head_timer.cancel();
-        }
-        self.update_request_timer(ctx);
-    }
-
-    /// The head of request `id` did not arrive in time: answer 408 (after the responses owed
-    /// to earlier requests) and close.
-    pub(crate) fn head_timed_out(&self, ctx: &ChannelHandlerContext, id: u64) {
-        self.head_timer.fired(id);
-        let awaited = {
-            let d = self.decoder.borrow();
-            !d.is_finished() && d.request_in_body().is_none() && d.next_id() == id
-        };
-        let Some(timeout) = self.head_timer.timeout() else {
-            return;
-        };
-        if !awaited || self.queue.borrow().is_closed() {
-            return;
-        }
-        self.decoder.borrow_mut().stop();
-        self.cumulation.borrow_mut().clear();
-        let error = HttpError::HeaderTimeout { timeout };
-        {
-            let date = self.date(ctx);
-            let mut q = self.queue.borrow_mut();
-            q.set_date(date);
-            q.refuse(&error, None, id);
-        }
-        self.run(ctx);
-        ctx.fire_exception_caught(error.into_transport());
     }
 
     fn deliver(&self, ctx: &ChannelHandlerContext, event: Decoded) {

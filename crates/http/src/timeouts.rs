@@ -1,6 +1,7 @@
-//! The whole-request timeout of [`HttpServerCodec`] (`request_timeout`, node:http's
-//! `requestTimeout`): when it runs, what it waits for, and the 408 when it runs out. Ground
-//! rules in the parent module (`handler.rs`); the timer itself is a `HeadTimer`.
+//! The two request clocks of [`HttpServerCodec`]: the head's (`header_timeout`, node:http's
+//! `headersTimeout`) and the whole request's (`request_timeout`, node:http's
+//! `requestTimeout`): when each runs, what it waits for, and the 408 when it runs out. Ground
+//! rules in the parent module (`handler.rs`); the timers themselves are `HeadTimer`s.
 
 use netloop_transport::ChannelHandlerContext;
 
@@ -64,6 +65,54 @@ impl HttpServerCodec {
             let mut q = self.queue.borrow_mut();
             q.set_date(date);
             q.refuse(&error, in_body.then_some(id), id);
+        }
+        self.run(ctx);
+        ctx.fire_exception_caught(error.into_transport());
+    }
+
+    /// Runs the head clock while a head is awaited: for the first request from the start,
+    /// for later ones once their first byte is here (the time between requests is idle time).
+    pub(super) fn update_head_timer(&self, ctx: &ChannelHandlerContext) {
+        let (awaiting, next_id) = {
+            let d = self.decoder.borrow();
+            (
+                !d.is_finished() && d.request_in_body().is_none(),
+                d.next_id(),
+            )
+        };
+        let active = ctx.try_channel().is_some_and(|ch| ch.is_active());
+        let started = next_id == 0 || !self.cumulation.borrow().is_empty();
+        let paused = self.pause.paused.get();
+        if awaiting && active && started && !paused && !self.queue.borrow().is_closed() {
+            self.head_timer.arm(ctx, next_id);
+        } else {
+            self.head_timer.cancel();
+        }
+        self.update_request_timer(ctx);
+    }
+
+    /// The head of request `id` did not arrive in time: answer 408 (after the responses owed
+    /// to earlier requests) and close.
+    pub(crate) fn head_timed_out(&self, ctx: &ChannelHandlerContext, id: u64) {
+        self.head_timer.fired(id);
+        let awaited = {
+            let d = self.decoder.borrow();
+            !d.is_finished() && d.request_in_body().is_none() && d.next_id() == id
+        };
+        let Some(timeout) = self.head_timer.timeout() else {
+            return;
+        };
+        if !awaited || self.queue.borrow().is_closed() {
+            return;
+        }
+        self.decoder.borrow_mut().stop();
+        self.cumulation.borrow_mut().clear();
+        let error = HttpError::HeaderTimeout { timeout };
+        {
+            let date = self.date(ctx);
+            let mut q = self.queue.borrow_mut();
+            q.set_date(date);
+            q.refuse(&error, None, id);
         }
         self.run(ctx);
         ctx.fire_exception_caught(error.into_transport());
