@@ -463,6 +463,7 @@ export interface NativeSslOptions {
   groups?: Array<string>
   crl?: Buffer
   keyLogFile?: string
+  passphrase?: string
 }
 
 /**

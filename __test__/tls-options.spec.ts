@@ -3,7 +3,8 @@
 import test, { type ExecutionContext } from 'ava'
 import * as tls from 'node:tls'
 import { once } from 'node:events'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Bootstrap, type Channel, type ChannelHandler, NetloopError, SslContext, SslHandler, type SslContextOptions } from '../index'
@@ -143,4 +144,24 @@ test('keyLogFile: the server logs the same secrets node:tls reports in its keylo
   t.true(lines.length >= 6, `${lines.length} keylog lines from node:tls`)
   t.true(lines.some((l) => l.startsWith('CLIENT_RANDOM ')), 'TLS 1.2 line')
   t.deepEqual([...logged].sort(), [...lines].sort())
+})
+
+test('passphrase: an encrypted PKCS#8 key made by openssl serves node:tls clients; a wrong or missing passphrase throws', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'netloop-enc-'))
+  const encrypted = join(dir, 'server-enc.key')
+  const legacy = join(dir, 'server-legacy.key')
+  const keyFile = join(dir, 'server.key')
+  writeFileSync(keyFile, pem('server.key'))
+  execFileSync('openssl', ['pkcs8', '-topk8', '-v2', 'aes-256-cbc', '-in', keyFile, '-passout', 'pass:s3cret', '-out', encrypted])
+  execFileSync('openssl', ['ec', '-in', keyFile, '-aes256', '-passout', 'pass:s3cret', '-out', legacy], { stdio: 'ignore' })
+  const { port } = await netloopServer(t, { key: readFileSync(encrypted), passphrase: 's3cret' })
+  const { error } = await nodeClient(t, port, {})
+  t.is(error, undefined)
+  const wrong = t.throws(() => serverContext({ key: readFileSync(encrypted), passphrase: 'guess' }), { instanceOf: NetloopError })
+  t.regex(wrong!.message, /cannot decrypt the private key/)
+  const missing = t.throws(() => serverContext({ key: readFileSync(encrypted) }), { instanceOf: NetloopError })
+  t.regex(missing!.message, /encrypted: pass its passphrase/)
+  const old = t.throws(() => serverContext({ key: readFileSync(legacy), passphrase: 's3cret' }), { instanceOf: NetloopError })
+  t.regex(old!.message, /openssl pkcs8 -topk8/)
+  t.throws(() => serverContext({ passphrase: 5 as never }), { code: 'ERR_INVALID_ARG_TYPE' })
 })

@@ -16,8 +16,17 @@ export interface SslContextOptions {
     isServer?: boolean;
     /** PEM certificate chain, leaf first (a server's default certificate, or a client's for mTLS). */
     cert?: Pem;
-    /** PEM private key of `cert` (RSA, ECDSA or Ed25519; PKCS#8, PKCS#1 or SEC1). */
+    /**
+     * PEM private key of `cert` (RSA, ECDSA or Ed25519; PKCS#8, PKCS#1 or SEC1), or an
+     * encrypted PKCS#8 key (`ENCRYPTED PRIVATE KEY`) with `passphrase`.
+     */
     key?: string | Buffer;
+    /**
+     * The passphrase of encrypted private keys (`key`, and the keys of `SNI` entries), as
+     * node:tls's. OpenSSL's legacy encrypted PEM (`Proc-Type: 4,ENCRYPTED`) is refused with the
+     * `openssl pkcs8 -topk8` command that converts it.
+     */
+    passphrase?: string;
     /** Trusted CA certificates (PEM). Replaces the bundled Mozilla roots, as in node:tls. */
     ca?: Pem;
     /** Also trust the operating system's roots (client). */

@@ -59,6 +59,7 @@ pub struct NativeSslOptions {
     pub groups: Option<Vec<String>>,
     pub crl: Option<Buffer>,
     pub key_log_file: Option<String>,
+    pub passphrase: Option<String>,
 }
 
 fn tls_error(e: TlsError) -> napi::Error<Code> {
@@ -134,6 +135,7 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
         groups: o.groups.clone().unwrap_or_default(),
         crl: o.crl.as_ref().map(|b| b.to_vec()),
         key_log_file: o.key_log_file.as_ref().map(std::path::PathBuf::from),
+        passphrase: o.passphrase.as_ref().map(|p| p.as_bytes().to_vec()),
     })
 }
 

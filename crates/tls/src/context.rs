@@ -125,6 +125,9 @@ pub struct SslOptions {
     /// Append every handshake's secrets to this file in the NSS key log format, for Wireshark
     /// (node's `--tls-keylog`). Debugging only.
     pub key_log_file: Option<PathBuf>,
+    /// The passphrase of encrypted private keys (node:tls's `passphrase`): the identity's and
+    /// the SNI entries'. Ignored for keys that are not encrypted.
+    pub passphrase: Option<Vec<u8>>,
 }
 
 impl Default for SslOptions {
@@ -150,6 +153,7 @@ impl Default for SslOptions {
             groups: Vec::new(),
             crl: None,
             key_log_file: None,
+            passphrase: None,
         }
     }
 }
@@ -277,7 +281,11 @@ impl SslContext {
         }
         let default = match &o.identity {
             Some(id) => Some(pem::certified_key(
-                &provider, &id.chain, &id.key, "cert/key",
+                &provider,
+                &id.chain,
+                &id.key,
+                o.passphrase.as_deref(),
+                "cert/key",
             )?),
             None => None,
         };
@@ -286,7 +294,13 @@ impl SslContext {
             let what = format!("SNI entry {host:?}");
             resolver.add(
                 host,
-                pem::certified_key(&provider, &id.chain, &id.key, &what)?,
+                pem::certified_key(
+                    &provider,
+                    &id.chain,
+                    &id.key,
+                    o.passphrase.as_deref(),
+                    &what,
+                )?,
             );
         }
         if resolver.is_empty() {
@@ -370,7 +384,7 @@ impl SslContext {
             Some(id) => builder
                 .with_client_auth_cert(
                     pem::certificates(&id.chain, "cert")?,
-                    pem::private_key(&id.key, "key")?,
+                    pem::private_key(&id.key, "key", o.passphrase.as_deref())?,
                 )
                 .map_err(rustls_err("client certificate"))?,
             None => builder.with_no_client_auth(),

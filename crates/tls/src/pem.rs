@@ -1,11 +1,16 @@
 //! Certificates and private keys from PEM: chains (leaf first), and RSA (PKCS#1 or PKCS#8),
-//! ECDSA (SEC1 or PKCS#8) and Ed25519 (PKCS#8) keys, checked to match their certificate.
+//! ECDSA (SEC1 or PKCS#8) and Ed25519 (PKCS#8) keys, checked to match their certificate. A key
+//! may be passphrase-protected PKCS#8 (`ENCRYPTED PRIVATE KEY`, what `openssl genpkey -aes256`
+//! and `openssl pkcs8 -topk8` write: PBES2 with PBKDF2 or scrypt, AES-CBC); OpenSSL's legacy
+//! encrypted PEM (`Proc-Type: 4,ENCRYPTED`) is refused with the command that converts it.
 
 use std::sync::Arc;
 
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, CertificateRevocationListDer, PrivateKeyDer};
+use rustls::pki_types::{
+    CertificateDer, CertificateRevocationListDer, PrivateKeyDer, PrivatePkcs8KeyDer,
+};
 use rustls::sign::CertifiedKey;
 use rustls::RootCertStore;
 
@@ -24,8 +29,26 @@ pub fn certificates(pem: &[u8], what: &str) -> Result<Vec<CertificateDer<'static
     Ok(certs)
 }
 
-/// The first private key in `pem`.
-pub fn private_key(pem: &[u8], what: &str) -> Result<PrivateKeyDer<'static>, TlsError> {
+const ENCRYPTED_BEGIN: &str = "-----BEGIN ENCRYPTED PRIVATE KEY-----";
+const ENCRYPTED_END: &str = "-----END ENCRYPTED PRIVATE KEY-----";
+
+/// The first private key in `pem`, decrypted with `passphrase` if it is encrypted (a
+/// passphrase given for a key that is not is ignored, as node:tls does).
+pub fn private_key(
+    pem: &[u8],
+    what: &str,
+    passphrase: Option<&[u8]>,
+) -> Result<PrivateKeyDer<'static>, TlsError> {
+    let text = String::from_utf8_lossy(pem);
+    if let Some(start) = text.find(ENCRYPTED_BEGIN) {
+        return encrypted_key(&text[start..], what, passphrase);
+    }
+    if text.contains("Proc-Type: 4,ENCRYPTED") {
+        return Err(TlsError::Config(format!(
+            "{what}: OpenSSL's legacy encrypted PEM is not supported; convert the key to \
+             encrypted PKCS#8 with `openssl pkcs8 -topk8 -v2 aes-256-cbc -in KEY -out NEW`"
+        )));
+    }
     PrivateKeyDer::from_pem_slice(pem).map_err(|e| {
         TlsError::Config(format!(
             "{what}: cannot read a PEM private key (PKCS#8, PKCS#1 or SEC1): {e:?}"
@@ -33,15 +56,46 @@ pub fn private_key(pem: &[u8], what: &str) -> Result<PrivateKeyDer<'static>, Tls
     })
 }
 
+/// Decrypts the `ENCRYPTED PRIVATE KEY` block `text` starts with.
+fn encrypted_key(
+    text: &str,
+    what: &str,
+    passphrase: Option<&[u8]>,
+) -> Result<PrivateKeyDer<'static>, TlsError> {
+    let Some(passphrase) = passphrase else {
+        return Err(TlsError::Config(format!(
+            "{what}: the private key is encrypted: pass its passphrase"
+        )));
+    };
+    let end = text
+        .find(ENCRYPTED_END)
+        .map(|i| i + ENCRYPTED_END.len())
+        .ok_or_else(|| TlsError::Config(format!("{what}: an encrypted key block has no end")))?;
+    let (_, der) = pkcs8::der::pem::decode_vec(text[..end].as_bytes())
+        .map_err(|e| TlsError::Config(format!("{what}: cannot read the encrypted key: {e}")))?;
+    let info = pkcs8::EncryptedPrivateKeyInfo::try_from(der.as_slice())
+        .map_err(|e| TlsError::Config(format!("{what}: cannot read the encrypted key: {e}")))?;
+    let plain = info.decrypt(passphrase).map_err(|e| {
+        TlsError::Config(format!(
+            "{what}: cannot decrypt the private key (a wrong passphrase, or an unsupported \
+             scheme: {e})"
+        ))
+    })?;
+    Ok(PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
+        plain.as_bytes().to_vec(),
+    )))
+}
+
 /// A certificate chain with its key, ready to sign handshakes.
 pub fn certified_key(
     provider: &CryptoProvider,
     chain_pem: &[u8],
     key_pem: &[u8],
+    passphrase: Option<&[u8]>,
     what: &str,
 ) -> Result<Arc<CertifiedKey>, TlsError> {
     let chain = certificates(chain_pem, what)?;
-    let key = private_key(key_pem, what)?;
+    let key = private_key(key_pem, what, passphrase)?;
     let signing = provider
         .key_provider
         .load_private_key(key)
@@ -103,4 +157,51 @@ pub fn add_system_roots(store: &mut RootCertStore) -> Result<usize, TlsError> {
     }
     let (added, _ignored) = store.add_parsable_certificates(found.certs);
     Ok(added)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pkcs8::der::pem::LineEnding;
+    use pkcs8::pkcs5::pbes2;
+
+    /// A PKCS#8 Ed25519 key (RFC 8410's example) and its encrypted PEM under `pass`.
+    fn key_and_encrypted(pass: &str) -> (Vec<u8>, String) {
+        let der: Vec<u8> = [
+            &[
+                0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70,
+            ][..],
+            &[0x04, 0x22, 0x04, 0x20],
+            &[7u8; 32],
+        ]
+        .concat();
+        let info = pkcs8::PrivateKeyInfo::try_from(der.as_slice()).unwrap();
+        let params =
+            pbes2::Parameters::pbkdf2_sha256_aes256cbc(2048, b"saltsalt", &[9u8; 16]).unwrap();
+        let encrypted = info.encrypt_with_params(params, pass).unwrap();
+        let pem = encrypted
+            .to_pem("ENCRYPTED PRIVATE KEY", LineEnding::LF)
+            .unwrap()
+            .to_string();
+        (der, pem)
+    }
+
+    #[test]
+    fn an_encrypted_pkcs8_key_opens_with_its_passphrase_only() {
+        let (der, pem) = key_and_encrypted("secret");
+        let key = private_key(pem.as_bytes(), "key", Some(b"secret")).unwrap();
+        assert_eq!(key.secret_der(), der.as_slice());
+        let wrong = private_key(pem.as_bytes(), "key", Some(b"guess")).unwrap_err();
+        assert!(wrong.to_string().contains("cannot decrypt"), "{wrong}");
+        let none = private_key(pem.as_bytes(), "key", None).unwrap_err();
+        assert!(none.to_string().contains("passphrase"), "{none}");
+        assert_eq!(none.code(), "ERR_TLS_INVALID_CONTEXT");
+    }
+
+    #[test]
+    fn a_legacy_encrypted_pem_is_refused_with_the_command_that_converts_it() {
+        let legacy = "-----BEGIN EC PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-256-CBC,00\n\nAAAA\n-----END EC PRIVATE KEY-----\n";
+        let e = private_key(legacy.as_bytes(), "key", Some(b"x")).unwrap_err();
+        assert!(e.to_string().contains("openssl pkcs8 -topk8"), "{e}");
+    }
 }
