@@ -71,7 +71,7 @@ fn encrypted_key(
         .find(ENCRYPTED_END)
         .map(|i| i + ENCRYPTED_END.len())
         .ok_or_else(|| TlsError::Config(format!("{what}: an encrypted key block has no end")))?;
-    let (_, der) = pkcs8::der::pem::decode_vec(text[..end].as_bytes())
+    let (_, der) = pkcs8::der::pem::decode_vec(&text.as_bytes()[..end])
         .map_err(|e| TlsError::Config(format!("{what}: cannot read the encrypted key: {e}")))?;
     let info = pkcs8::EncryptedPrivateKeyInfo::try_from(der.as_slice())
         .map_err(|e| TlsError::Config(format!("{what}: cannot read the encrypted key: {e}")))?;
