@@ -62,3 +62,19 @@ export async function refusedPort(): Promise<number> {
   }
   throw new Error('no refused port found in 20000-29999 on 127.0.0.1')
 }
+
+/**
+ * Runs `total` client sessions, `concurrency` at a time, each of a kind picked at random
+ * from `kinds` (list a kind twice to make it twice as likely): the mixed load of the chaos specs.
+ */
+export async function runMixedClients(kinds: Array<() => Promise<unknown>>, total: number, concurrency: number): Promise<void> {
+  let started = 0
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (started < total) {
+        started++
+        await kinds[Math.floor(Math.random() * kinds.length)]()
+      }
+    }),
+  )
+}

@@ -9,6 +9,7 @@ import * as tls from 'node:tls'
 import { randomBytes } from 'node:crypto'
 import { type Channel, type ChannelHandler, HttpRequest, HttpResponse, HttpServerCodec, SslHandler } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
+import { runMixedClients } from './helpers'
 import { pem, serverContext } from './tls-helpers'
 
 const CLIENTS = 200
@@ -81,15 +82,7 @@ for (const useTls of [false, true]) {
       if (!got.startsWith('HTTP/1.1 413 ')) problems.push(`too large: ${JSON.stringify(got.slice(0, 20))}`)
     }
     const kinds = [pipelined, pipelined, pipelined, mutated, truncated, garbage, tooLarge]
-    let started = 0
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (started < CLIENTS) {
-          started++
-          await kinds[rnd(kinds.length)]()
-        }
-      }),
-    )
+    await runMixedClients(kinds, CLIENTS, CONCURRENCY)
     t.deepEqual(problems, [])
     await until(() => children.every((c: Channel) => !c.isOpen), 15_000)
     for (const code of codes.keys()) t.regex(code, /^(HPE_|ERR_HTTP_|ECONNRESET|EPIPE|ERR_TLS_)/, code)

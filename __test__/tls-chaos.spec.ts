@@ -8,6 +8,7 @@ import * as tls from 'node:tls'
 import { createHash, randomBytes } from 'node:crypto'
 import type { Channel, ChannelHandler } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
+import { runMixedClients } from './helpers'
 import { pem, serverContext, withTls } from './tls-helpers'
 
 const CLIENTS = 240
@@ -127,15 +128,7 @@ test('240 good and misbehaving TLS clients: good echoes intact, every connection
     })
 
   const kinds = [echo, echo, echo, writeThenEnd, halfHello, garbage, stopsReading, resetMidStream, brokenRecords]
-  let started = 0
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (started < CLIENTS) {
-        started++
-        await kinds[rnd(kinds.length)]()
-      }
-    }),
-  )
+  await runMixedClients(kinds, CLIENTS, CONCURRENCY)
   t.deepEqual(problems, [])
   await until(() => children.every((c: Channel) => !c.isOpen), 15_000)
   for (const code of errors.keys()) t.true(EXPECTED.has(code), `unexpected server error ${code}`)
