@@ -164,6 +164,13 @@ export declare class NativeSslContext {
   constructor(o: NativeSslOptions)
   /** A context made elsewhere in the process (e.g. on the main thread, for a worker). */
   static fromId(id: number): NativeSslContext
+  /**
+   * Replaces the configuration under this id (node:tls's `server.setSecureContext`):
+   * handlers made from now on, on every thread, use the new one; established connections
+   * keep theirs. The side (server or client) and whether the context asks JS for its
+   * context by server name stay as they were. On an error nothing changes.
+   */
+  reload(o: NativeSslOptions): void
   /** The context's process-wide id (worker threads find it by this id). */
   get id(): number
   /** True for a server context. */

@@ -39,6 +39,14 @@ export function withTls(ctx: SslContext, app: ChannelHandler): (ch: Channel) => 
   }
 }
 
+/** A node:tls client of 127.0.0.1:`port` naming and trusting the test PKI's localhost; resolves once secure. */
+export function nodeTlsClient(port: number, opts: tls.ConnectionOptions = {}): Promise<tls.TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const s = tls.connect({ port, host: '127.0.0.1', servername: 'localhost', ca: pem('ca.pem'), ...opts }, () => resolve(s))
+    s.once('error', reject)
+  })
+}
+
 /** A JS handler echoing what it reads, flushing per read batch. */
 export const echo: ChannelHandler = {
   channelRead: (ctx, msg) => ctx.write(msg),

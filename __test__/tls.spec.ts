@@ -3,14 +3,7 @@ import * as tls from 'node:tls'
 import { once } from 'node:events'
 import { Bootstrap, type Channel, NetloopError, SslContext, SslHandler, SslHandshakeCompletionEvent } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
-import { clientContext, echo, pem, serverContext, withTls, workerGroupServer } from './tls-helpers'
-
-function nodeClient(port: number, opts: tls.ConnectionOptions = {}): Promise<tls.TLSSocket> {
-  return new Promise((resolve, reject) => {
-    const s = tls.connect({ port, host: '127.0.0.1', servername: 'localhost', ca: pem('ca.pem'), ...opts }, () => resolve(s))
-    s.once('error', reject)
-  })
-}
+import { clientContext, echo, nodeTlsClient as nodeClient, pem, serverContext, withTls, workerGroupServer } from './tls-helpers'
 
 test('a node:tls client talks to a netloop TLS server through a JS echo handler', async (t) => {
   const loop = loopFor(t)

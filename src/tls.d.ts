@@ -105,6 +105,16 @@ export declare class SslContext implements SharedSslContext {
     /** A client context. */
     static forClient(options?: Omit<SslContextOptions, 'isServer'>): SslContext;
     get isServer(): boolean;
+    /**
+     * Replaces this context's configuration in place, as node:tls's `server.setSecureContext`
+     * does: to rotate certificates without a restart. Handshakes that start afterwards, on every
+     * thread using this context (worker threads included), get the new configuration;
+     * established connections keep theirs. `options` is a whole configuration (what is left out
+     * takes its default), of the same side (`isServer` may be omitted), with an `SNICallback`
+     * exactly when the context had one. Sessions from before do not resume (new ticket keys, an
+     * empty session cache). On an error nothing changes.
+     */
+    reload(options: SslContextOptions): void;
 }
 /**
  * Fired to every handler when the handshake completes (Netty's `SslHandshakeCompletionEvent`):

@@ -185,7 +185,7 @@ export class SslContext implements SharedSslContext {
   /** The context's process-wide id (what crosses to worker threads). */
   readonly netloopSslContext: number
   readonly #native: InstanceType<typeof native.NativeSslContext>
-  readonly #sniCallback: SNICallback | undefined
+  #sniCallback: SNICallback | undefined
 
   constructor(options: SslContextOptions | SharedSslContext) {
     this.#sniCallback = isShared(options) ? undefined : options?.SNICallback
@@ -211,6 +211,26 @@ export class SslContext implements SharedSslContext {
 
   get isServer(): boolean {
     return this.#native.isServer
+  }
+
+  /**
+   * Replaces this context's configuration in place, as node:tls's `server.setSecureContext`
+   * does: to rotate certificates without a restart. Handshakes that start afterwards, on every
+   * thread using this context (worker threads included), get the new configuration;
+   * established connections keep theirs. `options` is a whole configuration (what is left out
+   * takes its default), of the same side (`isServer` may be omitted), with an `SNICallback`
+   * exactly when the context had one. Sessions from before do not resume (new ticket keys, an
+   * empty session cache). On an error nothing changes.
+   */
+  reload(options: SslContextOptions): void {
+    if (options === null || typeof options !== 'object') throw invalidArgType('options', 'object', options)
+    const full = { ...options, isServer: options.isServer ?? this.isServer }
+    try {
+      this.#native.reload(native_(full))
+    } catch (e) {
+      throw e instanceof NetloopError ? e : fromNative(e)
+    }
+    if (this.#sniCallback !== undefined) this.#sniCallback = options.SNICallback
   }
 
   /** @internal The `SNICallback` option. */
@@ -275,7 +295,12 @@ export class SslHandler extends NativeHandler {
   _askServerName(servername: string): void {
     const callback = this.#context._sniCallback
     const ch = this._channel
-    if (!callback || !ch) return
+    if (!ch) return
+    if (!callback) {
+      // No callback on this thread (cannot happen through the public API): the default.
+      answerServerName(ch, servername, { kind: 'answer', value: undefined })
+      return
+    }
     runSniCallback(callback, servername, (o) => {
       if (o.kind !== 'answer') this._sniError = o.error
       answerServerName(ch, servername, o)

@@ -4,11 +4,12 @@ import { readFileSync } from 'node:fs'
 import { EventLoop, LineBasedFrameDecoder, ServerBootstrap, SslContext, SslHandler, SslHandshakeCompletionEvent } from '../../index'
 
 const certs = new URL('../../certs/', import.meta.url)
-const tls = SslContext.forServer({
+const options = () => ({
   cert: readFileSync(new URL('server.pem', certs)),
   key: readFileSync(new URL('server.key', certs)),
   ALPNProtocols: ['greeting/1'],
 })
+const tls = SslContext.forServer(options())
 
 const loop = new EventLoop()
 const server = await new ServerBootstrap()
@@ -34,4 +35,6 @@ const server = await new ServerBootstrap()
   .bind(Number(process.env.PORT ?? 0), '127.0.0.1')
 
 console.log(`listening on 127.0.0.1:${server.localAddress!.port}`)
+// Renewed certificates without a restart: `kill -HUP <pid>` reads the files again.
+process.on('SIGHUP', () => tls.reload(options()))
 process.once('SIGINT', () => loop.shutdownGracefully(0, 1000))

@@ -79,6 +79,17 @@ fn identity(cert: &Option<Buffer>, key: &Option<Buffer>) -> JsResult<Option<PemI
     }
 }
 
+/// A context of the side `o` names.
+fn build(o: &NativeSslOptions) -> JsResult<SslContext> {
+    let opts = options(o)?;
+    if o.is_server {
+        SslContext::server(&opts)
+    } else {
+        SslContext::client(&opts)
+    }
+    .map_err(tls_error)
+}
+
 fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
     let version = |v: &Option<String>, d: TlsVersion| match v {
         Some(name) => TlsVersion::parse(name).map_err(tls_error),
@@ -153,13 +164,7 @@ impl NativeSslContext {
     /// Parses the options once and registers the context for every thread of the process.
     #[napi(constructor)]
     pub fn new(env: Env, o: NativeSslOptions) -> Result<Self> {
-        let opts = options(&o).map_err(|e| throw(&env, e))?;
-        let ctx = if o.is_server {
-            SslContext::server(&opts)
-        } else {
-            SslContext::client(&opts)
-        }
-        .map_err(|e| throw(&env, tls_error(e)))?;
+        let ctx = build(&o).map_err(|e| throw(&env, e))?;
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         lock(&registry().tls_contexts).insert(id, ctx);
         Ok(NativeSslContext {
@@ -195,6 +200,47 @@ impl NativeSslContext {
             owner: false,
             server: ctx.is_server(),
         })
+    }
+
+    /// Replaces the configuration under this id (node:tls's `server.setSecureContext`):
+    /// handlers made from now on, on every thread, use the new one; established connections
+    /// keep theirs. The side (server or client) and whether the context asks JS for its
+    /// context by server name stay as they were. On an error nothing changes.
+    #[napi]
+    pub fn reload(&self, env: Env, o: NativeSslOptions) -> Result<()> {
+        let fail = |code: &'static str, m: String| throw(&env, napi::Error::new(Code(code), m));
+        if o.is_server != self.server {
+            let side = |s: bool| if s { "a server" } else { "a client" };
+            return Err(fail(
+                "ERR_INVALID_ARG_VALUE",
+                format!(
+                    "{} context cannot be reloaded as {} context",
+                    side(self.server),
+                    side(o.is_server)
+                ),
+            ));
+        }
+        let ctx = build(&o).map_err(|e| throw(&env, e))?;
+        let mut contexts = lock(&registry().tls_contexts);
+        let Some(slot) = contexts.get_mut(&self.id) else {
+            return Err(fail(
+                "ERR_TLS_INVALID_CONTEXT",
+                format!(
+                    "no TLS context with id {} (the object that made it was collected)",
+                    self.id
+                ),
+            ));
+        };
+        if slot.asks_server_name() != ctx.asks_server_name() {
+            return Err(fail(
+                "ERR_INVALID_ARG_VALUE",
+                "a reload keeps whether the context has an SNICallback (a context without one \
+                 may be in use on other threads, which have no callback to ask)"
+                    .to_string(),
+            ));
+        }
+        *slot = ctx;
+        Ok(())
     }
 
     /// The context's process-wide id (worker threads find it by this id).
