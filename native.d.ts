@@ -31,6 +31,11 @@ export declare class NativeChannels {
    * handler no longer waits (closed, timed out, answered).
    */
   tlsAnswerServerName(id: number, kind: number, context: number, message: string): boolean
+  /**
+   * The `checkServerIdentity` verdict for channel `id`: accepted, or refused with the
+   * error's message. False when the handler no longer waits (closed, timed out, answered).
+   */
+  tlsAnswerServerIdentity(id: number, accepted: boolean, message: string): boolean
   /** The session of the channel's `SslHandler` (none: no handler, or no handshake yet). */
   tlsSession(id: number): TlsSessionInfo | null
   /**
@@ -471,6 +476,8 @@ export interface NativeSslOptions {
   crl?: Buffer
   keyLogFile?: string
   passphrase?: string
+  /** Client: the JS object has a `checkServerIdentity` (its handlers ask JS to judge). */
+  checkServerIdentity?: boolean
 }
 
 /**
@@ -743,6 +750,12 @@ export declare const enum WireKind {
    * index of the name.
    */
   TlsServerName = 37,
+  /**
+   * The channel's client `SslHandler` (of a context with a `checkServerIdentity`) finished
+   * its handshake with a verified chain and waits for JS's verdict on the server's identity
+   * (`tlsAnswerServerIdentity`): `a` = the string index of the name to judge.
+   */
+  TlsServerIdentity = 38,
   /** `a` = a native promise id, `b` = an [`Outcome`] (success or JS error token in `c`). */
   CompletePromise = 40,
   /** Registers the channel on its loop (after JS ran its initializer). */

@@ -95,13 +95,21 @@ export class Delivery {
   /** A native error is four strings: code, message, and its cause's code and message ('' if none). */
   #error(b: number, at: number, strings: string[] | undefined, channel: number): unknown {
     if (b === Outcome.JsError) return this.tokens.peek(at)
-    const code = strings?.[at] ?? 'ERR_UNKNOWN'
+    let code = strings?.[at] ?? 'ERR_UNKNOWN'
     const causeCode = strings?.[at + 2]
     let cause: unknown = causeCode ? errorOf(causeCode, strings?.[at + 3] ?? '', channel) : undefined
     // An SNICallback's own error (what it refused with or threw) stays in JS: it is the cause.
     if (cause === undefined && code === 'ERR_TLS_SNI_CALLBACK') {
       const ch = this.hub.channel(channel)
       cause = ch ? tlsHandlerOf(ch)?._sniError : undefined
+    }
+    // So does what checkServerIdentity returned, whose code (if any) the error takes, as
+    // node:tls destroys the socket with that very error.
+    if (cause === undefined && code === 'ERR_TLS_SERVER_IDENTITY') {
+      const ch = this.hub.channel(channel)
+      cause = ch ? tlsHandlerOf(ch)?._identityError : undefined
+      const own = (cause as { code?: unknown } | undefined)?.code
+      if (typeof own === 'string' && own !== '') code = own
     }
     return errorOf(code, strings?.[at + 1] ?? '', channel, cause)
   }
@@ -200,6 +208,11 @@ export class Delivery {
       case WireKind.TlsServerName: {
         const ch = hub.channel(chan)
         if (ch) tlsHandlerOf(ch)?._askServerName(strings![a])
+        return
+      }
+      case WireKind.TlsServerIdentity: {
+        const ch = hub.channel(chan)
+        if (ch) tlsHandlerOf(ch)?._checkServerIdentity(strings![a])
         return
       }
       case WireKind.Release:

@@ -469,6 +469,12 @@ export const enum WireKind {
    * index of the name.
    */
   TlsServerName = 37,
+  /**
+   * The channel's client `SslHandler` (of a context with a `checkServerIdentity`) finished
+   * its handshake with a verified chain and waits for JS's verdict on the server's identity
+   * (`tlsAnswerServerIdentity`): `a` = the string index of the name to judge.
+   */
+  TlsServerIdentity = 38,
   /** `a` = a native promise id, `b` = an [`Outcome`] (success or JS error token in `c`). */
   CompletePromise = 40,
   /** Registers the channel on its loop (after JS ran its initializer). */
@@ -521,6 +527,6 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   ServerNameAnswer: { Default: 0, Context: 1, Refuse: 2, Fail: 3 },
   TimerArmSlot: { Dirty: 0, Deadline: 1, Stamp: 2, Length: 3 },
   UserEventKind: { Token: 0, Idle: 1, InputShutdown: 2, TlsHandshake: 3, TlsClose: 4 },
-  WireKind: { Registered: 1, Unregistered: 2, Active: 3, Inactive: 4, ReadBytes: 5, ReadValue: 6, ReadComplete: 7, UserEvent: 8, Exception: 9, WritabilityChanged: 10, ReadBig: 11, ReadResp: 12, ReadHttp: 13, WriteBytes: 20, WriteValue: 21, Flush: 22, Read: 23, Close: 24, WriteBig: 25, WriteResp: 26, WriteHttp: 27, WriteFile: 28, PromiseDone: 30, NewChannel: 31, Closed: 32, Release: 33, Forget: 34, Unhandled: 35, TlsHandshake: 36, TlsServerName: 37, CompletePromise: 40, Register: 41, WriteBytesFlush: 42 },
+  WireKind: { Registered: 1, Unregistered: 2, Active: 3, Inactive: 4, ReadBytes: 5, ReadValue: 6, ReadComplete: 7, UserEvent: 8, Exception: 9, WritabilityChanged: 10, ReadBig: 11, ReadResp: 12, ReadHttp: 13, WriteBytes: 20, WriteValue: 21, Flush: 22, Read: 23, Close: 24, WriteBig: 25, WriteResp: 26, WriteHttp: 27, WriteFile: 28, PromiseDone: 30, NewChannel: 31, Closed: 32, Release: 33, Forget: 34, Unhandled: 35, TlsHandshake: 36, TlsServerName: 37, TlsServerIdentity: 38, CompletePromise: 40, Register: 41, WriteBytesFlush: 42 },
   WritabilitySlot: { Pending: 0, Writable: 1, High: 2, Low: 3, Crossed: 4, Length: 5 },
 }

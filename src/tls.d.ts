@@ -1,7 +1,7 @@
 import { NativeHandler } from './codecs';
 import { NetloopError } from './errors';
 import { type SNICallback } from './tls-sni';
-import { type TlsInfo } from './tls-info';
+import { type PeerCertificate, type TlsInfo } from './tls-info';
 export type { SNICallback } from './tls-sni';
 export type { PeerCertificate, TlsInfo } from './tls-info';
 type Pem = string | Buffer | Array<string | Buffer>;
@@ -85,6 +85,15 @@ export interface SslContextOptions {
      * can decrypt a capture (what node's `--tls-keylog` does). Debugging only.
      */
     keyLogFile?: string;
+    /**
+     * Client: judges the server's identity once its chain verified (node:tls's
+     * `checkServerIdentity`): return an `Error` to refuse the server, `undefined` to accept it.
+     * It replaces the host-name check (call node's `tls.checkServerIdentity(hostname, cert)` in
+     * it to keep that check and add yours, e.g. a pinned `fingerprint256`). Called on the thread
+     * of the channel's loop before anything is written or delivered; not called for resumed
+     * sessions. Such a context cannot be shared with worker threads.
+     */
+    checkServerIdentity?: (hostname: string, cert: PeerCertificate) => Error | undefined;
 }
 /** What `SslContext` carries across a `worker_threads` boundary (structured clone keeps it). */
 export interface SharedSslContext {

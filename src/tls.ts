@@ -17,7 +17,7 @@ import { NativeHandler } from './codecs'
 import { NativeHandlerKind, ServerNameAnswer } from './protocol'
 import { NetloopError, checkBoolean, checkInteger, fromNative, invalidArg, invalidArgType } from './errors'
 import { type SNICallback, type SniOutcome, checkSniCallback, describeError, runSniCallback } from './tls-sni'
-import { type TlsInfo, tlsInfo } from './tls-info'
+import { type PeerCertificate, type TlsInfo, tlsInfo } from './tls-info'
 
 export type { SNICallback } from './tls-sni'
 export type { PeerCertificate, TlsInfo } from './tls-info'
@@ -105,6 +105,15 @@ export interface SslContextOptions {
    * can decrypt a capture (what node's `--tls-keylog` does). Debugging only.
    */
   keyLogFile?: string
+  /**
+   * Client: judges the server's identity once its chain verified (node:tls's
+   * `checkServerIdentity`): return an `Error` to refuse the server, `undefined` to accept it.
+   * It replaces the host-name check (call node's `tls.checkServerIdentity(hostname, cert)` in
+   * it to keep that check and add yours, e.g. a pinned `fingerprint256`). Called on the thread
+   * of the channel's loop before anything is written or delivered; not called for resumed
+   * sessions. Such a context cannot be shared with worker threads.
+   */
+  checkServerIdentity?: (hostname: string, cert: PeerCertificate) => Error | undefined
 }
 
 /** What `SslContext` carries across a `worker_threads` boundary (structured clone keeps it). */
@@ -145,6 +154,10 @@ function native_(o: SslContextOptions) {
     if (o[k] !== undefined && (typeof o[k] !== 'string' || o[k] === '')) throw invalidArgType(k, 'a non-empty string', o[k])
   }
   checkSniCallback(o.SNICallback)
+  if (o.checkServerIdentity !== undefined && typeof o.checkServerIdentity !== 'function') {
+    throw invalidArgType('checkServerIdentity', 'function', o.checkServerIdentity)
+  }
+  if (o.checkServerIdentity !== undefined && o.isServer) throw invalidArg('checkServerIdentity is an option of client contexts')
   if (o.SNICallback !== undefined && !o.isServer) throw invalidArg('SNICallback is an option of server contexts (isServer: true)')
   const sni = o.SNI === undefined ? undefined : Object.entries(o.SNI).map(([hostname, id]) => {
     if (id === null || typeof id !== 'object') throw invalidArgType(`SNI['${hostname}']`, 'object', id)
@@ -173,6 +186,7 @@ function native_(o: SslContextOptions) {
     crl: pem('crl', o.crl),
     keyLogFile: o.keyLogFile,
     passphrase: o.passphrase,
+    checkServerIdentity: o.checkServerIdentity !== undefined,
   }
 }
 
@@ -186,9 +200,11 @@ export class SslContext implements SharedSslContext {
   readonly netloopSslContext: number
   readonly #native: InstanceType<typeof native.NativeSslContext>
   #sniCallback: SNICallback | undefined
+  #checkServerIdentity: SslContextOptions['checkServerIdentity']
 
   constructor(options: SslContextOptions | SharedSslContext) {
     this.#sniCallback = isShared(options) ? undefined : options?.SNICallback
+    this.#checkServerIdentity = isShared(options) ? undefined : options?.checkServerIdentity
     try {
       this.#native = isShared(options)
         ? native.NativeSslContext.fromId(options.netloopSslContext)
@@ -231,11 +247,17 @@ export class SslContext implements SharedSslContext {
       throw e instanceof NetloopError ? e : fromNative(e)
     }
     if (this.#sniCallback !== undefined) this.#sniCallback = options.SNICallback
+    if (this.#checkServerIdentity !== undefined) this.#checkServerIdentity = options.checkServerIdentity
   }
 
   /** @internal The `SNICallback` option. */
   get _sniCallback(): SNICallback | undefined {
     return this.#sniCallback
+  }
+
+  /** @internal The `checkServerIdentity` option. */
+  get _checkServerIdentity(): SslContextOptions['checkServerIdentity'] {
+    return this.#checkServerIdentity
   }
 }
 
@@ -277,6 +299,8 @@ export class SslHandler extends NativeHandler {
   /** @internal */ _channel: Channel | undefined
   /** @internal What the `SNICallback` refused with or threw (the `ERR_TLS_SNI_CALLBACK` error's cause). */
   _sniError: unknown
+  /** @internal What `checkServerIdentity` returned or threw (the `ERR_TLS_SERVER_IDENTITY` error's cause). */
+  _identityError: unknown
 
   /**
    * @param context an `SslContext`, or one that crossed to this worker thread in `workerData`
@@ -305,6 +329,31 @@ export class SslHandler extends NativeHandler {
       if (o.kind !== 'answer') this._sniError = o.error
       answerServerName(ch, servername, o)
     })
+  }
+
+  /**
+   * @internal The native side finished a client handshake with a verified chain and waits for
+   * the context's `checkServerIdentity` verdict on `hostname`. Without the function on this
+   * thread (not reachable through the public API) the server is refused: nothing unjudged.
+   */
+  _checkServerIdentity(hostname: string): void {
+    const ch = this._channel
+    if (!ch || !ch._known) return
+    const judge = this.#context._checkServerIdentity
+    let error: unknown
+    try {
+      const cert = tlsInfo(ch)?.peerCertificate
+      error = !judge ? new Error('checkServerIdentity is not available on this thread') : cert ? judge(hostname, cert) : new Error('the server sent no certificate')
+    } catch (e) {
+      error = e ?? new Error('checkServerIdentity threw')
+    }
+    if (error != null) this._identityError = error
+    try {
+      ch._hub.sync()
+      ch._hub.native.tlsAnswerServerIdentity(ch.id, error == null, error == null ? '' : describeError(error))
+    } catch {
+      // The channel left its hub meanwhile: nothing waits for the answer.
+    }
   }
 
   /** @internal Fills in the connect host as the server name (node:tls's default). */

@@ -117,6 +117,10 @@ pub enum WireKind {
     /// naming a server and waits for JS's answer (`tlsAnswerServerName`): `a` = the string
     /// index of the name.
     TlsServerName = 37,
+    /// The channel's client `SslHandler` (of a context with a `checkServerIdentity`) finished
+    /// its handshake with a verified chain and waits for JS's verdict on the server's identity
+    /// (`tlsAnswerServerIdentity`): `a` = the string index of the name to judge.
+    TlsServerIdentity = 38,
 
     // ---- hub ops (JS → native) ----
     /// `a` = a native promise id, `b` = an [`Outcome`] (success or JS error token in `c`).

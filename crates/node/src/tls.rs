@@ -60,6 +60,8 @@ pub struct NativeSslOptions {
     pub crl: Option<Buffer>,
     pub key_log_file: Option<String>,
     pub passphrase: Option<String>,
+    /// Client: the JS object has a `checkServerIdentity` (its handlers ask JS to judge).
+    pub check_server_identity: Option<bool>,
 }
 
 fn tls_error(e: TlsError) -> napi::Error<Code> {
@@ -147,6 +149,7 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
         crl: o.crl.as_ref().map(|b| b.to_vec()),
         key_log_file: o.key_log_file.as_ref().map(std::path::PathBuf::from),
         passphrase: o.passphrase.as_ref().map(|p| p.as_bytes().to_vec()),
+        check_server_identity: o.check_server_identity.unwrap_or(false),
     })
 }
 
@@ -195,6 +198,16 @@ impl NativeSslContext {
             );
             return Err(throw(&env, e));
         }
+        if ctx.checks_server_identity() {
+            let e = napi::Error::new(
+                Code("ERR_TLS_CHECK_SERVER_IDENTITY_NOT_SHAREABLE"),
+                "an SslContext with a checkServerIdentity cannot be used on another thread: the \
+                 function belongs to the thread that made it (make the context in the worker's \
+                 module instead)"
+                    .to_string(),
+            );
+            return Err(throw(&env, e));
+        }
         Ok(NativeSslContext {
             id: id as u64,
             owner: false,
@@ -231,6 +244,14 @@ impl NativeSslContext {
                 ),
             ));
         };
+        if slot.checks_server_identity() != ctx.checks_server_identity() {
+            return Err(fail(
+                "ERR_INVALID_ARG_VALUE",
+                "a reload keeps whether the context has a checkServerIdentity (a context without \
+                 one may be in use on other threads, which have no function to ask)"
+                    .to_string(),
+            ));
+        }
         if slot.asks_server_name() != ctx.asks_server_name() {
             return Err(fail(
                 "ERR_INVALID_ARG_VALUE",

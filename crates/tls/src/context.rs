@@ -19,7 +19,7 @@ use crate::keylog::KeyLogFile;
 use crate::pem;
 use crate::sni::SniResolver;
 use crate::suites;
-use crate::verify::{LenientClientVerifier, LenientServerVerifier};
+use crate::verify::{ChainOnlyServerVerifier, LenientClientVerifier, LenientServerVerifier};
 
 /// Netty's default handshake timeout.
 pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -128,6 +128,13 @@ pub struct SslOptions {
     /// The passphrase of encrypted private keys (node:tls's `passphrase`): the identity's and
     /// the SNI entries'. Ignored for keys that are not encrypted.
     pub passphrase: Option<Vec<u8>>,
+    /// Client: the application judges the server's identity (node:tls's
+    /// `checkServerIdentity`). The chain is still verified here and the name is not: once the
+    /// chain verified, its handlers ask through [`SslHandler::on_server_identity`] and hold the
+    /// handshake's completion (and every write and read) for
+    /// [`SslHandler::answer_server_identity`]. A handler without that hook fails its handshake
+    /// (`ERR_TLS_SERVER_IDENTITY`): nothing is accepted unjudged. Default false.
+    pub check_server_identity: bool,
 }
 
 impl Default for SslOptions {
@@ -154,6 +161,7 @@ impl Default for SslOptions {
             crl: None,
             key_log_file: None,
             passphrase: None,
+            check_server_identity: false,
         }
     }
 }
@@ -169,6 +177,7 @@ pub(crate) enum Side {
         config: Arc<ClientConfig>,
         strict: Arc<dyn ServerCertVerifier>,
         server_name: Option<String>,
+        reject_unauthorized: bool,
     },
 }
 
@@ -177,6 +186,8 @@ pub(crate) struct Inner {
     pub(crate) handshake_timeout: Option<Duration>,
     /// Server: handlers ask the application for the context by server name.
     pub(crate) ask_server_name: bool,
+    /// Client: handlers ask the application to judge the server's identity.
+    pub(crate) check_server_identity: bool,
 }
 
 /// A server or client TLS configuration, shared by every connection made with it.
@@ -273,6 +284,11 @@ impl SslContext {
     /// A server context. Needs a default `identity` or at least one `sni` entry.
     pub fn server(o: &SslOptions) -> Result<SslContext, TlsError> {
         let provider = provider(o)?;
+        if o.check_server_identity {
+            return Err(TlsError::Config(
+                "checkServerIdentity is an option of client contexts".into(),
+            ));
+        }
         if o.crl.is_some() && o.client_auth == ClientAuth::None {
             return Err(TlsError::Config(
                 "crl: a server checks revocation of client certificates only: set requestCert"
@@ -362,6 +378,7 @@ impl SslContext {
             },
             handshake_timeout: timeout(o.handshake_timeout),
             ask_server_name: o.ask_server_name,
+            check_server_identity: false,
         })))
     }
 
@@ -369,11 +386,19 @@ impl SslContext {
     pub fn client(o: &SslOptions) -> Result<SslContext, TlsError> {
         let provider = provider(o)?;
         let webpki = server_verifier(o, &provider)?;
-        let strict: Arc<dyn ServerCertVerifier> = webpki.clone();
+        let strict: Arc<dyn ServerCertVerifier> = if o.check_server_identity {
+            Arc::new(ChainOnlyServerVerifier(webpki.clone()))
+        } else {
+            webpki.clone()
+        };
         let builder = ClientConfig::builder_with_provider(provider)
             .with_protocol_versions(&versions(o)?)
             .map_err(rustls_err("versions"))?;
-        let builder = if o.reject_unauthorized {
+        let builder = if o.reject_unauthorized && o.check_server_identity {
+            builder
+                .dangerous()
+                .with_custom_certificate_verifier(strict.clone())
+        } else if o.reject_unauthorized {
             builder.with_webpki_verifier(webpki)
         } else {
             builder
@@ -399,9 +424,11 @@ impl SslContext {
                 config: Arc::new(config),
                 strict,
                 server_name: o.server_name.clone(),
+                reject_unauthorized: o.reject_unauthorized,
             },
             handshake_timeout: timeout(o.handshake_timeout),
             ask_server_name: false,
+            check_server_identity: o.check_server_identity,
         })))
     }
 
@@ -414,6 +441,12 @@ impl SslContext {
     /// ([`SslOptions::ask_server_name`]).
     pub fn asks_server_name(&self) -> bool {
         self.0.ask_server_name
+    }
+
+    /// True for a client context whose handlers ask the application to judge the server's
+    /// identity ([`SslOptions::check_server_identity`]).
+    pub fn checks_server_identity(&self) -> bool {
+        self.0.check_server_identity
     }
 
     /// The handshake timeout (none: no timeout).
@@ -438,6 +471,7 @@ impl std::fmt::Debug for SslContext {
             .field("server", &self.is_server())
             .field("handshake_timeout", &self.0.handshake_timeout)
             .field("ask_server_name", &self.0.ask_server_name)
+            .field("check_server_identity", &self.0.check_server_identity)
             .finish()
     }
 }

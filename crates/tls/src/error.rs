@@ -50,6 +50,9 @@ pub enum TlsError {
     /// refused the name or failed; the message starts with the alert sent
     /// (`unrecognized_name` or `internal_error`).
     SniCallback(String),
+    /// The application refused the server's identity (node:tls's `checkServerIdentity`), or
+    /// could not be asked; the message is the application's.
+    ServerIdentity(String),
     /// Any other TLS failure.
     Other(String),
 }
@@ -75,6 +78,7 @@ impl TlsError {
             TlsError::NoCommonParameters(_) => "ERR_TLS_NO_COMMON_PARAMETERS",
             TlsError::Closed => "ERR_TLS_CLOSED",
             TlsError::SniCallback(_) => "ERR_TLS_SNI_CALLBACK",
+            TlsError::ServerIdentity(_) => "ERR_TLS_SERVER_IDENTITY",
             TlsError::Other(_) => "ERR_TLS_HANDSHAKE_FAILED",
         }
     }
@@ -191,6 +195,7 @@ impl fmt::Display for TlsError {
             TlsError::NoCommonParameters(m) => write!(f, "no common TLS parameters: {m}"),
             TlsError::Closed => f.write_str("the TLS session is closed"),
             TlsError::SniCallback(m) => f.write_str(m),
+            TlsError::ServerIdentity(m) => f.write_str(m),
             TlsError::Other(m) => write!(f, "TLS handshake failed: {m}"),
         }
     }

@@ -46,10 +46,12 @@ use crate::session::{SslCloseCompletionEvent, SslHandshakeCompletionEvent, TlsSe
 mod half_close;
 mod handshake;
 mod region;
+mod server_identity;
 mod server_name;
 mod writes;
 
 use region::Held;
+use server_identity::IdentityHook;
 pub use server_name::ServerNameChoice;
 use server_name::{AskHook, HelloStage};
 
@@ -99,6 +101,10 @@ struct State {
     /// Reading the ClientHello or waiting for the answer (no engine meanwhile). Boxed: the
     /// stage holds a rustls `Acceptor` (~1.2 KB), which every other handler would carry.
     hello: RefCell<Option<Box<HelloStage>>>,
+    /// Whom to ask to judge the server's identity (server_identity.rs), until asked.
+    identity: RefCell<Option<IdentityHook>>,
+    /// Asked, and waiting for the verdict (server_identity.rs).
+    judging: Cell<bool>,
 }
 
 /// TLS for one connection, made by [`SslContext::new_handler`]. Add it first in the pipeline.
@@ -134,6 +140,8 @@ impl SslHandler {
             session: RefCell::new(None),
             ask: RefCell::new(None),
             hello: RefCell::new(None),
+            identity: RefCell::new(None),
+            judging: Cell::new(false),
         })))
     }
 
@@ -195,11 +203,11 @@ impl State {
             }
         };
         if self.phase.get() == Phase::Handshaking && !handshaking {
-            self.complete_handshake(ctx);
+            self.handshake_finished(ctx);
         }
         self.send_records(ctx);
         let auto = ctx.try_channel().is_some_and(|ch| ch.is_auto_read());
-        if !plain.is_empty() && !auto && !self.app_read.get() {
+        if !plain.is_empty() && ((!auto && !self.app_read.get()) || self.judging()) {
             self.parked.borrow_mut().extend_from_slice(&plain);
         } else if !plain.is_empty() {
             self.fired_read.set(true);
@@ -326,7 +334,12 @@ impl ChannelHandler for SslHandler {
     }
 
     fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        let parked = std::mem::take(&mut *self.0.parked.borrow_mut());
+        // While the server is judged, what it sent stays kept (server_identity.rs).
+        let parked = if self.0.judging() {
+            BytesMut::new()
+        } else {
+            std::mem::take(&mut *self.0.parked.borrow_mut())
+        };
         if !parked.is_empty() {
             ctx.fire_channel_read(parked.freeze());
             ctx.fire_channel_read_complete();

@@ -1,14 +1,15 @@
 //! Certificate verification when `rejectUnauthorized` is false: the handshake goes on whatever
 //! the peer's chain, but signatures are still checked (the peer must own the key it shows), and
 //! the handler verifies the chain strictly afterwards to report `authorized` and the reason
-//! (node:tls's `socket.authorized` / `authorizationError`).
+//! (node:tls's `socket.authorized` / `authorizationError`). And verification of the chain
+//! alone, when the application judges the server's name (node:tls's `checkServerIdentity`).
 
 use std::sync::Arc;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
-use rustls::{DigitallySignedStruct, DistinguishedName, SignatureScheme};
+use rustls::{CertificateError, DigitallySignedStruct, DistinguishedName, SignatureScheme};
 
 /// Accepts any server chain; delegates signature checks to the strict verifier.
 #[derive(Debug)]
@@ -24,6 +25,54 @@ impl ServerCertVerifier for LenientServerVerifier {
         _now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
         Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.supported_verify_schemes()
+    }
+}
+
+/// Verifies a server's chain (trust, validity, revocation) but not its name: webpki checks the
+/// name last, after everything else passed, so its name errors alone are forgiven.
+#[derive(Debug)]
+pub struct ChainOnlyServerVerifier(pub Arc<dyn ServerCertVerifier>);
+
+impl ServerCertVerifier for ChainOnlyServerVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        match self
+            .0
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
+        {
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+            )) => Ok(ServerCertVerified::assertion()),
+            other => other,
+        }
     }
 
     fn verify_tls12_signature(

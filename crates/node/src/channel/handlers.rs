@@ -56,6 +56,7 @@ impl NativeChannels {
             return;
         };
         super::tls_info::ask_js_for_server_names(&self.hub, id, tls);
+        super::tls_info::ask_js_for_server_identity(&self.hub, id, tls);
         let hub = Rc::downgrade(&self.hub);
         tls.handshake_future().add_local_listener(move |r| {
             let Some(hub) = hub.upgrade() else { return };

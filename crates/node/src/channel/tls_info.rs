@@ -6,13 +6,15 @@
 //! strings); JS answers with `tlsAnswerServerName`, a direct call (once per connection; JS
 //! applies its buffered ops first), which finds the handler in the channel's pipeline. Nothing
 //! is kept here between the two: an answer for a channel or handler that is gone is dropped.
+//! A client handler of a context with `checkServerIdentity` asks the same way
+//! ([`WireKind::TlsServerIdentity`], answered by `tlsAnswerServerIdentity`).
 
 use std::rc::Rc;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use netloop_tls::{ServerNameChoice, SslHandler};
-use netloop_transport::Channel;
+use netloop_transport::{Channel, ChannelHandlerContext};
 
 use super::hub::Hub;
 use super::NativeChannels;
@@ -34,6 +36,22 @@ pub(super) fn ask_js_for_server_names(hub: &Rc<Hub>, id: f64, tls: &SslHandler) 
     });
 }
 
+/// For a client handler of a context with a `checkServerIdentity`: asks JS to judge the
+/// server (the session, with the certificate, is readable meanwhile through `tls_session`).
+pub(super) fn ask_js_for_server_identity(hub: &Rc<Hub>, id: f64, tls: &SslHandler) {
+    if !tls.checks_server_identity() {
+        return;
+    }
+    let hub = Rc::downgrade(hub);
+    tls.on_server_identity(move |_, name| {
+        let Some(hub) = hub.upgrade() else { return };
+        let mut out = hub.outbox();
+        let at = out.strings.len() as f64;
+        out.strings.push(name.to_string());
+        out.push(WireKind::TlsServerIdentity as u32, id, 0.0, at, 0.0, 0.0);
+    });
+}
+
 /// What JS answered, as the handler takes it.
 fn choice(kind: u32, context: f64, message: String) -> ServerNameChoice {
     match kind {
@@ -49,15 +67,15 @@ fn choice(kind: u32, context: f64, message: String) -> ServerNameChoice {
     }
 }
 
-/// Hands `choice` to the channel's `SslHandler`; false if it was not waiting for one.
-fn answer(ch: &Channel, choice: ServerNameChoice) -> bool {
+/// Calls `f` with the channel's `SslHandler` and its context; false if there is none.
+fn with_tls(ch: &Channel, f: impl FnOnce(&SslHandler, &ChannelHandlerContext) -> bool) -> bool {
     let p = ch.pipeline();
     for name in p.names() {
         let (Some(h), Some(ctx)) = (p.get(&name), p.context(&name)) else {
             continue;
         };
         if let Some(tls) = h.as_any().and_then(|a| a.downcast_ref::<SslHandler>()) {
-            return tls.answer_server_name(&ctx, choice);
+            return f(tls, &ctx);
         }
     }
     false
@@ -95,9 +113,24 @@ impl NativeChannels {
         let Some(ch) = self.hub.channel(id as u64) else {
             return false;
         };
-        let answered = answer(&ch, choice(kind, context, message));
+        let choice = choice(kind, context, message);
+        let answered = with_tls(&ch, |tls, ctx| tls.answer_server_name(ctx, choice));
         // What the handler did (records sent, a failure's events) is delivered by the next
         // iteration, also when JS answered outside one (after a timer or a promise).
+        self.rearm();
+        answered
+    }
+
+    /// The `checkServerIdentity` verdict for channel `id`: accepted, or refused with the
+    /// error's message. False when the handler no longer waits (closed, timed out, answered).
+    #[napi]
+    pub fn tls_answer_server_identity(&self, id: f64, accepted: bool, message: String) -> bool {
+        self.enter();
+        let Some(ch) = self.hub.channel(id as u64) else {
+            return false;
+        };
+        let verdict = if accepted { Ok(()) } else { Err(message) };
+        let answered = with_tls(&ch, |tls, ctx| tls.answer_server_identity(ctx, verdict));
         self.rearm();
         answered
     }

@@ -73,14 +73,25 @@ impl State {
         }
     }
 
-    pub(super) fn complete_handshake(self: &Rc<Self>, ctx: &ChannelHandlerContext) {
+    /// Completes the handshake; `denied`: the application refused the server's identity and
+    /// `rejectUnauthorized` is off, so the session is reported as not authorized, for that.
+    pub(super) fn complete_handshake(
+        self: &Rc<Self>,
+        ctx: &ChannelHandlerContext,
+        denied: Option<TlsError>,
+    ) {
         self.cancel_timeout();
         let session = {
             let engine = self.engine.borrow();
             let Some(engine) = engine.as_ref() else {
                 return;
             };
-            Arc::new(engine.describe())
+            let mut session = engine.describe();
+            if let Some(e) = denied {
+                session.authorized = false;
+                session.authorization_error = Some(e);
+            }
+            Arc::new(session)
         };
         // Records the session made at completion (TLS 1.3 session tickets that our own record
         // layer sealed at the hand-over) go before any application data, whose records follow
