@@ -39,12 +39,13 @@ export declare class NativeChannels {
   /** The session of the channel's `SslHandler` (none: no handler, or no handshake yet). */
   tlsSession(id: number): TlsSessionInfo | null
   /**
-   * The hub of `native_loop`: `events`/`ops` are the shared `Float64Array`s and `arena` the
-   * write arena (`Uint8Array`). Event records reach JS through the loop's own dispatch
-   * function (`DispatchKind::Channels`, with the arena, the
-   * strings, the read pool's base and the external reads).
+   * The hub of `native_loop`: `events`/`ops` are the shared `Float64Array`s, `arena` the
+   * write arena (`Uint8Array`) and `state` the `Float64Array` that `writability` answers
+   * in. Event records reach JS through the loop's own dispatch function
+   * (`DispatchKind::Channels`, with the arena, the strings, the read pool's base and the
+   * external reads).
    */
-  constructor(nativeLoop: NativeEventLoop, events: unknown, ops: unknown, arena: unknown)
+  constructor(nativeLoop: NativeEventLoop, events: unknown, ops: unknown, arena: unknown, state: unknown)
   /** This hub's id (tokens and errors are tagged with it). */
   get id(): number
   /** The id of this hub's loop, valid in every thread of the process. */
@@ -68,15 +69,14 @@ export declare class NativeChannels {
   connect(id: number, host: string, port: number, promise: number): void
   /** The channel's [`ChannelStateFlag`] bits (0 once the channel is gone). */
   state(id: number): number
-  /** `[bytesBeforeUnwritable, bytesBeforeWritable, pendingOutboundBytes]`. */
-  bufferState(id: number): Array<number>
   /**
-   * The [`WritabilitySlot`]s of channel `id` *without* applying the ops JS
-   * buffered: JS counts those itself (`queued` bytes of writes for this channel). If the
-   * pending bytes plus `queued` are above the high mark, the channel turns unwritable
-   * without an event and `crossed` is 1: JS reports the crossing (see `src/writability.ts`).
+   * Writes the [`WritabilitySlot`]s of channel `id` into the shared state array,
+   * *without* applying the ops JS buffered: JS counts those itself (`queued` bytes of writes
+   * for this channel). If the pending bytes plus `queued` are above the high mark, the
+   * channel turns unwritable without an event and `crossed` is 1: JS reports the crossing
+   * (see `src/writability.ts`). A channel that is gone reads as all zeros.
    */
-  writability(id: number, queued: number): Array<number>
+  writability(id: number, queued: number): void
   /** `"address|port|family"` of the local (or remote) end, if known. */
   address(id: number, remote: boolean): string | null
   /** The value of channel option `name` of channel `id` (booleans as 0/1). */

@@ -16,7 +16,7 @@ import { publishServerSocket } from './diagnostics'
 import type { EventLoop } from './loop'
 import type { ChannelPromise } from './promise'
 import { ARENA_BYTES, EVENT_CAPACITY, OP_CAPACITY, checkWire } from './wire'
-import { MetricsSlot, Outcome, RecordField, UserEventKind, WireKind } from './protocol'
+import { MetricsSlot, Outcome, RecordField, UserEventKind, WireKind, WritabilitySlot } from './protocol'
 import { PipelineEvent } from './events'
 import { WIRE_OF_EVENT, takes } from './event-wire'
 import { VALUE_SIZE, WritabilityCounter } from './writability'
@@ -105,8 +105,9 @@ export class ChannelHub {
     const events = new Float64Array(EVENT_CAPACITY * RecordField.Length)
     const ops = new Float64Array(1 + OP_CAPACITY * RecordField.Length)
     const arena = Buffer.allocUnsafeSlow(ARENA_BYTES)
-    this.native = new NativeChannels(loop._native, events, ops, arena)
-    this.writability = new WritabilityCounter(this.native, ops)
+    const state = new Float64Array(WritabilitySlot.Length)
+    this.native = new NativeChannels(loop._native, events, ops, arena, state)
+    this.writability = new WritabilityCounter(this.native, ops, state)
     const stream = (this.#stream = new OpStream(this.native, ops, arena, this.writability, this.#tokens))
     this.#promises = new Promises(
       (id) => {

@@ -21,6 +21,9 @@
  * - A write asks the native side only when it may cross: `hint` bounds the native pending
  *   bytes from above between two exact reads (queued bytes are added to it once applied), so
  *   a write below the mark costs no native call. The getters always read exactly.
+ * - An exact read answers in a shared `Float64Array` (no JS array per call), read at once
+ *   into the channel's `WriteCount`, before any event fires: a handler that reads again in
+ *   that event overwrites the array, never the values taken.
  */
 import type * as Native from '../native';
 import type { Channel } from './channel';
@@ -37,6 +40,9 @@ export declare class WriteCount {
     hint: number;
     /** The high water mark, once read (reset when an option changes). */
     high: number;
+    /** The low water mark and writability, as last read exactly. */
+    low: number;
+    writable: boolean;
     /** The op epoch in which the channel was seen unwritable (no crossing can happen in it). */
     unwritableEpoch: number;
 }
@@ -44,9 +50,13 @@ export declare class WritabilityCounter {
     #private;
     private readonly native;
     private readonly ops;
+    /** Where `writability()` answers, by `WritabilitySlot`. */
+    private readonly state;
     /** Bumped whenever the op buffer starts filling again (the previous ops were applied). */
     epoch: number;
-    constructor(native: Native.NativeChannels, ops: Float64Array);
+    constructor(native: Native.NativeChannels, ops: Float64Array, 
+    /** Where `writability()` answers, by `WritabilitySlot`. */
+    state: Float64Array);
     /** The bytes `ch` queued that the native side has not seen (older ones join the hint). */
     queued(w: WriteCount): number;
     /** Counts a write of `size` bytes (before the overhead) that `ch` just queued. */

@@ -21,6 +21,9 @@
  * - A write asks the native side only when it may cross: `hint` bounds the native pending
  *   bytes from above between two exact reads (queued bytes are added to it once applied), so
  *   a write below the mark costs no native call. The getters always read exactly.
+ * - An exact read answers in a shared `Float64Array` (no JS array per call), read at once
+ *   into the channel's `WriteCount`, before any event fires: a handler that reads again in
+ *   that event overwrites the array, never the values taken.
  */
 import type * as Native from '../native'
 import type { Channel } from './channel'
@@ -41,12 +44,12 @@ export class WriteCount {
   hint = 0
   /** The high water mark, once read (reset when an option changes). */
   high = Number.NaN
+  /** The low water mark and writability, as last read exactly. */
+  low = 0
+  writable = true
   /** The op epoch in which the channel was seen unwritable (no crossing can happen in it). */
   unwritableEpoch = -1
 }
-
-/** A channel's state from `writability()`, by `WritabilitySlot`. */
-type NativeState = number[]
 
 export class WritabilityCounter {
   /** Bumped whenever the op buffer starts filling again (the previous ops were applied). */
@@ -55,6 +58,8 @@ export class WritabilityCounter {
   constructor(
     private readonly native: Native.NativeChannels,
     private readonly ops: Float64Array,
+    /** Where `writability()` answers, by `WritabilitySlot`. */
+    private readonly state: Float64Array,
   ) {}
 
   /** The bytes `ch` queued that the native side has not seen (older ones join the hint). */
@@ -73,32 +78,47 @@ export class WritabilityCounter {
     const q = this.queued(w) + size + ENTRY_OVERHEAD
     w.queued = q
     if (w.unwritableEpoch === this.epoch || w.hint + q <= w.high) return
-    this.#read(ch, q)
+    if (this.#read(ch, q)) this.#crossed(ch)
   }
 
   /** False while the channel is unwritable, counting what JS queued. */
   isWritable(ch: Channel): boolean {
-    return this.#read(ch, this.queued(ch._writes))[WritabilitySlot.Writable] === 1
+    const crossed = this.#read(ch, this.queued(ch._writes))
+    const writable = ch._writes.writable
+    if (crossed) this.#crossed(ch)
+    return writable
   }
 
   /** `[bytesBeforeUnwritable, bytesBeforeWritable]`, counting what JS queued. */
   bytesBefore(ch: Channel): [number, number] {
-    const q = this.queued(ch._writes)
-    const s = this.#read(ch, q)
-    const total = s[WritabilitySlot.Pending] + q
-    const high = s[WritabilitySlot.High]
-    const low = s[WritabilitySlot.Low]
-    return s[WritabilitySlot.Writable] === 1 ? [Math.max(0, high + 1 - total), 0] : [0, Math.max(0, total + 1 - low)]
+    const w = ch._writes
+    const q = this.queued(w)
+    const crossed = this.#read(ch, q)
+    const total = w.hint + q
+    const r: [number, number] = w.writable ? [Math.max(0, w.high + 1 - total), 0] : [0, Math.max(0, total + 1 - w.low)]
+    if (crossed) this.#crossed(ch)
+    return r
   }
 
-  /** Reads the native state exactly; a crossing the queued bytes make is reported here. */
-  #read(ch: Channel, queued: number): NativeState {
-    const s = this.native.writability(ch.id, queued)
+  /**
+   * Reads the native state exactly into `ch._writes` (the pending bytes into `hint`); true if
+   * the queued bytes crossed the high mark now (the caller fires the event, after taking what
+   * it needs).
+   */
+  #read(ch: Channel, queued: number): boolean {
+    this.native.writability(ch.id, queued)
+    const s = this.state
     const w = ch._writes
     w.hint = s[WritabilitySlot.Pending]
     w.high = s[WritabilitySlot.High]
-    if (s[WritabilitySlot.Writable] === 0) w.unwritableEpoch = this.epoch
-    if (s[WritabilitySlot.Crossed] === 1) ch.pipeline._fireInbound(ch.pipeline._head, PipelineEvent.ChannelWritabilityChanged, undefined)
-    return s
+    w.low = s[WritabilitySlot.Low]
+    w.writable = s[WritabilitySlot.Writable] === 1
+    if (!w.writable) w.unwritableEpoch = this.epoch
+    return s[WritabilitySlot.Crossed] === 1
+  }
+
+  /** Fires the crossing JS decided from the head of the pipeline (Netty fires it inside the write). */
+  #crossed(ch: Channel): void {
+    ch.pipeline._fireInbound(ch.pipeline._head, PipelineEvent.ChannelWritabilityChanged, undefined)
   }
 }

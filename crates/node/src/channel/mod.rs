@@ -80,10 +80,11 @@ pub struct NativeChannels {
 
 #[napi]
 impl NativeChannels {
-    /// The hub of `native_loop`: `events`/`ops` are the shared `Float64Array`s and `arena` the
-    /// write arena (`Uint8Array`). Event records reach JS through the loop's own dispatch
-    /// function (`DispatchKind::Channels`, with the arena, the
-    /// strings, the read pool's base and the external reads).
+    /// The hub of `native_loop`: `events`/`ops` are the shared `Float64Array`s, `arena` the
+    /// write arena (`Uint8Array`) and `state` the `Float64Array` that `writability` answers
+    /// in. Event records reach JS through the loop's own dispatch function
+    /// (`DispatchKind::Channels`, with the arena, the strings, the read pool's base and the
+    /// external reads).
     #[napi(constructor)]
     pub fn new(
         env: Env,
@@ -91,28 +92,32 @@ impl NativeChannels {
         events: Unknown,
         ops: Unknown,
         arena: Unknown,
+        state: Unknown,
     ) -> Result<Self> {
-        Self::create(&env, native_loop, events, ops, arena).map_err(|e| throw(&env, e))
+        Self::create(&env, native_loop, [events, ops, arena, state]).map_err(|e| throw(&env, e))
     }
 
-    fn create(
-        env: &Env,
-        native_loop: &NativeEventLoop,
-        events: Unknown,
-        ops: Unknown,
-        arena: Unknown,
-    ) -> JsResult<Self> {
+    fn create(env: &Env, native_loop: &NativeEventLoop, arrays: [Unknown; 4]) -> JsResult<Self> {
         let raw = env.raw();
+        let [events, ops, arena, state] = arrays;
+        let f64s = sys::TypedarrayType::float64_array;
         // SAFETY: `raw` is the live env of this call and the values are its handles.
         let shared = unsafe {
-            let ev = Shared::new(raw, events.raw(), sys::TypedarrayType::float64_array);
-            let op = Shared::new(raw, ops.raw(), sys::TypedarrayType::float64_array);
+            let ev = Shared::new(raw, events.raw(), f64s);
+            let op = Shared::new(raw, ops.raw(), f64s);
             let ar = Shared::new(raw, arena.raw(), sys::TypedarrayType::uint8_array);
-            match (ev, op, ar) {
-                (Some(events), Some(ops), Some(arena)) => SharedArrays { events, ops, arena },
+            let st = Shared::new(raw, state.raw(), f64s);
+            match (ev, op, ar, st) {
+                (Some(events), Some(ops), Some(arena), Some(state)) => SharedArrays {
+                    events,
+                    ops,
+                    arena,
+                    state,
+                },
                 _ => {
                     return Err(invalid_arg(
-                        "channel buffers must be Float64Array, Float64Array, Uint8Array",
+                        "channel buffers must be Float64Array, Float64Array, Uint8Array, \
+                         Float64Array",
                     ))
                 }
             }
@@ -301,32 +306,17 @@ impl NativeChannels {
         })
     }
 
-    /// `[bytesBeforeUnwritable, bytesBeforeWritable, pendingOutboundBytes]`.
+    /// Writes the [`WritabilitySlot`]s of channel `id` into the shared state array,
+    /// *without* applying the ops JS buffered: JS counts those itself (`queued` bytes of writes
+    /// for this channel). If the pending bytes plus `queued` are above the high mark, the
+    /// channel turns unwritable without an event and `crossed` is 1: JS reports the crossing
+    /// (see `src/writability.ts`). A channel that is gone reads as all zeros.
     #[napi]
-    pub fn buffer_state(&self, id: f64) -> Vec<f64> {
-        self.enter();
-        self.hub.channel(id as u64).map_or_else(
-            || vec![0.0, 0.0, 0.0],
-            |ch| {
-                vec![
-                    ch.bytes_before_unwritable() as f64,
-                    ch.bytes_before_writable() as f64,
-                    ch.pending_outbound_bytes() as f64,
-                ]
-            },
-        )
-    }
-
-    /// The [`WritabilitySlot`]s of channel `id` *without* applying the ops JS
-    /// buffered: JS counts those itself (`queued` bytes of writes for this channel). If the
-    /// pending bytes plus `queued` are above the high mark, the channel turns unwritable
-    /// without an event and `crossed` is 1: JS reports the crossing (see `src/writability.ts`).
-    #[napi]
-    pub fn writability(&self, id: f64, queued: f64) -> Vec<f64> {
+    pub fn writability(&self, id: f64, queued: f64) {
         self.calls.set(self.calls.get() + 1.0);
-        let mut s = vec![0.0; WritabilitySlot::Length as usize];
+        let mut s = [0.0; WritabilitySlot::Length as usize];
         let Some(ch) = self.hub.channel(id as u64) else {
-            return s;
+            return self.hub.shared.put_state(&s);
         };
         let crossed = queued > 0.0 && ch.is_open() && ch.mark_unwritable_above(queued as usize);
         let w = ch.write_buffer_water_mark();
@@ -335,7 +325,7 @@ impl NativeChannels {
         s[WritabilitySlot::High as usize] = w.high as f64;
         s[WritabilitySlot::Low as usize] = w.low as f64;
         s[WritabilitySlot::Crossed as usize] = f64::from(u8::from(crossed));
-        s
+        self.hub.shared.put_state(&s);
     }
 
     /// `"address|port|family"` of the local (or remote) end, if known.

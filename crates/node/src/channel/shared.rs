@@ -1,5 +1,6 @@
 //! The typed arrays a hub shares with its JS side: event records (native writes, JS reads),
-//! op records (JS writes, native reads) and the write arena (JS writes bytes, native copies).
+//! op records (JS writes, native reads), the write arena (JS writes bytes, native copies) and
+//! a channel's writability (native writes, JS reads right after the call that wrote it).
 //!
 //! Ground rules: JS thread only, and never while JS runs: JS and native code take turns on
 //! one thread, so no slice made here outlives the native call that made it. Each array is
@@ -73,11 +74,13 @@ impl<T> Drop for Shared<T> {
     }
 }
 
-/// The three arrays of one hub.
+/// The four arrays of one hub.
 pub struct SharedArrays {
     pub events: Shared<f64>,
     pub ops: Shared<f64>,
     pub arena: Shared<u8>,
+    /// `NativeChannels::writability`'s answer, by `WritabilitySlot` (no JS array per call).
+    pub state: Shared<f64>,
 }
 
 impl SharedArrays {
@@ -92,6 +95,14 @@ impl SharedArrays {
             let n = records.len().min(buf.len());
             buf[..n].copy_from_slice(&records[..n]);
             n / RECORD
+        })
+    }
+
+    /// Writes `values` at the start of the state array (as many as fit).
+    pub fn put_state(&self, values: &[f64]) {
+        self.state.with(|buf| {
+            let n = values.len().min(buf.len());
+            buf[..n].copy_from_slice(&values[..n]);
         })
     }
 
