@@ -35,6 +35,13 @@ pub enum CodecError {
         /// Human-readable description.
         reason: String,
     },
+    /// The stream does not start with a valid PROXY protocol header (Netty's
+    /// `HAProxyProtocolException`). The connection cannot be trusted past it: the decoder
+    /// closes it.
+    HAProxyProtocol {
+        /// Human-readable description.
+        reason: String,
+    },
     /// A message cannot be encoded, e.g. its length does not fit the prepender's field.
     EncoderError {
         /// Human-readable description.
@@ -48,6 +55,7 @@ impl CodecError {
         match self {
             CodecError::TooLongFrame { .. } => "ERR_TOO_LONG_FRAME",
             CodecError::CorruptedFrame { .. } => "ERR_CORRUPTED_FRAME",
+            CodecError::HAProxyProtocol { .. } => "ERR_HAPROXY_PROTOCOL",
             CodecError::EncoderError { .. } => "ERR_ENCODER",
         }
     }
@@ -89,6 +97,9 @@ impl fmt::Display for CodecError {
                 )
             }
             CodecError::CorruptedFrame { reason } => write!(f, "corrupted frame: {reason}"),
+            CodecError::HAProxyProtocol { reason } => {
+                write!(f, "invalid PROXY protocol header: {reason}")
+            }
             CodecError::EncoderError { reason } => write!(f, "cannot encode message: {reason}"),
         }
     }

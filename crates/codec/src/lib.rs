@@ -8,7 +8,8 @@
 //!
 //! Layer 2 (`handler`): [`ByteToMessageDecoder`] makes any decoder a pipeline handler
 //! (`ByteToMessageDecoder::new(LineBasedFrameDecoder::new(1024))`), [`LengthFieldPrepender`]
-//! is an outbound handler, and [`IdleStateHandler`] fires [`IdleStateEvent`] user events.
+//! is an outbound handler, [`IdleStateHandler`] fires [`IdleStateEvent`] user events, and
+//! [`HAProxyMessageDecoder`] reads a connection's PROXY protocol header ([`HAProxyMessage`]).
 //! Codec errors reach the pipeline as `TransportError`s carrying the codec's stable code.
 //!
 //! Ground rules shared by every module:
@@ -29,6 +30,7 @@ mod delimiter;
 mod error;
 mod fixed;
 mod handler;
+mod haproxy;
 mod idle;
 mod length_field;
 mod line;
@@ -46,8 +48,12 @@ pub use delimiter::{DelimiterBasedFrameDecoder, Delimiters};
 pub use error::{CodecError, ConfigError};
 pub use fixed::FixedLengthFrameDecoder;
 pub use handler::{
-    ByteToMessageDecoder, FlushConsolidationHandler, IdleStateHandler,
+    ByteToMessageDecoder, FlushConsolidationHandler, HAProxyMessageDecoder, IdleStateHandler,
     DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, GATHER_THRESHOLD,
+};
+pub use haproxy::{
+    HAProxyAddress, HAProxyCommand, HAProxyDecoded, HAProxyMessage, HAProxyProtocol, HAProxyTlv,
+    HAProxyVersion, V1_MAX_LENGTH, V2_MAX_LENGTH, V2_SIGNATURE,
 };
 pub use idle::{
     IdleConfig, IdleState, IdleStateEvent, IdleStateTracker, OutputState, MIN_IDLE_TIMEOUT,

@@ -5,6 +5,7 @@
 //! - [`LengthFieldPrepender`](crate::LengthFieldPrepender) is itself an outbound handler.
 //! - [`FlushConsolidationHandler`] passes on fewer flushes (Netty's).
 //! - [`IdleStateHandler`] fires [`IdleStateEvent`](crate::IdleStateEvent)s as user events.
+//! - [`HAProxyMessageDecoder`] reads a PROXY protocol header and fires it as a user event.
 //!
 //! Ground rules shared by these handlers:
 //! - Loop thread only, like every handler: state lives in `Cell`/`RefCell`, and no borrow
@@ -23,6 +24,7 @@ use crate::error::{CodecError, ConfigError};
 
 mod decoder;
 mod flush_consolidation;
+mod haproxy;
 mod idle;
 mod prepender;
 #[cfg(test)]
@@ -35,6 +37,9 @@ mod decoder_tests;
 #[path = "flush_consolidation_tests.rs"]
 mod flush_consolidation_tests;
 #[cfg(test)]
+#[path = "haproxy_tests.rs"]
+mod haproxy_tests;
+#[cfg(test)]
 #[path = "idle_tests.rs"]
 mod idle_tests;
 #[cfg(test)]
@@ -43,6 +48,7 @@ mod prepender_tests;
 
 pub use decoder::ByteToMessageDecoder;
 pub use flush_consolidation::{FlushConsolidationHandler, DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES};
+pub use haproxy::HAProxyMessageDecoder;
 pub use idle::IdleStateHandler;
 pub use prepender::GATHER_THRESHOLD;
 

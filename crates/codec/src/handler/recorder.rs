@@ -101,6 +101,14 @@ impl ChannelHandler for Recorder {
             "input-shutdown".to_string()
         } else if let Some(idle) = event.downcast_ref::<crate::IdleStateEvent>() {
             format!("{idle:?}")
+        } else if let Some(m) = event.downcast_ref::<crate::HAProxyMessage>() {
+            let addr = |a: Option<std::net::SocketAddr>| a.map_or("-".into(), |a| a.to_string());
+            format!(
+                "haproxy {} {} {}",
+                m.protocol.name(),
+                addr(m.source_addr()),
+                addr(m.destination_addr())
+            )
         } else {
             "other".to_string()
         };

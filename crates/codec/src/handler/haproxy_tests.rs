@@ -1,0 +1,104 @@
+//! `HAProxyMessageDecoder` on an `EmbeddedChannel`: the header becomes an event, the stream
+//! after it passes through in order, a bad header closes the channel and passes nothing.
+
+use bytes::Bytes;
+
+use super::recorder::{channel_with, exception, read, Ev, Recorder};
+use crate::{HAProxyMessage, HAProxyMessageDecoder};
+
+const V1: &[u8] = b"PROXY TCP4 192.0.2.1 198.51.100.2 56324 443\r\n";
+
+fn event() -> Ev {
+    Ev::Event("haproxy TCP4 192.0.2.1:56324 198.51.100.2:443".into())
+}
+
+#[test]
+fn the_header_is_an_event_and_the_bytes_after_it_in_the_same_read_follow() {
+    let rec = Recorder::new();
+    let ch = channel_with(HAProxyMessageDecoder::new(), &rec);
+    ch.write_inbound(Bytes::from([V1, b"GET / HTTP/1.1\r\n"].concat()));
+    ch.write_inbound(Bytes::from_static(b"Host: x\r\n"));
+    let events: Vec<Ev> = rec
+        .take()
+        .into_iter()
+        .filter(|e| *e != Ev::ReadComplete)
+        .collect();
+    assert_eq!(
+        events,
+        vec![event(), read(b"GET / HTTP/1.1\r\n"), read(b"Host: x\r\n")]
+    );
+}
+
+#[test]
+fn a_header_split_over_reads_byte_by_byte_is_decoded_once_whole() {
+    let rec = Recorder::new();
+    let header = HAProxyMessage::tcp(
+        "[2001:db8::1]:40000".parse().unwrap(),
+        "[2001:db8::2]:443".parse().unwrap(),
+    )
+    .encode_v2()
+    .unwrap();
+    let decoder = HAProxyMessageDecoder::new();
+    let ch = channel_with(decoder, &rec);
+    for b in header.iter() {
+        assert!(rec.take_reads().is_empty());
+        ch.write_inbound(Bytes::copy_from_slice(&[*b]));
+    }
+    ch.write_inbound(Bytes::from_static(b"data"));
+    let events: Vec<Ev> = rec
+        .take()
+        .into_iter()
+        .filter(|e| *e != Ev::ReadComplete)
+        .collect();
+    assert_eq!(
+        events,
+        vec![
+            Ev::Event("haproxy TCP6 [2001:db8::1]:40000 [2001:db8::2]:443".into()),
+            read(b"data")
+        ]
+    );
+}
+
+#[test]
+fn a_stream_that_is_not_a_header_fails_closes_the_channel_and_passes_nothing_on() {
+    let rec = Recorder::new();
+    let ch = channel_with(HAProxyMessageDecoder::new(), &rec);
+    ch.write_inbound(Bytes::from_static(b"GET / HTTP/1.1\r\n"));
+    ch.write_inbound(Bytes::from_static(b"more"));
+    let events: Vec<Ev> = rec
+        .take()
+        .into_iter()
+        .filter(|e| *e != Ev::ReadComplete)
+        .collect();
+    assert_eq!(events[0], exception("ERR_HAPROXY_PROTOCOL"));
+    assert!(events.contains(&Ev::Inactive), "{events:?}");
+    assert!(
+        !events.iter().any(|e| matches!(e, Ev::Read(_))),
+        "{events:?}"
+    );
+    assert!(!ch.channel().is_open());
+}
+
+#[test]
+fn a_version_1_header_without_its_line_end_in_107_bytes_fails_without_waiting_for_more() {
+    let rec = Recorder::new();
+    let ch = channel_with(HAProxyMessageDecoder::new(), &rec);
+    let mut long = b"PROXY TCP4 ".to_vec();
+    long.resize(107, b'1');
+    ch.write_inbound(Bytes::from(long));
+    assert_eq!(rec.take()[0], exception("ERR_HAPROXY_PROTOCOL"));
+}
+
+#[test]
+fn the_decoded_message_stays_readable_from_the_handler() {
+    let rec = Recorder::new();
+    let decoder = std::rc::Rc::new(HAProxyMessageDecoder::new());
+    let ch = netloop_transport::EmbeddedChannel::new(vec![
+        ("proxy", decoder.clone()),
+        ("recorder", rec.clone()),
+    ]);
+    assert!(decoder.message().is_none());
+    ch.write_inbound(Bytes::from_static(V1));
+    let m = decoder.message().unwrap();
+    assert_eq!(m.source_addr(), Some("192.0.2.1:56324".parse().unwrap()));
+}
