@@ -41,6 +41,8 @@ export const {
   SslHandler,
   SslHandshakeCompletionEvent,
   SslCloseCompletionEvent,
+  HAProxyMessageDecoder,
+  HAProxyMessage,
   ChannelDuplex,
   ChannelMessages,
   diagnostics,

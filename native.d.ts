@@ -26,6 +26,11 @@ export declare class NativeChannels {
   /** Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`. */
   replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters: Array<Buffer> | undefined | null, takes: number): void
   /**
+   * The PROXY protocol header channel `id`'s `HAProxyMessageDecoder` decoded, as the
+   * strings of [`strings`] (none: no decoder, no header yet, or no such channel).
+   */
+  haproxyMessage(id: number): Array<string> | null
+  /**
    * The `SNICallback`'s answer for channel `id`: a [`ServerNameAnswer`], the chosen
    * context's id (`Context`), the error's message (`Refuse`, `Fail`). False when the
    * handler no longer waits (closed, timed out, answered).
@@ -438,6 +443,8 @@ export declare const enum NativeHandlerKind {
    * limit; `delimiters[0]` = the `Host` added to requests without one, if any.
    */
   HttpClient = 11,
+  /** `HAProxyMessageDecoder`: no parameters. */
+  HAProxy = 12,
 }
 
 /** The options src/loop.ts hands over (already checked there). */
@@ -664,6 +671,13 @@ export declare const enum UserEventKind {
   TlsHandshake = 3,
   /** `SslCloseCompletionEvent` (the peer's close_notify). */
   TlsClose = 4,
+  /**
+   * An `HAProxyMessage` (a PROXY protocol header): `a` = the index of its first of
+   * [`HAPROXY_STRINGS`] strings (version, command, protocol, source address, source port,
+   * destination address, destination port, TLVs as `type:hex` joined by `,`; absent ends
+   * and ports empty).
+   */
+  HAProxy = 5,
 }
 
 /** The kind of a record (its `kind` field). Events and ops share one code space. */

@@ -55,7 +55,7 @@ export function startExample(t: ExecutionContext, name: string, args: string[] =
   })
 }
 
-export const PACKAGE_OF: Record<string, string> = { 'redis-cli': 'redis-tools', 'redis-benchmark': 'redis-tools', curl: 'curl', wrk: 'wrk' }
+export const PACKAGE_OF: Record<string, string> = { 'redis-cli': 'redis-tools', 'redis-benchmark': 'redis-tools', curl: 'curl', wrk: 'wrk', haproxy: 'haproxy' }
 
 /** True when `bin` is installed; otherwise logs and passes (skips), or fails in CI. */
 export function has(t: ExecutionContext, bin: string): boolean {

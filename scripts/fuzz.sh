@@ -21,7 +21,7 @@ seconds=${FUZZ_SECONDS:-20}
 targets=("$@")
 if [ "${#targets[@]}" -eq 0 ]; then
   targets=(crates/codec/fuzz:line crates/codec/fuzz:delimiter crates/codec/fuzz:fixed_length
-    crates/codec/fuzz:length_field crates/codec/fuzz:prepender_round_trip
+    crates/codec/fuzz:length_field crates/codec/fuzz:prepender_round_trip crates/codec/fuzz:haproxy
     crates/resp/fuzz:split_decode crates/http/fuzz:request_decoder crates/http/fuzz:response_decoder
     crates/tls/fuzz:server_handler)
 fi

@@ -31,6 +31,9 @@ export abstract class NativeHandler {
 
   /** @internal Called when the handler is added to `ch`'s pipeline. */
   _attach(_ch: unknown): void {}
+
+  /** @internal Called when the channel closed, while the native side can still be asked. */
+  _onClosed(): void {}
 }
 
 /** Splits on `\n` or `\r\n` (Netty's `LineBasedFrameDecoder`). Frames are `Buffer`s. */

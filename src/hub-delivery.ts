@@ -18,6 +18,7 @@ import { ChannelInputShutdownEvent, idleEvent } from './handlers'
 import { readValue } from './resp'
 import { readHttp } from './http-wire'
 import { SslCloseCompletionEvent, SslHandshakeCompletionEvent, tlsHandlerOf } from './tls'
+import { haproxyMessage } from './haproxy'
 import { publishClose } from './diagnostics'
 import type { ChannelHub } from './hub'
 import type { Promises, Tokens } from './hub-refs'
@@ -133,6 +134,8 @@ export class Delivery {
         return ChannelInputShutdownEvent.INSTANCE
       case UserEventKind.TlsHandshake:
         return this.#handshakeEvent(a, strings, chan)
+      case UserEventKind.HAProxy:
+        return haproxyMessage(strings ?? [], a, this.hub.channel(chan))
       default:
         return SslCloseCompletionEvent.INSTANCE
     }
@@ -190,7 +193,8 @@ export class Delivery {
         const ch = hub.channel(chan)
         if (!ch) return
         if (b !== Outcome.Success) closeCauses.set(ch, this.#error(b, a, strings, chan))
-        tlsHandlerOf(ch)?._onClosed() // channel.tls stays readable after the close
+        // What native handlers know stays readable after the close (channel.tls, channel.haproxy).
+        for (let c = ch.pipeline._head._next; c && c !== ch.pipeline._tail; c = c._next) c.nativeHandler?._onClosed()
         ch._onClosed()
         publishClose(ch, closeCauses.get(ch))
         return

@@ -240,6 +240,8 @@ export const enum NativeHandlerKind {
    * limit; `delimiters[0]` = the `Host` added to requests without one, if any.
    */
   HttpClient = 11,
+  /** `HAProxyMessageDecoder`: no parameters. */
+  HAProxy = 12,
 }
 
 /** @internal
@@ -383,6 +385,13 @@ export const enum UserEventKind {
   TlsHandshake = 3,
   /** `SslCloseCompletionEvent` (the peer's close_notify). */
   TlsClose = 4,
+  /**
+   * An `HAProxyMessage` (a PROXY protocol header): `a` = the index of its first of
+   * [`HAPROXY_STRINGS`] strings (version, command, protocol, source address, source port,
+   * destination address, destination port, TLVs as `type:hex` joined by `,`; absent ends
+   * and ports empty).
+   */
+  HAProxy = 5,
 }
 
 /** @internal The kind of a record (its `kind` field). Events and ops share one code space. */
@@ -518,7 +527,7 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   HttpRequestFlag: { Http11: 1, KeepAlive: 2, Streaming: 4, ExpectContinue: 8, Upgrade: 16 },
   HttpResponseFlag: { Streaming: 1, File: 2 },
   MetricsSlot: { Iterations: 0, Deliveries: 1, Records: 2, JsToNative: 3, Ops: 4, BytesToJs: 5, BytesFromJs: 6, Channels: 7, BytesFromReads: 8, BytesReleased: 9, Length: 10 },
-  NativeHandlerKind: { Line: 1, Delimiter: 2, FixedLength: 3, LengthField: 4, Prepender: 5, Idle: 6, Tls: 7, Resp: 8, Http: 9, FlushConsolidation: 10, HttpClient: 11 },
+  NativeHandlerKind: { Line: 1, Delimiter: 2, FixedLength: 3, LengthField: 4, Prepender: 5, Idle: 6, Tls: 7, Resp: 8, Http: 9, FlushConsolidation: 10, HttpClient: 11, HAProxy: 12 },
   Outcome: { Success: 0, NativeError: 1, JsError: 2 },
   PromiseId: { Silent: 0, VoidFiring: -1 },
   RecordField: { Kind: 0, Channel: 1, Ctx: 2, A: 3, B: 4, C: 5, Length: 6 },
@@ -526,7 +535,7 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   ServerId: { Remote: -1 },
   ServerNameAnswer: { Default: 0, Context: 1, Refuse: 2, Fail: 3 },
   TimerArmSlot: { Dirty: 0, Deadline: 1, Stamp: 2, Length: 3 },
-  UserEventKind: { Token: 0, Idle: 1, InputShutdown: 2, TlsHandshake: 3, TlsClose: 4 },
+  UserEventKind: { Token: 0, Idle: 1, InputShutdown: 2, TlsHandshake: 3, TlsClose: 4, HAProxy: 5 },
   WireKind: { Registered: 1, Unregistered: 2, Active: 3, Inactive: 4, ReadBytes: 5, ReadValue: 6, ReadComplete: 7, UserEvent: 8, Exception: 9, WritabilityChanged: 10, ReadBig: 11, ReadResp: 12, ReadHttp: 13, WriteBytes: 20, WriteValue: 21, Flush: 22, Read: 23, Close: 24, WriteBig: 25, WriteResp: 26, WriteHttp: 27, WriteFile: 28, PromiseDone: 30, NewChannel: 31, Closed: 32, Release: 33, Forget: 34, Unhandled: 35, TlsHandshake: 36, TlsServerName: 37, TlsServerIdentity: 38, CompletePromise: 40, Register: 41, WriteBytesFlush: 42 },
   WritabilitySlot: { Pending: 0, Writable: 1, High: 2, Low: 3, Crossed: 4, Length: 5 },
 }

@@ -373,7 +373,7 @@ export class SslHandler extends NativeHandler {
   }
 
   /** @internal The channel closed: keep its session for `channel.tls` (read while the native side still has it). */
-  _onClosed(): void {
+  override _onClosed(): void {
     if (this.#event?.isSuccess && this._channel) tlsInfo(this._channel)
   }
 

@@ -79,6 +79,13 @@ fn prepender_output_decodes_to_the_same_messages_on_generated_inputs() {
 }
 
 #[test]
+fn the_proxy_protocol_parser_and_decoder_pass_their_checks_on_generated_inputs() {
+    let tally = generated(fuzz::haproxy::haproxy, 3000, 300);
+    assert!(tally.frames > 500, "headers decoded: {tally:?}");
+    assert!(tally.corrupted > 500, "headers refused: {tally:?}");
+}
+
+#[test]
 fn decoders_in_a_pipeline_fire_what_their_reference_model_says_read_by_read() {
     // ByteToMessageDecoder over an EmbeddedChannel: frames as reads, errors as exceptions,
     // the final decode at close.
@@ -96,7 +103,8 @@ fn decoders_in_a_pipeline_fire_what_their_reference_model_says_read_by_read() {
 #[test]
 fn fuzz_seed_inputs_pass_every_check_on_stable() {
     let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds");
-    let all: [(&str, Target); 5] = [
+    let all: [(&str, Target); 6] = [
+        ("haproxy", fuzz::haproxy::haproxy),
         ("line", targets::line),
         ("delimiter", targets::delimiter),
         ("fixed_length", targets::fixed_length),

@@ -148,7 +148,15 @@ pub enum UserEventKind {
     TlsHandshake = 3,
     /// `SslCloseCompletionEvent` (the peer's close_notify).
     TlsClose = 4,
+    /// An `HAProxyMessage` (a PROXY protocol header): `a` = the index of its first of
+    /// [`HAPROXY_STRINGS`] strings (version, command, protocol, source address, source port,
+    /// destination address, destination port, TLVs as `type:hex` joined by `,`; absent ends
+    /// and ports empty).
+    HAProxy = 5,
 }
+
+/// How many strings an [`UserEventKind::HAProxy`] event takes.
+pub const HAPROXY_STRINGS: usize = 8;
 
 /// How something ended, and where its error is (the `b` field of `Exception`, `Unhandled`,
 /// `Closed`, `PromiseDone`, `CompletePromise`).
@@ -268,6 +276,8 @@ pub enum NativeHandlerKind {
     /// `HttpClientCodec`: `p` = max head size, max header count, max body size, aggregate
     /// limit; `delimiters[0]` = the `Host` added to requests without one, if any.
     HttpClient = 11,
+    /// `HAProxyMessageDecoder`: no parameters.
+    HAProxy = 12,
 }
 
 /// The tag byte of a RESP value in its tag form (channel/resp_wire.rs).

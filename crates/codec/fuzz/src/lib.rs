@@ -8,6 +8,8 @@
 
 #[path = "alloc.rs"]
 pub mod alloc;
+#[path = "haproxy.rs"]
+pub mod haproxy;
 #[path = "harness.rs"]
 pub mod harness;
 #[path = "model.rs"]

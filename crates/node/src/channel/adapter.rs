@@ -32,7 +32,7 @@
 use std::cell::Cell;
 use std::rc::{Rc, Weak};
 
-use netloop_codec::{IdleState, IdleStateEvent};
+use netloop_codec::{HAProxyMessage, IdleState, IdleStateEvent};
 use netloop_tls::{SslCloseCompletionEvent, SslHandshakeCompletionEvent};
 use netloop_transport::{
     ChannelHandler, ChannelHandlerContext, ChannelInputShutdown, ChannelPromise, HandlerResult,
@@ -322,6 +322,22 @@ impl ChannelHandler for JsAdapter {
         let event = match event.downcast::<SslCloseCompletionEvent>() {
             Ok(_) => {
                 self.push(wire::USER_EVENT, 0.0, wire::USER_TLS_CLOSE, 0.0);
+                return Ok(());
+            }
+            Err(e) => e,
+        };
+        let event = match event.downcast::<HAProxyMessage>() {
+            Ok(m) => {
+                let Some(hub) = self.hub.upgrade() else {
+                    return Ok(());
+                };
+                let at = {
+                    let mut out = hub.outbox();
+                    let at = out.strings.len() as f64;
+                    out.strings.extend(super::haproxy_wire::strings(&m));
+                    at
+                };
+                self.push(wire::USER_EVENT, at, wire::USER_HAPROXY, 0.0);
                 return Ok(());
             }
             Err(e) => e,

@@ -28,6 +28,7 @@ pub const RESP: u32 = NativeHandlerKind::Resp as u32;
 pub const HTTP: u32 = NativeHandlerKind::Http as u32;
 pub const FLUSH_CONSOLIDATION: u32 = NativeHandlerKind::FlushConsolidation as u32;
 pub const HTTP_CLIENT: u32 = NativeHandlerKind::HttpClient as u32;
+pub const HAPROXY: u32 = NativeHandlerKind::HAProxy as u32;
 
 fn param(p: &[f64], i: usize) -> f64 {
     p.get(i).copied().unwrap_or(0.0)
@@ -189,6 +190,7 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
         FLUSH_CONSOLIDATION => Rc::new(
             netloop_codec::FlushConsolidationHandler::new(size(p, 0), flag(p, 1)).map_err(bad)?,
         ),
+        HAPROXY => Rc::new(netloop_codec::HAProxyMessageDecoder::new()),
         other => return Err(invalid_arg(format!("unknown native handler kind {other}"))),
     })
 }

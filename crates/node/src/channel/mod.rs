@@ -12,6 +12,7 @@ mod codecs;
 mod delivery;
 mod file_wire;
 mod handlers;
+mod haproxy_wire;
 mod http_client_wire;
 mod http_wire;
 mod hub;

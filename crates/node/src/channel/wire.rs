@@ -66,6 +66,8 @@ pub const USER_INPUT_SHUTDOWN: f64 = UserEventKind::InputShutdown as i32 as f64;
 pub const USER_TLS_HANDSHAKE: f64 = UserEventKind::TlsHandshake as i32 as f64;
 /// `USER_EVENT`'s `b` for the peer's close_notify.
 pub const USER_TLS_CLOSE: f64 = UserEventKind::TlsClose as i32 as f64;
+/// [`UserEventKind::HAProxy`].
+pub const USER_HAPROXY: f64 = UserEventKind::HAProxy as i32 as f64;
 
 /// The channel's `voidPromise()` id ([`PromiseId::VoidFiring`]); ids below it name native
 /// promises the hub holds for JS.

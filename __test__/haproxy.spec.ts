@@ -1,0 +1,184 @@
+// HAProxyMessageDecoder: servers behind a proxy or load balancer that sends the PROXY
+// protocol header learn who the client is, in front of TLS and the native HTTP codec.
+import test from 'ava'
+import { execFile, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import * as net from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import * as tls from 'node:tls'
+import { promisify } from 'node:util'
+import { has } from './example-helpers'
+import { type Channel, HAProxyMessage, HAProxyMessageDecoder, HttpResponse, HttpServerCodec, type HttpRequest, SslHandler } from '../index'
+import { loopFor, serve, until } from './channel-helpers'
+import { echo, pem, serverContext } from './tls-helpers'
+
+const run = promisify(execFile)
+
+/** A version 2 PROXY header for TCP over IPv4, with TLVs. */
+function v2Header(src: [string, number], dst: [string, number], tlvs: Array<[number, Buffer]> = []): Buffer {
+  const ip = (a: string) => Buffer.from(a.split('.').map(Number))
+  const port = (p: number) => Buffer.from([p >> 8, p & 0xff])
+  const body = Buffer.concat([
+    ip(src[0]),
+    ip(dst[0]),
+    port(src[1]),
+    port(dst[1]),
+    ...tlvs.map(([type, value]) => Buffer.concat([Buffer.from([type, value.length >> 8, value.length & 0xff]), value])),
+  ])
+  const head = Buffer.from('\r\n\r\n\0\r\nQUIT\n', 'latin1')
+  return Buffer.concat([head, Buffer.from([0x21, 0x11, body.length >> 8, body.length & 0xff]), body])
+}
+
+/** A raw TCP connection to `port` that has written `first`. */
+async function raw(port: number, first: Buffer | string): Promise<net.Socket> {
+  const s = net.connect(port, '127.0.0.1')
+  await once(s, 'connect')
+  s.write(first)
+  return s
+}
+
+test('curl --haproxy-protocol: the native HTTP codec behind the decoder answers with the client the proxy names', async (t) => {
+  const loop = loopFor(t)
+  const { port } = await serve(t, loop, (ch) => {
+    ch.pipeline
+      .addLast('proxy', new HAProxyMessageDecoder())
+      .addLast('http', new HttpServerCodec())
+      .addLast('app', {
+        channelRead: (ctx, req: HttpRequest) => {
+          const m = ctx.channel.haproxy!
+          ctx.writeAndFlush(new HttpResponse(200, {}, `${req.url} from ${m.protocol} ${m.sourceAddress}:${m.sourcePort} to ${m.destinationPort}\n`))
+        },
+      })
+  })
+  const { stdout } = await run('curl', ['-s', '--haproxy-protocol', `http://127.0.0.1:${port}/who`])
+  const m = /^\/who from TCP4 127\.0\.0\.1:(\d+) to (\d+)\n$/.exec(stdout)
+  t.truthy(m, stdout)
+  t.is(Number(m![2]), port)
+})
+
+test('a version 2 header with TLVs in front of TLS: the handshake, the echo and the message all come through', async (t) => {
+  const loop = loopFor(t)
+  const events: unknown[] = []
+  const { port, children } = await serve(t, loop, (ch) => {
+    ch.pipeline
+      .addLast('proxy', new HAProxyMessageDecoder())
+      .addLast('tls', new SslHandler(serverContext()))
+      .addLast('app', { ...echo, userEventTriggered: (_ctx, e) => void events.push(e) })
+  })
+  const socket = await raw(port, v2Header(['203.0.113.7', 4242], ['192.0.2.1', 443], [[0x02, Buffer.from('example.org')], [0xe0, Buffer.from([0, 1, 255])]]))
+  const s = tls.connect({ socket, servername: 'localhost', ca: pem('ca.pem') })
+  t.teardown(() => s.destroy())
+  await once(s, 'secureConnect')
+  s.write('over tls')
+  const [data] = await once(s, 'data')
+  t.is(String(data), 'over tls')
+  const m = events.find((e) => e instanceof HAProxyMessage) as HAProxyMessage
+  t.truthy(m, 'the decoder fired the message to the JS handler behind the SslHandler')
+  t.like(m, { version: 2, command: 'PROXY', protocol: 'TCP4', sourceAddress: '203.0.113.7', sourcePort: 4242, destinationAddress: '192.0.2.1', destinationPort: 443 })
+  t.is(String(m.tlv(0x02)), 'example.org')
+  t.deepEqual([...m.tlv(0xe0)!], [0, 1, 255])
+  t.is(children[0].haproxy, m)
+})
+
+test('a connection without a header fails with ERR_HAPROXY_PROTOCOL and closes; the next one is served', async (t) => {
+  const loop = loopFor(t)
+  const errors: string[] = []
+  const reads: string[] = []
+  const { port, children } = await serve(t, loop, (ch) => {
+    ch.pipeline.addLast('proxy', new HAProxyMessageDecoder()).addLast('app', {
+      channelRead: (ctx, m: Buffer) => {
+        reads.push(String(m))
+        ctx.writeAndFlush(m)
+      },
+      exceptionCaught: (_ctx, e) => void errors.push((e as { code: string }).code),
+    })
+  })
+  const direct = await raw(port, 'GET / HTTP/1.1\r\n\r\n')
+  await once(direct, 'close')
+  t.deepEqual(errors, ['ERR_HAPROXY_PROTOCOL'])
+  t.deepEqual(reads, [], 'nothing of the refused stream reached the handler')
+
+  const proxied = await raw(port, 'PROXY TCP6 2001:db8::7 2001:db8::1 40000 80\r\nping')
+  const [data] = await once(proxied, 'data')
+  t.is(String(data), 'ping')
+  proxied.destroy()
+  await until(() => !children[1].isOpen)
+  // Never read while open: the decoder's message was kept at the close.
+  t.like(children[1].haproxy, { version: 1, protocol: 'TCP6', sourceAddress: '2001:db8::7', sourcePort: 40000, destinationPort: 80 })
+  t.is(children[0].haproxy, undefined)
+})
+
+test("a proxy's LOCAL health check carries no client; channel.haproxy says so", async (t) => {
+  const loop = loopFor(t)
+  let ch: Channel | undefined
+  const { port } = await serve(t, loop, (c) => {
+    ch = c
+    c.pipeline.addLast('proxy', new HAProxyMessageDecoder()).addLast('app', {})
+  })
+  const local = Buffer.concat([Buffer.from('\r\n\r\n\0\r\nQUIT\n', 'latin1'), Buffer.from([0x20, 0x00, 0, 0])])
+  const s = await raw(port, local)
+  t.teardown(() => s.destroy())
+  await until(() => ch?.haproxy !== undefined)
+  t.like(ch!.haproxy, { version: 2, command: 'LOCAL', protocol: 'UNKNOWN', sourceAddress: undefined, sourcePort: undefined })
+  t.deepEqual(ch!.haproxy!.tlvs, [])
+})
+
+/** A free TCP port on 127.0.0.1 (free when this returns). */
+async function freePort(): Promise<number> {
+  const s = net.createServer().listen(0, '127.0.0.1')
+  await once(s, 'listening')
+  const port = (s.address() as net.AddressInfo).port
+  s.close()
+  await once(s, 'close')
+  return port
+}
+
+test('HAProxy (send-proxy-v2) in front of a netloop TLS server: the server sees the TLS client HAProxy relayed', async (t) => {
+  if (!has(t, 'haproxy')) return
+  const loop = loopFor(t)
+  const { port } = await serve(t, loop, (ch) => {
+    ch.pipeline
+      .addLast('proxy', new HAProxyMessageDecoder())
+      .addLast('tls', new SslHandler(serverContext()))
+      .addLast('app', {
+        channelRead: (ctx, _m: Buffer) => {
+          const m = ctx.channel.haproxy!
+          ctx.writeAndFlush(`${m.version} ${m.protocol} ${m.sourceAddress} ${m.sourcePort} ${m.destinationPort}`)
+        },
+        exceptionCaught: () => {}, // the readiness probes' connections, reset
+      })
+  })
+  const front = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'netloop-haproxy-'))
+  const cfg = join(dir, 'haproxy.cfg')
+  writeFileSync(
+    cfg,
+    ['global', '  maxconn 64', 'defaults', '  mode tcp', '  timeout connect 5s', '  timeout client 30s', '  timeout server 30s',
+      'frontend fe', `  bind 127.0.0.1:${front}`, '  default_backend be', 'backend be', `  server netloop 127.0.0.1:${port} send-proxy-v2`, ''].join('\n'),
+  )
+  const proxy = spawn('haproxy', ['-f', cfg, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  proxy.stderr!.on('data', (d) => (stderr += d))
+  t.teardown(() => proxy.kill('SIGKILL'))
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    const up = await new Promise<boolean>((resolve) => {
+      const s = net.connect(front, '127.0.0.1', () => (s.destroy(), resolve(true)))
+      s.on('error', () => resolve(false))
+    })
+    if (up) break
+    if (Date.now() > deadline) return t.fail(`haproxy did not listen: ${stderr}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  for (let i = 0; i < 2; i++) {
+    const s = tls.connect({ port: front, host: '127.0.0.1', servername: 'localhost', ca: pem('ca.pem') })
+    t.teardown(() => s.destroy())
+    await once(s, 'secureConnect')
+    s.write('who')
+    const [data] = await once(s, 'data')
+    t.is(String(data), `2 TCP4 127.0.0.1 ${s.localPort} ${front}`)
+    s.destroy()
+  }
+})

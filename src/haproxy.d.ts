@@ -1,0 +1,42 @@
+import { NativeHandler } from './codecs';
+/** The client connection's family and transport, by HAProxy's names. */
+export type HAProxyProtocol = 'UNKNOWN' | 'TCP4' | 'TCP6' | 'UDP4' | 'UDP6' | 'UNIX_STREAM' | 'UNIX_DGRAM';
+/** A version 2 extension (type-length-value), raw. */
+export interface HAProxyTlv {
+    /** `0x01` ALPN, `0x02` authority (the client's SNI), `0x05` unique id, `0x20` SSL, ... */
+    readonly type: number;
+    readonly value: Buffer;
+}
+/** A decoded PROXY protocol header (Netty's `HAProxyMessage`). */
+export declare class HAProxyMessage {
+    /** The header's form: 1 (text) or 2 (binary). */
+    readonly version: 1 | 2;
+    /** `'PROXY'`: a client's connection relayed; `'LOCAL'`: the proxy's own (a health check), no addresses. */
+    readonly command: 'PROXY' | 'LOCAL';
+    readonly protocol: HAProxyProtocol;
+    /** The client's IP address (or Unix socket path); undefined for `LOCAL` and `UNKNOWN`. */
+    readonly sourceAddress: string | undefined;
+    readonly sourcePort: number | undefined;
+    /** The address the client connected to, on the proxy. */
+    readonly destinationAddress: string | undefined;
+    readonly destinationPort: number | undefined;
+    /** Version 2 extensions, in order (empty for version 1). */
+    readonly tlvs: readonly HAProxyTlv[];
+    /** The value of the first TLV of `type`, if any (`0x02`: the authority the client asked for). */
+    tlv(type: number): Buffer | undefined;
+}
+/**
+ * Reads the PROXY protocol header (version 1 or 2) at the start of each connection and fires
+ * it as an `HAProxyMessage` user event (Netty's `HAProxyMessageDecoder`). Add it first, before
+ * an `SslHandler`: the header precedes the TLS handshake. Runs natively.
+ */
+export declare class HAProxyMessageDecoder extends NativeHandler {
+    #private;
+    constructor();
+}
+declare module './channel' {
+    interface Channel {
+        /** The PROXY protocol header this channel received (its `HAProxyMessageDecoder`'s), once it did. */
+        readonly haproxy: HAProxyMessage | undefined;
+    }
+}

@@ -1,0 +1,133 @@
+/**
+ * The PROXY protocol (HAProxy's, versions 1 and 2): `HAProxyMessageDecoder`, a native handler
+ * added first in a pipeline behind a proxy or load balancer that sends the header, and
+ * `HAProxyMessage`, what it says about the client (Netty's `codec-haproxy`).
+ *
+ * ```ts
+ * new ServerBootstrap().group(loop).childHandler((ch) => {
+ *   ch.pipeline.addLast('proxy', new HAProxyMessageDecoder()).addLast('tls', new SslHandler(tls)).addLast('app', app)
+ * })
+ * // in a handler: ctx.channel.haproxy?.sourceAddress is the client's address
+ * ```
+ *
+ * Ground rules: the message arrives once per channel, as a user event every handler after the
+ * decoder sees (Netty passes it as a read), and is readable as `channel.haproxy` from then on,
+ * after the close too (read from the native decoder on first use and kept). A stream that
+ * does not start with a valid header fails with `ERR_HAPROXY_PROTOCOL` through
+ * `exceptionCaught`, and the channel closes.
+ */
+import { Channel } from './channel'
+import { NativeHandler } from './codecs'
+import { NativeHandlerKind } from './protocol'
+
+/** The client connection's family and transport, by HAProxy's names. */
+export type HAProxyProtocol = 'UNKNOWN' | 'TCP4' | 'TCP6' | 'UDP4' | 'UDP6' | 'UNIX_STREAM' | 'UNIX_DGRAM'
+
+/** A version 2 extension (type-length-value), raw. */
+export interface HAProxyTlv {
+  /** `0x01` ALPN, `0x02` authority (the client's SNI), `0x05` unique id, `0x20` SSL, ... */
+  readonly type: number
+  readonly value: Buffer
+}
+
+/** A decoded PROXY protocol header (Netty's `HAProxyMessage`). */
+export class HAProxyMessage {
+  /** @internal */
+  constructor(
+    /** The header's form: 1 (text) or 2 (binary). */
+    readonly version: 1 | 2,
+    /** `'PROXY'`: a client's connection relayed; `'LOCAL'`: the proxy's own (a health check), no addresses. */
+    readonly command: 'PROXY' | 'LOCAL',
+    readonly protocol: HAProxyProtocol,
+    /** The client's IP address (or Unix socket path); undefined for `LOCAL` and `UNKNOWN`. */
+    readonly sourceAddress: string | undefined,
+    readonly sourcePort: number | undefined,
+    /** The address the client connected to, on the proxy. */
+    readonly destinationAddress: string | undefined,
+    readonly destinationPort: number | undefined,
+    /** Version 2 extensions, in order (empty for version 1). */
+    readonly tlvs: readonly HAProxyTlv[],
+  ) {}
+
+  /** The value of the first TLV of `type`, if any (`0x02`: the authority the client asked for). */
+  tlv(type: number): Buffer | undefined {
+    return this.tlvs.find((t) => t.type === type)?.value
+  }
+}
+
+/**
+ * Reads the PROXY protocol header (version 1 or 2) at the start of each connection and fires
+ * it as an `HAProxyMessage` user event (Netty's `HAProxyMessageDecoder`). Add it first, before
+ * an `SslHandler`: the header precedes the TLS handshake. Runs natively.
+ */
+export class HAProxyMessageDecoder extends NativeHandler {
+  #channel: Channel | undefined
+
+  constructor() {
+    super(NativeHandlerKind.HAProxy, [])
+  }
+
+  /** @internal */
+  override _attach(ch: Channel): void {
+    this.#channel = ch
+  }
+
+  /** @internal Keeps the message for `channel.haproxy` (read while the native side has it). */
+  override _onClosed(): void {
+    if (this.#channel) messageOf(this.#channel)
+  }
+}
+
+/** The header each channel received, once read. */
+const messages = new WeakMap<Channel, HAProxyMessage>()
+
+const optionalNumber = (s: string): number | undefined => (s === '' ? undefined : Number(s))
+
+/** `channel.haproxy`: kept, or asked of the native decoder (and kept once there). */
+function messageOf(ch: Channel): HAProxyMessage | undefined {
+  const kept = messages.get(ch)
+  if (kept || !ch._known) return kept
+  let s: string[] | null | undefined
+  try {
+    ch._hub.sync()
+    s = ch._hub.native.haproxyMessage(ch.id)
+  } catch {
+    return undefined
+  }
+  return s ? haproxyMessage(s, 0, ch) : undefined
+}
+
+/** @internal The message of a `UserEventKind.HAProxy` record: its strings from `at` (crates/node/src/channel/haproxy_wire.rs). */
+export function haproxyMessage(strings: string[], at: number, ch: Channel | undefined): HAProxyMessage {
+  const s = (i: number) => strings[at + i] ?? ''
+  const tlvs = s(7) === '' ? [] : s(7).split(',').map((t) => {
+    const i = t.indexOf(':')
+    return { type: Number(t.slice(0, i)), value: Buffer.from(t.slice(i + 1), 'hex') }
+  })
+  const m = new HAProxyMessage(
+    s(0) === '1' ? 1 : 2,
+    s(1) === 'LOCAL' ? 'LOCAL' : 'PROXY',
+    s(2) as HAProxyProtocol,
+    s(3) === '' ? undefined : s(3),
+    optionalNumber(s(4)),
+    s(5) === '' ? undefined : s(5),
+    optionalNumber(s(6)),
+    tlvs,
+  )
+  if (ch) messages.set(ch, m)
+  return m
+}
+
+declare module './channel' {
+  interface Channel {
+    /** The PROXY protocol header this channel received (its `HAProxyMessageDecoder`'s), once it did. */
+    readonly haproxy: HAProxyMessage | undefined
+  }
+}
+
+Object.defineProperty(Channel.prototype, 'haproxy', {
+  get(this: Channel) {
+    return messageOf(this)
+  },
+  configurable: true,
+})
