@@ -75,3 +75,48 @@ test.serial('http-hello --tls --threads 2: every worker serves verified TLS from
   for (const m of stats) t.true(m.events > 0 && m.ops > 0, JSON.stringify(m))
   t.is(ex.stderr(), '')
 })
+
+test.serial('http-hello --tls --threads 2: SIGHUP reloads the certificate files, and both workers serve the new one', async (t) => {
+  const { copyFileSync, mkdtempSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const tls = await import('node:tls')
+  const { X509Certificate } = await import('node:crypto')
+  const dir = mkdtempSync(join(tmpdir(), 'netloop-rotate-'))
+  const [cert, key] = [join(dir, 'cert.pem'), join(dir, 'key.pem')]
+  const install = (name: string) => (copyFileSync(join(certsDir(), `${name}.pem`), cert), copyFileSync(join(certsDir(), `${name}.key`), key))
+  install('server')
+  const ex = await startExample(t, 'http-hello', ['--tls', '--cert', cert, '--key', key, '--threads', '2'])
+  const served = () =>
+    new Promise<string>((resolve, reject) => {
+      const s = tls.connect({ port: ex.port, host: '127.0.0.1', servername: 'localhost', ca: readFileSync(ca()) }, () => {
+        resolve(s.getPeerCertificate().fingerprint256)
+        s.destroy()
+      })
+      s.on('error', reject)
+    })
+  const fingerprint = (name: string) => new X509Certificate(readFileSync(join(certsDir(), `${name}.pem`))).fingerprint256
+  t.is(await served(), fingerprint('server'))
+  install('server-rsa')
+  ex.proc.kill('SIGHUP')
+  const deadline = Date.now() + 10_000
+  while (!/tls: reloaded/.test(ex.stderr()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+  t.regex(ex.stderr(), /tls: reloaded/)
+  for (let i = 0; i < 4; i++) t.is(await served(), fingerprint('server-rsa'), `connection ${i}`)
+  // A broken file is refused, logged, and the running certificate stays.
+  copyFileSync(join(certsDir(), 'client.key'), key)
+  ex.proc.kill('SIGHUP')
+  while (!/reload failed/.test(ex.stderr()) && Date.now() < deadline + 10_000) await new Promise((r) => setTimeout(r, 20))
+  t.regex(ex.stderr(), /tls: reload failed, serving the previous certificate/)
+  t.is(await served(), fingerprint('server-rsa'))
+})
+
+test.serial('http-hello --proxy-protocol --tls: curl --haproxy-protocol is served over TLS, a client without the header is refused', async (t) => {
+  if (!has(t, 'curl')) return
+  const ex = await startExample(t, 'http-hello', [...tlsArgs(), '--proxy-protocol'])
+  t.regex(ex.stdout(), /PROXY protocol, TLS/)
+  const url = `https://localhost:${ex.port}/`
+  const { stdout } = await run('curl', ['-s', '--haproxy-protocol', '--cacert', ca(), url])
+  t.is(stdout, 'Hello, World!')
+  const direct = await run('curl', ['-s', '--cacert', ca(), url]).catch((e: { code?: number }) => e)
+  t.not((direct as { code?: number }).code ?? 0, 0, 'a TLS ClientHello without a PROXY header is refused')
+})

@@ -15,6 +15,7 @@
 // SharedArrayBuffer, changed with Atomics). Channels, handlers and the room never do.
 import { BroadcastChannel, isMainThread, threadId, workerData } from 'node:worker_threads'
 import { type Channel, type ChannelHandler, type ChannelHandlerContext, IdleStateEvent, IdleStateHandler, LineBasedFrameDecoder } from '../index'
+import { addWorkerProxyProtocol } from './lib/proxy'
 import { addWorkerTls } from './lib/tls'
 
 /** What chat.ts gives the room of each thread (as `workerData` to the workers). */
@@ -134,6 +135,7 @@ class ChatHandler implements ChannelHandler {
  */
 export function childHandler(ch: Channel): void {
   addWorkerTls(ch) // --tls --threads N: TLS first, from the main thread's context
+  addWorkerProxyProtocol(ch) // --proxy-protocol --threads N: the PROXY header decoder before it
   ch.pipeline
     .addLast('idle', new IdleStateHandler(Math.round(options.idleSeconds * 1000), 0, 0))
     // Line endings are kept, and stripped in ChatHandler.

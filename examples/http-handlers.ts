@@ -31,6 +31,7 @@
 import { isMainThread, workerData } from 'node:worker_threads'
 import { type Channel, type ChannelHandler, type ChannelHandlerContext, HttpContent, HttpRequest, HttpResponse, HttpServerCodec, type ScheduledTask } from '../index'
 import { addIdleTimeout, idleSeconds, secondsArg } from './lib/idle'
+import { addWorkerProxyProtocol } from './lib/proxy'
 import { addWorkerTls } from './lib/tls'
 
 /** Seconds without traffic before a connection is closed (`--idle`). */
@@ -294,6 +295,7 @@ let dateTimer: ScheduledTask | undefined
  */
 export function childHandler(ch: Channel): void {
   addWorkerTls(ch) // --tls --threads N: TLS first, from the main thread's context
+  addWorkerProxyProtocol(ch) // --proxy-protocol --threads N: the PROXY header decoder before it
   if (jsCodec) {
     if (!dateTimer) {
       refreshDate() // the module may have been loaded long before

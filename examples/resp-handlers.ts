@@ -22,6 +22,7 @@ import { type Channel, type ChannelHandler, type ChannelHandlerContext, Resp, Re
 import { NOT_INTEGER, OK, PONG, ProtocolError, Reply, ReplyError, RespDecoder, SYNTAX, Simple, err, respEncoder } from './resp-protocol'
 import { addIdleTimeout, idleSeconds } from './lib/idle'
 import { Store } from './resp-store'
+import { addWorkerProxyProtocol } from './lib/proxy'
 import { addWorkerTls } from './lib/tls'
 
 /** Seconds without traffic before a connection is closed (`--idle`; workers get it from the main thread). */
@@ -285,6 +286,7 @@ let sweep: ScheduledTask | undefined
  */
 export function childHandler(ch: Channel): void {
   addWorkerTls(ch) // --tls --threads N: TLS first, from the main thread's context
+  addWorkerProxyProtocol(ch) // --proxy-protocol --threads N: the PROXY header decoder before it
   sweep ??= ch.eventLoop.scheduleAtFixedRate(() => store.sweep(), 1000, 1000)
   if (JS_CODEC) ch.pipeline.addLast('decoder', new RespDecoder()).addLast('encoder', respEncoder)
   // A client that pipelines without reading its replies is held back by TCP, not by our memory.

@@ -10,7 +10,9 @@
 //   --tls         serve TLS (certs/server.pem and .key from `npm run certs`; see lib/tls.ts),
 //                 with --threads N too (each worker adds the SslHandler: addWorkerTls)
 //   --idle S      close connections idle for S seconds (lib/idle.ts; each server its default)
+//   --proxy-protocol  read the PROXY protocol header of a load balancer first (lib/proxy.ts)
 import { type Channel, type ChannelOptions, EventLoop, EventLoopGroup, type ServerChannel, ServerBootstrap } from '../../index'
+import { proxyProtocolArg, withProxyProtocol } from './proxy'
 import { tlsContextArg, tlsForWorkers, withTls } from './tls'
 
 /** The value after `name` on the command line. */
@@ -64,21 +66,24 @@ export async function runExample(opts: ExampleServer): Promise<{ server: ServerC
   const loop = new EventLoop({ name: opts.name })
   loop.ref() // keep the process alive until the loop terminates
   const idle = opts.idleSeconds === undefined ? opts.workerData : { ...opts.workerData, idleSeconds: opts.idleSeconds }
-  // With --tls the workers add the SslHandler themselves (addWorkerTls), from this context.
-  const workerData = tls && threads > 1 ? { ...idle, tls: tlsForWorkers(tls) } : idle
+  const proxy = proxyProtocolArg()
+  // With --tls the workers add the SslHandler themselves (addWorkerTls), from this context, and
+  // with --proxy-protocol the decoder in front of it (addWorkerProxyProtocol).
+  const withFront = threads > 1 && (tls || proxy)
+  const workerData = withFront ? { ...idle, ...(tls ? { tls: tlsForWorkers(tls) } : {}), ...(proxy ? { proxyProtocol: true } : {}) } : idle
   const workers = threads > 1 ? new EventLoopGroup({ threads, module: opts.handlersModule(), workerData }) : undefined
   workers?.on('loopTerminated', (info) => {
     if (info.cause) console.error(`${opts.name}: worker ${info.index} ended: ${info.cause.message}`)
   })
   const bootstrap = new ServerBootstrap()
   for (const [k, v] of Object.entries(opts.childOptions ?? {})) bootstrap.childOption(k as never, v as never)
-  if (!workers) bootstrap.group(loop).childHandler(withTls(tls, opts.childHandler))
+  if (!workers) bootstrap.group(loop).childHandler(withProxyProtocol(proxy, withTls(tls, opts.childHandler)))
   else if (reusePort) bootstrap.group(loop, workers).option('soReusePort', true)
   else bootstrap.group(loop, workers)
   const server = await bootstrap.bind(portArg(opts.defaultPort), '127.0.0.1')
   const { address, port } = server.localAddress!
   const spread = workers ? `${threads} worker threads${reusePort ? ', SO_REUSEPORT' : ''}` : ''
-  const how = tls ? (spread ? `TLS, ${spread}` : 'TLS') : spread
+  const how = [proxy ? 'PROXY protocol' : '', tls ? 'TLS' : '', spread].filter(Boolean).join(', ')
   const extra = opts.describe ? opts.describe(how) : how ? ` (${how})` : ''
   console.log(`listening on ${address}:${port}${extra}`)
 

@@ -4,6 +4,11 @@
 //                     test CA certs/ca.pem that clients trust, with `npm run certs`)
 //   --cert F --key F  another certificate chain and key (PEM)
 //
+// SIGHUP reads the certificate and key files again and reloads the context in place
+// (`SslContext#reload`): renewed certificates are served without a restart, by the worker
+// threads too; connections already open keep theirs. A reload that fails is logged and
+// changes nothing.
+//
 // The context is parsed once; every connection gets its own SslHandler, added first, so the
 // example's decoders and handlers behind it read and write plaintext unchanged. With
 // `--threads N` the main thread's context crosses to the workers by id (`workerData.tls`) and
@@ -26,7 +31,17 @@ export function tlsContextArg(alpn?: string[]): SslContext | undefined {
   if (!existsSync(cert) || !existsSync(key)) {
     throw new Error(`--tls: ${cert} or ${key} is missing; run \`npm run certs\` (or pass --cert and --key)`)
   }
-  return SslContext.forServer({ cert: readFileSync(cert), key: readFileSync(key), ALPNProtocols: alpn })
+  const options = () => ({ cert: readFileSync(cert), key: readFileSync(key), ALPNProtocols: alpn })
+  const ctx = SslContext.forServer(options())
+  process.on('SIGHUP', () => {
+    try {
+      ctx.reload(options())
+      console.error(`tls: reloaded ${cert}`)
+    } catch (e) {
+      console.error(`tls: reload failed, serving the previous certificate: ${(e as Error).message}`)
+    }
+  })
+  return ctx
 }
 
 /** `init` with an SslHandler of `ctx` first (or `init` itself without a context). */
