@@ -7,7 +7,7 @@ import * as https from 'node:https'
 import type { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type ChannelDuplex } from '../index'
+import { Bootstrap, type Channel, type ChannelDuplex, EventLoop, SslContext, SslHandler } from '../index'
 import { netloopServer } from './duplex-helpers'
 import { has, run } from './example-helpers'
 import { certsDir, pem } from './tls-helpers'
@@ -113,4 +113,91 @@ test.serial('node:https over toDuplex(): curl gets answers over TLS from node:tl
   t.regex(stderr, /Re-using existing connection/)
   t.regex(stderr, /SSL connection using TLSv1\.3/)
   server.close()
+})
+
+/**
+ * `agent` with its connections made as netloop client channels (`init` sets up each pipeline)
+ * handed over as Duplexes, node:http's documented `createConnection(options, callback)` hook;
+ * how many channels it made. The loop and the agent end at teardown.
+ */
+function netloopAgent<A extends http.Agent>(
+  t: { teardown(fn: () => unknown): void },
+  agent: A,
+  init: (ch: Channel, opts: { host?: string; servername?: string }) => void,
+): { agent: A; channels: () => number } {
+  const loop = new EventLoop()
+  t.teardown(() => (agent.destroy(), loop.shutdownGracefully(0, 500)))
+  let channels = 0
+  const createConnection = (opts: { port: number; host: string; servername?: string }, cb: (err: Error | null, s?: ChannelDuplex) => void) => {
+    new Bootstrap()
+      .group(loop)
+      .handler((ch) => init(ch, opts))
+      .connect(opts.port, opts.host)
+      .then((ch) => {
+        channels++
+        cb(null, ch.toDuplex())
+      }, cb)
+  }
+  Object.assign(agent, { createConnection })
+  return { agent, channels: () => channels }
+}
+
+async function get(mod: typeof http | typeof https, opts: http.RequestOptions, body?: Buffer): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = mod.request(opts, (res) => {
+      const parts: Buffer[] = []
+      res.on('data', (d: Buffer) => parts.push(d))
+      res.on('end', () => resolve({ status: res.statusCode!, text: String(Buffer.concat(parts)) }))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+test.serial("node:http's client over netloop channels (Agent createConnection): keep-alive requests and uploads share one channel", async (t) => {
+  const server = http.createServer((req, res) => {
+    const h = createHash('sha256')
+    req.on('data', (d: Buffer) => h.update(d))
+    req.on('end', () => res.end(`${req.method} ${req.url} ${h.digest('hex')} ${req.socket.remotePort}`))
+  })
+  server.listen(0, '127.0.0.1')
+  await new Promise((r) => server.once('listening', r))
+  t.teardown(() => server.close())
+  const port = (server.address() as { port: number }).port
+  const { agent, channels } = netloopAgent(t, new http.Agent({ keepAlive: true, maxSockets: 1 }), () => {})
+  const peers = new Set<string>()
+  for (const size of [0, 5, 1 << 20]) {
+    const body = randomBytes(size)
+    const r = await get(http, { port, host: '127.0.0.1', path: `/up/${size}`, method: 'POST', agent }, body)
+    const [method, path, digest, peer] = r.text.split(' ')
+    t.deepEqual([r.status, method, path, digest], [200, 'POST', `/up/${size}`, createHash('sha256').update(body).digest('hex')])
+    peers.add(peer)
+  }
+  t.is(channels(), 1, 'one netloop channel carried the three requests')
+  t.is(peers.size, 1)
+})
+
+test.serial("node:https's client over netloop's SslHandler: the TLS is netloop's, the HTTP node's", async (t) => {
+  const server = https.createServer({ cert: pem('server.pem'), key: pem('server.key') }, (req, res) => res.end(`${req.url} over ${(req.socket as import('node:tls').TLSSocket).getProtocol()}`))
+  server.listen(0, '127.0.0.1')
+  await new Promise((r) => server.once('listening', r))
+  t.teardown(() => server.close())
+  const port = (server.address() as { port: number }).port
+  const tls = SslContext.forClient({ ca: pem('ca.pem') })
+  const { agent, channels } = netloopAgent(t, new https.Agent({ keepAlive: true, maxSockets: 1 }), (ch, opts) => {
+    ch.pipeline.addLast('tls', new SslHandler(tls, { servername: opts.servername || opts.host }))
+  })
+  for (const path of ['/a', '/b']) {
+    const r = await get(https, { port, host: 'localhost', path, agent })
+    t.deepEqual(r, { status: 200, text: `${path} over TLSv1.3` })
+  }
+  t.is(channels(), 1)
+  // A server the context does not trust: the request fails with netloop's verification error.
+  const untrusted = netloopAgent(t, new https.Agent(), (ch, opts) => {
+    ch.pipeline
+      .addLast('tls', new SslHandler(SslContext.forClient({ ca: pem('other-ca.pem') }), { servername: opts.servername || opts.host }))
+      .addLast('quiet', { exceptionCaught: () => {} }) // the failure reaches connect(), hence the request
+  })
+  const err = await t.throwsAsync(get(https, { port, host: 'localhost', path: '/', agent: untrusted.agent }))
+  t.is((err as { code?: string }).code, 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY')
 })
