@@ -485,6 +485,8 @@ export interface NativeSslOptions {
   passphrase?: string
   /** Client: the JS object has a `checkServerIdentity` (its handlers ask JS to judge). */
   checkServerIdentity?: boolean
+  /** Server: node:tls's `ticketKeys` (48 bytes). */
+  ticketKeys?: Buffer
 }
 
 /**

@@ -1,5 +1,6 @@
 import test, { type ExecutionContext } from 'ava'
 import { spawn, execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -128,6 +129,28 @@ for (const [flag, version] of [['-tls1_2', 'TLSv1.2'], ['-tls1_3', 'TLSv1.3']] a
     t.false(sessions[0].resumed)
     await until(() => sessions.length === 2)
     t.true(sessions[1].resumed)
+  })
+}
+
+for (const [flag, version] of [['-tls1_2', 'TLSv1.2'], ['-tls1_3', 'TLSv1.3']] as const) {
+  test(`openssl s_client ${flag}: a session of one server resumes on another given the same ticketKeys, not on one with other keys`, async (t) => {
+    const keys = randomBytes(48)
+    // Tickets only: no session cache that a server could resume from on its own.
+    const a = await echoServer(t, { ticketKeys: keys, sessionCacheSize: 0 })
+    const b = await echoServer(t, { ticketKeys: Buffer.from(keys), sessionCacheSize: 0 })
+    const c = await echoServer(t, { ticketKeys: randomBytes(48), sessionCacheSize: 0 })
+    const sess = join(mkdtempSync(join(tmpdir(), 'netloop-sess-')), 'session.pem')
+    const v = version.replace('.', '\\.')
+    const first = await sClient(a.port, [flag, '-servername', 'localhost', '-sess_out', sess])
+    t.regex(first, new RegExp(`New, ${v}`))
+    const onB = await sClient(b.port, [flag, '-servername', 'localhost', '-sess_in', sess])
+    t.regex(onB, new RegExp(`Reused, ${v}`), onB)
+    t.true(onB.split('\n').includes('ping-netloop'))
+    await until(() => b.sessions.length === 1)
+    t.true(b.sessions[0].resumed)
+    const onC = await sClient(c.port, [flag, '-servername', 'localhost', '-sess_in', sess])
+    t.regex(onC, new RegExp(`New, ${v}`), 'other keys: a full handshake, no error')
+    t.true(onC.split('\n').includes('ping-netloop'))
   })
 }
 

@@ -165,3 +165,11 @@ test('passphrase: an encrypted PKCS#8 key made by openssl serves node:tls client
   t.regex(old!.message, /openssl pkcs8 -topk8/)
   t.throws(() => serverContext({ passphrase: 5 as never }), { code: 'ERR_INVALID_ARG_TYPE' })
 })
+
+test('ticketKeys: 48 bytes, on server contexts with tickets, checked with Node-style errors', (t) => {
+  t.throws(() => serverContext({ ticketKeys: Buffer.alloc(32) }), { code: 'ERR_INVALID_ARG_VALUE', message: /exactly 48 bytes/ })
+  t.throws(() => serverContext({ ticketKeys: 'x'.repeat(48) as never }), { code: 'ERR_INVALID_ARG_TYPE' })
+  t.throws(() => clientContext({ ticketKeys: Buffer.alloc(48) }), { code: 'ERR_INVALID_ARG_VALUE', message: /server contexts/ })
+  t.throws(() => serverContext({ ticketKeys: Buffer.alloc(48), sessionTickets: false }), { code: 'ERR_TLS_INVALID_CONTEXT', message: /sessionTickets/ })
+  t.notThrows(() => serverContext({ ticketKeys: Buffer.alloc(48, 1) }))
+})

@@ -61,6 +61,13 @@ export interface SslContextOptions {
     /** Server: issue stateless session tickets (default true). */
     sessionTickets?: boolean;
     /**
+     * Server: 48 bytes that seal session tickets (node:tls's `ticketKeys`), so that servers given
+     * the same bytes (other processes, other machines behind one load balancer) resume each
+     * other's sessions; without it each context has keys of its own. Rotate them with
+     * `reload()`. Only netloop servers open netloop's tickets.
+     */
+    ticketKeys?: Buffer;
+    /**
      * Cipher suites in order of preference, separated by `:`, by IANA or OpenSSL name
      * (`'TLS_AES_256_GCM_SHA384:ECDHE-RSA-AES256-GCM-SHA384'`). Default: AES-128-GCM, then
      * ChaCha20-Poly1305, then AES-256-GCM, for TLS 1.3 and for TLS 1.2 (ECDHE only). OpenSSL's

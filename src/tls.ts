@@ -81,6 +81,13 @@ export interface SslContextOptions {
   /** Server: issue stateless session tickets (default true). */
   sessionTickets?: boolean
   /**
+   * Server: 48 bytes that seal session tickets (node:tls's `ticketKeys`), so that servers given
+   * the same bytes (other processes, other machines behind one load balancer) resume each
+   * other's sessions; without it each context has keys of its own. Rotate them with
+   * `reload()`. Only netloop servers open netloop's tickets.
+   */
+  ticketKeys?: Buffer
+  /**
    * Cipher suites in order of preference, separated by `:`, by IANA or OpenSSL name
    * (`'TLS_AES_256_GCM_SHA384:ECDHE-RSA-AES256-GCM-SHA384'`). Default: AES-128-GCM, then
    * ChaCha20-Poly1305, then AES-256-GCM, for TLS 1.3 and for TLS 1.2 (ECDHE only). OpenSSL's
@@ -159,6 +166,7 @@ function native_(o: SslContextOptions) {
   }
   if (o.checkServerIdentity !== undefined && o.isServer) throw invalidArg('checkServerIdentity is an option of client contexts')
   if (o.SNICallback !== undefined && !o.isServer) throw invalidArg('SNICallback is an option of server contexts (isServer: true)')
+  if (o.ticketKeys !== undefined && !o.isServer) throw invalidArg('ticketKeys is an option of server contexts (isServer: true)')
   const sni = o.SNI === undefined ? undefined : Object.entries(o.SNI).map(([hostname, id]) => {
     if (id === null || typeof id !== 'object') throw invalidArgType(`SNI['${hostname}']`, 'object', id)
     return { hostname, cert: pem(`SNI['${hostname}'].cert`, id.cert)!, key: pem(`SNI['${hostname}'].key`, id.key)! }
@@ -187,7 +195,15 @@ function native_(o: SslContextOptions) {
     keyLogFile: o.keyLogFile,
     passphrase: o.passphrase,
     checkServerIdentity: o.checkServerIdentity !== undefined,
+    ticketKeys: ticketKeys(o.ticketKeys),
   }
+}
+
+function ticketKeys(v: unknown): Buffer | undefined {
+  if (v === undefined) return undefined
+  if (!Buffer.isBuffer(v)) throw invalidArgType('ticketKeys', 'Buffer', v)
+  if (v.length !== 48) throw new NetloopError('ERR_INVALID_ARG_VALUE', `The property 'options.ticketKeys' must be exactly 48 bytes. Received ${v.length}`)
+  return v
 }
 
 /**

@@ -62,6 +62,8 @@ pub struct NativeSslOptions {
     pub passphrase: Option<String>,
     /// Client: the JS object has a `checkServerIdentity` (its handlers ask JS to judge).
     pub check_server_identity: Option<bool>,
+    /// Server: node:tls's `ticketKeys` (48 bytes).
+    pub ticket_keys: Option<Buffer>,
 }
 
 fn tls_error(e: TlsError) -> napi::Error<Code> {
@@ -150,6 +152,7 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
         key_log_file: o.key_log_file.as_ref().map(std::path::PathBuf::from),
         passphrase: o.passphrase.as_ref().map(|p| p.as_bytes().to_vec()),
         check_server_identity: o.check_server_identity.unwrap_or(false),
+        ticket_keys: o.ticket_keys.as_ref().map(|b| b.to_vec()),
     })
 }
 

@@ -19,6 +19,7 @@ use crate::keylog::KeyLogFile;
 use crate::pem;
 use crate::sni::SniResolver;
 use crate::suites;
+use crate::tickets::SharedTicketer;
 use crate::verify::{ChainOnlyServerVerifier, LenientClientVerifier, LenientServerVerifier};
 
 /// Netty's default handshake timeout.
@@ -128,6 +129,10 @@ pub struct SslOptions {
     /// The passphrase of encrypted private keys (node:tls's `passphrase`): the identity's and
     /// the SNI entries'. Ignored for keys that are not encrypted.
     pub passphrase: Option<Vec<u8>>,
+    /// Server: seal session tickets under these 48 bytes (node:tls's `ticketKeys`) instead of
+    /// keys of this context's own, so that servers given the same bytes resume each other's
+    /// sessions (crate::tickets). Needs `session_tickets`.
+    pub ticket_keys: Option<Vec<u8>>,
     /// Client: the application judges the server's identity (node:tls's
     /// `checkServerIdentity`). The chain is still verified here and the name is not: once the
     /// chain verified, its handlers ask through [`SslHandler::on_server_identity`] and hold the
@@ -162,6 +167,7 @@ impl Default for SslOptions {
             key_log_file: None,
             passphrase: None,
             check_server_identity: false,
+            ticket_keys: None,
         }
     }
 }
@@ -359,10 +365,16 @@ impl SslContext {
         } else {
             Arc::new(rustls::server::NoServerSessionStorage {})
         };
-        if o.session_tickets {
-            config.ticketer =
-                rustls::crypto::ring::Ticketer::new().map_err(rustls_err("tickets"))?;
-        }
+        config.ticketer = match (&o.ticket_keys, o.session_tickets) {
+            (Some(keys), true) => Arc::new(SharedTicketer::new(keys)?),
+            (Some(_), false) => {
+                return Err(TlsError::Config(
+                    "ticketKeys with sessionTickets: false (the keys seal tickets)".into(),
+                ))
+            }
+            (None, true) => rustls::crypto::ring::Ticketer::new().map_err(rustls_err("tickets"))?,
+            (None, false) => config.ticketer,
+        };
         config.ignore_client_order = o.honor_cipher_order;
         if let Some(log) = key_log(o)? {
             config.key_log = log;

@@ -36,6 +36,7 @@ mod session;
 mod small;
 mod sni;
 mod suites;
+mod tickets;
 mod verify;
 
 pub use context::{
@@ -45,6 +46,7 @@ pub use error::TlsError;
 pub use handler::{ServerNameChoice, SslHandler};
 pub use session::{SslCloseCompletionEvent, SslHandshakeCompletionEvent, TlsSession};
 pub use sni::SniResolver;
+pub use tickets::TICKET_KEYS_LEN;
 
 /// The rustls crate this is built on.
 pub use rustls;

@@ -334,3 +334,68 @@ fn a_peer_close_notify_is_answered_with_ours_before_the_close() {
     let r = t.join().unwrap();
     assert!(matches!(r, Ok(0)), "the client saw {r:?}");
 }
+
+/// Connects `cctx` to each address in turn (an echo after each handshake, so TLS 1.3 tickets
+/// arrive); whether each handshake resumed.
+fn resumptions(net: &Net, cctx: &SslContext, addrs: &[std::net::SocketAddr]) -> Vec<bool> {
+    addrs
+        .iter()
+        .map(|&addr| {
+            let (c, log) = tls_client(net, cctx.clone(), "localhost", addr);
+            assert_eq!(log.borrow().handshake(), Some("ok"));
+            c.write_and_flush(Bytes::from_static(b"x"));
+            let l = log.clone();
+            net.run_until("echo", || !l.borrow().data.is_empty());
+            let resumed = log.borrow().session.as_ref().unwrap().resumed;
+            resumed
+        })
+        .collect()
+}
+
+#[test]
+fn servers_given_the_same_ticket_keys_resume_each_others_sessions() {
+    let net = Net::new();
+    let ca = Ca::new("test CA");
+    let with_keys = |keys: Option<Vec<u8>>| {
+        let o = SslOptions {
+            ticket_keys: keys,
+            session_cache_size: 0, // tickets only: no stateful cache to fall back on
+            ..server_opts(&ca, &["localhost"])
+        };
+        tls_server(&net, SslContext::server(&o).unwrap()).1
+    };
+    let shared = vec![7u8; 48];
+    let (a, b) = (with_keys(Some(shared.clone())), with_keys(Some(shared)));
+    let other = with_keys(Some(vec![8u8; 48]));
+    let (own1, own2) = (with_keys(None), with_keys(None));
+
+    let cctx = SslContext::client(&client_opts(&ca)).unwrap();
+    assert_eq!(resumptions(&net, &cctx, &[a, b, a]), [false, true, true]);
+    let cctx = SslContext::client(&client_opts(&ca)).unwrap();
+    assert_eq!(
+        resumptions(&net, &cctx, &[a, other, b]),
+        [false, false, false],
+        "another server's keys do not open the ticket (a full handshake, no error); its own \
+         tickets do not open on a or b"
+    );
+    let cctx = SslContext::client(&client_opts(&ca)).unwrap();
+    assert_eq!(
+        resumptions(&net, &cctx, &[own1, own2, own2]),
+        [false, false, true],
+        "without ticketKeys each context's keys are its own"
+    );
+}
+
+#[test]
+fn ticket_keys_must_be_48_bytes_and_need_tickets() {
+    let ca = Ca::new("test CA");
+    let o = |keys: Vec<u8>, tickets: bool| SslOptions {
+        ticket_keys: Some(keys),
+        session_tickets: tickets,
+        ..server_opts(&ca, &["localhost"])
+    };
+    let e = SslContext::server(&o(vec![0; 32], true)).unwrap_err();
+    assert!(e.to_string().contains("48 bytes"), "{e}");
+    let e = SslContext::server(&o(vec![0; 48], false)).unwrap_err();
+    assert_eq!(e.code(), "ERR_TLS_INVALID_CONTEXT");
+}
