@@ -105,3 +105,21 @@ test('a context with an SNICallback reloads with a new callback', async (t) => {
   t.deepEqual(asked, ['first localhost', 'second localhost'])
   t.throws(() => ctx.reload({ cert: pem('server.pem'), key: pem('server.key') }), { code: 'ERR_INVALID_ARG_VALUE', message: /SNICallback/ })
 })
+
+test('reloads racing 120 handshakes on two worker threads: every handshake completes with one of the two certificates', async (t) => {
+  const ctx = serverContext()
+  const port = await workerGroupServer(t, 'tls-echo-module.ts', { tls: ctx })
+  const ecdsa = fingerprint('server.pem')
+  const rsa = fingerprint('server-rsa.pem')
+  let flips = 0
+  const flipping = setInterval(() => {
+    flips++
+    ctx.reload(flips % 2 ? { cert: pem('server-rsa.pem'), key: pem('server-rsa.key') } : { cert: pem('server.pem'), key: pem('server.key') })
+  }, 2)
+  t.teardown(() => clearInterval(flipping))
+  const seen = await Promise.all(Array.from({ length: 120 }, () => servedCertificate(port)))
+  clearInterval(flipping)
+  t.true(flips > 5, `reloaded ${flips} times while the clients connected`)
+  t.true(seen.every((f) => f === ecdsa || f === rsa))
+  t.true(seen.includes(ecdsa) && seen.includes(rsa), 'both certificates were served')
+})
