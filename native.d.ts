@@ -232,6 +232,9 @@ export declare const enum DispatchPacking {
   Multiplier = 8,
 }
 
+/** The header's bytes (`ERR_ENCODER` for what the version cannot hold). */
+export declare function encodeHaproxyHeader(h: NativeHaProxyHeader): Buffer
+
 /** A string index that names no error (a TLS handshake that succeeded). */
 export declare const enum ErrorIndex {
   /** No error. */
@@ -445,6 +448,25 @@ export declare const enum NativeHandlerKind {
   HttpClient = 11,
   /** `HAProxyMessageDecoder`: no parameters. */
   HAProxy = 12,
+}
+
+/** A message to encode, as src/haproxy.ts checked it (TCP only: what a proxy relays). */
+export interface NativeHaProxyHeader {
+  /** 1 or 2. */
+  version: number
+  /** A `LOCAL` message (a proxy's own connection): no addresses. */
+  local: boolean
+  sourceAddress?: string
+  sourcePort?: number
+  destinationAddress?: string
+  destinationPort?: number
+  tlvs: Array<NativeHaProxyTlv>
+}
+
+/** A TLV of a message to encode. */
+export interface NativeHaProxyTlv {
+  kind: number
+  value: Buffer
 }
 
 /** The options src/loop.ts hands over (already checked there). */

@@ -841,6 +841,7 @@ module.exports.NativeSslContext = nativeBinding.NativeSslContext
 module.exports.ChannelStateFlag = nativeBinding.ChannelStateFlag
 module.exports.DispatchKind = nativeBinding.DispatchKind
 module.exports.DispatchPacking = nativeBinding.DispatchPacking
+module.exports.encodeHaproxyHeader = nativeBinding.encodeHaproxyHeader
 module.exports.ErrorIndex = nativeBinding.ErrorIndex
 module.exports.fileRelease = nativeBinding.fileRelease
 module.exports.fileShare = nativeBinding.fileShare

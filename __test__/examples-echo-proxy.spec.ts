@@ -47,3 +47,27 @@ test.serial('proxy: an unreachable target closes the client', async (t) => {
   t.is(r.data().length, 0)
   t.regex(proxy.stderr(), /cannot reach/)
 })
+
+for (const flag of ['--send-proxy', '--send-proxy-v2']) {
+  test.serial(`proxy ${flag}: the target learns the client's address from the PROXY header`, async (t) => {
+    const { EventLoop, HAProxyMessageDecoder } = await import('../index')
+    const { serve } = await import('./channel-helpers')
+    const loop = new EventLoop()
+    t.teardown(() => loop.shutdownGracefully(0, 500))
+    const { port } = await serve(t, loop, (ch) => {
+      ch.pipeline.addLast('proxy', new HAProxyMessageDecoder()).addLast('app', {
+        channelRead: (ctx, _m: Buffer) => {
+          const m = ctx.channel.haproxy!
+          ctx.writeAndFlush(`v${m.version} ${m.sourceAddress}:${m.sourcePort} via ${m.destinationPort}`)
+        },
+      })
+    })
+    const proxy = await startExample(t, 'proxy', ['--target', `127.0.0.1:${port}`, flag])
+    const s = await connect(t, proxy.port)
+    const r = reader(s)
+    s.write('who am i')
+    const want = `v${flag.endsWith('v2') ? 2 : 1} 127.0.0.1:${s.localPort} via ${proxy.port}`
+    await r.bytes(want.length)
+    t.is(r.text(), want)
+  })
+}

@@ -182,3 +182,35 @@ test('HAProxy (send-proxy-v2) in front of a netloop TLS server: the server sees 
     s.destroy()
   }
 })
+
+test('HAProxyMessage.tcp(...).encode() writes headers that the decoder reads back, in both versions', async (t) => {
+  const loop = loopFor(t)
+  const { port, children } = await serve(t, loop, (ch) => void ch.pipeline.addLast('proxy', new HAProxyMessageDecoder()).addLast('app', {}))
+  const sent = [
+    HAProxyMessage.tcp({ address: '198.51.100.9', port: 51000 }, { address: '192.0.2.1', port: 443 }, [{ type: 0x02, value: Buffer.from('example.org') }]).encode(),
+    HAProxyMessage.tcp({ address: '2001:db8::9', port: 1 }, { address: '2001:db8::1', port: 80 }).encode(1),
+    HAProxyMessage.local().encode(),
+  ]
+  t.is(String(sent[1]), 'PROXY TCP6 2001:db8::9 2001:db8::1 1 80\r\n')
+  for (const header of sent) {
+    const s = await raw(port, header)
+    t.teardown(() => s.destroy())
+  }
+  await until(() => children.length === 3 && children.every((c) => c.haproxy !== undefined))
+  const got = children.map((c) => c.haproxy!).sort((a, b) => a.version - b.version || a.command.localeCompare(b.command))
+  t.like(got[0], { version: 1, protocol: 'TCP6', sourceAddress: '2001:db8::9', sourcePort: 1, destinationPort: 80 })
+  t.like(got[1], { version: 2, command: 'LOCAL', sourceAddress: undefined })
+  t.like(got[2], { version: 2, command: 'PROXY', protocol: 'TCP4', sourceAddress: '198.51.100.9', sourcePort: 51000, destinationAddress: '192.0.2.1', destinationPort: 443 })
+  t.is(String(got[2].tlv(0x02)), 'example.org')
+})
+
+test('HAProxyMessage.tcp and encode check their arguments', (t) => {
+  const v4 = { address: '10.0.0.1', port: 1 }
+  t.throws(() => HAProxyMessage.tcp(v4, { address: '::1', port: 2 }), { code: 'ERR_INVALID_ARG_VALUE', message: /both be IPv4 or both IPv6/ })
+  t.throws(() => HAProxyMessage.tcp({ address: 'localhost', port: 1 }, v4), { code: 'ERR_INVALID_ARG_VALUE', message: /IP address/ })
+  t.throws(() => HAProxyMessage.tcp({ address: '10.0.0.2', port: 70000 }, v4), { code: 'ERR_OUT_OF_RANGE' })
+  t.throws(() => HAProxyMessage.tcp(v4, v4, [{ type: 300, value: Buffer.alloc(1) }]), { code: 'ERR_OUT_OF_RANGE' })
+  t.throws(() => HAProxyMessage.tcp(v4, v4, [{ type: 1, value: Buffer.alloc(1) }]).encode(1), { code: 'ERR_ENCODER', message: /no TLVs/ })
+  t.throws(() => HAProxyMessage.tcp(v4, v4, [{ type: 1, value: Buffer.alloc(70_000) }]).encode(), { code: 'ERR_ENCODER' })
+  t.throws(() => HAProxyMessage.tcp(v4, v4).encode(3 as never), { code: 'ERR_INVALID_ARG_VALUE' })
+})

@@ -6,6 +6,10 @@
 //   --dump                   # also prints a hex dump of what passes (like HexDumpProxy)
 //   --idle S                 # closes both sides after S seconds without traffic either way
 //                            # (default 300; 0: never)
+//   --send-proxy, --send-proxy-v2   # tells the target who the client is: a PROXY protocol
+//                            # header (version 1 or 2) first on each outbound connection, as
+//                            # HAProxy's `send-proxy` does (for a target that reads it, e.g. a
+//                            # netloop server with HAProxyMessageDecoder, or `--proxy-protocol`)
 //
 // For each accepted ("inbound") channel, reading stays off (`autoRead` false) until the
 // "outbound" channel to the target is connected, on the same loop
@@ -22,7 +26,7 @@
 // channel's output is shut down once what was forwarded is flushed): a client that sends a
 // request and shuts its output down still gets the target's reply, which the target sends
 // before it closes (or half-closes) its side. Once both directions are done, both close.
-import { Bootstrap, type Channel, ChannelInputShutdownEvent, type ChannelHandler, type ChannelHandlerContext, EventLoop, ServerBootstrap } from '../index'
+import { Bootstrap, type Channel, ChannelInputShutdownEvent, type ChannelHandler, type ChannelHandlerContext, EventLoop, HAProxyMessage, ServerBootstrap } from '../index'
 import { addIdleTimeout, idleSeconds } from './lib/idle'
 import { arg, portArg, start } from './lib/server'
 
@@ -37,6 +41,8 @@ function targetArg(): { host: string; port: number } {
 }
 
 const dump = process.argv.includes('--dump')
+/** The PROXY protocol version to send the target first, if any. */
+const sendProxy = process.argv.includes('--send-proxy-v2') ? 2 : process.argv.includes('--send-proxy') ? 1 : undefined
 const idle = idleSeconds(300)
 
 /** Every open channel, both sides, to close them all on SIGINT. */
@@ -159,6 +165,7 @@ class Frontend extends Relay {
       return
     }
     this.peer = outbound
+    if (sendProxy) outbound.writeAndFlush(HAProxyMessage.tcp(inbound.remoteAddress!, inbound.localAddress!).encode(sendProxy))
     inbound.config.autoRead = true
     outbound.config.autoRead = true
   }

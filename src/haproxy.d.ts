@@ -24,6 +24,27 @@ export declare class HAProxyMessage {
     readonly tlvs: readonly HAProxyTlv[];
     /** The value of the first TLV of `type`, if any (`0x02`: the authority the client asked for). */
     tlv(type: number): Buffer | undefined;
+    /**
+     * A relayed TCP connection from `source` (the client) to `destination` (where it connected,
+     * on the proxy): what a proxy tells its backend, e.g.
+     * `HAProxyMessage.tcp(inbound.remoteAddress!, inbound.localAddress!)`. Both ends IPv4 or both
+     * IPv6 (an IPv4-mapped IPv6 address counts as IPv6).
+     */
+    static tcp(source: {
+        address: string;
+        port: number;
+    }, destination: {
+        address: string;
+        port: number;
+    }, tlvs?: readonly HAProxyTlv[]): HAProxyMessage;
+    /** A proxy's own connection (a health check): no addresses. */
+    static local(): HAProxyMessage;
+    /**
+     * The header's bytes (Netty's `HAProxyMessageEncoder`), in version 2 (binary, the default) or
+     * 1 (text: TCP without TLVs). Write them first on the connection to the backend. Encoded
+     * natively; what a version cannot hold throws `ERR_ENCODER`.
+     */
+    encode(version?: 1 | 2): Buffer;
 }
 /**
  * Reads the PROXY protocol header (version 1 or 2) at the start of each connection and fires

@@ -16,8 +16,11 @@
  * does not start with a valid header fails with `ERR_HAPROXY_PROTOCOL` through
  * `exceptionCaught`, and the channel closes.
  */
+import { isIP } from 'node:net'
+import { native } from './binding'
 import { Channel } from './channel'
 import { NativeHandler } from './codecs'
+import { NetloopError, checkInteger, fromNative, invalidArg, invalidArgType } from './errors'
 import { NativeHandlerKind } from './protocol'
 
 /** The client connection's family and transport, by HAProxy's names. */
@@ -53,6 +56,65 @@ export class HAProxyMessage {
   tlv(type: number): Buffer | undefined {
     return this.tlvs.find((t) => t.type === type)?.value
   }
+
+  /**
+   * A relayed TCP connection from `source` (the client) to `destination` (where it connected,
+   * on the proxy): what a proxy tells its backend, e.g.
+   * `HAProxyMessage.tcp(inbound.remoteAddress!, inbound.localAddress!)`. Both ends IPv4 or both
+   * IPv6 (an IPv4-mapped IPv6 address counts as IPv6).
+   */
+  static tcp(source: { address: string; port: number }, destination: { address: string; port: number }, tlvs: readonly HAProxyTlv[] = []): HAProxyMessage {
+    const family = (name: string, a: { address: string; port: number }) => {
+      if (a === null || typeof a !== 'object') throw invalidArgType(name, 'object', a)
+      checkInteger(`${name}.port`, a.port, 0, 65535)
+      const f = isIP(a.address)
+      if (f === 0) throw invalidArg(`The property '${name}.address' must be an IP address. Received ${String(a.address)}`)
+      return f
+    }
+    const f = family('source', source)
+    if (family('destination', destination) !== f) throw invalidArg('source and destination must both be IPv4 or both IPv6')
+    return new HAProxyMessage(2, 'PROXY', f === 4 ? 'TCP4' : 'TCP6', source.address, source.port, destination.address, destination.port, checkTlvs(tlvs))
+  }
+
+  /** A proxy's own connection (a health check): no addresses. */
+  static local(): HAProxyMessage {
+    return new HAProxyMessage(2, 'LOCAL', 'UNKNOWN', undefined, undefined, undefined, undefined, [])
+  }
+
+  /**
+   * The header's bytes (Netty's `HAProxyMessageEncoder`), in version 2 (binary, the default) or
+   * 1 (text: TCP without TLVs). Write them first on the connection to the backend. Encoded
+   * natively; what a version cannot hold throws `ERR_ENCODER`.
+   */
+  encode(version: 1 | 2 = 2): Buffer {
+    if (version !== 1 && version !== 2) throw invalidArg(`The argument 'version' must be 1 or 2. Received ${String(version)}`)
+    if (this.command === 'PROXY' && this.protocol !== 'TCP4' && this.protocol !== 'TCP6') {
+      throw new NetloopError('ERR_ENCODER', `cannot encode message: only TCP connections are encoded here, not ${this.protocol}`)
+    }
+    try {
+      return native.encodeHaproxyHeader({
+        version,
+        local: this.command === 'LOCAL',
+        sourceAddress: this.sourceAddress,
+        sourcePort: this.sourcePort,
+        destinationAddress: this.destinationAddress,
+        destinationPort: this.destinationPort,
+        tlvs: this.tlvs.map((t) => ({ kind: t.type, value: t.value })),
+      })
+    } catch (e) {
+      throw e instanceof NetloopError ? e : fromNative(e)
+    }
+  }
+}
+
+function checkTlvs(tlvs: readonly HAProxyTlv[]): readonly HAProxyTlv[] {
+  if (!Array.isArray(tlvs)) throw invalidArgType('tlvs', 'an array', tlvs)
+  for (const t of tlvs) {
+    if (t === null || typeof t !== 'object') throw invalidArgType('tlvs[i]', 'object', t)
+    checkInteger('tlvs[i].type', t.type, 0, 255)
+    if (!Buffer.isBuffer(t.value)) throw invalidArgType('tlvs[i].value', 'Buffer', t.value)
+  }
+  return tlvs.map((t) => ({ type: t.type, value: t.value }))
 }
 
 /**
