@@ -509,6 +509,8 @@ export interface NativeSslOptions {
   checkServerIdentity?: boolean
   /** Server: node:tls's `ticketKeys` (48 bytes). */
   ticketKeys?: Buffer
+  /** Server: a DER OCSP response stapled with `cert`. */
+  ocspResponse?: Buffer
 }
 
 /**
@@ -655,6 +657,7 @@ export interface SniIdentity {
   hostname: string
   cert: Buffer
   key: Buffer
+  ocspResponse?: Buffer
 }
 
 /** Slots of the `Float64Array` through which JS arms the loop's one timer (timers.rs). */

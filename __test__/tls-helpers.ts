@@ -47,6 +47,26 @@ export function nodeTlsClient(port: number, opts: tls.ConnectionOptions = {}): P
   })
 }
 
+/**
+ * A DER OCSP response saying `name`.pem is good, signed by the test CA (`openssl ocsp` as the
+ * CA's responder, over an index that lists the certificate), made once per test PKI.
+ */
+export function ocspResponse(name = 'server'): Buffer {
+  const d = certsDir()
+  const out = join(d, `${name}.ocsp`)
+  if (!existsSync(out)) {
+    const x509 = (flag: string) => execFileSync('openssl', ['x509', '-in', join(d, `${name}.pem`), '-noout', flag, '-nameopt', 'compat'], { encoding: 'utf8' }).trim()
+    const serial = x509('-serial').split('=')[1]
+    const end = new Date(x509('-enddate').split('=')[1])
+    const expiry = end.toISOString().replace(/^\d\d|[-:T]|\.\d+/g, '').slice(0, 12) + 'Z'
+    const subject = x509('-subject').replace(/^subject=\s*/, '')
+    writeFileSync(join(d, `${name}.index`), `V\t${expiry}\t\t${serial}\tunknown\t${subject}\n`)
+    execFileSync('openssl', ['ocsp', '-index', join(d, `${name}.index`), '-rsigner', join(d, 'ca.pem'), '-rkey', join(d, 'ca.key'),
+      '-CA', join(d, 'ca.pem'), '-issuer', join(d, 'ca.pem'), '-cert', join(d, `${name}.pem`), '-respout', out, '-ndays', '7'], { stdio: 'ignore' })
+  }
+  return readFileSync(out)
+}
+
 /** A JS handler echoing what it reads, flushing per read batch. */
 export const echo: ChannelHandler = {
   channelRead: (ctx, msg) => ctx.write(msg),

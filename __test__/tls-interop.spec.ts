@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Bootstrap, type Channel, type ChannelHandler, SslHandler, SslHandshakeCompletionEvent, type TlsInfo } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
-import { certsDir, clientContext, echo, opensslServer as sServer, pem, serverContext, withTls } from './tls-helpers'
+import { certsDir, clientContext, echo, ocspResponse, opensslServer as sServer, pem, serverContext, withTls } from './tls-helpers'
 
 /**
  * Runs `openssl s_client` against `port`, writes `input`, waits until the output shows it echoed
@@ -151,6 +151,19 @@ for (const [flag, version] of [['-tls1_2', 'TLSv1.2'], ['-tls1_3', 'TLSv1.3']] a
     const onC = await sClient(c.port, [flag, '-servername', 'localhost', '-sess_in', sess])
     t.regex(onC, new RegExp(`New, ${v}`), 'other keys: a full handshake, no error')
     t.true(onC.split('\n').includes('ping-netloop'))
+  })
+}
+
+for (const [flag, version] of [['-tls1_2', 'TLSv1.2'], ['-tls1_3', 'TLSv1.3']] as const) {
+  test(`openssl s_client ${flag} -status gets the OCSP response the server staples (${version})`, async (t) => {
+    const staple = ocspResponse()
+    const { port } = await echoServer(t, { ocspResponse: staple })
+    const out = await sClient(port, [flag, '-servername', 'localhost', '-status'])
+    t.regex(out, /OCSP Response Status: successful/, out)
+    t.regex(out, /Cert Status: good/)
+    t.true(out.split('\n').includes('ping-netloop'))
+    const plain = await echoServer(t)
+    t.regex(await sClient(plain.port, [flag, '-servername', 'localhost', '-status']), /OCSP response: no response sent/)
   })
 }
 

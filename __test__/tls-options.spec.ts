@@ -173,3 +173,10 @@ test('ticketKeys: 48 bytes, on server contexts with tickets, checked with Node-s
   t.throws(() => serverContext({ ticketKeys: Buffer.alloc(48), sessionTickets: false }), { code: 'ERR_TLS_INVALID_CONTEXT', message: /sessionTickets/ })
   t.notThrows(() => serverContext({ ticketKeys: Buffer.alloc(48, 1) }))
 })
+
+test('ocspResponse: a non-empty Buffer, on server contexts (and SNI entries)', (t) => {
+  t.throws(() => serverContext({ ocspResponse: 'x' as never }), { code: 'ERR_INVALID_ARG_TYPE' })
+  t.throws(() => serverContext({ ocspResponse: Buffer.alloc(0) }), { code: 'ERR_INVALID_ARG_TYPE' })
+  t.throws(() => clientContext({ ocspResponse: Buffer.alloc(8) }), { code: 'ERR_INVALID_ARG_VALUE', message: /server contexts/ })
+  t.throws(() => serverContext({ SNI: { 'a.example': { cert: pem('server.pem'), key: pem('server.key'), ocspResponse: 5 as never } } }), { code: 'ERR_INVALID_ARG_TYPE' })
+})

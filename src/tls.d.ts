@@ -9,6 +9,8 @@ type Pem = string | Buffer | Array<string | Buffer>;
 export interface SslIdentity {
     cert: Pem;
     key: string | Buffer;
+    /** A DER OCSP response for `cert`, stapled for clients that ask (see `ocspResponse`). */
+    ocspResponse?: Buffer;
 }
 /** node:tls's option names where they exist; Netty's defaults where they differ. */
 export interface SslContextOptions {
@@ -29,6 +31,13 @@ export interface SslContextOptions {
     passphrase?: string;
     /** Trusted CA certificates (PEM). Replaces the bundled Mozilla roots, as in node:tls. */
     ca?: Pem;
+    /**
+     * Server: a DER OCSP response for `cert` (from its CA's responder, e.g. `openssl ocsp
+     * -respout`), stapled to the handshake of clients that ask for one (`status_request`, as
+     * browsers do), so they need not ask the CA. node:tls staples through its `'OCSPRequest'`
+     * event; here it is part of the context: refresh it before it expires with `reload()`.
+     */
+    ocspResponse?: Buffer;
     /** Also trust the operating system's roots (client). */
     useSystemCA?: boolean;
     /** Server: certificates by host name (`'*.example.com'` matches one label); others get `cert`. */

@@ -28,6 +28,8 @@ type Pem = string | Buffer | Array<string | Buffer>
 export interface SslIdentity {
   cert: Pem
   key: string | Buffer
+  /** A DER OCSP response for `cert`, stapled for clients that ask (see `ocspResponse`). */
+  ocspResponse?: Buffer
 }
 
 /** node:tls's option names where they exist; Netty's defaults where they differ. */
@@ -49,6 +51,13 @@ export interface SslContextOptions {
   passphrase?: string
   /** Trusted CA certificates (PEM). Replaces the bundled Mozilla roots, as in node:tls. */
   ca?: Pem
+  /**
+   * Server: a DER OCSP response for `cert` (from its CA's responder, e.g. `openssl ocsp
+   * -respout`), stapled to the handshake of clients that ask for one (`status_request`, as
+   * browsers do), so they need not ask the CA. node:tls staples through its `'OCSPRequest'`
+   * event; here it is part of the context: refresh it before it expires with `reload()`.
+   */
+  ocspResponse?: Buffer
   /** Also trust the operating system's roots (client). */
   useSystemCA?: boolean
   /** Server: certificates by host name (`'*.example.com'` matches one label); others get `cert`. */
@@ -167,9 +176,15 @@ function native_(o: SslContextOptions) {
   if (o.checkServerIdentity !== undefined && o.isServer) throw invalidArg('checkServerIdentity is an option of client contexts')
   if (o.SNICallback !== undefined && !o.isServer) throw invalidArg('SNICallback is an option of server contexts (isServer: true)')
   if (o.ticketKeys !== undefined && !o.isServer) throw invalidArg('ticketKeys is an option of server contexts (isServer: true)')
+  if (o.ocspResponse !== undefined && !o.isServer) throw invalidArg('ocspResponse is an option of server contexts (isServer: true)')
   const sni = o.SNI === undefined ? undefined : Object.entries(o.SNI).map(([hostname, id]) => {
     if (id === null || typeof id !== 'object') throw invalidArgType(`SNI['${hostname}']`, 'object', id)
-    return { hostname, cert: pem(`SNI['${hostname}'].cert`, id.cert)!, key: pem(`SNI['${hostname}'].key`, id.key)! }
+    return {
+      hostname,
+      cert: pem(`SNI['${hostname}'].cert`, id.cert)!,
+      key: pem(`SNI['${hostname}'].key`, id.key)!,
+      ocspResponse: der(`SNI['${hostname}'].ocspResponse`, id.ocspResponse),
+    }
   })
   return {
     isServer: o.isServer ?? false,
@@ -196,7 +211,14 @@ function native_(o: SslContextOptions) {
     passphrase: o.passphrase,
     checkServerIdentity: o.checkServerIdentity !== undefined,
     ticketKeys: ticketKeys(o.ticketKeys),
+    ocspResponse: der('ocspResponse', o.ocspResponse),
   }
+}
+
+function der(name: string, v: unknown): Buffer | undefined {
+  if (v === undefined) return undefined
+  if (!Buffer.isBuffer(v) || v.length === 0) throw invalidArgType(name, 'a non-empty Buffer (DER)', v)
+  return v
 }
 
 function ticketKeys(v: unknown): Buffer | undefined {

@@ -30,6 +30,7 @@ pub struct SniIdentity {
     pub hostname: String,
     pub cert: Buffer,
     pub key: Buffer,
+    pub ocsp_response: Option<Buffer>,
 }
 
 /// The options src/tls.ts hands over (node:tls names, normalised to Buffers).
@@ -64,17 +65,24 @@ pub struct NativeSslOptions {
     pub check_server_identity: Option<bool>,
     /// Server: node:tls's `ticketKeys` (48 bytes).
     pub ticket_keys: Option<Buffer>,
+    /// Server: a DER OCSP response stapled with `cert`.
+    pub ocsp_response: Option<Buffer>,
 }
 
 fn tls_error(e: TlsError) -> napi::Error<Code> {
     napi::Error::new(Code(e.code()), e.to_string())
 }
 
-fn identity(cert: &Option<Buffer>, key: &Option<Buffer>) -> JsResult<Option<PemIdentity>> {
+fn identity(
+    cert: &Option<Buffer>,
+    key: &Option<Buffer>,
+    ocsp: &Option<Buffer>,
+) -> JsResult<Option<PemIdentity>> {
     match (cert, key) {
         (Some(c), Some(k)) => Ok(Some(PemIdentity {
             chain: c.to_vec(),
             key: k.to_vec(),
+            ocsp: ocsp.as_ref().map(|b| b.to_vec()),
         })),
         (None, None) => Ok(None),
         _ => Err(tls_error(TlsError::Config(
@@ -112,12 +120,13 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
             PemIdentity {
                 chain: e.cert.to_vec(),
                 key: e.key.to_vec(),
+                ocsp: e.ocsp_response.as_ref().map(|b| b.to_vec()),
             },
         ));
     }
     let defaults = SslOptions::default();
     Ok(SslOptions {
-        identity: identity(&o.cert, &o.key)?,
+        identity: identity(&o.cert, &o.key, &o.ocsp_response)?,
         sni,
         ca: o.ca.as_ref().map(|b| b.to_vec()),
         system_roots: o.system_roots.unwrap_or(false),

@@ -38,6 +38,7 @@ fn pair(version: TlsVersion) -> (EmbeddedChannel, EmbeddedChannel) {
         identity: Some(PemIdentity {
             chain: include_bytes!("../fuzz/testpki/server.pem").to_vec(),
             key: include_bytes!("../fuzz/testpki/server.key").to_vec(),
+            ocsp: None,
         }),
         own_records: std::env::var("NETLOOP_TLS_OWN_RECORDS").map_or(true, |v| v != "0"),
         ..SslOptions::default()

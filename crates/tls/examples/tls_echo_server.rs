@@ -59,7 +59,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|| "127.0.0.1:0".into())
         .parse()?;
     let tls = SslContext::server(&SslOptions {
-        identity: Some(PemIdentity { chain: cert, key }),
+        identity: Some(PemIdentity {
+            chain: cert,
+            key,
+            ocsp: None,
+        }),
         own_records: std::env::var("NETLOOP_TLS_OWN_RECORDS").map_or(true, |v| v != "0"),
         ..SslOptions::default()
     })?;

@@ -68,6 +68,10 @@ pub struct PemIdentity {
     pub chain: Vec<u8>,
     /// The private key.
     pub key: Vec<u8>,
+    /// Server: a DER OCSP response for the leaf, stapled to the handshakes of clients that ask
+    /// for one (`status_request`). Refreshed by making (or reloading) the context with a newer
+    /// one before it expires.
+    pub ocsp: Option<Vec<u8>>,
 }
 
 /// Options of a context. Servers need `identity` (or `sni` entries); clients need nothing.
@@ -307,6 +311,7 @@ impl SslContext {
                 &id.chain,
                 &id.key,
                 o.passphrase.as_deref(),
+                id.ocsp.as_deref(),
                 "cert/key",
             )?),
             None => None,
@@ -321,6 +326,7 @@ impl SslContext {
                     &id.chain,
                     &id.key,
                     o.passphrase.as_deref(),
+                    id.ocsp.as_deref(),
                     &what,
                 )?,
             );

@@ -92,6 +92,7 @@ pub fn certified_key(
     chain_pem: &[u8],
     key_pem: &[u8],
     passphrase: Option<&[u8]>,
+    ocsp: Option<&[u8]>,
     what: &str,
 ) -> Result<Arc<CertifiedKey>, TlsError> {
     let chain = certificates(chain_pem, what)?;
@@ -100,7 +101,8 @@ pub fn certified_key(
         .key_provider
         .load_private_key(key)
         .map_err(|e| TlsError::Config(format!("{what}: unsupported private key: {e}")))?;
-    let ck = CertifiedKey::new(chain, signing);
+    let mut ck = CertifiedKey::new(chain, signing);
+    ck.ocsp = ocsp.map(<[u8]>::to_vec);
     ck.keys_match().map_err(|e| {
         TlsError::Config(format!(
             "{what}: the key does not match the certificate ({e})"

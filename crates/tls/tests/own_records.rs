@@ -16,6 +16,7 @@ fn server() -> EmbeddedChannel {
         identity: Some(PemIdentity {
             chain: include_bytes!("../fuzz/testpki/server.pem").to_vec(),
             key: include_bytes!("../fuzz/testpki/server.key").to_vec(),
+            ocsp: None,
         }),
         own_records: true,
         ..SslOptions::default()

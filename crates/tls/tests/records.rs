@@ -33,6 +33,7 @@ fn pair_with(version: TlsVersion, own_records: bool) -> (EmbeddedChannel, Embedd
         identity: Some(PemIdentity {
             chain: include_bytes!("../fuzz/testpki/server.pem").to_vec(),
             key: include_bytes!("../fuzz/testpki/server.key").to_vec(),
+            ocsp: None,
         }),
         own_records,
         ..SslOptions::default()

@@ -54,6 +54,7 @@ fn contexts() -> &'static Contexts {
                 identity: Some(PemIdentity {
                     chain: include_bytes!("../testpki/server.pem").to_vec(),
                     key: include_bytes!("../testpki/server.key").to_vec(),
+                    ocsp: None,
                 }),
                 min_version: TlsVersion::Tls12,
                 own_records,

@@ -115,6 +115,7 @@ impl Ca {
         PemIdentity {
             chain: cert.pem().into_bytes(),
             key: key.serialize_pem().into_bytes(),
+            ocsp: None,
         }
     }
 
