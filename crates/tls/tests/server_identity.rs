@@ -34,6 +34,20 @@ struct Judged {
     asked: Rc<RefCell<Vec<String>>>,
 }
 
+/// A loop, a CA, and a TLS echo server of a certificate for `names` from it.
+fn server_for(names: &[&str]) -> (Net, Ca, std::net::SocketAddr) {
+    let net = Net::new();
+    let ca = Ca::new("test CA");
+    let (_server, addr) = tls_server(&net, SslContext::server(&server_opts(&ca, names)).unwrap());
+    (net, ca, addr)
+}
+
+/// Runs `net` until the client behind `log` closed.
+fn until_closed(net: &Net, log: &Shared) {
+    let l = log.clone();
+    net.run_until("client closed", || l.borrow().has("inactive"));
+}
+
 fn judging_options(ca: &Ca) -> SslOptions {
     SslOptions {
         check_server_identity: true,
@@ -84,12 +98,7 @@ fn judged_client(
 
 #[test]
 fn the_application_accepts_a_certificate_for_another_name_and_the_connection_works() {
-    let net = Net::new();
-    let ca = Ca::new("test CA");
-    let (_server, addr) = tls_server(
-        &net,
-        SslContext::server(&server_opts(&ca, &["example.org"])).unwrap(),
-    );
+    let (net, ca, addr) = server_for(&["example.org"]);
     let j = judged_client(
         &net,
         judging_options(&ca),
@@ -109,12 +118,7 @@ fn the_application_accepts_a_certificate_for_another_name_and_the_connection_wor
 
 #[test]
 fn a_refusal_fails_the_handshake_and_nothing_written_reaches_the_server() {
-    let net = Net::new();
-    let ca = Ca::new("test CA");
-    let (_server, addr) = tls_server(
-        &net,
-        SslContext::server(&server_opts(&ca, &["localhost"])).unwrap(),
-    );
+    let (net, ca, addr) = server_for(&["localhost"]);
     let j = judged_client(
         &net,
         judging_options(&ca),
@@ -123,8 +127,7 @@ fn a_refusal_fails_the_handshake_and_nothing_written_reaches_the_server() {
         Verdict::Refuse,
         b"secret request",
     );
-    let l = j.log.clone();
-    net.run_until("client closed", || l.borrow().has("inactive"));
+    until_closed(&net, &j.log);
     let srv = server_log(0);
     net.run_until("server closed", || srv.borrow().has("inactive"));
     let events = j.log.borrow().events.clone();
@@ -165,8 +168,7 @@ fn an_unknown_issuer_fails_before_the_application_is_asked() {
         Verdict::Accept,
         b"",
     );
-    let l = j.log.clone();
-    net.run_until("client closed", || l.borrow().has("inactive"));
+    until_closed(&net, &j.log);
     assert_eq!(
         j.log.borrow().handshake(),
         Some("UNABLE_TO_GET_ISSUER_CERT_LOCALLY")
@@ -176,12 +178,7 @@ fn an_unknown_issuer_fails_before_the_application_is_asked() {
 
 #[test]
 fn with_reject_unauthorized_off_a_refusal_completes_reported_as_not_authorized() {
-    let net = Net::new();
-    let ca = Ca::new("test CA");
-    let (_server, addr) = tls_server(
-        &net,
-        SslContext::server(&server_opts(&ca, &["localhost"])).unwrap(),
-    );
+    let (net, ca, addr) = server_for(&["localhost"]);
     let o = SslOptions {
         reject_unauthorized: false,
         ..judging_options(&ca)
@@ -198,20 +195,14 @@ fn with_reject_unauthorized_off_a_refusal_completes_reported_as_not_authorized()
 
 #[test]
 fn a_handler_without_a_hook_fails_closed() {
-    let net = Net::new();
-    let ca = Ca::new("test CA");
-    let (_server, addr) = tls_server(
-        &net,
-        SslContext::server(&server_opts(&ca, &["localhost"])).unwrap(),
-    );
+    let (net, ca, addr) = server_for(&["localhost"]);
     let (client, _connected) = net.client(ChannelOptions::default(), net::no_child, addr);
     let handler = SslContext::client(&judging_options(&ca))
         .unwrap()
         .new_handler(Some("localhost"))
         .unwrap();
     let log = tls_and_probe(&client, handler);
-    let l = log.clone();
-    net.run_until("client closed", || l.borrow().has("inactive"));
+    until_closed(&net, &log);
     assert_eq!(log.borrow().handshake(), Some("ERR_TLS_SERVER_IDENTITY"));
 }
 

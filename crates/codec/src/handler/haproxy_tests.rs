@@ -8,6 +8,14 @@ use crate::{HAProxyMessage, HAProxyMessageDecoder};
 
 const V1: &[u8] = b"PROXY TCP4 192.0.2.1 198.51.100.2 56324 443\r\n";
 
+/// What reached the recorder, read completions left out.
+fn events_of(rec: &Recorder) -> Vec<Ev> {
+    rec.take()
+        .into_iter()
+        .filter(|e| *e != Ev::ReadComplete)
+        .collect()
+}
+
 fn event() -> Ev {
     Ev::Event("haproxy TCP4 192.0.2.1:56324 198.51.100.2:443".into())
 }
@@ -18,11 +26,7 @@ fn the_header_is_an_event_and_the_bytes_after_it_in_the_same_read_follow() {
     let ch = channel_with(HAProxyMessageDecoder::new(), &rec);
     ch.write_inbound(Bytes::from([V1, b"GET / HTTP/1.1\r\n"].concat()));
     ch.write_inbound(Bytes::from_static(b"Host: x\r\n"));
-    let events: Vec<Ev> = rec
-        .take()
-        .into_iter()
-        .filter(|e| *e != Ev::ReadComplete)
-        .collect();
+    let events = events_of(&rec);
     assert_eq!(
         events,
         vec![event(), read(b"GET / HTTP/1.1\r\n"), read(b"Host: x\r\n")]
@@ -45,11 +49,7 @@ fn a_header_split_over_reads_byte_by_byte_is_decoded_once_whole() {
         ch.write_inbound(Bytes::copy_from_slice(&[*b]));
     }
     ch.write_inbound(Bytes::from_static(b"data"));
-    let events: Vec<Ev> = rec
-        .take()
-        .into_iter()
-        .filter(|e| *e != Ev::ReadComplete)
-        .collect();
+    let events = events_of(&rec);
     assert_eq!(
         events,
         vec![
@@ -65,11 +65,7 @@ fn a_stream_that_is_not_a_header_fails_closes_the_channel_and_passes_nothing_on(
     let ch = channel_with(HAProxyMessageDecoder::new(), &rec);
     ch.write_inbound(Bytes::from_static(b"GET / HTTP/1.1\r\n"));
     ch.write_inbound(Bytes::from_static(b"more"));
-    let events: Vec<Ev> = rec
-        .take()
-        .into_iter()
-        .filter(|e| *e != Ev::ReadComplete)
-        .collect();
+    let events = events_of(&rec);
     assert_eq!(events[0], exception("ERR_HAPROXY_PROTOCOL"));
     assert!(events.contains(&Ev::Inactive), "{events:?}");
     assert!(

@@ -1,7 +1,7 @@
 //! Writing PROXY protocol headers (Netty's `HAProxyMessageEncoder`), for proxies that tell
 //! their backends who the client is.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
 use bytes::{BufMut, Bytes, BytesMut};
 
@@ -44,60 +44,43 @@ impl HAProxyMessage {
     /// addresses.
     pub fn encode_v2(&self) -> Result<Bytes, CodecError> {
         let mut body = BytesMut::new();
-        let family = if self.command == HAProxyCommand::Local {
-            0x00
-        } else {
-            match self.protocol {
-                HAProxyProtocol::Unknown => 0x00,
-                HAProxyProtocol::Tcp4 | HAProxyProtocol::Udp4 => {
-                    let (s, d) = self.inet_pair()?;
-                    let (SocketAddr::V4(s), SocketAddr::V4(d)) = (s, d) else {
-                        return Err(self.mismatch());
-                    };
-                    body.put_slice(&s.ip().octets());
-                    body.put_slice(&d.ip().octets());
-                    body.put_u16(s.port());
-                    body.put_u16(d.port());
-                    if self.protocol == HAProxyProtocol::Tcp4 {
-                        0x11
-                    } else {
-                        0x12
+        let local = self.command == HAProxyCommand::Local;
+        let family = match self.protocol {
+            _ if local => 0x00,
+            HAProxyProtocol::Unknown => 0x00,
+            HAProxyProtocol::Tcp4 => 0x11,
+            HAProxyProtocol::Udp4 => 0x12,
+            HAProxyProtocol::Tcp6 => 0x21,
+            HAProxyProtocol::Udp6 => 0x22,
+            HAProxyProtocol::UnixStream => 0x31,
+            HAProxyProtocol::UnixDgram => 0x32,
+        };
+        match family >> 4 {
+            1 | 2 => {
+                let (s, d) = self.inet_pair()?;
+                for ip in [s.ip(), d.ip()] {
+                    match ip {
+                        IpAddr::V4(ip) => body.put_slice(&ip.octets()),
+                        IpAddr::V6(ip) => body.put_slice(&ip.octets()),
                     }
                 }
-                HAProxyProtocol::Tcp6 | HAProxyProtocol::Udp6 => {
-                    let (s, d) = self.inet_pair()?;
-                    let (SocketAddr::V6(s), SocketAddr::V6(d)) = (s, d) else {
+                body.put_u16(s.port());
+                body.put_u16(d.port());
+            }
+            3 => {
+                for a in [&self.source, &self.destination] {
+                    let Some(HAProxyAddress::Unix(path)) = a else {
                         return Err(self.mismatch());
                     };
-                    body.put_slice(&s.ip().octets());
-                    body.put_slice(&d.ip().octets());
-                    body.put_u16(s.port());
-                    body.put_u16(d.port());
-                    if self.protocol == HAProxyProtocol::Tcp6 {
-                        0x21
-                    } else {
-                        0x22
+                    if path.len() > 108 {
+                        return Err(CodecError::encoder("a Unix path longer than 108 bytes"));
                     }
-                }
-                HAProxyProtocol::UnixStream | HAProxyProtocol::UnixDgram => {
-                    for a in [&self.source, &self.destination] {
-                        let Some(HAProxyAddress::Unix(path)) = a else {
-                            return Err(self.mismatch());
-                        };
-                        if path.len() > 108 {
-                            return Err(CodecError::encoder("a Unix path longer than 108 bytes"));
-                        }
-                        body.put_slice(path);
-                        body.put_bytes(0, 108 - path.len());
-                    }
-                    if self.protocol == HAProxyProtocol::UnixStream {
-                        0x31
-                    } else {
-                        0x32
-                    }
+                    body.put_slice(path);
+                    body.put_bytes(0, 108 - path.len());
                 }
             }
-        };
+            _ => {}
+        }
         for tlv in &self.tlvs {
             let len = u16::try_from(tlv.value.len())
                 .map_err(|_| CodecError::encoder("a TLV value longer than 65,535 bytes"))?;
