@@ -23,33 +23,30 @@ use crate::protocol::{ServerNameAnswer, WireKind};
 
 /// For a handler of a context with an `SNICallback`: asks JS for the context by server name.
 pub(super) fn ask_js_for_server_names(hub: &Rc<Hub>, id: f64, tls: &SslHandler) {
-    if !tls.asks_server_name() {
-        return;
+    if tls.asks_server_name() {
+        tls.on_server_name(ask_js(hub, id, WireKind::TlsServerName));
     }
-    let hub = Rc::downgrade(hub);
-    tls.on_server_name(move |_, name| {
-        let Some(hub) = hub.upgrade() else { return };
-        let mut out = hub.outbox();
-        let at = out.strings.len() as f64;
-        out.strings.push(name.to_string());
-        out.push(WireKind::TlsServerName as u32, id, 0.0, at, 0.0, 0.0);
-    });
 }
 
 /// For a client handler of a context with a `checkServerIdentity`: asks JS to judge the
 /// server (the session, with the certificate, is readable meanwhile through `tls_session`).
 pub(super) fn ask_js_for_server_identity(hub: &Rc<Hub>, id: f64, tls: &SslHandler) {
-    if !tls.checks_server_identity() {
-        return;
+    if tls.checks_server_identity() {
+        tls.on_server_identity(ask_js(hub, id, WireKind::TlsServerIdentity));
     }
+}
+
+/// A handler hook that asks JS through a `kind` record for channel `id`, the name in the
+/// batch's strings (the hub may be gone by then: nothing is asked).
+fn ask_js(hub: &Rc<Hub>, id: f64, kind: WireKind) -> impl FnOnce(&ChannelHandlerContext, &str) {
     let hub = Rc::downgrade(hub);
-    tls.on_server_identity(move |_, name| {
+    move |_, name| {
         let Some(hub) = hub.upgrade() else { return };
         let mut out = hub.outbox();
         let at = out.strings.len() as f64;
         out.strings.push(name.to_string());
-        out.push(WireKind::TlsServerIdentity as u32, id, 0.0, at, 0.0, 0.0);
-    });
+        out.push(kind as u32, id, 0.0, at, 0.0, 0.0);
+    }
 }
 
 /// What JS answered, as the handler takes it.
