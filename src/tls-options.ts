@@ -1,0 +1,215 @@
+/**
+ * The options of `SslContext`, by node:tls's names, and their checks: what `src/tls.ts` hands
+ * the native side (`NativeSslOptions`), normalised to Buffers and flags. Every check throws a
+ * `NetloopError` with Node's code before anything native runs.
+ */
+import { NetloopError, checkBoolean, checkInteger, invalidArg, invalidArgType } from './errors'
+import { type SNICallback, checkSniCallback } from './tls-sni'
+import type { PeerCertificate } from './tls-info'
+
+export type Pem = string | Buffer | Array<string | Buffer>
+
+/** A certificate chain and key (PEM) for one host name. */
+export interface SslIdentity {
+  cert: Pem
+  key: string | Buffer
+  /** A DER OCSP response for `cert`, stapled for clients that ask (see `ocspResponse`). */
+  ocspResponse?: Buffer
+}
+
+/** node:tls's option names where they exist; Netty's defaults where they differ. */
+export interface SslContextOptions {
+  /** A server context (node:tls's `isServer`; default false: a client context). */
+  isServer?: boolean
+  /** PEM certificate chain, leaf first (a server's default certificate, or a client's for mTLS). */
+  cert?: Pem
+  /**
+   * PEM private key of `cert` (RSA, ECDSA or Ed25519; PKCS#8, PKCS#1 or SEC1), or an
+   * encrypted PKCS#8 key (`ENCRYPTED PRIVATE KEY`) with `passphrase`.
+   */
+  key?: string | Buffer
+  /**
+   * The passphrase of encrypted private keys (`key`, and the keys of `SNI` entries), as
+   * node:tls's. OpenSSL's legacy encrypted PEM (`Proc-Type: 4,ENCRYPTED`) is refused with the
+   * `openssl pkcs8 -topk8` command that converts it.
+   */
+  passphrase?: string
+  /** Trusted CA certificates (PEM). Replaces the bundled Mozilla roots, as in node:tls. */
+  ca?: Pem
+  /**
+   * Server: a DER OCSP response for `cert` (from its CA's responder, e.g. `openssl ocsp
+   * -respout`), stapled to the handshake of clients that ask for one (`status_request`, as
+   * browsers do), so they need not ask the CA. node:tls staples through its `'OCSPRequest'`
+   * event; here it is part of the context: refresh it before it expires with `reload()`.
+   */
+  ocspResponse?: Buffer
+  /** Also trust the operating system's roots (client). */
+  useSystemCA?: boolean
+  /** Server: certificates by host name (`'*.example.com'` matches one label); others get `cert`. */
+  SNI?: Record<string, SslIdentity>
+  /**
+   * Server: chooses the context of each connection whose client names a server (node:tls's
+   * `SNICallback`, asynchronous allowed); see the guide's TLS section. Such a context cannot be
+   * shared with worker threads (make it in the worker's module).
+   */
+  SNICallback?: SNICallback
+  /** Server: ask clients for a certificate (mTLS). */
+  requestCert?: boolean
+  /**
+   * Fail the handshake on a certificate that does not verify (default true). A server with
+   * `requestCert` and `rejectUnauthorized: false` accepts any client and reports `authorized`.
+   */
+  rejectUnauthorized?: boolean
+  /** ALPN protocols in order of preference. */
+  ALPNProtocols?: string[]
+  /** Client: the name to send (SNI) and verify; default: the host given to `connect()`. */
+  servername?: string
+  /** Lowest version, `'TLSv1.2'` (default) or `'TLSv1.3'`. */
+  minVersion?: 'TLSv1.2' | 'TLSv1.3'
+  /** Highest version, `'TLSv1.3'` (default) or `'TLSv1.2'`. */
+  maxVersion?: 'TLSv1.2' | 'TLSv1.3'
+  /** Milliseconds allowed for a handshake (Netty's default 10000; 0: no limit). */
+  handshakeTimeout?: number
+  /** Server: sessions kept for resumption by id (default 1024; 0: none). */
+  sessionCacheSize?: number
+  /** Server: issue stateless session tickets (default true). */
+  sessionTickets?: boolean
+  /**
+   * Server: 48 bytes that seal session tickets (node:tls's `ticketKeys`), so that servers given
+   * the same bytes (other processes, other machines behind one load balancer) resume each
+   * other's sessions; without it each context has keys of its own. Rotate them with
+   * `reload()`. Only netloop servers open netloop's tickets.
+   */
+  ticketKeys?: Buffer
+  /**
+   * Cipher suites in order of preference, separated by `:`, by IANA or OpenSSL name
+   * (`'TLS_AES_256_GCM_SHA384:ECDHE-RSA-AES256-GCM-SHA384'`). Default: AES-128-GCM, then
+   * ChaCha20-Poly1305, then AES-256-GCM, for TLS 1.3 and for TLS 1.2 (ECDHE only). OpenSSL's
+   * cipher-string language (`HIGH:!aNULL`) is not understood: an unknown name throws.
+   */
+  ciphers?: string
+  /**
+   * Server: pick the suite by this context's order (default **true**, unlike node:tls) rather
+   * than by the client's.
+   */
+  honorCipherOrder?: boolean
+  /** Key-exchange groups in order, separated by `:` (`'X25519:P-256'`; `P-384`), or `'auto'`. */
+  ecdhCurve?: string
+  /**
+   * Certificate revocation lists (PEM) checked against the peer's certificate: a client's
+   * server, or a server's clients (with `requestCert`). A peer certificate whose issuer has no
+   * list here fails (`UNABLE_TO_GET_CRL`), as with node:tls.
+   */
+  crl?: Pem
+  /**
+   * Append every handshake's secrets to this file in the NSS key log format, so that Wireshark
+   * can decrypt a capture (what node's `--tls-keylog` does). Debugging only.
+   */
+  keyLogFile?: string
+  /**
+   * Client: judges the server's identity once its chain verified (node:tls's
+   * `checkServerIdentity`): return an `Error` to refuse the server, `undefined` to accept it.
+   * It replaces the host-name check (call node's `tls.checkServerIdentity(hostname, cert)` in
+   * it to keep that check and add yours, e.g. a pinned `fingerprint256`). Called on the thread
+   * of the channel's loop before anything is written or delivered; not called for resumed
+   * sessions. Such a context cannot be shared with worker threads.
+   */
+  checkServerIdentity?: (hostname: string, cert: PeerCertificate) => Error | undefined
+}
+
+/** What `SslContext` carries across a `worker_threads` boundary (structured clone keeps it). */
+export interface SharedSslContext {
+  readonly netloopSslContext: number
+}
+
+function pem(name: string, v: Pem | undefined): Buffer | undefined {
+  if (v === undefined) return undefined
+  const parts = Array.isArray(v) ? v : [v]
+  const bufs = parts.map((p) => {
+    if (typeof p === 'string') return Buffer.from(p)
+    if (Buffer.isBuffer(p)) return p
+    throw invalidArgType(name, 'string, Buffer or an array of them', p)
+  })
+  return Buffer.concat(bufs.flatMap((b) => [b, Buffer.from('\n')]))
+}
+
+function version(name: string, v: unknown): string | undefined {
+  if (v === undefined) return undefined
+  if (v !== 'TLSv1.2' && v !== 'TLSv1.3') {
+    throw new NetloopError('ERR_TLS_INVALID_PROTOCOL_VERSION', `${String(v)} is not a supported ${name} (TLSv1.2 or TLSv1.3)`)
+  }
+  return v
+}
+
+/** @internal The native side's options for `o`, checked. */
+export function nativeOptions(o: SslContextOptions) {
+  if (o === null || typeof o !== 'object') throw invalidArgType('options', 'object', o)
+  for (const k of ['isServer', 'useSystemCA', 'requestCert', 'rejectUnauthorized', 'sessionTickets', 'honorCipherOrder'] as const) {
+    if (o[k] !== undefined) checkBoolean(k, o[k])
+  }
+  if (o.ALPNProtocols !== undefined && (!Array.isArray(o.ALPNProtocols) || o.ALPNProtocols.some((p) => typeof p !== 'string' || p.length === 0 || p.length > 255))) {
+    throw invalidArgType('ALPNProtocols', 'an array of non-empty strings', o.ALPNProtocols)
+  }
+  if (o.servername !== undefined && typeof o.servername !== 'string') throw invalidArgType('servername', 'string', o.servername)
+  if (o.passphrase !== undefined && typeof o.passphrase !== 'string') throw invalidArgType('passphrase', 'string', o.passphrase)
+  for (const k of ['ciphers', 'ecdhCurve', 'keyLogFile'] as const) {
+    if (o[k] !== undefined && (typeof o[k] !== 'string' || o[k] === '')) throw invalidArgType(k, 'a non-empty string', o[k])
+  }
+  checkSniCallback(o.SNICallback)
+  if (o.checkServerIdentity !== undefined && typeof o.checkServerIdentity !== 'function') {
+    throw invalidArgType('checkServerIdentity', 'function', o.checkServerIdentity)
+  }
+  if (o.checkServerIdentity !== undefined && o.isServer) throw invalidArg('checkServerIdentity is an option of client contexts')
+  if (o.SNICallback !== undefined && !o.isServer) throw invalidArg('SNICallback is an option of server contexts (isServer: true)')
+  if (o.ticketKeys !== undefined && !o.isServer) throw invalidArg('ticketKeys is an option of server contexts (isServer: true)')
+  if (o.ocspResponse !== undefined && !o.isServer) throw invalidArg('ocspResponse is an option of server contexts (isServer: true)')
+  const sni = o.SNI === undefined ? undefined : Object.entries(o.SNI).map(([hostname, id]) => {
+    if (id === null || typeof id !== 'object') throw invalidArgType(`SNI['${hostname}']`, 'object', id)
+    return {
+      hostname,
+      cert: pem(`SNI['${hostname}'].cert`, id.cert)!,
+      key: pem(`SNI['${hostname}'].key`, id.key)!,
+      ocspResponse: der(`SNI['${hostname}'].ocspResponse`, id.ocspResponse),
+    }
+  })
+  return {
+    isServer: o.isServer ?? false,
+    cert: pem('cert', o.cert),
+    key: pem('key', o.key),
+    ca: pem('ca', o.ca),
+    systemRoots: o.useSystemCA,
+    sni,
+    requestCert: o.requestCert,
+    rejectUnauthorized: o.rejectUnauthorized,
+    alpnProtocols: o.ALPNProtocols,
+    minVersion: version('minVersion', o.minVersion),
+    maxVersion: version('maxVersion', o.maxVersion),
+    servername: o.servername,
+    sessionCacheSize: o.sessionCacheSize === undefined ? undefined : checkInteger('sessionCacheSize', o.sessionCacheSize, 0, 1 << 24),
+    sessionTickets: o.sessionTickets,
+    handshakeTimeout: o.handshakeTimeout === undefined ? undefined : checkInteger('handshakeTimeout', o.handshakeTimeout, 0, 0x7fffffff),
+    sniCallback: o.SNICallback !== undefined,
+    ciphers: o.ciphers?.split(':'),
+    honorCipherOrder: o.honorCipherOrder,
+    groups: o.ecdhCurve?.split(':'),
+    crl: pem('crl', o.crl),
+    keyLogFile: o.keyLogFile,
+    passphrase: o.passphrase,
+    checkServerIdentity: o.checkServerIdentity !== undefined,
+    ticketKeys: ticketKeys(o.ticketKeys),
+    ocspResponse: der('ocspResponse', o.ocspResponse),
+  }
+}
+
+function der(name: string, v: unknown): Buffer | undefined {
+  if (v === undefined) return undefined
+  if (!Buffer.isBuffer(v) || v.length === 0) throw invalidArgType(name, 'a non-empty Buffer (DER)', v)
+  return v
+}
+
+function ticketKeys(v: unknown): Buffer | undefined {
+  if (v === undefined) return undefined
+  if (!Buffer.isBuffer(v)) throw invalidArgType('ticketKeys', 'Buffer', v)
+  if (v.length !== 48) throw new NetloopError('ERR_INVALID_ARG_VALUE', `The property 'options.ticketKeys' must be exactly 48 bytes. Received ${v.length}`)
+  return v
+}
