@@ -230,6 +230,24 @@ fn key_log(o: &SslOptions) -> Result<Option<Arc<dyn rustls::KeyLog>>, TlsError> 
     }
 }
 
+/// A webpki verifier builder (a client's or a server's: two types with the same methods and
+/// no trait in common) with `o`'s revocation lists, checked node:tls's way: the peer's own
+/// certificate only, and an expired list fails.
+macro_rules! with_revocation {
+    ($builder:expr, $o:expr) => {{
+        let crls = crls($o)?;
+        let builder = $builder;
+        if crls.is_empty() {
+            builder
+        } else {
+            builder
+                .with_crls(crls)
+                .only_check_end_entity_revocation()
+                .enforce_revocation_expiration()
+        }
+    }};
+}
+
 /// The revocation lists `o` carries (empty without `crl`).
 fn crls(
     o: &SslOptions,
@@ -245,15 +263,8 @@ fn server_verifier(
     o: &SslOptions,
     provider: &Arc<CryptoProvider>,
 ) -> Result<Arc<WebPkiServerVerifier>, TlsError> {
-    let mut builder = WebPkiServerVerifier::builder_with_provider(trust(o)?, provider.clone());
-    let crls = crls(o)?;
-    if !crls.is_empty() {
-        builder = builder
-            .with_crls(crls)
-            .only_check_end_entity_revocation()
-            .enforce_revocation_expiration();
-    }
-    builder
+    let builder = WebPkiServerVerifier::builder_with_provider(trust(o)?, provider.clone());
+    with_revocation!(builder, o)
         .build()
         .map_err(|e| TlsError::Config(format!("ca: {e}")))
 }
@@ -339,17 +350,10 @@ impl SslContext {
         let strict: Option<Arc<dyn ClientCertVerifier>> = match o.client_auth {
             ClientAuth::None => None,
             _ => {
-                let mut builder =
+                let builder =
                     WebPkiClientVerifier::builder_with_provider(trust(o)?, provider.clone());
-                let crls = crls(o)?;
-                if !crls.is_empty() {
-                    builder = builder
-                        .with_crls(crls)
-                        .only_check_end_entity_revocation()
-                        .enforce_revocation_expiration();
-                }
                 Some(
-                    builder
+                    with_revocation!(builder, o)
                         .build()
                         .map_err(|e| TlsError::Config(format!("client certificate CA: {e}")))?,
                 )
