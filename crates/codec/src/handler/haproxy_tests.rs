@@ -98,3 +98,31 @@ fn the_decoded_message_stays_readable_from_the_handler() {
     let m = decoder.message().unwrap();
     assert_eq!(m.source_addr(), Some("192.0.2.1:56324".parse().unwrap()));
 }
+
+#[test]
+fn without_auto_read_the_decoder_asks_for_reads_until_the_header_is_whole() {
+    use netloop_transport::{ChannelOptions, EmbeddedChannel, ReadCounter};
+    let ch = EmbeddedChannel::unregistered(ChannelOptions {
+        auto_read: false,
+        ..ChannelOptions::default()
+    });
+    let counter = std::rc::Rc::new(ReadCounter::default());
+    let rec = Recorder::new();
+    let pipeline = ch.pipeline();
+    pipeline.add_last("reads", counter.clone()).unwrap();
+    pipeline
+        .add_last("proxy", HAProxyMessageDecoder::new())
+        .unwrap();
+    pipeline.add_last("recorder", rec.clone()).unwrap();
+    ch.register();
+    let before = counter.reads();
+    ch.write_inbound(Bytes::from_static(&V1[..10]));
+    assert_eq!(counter.reads(), before + 1, "half a header: read more");
+    ch.write_inbound(Bytes::from_static(&V1[10..]));
+    assert_eq!(
+        counter.reads(),
+        before + 1,
+        "the header is whole: reading is the application's to ask"
+    );
+    assert_eq!(events_of(&rec), vec![event()]);
+}
