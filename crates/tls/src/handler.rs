@@ -25,6 +25,9 @@
 //!   parked and delivered on the next `read()`, so nothing reaches the application unasked.
 //! - A server whose context asks for its context by server name starts no session at
 //!   activation: `server_name` reads the ClientHello and waits for the application's answer.
+//! - A client whose context lets the application judge the server's identity stays
+//!   handshaking after the session's handshake until the verdict (`server_identity`): writes
+//!   stay held and the server's plaintext is kept meanwhile.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
