@@ -24,14 +24,27 @@ export interface TlsInfo {
     /** The peer's leaf certificate, parsed (like `getPeerCertificate()`); undefined if none. */
     readonly peerCertificate: PeerCertificate | undefined;
 }
-/** The fields of node:tls's `getPeerCertificate()` that users read most. */
+/**
+ * The peer's certificate as node:tls's `getPeerCertificate()` describes it: every field its
+ * `PeerCertificate` type requires, so node's own `tls.checkServerIdentity(host, cert)` takes
+ * it as is. (Not given: `infoAccess`, and the key's `bits`/`modulus`/`pubkey`, which node:tls
+ * fills per key type.)
+ */
 export interface PeerCertificate {
+    /** True for a CA certificate. */
+    ca: boolean;
     subject: Record<string, string>;
     issuer: Record<string, string>;
     subjectaltname: string | undefined;
     valid_from: string;
     valid_to: string;
     serialNumber: string;
+    /** SHA-1, SHA-256 and SHA-512 fingerprints, `:`-separated hex. */
+    fingerprint: string;
     fingerprint256: string;
-    raw: Buffer;
+    fingerprint512: string;
+    /** Extended key usage OIDs, if the certificate lists them. */
+    ext_key_usage?: string[];
+    /** The certificate, DER (never over shared memory: node's type says so). */
+    raw: Buffer<ArrayBuffer>;
 }
