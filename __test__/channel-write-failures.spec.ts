@@ -1,6 +1,6 @@
 import test from 'ava'
 
-import { type Channel, type ChannelHandlerContext, type ChannelPromise, NetloopError } from '../index'
+import { type Channel, type ChannelHandlerContext, type ChannelPromise, LineBasedFrameDecoder, NetloopError } from '../index'
 import { captureUnhandled, loopFor, netClient, serve, until } from './channel-helpers'
 
 const PENDING = 1000
@@ -88,6 +88,47 @@ test.serial('only a write given voidPromise() reports its failure to exceptionCa
   t.true(child!.isOpen)
   t.deepEqual(unhandled, [])
   s.destroy()
+})
+
+test.serial('a voidPromise() write that reaches the native side after it forgot the channel still reports its failure', async (t) => {
+  // The race: the native side forgets a closed channel B at the start of a delivery round,
+  // and a record before B's forget in that round makes a JS handler write to B, which JS
+  // still knows. Here that record is a line from A's native decoder, fed by B's
+  // channelInactive in the round before, so the order is certain.
+  const unhandled = captureUnhandled(t)
+  const loop = loopFor(t)
+  let a: Channel | undefined
+  let b: Channel | undefined
+  let knownWhenWritten: boolean | undefined
+  let closing: ChannelPromise | undefined
+  const { port, children } = await serve(t, loop, (ch) => {
+    ch.pipeline.addLast('lines', new LineBasedFrameDecoder(64)).addLast('app', {
+      channelRead: () => {
+        knownWhenWritten = b!._known
+        b!.writeAndFlush(Buffer.from('late'), b!.voidPromise())
+        // Closing it succeeds, as closing a closed channel does (Netty's close future is done).
+        closing = b!.pipeline.context('app')!.close()
+      },
+      channelInactive: (ctx) => {
+        if (ch === b) a!.pipeline.fireChannelRead(Buffer.from('go\n'))
+        ctx.fireChannelInactive()
+      },
+    })
+  })
+  await netClient(t, port)
+  const sb = await netClient(t, port)
+  await until(() => children.length === 2 && children.every((c) => c.isActive))
+  b = children.find((c) => c.remoteAddress!.port === sb.localPort)
+  a = children.find((c) => c !== b)
+  sb.destroy()
+  await until(() => unhandled.length > 0)
+  t.true(knownWhenWritten, 'JS wrote while it still knew the channel (the race this test is about)')
+  t.false(b!._known)
+  t.is(unhandled.length, 1)
+  t.is(unhandled[0].channel, b)
+  t.is((unhandled[0].error as NetloopError).code, 'ERR_CHANNEL_CLOSED')
+  await t.notThrowsAsync(closing!.promise)
+  t.true(a!.isOpen)
 })
 
 test('void promises cannot be listened to; unvoid() gives one that can', async (t) => {

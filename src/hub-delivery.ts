@@ -181,6 +181,13 @@ export class Delivery {
     const hub = this.hub
     switch (kind) {
       case WireKind.PromiseDone: {
+        if (a === PromiseId.VoidFiring) {
+          // A `voidPromise()` write to a channel the native side forgot before the op reached
+          // it: the failure goes to that channel's pipeline, as when JS already knew.
+          const ch = hub.channel(chan) ?? hub.forgotten(chan)
+          ch?.pipeline._voidPromise._complete({ ok: false, error: this.#error(b, c, strings, chan) as Error })
+          return
+        }
         const p = this.promises.take(a)
         if (p) p._complete(b === Outcome.Success ? { ok: true } : { ok: false, error: this.#error(b, c, strings, chan) as Error })
         return

@@ -90,6 +90,17 @@ export class ChannelHub {
   readonly native: NativeChannels
   /** The channels the native side knows, by id. */
   readonly #channels = new Map<number, Channel>()
+  /** Channels the native side forgot in this check phase and the one before (see `forgotten`). */
+  #forgotten = new Map<number, Channel>()
+  #forgottenBefore = new Map<number, Channel>()
+  #sweeping = false
+  /** Ages the forgotten channels, once per check phase while any are left. */
+  readonly #sweep = (): void => {
+    this.#forgottenBefore = this.#forgotten
+    this.#forgotten = new Map()
+    this.#sweeping = this.#forgottenBefore.size > 0
+    if (this.#sweeping) setImmediate(this.#sweep)
+  }
   /** A direct-mapped cache in front of `#channels` (ids are sequential: few collisions). */
   readonly #channelCache: Array<Channel | undefined> = new Array<Channel | undefined>(CHANNEL_CACHE).fill(undefined)
   readonly #stream: OpStream
@@ -164,8 +175,26 @@ export class ChannelHub {
     const ch = this.#channels.get(id)
     this.#channels.delete(id)
     if (this.#channelCache[id % CHANNEL_CACHE]?.id === id) this.#channelCache[id % CHANNEL_CACHE] = undefined
+    if (ch !== undefined) {
+      this.#forgotten.set(id, ch)
+      if (!this.#sweeping) {
+        this.#sweeping = true
+        setImmediate(this.#sweep)
+      }
+    }
     return ch
   }
+
+  /**
+   * @internal Channel `id` if the native side forgot it lately. An op JS made before it learned
+   * of the forget fails natively after it (hub.rs `fail_promise`), in the next delivery at the
+   * latest: the record comes after the forget's, in the same poll phase or the next. A channel
+   * stays here until two check phases have passed, then only its closures hold it.
+   */
+  forgotten(id: number): Channel | undefined {
+    return this.#forgotten.get(id) ?? this.#forgottenBefore.get(id)
+  }
+
 
   nextContextId(): number {
     return this.#nextContext++

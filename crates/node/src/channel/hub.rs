@@ -405,13 +405,29 @@ impl Hub {
         }
     }
 
-    /// Fails JS promise `id` at once (an op for a channel that is gone). Void promises learn
-    /// nothing: their pipeline is gone with the channel.
-    pub(super) fn fail_promise(&self, id: f64, e: TransportError) {
+    /// Fails promise `id` of an op for channel `chan`, which is gone, at once. The silent void
+    /// promise learns nothing (Netty's `write(msg)`); the firing one (`voidPromise()`) reports
+    /// to JS, which fires the failure into that channel's pipeline: JS made the op before it
+    /// learned the channel was forgotten, and still knows the channel for a while
+    /// (hub.ts `forgotten`).
+    pub(super) fn fail_promise(&self, chan: u64, id: f64, e: TransportError) {
         if id > 0.0 {
             self.report_promise(id, &Err(e));
+        } else if id == wire::VOID_FIRING {
+            let mut out = self.outbox();
+            let (at, b) = wire::error_fields(out.put_error(self.id, &e));
+            out.push(wire::PROMISE_DONE, chan as f64, 0.0, id, b, at);
         } else if let Some(p) = self.take_promise(id) {
             p.try_failure(e);
+        }
+    }
+
+    /// Completes promise `id` of an op that needed nothing done.
+    pub(super) fn succeed_promise(&self, id: f64) {
+        if id > 0.0 {
+            self.report_promise(id, &Ok(()));
+        } else if let Some(p) = self.take_promise(id) {
+            p.try_success();
         }
     }
 

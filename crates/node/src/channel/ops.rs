@@ -195,7 +195,11 @@ impl Hub {
                 // Read to close the descriptor a file region handed over (file_wire.rs).
                 drop(self.framed(kind, a, b, big));
             }
-            if matches!(
+            if kind == wire::CLOSE {
+                // Closing a closed channel succeeds (Netty: the close future is done), as it
+                // does when JS already knows the channel is closed (hub.ts `sendOutbound`).
+                self.succeed_promise(c);
+            } else if matches!(
                 kind,
                 wire::WRITE_BYTES
                     | wire::WRITE_VALUE
@@ -203,13 +207,12 @@ impl Hub {
                     | wire::WRITE_RESP
                     | wire::WRITE_HTTP
                     | wire::WRITE_FILE
-                    | wire::CLOSE
             ) {
                 let closed = match self.gone_causes.borrow().get(&chan) {
                     Some(cause) => TransportError::ClosedBy(std::sync::Arc::new(cause.clone())),
                     None => TransportError::ChannelClosed,
                 };
-                self.fail_promise(c, closed);
+                self.fail_promise(chan, c, closed);
             }
             return;
         };
