@@ -511,6 +511,10 @@ export interface NativeSslOptions {
   ticketKeys?: Buffer
   /** Server: a DER OCSP response stapled with `cert`. */
   ocspResponse?: Buffer
+  /** A PKCS#12 file in place of `cert` and `key`. */
+  pfx?: Buffer
+  /** The `pfx`'s own passphrase (else `passphrase`). */
+  pfxPassphrase?: string
 }
 
 /**
@@ -652,11 +656,14 @@ export declare const enum ServerNameAnswer {
   Fail = 3,
 }
 
-/** A certificate chain and key for one SNI host name. */
+/** A certificate chain and key for one SNI host name: PEM `cert` and `key`, or a PKCS#12 `pfx`. */
 export interface SniIdentity {
   hostname: string
-  cert: Buffer
-  key: Buffer
+  cert?: Buffer
+  key?: Buffer
+  pfx?: Buffer
+  /** The `pfx`'s own passphrase (else the context's). */
+  passphrase?: string
   ocspResponse?: Buffer
 }
 

@@ -12,6 +12,11 @@
 #   revoked-server.pem/.key       localhost, signed by the CA, then revoked
 #   revoked-client.pem/.key       a client certificate (CN=revoked-client), then revoked
 #   crl.pem                       the CA's revocation list: the two revoked-* certificates
+#   server.pfx                    server.pem, its key and ca.pem in PKCS#12 (node:tls's `pfx`),
+#                                 passphrase "netloop", OpenSSL 3's scheme (PBES2 AES-256, SHA-256 MAC)
+#   server-3des.pfx               the same under the older scheme (3DES, SHA-1 MAC), same passphrase
+#   server-rc2.pfx                server.pem under RC2-40 (`-legacy`), which node:tls on OpenSSL 3 refuses
+#   client.pfx                    client.pem and its key, an empty passphrase
 # Certificates are valid for 10 years from the day they are made (except expired.pem).
 set -euo pipefail
 dir=${1:-certs}
@@ -93,4 +98,16 @@ for c in revoked-server revoked-client; do
 done
 openssl ca -config ca.db/ca.cnf -gencrl -out crl.pem >/dev/null 2>&1
 rm -rf expired.csr ca.db ./*.srl
+
+pfx() { # name cert key [openssl pkcs12 options...]
+  local name=$1 cert=$2 key=$3
+  shift 3
+  openssl pkcs12 -export -in "$cert" -inkey "$key" -out "$name" "$@"
+}
+pfx server.pfx server.pem server.key -certfile ca.pem -passout pass:netloop
+pfx server-3des.pfx server.pem server.key -certfile ca.pem -passout pass:netloop \
+  -keypbe PBE-SHA1-3DES -certpbe PBE-SHA1-3DES -macalg sha1
+# RC2 needs OpenSSL's legacy provider; without it there is no such file (tests skip it).
+pfx server-rc2.pfx server.pem server.key -passout pass:netloop -legacy 2>/dev/null || rm -f server-rc2.pfx
+pfx client.pfx client.pem client.key -passout pass:
 echo "test certificates in $(pwd)"

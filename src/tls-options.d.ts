@@ -1,12 +1,28 @@
 import { type SNICallback } from './tls-sni';
 import type { PeerCertificate } from './tls-info';
 export type Pem = string | Buffer | Array<string | Buffer>;
+/** A certificate chain and key for one host name: PEM `cert` and `key`, or a PKCS#12 `pfx`. */
+export type SslIdentity = PemIdentity | PfxIdentity;
 /** A certificate chain and key (PEM) for one host name. */
-export interface SslIdentity {
+export interface PemIdentity {
     cert: Pem;
     key: string | Buffer;
     /** A DER OCSP response for `cert`, stapled for clients that ask (see `ocspResponse`). */
     ocspResponse?: Buffer;
+}
+/** A certificate chain and key in a PKCS#12 file, for one host name. */
+export interface PfxIdentity {
+    /** The PKCS#12 file (see the context's `pfx`). */
+    pfx: Buffer;
+    /** Its passphrase (default: the context's `passphrase`). */
+    passphrase?: string;
+    /** A DER OCSP response for its certificate, stapled for clients that ask. */
+    ocspResponse?: Buffer;
+}
+/** A PKCS#12 file with its own passphrase (node:tls's `pfx` entries). */
+export interface PfxObject {
+    buf: Buffer;
+    passphrase?: string;
 }
 /** node:tls's option names where they exist; Netty's defaults where they differ. */
 export interface SslContextOptions {
@@ -25,6 +41,16 @@ export interface SslContextOptions {
      * `openssl pkcs8 -topk8` command that converts it.
      */
     passphrase?: string;
+    /**
+     * A PKCS#12 file (`.pfx`, `.p12`) holding the certificate chain and its private key, in
+     * place of `cert` and `key`, opened with `passphrase` (or its own, as `{ buf, passphrase }`).
+     * Read as node:tls reads it on OpenSSL 3: PBES2 (OpenSSL 3's and Java's default) and
+     * 3DES files, with their MAC checked; RC2 files are refused with the command that converts
+     * them. One file per context (node:tls takes several for several key types): an array
+     * holds one. The file's other CA certificates complete the chain but are not trusted
+     * (node:tls also trusts them): trust is `ca`'s.
+     */
+    pfx?: Buffer | PfxObject | Array<Buffer | PfxObject>;
     /** Trusted CA certificates (PEM). Replaces the bundled Mozilla roots, as in node:tls. */
     ca?: Pem;
     /**

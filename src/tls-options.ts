@@ -9,12 +9,31 @@ import type { PeerCertificate } from './tls-info'
 
 export type Pem = string | Buffer | Array<string | Buffer>
 
+/** A certificate chain and key for one host name: PEM `cert` and `key`, or a PKCS#12 `pfx`. */
+export type SslIdentity = PemIdentity | PfxIdentity
+
 /** A certificate chain and key (PEM) for one host name. */
-export interface SslIdentity {
+export interface PemIdentity {
   cert: Pem
   key: string | Buffer
   /** A DER OCSP response for `cert`, stapled for clients that ask (see `ocspResponse`). */
   ocspResponse?: Buffer
+}
+
+/** A certificate chain and key in a PKCS#12 file, for one host name. */
+export interface PfxIdentity {
+  /** The PKCS#12 file (see the context's `pfx`). */
+  pfx: Buffer
+  /** Its passphrase (default: the context's `passphrase`). */
+  passphrase?: string
+  /** A DER OCSP response for its certificate, stapled for clients that ask. */
+  ocspResponse?: Buffer
+}
+
+/** A PKCS#12 file with its own passphrase (node:tls's `pfx` entries). */
+export interface PfxObject {
+  buf: Buffer
+  passphrase?: string
 }
 
 /** node:tls's option names where they exist; Netty's defaults where they differ. */
@@ -34,6 +53,16 @@ export interface SslContextOptions {
    * `openssl pkcs8 -topk8` command that converts it.
    */
   passphrase?: string
+  /**
+   * A PKCS#12 file (`.pfx`, `.p12`) holding the certificate chain and its private key, in
+   * place of `cert` and `key`, opened with `passphrase` (or its own, as `{ buf, passphrase }`).
+   * Read as node:tls reads it on OpenSSL 3: PBES2 (OpenSSL 3's and Java's default) and
+   * 3DES files, with their MAC checked; RC2 files are refused with the command that converts
+   * them. One file per context (node:tls takes several for several key types): an array
+   * holds one. The file's other CA certificates complete the chain but are not trusted
+   * (node:tls also trusts them): trust is `ca`'s.
+   */
+  pfx?: Buffer | PfxObject | Array<Buffer | PfxObject>
   /** Trusted CA certificates (PEM). Replaces the bundled Mozilla roots, as in node:tls. */
   ca?: Pem
   /**
@@ -164,14 +193,20 @@ export function nativeOptions(o: SslContextOptions) {
   if (o.ticketKeys !== undefined && !o.isServer) throw invalidArg('ticketKeys is an option of server contexts (isServer: true)')
   if (o.ocspResponse !== undefined && !o.isServer) throw invalidArg('ocspResponse is an option of server contexts (isServer: true)')
   const sni = o.SNI === undefined ? undefined : Object.entries(o.SNI).map(([hostname, id]) => {
-    if (id === null || typeof id !== 'object') throw invalidArgType(`SNI['${hostname}']`, 'object', id)
+    const name = `SNI['${hostname}']`
+    if (id === null || typeof id !== 'object') throw invalidArgType(name, 'object', id)
+    const p = id as Partial<PemIdentity & PfxIdentity>
+    if (p.passphrase !== undefined && typeof p.passphrase !== 'string') throw invalidArgType(`${name}.passphrase`, 'string', p.passphrase)
     return {
       hostname,
-      cert: pem(`SNI['${hostname}'].cert`, id.cert)!,
-      key: pem(`SNI['${hostname}'].key`, id.key)!,
-      ocspResponse: der(`SNI['${hostname}'].ocspResponse`, id.ocspResponse),
+      cert: pem(`${name}.cert`, p.cert),
+      key: pem(`${name}.key`, p.key),
+      pfx: p.pfx === undefined ? undefined : der(`${name}.pfx`, p.pfx),
+      passphrase: p.passphrase,
+      ocspResponse: der(`${name}.ocspResponse`, p.ocspResponse),
     }
   })
+  const pfx = pfxOf(o.pfx)
   return {
     isServer: o.isServer ?? false,
     cert: pem('cert', o.cert),
@@ -198,7 +233,21 @@ export function nativeOptions(o: SslContextOptions) {
     checkServerIdentity: o.checkServerIdentity !== undefined,
     ticketKeys: ticketKeys(o.ticketKeys),
     ocspResponse: der('ocspResponse', o.ocspResponse),
+    pfx: pfx?.buf,
+    pfxPassphrase: pfx?.passphrase,
   }
+}
+
+/** The one PKCS#12 file of `pfx` (node:tls's forms: a Buffer, `{ buf, passphrase }`, an array). */
+function pfxOf(v: SslContextOptions['pfx']): PfxObject | undefined {
+  if (v === undefined) return undefined
+  const all = Array.isArray(v) ? v : [v]
+  if (all.length !== 1) throw new NetloopError('ERR_INVALID_ARG_VALUE', `The property 'options.pfx' must hold one PKCS#12 file (a context serves one certificate; use SNI entries for others). Received ${all.length}`)
+  const one = all[0]
+  if (Buffer.isBuffer(one)) return { buf: der('pfx', one)! }
+  if (one === null || typeof one !== 'object') throw invalidArgType('pfx', 'Buffer or { buf, passphrase }', one)
+  if (one.passphrase !== undefined && typeof one.passphrase !== 'string') throw invalidArgType('pfx.passphrase', 'string', one.passphrase)
+  return { buf: der('pfx.buf', one.buf)!, passphrase: one.passphrase }
 }
 
 function der(name: string, v: unknown): Buffer | undefined {

@@ -4,7 +4,7 @@ import { type TlsInfo } from './tls-info';
 import { type SharedSslContext, type SslContextOptions } from './tls-options';
 export type { SNICallback } from './tls-sni';
 export type { PeerCertificate, TlsInfo } from './tls-info';
-export type { SharedSslContext, SslContextOptions, SslIdentity } from './tls-options';
+export type { PemIdentity, PfxIdentity, PfxObject, SharedSslContext, SslContextOptions, SslIdentity } from './tls-options';
 /**
  * A TLS configuration, parsed once. Share one context by every connection; to use it on a
  * worker thread of an `EventLoopGroup`, pass it in `workerData` (it crosses as its id) and give

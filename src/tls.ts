@@ -22,7 +22,7 @@ import { type SharedSslContext, type SslContextOptions, nativeOptions } from './
 
 export type { SNICallback } from './tls-sni'
 export type { PeerCertificate, TlsInfo } from './tls-info'
-export type { SharedSslContext, SslContextOptions, SslIdentity } from './tls-options'
+export type { PemIdentity, PfxIdentity, PfxObject, SharedSslContext, SslContextOptions, SslIdentity } from './tls-options'
 
 /**
  * A TLS configuration, parsed once. Share one context by every connection; to use it on a

@@ -24,12 +24,15 @@ pub fn context(id: u64) -> Option<SslContext> {
     lock(&registry().tls_contexts).get(&id).cloned()
 }
 
-/// A certificate chain and key for one SNI host name.
+/// A certificate chain and key for one SNI host name: PEM `cert` and `key`, or a PKCS#12 `pfx`.
 #[napi(object)]
 pub struct SniIdentity {
     pub hostname: String,
-    pub cert: Buffer,
-    pub key: Buffer,
+    pub cert: Option<Buffer>,
+    pub key: Option<Buffer>,
+    pub pfx: Option<Buffer>,
+    /// The `pfx`'s own passphrase (else the context's).
+    pub passphrase: Option<String>,
     pub ocsp_response: Option<Buffer>,
 }
 
@@ -67,24 +70,44 @@ pub struct NativeSslOptions {
     pub ticket_keys: Option<Buffer>,
     /// Server: a DER OCSP response stapled with `cert`.
     pub ocsp_response: Option<Buffer>,
+    /// A PKCS#12 file in place of `cert` and `key`.
+    pub pfx: Option<Buffer>,
+    /// The `pfx`'s own passphrase (else `passphrase`).
+    pub pfx_passphrase: Option<String>,
 }
 
 fn tls_error(e: TlsError) -> napi::Error<Code> {
     napi::Error::new(Code(e.code()), e.to_string())
 }
 
-fn identity(
-    cert: &Option<Buffer>,
-    key: &Option<Buffer>,
-    ocsp: &Option<Buffer>,
-) -> JsResult<Option<PemIdentity>> {
-    match (cert, key) {
-        (Some(c), Some(k)) => Ok(Some(PemIdentity {
+/// What an identity is made of, as src/tls-options.ts hands it over.
+struct IdentityParts<'a> {
+    cert: &'a Option<Buffer>,
+    key: &'a Option<Buffer>,
+    pfx: &'a Option<Buffer>,
+    passphrase: Option<&'a str>,
+    ocsp: &'a Option<Buffer>,
+    what: &'a str,
+}
+
+fn identity(p: IdentityParts<'_>) -> JsResult<Option<PemIdentity>> {
+    let ocsp = p.ocsp.as_ref().map(|b| b.to_vec());
+    match (p.cert, p.key, p.pfx) {
+        (None, None, Some(pfx)) => {
+            PemIdentity::from_pfx(pfx, p.passphrase.map(str::as_bytes), ocsp, p.what)
+                .map(Some)
+                .map_err(tls_error)
+        }
+        (Some(c), Some(k), None) => Ok(Some(PemIdentity {
             chain: c.to_vec(),
             key: k.to_vec(),
-            ocsp: ocsp.as_ref().map(|b| b.to_vec()),
+            ocsp,
         })),
-        (None, None) => Ok(None),
+        (None, None, None) => Ok(None),
+        (_, _, Some(_)) => Err(tls_error(TlsError::Config(format!(
+            "{}: give either pfx or cert and key",
+            p.what
+        )))),
         _ => Err(tls_error(TlsError::Config(
             "cert and key must be given together".into(),
         ))),
@@ -115,18 +138,32 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
     };
     let mut sni = Vec::new();
     for e in o.sni.iter().flatten() {
-        sni.push((
-            e.hostname.clone(),
-            PemIdentity {
-                chain: e.cert.to_vec(),
-                key: e.key.to_vec(),
-                ocsp: e.ocsp_response.as_ref().map(|b| b.to_vec()),
-            },
-        ));
+        let what = format!("SNI['{}']", e.hostname);
+        let id = identity(IdentityParts {
+            cert: &e.cert,
+            key: &e.key,
+            pfx: &e.pfx,
+            passphrase: e.passphrase.as_deref().or(o.passphrase.as_deref()),
+            ocsp: &e.ocsp_response,
+            what: &what,
+        })?
+        .ok_or_else(|| {
+            tls_error(TlsError::Config(format!(
+                "{what}: give cert and key, or pfx"
+            )))
+        })?;
+        sni.push((e.hostname.clone(), id));
     }
     let defaults = SslOptions::default();
     Ok(SslOptions {
-        identity: identity(&o.cert, &o.key, &o.ocsp_response)?,
+        identity: identity(IdentityParts {
+            cert: &o.cert,
+            key: &o.key,
+            pfx: &o.pfx,
+            passphrase: o.pfx_passphrase.as_deref().or(o.passphrase.as_deref()),
+            ocsp: &o.ocsp_response,
+            what: "pfx",
+        })?,
         sni,
         ca: o.ca.as_ref().map(|b| b.to_vec()),
         system_roots: o.system_roots.unwrap_or(false),

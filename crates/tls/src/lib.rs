@@ -31,6 +31,7 @@ mod handler;
 mod hello;
 mod keylog;
 mod pem;
+mod pfx;
 mod record;
 mod session;
 mod small;
