@@ -494,6 +494,8 @@ export interface NativeSslOptions {
   servername?: string
   sessionCacheSize?: number
   sessionTickets?: boolean
+  /** Server: seconds a session resumes (node:tls's `sessionTimeout`). */
+  sessionTimeout?: number
   handshakeTimeout?: number
   /** Server: the JS object has an `SNICallback` (its handlers ask JS for the context). */
   sniCallback?: boolean

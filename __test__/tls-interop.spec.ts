@@ -5,7 +5,7 @@ import { once } from 'node:events'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Bootstrap, type Channel, type ChannelHandler, SslHandler, SslHandshakeCompletionEvent, type TlsInfo } from '../index'
+import { Bootstrap, type Channel, type ChannelHandler, SslContext, SslHandler, SslHandshakeCompletionEvent, type TlsInfo } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
 import { certsDir, clientContext, echo, ocspResponse, opensslServer as sServer, pem, serverContext, withTls } from './tls-helpers'
 
@@ -131,6 +131,27 @@ for (const [flag, version] of [['-tls1_2', 'TLSv1.2'], ['-tls1_3', 'TLSv1.3']] a
     t.true(sessions[1].resumed)
   })
 }
+
+test('openssl s_client: sessions resume until sessionTimeout, then get a full handshake (TLS 1.2 ids, TLS 1.3 tickets)', async (t) => {
+  const { port } = await echoServer(t, { sessionTimeout: 1 })
+  const dir = mkdtempSync(join(tmpdir(), 'netloop-sess-'))
+  const flags = [['-tls1_2', 'TLSv1\\.2'], ['-tls1_3', 'TLSv1\\.3']] as const
+  for (const [flag, v] of flags) {
+    const sess = join(dir, `${flag}.pem`)
+    t.regex(await sClient(port, [flag, '-servername', 'localhost', '-sess_out', sess]), new RegExp(`New, ${v}`))
+    t.regex(await sClient(port, [flag, '-servername', 'localhost', '-sess_in', sess]), new RegExp(`Reused, ${v}`), `${flag}: in time`)
+  }
+  // The issue time has whole seconds: a little over two of them.
+  await new Promise((r) => setTimeout(r, 2100))
+  for (const [flag, v] of flags) {
+    const late = await sClient(port, [flag, '-servername', 'localhost', '-sess_in', join(dir, `${flag}.pem`)])
+    t.regex(late, new RegExp(`New, ${v}`), `${flag}: expired`)
+    t.true(late.split('\n').includes('ping-netloop'))
+  }
+  t.throws(() => SslContext.forServer({ cert: pem('server.pem'), key: pem('server.key'), sessionTimeout: 0 }), { code: 'ERR_OUT_OF_RANGE' })
+  t.throws(() => SslContext.forServer({ cert: pem('server.pem'), key: pem('server.key'), sessionTimeout: 1.5 }), { code: 'ERR_OUT_OF_RANGE' })
+  t.throws(() => SslContext.forClient({ sessionTimeout: 60 }), { code: 'ERR_INVALID_ARG_VALUE' })
+})
 
 for (const [flag, version] of [['-tls1_2', 'TLSv1.2'], ['-tls1_3', 'TLSv1.3']] as const) {
   test(`openssl s_client ${flag}: a session of one server resumes on another given the same ticketKeys, not on one with other keys`, async (t) => {

@@ -92,6 +92,13 @@ export interface SslContextOptions {
     /** Server: issue stateless session tickets (default true). */
     sessionTickets?: boolean;
     /**
+     * Server: seconds a session resumes after it was made, by ticket or from the cache
+     * (node:tls's `sessionTimeout`, default 300 as in node:tls; 1 to 604800, TLS 1.3's 7 days).
+     * It is also the tickets' lifetime hint, and a context's own ticket keys are replaced at
+     * this period.
+     */
+    sessionTimeout?: number;
+    /**
      * Server: 48 bytes that seal session tickets (node:tls's `ticketKeys`), so that servers given
      * the same bytes (other processes, other machines behind one load balancer) resume each
      * other's sessions; without it each context has keys of its own. Rotate them with

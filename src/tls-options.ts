@@ -104,6 +104,13 @@ export interface SslContextOptions {
   /** Server: issue stateless session tickets (default true). */
   sessionTickets?: boolean
   /**
+   * Server: seconds a session resumes after it was made, by ticket or from the cache
+   * (node:tls's `sessionTimeout`, default 300 as in node:tls; 1 to 604800, TLS 1.3's 7 days).
+   * It is also the tickets' lifetime hint, and a context's own ticket keys are replaced at
+   * this period.
+   */
+  sessionTimeout?: number
+  /**
    * Server: 48 bytes that seal session tickets (node:tls's `ticketKeys`), so that servers given
    * the same bytes (other processes, other machines behind one load balancer) resume each
    * other's sessions; without it each context has keys of its own. Rotate them with
@@ -192,6 +199,7 @@ export function nativeOptions(o: SslContextOptions) {
   if (o.SNICallback !== undefined && !o.isServer) throw invalidArg('SNICallback is an option of server contexts (isServer: true)')
   if (o.ticketKeys !== undefined && !o.isServer) throw invalidArg('ticketKeys is an option of server contexts (isServer: true)')
   if (o.ocspResponse !== undefined && !o.isServer) throw invalidArg('ocspResponse is an option of server contexts (isServer: true)')
+  if (o.sessionTimeout !== undefined && !o.isServer) throw invalidArg('sessionTimeout is an option of server contexts (isServer: true)')
   const sni = o.SNI === undefined ? undefined : Object.entries(o.SNI).map(([hostname, id]) => {
     const name = `SNI['${hostname}']`
     if (id === null || typeof id !== 'object') throw invalidArgType(name, 'object', id)
@@ -222,6 +230,7 @@ export function nativeOptions(o: SslContextOptions) {
     servername: o.servername,
     sessionCacheSize: o.sessionCacheSize === undefined ? undefined : checkInteger('sessionCacheSize', o.sessionCacheSize, 0, 1 << 24),
     sessionTickets: o.sessionTickets,
+    sessionTimeout: o.sessionTimeout === undefined ? undefined : checkInteger('sessionTimeout', o.sessionTimeout, 1, 7 * 24 * 3600),
     handshakeTimeout: o.handshakeTimeout === undefined ? undefined : checkInteger('handshakeTimeout', o.handshakeTimeout, 0, 0x7fffffff),
     sniCallback: o.SNICallback !== undefined,
     ciphers: o.ciphers?.split(':'),

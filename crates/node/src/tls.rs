@@ -53,6 +53,8 @@ pub struct NativeSslOptions {
     pub servername: Option<String>,
     pub session_cache_size: Option<u32>,
     pub session_tickets: Option<bool>,
+    /// Server: seconds a session resumes (node:tls's `sessionTimeout`).
+    pub session_timeout: Option<u32>,
     pub handshake_timeout: Option<f64>,
     /// Server: the JS object has an `SNICallback` (its handlers ask JS for the context).
     pub sni_callback: Option<bool>,
@@ -182,6 +184,9 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
             .session_cache_size
             .map_or(defaults.session_cache_size, |n| n as usize),
         session_tickets: o.session_tickets.unwrap_or(true),
+        session_timeout: o
+            .session_timeout
+            .map_or(defaults.session_timeout, |s| Duration::from_secs(s.into())),
         handshake_timeout: o
             .handshake_timeout
             .map_or(defaults.handshake_timeout, |ms| {

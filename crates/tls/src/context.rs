@@ -10,20 +10,28 @@ use rustls::client::danger::ServerCertVerifier;
 use rustls::client::{Resumption, WebPkiServerVerifier};
 use rustls::crypto::CryptoProvider;
 use rustls::server::danger::ClientCertVerifier;
-use rustls::server::{ServerSessionMemoryCache, WebPkiClientVerifier};
+use rustls::server::{ProducesTickets, ServerSessionMemoryCache, WebPkiClientVerifier};
+use rustls::ticketer::TicketRotator;
 use rustls::{ClientConfig, RootCertStore, ServerConfig, SupportedProtocolVersion};
 
 use crate::error::TlsError;
+use crate::expiry::{unix_now, ExpiringStore, ExpiringTickets};
 use crate::handler::SslHandler;
 use crate::keylog::KeyLogFile;
 use crate::pem;
 use crate::sni::SniResolver;
 use crate::suites;
-use crate::tickets::SharedTicketer;
+use crate::tickets::{random_ticketer, SharedTicketer};
 use crate::verify::{ChainOnlyServerVerifier, LenientClientVerifier, LenientServerVerifier};
 
 /// Netty's default handshake timeout.
 pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// node:tls's (and OpenSSL's) session timeout.
+pub const DEFAULT_SESSION_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The longest session timeout: a TLS 1.3 ticket lives at most 7 days (RFC 8446 §4.6.1).
+pub const MAX_SESSION_TIMEOUT: Duration = Duration::from_secs(7 * 24 * 60 * 60);
 
 /// A TLS protocol version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -101,6 +109,10 @@ pub struct SslOptions {
     pub session_cache_size: usize,
     /// Server: issue stateless session tickets (default true).
     pub session_tickets: bool,
+    /// Server: how long a session resumes after it was made, in tickets and in the cache
+    /// (node:tls's `sessionTimeout`: default 300 s; at most 7 days, TLS 1.3's limit). Own
+    /// ticket keys are replaced at this period too (crate::expiry).
+    pub session_timeout: Duration,
     /// Handshake timeout (default 10 s; zero: none).
     pub handshake_timeout: Duration,
     /// Server: after a TLS 1.3 handshake, protect records with netloop's own record layer
@@ -161,6 +173,7 @@ impl Default for SslOptions {
             server_name: None,
             session_cache_size: 1024,
             session_tickets: true,
+            session_timeout: DEFAULT_SESSION_TIMEOUT,
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             own_records: true,
             ask_server_name: false,
@@ -370,21 +383,32 @@ impl SslContext {
             .with_client_cert_verifier(verifier)
             .with_cert_resolver(Arc::new(resolver));
         config.alpn_protocols = o.alpn.clone();
+        let resume_for = session_timeout(o)?;
         config.session_storage = if o.session_cache_size > 0 {
-            ServerSessionMemoryCache::new(o.session_cache_size)
+            Arc::new(ExpiringStore::new(
+                ServerSessionMemoryCache::new(o.session_cache_size),
+                resume_for,
+                unix_now,
+            ))
         } else {
             Arc::new(rustls::server::NoServerSessionStorage {})
         };
-        config.ticketer = match (&o.ticket_keys, o.session_tickets) {
-            (Some(keys), true) => Arc::new(SharedTicketer::new(keys)?),
+        let sealer: Option<Arc<dyn ProducesTickets>> = match (&o.ticket_keys, o.session_tickets) {
+            (Some(keys), true) => Some(Arc::new(SharedTicketer::new(keys)?)),
             (Some(_), false) => {
                 return Err(TlsError::Config(
                     "ticketKeys with sessionTickets: false (the keys seal tickets)".into(),
                 ))
             }
-            (None, true) => rustls::crypto::ring::Ticketer::new().map_err(rustls_err("tickets"))?,
-            (None, false) => config.ticketer,
+            // Own keys, replaced every timeout (crate::expiry).
+            (None, true) => Some(Arc::new(
+                TicketRotator::new(resume_for, random_ticketer).map_err(rustls_err("tickets"))?,
+            )),
+            (None, false) => None,
         };
+        if let Some(sealer) = sealer {
+            config.ticketer = Arc::new(ExpiringTickets::new(sealer, resume_for, unix_now));
+        }
         config.ignore_client_order = o.honor_cipher_order;
         if let Some(log) = key_log(o)? {
             config.key_log = log;
@@ -481,6 +505,18 @@ impl SslContext {
     pub fn new_handler(&self, server_name: Option<&str>) -> Result<SslHandler, TlsError> {
         SslHandler::new(self.clone(), server_name)
     }
+}
+
+/// The session timeout in whole seconds, checked.
+fn session_timeout(o: &SslOptions) -> Result<u32, TlsError> {
+    let t = o.session_timeout;
+    if t < Duration::from_secs(1) || t > MAX_SESSION_TIMEOUT {
+        return Err(TlsError::Config(format!(
+            "sessionTimeout must be 1 s to 7 days, not {} s",
+            t.as_secs_f64()
+        )));
+    }
+    Ok(t.as_secs() as u32)
 }
 
 fn timeout(d: Duration) -> Option<Duration> {

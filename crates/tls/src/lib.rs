@@ -27,6 +27,7 @@
 mod context;
 mod engine;
 mod error;
+mod expiry;
 mod handler;
 mod hello;
 mod keylog;
@@ -42,6 +43,7 @@ mod verify;
 
 pub use context::{
     ClientAuth, PemIdentity, SslContext, SslOptions, TlsVersion, DEFAULT_HANDSHAKE_TIMEOUT,
+    DEFAULT_SESSION_TIMEOUT, MAX_SESSION_TIMEOUT,
 };
 pub use error::TlsError;
 pub use handler::{ServerNameChoice, SslHandler};

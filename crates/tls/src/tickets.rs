@@ -1,7 +1,7 @@
 //! Session tickets sealed under keys the application gives (node:tls's `ticketKeys`), so that
 //! several servers (processes, machines behind one load balancer) resume each other's
-//! sessions. Without them a context makes its own keys (rustls's rotating ticketer), which
-//! only that context's handlers share.
+//! sessions. Without them a context seals under random keys of its own, rotated by rustls's
+//! `TicketRotator` (crate::expiry), which only that context's handlers share.
 //!
 //! Ground rules:
 //! - The 48 bytes are node:tls's size. The first 16 name the keys (a ticket under another name
@@ -18,6 +18,7 @@
 use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM, NONCE_LEN};
 use ring::hkdf;
 use ring::rand::{SecureRandom, SystemRandom};
+use rustls::crypto::GetRandomFailed;
 use rustls::server::ProducesTickets;
 
 use crate::error::TlsError;
@@ -26,8 +27,19 @@ use crate::error::TlsError;
 pub const TICKET_KEYS_LEN: usize = 48;
 const NAME_LEN: usize = 16;
 const TAG_LEN: usize = 16;
-/// The lifetime hint sent with each ticket (seconds): clients drop tickets older than this.
+/// The lifetime hint of a bare ticketer (seconds); a context wraps it in
+/// crate::expiry::ExpiringTickets, whose hint is its `sessionTimeout`.
 const LIFETIME_SECS: u32 = 2 * 60 * 60;
+
+/// A ticketer under fresh random keys: what a context without `ticketKeys` rotates through.
+pub(crate) fn random_ticketer() -> Result<Box<dyn ProducesTickets>, GetRandomFailed> {
+    let mut keys = [0u8; TICKET_KEYS_LEN];
+    SystemRandom::new()
+        .fill(&mut keys)
+        .map_err(|_| GetRandomFailed)?;
+    let t = SharedTicketer::new(&keys).map_err(|_| GetRandomFailed)?;
+    Ok(Box::new(t))
+}
 
 /// Seals and opens tickets under the application's keys.
 pub(crate) struct SharedTicketer {

@@ -399,3 +399,64 @@ fn ticket_keys_must_be_48_bytes_and_need_tickets() {
     let e = SslContext::server(&o(vec![0; 48], false)).unwrap_err();
     assert_eq!(e.code(), "ERR_TLS_INVALID_CONTEXT");
 }
+
+#[test]
+fn a_session_resumes_until_its_timeout_then_a_full_handshake_follows() {
+    // Tickets only, then the session cache only (TLS 1.2 session ids and TLS 1.3 stateful
+    // resumption): both end at sessionTimeout. One second, and a wait of a little over two
+    // (the stamp has whole seconds).
+    let net = Net::new();
+    let ca = Ca::new("test CA");
+    let server = |tickets: bool, max: TlsVersion| {
+        let o = SslOptions {
+            session_timeout: std::time::Duration::from_secs(1),
+            session_tickets: tickets,
+            session_cache_size: if tickets { 0 } else { 64 },
+            max_version: max,
+            ..server_opts(&ca, &["localhost"])
+        };
+        tls_server(&net, SslContext::server(&o).unwrap()).1
+    };
+    let by_ticket = server(true, TlsVersion::Tls13);
+    let by_cache = server(false, TlsVersion::Tls13);
+    let by_id = server(false, TlsVersion::Tls12);
+    let addrs = [by_ticket, by_cache, by_id];
+    let clients: Vec<SslContext> = addrs
+        .iter()
+        .map(|_| SslContext::client(&client_opts(&ca)).unwrap())
+        .collect();
+    for (c, &a) in clients.iter().zip(&addrs) {
+        assert_eq!(
+            resumptions(&net, c, &[a, a]),
+            [false, true],
+            "{a}: resumed in time"
+        );
+    }
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    for (c, &a) in clients.iter().zip(&addrs) {
+        assert_eq!(
+            resumptions(&net, c, &[a, a]),
+            [false, true],
+            "{a}: the expired session gets a full handshake, which issues a fresh one"
+        );
+    }
+}
+
+#[test]
+fn the_session_timeout_is_one_second_to_seven_days() {
+    let ca = Ca::new("test CA");
+    let o = |secs: u64| SslOptions {
+        session_timeout: std::time::Duration::from_secs(secs),
+        ..server_opts(&ca, &["localhost"])
+    };
+    assert_eq!(
+        SslOptions::default().session_timeout,
+        std::time::Duration::from_secs(300),
+        "node:tls's default"
+    );
+    for bad in [0, 7 * 24 * 3600 + 1] {
+        let e = SslContext::server(&o(bad)).unwrap_err();
+        assert!(e.to_string().contains("sessionTimeout"), "{e}");
+    }
+    SslContext::server(&o(7 * 24 * 3600)).unwrap();
+}
