@@ -43,6 +43,7 @@ export const {
   SslCloseCompletionEvent,
   HAProxyMessageDecoder,
   HAProxyMessage,
+  HAProxyTlvType,
   ChannelDuplex,
   ChannelMessages,
   diagnostics,

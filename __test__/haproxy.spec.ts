@@ -1,6 +1,6 @@
 // HAProxyMessageDecoder: servers behind a proxy or load balancer that sends the PROXY
 // protocol header learn who the client is, in front of TLS and the native HTTP codec.
-import test from 'ava'
+import test, { type ExecutionContext } from 'ava'
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, writeFileSync } from 'node:fs'
@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import * as tls from 'node:tls'
 import { promisify } from 'node:util'
 import { has } from './example-helpers'
-import { type Channel, HAProxyMessage, HAProxyMessageDecoder, HttpResponse, HttpServerCodec, type HttpRequest, SslHandler } from '../index'
+import { type Channel, HAProxyMessage, HAProxyMessageDecoder, HAProxyTlvType, HttpResponse, HttpServerCodec, type HttpRequest, SslHandler } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
 import { echo, pem, serverContext } from './tls-helpers'
 
@@ -135,6 +135,39 @@ async function freePort(): Promise<number> {
   return port
 }
 
+/**
+ * HAProxy in TCP mode with a frontend of `bind` lines (`%FRONT%`: its port) and a backend of
+ * `server` lines, killed at teardown; resolves with the frontend's port once it listens
+ * (undefined after failing the test).
+ */
+async function startHaproxy(t: ExecutionContext, bind: string[], server: string[]): Promise<number | undefined> {
+  const front = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'netloop-haproxy-'))
+  const cfg = join(dir, 'haproxy.cfg')
+  writeFileSync(
+    cfg,
+    ['global', '  maxconn 64', 'defaults', '  mode tcp', '  timeout connect 5s', '  timeout client 30s', '  timeout server 30s',
+      'frontend fe', ...bind.map((l) => l.replace('%FRONT%', String(front))), '  default_backend be', 'backend be', ...server, ''].join('\n'),
+  )
+  const proxy = spawn('haproxy', ['-f', cfg, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  proxy.stderr!.on('data', (d) => (stderr += d))
+  t.teardown(() => proxy.kill('SIGKILL'))
+  const deadline = Date.now() + 10_000
+  for (;;) {
+    const up = await new Promise<boolean>((resolve) => {
+      const s = net.connect(front, '127.0.0.1', () => (s.destroy(), resolve(true)))
+      s.on('error', () => resolve(false))
+    })
+    if (up) return front
+    if (Date.now() > deadline) {
+      t.fail(`haproxy did not listen: ${stderr}`)
+      return undefined
+    }
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
 test('HAProxy (send-proxy-v2) in front of a netloop TLS server: the server sees the TLS client HAProxy relayed', async (t) => {
   if (!has(t, 'haproxy')) return
   const loop = loopFor(t)
@@ -150,28 +183,8 @@ test('HAProxy (send-proxy-v2) in front of a netloop TLS server: the server sees 
         exceptionCaught: () => {}, // the readiness probes' connections, reset
       })
   })
-  const front = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'netloop-haproxy-'))
-  const cfg = join(dir, 'haproxy.cfg')
-  writeFileSync(
-    cfg,
-    ['global', '  maxconn 64', 'defaults', '  mode tcp', '  timeout connect 5s', '  timeout client 30s', '  timeout server 30s',
-      'frontend fe', `  bind 127.0.0.1:${front}`, '  default_backend be', 'backend be', `  server netloop 127.0.0.1:${port} send-proxy-v2`, ''].join('\n'),
-  )
-  const proxy = spawn('haproxy', ['-f', cfg, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] })
-  let stderr = ''
-  proxy.stderr!.on('data', (d) => (stderr += d))
-  t.teardown(() => proxy.kill('SIGKILL'))
-  const deadline = Date.now() + 10_000
-  for (;;) {
-    const up = await new Promise<boolean>((resolve) => {
-      const s = net.connect(front, '127.0.0.1', () => (s.destroy(), resolve(true)))
-      s.on('error', () => resolve(false))
-    })
-    if (up) break
-    if (Date.now() > deadline) return t.fail(`haproxy did not listen: ${stderr}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
+  const front = await startHaproxy(t, [`  bind 127.0.0.1:%FRONT%`], [`  server netloop 127.0.0.1:${port} send-proxy-v2`])
+  if (front === undefined) return
   for (let i = 0; i < 2; i++) {
     const s = tls.connect({ port: front, host: '127.0.0.1', servername: 'localhost', ca: pem('ca.pem') })
     t.teardown(() => s.destroy())
@@ -181,6 +194,87 @@ test('HAProxy (send-proxy-v2) in front of a netloop TLS server: the server sees 
     t.is(String(data), `2 TCP4 127.0.0.1 ${s.localPort} ${front}`)
     s.destroy()
   }
+})
+
+test('HAProxy terminating TLS (proxy-v2-options ssl, cert-cn, authority, crc32c): the server reads the client\'s TLS, certificate and host, CRC checked', async (t) => {
+  if (!has(t, 'haproxy')) return
+  const loop = loopFor(t)
+  const { port, children } = await serve(t, loop, (ch) => {
+    ch.pipeline.addLast('proxy', new HAProxyMessageDecoder()).addLast('app', { ...echo, exceptionCaught: () => {} })
+  })
+  const dir = mkdtempSync(join(tmpdir(), 'netloop-haproxy-tls-'))
+  const crt = join(dir, 'server-with-key.pem')
+  writeFileSync(crt, Buffer.concat([pem('server.pem'), pem('server.key')]))
+  writeFileSync(join(dir, 'ca.pem'), pem('ca.pem'))
+  const front = await startHaproxy(
+    t,
+    [`  bind 127.0.0.1:%FRONT% ssl crt ${crt} ca-file ${join(dir, 'ca.pem')} verify optional alpn h2,http/1.1`],
+    [`  server netloop 127.0.0.1:${port} send-proxy-v2 proxy-v2-options ssl,cert-cn,ssl-cipher,authority,crc32c`],
+  )
+  if (front === undefined) return
+  const s = tls.connect({ port: front, host: '127.0.0.1', servername: 'localhost', ca: pem('ca.pem'), cert: pem('client.pem'), key: pem('client.key'), ALPNProtocols: ['h2'] })
+  t.teardown(() => s.destroy())
+  await once(s, 'secureConnect')
+  s.write('hello')
+  const [data] = await once(s, 'data')
+  t.is(String(data), 'hello')
+  // The readiness probe's connection came first (no TLS); the client's is the one with TLS.
+  await until(() => children.some((c) => c.haproxy?.ssl?.tls === true))
+  const m = children.map((c) => c.haproxy!).find((h) => h.ssl?.tls)!
+  t.is(m.sourcePort, s.localPort)
+  t.is(m.authority, 'localhost')
+  t.is(m.alpn, 'h2')
+  t.true(m.tlv(HAProxyTlvType.CRC32C) !== undefined, 'HAProxy sent a CRC32C, and the decoder accepted it')
+  t.like(m.ssl, { tls: true, verifiedCertificate: true, verify: 0, cn: 'netloop-client', version: 'TLSv1.3' })
+  t.regex(m.ssl!.cipher!, /^TLS_AES_/)
+})
+
+test('typed TLVs round trip through encode() and the decoder; a header that does not match its CRC32C is refused', async (t) => {
+  const loop = loopFor(t)
+  const errors: unknown[] = []
+  const { port, children } = await serve(t, loop, (ch) => {
+    ch.pipeline.addLast('proxy', new HAProxyMessageDecoder()).addLast('app', { exceptionCaught: (_c, e) => void errors.push(e) })
+  })
+  const sub = (type: number, text: string) => {
+    const v = Buffer.from(text)
+    return Buffer.concat([Buffer.from([type, v.length >> 8, v.length & 0xff]), v])
+  }
+  const ssl = Buffer.concat([Buffer.from([0x01 | 0x02, 0, 0, 0, 0]), sub(HAProxyTlvType.SSL_VERSION, 'TLSv1.2'), sub(HAProxyTlvType.SSL_CN, 'alice')])
+  const azure = Buffer.from([0x01, 0x78, 0x56, 0x34, 0x12])
+  const gcp = Buffer.alloc(8)
+  gcp.writeBigUInt64BE(0x0102030405060708n)
+  const tlvs = [
+    { type: HAProxyTlvType.AUTHORITY, value: Buffer.from('api.example.com') },
+    { type: HAProxyTlvType.ALPN, value: Buffer.from('http/1.1') },
+    { type: HAProxyTlvType.UNIQUE_ID, value: Buffer.from([9, 8, 7]) },
+    { type: HAProxyTlvType.SSL, value: ssl },
+    { type: HAProxyTlvType.AWS, value: Buffer.from('\x01vpce-0123456789abcdef0', 'latin1') },
+    { type: HAProxyTlvType.AZURE, value: azure },
+    { type: HAProxyTlvType.GCP, value: gcp },
+    { type: HAProxyTlvType.CRC32C, value: Buffer.alloc(4) },
+  ]
+  const header = HAProxyMessage.tcp({ address: '203.0.113.5', port: 4000 }, { address: '192.0.2.1', port: 443 }, tlvs).encode()
+  t.notDeepEqual(header.subarray(-4), Buffer.alloc(4), 'encode() filled in the CRC32C')
+  const s = await raw(port, header)
+  t.teardown(() => s.destroy())
+  await until(() => children[0]?.haproxy !== undefined)
+  const m = children[0].haproxy!
+  t.is(m.authority, 'api.example.com')
+  t.is(m.alpn, 'http/1.1')
+  t.deepEqual(m.uniqueId, Buffer.from([9, 8, 7]))
+  t.like(m.ssl, { tls: true, verifiedCertificate: true, version: 'TLSv1.2', cn: 'alice', cipher: undefined })
+  t.is(m.awsVpcEndpointId, 'vpce-0123456789abcdef0')
+  t.is(m.azureLinkId, 0x12345678)
+  t.is(m.gcpPscConnectionId, 0x0102030405060708n)
+  t.is(m.netns, undefined)
+  // One byte of the authority changed after the checksum was computed.
+  const tampered = Buffer.from(header)
+  tampered[16 + 12 + 3] ^= 0x20
+  const bad = await raw(port, tampered)
+  t.teardown(() => bad.destroy())
+  await until(() => errors.length > 0)
+  t.is((errors[0] as { code?: string }).code, 'ERR_HAPROXY_PROTOCOL')
+  t.regex(String((errors[0] as Error).message), /CRC32C/)
 })
 
 test('HAProxyMessage.tcp(...).encode() writes headers that the decoder reads back, in both versions', async (t) => {

@@ -1,9 +1,11 @@
 import { NativeHandler } from './codecs';
+import { type HAProxySsl } from './haproxy-tlv';
+export { HAProxyTlvType, type HAProxySsl } from './haproxy-tlv';
 /** The client connection's family and transport, by HAProxy's names. */
 export type HAProxyProtocol = 'UNKNOWN' | 'TCP4' | 'TCP6' | 'UDP4' | 'UDP6' | 'UNIX_STREAM' | 'UNIX_DGRAM';
 /** A version 2 extension (type-length-value), raw. */
 export interface HAProxyTlv {
-    /** `0x01` ALPN, `0x02` authority (the client's SNI), `0x05` unique id, `0x20` SSL, ... */
+    /** `HAProxyTlvType`: `0x01` ALPN, `0x02` authority (the client's SNI), `0x20` SSL, ... */
     readonly type: number;
     readonly value: Buffer;
 }
@@ -22,8 +24,24 @@ export declare class HAProxyMessage {
     readonly destinationPort: number | undefined;
     /** Version 2 extensions, in order (empty for version 1). */
     readonly tlvs: readonly HAProxyTlv[];
-    /** The value of the first TLV of `type`, if any (`0x02`: the authority the client asked for). */
+    /** The value of the first TLV of `type`, if any (`HAProxyTlvType` names them). */
     tlv(type: number): Buffer | undefined;
+    /** The application protocol the client negotiated with the proxy (ALPN), e.g. `'h2'`. */
+    get alpn(): string | undefined;
+    /** The host name the client asked the proxy for (TLS SNI or HTTP Host). */
+    get authority(): string | undefined;
+    /** The proxy's id of the connection (HAProxy's `unique-id-format`). */
+    get uniqueId(): Buffer | undefined;
+    /** The TLS the proxy terminated: version, cipher, the client certificate's CN and verdict. */
+    get ssl(): HAProxySsl | undefined;
+    /** The network namespace the connection came from. */
+    get netns(): string | undefined;
+    /** AWS (NLB with PrivateLink): the VPC endpoint the client came through. */
+    get awsVpcEndpointId(): string | undefined;
+    /** Azure Private Link: the link id of the private endpoint the client came through. */
+    get azureLinkId(): number | undefined;
+    /** Google Cloud Private Service Connect: the connection id. */
+    get gcpPscConnectionId(): bigint | undefined;
     /**
      * A relayed TCP connection from `source` (the client) to `destination` (where it connected,
      * on the proxy): what a proxy tells its backend, e.g.
@@ -42,7 +60,8 @@ export declare class HAProxyMessage {
     /**
      * The header's bytes (Netty's `HAProxyMessageEncoder`), in version 2 (binary, the default) or
      * 1 (text: TCP without TLVs). Write them first on the connection to the backend. Encoded
-     * natively; what a version cannot hold throws `ERR_ENCODER`.
+     * natively; what a version cannot hold throws `ERR_ENCODER`. A `CRC32C` TLV (4 bytes, any
+     * value) gets the header's checksum.
      */
     encode(version?: 1 | 2): Buffer;
 }

@@ -22,13 +22,16 @@ import { Channel } from './channel'
 import { NativeHandler } from './codecs'
 import { NetloopError, checkInteger, fromNative, invalidArg, invalidArgType } from './errors'
 import { NativeHandlerKind } from './protocol'
+import { HAProxyTlvType, type HAProxySsl, awsVpcEndpointId, azureLinkId, gcpPscConnectionId, parseSsl, tlvText } from './haproxy-tlv'
+
+export { HAProxyTlvType, type HAProxySsl } from './haproxy-tlv'
 
 /** The client connection's family and transport, by HAProxy's names. */
 export type HAProxyProtocol = 'UNKNOWN' | 'TCP4' | 'TCP6' | 'UDP4' | 'UDP6' | 'UNIX_STREAM' | 'UNIX_DGRAM'
 
 /** A version 2 extension (type-length-value), raw. */
 export interface HAProxyTlv {
-  /** `0x01` ALPN, `0x02` authority (the client's SNI), `0x05` unique id, `0x20` SSL, ... */
+  /** `HAProxyTlvType`: `0x01` ALPN, `0x02` authority (the client's SNI), `0x20` SSL, ... */
   readonly type: number
   readonly value: Buffer
 }
@@ -52,9 +55,49 @@ export class HAProxyMessage {
     readonly tlvs: readonly HAProxyTlv[],
   ) {}
 
-  /** The value of the first TLV of `type`, if any (`0x02`: the authority the client asked for). */
+  /** The value of the first TLV of `type`, if any (`HAProxyTlvType` names them). */
   tlv(type: number): Buffer | undefined {
     return this.tlvs.find((t) => t.type === type)?.value
+  }
+
+  /** The application protocol the client negotiated with the proxy (ALPN), e.g. `'h2'`. */
+  get alpn(): string | undefined {
+    return tlvText(this.tlv(HAProxyTlvType.ALPN))
+  }
+
+  /** The host name the client asked the proxy for (TLS SNI or HTTP Host). */
+  get authority(): string | undefined {
+    return tlvText(this.tlv(HAProxyTlvType.AUTHORITY))
+  }
+
+  /** The proxy's id of the connection (HAProxy's `unique-id-format`). */
+  get uniqueId(): Buffer | undefined {
+    return this.tlv(HAProxyTlvType.UNIQUE_ID)
+  }
+
+  /** The TLS the proxy terminated: version, cipher, the client certificate's CN and verdict. */
+  get ssl(): HAProxySsl | undefined {
+    return parseSsl(this.tlv(HAProxyTlvType.SSL))
+  }
+
+  /** The network namespace the connection came from. */
+  get netns(): string | undefined {
+    return tlvText(this.tlv(HAProxyTlvType.NETNS))
+  }
+
+  /** AWS (NLB with PrivateLink): the VPC endpoint the client came through. */
+  get awsVpcEndpointId(): string | undefined {
+    return awsVpcEndpointId(this.tlv(HAProxyTlvType.AWS))
+  }
+
+  /** Azure Private Link: the link id of the private endpoint the client came through. */
+  get azureLinkId(): number | undefined {
+    return azureLinkId(this.tlv(HAProxyTlvType.AZURE))
+  }
+
+  /** Google Cloud Private Service Connect: the connection id. */
+  get gcpPscConnectionId(): bigint | undefined {
+    return gcpPscConnectionId(this.tlv(HAProxyTlvType.GCP))
   }
 
   /**
@@ -84,7 +127,8 @@ export class HAProxyMessage {
   /**
    * The header's bytes (Netty's `HAProxyMessageEncoder`), in version 2 (binary, the default) or
    * 1 (text: TCP without TLVs). Write them first on the connection to the backend. Encoded
-   * natively; what a version cannot hold throws `ERR_ENCODER`.
+   * natively; what a version cannot hold throws `ERR_ENCODER`. A `CRC32C` TLV (4 bytes, any
+   * value) gets the header's checksum.
    */
   encode(version: 1 | 2 = 2): Buffer {
     if (version !== 1 && version !== 2) throw invalidArg(`The argument 'version' must be 1 or 2. Received ${String(version)}`)

@@ -51,6 +51,7 @@ pub use handler::{
     ByteToMessageDecoder, FlushConsolidationHandler, HAProxyMessageDecoder, IdleStateHandler,
     DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, GATHER_THRESHOLD,
 };
+pub use haproxy::tlv::{kind as haproxy_tlv_kind, ssl_client as haproxy_ssl_client, HAProxySsl};
 pub use haproxy::{
     HAProxyAddress, HAProxyCommand, HAProxyDecoded, HAProxyMessage, HAProxyProtocol, HAProxyTlv,
     HAProxyVersion, V1_MAX_LENGTH, V2_MAX_LENGTH, V2_SIGNATURE,

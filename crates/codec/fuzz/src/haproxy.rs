@@ -21,8 +21,9 @@ use std::rc::Rc;
 
 use netloop_codec::bytes::Bytes;
 use netloop_codec::{
-    HAProxyAddress, HAProxyCommand, HAProxyDecoded, HAProxyMessage, HAProxyMessageDecoder,
-    HAProxyProtocol, HAProxyTlv, HAProxyVersion, V1_MAX_LENGTH, V2_MAX_LENGTH,
+    haproxy_tlv_kind, HAProxyAddress, HAProxyCommand, HAProxyDecoded, HAProxyMessage,
+    HAProxyMessageDecoder, HAProxyProtocol, HAProxyTlv, HAProxyVersion, V1_MAX_LENGTH,
+    V2_MAX_LENGTH,
 };
 use netloop_transport::EmbeddedChannel;
 
@@ -49,12 +50,12 @@ pub fn haproxy(data: &[u8]) -> Tally {
         }
         _ => {
             let m = message(&mut src, false);
-            (
-                Some(m.clone()),
-                m.encode_v2()
-                    .expect("a generated message fits version 2")
-                    .to_vec(),
-            )
+            let wire = m
+                .encode_v2()
+                .expect("a generated message fits version 2")
+                .to_vec();
+            let (m, wire) = with_crc(m, wire);
+            (Some(m), wire)
         }
     };
     let mut header = header;
@@ -274,10 +275,19 @@ fn message(src: &mut Source, v1: bool) -> HAProxyMessage {
         (0..src.below(4))
             .map(|_| {
                 let kind = src.u8();
-                let n = src.below(40);
+                // A CRC32C TLV holds 4 bytes; `with_crc` computes them once encoded.
+                let n = if kind == haproxy_tlv_kind::CRC32C {
+                    4
+                } else {
+                    src.below(40)
+                };
+                let mut value = src.bytes(n).to_vec();
+                if kind == haproxy_tlv_kind::CRC32C {
+                    value.resize(4, 0); // the case's bytes may run out
+                }
                 HAProxyTlv {
                     kind,
-                    value: Bytes::copy_from_slice(src.bytes(n)),
+                    value: Bytes::from(value),
                 }
             })
             .collect()
@@ -302,4 +312,45 @@ fn message(src: &mut Source, v1: bool) -> HAProxyMessage {
         destination,
         tlvs,
     }
+}
+
+/// `m` and its header `wire` with the first CRC32C TLV (if any) holding the header's checksum,
+/// as a proxy writes it: CRC32C (Castagnoli) over the header with that field zeroed.
+fn with_crc(mut m: HAProxyMessage, mut wire: Vec<u8>) -> (HAProxyMessage, Vec<u8>) {
+    let Some(i) = m
+        .tlvs
+        .iter()
+        .position(|t| t.kind == haproxy_tlv_kind::CRC32C)
+    else {
+        return (m, wire);
+    };
+    // The TLVs follow the address block; the CRC TLV's value after the TLVs before it.
+    let addresses = match m.protocol {
+        HAProxyProtocol::Tcp4 | HAProxyProtocol::Udp4 => 12,
+        HAProxyProtocol::Tcp6 | HAProxyProtocol::Udp6 => 36,
+        HAProxyProtocol::UnixStream | HAProxyProtocol::UnixDgram => 216,
+        HAProxyProtocol::Unknown => 0,
+    };
+    let at = 16 + addresses + m.tlvs[..i].iter().map(|t| 3 + t.value.len()).sum::<usize>() + 3;
+    wire[at..at + 4].fill(0);
+    let sum = crc32c(&wire).to_be_bytes();
+    wire[at..at + 4].copy_from_slice(&sum);
+    m.tlvs[i].value = Bytes::copy_from_slice(&sum);
+    (m, wire)
+}
+
+/// CRC32C, bit by bit (independent of the parser's table).
+fn crc32c(bytes: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in bytes {
+        c ^= u32::from(b);
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                (c >> 1) ^ 0x82F6_3B78
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
 }

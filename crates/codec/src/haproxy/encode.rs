@@ -5,7 +5,7 @@ use std::net::{IpAddr, SocketAddr};
 
 use bytes::{BufMut, Bytes, BytesMut};
 
-use super::{HAProxyAddress, HAProxyCommand, HAProxyMessage, HAProxyProtocol, V2_SIGNATURE};
+use super::{tlv, HAProxyAddress, HAProxyCommand, HAProxyMessage, HAProxyProtocol, V2_SIGNATURE};
 use crate::error::CodecError;
 
 impl HAProxyMessage {
@@ -41,7 +41,7 @@ impl HAProxyMessage {
     }
 
     /// The version 2 (binary) header, with the TLVs in order. A `Local` command writes no
-    /// addresses.
+    /// addresses. The first CRC32C TLV (4 bytes, any value) gets the header's checksum.
     pub fn encode_v2(&self) -> Result<Bytes, CodecError> {
         let mut body = BytesMut::new();
         let local = self.command == HAProxyCommand::Local;
@@ -81,12 +81,20 @@ impl HAProxyMessage {
             }
             _ => {}
         }
-        for tlv in &self.tlvs {
-            let len = u16::try_from(tlv.value.len())
+        // Where the first CRC32C TLV's value goes in `out` (16 bytes ahead of `body`).
+        let mut crc_at = None;
+        for t in &self.tlvs {
+            let len = u16::try_from(t.value.len())
                 .map_err(|_| CodecError::encoder("a TLV value longer than 65,535 bytes"))?;
-            body.put_u8(tlv.kind);
+            if t.kind == tlv::kind::CRC32C && crc_at.is_none() {
+                if t.value.len() != 4 {
+                    return Err(CodecError::encoder("a CRC32C TLV holds 4 bytes"));
+                }
+                crc_at = Some(16 + body.len() + 3);
+            }
+            body.put_u8(t.kind);
             body.put_u16(len);
-            body.put_slice(&tlv.value);
+            body.put_slice(&t.value);
         }
         let len = u16::try_from(body.len())
             .map_err(|_| CodecError::encoder("a version 2 header longer than 65,551 bytes"))?;
@@ -99,6 +107,12 @@ impl HAProxyMessage {
         out.put_u8(family);
         out.put_u16(len);
         out.put_slice(&body);
+        if let Some(at) = crc_at {
+            // The checksum of the whole header with its own field zeroed (section 2.2.5).
+            out[at..at + 4].fill(0);
+            let sum = tlv::crc32c(&[&out]);
+            out[at..at + 4].copy_from_slice(&sum.to_be_bytes());
+        }
         Ok(out.freeze())
     }
 

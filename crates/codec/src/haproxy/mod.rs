@@ -16,7 +16,9 @@
 //!   16 + 65,535 bytes (its length field); nothing beyond one header is ever looked at.
 //! - A `LOCAL` command (a proxy's own health check) carries no addresses, whatever its
 //!   address block holds; an `UNKNOWN`/`UNSPEC` protocol carries none either.
-//! - Version 2 TLVs are kept in order, raw (type and value); none is interpreted.
+//! - Version 2 TLVs are kept in order, raw (type and value); [`tlv`] reads the specification's
+//!   types (authority, ALPN, SSL, the cloud load balancers' ids) from them. A header carrying
+//!   a CRC32C TLV that does not match it is refused.
 
 use std::net::SocketAddr;
 
@@ -28,6 +30,7 @@ mod encode;
 mod parse;
 #[cfg(test)]
 mod tests;
+pub mod tlv;
 
 /// The version 2 signature, the first 12 bytes of every version 2 header.
 pub const V2_SIGNATURE: [u8; 12] = *b"\r\n\r\n\0\r\nQUIT\n";

@@ -5,8 +5,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use bytes::Bytes;
 
 use super::{
-    HAProxyAddress, HAProxyCommand, HAProxyDecoded, HAProxyMessage, HAProxyProtocol, HAProxyTlv,
-    HAProxyVersion, V1_MAX_LENGTH, V2_SIGNATURE,
+    tlv, HAProxyAddress, HAProxyCommand, HAProxyDecoded, HAProxyMessage, HAProxyProtocol,
+    HAProxyTlv, HAProxyVersion, V1_MAX_LENGTH, V2_SIGNATURE,
 };
 use crate::error::CodecError;
 
@@ -173,6 +173,8 @@ fn v2(buf: &[u8]) -> Result<HAProxyDecoded, CodecError> {
     }
     let (addresses, rest) = block.split_at(address_len);
     let (source, destination) = addresses_of(protocol, addresses);
+    let tlvs = tlvs(rest)?;
+    check_crc(&buf[..total], 16 + address_len)?;
     Ok(header(
         HAProxyMessage {
             version: HAProxyVersion::V2,
@@ -180,7 +182,7 @@ fn v2(buf: &[u8]) -> Result<HAProxyDecoded, CodecError> {
             protocol,
             source,
             destination,
-            tlvs: tlvs(rest)?,
+            tlvs,
         },
         total,
     ))
@@ -236,6 +238,28 @@ fn tlvs(mut rest: &[u8]) -> Result<Vec<HAProxyTlv>, CodecError> {
         rest = &rest[3 + len..];
     }
     Ok(out)
+}
+
+/// Checks the first CRC32C TLV of the header `whole` (whose TLVs, already read whole, start
+/// at `from`) against the header, computed with the TLV's value zeroed (section 2.2.5).
+fn check_crc(whole: &[u8], from: usize) -> Result<(), CodecError> {
+    let mut at = from;
+    while at + 3 <= whole.len() {
+        let len = usize::from(u16::from_be_bytes([whole[at + 1], whole[at + 2]]));
+        if whole[at] == tlv::kind::CRC32C {
+            let value = at + 3;
+            let Some(&[a, b, c, d]) = whole.get(value..value + len) else {
+                return Err(bad(format!("a CRC32C TLV of {len} bytes (4 expected)")));
+            };
+            let sum = tlv::crc32c(&[&whole[..value], &[0; 4], &whole[value + 4..]]);
+            if sum != u32::from_be_bytes([a, b, c, d]) {
+                return Err(bad("the header does not match its CRC32C"));
+            }
+            return Ok(());
+        }
+        at += 3 + len;
+    }
+    Ok(())
 }
 
 fn header(message: HAProxyMessage, length: usize) -> HAProxyDecoded {

@@ -257,3 +257,47 @@ fn the_encoder_refuses_what_the_format_cannot_hold() {
         "cannot encode message: version 1 headers carry no TLVs"
     );
 }
+
+#[test]
+fn a_crc32c_tlv_must_match_the_header_it_is_in() {
+    let mut m = HAProxyMessage::tcp(sa("192.0.2.1:40000"), sa("198.51.100.2:443"));
+    m.tlvs = vec![
+        HAProxyTlv {
+            kind: tlv::kind::AUTHORITY,
+            value: Bytes::from_static(b"example.com"),
+        },
+        HAProxyTlv {
+            kind: tlv::kind::CRC32C,
+            value: Bytes::from_static(&[0; 4]),
+        },
+    ];
+    // The encoder fills in the checksum: the last 4 bytes (the CRC32C TLV is last), over the
+    // header with them zeroed.
+    let wire = m.encode_v2().unwrap().to_vec();
+    let n = wire.len();
+    let mut zeroed = wire.clone();
+    zeroed[n - 4..].fill(0);
+    assert_eq!(wire[n - 4..], tlv::crc32c(&[&zeroed]).to_be_bytes());
+    let (got, len) = decoded(&wire);
+    assert_eq!(len, n);
+    assert_eq!(got.authority(), Some("example.com"));
+
+    let mut tampered = wire.clone();
+    tampered[16 + 12 + 3] ^= 0x20; // a letter of the authority
+    assert!(refused(&tampered).contains("CRC32C"));
+    let mut wrong_sum = wire.clone();
+    wrong_sum[n - 1] ^= 1;
+    assert!(refused(&wrong_sum).contains("CRC32C"));
+
+    // A CRC32C TLV must hold 4 bytes: the encoder refuses another size, the parser too.
+    m.tlvs = vec![HAProxyTlv {
+        kind: tlv::kind::CRC32C,
+        value: Bytes::from_static(&[0; 3]),
+    }];
+    assert_eq!(m.encode_v2().unwrap_err().code(), "ERR_ENCODER");
+    let mut short = wire[..16].to_vec();
+    let block = [&wire[16..16 + 12], &[tlv::kind::CRC32C, 0, 3, 1, 2, 3][..]].concat();
+    short[14..16].copy_from_slice(&(block.len() as u16).to_be_bytes());
+    short.extend_from_slice(&block);
+    assert!(refused(&short).contains("CRC32C TLV of 3 bytes"));
+}
