@@ -693,6 +693,8 @@ export interface TlsSessionInfo {
   resumed: boolean
   /** The peer's chain, DER, leaf first. */
   peerCertificates: Array<Buffer>
+  /** Client: the OCSP response the server stapled (DER). */
+  ocspResponse?: Buffer
 }
 
 /** What a `UserEvent` record carries (its `b` field). */

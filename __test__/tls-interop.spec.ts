@@ -2,6 +2,7 @@ import test, { type ExecutionContext } from 'ava'
 import { spawn, execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
+import * as tls from 'node:tls'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -216,6 +217,29 @@ for (const [flag, version] of [['-tls1_2', 'TLSv1.2'], ['-tls1_3', 'TLSv1.3']] a
     t.regex(body(), new RegExp(`Protocol\\s*: ${version.replace('.', '\\.')}`))
   })
 }
+
+for (const [flag, version] of [['-tls1_2', 'TLSv1.2'], ['-tls1_3', 'TLSv1.3']] as const) {
+  test(`a netloop client reads the OCSP response openssl s_server -status_file staples (${version}); none without`, async (t) => {
+    const staple = ocspResponse()
+    const port = await sServer(t, [flag, '-www', '-status_file', join(certsDir(), 'server.ocsp')])
+    const { tls } = await fetchOver(t, port, 'GET / HTTP/1.0\r\n\r\n')
+    t.is(tls.protocol, version)
+    t.deepEqual(tls.ocspResponse, staple)
+    const plainPort = await sServer(t, [flag, '-www'])
+    t.is((await fetchOver(t, plainPort, 'GET / HTTP/1.0\r\n\r\n')).tls.ocspResponse, undefined)
+  })
+}
+
+test('a netloop client reads the OCSP response a node:tls server staples from its OCSPRequest event', async (t) => {
+  const staple = ocspResponse()
+  const server = tls.createServer({ cert: pem('server.pem'), key: pem('server.key') }, (s) => s.pipe(s))
+  server.on('OCSPRequest', (_cert: Buffer, _issuer: Buffer, done: (err: Error | null, response?: Buffer) => void) => done(null, staple))
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => server.close())
+  const { tls: info } = await fetchOver(t, (server.address() as import('node:net').AddressInfo).port, 'ping')
+  t.deepEqual(info.ocspResponse, staple)
+})
 
 function curl(args: string[]): Promise<{ stdout: string; code: number }> {
   return new Promise((resolve) => {

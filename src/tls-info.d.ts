@@ -23,6 +23,13 @@ export interface TlsInfo {
     peerCertificateChain: Buffer[];
     /** The peer's leaf certificate, parsed (like `getPeerCertificate()`); undefined if none. */
     readonly peerCertificate: PeerCertificate | undefined;
+    /**
+     * Client: the DER OCSP response the server stapled to its certificate, as received (what
+     * node:tls's `'OCSPResponse'` event gives with `requestOCSP`); undefined if it stapled
+     * none. A netloop client always asks for one; checking it (e.g. with `openssl ocsp` or an
+     * OCSP library, against the certificate and its issuer) is the application's.
+     */
+    ocspResponse: Buffer | undefined;
 }
 /**
  * The peer's certificate as node:tls's `getPeerCertificate()` describes it: every field its

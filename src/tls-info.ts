@@ -26,6 +26,13 @@ export interface TlsInfo {
   peerCertificateChain: Buffer[]
   /** The peer's leaf certificate, parsed (like `getPeerCertificate()`); undefined if none. */
   readonly peerCertificate: PeerCertificate | undefined
+  /**
+   * Client: the DER OCSP response the server stapled to its certificate, as received (what
+   * node:tls's `'OCSPResponse'` event gives with `requestOCSP`); undefined if it stapled
+   * none. A netloop client always asks for one; checking it (e.g. with `openssl ocsp` or an
+   * OCSP library, against the certificate and its issuer) is the application's.
+   */
+  ocspResponse: Buffer | undefined
 }
 
 /**
@@ -112,6 +119,7 @@ function toInfo(s: NonNullable<ReturnType<Channel['_hub']['native']['tlsSession'
     authorizationError: s.authorizationErrorCode ? new NetloopError(s.authorizationErrorCode, s.authorizationError ?? '') : undefined,
     resumed: s.resumed,
     peerCertificateChain: s.peerCertificates,
+    ocspResponse: s.ocspResponse ?? undefined,
     get peerCertificate() {
       if (parsed === null) parsed = s.peerCertificates.length > 0 ? peerCertificate(s.peerCertificates[0]) : undefined
       return parsed

@@ -22,7 +22,9 @@ use crate::pem;
 use crate::sni::SniResolver;
 use crate::suites;
 use crate::tickets::{random_ticketer, SharedTicketer};
-use crate::verify::{ChainOnlyServerVerifier, LenientClientVerifier, LenientServerVerifier};
+use crate::verify::{
+    ChainOnlyServerVerifier, LenientClientVerifier, LenientServerVerifier, StapleRecorder,
+};
 
 /// Netty's default handshake timeout.
 pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -440,17 +442,15 @@ impl SslContext {
         let builder = ClientConfig::builder_with_provider(provider)
             .with_protocol_versions(&versions(o)?)
             .map_err(rustls_err("versions"))?;
-        let builder = if o.reject_unauthorized && o.check_server_identity {
-            builder
-                .dangerous()
-                .with_custom_certificate_verifier(strict.clone())
-        } else if o.reject_unauthorized {
-            builder.with_webpki_verifier(webpki)
+        let verifier: Arc<dyn ServerCertVerifier> = if o.reject_unauthorized {
+            strict.clone()
         } else {
-            builder
-                .dangerous()
-                .with_custom_certificate_verifier(Arc::new(LenientServerVerifier(strict.clone())))
+            Arc::new(LenientServerVerifier(strict.clone()))
         };
+        // Every verifier is wrapped to read the OCSP response a server staples.
+        let builder = builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(StapleRecorder(verifier)));
         let mut config = match &o.identity {
             Some(id) => builder
                 .with_client_auth_cert(

@@ -19,6 +19,7 @@ use crate::hello::{peek, Peek};
 use crate::record::RecordLayer;
 use crate::session::{describe, Negotiated, TlsSession};
 use crate::small::{carve, with_scratch, SMALL_READ};
+use crate::verify::staple;
 
 mod handshake13;
 
@@ -42,6 +43,8 @@ pub(crate) struct Engine {
     negotiated: Option<Negotiated>,
     /// Records written while changing paths, for the next `take_records`.
     pending_out: Vec<u8>,
+    /// Client: the OCSP response the server stapled (crate::verify::staple).
+    stapled: Option<Bytes>,
 }
 
 /// What one read yielded.
@@ -90,11 +93,26 @@ impl Engine {
             name,
             negotiated: None,
             pending_out: Vec::new(),
+            stapled: None,
         })
     }
 
-    /// Processes `data` (records from the peer).
+    /// Processes `data` (records from the peer). While a client handshakes, the server's
+    /// stapled OCSP response is caught on the way (crate::verify::staple).
     pub(crate) fn feed(&mut self, data: Bytes) -> Result<Fed, TlsError> {
+        let watching = matches!(&self.mode, Mode::Rustls(c) if c.is_handshaking())
+            && matches!(self.context.0.side, Side::Client { .. });
+        if !watching {
+            return self.feed_records(data);
+        }
+        let (fed, stapled) = staple::watch(|| self.feed_records(data));
+        if let Some(r) = stapled {
+            self.stapled = Some(Bytes::from(r));
+        }
+        fed
+    }
+
+    fn feed_records(&mut self, data: Bytes) -> Result<Fed, TlsError> {
         let mut fed = Fed {
             plain: Bytes::new(),
             handshaking: true,
@@ -267,7 +285,7 @@ impl Engine {
     /// server that asked for its context by name, is the chosen one).
     pub(crate) fn describe(&self) -> TlsSession {
         let side = &self.context.0.side;
-        match (&self.mode, &self.negotiated) {
+        let mut session = match (&self.mode, &self.negotiated) {
             (Mode::Rustls(conn), _) => describe(conn, side, self.name.as_ref()),
             (_, Some(n)) => n.describe(side, self.name.as_ref()),
             (_, None) => TlsSession {
@@ -279,8 +297,11 @@ impl Engine {
                 resumed: false,
                 authorized: false,
                 authorization_error: None,
+                ocsp_response: None,
             },
-        }
+        };
+        session.ocsp_response = self.stapled.clone();
+        session
     }
 }
 

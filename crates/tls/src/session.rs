@@ -31,6 +31,9 @@ pub struct TlsSession {
     pub authorized: bool,
     /// Why `authorized` is false.
     pub authorization_error: Option<TlsError>,
+    /// Client: the OCSP response the server stapled to its certificate (DER), as received:
+    /// not checked here (node:tls's `'OCSPResponse'` event). A client always asks for one.
+    pub ocsp_response: Option<Bytes>,
 }
 
 /// Fired to every handler after the handshake (Netty's `SslHandshakeCompletionEvent`).
@@ -108,6 +111,7 @@ impl Negotiated {
             resumed: self.resumed,
             authorized,
             authorization_error,
+            ocsp_response: None,
         }
     }
 }

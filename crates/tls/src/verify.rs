@@ -114,3 +114,62 @@ impl ClientCertVerifier for LenientClientVerifier {
 
     delegate_signature_checks!();
 }
+
+/// Notes the OCSP response the server stapled, which rustls hands to the verifier alone, for
+/// the client handshake this thread is feeding (crate::verify::staple), then verifies with
+/// the context's verifier (`self.0`).
+#[derive(Debug)]
+pub(crate) struct StapleRecorder(pub(crate) Arc<dyn ServerCertVerifier>);
+
+impl ServerCertVerifier for StapleRecorder {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        staple::note(ocsp_response);
+        self.0
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+    }
+
+    fn root_hint_subjects(&self) -> Option<&[DistinguishedName]> {
+        self.0.root_hint_subjects()
+    }
+
+    delegate_signature_checks!();
+}
+
+/// The stapled OCSP response of the client handshake being fed on this thread: the engine
+/// opens a window around each read it gives rustls while a client handshakes
+/// ([`staple::watch`]), and [`StapleRecorder`] fills it. Synchronous, one thread: a window
+/// sees only its own handshake (an outer one, if any, is restored).
+pub(crate) mod staple {
+    use std::cell::RefCell;
+
+    thread_local! {
+        static SLOT: RefCell<Option<Option<Vec<u8>>>> = const { RefCell::new(None) };
+    }
+
+    /// Runs `f` and returns, with its result, the response a verifier noted meanwhile.
+    pub(crate) fn watch<R>(f: impl FnOnce() -> R) -> (R, Option<Vec<u8>>) {
+        let outer = SLOT.with(|s| s.replace(Some(None)));
+        let r = f();
+        let noted = SLOT.with(|s| std::mem::replace(&mut *s.borrow_mut(), outer));
+        (r, noted.flatten())
+    }
+
+    /// Keeps `ocsp` (if the server stapled one) for the open window.
+    pub(crate) fn note(ocsp: &[u8]) {
+        if ocsp.is_empty() {
+            return;
+        }
+        SLOT.with(|s| {
+            if let Some(slot) = s.borrow_mut().as_mut() {
+                *slot = Some(ocsp.to_vec());
+            }
+        });
+    }
+}

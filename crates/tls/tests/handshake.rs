@@ -460,3 +460,34 @@ fn the_session_timeout_is_one_second_to_seven_days() {
     }
     SslContext::server(&o(7 * 24 * 3600)).unwrap();
 }
+
+#[test]
+fn a_client_reads_the_ocsp_response_its_server_staples_in_tls12_and_tls13() {
+    let ca = Ca::new("test CA");
+    for max in [TlsVersion::Tls12, TlsVersion::Tls13] {
+        let net = Net::new();
+        let mut so = server_opts(&ca, &["localhost"]);
+        so.max_version = max;
+        // rustls staples what it is given; the client keeps it as received.
+        so.identity.as_mut().unwrap().ocsp = Some(b"a DER OCSP response".to_vec());
+        let (_s, stapling) = tls_server(&net, SslContext::server(&so).unwrap());
+        let (_s2, plain) = tls_server(
+            &net,
+            SslContext::server(&SslOptions {
+                max_version: max,
+                ..server_opts(&ca, &["localhost"])
+            })
+            .unwrap(),
+        );
+        let cctx = SslContext::client(&client_opts(&ca)).unwrap();
+        let (_c, log) = tls_client(&net, cctx.clone(), "localhost", stapling);
+        let session = log.borrow().session.clone().unwrap();
+        assert_eq!(
+            session.ocsp_response.as_deref(),
+            Some(&b"a DER OCSP response"[..]),
+            "{max:?}"
+        );
+        let (_c, log) = tls_client(&net, cctx, "localhost", plain);
+        assert_eq!(log.borrow().session.as_ref().unwrap().ocsp_response, None);
+    }
+}

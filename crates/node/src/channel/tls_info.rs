@@ -91,6 +91,8 @@ pub struct TlsSessionInfo {
     pub resumed: bool,
     /// The peer's chain, DER, leaf first.
     pub peer_certificates: Vec<Buffer>,
+    /// Client: the OCSP response the server stapled (DER).
+    pub ocsp_response: Option<Buffer>,
 }
 
 #[napi]
@@ -157,6 +159,7 @@ impl NativeChannels {
                         .iter()
                         .map(|c| Buffer::from(c.to_vec()))
                         .collect(),
+                    ocsp_response: s.ocsp_response.as_ref().map(|r| Buffer::from(r.to_vec())),
                 }))
         })
         .map_err(|e| throw(&env, e))
