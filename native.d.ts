@@ -664,7 +664,7 @@ export interface SniIdentity {
   cert?: Buffer
   key?: Buffer
   pfx?: Buffer
-  /** The `pfx`'s own passphrase (else the context's). */
+  /** The entry's own passphrase, for its `pfx` or its encrypted `key` (else the context's). */
   passphrase?: string
   ocspResponse?: Buffer
 }

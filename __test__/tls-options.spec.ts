@@ -166,6 +166,33 @@ test('passphrase: an encrypted PKCS#8 key made by openssl serves node:tls client
   t.throws(() => serverContext({ passphrase: 5 as never }), { code: 'ERR_INVALID_ARG_TYPE' })
 })
 
+test('passphrase per SNI entry: each encrypted key opens with its own, the others with the context\'s', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'netloop-enc-sni-'))
+  const encrypt = (name: string, pass: string) => {
+    const plain = join(dir, `${name}.key`)
+    writeFileSync(plain, pem(`${name}.key`))
+    execFileSync('openssl', ['pkcs8', '-topk8', '-v2', 'aes-256-cbc', '-in', plain, '-passout', `pass:${pass}`, '-out', join(dir, `${name}-enc.key`)])
+    return readFileSync(join(dir, `${name}-enc.key`))
+  }
+  const ctx: Partial<SslContextOptions> = {
+    key: encrypt('server', 'context-pass'),
+    passphrase: 'context-pass',
+    SNI: {
+      'example.org': { cert: pem('wrong-host.pem'), key: encrypt('wrong-host', 'entry-pass'), passphrase: 'entry-pass' },
+      'other.localhost': { cert: pem('other-server.pem'), key: encrypt('other-server', 'context-pass') },
+    },
+  }
+  const { port } = await netloopServer(t, ctx)
+  const { socket, error } = await nodeClient(t, port, { servername: 'example.org', checkServerIdentity: () => undefined })
+  t.is(error, undefined)
+  t.is(socket.getPeerCertificate().subject.CN, 'example.org')
+  const other = await nodeClient(t, port, { servername: 'other.localhost', ca: pem('other-ca.pem'), checkServerIdentity: () => undefined })
+  t.is(other.error, undefined)
+  t.is(other.socket.getPeerCertificate().issuer.CN, 'another test CA')
+  const wrong = t.throws(() => serverContext({ ...ctx, SNI: { 'example.org': { cert: pem('wrong-host.pem'), key: encrypt('wrong-host', 'entry-pass'), passphrase: 'guess' } } }), { instanceOf: NetloopError })
+  t.regex(wrong!.message, /SNI\['example.org'\]: cannot decrypt the private key/)
+})
+
 test('ticketKeys: 48 bytes, on server contexts with tickets, checked with Node-style errors', (t) => {
   t.throws(() => serverContext({ ticketKeys: Buffer.alloc(32) }), { code: 'ERR_INVALID_ARG_VALUE', message: /exactly 48 bytes/ })
   t.throws(() => serverContext({ ticketKeys: 'x'.repeat(48) as never }), { code: 'ERR_INVALID_ARG_TYPE' })

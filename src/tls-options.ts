@@ -16,6 +16,8 @@ export type SslIdentity = PemIdentity | PfxIdentity
 export interface PemIdentity {
   cert: Pem
   key: string | Buffer
+  /** The passphrase of `key` if it is encrypted (default: the context's `passphrase`). */
+  passphrase?: string
   /** A DER OCSP response for `cert`, stapled for clients that ask (see `ocspResponse`). */
   ocspResponse?: Buffer
 }
@@ -48,9 +50,10 @@ export interface SslContextOptions {
    */
   key?: string | Buffer
   /**
-   * The passphrase of encrypted private keys (`key`, and the keys of `SNI` entries), as
-   * node:tls's. OpenSSL's legacy encrypted PEM (`Proc-Type: 4,ENCRYPTED`) is refused with the
-   * `openssl pkcs8 -topk8` command that converts it.
+   * The passphrase of encrypted private keys (`key`, the `pfx`, and the keys of `SNI` entries
+   * that have none of their own), as node:tls's. OpenSSL's legacy encrypted PEM
+   * (`Proc-Type: 4,ENCRYPTED`) is refused with the `openssl pkcs8 -topk8` command that
+   * converts it.
    */
   passphrase?: string
   /**

@@ -31,7 +31,7 @@ pub struct SniIdentity {
     pub cert: Option<Buffer>,
     pub key: Option<Buffer>,
     pub pfx: Option<Buffer>,
-    /// The `pfx`'s own passphrase (else the context's).
+    /// The entry's own passphrase, for its `pfx` or its encrypted `key` (else the context's).
     pub passphrase: Option<String>,
     pub ocsp_response: Option<Buffer>,
 }
@@ -87,7 +87,10 @@ struct IdentityParts<'a> {
     cert: &'a Option<Buffer>,
     key: &'a Option<Buffer>,
     pfx: &'a Option<Buffer>,
+    /// The `pfx`'s passphrase (its own, else the context's).
     passphrase: Option<&'a str>,
+    /// A passphrase given for this identity alone (an SNI entry's).
+    own_passphrase: Option<&'a str>,
     ocsp: &'a Option<Buffer>,
     what: &'a str,
 }
@@ -100,11 +103,20 @@ fn identity(p: IdentityParts<'_>) -> JsResult<Option<PemIdentity>> {
                 .map(Some)
                 .map_err(tls_error)
         }
-        (Some(c), Some(k), None) => Ok(Some(PemIdentity {
-            chain: c.to_vec(),
-            key: k.to_vec(),
-            ocsp,
-        })),
+        // A passphrase of the identity's own (an SNI entry's) opens its key now; the
+        // context's opens the others when the context is built.
+        (Some(c), Some(k), None) => match p.own_passphrase {
+            Some(pass) => {
+                PemIdentity::with_passphrase(c.to_vec(), k, pass.as_bytes(), ocsp, p.what)
+                    .map(Some)
+                    .map_err(tls_error)
+            }
+            None => Ok(Some(PemIdentity {
+                chain: c.to_vec(),
+                key: k.to_vec(),
+                ocsp,
+            })),
+        },
         (None, None, None) => Ok(None),
         (_, _, Some(_)) => Err(tls_error(TlsError::Config(format!(
             "{}: give either pfx or cert and key",
@@ -146,6 +158,7 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
             key: &e.key,
             pfx: &e.pfx,
             passphrase: e.passphrase.as_deref().or(o.passphrase.as_deref()),
+            own_passphrase: e.passphrase.as_deref(),
             ocsp: &e.ocsp_response,
             what: &what,
         })?
@@ -163,6 +176,7 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
             key: &o.key,
             pfx: &o.pfx,
             passphrase: o.pfx_passphrase.as_deref().or(o.passphrase.as_deref()),
+            own_passphrase: None,
             ocsp: &o.ocsp_response,
             what: "pfx",
         })?,
