@@ -161,6 +161,37 @@ pub fn add_system_roots(store: &mut RootCertStore) -> Result<usize, TlsError> {
     Ok(added)
 }
 
+impl crate::context::PemIdentity {
+    /// `chain` and the private key in `key`, decrypted now with `passphrase` if it is
+    /// encrypted (an identity with a passphrase of its own: an `SNI` entry's), with `ocsp` to
+    /// staple. `what` names the option in errors.
+    pub fn with_passphrase(
+        chain: Vec<u8>,
+        key: &[u8],
+        passphrase: &[u8],
+        ocsp: Option<Vec<u8>>,
+        what: &str,
+    ) -> Result<crate::context::PemIdentity, TlsError> {
+        let (label, der) = match private_key(key, what, Some(passphrase))? {
+            PrivateKeyDer::Pkcs1(k) => ("RSA PRIVATE KEY", k.secret_pkcs1_der().to_vec()),
+            PrivateKeyDer::Sec1(k) => ("EC PRIVATE KEY", k.secret_sec1_der().to_vec()),
+            PrivateKeyDer::Pkcs8(k) => ("PRIVATE KEY", k.secret_pkcs8_der().to_vec()),
+            _ => {
+                return Err(TlsError::Config(format!(
+                    "{what}: an unsupported key format"
+                )))
+            }
+        };
+        let key = pkcs8::der::pem::encode_string(label, pkcs8::der::pem::LineEnding::LF, &der)
+            .map_err(|e| TlsError::Config(format!("{what}: {e}")))?;
+        Ok(crate::context::PemIdentity {
+            chain,
+            key: key.into_bytes(),
+            ocsp,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,36 +236,5 @@ mod tests {
         let legacy = "-----BEGIN EC PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-256-CBC,00\n\nAAAA\n-----END EC PRIVATE KEY-----\n";
         let e = private_key(legacy.as_bytes(), "key", Some(b"x")).unwrap_err();
         assert!(e.to_string().contains("openssl pkcs8 -topk8"), "{e}");
-    }
-}
-
-impl crate::context::PemIdentity {
-    /// `chain` and the private key in `key`, decrypted now with `passphrase` if it is
-    /// encrypted (an identity with a passphrase of its own: an `SNI` entry's), with `ocsp` to
-    /// staple. `what` names the option in errors.
-    pub fn with_passphrase(
-        chain: Vec<u8>,
-        key: &[u8],
-        passphrase: &[u8],
-        ocsp: Option<Vec<u8>>,
-        what: &str,
-    ) -> Result<crate::context::PemIdentity, TlsError> {
-        let (label, der) = match private_key(key, what, Some(passphrase))? {
-            PrivateKeyDer::Pkcs1(k) => ("RSA PRIVATE KEY", k.secret_pkcs1_der().to_vec()),
-            PrivateKeyDer::Sec1(k) => ("EC PRIVATE KEY", k.secret_sec1_der().to_vec()),
-            PrivateKeyDer::Pkcs8(k) => ("PRIVATE KEY", k.secret_pkcs8_der().to_vec()),
-            _ => {
-                return Err(TlsError::Config(format!(
-                    "{what}: an unsupported key format"
-                )))
-            }
-        };
-        let key = pkcs8::der::pem::encode_string(label, pkcs8::der::pem::LineEnding::LF, &der)
-            .map_err(|e| TlsError::Config(format!("{what}: {e}")))?;
-        Ok(crate::context::PemIdentity {
-            chain,
-            key: key.into_bytes(),
-            ocsp,
-        })
     }
 }
