@@ -41,6 +41,12 @@ export declare class NativeChannels {
    * error's message. False when the handler no longer waits (closed, timed out, answered).
    */
   tlsAnswerServerIdentity(id: number, accepted: boolean, message: string): boolean
+  /**
+   * `length` bytes of keying material from the session of the channel's `SslHandler`,
+   * exported under `label` and `context` (node:tls's `exportKeyingMaterial`; the arguments
+   * checked in src/tls-info.ts).
+   */
+  tlsExportKeyingMaterial(id: number, length: number, label: string, context?: Buffer | undefined | null): Buffer
   /** The session of the channel's `SslHandler` (none: no handler, or no handshake yet). */
   tlsSession(id: number): TlsSessionInfo | null
   /**

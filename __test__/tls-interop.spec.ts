@@ -241,6 +241,43 @@ test('a netloop client reads the OCSP response a node:tls server staples from it
   t.deepEqual(info.ocspResponse, staple)
 })
 
+for (const [version, suite] of [['TLSv1.3', 'TLS_AES_128_GCM_SHA256'], ['TLSv1.3', 'TLS_AES_256_GCM_SHA384'], ['TLSv1.2', undefined]] as const) {
+  test(`exportKeyingMaterial: a netloop server and a node:tls client export the same bytes (${version}${suite ? ` ${suite}` : ''})`, async (t) => {
+    const { port, children } = await echoServer(t, version === 'TLSv1.2' ? { maxVersion: 'TLSv1.2' } : { ciphers: suite })
+    const s = tls.connect({ port, host: '127.0.0.1', servername: 'localhost', ca: pem('ca.pem') })
+    t.teardown(() => s.destroy())
+    await once(s, 'secureConnect')
+    s.write('ping')
+    await once(s, 'data')
+    const ch = children[0]
+    t.is(ch.tls!.protocol, version)
+    for (const context of [undefined, Buffer.from('context'), Buffer.alloc(0)]) {
+      const theirs = s.exportKeyingMaterial(64, 'EXPERIMENTAL-netloop', context)
+      t.deepEqual(ch.tls!.exportKeyingMaterial(64, 'EXPERIMENTAL-netloop', context), theirs, `context ${String(context)}`)
+    }
+    t.notDeepEqual(ch.tls!.exportKeyingMaterial(32, 'EXPERIMENTAL-a'), ch.tls!.exportKeyingMaterial(32, 'EXPERIMENTAL-b'))
+  })
+}
+
+test('exportKeyingMaterial: a netloop client and a node:tls server export the same bytes; closed channels and bad arguments throw', async (t) => {
+  let serverSide: tls.TLSSocket | undefined
+  const server = tls.createServer({ cert: pem('server.pem'), key: pem('server.key') }, (sock) => {
+    serverSide = sock
+    sock.pipe(sock)
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => server.close())
+  const { ch, tls: info } = await fetchOver(t, (server.address() as import('node:net').AddressInfo).port, 'ping')
+  await until(() => serverSide !== undefined)
+  t.deepEqual(info.exportKeyingMaterial(48, 'EXPERIMENTAL-netloop', Buffer.from([1, 2, 3])), serverSide!.exportKeyingMaterial(48, 'EXPERIMENTAL-netloop', Buffer.from([1, 2, 3])))
+  t.throws(() => info.exportKeyingMaterial(0, 'x'), { code: 'ERR_OUT_OF_RANGE' })
+  t.throws(() => info.exportKeyingMaterial(16, 7 as never), { code: 'ERR_INVALID_ARG_TYPE' })
+  t.throws(() => info.exportKeyingMaterial(16, 'x', 'ctx' as never), { code: 'ERR_INVALID_ARG_TYPE' })
+  await ch.close()
+  t.throws(() => info.exportKeyingMaterial(16, 'EXPERIMENTAL-netloop'), { code: 'ERR_TLS_INVALID_STATE' })
+})
+
 function curl(args: string[]): Promise<{ stdout: string; code: number }> {
   return new Promise((resolve) => {
     execFile('curl', args, { timeout: 10_000 }, (err, stdout) => resolve({ stdout, code: err ? Number((err as { code?: number }).code ?? -1) : 0 }))

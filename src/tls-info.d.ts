@@ -30,6 +30,14 @@ export interface TlsInfo {
      * OCSP library, against the certificate and its issuer) is the application's.
      */
     ocspResponse: Buffer | undefined;
+    /**
+     * `length` bytes of keying material exported from the session under `label` (and
+     * `context`), the same on both ends and known to no one else (node:tls's
+     * `exportKeyingMaterial`; RFC 5705, RFC 8446 §7.5): what channel bindings such as
+     * `tls-exporter` (RFC 9266) are made of. Throws `ERR_TLS_INVALID_STATE` once the channel
+     * closed.
+     */
+    exportKeyingMaterial(length: number, label: string, context?: Buffer): Buffer;
 }
 /**
  * The peer's certificate as node:tls's `getPeerCertificate()` describes it: every field its

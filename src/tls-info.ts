@@ -4,7 +4,7 @@
  */
 import { X509Certificate } from 'node:crypto'
 import type { Channel } from './channel'
-import { NetloopError } from './errors'
+import { NetloopError, checkInteger, fromNative, invalidArgType } from './errors'
 
 /** What a completed handshake negotiated (node:tls's `TLSSocket` getters, in one object). */
 export interface TlsInfo {
@@ -33,6 +33,14 @@ export interface TlsInfo {
    * OCSP library, against the certificate and its issuer) is the application's.
    */
   ocspResponse: Buffer | undefined
+  /**
+   * `length` bytes of keying material exported from the session under `label` (and
+   * `context`), the same on both ends and known to no one else (node:tls's
+   * `exportKeyingMaterial`; RFC 5705, RFC 8446 §7.5): what channel bindings such as
+   * `tls-exporter` (RFC 9266) are made of. Throws `ERR_TLS_INVALID_STATE` once the channel
+   * closed.
+   */
+  exportKeyingMaterial(length: number, label: string, context?: Buffer): Buffer
 }
 
 /**
@@ -103,12 +111,25 @@ export function tlsInfo(ch: Channel): TlsInfo | undefined {
     return sessions.get(ch)
   }
   if (!s) return sessions.get(ch)
-  const info = toInfo(s)
+  const info = toInfo(ch, s)
   sessions.set(ch, info)
   return info
 }
 
-function toInfo(s: NonNullable<ReturnType<Channel['_hub']['native']['tlsSession']>>): TlsInfo {
+/** node:tls's `exportKeyingMaterial` for channel `ch`, its arguments checked as node:tls checks them. */
+function exportKeyingMaterial(ch: Channel, length: number, label: string, context?: Buffer): Buffer {
+  checkInteger('length', length, 1, 8160)
+  if (typeof label !== 'string') throw invalidArgType('label', 'string', label)
+  if (context !== undefined && !Buffer.isBuffer(context)) throw invalidArgType('context', 'Buffer', context)
+  if (!ch._known || !ch.isOpen) throw new NetloopError('ERR_TLS_INVALID_STATE', `exportKeyingMaterial: channel ${ch.id} is closed`)
+  try {
+    return ch._hub.native.tlsExportKeyingMaterial(ch.id, length, label, context)
+  } catch (e) {
+    throw fromNative(e)
+  }
+}
+
+function toInfo(ch: Channel, s: NonNullable<ReturnType<Channel['_hub']['native']['tlsSession']>>): TlsInfo {
   let parsed: PeerCertificate | undefined | null = null
   return {
     protocol: s.protocol,
@@ -120,6 +141,7 @@ function toInfo(s: NonNullable<ReturnType<Channel['_hub']['native']['tlsSession'
     resumed: s.resumed,
     peerCertificateChain: s.peerCertificates,
     ocspResponse: s.ocspResponse ?? undefined,
+    exportKeyingMaterial: (length, label, context) => exportKeyingMaterial(ch, length, label, context),
     get peerCertificate() {
       if (parsed === null) parsed = s.peerCertificates.length > 0 ? peerCertificate(s.peerCertificates[0]) : undefined
       return parsed

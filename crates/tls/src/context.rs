@@ -16,6 +16,7 @@ use rustls::{ClientConfig, RootCertStore, ServerConfig, SupportedProtocolVersion
 
 use crate::error::TlsError;
 use crate::expiry::{unix_now, ExpiringStore, ExpiringTickets};
+use crate::exporter::SecretTap;
 use crate::handler::SslHandler;
 use crate::keylog::KeyLogFile;
 use crate::pem;
@@ -239,10 +240,11 @@ fn provider(o: &SslOptions) -> Result<Arc<CryptoProvider>, TlsError> {
 
 /// The key log `o` asks for, if any.
 fn key_log(o: &SslOptions) -> Result<Option<Arc<dyn rustls::KeyLog>>, TlsError> {
-    match &o.key_log_file {
-        Some(path) => Ok(Some(Arc::new(KeyLogFile::open(path)?))),
-        None => Ok(None),
-    }
+    Ok(key_log_file(o)?.map(|f| Arc::new(f) as Arc<dyn rustls::KeyLog>))
+}
+
+fn key_log_file(o: &SslOptions) -> Result<Option<KeyLogFile>, TlsError> {
+    o.key_log_file.as_deref().map(KeyLogFile::open).transpose()
 }
 
 /// A webpki verifier builder (a client's or a server's: two types with the same methods and
@@ -412,11 +414,16 @@ impl SslContext {
             config.ticketer = Arc::new(ExpiringTickets::new(sealer, resume_for, unix_now));
         }
         config.ignore_client_order = o.honor_cipher_order;
-        if let Some(log) = key_log(o)? {
+        // Our record layer takes the traffic secrets over from rustls after the handshake,
+        // and keeps the exporter secret, which rustls gives to the key log alone.
+        let own_records = o.own_records && o.max_version >= TlsVersion::Tls13;
+        if own_records {
+            config.key_log = Arc::new(SecretTap {
+                file: key_log_file(o)?,
+            });
+        } else if let Some(log) = key_log(o)? {
             config.key_log = log;
         }
-        // Our record layer takes the traffic secrets over from rustls after the handshake.
-        let own_records = o.own_records && o.max_version >= TlsVersion::Tls13;
         config.enable_secret_extraction = own_records;
         Ok(SslContext(Arc::new(Inner {
             side: Side::Server {

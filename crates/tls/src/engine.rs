@@ -15,6 +15,7 @@ use rustls::{ClientConnection, Connection, ServerConnection};
 
 use crate::context::{Side, SslContext};
 use crate::error::TlsError;
+use crate::exporter::{self, Exporter};
 use crate::hello::{peek, Peek};
 use crate::record::RecordLayer;
 use crate::session::{describe, Negotiated, TlsSession};
@@ -45,6 +46,8 @@ pub(crate) struct Engine {
     pending_out: Vec<u8>,
     /// Client: the OCSP response the server stapled (crate::verify::staple).
     stapled: Option<Bytes>,
+    /// Server on our record layer: the TLS 1.3 exporter secret (crate::exporter).
+    exporter: Option<Exporter>,
 }
 
 /// What one read yielded.
@@ -94,12 +97,21 @@ impl Engine {
             negotiated: None,
             pending_out: Vec::new(),
             stapled: None,
+            exporter: None,
         })
     }
 
     /// Processes `data` (records from the peer). While a client handshakes, the server's
     /// stapled OCSP response is caught on the way (crate::verify::staple).
     pub(crate) fn feed(&mut self, data: Bytes) -> Result<Fed, TlsError> {
+        if matches!(self.mode, Mode::Undecided(_) | Mode::Handshake13(_)) {
+            // A server handshake towards our record layer: keep its exporter secret.
+            let (fed, secret) = exporter::watch(|| self.feed_records(data));
+            if let Some(s) = secret {
+                self.exporter = Some(Exporter::new(s));
+            }
+            return fed;
+        }
         let watching = matches!(&self.mode, Mode::Rustls(c) if c.is_handshaking())
             && matches!(self.context.0.side, Side::Client { .. });
         if !watching {
@@ -278,6 +290,26 @@ impl Engine {
             Mode::Rustls(conn) => conn.send_close_notify(),
             // Mid-handshake through the unbuffered API: the connection just closes.
             _ => {}
+        }
+    }
+
+    /// Fills `out` with keying material exported under `label` and `context` (RFC 5705,
+    /// RFC 8446 §7.5), once the handshake completed.
+    pub(crate) fn export_keying_material(
+        &self,
+        out: &mut [u8],
+        label: &[u8],
+        context: Option<&[u8]>,
+    ) -> Result<(), TlsError> {
+        match (&self.mode, &self.exporter) {
+            (Mode::Rustls(conn), _) => conn
+                .export_keying_material(&mut *out, label, context)
+                .map(|_| ())
+                .map_err(|e| TlsError::InvalidState(format!("exportKeyingMaterial: {e}"))),
+            (Mode::Own(_), Some(e)) => e.export(out, label, context),
+            _ => Err(TlsError::InvalidState(
+                "exportKeyingMaterial: the handshake has not completed".into(),
+            )),
         }
     }
 

@@ -53,6 +53,10 @@ pub enum TlsError {
     /// The application refused the server's identity (node:tls's `checkServerIdentity`), or
     /// could not be asked; the message is the application's.
     ServerIdentity(String),
+    /// An operation that needs an established session came before the handshake completed
+    /// or after the close (node:tls's `ERR_TLS_INVALID_STATE`), or asked for what it cannot
+    /// give (keying material longer than the exporter makes).
+    InvalidState(String),
     /// Any other TLS failure.
     Other(String),
 }
@@ -79,6 +83,7 @@ impl TlsError {
             TlsError::Closed => "ERR_TLS_CLOSED",
             TlsError::SniCallback(_) => "ERR_TLS_SNI_CALLBACK",
             TlsError::ServerIdentity(_) => "ERR_TLS_SERVER_IDENTITY",
+            TlsError::InvalidState(_) => "ERR_TLS_INVALID_STATE",
             TlsError::Other(_) => "ERR_TLS_HANDSHAKE_FAILED",
         }
     }
@@ -196,6 +201,7 @@ impl fmt::Display for TlsError {
             TlsError::Closed => f.write_str("the TLS session is closed"),
             TlsError::SniCallback(m) => f.write_str(m),
             TlsError::ServerIdentity(m) => f.write_str(m),
+            TlsError::InvalidState(m) => f.write_str(m),
             TlsError::Other(m) => write!(f, "TLS handshake failed: {m}"),
         }
     }

@@ -162,6 +162,35 @@ impl SslHandler {
     pub fn is_handshake_done(&self) -> bool {
         self.0.phase.get() == Phase::Done
     }
+
+    /// `len` bytes of keying material exported under `label` and `context` (RFC 5705,
+    /// RFC 8446 §7.5; node:tls's `exportKeyingMaterial`): both ends of a connection get the
+    /// same bytes, which no one else can compute (channel bindings such as RFC 9266's
+    /// `tls-exporter`). Fails before the handshake completed and after the close.
+    pub fn export_keying_material(
+        &self,
+        len: usize,
+        label: &[u8],
+        context: Option<&[u8]>,
+    ) -> Result<Vec<u8>, TlsError> {
+        if self.0.phase.get() != Phase::Done {
+            return Err(TlsError::InvalidState(
+                "exportKeyingMaterial: the handshake has not completed, or the connection closed"
+                    .into(),
+            ));
+        }
+        if len == 0 {
+            return Err(TlsError::InvalidState(
+                "exportKeyingMaterial: a length of 0".into(),
+            ));
+        }
+        let mut out = vec![0u8; len];
+        match self.0.engine.borrow().as_ref() {
+            Some(engine) => engine.export_keying_material(&mut out, label, context)?,
+            None => return Err(TlsError::Closed),
+        }
+        Ok(out)
+    }
 }
 
 impl State {

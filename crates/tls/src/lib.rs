@@ -28,6 +28,7 @@ mod context;
 mod engine;
 mod error;
 mod expiry;
+mod exporter;
 mod handler;
 mod hello;
 mod keylog;

@@ -491,3 +491,81 @@ fn a_client_reads_the_ocsp_response_its_server_staples_in_tls12_and_tls13() {
         assert_eq!(log.borrow().session.as_ref().unwrap().ocsp_response, None);
     }
 }
+
+/// The `SslHandler` of channel `ch` (added as "tls").
+fn ssl_handler_export(ch: &Channel, len: usize, label: &[u8], context: Option<&[u8]>) -> Vec<u8> {
+    let h = ch.pipeline().get("tls").expect("an SslHandler named tls");
+    let tls = h
+        .as_any()
+        .and_then(|a| a.downcast_ref::<netloop_tls::SslHandler>())
+        .expect("an SslHandler");
+    tls.export_keying_material(len, label, context)
+        .expect("exported")
+}
+
+#[test]
+fn both_ends_export_the_same_keying_material_on_rustls_and_on_our_record_layer() {
+    let ca = Ca::new("test CA");
+    for (max, own_records) in [
+        (TlsVersion::Tls13, true),
+        (TlsVersion::Tls13, false),
+        (TlsVersion::Tls12, true),
+    ] {
+        let net = Net::new();
+        let ctx = SslContext::server(&SslOptions {
+            max_version: max,
+            own_records,
+            ..server_opts(&ca, &["localhost"])
+        })
+        .unwrap();
+        thread_local! {
+            static CHILDREN: std::cell::RefCell<Vec<Channel>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        let (_server, addr) = net.server(
+            ChannelOptions::default(),
+            ChannelOptions::default(),
+            move |ch| {
+                CHILDREN.with(|c| c.borrow_mut().push(ch.clone()));
+                ch.pipeline().add_last(
+                    "tls",
+                    ctx.new_handler(None).map_err(|e| e.into_transport())?,
+                )?;
+                Ok(())
+            },
+        );
+        let cctx = SslContext::client(&client_opts(&ca)).unwrap();
+        let mut seen = Vec::new();
+        for _ in 0..2 {
+            let (c, log) = tls_client(&net, cctx.clone(), "localhost", addr);
+            assert_eq!(log.borrow().handshake(), Some("ok"));
+            let child = CHILDREN.with(|c| c.borrow().last().unwrap().clone());
+            let l = log.clone();
+            net.run_until("server handshake", || {
+                l.borrow().handshake().is_some()
+                    && child
+                        .pipeline()
+                        .get("tls")
+                        .and_then(|h| {
+                            h.as_any()
+                                .and_then(|a| a.downcast_ref::<netloop_tls::SslHandler>())
+                                .map(|t| t.is_handshake_done())
+                        })
+                        .unwrap_or(false)
+            });
+            for context in [None, Some(&b"context"[..])] {
+                let ours = ssl_handler_export(&child, 48, b"EXPERIMENTAL netloop", context);
+                let theirs = ssl_handler_export(&c, 48, b"EXPERIMENTAL netloop", context);
+                assert_eq!(
+                    ours, theirs,
+                    "{max:?}, own records {own_records}, {context:?}"
+                );
+                seen.push(ours);
+            }
+        }
+        assert_ne!(
+            seen[0], seen[1],
+            "the context changes the material ({max:?})"
+        );
+        assert_ne!(seen[0], seen[2], "each connection has its own ({max:?})");
+    }
+}

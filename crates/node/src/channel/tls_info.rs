@@ -18,7 +18,7 @@ use netloop_transport::{Channel, ChannelHandlerContext};
 
 use super::hub::Hub;
 use super::NativeChannels;
-use crate::error::throw;
+use crate::error::{throw, Code};
 use crate::protocol::{ServerNameAnswer, WireKind};
 
 /// For a handler of a context with an `SNICallback`: asks JS for the context by server name.
@@ -132,6 +132,39 @@ impl NativeChannels {
         let answered = with_tls(&ch, |tls, ctx| tls.answer_server_identity(ctx, verdict));
         self.rearm();
         answered
+    }
+
+    /// `length` bytes of keying material from the session of the channel's `SslHandler`,
+    /// exported under `label` and `context` (node:tls's `exportKeyingMaterial`; the arguments
+    /// checked in src/tls-info.ts).
+    #[napi]
+    pub fn tls_export_keying_material(
+        &self,
+        env: Env,
+        id: f64,
+        length: u32,
+        label: String,
+        context: Option<Buffer>,
+    ) -> Result<Buffer> {
+        self.enter();
+        self.with_channel(id, |ch| {
+            let exported = ch.pipeline().find_handler(|h: &SslHandler| {
+                Some(h.export_keying_material(
+                    length as usize,
+                    label.as_bytes(),
+                    context.as_deref(),
+                ))
+            });
+            match exported {
+                Some(Ok(bytes)) => Ok(Buffer::from(bytes)),
+                Some(Err(e)) => Err(napi::Error::new(Code(e.code()), e.to_string())),
+                None => Err(napi::Error::new(
+                    Code("ERR_TLS_INVALID_STATE"),
+                    "exportKeyingMaterial: the channel has no SslHandler".to_string(),
+                )),
+            }
+        })
+        .map_err(|e| throw(&env, e))
     }
 
     /// The session of the channel's `SslHandler` (none: no handler, or no handshake yet).
