@@ -21,11 +21,11 @@ export interface Example {
 }
 
 /** Starts `examples/<name>.ts --port 0 ...args` and resolves once it prints its address. */
-export function startExample(t: ExecutionContext, name: string, args: string[] = []): Promise<Example> {
+export function startExample(t: ExecutionContext, name: string, args: string[] = [], env: Record<string, string> = {}): Promise<Example> {
   const proc = spawn(process.execPath, ['--import', 'tsx', join('examples', `${name}.ts`), '--port', '0', ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PORT: '' },
+    env: { ...process.env, PORT: '', ...env },
   })
   let out = ''
   let err = ''

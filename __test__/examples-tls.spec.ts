@@ -47,6 +47,13 @@ test.serial('echo --tls with the TLS echo client: lines come back over a verifie
   t.regex(stdout, /one\ntwo\n$/)
 })
 
+test.serial('echo --tls --pfx: a PKCS#12 file with its passphrase from PFX_PASSPHRASE serves the TLS echo client', async (t) => {
+  const ex = await startExample(t, 'echo', ['--tls', '--pfx', join(certsDir(), 'server.pfx')], { PFX_PASSPHRASE: 'netloop' })
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join('examples', 'tls-echo-client.ts'), '--port', String(ex.port), '--ca', ca(), 'pfx'], { cwd: root, timeout: 30_000 })
+  t.regex(stdout, /connected: TLSv1\.3 \S+, server localhost \(authorized: true\)/)
+  t.regex(stdout, /pfx\n$/)
+})
+
 test.serial('http-hello --tls --threads 2: every worker serves verified TLS from the main thread\'s context', async (t) => {
   const ex = await startExample(t, 'http-hello', [...tlsArgs(), '--threads', '2', '--stats'])
   t.regex(ex.stdout(), /listening on 127\.0\.0\.1:\d+ \(TLS, 2 worker threads\)/)

@@ -3,6 +3,9 @@
 //   --tls             serve TLS with certs/server.pem and certs/server.key (make them, and the
 //                     test CA certs/ca.pem that clients trust, with `npm run certs`)
 //   --cert F --key F  another certificate chain and key (PEM)
+//   --pfx F           a PKCS#12 file instead (its passphrase in the environment variable
+//                     PFX_PASSPHRASE, none if unset); `npm run certs` writes certs/server.pfx,
+//                     whose passphrase is `netloop`
 //
 // SIGHUP reads the certificate and key files again and reloads the context in place
 // (`SslContext#reload`): renewed certificates are served without a restart, by the worker
@@ -26,12 +29,16 @@ export const CERTS_DIR = join(__dirname, '..', '..', 'certs')
 /** The server context `--tls` asks for, or undefined without `--tls`. */
 export function tlsContextArg(alpn?: string[]): SslContext | undefined {
   if (!process.argv.includes('--tls')) return undefined
-  const cert = arg('--cert') ?? join(CERTS_DIR, 'server.pem')
+  const pfx = arg('--pfx')
+  const cert = pfx ?? arg('--cert') ?? join(CERTS_DIR, 'server.pem')
   const key = arg('--key') ?? join(CERTS_DIR, 'server.key')
-  if (!existsSync(cert) || !existsSync(key)) {
-    throw new Error(`--tls: ${cert} or ${key} is missing; run \`npm run certs\` (or pass --cert and --key)`)
+  if (!existsSync(cert) || (pfx === undefined && !existsSync(key))) {
+    throw new Error(`--tls: ${cert} or ${key} is missing; run \`npm run certs\` (or pass --cert and --key, or --pfx)`)
   }
-  const options = () => ({ cert: readFileSync(cert), key: readFileSync(key), ALPNProtocols: alpn })
+  const options = () =>
+    pfx !== undefined
+      ? { pfx: readFileSync(pfx), passphrase: process.env.PFX_PASSPHRASE, ALPNProtocols: alpn }
+      : { cert: readFileSync(cert), key: readFileSync(key), ALPNProtocols: alpn }
   const ctx = SslContext.forServer(options())
   process.on('SIGHUP', () => {
     try {
