@@ -10,19 +10,16 @@ use rustls::client::danger::ServerCertVerifier;
 use rustls::client::{Resumption, WebPkiServerVerifier};
 use rustls::crypto::CryptoProvider;
 use rustls::server::danger::ClientCertVerifier;
-use rustls::server::{ProducesTickets, ServerSessionMemoryCache, WebPkiClientVerifier};
-use rustls::ticketer::TicketRotator;
+use rustls::server::WebPkiClientVerifier;
 use rustls::{ClientConfig, RootCertStore, ServerConfig, SupportedProtocolVersion};
 
 use crate::error::TlsError;
-use crate::expiry::{unix_now, ExpiringStore, ExpiringTickets};
 use crate::exporter::SecretTap;
 use crate::handler::SslHandler;
 use crate::keylog::KeyLogFile;
 use crate::pem;
 use crate::sni::SniResolver;
 use crate::suites;
-use crate::tickets::{random_ticketer, SharedTicketer};
 use crate::verify::{
     ChainOnlyServerVerifier, LenientClientVerifier, LenientServerVerifier, StapleRecorder,
 };
@@ -387,31 +384,10 @@ impl SslContext {
             .with_client_cert_verifier(verifier)
             .with_cert_resolver(Arc::new(resolver));
         config.alpn_protocols = o.alpn.clone();
-        let resume_for = session_timeout(o)?;
-        config.session_storage = if o.session_cache_size > 0 {
-            Arc::new(ExpiringStore::new(
-                ServerSessionMemoryCache::new(o.session_cache_size),
-                resume_for,
-                unix_now,
-            ))
-        } else {
-            Arc::new(rustls::server::NoServerSessionStorage {})
-        };
-        let sealer: Option<Arc<dyn ProducesTickets>> = match (&o.ticket_keys, o.session_tickets) {
-            (Some(keys), true) => Some(Arc::new(SharedTicketer::new(keys)?)),
-            (Some(_), false) => {
-                return Err(TlsError::Config(
-                    "ticketKeys with sessionTickets: false (the keys seal tickets)".into(),
-                ))
-            }
-            // Own keys, replaced every timeout (crate::expiry).
-            (None, true) => Some(Arc::new(
-                TicketRotator::new(resume_for, random_ticketer).map_err(rustls_err("tickets"))?,
-            )),
-            (None, false) => None,
-        };
-        if let Some(sealer) = sealer {
-            config.ticketer = Arc::new(ExpiringTickets::new(sealer, resume_for, unix_now));
+        let (storage, tickets) = crate::expiry::resumption(o)?;
+        config.session_storage = storage;
+        if let Some(tickets) = tickets {
+            config.ticketer = tickets;
         }
         config.ignore_client_order = o.honor_cipher_order;
         // Our record layer takes the traffic secrets over from rustls after the handshake,
@@ -512,18 +488,6 @@ impl SslContext {
     pub fn new_handler(&self, server_name: Option<&str>) -> Result<SslHandler, TlsError> {
         SslHandler::new(self.clone(), server_name)
     }
-}
-
-/// The session timeout in whole seconds, checked.
-fn session_timeout(o: &SslOptions) -> Result<u32, TlsError> {
-    let t = o.session_timeout;
-    if t < Duration::from_secs(1) || t > MAX_SESSION_TIMEOUT {
-        return Err(TlsError::Config(format!(
-            "sessionTimeout must be 1 s to 7 days, not {} s",
-            t.as_secs_f64()
-        )));
-    }
-    Ok(t.as_secs() as u32)
 }
 
 fn timeout(d: Duration) -> Option<Duration> {

@@ -16,8 +16,66 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
-use rustls::server::{ProducesTickets, StoresServerSessions};
+use rustls::server::{ProducesTickets, ServerSessionMemoryCache, StoresServerSessions};
+use rustls::ticketer::TicketRotator;
+
+use crate::context::{SslOptions, MAX_SESSION_TIMEOUT};
+use crate::error::TlsError;
+use crate::tickets::{random_ticketer, SharedTicketer};
+
+/// A server context's resumption, from `o`: its session cache, and its ticketer (none when
+/// it issues no tickets: rustls's default then stays).
+#[allow(clippy::type_complexity)]
+pub(crate) fn resumption(
+    o: &SslOptions,
+) -> Result<
+    (
+        Arc<dyn StoresServerSessions>,
+        Option<Arc<dyn ProducesTickets>>,
+    ),
+    TlsError,
+> {
+    let timeout = session_timeout(o)?;
+    let storage: Arc<dyn StoresServerSessions> = if o.session_cache_size > 0 {
+        Arc::new(ExpiringStore::new(
+            ServerSessionMemoryCache::new(o.session_cache_size),
+            timeout,
+            unix_now,
+        ))
+    } else {
+        Arc::new(rustls::server::NoServerSessionStorage {})
+    };
+    let sealer: Arc<dyn ProducesTickets> = match (&o.ticket_keys, o.session_tickets) {
+        (Some(keys), true) => Arc::new(SharedTicketer::new(keys)?),
+        (Some(_), false) => {
+            return Err(TlsError::Config(
+                "ticketKeys with sessionTickets: false (the keys seal tickets)".into(),
+            ))
+        }
+        // Own keys, replaced every timeout.
+        (None, true) => Arc::new(
+            TicketRotator::new(timeout, random_ticketer)
+                .map_err(|e| TlsError::Config(format!("tickets: {e}")))?,
+        ),
+        (None, false) => return Ok((storage, None)),
+    };
+    let tickets = ExpiringTickets::new(sealer, timeout, unix_now);
+    Ok((storage, Some(Arc::new(tickets))))
+}
+
+/// The session timeout in whole seconds, checked.
+fn session_timeout(o: &SslOptions) -> Result<u32, TlsError> {
+    let t = o.session_timeout;
+    if t < Duration::from_secs(1) || t > MAX_SESSION_TIMEOUT {
+        return Err(TlsError::Config(format!(
+            "sessionTimeout must be 1 s to 7 days, not {} s",
+            t.as_secs_f64()
+        )));
+    }
+    Ok(t.as_secs() as u32)
+}
 
 /// Seconds an issue time may lie ahead of this server's clock.
 pub(crate) const SKEW_SECS: u64 = 60;
