@@ -13,14 +13,14 @@ use bytes::{Bytes, BytesMut};
 use rustls::pki_types::ServerName;
 use rustls::{ClientConnection, Connection, ServerConnection};
 
+use crate::capture::{EXPORTER_SECRET, STAPLE};
 use crate::context::{Side, SslContext};
 use crate::error::TlsError;
-use crate::exporter::{self, Exporter};
+use crate::exporter::Exporter;
 use crate::hello::{peek, Peek};
 use crate::record::RecordLayer;
 use crate::session::{describe, Negotiated, TlsSession};
 use crate::small::{carve, with_scratch, SMALL_READ};
-use crate::verify::staple;
 
 mod handshake13;
 
@@ -44,7 +44,7 @@ pub(crate) struct Engine {
     negotiated: Option<Negotiated>,
     /// Records written while changing paths, for the next `take_records`.
     pending_out: Vec<u8>,
-    /// Client: the OCSP response the server stapled (crate::verify::staple).
+    /// Client: the OCSP response the server stapled (crate::capture).
     stapled: Option<Bytes>,
     /// Server on our record layer: the TLS 1.3 exporter secret (crate::exporter).
     exporter: Option<Exporter>,
@@ -102,11 +102,11 @@ impl Engine {
     }
 
     /// Processes `data` (records from the peer). While a client handshakes, the server's
-    /// stapled OCSP response is caught on the way (crate::verify::staple).
+    /// stapled OCSP response is caught on the way (crate::capture).
     pub(crate) fn feed(&mut self, data: Bytes) -> Result<Fed, TlsError> {
         if matches!(self.mode, Mode::Undecided(_) | Mode::Handshake13(_)) {
             // A server handshake towards our record layer: keep its exporter secret.
-            let (fed, secret) = exporter::watch(|| self.feed_records(data));
+            let (fed, secret) = EXPORTER_SECRET.watch(|| self.feed_records(data));
             if let Some(s) = secret {
                 self.exporter = Some(Exporter::new(s));
             }
@@ -117,7 +117,7 @@ impl Engine {
         if !watching {
             return self.feed_records(data);
         }
-        let (fed, stapled) = staple::watch(|| self.feed_records(data));
+        let (fed, stapled) = STAPLE.watch(|| self.feed_records(data));
         if let Some(r) = stapled {
             self.stapled = Some(Bytes::from(r));
         }

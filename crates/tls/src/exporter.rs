@@ -4,23 +4,20 @@
 //! A connection on rustls exports through rustls. A server connection on our own record layer
 //! exports from the TLS 1.3 exporter secret it kept: rustls hands that secret out only to the
 //! key log (`EXPORTER_SECRET`), so a server context on our record layer logs through
-//! [`SecretTap`], which keeps the secret for the handshake being fed on this thread (a window
-//! the engine opens around each read, as crate::verify::staple does for OCSP responses) and
-//! passes every line on to the context's key log file, if it has one.
+//! [`SecretTap`], which notes the secret for the handshake being fed on this thread
+//! (crate::capture) and passes every line on to the context's key log file, if it has one.
 //!
-//! Ground rules: loop thread only for the window (rustls runs the handshake synchronously in
-//! the call the window wraps); the secret stays with its connection's engine, as rustls keeps
-//! its own for the same purpose, and is zeroed when the engine is dropped.
-
-use std::cell::RefCell;
+//! Ground rules: the secret stays with its connection's engine, as rustls keeps its own for
+//! the same purpose, and is zeroed when the engine is dropped.
 
 use ring::{digest, hkdf};
 use rustls::KeyLog;
 
+use crate::capture::EXPORTER_SECRET;
 use crate::error::TlsError;
 use crate::keylog::KeyLogFile;
 
-const EXPORTER_SECRET: &str = "EXPORTER_SECRET";
+const EXPORTER_SECRET_LABEL: &str = "EXPORTER_SECRET";
 
 /// The key log of a server context on our record layer: keeps exporter secrets, forwards
 /// everything to the key log file.
@@ -31,8 +28,8 @@ pub(crate) struct SecretTap {
 
 impl KeyLog for SecretTap {
     fn log(&self, label: &str, client_random: &[u8], secret: &[u8]) {
-        if label == EXPORTER_SECRET {
-            note(secret);
+        if label == EXPORTER_SECRET_LABEL {
+            EXPORTER_SECRET.note(secret);
         }
         if let Some(f) = &self.file {
             f.log(label, client_random, secret);
@@ -40,29 +37,8 @@ impl KeyLog for SecretTap {
     }
 
     fn will_log(&self, label: &str) -> bool {
-        self.file.is_some() || label == EXPORTER_SECRET
+        self.file.is_some() || label == EXPORTER_SECRET_LABEL
     }
-}
-
-thread_local! {
-    static SLOT: RefCell<Option<Option<Vec<u8>>>> = const { RefCell::new(None) };
-}
-
-/// Runs `f` (which feeds a server handshake to rustls) and returns, with its result, the
-/// exporter secret logged meanwhile.
-pub(crate) fn watch<R>(f: impl FnOnce() -> R) -> (R, Option<Vec<u8>>) {
-    let outer = SLOT.with(|s| s.replace(Some(None)));
-    let r = f();
-    let noted = SLOT.with(|s| std::mem::replace(&mut *s.borrow_mut(), outer));
-    (r, noted.flatten())
-}
-
-fn note(secret: &[u8]) {
-    SLOT.with(|s| {
-        if let Some(slot) = s.borrow_mut().as_mut() {
-            *slot = Some(secret.to_vec());
-        }
-    });
 }
 
 /// A TLS 1.3 exporter secret. Its length is its suite's hash's: 48 bytes for SHA-384, 32 for
@@ -145,18 +121,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_window_keeps_the_secret_logged_inside_it_and_nothing_outside() {
+    fn the_tap_notes_the_exporter_secret_and_no_other() {
         let tap = SecretTap { file: None };
-        assert!(tap.will_log(EXPORTER_SECRET));
+        assert!(tap.will_log(EXPORTER_SECRET_LABEL));
         assert!(!tap.will_log("CLIENT_TRAFFIC_SECRET_0"));
-        tap.log(EXPORTER_SECRET, &[1], &[9; 32]); // no window: dropped
-        let ((), got) = watch(|| {
+        let ((), got) = EXPORTER_SECRET.watch(|| {
+            tap.log(EXPORTER_SECRET_LABEL, &[1], &[7; 32]);
             tap.log("CLIENT_TRAFFIC_SECRET_0", &[1], &[1; 32]);
-            tap.log(EXPORTER_SECRET, &[1], &[7; 32]);
         });
         assert_eq!(got, Some(vec![7; 32]));
-        let ((), none) = watch(|| ());
-        assert_eq!(none, None);
     }
 
     #[test]

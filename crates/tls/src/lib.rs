@@ -24,6 +24,7 @@
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 
+mod capture;
 mod context;
 mod engine;
 mod error;

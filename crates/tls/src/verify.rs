@@ -6,6 +6,8 @@
 
 use std::sync::Arc;
 
+use crate::capture::STAPLE;
+
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
@@ -116,8 +118,8 @@ impl ClientCertVerifier for LenientClientVerifier {
 }
 
 /// Notes the OCSP response the server stapled, which rustls hands to the verifier alone, for
-/// the client handshake this thread is feeding (crate::verify::staple), then verifies with
-/// the context's verifier (`self.0`).
+/// the client handshake this thread is feeding (crate::capture), then verifies with the
+/// context's verifier (`self.0`).
 #[derive(Debug)]
 pub(crate) struct StapleRecorder(pub(crate) Arc<dyn ServerCertVerifier>);
 
@@ -130,7 +132,9 @@ impl ServerCertVerifier for StapleRecorder {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        staple::note(ocsp_response);
+        if !ocsp_response.is_empty() {
+            STAPLE.note(ocsp_response);
+        }
         self.0
             .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
     }
@@ -140,36 +144,4 @@ impl ServerCertVerifier for StapleRecorder {
     }
 
     delegate_signature_checks!();
-}
-
-/// The stapled OCSP response of the client handshake being fed on this thread: the engine
-/// opens a window around each read it gives rustls while a client handshakes
-/// ([`staple::watch`]), and [`StapleRecorder`] fills it. Synchronous, one thread: a window
-/// sees only its own handshake (an outer one, if any, is restored).
-pub(crate) mod staple {
-    use std::cell::RefCell;
-
-    thread_local! {
-        static SLOT: RefCell<Option<Option<Vec<u8>>>> = const { RefCell::new(None) };
-    }
-
-    /// Runs `f` and returns, with its result, the response a verifier noted meanwhile.
-    pub(crate) fn watch<R>(f: impl FnOnce() -> R) -> (R, Option<Vec<u8>>) {
-        let outer = SLOT.with(|s| s.replace(Some(None)));
-        let r = f();
-        let noted = SLOT.with(|s| std::mem::replace(&mut *s.borrow_mut(), outer));
-        (r, noted.flatten())
-    }
-
-    /// Keeps `ocsp` (if the server stapled one) for the open window.
-    pub(crate) fn note(ocsp: &[u8]) {
-        if ocsp.is_empty() {
-            return;
-        }
-        SLOT.with(|s| {
-            if let Some(slot) = s.borrow_mut().as_mut() {
-                *slot = Some(ocsp.to_vec());
-            }
-        });
-    }
 }
