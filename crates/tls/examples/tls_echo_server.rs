@@ -68,10 +68,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..SslOptions::default()
     })?;
 
+    // NETLOOP_SPIN_US: the loop's spin before sleeping (default: the core's).
+    let spin = std::env::var("NETLOOP_SPIN_US")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(LoopConfig::default().spin_before_sleep, Duration::from_micros);
     let group = EventLoopGroup::new(
         1,
         LoopConfig {
             name: "tls-echo".into(),
+            spin_before_sleep: spin,
             ..LoopConfig::default()
         },
     )?;
