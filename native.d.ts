@@ -701,6 +701,9 @@ export interface TlsSessionInfo {
   peerCertificates: Array<Buffer>
   /** Client: the OCSP response the server stapled (DER). */
   ocspResponse?: Buffer
+  /** The key exchange group (OpenSSL's name) and its size in bits. */
+  keyExchangeName?: string
+  keyExchangeBits?: number
 }
 
 /** What a `UserEvent` record carries (its `b` field). */

@@ -146,6 +146,20 @@ test('keyLogFile: the server logs the same secrets node:tls reports in its keylo
   t.deepEqual([...logged].sort(), [...lines].sort())
 })
 
+for (const [curve, name, size, version] of [
+  ['X25519', 'X25519', 253, 'TLSv1.3'],
+  ['P-256', 'prime256v1', 256, 'TLSv1.3'],
+  ['P-384', 'secp384r1', 384, 'TLSv1.2'],
+] as const) {
+  test(`ephemeralKeyInfo: the server and a node:tls client name the same key exchange (${curve}, ${version})`, async (t) => {
+    const { port, children } = await netloopServer(t, { ecdhCurve: curve, maxVersion: version })
+    const { socket, error } = await nodeClient(t, port, {})
+    t.is(error, undefined)
+    t.deepEqual(socket.getEphemeralKeyInfo(), { type: 'ECDH', name, size })
+    t.deepEqual(children[0].tls!.ephemeralKeyInfo, { type: 'ECDH', name, size })
+  })
+}
+
 test('passphrase: an encrypted PKCS#8 key made by openssl serves node:tls clients; a wrong or missing passphrase throws', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'netloop-enc-'))
   const encrypted = join(dir, 'server-enc.key')

@@ -19,6 +19,16 @@ export interface TlsInfo {
     authorizationError: NetloopError | undefined;
     /** This handshake resumed a session (`isSessionReused()`). */
     resumed: boolean;
+    /**
+     * The key exchange (`getEphemeralKeyInfo()`): `{ type: 'ECDH', name: 'X25519', size: 253 }`,
+     * names as OpenSSL's (`X25519`, `prime256v1`, `secp384r1`). On both ends (node:tls gives an
+     * empty object on servers).
+     */
+    ephemeralKeyInfo: {
+        type: 'ECDH';
+        name: string;
+        size: number;
+    } | undefined;
     /** The peer's chain (DER, leaf first). */
     peerCertificateChain: Buffer[];
     /** The peer's leaf certificate, parsed (like `getPeerCertificate()`); undefined if none. */

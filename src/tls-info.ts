@@ -22,6 +22,12 @@ export interface TlsInfo {
   authorizationError: NetloopError | undefined
   /** This handshake resumed a session (`isSessionReused()`). */
   resumed: boolean
+  /**
+   * The key exchange (`getEphemeralKeyInfo()`): `{ type: 'ECDH', name: 'X25519', size: 253 }`,
+   * names as OpenSSL's (`X25519`, `prime256v1`, `secp384r1`). On both ends (node:tls gives an
+   * empty object on servers).
+   */
+  ephemeralKeyInfo: { type: 'ECDH'; name: string; size: number } | undefined
   /** The peer's chain (DER, leaf first). */
   peerCertificateChain: Buffer[]
   /** The peer's leaf certificate, parsed (like `getPeerCertificate()`); undefined if none. */
@@ -139,6 +145,7 @@ function toInfo(ch: Channel, s: NonNullable<ReturnType<Channel['_hub']['native']
     authorized: s.authorized,
     authorizationError: s.authorizationErrorCode ? new NetloopError(s.authorizationErrorCode, s.authorizationError ?? '') : undefined,
     resumed: s.resumed,
+    ephemeralKeyInfo: s.keyExchangeName ? { type: 'ECDH', name: s.keyExchangeName, size: s.keyExchangeBits ?? 0 } : undefined,
     peerCertificateChain: s.peerCertificates,
     ocspResponse: s.ocspResponse ?? undefined,
     exportKeyingMaterial: (length, label, context) => exportKeyingMaterial(ch, length, label, context),

@@ -72,7 +72,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let spin = std::env::var("NETLOOP_SPIN_US")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
-        .map_or(LoopConfig::default().spin_before_sleep, Duration::from_micros);
+        .map_or(
+            LoopConfig::default().spin_before_sleep,
+            Duration::from_micros,
+        );
     let group = EventLoopGroup::new(
         1,
         LoopConfig {

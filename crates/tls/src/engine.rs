@@ -329,6 +329,7 @@ impl Engine {
                 resumed: false,
                 authorized: false,
                 authorization_error: None,
+                key_exchange: None,
                 ocsp_response: None,
             },
         };

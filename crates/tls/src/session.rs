@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{CommonState, Connection, HandshakeKind, ProtocolVersion};
+use rustls::{CommonState, Connection, HandshakeKind, NamedGroup, ProtocolVersion};
 
 use crate::context::Side;
 use crate::error::TlsError;
@@ -31,6 +31,9 @@ pub struct TlsSession {
     pub authorized: bool,
     /// Why `authorized` is false.
     pub authorization_error: Option<TlsError>,
+    /// The key exchange group, by OpenSSL's name as node:tls reports it (`X25519`,
+    /// `prime256v1`, `secp384r1`), and its size in bits (node:tls's `getEphemeralKeyInfo()`).
+    pub key_exchange: Option<(&'static str, u32)>,
     /// Client: the OCSP response the server stapled to its certificate (DER), as received:
     /// not checked here (node:tls's `'OCSPResponse'` event). A client always asks for one.
     pub ocsp_response: Option<Bytes>,
@@ -44,6 +47,18 @@ pub struct SslHandshakeCompletionEvent(pub Result<Arc<TlsSession>, TlsError>);
 /// closes the channel.
 #[derive(Debug, Clone, Copy)]
 pub struct SslCloseCompletionEvent;
+
+/// A key exchange group by OpenSSL's name (node:tls's) and its size in bits.
+fn group_name(g: NamedGroup) -> Option<(&'static str, u32)> {
+    match g {
+        NamedGroup::X25519 => Some(("X25519", 253)),
+        NamedGroup::secp256r1 => Some(("prime256v1", 256)),
+        NamedGroup::secp384r1 => Some(("secp384r1", 384)),
+        NamedGroup::secp521r1 => Some(("secp521r1", 521)),
+        NamedGroup::X448 => Some(("X448", 448)),
+        _ => None,
+    }
+}
 
 fn protocol_name(v: Option<ProtocolVersion>) -> &'static str {
     match v {
@@ -73,6 +88,7 @@ pub(crate) struct Negotiated {
     server_name: Option<String>,
     peer: Vec<CertificateDer<'static>>,
     resumed: bool,
+    key_exchange: Option<(&'static str, u32)>,
 }
 
 impl Negotiated {
@@ -89,6 +105,9 @@ impl Negotiated {
                 .map(<[_]>::to_vec)
                 .unwrap_or_default(),
             resumed: common.handshake_kind() == Some(HandshakeKind::Resumed),
+            key_exchange: common
+                .negotiated_key_exchange_group()
+                .and_then(|g| group_name(g.name())),
         }
     }
 
@@ -111,6 +130,7 @@ impl Negotiated {
             resumed: self.resumed,
             authorized,
             authorization_error,
+            key_exchange: self.key_exchange,
             ocsp_response: None,
         }
     }

@@ -93,6 +93,9 @@ pub struct TlsSessionInfo {
     pub peer_certificates: Vec<Buffer>,
     /// Client: the OCSP response the server stapled (DER).
     pub ocsp_response: Option<Buffer>,
+    /// The key exchange group (OpenSSL's name) and its size in bits.
+    pub key_exchange_name: Option<String>,
+    pub key_exchange_bits: Option<u32>,
 }
 
 #[napi]
@@ -193,6 +196,8 @@ impl NativeChannels {
                         .map(|c| Buffer::from(c.to_vec()))
                         .collect(),
                     ocsp_response: s.ocsp_response.as_ref().map(|r| Buffer::from(r.to_vec())),
+                    key_exchange_name: s.key_exchange.map(|(name, _)| name.to_string()),
+                    key_exchange_bits: s.key_exchange.map(|(_, bits)| bits),
                 }))
         })
         .map_err(|e| throw(&env, e))
