@@ -195,7 +195,6 @@ export class ChannelHub {
     return this.#forgotten.get(id) ?? this.#forgottenBefore.get(id)
   }
 
-
   nextContextId(): number {
     return this.#nextContext++
   }
