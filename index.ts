@@ -57,7 +57,7 @@ export {
   type TlsInfo,
   type PeerCertificate,
 } from './src/tls'
-export { HAProxyMessageDecoder, HAProxyMessage, HAProxyTlvType, type HAProxyProtocol, type HAProxySsl, type HAProxyTlv } from './src/haproxy'
+export { HAProxyMessageDecoder, HAProxyMessage, HAProxyTlvType, type HAProxyDecoderOptions, type HAProxyProtocol, type HAProxySsl, type HAProxyTlv } from './src/haproxy'
 export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex'
 export { ChannelMessages, type ChannelMessagesOptions } from './src/messages'
 export { diagnostics, type SocketMessage, type ListenMessage, type CloseMessage, type ConnectContext, type LoopShutdownMessage, type HandlerTraceContext } from './src/diagnostics'

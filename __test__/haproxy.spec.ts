@@ -58,6 +58,30 @@ test('curl --haproxy-protocol: the native HTTP codec behind the decoder answers 
   t.is(Number(m![2]), port)
 })
 
+test('optional: one port serves curl through the PROXY protocol and curl directly; a broken header is still refused', async (t) => {
+  const loop = loopFor(t)
+  const errors: unknown[] = []
+  const { port } = await serve(t, loop, (ch) => {
+    ch.pipeline
+      .addLast('proxy', new HAProxyMessageDecoder({ optional: true }))
+      .addLast('http', new HttpServerCodec())
+      .addLast('app', {
+        channelRead: (ctx, req: HttpRequest) => {
+          const m = ctx.channel.haproxy
+          ctx.writeAndFlush(new HttpResponse(200, {}, `${req.url} ${m ? `via proxy for ${m.sourceAddress}` : `direct from ${ctx.channel.remoteAddress!.address}`}\n`))
+        },
+        exceptionCaught: (_ctx, e) => void errors.push(e),
+      })
+  })
+  t.is((await run('curl', ['-s', '--haproxy-protocol', `http://127.0.0.1:${port}/a`])).stdout, '/a via proxy for 127.0.0.1\n')
+  t.is((await run('curl', ['-s', `http://127.0.0.1:${port}/b`])).stdout, '/b direct from 127.0.0.1\n')
+  const s = await raw(port, 'PROXY TCP4 not-an-address\r\nGET / HTTP/1.1\r\n\r\n')
+  t.teardown(() => s.destroy())
+  await until(() => errors.length > 0)
+  t.is((errors[0] as { code?: string }).code, 'ERR_HAPROXY_PROTOCOL')
+  t.throws(() => new HAProxyMessageDecoder({ optional: 'yes' as never }), { code: 'ERR_INVALID_ARG_TYPE' })
+})
+
 test('a version 2 header with TLVs in front of TLS: the handshake, the echo and the message all come through', async (t) => {
   const loop = loopFor(t)
   const events: unknown[] = []

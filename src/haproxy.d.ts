@@ -65,6 +65,17 @@ export declare class HAProxyMessage {
      */
     encode(version?: 1 | 2): Buffer;
 }
+/** Options of `HAProxyMessageDecoder`. */
+export interface HAProxyDecoderOptions {
+    /**
+     * Let streams without a header through (default false: they fail with
+     * `ERR_HAPROXY_PROTOCOL`): for a port that both the proxy and direct clients reach. A stream
+     * whose first bytes cannot start a header (decided within 12 bytes) passes through whole,
+     * with no event and `channel.haproxy` undefined; one that starts a header is held to it.
+     * Suits protocols where the client speaks first (HTTP, TLS, RESP).
+     */
+    optional?: boolean;
+}
 /**
  * Reads the PROXY protocol header (version 1 or 2) at the start of each connection and fires
  * it as an `HAProxyMessage` user event (Netty's `HAProxyMessageDecoder`). Add it first, before
@@ -72,7 +83,7 @@ export declare class HAProxyMessage {
  */
 export declare class HAProxyMessageDecoder extends NativeHandler {
     #private;
-    constructor();
+    constructor(options?: HAProxyDecoderOptions);
 }
 declare module './channel' {
     interface Channel {

@@ -161,6 +161,18 @@ function checkTlvs(tlvs: readonly HAProxyTlv[]): readonly HAProxyTlv[] {
   return tlvs.map((t) => ({ type: t.type, value: t.value }))
 }
 
+/** Options of `HAProxyMessageDecoder`. */
+export interface HAProxyDecoderOptions {
+  /**
+   * Let streams without a header through (default false: they fail with
+   * `ERR_HAPROXY_PROTOCOL`): for a port that both the proxy and direct clients reach. A stream
+   * whose first bytes cannot start a header (decided within 12 bytes) passes through whole,
+   * with no event and `channel.haproxy` undefined; one that starts a header is held to it.
+   * Suits protocols where the client speaks first (HTTP, TLS, RESP).
+   */
+  optional?: boolean
+}
+
 /**
  * Reads the PROXY protocol header (version 1 or 2) at the start of each connection and fires
  * it as an `HAProxyMessage` user event (Netty's `HAProxyMessageDecoder`). Add it first, before
@@ -169,8 +181,10 @@ function checkTlvs(tlvs: readonly HAProxyTlv[]): readonly HAProxyTlv[] {
 export class HAProxyMessageDecoder extends NativeHandler {
   #channel: Channel | undefined
 
-  constructor() {
-    super(NativeHandlerKind.HAProxy, [])
+  constructor(options: HAProxyDecoderOptions = {}) {
+    if (options === null || typeof options !== 'object') throw invalidArgType('options', 'object', options)
+    if (options.optional !== undefined && typeof options.optional !== 'boolean') throw invalidArgType('options.optional', 'boolean', options.optional)
+    super(NativeHandlerKind.HAProxy, [options.optional ? 1 : 0])
   }
 
   /** @internal */

@@ -18,6 +18,10 @@
 //!   trusted). Nothing it sent is passed on, then or later.
 //! - With `autoRead` off, the decoder asks for reads until the header is whole (the
 //!   application cannot know it should).
+//! - [`HAProxyMessageDecoder::optional`]: a stream whose first bytes cannot start a header
+//!   (decided within its first 12 bytes) passes through whole, with no event; one that starts
+//!   a header is held to it as above. For protocols where the client speaks first: a client
+//!   that waits for the server sends nothing to decide on.
 
 use std::cell::RefCell;
 
@@ -31,6 +35,8 @@ enum State {
     Reading(BytesMut),
     /// Decoded: the stream passes through.
     Done(HAProxyMessage),
+    /// Optional, and the stream has no header: it passes through.
+    Absent,
     /// Refused: everything is dropped until the close.
     Failed,
 }
@@ -39,6 +45,8 @@ enum State {
 /// user event. Add it first in the pipeline, before an `SslHandler`.
 pub struct HAProxyMessageDecoder {
     state: RefCell<State>,
+    /// Streams without a header pass through (see the module's ground rules).
+    optional: bool,
 }
 
 impl Default for HAProxyMessageDecoder {
@@ -52,6 +60,19 @@ impl HAProxyMessageDecoder {
     pub fn new() -> Self {
         HAProxyMessageDecoder {
             state: RefCell::new(State::Reading(BytesMut::new())),
+            optional: false,
+        }
+    }
+
+    /// A decoder for a port that both the proxy and clients without it reach: a stream that
+    /// does not start a header passes through untouched, with no event (Envoy's
+    /// `allow_requests_without_proxy_protocol`). A client that reaches the port directly is
+    /// then known by its own address; one that sends a header is trusted as in strict mode,
+    /// so this is no weaker than strict mode on a port clients can reach.
+    pub fn optional() -> Self {
+        HAProxyMessageDecoder {
+            optional: true,
+            ..Self::new()
         }
     }
 
@@ -72,6 +93,27 @@ enum Step {
     Refused(crate::error::CodecError),
 }
 
+impl HAProxyMessageDecoder {
+    /// Decodes what `state` (reading) holds, and moves it on.
+    fn decode_step(state: &mut State) -> Step {
+        let State::Reading(buf) = state else {
+            return Step::Wait;
+        };
+        match HAProxyMessage::decode(buf) {
+            Ok(HAProxyDecoded::NeedMore) => Step::Wait,
+            Ok(HAProxyDecoded::Header { message, length }) => {
+                let rest = buf.split_off(length);
+                *state = State::Done(message.clone());
+                Step::Decoded(message, rest)
+            }
+            Err(e) => {
+                *state = State::Failed;
+                Step::Refused(e)
+            }
+        }
+    }
+}
+
 impl ChannelHandler for HAProxyMessageDecoder {
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
@@ -88,21 +130,20 @@ impl ChannelHandler for HAProxyMessageDecoder {
         let step = {
             let mut state = self.state.borrow_mut();
             match &mut *state {
-                State::Done(_) => Step::Pass(bytes),
+                State::Done(_) | State::Absent => Step::Pass(bytes),
                 State::Failed => Step::Drop,
                 State::Reading(buf) => {
                     buf.extend_from_slice(&bytes);
-                    match HAProxyMessage::decode(buf) {
-                        Ok(HAProxyDecoded::NeedMore) => Step::Wait,
-                        Ok(HAProxyDecoded::Header { message, length }) => {
-                            let rest = buf.split_off(length);
-                            *state = State::Done(message.clone());
-                            Step::Decoded(message, rest)
+                    let starts = self.optional.then(|| HAProxyMessage::starts_header(buf));
+                    match starts {
+                        // Optional, and no header: everything so far goes on, as will the rest.
+                        Some(Some(false)) => {
+                            let all = std::mem::take(buf).freeze();
+                            *state = State::Absent;
+                            Step::Pass(all)
                         }
-                        Err(e) => {
-                            *state = State::Failed;
-                            Step::Refused(e)
-                        }
+                        Some(None) => Step::Wait,
+                        _ => Self::decode_step(&mut state),
                     }
                 }
             }
@@ -139,6 +180,7 @@ impl std::fmt::Debug for HAProxyMessageDecoder {
         let state = match &*self.state.borrow() {
             State::Reading(b) => format!("reading ({} bytes)", b.len()),
             State::Done(_) => "done".into(),
+            State::Absent => "no header".into(),
             State::Failed => "failed".into(),
         };
         f.debug_struct("HAProxyMessageDecoder")

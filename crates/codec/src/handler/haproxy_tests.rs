@@ -126,3 +126,61 @@ fn without_auto_read_the_decoder_asks_for_reads_until_the_header_is_whole() {
     );
     assert_eq!(events_of(&rec), vec![event()]);
 }
+
+#[test]
+fn optional_a_stream_without_a_header_passes_through_whole_and_fires_no_event() {
+    // "P" could start "PROXY ": held; "OST" decides, and everything goes on in one read.
+    let rec = Recorder::new();
+    let ch = channel_with(HAProxyMessageDecoder::optional(), &rec);
+    ch.write_inbound(Bytes::from_static(b"P"));
+    assert!(events_of(&rec).is_empty(), "undecided: held");
+    ch.write_inbound(Bytes::from_static(b"OST / HTTP/1.1\r\n"));
+    ch.write_inbound(Bytes::from_static(b"Host: x\r\n"));
+    assert_eq!(
+        events_of(&rec),
+        vec![read(b"POST / HTTP/1.1\r\n"), read(b"Host: x\r\n")]
+    );
+    assert!(ch.channel().is_open());
+    // A TLS ClientHello starts with 0x16: no header at once.
+    let rec = Recorder::new();
+    let ch = channel_with(HAProxyMessageDecoder::optional(), &rec);
+    ch.write_inbound(Bytes::from_static(&[0x16, 0x03, 0x01]));
+    assert_eq!(events_of(&rec), vec![read(&[0x16, 0x03, 0x01])]);
+}
+
+#[test]
+fn optional_a_stream_that_starts_a_header_is_held_to_it() {
+    // A header: as in strict mode.
+    let rec = Recorder::new();
+    let ch = channel_with(HAProxyMessageDecoder::optional(), &rec);
+    ch.write_inbound(Bytes::from([V1, b"GET /"].concat()));
+    assert_eq!(events_of(&rec), vec![event(), read(b"GET /")]);
+    // A version 2 signature split over reads, then a broken header: refused and closed.
+    let rec = Recorder::new();
+    let ch = channel_with(HAProxyMessageDecoder::optional(), &rec);
+    ch.write_inbound(Bytes::from_static(b"\r\n\r\n\0\r\n"));
+    assert!(events_of(&rec).is_empty());
+    ch.write_inbound(Bytes::from_static(b"QUIT\n\x2f\x11\0\0"));
+    assert_eq!(rec.take()[0], exception("ERR_HAPROXY_PROTOCOL"));
+    assert!(!ch.channel().is_open());
+    // "PROXY " and then garbage: a header that starts and breaks.
+    let rec = Recorder::new();
+    let ch = channel_with(HAProxyMessageDecoder::optional(), &rec);
+    ch.write_inbound(Bytes::from_static(b"PROXY NONSENSE\r\n"));
+    assert_eq!(rec.take()[0], exception("ERR_HAPROXY_PROTOCOL"));
+}
+
+#[test]
+fn starts_header_decides_within_the_longest_signature() {
+    assert_eq!(HAProxyMessage::starts_header(b""), None);
+    assert_eq!(HAProxyMessage::starts_header(b"PROX"), None);
+    assert_eq!(HAProxyMessage::starts_header(b"PROXY "), Some(true));
+    assert_eq!(HAProxyMessage::starts_header(b"PROXZ"), Some(false));
+    assert_eq!(HAProxyMessage::starts_header(b"\r\n\r\n\0\r\nQUIT"), None);
+    assert_eq!(
+        HAProxyMessage::starts_header(b"\r\n\r\n\0\r\nQUIT\n"),
+        Some(true)
+    );
+    assert_eq!(HAProxyMessage::starts_header(b"\r\n\r\nX"), Some(false));
+    assert_eq!(HAProxyMessage::starts_header(b"GET"), Some(false));
+}

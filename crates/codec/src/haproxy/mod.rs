@@ -164,6 +164,14 @@ impl HAProxyMessage {
         parse::decode(buf)
     }
 
+    /// Whether `buf` starts a header at all (Netty's `detectProtocol`): `Some(true)` once it
+    /// holds a whole signature (`PROXY ` or version 2's 12 bytes), `Some(false)` once it
+    /// cannot, `None` while it is a prefix of one (at most 11 bytes). A header that starts
+    /// may still be broken: `decode` judges it.
+    pub fn starts_header(buf: &[u8]) -> Option<bool> {
+        parse::starts_header(buf)
+    }
+
     /// The client's IP end, if the header names one.
     pub fn source_addr(&self) -> Option<SocketAddr> {
         match &self.source {

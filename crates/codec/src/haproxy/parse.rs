@@ -24,6 +24,27 @@ fn agrees(buf: &[u8], whole: &[u8]) -> bool {
     buf[..n] == whole[..n]
 }
 
+/// Whether `buf` starts a header: `Some(true)` once it holds a whole signature (version 1's
+/// `PROXY ` or version 2's 12 bytes), `Some(false)` once it cannot, `None` while it is a
+/// prefix of one.
+pub(super) fn starts_header(buf: &[u8]) -> Option<bool> {
+    let mut undecided = false;
+    for sig in [V1_PREFIX, &V2_SIGNATURE[..]] {
+        if buf.len() >= sig.len() {
+            if buf.starts_with(sig) {
+                return Some(true);
+            }
+        } else if sig.starts_with(buf) {
+            undecided = true;
+        }
+    }
+    if undecided {
+        None
+    } else {
+        Some(false)
+    }
+}
+
 pub(super) fn decode(buf: &[u8]) -> Result<HAProxyDecoded, CodecError> {
     match buf.first() {
         None => Ok(HAProxyDecoded::NeedMore),

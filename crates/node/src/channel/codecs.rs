@@ -190,6 +190,8 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
         FLUSH_CONSOLIDATION => Rc::new(
             netloop_codec::FlushConsolidationHandler::new(size(p, 0), flag(p, 1)).map_err(bad)?,
         ),
+        // 1: optional (streams without a header pass through)
+        HAPROXY if flag(p, 0) => Rc::new(netloop_codec::HAProxyMessageDecoder::optional()),
         HAPROXY => Rc::new(netloop_codec::HAProxyMessageDecoder::new()),
         other => return Err(invalid_arg(format!("unknown native handler kind {other}"))),
     })
