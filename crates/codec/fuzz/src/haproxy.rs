@@ -15,6 +15,9 @@
 //!    decoder fires the header as one user event and then exactly the stream's remaining
 //!    bytes as reads (or, on an error, one `ERR_HAPROXY_PROTOCOL` exception, a close and no
 //!    read), whatever the cuts.
+//! 6. **The optional decoder** passes a stream that cannot start a header through whole with
+//!    no event, holds one that is still a signature's prefix, and treats every other stream
+//!    as the strict decoder does.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::rc::Rc;
@@ -108,7 +111,44 @@ pub fn haproxy(data: &[u8]) -> Tally {
         None => {}
     }
     through_the_handler(&chunks, &stream, &outcome);
+    optionally(&chunks, &stream, &outcome);
     tally
+}
+
+/// Check 6: the optional decoder passes a stream that cannot start a header through whole,
+/// with no event, and treats every other stream as the strict one does.
+fn optionally(chunks: &[Vec<u8>], stream: &[u8], outcome: &Option<Outcome>) {
+    let ch = EmbeddedChannel::new(vec![("proxy", Rc::new(HAProxyMessageDecoder::optional()))]);
+    for chunk in chunks {
+        if !ch.channel().is_open() {
+            break;
+        }
+        ch.write_inbound(Bytes::copy_from_slice(chunk));
+    }
+    let mut passed = Vec::new();
+    while let Some(m) = ch.read_inbound() {
+        passed.extend_from_slice(m.as_bytes().expect("bytes only"));
+    }
+    let events = std::iter::from_fn(|| ch.read_user_event()).count();
+    match HAProxyMessage::starts_header(stream) {
+        Some(false) => {
+            assert_eq!(events, 0, "no header, no event");
+            assert_eq!(passed, stream, "a stream without a header passes whole");
+            assert!(ch.check_exception().is_ok() && ch.channel().is_open());
+        }
+        None => assert!(events == 0 && passed.is_empty(), "undecided: held"),
+        Some(true) => match outcome {
+            Some(Ok((_, len))) => {
+                assert_eq!(events, 1);
+                assert_eq!(passed, &stream[*len..]);
+            }
+            Some(Err(())) => {
+                assert!(events == 0 && passed.is_empty());
+                assert!(!ch.channel().is_open(), "a broken header closes, as strict");
+            }
+            None => assert!(events == 0 && passed.is_empty()),
+        },
+    }
 }
 
 /// What a stream came to: a header and its length, or a refusal.
