@@ -2,6 +2,7 @@
 // protocol header learn who the client is, in front of TLS; refusals, LOCAL health checks,
 // typed TLVs, and HAProxyMessage's encoder. Real senders (curl, HAProxy): haproxy-peers.spec.ts.
 import test from 'ava'
+import { once } from 'node:events'
 import * as tls from 'node:tls'
 import { type Channel, HAProxyMessage, HAProxyMessageDecoder, HAProxyTlvType, SslHandler } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
