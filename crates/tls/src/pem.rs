@@ -161,6 +161,13 @@ pub fn add_system_roots(store: &mut RootCertStore) -> Result<usize, TlsError> {
     Ok(added)
 }
 
+/// `der` as one PEM block labelled `label` (identities read from other forms become PEM, the
+/// one form a context takes).
+pub(crate) fn block(label: &str, der: &[u8], what: &str) -> Result<String, TlsError> {
+    pkcs8::der::pem::encode_string(label, pkcs8::der::pem::LineEnding::LF, der)
+        .map_err(|e| TlsError::Config(format!("{what}: {e}")))
+}
+
 impl crate::context::PemIdentity {
     /// `chain` and the private key in `key`, decrypted now with `passphrase` if it is
     /// encrypted (an identity with a passphrase of its own: an `SNI` entry's), with `ocsp` to
@@ -182,8 +189,7 @@ impl crate::context::PemIdentity {
                 )))
             }
         };
-        let key = pkcs8::der::pem::encode_string(label, pkcs8::der::pem::LineEnding::LF, &der)
-            .map_err(|e| TlsError::Config(format!("{what}: {e}")))?;
+        let key = block(label, &der, what)?;
         Ok(crate::context::PemIdentity {
             chain,
             key: key.into_bytes(),

@@ -34,6 +34,7 @@ use x509_cert::Certificate;
 
 use crate::context::PemIdentity;
 use crate::error::TlsError;
+use crate::pem::block;
 
 const ID_DATA: der::oid::ObjectIdentifier =
     der::oid::ObjectIdentifier::new_unwrap("1.2.840.113549.1.7.1");
@@ -68,17 +69,13 @@ impl PemIdentity {
     ) -> Result<PemIdentity, TlsError> {
         let (chain, key) = read(der, password.unwrap_or_default())
             .map_err(|m| TlsError::Config(format!("{what}: {m}")))?;
-        let block = |label: &str, der: &[u8]| {
-            der::pem::encode_string(label, der::pem::LineEnding::LF, der)
-                .map_err(|e| TlsError::Config(format!("{what}: {e}")))
-        };
         let mut pem_chain = String::new();
         for c in &chain {
-            pem_chain.push_str(&block("CERTIFICATE", c)?);
+            pem_chain.push_str(&block("CERTIFICATE", c, what)?);
         }
         Ok(PemIdentity {
             chain: pem_chain.into_bytes(),
-            key: block("PRIVATE KEY", key.secret_pkcs8_der())?.into_bytes(),
+            key: block("PRIVATE KEY", key.secret_pkcs8_der(), what)?.into_bytes(),
             ocsp,
         })
     }
