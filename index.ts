@@ -53,6 +53,8 @@ export {
   type PfxIdentity,
   type PfxObject,
   type SNICallback,
+  type ALPNCallback,
+  type ALPNCallbackInfo,
   type SharedSslContext,
   type TlsInfo,
   type PeerCertificate,

@@ -31,11 +31,13 @@ export declare class NativeChannels {
    */
   haproxyMessage(id: number): Array<string> | null
   /**
-   * The `SNICallback`'s answer for channel `id`: a [`ServerNameAnswer`], the chosen
-   * context's id (`Context`), the error's message (`Refuse`, `Fail`). False when the
-   * handler no longer waits (closed, timed out, answered).
+   * The answer about channel `id`'s ClientHello: the `SNICallback`'s (a
+   * [`ServerNameAnswer`], the chosen context's id for `Context`, the error's message for
+   * `Refuse` and `Fail`) and the `ALPNCallback`'s (a [`ProtocolAnswer`], the chosen
+   * protocol for `Select`, the message for `Invalid` and `Fail`). False when the handler no
+   * longer waits (closed, timed out, answered).
    */
-  tlsAnswerServerName(id: number, kind: number, context: number, message: string): boolean
+  tlsAnswerClientHello(id: number, kind: number, context: number, message: string, protocolKind: number, protocol: string, protocolMessage: string): boolean
   /**
    * The `checkServerIdentity` verdict for channel `id`: accepted, or refused with the
    * error's message. False when the handler no longer waits (closed, timed out, answered).
@@ -505,6 +507,8 @@ export interface NativeSslOptions {
   handshakeTimeout?: number
   /** Server: the JS object has an `SNICallback` (its handlers ask JS for the context). */
   sniCallback?: boolean
+  /** Server: the JS object has an `ALPNCallback` (its handlers ask JS for the protocol). */
+  alpnCallback?: boolean
   /** Cipher suite names (`ciphers`, split at `:`). */
   ciphers?: Array<string>
   honorCipherOrder?: boolean
@@ -553,6 +557,23 @@ export declare const enum PromiseId {
   Silent = 0,
   /** The channel's `voidPromise()`: a failure goes to `exceptionCaught`. */
   VoidFiring = -1,
+}
+
+/**
+ * How JS answers an `SslHandler`'s question about the ALPN protocol (`tlsAnswerClientHello`,
+ * crates/tls `ProtocolChoice`).
+ */
+export declare const enum ProtocolAnswer {
+  /** Not asked (no `ALPNCallback`, or the context was refused first). */
+  Default = 0,
+  /** The callback chose the protocol given. */
+  Select = 1,
+  /** The callback returned `undefined`: `no_application_protocol`. */
+  Refuse = 2,
+  /** The callback returned something that is not one of the client's protocols. */
+  Invalid = 3,
+  /** The callback threw: `internal_error`. */
+  Fail = 4,
 }
 
 /**
@@ -650,7 +671,7 @@ export declare const enum ServerId {
 }
 
 /**
- * How JS answers an `SslHandler`'s question about a server name (`tlsAnswerServerName`,
+ * How JS answers an `SslHandler`'s question about a server name (`tlsAnswerClientHello`,
  * crates/tls `ServerNameChoice`).
  */
 export declare const enum ServerNameAnswer {
@@ -806,11 +827,12 @@ export declare const enum WireKind {
    */
   TlsHandshake = 36,
   /**
-   * The channel's `SslHandler` (of a context with an `SNICallback`) read a ClientHello
-   * naming a server and waits for JS's answer (`tlsAnswerServerName`): `a` = the string
-   * index of the name.
+   * The channel's `SslHandler` (of a context with an `SNICallback` or an `ALPNCallback`)
+   * read a ClientHello to ask about and waits for JS's answer (`tlsAnswerClientHello`):
+   * `a` = the string index of the server name (-1: none), `b` = the string index of the
+   * first ALPN protocol the client offered (each byte one char), `c` = how many.
    */
-  TlsServerName = 37,
+  TlsClientHello = 37,
   /**
    * The channel's client `SslHandler` (of a context with a `checkServerIdentity`) finished
    * its handshake with a verified chain and waits for JS's verdict on the server's identity

@@ -860,6 +860,7 @@ module.exports.MetricsSlot = nativeBinding.MetricsSlot
 module.exports.NativeHandlerKind = nativeBinding.NativeHandlerKind
 module.exports.Outcome = nativeBinding.Outcome
 module.exports.PromiseId = nativeBinding.PromiseId
+module.exports.ProtocolAnswer = nativeBinding.ProtocolAnswer
 module.exports.RecordField = nativeBinding.RecordField
 module.exports.registrySizes = nativeBinding.registrySizes
 module.exports.RespTag = nativeBinding.RespTag

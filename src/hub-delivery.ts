@@ -99,10 +99,11 @@ export class Delivery {
     let code = strings?.[at] ?? 'ERR_UNKNOWN'
     const causeCode = strings?.[at + 2]
     let cause: unknown = causeCode ? errorOf(causeCode, strings?.[at + 3] ?? '', channel) : undefined
-    // An SNICallback's own error (what it refused with or threw) stays in JS: it is the cause.
-    if (cause === undefined && code === 'ERR_TLS_SNI_CALLBACK') {
+    // An SNICallback's or ALPNCallback's own error (what it refused with or threw) stays in
+    // JS: it is the cause.
+    if (cause === undefined && (code === 'ERR_TLS_SNI_CALLBACK' || code === 'ERR_TLS_ALPN_CALLBACK')) {
       const ch = this.hub.channel(channel)
-      cause = ch ? tlsHandlerOf(ch)?._sniError : undefined
+      cause = ch ? tlsHandlerOf(ch)?._helloError : undefined
     }
     // So does what checkServerIdentity returned, whose code (if any) the error takes, as
     // node:tls destroys the socket with that very error.
@@ -216,9 +217,9 @@ export class Delivery {
         if (ch) tlsHandlerOf(ch)?._handshakeDone(this.#handshakeEvent(a, strings, chan))
         return
       }
-      case WireKind.TlsServerName: {
+      case WireKind.TlsClientHello: {
         const ch = hub.channel(chan)
-        if (ch) tlsHandlerOf(ch)?._askServerName(strings![a])
+        if (ch) tlsHandlerOf(ch)?._askClientHello(a >= 0 ? strings![a] : undefined, strings!.slice(b, b + c))
         return
       }
       case WireKind.TlsServerIdentity: {

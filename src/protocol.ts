@@ -275,6 +275,23 @@ export const enum PromiseId {
 }
 
 /** @internal
+ * How JS answers an `SslHandler`'s question about the ALPN protocol (`tlsAnswerClientHello`,
+ * crates/tls `ProtocolChoice`).
+ */
+export const enum ProtocolAnswer {
+  /** Not asked (no `ALPNCallback`, or the context was refused first). */
+  Default = 0,
+  /** The callback chose the protocol given. */
+  Select = 1,
+  /** The callback returned `undefined`: `no_application_protocol`. */
+  Refuse = 2,
+  /** The callback returned something that is not one of the client's protocols. */
+  Invalid = 3,
+  /** The callback threw: `internal_error`. */
+  Fail = 4,
+}
+
+/** @internal
  * Fields of one record in the shared `Float64Array`s, and a record's length.
  * Events (native → JS): `[kind, channel, ctx, a, b, c] × n`; ops (JS → native):
  * `[count, (kind, channel, ctx, a, b, c) × n]`.
@@ -347,7 +364,7 @@ export const enum ServerId {
 }
 
 /** @internal
- * How JS answers an `SslHandler`'s question about a server name (`tlsAnswerServerName`,
+ * How JS answers an `SslHandler`'s question about a server name (`tlsAnswerClientHello`,
  * crates/tls `ServerNameChoice`).
  */
 export const enum ServerNameAnswer {
@@ -473,11 +490,12 @@ export const enum WireKind {
    */
   TlsHandshake = 36,
   /**
-   * The channel's `SslHandler` (of a context with an `SNICallback`) read a ClientHello
-   * naming a server and waits for JS's answer (`tlsAnswerServerName`): `a` = the string
-   * index of the name.
+   * The channel's `SslHandler` (of a context with an `SNICallback` or an `ALPNCallback`)
+   * read a ClientHello to ask about and waits for JS's answer (`tlsAnswerClientHello`):
+   * `a` = the string index of the server name (-1: none), `b` = the string index of the
+   * first ALPN protocol the client offered (each byte one char), `c` = how many.
    */
-  TlsServerName = 37,
+  TlsClientHello = 37,
   /**
    * The channel's client `SslHandler` (of a context with a `checkServerIdentity`) finished
    * its handshake with a verified chain and waits for JS's verdict on the server's identity
@@ -530,12 +548,13 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   NativeHandlerKind: { Line: 1, Delimiter: 2, FixedLength: 3, LengthField: 4, Prepender: 5, Idle: 6, Tls: 7, Resp: 8, Http: 9, FlushConsolidation: 10, HttpClient: 11, HAProxy: 12 },
   Outcome: { Success: 0, NativeError: 1, JsError: 2 },
   PromiseId: { Silent: 0, VoidFiring: -1 },
+  ProtocolAnswer: { Default: 0, Select: 1, Refuse: 2, Invalid: 3, Fail: 4 },
   RecordField: { Kind: 0, Channel: 1, Ctx: 2, A: 3, B: 4, C: 5, Length: 6 },
   RespTag: { Simple: 1, Error: 2, Integer: 3, Bulk: 4, NullBulk: 5, Array: 6, NullArray: 7, Null: 8, Boolean: 9, Double: 10, BigNumber: 11, BulkError: 12, Verbatim: 13, Map: 14, Set: 15, Attribute: 16, Push: 17 },
   ServerId: { Remote: -1 },
   ServerNameAnswer: { Default: 0, Context: 1, Refuse: 2, Fail: 3 },
   TimerArmSlot: { Dirty: 0, Deadline: 1, Stamp: 2, Length: 3 },
   UserEventKind: { Token: 0, Idle: 1, InputShutdown: 2, TlsHandshake: 3, TlsClose: 4, HAProxy: 5 },
-  WireKind: { Registered: 1, Unregistered: 2, Active: 3, Inactive: 4, ReadBytes: 5, ReadValue: 6, ReadComplete: 7, UserEvent: 8, Exception: 9, WritabilityChanged: 10, ReadBig: 11, ReadResp: 12, ReadHttp: 13, WriteBytes: 20, WriteValue: 21, Flush: 22, Read: 23, Close: 24, WriteBig: 25, WriteResp: 26, WriteHttp: 27, WriteFile: 28, PromiseDone: 30, NewChannel: 31, Closed: 32, Release: 33, Forget: 34, Unhandled: 35, TlsHandshake: 36, TlsServerName: 37, TlsServerIdentity: 38, CompletePromise: 40, Register: 41, WriteBytesFlush: 42 },
+  WireKind: { Registered: 1, Unregistered: 2, Active: 3, Inactive: 4, ReadBytes: 5, ReadValue: 6, ReadComplete: 7, UserEvent: 8, Exception: 9, WritabilityChanged: 10, ReadBig: 11, ReadResp: 12, ReadHttp: 13, WriteBytes: 20, WriteValue: 21, Flush: 22, Read: 23, Close: 24, WriteBig: 25, WriteResp: 26, WriteHttp: 27, WriteFile: 28, PromiseDone: 30, NewChannel: 31, Closed: 32, Release: 33, Forget: 34, Unhandled: 35, TlsHandshake: 36, TlsClientHello: 37, TlsServerIdentity: 38, CompletePromise: 40, Register: 41, WriteBytesFlush: 42 },
   WritabilitySlot: { Pending: 0, Writable: 1, High: 2, Low: 3, Crossed: 4, Length: 5 },
 }

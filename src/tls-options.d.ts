@@ -1,4 +1,5 @@
 import { type SNICallback } from './tls-sni';
+import { type ALPNCallback } from './tls-alpn';
 import type { PeerCertificate } from './tls-info';
 export type Pem = string | Buffer | Array<string | Buffer>;
 /** A certificate chain and key for one host name: PEM `cert` and `key`, or a PKCS#12 `pfx`. */
@@ -82,6 +83,12 @@ export interface SslContextOptions {
     rejectUnauthorized?: boolean;
     /** ALPN protocols in order of preference. */
     ALPNProtocols?: string[];
+    /**
+     * Server: chooses the ALPN protocol of each connection among those its client offers
+     * (node:tls's `ALPNCallback`); excludes `ALPNProtocols`. See the guide's TLS section. Such a
+     * context cannot be shared with worker threads (make it in the worker's module).
+     */
+    ALPNCallback?: ALPNCallback;
     /** Client: the name to send (SNI) and verify; default: the host given to `connect()`. */
     servername?: string;
     /** Lowest version, `'TLSv1.2'` (default) or `'TLSv1.3'`. */

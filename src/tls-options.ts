@@ -5,6 +5,7 @@
  */
 import { NetloopError, checkBoolean, checkInteger, invalidArg, invalidArgType } from './errors'
 import { type SNICallback, checkSniCallback } from './tls-sni'
+import { type ALPNCallback, checkAlpnCallback } from './tls-alpn'
 import type { PeerCertificate } from './tls-info'
 
 export type Pem = string | Buffer | Array<string | Buffer>
@@ -94,6 +95,12 @@ export interface SslContextOptions {
   rejectUnauthorized?: boolean
   /** ALPN protocols in order of preference. */
   ALPNProtocols?: string[]
+  /**
+   * Server: chooses the ALPN protocol of each connection among those its client offers
+   * (node:tls's `ALPNCallback`); excludes `ALPNProtocols`. See the guide's TLS section. Such a
+   * context cannot be shared with worker threads (make it in the worker's module).
+   */
+  ALPNCallback?: ALPNCallback
   /** Client: the name to send (SNI) and verify; default: the host given to `connect()`. */
   servername?: string
   /** Lowest version, `'TLSv1.2'` (default) or `'TLSv1.3'`. */
@@ -195,6 +202,11 @@ export function nativeOptions(o: SslContextOptions) {
     if (o[k] !== undefined && (typeof o[k] !== 'string' || o[k] === '')) throw invalidArgType(k, 'a non-empty string', o[k])
   }
   checkSniCallback(o.SNICallback)
+  checkAlpnCallback(o.ALPNCallback)
+  if (o.ALPNCallback !== undefined && !o.isServer) throw invalidArg('ALPNCallback is an option of server contexts (isServer: true)')
+  if (o.ALPNCallback !== undefined && o.ALPNProtocols !== undefined) {
+    throw new NetloopError('ERR_TLS_ALPN_CALLBACK_WITH_PROTOCOLS', 'The ALPNCallback and ALPNProtocols TLS options are mutually exclusive')
+  }
   if (o.checkServerIdentity !== undefined && typeof o.checkServerIdentity !== 'function') {
     throw invalidArgType('checkServerIdentity', 'function', o.checkServerIdentity)
   }
@@ -236,6 +248,7 @@ export function nativeOptions(o: SslContextOptions) {
     sessionTimeout: o.sessionTimeout === undefined ? undefined : checkInteger('sessionTimeout', o.sessionTimeout, 1, 7 * 24 * 3600),
     handshakeTimeout: o.handshakeTimeout === undefined ? undefined : checkInteger('handshakeTimeout', o.handshakeTimeout, 0, 0x7fffffff),
     sniCallback: o.SNICallback !== undefined,
+    alpnCallback: o.ALPNCallback !== undefined,
     ciphers: o.ciphers?.split(':'),
     honorCipherOrder: o.honorCipherOrder,
     groups: o.ecdhCurve?.split(':'),

@@ -3,6 +3,7 @@ import { NetloopError } from './errors';
 import { type TlsInfo } from './tls-info';
 import { type SharedSslContext, type SslContextOptions } from './tls-options';
 export type { SNICallback } from './tls-sni';
+export type { ALPNCallback, ALPNCallbackInfo } from './tls-alpn';
 export type { PeerCertificate, TlsInfo } from './tls-info';
 export type { PemIdentity, PfxIdentity, PfxObject, SharedSslContext, SslContextOptions, SslIdentity } from './tls-options';
 /**
@@ -25,8 +26,8 @@ export declare class SslContext implements SharedSslContext {
      * does: to rotate certificates without a restart. Handshakes that start afterwards, on every
      * thread using this context (worker threads included), get the new configuration;
      * established connections keep theirs. `options` is a whole configuration (what is left out
-     * takes its default), of the same side (`isServer` may be omitted), with an `SNICallback`
-     * exactly when the context had one. Sessions from before do not resume (new ticket keys, an
+     * takes its default), of the same side (`isServer` may be omitted), with an `SNICallback`,
+     * an `ALPNCallback` and a `checkServerIdentity` exactly when the context had one. Sessions from before do not resume (new ticket keys, an
      * empty session cache). On an error nothing changes.
      */
     reload(options: SslContextOptions): void;

@@ -14,13 +14,15 @@ import { isIP } from 'node:net'
 import { native } from './binding'
 import { Channel } from './channel'
 import { NativeHandler } from './codecs'
-import { NativeHandlerKind, ServerNameAnswer } from './protocol'
+import { NativeHandlerKind, ProtocolAnswer, ServerNameAnswer } from './protocol'
 import { NetloopError, fromNative, invalidArgType } from './errors'
 import { type SNICallback, type SniOutcome, describeError, runSniCallback } from './tls-sni'
+import { type ALPNCallback, type AlpnOutcome, runAlpnCallback } from './tls-alpn'
 import { type TlsInfo, tlsInfo } from './tls-info'
 import { type SharedSslContext, type SslContextOptions, nativeOptions } from './tls-options'
 
 export type { SNICallback } from './tls-sni'
+export type { ALPNCallback, ALPNCallbackInfo } from './tls-alpn'
 export type { PeerCertificate, TlsInfo } from './tls-info'
 export type { PemIdentity, PfxIdentity, PfxObject, SharedSslContext, SslContextOptions, SslIdentity } from './tls-options'
 
@@ -34,10 +36,12 @@ export class SslContext implements SharedSslContext {
   readonly netloopSslContext: number
   readonly #native: InstanceType<typeof native.NativeSslContext>
   #sniCallback: SNICallback | undefined
+  #alpnCallback: ALPNCallback | undefined
   #checkServerIdentity: SslContextOptions['checkServerIdentity']
 
   constructor(options: SslContextOptions | SharedSslContext) {
     this.#sniCallback = isShared(options) ? undefined : options?.SNICallback
+    this.#alpnCallback = isShared(options) ? undefined : options?.ALPNCallback
     this.#checkServerIdentity = isShared(options) ? undefined : options?.checkServerIdentity
     try {
       this.#native = isShared(options)
@@ -68,8 +72,8 @@ export class SslContext implements SharedSslContext {
    * does: to rotate certificates without a restart. Handshakes that start afterwards, on every
    * thread using this context (worker threads included), get the new configuration;
    * established connections keep theirs. `options` is a whole configuration (what is left out
-   * takes its default), of the same side (`isServer` may be omitted), with an `SNICallback`
-   * exactly when the context had one. Sessions from before do not resume (new ticket keys, an
+   * takes its default), of the same side (`isServer` may be omitted), with an `SNICallback`,
+   * an `ALPNCallback` and a `checkServerIdentity` exactly when the context had one. Sessions from before do not resume (new ticket keys, an
    * empty session cache). On an error nothing changes.
    */
   reload(options: SslContextOptions): void {
@@ -81,12 +85,18 @@ export class SslContext implements SharedSslContext {
       throw e instanceof NetloopError ? e : fromNative(e)
     }
     if (this.#sniCallback !== undefined) this.#sniCallback = options.SNICallback
+    if (this.#alpnCallback !== undefined) this.#alpnCallback = options.ALPNCallback
     if (this.#checkServerIdentity !== undefined) this.#checkServerIdentity = options.checkServerIdentity
   }
 
   /** @internal The `SNICallback` option. */
   get _sniCallback(): SNICallback | undefined {
     return this.#sniCallback
+  }
+
+  /** @internal The `ALPNCallback` option. */
+  get _alpnCallback(): ALPNCallback | undefined {
+    return this.#alpnCallback
   }
 
   /** @internal The `checkServerIdentity` option. */
@@ -131,8 +141,11 @@ export class SslHandler extends NativeHandler {
   #event: SslHandshakeCompletionEvent | undefined
   readonly #context: SslContext
   /** @internal */ _channel: Channel | undefined
-  /** @internal What the `SNICallback` refused with or threw (the `ERR_TLS_SNI_CALLBACK` error's cause). */
-  _sniError: unknown
+  /**
+   * @internal What the `SNICallback` refused with or threw, or what the `ALPNCallback` threw
+   * (the cause of the `ERR_TLS_SNI_CALLBACK` or `ERR_TLS_ALPN_CALLBACK` error).
+   */
+  _helloError: unknown
   /** @internal What `checkServerIdentity` returned or threw (the `ERR_TLS_SERVER_IDENTITY` error's cause). */
   _identityError: unknown
 
@@ -149,20 +162,27 @@ export class SslHandler extends NativeHandler {
     this.#context = ctx
   }
 
-  /** @internal The native side read a ClientHello naming `servername` and waits for the context's `SNICallback`. */
-  _askServerName(servername: string): void {
-    const callback = this.#context._sniCallback
+  /**
+   * @internal The native side read a ClientHello (naming `servername`, offering `protocols`)
+   * and waits for the context's `SNICallback` and `ALPNCallback`, asked in that order.
+   */
+  _askClientHello(servername: string | undefined, protocols: string[]): void {
     const ch = this._channel
     if (!ch) return
-    if (!callback) {
-      // No callback on this thread (cannot happen through the public API): the default.
-      answerServerName(ch, servername, { kind: 'answer', value: undefined })
-      return
+    const sni = this.#context._sniCallback
+    const alpn = this.#context._alpnCallback
+    const withProtocol = (o: SniOutcome) => {
+      if (o.kind !== 'answer') {
+        this._helloError = o.error
+        return answerClientHello(ch, servername, o, { kind: 'unasked' })
+      }
+      const p: AlpnOutcome = alpn && protocols.length > 0 ? runAlpnCallback(alpn, servername, protocols) : { kind: 'unasked' }
+      if (p.kind === 'fail') this._helloError = p.error
+      answerClientHello(ch, servername, o, p)
     }
-    runSniCallback(callback, servername, (o) => {
-      if (o.kind !== 'answer') this._sniError = o.error
-      answerServerName(ch, servername, o)
-    })
+    // Without a callback on this thread (not reachable through the public API): the default.
+    if (servername !== undefined && sni) runSniCallback(sni, servername, withProtocol)
+    else withProtocol({ kind: 'answer', value: undefined })
   }
 
   /**
@@ -230,28 +250,44 @@ export class SslHandler extends NativeHandler {
   }
 }
 
-/** Hands a callback's outcome to the channel's native `SslHandler` (ignored once it stopped waiting). */
-function answerServerName(ch: Channel, servername: string, o: SniOutcome): void {
+/** Hands the callbacks' outcomes to the channel's native `SslHandler` (ignored once it stopped waiting). */
+function answerClientHello(ch: Channel, servername: string | undefined, o: SniOutcome, p: AlpnOutcome): void {
   if (!ch._known) return
   let kind = ServerNameAnswer.Default
   let id = 0
   let message = ''
+  const name = JSON.stringify(servername)
   if (o.kind === 'refuse') {
     kind = ServerNameAnswer.Refuse
-    message = `the SNICallback refused ${JSON.stringify(servername)}: ${describeError(o.error)}`
+    message = `the SNICallback refused ${name}: ${describeError(o.error)}`
   } else if (o.kind === 'fail') {
     kind = ServerNameAnswer.Fail
-    message = `the SNICallback for ${JSON.stringify(servername)} threw: ${describeError(o.error)}`
+    message = `the SNICallback for ${name} threw: ${describeError(o.error)}`
   } else if (o.value instanceof SslContext && o.value.isServer) {
     kind = ServerNameAnswer.Context
     id = o.value.netloopSslContext
   } else if (o.value != null) {
     kind = ServerNameAnswer.Fail
-    message = `the SNICallback for ${JSON.stringify(servername)} answered with something that is not a server SslContext`
+    message = `the SNICallback for ${name} answered with something that is not a server SslContext`
+  }
+  let protocolKind = ProtocolAnswer.Default
+  let protocol = ''
+  let protocolMessage = ''
+  if (p.kind === 'select') {
+    protocolKind = ProtocolAnswer.Select
+    protocol = p.protocol
+  } else if (p.kind === 'refuse') {
+    protocolKind = ProtocolAnswer.Refuse
+  } else if (p.kind === 'invalid') {
+    protocolKind = ProtocolAnswer.Invalid
+    protocolMessage = p.message
+  } else if (p.kind === 'fail') {
+    protocolKind = ProtocolAnswer.Fail
+    protocolMessage = `the ALPNCallback threw: ${describeError(p.error)}`
   }
   try {
     ch._hub.sync()
-    ch._hub.native.tlsAnswerServerName(ch.id, kind, id, message)
+    ch._hub.native.tlsAnswerClientHello(ch.id, kind, id, message, protocolKind, protocol, protocolMessage)
   } catch {
     // The channel left its hub meanwhile: nothing waits for the answer.
   }

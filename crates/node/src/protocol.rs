@@ -113,10 +113,11 @@ pub enum WireKind {
     /// The channel's `SslHandler` finished its handshake: `a` = [`ErrorIndex::None`] on
     /// success, else the string index of the error (whatever handlers sit behind it).
     TlsHandshake = 36,
-    /// The channel's `SslHandler` (of a context with an `SNICallback`) read a ClientHello
-    /// naming a server and waits for JS's answer (`tlsAnswerServerName`): `a` = the string
-    /// index of the name.
-    TlsServerName = 37,
+    /// The channel's `SslHandler` (of a context with an `SNICallback` or an `ALPNCallback`)
+    /// read a ClientHello to ask about and waits for JS's answer (`tlsAnswerClientHello`):
+    /// `a` = the string index of the server name (-1: none), `b` = the string index of the
+    /// first ALPN protocol the client offered (each byte one char), `c` = how many.
+    TlsClientHello = 37,
     /// The channel's client `SslHandler` (of a context with a `checkServerIdentity`) finished
     /// its handshake with a verified chain and waits for JS's verdict on the server's identity
     /// (`tlsAnswerServerIdentity`): `a` = the string index of the name to judge.
@@ -507,7 +508,7 @@ pub enum HttpClientResponseFlag {
     Upgraded = 8,
 }
 
-/// How JS answers an `SslHandler`'s question about a server name (`tlsAnswerServerName`,
+/// How JS answers an `SslHandler`'s question about a server name (`tlsAnswerClientHello`,
 /// crates/tls `ServerNameChoice`).
 #[napi]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -520,4 +521,21 @@ pub enum ServerNameAnswer {
     Refuse = 2,
     /// The callback failed (threw, answered with no server context): `internal_error`.
     Fail = 3,
+}
+
+/// How JS answers an `SslHandler`'s question about the ALPN protocol (`tlsAnswerClientHello`,
+/// crates/tls `ProtocolChoice`).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProtocolAnswer {
+    /// Not asked (no `ALPNCallback`, or the context was refused first).
+    Default = 0,
+    /// The callback chose the protocol given.
+    Select = 1,
+    /// The callback returned `undefined`: `no_application_protocol`.
+    Refuse = 2,
+    /// The callback returned something that is not one of the client's protocols.
+    Invalid = 3,
+    /// The callback threw: `internal_error`.
+    Fail = 4,
 }

@@ -58,6 +58,8 @@ pub struct NativeSslOptions {
     pub handshake_timeout: Option<f64>,
     /// Server: the JS object has an `SNICallback` (its handlers ask JS for the context).
     pub sni_callback: Option<bool>,
+    /// Server: the JS object has an `ALPNCallback` (its handlers ask JS for the protocol).
+    pub alpn_callback: Option<bool>,
     /// Cipher suite names (`ciphers`, split at `:`).
     pub ciphers: Option<Vec<String>>,
     pub honor_cipher_order: Option<bool>,
@@ -209,6 +211,7 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
         // TLS 1.3 server records go through netloop's own record layer unless
         // NETLOOP_TLS_OWN_RECORDS=0 keeps them on rustls (decision 0007; for A/B measurements).
         ask_server_name: o.sni_callback.unwrap_or(false),
+        ask_protocol: o.alpn_callback.unwrap_or(false),
         own_records: std::env::var("NETLOOP_TLS_OWN_RECORDS").map_or(true, |v| v != "0"),
         cipher_suites: o.ciphers.clone().unwrap_or_default(),
         honor_cipher_order: o.honor_cipher_order.unwrap_or(true),
@@ -255,14 +258,20 @@ impl NativeSslContext {
             );
             throw(&env, e)
         })?;
-        if ctx.asks_server_name() {
+        if ctx.asks_server_name() || ctx.asks_protocol() {
             // The callback is a JS function of the thread that made the context.
+            let (code, which) = if ctx.asks_server_name() {
+                ("ERR_TLS_SNI_CALLBACK_NOT_SHAREABLE", "an SNICallback")
+            } else {
+                ("ERR_TLS_ALPN_CALLBACK_NOT_SHAREABLE", "an ALPNCallback")
+            };
             let e = napi::Error::new(
-                Code("ERR_TLS_SNI_CALLBACK_NOT_SHAREABLE"),
-                "an SslContext with an SNICallback cannot be used on another thread: its \
-                 callback is a function of the thread that made it (make the context in the \
-                 worker's module instead)"
-                    .to_string(),
+                Code(code),
+                format!(
+                    "an SslContext with {which} cannot be used on another thread: its callback \
+                     is a function of the thread that made it (make the context in the worker's \
+                     module instead)"
+                ),
             );
             return Err(throw(&env, e));
         }
@@ -324,6 +333,14 @@ impl NativeSslContext {
             return Err(fail(
                 "ERR_INVALID_ARG_VALUE",
                 "a reload keeps whether the context has an SNICallback (a context without one \
+                 may be in use on other threads, which have no callback to ask)"
+                    .to_string(),
+            ));
+        }
+        if slot.asks_protocol() != ctx.asks_protocol() {
+            return Err(fail(
+                "ERR_INVALID_ARG_VALUE",
+                "a reload keeps whether the context has an ALPNCallback (a context without one \
                  may be in use on other threads, which have no callback to ask)"
                     .to_string(),
             ));

@@ -125,6 +125,12 @@ pub struct SslOptions {
     /// [`SslHandler::on_server_name`] and wait for [`SslHandler::answer_server_name`]. A handler
     /// without that hook serves this context at once. Default false.
     pub ask_server_name: bool,
+    /// Server: the application chooses the ALPN protocol of each connection whose client
+    /// offers some (node:tls's `ALPNCallback`), from the client's list: its handlers ask
+    /// through [`SslHandler::on_client_hello`] (with the server name, in the same question as
+    /// `ask_server_name`'s) and wait for [`SslHandler::answer_client_hello`]. Excludes `alpn`.
+    /// Default false.
+    pub ask_protocol: bool,
     /// The cipher suites offered, in order of preference, by IANA or OpenSSL name (node:tls's
     /// `ciphers`, split at `:`); empty: netloop's default list (crate::suites).
     pub cipher_suites: Vec<String>,
@@ -177,6 +183,7 @@ impl Default for SslOptions {
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             own_records: true,
             ask_server_name: false,
+            ask_protocol: false,
             cipher_suites: Vec::new(),
             honor_cipher_order: true,
             groups: Vec::new(),
@@ -209,6 +216,8 @@ pub(crate) struct Inner {
     pub(crate) handshake_timeout: Option<Duration>,
     /// Server: handlers ask the application for the context by server name.
     pub(crate) ask_server_name: bool,
+    /// Server: handlers ask the application for the ALPN protocol.
+    pub(crate) ask_protocol: bool,
     /// Client: handlers ask the application to judge the server's identity.
     pub(crate) check_server_identity: bool,
 }
@@ -324,6 +333,11 @@ impl SslContext {
                 "checkServerIdentity is an option of client contexts".into(),
             ));
         }
+        if o.ask_protocol && !o.alpn.is_empty() {
+            return Err(TlsError::Config(
+                "ALPNCallback and ALPNProtocols exclude each other: the callback chooses".into(),
+            ));
+        }
         if o.crl.is_some() && o.client_auth == ClientAuth::None {
             return Err(TlsError::Config(
                 "crl: a server checks revocation of client certificates only: set requestCert"
@@ -409,12 +423,18 @@ impl SslContext {
             },
             handshake_timeout: timeout(o.handshake_timeout),
             ask_server_name: o.ask_server_name,
+            ask_protocol: o.ask_protocol,
             check_server_identity: false,
         })))
     }
 
     /// A client context.
     pub fn client(o: &SslOptions) -> Result<SslContext, TlsError> {
+        if o.ask_protocol {
+            return Err(TlsError::Config(
+                "ALPNCallback is an option of server contexts".into(),
+            ));
+        }
         let provider = provider(o)?;
         let webpki = server_verifier(o, &provider)?;
         let strict: Arc<dyn ServerCertVerifier> = if o.check_server_identity {
@@ -457,6 +477,7 @@ impl SslContext {
             },
             handshake_timeout: timeout(o.handshake_timeout),
             ask_server_name: false,
+            ask_protocol: false,
             check_server_identity: o.check_server_identity,
         })))
     }
@@ -470,6 +491,39 @@ impl SslContext {
     /// ([`SslOptions::ask_server_name`]).
     pub fn asks_server_name(&self) -> bool {
         self.0.ask_server_name
+    }
+
+    /// True for a server context whose handlers ask for the ALPN protocol
+    /// ([`SslOptions::ask_protocol`]).
+    pub fn asks_protocol(&self) -> bool {
+        self.0.ask_protocol
+    }
+
+    /// This server context serving exactly `protocol` by ALPN (what an `ALPNCallback` chose;
+    /// the client offered it). Shares everything else: certificates, verifiers, the session
+    /// cache and ticket keys, so sessions resume across the two. None for a client context.
+    pub(crate) fn serving_protocol(&self, protocol: &[u8]) -> Option<SslContext> {
+        let Side::Server {
+            config,
+            strict,
+            own_records,
+        } = &self.0.side
+        else {
+            return None;
+        };
+        let mut config = ServerConfig::clone(config);
+        config.alpn_protocols = vec![protocol.to_vec()];
+        Some(SslContext(Arc::new(Inner {
+            side: Side::Server {
+                config: Arc::new(config),
+                strict: strict.clone(),
+                own_records: *own_records,
+            },
+            handshake_timeout: self.0.handshake_timeout,
+            ask_server_name: false,
+            ask_protocol: false,
+            check_server_identity: false,
+        })))
     }
 
     /// True for a client context whose handlers ask the application to judge the server's
@@ -500,6 +554,7 @@ impl std::fmt::Debug for SslContext {
             .field("server", &self.is_server())
             .field("handshake_timeout", &self.0.handshake_timeout)
             .field("ask_server_name", &self.0.ask_server_name)
+            .field("ask_protocol", &self.0.ask_protocol)
             .field("check_server_identity", &self.0.check_server_identity)
             .finish()
     }

@@ -50,6 +50,12 @@ pub enum TlsError {
     /// refused the name or failed; the message starts with the alert sent
     /// (`unrecognized_name` or `internal_error`).
     SniCallback(String),
+    /// The application's choice of an ALPN protocol (node:tls's `ALPNCallback`) failed; the
+    /// message starts with the alert sent (`internal_error`).
+    AlpnCallback(String),
+    /// The application chose an ALPN protocol the client did not offer (node:tls's
+    /// `ERR_TLS_ALPN_CALLBACK_INVALID_RESULT`); `internal_error` was sent.
+    AlpnInvalidResult(String),
     /// The application refused the server's identity (node:tls's `checkServerIdentity`), or
     /// could not be asked; the message is the application's.
     ServerIdentity(String),
@@ -82,6 +88,8 @@ impl TlsError {
             TlsError::NoCommonParameters(_) => "ERR_TLS_NO_COMMON_PARAMETERS",
             TlsError::Closed => "ERR_TLS_CLOSED",
             TlsError::SniCallback(_) => "ERR_TLS_SNI_CALLBACK",
+            TlsError::AlpnCallback(_) => "ERR_TLS_ALPN_CALLBACK",
+            TlsError::AlpnInvalidResult(_) => "ERR_TLS_ALPN_CALLBACK_INVALID_RESULT",
             TlsError::ServerIdentity(_) => "ERR_TLS_SERVER_IDENTITY",
             TlsError::InvalidState(_) => "ERR_TLS_INVALID_STATE",
             TlsError::Other(_) => "ERR_TLS_HANDSHAKE_FAILED",
@@ -199,7 +207,8 @@ impl fmt::Display for TlsError {
             TlsError::Protocol(m) => write!(f, "TLS protocol error: {m}"),
             TlsError::NoCommonParameters(m) => write!(f, "no common TLS parameters: {m}"),
             TlsError::Closed => f.write_str("the TLS session is closed"),
-            TlsError::SniCallback(m) => f.write_str(m),
+            TlsError::SniCallback(m) | TlsError::AlpnCallback(m) => f.write_str(m),
+            TlsError::AlpnInvalidResult(m) => f.write_str(m),
             TlsError::ServerIdentity(m) => f.write_str(m),
             TlsError::InvalidState(m) => f.write_str(m),
             TlsError::Other(m) => write!(f, "TLS handshake failed: {m}"),

@@ -55,8 +55,8 @@ mod writes;
 
 use region::Held;
 use server_identity::IdentityHook;
-pub use server_name::ServerNameChoice;
 use server_name::{AskHook, HelloStage};
+pub use server_name::{ClientHelloAnswer, ClientHelloQuestion, ProtocolChoice, ServerNameChoice};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {

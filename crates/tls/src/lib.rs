@@ -48,7 +48,9 @@ pub use context::{
     DEFAULT_SESSION_TIMEOUT, MAX_SESSION_TIMEOUT,
 };
 pub use error::TlsError;
-pub use handler::{ServerNameChoice, SslHandler};
+pub use handler::{
+    ClientHelloAnswer, ClientHelloQuestion, ProtocolChoice, ServerNameChoice, SslHandler,
+};
 pub use session::{SslCloseCompletionEvent, SslHandshakeCompletionEvent, TlsSession};
 pub use sni::SniResolver;
 pub use tickets::TICKET_KEYS_LEN;

@@ -55,7 +55,7 @@ impl NativeChannels {
         let Some(tls) = h.as_any().and_then(|a| a.downcast_ref::<SslHandler>()) else {
             return;
         };
-        super::tls_info::ask_js_for_server_names(&self.hub, id, tls);
+        super::tls_info::ask_js_for_client_hellos(&self.hub, id, tls);
         super::tls_info::ask_js_for_server_identity(&self.hub, id, tls);
         let hub = Rc::downgrade(&self.hub);
         tls.handshake_future().add_local_listener(move |r| {

@@ -1,11 +1,12 @@
 //! `channel.tls`: what the `SslHandler` in a channel's pipeline negotiated, as a JS object;
 //! and the JS `SNICallback`'s side of a handler that asks for its context by server name.
 //!
-//! Ground rules (the server name): loop thread only. A handler of a context with
-//! `ask_server_name` asks through a [`WireKind::TlsServerName`] record (the name in the batch's
-//! strings); JS answers with `tlsAnswerServerName`, a direct call (once per connection; JS
-//! applies its buffered ops first), which finds the handler in the channel's pipeline. Nothing
-//! is kept here between the two: an answer for a channel or handler that is gone is dropped.
+//! Ground rules (the ClientHello): loop thread only. A handler of a context with
+//! `ask_server_name` or `ask_protocol` asks through a [`WireKind::TlsClientHello`] record (the
+//! name and the protocols in the batch's strings, a protocol's bytes as chars U+0000–U+00FF);
+//! JS answers with `tlsAnswerClientHello`, a direct call (once per connection; JS applies its
+//! buffered ops first), which finds the handler in the channel's pipeline. Nothing is kept here
+//! between the two: an answer for a channel or handler that is gone is dropped.
 //! A client handler of a context with `checkServerIdentity` asks the same way
 //! ([`WireKind::TlsServerIdentity`], answered by `tlsAnswerServerIdentity`).
 
@@ -13,19 +14,42 @@ use std::rc::Rc;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use netloop_tls::{ServerNameChoice, SslHandler};
+use netloop_tls::{
+    ClientHelloAnswer, ClientHelloQuestion, ProtocolChoice, ServerNameChoice, SslHandler,
+};
 use netloop_transport::{Channel, ChannelHandlerContext};
 
 use super::hub::Hub;
 use super::NativeChannels;
 use crate::error::{throw, Code};
-use crate::protocol::{ServerNameAnswer, WireKind};
+use crate::protocol::{ProtocolAnswer, ServerNameAnswer, WireKind};
 
-/// For a handler of a context with an `SNICallback`: asks JS for the context by server name.
-pub(super) fn ask_js_for_server_names(hub: &Rc<Hub>, id: f64, tls: &SslHandler) {
-    if tls.asks_server_name() {
-        tls.on_server_name(ask_js(hub, id, WireKind::TlsServerName));
+/// For a handler of a context with an `SNICallback` or an `ALPNCallback`: asks JS about the
+/// ClientHello (the context by server name, the protocol among the client's).
+pub(super) fn ask_js_for_client_hellos(hub: &Rc<Hub>, id: f64, tls: &SslHandler) {
+    if !tls.asks_client_hello() {
+        return;
     }
+    let hub = Rc::downgrade(hub);
+    tls.on_client_hello(move |_, q: &ClientHelloQuestion| {
+        let Some(hub) = hub.upgrade() else { return };
+        let mut out = hub.outbox();
+        let name = match &q.server_name {
+            Some(n) => {
+                out.strings.push(n.clone());
+                (out.strings.len() - 1) as f64
+            }
+            None => -1.0,
+        };
+        let first = out.strings.len() as f64;
+        out.strings.extend(
+            q.protocols
+                .iter()
+                .map(|p| p.iter().map(|&b| char::from(b)).collect()),
+        );
+        let kind = WireKind::TlsClientHello as u32;
+        out.push(kind, id, 0.0, name, first, q.protocols.len() as f64);
+    });
 }
 
 /// For a client handler of a context with a `checkServerIdentity`: asks JS to judge the
@@ -49,7 +73,27 @@ fn ask_js(hub: &Rc<Hub>, id: f64, kind: WireKind) -> impl FnOnce(&ChannelHandler
     }
 }
 
-/// What JS answered, as the handler takes it.
+/// What JS answered about the protocol, as the handler takes it (`protocol`'s chars are its
+/// bytes; one above U+00FF cannot be a byte the client offered).
+fn protocol_choice(kind: u32, protocol: String, message: String) -> ProtocolChoice {
+    match kind {
+        k if k == ProtocolAnswer::Select as u32 => {
+            let bytes: Option<Vec<u8>> = protocol.chars().map(|c| u8::try_from(c).ok()).collect();
+            match bytes {
+                Some(b) => ProtocolChoice::Select(b),
+                None => ProtocolChoice::Invalid(format!(
+                    "the ALPNCallback chose {protocol:?}, which the client did not offer"
+                )),
+            }
+        }
+        k if k == ProtocolAnswer::Refuse as u32 => ProtocolChoice::Refuse,
+        k if k == ProtocolAnswer::Invalid as u32 => ProtocolChoice::Invalid(message),
+        k if k == ProtocolAnswer::Fail as u32 => ProtocolChoice::Fail(message),
+        _ => ProtocolChoice::Default,
+    }
+}
+
+/// What JS answered about the context, as the handler takes it.
 fn choice(kind: u32, context: f64, message: String) -> ServerNameChoice {
     match kind {
         k if k == ServerNameAnswer::Context as u32 => match crate::tls::context(context as u64) {
@@ -100,23 +144,32 @@ pub struct TlsSessionInfo {
 
 #[napi]
 impl NativeChannels {
-    /// The `SNICallback`'s answer for channel `id`: a [`ServerNameAnswer`], the chosen
-    /// context's id (`Context`), the error's message (`Refuse`, `Fail`). False when the
-    /// handler no longer waits (closed, timed out, answered).
+    /// The answer about channel `id`'s ClientHello: the `SNICallback`'s (a
+    /// [`ServerNameAnswer`], the chosen context's id for `Context`, the error's message for
+    /// `Refuse` and `Fail`) and the `ALPNCallback`'s (a [`ProtocolAnswer`], the chosen
+    /// protocol for `Select`, the message for `Invalid` and `Fail`). False when the handler no
+    /// longer waits (closed, timed out, answered).
     #[napi]
-    pub fn tls_answer_server_name(
+    #[allow(clippy::too_many_arguments)]
+    pub fn tls_answer_client_hello(
         &self,
         id: f64,
         kind: u32,
         context: f64,
         message: String,
+        protocol_kind: u32,
+        protocol: String,
+        protocol_message: String,
     ) -> bool {
         self.enter();
         let Some(ch) = self.hub.channel(id as u64) else {
             return false;
         };
-        let choice = choice(kind, context, message);
-        let answered = with_tls(&ch, |tls, ctx| tls.answer_server_name(ctx, choice));
+        let answer = ClientHelloAnswer {
+            context: choice(kind, context, message),
+            protocol: protocol_choice(protocol_kind, protocol, protocol_message),
+        };
+        let answered = with_tls(&ch, |tls, ctx| tls.answer_client_hello(ctx, answer));
         // What the handler did (records sent, a failure's events) is delivered by the next
         // iteration, also when JS answered outside one (after a timer or a promise).
         self.rearm();

@@ -12,9 +12,11 @@
 //! - flags bit 5: every record the client encrypts for an even chunk has one byte flipped
 //!   (at the chunk's first byte, modulo its length): valid framing, a tag that fails;
 //! - flags bit 6: the server's context asks for its context by server name (node:tls's
-//!   `SNICallback`): the question is answered after the next chunk (or handshake round), so
-//!   input arrives while it waits; bit 7: the answer refuses the name, else it chooses a
-//!   context (the rustls-records one with bit 4, the own-records one without).
+//!   `SNICallback`) and its ALPN protocol (`ALPNCallback`; the clients offer two): the
+//!   question is answered after the next chunk (or handshake round), so input arrives while
+//!   it waits; bit 7: the answer refuses the name, else it chooses a context (the
+//!   rustls-records one with bit 4, the own-records one without) and the last protocol
+//!   offered, if any.
 //!
 //! A chunk whose length byte is odd is raw bytes written to the server as records; an even one
 //! (after a handshake) is plaintext the client encrypts and sends, so valid records interleave
@@ -33,7 +35,10 @@ use std::rc::Rc;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use netloop_tls::{PemIdentity, ServerNameChoice, SslContext, SslOptions, TlsVersion};
+use netloop_tls::{
+    ClientHelloAnswer, ClientHelloQuestion, PemIdentity, ProtocolChoice, ServerNameChoice,
+    SslContext, SslOptions, TlsVersion,
+};
 use netloop_transport::{
     Bytes, ChannelHandler, ChannelHandlerContext, ChannelOption, EmbeddedChannel,
 };
@@ -59,6 +64,7 @@ fn contexts() -> &'static Contexts {
                 min_version: TlsVersion::Tls12,
                 own_records,
                 ask_server_name,
+                ask_protocol: ask_server_name,
                 ..SslOptions::default()
             })
             .expect("server context")
@@ -69,6 +75,7 @@ fn contexts() -> &'static Contexts {
                 server_name: Some("localhost".into()),
                 min_version: v,
                 max_version: v,
+                alpn: vec![b"h2".to_vec(), b"http/1.1".to_vec()],
                 ..SslOptions::default()
             })
             .expect("client context")
@@ -88,15 +95,19 @@ fn channel(handler: netloop_tls::SslHandler) -> EmbeddedChannel {
     EmbeddedChannel::new(vec![("tls", h)])
 }
 
-/// A question about a server name the handler asked and the test has not answered yet.
-type Question = Rc<RefCell<Option<ChannelHandlerContext>>>;
+/// A question about the ClientHello the handler asked and the test has not answered yet.
+type Question = Rc<RefCell<Option<(ChannelHandlerContext, ClientHelloQuestion)>>>;
 
 /// Answers `question`, if asked, as flags bits 4 and 7 say.
 fn answer(server: &EmbeddedChannel, question: &Question, flags: u8) {
-    let Some(ctx) = question.borrow_mut().take() else {
+    let Some((ctx, asked)) = question.borrow_mut().take() else {
         return;
     };
-    let choice = if flags & 128 != 0 {
+    let protocol = match asked.protocols.last() {
+        Some(p) => ProtocolChoice::Select(p.clone()),
+        None => ProtocolChoice::Default,
+    };
+    let context = if flags & 128 != 0 {
         ServerNameChoice::Refuse("refused by the fuzz input".into())
     } else if flags & 16 != 0 {
         ServerNameChoice::Context(contexts().server_rustls.clone())
@@ -109,7 +120,7 @@ fn answer(server: &EmbeddedChannel, question: &Question, flags: u8) {
         .and_then(|h| h.as_any())
         .and_then(|a| a.downcast_ref::<netloop_tls::SslHandler>())
     {
-        h.answer_server_name(&ctx, choice);
+        h.answer_client_hello(&ctx, ClientHelloAnswer { context, protocol });
     }
 }
 
@@ -151,7 +162,7 @@ pub fn check(data: &[u8]) {
     let question: Question = Rc::default();
     let handler = server_ctx.new_handler(None).expect("server handler");
     let q = question.clone();
-    handler.on_server_name(move |ctx, _name| *q.borrow_mut() = Some(ctx.clone()));
+    handler.on_client_hello(move |ctx, asked| *q.borrow_mut() = Some((ctx.clone(), asked.clone())));
     let server = channel(handler);
     let tamper = flags & 32 != 0;
     let manual_read = flags & 2 != 0;

@@ -24,8 +24,12 @@ impl State {
         }
         let Some(ch) = ctx.try_channel() else { return };
         let remote = ch.remote_addr();
-        if self.context.asks_server_name() && self.ask.borrow().is_some() {
-            *self.hello.borrow_mut() = Some(Box::new(HelloStage::new()));
+        let (names, protocols) = (
+            self.context.asks_server_name(),
+            self.context.asks_protocol(),
+        );
+        if (names || protocols) && self.ask.borrow().is_some() {
+            *self.hello.borrow_mut() = Some(Box::new(HelloStage::new(names, protocols)));
         } else {
             match Engine::new(
                 &self.context,

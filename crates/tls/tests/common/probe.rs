@@ -21,6 +21,13 @@ impl Log {
     pub fn has(&self, e: &str) -> bool {
         self.events.iter().any(|x| x == e)
     }
+    /// Why the handshake failed (the error's message).
+    pub fn reason(&self) -> Option<&str> {
+        self.events
+            .iter()
+            .find(|e| e.starts_with("reason "))
+            .map(|s| &s[7..])
+    }
     pub fn handshake(&self) -> Option<&str> {
         self.events
             .iter()
@@ -71,7 +78,10 @@ impl ChannelHandler for Probe {
                     log.events.push("handshake ok".into());
                     log.session = Some(s.clone());
                 }
-                Err(err) => log.events.push(format!("handshake {}", err.code())),
+                Err(err) => {
+                    log.events.push(format!("handshake {}", err.code()));
+                    log.events.push(format!("reason {err}"));
+                }
             }
         } else if e.is::<SslCloseCompletionEvent>() {
             log.events.push("close_notify".into());
