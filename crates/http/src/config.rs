@@ -30,8 +30,10 @@ pub struct HttpServerConfig {
     pub require_host: bool,
     /// Add a `Date` header to responses that have none. Default true.
     pub date_header: bool,
-    /// The wall clock the `Date` header shows (tests replace it). Default `SystemTime::now`.
-    /// The value is cached per event loop and refreshed at most once a second of loop time.
+    /// The wall clock the `Date` header shows (tests replace it). Default
+    /// [`crate::coarse_wall_clock`] (the kernel's coarse realtime clock). It is read
+    /// once per burst of a connection's work (crate::date::BurstDate), and the text is
+    /// formatted once per second of it per thread.
     pub wall_clock: fn() -> SystemTime,
     /// How long a request head may take to arrive whole (node:http's `headersTimeout`, the
     /// slowloris defence); when it runs out the codec answers `408 Request Timeout` and
@@ -74,7 +76,7 @@ impl Default for HttpServerConfig {
             aggregate_limit: 64 * 1024,
             require_host: true,
             date_header: true,
-            wall_clock: SystemTime::now,
+            wall_clock: crate::coarse_wall_clock,
             header_timeout: Some(Duration::from_secs(10)),
             max_pipelined_requests: None,
             request_timeout: Some(Duration::from_secs(300)),

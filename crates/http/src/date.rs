@@ -1,12 +1,14 @@
 //! The `Date` header value (IMF-fixdate, RFC 9110 §5.6.7), formatted at most once a second
-//! per event loop.
+//! per thread.
 //!
-//! Ground rules: the cache is a thread-local table keyed by loop id (a loop runs on one thread;
-//! a thread may drive several loops, e.g. tests). An entry is refreshed when its loop's clock
-//! (the loop's ticker, fake in tests) has moved a second or more since the last refresh; the
-//! value shown comes from the wall clock the codec is configured with.
+//! Ground rules: the value is a function of the wall clock's second alone, so one
+//! thread-local entry (the last second formatted and its text) serves every codec and loop of
+//! a thread, whatever clock each reads (tests give their own). The default clock is the
+//! kernel's coarse realtime clock ([`coarse_wall_clock`]): a read costs a few nanoseconds
+//! (no TSC read) and lags the precise clock by at most one scheduler tick, far below the
+//! header's one-second resolution.
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Length of an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
@@ -15,42 +17,43 @@ pub const DATE_LEN: usize = 29;
 /// A formatted date.
 pub type DateValue = [u8; DATE_LEN];
 
-struct Entry {
-    loop_id: u64,
-    refreshed: Duration,
-    value: DateValue,
-}
-
 thread_local! {
-    static CACHE: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
+    /// The last second formatted on this thread (`u64::MAX`: none yet) and its text.
+    static LAST: Cell<(u64, DateValue)> = const { Cell::new((u64::MAX, [0; DATE_LEN])) };
 }
 
-/// Loops whose entries a thread keeps at most (older ones are dropped first).
-const MAX_ENTRIES: usize = 8;
-
-/// The date for loop `loop_id` whose clock reads `now`; `wall` is called on a refresh only.
-pub fn cached_date(loop_id: u64, now: Duration, wall: fn() -> SystemTime) -> DateValue {
-    CACHE.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if let Some(e) = cache.iter_mut().find(|e| e.loop_id == loop_id) {
-            if now.saturating_sub(e.refreshed) < Duration::from_secs(1) && now >= e.refreshed {
-                return e.value;
-            }
-            e.refreshed = now;
-            e.value = format_date(wall());
-            return e.value;
+/// The date showing `wall`: formatted once per second of it, per thread.
+pub fn cached_date(wall: SystemTime) -> DateValue {
+    let secs = unix_secs(wall);
+    LAST.with(|last| {
+        let (cached, value) = last.get();
+        if cached == secs {
+            return value;
         }
-        if cache.len() >= MAX_ENTRIES {
-            cache.remove(0);
-        }
-        let value = format_date(wall());
-        cache.push(Entry {
-            loop_id,
-            refreshed: now,
-            value,
-        });
+        let value = format_secs(secs);
+        last.set((secs, value));
         value
     })
+}
+
+/// The wall clock at the kernel's coarse resolution (`CLOCK_REALTIME_COARSE`: one scheduler
+/// tick, 1 to 10 ms), the default clock of the `Date` header; the precise clock where the
+/// coarse one cannot be read.
+pub fn coarse_wall_clock() -> SystemTime {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) };
+    match (rc, u64::try_from(ts.tv_sec), u32::try_from(ts.tv_nsec)) {
+        (0, Ok(secs), Ok(nanos)) => UNIX_EPOCH + Duration::new(secs, nanos),
+        _ => SystemTime::now(),
+    }
+}
+
+fn unix_secs(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 /// Uses of one [`BurstDate`] value at most before the clock is read again.
@@ -95,7 +98,10 @@ const MONTHS: [&[u8; 3]; 12] = [
 
 /// Formats `t` as an IMF-fixdate (times before 1970 show as 1970).
 pub fn format_date(t: SystemTime) -> DateValue {
-    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    format_secs(unix_secs(t))
+}
+
+fn format_secs(secs: u64) -> DateValue {
     let days = secs / 86_400;
     let rem = secs % 86_400;
     let (year, month, day) = civil_from_days(days);
@@ -178,25 +184,28 @@ mod tests {
         );
     }
 
-    fn wall_a() -> SystemTime {
-        at(0)
-    }
-    fn wall_b() -> SystemTime {
-        at(86_400)
+    #[test]
+    fn the_cached_value_is_the_second_of_the_clock_given() {
+        let first = cached_date(at(0) + Duration::from_millis(10));
+        assert_eq!(&first, b"Thu, 01 Jan 1970 00:00:00 GMT");
+        assert_eq!(cached_date(at(0) + Duration::from_millis(990)), first);
+        assert_eq!(&cached_date(at(1)), b"Thu, 01 Jan 1970 00:00:01 GMT");
+        assert_eq!(&cached_date(at(86_400)), b"Fri, 02 Jan 1970 00:00:00 GMT");
+        assert_eq!(
+            &cached_date(at(0)),
+            b"Thu, 01 Jan 1970 00:00:00 GMT",
+            "back: no stale text"
+        );
     }
 
     #[test]
-    fn the_cached_value_changes_only_after_a_second_of_loop_time() {
-        let id = u64::MAX - 7;
-        let first = cached_date(id, Duration::from_millis(10), wall_a);
-        let same = cached_date(id, Duration::from_millis(900), wall_b);
-        assert_eq!(
-            first, same,
-            "within a second the wall clock is not read again"
-        );
-        let later = cached_date(id, Duration::from_millis(1010), wall_b);
-        assert_eq!(&later, b"Fri, 02 Jan 1970 00:00:00 GMT");
-        let other_loop = cached_date(id - 1, Duration::from_millis(1010), wall_a);
-        assert_eq!(&other_loop, b"Thu, 01 Jan 1970 00:00:00 GMT");
+    fn the_coarse_clock_is_within_a_tick_of_the_precise_one() {
+        let before = SystemTime::now();
+        let coarse = coarse_wall_clock();
+        let after = SystemTime::now();
+        // A coarse read lags by at most a tick (10 ms at HZ=100); allow for scheduling.
+        assert!(coarse <= after, "{coarse:?} after {after:?}");
+        let lag = before.duration_since(coarse).unwrap_or_default();
+        assert!(lag < Duration::from_millis(100), "lags {lag:?}");
     }
 }

@@ -146,18 +146,14 @@ impl HttpServerCodec {
         &self.config
     }
 
-    fn date(&self, ctx: &ChannelHandlerContext) -> Option<DateValue> {
+    fn date(&self) -> Option<DateValue> {
         if !self.config.date_header {
             return None;
         }
-        Some(self.burst_date.get(|| {
-            let now_and_id = ctx.try_channel().and_then(|ch| {
-                let lp = ch.event_loop();
-                lp.local().map(|l| (l.now(), lp.id()))
-            });
-            let (now, id) = now_and_id.unwrap_or_default();
-            cached_date(id, now, self.config.wall_clock)
-        }))
+        Some(
+            self.burst_date
+                .get(|| cached_date((self.config.wall_clock)())),
+        )
     }
 
     /// Runs the queue's actions (no borrow held).
@@ -263,7 +259,7 @@ impl HttpServerCodec {
                 self.streaming.set(None);
             }
             {
-                let date = self.date(ctx);
+                let date = self.date();
                 let mut q = self.queue.borrow_mut();
                 q.set_date(date);
                 q.refuse(&error, failed_in, next_id);
@@ -278,7 +274,7 @@ impl HttpServerCodec {
     fn deliver(&self, ctx: &ChannelHandlerContext, event: Decoded) {
         match event {
             Decoded::Start(start) => {
-                let date = self.date(ctx);
+                let date = self.date();
                 {
                     let mut q = self.queue.borrow_mut();
                     q.set_date(date);
@@ -442,7 +438,7 @@ impl ChannelHandler for HttpServerCodec {
                 },
             },
         };
-        let date = self.date(ctx);
+        let date = self.date();
         {
             let mut q = self.queue.borrow_mut();
             q.set_date(date);

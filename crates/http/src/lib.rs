@@ -102,7 +102,7 @@ pub use client::HttpClientCodec;
 pub use client_config::HttpClientConfig;
 pub use client_message::{HttpClientRequest, HttpClientResponse};
 pub use config::{HttpServerConfig, MAX_HEAD_SIZE_LIMIT};
-pub use date::{format_date, DateValue, DATE_LEN};
+pub use date::{coarse_wall_clock, format_date, DateValue, DATE_LEN};
 pub use decoder::{Decoded, RequestDecoder, RequestStart};
 pub use error::{ConfigError, HttpError};
 pub use frozen::FrozenResponse;

@@ -61,7 +61,7 @@ impl HttpServerCodec {
         }
         let error = HttpError::RequestTimeout { timeout };
         {
-            let date = self.date(ctx);
+            let date = self.date();
             let mut q = self.queue.borrow_mut();
             q.set_date(date);
             q.refuse(&error, in_body.then_some(id), id);
@@ -109,7 +109,7 @@ impl HttpServerCodec {
         self.cumulation.borrow_mut().clear();
         let error = HttpError::HeaderTimeout { timeout };
         {
-            let date = self.date(ctx);
+            let date = self.date();
             let mut q = self.queue.borrow_mut();
             q.set_date(date);
             q.refuse(&error, None, id);
