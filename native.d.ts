@@ -711,7 +711,10 @@ export declare const enum TimerArmSlot {
 /** A completed handshake's parameters (src/tls.ts turns it into `TlsInfo`). */
 export interface TlsSessionInfo {
   protocol: string
+  /** The suite's IANA name (`getCipher().standardName`). */
   cipher: string
+  /** The suite's OpenSSL name (`getCipher().name`). */
+  cipherName: string
   alpnProtocol?: string
   servername?: string
   authorized: boolean

@@ -1,9 +1,17 @@
+/**
+ * `channel.tls`: what a TLS channel's handshake negotiated, read from the native session and
+ * kept after the close (node:tls's `TLSSocket` getters, in one object).
+ */
+import { X509Certificate } from 'node:crypto';
 import { NetloopError } from './errors';
 /** What a completed handshake negotiated (node:tls's `TLSSocket` getters, in one object). */
 export interface TlsInfo {
     /** `'TLSv1.2'` or `'TLSv1.3'` (`getProtocol()`). */
     protocol: string;
-    /** The cipher suite (`getCipher()`). */
+    /**
+     * The cipher suite (`getCipher()`): `name` is OpenSSL's (`ECDHE-RSA-AES128-GCM-SHA256`),
+     * `standardName` IANA's (`TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256`); TLS 1.3 suites have one.
+     */
     cipher: {
         name: string;
         standardName: string;
@@ -33,6 +41,8 @@ export interface TlsInfo {
     peerCertificateChain: Buffer[];
     /** The peer's leaf certificate, parsed (like `getPeerCertificate()`); undefined if none. */
     readonly peerCertificate: PeerCertificate | undefined;
+    /** The peer's leaf certificate as node's `X509Certificate` (`getPeerX509Certificate()`). */
+    readonly peerX509Certificate: X509Certificate | undefined;
     /**
      * Client: the DER OCSP response the server stapled to its certificate, as received (what
      * node:tls's `'OCSPResponse'` event gives with `requestOCSP`); undefined if it stapled
@@ -50,17 +60,19 @@ export interface TlsInfo {
     exportKeyingMaterial(length: number, label: string, context?: Buffer): Buffer;
 }
 /**
- * The peer's certificate as node:tls's `getPeerCertificate()` describes it: every field its
- * `PeerCertificate` type requires, so node's own `tls.checkServerIdentity(host, cert)` takes
- * it as is. (Not given: `infoAccess`, and the key's `bits`/`modulus`/`pubkey`, which node:tls
- * fills per key type.)
+ * The peer's certificate as node:tls's `getPeerCertificate()` describes it, field for field:
+ * node's own `tls.checkServerIdentity(host, cert)` takes it as is, and the key's fields are
+ * filled per key type as node:tls fills them (RSA: `bits`, `modulus`, `exponent`, `pubkey`
+ * as SubjectPublicKeyInfo DER; EC: `bits`, `pubkey` as the uncompressed point, `asn1Curve`,
+ * `nistCurve`; other keys: none), so pinning by `pubkey` works the same.
  */
 export interface PeerCertificate {
     /** True for a CA certificate. */
     ca: boolean;
     subject: Record<string, string>;
     issuer: Record<string, string>;
-    subjectaltname: string | undefined;
+    /** The subject alternative names (`'DNS:localhost, IP Address:127.0.0.1'`), if any. */
+    subjectaltname?: string;
     valid_from: string;
     valid_to: string;
     serialNumber: string;
@@ -70,6 +82,20 @@ export interface PeerCertificate {
     fingerprint512: string;
     /** Extended key usage OIDs, if the certificate lists them. */
     ext_key_usage?: string[];
+    /** Authority information access (`'OCSP - URI'`, `'CA Issuers - URI'`), if present. */
+    infoAccess?: Record<string, string[]>;
+    /** The public key's size in bits (RSA, EC). */
+    bits?: number;
+    /** RSA: the modulus, upper-case hex. */
+    modulus?: string;
+    /** RSA: the public exponent, `'0x10001'`. */
+    exponent?: string;
+    /** RSA: the SubjectPublicKeyInfo, DER; EC: the public point, uncompressed. */
+    pubkey?: Buffer;
+    /** EC: the curve's OpenSSL name (`'prime256v1'`). */
+    asn1Curve?: string;
+    /** EC: the curve's NIST name (`'P-256'`), for NIST curves. */
+    nistCurve?: string;
     /** The certificate, DER (never over shared memory: node's type says so). */
     raw: Buffer<ArrayBuffer>;
 }

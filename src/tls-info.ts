@@ -10,7 +10,10 @@ import { NetloopError, checkInteger, fromNative, invalidArgType } from './errors
 export interface TlsInfo {
   /** `'TLSv1.2'` or `'TLSv1.3'` (`getProtocol()`). */
   protocol: string
-  /** The cipher suite (`getCipher()`). */
+  /**
+   * The cipher suite (`getCipher()`): `name` is OpenSSL's (`ECDHE-RSA-AES128-GCM-SHA256`),
+   * `standardName` IANA's (`TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256`); TLS 1.3 suites have one.
+   */
   cipher: { name: string; standardName: string; version: string }
   /** The ALPN protocol agreed on, or false (`alpnProtocol`). */
   alpnProtocol: string | false
@@ -32,6 +35,8 @@ export interface TlsInfo {
   peerCertificateChain: Buffer[]
   /** The peer's leaf certificate, parsed (like `getPeerCertificate()`); undefined if none. */
   readonly peerCertificate: PeerCertificate | undefined
+  /** The peer's leaf certificate as node's `X509Certificate` (`getPeerX509Certificate()`). */
+  readonly peerX509Certificate: X509Certificate | undefined
   /**
    * Client: the DER OCSP response the server stapled to its certificate, as received (what
    * node:tls's `'OCSPResponse'` event gives with `requestOCSP`); undefined if it stapled
@@ -50,17 +55,19 @@ export interface TlsInfo {
 }
 
 /**
- * The peer's certificate as node:tls's `getPeerCertificate()` describes it: every field its
- * `PeerCertificate` type requires, so node's own `tls.checkServerIdentity(host, cert)` takes
- * it as is. (Not given: `infoAccess`, and the key's `bits`/`modulus`/`pubkey`, which node:tls
- * fills per key type.)
+ * The peer's certificate as node:tls's `getPeerCertificate()` describes it, field for field:
+ * node's own `tls.checkServerIdentity(host, cert)` takes it as is, and the key's fields are
+ * filled per key type as node:tls fills them (RSA: `bits`, `modulus`, `exponent`, `pubkey`
+ * as SubjectPublicKeyInfo DER; EC: `bits`, `pubkey` as the uncompressed point, `asn1Curve`,
+ * `nistCurve`; other keys: none), so pinning by `pubkey` works the same.
  */
 export interface PeerCertificate {
   /** True for a CA certificate. */
   ca: boolean
   subject: Record<string, string>
   issuer: Record<string, string>
-  subjectaltname: string | undefined
+  /** The subject alternative names (`'DNS:localhost, IP Address:127.0.0.1'`), if any. */
+  subjectaltname?: string
   valid_from: string
   valid_to: string
   serialNumber: string
@@ -70,6 +77,20 @@ export interface PeerCertificate {
   fingerprint512: string
   /** Extended key usage OIDs, if the certificate lists them. */
   ext_key_usage?: string[]
+  /** Authority information access (`'OCSP - URI'`, `'CA Issuers - URI'`), if present. */
+  infoAccess?: Record<string, string[]>
+  /** The public key's size in bits (RSA, EC). */
+  bits?: number
+  /** RSA: the modulus, upper-case hex. */
+  modulus?: string
+  /** RSA: the public exponent, `'0x10001'`. */
+  exponent?: string
+  /** RSA: the SubjectPublicKeyInfo, DER; EC: the public point, uncompressed. */
+  pubkey?: Buffer
+  /** EC: the curve's OpenSSL name (`'prime256v1'`). */
+  asn1Curve?: string
+  /** EC: the curve's NIST name (`'P-256'`), for NIST curves. */
+  nistCurve?: string
   /** The certificate, DER (never over shared memory: node's type says so). */
   raw: Buffer<ArrayBuffer>
 }
@@ -83,13 +104,60 @@ function names(dn: string): Record<string, string> {
   return out
 }
 
+/** Authority information access lines (`OCSP - URI:http://...`) by method, as node:tls splits them. */
+function infoAccess(text: string | undefined): Record<string, string[]> | undefined {
+  if (!text) return undefined
+  const out: Record<string, string[]> = Object.create(null)
+  for (const line of text.split('\n')) {
+    const i = line.indexOf(':')
+    if (i <= 0) continue
+    let value = line.slice(i + 1)
+    if (value.startsWith('"')) value = JSON.parse(value) as string // node:tls's escaping of odd names
+    ;(out[line.slice(0, i)] ??= []).push(value)
+  }
+  return out
+}
+
+const CURVE_BITS: Record<string, number> = { prime256v1: 256, secp384r1: 384, secp521r1: 521, secp256k1: 256 }
+const NIST_NAMES: Record<string, string> = { prime256v1: 'P-256', secp384r1: 'P-384', secp521r1: 'P-521' }
+
+/** The key's fields of `getPeerCertificate()`, per key type as node:tls fills them. */
+function keyFields(x: X509Certificate): Partial<PeerCertificate> {
+  const key = x.publicKey
+  const details = key.asymmetricKeyDetails ?? {}
+  if (key.asymmetricKeyType === 'rsa') {
+    const jwk = key.export({ format: 'jwk' })
+    return {
+      bits: details.modulusLength,
+      modulus: Buffer.from(jwk.n ?? '', 'base64url').toString('hex').toUpperCase().replace(/^0+(?=.)/, ''),
+      exponent: `0x${(details.publicExponent ?? 0n).toString(16)}`,
+      pubkey: key.export({ type: 'spki', format: 'der' }),
+    }
+  }
+  if (key.asymmetricKeyType === 'ec') {
+    const jwk = key.export({ format: 'jwk' })
+    const curve = details.namedCurve ?? ''
+    const xy = [jwk.x, jwk.y].map((c) => Buffer.from(c ?? '', 'base64url'))
+    return {
+      bits: CURVE_BITS[curve] ?? xy[0].length * 8,
+      pubkey: Buffer.concat([Buffer.from([4]), xy[0], xy[1]]),
+      asn1Curve: curve,
+      ...(NIST_NAMES[curve] ? { nistCurve: NIST_NAMES[curve] } : {}),
+    }
+  }
+  return {}
+}
+
 function peerCertificate(raw: Buffer): PeerCertificate {
   const x = new X509Certificate(raw)
+  const access = infoAccess(x.infoAccess)
   return {
+    ...keyFields(x),
+    ...(access ? { infoAccess: access } : {}),
     ca: x.ca,
     subject: names(x.subject),
     issuer: names(x.issuer),
-    subjectaltname: x.subjectAltName,
+    ...(x.subjectAltName !== undefined ? { subjectaltname: x.subjectAltName } : {}),
     valid_from: x.validFrom,
     valid_to: x.validTo,
     serialNumber: x.serialNumber,
@@ -137,9 +205,10 @@ function exportKeyingMaterial(ch: Channel, length: number, label: string, contex
 
 function toInfo(ch: Channel, s: NonNullable<ReturnType<Channel['_hub']['native']['tlsSession']>>): TlsInfo {
   let parsed: PeerCertificate | undefined | null = null
+  let x509: X509Certificate | undefined | null = null
   return {
     protocol: s.protocol,
-    cipher: { name: s.cipher, standardName: s.cipher, version: s.protocol },
+    cipher: { name: s.cipherName, standardName: s.cipher, version: s.protocol },
     alpnProtocol: s.alpnProtocol ?? false,
     servername: s.servername ?? false,
     authorized: s.authorized,
@@ -152,6 +221,10 @@ function toInfo(ch: Channel, s: NonNullable<ReturnType<Channel['_hub']['native']
     get peerCertificate() {
       if (parsed === null) parsed = s.peerCertificates.length > 0 ? peerCertificate(s.peerCertificates[0]) : undefined
       return parsed
+    },
+    get peerX509Certificate() {
+      if (x509 === null) x509 = s.peerCertificates.length > 0 ? new X509Certificate(s.peerCertificates[0]) : undefined
+      return x509
     },
   }
 }

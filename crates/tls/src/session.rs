@@ -39,6 +39,14 @@ pub struct TlsSession {
     pub ocsp_response: Option<Bytes>,
 }
 
+impl TlsSession {
+    /// The cipher suite by OpenSSL's name, as node:tls's `getCipher().name` gives it
+    /// (`ECDHE-RSA-AES128-GCM-SHA256`; a TLS 1.3 suite has one name).
+    pub fn cipher_openssl_name(&self) -> &str {
+        crate::suites::openssl_name(&self.cipher).unwrap_or(&self.cipher)
+    }
+}
+
 /// Fired to every handler after the handshake (Netty's `SslHandshakeCompletionEvent`).
 #[derive(Debug, Clone)]
 pub struct SslHandshakeCompletionEvent(pub Result<Arc<TlsSession>, TlsError>);

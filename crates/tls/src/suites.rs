@@ -64,6 +64,15 @@ fn suite_table() -> [(SupportedCipherSuite, &'static str, &'static str); 9] {
     ]
 }
 
+/// The OpenSSL name of the suite whose IANA name is `iana` (TLS 1.3 suites have the same
+/// name in both); None for a suite netloop does not offer.
+pub(crate) fn openssl_name(iana: &str) -> Option<&'static str> {
+    suite_table()
+        .into_iter()
+        .find(|(_, name, _)| *name == iana)
+        .map(|(_, _, openssl)| openssl)
+}
+
 /// The key-exchange groups netloop offers, in its default order, with the names node:tls's
 /// `ecdhCurve` accepts for each (the first is the one reported).
 fn group_table() -> [(&'static dyn SupportedKxGroup, &'static [&'static str]); 3] {
@@ -150,6 +159,19 @@ mod tests {
 
     fn names(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_openssl_name_of_each_suite_is_found_by_its_iana_name() {
+        assert_eq!(
+            openssl_name("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"),
+            Some("ECDHE-ECDSA-AES128-GCM-SHA256")
+        );
+        assert_eq!(
+            openssl_name("TLS_AES_256_GCM_SHA384"),
+            Some("TLS_AES_256_GCM_SHA384")
+        );
+        assert_eq!(openssl_name("TLS_RSA_WITH_RC4_128_MD5"), None);
     }
 
     #[test]

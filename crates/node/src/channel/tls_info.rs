@@ -126,7 +126,10 @@ fn with_tls(ch: &Channel, f: impl FnOnce(&SslHandler, &ChannelHandlerContext) ->
 #[napi(object)]
 pub struct TlsSessionInfo {
     pub protocol: String,
+    /// The suite's IANA name (`getCipher().standardName`).
     pub cipher: String,
+    /// The suite's OpenSSL name (`getCipher().name`).
+    pub cipher_name: String,
     pub alpn_protocol: Option<String>,
     pub servername: Option<String>,
     pub authorized: bool,
@@ -234,6 +237,7 @@ impl NativeChannels {
                 .map(|s| TlsSessionInfo {
                     protocol: s.protocol.to_string(),
                     cipher: s.cipher.clone(),
+                    cipher_name: s.cipher_openssl_name().to_string(),
                     alpn_protocol: s.alpn_protocol.clone(),
                     servername: s.server_name.clone(),
                     authorized: s.authorized,
