@@ -321,29 +321,24 @@ impl NativeSslContext {
                 ),
             ));
         };
-        if slot.checks_server_identity() != ctx.checks_server_identity() {
-            return Err(fail(
-                "ERR_INVALID_ARG_VALUE",
-                "a reload keeps whether the context has a checkServerIdentity (a context without \
-                 one may be in use on other threads, which have no function to ask)"
-                    .to_string(),
-            ));
-        }
-        if slot.asks_server_name() != ctx.asks_server_name() {
-            return Err(fail(
-                "ERR_INVALID_ARG_VALUE",
-                "a reload keeps whether the context has an SNICallback (a context without one \
-                 may be in use on other threads, which have no callback to ask)"
-                    .to_string(),
-            ));
-        }
-        if slot.asks_protocol() != ctx.asks_protocol() {
-            return Err(fail(
-                "ERR_INVALID_ARG_VALUE",
-                "a reload keeps whether the context has an ALPNCallback (a context without one \
-                 may be in use on other threads, which have no callback to ask)"
-                    .to_string(),
-            ));
+        // A context without a JS function may be in use on other threads, which have none to
+        // ask: a reload keeps which functions the context has.
+        type Has = fn(&SslContext) -> bool;
+        let functions: [(&str, Has); 3] = [
+            ("a checkServerIdentity", SslContext::checks_server_identity),
+            ("an SNICallback", SslContext::asks_server_name),
+            ("an ALPNCallback", SslContext::asks_protocol),
+        ];
+        for (which, has) in functions {
+            if has(slot) != has(&ctx) {
+                return Err(fail(
+                    "ERR_INVALID_ARG_VALUE",
+                    format!(
+                        "a reload keeps whether the context has {which} (a context without one \
+                         may be in use on other threads, which have no function to ask)"
+                    ),
+                ));
+            }
         }
         *slot = ctx;
         Ok(())
