@@ -1,11 +1,13 @@
 // STARTTLS: TLS added to a channel that already spoke plaintext (SMTP, IMAP, LDAP, Postgres).
 import test, { type ExecutionContext } from 'ava'
+import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import * as net from 'node:net'
+import { join } from 'node:path'
 import * as tls from 'node:tls'
 import { Bootstrap, type ChannelHandler, type ChannelHandlerContext, LineBasedFrameDecoder, SslHandler, SslHandshakeCompletionEvent } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
-import { clientContext, pem, serverContext } from './tls-helpers'
+import { certsDir, clientContext, pem, serverContext } from './tls-helpers'
 
 /**
  * A line server: `STARTTLS` is answered `220 go ahead` in plaintext and TLS starts; every other
@@ -117,4 +119,38 @@ test('STARTTLS from a netloop client: the SslHandler added after the 220 answer'
   await ch.writeAndFlush('over tls\n', ch.newPromise())
   await until(() => lines.length === 3)
   t.deepEqual(lines, ['hello (plaintext)', '220 go ahead', 'over tls (TLSv1.3)'])
+})
+
+test('openssl s_client -starttls smtp upgrades after EHLO and STARTTLS, and talks over TLS', async (t) => {
+  const ctx = serverContext()
+  const got: string[] = []
+  const smtp: ChannelHandler = {
+    channelActive: (c) => void c.writeAndFlush('220 netloop ESMTP\r\n'),
+    channelRead: (c: ChannelHandlerContext, line: Buffer) => {
+      const text = String(line)
+      got.push(`${c.channel.tls ? 'tls' : 'plain'}: ${text}`)
+      if (/^EHLO /i.test(text)) c.writeAndFlush('250-netloop\r\n250 STARTTLS\r\n')
+      else if (text === 'STARTTLS') {
+        c.writeAndFlush('220 Ready to start TLS\r\n')
+        c.pipeline.addFirst('tls', new SslHandler(ctx))
+      } else if (text === 'QUIT') void c.writeAndFlush('221 bye\r\n', c.newPromise()).then(() => c.close())
+      else c.writeAndFlush(`250 ${text} (${c.channel.tls?.protocol})\r\n`)
+    },
+    exceptionCaught: (c) => void c.close(),
+  }
+  const { port } = await serve(t, loopFor(t), (ch) => void ch.pipeline.addLast('lines', new LineBasedFrameDecoder(1024)).addLast('app', smtp))
+  const p = spawn('openssl', ['s_client', '-starttls', 'smtp', '-connect', `127.0.0.1:${port}`, '-CAfile', join(certsDir(), 'ca.pem'), '-servername', 'localhost', '-quiet', '-verify_return_error'], { stdio: ['pipe', 'pipe', 'pipe'] })
+  let out = ''
+  p.stdout.on('data', (d) => (out += String(d)))
+  p.stderr.on('data', (d) => (out += String(d)))
+  const exited = once(p, 'exit')
+  const kill = setTimeout(() => p.kill('SIGKILL'), 10_000)
+  t.teardown(() => clearTimeout(kill))
+  await until(() => /verify return:1/.test(out), 8000)
+  p.stdin.write('NOOP\r\n')
+  await until(() => /250 NOOP/.test(out), 8000)
+  p.stdin.end('QUIT\r\n')
+  await exited
+  t.regex(out, /250 NOOP \(TLSv1\.3\)/)
+  t.deepEqual(got.map((g) => g.replace(/^(plain: EHLO) .*/, '$1')), ['plain: EHLO', 'plain: STARTTLS', 'tls: NOOP', 'tls: QUIT'])
 })
