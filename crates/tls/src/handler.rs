@@ -46,17 +46,17 @@ use crate::engine::{Engine, Fed};
 use crate::error::TlsError;
 use crate::session::{SslCloseCompletionEvent, SslHandshakeCompletionEvent, TlsSession};
 
+mod client_hello;
 mod half_close;
 mod handshake;
 mod region;
 mod server_identity;
-mod server_name;
 mod writes;
 
+use client_hello::{AskHook, HelloStage};
+pub use client_hello::{ClientHelloAnswer, ClientHelloQuestion, ProtocolChoice, ServerNameChoice};
 use region::Held;
 use server_identity::IdentityHook;
-use server_name::{AskHook, HelloStage};
-pub use server_name::{ClientHelloAnswer, ClientHelloQuestion, ProtocolChoice, ServerNameChoice};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -99,7 +99,7 @@ struct State {
     timer: RefCell<Option<ScheduledHandle>>,
     handshake: Promise<Arc<TlsSession>, TlsError>,
     session: RefCell<Option<Arc<TlsSession>>>,
-    /// Whom to ask for the context by server name (server_name.rs), until asked.
+    /// Whom to ask about the ClientHello (client_hello.rs), until asked.
     ask: RefCell<Option<AskHook>>,
     /// Reading the ClientHello or waiting for the answer (no engine meanwhile). Boxed: the
     /// stage holds a rustls `Acceptor` (~1.2 KB), which every other handler would carry.

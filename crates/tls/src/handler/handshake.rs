@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use netloop_transport::ChannelHandlerContext;
 
-use super::server_name::HelloStage;
+use super::client_hello::HelloStage;
 use super::{Phase, State};
 use crate::engine::Engine;
 use crate::error::TlsError;
