@@ -50,6 +50,7 @@ export {
   type SslContextOptions,
   type SslIdentity,
   type PemIdentity,
+  type KeyObjectPem,
   type PfxIdentity,
   type PfxObject,
   type SNICallback,

@@ -477,6 +477,12 @@ export interface NativeHaProxyTlv {
   value: Buffer
 }
 
+/** One of node:tls's `key` array: a PEM key and its own passphrase. */
+export interface NativeKey {
+  pem: Buffer
+  passphrase?: string
+}
+
 /** The options src/loop.ts hands over (already checked there). */
 export interface NativeLoopOptions {
   name?: string
@@ -491,6 +497,9 @@ export interface NativeSslOptions {
   isServer: boolean
   cert?: Buffer
   key?: Buffer
+  /** node:tls's `key` array (then `certs` holds the `cert` array: one chain per key). */
+  keys?: Array<NativeKey>
+  certs?: Array<Buffer>
   ca?: Buffer
   systemRoots?: boolean
   sni?: Array<SniIdentity>

@@ -4,6 +4,7 @@ import test, { type ExecutionContext } from 'ava'
 import * as tls from 'node:tls'
 import { once } from 'node:events'
 import { execFileSync } from 'node:child_process'
+import { X509Certificate } from 'node:crypto'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -220,4 +221,37 @@ test('ocspResponse: a non-empty Buffer, on server contexts (and SNI entries)', (
   t.throws(() => serverContext({ ocspResponse: Buffer.alloc(0) }), { code: 'ERR_INVALID_ARG_TYPE' })
   t.throws(() => clientContext({ ocspResponse: Buffer.alloc(8) }), { code: 'ERR_INVALID_ARG_VALUE', message: /server contexts/ })
   t.throws(() => serverContext({ SNI: { 'a.example': { cert: pem('server.pem'), key: pem('server.key'), ocspResponse: 5 as never } } }), { code: 'ERR_INVALID_ARG_TYPE' })
+})
+
+test('cert and key arrays (one chain per key): each client gets the certificate whose signature it can verify, as from node:tls', async (t) => {
+  const fp = (name: string) => new X509Certificate(pem(`${name}.pem`)).fingerprint256
+  // The chains in another order than their keys: each key finds its own.
+  const both = { cert: [pem('server-rsa.pem'), pem('server.pem')], key: [pem('server.key'), pem('server-rsa.key')] }
+  const ours = await netloopServer(t, both)
+  const node = tls.createServer(both, (s) => s.pipe(s))
+  node.listen(0, '127.0.0.1')
+  await once(node, 'listening')
+  t.teardown(() => node.close())
+  const theirs = (node.address() as { port: number }).port
+  const served = async (port: number, sigalgs?: string) => (await nodeClient(t, port, sigalgs ? { sigalgs } : {})).socket.getPeerCertificate().fingerprint256
+  for (const [sigalgs, want] of [
+    ['ecdsa_secp256r1_sha256', 'server'],
+    ['rsa_pss_rsae_sha256:rsa_pkcs1_sha256', 'server-rsa'],
+  ] as const) {
+    t.is(await served(ours.port, sigalgs), fp(want), `netloop, ${sigalgs}`)
+    t.is(await served(theirs, sigalgs), fp(want), `node:tls, ${sigalgs}`)
+  }
+  t.is(await served(ours.port), fp('server'), 'a client that takes both gets the first key given (ECDSA)')
+  const rsaFirst = await netloopServer(t, { cert: both.cert, key: [pem('server-rsa.key'), pem('server.key')] })
+  t.is(await served(rsaFirst.port), fp('server-rsa'))
+})
+
+test('cert and key arrays: a key without its chain, a chain without its key, a client context, each throw', (t) => {
+  const e1 = t.throws(() => serverContext({ cert: [pem('server.pem')], key: [pem('server.key'), pem('server-rsa.key')] }))
+  t.regex((e1 as NetloopError).message, /key\[1\] matches none of the cert chains/)
+  const e2 = t.throws(() => serverContext({ cert: [pem('server.pem'), pem('server-rsa.pem')], key: [pem('server.key')] }))
+  t.regex((e2 as NetloopError).message, /cert\[1\] matches none of the keys/)
+  const e3 = t.throws(() => SslContext.forClient({ cert: [pem('client.pem')], key: [pem('client.key')] }))
+  t.is((e3 as NetloopError).code, 'ERR_INVALID_ARG_VALUE')
+  t.notThrows(() => serverContext({ cert: [pem('server.pem')], key: [{ pem: pem('server.key') }] }))
 })

@@ -31,13 +31,19 @@ export interface PfxObject {
 export interface SslContextOptions {
     /** A server context (node:tls's `isServer`; default false: a client context). */
     isServer?: boolean;
-    /** PEM certificate chain, leaf first (a server's default certificate, or a client's for mTLS). */
+    /**
+     * PEM certificate chain, leaf first (a server's default certificate, or a client's for
+     * mTLS). With a `key` array: one chain per key, as node:tls's `cert` array.
+     */
     cert?: Pem;
     /**
      * PEM private key of `cert` (RSA, ECDSA or Ed25519; PKCS#8, PKCS#1 or SEC1), or an
-     * encrypted PKCS#8 key (`ENCRYPTED PRIVATE KEY`) with `passphrase`.
+     * encrypted PKCS#8 key (`ENCRYPTED PRIVATE KEY`) with `passphrase`. Server: an array of
+     * keys of different types (node:tls's form, each a PEM or `{ pem, passphrase }`), each
+     * paired with the chain of `cert` it matches: a client gets the first whose signature it
+     * can verify (an ECDSA certificate first, an RSA one for older clients).
      */
-    key?: string | Buffer;
+    key?: string | Buffer | Array<string | Buffer | KeyObjectPem>;
     /**
      * The passphrase of encrypted private keys (`key`, the `pfx`, and the keys of `SNI` entries
      * that have none of their own), as node:tls's. OpenSSL's legacy encrypted PEM
@@ -153,4 +159,9 @@ export interface SslContextOptions {
 /** What `SslContext` carries across a `worker_threads` boundary (structured clone keeps it). */
 export interface SharedSslContext {
     readonly netloopSslContext: number;
+}
+/** One of node:tls's `key` array with a passphrase of its own. */
+export interface KeyObjectPem {
+    pem: string | Buffer;
+    passphrase?: string;
 }

@@ -43,13 +43,19 @@ export interface PfxObject {
 export interface SslContextOptions {
   /** A server context (node:tls's `isServer`; default false: a client context). */
   isServer?: boolean
-  /** PEM certificate chain, leaf first (a server's default certificate, or a client's for mTLS). */
+  /**
+   * PEM certificate chain, leaf first (a server's default certificate, or a client's for
+   * mTLS). With a `key` array: one chain per key, as node:tls's `cert` array.
+   */
   cert?: Pem
   /**
    * PEM private key of `cert` (RSA, ECDSA or Ed25519; PKCS#8, PKCS#1 or SEC1), or an
-   * encrypted PKCS#8 key (`ENCRYPTED PRIVATE KEY`) with `passphrase`.
+   * encrypted PKCS#8 key (`ENCRYPTED PRIVATE KEY`) with `passphrase`. Server: an array of
+   * keys of different types (node:tls's form, each a PEM or `{ pem, passphrase }`), each
+   * paired with the chain of `cert` it matches: a client gets the first whose signature it
+   * can verify (an ECDSA certificate first, an RSA one for older clients).
    */
-  key?: string | Buffer
+  key?: string | Buffer | Array<string | Buffer | KeyObjectPem>
   /**
    * The passphrase of encrypted private keys (`key`, the `pfx`, and the keys of `SNI` entries
    * that have none of their own), as node:tls's. OpenSSL's legacy encrypted PEM
@@ -187,6 +193,27 @@ function version(name: string, v: unknown): string | undefined {
   return v
 }
 
+/** One of node:tls's `key` array with a passphrase of its own. */
+export interface KeyObjectPem {
+  pem: string | Buffer
+  passphrase?: string
+}
+
+/** node:tls's `key` array and `cert` array: the keys, and one chain per key. */
+function keysAndChains(o: SslContextOptions) {
+  if (!Array.isArray(o.key)) return undefined
+  if (!o.isServer) throw invalidArg('a key array is an option of server contexts (isServer: true): a client presents one certificate')
+  const keys = o.key.map((k, i) => {
+    const name = `key[${i}]`
+    if (typeof k === 'string' || Buffer.isBuffer(k)) return { pem: pem(name, k)! }
+    if (k === null || typeof k !== 'object') throw invalidArgType(name, 'string, Buffer or { pem, passphrase }', k)
+    if (k.passphrase !== undefined && typeof k.passphrase !== 'string') throw invalidArgType(`${name}.passphrase`, 'string', k.passphrase)
+    return { pem: pem(`${name}.pem`, k.pem)!, passphrase: k.passphrase }
+  })
+  const certs = (Array.isArray(o.cert) ? o.cert : o.cert === undefined ? [] : [o.cert]).map((c, i) => pem(`cert[${i}]`, c)!)
+  return { keys, certs }
+}
+
 /** @internal The native side's options for `o`, checked. */
 export function nativeOptions(o: SslContextOptions) {
   if (o === null || typeof o !== 'object') throw invalidArgType('options', 'object', o)
@@ -230,10 +257,13 @@ export function nativeOptions(o: SslContextOptions) {
     }
   })
   const pfx = pfxOf(o.pfx)
+  const several = keysAndChains(o)
   return {
     isServer: o.isServer ?? false,
-    cert: pem('cert', o.cert),
-    key: pem('key', o.key),
+    cert: several ? undefined : pem('cert', o.cert),
+    key: several ? undefined : pem('key', o.key as string | Buffer | undefined),
+    keys: several?.keys,
+    certs: several?.certs,
     ca: pem('ca', o.ca),
     systemRoots: o.useSystemCA,
     sni,

@@ -36,12 +36,22 @@ pub struct SniIdentity {
     pub ocsp_response: Option<Buffer>,
 }
 
+/// One of node:tls's `key` array: a PEM key and its own passphrase.
+#[napi(object)]
+pub struct NativeKey {
+    pub pem: Buffer,
+    pub passphrase: Option<String>,
+}
+
 /// The options src/tls.ts hands over (node:tls names, normalised to Buffers).
 #[napi(object)]
 pub struct NativeSslOptions {
     pub is_server: bool,
     pub cert: Option<Buffer>,
     pub key: Option<Buffer>,
+    /// node:tls's `key` array (then `certs` holds the `cert` array: one chain per key).
+    pub keys: Option<Vec<NativeKey>>,
+    pub certs: Option<Vec<Buffer>>,
     pub ca: Option<Buffer>,
     pub system_roots: Option<bool>,
     pub sni: Option<Vec<SniIdentity>>,
@@ -172,16 +182,41 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
         sni.push((e.hostname.clone(), id));
     }
     let defaults = SslOptions::default();
+    let (identity, extra_identities) = match &o.keys {
+        Some(keys) => {
+            let chains: Vec<Vec<u8>> = o.certs.iter().flatten().map(|c| c.to_vec()).collect();
+            let keys: Vec<(Vec<u8>, Option<Vec<u8>>)> = keys
+                .iter()
+                .map(|k| {
+                    let pass = k.passphrase.as_deref().or(o.passphrase.as_deref());
+                    (k.pem.to_vec(), pass.map(|p| p.as_bytes().to_vec()))
+                })
+                .collect();
+            let mut ids = PemIdentity::pair(&chains, &keys)
+                .map_err(tls_error)?
+                .into_iter();
+            let mut first = ids.next();
+            if let Some(f) = first.as_mut() {
+                f.ocsp = o.ocsp_response.as_ref().map(|b| b.to_vec());
+            }
+            (first, ids.collect())
+        }
+        None => (
+            identity(IdentityParts {
+                cert: &o.cert,
+                key: &o.key,
+                pfx: &o.pfx,
+                passphrase: o.pfx_passphrase.as_deref().or(o.passphrase.as_deref()),
+                own_passphrase: None,
+                ocsp: &o.ocsp_response,
+                what: "pfx",
+            })?,
+            Vec::new(),
+        ),
+    };
     Ok(SslOptions {
-        identity: identity(IdentityParts {
-            cert: &o.cert,
-            key: &o.key,
-            pfx: &o.pfx,
-            passphrase: o.pfx_passphrase.as_deref().or(o.passphrase.as_deref()),
-            own_passphrase: None,
-            ocsp: &o.ocsp_response,
-            what: "pfx",
-        })?,
+        identity,
+        extra_identities,
         sni,
         ca: o.ca.as_ref().map(|b| b.to_vec()),
         system_roots: o.system_roots.unwrap_or(false),
@@ -383,5 +418,12 @@ impl std::fmt::Debug for NativeSslOptions {
             .field("min_version", &self.min_version)
             .field("max_version", &self.max_version)
             .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for NativeKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Keys are not printed.
+        f.debug_struct("NativeKey").finish_non_exhaustive()
     }
 }

@@ -87,6 +87,10 @@ pub struct PemIdentity {
 pub struct SslOptions {
     /// The server's default certificate, or the client's certificate for mTLS.
     pub identity: Option<PemIdentity>,
+    /// Server: more default certificates, of other key types (node:tls's `cert` and `key`
+    /// arrays): each client gets the first of `identity` and these whose key can sign with a
+    /// scheme it offers (ECDSA first and RSA for the clients that need it, say).
+    pub extra_identities: Vec<PemIdentity>,
     /// Server: certificates by host name (`*.example.com` wildcards allowed).
     pub sni: Vec<(String, PemIdentity)>,
     /// Trusted CA certificates (PEM). Replaces the bundled roots, as in node:tls.
@@ -168,6 +172,7 @@ impl Default for SslOptions {
     fn default() -> Self {
         SslOptions {
             identity: None,
+            extra_identities: Vec::new(),
             sni: Vec::new(),
             ca: None,
             system_roots: false,
@@ -355,7 +360,22 @@ impl SslContext {
             )?),
             None => None,
         };
+        if default.is_none() && !o.extra_identities.is_empty() {
+            return Err(TlsError::Config(
+                "more certificates of other key types need a first one (cert/key)".into(),
+            ));
+        }
         let mut resolver = SniResolver::new(default);
+        for (i, id) in o.extra_identities.iter().enumerate() {
+            resolver.add_default(pem::certified_key(
+                &provider,
+                &id.chain,
+                &id.key,
+                o.passphrase.as_deref(),
+                id.ocsp.as_deref(),
+                &format!("cert/key [{}]", i + 1),
+            )?);
+        }
         for (host, id) in &o.sni {
             let what = format!("SNI entry {host:?}");
             resolver.add(
@@ -430,6 +450,11 @@ impl SslContext {
 
     /// A client context.
     pub fn client(o: &SslOptions) -> Result<SslContext, TlsError> {
+        if !o.extra_identities.is_empty() {
+            return Err(TlsError::Config(
+                "a client presents one certificate: give one cert and key".into(),
+            ));
+        }
         if o.ask_protocol {
             return Err(TlsError::Config(
                 "ALPNCallback is an option of server contexts".into(),

@@ -169,6 +169,56 @@ pub(crate) fn block(label: &str, der: &[u8], what: &str) -> Result<String, TlsEr
 }
 
 impl crate::context::PemIdentity {
+    /// node:tls's `cert` and `key` arrays as identities: each key (with its passphrase, if
+    /// encrypted) paired with the certificate chain whose leaf it matches, in the keys' order.
+    /// Every key must match one chain and every chain one key.
+    pub fn pair(
+        chains: &[Vec<u8>],
+        keys: &[(Vec<u8>, Option<Vec<u8>>)],
+    ) -> Result<Vec<crate::context::PemIdentity>, TlsError> {
+        if chains.is_empty() || keys.is_empty() {
+            return Err(TlsError::Config(
+                "cert and key must be given together".into(),
+            ));
+        }
+        let provider = rustls::crypto::ring::default_provider();
+        let mut used = vec![false; chains.len()];
+        let mut out = Vec::with_capacity(keys.len());
+        for (i, (key, passphrase)) in keys.iter().enumerate() {
+            let what = format!("key[{i}]");
+            let found = chains.iter().enumerate().find(|(j, chain)| {
+                !used[*j]
+                    && certified_key(&provider, chain, key, passphrase.as_deref(), None, &what)
+                        .is_ok()
+            });
+            let Some((j, chain)) = found else {
+                // The key's own error (bad PEM, wrong passphrase) if it has one.
+                let der = private_key(key, &what, passphrase.as_deref())?;
+                provider.key_provider.load_private_key(der).map_err(|e| {
+                    TlsError::Config(format!("{what}: unsupported private key: {e}"))
+                })?;
+                return Err(TlsError::Config(format!(
+                    "{what} matches none of the cert chains given"
+                )));
+            };
+            used[j] = true;
+            out.push(match passphrase {
+                Some(pass) => Self::with_passphrase(chain.clone(), key, pass, None, &what)?,
+                None => crate::context::PemIdentity {
+                    chain: chain.clone(),
+                    key: key.clone(),
+                    ocsp: None,
+                },
+            });
+        }
+        if let Some(j) = used.iter().position(|u| !u) {
+            return Err(TlsError::Config(format!(
+                "cert[{j}] matches none of the keys given (one chain per key, as node:tls)"
+            )));
+        }
+        Ok(out)
+    }
+
     /// `chain` and the private key in `key`, decrypted now with `passphrase` if it is
     /// encrypted (an identity with a passphrase of its own: an `SNI` entry's), with `ocsp` to
     /// staple. `what` names the option in errors.
