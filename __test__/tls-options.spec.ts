@@ -255,3 +255,24 @@ test('cert and key arrays: a key without its chain, a chain without its key, a c
   t.is((e3 as NetloopError).code, 'ERR_INVALID_ARG_VALUE')
   t.notThrows(() => serverContext({ cert: [pem('server.pem')], key: [{ pem: pem('server.key') }] }))
 })
+
+test('secureProtocol and secureOptions narrow the versions as in node:tls; sigalgs and engines are refused, not ignored', async (t) => {
+  const { constants } = await import('node:crypto')
+  const negotiated = async (extra: Partial<SslContextOptions>) => {
+    const { port } = await netloopServer(t, extra)
+    return (await nodeClient(t, port, {})).socket.getProtocol()
+  }
+  t.is(await negotiated({ secureProtocol: 'TLSv1_2_method' }), 'TLSv1.2')
+  t.is(await negotiated({ secureProtocol: 'TLSv1_2_server_method' }), 'TLSv1.2')
+  t.is(await negotiated({ secureProtocol: 'TLS_method' }), 'TLSv1.3')
+  t.is(await negotiated({ secureOptions: constants.SSL_OP_NO_TLSv1_3 | constants.SSL_OP_NO_SSLv3 }), 'TLSv1.2')
+  const old = await netloopServer(t, { secureOptions: constants.SSL_OP_NO_TLSv1_2 })
+  t.is((await nodeClient(t, old.port, { maxVersion: 'TLSv1.2' })).error?.code as string | undefined, 'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION')
+  const code = (f: () => unknown) => (t.throws(f) as NetloopError).code
+  t.is(code(() => serverContext({ secureProtocol: 'TLSv1_method' })), 'ERR_TLS_INVALID_PROTOCOL_METHOD')
+  t.is(code(() => serverContext({ secureProtocol: 'TLSv1_2_method', minVersion: 'TLSv1.2' })), 'ERR_TLS_PROTOCOL_VERSION_CONFLICT')
+  t.is(code(() => serverContext({ secureOptions: constants.SSL_OP_NO_TLSv1_2 | constants.SSL_OP_NO_TLSv1_3 })), 'ERR_INVALID_ARG_VALUE')
+  for (const name of ['sigalgs', 'privateKeyEngine', 'privateKeyIdentifier', 'clientCertEngine']) {
+    t.is(code(() => serverContext({ [name]: 'x' } as Partial<SslContextOptions>)), 'ERR_TLS_OPTION_NOT_SUPPORTED', name)
+  }
+})

@@ -97,6 +97,19 @@ export interface SslContextOptions {
     ALPNCallback?: ALPNCallback;
     /** Client: the name to send (SNI) and verify; default: the host given to `connect()`. */
     servername?: string;
+    /**
+     * node:tls's OpenSSL method name, as a version range: `'TLSv1_2_method'` and
+     * `'TLSv1_3_method'` (and their `_server_`/`_client_` forms) pin one version, `'TLS_method'`
+     * and `'SSLv23_method'` allow both; older methods throw `ERR_TLS_INVALID_PROTOCOL_METHOD`.
+     * Not with `minVersion`/`maxVersion` (`ERR_TLS_PROTOCOL_VERSION_CONFLICT`, as node:tls).
+     */
+    secureProtocol?: string;
+    /**
+     * node:tls's OpenSSL option flags: `SSL_OP_NO_TLSv1_2` and `SSL_OP_NO_TLSv1_3` narrow the
+     * version range; the other flags concern what netloop never does (SSLv3, TLS 1.0/1.1,
+     * compression, renegotiation) and are accepted without effect.
+     */
+    secureOptions?: number;
     /** Lowest version, `'TLSv1.2'` (default) or `'TLSv1.3'`. */
     minVersion?: 'TLSv1.2' | 'TLSv1.3';
     /** Highest version, `'TLSv1.3'` (default) or `'TLSv1.2'`. */
