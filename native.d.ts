@@ -520,6 +520,8 @@ export interface NativeSslOptions {
   alpnCallback?: boolean
   /** Cipher suite names (`ciphers`, split at `:`). */
   ciphers?: Array<string>
+  /** Signature scheme names (`sigalgs`, split at `:`). */
+  sigalgs?: Array<string>
   honorCipherOrder?: boolean
   /** Key-exchange group names (`ecdhCurve`, split at `:`). */
   groups?: Array<string>

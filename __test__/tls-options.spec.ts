@@ -256,7 +256,7 @@ test('cert and key arrays: a key without its chain, a chain without its key, a c
   t.notThrows(() => serverContext({ cert: [pem('server.pem')], key: [{ pem: pem('server.key') }] }))
 })
 
-test('secureProtocol and secureOptions narrow the versions as in node:tls; sigalgs and engines are refused, not ignored', async (t) => {
+test('secureProtocol and secureOptions narrow the versions as in node:tls; the OpenSSL engines are refused, not ignored', async (t) => {
   const { constants } = await import('node:crypto')
   const negotiated = async (extra: Partial<SslContextOptions>) => {
     const { port } = await netloopServer(t, extra)
@@ -272,7 +272,40 @@ test('secureProtocol and secureOptions narrow the versions as in node:tls; sigal
   t.is(code(() => serverContext({ secureProtocol: 'TLSv1_method' })), 'ERR_TLS_INVALID_PROTOCOL_METHOD')
   t.is(code(() => serverContext({ secureProtocol: 'TLSv1_2_method', minVersion: 'TLSv1.2' })), 'ERR_TLS_PROTOCOL_VERSION_CONFLICT')
   t.is(code(() => serverContext({ secureOptions: constants.SSL_OP_NO_TLSv1_2 | constants.SSL_OP_NO_TLSv1_3 })), 'ERR_INVALID_ARG_VALUE')
-  for (const name of ['sigalgs', 'privateKeyEngine', 'privateKeyIdentifier', 'clientCertEngine']) {
+  for (const name of ['privateKeyEngine', 'privateKeyIdentifier', 'clientCertEngine']) {
     t.is(code(() => serverContext({ [name]: 'x' } as Partial<SslContextOptions>)), 'ERR_TLS_OPTION_NOT_SUPPORTED', name)
   }
+})
+
+test('sigalgs narrows what a server signs with and what a client accepts, with node:tls as the peer', async (t) => {
+  const fp = (name: string) => new X509Certificate(pem(`${name}.pem`)).fingerprint256
+  const both = { cert: [pem('server.pem'), pem('server-rsa.pem')], key: [pem('server.key'), pem('server-rsa.key')] }
+  // A server that signs with RSA-PSS only serves its RSA certificate even to clients that take ECDSA.
+  const rsaOnly = await netloopServer(t, { ...both, sigalgs: 'rsa_pss_rsae_sha256' })
+  t.is((await nodeClient(t, rsaOnly.port, {})).socket.getPeerCertificate().fingerprint256, fp('server-rsa'))
+  // An ECDSA-only server that may sign with RSA-PSS only has nothing to offer.
+  const none = await netloopServer(t, { sigalgs: 'RSA-PSS+SHA256' })
+  t.truthy((await nodeClient(t, none.port, {})).error)
+  // A netloop client that accepts ECDSA only: an RSA server fails, an ECDSA one works.
+  const connect = async (name: string) => {
+    const server = tls.createServer({ cert: pem(`${name}.pem`), key: pem(`${name}.key`) }, (s) => s.pipe(s))
+    server.on('tlsClientError', () => {})
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    t.teardown(() => server.close())
+    const port = (server.address() as { port: number }).port
+    const ctx = clientContext({ sigalgs: 'ecdsa_secp256r1_sha256' })
+    return new Bootstrap().group(loopFor(t)).handler((c) => void c.pipeline.addLast('tls', new SslHandler(ctx, { servername: 'localhost' })).addLast('quiet', { exceptionCaught: () => {} })).connect(port, '127.0.0.1').then(
+      (ch) => {
+        t.teardown(() => ch.close())
+        return 'ok'
+      },
+      (e: NetloopError) => e.code,
+    )
+  }
+  t.is(await connect('server'), 'ok')
+  t.not(await connect('server-rsa'), 'ok')
+  const bad = t.throws(() => serverContext({ sigalgs: 'ecdsa_sha1' }))
+  t.is((bad as NetloopError).code, 'ERR_TLS_INVALID_CONTEXT')
+  t.regex((bad as NetloopError).message, /ecdsa_sha1.*known: ecdsa_secp256r1_sha256/)
 })

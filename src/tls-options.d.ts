@@ -98,6 +98,13 @@ export interface SslContextOptions {
     /** Client: the name to send (SNI) and verify; default: the host given to `connect()`. */
     servername?: string;
     /**
+     * The signature schemes this side offers to verify and signs with, by OpenSSL's names
+     * separated by `:` (node:tls's `sigalgs`): `'ecdsa_secp256r1_sha256:rsa_pss_rsae_sha256'`,
+     * or the `ECDSA+SHA256` forms. Default: rustls's (ECDSA, RSA-PSS, RSA PKCS#1 and Ed25519
+     * with SHA-2; no SHA-1).
+     */
+    sigalgs?: string;
+    /**
      * node:tls's OpenSSL method name, as a version range: `'TLSv1_2_method'` and
      * `'TLSv1_3_method'` (and their `_server_`/`_client_` forms) pin one version, `'TLS_method'`
      * and `'SSLv23_method'` allow both; older methods throw `ERR_TLS_INVALID_PROTOCOL_METHOD`.

@@ -110,6 +110,13 @@ export interface SslContextOptions {
   /** Client: the name to send (SNI) and verify; default: the host given to `connect()`. */
   servername?: string
   /**
+   * The signature schemes this side offers to verify and signs with, by OpenSSL's names
+   * separated by `:` (node:tls's `sigalgs`): `'ecdsa_secp256r1_sha256:rsa_pss_rsae_sha256'`,
+   * or the `ECDSA+SHA256` forms. Default: rustls's (ECDSA, RSA-PSS, RSA PKCS#1 and Ed25519
+   * with SHA-2; no SHA-1).
+   */
+  sigalgs?: string
+  /**
    * node:tls's OpenSSL method name, as a version range: `'TLSv1_2_method'` and
    * `'TLSv1_3_method'` (and their `_server_`/`_client_` forms) pin one version, `'TLS_method'`
    * and `'SSLv23_method'` allow both; older methods throw `ERR_TLS_INVALID_PROTOCOL_METHOD`.
@@ -229,7 +236,6 @@ function keysAndChains(o: SslContextOptions) {
 
 /** node:tls options netloop cannot honour: refused rather than ignored (a hardening option ignored in silence is worse than an error). */
 const REFUSED: Record<string, string> = {
-  sigalgs: 'netloop offers the signature schemes of rustls (no SHA-1, no DSA); it cannot narrow them',
   privateKeyEngine: 'OpenSSL engines do not exist in rustls; give the key (`key`, `pfx`)',
   privateKeyIdentifier: 'OpenSSL engines do not exist in rustls; give the key (`key`, `pfx`)',
   clientCertEngine: 'OpenSSL engines do not exist in rustls; give the client certificate (`cert`, `key`)',
@@ -283,7 +289,7 @@ export function nativeOptions(o: SslContextOptions) {
   }
   if (o.servername !== undefined && typeof o.servername !== 'string') throw invalidArgType('servername', 'string', o.servername)
   if (o.passphrase !== undefined && typeof o.passphrase !== 'string') throw invalidArgType('passphrase', 'string', o.passphrase)
-  for (const k of ['ciphers', 'ecdhCurve', 'keyLogFile'] as const) {
+  for (const k of ['ciphers', 'ecdhCurve', 'keyLogFile', 'sigalgs'] as const) {
     if (o[k] !== undefined && (typeof o[k] !== 'string' || o[k] === '')) throw invalidArgType(k, 'a non-empty string', o[k])
   }
   checkSniCallback(o.SNICallback)
@@ -338,6 +344,7 @@ export function nativeOptions(o: SslContextOptions) {
     sniCallback: o.SNICallback !== undefined,
     alpnCallback: o.ALPNCallback !== undefined,
     ciphers: o.ciphers?.split(':'),
+    sigalgs: o.sigalgs?.split(':'),
     honorCipherOrder: o.honorCipherOrder,
     groups: o.ecdhCurve?.split(':'),
     crl: pem('crl', o.crl),

@@ -72,6 +72,8 @@ pub struct NativeSslOptions {
     pub alpn_callback: Option<bool>,
     /// Cipher suite names (`ciphers`, split at `:`).
     pub ciphers: Option<Vec<String>>,
+    /// Signature scheme names (`sigalgs`, split at `:`).
+    pub sigalgs: Option<Vec<String>>,
     pub honor_cipher_order: Option<bool>,
     /// Key-exchange group names (`ecdhCurve`, split at `:`).
     pub groups: Option<Vec<String>>,
@@ -249,6 +251,7 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
         ask_protocol: o.alpn_callback.unwrap_or(false),
         own_records: std::env::var("NETLOOP_TLS_OWN_RECORDS").map_or(true, |v| v != "0"),
         cipher_suites: o.ciphers.clone().unwrap_or_default(),
+        sigalgs: o.sigalgs.clone().unwrap_or_default(),
         honor_cipher_order: o.honor_cipher_order.unwrap_or(true),
         groups: o.groups.clone().unwrap_or_default(),
         crl: o.crl.as_ref().map(|b| b.to_vec()),

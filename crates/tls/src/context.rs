@@ -138,6 +138,9 @@ pub struct SslOptions {
     /// The cipher suites offered, in order of preference, by IANA or OpenSSL name (node:tls's
     /// `ciphers`, split at `:`); empty: netloop's default list (crate::suites).
     pub cipher_suites: Vec<String>,
+    /// The signature schemes this side offers to verify and signs with (node:tls's
+    /// `sigalgs`, split at `:`; OpenSSL's names, crate::sigalgs); empty: rustls's.
+    pub sigalgs: Vec<String>,
     /// Server: choose the suite by this context's order (default true) rather than by the
     /// client's (node:tls's `honorCipherOrder`).
     pub honor_cipher_order: bool,
@@ -190,6 +193,7 @@ impl Default for SslOptions {
             ask_server_name: false,
             ask_protocol: false,
             cipher_suites: Vec::new(),
+            sigalgs: Vec::new(),
             honor_cipher_order: true,
             groups: Vec::new(),
             crl: None,
@@ -349,15 +353,17 @@ impl SslContext {
                     .into(),
             ));
         }
+        let allowed = crate::sigalgs::schemes(&o.sigalgs)?;
+        let narrow = |k| crate::sigalgs::narrow_key(k, &allowed);
         let default = match &o.identity {
-            Some(id) => Some(pem::certified_key(
+            Some(id) => Some(narrow(pem::certified_key(
                 &provider,
                 &id.chain,
                 &id.key,
                 o.passphrase.as_deref(),
                 id.ocsp.as_deref(),
                 "cert/key",
-            )?),
+            )?)),
             None => None,
         };
         if default.is_none() && !o.extra_identities.is_empty() {
@@ -367,27 +373,27 @@ impl SslContext {
         }
         let mut resolver = SniResolver::new(default);
         for (i, id) in o.extra_identities.iter().enumerate() {
-            resolver.add_default(pem::certified_key(
+            resolver.add_default(narrow(pem::certified_key(
                 &provider,
                 &id.chain,
                 &id.key,
                 o.passphrase.as_deref(),
                 id.ocsp.as_deref(),
                 &format!("cert/key [{}]", i + 1),
-            )?);
+            )?));
         }
         for (host, id) in &o.sni {
             let what = format!("SNI entry {host:?}");
             resolver.add(
                 host,
-                pem::certified_key(
+                narrow(pem::certified_key(
                     &provider,
                     &id.chain,
                     &id.key,
                     o.passphrase.as_deref(),
                     id.ocsp.as_deref(),
                     &what,
-                )?,
+                )?),
             );
         }
         if resolver.is_empty() {
@@ -411,6 +417,15 @@ impl SslContext {
             (None, _) | (_, ClientAuth::None) => WebPkiClientVerifier::no_client_auth(),
             (Some(s), ClientAuth::Require) if o.reject_unauthorized => s.clone(),
             (Some(s), _) => Arc::new(LenientClientVerifier(s.clone())),
+        };
+        let verifier: Arc<dyn ClientCertVerifier> = match (&allowed, o.client_auth) {
+            (Some(allowed), ClientAuth::Request | ClientAuth::Require) => {
+                Arc::new(crate::sigalgs::NarrowedClientVerifier {
+                    inner: verifier,
+                    allowed: allowed.clone(),
+                })
+            }
+            _ => verifier,
         };
         let mut config = ServerConfig::builder_with_provider(provider)
             .with_protocol_versions(&versions(o)?)
@@ -461,6 +476,23 @@ impl SslContext {
             ));
         }
         let provider = provider(o)?;
+        let allowed = crate::sigalgs::schemes(&o.sigalgs)?;
+        // With `sigalgs`, the client's certificate goes through a resolver whose key signs
+        // only with the allowed schemes (made before the builder takes the provider).
+        let narrowed_cert = match (&o.identity, &allowed) {
+            (Some(id), Some(_)) => Some(crate::sigalgs::narrow_key(
+                pem::certified_key(
+                    &provider,
+                    &id.chain,
+                    &id.key,
+                    o.passphrase.as_deref(),
+                    None,
+                    "client certificate",
+                )?,
+                &allowed,
+            )),
+            _ => None,
+        };
         let webpki = server_verifier(o, &provider)?;
         let strict: Arc<dyn ServerCertVerifier> = if o.check_server_identity {
             Arc::new(ChainOnlyServerVerifier(webpki.clone()))
@@ -475,18 +507,28 @@ impl SslContext {
         } else {
             Arc::new(LenientServerVerifier(strict.clone()))
         };
+        let verifier: Arc<dyn ServerCertVerifier> = match &allowed {
+            Some(allowed) => Arc::new(crate::sigalgs::NarrowedServerVerifier {
+                inner: verifier,
+                allowed: allowed.clone(),
+            }),
+            None => verifier,
+        };
         // Every verifier is wrapped to read the OCSP response a server staples.
         let builder = builder
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(StapleRecorder(verifier)));
-        let mut config = match &o.identity {
-            Some(id) => builder
+        let mut config = match (&o.identity, narrowed_cert) {
+            (_, Some(ck)) => {
+                builder.with_client_cert_resolver(Arc::new(crate::sigalgs::OneClientCert(ck)))
+            }
+            (Some(id), None) => builder
                 .with_client_auth_cert(
                     pem::certificates(&id.chain, "cert")?,
                     pem::private_key(&id.key, "key", o.passphrase.as_deref())?,
                 )
                 .map_err(rustls_err("client certificate"))?,
-            None => builder.with_no_client_auth(),
+            (None, None) => builder.with_no_client_auth(),
         };
         config.alpn_protocols = o.alpn.clone();
         config.resumption = Resumption::in_memory_sessions(256);

@@ -37,6 +37,7 @@ mod pem;
 mod pfx;
 mod record;
 mod session;
+mod sigalgs;
 mod small;
 mod sni;
 mod suites;
