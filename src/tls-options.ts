@@ -6,6 +6,7 @@
 import { NetloopError, checkBoolean, checkInteger, invalidArg, invalidArgType } from './errors'
 import { type SNICallback, checkSniCallback } from './tls-sni'
 import { type ALPNCallback, checkAlpnCallback } from './tls-alpn'
+import { refuseUnsupported, versionRange } from './tls-versions'
 import type { PeerCertificate } from './tls-info'
 
 export type Pem = string | Buffer | Array<string | Buffer>
@@ -234,52 +235,10 @@ function keysAndChains(o: SslContextOptions) {
   return { keys, certs }
 }
 
-/** node:tls options netloop cannot honour: refused rather than ignored (a hardening option ignored in silence is worse than an error). */
-const REFUSED: Record<string, string> = {
-  privateKeyEngine: 'OpenSSL engines do not exist in rustls; give the key (`key`, `pfx`)',
-  privateKeyIdentifier: 'OpenSSL engines do not exist in rustls; give the key (`key`, `pfx`)',
-  clientCertEngine: 'OpenSSL engines do not exist in rustls; give the client certificate (`cert`, `key`)',
-}
-
-const METHODS: Record<string, [string | undefined, string | undefined]> = {
-  TLS_method: [undefined, undefined],
-  SSLv23_method: [undefined, undefined],
-  TLSv1_2_method: ['TLSv1.2', 'TLSv1.2'],
-  TLSv1_3_method: ['TLSv1.3', 'TLSv1.3'],
-}
-
-/** `minVersion`/`maxVersion` after node:tls's `secureProtocol` and `secureOptions`. */
-function versionRange(o: SslContextOptions): [string | undefined, string | undefined] {
-  let range: [string | undefined, string | undefined] = [o.minVersion, o.maxVersion]
-  if (o.secureProtocol !== undefined) {
-    if (typeof o.secureProtocol !== 'string') throw invalidArgType('secureProtocol', 'string', o.secureProtocol)
-    const method = METHODS[o.secureProtocol.replace(/_(server|client)_method$/, '_method')]
-    if (!method) {
-      throw new NetloopError('ERR_TLS_INVALID_PROTOCOL_METHOD', `Invalid protocol method ${JSON.stringify(o.secureProtocol)}: netloop speaks TLS 1.2 and 1.3 (TLSv1_2_method, TLSv1_3_method, TLS_method)`)
-    }
-    const given = o.minVersion ?? o.maxVersion
-    if (given !== undefined) throw new NetloopError('ERR_TLS_PROTOCOL_VERSION_CONFLICT', `TLS protocol version ${given} conflicts with secureProtocol ${o.secureProtocol}`)
-    range = method
-  }
-  if (o.secureOptions !== undefined) {
-    const n = checkInteger('secureOptions', o.secureOptions, 0, Number.MAX_SAFE_INTEGER)
-    const noTls12 = Math.floor(n / SSL_OP_NO_TLSv1_2) % 2 === 1
-    const noTls13 = Math.floor(n / SSL_OP_NO_TLSv1_3) % 2 === 1
-    if (noTls12 && noTls13) throw invalidArg('secureOptions disables both TLS 1.2 and TLS 1.3: no version is left')
-    if (noTls12) range = ['TLSv1.3', range[1]]
-    if (noTls13) range = [range[0], 'TLSv1.2']
-  }
-  return range
-}
-const SSL_OP_NO_TLSv1_2 = 0x08000000
-const SSL_OP_NO_TLSv1_3 = 0x20000000
-
 /** @internal The native side's options for `o`, checked. */
 export function nativeOptions(o: SslContextOptions) {
   if (o === null || typeof o !== 'object') throw invalidArgType('options', 'object', o)
-  for (const [name, why] of Object.entries(REFUSED)) {
-    if ((o as Record<string, unknown>)[name] !== undefined) throw new NetloopError('ERR_TLS_OPTION_NOT_SUPPORTED', `${name}: ${why}`)
-  }
+  refuseUnsupported(o)
   const [minVersion, maxVersion] = versionRange(o)
   for (const k of ['isServer', 'useSystemCA', 'requestCert', 'rejectUnauthorized', 'sessionTickets', 'honorCipherOrder'] as const) {
     if (o[k] !== undefined) checkBoolean(k, o[k])

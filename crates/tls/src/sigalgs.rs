@@ -13,14 +13,15 @@
 
 use std::sync::Arc;
 
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::danger::{ServerCertVerified, ServerCertVerifier};
 use rustls::client::ResolvesClientCert;
 use rustls::pki_types::{CertificateDer, ServerName, SubjectPublicKeyInfoDer, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::sign::{CertifiedKey, Signer, SigningKey};
-use rustls::{DigitallySignedStruct, DistinguishedName, SignatureAlgorithm, SignatureScheme as S};
+use rustls::{DistinguishedName, SignatureAlgorithm, SignatureScheme as S};
 
 use crate::error::TlsError;
+use crate::verify::delegate_signature_checks;
 
 /// The schemes rustls (ring) can sign and verify, by their OpenSSL names.
 const NAMES: [(&str, &str, S); 10] = [
@@ -132,33 +133,6 @@ impl ResolvesClientCert for OneClientCert {
     }
 }
 
-/// The signature checks of a wrapper: delegated whole; the offered list narrowed.
-macro_rules! narrowed_signature_checks {
-    () => {
-        fn verify_tls12_signature(
-            &self,
-            message: &[u8],
-            cert: &CertificateDer<'_>,
-            dss: &DigitallySignedStruct,
-        ) -> Result<HandshakeSignatureValid, rustls::Error> {
-            self.inner.verify_tls12_signature(message, cert, dss)
-        }
-
-        fn verify_tls13_signature(
-            &self,
-            message: &[u8],
-            cert: &CertificateDer<'_>,
-            dss: &DigitallySignedStruct,
-        ) -> Result<HandshakeSignatureValid, rustls::Error> {
-            self.inner.verify_tls13_signature(message, cert, dss)
-        }
-
-        fn supported_verify_schemes(&self) -> Vec<S> {
-            narrowed(self.inner.supported_verify_schemes(), &self.allowed)
-        }
-    };
-}
-
 /// A client's verifier of servers that offers only the allowed schemes.
 #[derive(Debug)]
 pub(crate) struct NarrowedServerVerifier {
@@ -183,7 +157,7 @@ impl ServerCertVerifier for NarrowedServerVerifier {
         self.inner.root_hint_subjects()
     }
 
-    narrowed_signature_checks!();
+    delegate_signature_checks!(inner, |v: &Self, all| narrowed(all, &v.allowed));
 }
 
 /// A server's verifier of client certificates that asks only for the allowed schemes.
@@ -216,7 +190,7 @@ impl ClientCertVerifier for NarrowedClientVerifier {
             .verify_client_cert(end_entity, intermediates, now)
     }
 
-    narrowed_signature_checks!();
+    delegate_signature_checks!(inner, |v: &Self, all| narrowed(all, &v.allowed));
 }
 
 #[cfg(test)]

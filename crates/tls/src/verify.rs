@@ -8,38 +8,43 @@ use std::sync::Arc;
 
 use crate::capture::STAPLE;
 
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::danger::{ServerCertVerified, ServerCertVerifier};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
-use rustls::{CertificateError, DigitallySignedStruct, DistinguishedName, SignatureScheme};
+use rustls::{CertificateError, DistinguishedName};
 
-/// The signature checks of a verifier that wraps a strict one (`self.0`): delegated whole, so
-/// that a peer must own the key it shows whatever else the wrapper forgives.
+/// The signature checks of a verifier that wraps a strict one (`self.$field`): delegated
+/// whole, so that a peer must own the key it shows whatever else the wrapper forgives. With a
+/// second argument, `|wrapper, schemes| ...` narrows the schemes offered (crate::sigalgs).
 macro_rules! delegate_signature_checks {
-    () => {
+    ($field:tt) => {
+        delegate_signature_checks!($field, |_: &Self, all: Vec<::rustls::SignatureScheme>| all);
+    };
+    ($field:tt, $schemes:expr) => {
         fn verify_tls12_signature(
             &self,
             message: &[u8],
-            cert: &CertificateDer<'_>,
-            dss: &DigitallySignedStruct,
-        ) -> Result<HandshakeSignatureValid, rustls::Error> {
-            self.0.verify_tls12_signature(message, cert, dss)
+            cert: &::rustls::pki_types::CertificateDer<'_>,
+            dss: &::rustls::DigitallySignedStruct,
+        ) -> Result<::rustls::client::danger::HandshakeSignatureValid, ::rustls::Error> {
+            self.$field.verify_tls12_signature(message, cert, dss)
         }
 
         fn verify_tls13_signature(
             &self,
             message: &[u8],
-            cert: &CertificateDer<'_>,
-            dss: &DigitallySignedStruct,
-        ) -> Result<HandshakeSignatureValid, rustls::Error> {
-            self.0.verify_tls13_signature(message, cert, dss)
+            cert: &::rustls::pki_types::CertificateDer<'_>,
+            dss: &::rustls::DigitallySignedStruct,
+        ) -> Result<::rustls::client::danger::HandshakeSignatureValid, ::rustls::Error> {
+            self.$field.verify_tls13_signature(message, cert, dss)
         }
 
-        fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-            self.0.supported_verify_schemes()
+        fn supported_verify_schemes(&self) -> Vec<::rustls::SignatureScheme> {
+            ($schemes)(self, self.$field.supported_verify_schemes())
         }
     };
 }
+pub(crate) use delegate_signature_checks;
 
 /// Accepts any server chain; delegates signature checks to the strict verifier.
 #[derive(Debug)]
@@ -57,7 +62,7 @@ impl ServerCertVerifier for LenientServerVerifier {
         Ok(ServerCertVerified::assertion())
     }
 
-    delegate_signature_checks!();
+    delegate_signature_checks!(0);
 }
 
 /// Verifies a server's chain (trust, validity, revocation) but not its name: webpki checks the
@@ -85,7 +90,7 @@ impl ServerCertVerifier for ChainOnlyServerVerifier {
         }
     }
 
-    delegate_signature_checks!();
+    delegate_signature_checks!(0);
 }
 
 /// Asks for a client certificate but accepts any (or none); signatures are still checked.
@@ -114,7 +119,7 @@ impl ClientCertVerifier for LenientClientVerifier {
         Ok(ClientCertVerified::assertion())
     }
 
-    delegate_signature_checks!();
+    delegate_signature_checks!(0);
 }
 
 /// Notes the OCSP response the server stapled, which rustls hands to the verifier alone, for
@@ -143,5 +148,5 @@ impl ServerCertVerifier for StapleRecorder {
         self.0.root_hint_subjects()
     }
 
-    delegate_signature_checks!();
+    delegate_signature_checks!(0);
 }
