@@ -33,6 +33,7 @@ mod exporter;
 mod handler;
 mod hello;
 mod keylog;
+mod options;
 mod pem;
 mod pfx;
 mod record;
