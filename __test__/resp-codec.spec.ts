@@ -42,6 +42,36 @@ test('commands arrive as arrays of Buffers, replies are framed natively, pipelin
   t.deepEqual((seen[2] as Buffer[]).map(String), ['INCR', 'x'], 'inline command split like redis-server')
 })
 
+test('a command arrives the same whole in one read or in parts over several, and arrays of other values as JS data', async (t) => {
+  const loop = loopFor(t)
+  const seen: unknown[] = []
+  const app: ChannelHandler = {
+    channelRead: (ctx, cmd: unknown) => {
+      seen.push(cmd)
+      ctx.write(Resp.OK)
+    },
+    channelReadComplete: (ctx) => ctx.flush(),
+  }
+  const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('resp', new RespDecoder()).addLast('app', app))
+  const { s, got } = await client(port)
+  t.teardown(() => s.destroy())
+  s.setNoDelay(true)
+  const set = '*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$4\r\nv\r\n1\r\n'
+  s.write(set) // whole: taken natively as one frame
+  await until(() => got().length >= 5)
+  for (const part of [set.slice(0, 9), set.slice(9, 20), set.slice(20)]) {
+    s.write(part) // in parts: taken part by part
+    await new Promise((r) => setTimeout(r, 30))
+  }
+  s.write('*2\r\n$1\r\na\r\n:7\r\n*0\r\n')
+  await until(() => got().length >= 20)
+  const want = [Buffer.from('SET'), Buffer.from('k'), Buffer.from('v\r\n1')]
+  t.deepEqual(seen[0], want)
+  t.deepEqual(seen[1], want)
+  t.deepEqual(seen[2], [Buffer.from('a'), 7])
+  t.deepEqual(seen[3], [])
+})
+
 test('command arguments are Buffers (Buffer.prototype, deepStrictEqual) for every Buffer API: methods, views of views, copies, inspect', async (t) => {
   const loop = loopFor(t)
   const seen: Buffer[][] = []

@@ -37,9 +37,11 @@ use crate::error::{ConfigError, RespError};
 use crate::number::{is_big_number, parse_double, parse_integer, parse_length, Length};
 use crate::value::RespValue;
 
+mod command_frame;
 mod lines;
 
-use lines::{plain_length, take_line};
+pub(crate) use lines::plain_length;
+use lines::take_line;
 
 /// Decodes RESP values one top-level value at a time.
 ///

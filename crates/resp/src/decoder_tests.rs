@@ -462,3 +462,87 @@ fn long_lines_in_tiny_pieces_are_scanned_once() {
         assert!(work <= 3 * reads, "work {work} for {reads} reads");
     }
 }
+
+#[test]
+fn decode_command_takes_only_what_decode_would_give_as_the_same_command() {
+    let mut d = decoder(RespConfig::default());
+    let mut buf = BytesMut::from(&b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$0\r\n\r\n"[..]);
+    let command = d.decode_command(&mut buf).expect("a whole command");
+    assert_eq!(command.to_value(), RespValue::command(["SET", "k", ""]));
+    assert_eq!(command.frame().len(), 26);
+    assert!(buf.is_empty());
+    // Arguments are views of the read buffer, as decode's are.
+    let frame = command.frame().as_ptr() as usize;
+    let arg = command.arg_bytes().nth(1).unwrap();
+    assert!((frame..frame + 26).contains(&(arg.as_ptr() as usize)));
+}
+
+#[test]
+fn decode_command_declines_without_consuming_and_decode_reports_the_error() {
+    let tight = RespConfig {
+        max_bulk_length: 3,
+        max_array_length: 2,
+        ..RespConfig::default()
+    };
+    let flat = RespConfig {
+        max_nesting_depth: 0,
+        ..RespConfig::default()
+    };
+    let cases: [(&RespConfig, &[u8], Option<&str>); 10] = [
+        (
+            &tight,
+            b"*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n",
+            Some("ERR_RESP_ARRAY_TOO_LONG"),
+        ),
+        (
+            &tight,
+            b"*1\r\n$4\r\nPING\r\n",
+            Some("ERR_RESP_BULK_TOO_LONG"),
+        ),
+        (&flat, b"*1\r\n$4\r\nPING\r\n", Some("ERR_RESP_TOO_DEEP")),
+        (
+            &RespConfig::default(),
+            b"*1\r\n$4\r\nPINGxx",
+            Some("ERR_RESP_MISSING_CRLF"),
+        ),
+        (
+            &RespConfig::default(),
+            b"*1\r\n$x\r\n",
+            Some("ERR_RESP_BAD_LENGTH"),
+        ),
+        (&RespConfig::default(), b"*1\r\n$4\r\nPI", None),
+        (&RespConfig::default(), b"*2\r\n$4\r\nPING\r\n:1\r\n", None),
+        (&RespConfig::default(), b"*0\r\n", None),
+        (&RespConfig::default(), b"*-1\r\n", None),
+        (&RespConfig::default(), b"+OK\r\n", None),
+    ];
+    for (config, input, error) in cases {
+        let mut d = decoder(config.clone());
+        let mut buf = BytesMut::from(input);
+        assert!(
+            d.decode_command(&mut buf).is_none(),
+            "{:?}",
+            String::from_utf8_lossy(input)
+        );
+        assert_eq!(&buf[..], input, "nothing consumed");
+        let got = d.decode(&mut buf);
+        assert_eq!(
+            got.as_ref().err().map(RespError::code),
+            error,
+            "{:?}: {got:?}",
+            String::from_utf8_lossy(input)
+        );
+    }
+}
+
+#[test]
+fn decode_command_waits_while_decode_is_inside_a_value() {
+    let mut d = decoder(RespConfig::default());
+    let mut buf = BytesMut::from(&b"*2\r\n$3\r\nGET\r\n"[..]);
+    assert!(d.decode_command(&mut buf).is_none());
+    assert_eq!(d.decode(&mut buf), Ok(None)); // the array's first part taken
+    buf.extend_from_slice(b"*1\r\n$4\r\nPING\r\n"); // what follows looks like a command
+    assert!(d.decode_command(&mut buf).is_none(), "inside the GET");
+    let nested = RespValue::Array(vec![RespValue::bulk("GET"), RespValue::command(["PING"])]);
+    assert_eq!(d.decode(&mut buf), Ok(Some(nested)));
+}

@@ -6,11 +6,14 @@
 //! - [`RespDecoder`]: whole top-level values from the front of a cumulation buffer, including
 //!   redis-server's inline commands (`PING\r\n`, `SET "a b" 1\r\n`), with limits
 //!   ([`RespConfig`]): bulk length, aggregate length, nesting depth, line length.
+//! - [`RespCommand`]: a command (an array of bulk strings) kept as the one frame it came in,
+//!   from [`RespDecoder::decode_command`], for servers that only walk the arguments.
 //! - [`encode`]: replies written straight into a `BytesMut` (`write_simple`, `write_bulk`,
 //!   ...), and [`RespValue::encode`].
 //!
 //! Layer 2 (`netloop-transport` handlers):
-//! - [`RespDecoderHandler`] fires one `channel_read` of a `RespValue` user message per value;
+//! - [`RespDecoderHandler`] fires one `channel_read` of a `RespValue` user message per value
+//!   (or, with [`RespDecoderHandler::command_frames`], a `RespCommand` per plain command);
 //! - [`RespEncoder`] writes outbound `RespValue` messages as bytes.
 //!
 //! ```
@@ -50,6 +53,7 @@
 #![warn(missing_debug_implementations)]
 
 mod aggregate;
+mod command;
 mod config;
 mod decoder;
 pub mod encode;
@@ -65,6 +69,7 @@ mod decoder_tests;
 /// The `bytes` crate this API is written against (`Bytes`, `BytesMut`).
 pub use bytes;
 
+pub use command::{Args, RespCommand};
 pub use config::{
     RespConfig, DEFAULT_MAX_ARRAY_LENGTH, DEFAULT_MAX_BULK_LENGTH, DEFAULT_MAX_INLINE_LENGTH,
     DEFAULT_MAX_NESTING_DEPTH, MAX_NESTING_DEPTH_LIMIT, MIN_INLINE_LENGTH, PREALLOCATED_ENTRIES,

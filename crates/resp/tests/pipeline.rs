@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use netloop_resp::bytes::{Bytes, BytesMut};
 use netloop_resp::{
-    encode, RespConfig, RespDecoderHandler, RespEncoder, RespError, RespValue, GATHER_THRESHOLD,
+    encode, RespCommand, RespConfig, RespDecoderHandler, RespEncoder, RespError, RespValue,
+    GATHER_THRESHOLD,
 };
 use netloop_transport::{
     ChannelHandler, ChannelHandlerContext, ChannelOptions, EmbeddedChannel, HandlerResult, Message,
@@ -18,6 +19,8 @@ use netloop_transport::{
 #[derive(Debug, Clone, PartialEq)]
 enum Ev {
     Value(RespValue),
+    /// A `RespCommand` frame, as its value.
+    Command(RespValue),
     Bytes(Vec<u8>),
     Other,
     ReadComplete,
@@ -48,7 +51,10 @@ impl ChannelHandler for Recorder {
     fn channel_read(&self, _: &ChannelHandlerContext, msg: Message) -> HandlerResult {
         let ev = match msg {
             Message::Bytes(b) => Ev::Bytes(b.to_vec()),
-            other => other.downcast::<RespValue>().map_or(Ev::Other, Ev::Value),
+            other => match other.downcast::<RespCommand>() {
+                Ok(command) => Ev::Command(command.to_value()),
+                Err(other) => other.downcast::<RespValue>().map_or(Ev::Other, Ev::Value),
+            },
         };
         self.0.borrow_mut().push(ev);
         Ok(())
@@ -99,6 +105,35 @@ fn pipelined_commands_in_one_read_fire_one_value_each_in_order_then_one_read_com
     let mut expected: Vec<Ev> = (0..16).map(|i| Ev::Value(set(i))).collect();
     expected.push(Ev::Value(RespValue::command(["PING"])));
     expected.push(Ev::ReadComplete);
+    assert_eq!(rec.take(), expected);
+}
+
+#[test]
+fn with_command_frames_whole_commands_fire_as_frames_and_everything_else_as_values() {
+    let d = Rc::new(
+        RespDecoderHandler::new(RespConfig::default())
+            .expect("valid config")
+            .command_frames(true),
+    );
+    let rec = Rc::new(Recorder::default());
+    let ch = EmbeddedChannel::new(vec![("resp", d), ("recorder", rec.clone())]);
+    let mut wire = BytesMut::new();
+    (0..3).for_each(|i| set(i).encode(&mut wire));
+    wire.extend_from_slice(b"PING\r\n+OK\r\n*2\r\n$3\r\nGET\r\n$1\r\n");
+    ch.write_inbound(wire.freeze());
+    // The GET's last part is missing: its header is taken now, so it ends as a value.
+    inbound(&ch, b"k\r\n*1\r\n$4\r\nPING\r\n");
+    let expected = vec![
+        Ev::Command(set(0)),
+        Ev::Command(set(1)),
+        Ev::Command(set(2)),
+        Ev::Value(RespValue::command(["PING"])), // inline
+        Ev::Value(RespValue::simple("OK")),
+        Ev::ReadComplete,
+        Ev::Value(RespValue::command(["GET", "k"])),
+        Ev::Command(RespValue::command(["PING"])),
+        Ev::ReadComplete,
+    ];
     assert_eq!(rec.take(), expected);
 }
 

@@ -154,13 +154,18 @@ impl JsAdapter {
                 };
                 (kind, off, bytes.len() as f64)
             }
-            Message::User(v) if read && v.is::<netloop_resp::RespValue>() => {
-                let Ok(resp) = v.downcast::<netloop_resp::RespValue>() else {
-                    return Ok(());
-                };
+            Message::User(v)
+                if read
+                    && (v.is::<netloop_resp::RespCommand>()
+                        || v.is::<netloop_resp::RespValue>()) =>
+            {
                 let mut out = hub.outbox();
                 let off = out.bytes.len();
-                super::resp_wire::put(&mut out.bytes, &resp);
+                if let Some(command) = v.downcast_ref::<netloop_resp::RespCommand>() {
+                    super::resp_wire::put_command(&mut out.bytes, command);
+                } else if let Some(value) = v.downcast_ref::<netloop_resp::RespValue>() {
+                    super::resp_wire::put(&mut out.bytes, value);
+                }
                 let len = out.bytes.len() - off;
                 (wire::READ_RESP, off as f64, len as f64)
             }

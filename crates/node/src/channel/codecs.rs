@@ -134,7 +134,9 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
             Rc::new(
                 netloop_resp::RespDecoderHandler::new(cfg)
                     .map_err(|e| invalid_arg(e.to_string()))?
-                    .pause_while_unwritable(flag(p, 6)),
+                    .pause_while_unwritable(flag(p, 6))
+                    // JS gets commands in the tag format either way (resp_wire.rs).
+                    .command_frames(true),
             )
         }
         HTTP => {

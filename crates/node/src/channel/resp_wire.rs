@@ -17,7 +17,7 @@
 //! this format into the op arena; [`to_wire`] makes the RESP bytes natively.
 
 use bytes::{Bytes, BytesMut};
-use netloop_resp::{encode, RespValue};
+use netloop_resp::{encode, RespCommand, RespValue};
 
 use crate::protocol::RespTag;
 
@@ -48,6 +48,15 @@ fn bytes(out: &mut Vec<u8>, tag: u8, b: &[u8]) {
 fn count(out: &mut Vec<u8>, tag: u8, n: usize) {
     out.push(tag);
     out.extend_from_slice(&(n as u32).to_le_bytes());
+}
+
+/// Appends a command frame in the tag format: the array of bulk strings `put` would write for
+/// its value, straight from the frame.
+pub fn put_command(out: &mut Vec<u8>, command: &RespCommand) {
+    count(out, ARRAY, command.len());
+    for arg in command.args() {
+        bytes(out, BULK, arg);
+    }
 }
 
 /// Appends `v` in the tag format.

@@ -94,7 +94,7 @@ impl RespDecoder {
 /// header line of 1 to 18 digits as (count, header length). Anything else (an incomplete
 /// line, `-1`, a bad one) returns `None` and takes the general path, which decides alike.
 #[inline]
-pub(super) fn plain_length(buf: &[u8]) -> Option<(u64, usize)> {
+pub(crate) fn plain_length(buf: &[u8]) -> Option<(u64, usize)> {
     let mut value: u64 = 0;
     let mut i = 1;
     while i <= 18 {

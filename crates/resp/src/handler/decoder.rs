@@ -5,6 +5,10 @@
 //! - Inbound `Message::Bytes` are appended to the cumulation (one copy per read); each
 //!   complete top-level value is fired as `channel_read(Message::user(RespValue))`, in stream
 //!   order, as soon as it is decoded. Other messages pass through unchanged.
+//! - With [`RespDecoderHandler::command_frames`] on, a plain command (an array of bulk
+//!   strings, wholly buffered) is fired as a `RespCommand` instead: the same arguments, kept
+//!   as the frame they came in, with no value tree (`RespDecoder::decode_command`). Every
+//!   other value, and a command that arrives in parts, is still a `RespValue`.
 //! - A protocol error is fired once as `exception_caught` (after the values that preceded it
 //!   in the stream); from then on the handler drops every inbound byte and asks for no more
 //!   reads. The application closes the channel (a server first writes
@@ -59,6 +63,8 @@ pub struct RespDecoderHandler {
     /// Bytes were received since the last `channel_read_complete`.
     got_bytes: Cell<bool>,
     pause: Pause,
+    /// Plain commands are fired as `RespCommand` frames (see `command_frames`).
+    command_frames: bool,
 }
 
 impl RespDecoderHandler {
@@ -80,7 +86,29 @@ impl RespDecoderHandler {
             fired_value: Cell::new(false),
             got_bytes: Cell::new(false),
             pause: Pause::default(),
+            command_frames: false,
         }
+    }
+
+    /// Fire each plain command (an array of bulk strings whose parts are all buffered) as a
+    /// [`RespCommand`](crate::RespCommand) instead of a `RespValue::Array`: for consumers that
+    /// only walk the arguments, it saves a value per argument. Other values, and commands
+    /// that arrive in several reads, are still `RespValue`s, so a consumer must take both
+    /// (`RespCommand::to_value` gives the value). Off by default.
+    ///
+    /// ```
+    /// use std::rc::Rc;
+    /// use netloop_resp::{RespCommand, RespConfig, RespDecoderHandler};
+    /// use netloop_transport::EmbeddedChannel;
+    /// let handler = RespDecoderHandler::new(RespConfig::default()).unwrap().command_frames(true);
+    /// let ch = EmbeddedChannel::new(vec![("resp-decoder", Rc::new(handler))]);
+    /// ch.write_inbound(&b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"[..]);
+    /// let get = ch.read_inbound().unwrap().downcast::<RespCommand>().unwrap();
+    /// assert_eq!(get.args().collect::<Vec<_>>(), [&b"GET"[..], b"k"]);
+    /// ```
+    pub fn command_frames(mut self, on: bool) -> Self {
+        self.command_frames = on;
+        self
     }
 
     /// While the channel is not writable, fire no new value and stop reading (`autoRead`
@@ -128,12 +156,15 @@ impl RespDecoderHandler {
             let result = {
                 let mut state = self.state.borrow_mut();
                 let State { decoder, buf } = &mut *state;
-                decoder.decode(buf)
+                match self.command_frames.then(|| decoder.decode_command(buf)) {
+                    Some(Some(command)) => Ok(Some(Message::user(command))),
+                    _ => decoder.decode(buf).map(|value| value.map(Message::user)),
+                }
             };
             match result {
-                Ok(Some(value)) => {
+                Ok(Some(message)) => {
                     self.fired_value.set(true);
-                    ctx.fire_channel_read(Message::user(value));
+                    ctx.fire_channel_read(message);
                 }
                 Ok(None) => return,
                 Err(error) => {

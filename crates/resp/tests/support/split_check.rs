@@ -2,11 +2,22 @@
 //! (`fuzz/fuzz_targets/split_decode.rs` includes this file by path): decoding an input in
 //! one read and in pieces cut at pseudo-random points must give the same values and the same
 //! error, never a panic; and every decoded value must encode to bytes that decode back to it.
+//! Decoding with `decode_command` tried first (the handler's `command_frames`) must give the
+//! same values and error too, commands made into values with `RespCommand::to_value`.
 
 #![allow(dead_code)]
 
 use netloop_resp::bytes::BytesMut;
 use netloop_resp::{RespConfig, RespDecoder, RespValue};
+
+/// How values are taken from the decoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `decode` only.
+    Values,
+    /// `decode_command` first, `decode` when it declines.
+    CommandFrames,
+}
 
 /// A small deterministic generator (xorshift64*), so failures replay from their seed.
 pub struct Rng(u64);
@@ -30,10 +41,18 @@ impl Rng {
 }
 
 /// What decoding a whole input gave: the values in order, then the error's code if any.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub struct Outcome {
     pub values: Vec<RespValue>,
     pub error: Option<&'static str>,
+    /// How many values `decode_command` gave (not compared).
+    pub command_frames: usize,
+}
+
+impl PartialEq for Outcome {
+    fn eq(&self, other: &Outcome) -> bool {
+        self.values == other.values && self.error == other.error
+    }
 }
 
 /// One of a few configurations, picked by a selector byte: defaults, tight limits, RESP2
@@ -58,17 +77,44 @@ pub fn decode_in_pieces(
     input: &[u8],
     pieces: &mut dyn Iterator<Item = usize>,
 ) -> Outcome {
+    decode_with(Mode::Values, config, input, pieces)
+}
+
+/// `decode_in_pieces`, taking values as `mode` says.
+pub fn decode_with(
+    mode: Mode,
+    config: &RespConfig,
+    input: &[u8],
+    pieces: &mut dyn Iterator<Item = usize>,
+) -> Outcome {
     let mut decoder = RespDecoder::new(config.clone()).expect("valid config");
     let mut buf = BytesMut::new();
     let mut values = Vec::new();
     let mut error = None;
     let mut values_at_error = None;
+    let mut command_frames = 0;
     let mut rest = input;
     while !rest.is_empty() {
         let n = pieces.next().unwrap_or(rest.len()).clamp(1, rest.len());
         buf.extend_from_slice(&rest[..n]);
         rest = &rest[n..];
-        if let Err(e) = decoder.decode_into(&mut buf, &mut values) {
+        let result = match mode {
+            Mode::Values => decoder.decode_into(&mut buf, &mut values),
+            Mode::CommandFrames => loop {
+                if let Some(command) = decoder.decode_command(&mut buf) {
+                    assert_eq!(command.args().count(), command.len());
+                    values.push(command.to_value());
+                    command_frames += 1;
+                    continue;
+                }
+                match decoder.decode(&mut buf) {
+                    Ok(Some(value)) => values.push(value),
+                    Ok(None) => break Ok(()),
+                    Err(e) => break Err(e),
+                }
+            },
+        };
+        if let Err(e) = result {
             assert!(error.is_none(), "a second error after {error:?}: {e}");
             error = Some(e.code());
             values_at_error = Some(values.len());
@@ -79,7 +125,11 @@ pub fn decode_in_pieces(
             assert_eq!(values.len(), count, "no value after the error");
         }
     }
-    Outcome { values, error }
+    Outcome {
+        values,
+        error,
+        command_frames,
+    }
 }
 
 /// Runs the check on one input; panics on any difference.
@@ -92,6 +142,15 @@ pub fn check(config: &RespConfig, input: &[u8], seed: u64) {
     assert_eq!(whole, pieces, "one read vs pieces (seed {seed})");
     let bytewise = decode_in_pieces(config, input, &mut std::iter::repeat(1));
     assert_eq!(whole, bytewise, "one read vs byte by byte");
+    let frames = decode_with(Mode::CommandFrames, config, input, &mut std::iter::empty());
+    assert_eq!(whole, frames, "values vs command frames, one read");
+    let mut rng = Rng::new(seed ^ 0xf4a3);
+    let mut random = std::iter::from_fn(move || Some(1 + rng.below(max_piece)));
+    let frames = decode_with(Mode::CommandFrames, config, input, &mut random);
+    assert_eq!(
+        whole, frames,
+        "values vs command frames, in pieces (seed {seed})"
+    );
     for value in &whole.values {
         let wire = value.to_bytes();
         let again = decode_in_pieces(&RespConfig::default(), &wire, &mut std::iter::empty());
@@ -174,11 +233,26 @@ pub fn random_value(rng: &mut Rng, depth: usize, resp3: bool) -> RespValue {
     }
 }
 
-/// A stream of random values and inline commands, then (sometimes) a few random edits.
+/// A command as clients send it: an array of 1 to 5 bulk strings (RESP2).
+pub fn random_command(rng: &mut Rng) -> RespValue {
+    let alphabet = b"aZ9 \r\n\0$*";
+    let args = (0..1 + rng.below(5)).map(|_| {
+        let arg: Vec<u8> = (0..rng.below(20))
+            .map(|_| alphabet[rng.below(alphabet.len())])
+            .collect();
+        RespValue::bulk(arg)
+    });
+    RespValue::Array(args.collect())
+}
+
+/// A stream of random values, commands and inline commands, then (sometimes) a few random
+/// edits.
 pub fn random_stream(rng: &mut Rng, resp3: bool) -> Vec<u8> {
     let mut wire = BytesMut::new();
     for _ in 0..1 + rng.below(6) {
-        if rng.below(4) == 0 {
+        if rng.below(3) == 0 {
+            random_command(rng).encode(&mut wire);
+        } else if rng.below(4) == 0 {
             let inline = [
                 &b"PING\r\n"[..],
                 b"SET k v\n",
