@@ -492,6 +492,12 @@ export interface NativeLoopOptions {
   spinBeforeSleepMicros?: number
 }
 
+/** A PKCS#12 file of node:tls's `pfx` (one, or an array of them) with its own passphrase. */
+export interface NativePfx {
+  buf: Buffer
+  passphrase?: string
+}
+
 /** The options src/tls.ts hands over (node:tls names, normalised to Buffers). */
 export interface NativeSslOptions {
   isServer: boolean
@@ -534,10 +540,11 @@ export interface NativeSslOptions {
   ticketKeys?: Buffer
   /** Server: a DER OCSP response stapled with `cert`. */
   ocspResponse?: Buffer
-  /** A PKCS#12 file in place of `cert` and `key`. */
-  pfx?: Buffer
-  /** The `pfx`'s own passphrase (else `passphrase`). */
-  pfxPassphrase?: string
+  /**
+   * PKCS#12 files in place of `cert` and `key` (node:tls's `pfx`; several: a server's,
+   * one per key type, as a `key` array).
+   */
+  pfxs?: Array<NativePfx>
 }
 
 /**

@@ -7,9 +7,11 @@ import { once } from 'node:events'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type * as net from 'node:net'
+import { X509Certificate } from 'node:crypto'
 import { Bootstrap, type Channel, NetloopError, SslContext, SslHandler } from '../index'
 import { loopFor, serve, until } from './channel-helpers'
 import { certsDir, echo, nodeTlsClient, pem, withTls } from './tls-helpers'
+import { nodeClient } from './tls-options-helpers'
 
 /** A netloop TLS echo server made from `ctx`; its port. */
 async function pfxServer(t: Parameters<Parameters<typeof test>[1]>[0], ctx: SslContext): Promise<{ port: number; children: Channel[] }> {
@@ -127,10 +129,42 @@ test('the reasons of refusals: a wrong passphrase, RC2, a file that is not PKCS#
   }
 })
 
-test('pfx option checks: its forms, one file, not with cert and key', (t) => {
+test('a pfx array (one file per key type): each client gets the certificate whose signature it can verify, as from node:tls', async (t) => {
+  const fp = (name: string) => new X509Certificate(pem(`${name}.pem`)).fingerprint256
+  // Each file with its own passphrase, or the context's.
+  const files = { pfx: [pem('server.pfx'), { buf: pem('server-rsa.pfx'), passphrase: 'netloop-rsa' }], passphrase: 'netloop' }
+  const ours = (await pfxServer(t, SslContext.forServer(files))).port
+  const node = tls.createServer(files, (s) => s.pipe(s))
+  node.listen(0, '127.0.0.1')
+  await once(node, 'listening')
+  t.teardown(() => node.close())
+  const theirs = (node.address() as { port: number }).port
+  const served = async (port: number, sigalgs?: string) => {
+    const { socket, error } = await nodeClient(t, port, sigalgs ? { sigalgs } : {})
+    t.is(error, undefined)
+    return socket.getPeerCertificate().fingerprint256
+  }
+  for (const [sigalgs, want] of [
+    ['ecdsa_secp256r1_sha256', 'server'],
+    ['rsa_pss_rsae_sha256:rsa_pkcs1_sha256', 'server-rsa'],
+    [undefined, 'server'],
+  ] as const) {
+    t.is(await served(ours, sigalgs), fp(want), `netloop, ${sigalgs ?? 'any'}`)
+    t.is(await served(theirs, sigalgs), fp(want), `node:tls, ${sigalgs ?? 'any'}`)
+  }
+  // A wrong passphrase in any file names that file.
+  t.throws(() => SslContext.forServer({ ...files, pfx: [pem('server.pfx'), pem('server-rsa.pfx')] }), { code: 'ERR_TLS_INVALID_CONTEXT', message: /pfx\[1\]: .*wrong passphrase/ })
+})
+
+test('pfx option checks: its forms, a server\'s array only, not with cert and key', (t) => {
   t.throws(() => SslContext.forServer({ pfx: 'a path' as never }), { code: 'ERR_INVALID_ARG_TYPE' })
   t.throws(() => SslContext.forServer({ pfx: [{ buf: pem('server.pfx'), passphrase: 7 as never }] }), { code: 'ERR_INVALID_ARG_TYPE' })
-  t.throws(() => SslContext.forServer({ pfx: [pem('server.pfx'), pem('server-3des.pfx')], passphrase: 'netloop' }), { code: 'ERR_INVALID_ARG_VALUE', message: /one PKCS#12 file/ })
+  t.throws(() => SslContext.forServer({ pfx: [] }), { code: 'ERR_INVALID_ARG_VALUE', message: /at least one PKCS#12 file/ })
+  t.throws(() => SslContext.forClient({ pfx: [pem('client.pfx'), pem('client.pfx')] }), { code: 'ERR_INVALID_ARG_VALUE', message: /client presents one certificate/ })
+  t.throws(() => SslContext.forServer({ pfx: [pem('server.pfx'), pem('server-3des.pfx')], passphrase: 'netloop', cert: pem('server.pem'), key: pem('server.key') }), {
+    code: 'ERR_TLS_INVALID_CONTEXT',
+    message: /either pfx or cert and key/,
+  })
   t.throws(() => SslContext.forServer({ pfx: pem('server.pfx'), passphrase: 'netloop', cert: pem('server.pem'), key: pem('server.key') }), {
     code: 'ERR_TLS_INVALID_CONTEXT',
     message: /either pfx or cert and key/,

@@ -16,6 +16,7 @@
 #                                 passphrase "netloop", OpenSSL 3's scheme (PBES2 AES-256, SHA-256 MAC)
 #   server-3des.pfx               the same under the older scheme (3DES, SHA-1 MAC), same passphrase
 #   server-rc2.pfx                server.pem under RC2-40 (`-legacy`), which node:tls on OpenSSL 3 refuses
+#   server-rsa.pfx                server-rsa.pem, its key and ca.pem, passphrase `netloop-rsa`
 #   client.pfx                    client.pem and its key, an empty passphrase
 # Certificates are valid for 10 years from the day they are made (except expired.pem).
 set -euo pipefail
@@ -109,5 +110,6 @@ pfx server-3des.pfx server.pem server.key -certfile ca.pem -passout pass:netloop
   -keypbe PBE-SHA1-3DES -certpbe PBE-SHA1-3DES -macalg sha1
 # RC2 needs OpenSSL's legacy provider; without it there is no such file (tests skip it).
 pfx server-rc2.pfx server.pem server.key -passout pass:netloop -legacy 2>/dev/null || rm -f server-rc2.pfx
+pfx server-rsa.pfx server-rsa.pem server-rsa.key -certfile ca.pem -passout pass:netloop-rsa
 pfx client.pfx client.pem client.key -passout pass:
 echo "test certificates in $(pwd)"

@@ -56,9 +56,10 @@ export interface SslContextOptions {
      * place of `cert` and `key`, opened with `passphrase` (or its own, as `{ buf, passphrase }`).
      * Read as node:tls reads it on OpenSSL 3: PBES2 (OpenSSL 3's and Java's default) and
      * 3DES files, with their MAC checked; RC2 files are refused with the command that converts
-     * them. One file per context (node:tls takes several for several key types): an array
-     * holds one. The file's other CA certificates complete the chain but are not trusted
-     * (node:tls also trusts them): trust is `ca`'s.
+     * them. Server: an array of files of different key types (node:tls's form), each with
+     * the context's `passphrase` or its own: a client gets the first whose signature it can
+     * verify, as with a `key` array. The file's other CA certificates complete the chain but
+     * are not trusted (node:tls also trusts them): trust is `ca`'s.
      */
     pfx?: Buffer | PfxObject | Array<Buffer | PfxObject>;
     /** Trusted CA certificates (PEM). Replaces the bundled Mozilla roots, as in node:tls. */

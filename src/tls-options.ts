@@ -69,9 +69,10 @@ export interface SslContextOptions {
    * place of `cert` and `key`, opened with `passphrase` (or its own, as `{ buf, passphrase }`).
    * Read as node:tls reads it on OpenSSL 3: PBES2 (OpenSSL 3's and Java's default) and
    * 3DES files, with their MAC checked; RC2 files are refused with the command that converts
-   * them. One file per context (node:tls takes several for several key types): an array
-   * holds one. The file's other CA certificates complete the chain but are not trusted
-   * (node:tls also trusts them): trust is `ca`'s.
+   * them. Server: an array of files of different key types (node:tls's form), each with
+   * the context's `passphrase` or its own: a client gets the first whose signature it can
+   * verify, as with a `key` array. The file's other CA certificates complete the chain but
+   * are not trusted (node:tls also trusts them): trust is `ca`'s.
    */
   pfx?: Buffer | PfxObject | Array<Buffer | PfxObject>
   /** Trusted CA certificates (PEM). Replaces the bundled Mozilla roots, as in node:tls. */
@@ -279,7 +280,7 @@ export function nativeOptions(o: SslContextOptions) {
       ocspResponse: der(`${name}.ocspResponse`, p.ocspResponse),
     }
   })
-  const pfx = pfxOf(o.pfx)
+  const pfxs = pfxFiles(o.pfx, o.isServer === true)
   const several = keysAndChains(o)
   return {
     isServer: o.isServer ?? false,
@@ -312,21 +313,23 @@ export function nativeOptions(o: SslContextOptions) {
     checkServerIdentity: o.checkServerIdentity !== undefined,
     ticketKeys: ticketKeys(o.ticketKeys),
     ocspResponse: der('ocspResponse', o.ocspResponse),
-    pfx: pfx?.buf,
-    pfxPassphrase: pfx?.passphrase,
+    pfxs,
   }
 }
 
-/** The one PKCS#12 file of `pfx` (node:tls's forms: a Buffer, `{ buf, passphrase }`, an array). */
-function pfxOf(v: SslContextOptions['pfx']): PfxObject | undefined {
+/** The PKCS#12 files of `pfx` (node:tls's forms: a Buffer, `{ buf, passphrase }`, an array of either). */
+function pfxFiles(v: SslContextOptions['pfx'], isServer: boolean): PfxObject[] | undefined {
   if (v === undefined) return undefined
   const all = Array.isArray(v) ? v : [v]
-  if (all.length !== 1) throw new NetloopError('ERR_INVALID_ARG_VALUE', `The property 'options.pfx' must hold one PKCS#12 file (a context serves one certificate; use SNI entries for others). Received ${all.length}`)
-  const one = all[0]
-  if (Buffer.isBuffer(one)) return { buf: der('pfx', one)! }
-  if (one === null || typeof one !== 'object') throw invalidArgType('pfx', 'Buffer or { buf, passphrase }', one)
-  if (one.passphrase !== undefined && typeof one.passphrase !== 'string') throw invalidArgType('pfx.passphrase', 'string', one.passphrase)
-  return { buf: der('pfx.buf', one.buf)!, passphrase: one.passphrase }
+  if (all.length === 0) throw new NetloopError('ERR_INVALID_ARG_VALUE', "The property 'options.pfx' must hold at least one PKCS#12 file. Received []")
+  if (all.length > 1 && !isServer) throw invalidArg('a pfx array is an option of server contexts (isServer: true): a client presents one certificate')
+  return all.map((one, i) => {
+    const name = all.length > 1 ? `pfx[${i}]` : 'pfx'
+    if (Buffer.isBuffer(one)) return { buf: der(name, one)! }
+    if (one === null || typeof one !== 'object') throw invalidArgType(name, 'Buffer or { buf, passphrase }', one)
+    if (one.passphrase !== undefined && typeof one.passphrase !== 'string') throw invalidArgType(`${name}.passphrase`, 'string', one.passphrase)
+    return { buf: der(`${name}.buf`, one.buf)!, passphrase: one.passphrase }
+  })
 }
 
 function der(name: string, v: unknown): Buffer | undefined {

@@ -43,6 +43,13 @@ pub struct NativeKey {
     pub passphrase: Option<String>,
 }
 
+/// A PKCS#12 file of node:tls's `pfx` (one, or an array of them) with its own passphrase.
+#[napi(object)]
+pub struct NativePfx {
+    pub buf: Buffer,
+    pub passphrase: Option<String>,
+}
+
 /// The options src/tls.ts hands over (node:tls names, normalised to Buffers).
 #[napi(object)]
 pub struct NativeSslOptions {
@@ -86,10 +93,9 @@ pub struct NativeSslOptions {
     pub ticket_keys: Option<Buffer>,
     /// Server: a DER OCSP response stapled with `cert`.
     pub ocsp_response: Option<Buffer>,
-    /// A PKCS#12 file in place of `cert` and `key`.
-    pub pfx: Option<Buffer>,
-    /// The `pfx`'s own passphrase (else `passphrase`).
-    pub pfx_passphrase: Option<String>,
+    /// PKCS#12 files in place of `cert` and `key` (node:tls's `pfx`; several: a server's,
+    /// one per key type, as a `key` array).
+    pub pfxs: Option<Vec<NativePfx>>,
 }
 
 fn tls_error(e: TlsError) -> napi::Error<Code> {
@@ -100,7 +106,7 @@ fn tls_error(e: TlsError) -> napi::Error<Code> {
 struct IdentityParts<'a> {
     cert: &'a Option<Buffer>,
     key: &'a Option<Buffer>,
-    pfx: &'a Option<Buffer>,
+    pfx: Option<&'a [u8]>,
     /// The `pfx`'s passphrase (its own, else the context's).
     passphrase: Option<&'a str>,
     /// A passphrase given for this identity alone (an SNI entry's).
@@ -142,6 +148,20 @@ fn identity(p: IdentityParts<'_>) -> JsResult<Option<PemIdentity>> {
     }
 }
 
+/// The default identity (which staples `ocsp`, as node:tls staples for its first
+/// certificate) and the others of a `key` or `pfx` array.
+fn first_and_rest(
+    ids: Vec<PemIdentity>,
+    ocsp: &Option<Buffer>,
+) -> (Option<PemIdentity>, Vec<PemIdentity>) {
+    let mut ids = ids.into_iter();
+    let mut first = ids.next();
+    if let Some(f) = first.as_mut() {
+        f.ocsp = ocsp.as_ref().map(|b| b.to_vec());
+    }
+    (first, ids.collect())
+}
+
 /// A context of the side `o` names.
 fn build(o: &NativeSslOptions) -> JsResult<SslContext> {
     let opts = options(o)?;
@@ -170,7 +190,7 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
         let id = identity(IdentityParts {
             cert: &e.cert,
             key: &e.key,
-            pfx: &e.pfx,
+            pfx: e.pfx.as_deref(),
             passphrase: e.passphrase.as_deref().or(o.passphrase.as_deref()),
             own_passphrase: e.passphrase.as_deref(),
             ocsp: &e.ocsp_response,
@@ -184,8 +204,8 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
         sni.push((e.hostname.clone(), id));
     }
     let defaults = SslOptions::default();
-    let (identity, extra_identities) = match &o.keys {
-        Some(keys) => {
+    let (identity, extra_identities) = match (&o.keys, o.pfxs.as_deref()) {
+        (Some(keys), None) => {
             let chains: Vec<Vec<u8>> = o.certs.iter().flatten().map(|c| c.to_vec()).collect();
             let keys: Vec<(Vec<u8>, Option<Vec<u8>>)> = keys
                 .iter()
@@ -194,21 +214,49 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
                     (k.pem.to_vec(), pass.map(|p| p.as_bytes().to_vec()))
                 })
                 .collect();
-            let mut ids = PemIdentity::pair(&chains, &keys)
-                .map_err(tls_error)?
-                .into_iter();
-            let mut first = ids.next();
-            if let Some(f) = first.as_mut() {
-                f.ocsp = o.ocsp_response.as_ref().map(|b| b.to_vec());
-            }
-            (first, ids.collect())
+            let ids = PemIdentity::pair(&chains, &keys).map_err(tls_error)?;
+            first_and_rest(ids, &o.ocsp_response)
         }
-        None => (
+        (None, Some([one])) => (
             identity(IdentityParts {
                 cert: &o.cert,
                 key: &o.key,
-                pfx: &o.pfx,
-                passphrase: o.pfx_passphrase.as_deref().or(o.passphrase.as_deref()),
+                pfx: Some(&one.buf),
+                passphrase: one.passphrase.as_deref().or(o.passphrase.as_deref()),
+                own_passphrase: None,
+                ocsp: &o.ocsp_response,
+                what: "pfx",
+            })?,
+            Vec::new(),
+        ),
+        (None, Some(several)) if o.cert.is_none() && o.key.is_none() => {
+            let ids = several
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let pass = p.passphrase.as_deref().or(o.passphrase.as_deref());
+                    PemIdentity::from_pfx(
+                        &p.buf,
+                        pass.map(str::as_bytes),
+                        None,
+                        &format!("pfx[{i}]"),
+                    )
+                })
+                .collect::<std::result::Result<Vec<PemIdentity>, TlsError>>()
+                .map_err(tls_error)?;
+            first_and_rest(ids, &o.ocsp_response)
+        }
+        (Some(_), Some(_)) | (None, Some(_)) => {
+            return Err(tls_error(TlsError::Config(
+                "pfx: give either pfx or cert and key".into(),
+            )))
+        }
+        (None, None) => (
+            identity(IdentityParts {
+                cert: &o.cert,
+                key: &o.key,
+                pfx: None,
+                passphrase: o.passphrase.as_deref(),
                 own_passphrase: None,
                 ocsp: &o.ocsp_response,
                 what: "pfx",
@@ -428,5 +476,14 @@ impl std::fmt::Debug for NativeKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Keys are not printed.
         f.debug_struct("NativeKey").finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for NativePfx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Files hold keys and passphrases: neither is printed.
+        f.debug_struct("NativePfx")
+            .field("bytes", &self.buf.len())
+            .finish_non_exhaustive()
     }
 }
