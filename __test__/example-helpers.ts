@@ -5,11 +5,32 @@
 // .ci/run reported that apt could not install it (NETLOOP_UNINSTALLABLE_CLIENTS).
 import type { ExecutionContext } from 'ava'
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
 import * as net from 'node:net'
 import { join } from 'node:path'
 
 export const root = join(__dirname, '..')
 export const STARTUP_MS = 30_000
+
+let checkedBuild = false
+/**
+ * The examples import 'netloop', as an application does: the compiled index.js and src/*.js
+ * (`npm install` or `npm run build:ts` makes them), not the TypeScript sources these specs
+ * import. Throws when a source is newer than its compiled file, so that a spec never passes
+ * or fails on a stale build.
+ */
+export function assertLibraryBuilt(): void {
+  if (checkedBuild) return
+  const sources = ['index.ts', ...readdirSync(join(root, 'src')).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).map((f) => join('src', f))]
+  const stale = sources.filter((f) => {
+    const js = statSync(join(root, f.replace(/\.ts$/, '.js')), { throwIfNoEntry: false })
+    return js === undefined || js.mtimeMs < statSync(join(root, f)).mtimeMs
+  })
+  if (stale.length > 0) {
+    throw new Error(`the examples run the compiled library, older than its sources (${stale.slice(0, 3).join(', ')}${stale.length > 3 ? ', ...' : ''}): run \`npm run build:ts\``)
+  }
+  checkedBuild = true
+}
 
 export interface Example {
   port: number
@@ -22,6 +43,7 @@ export interface Example {
 
 /** Starts `examples/<name>.ts --port 0 ...args` and resolves once it prints its address. */
 export function startExample(t: ExecutionContext, name: string, args: string[] = [], env: Record<string, string> = {}): Promise<Example> {
+  assertLibraryBuilt()
   const proc = spawn(process.execPath, ['--import', 'tsx', join('examples', `${name}.ts`), '--port', '0', ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],

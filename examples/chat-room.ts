@@ -14,7 +14,7 @@
 // (strings), the shutdown notice and its answers, and the count of users (an Int32Array on a
 // SharedArrayBuffer, changed with Atomics). Channels, handlers and the room never do.
 import { BroadcastChannel, isMainThread, threadId, workerData } from 'node:worker_threads'
-import { type Channel, type ChannelHandler, type ChannelHandlerContext, IdleStateEvent, IdleStateHandler, LineBasedFrameDecoder } from '../index'
+import { type Channel, type ChannelHandler, type ChannelHandlerContext, IdleStateEvent, IdleStateHandler, LineBasedFrameDecoder } from 'netloop'
 import { addWorkerProxyProtocol } from './lib/proxy'
 import { addWorkerTls } from './lib/tls'
 

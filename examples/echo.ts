@@ -17,7 +17,7 @@
 //
 // --idle S   a connection that sent and received nothing for S seconds is closed (default 60;
 //            0: never), so a silent peer cannot hold a connection forever.
-import { type Channel, ChannelInputShutdownEvent, EventLoop, ServerBootstrap, type ChannelHandler } from '../index'
+import { type Channel, ChannelInputShutdownEvent, EventLoop, ServerBootstrap, type ChannelHandler } from 'netloop'
 import { addIdleTimeout, idleSeconds } from './lib/idle'
 import { portArg, start } from './lib/server'
 import { tlsContextArg, withTls } from './lib/tls'

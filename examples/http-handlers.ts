@@ -29,7 +29,7 @@
 // With `--threads N` every worker thread imports this module and runs `childHandler` for the
 // connections of its loop (each thread keeps its own `Date` header).
 import { isMainThread, workerData } from 'node:worker_threads'
-import { type Channel, type ChannelHandler, type ChannelHandlerContext, HttpContent, HttpRequest, HttpResponse, HttpServerCodec, type ScheduledTask } from '../index'
+import { type Channel, type ChannelHandler, type ChannelHandlerContext, HttpContent, HttpRequest, HttpResponse, HttpServerCodec, type ScheduledTask } from 'netloop'
 import { addIdleTimeout, idleSeconds, secondsArg } from './lib/idle'
 import { addWorkerProxyProtocol } from './lib/proxy'
 import { addWorkerTls } from './lib/tls'

@@ -26,7 +26,7 @@
 // channel's output is shut down once what was forwarded is flushed): a client that sends a
 // request and shuts its output down still gets the target's reply, which the target sends
 // before it closes (or half-closes) its side. Once both directions are done, both close.
-import { Bootstrap, type Channel, ChannelInputShutdownEvent, type ChannelHandler, type ChannelHandlerContext, EventLoop, HAProxyMessage, ServerBootstrap } from '../index'
+import { Bootstrap, type Channel, ChannelInputShutdownEvent, type ChannelHandler, type ChannelHandlerContext, EventLoop, HAProxyMessage, ServerBootstrap } from 'netloop'
 import { addIdleTimeout, idleSeconds } from './lib/idle'
 import { arg, portArg, start } from './lib/server'
 

@@ -18,7 +18,7 @@
 // own keyspace (see resp-server.ts). The wire format is in resp-protocol.ts.
 // Buffer imported, not the global: in Node the global `Buffer` is a getter, called on each use.
 import { Buffer } from 'node:buffer'
-import { type Channel, type ChannelHandler, type ChannelHandlerContext, Resp, RespDecoder as NativeRespDecoder, type RespReply, type ScheduledTask } from '../index'
+import { type Channel, type ChannelHandler, type ChannelHandlerContext, Resp, RespDecoder as NativeRespDecoder, type RespReply, type ScheduledTask } from 'netloop'
 import { NOT_INTEGER, OK, PONG, ProtocolError, Reply, ReplyError, RespDecoder, SYNTAX, Simple, err, respEncoder } from './resp-protocol'
 import { addIdleTimeout, idleSeconds } from './lib/idle'
 import { Store } from './resp-store'

@@ -2,7 +2,7 @@
 // handler), and the request decoder (an inbound handler keeping a cumulation across reads,
 // multibulk and inline commands, Redis' protocol-error texts).
 import { Buffer } from 'node:buffer' // not the global, a getter in Node
-import type { ChannelHandler, ChannelHandlerContext } from '../index'
+import type { ChannelHandler, ChannelHandlerContext } from 'netloop'
 
 // ---------------------------------------------------------------------------------------------
 // Replies

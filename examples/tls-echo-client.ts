@@ -10,7 +10,7 @@
 // one line each.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Bootstrap, EventLoop, SslContext, SslHandler } from '../index'
+import { Bootstrap, EventLoop, SslContext, SslHandler } from 'netloop'
 import { CERTS_DIR } from './lib/tls'
 import { arg, portArg, start } from './lib/server'
 

@@ -1,5 +1,5 @@
 // A first server: every line a client sends comes back upper-cased.
-import { EventLoop, ServerBootstrap } from '../../index'
+import { EventLoop, ServerBootstrap } from 'netloop'
 
 const loop = new EventLoop()
 const server = await new ServerBootstrap()

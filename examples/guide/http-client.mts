@@ -1,7 +1,7 @@
 // An HTTP/1.1 client on the native codec: one kept-alive connection, the requests pipelined on
 // it, each answered by a Promise in request order.
 //   node --import tsx http-client.mts HOST PORT [PATH...]
-import { Bootstrap, EventLoop, HttpClientCodec, HttpClientRequest, HttpClientResponse } from '../../index'
+import { Bootstrap, EventLoop, HttpClientCodec, HttpClientRequest, HttpClientResponse } from 'netloop'
 
 const [host = '127.0.0.1', port = '80', ...paths] = process.argv.slice(2)
 const waiting: Array<{ resolve: (r: HttpClientResponse) => void; reject: (e: Error) => void }> = []

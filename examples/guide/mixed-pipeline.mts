@@ -9,7 +9,7 @@ import {
   LengthFieldBasedFrameDecoder,
   LengthFieldPrepender,
   ServerBootstrap,
-} from '../../index'
+} from 'netloop'
 
 const json: ChannelHandler = {
   // Inbound: one frame (a Buffer) becomes one JS value for the handlers after this one.

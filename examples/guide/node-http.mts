@@ -1,7 +1,7 @@
 // node:http on netloop channels: every accepted channel becomes a stream.Duplex that node:http
 // takes as its socket (keep-alive, pipelining, uploads with backpressure, upgrades).
 import { createServer } from 'node:http'
-import { EventLoop, ServerBootstrap } from '../../index'
+import { EventLoop, ServerBootstrap } from 'netloop'
 
 const http = createServer((req, res) => {
   let bytes = 0

@@ -1,7 +1,7 @@
 // A static file server: GET /name answers the file `name` of a directory (this one by default),
 // sent by the kernel with sendfile (a FileRegion): the file never passes through JS.
 import { resolve, sep } from 'node:path'
-import { EventLoop, FileRegion, HttpResponse, HttpServerCodec, ServerBootstrap, type HttpRequest } from '../../index'
+import { EventLoop, FileRegion, HttpResponse, HttpServerCodec, ServerBootstrap, type HttpRequest } from 'netloop'
 
 const root = resolve(process.argv[2] ?? import.meta.dirname)
 const notFound = new HttpResponse(404, { 'content-type': 'text/plain' }, 'not found\n').freeze()

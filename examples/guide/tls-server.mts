@@ -1,7 +1,7 @@
 // TLS in front of a line protocol: the SslHandler runs natively, first in the pipeline; the
 // decoder and the JS handler behind it see plaintext. Make certs/ with `npm run certs`.
 import { readFileSync } from 'node:fs'
-import { EventLoop, LineBasedFrameDecoder, ServerBootstrap, SslContext, SslHandler, SslHandshakeCompletionEvent } from '../../index'
+import { EventLoop, LineBasedFrameDecoder, ServerBootstrap, SslContext, SslHandler, SslHandshakeCompletionEvent } from 'netloop'
 
 const certs = new URL('../../certs/', import.meta.url)
 const options = () => ({

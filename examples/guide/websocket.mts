@@ -1,7 +1,7 @@
 // WebSocket on the native HTTP codec: HttpServerCodec answers plain requests; an upgrade request
 // hands the connection to `ws` (npm install ws), which writes its own 101 and speaks WebSocket.
 import { WebSocketServer } from 'ws'
-import { EventLoop, HttpRequest, HttpResponse, HttpServerCodec, ServerBootstrap } from '../../index'
+import { EventLoop, HttpRequest, HttpResponse, HttpServerCodec, ServerBootstrap } from 'netloop'
 
 const wss = new WebSocketServer({ noServer: true })
 wss.on('connection', (ws, req) => {

@@ -5,7 +5,7 @@
 // On the main thread the value comes from the command line; a worker thread (--threads N)
 // gets it from the main thread as `workerData.idleSeconds` (runExample passes it on).
 import { isMainThread, workerData } from 'node:worker_threads'
-import { type Channel, type ChannelHandler, IdleStateEvent, IdleStateHandler } from '../../index'
+import { type Channel, type ChannelHandler, IdleStateEvent, IdleStateHandler } from 'netloop'
 
 /** `--idle S` (seconds, 0: off; fractions allowed), or `fallback`; on a worker, what the main thread passed. */
 export function idleSeconds(fallback: number): number {

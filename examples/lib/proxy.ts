@@ -4,7 +4,7 @@
 // `curl --haproxy-protocol http://127.0.0.1:8080/` against `http-hello.ts --proxy-protocol`; a
 // client that sends no header is refused (ERR_HAPROXY_PROTOCOL) and closed.
 import { isMainThread, workerData } from 'node:worker_threads'
-import { type Channel, HAProxyMessageDecoder } from '../../index'
+import { type Channel, HAProxyMessageDecoder } from 'netloop'
 
 /** True when the command line asks for the PROXY protocol. */
 export function proxyProtocolArg(): boolean {

@@ -11,7 +11,7 @@
 //                 with --threads N too (each worker adds the SslHandler: addWorkerTls)
 //   --idle S      close connections idle for S seconds (lib/idle.ts; each server its default)
 //   --proxy-protocol  read the PROXY protocol header of a load balancer first (lib/proxy.ts)
-import { type Channel, type ChannelOptions, EventLoop, EventLoopGroup, type ServerChannel, ServerBootstrap } from '../../index'
+import { type Channel, type ChannelOptions, EventLoop, EventLoopGroup, type ServerChannel, ServerBootstrap } from 'netloop'
 import { proxyProtocolArg, withProxyProtocol } from './proxy'
 import { tlsContextArg, tlsForWorkers, withTls } from './tls'
 

@@ -20,7 +20,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { isMainThread, workerData } from 'node:worker_threads'
-import { type Channel, type SharedSslContext, SslContext, SslHandler } from '../../index'
+import { type Channel, type SharedSslContext, SslContext, SslHandler } from 'netloop'
 import { arg } from './server'
 
 /** The directory `npm run certs` writes to. */
