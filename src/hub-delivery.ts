@@ -40,6 +40,8 @@ export const closeCauses = new WeakMap<Channel, unknown>()
 export class Delivery {
   /** The large reads of the delivery being dispatched (see `dispatch`). */
   #segments: Buffer[] | undefined = undefined
+  /** Where the delivery's bytes start in its arena (see `dispatch`). */
+  #base = 0
 
   constructor(
     readonly hub: ChannelHub,
@@ -53,11 +55,16 @@ export class Delivery {
   /**
    * One delivery: `count` records in the events array, their bytes in `arena` or, when `base`
    * is not negative, in `arena` from `base` on (a small batch copied into the thread's read
-   * pool, `crates/node/src/channel/delivery.rs`). Large reads come as Buffers of their own in
-   * `segments` (a read record's `c` - 1).
+   * pool, `crates/node/src/channel/delivery.rs`): record offsets are then relative to `base`,
+   * added where the arena is read (no view of the pool made per delivery). Large reads come as
+   * Buffers of their own in `segments` (a read record's `c` - 1).
    */
   dispatch(count: number, arena: Buffer | undefined, strings: string[] | undefined, base: number | undefined, segments: Buffer[] | undefined): void {
-    if (base !== undefined && base >= 0 && arena !== undefined) arena = arena.subarray(base)
+    // Saved and restored: a delivery a handler's call makes run inside this one leaves the
+    // rest of this one its own bytes.
+    const outerBase = this.#base
+    const outerSegments = this.#segments
+    this.#base = base !== undefined && base >= 0 ? base : 0
     this.#segments = segments
     const stream = this.stream
     stream.delivering++
@@ -75,7 +82,8 @@ export class Delivery {
       }
     } finally {
       stream.delivering--
-      this.#segments = undefined
+      this.#base = outerBase
+      this.#segments = outerSegments
       if (stream.holdsRefs()) stream.applyNow()
       applyHolding()
     }
@@ -152,9 +160,9 @@ export class Delivery {
       const ctx = this.#context(ch, ctxId)
       if (!ctx) return
       let arg: unknown
-      if (kind === WireKind.ReadBytes) arg = c > 0 ? this.#segments![c - 1] : b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
-      else if (kind === WireKind.ReadHttp) arg = readHttp(arena!, a)
-      else if (kind === WireKind.ReadResp) arg = readValue(arena!, a)
+      if (kind === WireKind.ReadBytes) arg = c > 0 ? this.#segments![c - 1] : b === 0 ? Buffer.alloc(0) : arena!.subarray(this.#base + a, this.#base + a + b)
+      else if (kind === WireKind.ReadHttp) arg = readHttp(arena!, this.#base + a)
+      else if (kind === WireKind.ReadResp) arg = readValue(arena!, this.#base + a)
       else if (kind === WireKind.ReadValue) arg = this.tokens.take(a)
       else if (kind === WireKind.UserEvent) arg = this.#userEvent(b, a, strings, chan)
       else if (kind === WireKind.Exception) arg = this.#error(b, a, strings, chan)
@@ -169,7 +177,7 @@ export class Delivery {
         return
       }
       let msg: unknown
-      if (kind === WireKind.WriteBytes) msg = b === 0 ? Buffer.alloc(0) : arena!.subarray(a, a + b)
+      if (kind === WireKind.WriteBytes) msg = b === 0 ? Buffer.alloc(0) : arena!.subarray(this.#base + a, this.#base + a + b)
       else if (kind === WireKind.WriteValue) msg = this.tokens.take(a)
       ctx.pipeline._deliverOutbound(ctx, EVENT_OF_WIRE[kind], msg, promise)
       return
