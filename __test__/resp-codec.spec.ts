@@ -15,6 +15,22 @@ async function client(port: number): Promise<{ s: net.Socket; got: () => string 
   return { s, got: () => out }
 }
 
+/** A server answering every command with +OK; what it read, and a client socket. */
+async function okServer(t: ExecutionContext): Promise<{ seen: unknown[]; s: net.Socket; got: () => string }> {
+  const seen: unknown[] = []
+  const app: ChannelHandler = {
+    channelRead: (ctx, cmd: unknown) => {
+      seen.push(cmd)
+      ctx.write(Resp.OK)
+    },
+    channelReadComplete: (ctx) => ctx.flush(),
+  }
+  const { port } = await serve(t, loopFor(t), (ch) => void ch.pipeline.addLast('resp', new RespDecoder()).addLast('app', app))
+  const { s, got } = await client(port)
+  t.teardown(() => s.destroy())
+  return { seen, s, got }
+}
+
 test('commands arrive as arrays of Buffers, replies are framed natively, pipelined in order', async (t) => {
   const loop = loopFor(t)
   const seen: unknown[] = []
@@ -43,18 +59,7 @@ test('commands arrive as arrays of Buffers, replies are framed natively, pipelin
 })
 
 test('a command arrives the same whole in one read or in parts over several, and arrays of other values as JS data', async (t) => {
-  const loop = loopFor(t)
-  const seen: unknown[] = []
-  const app: ChannelHandler = {
-    channelRead: (ctx, cmd: unknown) => {
-      seen.push(cmd)
-      ctx.write(Resp.OK)
-    },
-    channelReadComplete: (ctx) => ctx.flush(),
-  }
-  const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('resp', new RespDecoder()).addLast('app', app))
-  const { s, got } = await client(port)
-  t.teardown(() => s.destroy())
+  const { seen, s, got } = await okServer(t)
   s.setNoDelay(true)
   const set = '*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$4\r\nv\r\n1\r\n'
   s.write(set) // whole: taken natively as one frame
@@ -73,18 +78,8 @@ test('a command arrives the same whole in one read or in parts over several, and
 })
 
 test('command arguments are Buffers (Buffer.prototype, deepStrictEqual) for every Buffer API: methods, views of views, copies, inspect', async (t) => {
-  const loop = loopFor(t)
-  const seen: Buffer[][] = []
-  const app: ChannelHandler = {
-    channelRead: (ctx, cmd: Buffer[]) => {
-      seen.push(cmd)
-      ctx.write(Resp.OK)
-    },
-    channelReadComplete: (ctx) => ctx.flush(),
-  }
-  const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('resp', new RespDecoder()).addLast('app', app))
-  const { s, got } = await client(port)
-  t.teardown(() => s.destroy())
+  const { seen: all, s, got } = await okServer(t)
+  const seen = all as Buffer[][]
   s.write(Buffer.from('*3\r\n$3\r\nSET\r\n$5\r\nkey:1\r\n$4\r\n\x00\xff\r\n\r\n', 'latin1'))
   await until(() => got().length >= 5)
   const [name, key, value] = seen[0]
