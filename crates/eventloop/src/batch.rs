@@ -24,10 +24,10 @@ const BUDGET_CHECK_INTERVAL: u32 = 64;
 impl LocalLoop {
     /// Runs one bounded batch: the tasks and due timers queued when it starts (work they add
     /// waits for the next batch); `budget` in nanoseconds also bounds it (checked every 64
-    /// tasks). Tail tasks run after the batch. Returns whether any task ran.
-    pub(crate) fn run_batch(&self, budget: Option<u64>) -> bool {
+    /// tasks). `start`: the loop time now (timers due by then run), read by the caller.
+    /// Tail tasks run after the batch. Returns whether any task ran.
+    pub(crate) fn run_batch(&self, budget: Option<u64>, start: u64) -> bool {
         let s = &self.shared;
-        let start = s.now_nanos();
         let mut batch = self.sched.start_batch(s, start);
         let deadline = budget.map(|b| start.saturating_add(b));
         let mut ran: u32 = 0;

@@ -262,7 +262,7 @@ impl LocalLoop {
         }
         let s = &self.shared;
         let t = self.next_timeout();
-        self.publish_planned_wakeup(t);
+        self.publish_planned_wakeup();
         s.sleeping.store(true, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         if !s.queue.is_empty() {
@@ -358,16 +358,19 @@ impl LocalLoop {
         if shutting_down {
             self.begin_shutdown();
         }
+        // One clock read serves the I/O time and the batch's start (no handler ran without
+        // I/O: the poll's return is the start then).
+        let io_end = if had_io { s.now_nanos() } else { io_start };
         let ratio = s.config.io_ratio as u64;
         let budget = if ratio == 100 || shutting_down {
             None
         } else if had_io {
-            let io_time = s.now_nanos().saturating_sub(io_start);
+            let io_time = io_end.saturating_sub(io_start);
             Some(io_time.saturating_mul(100 - ratio) / ratio)
         } else {
             Some(0)
         };
-        let ran = self.run_batch(budget);
+        let ran = self.run_batch(budget, io_end);
 
         if shutting_down && self.confirm_shutdown(ran) {
             self.terminate();
@@ -405,7 +408,7 @@ impl LocalLoop {
             s.wake();
             return;
         }
-        self.publish_planned_wakeup(self.next_timeout());
+        self.publish_planned_wakeup();
         s.sleeping.store(true, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         if !s.queue.is_empty() && s.sleeping.swap(false, Ordering::SeqCst) {
@@ -415,13 +418,24 @@ impl LocalLoop {
 
     /// Before the loop sleeps: tell producers when it plans to wake up by itself (loop
     /// time; `u64::MAX`: only when woken), so that a timer scheduled from another thread
-    /// wakes it only if it would become the earliest (Netty's `nextWakeupNanos`).
-    fn publish_planned_wakeup(&self, timeout: Option<Duration>) {
+    /// wakes it only if it would become the earliest (Netty's `nextWakeupNanos`). The next
+    /// deadline is published as it is: the clock is read only when work is ready now or a
+    /// shutdown bounds the sleep (an overdue deadline wakes the loop at once either way).
+    fn publish_planned_wakeup(&self) {
         let s = &self.shared;
-        let at = timeout.map_or(u64::MAX, |t| {
+        let at = if self.sched.has_work() || !s.queue.is_empty() {
             s.now_nanos()
-                .saturating_add(crate::clock::saturating_nanos(t))
-        });
+        } else {
+            let deadline = self.sched.next_deadline();
+            if s.state() >= LoopState::ShuttingDown {
+                let bound = s
+                    .now_nanos()
+                    .saturating_add(crate::clock::saturating_nanos(SHUTDOWN_POLL));
+                deadline.map_or(bound, |d| d.min(bound))
+            } else {
+                deadline.unwrap_or(u64::MAX)
+            }
+        };
         s.planned_wakeup.store(at, Ordering::SeqCst);
     }
 

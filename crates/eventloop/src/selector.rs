@@ -62,7 +62,8 @@ impl Selector {
             }
             SelectorFault::None => {}
         }
-        let started = Instant::now();
+        // Only a poll that may sleep needs its start: to tell a timeout from a premature return.
+        let started = timeout.filter(|t| !t.is_zero()).map(|_| Instant::now());
         if let Err(e) = self.poll.poll(&mut self.events, timeout) {
             return PollOutcome::Failed(e);
         }
@@ -77,10 +78,11 @@ impl Selector {
         if woken || !out.is_empty() {
             return PollOutcome::Ready;
         }
+        let slept = started.map_or(Duration::ZERO, |at| at.elapsed());
         match timeout {
-            Some(t) if t.is_zero() || started.elapsed() >= t => PollOutcome::TimedOut,
+            Some(t) if t.is_zero() || slept >= t => PollOutcome::TimedOut,
             // mio rounds timeouts up to whole milliseconds; allow for the rounding.
-            Some(t) if started.elapsed() + Duration::from_millis(1) >= t => PollOutcome::TimedOut,
+            Some(t) if slept + Duration::from_millis(1) >= t => PollOutcome::TimedOut,
             _ => PollOutcome::PrematureEmpty,
         }
     }

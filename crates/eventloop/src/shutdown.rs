@@ -151,11 +151,11 @@ impl LocalLoop {
             if !self.sched.has_work() {
                 break;
             }
-            self.run_batch(None);
+            self.run_batch(None, self.shared.now_nanos());
         }
         s.set_state(LoopState::Shutdown);
         loop {
-            let ran = self.run_batch(None);
+            let ran = self.run_batch(None, self.shared.now_nanos());
             if s.pending.load(Ordering::SeqCst) == 0 && s.queue.is_empty() && !self.sched.has_work()
             {
                 break;
