@@ -35,5 +35,11 @@ if (process.argv.includes('--check')) {
     console.log(`${path} matches native.d.ts (${enums.length} enums)`)
   }
 } else {
-  writeFileSync(path, out)
+  let now = ''
+  try {
+    now = readFileSync(path, 'utf8')
+  } catch {}
+  // Unchanged: left alone, so its compiled file is not made to look stale (the example
+  // specs compare the two's times).
+  if (now !== out) writeFileSync(path, out)
 }
