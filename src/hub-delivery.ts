@@ -60,10 +60,6 @@ export class Delivery {
    * Buffers of their own in `segments` (a read record's `c` - 1).
    */
   dispatch(count: number, arena: Buffer | undefined, strings: string[] | undefined, base: number | undefined, segments: Buffer[] | undefined): void {
-    // Saved and restored: a delivery a handler's call makes run inside this one leaves the
-    // rest of this one its own bytes.
-    const outerBase = this.#base
-    const outerSegments = this.#segments
     this.#base = base !== undefined && base >= 0 ? base : 0
     this.#segments = segments
     const stream = this.stream
@@ -82,8 +78,7 @@ export class Delivery {
       }
     } finally {
       stream.delivering--
-      this.#base = outerBase
-      this.#segments = outerSegments
+      this.#segments = undefined
       if (stream.holdsRefs()) stream.applyNow()
       applyHolding()
     }
