@@ -34,8 +34,9 @@ export declare class Delivery {
     /**
      * One delivery: `count` records in the events array, their bytes in `arena` or, when `base`
      * is not negative, in `arena` from `base` on (a small batch copied into the thread's read
-     * pool, `crates/node/src/channel/delivery.rs`). Large reads come as Buffers of their own in
-     * `segments` (a read record's `c` - 1).
+     * pool, `crates/node/src/channel/delivery.rs`): record offsets are then relative to `base`,
+     * added where the arena is read (no view of the pool made per delivery). Large reads come as
+     * Buffers of their own in `segments` (a read record's `c` - 1).
      */
     dispatch(count: number, arena: Buffer | undefined, strings: string[] | undefined, base: number | undefined, segments: Buffer[] | undefined): void;
 }
