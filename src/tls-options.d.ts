@@ -1,32 +1,7 @@
 import { type SNICallback } from './tls-sni';
 import { type ALPNCallback } from './tls-alpn';
 import type { PeerCertificate } from './tls-info';
-export type Pem = string | Buffer | Array<string | Buffer>;
-/** A certificate chain and key for one host name: PEM `cert` and `key`, or a PKCS#12 `pfx`. */
-export type SslIdentity = PemIdentity | PfxIdentity;
-/** A certificate chain and key (PEM) for one host name. */
-export interface PemIdentity {
-    cert: Pem;
-    key: string | Buffer;
-    /** The passphrase of `key` if it is encrypted (default: the context's `passphrase`). */
-    passphrase?: string;
-    /** A DER OCSP response for `cert`, stapled for clients that ask (see `ocspResponse`). */
-    ocspResponse?: Buffer;
-}
-/** A certificate chain and key in a PKCS#12 file, for one host name. */
-export interface PfxIdentity {
-    /** The PKCS#12 file (see the context's `pfx`). */
-    pfx: Buffer;
-    /** Its passphrase (default: the context's `passphrase`). */
-    passphrase?: string;
-    /** A DER OCSP response for its certificate, stapled for clients that ask. */
-    ocspResponse?: Buffer;
-}
-/** A PKCS#12 file with its own passphrase (node:tls's `pfx` entries). */
-export interface PfxObject {
-    buf: Buffer;
-    passphrase?: string;
-}
+import { type KeyObjectPem, type Pem, type PfxObject, type SslIdentity } from './tls-identity';
 /** node:tls's option names where they exist; Netty's defaults where they differ. */
 export interface SslContextOptions {
     /** A server context (node:tls's `isServer`; default false: a client context). */
@@ -180,9 +155,4 @@ export interface SslContextOptions {
 /** What `SslContext` carries across a `worker_threads` boundary (structured clone keeps it). */
 export interface SharedSslContext {
     readonly netloopSslContext: number;
-}
-/** One of node:tls's `key` array with a passphrase of its own. */
-export interface KeyObjectPem {
-    pem: string | Buffer;
-    passphrase?: string;
 }

@@ -8,37 +8,7 @@ import { type SNICallback, checkSniCallback } from './tls-sni'
 import { type ALPNCallback, checkAlpnCallback } from './tls-alpn'
 import { refuseUnsupported, versionRange } from './tls-versions'
 import type { PeerCertificate } from './tls-info'
-
-export type Pem = string | Buffer | Array<string | Buffer>
-
-/** A certificate chain and key for one host name: PEM `cert` and `key`, or a PKCS#12 `pfx`. */
-export type SslIdentity = PemIdentity | PfxIdentity
-
-/** A certificate chain and key (PEM) for one host name. */
-export interface PemIdentity {
-  cert: Pem
-  key: string | Buffer
-  /** The passphrase of `key` if it is encrypted (default: the context's `passphrase`). */
-  passphrase?: string
-  /** A DER OCSP response for `cert`, stapled for clients that ask (see `ocspResponse`). */
-  ocspResponse?: Buffer
-}
-
-/** A certificate chain and key in a PKCS#12 file, for one host name. */
-export interface PfxIdentity {
-  /** The PKCS#12 file (see the context's `pfx`). */
-  pfx: Buffer
-  /** Its passphrase (default: the context's `passphrase`). */
-  passphrase?: string
-  /** A DER OCSP response for its certificate, stapled for clients that ask. */
-  ocspResponse?: Buffer
-}
-
-/** A PKCS#12 file with its own passphrase (node:tls's `pfx` entries). */
-export interface PfxObject {
-  buf: Buffer
-  passphrase?: string
-}
+import { type KeyObjectPem, type Pem, type PfxObject, type SslIdentity, der, keysAndChains, pem, pfxFiles, sniIdentities } from './tls-identity'
 
 /** node:tls's option names where they exist; Netty's defaults where they differ. */
 export interface SslContextOptions {
@@ -196,44 +166,12 @@ export interface SharedSslContext {
   readonly netloopSslContext: number
 }
 
-function pem(name: string, v: Pem | undefined): Buffer | undefined {
-  if (v === undefined) return undefined
-  const parts = Array.isArray(v) ? v : [v]
-  const bufs = parts.map((p) => {
-    if (typeof p === 'string') return Buffer.from(p)
-    if (Buffer.isBuffer(p)) return p
-    throw invalidArgType(name, 'string, Buffer or an array of them', p)
-  })
-  return Buffer.concat(bufs.flatMap((b) => [b, Buffer.from('\n')]))
-}
-
 function version(name: string, v: unknown): string | undefined {
   if (v === undefined) return undefined
   if (v !== 'TLSv1.2' && v !== 'TLSv1.3') {
     throw new NetloopError('ERR_TLS_INVALID_PROTOCOL_VERSION', `${String(v)} is not a supported ${name} (TLSv1.2 or TLSv1.3)`)
   }
   return v
-}
-
-/** One of node:tls's `key` array with a passphrase of its own. */
-export interface KeyObjectPem {
-  pem: string | Buffer
-  passphrase?: string
-}
-
-/** node:tls's `key` array and `cert` array: the keys, and one chain per key. */
-function keysAndChains(o: SslContextOptions) {
-  if (!Array.isArray(o.key)) return undefined
-  if (!o.isServer) throw invalidArg('a key array is an option of server contexts (isServer: true): a client presents one certificate')
-  const keys = o.key.map((k, i) => {
-    const name = `key[${i}]`
-    if (typeof k === 'string' || Buffer.isBuffer(k)) return { pem: pem(name, k)! }
-    if (k === null || typeof k !== 'object') throw invalidArgType(name, 'string, Buffer or { pem, passphrase }', k)
-    if (k.passphrase !== undefined && typeof k.passphrase !== 'string') throw invalidArgType(`${name}.passphrase`, 'string', k.passphrase)
-    return { pem: pem(`${name}.pem`, k.pem)!, passphrase: k.passphrase }
-  })
-  const certs = (Array.isArray(o.cert) ? o.cert : o.cert === undefined ? [] : [o.cert]).map((c, i) => pem(`cert[${i}]`, c)!)
-  return { keys, certs }
 }
 
 /** @internal The native side's options for `o`, checked. */
@@ -266,22 +204,9 @@ export function nativeOptions(o: SslContextOptions) {
   if (o.ticketKeys !== undefined && !o.isServer) throw invalidArg('ticketKeys is an option of server contexts (isServer: true)')
   if (o.ocspResponse !== undefined && !o.isServer) throw invalidArg('ocspResponse is an option of server contexts (isServer: true)')
   if (o.sessionTimeout !== undefined && !o.isServer) throw invalidArg('sessionTimeout is an option of server contexts (isServer: true)')
-  const sni = o.SNI === undefined ? undefined : Object.entries(o.SNI).map(([hostname, id]) => {
-    const name = `SNI['${hostname}']`
-    if (id === null || typeof id !== 'object') throw invalidArgType(name, 'object', id)
-    const p = id as Partial<PemIdentity & PfxIdentity>
-    if (p.passphrase !== undefined && typeof p.passphrase !== 'string') throw invalidArgType(`${name}.passphrase`, 'string', p.passphrase)
-    return {
-      hostname,
-      cert: pem(`${name}.cert`, p.cert),
-      key: pem(`${name}.key`, p.key),
-      pfx: p.pfx === undefined ? undefined : der(`${name}.pfx`, p.pfx),
-      passphrase: p.passphrase,
-      ocspResponse: der(`${name}.ocspResponse`, p.ocspResponse),
-    }
-  })
+  const sni = sniIdentities(o.SNI)
   const pfxs = pfxFiles(o.pfx, o.isServer === true)
-  const several = keysAndChains(o)
+  const several = keysAndChains(o.key, o.cert, o.isServer === true)
   return {
     isServer: o.isServer ?? false,
     cert: several ? undefined : pem('cert', o.cert),
@@ -315,27 +240,6 @@ export function nativeOptions(o: SslContextOptions) {
     ocspResponse: der('ocspResponse', o.ocspResponse),
     pfxs,
   }
-}
-
-/** The PKCS#12 files of `pfx` (node:tls's forms: a Buffer, `{ buf, passphrase }`, an array of either). */
-function pfxFiles(v: SslContextOptions['pfx'], isServer: boolean): PfxObject[] | undefined {
-  if (v === undefined) return undefined
-  const all = Array.isArray(v) ? v : [v]
-  if (all.length === 0) throw new NetloopError('ERR_INVALID_ARG_VALUE', "The property 'options.pfx' must hold at least one PKCS#12 file. Received []")
-  if (all.length > 1 && !isServer) throw invalidArg('a pfx array is an option of server contexts (isServer: true): a client presents one certificate')
-  return all.map((one, i) => {
-    const name = all.length > 1 ? `pfx[${i}]` : 'pfx'
-    if (Buffer.isBuffer(one)) return { buf: der(name, one)! }
-    if (one === null || typeof one !== 'object') throw invalidArgType(name, 'Buffer or { buf, passphrase }', one)
-    if (one.passphrase !== undefined && typeof one.passphrase !== 'string') throw invalidArgType(`${name}.passphrase`, 'string', one.passphrase)
-    return { buf: der(`${name}.buf`, one.buf)!, passphrase: one.passphrase }
-  })
-}
-
-function der(name: string, v: unknown): Buffer | undefined {
-  if (v === undefined) return undefined
-  if (!Buffer.isBuffer(v) || v.length === 0) throw invalidArgType(name, 'a non-empty Buffer (DER)', v)
-  return v
 }
 
 function ticketKeys(v: unknown): Buffer | undefined {

@@ -24,7 +24,8 @@ import { type SharedSslContext, type SslContextOptions, nativeOptions } from './
 export type { SNICallback } from './tls-sni'
 export type { ALPNCallback, ALPNCallbackInfo } from './tls-alpn'
 export type { PeerCertificate, TlsInfo } from './tls-info'
-export type { KeyObjectPem, PemIdentity, PfxIdentity, PfxObject, SharedSslContext, SslContextOptions, SslIdentity } from './tls-options'
+export type { SharedSslContext, SslContextOptions } from './tls-options'
+export type { KeyObjectPem, PemIdentity, PfxIdentity, PfxObject, SslIdentity } from './tls-identity'
 
 /**
  * A TLS configuration, parsed once. Share one context by every connection; to use it on a
