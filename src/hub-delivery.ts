@@ -16,6 +16,7 @@ import type { ChannelHandlerContext } from './context'
 import { NetloopError } from './errors'
 import { ChannelInputShutdownEvent, idleEvent } from './handlers'
 import { readValue } from './resp'
+import { viewsOf } from './arena-view'
 import { readHttp } from './http-wire'
 import { SslCloseCompletionEvent, SslHandshakeCompletionEvent, tlsHandlerOf } from './tls'
 import { haproxyMessage } from './haproxy'
@@ -155,7 +156,7 @@ export class Delivery {
       const ctx = this.#context(ch, ctxId)
       if (!ctx) return
       let arg: unknown
-      if (kind === WireKind.ReadBytes) arg = c > 0 ? this.#segments![c - 1] : b === 0 ? Buffer.alloc(0) : arena!.subarray(this.#base + a, this.#base + a + b)
+      if (kind === WireKind.ReadBytes) arg = c > 0 ? this.#segments![c - 1] : b === 0 ? Buffer.alloc(0) : viewsOf(arena!)(this.#base + a, b)
       else if (kind === WireKind.ReadHttp) arg = readHttp(arena!, this.#base + a)
       else if (kind === WireKind.ReadResp) arg = readValue(arena!, this.#base + a)
       else if (kind === WireKind.ReadValue) arg = this.tokens.take(a)
@@ -172,7 +173,7 @@ export class Delivery {
         return
       }
       let msg: unknown
-      if (kind === WireKind.WriteBytes) msg = b === 0 ? Buffer.alloc(0) : arena!.subarray(this.#base + a, this.#base + a + b)
+      if (kind === WireKind.WriteBytes) msg = b === 0 ? Buffer.alloc(0) : viewsOf(arena!)(this.#base + a, b)
       else if (kind === WireKind.WriteValue) msg = this.tokens.take(a)
       ctx.pipeline._deliverOutbound(ctx, EVENT_OF_WIRE[kind], msg, promise)
       return
