@@ -6,13 +6,14 @@
 mod common;
 #[path = "../../transport/tests/common/net.rs"]
 mod net;
+mod pair;
 
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
 use common::pki::Ca;
-use common::probe::{tls_and_probe, Log, Probe, Shared};
+use common::probe::{Log, Probe, Shared};
 use net::Net;
 use netloop_tls::{
     ClientHelloAnswer, ClientHelloQuestion, ProtocolChoice, ServerNameChoice, SslContext,
@@ -80,12 +81,7 @@ fn client(
         ..Default::default()
     })
     .unwrap();
-    let (ch, connected) = net.client(ChannelOptions::default(), net::no_child, addr);
-    let log = tls_and_probe(&ch, ctx.new_handler(Some(name)).unwrap());
-    net.run_until("connect", || connected.is_done());
-    let l = log.clone();
-    net.run_until("handshake settled", || l.borrow().handshake().is_some());
-    (ch, log)
+    pair::tls_client(net, ctx, name, addr)
 }
 
 fn choosing(ca: &Ca, own_records: bool) -> SslContext {
@@ -262,11 +258,8 @@ fn sessions_resume_with_the_chosen_protocol() {
     .unwrap();
     let mut resumed = Vec::new();
     for _ in 0..2 {
-        let (ch, connected) = net.client(ChannelOptions::default(), net::no_child, s.addr);
-        let log = tls_and_probe(&ch, client_ctx.new_handler(Some("default.test")).unwrap());
-        net.run_until("connect", || connected.is_done());
+        let (ch, log) = pair::tls_client(&net, client_ctx.clone(), "default.test", s.addr);
         let l = log.clone();
-        net.run_until("handshake", || l.borrow().handshake().is_some());
         // A round trip, so that the ticket (sent after the handshake) has arrived.
         ch.write_and_flush(Bytes::from_static(b"x"));
         net.run_until("echo", || !l.borrow().data.is_empty());
