@@ -31,6 +31,7 @@ import { publishLoopShutdown } from './diagnostics'
 import { type ChannelHub, channelMetrics, closeChannelsOf } from './hub'
 import { DispatchKind, DispatchPacking, TimerArmSlot } from './protocol'
 import { LoopTasks } from './loop-tasks'
+import { applyHolding } from './op-stream'
 import { type EventLoopOptions, type EventLoopState, type LoopMetrics, checkOptions, defaultTaskError, testHook } from './loop-options'
 import { abortable, shutdownArgs } from './loop-shutdown'
 export type { EventLoopOptions, EventLoopState, LoopMetrics } from './loop-options'
@@ -123,6 +124,9 @@ export class EventLoop {
           return
       }
     } finally {
+      // What tasks and timers wrote goes to the native side with its big chunks and error
+      // strings before the loop's delivery applies the op buffer (src/op-stream.ts `holding`).
+      if (kind !== DispatchKind.Channels && kind !== DispatchKind.Terminated) applyHolding()
       // The native side reads the arm buffer when this call returns.
       this.#inDispatch--
     }

@@ -42,10 +42,13 @@ interface FramedCodec<M> {
   bytes(m: M, lend: LendBig): Buffer
 }
 /**
- * Streams holding big chunks outside a delivery of their own (a handler wrote what it got to a
- * channel of another loop of this thread). A delivery applies them before it returns: the
- * Buffers it lent an `autoRelease` handler are detached then, and must have been taken as
- * slices of their reads first (crates/node/src/channel/big.rs).
+ * Streams holding big chunks or error strings outside a delivery of their own (a handler wrote
+ * what it got to a channel of another loop of this thread; a task or timer wrote a large
+ * Buffer). A delivery applies them before it returns: the Buffers it lent an `autoRelease`
+ * handler are detached then, and must have been taken as slices of their reads first
+ * (crates/node/src/channel/big.rs). So does every other call from a loop into JS (tasks,
+ * timers, src/loop.ts): the loop's own delivery applies the op buffer natively right after
+ * them, and the native side cannot see what JS holds (a write would lose its bytes).
  */
 const holding = new Set<OpStream>()
 
@@ -158,6 +161,7 @@ export class OpStream {
   /** Puts an error's code and message into the batch's strings; the index of the first. */
   errorStrings(error: unknown): number {
     const at = this.#strings.length
+    if (this.delivering === 0) holding.add(this)
     const e = error as { code?: unknown; message?: unknown } | null
     this.#strings.push(typeof e?.code === 'string' ? e.code : 'ERR_JS_HANDLER', typeof e?.message === 'string' ? e.message : String(error))
     return at

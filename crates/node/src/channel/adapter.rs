@@ -409,7 +409,9 @@ impl ChannelHandler for JsAdapter {
         Ok(())
     }
     fn close(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
-        if self.skips(self.takes.outbound) {
+        let shutting_down =
+            !self.takes.outbound && self.hub.upgrade().is_some_and(|h| h.closing_all.get());
+        if shutting_down || self.skips(self.takes.outbound) {
             ctx.close_with(promise);
             return Ok(());
         }

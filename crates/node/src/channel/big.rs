@@ -84,6 +84,13 @@ impl<'a> BigChunks<'a> {
             .map_or(&[][..], |b| &b[..])
     }
 
+    /// Whether chunk `i` came with this batch and was not taken yet. An op naming a chunk that
+    /// did not come with it was applied by a path that could not see what JS holds: a bug
+    /// the caller reports instead of writing nothing.
+    pub fn has(&self, i: usize) -> bool {
+        self.chunks.get(i).is_some_and(Option::is_some)
+    }
+
     /// Chunk `i`'s bytes for a message that outlives the batch, without a copy: a slice of a
     /// lent read (`true`), or the Buffer kept alive by a reference. Empty if there is none or
     /// it was taken.

@@ -75,6 +75,9 @@ pub struct Hub {
     pub(super) js_promises: RefCell<IdMap<ChannelPromise>>,
     pub(super) next_promise: Cell<u64>,
     pub(super) delivering: Cell<bool>,
+    /// The loop is shutting down (`close_all` ran): a close that no JS handler takes goes on
+    /// at once instead of waiting behind the channel's records for JS (see `Adapter::close`).
+    pub(super) closing_all: Cell<bool>,
     pub(super) refd_open: Cell<usize>,
     /// `apply_ops`'s map of the channels whose writes it counted ahead, kept empty between
     /// batches so that its capacity is reused.
@@ -112,6 +115,7 @@ impl Hub {
             // Lent ids are negated and must stay below `wire::VOID_FIRING` (-1).
             next_promise: Cell::new(2),
             delivering: Cell::new(false),
+            closing_all: Cell::new(false),
             refd_open: Cell::new(0),
             reserved: RefCell::default(),
             metrics: Metrics::default(),
@@ -244,7 +248,13 @@ impl Hub {
     }
 
     /// Closes every open channel (through its pipeline, as `channel.close()`).
+    /// Netty's closeAll at a loop's shutdown: every open channel closes now, through its
+    /// pipeline. A JS handler that takes `close` still sees it (as a record); any other close
+    /// does not wait behind the records of the channel that JS has not had yet: under a
+    /// stream of events those may only go out an iteration later, and an iteration may come
+    /// a whole turn of a busy Node thread later, while the loop's shutdown timeout runs.
     pub fn close_all(&self) {
+        self.closing_all.set(true);
         let open: Vec<Channel> = self
             .channels
             .borrow()

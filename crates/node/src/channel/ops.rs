@@ -242,6 +242,18 @@ impl Hub {
                     *left -= n;
                     channel.release_pending_outbound(n);
                 }
+                if kind == wire::WRITE_BIG && !big.has(a as usize) {
+                    // Never acknowledge a write whose bytes did not arrive (see BigChunks::has).
+                    eprintln!("netloop: internal error: a large write on channel {chan} reached the native side without its bytes; it fails");
+                    let p = self.promise_for(c, &pipeline);
+                    p.try_failure(TransportError::foreign(
+                        std::borrow::Cow::Borrowed("ERR_INTERNAL_ASSERTION"),
+                        std::io::Error::other(
+                            "a large write reached the native side without its bytes",
+                        ),
+                    ));
+                    return;
+                }
                 let msg = self.message(kind, a, b, big);
                 let p = self.promise_for(c, &pipeline);
                 match &ctx {
