@@ -9,7 +9,7 @@ import { join } from 'node:path'
 
 const fixtures = join(__dirname, 'fixtures')
 
-type ServerMessage = { port?: number; pong?: number; ticks?: number; shutdownMs?: number; acked?: number; failed?: number; state?: string }
+type ServerMessage = { port?: number; pong?: number; ticks?: number; longestTurn?: number; loopShare?: number; shutdownMs?: number; acked?: number; failed?: number; state?: string }
 
 function next<T>(child: ChildProcess, pick: (m: T) => boolean, timeoutMs: number, what: string): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -63,6 +63,7 @@ for (const style of ['immediate', 'execute'] as const) {
     const done = await next<ServerMessage>(server, (m) => m.shutdownMs !== undefined, 20_000, 'shutdown report')
     const [code] = await Promise.race([exited, new Promise<[string]>((r) => setTimeout(() => r(['did not exit within 10 s']), 10_000))])
     const { bytes } = await totals
+    t.log(`the loop took ${(end.loopShare! * 100).toFixed(0)} % of the thread; Node's longest turn ${end.longestTurn!.toFixed(1)} ms`)
     t.log(`${rtts.length} IPC round trips, slowest ${slowest} ms; ${ticks} ticks of 100 ms in ${elapsed} ms; shutdown in ${done.shutdownMs!.toFixed(0)} ms; ${(done.acked! / 2 ** 20).toFixed(0)} MiB acknowledged (${done.failed} writes failed), ${(bytes! / 2 ** 20).toFixed(0)} MiB received, reader errors ${JSON.stringify((await totals as { errors?: unknown }).errors)}`)
 
     t.true(slowest <= 1000, `the slowest IPC round trip took ${slowest} ms`)

@@ -58,6 +58,12 @@ pub trait IoHandler {
 
     /// The loop started shutting down: close the source (Netty's `closeAll`).
     fn close_on_shutdown(&self) {}
+
+    /// The loop terminates and the source is still registered: the close asked for at the
+    /// start of the shutdown has not happened (a handler held it, or had not finished when the
+    /// shutdown's timeout passed). Close it now, at once, so that no socket outlives its loop
+    /// and nothing waits on it for ever (a channel fails its pending writes).
+    fn close_on_termination(&self) {}
 }
 
 /// Moves `source` from the registry of a replaced selector to `new` (for

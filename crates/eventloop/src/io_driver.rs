@@ -171,6 +171,16 @@ impl IoDriver {
         }
     }
 
+    /// Every source registered now (termination closes what is left).
+    pub fn sources(&self) -> Vec<Rc<dyn IoHandler>> {
+        self.table
+            .borrow()
+            .entries()
+            .into_iter()
+            .map(|(_, h)| h)
+            .collect()
+    }
+
     /// The sources to close when the loop shuts down, the first time only.
     pub fn sources_to_close(&self) -> Vec<Rc<dyn IoHandler>> {
         if self.closed_sources.replace(true) {

@@ -147,6 +147,11 @@ impl LocalLoop {
             s.set_state(LoopState::ShuttingDown);
         }
         self.begin_shutdown();
+        // What the shutdown's close did not close by now is closed at once: its close events
+        // and failed writes run in the settle batches below, before the loop terminates.
+        for h in self.io.sources() {
+            self.guarded(|| h.close_on_termination());
+        }
         for _ in 0..TERMINATE_SETTLE_BATCHES {
             if !self.sched.has_work() {
                 break;

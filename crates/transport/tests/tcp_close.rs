@@ -136,3 +136,79 @@ fn the_peers_last_words_are_read_before_a_failed_write_closes() {
     let (data, events) = sink(0);
     assert_eq!(&*data.borrow(), b"401 go away", "{:?}", events.borrow());
 }
+
+/// Holds every close: never passes it on (a handler whose close never completes).
+struct HoldsClose(std::sync::Arc<std::sync::atomic::AtomicU32>);
+impl ChannelHandler for HoldsClose {
+    fn close(&self, _ctx: &ChannelHandlerContext, _promise: ChannelPromise) -> HandlerResult {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(())
+    }
+}
+
+#[test]
+fn a_channel_whose_close_a_handler_holds_is_closed_when_its_loop_terminates_and_its_writes_fail_with_the_shutdown(
+) {
+    let net = Net::new();
+    let held = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let h = held.clone();
+    let child = ChannelOptions::default()
+        .with(ChannelOption::SoSndbuf(8 * 1024))
+        .unwrap();
+    let (_server, addr) = net.server(ChannelOptions::default(), child, move |ch| {
+        ch.pipeline()
+            .add_last("holds-close", HoldsClose(h.clone()))?;
+        sink_child(ch)
+    });
+    let mut s = TcpStream::connect(addr).unwrap();
+    socket2::SockRef::from(&s)
+        .set_recv_buffer_size(8 * 1024)
+        .unwrap();
+    net.run_until("accepted", || accepted_count() == 1);
+    let ch = accepted(0).unwrap();
+    let failed = Rc::new(RefCell::new(None::<(String, Option<String>)>));
+    let f = failed.clone();
+    ch.write_future(Bytes::from(vec![0u8; 4 * 1024 * 1024]))
+        .add_local_listener(move |r| {
+            let e = r.as_ref().unwrap_err();
+            *f.borrow_mut() = Some((
+                e.code().to_string(),
+                e.cause().map(|c| c.code().to_string()),
+            ));
+        });
+    ch.flush();
+    assert!(
+        ch.is_flush_pending(),
+        "the peer does not read: bytes remain"
+    );
+
+    net.handle()
+        .shutdown_gracefully(Duration::ZERO, Duration::from_millis(200));
+    net.run_until("terminated", || net.handle().is_terminated());
+    assert!(
+        held.load(std::sync::atomic::Ordering::SeqCst) >= 1,
+        "the shutdown asked the pipeline to close"
+    );
+    assert!(
+        !ch.is_open(),
+        "termination closed the channel the handler held"
+    );
+    let failed = failed.borrow().clone();
+    assert_eq!(
+        failed,
+        Some(("ERR_LOOP_SHUTDOWN".to_string(), None)),
+        "the flushed write fails with the shutdown"
+    );
+    // The socket is closed: the peer reads what was sent, then the end of the stream.
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut total = 0;
+    loop {
+        match std::io::Read::read(&mut s, &mut buf) {
+            Ok(0) => break,
+            Ok(n) => total += n,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+            Err(e) => panic!("the peer saw no end of stream: {e} after {total} bytes"),
+        }
+    }
+}

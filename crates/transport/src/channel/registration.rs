@@ -5,6 +5,8 @@ use std::rc::Rc;
 
 use netloop_eventloop::{IoHandler, Readiness};
 
+use crate::{ChannelPromise, TransportError};
+
 use super::Channel;
 
 impl Channel {
@@ -43,5 +45,17 @@ impl IoHandler for Registration {
     }
     fn close_on_shutdown(&self) {
         self.0.close();
+    }
+    /// Without the pipeline (Netty's `unsafe().close()`): its handlers had their chance at
+    /// the start of the shutdown. Writes still pending fail with `ERR_CHANNEL_CLOSED` whose
+    /// cause is `ERR_LOOP_SHUTDOWN`.
+    fn close_on_termination(&self) {
+        if self.0.is_open() {
+            let cause = TransportError::foreign(
+                "ERR_LOOP_SHUTDOWN",
+                std::io::Error::other("the event loop shut down before the channel closed"),
+            );
+            self.0.close_with_cause(ChannelPromise::void(), Some(cause));
+        }
     }
 }
