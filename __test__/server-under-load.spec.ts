@@ -9,7 +9,7 @@ import { join } from 'node:path'
 
 const fixtures = join(__dirname, 'fixtures')
 
-type ServerMessage = { port?: number; pong?: number; ticks?: number; longestTurn?: number; loopShare?: number; shutdownMs?: number; acked?: number; failed?: number; state?: string }
+type ServerMessage = { port?: number; pong?: number; ticks?: number; cpuMs?: number; longestTurn?: number; loopShare?: number; shutdownMs?: number; acked?: number; failed?: number; state?: string }
 
 function next<T>(child: ChildProcess, pick: (m: T) => boolean, timeoutMs: number, what: string): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -57,6 +57,10 @@ for (const style of ['immediate', 'execute'] as const) {
     const end = await next<ServerMessage>(server, (m) => m.ticks !== undefined, 5_000, 'ticks')
     const elapsed = Date.now() - began
     const ticks = end.ticks! - start.ticks!
+    // The server's CPU time over the window: a thread its loop keeps busy burns about the wall
+    // time; a process the (shared) machine deschedules burns less and misses ticks without any
+    // iteration holding its thread, so the bound on ticks follows the lesser of the two.
+    const cpu = end.cpuMs! - start.cpuMs!
     const slowest = Math.max(...rtts)
 
     // One style is stopped as a supervisor does, with SIGTERM; the other over IPC.
@@ -68,10 +72,10 @@ for (const style of ['immediate', 'execute'] as const) {
     const [code] = await Promise.race([exited, new Promise<[string]>((r) => setTimeout(() => r(['did not exit within 10 s']), 10_000))])
     const { bytes } = await totals
     t.log(`the loop took ${(end.loopShare! * 100).toFixed(0)} % of the thread; Node's longest turn ${end.longestTurn!.toFixed(1)} ms`)
-    t.log(`${rtts.length} IPC round trips, slowest ${slowest} ms; ${ticks} ticks of 100 ms in ${elapsed} ms; shutdown in ${done.shutdownMs!.toFixed(0)} ms (${stopToReport} ms from the parent's request to its report); ${(done.acked! / 2 ** 20).toFixed(0)} MiB acknowledged (${done.failed} writes failed), ${(bytes! / 2 ** 20).toFixed(0)} MiB received, reader errors ${JSON.stringify((await totals as { errors?: unknown }).errors)}`)
+    t.log(`${rtts.length} IPC round trips, slowest ${slowest} ms; ${ticks} ticks of 100 ms in ${elapsed} ms (${cpu.toFixed(0)} ms of CPU); shutdown in ${done.shutdownMs!.toFixed(0)} ms (${stopToReport} ms from the parent's request to its report); ${(done.acked! / 2 ** 20).toFixed(0)} MiB acknowledged (${done.failed} writes failed), ${(bytes! / 2 ** 20).toFixed(0)} MiB received, reader errors ${JSON.stringify((await totals as { errors?: unknown }).errors)}`)
 
     t.true(slowest <= 1000, `the slowest IPC round trip took ${slowest} ms`)
-    t.true(ticks >= 0.8 * (elapsed / 100), `${ticks} ticks of a 100 ms setInterval in ${elapsed} ms`)
+    t.true(ticks >= 0.8 * (Math.min(elapsed, cpu) / 100), `${ticks} ticks of a 100 ms setInterval in ${elapsed} ms (${cpu.toFixed(0)} ms of the server's CPU)`)
     t.is(done.state, 'terminated')
     t.true(done.shutdownMs! <= 2500, `shutdownGracefully(200, 2000) took ${done.shutdownMs!.toFixed(0)} ms`)
     t.true(stopToReport <= 3500, `from the parent's request to the report: ${stopToReport} ms`)
