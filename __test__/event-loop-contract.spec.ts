@@ -58,13 +58,15 @@ test('the shutdown timeout bounds a quiet period that tasks keep busy', async (t
 test('one-shot and periodic timers fire in deadline order', async (t) => {
   const loop = withLoop(t)
   const fired: string[] = []
-  loop.schedule(() => fired.push('live'), 30)
+  // Deadlines 60 ms apart: each is taken when its schedule call runs, so a pause of the
+  // test's own thread between two calls (a loaded machine) must not reorder them.
+  loop.schedule(() => fired.push('live'), 190)
   const periodic = loop.scheduleAtFixedRate(() => {
     fired.push('periodic')
     periodic.cancel()
-  }, 20, 1000)
-  loop.schedule(() => fired.push('last'), 5)
-  loop.schedule(() => fired.push('wrapped'), 10)
+  }, 130, 1000)
+  loop.schedule(() => fired.push('last'), 10)
+  loop.schedule(() => fired.push('wrapped'), 70)
   await until(() => fired.length === 4)
   t.deepEqual(fired, ['last', 'wrapped', 'periodic', 'live'])
 })
