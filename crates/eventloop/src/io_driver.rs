@@ -186,12 +186,7 @@ impl IoDriver {
         if self.closed_sources.replace(true) {
             return Vec::new();
         }
-        self.table
-            .borrow()
-            .entries()
-            .into_iter()
-            .map(|(_, h)| h)
-            .collect()
+        self.sources()
     }
 
     /// Forgets every registered source (termination).
