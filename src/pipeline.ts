@@ -38,7 +38,7 @@ import { NativeHandler } from './codecs'
 import { NetloopError, invalidArgType } from './errors'
 import type { ChannelHub } from './hub'
 import { ChannelPromise } from './promise'
-import { deliverInbound, deliverOutbound, fireInbound, fireOutbound, isThenable, markRecent } from './routing'
+import { deliverInbound, deliverOutbound, fireInbound, fireOutbound, isThenable } from './routing'
 import { PipelineEvent } from './events'
 import { HandlerPosition as Pos } from './protocol'
 import { type UnhandledExceptionHandler, reportUnhandled, setUnhandled } from './unhandled'
@@ -220,7 +220,6 @@ export class ChannelPipeline {
     }
     const ctx = this.#newContext(name, handler)
     this._hub.nativeAdd(this.channel, pos, base, ctx)
-    if (ctx._kind === Kind.Js) markRecent(ctx)
     const next = prev._next!
     ctx._prev = prev
     ctx._next = next
