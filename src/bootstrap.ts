@@ -214,7 +214,7 @@ export class ServerBootstrap {
     try {
       await p.promise
     } catch (e) {
-      await server.close()
+      await server.close().catch(() => undefined) // the bind's error is the one to report
       throw socketError(e, 'bind', address, port)
     }
     publishListen(server, port, address)
@@ -347,7 +347,7 @@ export class Bootstrap {
       const tls = tlsHandlerOf(ch)
       if (tls) await whenAborted(signal, tls.handshakeFuture())
     } catch (e) {
-      await ch.close()
+      await ch.close().catch(() => undefined) // the connect's error is the one to report
       if (e instanceof AbortError) throw e
       throw socketError(e, 'connect', address, port)
     }
