@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * netloop: Netty's event-loop system for Node.js.
  *

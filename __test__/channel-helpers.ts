@@ -104,9 +104,8 @@ export function recorder(log: string[], tag = ''): ChannelHandler {
 export function captureUnhandled(t: Teardown): Array<{ error: unknown; channel: Channel }> {
   const seen: Array<{ error: unknown; channel: Channel }> = []
   ChannelPipeline.setUnhandledExceptionHandler((error, channel) => seen.push({ error, channel }))
-  t.teardown(() =>
-    ChannelPipeline.setUnhandledExceptionHandler((error, channel) => console.error(`unhandled on ${channel.id}:`, error)),
-  )
+  // The default again: resets from tests running meanwhile stay quiet, anything else prints.
+  t.teardown(() => ChannelPipeline.setUnhandledExceptionHandler(undefined))
   return seen
 }
 

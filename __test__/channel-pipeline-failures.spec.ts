@@ -10,17 +10,50 @@ const throwingClose = (caught: unknown[]): ChannelHandler => ({
   exceptionCaught: (_ctx, e) => void caught.push(e),
 })
 
-test.serial('a close handler that throws still closes the channel: ch.close() settles once the socket is closed', async (t) => {
+test.serial('a close handler that throws still closes the channel, and ch.close() rejects with its error once closed', async (t) => {
   const loop = loopFor(t)
   const caught: unknown[] = []
   const { port, children } = await serve(t, loop, (ch) => ch.pipeline.addLast('bad', throwingClose(caught)))
   const s = await netClient(t, port)
   const c = collect(s)
   await until(() => children.length === 1)
-  await children[0].close()
+  const err = await t.throwsAsync(children[0].close())
+  t.is(err?.message, 'close failed')
   t.false(children[0].isOpen)
   await c.ended
-  t.pass()
+  t.deepEqual(caught, [], 'the error went to the promise, not to exceptionCaught')
+})
+
+test.serial('ch.close(ch.voidPromise()) with a close handler that throws closes and reports the error to exceptionCaught', async (t) => {
+  const loop = loopFor(t)
+  const caught: unknown[] = []
+  const { port, children } = await serve(t, loop, (ch) => ch.pipeline.addLast('catch', { exceptionCaught: (_ctx, e) => void caught.push(e) }).addFirst('bad', throwingClose([])))
+  const s = await netClient(t, port)
+  const c = collect(s)
+  await until(() => children.length === 1)
+  const ch = children[0]
+  ch.close(ch.voidPromise())
+  await ch.closeFuture
+  await c.ended
+  await until(() => caught.length === 1)
+  t.is((caught[0] as Error).message, 'close failed')
+})
+
+test.serial('ch.close() nobody awaits, with a close handler that throws, is no unhandled rejection', async (t) => {
+  const loop = loopFor(t)
+  const rejections: unknown[] = []
+  const onRejection = (e: unknown) => void rejections.push(e)
+  process.on('unhandledRejection', onRejection)
+  t.teardown(() => process.off('unhandledRejection', onRejection))
+  const { port, children } = await serve(t, loop, (ch) => ch.pipeline.addLast('bad', throwingClose([])))
+  const s = await netClient(t, port)
+  const c = collect(s)
+  await until(() => children.length === 1)
+  void children[0].close()
+  await children[0].closeFuture
+  await c.ended
+  await new Promise((r) => setTimeout(r, 50))
+  t.deepEqual(rejections, [])
 })
 
 test.serial('a close handler that throws fails the close promise with its error, after the channel closed', async (t) => {

@@ -187,3 +187,36 @@ test.serial('an outbound handler gets a promise it may listen to for a write mad
   t.deepEqual(unhandled, [])
   s.destroy()
 })
+
+for (const how of ['a reset', 'a FIN then a reset'] as const) {
+  test.serial(`flushed writes broken by ${how} from the peer reject with the I/O error; a write after the close with ERR_CHANNEL_CLOSED`, async (t) => {
+    const loop = loopFor(t)
+    let child: Channel | undefined
+    const flushed: ChannelPromise[] = []
+    const { port } = await serve(t, loop, (ch) => {
+      child = ch
+      ch.pipeline.addLast('w', {
+        // 64 MiB the peer never reads: most of it stays in the outbound buffer
+        channelRead: (ctx) => {
+          for (let i = 0; i < 64; i++) flushed.push(ctx.writeAndFlush(Buffer.alloc(1 << 20, 1), ctx.newPromise()))
+        },
+        exceptionCaught: () => {},
+      })
+    })
+    const s = await netClient(t, port)
+    s.pause()
+    s.write('hello')
+    await until(() => flushed.length === 64 && !child!.isWritable)
+    if (how === 'a reset') s.resetAndDestroy()
+    else s.end(() => s.resetAndDestroy()) // both reach the server before it reads the FIN
+    await child!.closeFuture
+    const outcomes = await Promise.allSettled(flushed.map((p) => p.promise))
+    const failed = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => o.reason as NetloopError)
+    t.true(failed.length > 0, 'some writes were still queued')
+    const codes = [...new Set(failed.map(rootCode))]
+    t.true(codes.every((c) => c === 'EPIPE' || c === 'ECONNRESET'), `failed with: ${codes.join(', ')}`)
+    const late = child!.writeAndFlush(Buffer.from('late'), child!.newPromise())
+    const err = await t.throwsAsync(late.promise)
+    t.is((err as NetloopError).code, 'ERR_CHANNEL_CLOSED')
+  })
+}

@@ -9,9 +9,9 @@ import { until } from './helpers'
 import { keptAliveGet } from './http-helpers'
 
 /** Starts an example under tsx with PORT=0; resolves with the port it printed. */
-async function start(t: { teardown(fn: () => unknown): void }, file: string): Promise<number> {
+async function start(t: { teardown(fn: () => unknown): void }, file: string, env: Record<string, string> = {}): Promise<number> {
   assertLibraryBuilt()
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(root, file)], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', join(root, file)], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   t.teardown(() => child.kill('SIGKILL'))
   let out = ''
   child.stdout!.on('data', (d) => (out += d))
@@ -79,11 +79,9 @@ test('guide: the mixed pipeline answers length-prefixed JSON and reports bad fra
 
 test('guide: the TLS server greets over TLS 1.3 with its ALPN protocol and shouts back', async (t) => {
   const { certsDir } = await import('./tls-helpers')
-  const { cpSync } = await import('node:fs')
-  cpSync(certsDir(), join(root, 'certs'), { recursive: true })
   const tls = await import('node:tls')
-  const port = await start(t, 'examples/guide/tls-server.mts')
-  const s = tls.connect({ port, host: '127.0.0.1', servername: 'localhost', ca: readFileSync(join(root, 'certs', 'ca.pem')), ALPNProtocols: ['greeting/1'] })
+  const port = await start(t, 'examples/guide/tls-server.mts', { CERTS_DIR: certsDir() })
+  const s = tls.connect({ port, host: '127.0.0.1', servername: 'localhost', ca: readFileSync(join(certsDir(), 'ca.pem')), ALPNProtocols: ['greeting/1'] })
   t.teardown(() => s.destroy())
   let got = ''
   s.on('data', (d) => (got += d))

@@ -6,7 +6,8 @@
 // - the main package carries no binary: the addon is loaded from netloop-linux-x64-gnu;
 // - a program runs a task, a timer and a channel round-trip from CommonJS, from ESM, and from
 //   TypeScript (both module kinds, type-checked with the repository's typescript against the
-//   installed package's types, then compiled and run);
+//   installed package's types, then compiled and run), and a file importing only netloop
+//   type-checks with "types": [] and a plain ES2022 lib (as TypeScript 7 sets projects up);
 // - internals are private (`netloop/native`, `netloop/src/...` are not exported), package.json is;
 // - with the platform package hidden, `require('netloop')` and `import('netloop')` throw one
 //   clear ERR_NETLOOP_UNSUPPORTED_PLATFORM error naming the platform and the supported ones.
@@ -14,7 +15,7 @@
 //
 //   npm run check:pack
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -155,6 +156,33 @@ try {
     console.log(`note ${seen ? `known issue in the shipped types: ${dtsErrors.find((l) => k.error.test(l)).trim()} (${k.fix})` : `known issue no longer occurs, remove it from KNOWN_DTS_ERRORS: ${k.error.source}`}`)
   }
   check(unknown.length === 0, `TypeScript: the shipped .d.ts files type-check without skipLibCheck${unknown.length ? `\n  ${unknown.join('\n  ')}` : ''}`)
+  // A consumer as TypeScript 7 sets one up: `types` defaults to [] (no ambient @types/node),
+  // a plain ES2022 lib (no esnext for Symbol.asyncDispose), strict, no skipLibCheck. The
+  // shipped entry .d.ts files reference node's types themselves; @types/node is the consumer's
+  // (an optional peer dependency, as every TypeScript project for Node has it): linked here
+  // from the repository's as the consumer's own.
+  mkdirSync(join(app, 'node_modules/@types'), { recursive: true })
+  symlinkSync(join(root, 'node_modules/@types/node'), join(app, 'node_modules/@types/node'), 'dir')
+  if (existsSync(join(root, 'node_modules/undici-types'))) symlinkSync(join(root, 'node_modules/undici-types'), join(app, 'node_modules/undici-types'), 'dir')
+  check(installed.peerDependencies?.['@types/node'] !== undefined && installed.peerDependenciesMeta?.['@types/node']?.optional === true, 'the published package.json names @types/node as an optional peer dependency')
+  writeFileSync(join(app, 'only-netloop.mts'), `import { EventLoop } from 'netloop'
+const loop = new EventLoop()
+await loop.shutdownGracefully(0, 100)
+console.log(loop.state)
+`)
+  writeFileSync(join(app, 'only-netloop.cts'), `import { EventLoop } from 'netloop'
+const loop = new EventLoop()
+void loop.shutdownGracefully(0, 100)
+`)
+  const bare = (files) => ({
+    compilerOptions: { target: 'ES2022', lib: ['ES2022'], module: 'nodenext', moduleResolution: 'nodenext', strict: true, skipLibCheck: false, noEmit: true, types: [] },
+    files,
+  })
+  for (const f of ['only-netloop.mts', 'only-netloop.cts']) {
+    writeFileSync(join(app, 'tsconfig.bare.json'), JSON.stringify(bare([f])))
+    r = run([tsc, '-p', 'tsconfig.bare.json'], app, { timeout: 120_000 })
+    check(r.status === 0, `TypeScript: ${f}, importing only netloop, type-checks with "types": [], lib ES2022 and no skipLibCheck${r.status === 0 ? '' : `\n${r.out}${r.err}`}`)
+  }
   for (const f of ['program.mjs', 'program.cjs']) {
     r = run([join('out', f)], app)
     check(r.out === expected, `TypeScript: the compiled out/${f} runs the program${r.out === expected ? '' : `\n${r.out}${r.err}`}`)

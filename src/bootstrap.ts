@@ -10,7 +10,7 @@ import { Channel, type ServerChannel, initialize } from './channel'
 import { tlsHandlerOf } from './tls'
 import { publishClientSocket, publishListen, publishServerSocket, traceConnect } from './diagnostics'
 import { AbortError, type AbortOptions, abortError, closeOnAbort, signalOf, whenAborted } from './abort'
-import { NetloopError, checkFunction, checkNumber, dnsError, fromNative, invalidArgType, socketError } from './errors'
+import { NetloopError, checkFunction, checkNumber, dnsError, fromNative, invalidArgType, rejected, socketError } from './errors'
 import { EventLoopGroup } from './group'
 import { type ChannelHub, type ServerAcceptor, hubOf } from './hub'
 import { EventLoop } from './loop'
@@ -29,6 +29,20 @@ function loopsOf(g: Loops): EventLoop[] {
 
 function nextOf(g: Loops): EventLoop {
   return g instanceof EventLoop ? g : g.next()
+}
+
+/**
+ * Throws `ERR_REJECTED_EXECUTION` when a loop of `g` is shutting down or shut down: a new
+ * channel could not be registered on it (Netty's rejected register).
+ */
+function checkRunning(what: string, g: Loops): void {
+  for (const l of loopsOf(g)) {
+    const s = l.state
+    if (s === 'shutting-down' || s === 'shutdown' || s === 'terminated') {
+      const which = g instanceof EventLoop ? 'event loop' : 'event loop group'
+      throw rejected(`${what}: the ${which} is shut down (a loop is '${s}'; shutdownGracefully was called): use a running one`)
+    }
+  }
 }
 
 function checkGroup(name: string, g: unknown): Loops {
@@ -163,8 +177,12 @@ export class ServerBootstrap {
       return this.#bindHere(port, address, loopIds, [], undefined)
     }
     if (!this.#childInit) throw new NetloopError('ERR_INVALID_STATE', 'ServerBootstrap: call childHandler() before bind()')
+    checkRunning('ServerBootstrap.bind', this.#boss)
+    checkRunning('ServerBootstrap.bind', workers)
     const address = await resolveHost(host)
-    const children = loopsOf(workers).map(hubOf)
+    checkRunning('ServerBootstrap.bind', this.#boss)
+    checkRunning('ServerBootstrap.bind', workers)
+    const children = open(() => loopsOf(workers).map(hubOf))
     return this.#bindHere(port, address, children.map((h) => h.native.loopId), children, this.#childInit)
   }
 
@@ -196,7 +214,7 @@ export class ServerBootstrap {
     try {
       await p.promise
     } catch (e) {
-      await server.close()
+      await server.close().catch(() => undefined) // the bind's error is the one to report
       throw socketError(e, 'bind', address, port)
     }
     publishListen(server, port, address)
@@ -306,9 +324,11 @@ export class Bootstrap {
     const signal = signalOf(options)
     if (signal?.aborted) throw abortError(signal)
     if (!this.#group) throw new NetloopError('ERR_INVALID_STATE', 'Bootstrap: call group() before connect()')
+    checkRunning('Bootstrap.connect', this.#group)
     const [names, values] = encodeOptions(this.#options)
     const address = await resolveHost(host)
     if (signal?.aborted) throw abortError(signal)
+    checkRunning('Bootstrap.connect', this.#group)
     const hub = open(() => hubOf(nextOf(this.#group!)))
     const id = open(() => hub.native.openClient(names, values))
     const ch = new Channel(hub, id)
@@ -327,7 +347,7 @@ export class Bootstrap {
       const tls = tlsHandlerOf(ch)
       if (tls) await whenAborted(signal, tls.handshakeFuture())
     } catch (e) {
-      await ch.close()
+      await ch.close().catch(() => undefined) // the connect's error is the one to report
       if (e instanceof AbortError) throw e
       throw socketError(e, 'connect', address, port)
     }

@@ -61,8 +61,16 @@ export declare class Channel implements ServerChannel {
     flush(): this;
     /** Asks for one more read (with `autoRead` off). */
     read(): this;
-    /** Closes the channel (pending writes fail with `ERR_CHANNEL_CLOSED`); resolves when closed. */
+    /**
+     * Closes the channel through the whole pipeline (pending writes fail with
+     * `ERR_CHANNEL_CLOSED`); resolves when closed. A `close` handler that throws or rejects
+     * still closes the channel, and then this rejects with its error (as `ctx.close()` does);
+     * the returned promise is not reported as an unhandled rejection when nobody awaits it.
+     * Given a promise (Netty's `close(promise)`), completes that one and returns it: with
+     * `voidPromise()` a failure goes to `exceptionCaught`.
+     */
     close(): Promise<void>;
+    close(promise: ChannelPromise): ChannelPromise;
     /** Half-close: sends FIN after what was flushed; reading goes on. */
     shutdownOutput(): Promise<void>;
     /** A promise for an outbound operation, to await it. */

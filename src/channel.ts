@@ -214,11 +214,26 @@ export class Channel implements ServerChannel {
     return this
   }
 
-  /** Closes the channel (pending writes fail with `ERR_CHANNEL_CLOSED`); resolves when closed. */
-  close(): Promise<void> {
+  /**
+   * Closes the channel through the whole pipeline (pending writes fail with
+   * `ERR_CHANNEL_CLOSED`); resolves when closed. A `close` handler that throws or rejects
+   * still closes the channel, and then this rejects with its error (as `ctx.close()` does);
+   * the returned promise is not reported as an unhandled rejection when nobody awaits it.
+   * Given a promise (Netty's `close(promise)`), completes that one and returns it: with
+   * `voidPromise()` a failure goes to `exceptionCaught`.
+   */
+  close(): Promise<void>
+  close(promise: ChannelPromise): ChannelPromise
+  close(promise?: ChannelPromise): Promise<void> | ChannelPromise {
+    if (promise !== undefined) {
+      this.pipeline._fireOutbound(this.pipeline._tail, PipelineEvent.Close, undefined, promise)
+      return promise
+    }
     const p = new ChannelPromise(NaN)
     this.pipeline._fireOutbound(this.pipeline._tail, PipelineEvent.Close, undefined, p)
-    return p.promise.catch(() => undefined)
+    const closed = p.promise
+    closed.catch(() => undefined) // handled: awaiting it still sees the rejection
+    return closed
   }
 
   /** Half-close: sends FIN after what was flushed; reading goes on. */

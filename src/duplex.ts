@@ -255,7 +255,8 @@ export class ChannelDuplex extends Duplex {
     // A write waiting for writability fails (as libuv cancels a socket's pending writes).
     if (held) held(error ?? closedError(this.channel))
     if (this.#inactive) return cb(error)
-    this.channel.close().then(() => cb(error))
+    const done = () => cb(error)
+    this.channel.close().then(done, done) // closed either way (a close handler's error is not the stream's)
   }
 
   /** node:net's `destroySoon()`: ends the writable side, then closes once it finished. */

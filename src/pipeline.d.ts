@@ -46,10 +46,12 @@ export declare class ChannelPipeline {
     readonly channel: Channel;
     /**
      * Replaces what receives exceptions that reach the tail of any pipeline (default: printed
-     * to stderr with the channel id). The channel stays as it is, as in Netty. A setting of the
+     * to stderr with the channel id, except a peer that went away, ECONNRESET/EPIPE/
+     * ECONNABORTED as error or cause, which is one line of `NODE_DEBUG=netloop`; `undefined`
+     * puts the default back). The channel stays as it is, as in Netty. A setting of the
      * whole JS thread (each worker thread has its own), for every loop, present and future.
      */
-    static setUnhandledExceptionHandler(handler: UnhandledExceptionHandler): void;
+    static setUnhandledExceptionHandler(handler: UnhandledExceptionHandler | undefined): void;
     /** Handler names, head to tail. */
     names(): string[];
     /**

@@ -38,7 +38,7 @@ import { NativeHandler } from './codecs'
 import { NetloopError, invalidArgType } from './errors'
 import type { ChannelHub } from './hub'
 import { ChannelPromise } from './promise'
-import { deliverInbound, deliverOutbound, fireInbound, fireOutbound, isThenable, markRecent } from './routing'
+import { deliverInbound, deliverOutbound, fireInbound, fireOutbound, isThenable } from './routing'
 import { PipelineEvent } from './events'
 import { HandlerPosition as Pos } from './protocol'
 import { type UnhandledExceptionHandler, reportUnhandled, setUnhandled } from './unhandled'
@@ -94,10 +94,12 @@ export class ChannelPipeline {
 
   /**
    * Replaces what receives exceptions that reach the tail of any pipeline (default: printed
-   * to stderr with the channel id). The channel stays as it is, as in Netty. A setting of the
+   * to stderr with the channel id, except a peer that went away, ECONNRESET/EPIPE/
+   * ECONNABORTED as error or cause, which is one line of `NODE_DEBUG=netloop`; `undefined`
+   * puts the default back). The channel stays as it is, as in Netty. A setting of the
    * whole JS thread (each worker thread has its own), for every loop, present and future.
    */
-  static setUnhandledExceptionHandler(handler: UnhandledExceptionHandler): void {
+  static setUnhandledExceptionHandler(handler: UnhandledExceptionHandler | undefined): void {
     setUnhandled(handler)
   }
 
@@ -220,7 +222,6 @@ export class ChannelPipeline {
     }
     const ctx = this.#newContext(name, handler)
     this._hub.nativeAdd(this.channel, pos, base, ctx)
-    if (ctx._kind === Kind.Js) markRecent(ctx)
     const next = prev._next!
     ctx._prev = prev
     ctx._next = next

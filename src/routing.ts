@@ -9,7 +9,13 @@
  *   handler's `exceptionCaught`; an outbound method that throws fails the operation's promise
  *   instead, and a `close` goes on regardless (close always closes).
  * - Events the native pipeline made are addressed to the JS context it chose when it made
- *   them; JS handlers put in front of that context since then see them first (`recent`).
+ *   them, which may be a while ago: a delivery carries a whole read batch (and what is left
+ *   of one may wait for the next iteration). Pipeline changes take effect for every event
+ *   not yet delivered, as in Netty, where each fireChannelRead walks the pipeline as it is:
+ *   an event for JS context `ctx` walks on from the native handler (or head/tail) in front
+ *   of it, through any JS handlers now between the two. Native code only skips JS handlers
+ *   without a method of the event's direction, which the walk skips too, so for an
+ *   unchanged pipeline the walk ends at `ctx`.
  */
 import type { ChannelHandlerContext, HandlerMethod } from './context'
 import { Kind } from './context'
@@ -17,29 +23,6 @@ import type { ChannelPipeline } from './pipeline'
 import { ChannelPromise } from './promise'
 import { PipelineEvent } from './events'
 import { traceHandler, tracingHandlers } from './diagnostics'
-
-/**
- * JS contexts added since the last microtask checkpoint. A loop's events reach JS in one
- * delivery per iteration, addressed to the JS context the native pipeline chose when it made
- * them; a handler added in front of that context during the delivery must still see the rest
- * of it (Netty: it sees every later message, including the rest of the batch). A delivery runs
- * without a microtask checkpoint, so "added during this delivery" is "in this set".
- */
-const recent = new Set<ChannelHandlerContext>()
-let recentClearQueued = false
-const clearRecent = (): void => {
-  recent.clear()
-  recentClearQueued = false
-}
-
-/** Notes a JS context just added to a pipeline (see `recent`). */
-export function markRecent(ctx: ChannelHandlerContext): void {
-  recent.add(ctx)
-  if (!recentClearQueued) {
-    recentClearQueued = true
-    queueMicrotask(clearRecent)
-  }
-}
 
 /** An `async` handler method's result (a ChannelPromise returned by `ctx.write` is not one). */
 export function isThenable(v: unknown): v is PromiseLike<unknown> {
@@ -66,16 +49,17 @@ export function fireInbound(pipeline: ChannelPipeline, from: ChannelHandlerConte
   pipeline._hub.sendInbound(pipeline.channel, last._kind === Kind.Head ? 0 : last._id, kind, arg)
 }
 
-/** An inbound event the native pipeline passed to JS context `ctx`. */
+/** An inbound event the native pipeline passed to JS context `ctx` (see the ground rules). */
 export function deliverInbound(pipeline: ChannelPipeline, ctx: ChannelHandlerContext, kind: number, arg: unknown): void {
-  if (recent.size > 0 && recent.has(ctx._prev!)) {
-    // JS handlers were put in front of `ctx` after the event was made: they see it first.
-    let from = ctx._prev!
-    while (from._kind === Kind.Js && recent.has(from)) from = from._prev!
+  let from = ctx._prev!
+  if (ctx._removed || from._kind === Kind.Js) {
+    // Removed (the event goes on where `ctx` was), or JS handlers in front of `ctx`.
+    if (!ctx._removed) while (from._kind === Kind.Js) from = from._prev!
+    else from = ctx
     fireInbound(pipeline, from, kind, arg)
     return
   }
-  const fn = ctx._removed ? undefined : ctx._methods[kind]
+  const fn = ctx._methods[kind]
   if (fn !== undefined) invokeInbound(ctx, fn, kind, arg)
   else fireInbound(pipeline, ctx, kind, arg)
 }
@@ -113,15 +97,16 @@ export function fireOutbound(pipeline: ChannelPipeline, from: ChannelHandlerCont
   pipeline._hub.sendOutbound(pipeline.channel, last._kind === Kind.Tail ? 0 : last._id, kind, msg, promise)
 }
 
-/** An outbound operation the native pipeline passed to JS context `ctx`. */
+/** An outbound operation the native pipeline passed to JS context `ctx` (see the ground rules). */
 export function deliverOutbound(pipeline: ChannelPipeline, ctx: ChannelHandlerContext, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
-  if (recent.size > 0 && recent.has(ctx._next!)) {
-    let from = ctx._next!
-    while (from._kind === Kind.Js && recent.has(from)) from = from._next!
+  let from = ctx._next!
+  if (ctx._removed || from._kind === Kind.Js) {
+    if (!ctx._removed) while (from._kind === Kind.Js) from = from._next!
+    else from = ctx
     fireOutbound(pipeline, from, kind, msg, promise)
     return
   }
-  const fn = ctx._removed ? undefined : ctx._methods[kind]
+  const fn = ctx._methods[kind]
   if (fn !== undefined) invokeOutbound(pipeline, ctx, fn, kind, msg, promise)
   else fireOutbound(pipeline, ctx, kind, msg, promise)
 }

@@ -15,7 +15,7 @@ import { native } from './binding'
 import { Channel } from './channel'
 import { NativeHandler } from './codecs'
 import { NativeHandlerKind, ProtocolAnswer, ServerNameAnswer } from './protocol'
-import { NetloopError, fromNative, invalidArgType } from './errors'
+import { NetloopError, fromNative, invalidArg, invalidArgType } from './errors'
 import { type SNICallback, type SniOutcome, describeError, runSniCallback } from './tls-sni'
 import { type ALPNCallback, type AlpnOutcome, runAlpnCallback } from './tls-alpn'
 import { type TlsInfo, tlsInfo } from './tls-info'
@@ -133,6 +133,23 @@ export class SslCloseCompletionEvent {
 }
 
 /**
+ * A context of the wrong side for the channel is a mistake that would otherwise show only as
+ * the peer's confusing handshake failure (a client context on an accepted channel sends a
+ * ClientHello to the client: node:tls says ERR_SSL_UNEXPECTED_MESSAGE). Channels made by
+ * `Bootstrap.connect` take client contexts, accepted channels server ones. The side is not
+ * inferred from `cert`/`key`: a client may present a certificate too.
+ */
+function checkSide(context: SslContext, ch: Channel): void {
+  const connected = ch._connectHost !== undefined
+  if (context.isServer === !connected) return
+  throw invalidArg(
+    connected
+      ? `SslHandler: a server context (isServer: true) on channel ${ch.id}, which connected to a server: use a client context (SslContext.forClient)`
+      : `SslHandler: a client context on channel ${ch.id}, which a server accepted: make the context with isServer: true (or SslContext.forServer) to serve TLS`,
+  )
+}
+
+/**
  * TLS for one connection (Netty's `SslHandler`), made per channel from a shared context and
  * added first in the pipeline. Runs natively: records never cross into JS.
  */
@@ -211,8 +228,12 @@ export class SslHandler extends NativeHandler {
     }
   }
 
-  /** @internal Fills in the connect host as the server name (node:tls's default). */
+  /**
+   * @internal Refuses a context of the wrong side for `ch` (see `checkSide`), then fills in
+   * the connect host as the server name (node:tls's default).
+   */
   override _attach(ch: Channel): void {
+    checkSide(this.#context, ch)
     this._channel = ch
     const host = ch._connectHost
     if (this._delimiters === undefined && host !== undefined && isIP(host) === 0) {

@@ -3,6 +3,7 @@
  * when one of its handlers takes them, else to the unhandled-exception handler of this JS
  * thread (`ChannelPipeline.setUnhandledExceptionHandler`).
  */
+import { debuglog } from 'node:util'
 import type { Channel } from './channel'
 import { PipelineEvent } from './events'
 
@@ -17,13 +18,38 @@ export type UnhandledExceptionHandler = (error: unknown, channel: Channel) => vo
  * loop, including loops made after it was called. Every other piece of state lives in an
  * object whose lifetime it mirrors (a loop, its hub, a channel).
  */
-let unhandled: UnhandledExceptionHandler = (error, channel) => {
+let unhandled: UnhandledExceptionHandler = defaultUnhandled
+
+/**
+ * Codes of a peer that went away (it reset the connection, or closed it under a write), as
+ * error or as cause: routine for a server, which node:http does not print either.
+ */
+const PEER_GONE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED'])
+
+/** True if `error` (or its cause) says the peer went away (see `PEER_GONE`). */
+export function isPeerGone(error: unknown): boolean {
+  const e = error as { code?: unknown; cause?: { code?: unknown } } | null
+  if (typeof e !== 'object' || e === null) return false
+  return PEER_GONE.has(e.code as string) || (e.code === 'ERR_CHANNEL_CLOSED' && PEER_GONE.has(e.cause?.code as string))
+}
+
+const debug = debuglog('netloop')
+
+/**
+ * The default: a peer that went away is one line of `NODE_DEBUG=netloop`; anything else is
+ * printed to stderr with its stack.
+ */
+function defaultUnhandled(error: unknown, channel: Channel): void {
+  if (isPeerGone(error)) {
+    debug('channel %d: the peer went away (%s)', channel.id, (error as { code?: string }).code)
+    return
+  }
   console.error(`netloop: an exception reached the tail of the pipeline of channel ${channel.id} (add an exceptionCaught handler):`, error)
 }
 
-/** Replaces the handler of exceptions that reach a pipeline's tail (see `unhandled`). */
-export function setUnhandled(handler: UnhandledExceptionHandler): void {
-  unhandled = handler
+/** Replaces the handler of exceptions that reach a pipeline's tail (see `unhandled`); `undefined` puts the default back. */
+export function setUnhandled(handler: UnhandledExceptionHandler | undefined): void {
+  unhandled = handler ?? defaultUnhandled
 }
 
 /** True if a JS handler of `ch`'s pipeline has `exceptionCaught`. */

@@ -1,12 +1,14 @@
 // TLS in front of a line protocol: the SslHandler runs natively, first in the pipeline; the
-// decoder and the JS handler behind it see plaintext. Make certs/ with `npm run certs`.
+// decoder and the JS handler behind it see plaintext. The certificate and key (PEM) are read
+// from CERTS_DIR, else the working directory (`npm run certs` makes a test set in certs/).
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { EventLoop, LineBasedFrameDecoder, ServerBootstrap, SslContext, SslHandler, SslHandshakeCompletionEvent } from 'netloop'
 
-const certs = new URL('../../certs/', import.meta.url)
+const certs = process.env.CERTS_DIR ?? '.'
 const options = () => ({
-  cert: readFileSync(new URL('server.pem', certs)),
-  key: readFileSync(new URL('server.key', certs)),
+  cert: readFileSync(join(certs, 'server.pem')),
+  key: readFileSync(join(certs, 'server.key')),
   ALPNProtocols: ['greeting/1'],
 })
 const tls = SslContext.forServer(options())

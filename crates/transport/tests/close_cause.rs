@@ -86,3 +86,57 @@ fn a_channel_closed_by_the_user_fails_operations_without_a_cause() {
     assert_eq!(e.code(), "ERR_CHANNEL_CLOSED");
     assert!(e.cause().is_none());
 }
+
+/// Flushed writes a peer stopped taking, then the peer's FIN and RST together (it shut its
+/// output, then closed with our bytes unread): the read sees the FIN first and the channel
+/// closes for it, but the socket broke meanwhile, and the writes fail with what broke it
+/// (EPIPE or ECONNRESET, as the error or its cause), not a bare "channel closed".
+#[test]
+fn flushed_writes_left_when_the_peer_breaks_the_socket_fail_with_the_io_error() {
+    let net = Net::new();
+    let (_server, addr) = net.server(
+        ChannelOptions::default(),
+        ChannelOptions::default(),
+        sink_child,
+    );
+    let peer = std::net::TcpStream::connect(addr).unwrap();
+    net.run_until("accepted", || accepted_count() == 1);
+    let ch = accepted(0).unwrap();
+    let mut flushed = Vec::new();
+    for _ in 0..64 {
+        let p = ChannelPromise::new();
+        flushed.push(p.future().unwrap());
+        ch.write_with(Bytes::from(vec![7u8; 1 << 20]), p);
+    }
+    ch.flush();
+    net.run_until("the socket is full", || !ch.is_writable());
+    peer.shutdown(std::net::Shutdown::Write).unwrap();
+    reset(peer);
+    net.run_until("closed", || !ch.is_open());
+    let pending: Vec<_> = flushed
+        .into_iter()
+        .filter(|f| !matches!(f.result(), Some(Ok(()))))
+        .collect();
+    assert!(
+        !pending.is_empty(),
+        "some writes were still in the outbound buffer"
+    );
+    for f in pending {
+        net.run_until("failed", || f.is_done());
+        let e = f.result().unwrap().unwrap_err();
+        let io = [
+            e.code().to_string(),
+            e.cause().map(|c| c.code().to_string()).unwrap_or_default(),
+        ];
+        assert!(
+            io.iter().any(|c| c == "EPIPE" || c == "ECONNRESET"),
+            "a write broken by the peer failed with {e} ({io:?})"
+        );
+    }
+    let late = ch.write_future(Bytes::from_static(b"late"));
+    net.run_until("late write", || late.is_done());
+    assert_eq!(
+        late.result().unwrap().unwrap_err().code(),
+        "ERR_CHANNEL_CLOSED"
+    );
+}

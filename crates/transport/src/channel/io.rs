@@ -39,6 +39,13 @@ pub(crate) trait ChannelIo {
     fn is_flush_pending(&self) -> bool {
         false
     }
+    /// The I/O error that broke the socket and was not reported yet, if any (a failed write
+    /// whose close waits for a last read, or the socket's `SO_ERROR`): a close for another
+    /// reason (the peer's FIN read meanwhile) fails the flushed writes with it, as the writes
+    /// failed because of it (Netty fails a write with the cause).
+    fn broken_by(&self) -> Option<TransportError> {
+        None
+    }
     /// Deregisters and closes the socket.
     fn do_close(&self, ch: &Channel);
     /// Checks (and may convert) a message before it is queued for writing.

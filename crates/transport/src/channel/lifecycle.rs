@@ -174,10 +174,16 @@ impl Channel {
             return;
         }
         let was_active = self.is_active();
+        let (flushed, unflushed) = self.0.outbound.borrow_mut().take_all();
+        // Flushed writes left when the channel closes for another reason (the peer's FIN, a
+        // user's close) fail with what broke the socket, if something did.
+        let cause = match cause {
+            None if !flushed.is_empty() => self.0.io.broken_by(),
+            c => c,
+        };
         if let Some(c) = &cause {
             *self.0.close_cause.borrow_mut() = Some(c.clone());
         }
-        let (flushed, unflushed) = self.0.outbound.borrow_mut().take_all();
         self.0.io.do_close(self);
         self.0.open.set(false);
         let closed = self.closed_error();

@@ -286,6 +286,17 @@ impl ChannelIo for SocketIo {
         self.want_write.get()
     }
 
+    fn broken_by(&self) -> Option<TransportError> {
+        if let Some(e) = self.write_error.borrow().as_ref() {
+            return Some(e.clone());
+        }
+        let stream = self.stream.borrow();
+        match stream.as_ref()?.take_error() {
+            Ok(Some(e)) => Some(e.into()),
+            _ => None,
+        }
+    }
+
     fn do_close(&self, ch: &Channel) {
         self.state.set(State::Closed);
         if let Some(t) = self.connect_timer.borrow_mut().take() {
