@@ -26,6 +26,17 @@ export declare class NativeChannels {
   /** Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`. */
   replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters: Array<Buffer> | undefined | null, takes: number): void
   /**
+   * JS does not start the read at offset `at` of the batch it is handed (a record marked
+   * holdable) of channel `id`'s JS context `ctx`: its message goes back to the codec in
+   * front of that context. False if it cannot (JS then handles the read itself).
+   */
+  holdBack(id: number, ctx: number, at: number): boolean
+  /**
+   * True once the codec in front of channel `id`'s JS context `ctx` took back a read of
+   * its latest firing: JS gives back the later reads of that firing too.
+   */
+  holdsFiring(id: number, ctx: number): boolean
+  /**
    * The PROXY protocol header channel `id`'s `HAProxyMessageDecoder` decoded, as the
    * strings of [`strings`] (none: no decoder, no header yet, or no such channel).
    */
@@ -435,7 +446,7 @@ export declare const enum NativeHandlerKind {
   Tls = 7,
   /**
    * `RespDecoder`: `p` = max bulk length, max array length, max nesting depth, max inline
-   * length, inline commands (0/1), RESP3 (0/1), pause while unwritable (0/1).
+   * length, inline commands (0/1), RESP3 (0/1), pause while unwritable (0/1; 2: on for a server's channels).
    */
   Resp = 8,
   /**
