@@ -1,9 +1,11 @@
 import test, { type ExecutionContext } from 'ava'
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import type * as net from 'node:net'
+import * as net from 'node:net'
+import * as tls from 'node:tls'
 import { join } from 'node:path'
 import { type Example, STARTUP_MS, assertLibraryBuilt, connect, resp, root, sleep, startExample } from './example-helpers'
+import { certsDir } from './tls-helpers'
 
 // Clients that send without reading what the server answers: the server must stop reading
 // (TCP then holds the client back) instead of queueing the answers in its memory, however
@@ -72,10 +74,10 @@ async function peakRss(pid: number, ms: number): Promise<number> {
 
 const LIMIT_MIB = 64
 
-test.serial('resp-server: a client pipelining GETs of a 64 KiB value without reading grows the server by at most 64 MiB', async (t) => {
+async function respFlood(t: ExecutionContext, args: string[]) {
   if (process.platform !== 'linux') return t.pass()
   t.timeout(60_000)
-  const ex = await startExample(t, 'resp-server', ['--idle', '0'])
+  const ex = await startExample(t, 'resp-server', ['--idle', '0', ...args])
   const pid = ex.proc.pid!
   const s = await connect(t, ex.port)
   const ok = new Promise<void>((r) => s.once('data', () => r()))
@@ -94,7 +96,11 @@ test.serial('resp-server: a client pipelining GETs of a 64 KiB value without rea
   other.write(resp('PING'))
   t.is(await pong, '+PONG\r\n')
   s.destroy()
-})
+}
+
+test.serial('resp-server: a client pipelining GETs of a 64 KiB value without reading grows the server by at most 64 MiB', (t) => respFlood(t, []))
+
+test.serial('resp-server --js-codec: a client pipelining GETs of a 64 KiB value without reading grows the server by at most 64 MiB', (t) => respFlood(t, ['--js-codec']))
 
 test.serial('resp-server: what a non-reading client queued drains in order once it reads', async (t) => {
   if (process.platform !== 'linux') return t.pass()
@@ -155,4 +161,61 @@ test.serial('an HTTP server answering 64 KiB to each GET: a client pipelining GE
   t.log(`sent ${(sent / 1e6).toFixed(1)} MB of GETs; server RSS ${before.toFixed(1)} -> peak ${peak.toFixed(1)} MiB`)
   t.true(peak - before <= LIMIT_MIB, `RSS grew by ${(peak - before).toFixed(1)} MiB`)
   s.destroy()
+})
+
+/** Writes 256 MiB to the echo example (with `args`) without reading, then resets the connection. */
+async function echoFlood(t: ExecutionContext, args: string[], open: (port: number) => Promise<{ s: net.Socket; raw: net.Socket }>) {
+  if (process.platform !== 'linux') return t.pass()
+  t.timeout(90_000)
+  const ex = await startExample(t, 'echo', ['--idle', '0', ...args])
+  const pid = ex.proc.pid!
+  const { s, raw } = await open(ex.port)
+  s.on('error', () => undefined)
+  s.pause()
+  await sleep(300)
+  const before = await peakRss(pid, 300)
+  const sent = await flood(s, Buffer.alloc(64 * 1024, 'e'), 256 * 1024 * 1024)
+  const peak = await peakRss(pid, 1000)
+  t.log(`sent ${(sent / 2 ** 20).toFixed(1)} MiB; server RSS ${before.toFixed(1)} -> peak ${peak.toFixed(1)} MiB`)
+  t.true(sent < 64 * 2 ** 20, `the server kept reading: ${(sent / 2 ** 20).toFixed(1)} MiB went in`)
+  t.true(peak - before <= LIMIT_MIB, `RSS grew by ${(peak - before).toFixed(1)} MiB`)
+  // A reset: the queued echoes fail, and the server says so once for the channel.
+  raw.resetAndDestroy()
+  s.destroy()
+  await sleep(1500)
+  const lines = ex.stderr().split('\n').filter((l) => /^echo: channel \d+/.test(l))
+  const perChannel = new Map<string, number>()
+  for (const l of lines) {
+    const id = /^echo: channel (\d+)/.exec(l)![1]
+    perChannel.set(id, (perChannel.get(id) ?? 0) + 1)
+  }
+  t.true(Math.max(0, ...perChannel.values()) <= 1, `logged: ${lines.slice(0, 5).join(' | ')} (${lines.length} lines)`)
+  // Still serving.
+  const other = await connect(t, ex.port)
+  if (args.length === 0) {
+    const back = new Promise<string>((r) => other.once('data', (d) => r(d.toString())))
+    other.write('ping')
+    t.is(await back, 'ping')
+  }
+}
+
+test.serial('echo: a client writing 256 MiB without reading is held back by TCP; its reset is logged once', (t) =>
+  echoFlood(t, [], async (port) => {
+    const s = await connect(t, port)
+    return { s, raw: s }
+  }),
+)
+
+test.serial('echo --tls: a client writing 256 MiB without reading is held back by TCP; its reset is logged once', (t) => {
+  const dir = certsDir()
+  return echoFlood(t, ['--tls', '--cert', join(dir, 'server.pem'), '--key', join(dir, 'server.key')], (port) =>
+    connect(t, port).then(
+      (raw) =>
+        new Promise((resolve, reject) => {
+          const s = tls.connect({ socket: raw, servername: 'localhost', ca: readFileSync(join(dir, 'ca.pem')) }, () => resolve({ s, raw }))
+          s.once('error', reject)
+          t.teardown(() => s.destroy())
+        }),
+    ),
+  )
 })
