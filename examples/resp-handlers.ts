@@ -95,7 +95,7 @@ const CONFIG: Record<string, string> = {
 def('quit', -1, () => OK) // answered by the handler, which then closes the connection
 def('ping', -1, (a) => (a.length > 2 ? err("ERR wrong number of arguments for 'ping' command") : a.length === 2 ? a[1] : PONG))
 def('echo', 2, (a) => a[1])
-def('get', 2, (a, s) => s.get(a[1])?.value ?? null)
+def('get', 2, (a, s) => s.lend(s.get(a[1])))
 def('set', -3, setCommand)
 def('del', -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.delete(k) ? 1 : 0), 0))
 def('exists', -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.get(k) ? 1 : 0), 0))
@@ -109,7 +109,7 @@ def('decrby', 3, (a, s) => {
   const by = toInt64(a[2])
   return by === undefined ? NOT_INTEGER : incrBy(s, a[1], -by)
 })
-def('mget', -2, (a, s) => a.slice(1).map((k) => s.get(k)?.value ?? null))
+def('mget', -2, (a, s) => a.slice(1).map((k) => s.lend(s.get(k))))
 def('mset', -3, (a, s) => {
   if (a.length % 2 === 0) return err("ERR wrong number of arguments for 'mset' command")
   for (let i = 1; i < a.length; i += 2) s.set(a[i], a[i + 1], 0)
@@ -158,8 +158,8 @@ function setCommand(a: Buffer[], s: Store): Reply {
   }
   const k = a[1]
   const old = s.get(k)
-  if ((nx && old) || (xx && !old)) return get ? (old?.value ?? null) : null
-  const previous = get ? (old?.value ?? null) : OK // before `set` updates `old` in place
+  if ((nx && old) || (xx && !old)) return get ? s.lend(old) : null
+  const previous = get ? s.lend(old) : OK // before `set` updates `old` in place
   s.set(k, a[2], keepTtl && old ? old.expiresAt : expiresAt, old)
   return previous
 }
