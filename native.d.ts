@@ -26,6 +26,11 @@ export declare class NativeChannels {
   /** Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`. */
   replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters: Array<Buffer> | undefined | null, takes: number): void
   /**
+   * The PROXY protocol header channel `id`'s `HAProxyMessageDecoder` decoded, as the
+   * strings of [`strings`] (none: no decoder, no header yet, or no such channel).
+   */
+  haproxyMessage(id: number): Array<string> | null
+  /**
    * JS does not start the read at offset `at` of the batch it is handed (a record marked
    * holdable) of channel `id`'s JS context `ctx`: its message goes back to the codec in
    * front of that context. False if it cannot (JS then handles the read itself).
@@ -36,11 +41,6 @@ export declare class NativeChannels {
    * its latest firing: JS gives back the later reads of that firing too.
    */
   holdsFiring(id: number, ctx: number): boolean
-  /**
-   * The PROXY protocol header channel `id`'s `HAProxyMessageDecoder` decoded, as the
-   * strings of [`strings`] (none: no decoder, no header yet, or no such channel).
-   */
-  haproxyMessage(id: number): Array<string> | null
   /**
    * The answer about channel `id`'s ClientHello: the `SNICallback`'s (a
    * [`ServerNameAnswer`], the chosen context's id for `Context`, the error's message for
