@@ -147,6 +147,64 @@ test.serial('resp-server: what a non-reading client queued drains in order once 
   t.is(at, got.length)
 })
 
+test.serial('a RESP server with the decoder’s defaults answering 64 KiB to each command: a non-reading client grows it by at most 64 MiB', async (t) => {
+  if (process.platform !== 'linux') return t.pass()
+  t.timeout(60_000)
+  const ex = await startFixture(t, 'resp-big-server')
+  const pid = ex.proc.pid!
+  const s = await connect(t, ex.port)
+  s.pause()
+  await sleep(500)
+  const before = await peakRss(pid, 300)
+  const sent = await flood(s, resp('PING'), 4.6e6)
+  const peak = await peakRss(pid, 2000)
+  t.log(`sent ${(sent / 1e6).toFixed(1)} MB of commands; server RSS ${before.toFixed(1)} -> peak ${peak.toFixed(1)} MiB`)
+  t.true(peak - before <= LIMIT_MIB, `RSS grew by ${(peak - before).toFixed(1)} MiB`)
+  s.destroy()
+})
+
+test.serial('http-hello --js-codec: a client pipelining GETs without reading is held back by TCP', async (t) => {
+  if (process.platform !== 'linux') return t.pass()
+  t.timeout(60_000)
+  const ex = await startExample(t, 'http-hello', ['--js-codec', '--idle', '0'])
+  const pid = ex.proc.pid!
+  const s = await connect(t, ex.port)
+  s.pause()
+  await sleep(500)
+  const before = await peakRss(pid, 300)
+  const sent = await flood(s, Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'), 64e6)
+  const peak = await peakRss(pid, 1000)
+  t.log(`sent ${(sent / 1e6).toFixed(1)} MB of GETs; server RSS ${before.toFixed(1)} -> peak ${peak.toFixed(1)} MiB`)
+  t.true(sent < 32e6, `the server kept reading: ${(sent / 1e6).toFixed(1)} MB went in`)
+  t.true(peak - before <= LIMIT_MIB, `RSS grew by ${(peak - before).toFixed(1)} MiB`)
+  s.destroy()
+})
+
+test.serial('chat: a user who reads nothing while another floods the room is closed, and the server stays small', async (t) => {
+  if (process.platform !== 'linux') return t.pass()
+  t.timeout(60_000)
+  const ex = await startExample(t, 'chat')
+  const pid = ex.proc.pid!
+  const quiet = await connect(t, ex.port)
+  quiet.pause()
+  const quietClosed = new Promise<void>((r) => quiet.on('close', () => r()))
+  quiet.on('error', () => undefined)
+  const talker = await connect(t, ex.port)
+  talker.on('data', () => undefined)
+  await sleep(500)
+  const before = await peakRss(pid, 300)
+  const line = Buffer.from(`${'x'.repeat(1000)}\n`)
+  const sent = await flood(talker, line, 64e6)
+  const peak = await peakRss(pid, 500)
+  // A paused socket reports its end only once what came before it is read.
+  quiet.on('data', () => undefined)
+  quiet.resume()
+  const closed = await Promise.race([quietClosed.then(() => true), sleep(5000).then(() => false)])
+  t.log(`the talker sent ${(sent / 1e6).toFixed(1)} MB; server RSS ${before.toFixed(1)} -> peak ${peak.toFixed(1)} MiB`)
+  t.true(closed, 'the user who did not read is still connected')
+  t.true(peak - before <= LIMIT_MIB, `RSS grew by ${(peak - before).toFixed(1)} MiB`)
+})
+
 test.serial('an HTTP server answering 64 KiB to each GET: a client pipelining GETs without reading grows it by at most 64 MiB', async (t) => {
   if (process.platform !== 'linux') return t.pass()
   t.timeout(60_000)
