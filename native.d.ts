@@ -31,6 +31,17 @@ export declare class NativeChannels {
    */
   haproxyMessage(id: number): Array<string> | null
   /**
+   * JS does not start the read at offset `at` of the batch it is handed (a record marked
+   * holdable) of channel `id`'s JS context `ctx`: its message goes back to the codec in
+   * front of that context. False if it cannot (JS then handles the read itself).
+   */
+  holdBack(id: number, ctx: number, at: number): boolean
+  /**
+   * True once the codec in front of channel `id`'s JS context `ctx` took back a read of
+   * its latest firing: JS gives back the later reads of that firing too.
+   */
+  holdsFiring(id: number, ctx: number): boolean
+  /**
    * The answer about channel `id`'s ClientHello: the `SNICallback`'s (a
    * [`ServerNameAnswer`], the chosen context's id for `Context`, the error's message for
    * `Refuse` and `Fail`) and the `ALPNCallback`'s (a [`ProtocolAnswer`], the chosen
@@ -435,7 +446,7 @@ export declare const enum NativeHandlerKind {
   Tls = 7,
   /**
    * `RespDecoder`: `p` = max bulk length, max array length, max nesting depth, max inline
-   * length, inline commands (0/1), RESP3 (0/1), pause while unwritable (0/1).
+   * length, inline commands (0/1), RESP3 (0/1), pause while unwritable (0/1; 2: on for a server's channels).
    */
   Resp = 8,
   /**

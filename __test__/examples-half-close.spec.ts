@@ -1,6 +1,6 @@
 import test from 'ava'
 import { randomBytes } from 'node:crypto'
-import { connect, reader, startExample } from './example-helpers'
+import { connect, reader, sleep, startExample } from './example-helpers'
 
 test.serial('echo: a client that half-closes after sending gets the whole reply, then the close', async (t) => {
   const ex = await startExample(t, 'echo')
@@ -8,12 +8,18 @@ test.serial('echo: a client that half-closes after sending gets the whole reply,
   // server when the client's FIN arrives.
   const data = randomBytes(24 << 20)
   const s = await connect(t, ex.port)
-  s.pause() // read nothing until everything was sent and the output shut down: the reply backs up
+  // Read nothing at first: the reply backs up, and the server stops reading while its echoes
+  // do not drain (so a client that read nothing until it had sent everything would wait for
+  // ever, as with any echo server once the socket buffers are full). Then read, while the rest
+  // goes out and the output shuts down.
+  s.pause()
   const chunks: Buffer[] = []
   s.on('data', (d: Buffer) => chunks.push(d))
   const closed = new Promise<void>((resolve) => s.on('close', () => resolve()))
-  await new Promise<void>((resolve) => s.end(data, resolve))
+  const sent = new Promise<void>((resolve) => s.end(data, resolve))
+  await sleep(500)
   s.resume()
+  await sent
   await closed
   const got = Buffer.concat(chunks)
   t.is(got.length, data.length)

@@ -80,3 +80,100 @@ test.serial('resp-server soaked with a fixed keyspace: the RSS levels off and th
   const keys = Number(/^:(\d+)\r\n/.exec(await reply)?.[1])
   t.true(keys > 0 && keys <= KEYS, `DBSIZE ${keys}`)
 })
+
+// A soak with writes on random keys of a bounded keyspace (SET, INCR and MSET, as
+// redis-benchmark -r does), after the keyspace was filled: the memory must stay proportional to
+// the data. Values kept as `Buffer.from` copies lived in Node's shared 8 KiB pool slabs, each
+// held by any live value in it: overwriting keys at random pinned more and more slabs, and the
+// RSS kept rising after the key count stopped (resp-store.ts, `ownCopy`).
+const W_KEYS = 300_000
+const W_COUNTERS = 10_000
+const W_VALUE = 'xxx' // redis-benchmark's default value size (-d 3)
+const W_CONNECTIONS = 4
+const W_BATCH = 100
+const W_PERIOD_MS = 10
+const W_WARM_MS = 5_000
+const W_LOAD_MS = 50_000
+const W_WINDOW_MS = 12_000
+
+/** A batch of writes on random keys: 60 SET, 20 INCR, 20 MSET of two keys. */
+function writeBatch(): { bytes: Buffer; replies: number } {
+  const r = (n: number) => Math.floor(Math.random() * n)
+  const cmds: Buffer[] = []
+  for (let i = 0; i < W_BATCH; i++) {
+    if (i % 5 === 1) cmds.push(resp('INCR', `counter:${r(W_COUNTERS)}`))
+    else if (i % 5 === 3) cmds.push(resp('MSET', `key:${r(W_KEYS)}`, W_VALUE, `key:${r(W_KEYS)}`, W_VALUE))
+    else cmds.push(resp('SET', `key:${r(W_KEYS)}`, W_VALUE))
+  }
+  return { bytes: Buffer.concat(cmds), replies: W_BATCH }
+}
+
+/** Counts the RESP replies in `d` (each ends with a CRLF; none here holds one inside). */
+function countReplies(d: Buffer): number {
+  let n = 0
+  for (let i = d.indexOf(10); i >= 0; i = d.indexOf(10, i + 1)) n++
+  return n
+}
+
+test.serial('resp-server soaked with writes on random keys of a full keyspace: the last window’s RSS stays within 10 % of the first', async (t) => {
+  if (process.platform !== 'linux') return t.pass()
+  t.timeout(W_LOAD_MS + W_WARM_MS + 60_000)
+  const ex = await startExample(t, 'resp-server', ['--idle', '0'])
+  const pid = ex.proc.pid!
+  // Fill the keyspace first, in order: every key and counter exists before the windows.
+  const filler = await connect(t, ex.port)
+  let filled = 0
+  let wake: (() => void) | undefined
+  filler.on('data', (d: Buffer) => {
+    filled += countReplies(d)
+    wake?.()
+  })
+  const total = W_KEYS + W_COUNTERS
+  for (let i = 0; i < total; i += 1000) {
+    const cmds: Buffer[] = []
+    for (let j = i; j < Math.min(total, i + 1000); j++) cmds.push(j < W_KEYS ? resp('SET', `key:${j}`, W_VALUE) : resp('SET', `counter:${j - W_KEYS}`, '0'))
+    filler.write(Buffer.concat(cmds))
+    while (filled < Math.min(total, i + 1000)) await new Promise<void>((r) => (wake = r))
+  }
+  const dbsize = new Promise<string>((resolve) => filler.once('data', (d) => resolve(d.toString())))
+  filler.write(resp('DBSIZE'))
+  t.is(await dbsize, `:${total}\r\n`)
+  filler.destroy()
+
+  let commands = 0
+  let stop = false
+  const clients = Array.from({ length: W_CONNECTIONS }, async () => {
+    const s = await connect(t, ex.port)
+    let received = 0
+    let waiting: (() => void) | undefined
+    s.on('data', (d: Buffer) => {
+      received += countReplies(d)
+      waiting?.()
+    })
+    while (!stop) {
+      const due = Date.now() + W_PERIOD_MS
+      const { bytes, replies } = writeBatch()
+      const want = received + replies
+      s.write(bytes)
+      while (received < want) await new Promise<void>((r) => (waiting = r))
+      commands += replies
+      await sleep(Math.max(0, due - Date.now()))
+    }
+    s.destroy()
+  })
+  await sleep(W_WARM_MS)
+  const samples: Array<[number, number]> = []
+  const start = Date.now()
+  while (Date.now() - start < W_LOAD_MS) {
+    await sleep(250)
+    samples.push([Date.now() - start, rssMiB(pid)])
+  }
+  stop = true
+  await Promise.all(clients)
+  const first = Math.max(...samples.filter(([at]) => at <= W_WINDOW_MS).map(([, r]) => r))
+  const last = Math.max(...samples.filter(([at]) => at > W_LOAD_MS - W_WINDOW_MS).map(([, r]) => r))
+  const all = samples.map(([at, r]) => `${(at / 1000).toFixed(0)}:${r.toFixed(0)}`).filter((_, i) => i % 8 === 0)
+  t.log(`${commands} writes on ${W_KEYS} keys; RSS MiB: first ${W_WINDOW_MS / 1000} s max ${first.toFixed(1)}, last ${W_WINDOW_MS / 1000} s max ${last.toFixed(1)} (${all.join(' ')})`)
+  t.true(commands > 500_000, `only ${commands} commands ran`)
+  t.true(last <= first * 1.1, `RSS rose from ${first.toFixed(1)} to ${last.toFixed(1)} MiB`)
+})

@@ -56,10 +56,21 @@ if (!isMainThread && options.hall) {
   }
 }
 
-/** Writes `text` to the users of this thread, but `from`. */
+/**
+ * Writes `text` to the users of this thread, but `from`. A user who does not read what the
+ * room says (more than the high water mark, 64 KiB, waits to be sent to it) is closed instead
+ * of having the room's lines queued for it for ever (IRC servers' "SendQ exceeded").
+ */
 function deliver(from: Channel | undefined, text: string): void {
   const line = Buffer.from(`${text}\n`)
-  for (const ch of room) if (ch !== from) ch.writeAndFlush(line)
+  for (const ch of room) {
+    if (ch === from) continue
+    if (ch.isWritable) ch.writeAndFlush(line)
+    else {
+      room.delete(ch)
+      ch.close()
+    }
+  }
 }
 
 /** Writes `text` to every user of every thread, but `from`. */

@@ -9,6 +9,13 @@
 // as in Netty's EchoServerHandler. The handler keeps nothing past channelRead
 // (`autoRelease`): large reads are released as soon as it returns (docs/guide.md).
 //
+// Backpressure (Netty's pattern): a client that sends without reading the echoes would make
+// the server queue everything it sends. So while the channel is not writable (more than the
+// high water mark, 64 KiB, waits to be sent) the server stops reading it (`autoRead` off), and
+// reads again once it drained (`channelWritabilityChanged`): TCP then holds the client back.
+// What a broken connection's queued writes report (each fails when the channel closes) is
+// logged once per channel.
+//
 // A client that half-closes (shuts its output down: `nc -N`, `socket.end()`) still gets
 // everything back: with `allowHalfClosure` its FIN arrives as a ChannelInputShutdownEvent
 // instead of closing the channel, and the channel closes once what is queued has been written.
@@ -22,6 +29,9 @@ import { addIdleTimeout, idleSeconds } from './lib/idle'
 import { portArg, start } from './lib/server'
 import { tlsContextArg, withTls } from './lib/tls'
 
+/** Channels whose failure was logged: the next exceptions of a broken channel are its queued writes failing. */
+const reported = new WeakSet<Channel>()
+
 const echo: ChannelHandler = {
   autoRelease: true,
   channelRead(ctx, msg: Buffer) {
@@ -30,13 +40,19 @@ const echo: ChannelHandler = {
   channelReadComplete(ctx) {
     ctx.flush()
   },
+  channelWritabilityChanged(ctx) {
+    // Read only while the echoes drain (fires inside the write that crossed the high mark).
+    ctx.channel.config.autoRead = ctx.channel.isWritable
+    ctx.fireChannelWritabilityChanged()
+  },
   userEventTriggered(ctx, evt) {
     // The client is done sending: close once everything it sent has been echoed.
     if (evt === ChannelInputShutdownEvent.INSTANCE) ctx.writeAndFlush(Buffer.alloc(0), ctx.newPromise()).addListener(() => ctx.close())
     else ctx.fireUserEventTriggered(evt)
   },
   exceptionCaught(ctx, err) {
-    console.error(`echo: channel ${ctx.channel.id}: ${err.message}`)
+    if (!reported.has(ctx.channel)) console.error(`echo: channel ${ctx.channel.id}: ${err.message}`)
+    reported.add(ctx.channel)
     ctx.close()
   },
 }

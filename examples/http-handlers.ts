@@ -17,7 +17,8 @@
 //                                 World!", encoded natively once), flushed once per read batch.
 //
 // With `--js-codec` the protocol is done in JS instead (an example of a JS decoder, and the
-// baseline for benchmark comparisons):
+// baseline for benchmark comparisons), with lib/backpressure.ts's `readWhileWritable` last
+// (reading stops while the responses do not drain: the native codec does that itself):
 //   HttpRequestDecoder (inbound)  bytes -> Request objects: the request line and headers up to
 //                                 the empty line, then a Content-Length body skipped; requests
 //                                 split across reads wait in a cumulation, several in one read
@@ -30,6 +31,7 @@
 // connections of its loop (each thread keeps its own `Date` header).
 import { isMainThread, workerData } from 'node:worker_threads'
 import { type Channel, type ChannelHandler, type ChannelHandlerContext, HttpContent, HttpRequest, HttpResponse, HttpServerCodec, type ScheduledTask } from 'netloop'
+import { readWhileWritable } from './lib/backpressure'
 import { addIdleTimeout, idleSeconds, secondsArg } from './lib/idle'
 import { addWorkerProxyProtocol } from './lib/proxy'
 import { addWorkerTls } from './lib/tls'
@@ -301,7 +303,9 @@ export function childHandler(ch: Channel): void {
       refreshDate() // the module may have been loaded long before
       dateTimer = ch.eventLoop.scheduleAtFixedRate(refreshDate, 1000, 1000)
     }
-    ch.pipeline.addLast('decoder', new HttpRequestDecoder()).addLast('hello', new HelloHandler())
+    // Backpressure: no reading while the responses do not drain (a client pipelining without
+    // reading them costs at most the responses to one read's requests past the high mark).
+    ch.pipeline.addLast('decoder', new HttpRequestDecoder()).addLast('hello', new HelloHandler()).addLast('backpressure', readWhileWritable)
   } else {
     const ms = headerTimeout > 0 ? Math.max(1, Math.round(headerTimeout * 1000)) : 0
     ch.pipeline.addLast('http', new HttpServerCodec({ headerTimeout: ms })).addLast('hello', new NativeHelloHandler())

@@ -95,7 +95,7 @@ const CONFIG: Record<string, string> = {
 def('quit', -1, () => OK) // answered by the handler, which then closes the connection
 def('ping', -1, (a) => (a.length > 2 ? err("ERR wrong number of arguments for 'ping' command") : a.length === 2 ? a[1] : PONG))
 def('echo', 2, (a) => a[1])
-def('get', 2, (a, s) => s.get(a[1])?.value ?? null)
+def('get', 2, (a, s) => s.lend(s.get(a[1])))
 def('set', -3, setCommand)
 def('del', -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.delete(k) ? 1 : 0), 0))
 def('exists', -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.get(k) ? 1 : 0), 0))
@@ -109,7 +109,7 @@ def('decrby', 3, (a, s) => {
   const by = toInt64(a[2])
   return by === undefined ? NOT_INTEGER : incrBy(s, a[1], -by)
 })
-def('mget', -2, (a, s) => a.slice(1).map((k) => s.get(k)?.value ?? null))
+def('mget', -2, (a, s) => a.slice(1).map((k) => s.lend(s.get(k))))
 def('mset', -3, (a, s) => {
   if (a.length % 2 === 0) return err("ERR wrong number of arguments for 'mset' command")
   for (let i = 1; i < a.length; i += 2) s.set(a[i], a[i + 1], 0)
@@ -158,8 +158,8 @@ function setCommand(a: Buffer[], s: Store): Reply {
   }
   const k = a[1]
   const old = s.get(k)
-  if ((nx && old) || (xx && !old)) return get ? (old?.value ?? null) : null
-  const previous = get ? (old?.value ?? null) : OK // before `set` updates `old` in place
+  if ((nx && old) || (xx && !old)) return get ? s.lend(old) : null
+  const previous = get ? s.lend(old) : OK // before `set` updates `old` in place
   s.set(k, a[2], keepTtl && old ? old.expiresAt : expiresAt, old)
   return previous
 }
@@ -212,17 +212,40 @@ function toResp(r: Reply): RespReply {
   return Resp.array(r.map(toResp))
 }
 
+/** Collected replies of about this many bytes are written at once, not at the batch's end. */
+const WRITE_AT = 16 * 1024
+
+/** About the bytes of `r` (its payloads; enough to decide when to write). */
+function replySize(r: Reply): number {
+  if (Buffer.isBuffer(r) || typeof r === 'string') return r.length + 16
+  if (Array.isArray(r)) {
+    let n = 16
+    for (const i of r) n += replySize(i)
+    return n
+  }
+  return 16
+}
+
 /**
  * Runs each command and collects its reply; writes the replies of a read batch at once, as a
  * `Resp.sequence` (`--js-codec`: one write each), and flushes, so a pipeline of N commands
  * costs one write to the socket (redis-server likewise gathers a client's replies in its
  * reply buffer and writes them when the event loop iteration ends).
+ *
+ * Replies collected past `WRITE_AT` bytes are written at once (flushed at the batch's end):
+ * a write is what makes the channel unwritable once the replies pass the high water mark,
+ * and then the native decoder hands over no further command of the batch (it takes them back
+ * and delivers them once the client has read): a client pipelining GETs of a large value
+ * without reading costs the server about the high water mark, not a reply per command it
+ * sent (__test__/examples-backpressure.spec.ts).
  */
 class CommandHandler implements ChannelHandler {
   /** Plain, not `#private`: read once per command, and a private field is a keyed load. */
   quitting = false
   /** The replies of this read batch, not written yet. */
   replies: RespReply[] = []
+  /** About the bytes of `replies`. */
+  collected = 0
   constructor(readonly store: Store) {}
 
   /** Writes the collected replies (not flushed). */
@@ -230,6 +253,7 @@ class CommandHandler implements ChannelHandler {
     const r = this.replies
     if (r.length === 0) return
     this.replies = []
+    this.collected = 0
     ctx.write(r.length === 1 ? r[0] : Resp.sequence(r))
   }
 
@@ -248,7 +272,10 @@ class CommandHandler implements ChannelHandler {
       reply = err(`ERR wrong number of arguments for '${cmd.name}' command`)
     } else reply = cmd.run(args, this.store)
     if (JS_CODEC) ctx.write(reply)
-    else this.replies.push(toResp(reply))
+    else {
+      this.replies.push(toResp(reply))
+      if ((this.collected += replySize(reply)) >= WRITE_AT) this.writeReplies(ctx)
+    }
   }
 
   channelReadComplete(ctx: ChannelHandlerContext) {
@@ -289,7 +316,8 @@ export function childHandler(ch: Channel): void {
   addWorkerProxyProtocol(ch) // --proxy-protocol --threads N: the PROXY header decoder before it
   sweep ??= ch.eventLoop.scheduleAtFixedRate(() => store.sweep(), 1000, 1000)
   if (JS_CODEC) ch.pipeline.addLast('decoder', new RespDecoder()).addLast('encoder', respEncoder)
-  // A client that pipelines without reading its replies is held back by TCP, not by our memory.
+  // A client that pipelines without reading its replies is held back by TCP, not by our memory
+  // (pauseWhileUnwritable: the default for a server's channels, spelled out).
   else ch.pipeline.addLast('decoder', new NativeRespDecoder({ pauseWhileUnwritable: true }))
   ch.pipeline.addLast('commands', new CommandHandler(store))
   addIdleTimeout(ch, idle, 'reads') // a request/response server: the peer's silence is idleness

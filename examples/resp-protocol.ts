@@ -113,6 +113,13 @@ export function splitInline(line: string): string[] {
  * `ctx.fireChannelRead`). Both request forms are read: multibulk (`*2\r\n$3\r\nGET\r\n$1\r\na\r\n`,
  * what clients send) and inline (`GET a\r\n`, what people type). Bytes that do not make a whole
  * command yet stay in the cumulation until the next read; bulk strings may hold any bytes.
+ *
+ * Backpressure (as the native decoder's `pauseWhileUnwritable`): once the channel turns
+ * unwritable (`channelWritabilityChanged`, which fires inside the write of a reply that passed
+ * the high water mark), no further command is passed on and reading stops (`autoRead` off);
+ * the commands left wait in the cumulation until the channel drains. A client pipelining GETs
+ * of a large value without reading then costs about the high water mark, not a reply per
+ * command of the read.
  */
 export class RespDecoder implements ChannelHandler {
   #chunks: Buffer[] = []
@@ -120,21 +127,50 @@ export class RespDecoder implements ChannelHandler {
   /** Bytes the command at the front needs, once known: fewer buffered means don't parse yet. */
   #need = 0
   #failed = false
+  /** The channel is not writable: no command is passed on. */
+  #unwritable = false
+  /** Commands wait for the channel to drain (this decoder turned `autoRead` off). */
+  #paused = false
 
   channelRead(ctx: ChannelHandlerContext, msg: Buffer) {
     if (this.#failed) return
     this.#chunks.push(msg)
     this.#size += msg.length
-    if (this.#size < this.#need) return
+    if (this.#size < this.#need || this.#paused) return
+    this.#decode(ctx)
+  }
+
+  channelWritabilityChanged(ctx: ChannelHandlerContext) {
+    this.#unwritable = !ctx.channel.isWritable
+    if (!this.#unwritable && this.#paused && ctx.channel.isOpen) {
+      this.#paused = false
+      ctx.channel.config.autoRead = true
+      if (this.#decode(ctx)) ctx.fireChannelReadComplete() // the replies to what waited are flushed
+    }
+    ctx.fireChannelWritabilityChanged()
+  }
+
+  /** Passes on the buffered commands (until the channel is unwritable); true if it passed some. */
+  #decode(ctx: ChannelHandlerContext): boolean {
+    if (this.#size === 0 || this.#failed) return false
     const buf = this.#chunks.length === 1 ? this.#chunks[0] : Buffer.concat(this.#chunks, this.#size)
     let off = 0
+    let fired = false
     try {
       while (off < buf.length) {
+        if (this.#unwritable) {
+          this.#paused = true
+          ctx.channel.config.autoRead = false
+          break
+        }
         const args: Buffer[] = []
         const end = buf[off] === 0x2a /* '*' */ ? this.#multibulk(buf, off, args) : this.#inline(buf, off, args)
         if (end === NEED_MORE) break
         off = end
-        if (args.length > 0) ctx.fireChannelRead(args)
+        if (args.length > 0) {
+          fired = true
+          ctx.fireChannelRead(args)
+        }
       }
     } catch (e) {
       if (!(e instanceof ProtocolError)) throw e
@@ -142,12 +178,13 @@ export class RespDecoder implements ChannelHandler {
       this.#chunks = []
       this.#size = 0
       ctx.fireExceptionCaught(e)
-      return
+      return fired
     }
     const rest = buf.subarray(off)
     this.#chunks = rest.length > 0 ? [rest] : []
     this.#size = rest.length
     if (rest.length === 0) this.#need = 0
+    return fired
   }
 
   /** `buf[off..]` holds `*<n>\r\n` then n times `$<len>\r\n<bytes>\r\n`: returns the end, or NEED_MORE. */

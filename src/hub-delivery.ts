@@ -38,7 +38,15 @@ export function errorOf(code: string, message: string, channel: number, cause?: 
 /** The error that closed a channel, if one did (Netty's initial close cause). */
 export const closeCauses = new WeakMap<Channel, unknown>()
 
+/**
+ * A read record's `c` when JS may give its message back to the codec in front
+ * (crates/node/src/channel/held.rs).
+ */
+const HOLDABLE = 1
+
 export class Delivery {
+  /** Contexts that gave back a read of their codec's latest firing (see `#givesBack`). */
+  #holding = new WeakSet<ChannelHandlerContext>()
   /** The large reads of the delivery being dispatched (see `dispatch`). */
   #segments: Buffer[] | undefined = undefined
   /** Where the delivery's bytes start in its arena (see `dispatch`). */
@@ -157,8 +165,10 @@ export class Delivery {
       if (!ctx) return
       let arg: unknown
       if (kind === WireKind.ReadBytes) arg = c > 0 ? this.#segments![c - 1] : b === 0 ? Buffer.alloc(0) : viewsOf(arena!)(this.#base + a, b)
-      else if (kind === WireKind.ReadHttp) arg = readHttp(arena!, this.#base + a)
-      else if (kind === WireKind.ReadResp) arg = readValue(arena!, this.#base + a)
+      else if (kind === WireKind.ReadResp || kind === WireKind.ReadHttp) {
+        if (c === HOLDABLE && this.#givesBack(ch!, ctx, chan, ctxId, a)) return
+        arg = kind === WireKind.ReadResp ? readValue(arena!, this.#base + a) : readHttp(arena!, this.#base + a)
+      }
       else if (kind === WireKind.ReadValue) arg = this.tokens.take(a)
       else if (kind === WireKind.UserEvent) arg = this.#userEvent(b, a, strings, chan)
       else if (kind === WireKind.Exception) arg = this.#error(b, a, strings, chan)
@@ -179,6 +189,26 @@ export class Delivery {
       return
     }
     this.#channelEvent(kind, chan, a, b, c, strings)
+  }
+
+  /**
+   * A codec's read (a RESP command, an HTTP request) that arrived in this batch with others:
+   * once the channel turned unwritable (the replies JS wrote to the reads before passed the
+   * high water mark), it goes back to the codec, which fires it again when the channel is
+   * writable, and so does every later read of the same firing, so that the order is kept.
+   * True if it went back.
+   */
+  #givesBack(ch: Channel, ctx: ChannelHandlerContext, chan: number, ctxId: number, at: number): boolean {
+    const native = this.hub.native
+    if (this.#holding.has(ctx)) {
+      if (native.holdsFiring(chan, ctxId)) return native.holdBack(chan, ctxId, at)
+      this.#holding.delete(ctx)
+    }
+    // JS's own count first (exact once a write of JS crossed the mark), then the native state.
+    if (ch._writes.writable || ch.isWritable) return false
+    if (!native.holdBack(chan, ctxId, at)) return false
+    this.#holding.add(ctx)
+    return true
   }
 
   /** A record about a channel or a promise rather than for a pipeline. */

@@ -221,7 +221,7 @@ export const enum NativeHandlerKind {
   Tls = 7,
   /**
    * `RespDecoder`: `p` = max bulk length, max array length, max nesting depth, max inline
-   * length, inline commands (0/1), RESP3 (0/1), pause while unwritable (0/1).
+   * length, inline commands (0/1), RESP3 (0/1), pause while unwritable (0/1; 2: on for a server's channels).
    */
   Resp = 8,
   /**

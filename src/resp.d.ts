@@ -17,9 +17,11 @@ export interface RespDecoderOptions {
      * For servers: while the channel is not writable (replies queued past the high water mark),
      * deliver no new command and stop reading (`autoRead` off meanwhile), and go on once it
      * drains: a client that pipelines without reading its replies is held back by TCP instead of
-     * growing the server's memory (node:http's rule; redis-server has none). Default false, as
-     * in Netty. Never on a client: it would stop reading replies while its own commands cannot
-     * drain.
+     * growing the server's memory (node:http's rule; redis-server has none). Commands of one read
+     * that reach the handler after the channel turned unwritable go back to the decoder and come
+     * again once it drains, so what is queued stays near the high water mark whatever a reply's
+     * size. Default: on for a server's channels, off for clients (a client would stop reading
+     * replies while its own commands cannot drain).
      */
     pauseWhileUnwritable?: boolean;
 }

@@ -38,9 +38,11 @@ export interface RespDecoderOptions {
    * For servers: while the channel is not writable (replies queued past the high water mark),
    * deliver no new command and stop reading (`autoRead` off meanwhile), and go on once it
    * drains: a client that pipelines without reading its replies is held back by TCP instead of
-   * growing the server's memory (node:http's rule; redis-server has none). Default false, as
-   * in Netty. Never on a client: it would stop reading replies while its own commands cannot
-   * drain.
+   * growing the server's memory (node:http's rule; redis-server has none). Commands of one read
+   * that reach the handler after the channel turned unwritable go back to the decoder and come
+   * again once it drains, so what is queued stays near the high water mark whatever a reply's
+   * size. Default: on for a server's channels, off for clients (a client would stop reading
+   * replies while its own commands cannot drain).
    */
   pauseWhileUnwritable?: boolean
 }
@@ -56,8 +58,8 @@ export interface RespDecoderOptions {
 export class RespDecoder extends NativeHandler {
   constructor(options: RespDecoderOptions = {}) {
     const n = (name: keyof RespDecoderOptions, v: unknown, d: number, min: number) => (v === undefined ? d : checkInteger(name, v, min, 0x7fffffff))
-    const b = (name: keyof RespDecoderOptions, v: unknown, d: boolean) => {
-      if (v === undefined) return d ? 1 : 0
+    const b = (name: keyof RespDecoderOptions, v: unknown, d: boolean | 2) => {
+      if (v === undefined) return d === 2 ? 2 : d ? 1 : 0
       checkBoolean(name, v)
       return v ? 1 : 0
     }
@@ -68,7 +70,8 @@ export class RespDecoder extends NativeHandler {
       n('maxInlineLength', options.maxInlineLength, 64 * 1024, 16),
       b('inlineCommands', options.inlineCommands, true),
       b('resp3', options.resp3, true),
-      b('pauseWhileUnwritable', options.pauseWhileUnwritable, false),
+      // 2: by the channel (crates/node/src/channel/codecs.rs).
+      b('pauseWhileUnwritable', options.pauseWhileUnwritable, 2),
     ])
   }
 }

@@ -188,6 +188,12 @@ function toInt64(b) {
   const v = BigInt(s);
   return v < INT64_MIN || v > INT64_MAX ? void 0 : v;
 }
+function ownCopy(b) {
+  const n = b.length;
+  const copy = n <= 64 ? Buffer.alloc(n) : Buffer.allocUnsafeSlow(n);
+  copy.set(b);
+  return copy;
+}
 function keyHash(b) {
   let h = 2166136261;
   for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b[i], 16777619);
@@ -219,15 +225,23 @@ class Store {
     return e;
   }
   /** `live`: the key's entry as `get` just returned it (updated in place: no lookup). */
+  lend(e) {
+    if (e === void 0) return null;
+    e.lent = true;
+    return e.value;
+  }
   set(key, value, expiresAt, live) {
-    const copy = Buffer.from(value);
     let e = live ?? this.#find(key);
     if (e !== void 0) {
-      e.value = copy;
+      if (!e.lent && e.value.length === value.length) e.value.set(value);
+      else {
+        e.value = ownCopy(value);
+        e.lent = false;
+      }
       e.expiresAt = expiresAt;
     } else {
       const h = keyHash(key);
-      e = { key: Buffer.from(key), value: copy, expiresAt, next: this.buckets.get(h), live: true };
+      e = { key: ownCopy(key), value: ownCopy(value), expiresAt, next: this.buckets.get(h), live: true, lent: false };
       this.buckets.set(h, e);
       this.size++;
     }
@@ -303,7 +317,7 @@ const CONFIG = {
 def("quit", -1, () => OK);
 def("ping", -1, (a) => a.length > 2 ? err("ERR wrong number of arguments for 'ping' command") : a.length === 2 ? a[1] : PONG);
 def("echo", 2, (a) => a[1]);
-def("get", 2, (a, s) => s.get(a[1])?.value ?? null);
+def("get", 2, (a, s) => s.lend(s.get(a[1])));
 def("set", -3, setCommand);
 def("del", -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.delete(k) ? 1 : 0), 0));
 def("exists", -2, (a, s) => a.slice(1).reduce((n, k) => n + (s.get(k) ? 1 : 0), 0));
@@ -317,7 +331,7 @@ def("decrby", 3, (a, s) => {
   const by = toInt64(a[2]);
   return by === void 0 ? NOT_INTEGER : incrBy(s, a[1], -by);
 });
-def("mget", -2, (a, s) => a.slice(1).map((k) => s.get(k)?.value ?? null));
+def("mget", -2, (a, s) => a.slice(1).map((k) => s.lend(s.get(k))));
 def("mset", -3, (a, s) => {
   if (a.length % 2 === 0) return err("ERR wrong number of arguments for 'mset' command");
   for (let i = 1; i < a.length; i += 2) s.set(a[i], a[i + 1], 0);
@@ -363,8 +377,8 @@ function setCommand(a, s) {
   }
   const k = a[1];
   const old = s.get(k);
-  if (nx && old || xx && !old) return get ? old?.value ?? null : null;
-  const previous = get ? old?.value ?? null : OK;
+  if (nx && old || xx && !old) return get ? s.lend(old) : null;
+  const previous = get ? s.lend(old) : OK;
   s.set(k, a[2], keepTtl && old ? old.expiresAt : expiresAt, old);
   return previous;
 }

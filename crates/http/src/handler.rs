@@ -66,7 +66,6 @@ mod pipelining;
 mod timeouts;
 #[path = "upgrade.rs"]
 mod upgrade;
-use pipelining::Pause;
 use upgrade::UpgradeState;
 
 /// An HTTP/1.1 server codec for one connection. Add it where bytes arrive (after TLS, if
@@ -93,7 +92,7 @@ pub struct HttpServerCodec {
     got_bytes: Cell<bool>,
     head_timer: HeadTimer,
     request_timer: HeadTimer,
-    pause: Pause,
+    pause: netloop_transport::ReadPause,
     upgrade: UpgradeState,
     /// The queue's held bytes as last added to the channel's pending outbound bytes.
     counted: Cell<usize>,
@@ -126,7 +125,7 @@ impl HttpServerCodec {
                 config.request_timeout,
                 HttpServerCodec::request_timed_out,
             ),
-            pause: Pause::default(),
+            pause: netloop_transport::ReadPause::default(),
             upgrade: UpgradeState::default(),
             counted: Cell::new(0),
             refused: Cell::new(false),
@@ -306,6 +305,12 @@ impl HttpServerCodec {
         if self.queue.borrow().is_closed() || ctx.is_removed() {
             return; // the connection is closing: later requests go unanswered
         }
+        if self.pause.held_len() > 0 {
+            // Behind requests given back: after them (a body part of one, a read in flight).
+            self.pause.hold_behind(ctx, msg);
+            return;
+        }
+        self.pause.firing();
         self.fired.set(true);
         ctx.fire_channel_read(msg);
     }
@@ -358,6 +363,7 @@ impl ChannelHandler for HttpServerCodec {
         self.cancel_timers();
         self.queue.borrow_mut().abandon();
         self.run(ctx);
+        self.pause.fire_all_held(|m| ctx.fire_channel_read(m));
         if self.fire_left_over(ctx) {
             ctx.fire_channel_read_complete();
         }
@@ -382,7 +388,7 @@ impl ChannelHandler for HttpServerCodec {
         self.burst_date.end();
         let fired = self.fired.replace(false);
         let got_bytes = self.got_bytes.replace(false);
-        let wants_more = !fired && !self.pause.paused.get() && !self.decoder.borrow().is_finished();
+        let wants_more = !fired && !self.pause.is_paused() && !self.decoder.borrow().is_finished();
         if got_bytes && (wants_more || self.lingering.get()) {
             ctx.read_unless_auto_read();
         }
@@ -395,6 +401,7 @@ impl ChannelHandler for HttpServerCodec {
         self.cancel_linger();
         self.decoder.borrow_mut().stop();
         self.cumulation.borrow_mut().clear();
+        self.pause.drop_held();
         self.queue.borrow_mut().abandon();
         self.run(ctx);
         if self.streaming.take().is_some() {
@@ -456,7 +463,7 @@ impl ChannelHandler for HttpServerCodec {
     }
 
     fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        if self.pause.paused.get() && !self.unwritable(ctx) {
+        if self.pause.can_resume(ctx) {
             self.schedule_resume(ctx);
         }
         ctx.fire_channel_writability_changed();
@@ -464,10 +471,8 @@ impl ChannelHandler for HttpServerCodec {
     }
 
     fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        if self.pause.paused.get() {
-            self.pause.read_wanted.set(true); // passed on when the codec resumes
-        } else {
-            ctx.read();
+        if !self.pause.hold_read() {
+            ctx.read(); // (a read asked while paused is passed on when the codec resumes)
         }
         Ok(())
     }

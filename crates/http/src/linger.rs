@@ -51,7 +51,7 @@ impl HttpServerCodec {
             c.close();
         });
         *self.linger_timer.borrow_mut() = Some(handle);
-        if self.pause.paused.get() {
+        if self.pause.is_paused() {
             self.unpause_reading(ctx);
         }
         ctx.read_unless_auto_read();

@@ -1,25 +1,14 @@
 //! Pausing [`HttpServerCodec`]'s decoding and reading: at the pipelining limit
 //! (`max_pipelined_requests`, resuming when a response completes), while the channel is not
-//! writable (resuming when it is), and for upgrades (`upgrade.rs`). Ground rules in the parent
+//! writable (resuming when it is), and for upgrades (`upgrade.rs`). Requests a consumer gives
+//! back because the channel turned unwritable (a JS consumer sees a read's requests at once)
+//! are held and fired again first (`netloop_transport::ReadPause`). Ground rules in the parent
 //! module (`handler.rs`).
 
-use std::cell::Cell;
-
 use bytes::Bytes;
-use netloop_transport::{ChannelHandlerContext, ChannelOption};
+use netloop_transport::{ChannelHandlerContext, Message, ReadPause};
 
 use super::HttpServerCodec;
-
-/// The pipelining limit's state (see the module's ground rules).
-#[derive(Debug, Default)]
-pub(super) struct Pause {
-    pub(super) paused: Cell<bool>,
-    /// The codec turned auto-read off (and turns it back on when it resumes).
-    pub(super) auto_read_off: Cell<bool>,
-    /// A `read()` held back while paused.
-    pub(super) read_wanted: Cell<bool>,
-    pub(super) resume_scheduled: Cell<bool>,
-}
 
 impl HttpServerCodec {
     /// With a limit: the decoder stopped at it, requests wait in the buffer, and answers
@@ -28,7 +17,7 @@ impl HttpServerCodec {
         let Some(max) = self.config.max_pipelined_requests else {
             return false;
         };
-        !self.pause.paused.get()
+        !self.pause.is_paused()
             && self.decoder.borrow().head_budget_spent()
             && !self.decoder.borrow().is_finished()
             && !self.cumulation.borrow().is_empty()
@@ -48,7 +37,28 @@ impl HttpServerCodec {
 
     /// The channel does not take more writes now (past its high water mark).
     pub(super) fn unwritable(&self, ctx: &ChannelHandlerContext) -> bool {
-        ctx.try_channel().is_some_and(|ch| !ch.is_writable())
+        ReadPause::unwritable(ctx)
+    }
+
+    /// Takes back a request (or body part) this codec fired that its consumer did not start
+    /// because the channel turned unwritable: it is fired again, in order and before
+    /// anything new, once the channel is writable. Decoding and reading pause meanwhile.
+    pub fn hold_back(&self, ctx: &ChannelHandlerContext, msg: Message) {
+        self.pause.hold_back(ctx, msg);
+        if self.pause.can_resume(ctx) {
+            self.schedule_resume(ctx);
+        }
+    }
+
+    /// True once a message of the codec's latest firing was given back: the consumer gives
+    /// back the messages fired after it too.
+    pub fn holds_firing(&self) -> bool {
+        self.pause.holds_session()
+    }
+
+    /// Messages given back and not fired again yet.
+    pub fn held_len(&self) -> usize {
+        self.pause.held_len()
     }
 
     /// Not writable while waiting for a request head: stop reading until it is again (the
@@ -65,14 +75,7 @@ impl HttpServerCodec {
 
     /// Stops decoding and reading (auto-read off, or `read()` held back) until `resume`.
     pub(super) fn pause_reading(&self, ctx: &ChannelHandlerContext) {
-        if self.pause.paused.replace(true) {
-            return;
-        }
-        if let Some(ch) = ctx.try_channel() {
-            if ch.is_auto_read() && ch.set_option(ChannelOption::AutoRead(false)).is_ok() {
-                self.pause.auto_read_off.set(true);
-            }
-        }
+        self.pause.pause(ctx);
     }
 
     /// After a response completed: resume (from a loop task) if the pipeline has room again.
@@ -80,7 +83,7 @@ impl HttpServerCodec {
         let Some(max) = self.config.max_pipelined_requests else {
             return;
         };
-        if !self.pause.paused.get() || self.queue.borrow().pending() >= max {
+        if !self.pause.is_paused() || self.queue.borrow().pending() >= max {
             return;
         }
         self.schedule_resume(ctx);
@@ -89,35 +92,37 @@ impl HttpServerCodec {
     /// Runs `resume` from a loop task (never from inside a write, which may come from inside
     /// this codec's own `channel_read`).
     pub(super) fn schedule_resume(&self, ctx: &ChannelHandlerContext) {
-        if self.pause.resume_scheduled.get() {
-            return;
-        }
-        let Some(event_loop) = ctx.try_channel().and_then(|ch| ch.event_loop().local()) else {
-            return;
-        };
-        self.pause.resume_scheduled.set(true);
-        let c = ctx.clone();
-        event_loop.execute_local(move || {
-            if c.is_removed() {
-                return;
-            }
-            let handler = c.handler();
-            if let Some(codec) = handler
-                .as_any()
-                .and_then(|a| a.downcast_ref::<HttpServerCodec>())
-            {
-                codec.resume(&c);
-            }
-        });
+        self.pause
+            .schedule_resume::<HttpServerCodec>(ctx, HttpServerCodec::resume);
     }
 
-    /// Decodes what waited (after a protocol switch: fires it as it came), then reads again
-    /// unless the codec paused once more.
+    /// Fires what was given back (while writable), decodes what waited (after a protocol
+    /// switch: fires it as it came), then reads again unless the codec paused once more.
     fn resume(&self, ctx: &ChannelHandlerContext) {
-        self.pause.resume_scheduled.set(false);
-        if !self.pause.paused.replace(false) {
+        self.pause.resuming();
+        if !self.pause.is_paused() {
             return;
         }
+        if self.pause.held_len() > 0 {
+            if self.unwritable(ctx) {
+                return; // the writability event resumes
+            }
+            self.fired.set(false);
+            let all_fired = self.pause.fire_held(ctx, |m| {
+                self.fired.set(true);
+                ctx.fire_channel_read(m);
+            });
+            if self.fired.replace(false) {
+                ctx.fire_channel_read_complete();
+            }
+            if !all_fired {
+                if self.pause.can_resume(ctx) {
+                    self.schedule_resume(ctx);
+                }
+                return;
+            }
+        }
+        self.pause.continue_decoding();
         if self.upgrade.switched.get() {
             if self.fire_left_over(ctx) {
                 ctx.fire_channel_read_complete();
@@ -129,7 +134,7 @@ impl HttpServerCodec {
                 ctx.fire_channel_read_complete();
             }
         }
-        if self.pause.paused.get() || !ctx.try_channel().is_some_and(|ch| ch.is_open()) {
+        if self.pause.is_paused() || !ctx.try_channel().is_some_and(|ch| ch.is_open()) {
             return;
         }
         self.unpause_reading(ctx);
@@ -138,13 +143,6 @@ impl HttpServerCodec {
     /// Ends a pause: auto-read back on if the codec turned it off (that starts a read), or
     /// the `read()` held back passed on. Also when the codec leaves the pipeline.
     pub(super) fn unpause_reading(&self, ctx: &ChannelHandlerContext) {
-        self.pause.paused.set(false);
-        if self.pause.auto_read_off.replace(false) {
-            if let Some(ch) = ctx.try_channel() {
-                let _ = ch.set_option(ChannelOption::AutoRead(true));
-            }
-        } else if self.pause.read_wanted.replace(false) {
-            ctx.read();
-        }
+        self.pause.unpause(ctx);
     }
 }

@@ -35,7 +35,7 @@ impl HttpServerCodec {
         let active = ctx.try_channel().is_some_and(|ch| ch.is_active());
         let id = self.request_under_way();
         match id {
-            Some(id) if active && !self.pause.paused.get() && !self.queue.borrow().is_closed() => {
+            Some(id) if active && !self.pause.is_paused() && !self.queue.borrow().is_closed() => {
                 self.request_timer.arm(ctx, id)
             }
             _ => self.request_timer.cancel(),
@@ -82,7 +82,7 @@ impl HttpServerCodec {
         };
         let active = ctx.try_channel().is_some_and(|ch| ch.is_active());
         let started = next_id == 0 || !self.cumulation.borrow().is_empty();
-        let paused = self.pause.paused.get();
+        let paused = self.pause.is_paused();
         if awaiting && active && started && !paused && !self.queue.borrow().is_closed() {
             self.head_timer.arm(ctx, next_id);
         } else {

@@ -49,7 +49,7 @@ impl HttpServerCodec {
             return;
         }
         self.decoder.borrow_mut().decline_upgrade();
-        if self.pause.paused.get() {
+        if self.pause.is_paused() {
             self.schedule_resume(ctx);
         } else {
             self.upgrade.redecode.set(true);

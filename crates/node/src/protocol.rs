@@ -265,7 +265,7 @@ pub enum NativeHandlerKind {
     /// server name (UTF-8), if any.
     Tls = 7,
     /// `RespDecoder`: `p` = max bulk length, max array length, max nesting depth, max inline
-    /// length, inline commands (0/1), RESP3 (0/1), pause while unwritable (0/1).
+    /// length, inline commands (0/1), RESP3 (0/1), pause while unwritable (0/1; 2: on for a server's channels).
     Resp = 8,
     /// `HttpServerCodec`: `p` = max head size, max URI length, max header count, max body
     /// size, aggregate limit, require Host (0/1), header timeout (ms, 0: none), max pipelined

@@ -54,6 +54,9 @@ pub struct JsAdapter {
     pub channel: f64,
     pub ctx: f64,
     pub takes: Takes,
+    /// A pausing codec sits right in front: its reads' messages are kept for JS to give
+    /// back (`held.rs`).
+    pub holds: Cell<bool>,
     /// What the channel's stand-ins share.
     pub mark: Rc<Marks>,
 }
@@ -133,6 +136,7 @@ impl JsAdapter {
             return Ok(());
         };
         let read = promise.is_none();
+        let mut holdable = 0.0;
         let (kind, a, b) = match msg {
             Message::Bytes(bytes) if read && bytes.len() >= SEGMENT_BYTES => {
                 // A large read reaches JS as a Buffer of its own, without a copy.
@@ -167,6 +171,10 @@ impl JsAdapter {
                     super::resp_wire::put(&mut out.bytes, value);
                 }
                 let len = out.bytes.len() - off;
+                if self.holds.get() {
+                    out.kept.push((off, Message::User(v)));
+                    holdable = super::held::HOLDABLE;
+                }
                 (wire::READ_RESP, off as f64, len as f64)
             }
             Message::User(v)
@@ -185,6 +193,10 @@ impl JsAdapter {
                     super::http_client_wire::put_response(&mut out.bytes, res);
                 }
                 let len = out.bytes.len() - off;
+                if self.holds.get() {
+                    out.kept.push((off, Message::User(v)));
+                    holdable = super::held::HOLDABLE;
+                }
                 (wire::READ_HTTP, off as f64, len as f64)
             }
             other => match other.downcast::<JsValue>() {
@@ -207,7 +219,7 @@ impl JsAdapter {
                 }
             },
         };
-        let c = promise.map_or(0.0, |p| hub.lend_promise(p));
+        let c = promise.map_or(holdable, |p| hub.lend_promise(p));
         let mut out = hub.outbox();
         self.mark.epoch.set(out.epoch);
         out.push(kind, self.channel, self.ctx, a, b, c);

@@ -131,10 +131,16 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
                 inline_commands: flag(p, 4),
                 resp3: flag(p, 5),
             };
+            let decoder = netloop_resp::RespDecoderHandler::new(cfg)
+                .map_err(|e| invalid_arg(e.to_string()))?;
+            // 2: by the channel (on for a server's channels), the decoder's default.
+            let decoder = if param(p, 6) == 2.0 {
+                decoder
+            } else {
+                decoder.pause_while_unwritable(flag(p, 6))
+            };
             Rc::new(
-                netloop_resp::RespDecoderHandler::new(cfg)
-                    .map_err(|e| invalid_arg(e.to_string()))?
-                    .pause_while_unwritable(flag(p, 6))
+                decoder
                     // JS gets commands in the tag format either way (resp_wire.rs).
                     .command_frames(true),
             )

@@ -98,8 +98,10 @@ impl Hub {
                     strings,
                     segments,
                     released_segments,
+                    kept,
                     ..
                 } = batch;
+                *self.kept.borrow_mut() = super::held::Kept::from_batch(kept);
                 lend(|l| l.lend(self.id, &segments));
                 let (segments, segment_values) =
                     make_segments(env, segments).unwrap_or((undefined, Vec::new()));
@@ -137,6 +139,8 @@ impl Hub {
                         &[arena, strings, base_value, segments],
                     );
                 }
+                // What JS did not give back is not needed any more.
+                drop(std::mem::take(&mut *self.kept.borrow_mut()));
                 // Every write JS made of these Buffers was applied before its call returned
                 // (`OpStream` applies big chunks at the end of a dispatch) and became a slice
                 // of the read (`big.rs`): nothing native points into their memory.

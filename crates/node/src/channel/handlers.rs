@@ -81,6 +81,7 @@ impl NativeChannels {
             channel: id,
             ctx,
             takes: Takes::from_bits(takes),
+            holds: std::cell::Cell::new(false),
             mark: self.hub.mark_of(id as u64),
         })
     }
@@ -91,6 +92,7 @@ impl NativeChannels {
     /// natively (they wait for a delivery or are being delivered), the event goes to JS after
     /// all, at the first JS handler.
     fn review_read_complete(&self, id: f64) {
+        super::held::review_holds(&self.hub, id); // and which stand-ins keep reads (held.rs)
         let Some(ch) = self.hub.channel(id as u64) else {
             return;
         };

@@ -82,6 +82,8 @@ pub struct Hub {
     /// `apply_ops`'s map of the channels whose writes it counted ahead, kept empty between
     /// batches so that its capacity is reused.
     pub(super) reserved: RefCell<super::ops::Reserved>,
+    /// The messages JS may give back while the batch holding them is delivered (`held.rs`).
+    pub(super) kept: RefCell<super::held::Kept>,
     pub metrics: Metrics,
 }
 
@@ -118,6 +120,7 @@ impl Hub {
             closing_all: Cell::new(false),
             refd_open: Cell::new(0),
             reserved: RefCell::default(),
+            kept: RefCell::default(),
             metrics: Metrics::default(),
         });
         bridge.set_hook(hub.clone());

@@ -13,6 +13,7 @@ mod delivery;
 mod file_wire;
 mod handlers;
 mod haproxy_wire;
+mod held;
 mod http_client_wire;
 mod http_wire;
 mod hub;

@@ -24,6 +24,8 @@ pub struct Outbox {
     /// How many of `bytes` are reads of `autoRelease` handlers: when all are, the batch's
     /// Buffer is detached like a released segment.
     pub released_bytes: usize,
+    /// The messages of the reads JS may give back (`held.rs`), by offset in `bytes`.
+    pub kept: Vec<(usize, netloop_transport::Message)>,
     /// Counts the batches taken: a stand-in that pushed a record in this epoch knows JS has
     /// not seen it yet (see `adapter`).
     pub epoch: u64,
@@ -60,6 +62,7 @@ impl Outbox {
             segments: Vec::new(),
             released_segments: Vec::new(),
             released_bytes: 0,
+            kept: Vec::new(),
             epoch: self.epoch + 1,
         };
         std::mem::replace(self, next)

@@ -23,8 +23,10 @@
 //!   not forwarded: remove the decoder between values (e.g. from the handler of the command
 //!   that switches protocols, which the decoder fires before touching the next bytes).
 //!
-//! - Opt-in backpressure ([`RespDecoderHandler::pause_while_unwritable`], pause.rs): while
-//!   the channel is not writable no new value is fired and reading stops.
+//! - Backpressure ([`RespDecoderHandler::pause_while_unwritable`], pause.rs; on by default
+//!   for a server's channels): while the channel is not writable no new value is fired and
+//!   reading stops; values a consumer gives back ([`RespDecoderHandler::hold_back`]) are
+//!   fired again, first, once it is writable.
 //!
 //! Memory: the cumulation grows by at least doubling, so a value arriving in many small
 //! reads costs amortised O(1) copying per byte, and the decode call per read is O(1) while a
@@ -114,8 +116,8 @@ impl RespDecoderHandler {
     /// While the channel is not writable, fire no new value and stop reading (`autoRead`
     /// off meanwhile); go on when it is writable again. For servers: a client that pipelines
     /// commands without reading the replies is held back by TCP instead of growing the
-    /// outbound buffer. Off by default, as in Netty; never for a client (it would stop
-    /// reading replies while its own commands cannot drain).
+    /// outbound buffer. By default on for a server's channels (accepted ones) and off for
+    /// clients (a client would stop reading replies while its own commands cannot drain).
     ///
     /// ```
     /// use netloop_resp::{RespConfig, RespDecoderHandler};
@@ -123,13 +125,40 @@ impl RespDecoderHandler {
     /// # let _ = handler;
     /// ```
     pub fn pause_while_unwritable(mut self, on: bool) -> Self {
-        self.pause.enabled = on;
+        self.pause.enabled = Some(on);
         self
     }
 
     /// Whether decoding waits for the channel to be writable again.
     pub fn is_paused(&self) -> bool {
-        self.pause.is_paused()
+        self.pause.state.is_paused()
+    }
+
+    /// Whether the pause applies on `ctx`'s channel (see `pause_while_unwritable`).
+    pub fn pauses(&self, ctx: &ChannelHandlerContext) -> bool {
+        self.pause.active(ctx)
+    }
+
+    /// Takes back a value this decoder fired (at `ctx`) that its consumer did not start
+    /// because the channel turned unwritable (a JS consumer sees a batch of values at once):
+    /// it is fired again, in order and before anything new, once the channel is writable.
+    /// Decoding and reading pause meanwhile.
+    pub fn hold_back(&self, ctx: &ChannelHandlerContext, msg: Message) {
+        self.pause.state.hold_back(ctx, msg);
+        if self.pause.state.can_resume(ctx) {
+            self.schedule_resume(ctx);
+        }
+    }
+
+    /// True once a value of the decoder's latest firing was given back: the consumer gives
+    /// back the values fired after it too.
+    pub fn holds_firing(&self) -> bool {
+        self.pause.state.holds_session()
+    }
+
+    /// Values given back and not fired again yet.
+    pub fn held_len(&self) -> usize {
+        self.pause.state.held_len()
     }
 
     /// Bytes received but not yet consumed by the decoder.
@@ -163,6 +192,7 @@ impl RespDecoderHandler {
             };
             match result {
                 Ok(Some(message)) => {
+                    self.pause.state.firing();
                     self.fired_value.set(true);
                     ctx.fire_channel_read(message);
                 }
@@ -180,47 +210,45 @@ impl RespDecoderHandler {
 
     /// Resumes from a loop task once the channel is writable again (pause.rs).
     fn schedule_resume(&self, ctx: &ChannelHandlerContext) {
-        if self.pause.resume_scheduled.replace(true) {
-            return;
-        }
-        let Some(event_loop) = ctx.try_channel().and_then(|ch| ch.event_loop().local()) else {
-            self.pause.resume_scheduled.set(false);
-            return;
-        };
-        let c = ctx.clone();
-        event_loop.execute_local(move || {
-            if c.is_removed() {
-                return;
-            }
-            let handler = c.handler();
-            if let Some(decoder) = handler
-                .as_any()
-                .and_then(|a| a.downcast_ref::<RespDecoderHandler>())
-            {
-                decoder.resume(&c);
-            }
-        });
+        self.pause
+            .state
+            .schedule_resume::<RespDecoderHandler>(ctx, RespDecoderHandler::resume);
     }
 
-    /// Decodes what waited, then reads again unless it paused once more.
+    /// Fires what was given back, decodes what waited, then reads again unless it paused
+    /// once more. Held values beyond one resume's share go on from the next task.
     fn resume(&self, ctx: &ChannelHandlerContext) {
-        self.pause.resume_scheduled.set(false);
-        if !self.pause.can_resume(ctx) {
+        let p = &self.pause.state;
+        p.resuming();
+        if !p.can_resume(ctx) {
             return;
         }
-        self.pause.unpause();
         self.fired_value.set(false);
-        self.decode(ctx);
+        let all_fired = p.fire_held(ctx, |m| {
+            self.fired_value.set(true);
+            ctx.fire_channel_read(m);
+        });
+        if all_fired {
+            p.continue_decoding();
+            self.decode(ctx);
+        }
         if self.fired_value.replace(false) {
             ctx.fire_channel_read_complete();
         }
-        if !self.pause.is_paused() && ctx.try_channel().is_some_and(|ch| ch.is_open()) {
-            self.pause.read_again(ctx);
+        if !all_fired {
+            if p.can_resume(ctx) {
+                self.schedule_resume(ctx);
+            }
+            return;
+        }
+        if !p.is_paused() && ctx.try_channel().is_some_and(|ch| ch.is_open()) {
+            p.unpause(ctx);
         }
     }
 
     /// Drops a partial value and the unconsumed bytes (end of input).
     fn discard(&self) {
+        self.pause.state.drop_held();
         let mut state = self.state.borrow_mut();
         state.buf = BytesMut::new();
         if !state.decoder.is_failed() {
@@ -244,6 +272,7 @@ impl ChannelHandler for RespDecoderHandler {
     }
 
     fn handler_removed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.pause.state.fire_all_held(|m| ctx.fire_channel_read(m));
         let leftover = {
             let mut state = self.state.borrow_mut();
             std::mem::take(&mut state.buf).freeze()
@@ -252,8 +281,7 @@ impl ChannelHandler for RespDecoderHandler {
             ctx.fire_channel_read(Message::Bytes(leftover));
             ctx.fire_channel_read_complete();
         }
-        self.pause.unpause();
-        self.pause.read_again(ctx);
+        self.pause.state.unpause(ctx);
         Ok(())
     }
 
@@ -280,7 +308,7 @@ impl ChannelHandler for RespDecoderHandler {
     fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         let fired = self.fired_value.replace(false);
         let got_bytes = self.got_bytes.replace(false);
-        if got_bytes && !fired && !self.is_failed() && !self.pause.is_paused() {
+        if got_bytes && !fired && !self.is_failed() && !self.is_paused() {
             ctx.read_unless_auto_read();
         }
         ctx.fire_channel_read_complete();
@@ -288,7 +316,7 @@ impl ChannelHandler for RespDecoderHandler {
     }
 
     fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        if self.pause.can_resume(ctx) {
+        if self.pause.state.can_resume(ctx) {
             self.schedule_resume(ctx);
         }
         ctx.fire_channel_writability_changed();

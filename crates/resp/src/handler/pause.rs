@@ -1,79 +1,50 @@
-//! [`RespDecoderHandler`](super::RespDecoderHandler)'s opt-in backpressure: while its channel
-//! is not writable, it fires no new value and stops reading (node:http's rule for servers,
-//! applied to RESP). A client that pipelines commands without reading the replies is then held
-//! back by TCP instead of growing the server's outbound buffer without bound.
+//! [`RespDecoderHandler`](super::RespDecoderHandler)'s backpressure: while its channel is not
+//! writable, it fires no new value and stops reading (node:http's rule for servers, applied to
+//! RESP), and it takes back the values a consumer gives back once the channel turned
+//! unwritable (`netloop_transport::ReadPause`). A client that pipelines commands without
+//! reading the replies is then held back by TCP instead of growing the server's outbound
+//! buffer, whatever a reply's size.
 //!
 //! Ground rules:
-//! - Off by default (Netty's `RedisDecoder` and redis-server have no such rule). A server turns
-//!   it on; a client must not (it would stop reading replies while its own requests cannot
-//!   drain, and with a server doing the same both would wait for ever).
-//! - The test runs before each value is decoded, so what a pause leaves behind is bounded by
-//!   the bytes read in the batch that saw the channel turn unwritable.
-//! - Reading stops by turning `autoRead` off, only if it was on; the decoder turns it back on
-//!   when it resumes, or when it leaves the pipeline. With `autoRead` off by the application,
-//!   its `read()` calls are passed on as usual (it manages reading itself).
-//! - Resuming (decode what waited, then read again) runs from a loop task, never from inside
-//!   the writability event, which may come from inside a write made in this decoder's own
-//!   `channel_read`.
+//! - On by default for a server's channels (an accepted channel: one with a parent), off for
+//!   clients; `pause_while_unwritable(true/false)` decides for both. A client must not pause:
+//!   it would stop reading replies while its own requests cannot drain, and with a server
+//!   doing the same both would wait for ever. (Netty's `RedisDecoder` and redis-server have no
+//!   such rule.)
+//! - The test runs before each value is decoded, so with a native consumer (which writes its
+//!   reply inside `channel_read`) decoding stops at the value that made the channel
+//!   unwritable; a JS consumer gives back what it did not start (crates/node, held.rs).
+//! - With `autoRead` off by the application, its `read()` calls are passed on as usual (it
+//!   manages reading itself).
 
-use std::cell::Cell;
+use netloop_transport::{ChannelHandlerContext, ReadPause};
 
-use netloop_transport::{ChannelHandlerContext, ChannelOption};
-
-/// The pause's state; `enabled` is fixed when the handler is made.
+/// The pause's state; `enabled` is fixed when the handler is made (`None`: by the channel).
 #[derive(Debug, Default)]
 pub(super) struct Pause {
-    pub(super) enabled: bool,
-    paused: Cell<bool>,
-    /// The decoder turned `autoRead` off (and turns it back on when it resumes).
-    auto_read_off: Cell<bool>,
-    pub(super) resume_scheduled: Cell<bool>,
+    pub(super) enabled: Option<bool>,
+    pub(super) state: ReadPause,
 }
 
 impl Pause {
-    /// True while decoding is paused.
-    pub(super) fn is_paused(&self) -> bool {
-        self.paused.get()
+    /// Whether the pause applies on `ctx`'s channel (explicitly, or a server's channel).
+    pub(super) fn active(&self, ctx: &ChannelHandlerContext) -> bool {
+        match self.enabled {
+            Some(on) => on,
+            None => ctx.try_channel().is_some_and(|ch| ch.parent().is_some()),
+        }
     }
 
     /// Before the next value: true if decoding must stop here (paused, or the channel just
     /// turned out not to be writable: then reading stops too).
     pub(super) fn stops(&self, ctx: &ChannelHandlerContext) -> bool {
-        if !self.enabled {
-            return false;
-        }
-        if self.paused.get() {
+        if self.state.is_paused() {
             return true;
         }
-        let Some(ch) = ctx.try_channel() else {
-            return false;
-        };
-        if ch.is_writable() {
+        if !ReadPause::unwritable(ctx) || !self.active(ctx) {
             return false;
         }
-        self.paused.set(true);
-        if ch.is_auto_read() && ch.set_option(ChannelOption::AutoRead(false)).is_ok() {
-            self.auto_read_off.set(true);
-        }
+        self.state.pause(ctx);
         true
-    }
-
-    /// Paused while the channel is writable again: time to resume.
-    pub(super) fn can_resume(&self, ctx: &ChannelHandlerContext) -> bool {
-        self.paused.get() && ctx.try_channel().is_some_and(|ch| ch.is_writable())
-    }
-
-    /// Decoding goes on (the caller decodes what waited first).
-    pub(super) fn unpause(&self) {
-        self.paused.set(false);
-    }
-
-    /// Reading goes on: `autoRead` back on if the pause turned it off (that starts a read).
-    pub(super) fn read_again(&self, ctx: &ChannelHandlerContext) {
-        if self.auto_read_off.replace(false) {
-            if let Some(ch) = ctx.try_channel() {
-                let _ = ch.set_option(ChannelOption::AutoRead(true));
-            }
-        }
     }
 }
