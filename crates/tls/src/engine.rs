@@ -66,7 +66,8 @@ impl Engine {
     ) -> Result<Engine, TlsError> {
         let (mode, name) = match &context.0.side {
             Side::Server {
-                own_records: true, ..
+                experimental_own_records: true,
+                ..
             } => (Mode::Undecided(BytesMut::new()), None),
             Side::Server { config, .. } => {
                 let c = ServerConnection::new(config.clone())
@@ -282,6 +283,24 @@ impl Engine {
             out.extend_from_slice(&now);
         }
         Some(Bytes::from(out))
+    }
+
+    /// Queues a KeyUpdate(update_requested) (TLS 1.3, after the handshake): our send key
+    /// moves on after it, and the peer answers with its own.
+    pub(crate) fn request_key_update(&mut self) -> Result<(), TlsError> {
+        match &mut self.mode {
+            Mode::Own(layer) => layer.request_key_update(),
+            Mode::Rustls(conn)
+                if conn.protocol_version() == Some(rustls::ProtocolVersion::TLSv1_3) =>
+            {
+                conn.refresh_traffic_keys()
+                    .map_err(|e| TlsError::from_rustls(&e))
+            }
+            Mode::Rustls(_) => Err(TlsError::InvalidState("a KeyUpdate needs TLS 1.3".into())),
+            _ => Err(TlsError::InvalidState(
+                "a KeyUpdate before the handshake completed".into(),
+            )),
+        }
     }
 
     pub(crate) fn send_close_notify(&mut self) {

@@ -18,7 +18,7 @@ fn server() -> EmbeddedChannel {
             key: include_bytes!("../fuzz/testpki/server.key").to_vec(),
             ocsp: None,
         }),
-        own_records: true,
+        experimental_own_records: true,
         ..SslOptions::default()
     })
     .expect("server context");
