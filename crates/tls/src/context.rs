@@ -263,10 +263,11 @@ impl SslContext {
         }
         config.ignore_client_order = o.honor_cipher_order;
         // Our record layer takes the traffic secrets over from rustls after the handshake,
-        // and keeps the exporter secret, which rustls gives to the key log alone.
+        // and keeps the exporter secret, which rustls gives to the key log alone; every TLS
+        // 1.3 server keeps the key of the alerts rustls does not send (engine/silent_alert.rs).
         let experimental_own_records =
             o.experimental_own_records && o.max_version >= TlsVersion::Tls13;
-        if experimental_own_records {
+        if o.max_version >= TlsVersion::Tls13 {
             config.key_log = Arc::new(SecretTap {
                 file: key_log_file(o)?,
             });

@@ -13,7 +13,7 @@ use bytes::{Bytes, BytesMut};
 use rustls::pki_types::ServerName;
 use rustls::{ClientConnection, Connection, ServerConnection};
 
-use crate::capture::{EXPORTER_SECRET, STAPLE};
+use crate::capture::{EXPORTER_SECRET, SERVER_TRAFFIC_SECRET, STAPLE};
 use crate::context::{Side, SslContext};
 use crate::error::TlsError;
 use crate::exporter::Exporter;
@@ -23,6 +23,7 @@ use crate::session::{describe, Negotiated, TlsSession};
 use crate::small::{carve, with_scratch, SMALL_READ};
 
 mod handshake13;
+mod silent_alert;
 
 use handshake13::Handshake13;
 
@@ -48,6 +49,11 @@ pub(crate) struct Engine {
     stapled: Option<Bytes>,
     /// Server on our record layer: the TLS 1.3 exporter secret (crate::exporter).
     exporter: Option<Exporter>,
+    /// TLS 1.3 server, while handshaking: its first application traffic secret, the key of
+    /// the alerts rustls does not send (silent_alert.rs).
+    alert_key: Option<Vec<u8>>,
+    /// Such an alert, sent after every other record.
+    alert_out: Option<Vec<u8>>,
 }
 
 /// What one read yielded.
@@ -99,17 +105,32 @@ impl Engine {
             pending_out: Vec::new(),
             stapled: None,
             exporter: None,
+            alert_key: None,
+            alert_out: None,
         })
     }
 
     /// Processes `data` (records from the peer). While a client handshakes, the server's
     /// stapled OCSP response is caught on the way (crate::capture).
     pub(crate) fn feed(&mut self, data: Bytes) -> Result<Fed, TlsError> {
-        if matches!(self.mode, Mode::Undecided(_) | Mode::Handshake13(_)) {
-            // A server handshake towards our record layer: keep its exporter secret.
-            let (fed, secret) = EXPORTER_SECRET.watch(|| self.feed_records(data));
-            if let Some(s) = secret {
+        let own_path = matches!(self.mode, Mode::Undecided(_) | Mode::Handshake13(_));
+        let server_handshake = matches!(self.context.0.side, Side::Server { .. })
+            && (own_path || matches!(&self.mode, Mode::Rustls(c) if c.is_handshaking()));
+        if server_handshake {
+            // Keep the exporter secret (towards our record layer) and the key of our alerts.
+            let ((fed, exporter), key) =
+                SERVER_TRAFFIC_SECRET.watch(|| EXPORTER_SECRET.watch(|| self.feed_records(data)));
+            if let (Some(s), true) = (exporter, own_path) {
                 self.exporter = Some(Exporter::new(s));
+            }
+            if key.is_some() {
+                self.alert_key = key;
+            }
+            let silent = silent_alert::take();
+            match &fed {
+                Err(_) => self.add_silent_alert(silent),
+                Ok(f) if !f.handshaking => self.alert_key = None,
+                Ok(_) => {}
             }
             return fed;
         }
@@ -166,6 +187,20 @@ impl Engine {
         }
         fed.plain = plain.freeze();
         Ok(fed)
+    }
+
+    /// rustls failed without sending the alert RFC 8446 names (`alert`): ours, sealed under
+    /// the key rustls would have used (silent_alert.rs).
+    fn add_silent_alert(&mut self, alert: Option<rustls::AlertDescription>) {
+        let suite = match &self.mode {
+            Mode::Rustls(c) => c.negotiated_cipher_suite(),
+            Mode::Handshake13(hs) => hs.suite(),
+            _ => None,
+        };
+        if let (Some(alert), Some(key), Some(suite)) = (alert, &self.alert_key, suite) {
+            self.alert_out = silent_alert::sealed(key, suite, alert);
+        }
+        self.alert_key = None;
     }
 
     /// A server's path, once the client's first record is whole.
@@ -275,12 +310,15 @@ impl Engine {
             }
             Mode::Undecided(_) | Mode::Broken => None,
         };
-        if self.pending_out.is_empty() {
+        if self.pending_out.is_empty() && self.alert_out.is_none() {
             return now;
         }
         let mut out = std::mem::take(&mut self.pending_out);
         if let Some(now) = now {
             out.extend_from_slice(&now);
+        }
+        if let Some(alert) = self.alert_out.take() {
+            out.extend_from_slice(&alert);
         }
         Some(Bytes::from(out))
     }
@@ -380,9 +418,16 @@ fn feed_rustls(
             Ok(_) => {}
             Err(e) => return Err(TlsError::Protocol(e.to_string())),
         }
-        let state = conn
-            .process_new_packets()
-            .map_err(|e| TlsError::from_rustls(&e))?;
+        let state = match conn.process_new_packets() {
+            Ok(state) => state,
+            Err(e) => {
+                silent_alert::candidate(&e);
+                if conn.wants_write() {
+                    silent_alert::alerted();
+                }
+                return Err(TlsError::from_rustls(&e));
+            }
+        };
         let n = state.plaintext_bytes_to_read();
         if n > 0 {
             take_plaintext(conn, n, plain)?;

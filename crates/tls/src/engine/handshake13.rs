@@ -91,7 +91,11 @@ impl Handshake13 {
                 Ok(Step::PeerClosed) if !self.conn.is_handshaking() => return Ok(Some(true)),
                 Ok(Step::PeerClosed) => return Err(TlsError::ClosedDuringHandshake),
                 Err(e) => {
+                    let before = self.outgoing.len();
                     self.write_alerts();
+                    if self.outgoing.len() > before {
+                        super::silent_alert::alerted();
+                    }
                     return Err(e);
                 }
             }
@@ -121,7 +125,7 @@ impl Handshake13 {
         let UnbufferedStatus { mut discard, state } =
             self.conn.process_tls_records(&mut self.incoming);
         let step = match state {
-            Err(e) => Err(TlsError::from_rustls(&e)),
+            Err(e) => Err(failed(&e)),
             Ok(ConnectionState::EncodeTlsData(mut enc)) => {
                 encode(&mut self.outgoing, |buf| enc.encode(buf)).map(|()| Step::Again)
             }
@@ -139,7 +143,7 @@ impl Handshake13 {
                             plain.extend_from_slice(record.payload);
                         }
                         Err(e) => {
-                            result = Err(TlsError::from_rustls(&e));
+                            result = Err(failed(&e));
                             break;
                         }
                     }
@@ -169,6 +173,11 @@ impl Handshake13 {
         self.incoming.drain(..discard);
     }
 
+    /// The suite negotiated so far.
+    pub(crate) fn suite(&self) -> Option<rustls::SupportedCipherSuite> {
+        self.conn.negotiated_cipher_suite()
+    }
+
     /// Hands the session over to our record layer (the handshake's records stay in
     /// `outgoing`, for the handler to take).
     pub(crate) fn finish(self) -> Result<Done, TlsError> {
@@ -192,6 +201,12 @@ impl Handshake13 {
             outgoing: self.outgoing,
         })
     }
+}
+
+/// rustls failed with `e` (its alert, if it queued one, is written next).
+fn failed(e: &rustls::Error) -> TlsError {
+    super::silent_alert::candidate(e);
+    TlsError::from_rustls(e)
 }
 
 /// Appends what `encode` writes to `out`, growing it as rustls asks.

@@ -52,21 +52,20 @@ impl Keys {
             }
             _ => return Err(TlsError::Other("unsupported record protection".into())),
         };
-        let key_bytes = key;
+        #[cfg(debug_assertions)]
+        let id = {
+            let mut d = ring::digest::Context::new(&ring::digest::SHA256);
+            d.update(key);
+            d.update(iv);
+            let mut id = [0u8; 32];
+            id.copy_from_slice(d.finish().as_ref());
+            id
+        };
         let key = UnboundKey::new(alg, key)
             .map_err(|_| TlsError::Other("bad traffic key length".into()))?;
         let iv: [u8; aead::NONCE_LEN] = iv
             .try_into()
             .map_err(|_| TlsError::Other("bad traffic iv length".into()))?;
-        #[cfg(debug_assertions)]
-        let id = {
-            let mut d = ring::digest::Context::new(&ring::digest::SHA256);
-            d.update(key_bytes);
-            d.update(&iv);
-            let mut id = [0u8; 32];
-            id.copy_from_slice(d.finish().as_ref());
-            id
-        };
         Ok(Keys {
             key: LessSafeKey::new(key),
             iv,

@@ -32,6 +32,18 @@ pub fn server(own: bool) -> (EmbeddedChannel, Rc<SslHandler>) {
 
 /// A TLS 1.3 rustls client; `fragment`: its largest record (handshake messages split).
 pub fn client(fragment: Option<usize>) -> ClientConnection {
+    client_with(fragment, None)
+}
+
+/// A TLS 1.3 rustls client whose secrets go to `key_log`.
+pub fn client_with_key_log(key_log: Arc<dyn rustls::KeyLog>) -> ClientConnection {
+    client_with(None, Some(key_log))
+}
+
+fn client_with(
+    fragment: Option<usize>,
+    key_log: Option<Arc<dyn rustls::KeyLog>>,
+) -> ClientConnection {
     let mut roots = rustls::RootCertStore::empty();
     let ca = CertificateDer::from_pem_slice(include_bytes!("../../fuzz/testpki/ca.pem")).unwrap();
     roots.add(ca).unwrap();
@@ -43,6 +55,9 @@ pub fn client(fragment: Option<usize>) -> ClientConnection {
         .with_no_client_auth();
     config.enable_secret_extraction = true;
     config.max_fragment_size = fragment;
+    if let Some(log) = key_log {
+        config.key_log = log;
+    }
     let mut c = ClientConnection::new(Arc::new(config), "localhost".try_into().unwrap()).unwrap();
     c.set_buffer_limit(None);
     c
@@ -149,6 +164,16 @@ impl RawKeys {
         };
         RawKeys {
             key: aead::LessSafeKey::new(aead::UnboundKey::new(alg, key).unwrap()),
+            iv: iv.try_into().unwrap(),
+            seq,
+        }
+    }
+
+    /// AES-128-GCM keys from their bytes.
+    pub fn aes128(key: &[u8], iv: &[u8], seq: u64) -> RawKeys {
+        use ring::aead;
+        RawKeys {
+            key: aead::LessSafeKey::new(aead::UnboundKey::new(&aead::AES_128_GCM, key).unwrap()),
             iv: iv.try_into().unwrap(),
             seq,
         }
