@@ -102,10 +102,13 @@ fn answer(own: bool, bad: impl Fn(&mut RawKeys) -> Vec<u8>) -> Option<AlertDescr
     }
 }
 
-fn both(name: &str, bad: impl Fn(&mut RawKeys) -> Vec<u8> + Copy) -> [Option<AlertDescription>; 2] {
-    let got = [answer(true, bad), answer(false, bad)];
-    got
+/// The answers of the own-layer path and of rustls's.
+fn both(bad: impl Fn(&mut RawKeys) -> Vec<u8> + Copy) -> [Option<AlertDescription>; 2] {
+    [answer(true, bad), answer(false, bad)]
 }
+
+/// Makes the records a case sends.
+type Bad = fn(&mut RawKeys) -> Vec<u8>;
 
 fn finished_then_data(k: &mut RawKeys) -> Vec<u8> {
     let mut both = k.seal(&[20, 0, 0, 32, 1, 2, 3, 22]);
@@ -116,7 +119,7 @@ fn finished_then_data(k: &mut RawKeys) -> Vec<u8> {
 #[test]
 fn records_refused_during_the_handshake_are_answered_with_an_alert() {
     use AlertDescription::*;
-    let cases: [(&str, fn(&mut RawKeys) -> Vec<u8>, AlertDescription); 6] = [
+    let cases: [(&str, Bad, AlertDescription); 6] = [
         (
             "zero-length application data",
             |k| k.seal(&[23]),
@@ -149,10 +152,7 @@ fn records_refused_during_the_handshake_are_answered_with_an_alert() {
             DecodeError,
         ),
     ];
-    let got: Vec<_> = cases
-        .iter()
-        .map(|(name, bad, _)| both(name, *bad))
-        .collect();
+    let got: Vec<_> = cases.iter().map(|(_, bad, _)| both(*bad)).collect();
     for ((name, _, want), got) in cases.iter().zip(got) {
         assert_eq!(got, [Some(*want), Some(*want)], "{name}");
     }
