@@ -192,16 +192,19 @@ impl Engine {
     }
 
     /// rustls failed without sending the alert RFC 8446 names (`alert`): ours, sealed under
-    /// the key rustls would have used (silent_alert.rs).
+    /// the key rustls would have used, or in plaintext before the server said hello
+    /// (silent_alert.rs).
     fn add_silent_alert(&mut self, alert: Option<rustls::AlertDescription>) {
-        let suite = match &self.mode {
-            Mode::Rustls(c) => c.negotiated_cipher_suite(),
-            Mode::Handshake13(hs) => hs.suite(),
+        let (suite, version) = match &self.mode {
+            Mode::Rustls(c) => (c.negotiated_cipher_suite(), c.protocol_version()),
+            Mode::Handshake13(hs) => (hs.suite(), hs.version()),
+            _ => (None, None),
+        };
+        self.alert_out = match (alert, &self.alert_key, suite, version) {
+            (Some(alert), Some(key), Some(suite), _) => silent_alert::sealed(key, suite, alert),
+            (Some(alert), None, _, None) => Some(silent_alert::plaintext(alert)),
             _ => None,
         };
-        if let (Some(alert), Some(key), Some(suite)) = (alert, &self.alert_key, suite) {
-            self.alert_out = silent_alert::sealed(key, suite, alert);
-        }
         self.alert_key = None;
     }
 

@@ -390,3 +390,27 @@ fn a_thousand_key_update_rounds_both_ways_with_data_in_flight_pass_on_both_layer
         assert!(down == sent_down, "own {own}: the client read other bytes");
     }
 }
+
+/// A KeyUpdate(update_requested) in the middle of a request is answered at once, before the
+/// server has anything to send (rustls keeps its answer for its next record otherwise).
+#[test]
+fn a_key_update_request_is_answered_at_once_on_both_layers_when_the_server_has_nothing_to_send() {
+    for own in [true, false] {
+        let (mut c, s, _h) = connected(own);
+        std::io::Write::write_all(&mut c.writer(), b"GET").unwrap();
+        c.refresh_traffic_keys().unwrap();
+        feed_server(&s, &client_records(&mut c), usize::MAX);
+        assert_eq!(plaintext(&s), b"GET");
+        let answer = server_records(&s);
+        assert!(
+            !answer.is_empty(),
+            "own {own}: the server's KeyUpdate went out"
+        );
+        assert_eq!(feed_client(&mut c, &answer, usize::MAX).expect("read"), b"");
+        let rx = c.dangerous_extract_secrets().expect("secrets").rx.0;
+        assert_eq!(
+            rx, 0,
+            "own {own}: the client reads under the server's next key"
+        );
+    }
+}

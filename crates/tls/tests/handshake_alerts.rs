@@ -157,3 +157,31 @@ fn records_refused_during_the_handshake_are_answered_with_an_alert() {
         assert_eq!(got, [Some(*want), Some(*want)], "{name}");
     }
 }
+
+/// tlsfuzzer's "zero-length app data interleaved in handshake": the ClientHello split in
+/// records of 2 bytes, a zero-length application data record after the first one, in one read
+/// or two: unexpected_message (in plaintext: no keys yet), on both paths.
+#[test]
+fn a_zero_length_record_between_client_hello_fragments_is_answered_with_unexpected_message() {
+    let hello = client_records(&mut client(None));
+    let first: Vec<u8> = [&[22, 3, 3, 0, 2][..], &hello[5..7]].concat();
+    for together in [true, false] {
+        for own in [true, false] {
+            let (s, _h) = server(own);
+            let empty = [23, 3, 3, 0, 0];
+            if together {
+                s.write_inbound(Bytes::from([&first[..], &empty[..]].concat()));
+            } else {
+                s.write_inbound(Bytes::from(first.clone()));
+                s.write_inbound(Bytes::from_static(&[23, 3, 3, 0, 0]));
+            }
+            let out = server_records(&s);
+            assert_eq!(
+                out,
+                [21, 3, 3, 0, 2, 2, 10],
+                "own {own}, one read {together}"
+            );
+            assert!(!s.channel().is_active());
+        }
+    }
+}

@@ -178,6 +178,11 @@ impl Handshake13 {
         self.conn.negotiated_cipher_suite()
     }
 
+    /// The version negotiated so far (none before the server chose one: nothing sent yet).
+    pub(crate) fn version(&self) -> Option<rustls::ProtocolVersion> {
+        self.conn.protocol_version()
+    }
+
     /// Hands the session over to our record layer (the handshake's records stay in
     /// `outgoing`, for the handler to take).
     pub(crate) fn finish(self) -> Result<Done, TlsError> {

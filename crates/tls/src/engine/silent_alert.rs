@@ -8,9 +8,10 @@
 //! sequence number 0 (rustls switches to it after its Finished and sends nothing under it
 //! before the client's Finished: session tickets come after), and the key log hands that
 //! secret out (`SERVER_TRAFFIC_SECRET_0`, crate::capture): the engine seals the alert itself.
-//! Before the flight there is no such error (those records are plaintext, and rustls answers
-//! them); after the handshake on rustls's records the key and sequence number are rustls's
-//! alone, so those errors stay silent closes there (the own record layer sends its alerts).
+//! Before the server chose a version (a ClientHello in fragments with another record between
+//! them), nothing is protected yet and the alert goes in plaintext. After the handshake on
+//! rustls's records the key and sequence number are rustls's alone, so those errors stay
+//! silent closes there (the own record layer sends its alerts).
 //!
 //! Ground rules: a failure notes its candidate alert on the thread feeding rustls
 //! (`candidate`), withdrawn when rustls queued an alert of its own (`alerted`); the engine
@@ -54,6 +55,11 @@ pub(super) fn alerted() {
 /// The alert to add for the failure just noted, if any (and forgets it).
 pub(super) fn take() -> Option<AlertDescription> {
     CANDIDATE.with(|c| c.take())
+}
+
+/// `alert` as a fatal alert record in plaintext (nothing protected yet).
+pub(super) fn plaintext(alert: AlertDescription) -> Vec<u8> {
+    vec![21, 3, 3, 0, 2, 2, u8::from(alert)]
 }
 
 /// `alert` as a fatal alert record sealed under the server's first application traffic
