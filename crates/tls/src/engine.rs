@@ -195,13 +195,21 @@ impl Engine {
     /// the key rustls would have used, or in plaintext before the server said hello
     /// (silent_alert.rs).
     fn add_silent_alert(&mut self, alert: Option<rustls::AlertDescription>) {
-        let (suite, version) = match &self.mode {
-            Mode::Rustls(c) => (c.negotiated_cipher_suite(), c.protocol_version()),
-            Mode::Handshake13(hs) => (hs.suite(), hs.version()),
-            _ => (None, None),
+        // Only while handshaking: once the client's Finished was taken, rustls has sealed
+        // session tickets under the key, and sequence number 0 is spent.
+        let (suite, version, handshaking) = match &self.mode {
+            Mode::Rustls(c) => (
+                c.negotiated_cipher_suite(),
+                c.protocol_version(),
+                c.is_handshaking(),
+            ),
+            Mode::Handshake13(hs) => (hs.suite(), hs.version(), hs.is_handshaking()),
+            _ => (None, None, false),
         };
         self.alert_out = match (alert, &self.alert_key, suite, version) {
-            (Some(alert), Some(key), Some(suite), _) => silent_alert::sealed(key, suite, alert),
+            (Some(alert), Some(key), Some(suite), _) if handshaking => {
+                silent_alert::sealed(key, suite, alert)
+            }
             (Some(alert), None, _, None) => Some(silent_alert::plaintext(alert)),
             _ => None,
         };

@@ -15,14 +15,17 @@ use netloop_transport::Bytes;
 use ring::hkdf;
 use rustls_peer::*;
 
-/// Keeps the client's handshake traffic secret (the key log's CLIENT_HANDSHAKE_TRAFFIC_SECRET).
+/// Keeps the client's handshake and first application traffic secrets (from its key log).
 #[derive(Debug, Default)]
-struct HandshakeSecret(Mutex<Option<Vec<u8>>>);
+struct HandshakeSecret(Mutex<Option<Vec<u8>>>, Mutex<Option<Vec<u8>>>);
 
 impl rustls::KeyLog for HandshakeSecret {
     fn log(&self, label: &str, _client_random: &[u8], secret: &[u8]) {
         if label == "CLIENT_HANDSHAKE_TRAFFIC_SECRET" {
             *self.0.lock().unwrap() = Some(secret.to_vec());
+        }
+        if label == "CLIENT_TRAFFIC_SECRET_0" {
+            *self.1.lock().unwrap() = Some(secret.to_vec());
         }
     }
 }
@@ -50,12 +53,26 @@ fn expand_label(secret: &[u8], label: &str, len: usize) -> Vec<u8> {
     out
 }
 
-/// A client past the server's flight (its Finished not sent) and its handshake send keys.
-fn client_in_handshake(
+/// A client past the server's flight (its Finished not sent), the server, and the client's
+/// handshake send keys.
+type InHandshake = (
+    ClientConnection,
+    netloop_transport::EmbeddedChannel,
+    RawKeys,
+);
+
+fn client_in_handshake(own: bool) -> InHandshake {
+    let (c, s, keys, _) = client_in_handshake_with_app_keys(own);
+    (c, s, keys)
+}
+
+/// As `client_in_handshake`, with the client's first application send keys too.
+fn client_in_handshake_with_app_keys(
     own: bool,
 ) -> (
     ClientConnection,
     netloop_transport::EmbeddedChannel,
+    RawKeys,
     RawKeys,
 ) {
     let log = Arc::new(HandshakeSecret::default());
@@ -82,7 +99,18 @@ fn client_in_handshake(
         &expand_label(&secret, "iv", 12),
         0,
     );
-    (c, s, keys)
+    let app = log
+        .1
+        .lock()
+        .unwrap()
+        .clone()
+        .expect("client traffic secret");
+    let app = RawKeys::aes128(
+        &expand_label(&app, "key", 16),
+        &expand_label(&app, "iv", 12),
+        0,
+    );
+    (c, s, keys, app)
 }
 
 /// What the client makes of the server's answer to `bad` (sent after the server's flight, in
@@ -182,6 +210,25 @@ fn a_zero_length_record_between_client_hello_fragments_is_answered_with_unexpect
                 "own {own}, one read {together}"
             );
             assert!(!s.channel().is_active());
+        }
+    }
+}
+
+/// The client's Finished and a record without a content type in one read: rustls takes the
+/// Finished (and seals its session tickets under its first application key) before it fails,
+/// so no alert may be sealed at that key's sequence number 0 again; whatever the server sends
+/// opens in the client.
+#[test]
+fn a_refused_record_in_the_same_read_as_the_client_finished_never_reuses_a_ticket_nonce() {
+    for own in [true, false] {
+        let (mut c, s, _hs, mut app) = client_in_handshake_with_app_keys(own);
+        let mut both = client_records(&mut c);
+        both.extend_from_slice(&app.seal(&[0, 0, 0]));
+        s.write_inbound(Bytes::from(both));
+        assert!(!s.channel().is_active(), "own {own}: the server closed");
+        match feed_client(&mut c, &server_records(&s), usize::MAX) {
+            Ok(_) | Err(rustls::Error::AlertReceived(AlertDescription::UnexpectedMessage)) => {}
+            Err(e) => panic!("own {own}: the client could not read the server: {e:?}"),
         }
     }
 }

@@ -178,6 +178,11 @@ impl Handshake13 {
         self.conn.negotiated_cipher_suite()
     }
 
+    /// Still before the client's Finished.
+    pub(crate) fn is_handshaking(&self) -> bool {
+        self.conn.is_handshaking()
+    }
+
     /// The version negotiated so far (none before the server chose one: nothing sent yet).
     pub(crate) fn version(&self) -> Option<rustls::ProtocolVersion> {
         self.conn.protocol_version()

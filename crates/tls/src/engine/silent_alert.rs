@@ -7,7 +7,9 @@
 //! the client's Finished, the server's send key is its first application traffic key at
 //! sequence number 0 (rustls switches to it after its Finished and sends nothing under it
 //! before the client's Finished: session tickets come after), and the key log hands that
-//! secret out (`SERVER_TRAFFIC_SECRET_0`, crate::capture): the engine seals the alert itself.
+//! secret out (`SERVER_TRAFFIC_SECRET_0`, crate::capture): the engine seals the alert itself,
+//! only while rustls still handshakes (once it took the Finished, its tickets used that
+//! sequence number: sealing there would reuse a nonce).
 //! Before the server chose a version (a ClientHello in fragments with another record between
 //! them), nothing is protected yet and the alert goes in plaintext. After the handshake on
 //! rustls's records the key and sequence number are rustls's alone, so those errors stay
