@@ -354,9 +354,15 @@ impl Engine {
         }
     }
 
+    /// Our close_notify. A server closing mid-handshake sends none on either path (as it
+    /// did through the unbuffered API): a STARTTLS server that refuses plaintext injected
+    /// after the command closes before any TLS record was exchanged, and its peer must see
+    /// nothing but the close.
     pub(crate) fn send_close_notify(&mut self) {
+        let server = matches!(self.context.0.side, Side::Server { .. });
         match &mut self.mode {
             Mode::Own(layer) => layer.close_notify(),
+            Mode::Rustls(conn) if server && conn.is_handshaking() => {}
             Mode::Rustls(conn) => conn.send_close_notify(),
             // Mid-handshake through the unbuffered API: the connection just closes.
             _ => {}
