@@ -531,6 +531,8 @@ export interface NativeSslOptions {
   /** Server: seconds a session resumes (node:tls's `sessionTimeout`). */
   sessionTimeout?: number
   handshakeTimeout?: number
+  /** Server: TLS 1.3 records through netloop's own record layer (`experimentalOwnRecords`). */
+  experimentalOwnRecords?: boolean
   /** Server: the JS object has an `SNICallback` (its handlers ask JS for the context). */
   sniCallback?: boolean
   /** Server: the JS object has an `ALPNCallback` (its handlers ask JS for the protocol). */

@@ -206,3 +206,16 @@ test('ocspResponse: a non-empty Buffer, on server contexts (and SNI entries)', (
   t.throws(() => clientContext({ ocspResponse: Buffer.alloc(8) }), { code: 'ERR_INVALID_ARG_VALUE', message: /server contexts/ })
   t.throws(() => serverContext({ SNI: { 'a.example': { cert: pem('server.pem'), key: pem('server.key'), ocspResponse: 5 as never } } }), { code: 'ERR_INVALID_ARG_TYPE' })
 })
+
+test('experimentalOwnRecords is a boolean option of server contexts, off by default', async (t) => {
+  t.throws(() => serverContext({ experimentalOwnRecords: 'yes' as never }), { code: 'ERR_INVALID_ARG_TYPE' })
+  t.throws(() => clientContext({ experimentalOwnRecords: true }), { code: 'ERR_INVALID_ARG_VALUE' })
+  // Both layers serve node:tls clients alike.
+  for (const own of [undefined, false, true]) {
+    const s = await netloopServer(t, own === undefined ? {} : { experimentalOwnRecords: own })
+    const { socket, error } = await nodeClient(t, s.port, {})
+    t.is(error, undefined)
+    t.is(socket.getProtocol(), 'TLSv1.3')
+    t.deepEqual(s.errors, [])
+  }
+})

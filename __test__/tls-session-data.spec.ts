@@ -46,9 +46,16 @@ test('a netloop client reads the OCSP response a node:tls server staples from it
   t.deepEqual(info.ocspResponse, staple)
 })
 
-for (const [version, suite] of [['TLSv1.3', 'TLS_AES_128_GCM_SHA256'], ['TLSv1.3', 'TLS_AES_256_GCM_SHA384'], ['TLSv1.2', undefined]] as const) {
-  test(`exportKeyingMaterial: a netloop server and a node:tls client export the same bytes (${version}${suite ? ` ${suite}` : ''})`, async (t) => {
-    const { port, children } = await echoServer(t, version === 'TLSv1.2' ? { maxVersion: 'TLSv1.2' } : { ciphers: suite })
+for (const [version, suite, own] of [
+  ['TLSv1.3', 'TLS_AES_128_GCM_SHA256', false],
+  ['TLSv1.3', 'TLS_AES_256_GCM_SHA384', false],
+  ['TLSv1.3', 'TLS_AES_128_GCM_SHA256', true],
+  ['TLSv1.3', 'TLS_AES_256_GCM_SHA384', true],
+  ['TLSv1.2', undefined, false],
+] as const) {
+  const layer = own ? ', experimental own record layer' : ''
+  test(`exportKeyingMaterial: a netloop server and a node:tls client export the same bytes (${version}${suite ? ` ${suite}` : ''}${layer})`, async (t) => {
+    const { port, children } = await echoServer(t, version === 'TLSv1.2' ? { maxVersion: 'TLSv1.2' } : { ciphers: suite, experimentalOwnRecords: own })
     const s = tls.connect({ port, host: '127.0.0.1', servername: 'localhost', ca: pem('ca.pem') })
     t.teardown(() => s.destroy())
     await once(s, 'secureConnect')

@@ -99,6 +99,12 @@ export interface SslContextOptions {
     maxVersion?: 'TLSv1.2' | 'TLSv1.3';
     /** Milliseconds allowed for a handshake (Netty's default 10000; 0: no limit). */
     handshakeTimeout?: number;
+    /**
+     * Server, experimental (default false): after a TLS 1.3 handshake, protect records with
+     * netloop's own record layer instead of rustls's. It is outside rustls's audited code; it
+     * keeps less memory per idle connection and is not faster on bulk transfers.
+     */
+    experimentalOwnRecords?: boolean;
     /** Server: sessions kept for resumption by id (default 1024; 0: none). */
     sessionCacheSize?: number;
     /** Server: issue stateless session tickets (default true). */

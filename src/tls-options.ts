@@ -107,6 +107,12 @@ export interface SslContextOptions {
   maxVersion?: 'TLSv1.2' | 'TLSv1.3'
   /** Milliseconds allowed for a handshake (Netty's default 10000; 0: no limit). */
   handshakeTimeout?: number
+  /**
+   * Server, experimental (default false): after a TLS 1.3 handshake, protect records with
+   * netloop's own record layer instead of rustls's. It is outside rustls's audited code; it
+   * keeps less memory per idle connection and is not faster on bulk transfers.
+   */
+  experimentalOwnRecords?: boolean
   /** Server: sessions kept for resumption by id (default 1024; 0: none). */
   sessionCacheSize?: number
   /** Server: issue stateless session tickets (default true). */
@@ -204,6 +210,10 @@ export function nativeOptions(o: SslContextOptions) {
   if (o.ticketKeys !== undefined && !o.isServer) throw invalidArg('ticketKeys is an option of server contexts (isServer: true)')
   if (o.ocspResponse !== undefined && !o.isServer) throw invalidArg('ocspResponse is an option of server contexts (isServer: true)')
   if (o.sessionTimeout !== undefined && !o.isServer) throw invalidArg('sessionTimeout is an option of server contexts (isServer: true)')
+  if (o.experimentalOwnRecords !== undefined && typeof o.experimentalOwnRecords !== 'boolean') {
+    throw invalidArgType('experimentalOwnRecords', 'boolean', o.experimentalOwnRecords)
+  }
+  if (o.experimentalOwnRecords !== undefined && !o.isServer) throw invalidArg('experimentalOwnRecords is an option of server contexts (isServer: true)')
   const sni = sniIdentities(o.SNI)
   const pfxs = pfxFiles(o.pfx, o.isServer === true)
   const several = keysAndChains(o.key, o.cert, o.isServer === true)
@@ -226,6 +236,7 @@ export function nativeOptions(o: SslContextOptions) {
     sessionTickets: o.sessionTickets,
     sessionTimeout: o.sessionTimeout === undefined ? undefined : checkInteger('sessionTimeout', o.sessionTimeout, 1, 7 * 24 * 3600),
     handshakeTimeout: o.handshakeTimeout === undefined ? undefined : checkInteger('handshakeTimeout', o.handshakeTimeout, 0, 0x7fffffff),
+    experimentalOwnRecords: o.experimentalOwnRecords,
     sniCallback: o.SNICallback !== undefined,
     alpnCallback: o.ALPNCallback !== undefined,
     ciphers: o.ciphers?.split(':'),

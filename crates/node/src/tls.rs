@@ -73,6 +73,8 @@ pub struct NativeSslOptions {
     /// Server: seconds a session resumes (node:tls's `sessionTimeout`).
     pub session_timeout: Option<u32>,
     pub handshake_timeout: Option<f64>,
+    /// Server: TLS 1.3 records through netloop's own record layer (`experimentalOwnRecords`).
+    pub experimental_own_records: Option<bool>,
     /// Server: the JS object has an `SNICallback` (its handlers ask JS for the context).
     pub sni_callback: Option<bool>,
     /// Server: the JS object has an `ALPNCallback` (its handlers ask JS for the protocol).
@@ -293,11 +295,13 @@ fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
             .map_or(defaults.handshake_timeout, |ms| {
                 Duration::from_secs_f64(ms.max(0.0) / 1000.0)
             }),
-        // TLS 1.3 server records go through netloop's own record layer unless
-        // NETLOOP_TLS_OWN_RECORDS=0 keeps them on rustls (decision 0007; for A/B measurements).
         ask_server_name: o.sni_callback.unwrap_or(false),
         ask_protocol: o.alpn_callback.unwrap_or(false),
-        own_records: std::env::var("NETLOOP_TLS_OWN_RECORDS").map_or(true, |v| v != "0"),
+        // TLS 1.3 server records stay on rustls unless the context asks for the experimental
+        // own record layer, or NETLOOP_TLS_OWN_RECORDS=1 does for every context (decision
+        // 0007; for A/B measurements).
+        experimental_own_records: o.experimental_own_records.unwrap_or(false)
+            || std::env::var("NETLOOP_TLS_OWN_RECORDS").is_ok_and(|v| v == "1"),
         cipher_suites: o.ciphers.clone().unwrap_or_default(),
         sigalgs: o.sigalgs.clone().unwrap_or_default(),
         honor_cipher_order: o.honor_cipher_order.unwrap_or(true),

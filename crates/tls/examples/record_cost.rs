@@ -7,8 +7,9 @@
 //!
 //! `--count N` runs exactly N round trips per repetition instead of `--ms`: the same work on
 //! every run, for `perf stat -e instructions:u` (a count other load on the machine hardly moves).
-//! `--tls 13` or `--tls 12` runs one version only, `--size 64` (or 16384, 65536) one size. With `NETLOOP_TLS_OWN_RECORDS=0` the
-//! server keeps TLS 1.3 records on rustls instead of netloop's own record layer (A/B).
+//! `--tls 13` or `--tls 12` runs one version only, `--size 64` (or 16384, 65536) one size. With `NETLOOP_TLS_OWN_RECORDS=1` the
+//! server protects TLS 1.3 records with netloop's experimental own record layer instead of
+//! rustls's (A/B).
 
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -40,7 +41,7 @@ fn pair(version: TlsVersion) -> (EmbeddedChannel, EmbeddedChannel) {
             key: include_bytes!("../fuzz/testpki/server.key").to_vec(),
             ocsp: None,
         }),
-        own_records: std::env::var("NETLOOP_TLS_OWN_RECORDS").map_or(true, |v| v != "0"),
+        experimental_own_records: std::env::var("NETLOOP_TLS_OWN_RECORDS").is_ok_and(|v| v == "1"),
         ..SslOptions::default()
     })
     .expect("server context");

@@ -5,8 +5,9 @@
 //!
 //! `cargo run --release -p netloop-tls --example tls_echo_server -- CERT.pem KEY.pem [ADDR]`
 //! (ADDR default 127.0.0.1:0: the kernel picks the port). Prints
-//! `tls_echo_server listening on ADDR` once it accepts. With `NETLOOP_TLS_OWN_RECORDS=0`
-//! TLS 1.3 records stay on rustls instead of netloop's own record layer (A/B measurements).
+//! `tls_echo_server listening on ADDR` once it accepts. With `NETLOOP_TLS_OWN_RECORDS=1`
+//! TLS 1.3 records go through netloop's experimental own record layer instead of rustls's
+//! (A/B measurements).
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -64,7 +65,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             key,
             ocsp: None,
         }),
-        own_records: std::env::var("NETLOOP_TLS_OWN_RECORDS").map_or(true, |v| v != "0"),
+        experimental_own_records: std::env::var("NETLOOP_TLS_OWN_RECORDS").is_ok_and(|v| v == "1"),
         ..SslOptions::default()
     })?;
 

@@ -19,12 +19,16 @@ pub(crate) struct Capture(&'static LocalKey<Slot>);
 thread_local! {
     static STAPLE_SLOT: Slot = const { RefCell::new(None) };
     static EXPORTER_SLOT: Slot = const { RefCell::new(None) };
+    static SERVER_TRAFFIC_SLOT: Slot = const { RefCell::new(None) };
 }
 
 /// The OCSP response a server stapled, seen by a client's verifier (crate::verify).
 pub(crate) const STAPLE: Capture = Capture(&STAPLE_SLOT);
 /// The TLS 1.3 exporter secret, seen by a server's key log (crate::exporter).
 pub(crate) const EXPORTER_SECRET: Capture = Capture(&EXPORTER_SLOT);
+/// A TLS 1.3 server's first application traffic secret, seen by its key log: what its alerts
+/// are sealed with between its Finished and the client's (crate::engine::silent_alert).
+pub(crate) const SERVER_TRAFFIC_SECRET: Capture = Capture(&SERVER_TRAFFIC_SLOT);
 
 impl Capture {
     /// Runs `f` and returns, with its result, what was noted meanwhile (the last note).

@@ -33,7 +33,7 @@ pub(crate) enum Side {
         config: Arc<ServerConfig>,
         strict: Option<Arc<dyn ClientCertVerifier>>,
         /// TLS 1.3 records after the handshake go through crate::record.
-        own_records: bool,
+        experimental_own_records: bool,
     },
     Client {
         config: Arc<ClientConfig>,
@@ -263,21 +263,23 @@ impl SslContext {
         }
         config.ignore_client_order = o.honor_cipher_order;
         // Our record layer takes the traffic secrets over from rustls after the handshake,
-        // and keeps the exporter secret, which rustls gives to the key log alone.
-        let own_records = o.own_records && o.max_version >= TlsVersion::Tls13;
-        if own_records {
+        // and keeps the exporter secret, which rustls gives to the key log alone; every TLS
+        // 1.3 server keeps the key of the alerts rustls does not send (engine/silent_alert.rs).
+        let experimental_own_records =
+            o.experimental_own_records && o.max_version >= TlsVersion::Tls13;
+        if o.max_version >= TlsVersion::Tls13 {
             config.key_log = Arc::new(SecretTap {
                 file: key_log_file(o)?,
             });
         } else if let Some(log) = key_log(o)? {
             config.key_log = log;
         }
-        config.enable_secret_extraction = own_records;
+        config.enable_secret_extraction = experimental_own_records;
         Ok(SslContext(Arc::new(Inner {
             side: Side::Server {
                 config: Arc::new(config),
                 strict,
-                own_records,
+                experimental_own_records,
             },
             handshake_timeout: timeout(o.handshake_timeout),
             ask_server_name: o.ask_server_name,
@@ -396,7 +398,7 @@ impl SslContext {
         let Side::Server {
             config,
             strict,
-            own_records,
+            experimental_own_records,
         } = &self.0.side
         else {
             return None;
@@ -407,7 +409,7 @@ impl SslContext {
             side: Side::Server {
                 config: Arc::new(config),
                 strict: strict.clone(),
-                own_records: *own_records,
+                experimental_own_records: *experimental_own_records,
             },
             handshake_timeout: self.0.handshake_timeout,
             ask_server_name: false,

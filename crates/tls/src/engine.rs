@@ -6,14 +6,14 @@
 //! handshakes through rustls's unbuffered API and then protects records itself
 //! (crate::record). The server decides on the client's first record (crate::hello).
 
-use std::io::{BufRead, IoSlice, Write};
+use std::io::Write;
 use std::net::IpAddr;
 
 use bytes::{Bytes, BytesMut};
 use rustls::pki_types::ServerName;
 use rustls::{ClientConnection, Connection, ServerConnection};
 
-use crate::capture::{EXPORTER_SECRET, STAPLE};
+use crate::capture::{EXPORTER_SECRET, SERVER_TRAFFIC_SECRET, STAPLE};
 use crate::context::{Side, SslContext};
 use crate::error::TlsError;
 use crate::exporter::Exporter;
@@ -23,8 +23,11 @@ use crate::session::{describe, Negotiated, TlsSession};
 use crate::small::{carve, with_scratch, SMALL_READ};
 
 mod handshake13;
+mod rustls_io;
+mod silent_alert;
 
 use handshake13::Handshake13;
+use rustls_io::{feed_rustls, record_bytes, records_with_capacity, write_parts};
 
 enum Mode {
     /// A server that may take our record layer: the client's first record is not whole yet.
@@ -48,6 +51,11 @@ pub(crate) struct Engine {
     stapled: Option<Bytes>,
     /// Server on our record layer: the TLS 1.3 exporter secret (crate::exporter).
     exporter: Option<Exporter>,
+    /// TLS 1.3 server, while handshaking: its first application traffic secret, the key of
+    /// the alerts rustls does not send (silent_alert.rs).
+    alert_key: Option<Vec<u8>>,
+    /// Such an alert, sent after every other record.
+    alert_out: Option<Vec<u8>>,
 }
 
 /// What one read yielded.
@@ -66,7 +74,8 @@ impl Engine {
     ) -> Result<Engine, TlsError> {
         let (mode, name) = match &context.0.side {
             Side::Server {
-                own_records: true, ..
+                experimental_own_records: true,
+                ..
             } => (Mode::Undecided(BytesMut::new()), None),
             Side::Server { config, .. } => {
                 let c = ServerConnection::new(config.clone())
@@ -98,17 +107,32 @@ impl Engine {
             pending_out: Vec::new(),
             stapled: None,
             exporter: None,
+            alert_key: None,
+            alert_out: None,
         })
     }
 
     /// Processes `data` (records from the peer). While a client handshakes, the server's
     /// stapled OCSP response is caught on the way (crate::capture).
     pub(crate) fn feed(&mut self, data: Bytes) -> Result<Fed, TlsError> {
-        if matches!(self.mode, Mode::Undecided(_) | Mode::Handshake13(_)) {
-            // A server handshake towards our record layer: keep its exporter secret.
-            let (fed, secret) = EXPORTER_SECRET.watch(|| self.feed_records(data));
-            if let Some(s) = secret {
+        let own_path = matches!(self.mode, Mode::Undecided(_) | Mode::Handshake13(_));
+        let server_handshake = matches!(self.context.0.side, Side::Server { .. })
+            && (own_path || matches!(&self.mode, Mode::Rustls(c) if c.is_handshaking()));
+        if server_handshake {
+            // Keep the exporter secret (towards our record layer) and the key of our alerts.
+            let ((fed, exporter), key) =
+                SERVER_TRAFFIC_SECRET.watch(|| EXPORTER_SECRET.watch(|| self.feed_records(data)));
+            if let (Some(s), true) = (exporter, own_path) {
                 self.exporter = Some(Exporter::new(s));
+            }
+            if key.is_some() {
+                self.alert_key = key;
+            }
+            let silent = silent_alert::take();
+            match &fed {
+                Err(_) => self.add_silent_alert(silent),
+                Ok(f) if !f.handshaking => self.alert_key = None,
+                Ok(_) => {}
             }
             return fed;
         }
@@ -165,6 +189,31 @@ impl Engine {
         }
         fed.plain = plain.freeze();
         Ok(fed)
+    }
+
+    /// rustls failed without sending the alert RFC 8446 names (`alert`): ours, sealed under
+    /// the key rustls would have used, or in plaintext before the server said hello
+    /// (silent_alert.rs).
+    fn add_silent_alert(&mut self, alert: Option<rustls::AlertDescription>) {
+        // Only while handshaking: once the client's Finished was taken, rustls has sealed
+        // session tickets under the key, and sequence number 0 is spent.
+        let (suite, version, handshaking) = match &self.mode {
+            Mode::Rustls(c) => (
+                c.negotiated_cipher_suite(),
+                c.protocol_version(),
+                c.is_handshaking(),
+            ),
+            Mode::Handshake13(hs) => (hs.suite(), hs.version(), hs.is_handshaking()),
+            _ => (None, None, false),
+        };
+        self.alert_out = match (alert, &self.alert_key, suite, version) {
+            (Some(alert), Some(key), Some(suite), _) if handshaking => {
+                silent_alert::sealed(key, suite, alert)
+            }
+            (Some(alert), None, _, None) => Some(silent_alert::plaintext(alert)),
+            _ => None,
+        };
+        self.alert_key = None;
     }
 
     /// A server's path, once the client's first record is whole.
@@ -274,19 +323,46 @@ impl Engine {
             }
             Mode::Undecided(_) | Mode::Broken => None,
         };
-        if self.pending_out.is_empty() {
+        if self.pending_out.is_empty() && self.alert_out.is_none() {
             return now;
         }
         let mut out = std::mem::take(&mut self.pending_out);
         if let Some(now) = now {
             out.extend_from_slice(&now);
         }
+        if let Some(alert) = self.alert_out.take() {
+            out.extend_from_slice(&alert);
+        }
         Some(Bytes::from(out))
     }
 
+    /// Queues a KeyUpdate(update_requested) (TLS 1.3, after the handshake): our send key
+    /// moves on after it, and the peer answers with its own.
+    pub(crate) fn request_key_update(&mut self) -> Result<(), TlsError> {
+        match &mut self.mode {
+            Mode::Own(layer) => layer.request_key_update(),
+            Mode::Rustls(conn)
+                if conn.protocol_version() == Some(rustls::ProtocolVersion::TLSv1_3) =>
+            {
+                conn.refresh_traffic_keys()
+                    .map_err(|e| TlsError::from_rustls(&e))
+            }
+            Mode::Rustls(_) => Err(TlsError::InvalidState("a KeyUpdate needs TLS 1.3".into())),
+            _ => Err(TlsError::InvalidState(
+                "a KeyUpdate before the handshake completed".into(),
+            )),
+        }
+    }
+
+    /// Our close_notify. A server closing mid-handshake sends none on either path (as it
+    /// did through the unbuffered API): a STARTTLS server that refuses plaintext injected
+    /// after the command closes before any TLS record was exchanged, and its peer must see
+    /// nothing but the close.
     pub(crate) fn send_close_notify(&mut self) {
+        let server = matches!(self.context.0.side, Side::Server { .. });
         match &mut self.mode {
             Mode::Own(layer) => layer.close_notify(),
+            Mode::Rustls(conn) if server && conn.is_handshaking() => {}
             Mode::Rustls(conn) => conn.send_close_notify(),
             // Mid-handshake through the unbuffered API: the connection just closes.
             _ => {}
@@ -342,106 +418,4 @@ fn rustls_mode(mut conn: Connection) -> Mode {
     // Records are taken out after every write, so rustls never needs to buffer more.
     conn.set_buffer_limit(None);
     Mode::Rustls(Box::new(conn))
-}
-
-/// Processes `data` with rustls, appending any plaintext to `plain`.
-/// Returns (still handshaking, the peer sent close_notify).
-fn feed_rustls(
-    conn: &mut Connection,
-    mut data: &[u8],
-    plain: &mut BytesMut,
-) -> Result<(bool, bool), TlsError> {
-    let mut peer_closed = false;
-    // The plaintext is never longer than the records carrying it: one reservation for the
-    // whole read, not a regrowth (and copy of what came before) per record.
-    plain.reserve(data.len());
-    while !data.is_empty() {
-        match conn.read_tls(&mut data) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => return Err(TlsError::Protocol(e.to_string())),
-        }
-        let state = conn
-            .process_new_packets()
-            .map_err(|e| TlsError::from_rustls(&e))?;
-        let n = state.plaintext_bytes_to_read();
-        if n > 0 {
-            take_plaintext(conn, n, plain)?;
-        }
-        peer_closed |= state.peer_has_closed();
-    }
-    Ok((conn.is_handshaking(), peer_closed))
-}
-
-/// Appends the `n` bytes of decrypted plaintext rustls holds to `plain`, chunk by chunk
-/// (straight from rustls's buffers: no zero-filled staging area).
-fn take_plaintext(
-    conn: &mut Connection,
-    mut n: usize,
-    plain: &mut BytesMut,
-) -> Result<(), TlsError> {
-    plain.reserve(n);
-    let mut reader = conn.reader();
-    while n > 0 {
-        let chunk = reader
-            .fill_buf()
-            .map_err(|e| TlsError::Protocol(e.to_string()))?;
-        let len = chunk.len().min(n);
-        if len == 0 {
-            break;
-        }
-        plain.extend_from_slice(&chunk[..len]);
-        reader.consume(len);
-        n -= len;
-    }
-    Ok(())
-}
-
-/// Hands all of `parts` (`total` bytes) to rustls in vectored writes.
-fn write_parts(conn: &mut Connection, parts: &[&[u8]], total: usize) -> Result<(), TlsError> {
-    let mut done = 0;
-    while done < total {
-        // After the handshake rustls takes everything at once; the loop is for safety.
-        let mut skip = done;
-        let mut slices: Vec<IoSlice<'_>> = Vec::with_capacity(parts.len());
-        for p in parts {
-            if skip >= p.len() {
-                skip -= p.len();
-            } else {
-                slices.push(IoSlice::new(&p[skip..]));
-                skip = 0;
-            }
-        }
-        let n = conn
-            .writer()
-            .write_vectored(&slices)
-            .map_err(|_| TlsError::Closed)?;
-        if n == 0 {
-            return Err(TlsError::Closed);
-        }
-        done += n;
-    }
-    Ok(())
-}
-
-/// The records rustls has waiting to be sent, if any, in one buffer reserved for `capacity`.
-fn records_with_capacity(conn: &mut Connection, capacity: usize) -> Option<Bytes> {
-    if !conn.wants_write() {
-        return None;
-    }
-    let mut out = Vec::with_capacity(capacity);
-    while conn.wants_write() {
-        if conn.write_tls(&mut out).is_err() {
-            break;
-        }
-    }
-    (!out.is_empty()).then(|| Bytes::from(out))
-}
-
-/// The most bytes `plain` plaintext bytes take as records: full records of 16 KiB, each with
-/// at most 29 bytes of header, explicit nonce and tag (TLS 1.2's AES-GCM; 1.3 adds 22).
-fn record_bytes(plain: usize) -> usize {
-    const MAX_FRAGMENT: usize = 16 * 1024;
-    const OVERHEAD: usize = 5 + 8 + 16;
-    plain + plain.div_ceil(MAX_FRAGMENT).max(1) * OVERHEAD
 }

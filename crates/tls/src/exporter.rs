@@ -13,13 +13,15 @@
 use ring::{digest, hkdf};
 use rustls::KeyLog;
 
-use crate::capture::EXPORTER_SECRET;
+use crate::capture::{EXPORTER_SECRET, SERVER_TRAFFIC_SECRET};
 use crate::error::TlsError;
 use crate::keylog::KeyLogFile;
 
 const EXPORTER_SECRET_LABEL: &str = "EXPORTER_SECRET";
+const SERVER_TRAFFIC_SECRET_LABEL: &str = "SERVER_TRAFFIC_SECRET_0";
 
-/// The key log of a server context on our record layer: keeps exporter secrets, forwards
+/// The key log of a TLS 1.3 server context: keeps exporter secrets (our record layer) and the
+/// server's first application traffic secret (crate::engine::silent_alert), forwards
 /// everything to the key log file.
 #[derive(Debug)]
 pub(crate) struct SecretTap {
@@ -31,13 +33,18 @@ impl KeyLog for SecretTap {
         if label == EXPORTER_SECRET_LABEL {
             EXPORTER_SECRET.note(secret);
         }
+        if label == SERVER_TRAFFIC_SECRET_LABEL {
+            SERVER_TRAFFIC_SECRET.note(secret);
+        }
         if let Some(f) = &self.file {
             f.log(label, client_random, secret);
         }
     }
 
     fn will_log(&self, label: &str) -> bool {
-        self.file.is_some() || label == EXPORTER_SECRET_LABEL
+        self.file.is_some()
+            || label == EXPORTER_SECRET_LABEL
+            || label == SERVER_TRAFFIC_SECRET_LABEL
     }
 }
 
@@ -89,7 +96,7 @@ impl Drop for Exporter {
 }
 
 /// HKDF-Expand-Label(`secret`, `label`, `context`, `out.len()`) (RFC 8446 §7.1) into `out`.
-fn expand_label(
+pub(crate) fn expand_label(
     secret: &[u8],
     alg: hkdf::Algorithm,
     label: &[u8],

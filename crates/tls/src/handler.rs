@@ -193,6 +193,26 @@ impl SslHandler {
     }
 }
 
+impl SslHandler {
+    /// Sends a TLS 1.3 KeyUpdate(update_requested) now (OpenSSL's `SSL_key_update`): this
+    /// side's send key moves on, writes not yet flushed are sealed under the next key, and
+    /// the peer answers with its own KeyUpdate. `ctx` is this handler's context. Fails before
+    /// the handshake completed, after the close, and on TLS 1.2.
+    pub fn request_key_update(&self, ctx: &ChannelHandlerContext) -> Result<(), TlsError> {
+        if self.0.phase.get() != Phase::Done || self.0.close_sent.get() {
+            return Err(TlsError::InvalidState(
+                "a KeyUpdate needs a completed handshake and an open connection".into(),
+            ));
+        }
+        match self.0.engine.borrow_mut().as_mut() {
+            Some(engine) => engine.request_key_update()?,
+            None => return Err(TlsError::Closed),
+        }
+        self.0.send_records(ctx);
+        Ok(())
+    }
+}
+
 impl State {
     /// Writes and flushes whatever records the session has to send (handshake, alerts,
     /// tickets, close_notify).

@@ -103,11 +103,12 @@ pub struct SslOptions {
     pub session_timeout: Duration,
     /// Handshake timeout (default 10 s; zero: none).
     pub handshake_timeout: Duration,
-    /// Server: after a TLS 1.3 handshake, protect records with netloop's own record layer
-    /// (default true; false keeps every record on rustls). In ten paired quiet rounds it
-    /// matched rustls on 64 B echo, cost 6 % less CPU per MB on 16 KiB bulk, and it keeps 40 %
-    /// less memory per idle connection (docs/decisions/0007-tls.md, "The default").
-    pub own_records: bool,
+    /// Server, experimental: after a TLS 1.3 handshake, protect records with netloop's own
+    /// record layer (crate::record) instead of rustls's. Default false: every record stays on
+    /// rustls's buffered connection. The own layer is outside rustls's audited code; it keeps
+    /// less memory per idle connection and was not faster on bulk on a quiet machine
+    /// (docs/decisions/0007-tls.md, "rustls's records again").
+    pub experimental_own_records: bool,
     /// Server: the application chooses the context of each connection whose client names a
     /// server (node:tls's `SNICallback`): its handlers read the ClientHello, ask through
     /// [`SslHandler::on_server_name`] and wait for [`SslHandler::answer_server_name`]. A handler
@@ -173,7 +174,7 @@ impl Default for SslOptions {
             session_tickets: true,
             session_timeout: DEFAULT_SESSION_TIMEOUT,
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
-            own_records: true,
+            experimental_own_records: false,
             ask_server_name: false,
             ask_protocol: false,
             cipher_suites: Vec::new(),

@@ -18,7 +18,7 @@ fn server() -> EmbeddedChannel {
             key: include_bytes!("../fuzz/testpki/server.key").to_vec(),
             ocsp: None,
         }),
-        own_records: true,
+        experimental_own_records: true,
         ..SslOptions::default()
     })
     .expect("server context");
@@ -318,4 +318,22 @@ fn a_record_whose_inner_plaintext_is_all_padding_closes_with_unexpected_message(
     s.write_inbound(Bytes::from(seal_as_client(&secrets, seq, &[0, 0, 0])));
     assert!(error_message(&s).contains("unexpected_message"));
     assert!(!s.channel().is_active());
+}
+
+/// tlsfuzzer's "post-handshake KeyUpdate msg with update_request": the client's Finished, its
+/// KeyUpdate(update_requested) and a request in one read. The server must send its own
+/// KeyUpdate before the reply (the reply is under the next key), or the client cannot open it.
+#[test]
+fn a_key_update_request_in_the_same_read_as_the_client_finished_is_answered_before_data() {
+    let (mut c, s) = (client(), server());
+    s.write_inbound(Bytes::from(client_records(&mut c)));
+    to_client(&s, &mut c).expect("server flight");
+    assert!(!c.is_handshaking());
+    c.refresh_traffic_keys().expect("key update");
+    c.writer().write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
+    s.write_inbound(Bytes::from(client_records(&mut c)));
+    assert_eq!(plaintext(&s), b"GET / HTTP/1.0\r\n\r\n");
+    s.write_outbound(Bytes::from_static(b"reply"));
+    assert_eq!(to_client(&s, &mut c).expect("reply"), b"reply");
+    s.check_exception().expect("no error");
 }

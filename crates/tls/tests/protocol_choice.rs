@@ -84,11 +84,11 @@ fn client(
     pair::tls_client(net, ctx, name, addr)
 }
 
-fn choosing(ca: &Ca, own_records: bool) -> SslContext {
+fn choosing(ca: &Ca, experimental_own_records: bool) -> SslContext {
     SslContext::server(&SslOptions {
         identity: Some(ca.leaf(&["default.test"])),
         ask_protocol: true,
-        own_records,
+        experimental_own_records,
         ..Default::default()
     })
     .unwrap()
@@ -108,14 +108,18 @@ fn last_offered(q: &ClientHelloQuestion) -> ClientHelloAnswer {
 
 #[test]
 fn the_chosen_protocol_is_negotiated_on_both_ends_on_every_record_path() {
-    for (version, own_records) in [
+    for (version, experimental_own_records) in [
         (TlsVersion::Tls13, true),
         (TlsVersion::Tls13, false),
         (TlsVersion::Tls12, false),
     ] {
         let net = Net::new();
         let ca = Ca::new("test CA");
-        let s = server(&net, choosing(&ca, own_records), Arc::new(last_offered));
+        let s = server(
+            &net,
+            choosing(&ca, experimental_own_records),
+            Arc::new(last_offered),
+        );
         let (c, log) = client(
             &net,
             &ca,

@@ -27,15 +27,18 @@ fn pair(version: TlsVersion) -> (EmbeddedChannel, EmbeddedChannel) {
     pair_with(version, false)
 }
 
-/// A pair whose server protects TLS 1.3 records itself when `own_records`.
-fn pair_with(version: TlsVersion, own_records: bool) -> (EmbeddedChannel, EmbeddedChannel) {
+/// A pair whose server protects TLS 1.3 records itself when `experimental_own_records`.
+fn pair_with(
+    version: TlsVersion,
+    experimental_own_records: bool,
+) -> (EmbeddedChannel, EmbeddedChannel) {
     let server = SslContext::server(&SslOptions {
         identity: Some(PemIdentity {
             chain: include_bytes!("../fuzz/testpki/server.pem").to_vec(),
             key: include_bytes!("../fuzz/testpki/server.key").to_vec(),
             ocsp: None,
         }),
-        own_records,
+        experimental_own_records,
         ..SslOptions::default()
     })
     .expect("server context");

@@ -156,7 +156,7 @@ fn the_chosen_context_serves_the_certificate_and_alpn_of_the_name() {
 
 #[test]
 fn an_answer_given_later_goes_on_with_the_bytes_kept_meanwhile_on_every_record_path() {
-    for (version, own_records) in [
+    for (version, experimental_own_records) in [
         (TlsVersion::Tls13, false),
         (TlsVersion::Tls12, false),
         (TlsVersion::Tls13, true),
@@ -166,7 +166,7 @@ fn an_answer_given_later_goes_on_with_the_bytes_kept_meanwhile_on_every_record_p
         let other = SslContext::server(&SslOptions {
             identity: Some(ca.leaf(&["late.test"])),
             max_version: version,
-            own_records,
+            experimental_own_records,
             ..Default::default()
         })
         .unwrap();

@@ -58,7 +58,7 @@ fn ssl_handler_export(ch: &Channel, len: usize, label: &[u8], context: Option<&[
 #[test]
 fn both_ends_export_the_same_keying_material_on_rustls_and_on_our_record_layer() {
     let ca = Ca::new("test CA");
-    for (max, own_records) in [
+    for (max, experimental_own_records) in [
         (TlsVersion::Tls13, true),
         (TlsVersion::Tls13, false),
         (TlsVersion::Tls12, true),
@@ -66,7 +66,7 @@ fn both_ends_export_the_same_keying_material_on_rustls_and_on_our_record_layer()
         let net = Net::new();
         let ctx = SslContext::server(&SslOptions {
             max_version: max,
-            own_records,
+            experimental_own_records,
             ..server_opts(&ca, &["localhost"])
         })
         .unwrap();
@@ -109,7 +109,7 @@ fn both_ends_export_the_same_keying_material_on_rustls_and_on_our_record_layer()
                 let theirs = ssl_handler_export(&c, 48, b"EXPERIMENTAL netloop", context);
                 assert_eq!(
                     ours, theirs,
-                    "{max:?}, own records {own_records}, {context:?}"
+                    "{max:?}, own records {experimental_own_records}, {context:?}"
                 );
                 seen.push(ours);
             }

@@ -126,14 +126,21 @@ impl ChannelPromise {
     }
 
     /// A promise that can be listened to in place of this one (Netty's `unvoid`). A void
-    /// promise becomes a real one whose failure is fired into `pipeline`'s exceptionCaught,
-    /// so a handler that needs a write's completion (e.g. idle detection) does not make a
-    /// failure that would have been reported disappear. A real promise is returned as is.
+    /// promise becomes a real one that reports as the void one would: the channel's firing
+    /// void promise (`voidPromise()`) fires a failure into `pipeline`'s exceptionCaught, so a
+    /// handler that needs a write's completion (e.g. idle detection) does not make a failure
+    /// that would have been reported disappear; the silent one (a write made without a
+    /// promise) stays silent, so it does not make one appear per failed write either (a reset
+    /// channel with thousands of queued writes behind an IdleStateHandler reported each).
+    /// A real promise is returned as is.
     pub fn unvoid(self, pipeline: &crate::ChannelPipeline) -> ChannelPromise {
         if !self.is_void() {
             return self;
         }
         let p = ChannelPromise::new();
+        if !self.is_firing() {
+            return p;
+        }
         if let Some(f) = p.future() {
             let pipeline = pipeline.clone();
             f.add_local_listener(move |r| {

@@ -22,7 +22,10 @@
 //! - Writes: at the write's *completion* (the write promise's listener, success or failure,
 //!   as Netty's `writeListener`), not when the write is issued, so a peer that stops reading
 //!   makes the channel writer-idle. A write with a void promise gets a real promise for this
-//!   (`ChannelPromise::unvoid`, as in Netty), whose failure is fired into exceptionCaught.
+//!   (`ChannelPromise::unvoid`, as in Netty), whose failure is fired into exceptionCaught
+//!   when the void one's would have been: always for `voidPromise()`; for a write made
+//!   without a promise, only a handler's error during the write call (a later failure, such
+//!   as the channel's reset failing every queued write, stays silent: one reset, one report).
 //!   This costs one promise per write, only when writer or all-idle detection is enabled.
 //! - `observe_output(true)` (Netty's `observeOutput`): each writer/all-idle check also looks
 //!   at the channel's pending outbound bytes and flush progress, so a slow write still in
@@ -283,16 +286,27 @@ impl ChannelHandler for IdleStateHandler {
             ctx.write_with(msg, promise);
             return Ok(());
         }
+        // A write made without a promise (the silent void one) stays silent when it fails
+        // later (a reset channel fails every queued write), but a handler's error during
+        // the write itself is still reported, as the void promise would have had it reported
+        // (a promise that takes no failure sends it to exceptionCaught).
+        let silent = promise.is_void() && !promise.is_firing();
         let promise = promise.unvoid(&ctx.pipeline());
+        let writing = Rc::new(Cell::new(silent));
         if let Some(future) = promise.future() {
             let weak = Rc::downgrade(&self.shared);
-            future.add_local_listener(move |_| {
+            let (writing, pipeline) = (writing.clone(), ctx.pipeline());
+            future.add_local_listener(move |r| {
                 if let Some(shared) = weak.upgrade() {
                     shared.track(|t, now| t.on_write(now));
+                }
+                if let (Err(e), true) = (r, writing.get()) {
+                    pipeline.fire_exception_caught(e.clone());
                 }
             });
         }
         ctx.write_with(msg, promise);
+        writing.set(false);
         Ok(())
     }
 }

@@ -255,3 +255,42 @@ fn a_failed_write_without_a_promise_still_reaches_exception_caught_through_the_i
         .expect_err("the refusal is reported, not swallowed");
     assert_eq!(err.code(), "ERR_TEST_REFUSED");
 }
+
+/// Keeps every write's promise, to fail them later (as a reset channel fails queued writes).
+#[derive(Default)]
+struct KeepWrites(std::cell::RefCell<Vec<netloop_transport::ChannelPromise>>);
+
+impl netloop_transport::ChannelHandler for KeepWrites {
+    fn write(
+        &self,
+        _ctx: &netloop_transport::ChannelHandlerContext,
+        _msg: netloop_transport::Message,
+        promise: netloop_transport::ChannelPromise,
+    ) -> netloop_transport::HandlerResult {
+        self.0.borrow_mut().push(promise);
+        Ok(())
+    }
+}
+
+#[test]
+fn queued_writes_without_a_promise_that_fail_later_stay_silent_through_the_idle_handler() {
+    let keep = Rc::new(KeepWrites::default());
+    let ch = EmbeddedChannel::new(vec![
+        ("keep", keep.clone()),
+        (
+            "idle",
+            Rc::new(IdleStateHandler::new(IdleConfig {
+                writer: Some(PERIOD),
+                ..IdleConfig::default()
+            })),
+        ),
+    ]);
+    for _ in 0..100 {
+        ch.write_outbound(Bytes::from_static(b"x"));
+    }
+    for p in keep.0.borrow_mut().drain(..) {
+        p.try_failure(netloop_transport::TransportError::ChannelClosed);
+    }
+    ch.check_exception()
+        .expect("failures of promise-less writes after their write call are not reported");
+}

@@ -7,8 +7,9 @@
 //!   chunks reach the record layer of an established session;
 //! - flags bit 1: the server runs with `autoRead` off and reads once per chunk;
 //! - flags bit 2: the server writes a plaintext reply after every chunk;
-//! - flags bit 4: the server keeps TLS 1.3 records on rustls (`own_records: false`) instead of
-//!   its own record layer (crates/tls/src/record), so both paths are fuzzed;
+//! - flags bit 4: the server keeps TLS 1.3 records on rustls (the default) instead of the
+//!   experimental own record layer (crates/tls/src/record, `experimental_own_records`), so
+//!   both paths are fuzzed;
 //! - flags bit 5: every record the client encrypts for an even chunk has one byte flipped
 //!   (at the chunk's first byte, modulo its length): valid framing, a tag that fails;
 //! - flags bit 6: the server's context asks for its context by server name (node:tls's
@@ -54,7 +55,7 @@ struct Contexts {
 fn contexts() -> &'static Contexts {
     static CTX: OnceLock<Contexts> = OnceLock::new();
     CTX.get_or_init(|| {
-        let server = |own_records: bool, ask_server_name: bool| {
+        let server = |experimental_own_records: bool, ask_server_name: bool| {
             SslContext::server(&SslOptions {
                 identity: Some(PemIdentity {
                     chain: include_bytes!("../testpki/server.pem").to_vec(),
@@ -62,7 +63,7 @@ fn contexts() -> &'static Contexts {
                     ocsp: None,
                 }),
                 min_version: TlsVersion::Tls12,
-                own_records,
+                experimental_own_records,
                 ask_server_name,
                 ask_protocol: ask_server_name,
                 ..SslOptions::default()

@@ -1,10 +1,17 @@
 //! A server's TLS 1.3 handshake through rustls's unbuffered API, whose end hands the traffic
 //! secrets to our record layer (`dangerous_into_kernel_connection`: rustls keeps the key
 //! schedule for KeyUpdates). rustls writes every record of the handshake, including the
-//! session tickets that follow the client's Finished, before it reports the handshake done;
-//! application data that came in the same read as the Finished is decrypted by rustls (and
-//! counted in the sequence number it hands over); the start of a record left over goes to our
-//! layer.
+//! session tickets that follow the client's Finished, before it reports the handshake done.
+//!
+//! rustls is given one whole record at a time, and nothing after the record that completed
+//! the handshake: its unbuffered connection goes on processing whatever it holds before it
+//! reports the handshake done, so a KeyUpdate(update_requested) in the same read as the
+//! client's Finished was taken by rustls, which moved its send key on and queued its own
+//! KeyUpdate; `dangerous_into_kernel_connection` then handed over the *next* send key and
+//! dropped the queued KeyUpdate, and the client could not open our next record (tlsfuzzer's
+//! "post-handshake KeyUpdate msg with update_request", issue 35). The Finished must end its
+//! record (rustls checks that the handshake is aligned at the key change), so every record
+//! after it, whole or begun, goes to our layer untouched.
 
 use bytes::BytesMut;
 use rustls::server::UnbufferedServerConnection;
@@ -13,13 +20,15 @@ use rustls::ServerConfig;
 use std::sync::Arc;
 
 use crate::error::TlsError;
-use crate::record::RecordLayer;
+use crate::record::{RecordLayer, HEADER, MAX_CIPHER};
 use crate::session::Negotiated;
 
 pub(crate) struct Handshake13 {
     conn: UnbufferedServerConnection,
-    /// Records received and not yet consumed by rustls.
+    /// Records given to rustls and not yet consumed by it.
     incoming: Vec<u8>,
+    /// Records received and not yet given to rustls (whole or begun).
+    queued: Vec<u8>,
     /// Records rustls wrote, for the handler to take.
     pub(crate) outgoing: Vec<u8>,
     server_name: Option<String>,
@@ -55,6 +64,7 @@ impl Handshake13 {
         Ok(Handshake13 {
             conn,
             incoming: Vec::new(),
+            queued: Vec::new(),
             outgoing: Vec::new(),
             server_name,
         })
@@ -67,28 +77,55 @@ impl Handshake13 {
         data: &[u8],
         plain: &mut BytesMut,
     ) -> Result<Option<bool>, TlsError> {
-        self.incoming.extend_from_slice(data);
+        self.queued.extend_from_slice(data);
         loop {
             match self.step(plain) {
                 Ok(Step::Again) => {}
-                Ok(Step::Blocked) => return Ok(None),
+                Ok(Step::Blocked) => {
+                    if !self.give_record() {
+                        return Ok(None);
+                    }
+                }
                 Ok(Step::Traffic { peer_closed }) => return Ok(Some(peer_closed)),
                 // close_notify in the same read as the client's Finished.
                 Ok(Step::PeerClosed) if !self.conn.is_handshaking() => return Ok(Some(true)),
                 Ok(Step::PeerClosed) => return Err(TlsError::ClosedDuringHandshake),
                 Err(e) => {
+                    let before = self.outgoing.len();
                     self.write_alerts();
+                    if self.outgoing.len() > before {
+                        super::silent_alert::alerted();
+                    }
                     return Err(e);
                 }
             }
         }
     }
 
+    /// Moves the next record from `queued` to rustls's input, when it is whole (or its
+    /// header announces more than a record may hold: rustls judges that at once). False when
+    /// there is none.
+    fn give_record(&mut self) -> bool {
+        let Some(header) = self.queued.get(..HEADER) else {
+            return false;
+        };
+        let len = usize::from(u16::from_be_bytes([header[3], header[4]]));
+        let end = if len > MAX_CIPHER {
+            self.queued.len()
+        } else if self.queued.len() >= HEADER + len {
+            HEADER + len
+        } else {
+            return false;
+        };
+        self.incoming.extend(self.queued.drain(..end));
+        true
+    }
+
     fn step(&mut self, plain: &mut BytesMut) -> Result<Step, TlsError> {
         let UnbufferedStatus { mut discard, state } =
             self.conn.process_tls_records(&mut self.incoming);
         let step = match state {
-            Err(e) => Err(TlsError::from_rustls(&e)),
+            Err(e) => Err(failed(&e)),
             Ok(ConnectionState::EncodeTlsData(mut enc)) => {
                 encode(&mut self.outgoing, |buf| enc.encode(buf)).map(|()| Step::Again)
             }
@@ -106,7 +143,7 @@ impl Handshake13 {
                             plain.extend_from_slice(record.payload);
                         }
                         Err(e) => {
-                            result = Err(TlsError::from_rustls(&e));
+                            result = Err(failed(&e));
                             break;
                         }
                     }
@@ -136,11 +173,33 @@ impl Handshake13 {
         self.incoming.drain(..discard);
     }
 
+    /// The suite negotiated so far.
+    pub(crate) fn suite(&self) -> Option<rustls::SupportedCipherSuite> {
+        self.conn.negotiated_cipher_suite()
+    }
+
+    /// Still before the client's Finished.
+    pub(crate) fn is_handshaking(&self) -> bool {
+        self.conn.is_handshaking()
+    }
+
+    /// The version negotiated so far (none before the server chose one: nothing sent yet).
+    pub(crate) fn version(&self) -> Option<rustls::ProtocolVersion> {
+        self.conn.protocol_version()
+    }
+
     /// Hands the session over to our record layer (the handshake's records stay in
     /// `outgoing`, for the handler to take).
     pub(crate) fn finish(self) -> Result<Done, TlsError> {
+        if !self.incoming.is_empty() {
+            // Cannot happen (rustls consumed the Finished's record whole); never hand over
+            // bytes rustls may have decrypted in place.
+            return Err(TlsError::Protocol(
+                "unexpected_message: records left in the handshake's input".into(),
+            ));
+        }
         let negotiated = Negotiated::of(&self.conn, self.server_name);
-        let leftover = BytesMut::from(&self.incoming[..]);
+        let leftover = BytesMut::from(&self.queued[..]);
         let (secrets, kernel) = self
             .conn
             .dangerous_into_kernel_connection()
@@ -152,6 +211,12 @@ impl Handshake13 {
             outgoing: self.outgoing,
         })
     }
+}
+
+/// rustls failed with `e` (its alert, if it queued one, is written next).
+fn failed(e: &rustls::Error) -> TlsError {
+    super::silent_alert::candidate(e);
+    TlsError::from_rustls(e)
 }
 
 /// Appends what `encode` writes to `out`, growing it as rustls asks.

@@ -31,11 +31,11 @@ use crate::error::{alert_name, TlsError};
 use keys::Keys;
 
 /// Record header: type, legacy version, length.
-const HEADER: usize = 5;
+pub(crate) const HEADER: usize = 5;
 /// The largest TLSInnerPlaintext content (RFC 8446 §5.1).
 const MAX_PLAIN: usize = 1 << 14;
 /// The largest TLSCiphertext length (RFC 8446 §5.2).
-const MAX_CIPHER: usize = MAX_PLAIN + 256;
+pub(crate) const MAX_CIPHER: usize = MAX_PLAIN + 256;
 /// A post-handshake message may span records; none a server accepts is longer than this.
 const MAX_HANDSHAKE_MESSAGE: usize = 64;
 

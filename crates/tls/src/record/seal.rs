@@ -101,8 +101,20 @@ impl RecordLayer {
 
     /// Queues our KeyUpdate (update_not_requested), answering the peer's update_requested.
     pub(super) fn send_key_update(&mut self) -> Result<(), TlsError> {
+        self.queue_key_update(0)
+    }
+
+    /// Queues our KeyUpdate with update_requested: the peer answers with its own.
+    pub(crate) fn request_key_update(&mut self) -> Result<(), TlsError> {
+        if self.send_closed {
+            return Err(TlsError::Closed);
+        }
+        self.queue_key_update(1)
+    }
+
+    fn queue_key_update(&mut self, request: u8) -> Result<(), TlsError> {
         let mut control = std::mem::take(&mut self.control);
-        let result = self.push_key_update(&mut control, 0);
+        let result = self.push_key_update(&mut control, request);
         self.control = control;
         result
     }
