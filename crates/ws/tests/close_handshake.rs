@@ -38,18 +38,28 @@ fn an_empty_close_is_answered_with_an_empty_close() {
 }
 
 #[test]
-fn close_from_the_application_sends_1000_and_waits_for_the_answer() {
+fn close_from_the_application_sends_1000_then_closes_without_waiting() {
     let ws = Ws::server();
     let done = ws.ch.channel().close();
     ws.ch.run_pending_tasks();
     assert_eq!(ws.sent_close(), Some(CloseCode::NORMAL));
+    assert!(!ws.is_open());
+    assert!(done.is_success());
+}
+
+#[test]
+fn a_close_frame_from_the_application_waits_for_the_answer() {
+    let ws = Ws::server();
+    ws.send(WebSocketFrame::Close(CloseFrame::new(
+        CloseCode::NORMAL,
+        "",
+    )));
+    assert_eq!(ws.sent_close(), Some(CloseCode::NORMAL));
     assert!(ws.is_open(), "waits for the peer's close");
-    assert!(!done.is_done());
     ws.feed(&text("still delivered"));
     assert_eq!(ws.received(), [WebSocketFrame::text("still delivered")]);
     ws.feed(&close(1000, ""));
     assert!(!ws.is_open());
-    assert!(done.is_success());
     assert!(ws.sent().is_empty(), "our close is not sent twice");
 }
 
@@ -100,4 +110,22 @@ fn a_close_code_that_may_not_be_sent_is_replaced_with_1000() {
         "",
     )));
     assert_eq!(ws.sent_close(), Some(CloseCode::NORMAL));
+}
+
+#[test]
+fn end_of_input_without_a_close_drops_a_partial_frame_and_closes() {
+    let ws = Ws::server();
+    let frame = raw(0x82, 126, &[1, 0], &[7; 256]);
+    ws.feed(&frame[..20]);
+    assert!(ws.is_open());
+    ws.ch
+        .pipeline()
+        .fire_user_event_triggered(Box::new(netloop_transport::ChannelInputShutdown));
+    ws.ch.run_pending_tasks();
+    assert!(!ws.is_open());
+    assert!(ws.received().is_empty());
+    assert!(
+        ws.sent().is_empty(),
+        "no close frame: the peer is gone (1006)"
+    );
 }

@@ -69,7 +69,12 @@ fn control(rng: &mut XorShift, masked: bool, out: &mut BytesMut) {
     let mut data = payload(rng);
     if opcode == 8 && rng.below(2) == 0 {
         let code = [1000u16, 1001, 1005, 1007, 3000, 4999, 999][rng.below(7) as usize];
-        data = code.to_be_bytes().iter().chain(b"bye".iter()).copied().collect();
+        data = code
+            .to_be_bytes()
+            .iter()
+            .chain(b"bye".iter())
+            .copied()
+            .collect();
     }
     if rng.below(4) > 0 {
         data.truncate(125);
@@ -85,9 +90,17 @@ fn message(rng: &mut XorShift, masked: bool, out: &mut BytesMut) {
     let parts = 1 + rng.below(4);
     let data = payload(rng);
     let size = data.len().div_ceil(parts as usize).max(1);
-    let chunks: Vec<&[u8]> = if data.is_empty() { vec![&[][..]] } else { data.chunks(size).collect() };
+    let chunks: Vec<&[u8]> = if data.is_empty() {
+        vec![&[][..]]
+    } else {
+        data.chunks(size).collect()
+    };
     for (i, chunk) in chunks.iter().enumerate() {
-        let opcode = if i == 0 || rng.below(30) == 0 { first } else { 0 };
+        let opcode = if i == 0 || rng.below(30) == 0 {
+            first
+        } else {
+            0
+        };
         let fin = i + 1 == chunks.len() || rng.below(30) == 0;
         frame(rng, masked, fin, opcode, chunk, out);
         if rng.below(4) == 0 {
@@ -127,13 +140,20 @@ fn generated_frame_streams_decode_the_same_however_they_are_cut() {
         input.extend((0..7).map(|_| rng.next() as u8));
         input.extend_from_slice(&body);
         let outcome = std::panic::catch_unwind(|| fuzz::check(&input));
-        assert!(outcome.is_ok(), "case {case} failed; input {:?}", &input[..input.len().min(64)]);
+        assert!(
+            outcome.is_ok(),
+            "case {case} failed; input {:?}",
+            &input[..input.len().min(64)]
+        );
         let whole = fuzz::run(fuzz::setup(selector), &[&body]);
         errors += usize::from(whole.error.is_some());
         kinds.extend(whole.error.map(|e| e.code()));
         messages += whole.events.len();
     }
-    assert!(errors > 100 && messages > 300, "the cases reach both outcomes ({errors} errors, {messages} messages)");
+    assert!(
+        errors > 100 && messages > 300,
+        "the cases reach both outcomes ({errors} errors, {messages} messages)"
+    );
     assert!(kinds.len() >= 10, "the cases reach most errors: {kinds:?}");
 }
 

@@ -35,7 +35,11 @@ pub struct Setup {
 pub fn setup(selector: u8) -> Setup {
     let max_frame = [125, 300, 70_000, 1 << 20][usize::from(selector >> 2 & 3)];
     Setup {
-        role: if selector & 1 == 0 { Role::Server } else { Role::Client },
+        role: if selector & 1 == 0 {
+            Role::Server
+        } else {
+            Role::Client
+        },
         aggregate: selector & 2 == 0,
         max_frame,
         max_message: max_frame * [1, 4][usize::from(selector >> 4 & 1)],
@@ -64,13 +68,23 @@ pub fn run(setup: Setup, reads: &[&[u8]]) -> Outcome {
             let frame = match decoder.decode(&mut buf) {
                 Ok(Some(frame)) => frame,
                 Ok(None) => break,
-                Err(error) => return Outcome { events, error: Some(error) },
+                Err(error) => {
+                    return Outcome {
+                        events,
+                        error: Some(error),
+                    }
+                }
             };
             check_round_trip(&before[..before.len() - buf.len()], &frame);
             match assembler.push(frame) {
                 Ok(Some(event)) => events.push(event),
                 Ok(None) => {}
-                Err(error) => return Outcome { events, error: Some(error) },
+                Err(error) => {
+                    return Outcome {
+                        events,
+                        error: Some(error),
+                    }
+                }
             }
         }
         assert!(
@@ -80,7 +94,10 @@ pub fn run(setup: Setup, reads: &[&[u8]]) -> Outcome {
             setup.max_frame
         );
     }
-    Outcome { events, error: None }
+    Outcome {
+        events,
+        error: None,
+    }
 }
 
 /// The frame re-encoded with its own mask key is exactly the bytes it took.
@@ -158,5 +175,10 @@ pub fn check(data: &[u8]) {
     }
     reads.push(&stream[at..]);
     let cut = run(setup, &reads);
-    assert_eq!(whole, cut, "the same however the stream is cut ({:?})", reads.iter().map(|r| r.len()).collect::<Vec<_>>());
+    assert_eq!(
+        whole,
+        cut,
+        "the same however the stream is cut ({:?})",
+        reads.iter().map(|r| r.len()).collect::<Vec<_>>()
+    );
 }

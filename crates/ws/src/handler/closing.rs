@@ -22,7 +22,7 @@ pub(super) struct Closing {
     pub(super) received: Cell<bool>,
     /// The channel close was requested (do it once).
     pub(super) closing_channel: Cell<bool>,
-    /// An application's `close()` waiting for the handshake.
+    /// The promise of a `close()` (completed when the channel closes).
     pub(super) promise: RefCell<Option<ChannelPromise>>,
     timer: RefCell<Option<ScheduledHandle>>,
 }

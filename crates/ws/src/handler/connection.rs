@@ -10,9 +10,16 @@
 //! Outbound: `WebSocketFrame`s are encoded (masked with a fresh key per frame when the role
 //! is client); `Bytes` go out as binary messages and `String`s as text messages; anything
 //! else passes through. A close frame written starts the close timer: the channel closes
-//! when the peer's close frame arrives or `close_timeout` passes. `close()` on an open
-//! connection sends close 1000 first and completes when the handshake ends. Data written
-//! after our close frame fails with `ERR_CHANNEL_CLOSED`.
+//! when the peer's close frame arrives or `close_timeout` passes (the full handshake: write a
+//! `WebSocketFrame::Close` to end a connection gracefully). `close()` on an open connection
+//! sends close 1000 if no close frame went yet and closes once it is written, without
+//! waiting for the answer: netloop's transport also closes through the pipeline when the
+//! peer's input ends, and that answer would never come. Data written after our close frame
+//! fails with `ERR_CHANNEL_CLOSED`.
+//!
+//! End of input (the `ChannelInputShutdown` event) without a close handshake drops any
+//! partial frame and closes the channel once the writes queued are written (close code 1006
+//! on the peer's side: no close frame).
 //!
 //! Ground rules: see the parent module.
 
@@ -20,8 +27,8 @@ use std::cell::{Cell, RefCell};
 
 use bytes::{Bytes, BytesMut};
 use netloop_transport::{
-    append_to_cumulation, ChannelHandler, ChannelHandlerContext, ChannelPromise, HandlerResult,
-    Message, TransportError,
+    append_to_cumulation, ChannelHandler, ChannelHandlerContext, ChannelInputShutdown,
+    ChannelPromise, HandlerResult, Message, TransportError, UserEvent,
 };
 
 use super::closing::Closing;
@@ -284,6 +291,18 @@ impl ChannelHandler for WebSocketHandler {
         Ok(())
     }
 
+    fn user_event_triggered(&self, ctx: &ChannelHandlerContext, event: UserEvent) -> HandlerResult {
+        if event.is::<ChannelInputShutdown>() && !self.closing.closing_channel.get() {
+            // The peer's input ended without a close handshake (1006): nothing more can
+            // arrive, a partial frame never completes. Close once what is queued is written.
+            self.stopped.set(true);
+            self.drop_input();
+            self.closing.close_after_writes(ctx);
+        }
+        ctx.fire_user_event_triggered(event);
+        Ok(())
+    }
+
     fn write(
         &self,
         ctx: &ChannelHandlerContext,
@@ -317,16 +336,16 @@ impl ChannelHandler for WebSocketHandler {
             ctx.close_with(promise);
             return Ok(());
         }
-        if self.closing.promise.borrow().is_some() {
-            ctx.close_with(promise);
-            return Ok(());
+        // A close through the pipeline may be the transport's own after the peer's end of
+        // input (netloop closes through the pipeline then): send our close frame if it did
+        // not go yet, but do not wait for an answer that may never come.
+        if !self.closing.sent.replace(true) {
+            let close = CloseFrame::new(CloseCode::NORMAL, "");
+            ctx.write(self.encode(true, Opcode::Close, &close.payload()));
         }
+        self.stopped.set(true);
         *self.closing.promise.borrow_mut() = Some(promise);
-        if !self.closing.sent.get() {
-            let close = WebSocketFrame::Close(CloseFrame::new(CloseCode::NORMAL, ""));
-            self.write_frame(ctx, close, ChannelPromise::void());
-            ctx.flush();
-        }
+        self.closing.close_after_writes(ctx);
         Ok(())
     }
 }
