@@ -1,7 +1,8 @@
 //! WebSocket echo server on the netloop core, natively (no JS): each connection's pipeline is
 //! `HttpServerCodec`, then `WebSocketServerProtocolHandler` (the handshake, then a
 //! `WebSocketHandler` in its place), then `WebSocketEchoHandler`. Plain HTTP requests are
-//! answered `426 Upgrade Required`. One event loop both accepts and serves.
+//! answered `426 Upgrade Required`; the subprotocol `chat` is accepted when offered. One
+//! event loop both accepts and serves.
 //!
 //! `cargo run --release -p netloop-ws-upgrade --example ws_echo_server -- [ADDR]`
 //! (ADDR default 127.0.0.1:0: the kernel picks the port). Prints `listening on ADDR` once
@@ -14,6 +15,7 @@ use std::time::Duration;
 use netloop_http::{HttpRequest, HttpResponse, HttpServerCodec, HttpServerConfig};
 use netloop_transport::eventloop::{EventLoopGroup, LoopConfig};
 use netloop_transport::*;
+use netloop_ws::handshake::HandshakeOptions;
 use netloop_ws::WebSocketEchoHandler;
 use netloop_ws_upgrade::WebSocketServerProtocolHandler;
 
@@ -77,10 +79,14 @@ pub fn serve(addr: SocketAddr) -> Result<Server, Box<dyn std::error::Error>> {
             let http = HttpServerCodec::new(HttpServerConfig::default())
                 .map_err(|e| TransportError::InvalidOption(e.to_string()))?;
             ch.pipeline().add_last("http", http)?;
-            ch.pipeline().add_last(
-                "ws",
-                Rc::new(WebSocketServerProtocolHandler::new("/").path_prefix(true)),
-            )?;
+            let options = HandshakeOptions {
+                subprotocols: vec!["chat".into()],
+                origin_check: None,
+            };
+            let ws = WebSocketServerProtocolHandler::new("/")
+                .path_prefix(true)
+                .handshake_options(options);
+            ch.pipeline().add_last("ws", Rc::new(ws))?;
             ch.pipeline()
                 .add_last("echo", WebSocketEchoHandler::new())?;
             ch.pipeline().add_last("fallback", Fallback)?;

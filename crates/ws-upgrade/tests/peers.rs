@@ -6,7 +6,11 @@
 //! truncated frame followed by end of input ends the connection; a version 8 handshake
 //! refused with 426.
 //!
-//! Needs `node` and the repository's `node_modules` (`npm ci`); without them the test says
+//! The same echo cases with Python's `websockets` client (a second, independent
+//! implementation that checks the server's frames strictly), and the subprotocol chosen.
+//!
+//! Needs `node` and the repository's `node_modules` (`npm ci`), and a Python with
+//! `websockets` (Debian's python3-websockets; .ci/run installs it); without them a test says
 //! so and passes.
 
 #[path = "../examples/ws_echo_server.rs"]
@@ -17,6 +21,11 @@ use std::process::Command;
 
 fn field<'a>(json: &'a str, case: &str) -> &'a str {
     let key = format!("\"{case}\":{{");
+    let key = if json.contains(&key) {
+        key
+    } else {
+        format!("\"{case}\": {{")
+    };
     let start = json
         .find(&key)
         .unwrap_or_else(|| panic!("no case {case} in {json}"))
@@ -97,6 +106,51 @@ fn the_ws_package_and_raw_peers_see_rfc_6455_behaviour() {
             "version8",
             r#"{"status":426,"accepted":false,"ended":true}"#,
         ),
+    ];
+    for (case, want) in expect {
+        assert_eq!(field(&json, case), want, "case {case}");
+    }
+}
+
+/// A Python that has `websockets`: the one on PATH, or Debian's.
+fn python_with_websockets() -> Option<&'static str> {
+    ["python3", "/usr/bin/python3"].into_iter().find(|py| {
+        Command::new(py)
+            .args(["-c", "import websockets"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+#[test]
+fn pythons_websockets_client_sees_echo_fragments_ping_and_the_close_handshake() {
+    let Some(python) = python_with_websockets() else {
+        eprintln!("skipped: no Python with websockets (apt-get install python3-websockets)");
+        return;
+    };
+    let srv = server::serve("127.0.0.1:0".parse().unwrap()).expect("server starts");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/websockets_peer.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg(srv.addr.to_string())
+        .output()
+        .expect("python runs");
+    srv.stop();
+    let json = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "python failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!json.contains("\"error\""), "the peer stopped: {json}");
+    assert!(json.contains(r#""subprotocol": "chat""#), "{json}");
+    let expect = [
+        ("text", r#"{"data": "héllo €", "type": "str"}"#),
+        ("binary", r#"{"hex": "000102ff", "type": "bytes"}"#),
+        ("large", r#"{"length": 512000, "same": true}"#),
+        ("fragmented", r#"{"data": "fragmented"}"#),
+        ("ping", r#"{"pong": true}"#),
+        ("close", r#"{"code": 4002, "reason": ""}"#),
     ];
     for (case, want) in expect {
         assert_eq!(field(&json, case), want, "case {case}");
