@@ -8,6 +8,9 @@ import WebSocket from 'ws'
 import { BinaryWebSocketFrame, HttpServerCodec, TextWebSocketFrame, WebSocketServerProtocolHandler, type NetloopError } from '../index'
 import { loopFor, serve } from './channel-helpers'
 import { startExample } from './example-helpers'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { certsDir } from './tls-helpers'
 
 const within = <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
   Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timeout: ${what}`)), ms).unref())])
@@ -44,7 +47,7 @@ function closeCodeFor(port: number, frame: Buffer, path = '/'): Promise<number |
   }), 'close')
 }
 
-for (const args of [[], ['--native']]) {
+for (const args of [[], ['--native'], ['--threads', '2']]) {
   const label = args.length ? ` ${args.join(' ')}` : ''
   test.serial(`ws-echo${label}: text, binary, fragmented messages come back; pings are answered; the close code is echoed`, async (t) => {
     const ex = await startExample(t, 'ws-echo', args)
@@ -115,4 +118,20 @@ test('a JS handler gets { text } and { binary } frames; strings it writes are te
   t.deepEqual([m.data, m.isBinary], [Buffer.from([9, 1, 2]), true])
   t.is(await closeCodeFor(port, Buffer.from([0x81, 0x02, 0x68, 0x69]), '/ws'), 1002)
   t.deepEqual(errors.map((e) => e.code), ['ERR_WS_BAD_MASK'])
+})
+
+test.serial('ws-echo --tls --threads 2: a wss: client verified with the test CA exchanges messages', async (t) => {
+  const dir = certsDir()
+  const ex = await startExample(t, 'ws-echo', ['--tls', '--cert', join(dir, 'server.pem'), '--key', join(dir, 'server.key'), '--threads', '2'])
+  const ws = await within(10_000, new Promise<WebSocket>((resolve, reject) => {
+    const w = new WebSocket(`wss://localhost:${ex.port}/`, { ca: readFileSync(join(dir, 'ca.pem')) })
+    w.once('open', () => resolve(w))
+    w.once('error', reject)
+  }), 'open')
+  t.teardown(() => ws.terminate())
+  ws.send('over tls')
+  t.is((await next(ws)).data.toString(), 'over tls')
+  const closed = within(10_000, new Promise<number>((resolve) => ws.once('close', resolve)), 'close')
+  ws.close(1000)
+  t.is(await closed, 1000)
 })
