@@ -29,6 +29,9 @@ pub struct WsConfig {
     pub forward_control_frames: bool,
     /// How long to wait for the peer's close frame after sending ours, then close anyway.
     pub close_timeout: Duration,
+    /// While the channel is not writable, decode no new frame and stop reading (servers;
+    /// see handler/pause.rs). Default: on for servers, off for clients.
+    pub pause_while_unwritable: bool,
 }
 
 impl Default for WsConfig {
@@ -41,6 +44,7 @@ impl Default for WsConfig {
             auto_pong: true,
             forward_control_frames: false,
             close_timeout: DEFAULT_CLOSE_TIMEOUT,
+            pause_while_unwritable: true,
         }
     }
 }
@@ -65,6 +69,11 @@ impl WsConfig {
         }
         if self.close_timeout.is_zero() {
             return fail("closeTimeout must be positive");
+        }
+        if self.pause_while_unwritable && self.role == Role::Client {
+            return fail(
+                "pauseWhileUnwritable is for servers (a client would stop reading replies)",
+            );
         }
         Ok(())
     }

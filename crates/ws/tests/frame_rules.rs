@@ -237,6 +237,7 @@ fn a_failure_is_reported_once_and_the_bytes_after_it_are_dropped() {
 fn a_client_refuses_masked_server_frames() {
     let config = WsConfig {
         role: netloop_ws::Role::Client,
+        pause_while_unwritable: false,
         ..WsConfig::default()
     };
     let ws = Ws::new(config);

@@ -152,6 +152,7 @@ fn what_the_application_writes_goes_out_as_unmasked_frames() {
 fn a_client_masks_what_it_writes() {
     let ws = Ws::new(WsConfig {
         role: netloop_ws::Role::Client,
+        pause_while_unwritable: false,
         ..WsConfig::default()
     });
     ws.send(WebSocketFrame::text("hello"));

@@ -32,6 +32,7 @@ use netloop_transport::{
 };
 
 use super::closing::Closing;
+use super::pause::Pause;
 use crate::close::{CloseCode, CloseFrame};
 use crate::config::WsConfig;
 use crate::decoder::{FrameDecoder, Role};
@@ -52,6 +53,7 @@ pub struct WebSocketHandler {
     /// Decoding stopped: a protocol error, or the peer's close frame.
     stopped: Cell<bool>,
     closing: Closing,
+    pause: Pause,
     /// Mask key generator (client role).
     mask_state: Cell<u64>,
 }
@@ -73,6 +75,7 @@ impl WebSocketHandler {
             }),
             stopped: Cell::new(false),
             closing: Closing::default(),
+            pause: Pause::default(),
             mask_state: Cell::new(u64::from_le_bytes(seed) | 1),
             config,
         })
@@ -91,6 +94,11 @@ impl WebSocketHandler {
     /// Whether the peer's close frame was read.
     pub fn is_close_received(&self) -> bool {
         self.closing.received.get()
+    }
+
+    /// Whether decoding waits for the channel to be writable again.
+    pub fn is_paused(&self) -> bool {
+        self.pause.is_paused()
     }
 
     /// Bytes received and not decoded yet.
@@ -121,6 +129,9 @@ impl WebSocketHandler {
     /// Decodes and handles frames until the cumulation yields no more.
     fn decode(&self, ctx: &ChannelHandlerContext) {
         while !self.stopped.get() && !ctx.is_removed() {
+            if self.config.pause_while_unwritable && self.pause.stops(ctx) {
+                return;
+            }
             let next = {
                 let mut inbound = self.inbound.borrow_mut();
                 let Inbound {
@@ -186,6 +197,41 @@ impl WebSocketHandler {
             ctx.write(self.encode(true, Opcode::Close, &close.payload()));
         }
         self.closing.close_after_writes(ctx);
+    }
+
+    /// Resumes from a loop task once the channel is writable again (pause.rs).
+    fn schedule_resume(&self, ctx: &ChannelHandlerContext) {
+        let Some(event_loop) = ctx.try_channel().and_then(|ch| ch.event_loop().local()) else {
+            self.pause.resume_scheduled.set(false);
+            return;
+        };
+        let c = ctx.clone();
+        event_loop.execute_local(move || {
+            if c.is_removed() {
+                return;
+            }
+            let handler = c.handler();
+            if let Some(ws) = handler
+                .as_any()
+                .and_then(|a| a.downcast_ref::<WebSocketHandler>())
+            {
+                ws.resume(&c);
+            }
+        });
+    }
+
+    /// Decodes what waited, then reads again unless it paused once more.
+    fn resume(&self, ctx: &ChannelHandlerContext) {
+        self.pause.resume_scheduled.set(false);
+        if !self.pause.can_resume(ctx) {
+            return;
+        }
+        self.pause.unpause();
+        self.decode(ctx);
+        ctx.fire_channel_read_complete();
+        if !self.pause.is_paused() && ctx.try_channel().is_some_and(|ch| ch.is_open()) {
+            self.pause.read_again(ctx);
+        }
     }
 
     /// The peer did not answer our close frame in time.
@@ -262,8 +308,18 @@ impl ChannelHandler for WebSocketHandler {
         Some(self)
     }
 
-    fn handler_removed(&self, _ctx: &ChannelHandlerContext) -> HandlerResult {
+    fn handler_removed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         self.closing.cancel();
+        self.pause.unpause();
+        self.pause.read_again(ctx);
+        Ok(())
+    }
+
+    fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        if self.pause.can_resume(ctx) && !self.pause.resume_scheduled.replace(true) {
+            self.schedule_resume(ctx);
+        }
+        ctx.fire_channel_writability_changed();
         Ok(())
     }
 

@@ -17,6 +17,7 @@
 mod closing;
 mod connection;
 mod echo;
+mod pause;
 
 pub use connection::WebSocketHandler;
 pub use echo::WebSocketEchoHandler;
