@@ -237,3 +237,95 @@ impl From<ConfigError> for TransportError {
         TransportError::foreign(error.code(), error)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_error_has_its_stable_code_and_close_code() {
+        let cases = [
+            (WsError::ReservedBits, "ERR_WS_RESERVED_BITS", 1002),
+            (
+                WsError::ReservedOpcode { opcode: 3 },
+                "ERR_WS_RESERVED_OPCODE",
+                1002,
+            ),
+            (WsError::BadMask { masked: false }, "ERR_WS_BAD_MASK", 1002),
+            (
+                WsError::ControlTooLong { length: 126 },
+                "ERR_WS_CONTROL_TOO_LONG",
+                1002,
+            ),
+            (
+                WsError::FragmentedControl,
+                "ERR_WS_FRAGMENTED_CONTROL",
+                1002,
+            ),
+            (WsError::NonMinimalLength, "ERR_WS_BAD_LENGTH", 1002),
+            (
+                WsError::UnexpectedContinuation,
+                "ERR_WS_UNEXPECTED_CONTINUATION",
+                1002,
+            ),
+            (
+                WsError::ExpectedContinuation,
+                "ERR_WS_EXPECTED_CONTINUATION",
+                1002,
+            ),
+            (
+                WsError::BadCloseFrame { code: Some(1005) },
+                "ERR_WS_BAD_CLOSE_FRAME",
+                1002,
+            ),
+            (WsError::InvalidUtf8, "ERR_WS_INVALID_UTF8", 1007),
+            (
+                WsError::FrameTooLarge { length: 2, max: 1 },
+                "ERR_WS_FRAME_TOO_LARGE",
+                1009,
+            ),
+            (
+                WsError::MessageTooLarge { length: 2, max: 1 },
+                "ERR_WS_MESSAGE_TOO_LARGE",
+                1009,
+            ),
+        ];
+        for (error, code, close) in cases {
+            assert_eq!((error.code(), error.close_code()), (code, CloseCode(close)));
+            let transport: TransportError = error.clone().into();
+            assert_eq!(transport.code(), code);
+            let inner = transport.foreign_source().and_then(|e| e.downcast_ref());
+            assert_eq!(inner, Some(&error));
+            assert!(!error.to_string().is_empty());
+        }
+    }
+
+    #[test]
+    fn handshake_refusals_carry_their_status_and_fields() {
+        let cases = [
+            (HandshakeError::NotGet, 405, "ERR_WS_HANDSHAKE_METHOD"),
+            (
+                HandshakeError::NotUpgrade,
+                400,
+                "ERR_WS_HANDSHAKE_NOT_UPGRADE",
+            ),
+            (
+                HandshakeError::UnsupportedVersion,
+                426,
+                "ERR_WS_HANDSHAKE_VERSION",
+            ),
+            (HandshakeError::BadKey, 400, "ERR_WS_HANDSHAKE_KEY"),
+            (
+                HandshakeError::OriginRefused,
+                403,
+                "ERR_WS_HANDSHAKE_ORIGIN",
+            ),
+        ];
+        for (error, status, code) in cases {
+            assert_eq!((error.status(), error.code()), (status, code));
+            let transport: TransportError = error.into();
+            assert_eq!(transport.code(), code);
+        }
+        assert_eq!(HandshakeError::NotGet.headers(), [("Allow", "GET")]);
+    }
+}
