@@ -44,6 +44,17 @@ export { HttpServerCodec, HttpRequest, HttpResponse, HttpContent, type HttpServe
 export { HttpClientCodec, HttpClientRequest, HttpClientResponse, type HttpClientCodecOptions } from './src/http-client'
 export { RespDecoder, RespReply, RespErrorReply, Resp, type RespDecoderOptions } from './src/resp'
 export {
+  WebSocketServerProtocolHandler,
+  WebSocketEchoHandler,
+  TextWebSocketFrame,
+  BinaryWebSocketFrame,
+  PingWebSocketFrame,
+  PongWebSocketFrame,
+  CloseWebSocketFrame,
+  type WebSocketFrame,
+  type WebSocketServerProtocolOptions,
+} from './src/ws'
+export {
   SslContext,
   SslHandler,
   SslHandshakeCompletionEvent,

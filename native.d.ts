@@ -467,6 +467,14 @@ export declare const enum NativeHandlerKind {
   HttpClient = 11,
   /** `HAProxyMessageDecoder`: no parameters. */
   HAProxy = 12,
+  /**
+   * `WebSocketServerProtocolHandler` (netloop-ws-upgrade): `p` = max frame size, max
+   * message size, close timeout (ms), answer pings (0/1), path prefix (0/1);
+   * `delimiters[0]` = the path, `delimiters[1..]` = the subprotocols spoken.
+   */
+  WebSocket = 13,
+  /** `WebSocketEchoHandler`: no parameters. */
+  WebSocketEcho = 14,
 }
 
 /** A message to encode, as src/haproxy.ts checked it (TCP only: what a proxy relays). */
@@ -813,6 +821,11 @@ export declare const enum WireKind {
    * (http_wire.rs, an [`HttpIn`] byte first) in the arena.
    */
   ReadHttp = 13,
+  /**
+   * A WebSocket message or control frame: `a` = offset, `b` = length of its layout
+   * (ws_wire.rs: a [`WsFrameKind`] byte, then the payload) in the arena.
+   */
+  ReadWs = 14,
   /** `a` = offset, `b` = length, `c` = promise. */
   WriteBytes = 20,
   /** `a` = value token, `c` = promise. */
@@ -840,6 +853,11 @@ export declare const enum WireKind {
    * descriptor is handed over with it; `c` = promise.
    */
   WriteFile = 28,
+  /**
+   * JS → native only: a WebSocket frame (ws_wire.rs) at `a`, `b` bytes in the op arena
+   * (`b` < 0: big-chunk index `a`); `c` = promise.
+   */
+  WriteWs = 29,
   /** `a` = promise id, `b` = an [`Outcome`], `c` = its error (string index or JS token). */
   PromiseDone = 30,
   /** `channel` = the new channel, `a` = its server channel or [`ServerId::Remote`]. */
@@ -905,3 +923,17 @@ export declare const enum WritabilitySlot {
  * task of its loop). `false` if no open channel has that id.
  */
 export declare function writeToChannel(id: number, data: Buffer): boolean
+
+/** The kind byte that starts a WebSocket frame crossing the boundary (channel/ws_wire.rs). */
+export declare const enum WsFrameKind {
+  /** A whole text message (UTF-8). */
+  Text = 1,
+  /** A whole binary message. */
+  Binary = 2,
+  /** A ping. */
+  Ping = 3,
+  /** A pong. */
+  Pong = 4,
+  /** A close frame: code (u16, big-endian; absent for none), then the reason. */
+  Close = 5,
+}

@@ -871,3 +871,4 @@ module.exports.UserEventKind = nativeBinding.UserEventKind
 module.exports.WireKind = nativeBinding.WireKind
 module.exports.WritabilitySlot = nativeBinding.WritabilitySlot
 module.exports.writeToChannel = nativeBinding.writeToChannel
+module.exports.WsFrameKind = nativeBinding.WsFrameKind

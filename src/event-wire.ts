@@ -31,7 +31,7 @@ export const WIRE_OF_EVENT: ReadonlyArray<WireKind> = [
 export const EVENT_OF_WIRE: Uint8Array = (() => {
   const t = new Uint8Array(WireKind.PromiseDone)
   WIRE_OF_EVENT.forEach((wire, ev) => (t[wire] = ev))
-  t[WireKind.ReadValue] = t[WireKind.ReadResp] = t[WireKind.ReadHttp] = PipelineEvent.ChannelRead
+  t[WireKind.ReadValue] = t[WireKind.ReadResp] = t[WireKind.ReadHttp] = t[WireKind.ReadWs] = PipelineEvent.ChannelRead
   t[WireKind.WriteValue] = PipelineEvent.Write
   return t
 })()

@@ -18,6 +18,7 @@ import { ChannelInputShutdownEvent, idleEvent } from './handlers'
 import { readValue } from './resp'
 import { viewsOf } from './arena-view'
 import { readHttp } from './http-wire'
+import { readWs } from './ws'
 import { SslCloseCompletionEvent, SslHandshakeCompletionEvent, tlsHandlerOf } from './tls'
 import { haproxyMessage } from './haproxy'
 import { publishClose } from './diagnostics'
@@ -169,6 +170,7 @@ export class Delivery {
         if (c === HOLDABLE && this.#givesBack(ch!, ctx, chan, ctxId, a)) return
         arg = kind === WireKind.ReadResp ? readValue(arena!, this.#base + a) : readHttp(arena!, this.#base + a)
       }
+      else if (kind === WireKind.ReadWs) arg = readWs(arena!, this.#base + a, b)
       else if (kind === WireKind.ReadValue) arg = this.tokens.take(a)
       else if (kind === WireKind.UserEvent) arg = this.#userEvent(b, a, strings, chan)
       else if (kind === WireKind.Exception) arg = this.#error(b, a, strings, chan)

@@ -23,6 +23,7 @@ import { VALUE_SIZE, WritabilityCounter } from './writability'
 import { Delivery, closeCauses, errorOf } from './hub-delivery'
 import { OpStream } from './op-stream'
 import { dropUnsent } from './file-region'
+import { TextWebSocketFrame, isWebSocketChannel } from './ws'
 import { Promises, Tokens } from './hub-refs'
 
 const NativeChannels = native.NativeChannels
@@ -274,6 +275,8 @@ export class ChannelHub {
     }
     const s = this.#stream
     if (kind === PipelineEvent.Write) {
+      // A string written to a WebSocket channel is a text message (src/ws.ts).
+      if (typeof msg === 'string' && isWebSocketChannel(ch)) msg = new TextWebSocketFrame(msg)
       s.encode(msg, WireKind.WriteBytes, WireKind.WriteBig, WireKind.WriteValue)
       const k = s.kind
       const a = s.a

@@ -19,6 +19,7 @@ import { HttpContent, HttpResponse } from './http'
 import { HttpClientRequest } from './http-client'
 import { httpBytes, writeHttp, type HttpOutbound, type LendBig } from './http-wire'
 import { FileRegion, REGION_BYTES, writeRegion } from './file-region'
+import { isWebSocketFrame, writeWs, wsBytes, type WebSocketFrame } from './ws'
 import type { Tokens } from './hub-refs'
 import { ARENA_BYTES, OP_CAPACITY } from './wire'
 import { RecordField, WireKind } from './protocol'
@@ -58,6 +59,7 @@ export function applyHolding(): void {
 }
 
 const RESP_CODEC: FramedCodec<RespReply> = { write: writeReply, bytes: replyBytes }
+const WS_CODEC: FramedCodec<WebSocketFrame> = { write: writeWs, bytes: wsBytes }
 const HTTP_CODEC: FramedCodec<HttpOutbound> = { write: writeHttp, bytes: httpBytes }
 const FILE_CODEC: FramedCodec<FileRegion> = {
   write: (r, buf, at) => (at + REGION_BYTES > buf.length ? -1 : writeRegion(r, buf, at)),
@@ -191,6 +193,8 @@ export class OpStream {
       return this.#encodeFramed(WireKind.WriteResp, msg, RESP_CODEC)
     } else if ((msg instanceof HttpResponse || msg instanceof HttpContent || msg instanceof HttpClientRequest) && bytesKind === WireKind.WriteBytes) {
       return this.#encodeFramed(WireKind.WriteHttp, msg, HTTP_CODEC)
+    } else if (isWebSocketFrame(msg) && bytesKind === WireKind.WriteBytes) {
+      return this.#encodeFramed(WireKind.WriteWs, msg, WS_CODEC)
     } else if (msg instanceof FileRegion && bytesKind === WireKind.WriteBytes) {
       return this.#encodeFramed(WireKind.WriteFile, msg, FILE_CODEC)
     } else {

@@ -242,6 +242,14 @@ export const enum NativeHandlerKind {
   HttpClient = 11,
   /** `HAProxyMessageDecoder`: no parameters. */
   HAProxy = 12,
+  /**
+   * `WebSocketServerProtocolHandler` (netloop-ws-upgrade): `p` = max frame size, max
+   * message size, close timeout (ms), answer pings (0/1), path prefix (0/1);
+   * `delimiters[0]` = the path, `delimiters[1..]` = the subprotocols spoken.
+   */
+  WebSocket = 13,
+  /** `WebSocketEchoHandler`: no parameters. */
+  WebSocketEcho = 14,
 }
 
 /** @internal
@@ -442,6 +450,11 @@ export const enum WireKind {
    * (http_wire.rs, an [`HttpIn`] byte first) in the arena.
    */
   ReadHttp = 13,
+  /**
+   * A WebSocket message or control frame: `a` = offset, `b` = length of its layout
+   * (ws_wire.rs: a [`WsFrameKind`] byte, then the payload) in the arena.
+   */
+  ReadWs = 14,
   /** `a` = offset, `b` = length, `c` = promise. */
   WriteBytes = 20,
   /** `a` = value token, `c` = promise. */
@@ -469,6 +482,11 @@ export const enum WireKind {
    * descriptor is handed over with it; `c` = promise.
    */
   WriteFile = 28,
+  /**
+   * JS → native only: a WebSocket frame (ws_wire.rs) at `a`, `b` bytes in the op arena
+   * (`b` < 0: big-chunk index `a`); `c` = promise.
+   */
+  WriteWs = 29,
   /** `a` = promise id, `b` = an [`Outcome`], `c` = its error (string index or JS token). */
   PromiseDone = 30,
   /** `channel` = the new channel, `a` = its server channel or [`ServerId::Remote`]. */
@@ -529,6 +547,20 @@ export const enum WritabilitySlot {
   Length = 5,
 }
 
+/** @internal The kind byte that starts a WebSocket frame crossing the boundary (channel/ws_wire.rs). */
+export const enum WsFrameKind {
+  /** A whole text message (UTF-8). */
+  Text = 1,
+  /** A whole binary message. */
+  Binary = 2,
+  /** A ping. */
+  Ping = 3,
+  /** A pong. */
+  Pong = 4,
+  /** A close frame: code (u16, big-endian; absent for none), then the reason. */
+  Close = 5,
+}
+
 /** @internal Every enum above with its values, for the load-time check against the addon. */
 export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>> = {
   ChannelStateFlag: { Open: 1, Active: 2, Writable: 4, Registered: 8, AutoRead: 16 },
@@ -545,7 +577,7 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   HttpRequestFlag: { Http11: 1, KeepAlive: 2, Streaming: 4, ExpectContinue: 8, Upgrade: 16 },
   HttpResponseFlag: { Streaming: 1, File: 2 },
   MetricsSlot: { Iterations: 0, Deliveries: 1, Records: 2, JsToNative: 3, Ops: 4, BytesToJs: 5, BytesFromJs: 6, Channels: 7, BytesFromReads: 8, BytesReleased: 9, Length: 10 },
-  NativeHandlerKind: { Line: 1, Delimiter: 2, FixedLength: 3, LengthField: 4, Prepender: 5, Idle: 6, Tls: 7, Resp: 8, Http: 9, FlushConsolidation: 10, HttpClient: 11, HAProxy: 12 },
+  NativeHandlerKind: { Line: 1, Delimiter: 2, FixedLength: 3, LengthField: 4, Prepender: 5, Idle: 6, Tls: 7, Resp: 8, Http: 9, FlushConsolidation: 10, HttpClient: 11, HAProxy: 12, WebSocket: 13, WebSocketEcho: 14 },
   Outcome: { Success: 0, NativeError: 1, JsError: 2 },
   PromiseId: { Silent: 0, VoidFiring: -1 },
   ProtocolAnswer: { Default: 0, Select: 1, Refuse: 2, Invalid: 3, Fail: 4 },
@@ -555,6 +587,7 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   ServerNameAnswer: { Default: 0, Context: 1, Refuse: 2, Fail: 3 },
   TimerArmSlot: { Dirty: 0, Deadline: 1, Stamp: 2, Length: 3 },
   UserEventKind: { Token: 0, Idle: 1, InputShutdown: 2, TlsHandshake: 3, TlsClose: 4, HAProxy: 5 },
-  WireKind: { Registered: 1, Unregistered: 2, Active: 3, Inactive: 4, ReadBytes: 5, ReadValue: 6, ReadComplete: 7, UserEvent: 8, Exception: 9, WritabilityChanged: 10, ReadBig: 11, ReadResp: 12, ReadHttp: 13, WriteBytes: 20, WriteValue: 21, Flush: 22, Read: 23, Close: 24, WriteBig: 25, WriteResp: 26, WriteHttp: 27, WriteFile: 28, PromiseDone: 30, NewChannel: 31, Closed: 32, Release: 33, Forget: 34, Unhandled: 35, TlsHandshake: 36, TlsClientHello: 37, TlsServerIdentity: 38, CompletePromise: 40, Register: 41, WriteBytesFlush: 42 },
+  WireKind: { Registered: 1, Unregistered: 2, Active: 3, Inactive: 4, ReadBytes: 5, ReadValue: 6, ReadComplete: 7, UserEvent: 8, Exception: 9, WritabilityChanged: 10, ReadBig: 11, ReadResp: 12, ReadHttp: 13, ReadWs: 14, WriteBytes: 20, WriteValue: 21, Flush: 22, Read: 23, Close: 24, WriteBig: 25, WriteResp: 26, WriteHttp: 27, WriteFile: 28, WriteWs: 29, PromiseDone: 30, NewChannel: 31, Closed: 32, Release: 33, Forget: 34, Unhandled: 35, TlsHandshake: 36, TlsClientHello: 37, TlsServerIdentity: 38, CompletePromise: 40, Register: 41, WriteBytesFlush: 42 },
   WritabilitySlot: { Pending: 0, Writable: 1, High: 2, Low: 3, Crossed: 4, Length: 5 },
+  WsFrameKind: { Text: 1, Binary: 2, Ping: 3, Pong: 4, Close: 5 },
 }

@@ -72,6 +72,9 @@ pub enum WireKind {
     /// A decoded HTTP request or body piece: `a` = offset, `b` = length of its layout
     /// (http_wire.rs, an [`HttpIn`] byte first) in the arena.
     ReadHttp = 13,
+    /// A WebSocket message or control frame: `a` = offset, `b` = length of its layout
+    /// (ws_wire.rs: a [`WsFrameKind`] byte, then the payload) in the arena.
+    ReadWs = 14,
 
     // ---- outbound operations (native → JS at a JS context; JS → native passed on) ----
     /// `a` = offset, `b` = length, `c` = promise.
@@ -95,6 +98,9 @@ pub enum WireKind {
     /// JS → native only: a file region (file_wire.rs) at `a`, `b` bytes in the op arena; its
     /// descriptor is handed over with it; `c` = promise.
     WriteFile = 28,
+    /// JS → native only: a WebSocket frame (ws_wire.rs) at `a`, `b` bytes in the op arena
+    /// (`b` < 0: big-chunk index `a`); `c` = promise.
+    WriteWs = 29,
 
     // ---- hub events (native → JS) ----
     /// `a` = promise id, `b` = an [`Outcome`], `c` = its error (string index or JS token).
@@ -279,6 +285,28 @@ pub enum NativeHandlerKind {
     HttpClient = 11,
     /// `HAProxyMessageDecoder`: no parameters.
     HAProxy = 12,
+    /// `WebSocketServerProtocolHandler` (netloop-ws-upgrade): `p` = max frame size, max
+    /// message size, close timeout (ms), answer pings (0/1), path prefix (0/1);
+    /// `delimiters[0]` = the path, `delimiters[1..]` = the subprotocols spoken.
+    WebSocket = 13,
+    /// `WebSocketEchoHandler`: no parameters.
+    WebSocketEcho = 14,
+}
+
+/// The kind byte that starts a WebSocket frame crossing the boundary (channel/ws_wire.rs).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WsFrameKind {
+    /// A whole text message (UTF-8).
+    Text = 1,
+    /// A whole binary message.
+    Binary = 2,
+    /// A ping.
+    Ping = 3,
+    /// A pong.
+    Pong = 4,
+    /// A close frame: code (u16, big-endian; absent for none), then the reason.
+    Close = 5,
 }
 
 /// The tag byte of a RESP value in its tag form (channel/resp_wire.rs).

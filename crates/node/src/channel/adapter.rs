@@ -199,6 +199,15 @@ impl JsAdapter {
                 }
                 (wire::READ_HTTP, off as f64, len as f64)
             }
+            Message::User(v) if read && v.is::<netloop_ws::WebSocketFrame>() => {
+                let mut out = hub.outbox();
+                let off = out.bytes.len();
+                if let Some(frame) = v.downcast_ref::<netloop_ws::WebSocketFrame>() {
+                    super::ws_wire::put(&mut out.bytes, frame);
+                }
+                let len = out.bytes.len() - off;
+                (wire::READ_WS, off as f64, len as f64)
+            }
             other => match other.downcast::<JsValue>() {
                 Ok(v) => {
                     let kind = if read {

@@ -29,6 +29,8 @@ pub const HTTP: u32 = NativeHandlerKind::Http as u32;
 pub const FLUSH_CONSOLIDATION: u32 = NativeHandlerKind::FlushConsolidation as u32;
 pub const HTTP_CLIENT: u32 = NativeHandlerKind::HttpClient as u32;
 pub const HAPROXY: u32 = NativeHandlerKind::HAProxy as u32;
+pub const WEBSOCKET: u32 = NativeHandlerKind::WebSocket as u32;
+pub const WEBSOCKET_ECHO: u32 = NativeHandlerKind::WebSocketEcho as u32;
 
 fn param(p: &[f64], i: usize) -> f64 {
     p.get(i).copied().unwrap_or(0.0)
@@ -201,6 +203,35 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
         // 1: optional (streams without a header pass through)
         HAPROXY if flag(p, 0) => Rc::new(netloop_codec::HAProxyMessageDecoder::optional()),
         HAPROXY => Rc::new(netloop_codec::HAProxyMessageDecoder::new()),
+        WEBSOCKET => Rc::new(websocket(p, &delimiters)?),
+        WEBSOCKET_ECHO => Rc::new(netloop_ws::WebSocketEchoHandler::new()),
         other => return Err(invalid_arg(format!("unknown native handler kind {other}"))),
     })
+}
+
+/// `WebSocketServerProtocolHandler` from its parameters (see `NativeHandlerKind::WebSocket`).
+fn websocket(
+    p: &[f64],
+    strings: &[Bytes],
+) -> JsResult<netloop_ws_upgrade::WebSocketServerProtocolHandler> {
+    let text = |b: &Bytes| String::from_utf8_lossy(b).into_owned();
+    let config = netloop_ws::WsConfig {
+        max_frame_size: size(p, 0),
+        max_message_size: size(p, 1),
+        close_timeout: millis(p, 2).unwrap_or(netloop_ws::DEFAULT_CLOSE_TIMEOUT),
+        auto_pong: flag(p, 3),
+        ..netloop_ws::WsConfig::default()
+    };
+    config.validate().map_err(|e| invalid_arg(e.to_string()))?;
+    let options = netloop_ws::handshake::HandshakeOptions {
+        subprotocols: strings.iter().skip(1).map(text).collect(),
+        origin_check: None,
+    };
+    let path = strings.first().map_or_else(|| "/".to_string(), text);
+    Ok(
+        netloop_ws_upgrade::WebSocketServerProtocolHandler::new(path)
+            .path_prefix(flag(p, 4))
+            .handshake_options(options)
+            .config(config),
+    )
 }

@@ -30,6 +30,7 @@ mod slots;
 mod tls_info;
 mod token;
 mod wire;
+mod ws_wire;
 
 use std::cell::Cell;
 use std::net::{IpAddr, SocketAddr};

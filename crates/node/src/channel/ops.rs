@@ -117,6 +117,9 @@ impl Hub {
             wire::WRITE_FILE => super::file_wire::from_js(&data)
                 .map(Message::File)
                 .map_err(|e| ("ERR_FILE_REGION", e)),
+            wire::WRITE_WS => super::ws_wire::from_js(&data)
+                .map(Message::user)
+                .map_err(|e| ("ERR_WS_FRAME", e)),
             _ => super::http_wire::from_js(&data, big).map_err(|e| ("ERR_HTTP_RESPONSE", e)),
         }
     }
@@ -207,6 +210,7 @@ impl Hub {
                     | wire::WRITE_RESP
                     | wire::WRITE_HTTP
                     | wire::WRITE_FILE
+                    | wire::WRITE_WS
             ) {
                 let closed = match self.gone_causes.borrow().get(&chan) {
                     Some(cause) => TransportError::ClosedBy(std::sync::Arc::new(cause.clone())),
@@ -267,7 +271,7 @@ impl Hub {
                     }
                 }
             }
-            wire::WRITE_RESP | wire::WRITE_HTTP | wire::WRITE_FILE => {
+            wire::WRITE_RESP | wire::WRITE_HTTP | wire::WRITE_FILE | wire::WRITE_WS => {
                 if kind == wire::WRITE_FILE {
                     if let Some((_, left)) = reserved.get_mut(&chan) {
                         let n = netloop_transport::ENTRY_OVERHEAD.min(*left);

@@ -1,0 +1,137 @@
+// WebSocket through the TS API: examples/ws-echo.ts (HttpServerCodec, then
+// WebSocketServerProtocolHandler, then a JS echo, or the native WebSocketEchoHandler with
+// --native) driven by the `ws` package's client, and raw sockets for bad frames.
+import test from 'ava'
+import * as crypto from 'node:crypto'
+import * as net from 'node:net'
+import WebSocket from 'ws'
+import { BinaryWebSocketFrame, HttpServerCodec, TextWebSocketFrame, WebSocketServerProtocolHandler, type NetloopError } from '../index'
+import { loopFor, serve } from './channel-helpers'
+import { startExample } from './example-helpers'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { certsDir } from './tls-helpers'
+
+const within = <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
+  Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timeout: ${what}`)), ms).unref())])
+
+function open(port: number): Promise<WebSocket> {
+  return within(10_000, new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/echo`)
+    ws.once('open', () => resolve(ws))
+    ws.once('error', reject)
+  }), 'open')
+}
+
+const next = (ws: WebSocket) => within(10_000, new Promise<{ data: Buffer; isBinary: boolean }>((resolve) => ws.once('message', (data, isBinary) => resolve({ data: data as Buffer, isBinary }))), 'message')
+
+/** Sends `frame` after a valid handshake on a raw socket; the close code the server sends. */
+function closeCodeFor(port: number, frame: Buffer, path = '/'): Promise<number | undefined> {
+  return within(10_000, new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1')
+    let buf = Buffer.alloc(0)
+    let upgraded = false
+    s.on('connect', () => s.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`))
+    s.on('data', (d) => {
+      buf = Buffer.concat([buf, d])
+      if (!upgraded) {
+        const at = buf.indexOf('\r\n\r\n')
+        if (at < 0) return
+        upgraded = true
+        buf = buf.subarray(at + 4)
+        s.write(frame)
+      }
+    })
+    s.on('error', () => {})
+    s.on('close', () => resolve(buf.length >= 4 && (buf[0] & 0x0f) === 8 ? buf.readUInt16BE(2) : undefined))
+  }), 'close')
+}
+
+for (const args of [[], ['--native'], ['--threads', '2']]) {
+  const label = args.length ? ` ${args.join(' ')}` : ''
+  test.serial(`ws-echo${label}: text, binary, fragmented messages come back; pings are answered; the close code is echoed`, async (t) => {
+    const ex = await startExample(t, 'ws-echo', args)
+    const ws = await open(ex.port)
+    ws.send('héllo')
+    let m = await next(ws)
+    t.deepEqual([m.data.toString(), m.isBinary], ['héllo', false])
+    ws.send(Buffer.from([0, 1, 255]))
+    m = await next(ws)
+    t.deepEqual([m.data, m.isBinary], [Buffer.from([0, 1, 255]), true])
+    const big = crypto.randomBytes(300_000)
+    ws.send(big)
+    m = await next(ws)
+    t.true(m.data.equals(big))
+    ws.send('frag', { fin: false })
+    ws.send('ment', { fin: true })
+    m = await next(ws)
+    t.is(m.data.toString(), 'fragment')
+    const pong = within(10_000, new Promise<Buffer>((resolve) => ws.once('pong', resolve)), 'pong')
+    ws.ping('p')
+    t.is((await pong).toString(), 'p')
+    const closed = within(10_000, new Promise<number>((resolve) => ws.once('close', resolve)), 'close')
+    ws.close(4001)
+    t.is(await closed, 4001)
+  })
+}
+
+test.serial('ws-echo: an unmasked frame is answered with close 1002, invalid UTF-8 with 1007, and the server goes on', async (t) => {
+  const ex = await startExample(t, 'ws-echo')
+  t.is(await closeCodeFor(ex.port, Buffer.from([0x81, 0x02, 0x68, 0x69])), 1002)
+  const key = [1, 2, 3, 4]
+  const bad = Buffer.from([0x68, 0xff].map((b, i) => b ^ key[i % 4]))
+  t.is(await closeCodeFor(ex.port, Buffer.concat([Buffer.from([0x81, 0x82, ...key]), bad])), 1007)
+  const ws = await open(ex.port)
+  ws.send('still here')
+  t.is((await next(ws)).data.toString(), 'still here')
+  ws.close()
+  t.is(ex.stderr(), '', 'protocol errors are not logged as failures')
+})
+
+test('a JS handler gets { text } and { binary } frames; strings it writes are text messages, Buffers binary; errors arrive typed', async (t) => {
+  const loop = loopFor(t)
+  const errors: NetloopError[] = []
+  const { port } = await serve(t, loop, (ch) =>
+    void ch.pipeline
+      .addLast('http', new HttpServerCodec())
+      .addLast('ws', new WebSocketServerProtocolHandler('/ws', { subprotocols: ['chat'] }))
+      .addLast('app', {
+        channelRead: (ctx, msg: unknown) => {
+          if (msg instanceof TextWebSocketFrame) ctx.writeAndFlush(`text:${msg.text}`)
+          else if (msg instanceof BinaryWebSocketFrame) ctx.writeAndFlush(Buffer.concat([Buffer.from([9]), msg.binary]))
+        },
+        exceptionCaught: (_ctx, e) => void errors.push(e as NetloopError),
+      }),
+  )
+  const ws = await within(10_000, new Promise<WebSocket>((resolve, reject) => {
+    const w = new WebSocket(`ws://127.0.0.1:${port}/ws`, ['chat'])
+    w.once('open', () => resolve(w))
+    w.once('error', reject)
+  }), 'open')
+  t.teardown(() => ws.terminate())
+  t.is(ws.protocol, 'chat')
+  ws.send('a')
+  let m = await next(ws)
+  t.deepEqual([m.data.toString(), m.isBinary], ['text:a', false])
+  ws.send(Buffer.from([1, 2]))
+  m = await next(ws)
+  t.deepEqual([m.data, m.isBinary], [Buffer.from([9, 1, 2]), true])
+  t.is(await closeCodeFor(port, Buffer.from([0x81, 0x02, 0x68, 0x69]), '/ws'), 1002)
+  t.deepEqual(errors.map((e) => e.code), ['ERR_WS_BAD_MASK'])
+})
+
+test.serial('ws-echo --tls --threads 2: a wss: client verified with the test CA exchanges messages', async (t) => {
+  const dir = certsDir()
+  const ex = await startExample(t, 'ws-echo', ['--tls', '--cert', join(dir, 'server.pem'), '--key', join(dir, 'server.key'), '--threads', '2'])
+  const ws = await within(10_000, new Promise<WebSocket>((resolve, reject) => {
+    const w = new WebSocket(`wss://localhost:${ex.port}/`, { ca: readFileSync(join(dir, 'ca.pem')) })
+    w.once('open', () => resolve(w))
+    w.once('error', reject)
+  }), 'open')
+  t.teardown(() => ws.terminate())
+  ws.send('over tls')
+  t.is((await next(ws)).data.toString(), 'over tls')
+  const closed = within(10_000, new Promise<number>((resolve) => ws.once('close', resolve)), 'close')
+  ws.close(1000)
+  t.is(await closed, 1000)
+})

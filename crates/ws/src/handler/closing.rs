@@ -1,0 +1,81 @@
+//! The close handshake's state for [`WebSocketHandler`](super::WebSocketHandler): which close
+//! frames went each way, the promise of an application's `close()` waiting for the peer's
+//! answer, and the close timer.
+//!
+//! Ground rules: loop thread only. The timer task reaches the handler through its context
+//! (`ctx.handler()`), holding no reference to the handler itself; it does nothing once the
+//! handler is removed. Cancelled when the channel goes inactive or the handler is removed.
+
+use std::cell::{Cell, RefCell};
+use std::time::Duration;
+
+use bytes::Bytes;
+use netloop_eventloop::ScheduledHandle;
+use netloop_transport::{ChannelHandlerContext, ChannelPromise, LocalListenerExt};
+
+/// Close handshake state of one connection.
+#[derive(Default)]
+pub(super) struct Closing {
+    /// Our close frame was written.
+    pub(super) sent: Cell<bool>,
+    /// The peer's close frame was read.
+    pub(super) received: Cell<bool>,
+    /// The channel close was requested (do it once).
+    pub(super) closing_channel: Cell<bool>,
+    /// The promise of a `close()` (completed when the channel closes).
+    pub(super) promise: RefCell<Option<ChannelPromise>>,
+    timer: RefCell<Option<ScheduledHandle>>,
+}
+
+impl Closing {
+    /// Starts the close timer: the peer has `timeout` to answer our close frame.
+    pub(super) fn arm(&self, ctx: &ChannelHandlerContext, timeout: Duration) {
+        let Some(event_loop) = ctx.try_channel().and_then(|ch| ch.event_loop().local()) else {
+            return;
+        };
+        let c = ctx.clone();
+        let handle = event_loop.schedule_local(timeout, move || {
+            if c.is_removed() {
+                return;
+            }
+            let handler = c.handler();
+            if let Some(ws) = handler
+                .as_any()
+                .and_then(|a| a.downcast_ref::<super::WebSocketHandler>())
+            {
+                ws.close_timed_out(&c);
+            }
+        });
+        if let Some(old) = self.timer.replace(Some(handle)) {
+            old.cancel();
+        }
+    }
+
+    /// Stops the timer.
+    pub(super) fn cancel(&self) {
+        if let Some(handle) = self.timer.borrow_mut().take() {
+            handle.cancel();
+        }
+    }
+
+    /// Closes the channel once the writes queued before now are written (or failed), with
+    /// the application's promise if it asked.
+    pub(super) fn close_after_writes(&self, ctx: &ChannelHandlerContext) {
+        if self.closing_channel.replace(true) {
+            return;
+        }
+        self.cancel();
+        let promise = self.promise.borrow_mut().take().unwrap_or_default();
+        let marker = ChannelPromise::new();
+        let done = marker.future();
+        ctx.write_with(Bytes::new(), marker);
+        ctx.flush();
+        match done {
+            Some(done) => {
+                let c = ctx.clone();
+                done.add_local_listener(move |_| c.close_with(promise));
+            }
+            None => ctx.close_with(promise),
+        }
+    }
+}

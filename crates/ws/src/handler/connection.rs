@@ -1,0 +1,407 @@
+//! [`WebSocketHandler`]: one WebSocket connection after its handshake (Netty's
+//! `WebSocket13FrameDecoder` + `WebSocket13FrameEncoder` + `WebSocketProtocolHandler`).
+//!
+//! Inbound: `Message::Bytes` are cumulated and decoded; each message (or fragment, in
+//! streaming mode) is fired as a `WebSocketFrame` user message. Pings are answered with a
+//! pong natively when `auto_pong` is on; pings and pongs reach the next handler only with
+//! `forward_control_frames`. A close frame is fired, answered with a close frame carrying
+//! the same code (unless ours went first), and the channel closes once that is written.
+//!
+//! Outbound: `WebSocketFrame`s are encoded (masked with a fresh key per frame when the role
+//! is client); `Bytes` go out as binary messages and `String`s as text messages; anything
+//! else passes through. A close frame written starts the close timer: the channel closes
+//! when the peer's close frame arrives or `close_timeout` passes (the full handshake: write a
+//! `WebSocketFrame::Close` to end a connection gracefully). `close()` on an open connection
+//! sends close 1000 if no close frame went yet and closes once it is written, without
+//! waiting for the answer: netloop's transport also closes through the pipeline when the
+//! peer's input ends, and that answer would never come. Data written after our close frame
+//! fails with `ERR_CHANNEL_CLOSED`.
+//!
+//! End of input (the `ChannelInputShutdown` event) without a close handshake drops any
+//! partial frame and closes the channel once the writes queued are written (close code 1006
+//! on the peer's side: no close frame).
+//!
+//! Ground rules: see the parent module.
+
+use std::cell::{Cell, RefCell};
+
+use bytes::{Bytes, BytesMut};
+use netloop_transport::{
+    append_to_cumulation, ChannelHandler, ChannelHandlerContext, ChannelInputShutdown,
+    ChannelPromise, HandlerResult, Message, TransportError, UserEvent,
+};
+
+use super::closing::Closing;
+use super::pause::Pause;
+use crate::close::{CloseCode, CloseFrame};
+use crate::config::WsConfig;
+use crate::decoder::{FrameDecoder, Role};
+use crate::error::{ConfigError, WsError};
+use crate::frame::{encode_frame, Opcode};
+use crate::message::{MessageAssembler, WebSocketFrame};
+
+struct Inbound {
+    decoder: FrameDecoder,
+    assembler: MessageAssembler,
+    buf: BytesMut,
+}
+
+/// One WebSocket connection's codec and protocol handler.
+pub struct WebSocketHandler {
+    config: WsConfig,
+    inbound: RefCell<Inbound>,
+    /// Decoding stopped: a protocol error, or the peer's close frame.
+    stopped: Cell<bool>,
+    closing: Closing,
+    pause: Pause,
+    /// Mask key generator (client role).
+    mask_state: Cell<u64>,
+}
+
+impl WebSocketHandler {
+    /// A handler with `config`.
+    ///
+    /// # Errors
+    /// [`ConfigError`] when `config` is out of range.
+    pub fn new(config: WsConfig) -> Result<Self, ConfigError> {
+        config.validate()?;
+        let mut seed = [0u8; 8];
+        let _ = getrandom::getrandom(&mut seed);
+        Ok(WebSocketHandler {
+            inbound: RefCell::new(Inbound {
+                decoder: FrameDecoder::new(config.role, config.max_frame_size),
+                assembler: MessageAssembler::new(config.aggregate, config.max_message_size),
+                buf: BytesMut::new(),
+            }),
+            stopped: Cell::new(false),
+            closing: Closing::default(),
+            pause: Pause::default(),
+            mask_state: Cell::new(u64::from_le_bytes(seed) | 1),
+            config,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &WsConfig {
+        &self.config
+    }
+
+    /// Whether our close frame was written.
+    pub fn is_close_sent(&self) -> bool {
+        self.closing.sent.get()
+    }
+
+    /// Whether the peer's close frame was read.
+    pub fn is_close_received(&self) -> bool {
+        self.closing.received.get()
+    }
+
+    /// Whether decoding waits for the channel to be writable again.
+    pub fn is_paused(&self) -> bool {
+        self.pause.is_paused()
+    }
+
+    /// Bytes received and not decoded yet.
+    pub fn buffered_len(&self) -> usize {
+        self.inbound.borrow().buf.len()
+    }
+
+    /// A mask key (xorshift64*, seeded from the OS): client frames only.
+    fn mask(&self) -> Option<[u8; 4]> {
+        if self.config.role == Role::Server {
+            return None;
+        }
+        let mut x = self.mask_state.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.mask_state.set(x);
+        let k = (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32;
+        Some(k.to_ne_bytes())
+    }
+
+    fn encode(&self, fin: bool, opcode: Opcode, payload: &[u8]) -> Bytes {
+        let mut out = BytesMut::with_capacity(payload.len() + 14);
+        encode_frame(&mut out, fin, opcode, payload, self.mask());
+        out.freeze()
+    }
+
+    /// Decodes and handles frames until the cumulation yields no more.
+    fn decode(&self, ctx: &ChannelHandlerContext) {
+        while !self.stopped.get() && !ctx.is_removed() {
+            if self.config.pause_while_unwritable && self.pause.stops(ctx) {
+                return;
+            }
+            let next = {
+                let mut inbound = self.inbound.borrow_mut();
+                let Inbound {
+                    decoder,
+                    assembler,
+                    buf,
+                } = &mut *inbound;
+                match decoder.decode(buf) {
+                    Ok(Some(frame)) => assembler.push(frame).map(Some),
+                    Ok(None) => Ok(None),
+                    Err(error) => Err(error),
+                }
+            };
+            match next {
+                Ok(Some(Some(frame))) => self.on_frame(ctx, frame),
+                Ok(Some(None)) => {}
+                Ok(None) => return,
+                Err(error) => return self.fail(ctx, error),
+            }
+        }
+    }
+
+    fn on_frame(&self, ctx: &ChannelHandlerContext, frame: WebSocketFrame) {
+        match frame {
+            WebSocketFrame::Ping(payload) => {
+                if self.config.auto_pong && !self.closing.sent.get() {
+                    ctx.write_and_flush(self.encode(true, Opcode::Pong, &payload));
+                }
+                if self.config.forward_control_frames {
+                    ctx.fire_channel_read(WebSocketFrame::Ping(payload));
+                }
+            }
+            WebSocketFrame::Pong(_) if !self.config.forward_control_frames => {}
+            WebSocketFrame::Close(close) => self.on_close(ctx, close),
+            other => ctx.fire_channel_read(other),
+        }
+    }
+
+    /// The peer's close frame: answer it (unless ours went first), then close the channel.
+    fn on_close(&self, ctx: &ChannelHandlerContext, close: CloseFrame) {
+        self.stopped.set(true);
+        self.closing.received.set(true);
+        self.drop_input();
+        if !self.closing.sent.replace(true) {
+            let answer = match close.code {
+                Some(code) => CloseFrame::new(code, ""),
+                None => CloseFrame::empty(),
+            };
+            ctx.write(self.encode(true, Opcode::Close, &answer.payload()));
+        }
+        ctx.fire_channel_read(WebSocketFrame::Close(close));
+        self.closing.close_after_writes(ctx);
+    }
+
+    /// A protocol error: report it, send its close code, close.
+    fn fail(&self, ctx: &ChannelHandlerContext, error: WsError) {
+        self.stopped.set(true);
+        self.drop_input();
+        let code = error.close_code();
+        ctx.fire_exception_caught(error.into());
+        if !self.closing.sent.replace(true) {
+            let close = CloseFrame::new(code, "");
+            ctx.write(self.encode(true, Opcode::Close, &close.payload()));
+        }
+        self.closing.close_after_writes(ctx);
+    }
+
+    /// Resumes from a loop task once the channel is writable again (pause.rs).
+    fn schedule_resume(&self, ctx: &ChannelHandlerContext) {
+        let Some(event_loop) = ctx.try_channel().and_then(|ch| ch.event_loop().local()) else {
+            self.pause.resume_scheduled.set(false);
+            return;
+        };
+        let c = ctx.clone();
+        event_loop.execute_local(move || {
+            if c.is_removed() {
+                return;
+            }
+            let handler = c.handler();
+            if let Some(ws) = handler
+                .as_any()
+                .and_then(|a| a.downcast_ref::<WebSocketHandler>())
+            {
+                ws.resume(&c);
+            }
+        });
+    }
+
+    /// Decodes what waited, then reads again unless it paused once more.
+    fn resume(&self, ctx: &ChannelHandlerContext) {
+        self.pause.resume_scheduled.set(false);
+        if !self.pause.can_resume(ctx) {
+            return;
+        }
+        self.pause.unpause();
+        self.decode(ctx);
+        ctx.fire_channel_read_complete();
+        if !self.pause.is_paused() && ctx.try_channel().is_some_and(|ch| ch.is_open()) {
+            self.pause.read_again(ctx);
+        }
+    }
+
+    /// The peer did not answer our close frame in time.
+    pub(super) fn close_timed_out(&self, ctx: &ChannelHandlerContext) {
+        self.stopped.set(true);
+        self.closing.close_after_writes(ctx);
+    }
+
+    fn drop_input(&self) {
+        let mut inbound = self.inbound.borrow_mut();
+        inbound.buf = BytesMut::new();
+        inbound.assembler.reset();
+    }
+
+    /// Encodes an outbound frame, or says why it cannot go.
+    fn write_frame(
+        &self,
+        ctx: &ChannelHandlerContext,
+        frame: WebSocketFrame,
+        promise: ChannelPromise,
+    ) {
+        if self.closing.sent.get() {
+            promise.try_failure(TransportError::ChannelClosed);
+            return;
+        }
+        let bytes = match &frame {
+            WebSocketFrame::Text(data) => self.encode(true, Opcode::Text, data),
+            WebSocketFrame::Binary(data) => self.encode(true, Opcode::Binary, data),
+            WebSocketFrame::Fragment(f) => {
+                let opcode = match (f.first, f.text) {
+                    (false, _) => Opcode::Continuation,
+                    (true, true) => Opcode::Text,
+                    (true, false) => Opcode::Binary,
+                };
+                self.encode(f.last, opcode, &f.data)
+            }
+            WebSocketFrame::Ping(data) => {
+                self.encode(true, Opcode::Ping, &data[..data.len().min(125)])
+            }
+            WebSocketFrame::Pong(data) => {
+                self.encode(true, Opcode::Pong, &data[..data.len().min(125)])
+            }
+            WebSocketFrame::Close(close) => {
+                let close = match close.code {
+                    Some(code) if !code.is_sendable() => CloseFrame::new(CloseCode::NORMAL, ""),
+                    _ => close.clone(),
+                };
+                self.closing.sent.set(true);
+                ctx.write_with(self.encode(true, Opcode::Close, &close.payload()), promise);
+                if self.closing.received.get() {
+                    self.closing.close_after_writes(ctx);
+                } else {
+                    self.closing.arm(ctx, self.config.close_timeout);
+                }
+                return;
+            }
+        };
+        ctx.write_with(bytes, promise);
+    }
+}
+
+impl std::fmt::Debug for WebSocketHandler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebSocketHandler")
+            .field("role", &self.config.role)
+            .field("close_sent", &self.is_close_sent())
+            .field("close_received", &self.is_close_received())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ChannelHandler for WebSocketHandler {
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+
+    fn handler_removed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.closing.cancel();
+        self.pause.unpause();
+        self.pause.read_again(ctx);
+        Ok(())
+    }
+
+    fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        if self.pause.can_resume(ctx) && !self.pause.resume_scheduled.replace(true) {
+            self.schedule_resume(ctx);
+        }
+        ctx.fire_channel_writability_changed();
+        Ok(())
+    }
+
+    fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
+        let bytes = match msg.into_bytes() {
+            Ok(bytes) => bytes,
+            Err(other) => {
+                ctx.fire_channel_read(other);
+                return Ok(());
+            }
+        };
+        if self.stopped.get() {
+            return Ok(());
+        }
+        append_to_cumulation(&mut self.inbound.borrow_mut().buf, &bytes);
+        self.decode(ctx);
+        Ok(())
+    }
+
+    fn channel_inactive(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.closing.cancel();
+        self.stopped.set(true);
+        self.drop_input();
+        ctx.fire_channel_inactive();
+        Ok(())
+    }
+
+    fn user_event_triggered(&self, ctx: &ChannelHandlerContext, event: UserEvent) -> HandlerResult {
+        if event.is::<ChannelInputShutdown>() && !self.closing.closing_channel.get() {
+            // The peer's input ended without a close handshake (1006): nothing more can
+            // arrive, a partial frame never completes. Close once what is queued is written.
+            self.stopped.set(true);
+            self.drop_input();
+            self.closing.close_after_writes(ctx);
+        }
+        ctx.fire_user_event_triggered(event);
+        Ok(())
+    }
+
+    fn write(
+        &self,
+        ctx: &ChannelHandlerContext,
+        msg: Message,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
+        let frame = match msg {
+            Message::Bytes(bytes) => WebSocketFrame::Binary(bytes),
+            Message::User(value) => match value.downcast::<WebSocketFrame>() {
+                Ok(frame) => *frame,
+                Err(value) => match value.downcast::<String>() {
+                    Ok(text) => WebSocketFrame::Text(Bytes::from(*text)),
+                    Err(value) => {
+                        ctx.write_with(Message::User(value), promise);
+                        return Ok(());
+                    }
+                },
+            },
+            other => {
+                ctx.write_with(other, promise);
+                return Ok(());
+            }
+        };
+        self.write_frame(ctx, frame, promise);
+        Ok(())
+    }
+
+    fn close(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
+        let open = ctx.try_channel().is_some_and(|ch| ch.is_active());
+        if !open || self.closing.closing_channel.get() {
+            ctx.close_with(promise);
+            return Ok(());
+        }
+        // A close through the pipeline may be the transport's own after the peer's end of
+        // input (netloop closes through the pipeline then): send our close frame if it did
+        // not go yet, but do not wait for an answer that may never come.
+        if !self.closing.sent.replace(true) {
+            let close = CloseFrame::new(CloseCode::NORMAL, "");
+            ctx.write(self.encode(true, Opcode::Close, &close.payload()));
+        }
+        self.stopped.set(true);
+        *self.closing.promise.borrow_mut() = Some(promise);
+        self.closing.close_after_writes(ctx);
+        Ok(())
+    }
+}

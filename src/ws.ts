@@ -1,0 +1,178 @@
+/**
+ * WebSocket (RFC 6455) framed natively (Netty's websocketx): `WebSocketServerProtocolHandler`
+ * goes after `HttpServerCodec` in `childHandler`; it answers the handshake of an upgrade
+ * request for its path and from then on decodes frames, answers pings and runs the close
+ * handshake natively. Each message reaches the next handler once, as a `TextWebSocketFrame`
+ * (`{ text }`) or a `BinaryWebSocketFrame` (`{ binary }`, a view of the bytes read);
+ * writing one of the frame classes, a string (a text message) or a Buffer (a binary message)
+ * sends it. A protocol violation closes the connection with its close code (1002, 1007,
+ * 1009) and reaches `exceptionCaught` as a `NetloopError` (`ERR_WS_*`).
+ *
+ * ```ts
+ * childHandler: (ch) => ch.pipeline
+ *   .addLast('http', new HttpServerCodec())
+ *   .addLast('ws', new WebSocketServerProtocolHandler('/chat'))
+ *   .addLast('app', { channelRead: (ctx, msg: TextWebSocketFrame) => ctx.writeAndFlush(msg) })
+ * ```
+ *
+ * The layout both sides share is described in crates/node/src/channel/ws_wire.rs.
+ */
+// Imported, not the global: in Node the global `Buffer` is a getter, called on each use.
+import { Buffer } from 'node:buffer'
+import { NativeHandler } from './codecs'
+import { NativeHandlerKind, WsFrameKind } from './protocol'
+import { checkBoolean, checkInteger, invalidArgType } from './errors'
+import { viewsOf } from './arena-view'
+
+/** Options of a `WebSocketServerProtocolHandler`. */
+export interface WebSocketServerProtocolOptions {
+  /** Subprotocols the server speaks; the first the client offers is chosen (default none). */
+  subprotocols?: string[]
+  /** Upgrade every path that starts with the handler's path (default false: exactly it). */
+  checkStartsWith?: boolean
+  /** Longest frame payload accepted, in bytes (default 16 MiB; 1009 beyond). */
+  maxFrameSize?: number
+  /** Longest message accepted, all its fragments together (default 64 MiB; 1009 beyond). */
+  maxMessageSize?: number
+  /** How long to wait for the peer's close frame after sending ours, in ms (default 10000). */
+  closeTimeout?: number
+  /** Answer pings with pongs natively (default true). */
+  autoPong?: boolean
+}
+
+/** Channels whose pipeline has a WebSocket handler: strings written to them are text messages. */
+const webSocketChannels = new WeakSet<object>()
+
+/** Whether strings written to `ch` are WebSocket text messages. */
+export function isWebSocketChannel(ch: object): boolean {
+  return webSocketChannels.has(ch)
+}
+
+/** The server handshake on `HttpServerCodec`'s upgrade, then WebSocket frames (native). */
+export class WebSocketServerProtocolHandler extends NativeHandler {
+  constructor(path = '/', o: WebSocketServerProtocolOptions = {}) {
+    if (typeof path !== 'string' || !path.startsWith('/')) throw invalidArgType('path', 'a string starting with /', path)
+    const protocols = o.subprotocols ?? []
+    if (!Array.isArray(protocols) || protocols.some((p) => typeof p !== 'string' || p === '')) {
+      throw invalidArgType('subprotocols', 'an array of non-empty strings', protocols)
+    }
+    if (o.checkStartsWith !== undefined) checkBoolean('checkStartsWith', o.checkStartsWith)
+    if (o.autoPong !== undefined) checkBoolean('autoPong', o.autoPong)
+    const n = (name: keyof WebSocketServerProtocolOptions, v: unknown, d: number, min: number) => (v === undefined ? d : checkInteger(name, v, min, Number.MAX_SAFE_INTEGER))
+    const maxFrameSize = n('maxFrameSize', o.maxFrameSize, 16 << 20, 125)
+    super(
+      NativeHandlerKind.WebSocket,
+      [maxFrameSize, n('maxMessageSize', o.maxMessageSize, Math.max(64 << 20, maxFrameSize), maxFrameSize), n('closeTimeout', o.closeTimeout, 10_000, 1), o.autoPong === false ? 0 : 1, o.checkStartsWith ? 1 : 0],
+      [Buffer.from(path), ...protocols.map((p) => Buffer.from(p))],
+    )
+  }
+
+  /** @internal */
+  override _attach(ch: unknown): void {
+    if (typeof ch === 'object' && ch !== null) webSocketChannels.add(ch)
+  }
+}
+
+/** Sends every message back natively (no JS); put it after a `WebSocketServerProtocolHandler`. */
+export class WebSocketEchoHandler extends NativeHandler {
+  constructor() {
+    super(NativeHandlerKind.WebSocketEcho, [])
+  }
+}
+
+/** A whole text message. */
+export class TextWebSocketFrame {
+  constructor(readonly text: string) {}
+}
+
+/** A whole binary message. */
+export class BinaryWebSocketFrame {
+  constructor(readonly binary: Buffer) {}
+}
+
+/** A ping (at most 125 bytes; the native side answers the peer's pings itself). */
+export class PingWebSocketFrame {
+  constructor(readonly ping: Buffer = Buffer.alloc(0)) {}
+}
+
+/** A pong. */
+export class PongWebSocketFrame {
+  constructor(readonly pong: Buffer = Buffer.alloc(0)) {}
+}
+
+/**
+ * A close frame: written, it starts the close handshake (the connection closes when the
+ * peer answers, or after `closeTimeout`); `code` undefined sends an empty close frame.
+ */
+export class CloseWebSocketFrame {
+  constructor(
+    readonly code?: number,
+    readonly reason = '',
+  ) {
+    if (code !== undefined) checkInteger('code', code, 1000, 4999)
+  }
+}
+
+/** What a WebSocket handler reads and writes. */
+export type WebSocketFrame = TextWebSocketFrame | BinaryWebSocketFrame | PingWebSocketFrame | PongWebSocketFrame | CloseWebSocketFrame
+
+/** Whether `m` is one of the frame classes. */
+export function isWebSocketFrame(m: unknown): m is WebSocketFrame {
+  return m instanceof TextWebSocketFrame || m instanceof BinaryWebSocketFrame || m instanceof PingWebSocketFrame || m instanceof PongWebSocketFrame || m instanceof CloseWebSocketFrame
+}
+
+/** @internal A frame the native side delivered: `len` bytes at `at` of `arena`. */
+export function readWs(arena: Buffer, at: number, len: number): WebSocketFrame {
+  const kind = arena[at]
+  const view = viewsOf(arena)
+  switch (kind) {
+    case WsFrameKind.Text:
+      return new TextWebSocketFrame(arena.toString('utf8', at + 1, at + len))
+    case WsFrameKind.Binary:
+      return new BinaryWebSocketFrame(view(at + 1, len - 1))
+    case WsFrameKind.Ping:
+      return new PingWebSocketFrame(view(at + 1, len - 1))
+    case WsFrameKind.Pong:
+      return new PongWebSocketFrame(view(at + 1, len - 1))
+    default:
+      return len >= 3 ? new CloseWebSocketFrame(arena.readUInt16BE(at + 1), arena.toString('utf8', at + 3, at + len)) : new CloseWebSocketFrame()
+  }
+}
+
+function parts(m: WebSocketFrame): [WsFrameKind, Uint8Array | string] {
+  if (m instanceof TextWebSocketFrame) return [WsFrameKind.Text, m.text]
+  if (m instanceof BinaryWebSocketFrame) return [WsFrameKind.Binary, m.binary]
+  if (m instanceof PingWebSocketFrame) return [WsFrameKind.Ping, m.ping]
+  if (m instanceof PongWebSocketFrame) return [WsFrameKind.Pong, m.pong]
+  if (m.code === undefined) return [WsFrameKind.Close, '']
+  const reason = Buffer.from(m.reason)
+  const payload = Buffer.allocUnsafe(2 + reason.length)
+  payload.writeUInt16BE(m.code, 0)
+  reason.copy(payload, 2)
+  return [WsFrameKind.Close, payload]
+}
+
+/** @internal Writes `m` in the layout at `at`; the end offset, or -1 if it does not fit. */
+export function writeWs(m: WebSocketFrame, buf: Buffer, at: number): number {
+  const [kind, payload] = parts(m)
+  const room = buf.length - at - 1
+  if (typeof payload === 'string') {
+    if (payload.length * 3 > room && Buffer.byteLength(payload) > room) return -1
+    buf[at] = kind
+    return at + 1 + buf.write(payload, at + 1, 'utf8')
+  }
+  if (payload.length > room) return -1
+  buf[at] = kind
+  buf.set(payload, at + 1)
+  return at + 1 + payload.length
+}
+
+/** @internal `m` in the layout, in a Buffer of its own. */
+export function wsBytes(m: WebSocketFrame): Buffer {
+  const [kind, payload] = parts(m)
+  const body = typeof payload === 'string' ? Buffer.from(payload) : payload
+  const out = Buffer.allocUnsafe(1 + body.length)
+  out[0] = kind
+  out.set(body, 1)
+  return out
+}
