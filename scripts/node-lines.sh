@@ -6,7 +6,7 @@
 # across lines, so one build serves every line).
 #
 #   bash scripts/node-lines.sh                 # the matrix below
-#   NETLOOP_NODE_LINES=24.22.3 bash scripts/node-lines.sh -- __test__/tls.spec.ts
+#   bash scripts/node-lines.sh -- __test__/tls.spec.ts   # given specs on every pinned line
 #
 # Prints, per line, `node line <version> (<suite>): N passed, N failed` (.ci/run adds these up),
 # the failing tests' titles and any process warning (a warning on a newer line is a failure to
@@ -16,7 +16,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 # Pinned: the newest release of each line when last updated. Bump them on purpose (release.md).
-full_lines="${NETLOOP_NODE_LINES:-26.12.1}"          # the whole suite
+full_lines="${NETLOOP_NODE_LINES-26.12.1}"          # the whole suite
 subset_lines="${NETLOOP_NODE_SUBSET_LINES-22.23.5 24.22.3}" # the named subset below
 # The subset for the middle lines (CI's time budget, docs/release.md): about a third of the suite,
 # the specs that touch what changes between Node lines: the libuv bridge and timers
@@ -29,7 +29,7 @@ subset=(__test__/event-loop-*.spec.ts __test__/channel-lifecycle.spec.ts __test_
   __test__/http-corpus-vs-node.spec.ts __test__/http-client-corpus-vs-node.spec.ts __test__/examples-http.spec.ts
   __test__/examples-tls.spec.ts __test__/examples-shutdown.spec.ts __test__/binding*.spec.ts __test__/package.spec.ts
   __test__/errors.spec.ts __test__/shutdown-signal.spec.ts __test__/workers.spec.ts)
-if [ "${1:-}" = "--" ]; then shift; subset=("$@"); subset_lines="$full_lines"; full_lines=""; fi
+if [ "${1:-}" = "--" ]; then shift; subset=("$@"); subset_lines="$subset_lines $full_lines"; full_lines=""; fi
 
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/netloop"
 mkdir -p "$cache/logs"
