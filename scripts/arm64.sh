@@ -76,7 +76,9 @@ case "${1:-}" in
     "${cargo[@]}" build --profile "$profile" --locked --target "$triple" -p netloop-node || exit 1
     out=release
     [ "$profile" = dev ] && out=debug
-    cp "$CARGO_TARGET_DIR/$triple/$out/libnetloop_node.so" netloop.linux-arm64-gnu.node
+    # A new file renamed into place: processes that have the old one loaded keep their mapping.
+    cp "$CARGO_TARGET_DIR/$triple/$out/libnetloop_node.so" netloop.linux-arm64-gnu.node.tmp &&
+      mv -f netloop.linux-arm64-gnu.node.tmp netloop.linux-arm64-gnu.node || exit 1
     echo "built netloop.linux-arm64-gnu.node ($profile profile)"
     ;;
   test)
