@@ -68,6 +68,10 @@ run_line() { # version, suite name, files...
   # TAP's closing counts (the default reporter prints no pass count once a test fails).
   passed=$(grep -E '^# pass [0-9]+' "$log" | tail -n 1 | grep -oE '[0-9]+')
   failed=$(grep -E '^# fail [0-9]+' "$log" | tail -n 1 | grep -oE '[0-9]+')
+  if [ -z "$passed" ]; then # no closing counts (ava's TAP reporter can crash reporting a timeout)
+    passed=$(grep -cE '^ok ' "$log")
+    failed=$(($(grep -cE '^not ok ' "$log") + 1))
+  fi
   warnings=$(grep -cE '^\(node:[0-9]+\) \w*Warning' "$log")
   passed=${passed:-0}
   failed=${failed:-0}
