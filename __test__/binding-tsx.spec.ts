@@ -17,7 +17,8 @@ function installedCopy(t: { teardown(fn: () => void): void }): string {
   mkdirSync(join(pkg, 'src'), { recursive: true })
   for (const f of ['package.json', 'index.js', 'index.mjs', 'native.js']) copyFileSync(join(root, f), join(pkg, f))
   for (const f of readdirSync(join(root, 'src')).filter((f) => f.endsWith('.js'))) copyFileSync(join(root, 'src', f), join(pkg, 'src', f))
-  const binary = readdirSync(root).find((f) => f.endsWith('.node'))!
+  // This machine's binary (the root may also hold other targets' builds, e.g. linux-arm64-gnu).
+  const binary = readdirSync(root).find((f) => f.startsWith(`netloop.${process.platform}-${process.arch}`) && f.endsWith('.node'))!
   const platform = join(app, 'node_modules', `netloop-${binary.split('.')[1]}`)
   mkdirSync(platform)
   writeFileSync(join(platform, 'package.json'), JSON.stringify({ name: `netloop-${binary.split('.')[1]}`, version: require(join(root, 'package.json')).version, main: binary }))

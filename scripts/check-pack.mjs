@@ -19,6 +19,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+import { parseTriple } from '@napi-rs/cli'
+
 import { esmWrapper } from './esm-wrapper.mjs'
 import { packRelease, root } from './pack.mjs'
 
@@ -77,13 +79,20 @@ try {
   check(wrapper, 'index.mjs re-exports every name index.js exports (node scripts/esm-wrapper.mjs)')
 
   const tarballs = join(work, 'tarballs')
-  const { main: mainTarball, platforms } = packRelease({ dest: tarballs })
+  const { main: mainTarball, platforms: packed } = packRelease({ dest: tarballs })
+  // Installed here: this machine's platform package (npm refuses another cpu's); the others are
+  // installed and run where they can run (linux-arm64-gnu: scripts/arm64.sh package, under qemu).
+  const platforms = packed.filter((p) => {
+    const { platform, arch } = parseTriple(p.target)
+    return platform === process.platform && arch === process.arch
+  })
+  check(platforms.length === 1, `one packed platform package is this machine's (${process.platform}-${process.arch})`)
   const listing = execFileSync('tar', ['tzf', mainTarball], { encoding: 'utf8' }).split('\n')
   check(!listing.some((f) => f.endsWith('.node')), 'the main tarball carries no .node binary')
   for (const f of ['package/LICENSE', 'package/index.mjs', 'package/index.d.mts', 'package/src/worker-entry.js']) {
     check(listing.includes(f), `the main tarball carries ${f.slice('package/'.length)}`)
   }
-  for (const p of platforms) {
+  for (const p of packed) {
     const files = execFileSync('tar', ['tzf', p.tarball], { encoding: 'utf8' }).split('\n')
     check(files.some((f) => f.endsWith('.node')) && files.includes('package/LICENSE'), `${p.name} carries its binary and the LICENSE`)
   }

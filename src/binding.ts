@@ -7,7 +7,7 @@ import { createRequire } from 'node:module'
 import type * as Native from '../native'
 
 /** Targets a prebuilt binary exists for (package.json `napi.targets`). */
-export const SUPPORTED_PLATFORMS = ['linux-x64-gnu']
+export const SUPPORTED_PLATFORMS = ['linux-x64-gnu', 'linux-arm64-gnu']
 
 function platformName(): string {
   let abi = ''

@@ -148,7 +148,27 @@ function keyFields(x: X509Certificate): Partial<PeerCertificate> {
   return {}
 }
 
+/**
+ * From Node 24 `getPeerCertificate()` has every field, in this order, those a certificate lacks
+ * set to `undefined` (an EC key's `modulus` and `exponent`, a certificate without authority
+ * information access's `infoAccess`); before, it left them out. peerCertificate follows the
+ * Node it runs on, so that a deep comparison with node:tls's object holds on every line.
+ */
+const EVERY_FIELD: ReadonlyArray<keyof PeerCertificate> | undefined =
+  Number(process.versions.node.split('.')[0]) >= 24
+    ? ['subject', 'issuer', 'subjectaltname', 'infoAccess', 'ca', 'modulus', 'exponent', 'pubkey', 'bits', 'valid_from',
+        'valid_to', 'fingerprint', 'fingerprint256', 'fingerprint512', 'ext_key_usage', 'serialNumber', 'raw', 'asn1Curve', 'nistCurve']
+    : undefined
+
 function peerCertificate(raw: Buffer): PeerCertificate {
+  const fields = certificateFields(raw)
+  if (!EVERY_FIELD) return fields
+  const out: Record<string, unknown> = {}
+  for (const key of EVERY_FIELD) out[key] = fields[key]
+  return out as unknown as PeerCertificate
+}
+
+function certificateFields(raw: Buffer): PeerCertificate {
   const x = new X509Certificate(raw)
   const access = infoAccess(x.infoAccess)
   return {
