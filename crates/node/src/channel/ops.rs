@@ -248,7 +248,9 @@ impl Hub {
                 }
                 if kind == wire::WRITE_BIG && !big.has(a as usize) {
                     // Never acknowledge a write whose bytes did not arrive (see BigChunks::has).
-                    eprintln!("netloop: internal error: a large write on channel {chan} reached the native side without its bytes; it fails");
+                    // The failed promise tells the application; the log says why, for whoever
+                    // installed a logger (NETLOOP_DEBUG=1 in Node).
+                    log::error!(target: netloop_eventloop::log::TARGET, "netloop: internal error: a large write on channel {chan} reached the native side without its bytes; it fails");
                     let p = self.promise_for(c, &pipeline);
                     p.try_failure(TransportError::foreign(
                         std::borrow::Cow::Borrowed("ERR_INTERNAL_ASSERTION"),
