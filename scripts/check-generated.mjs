@@ -1,13 +1,15 @@
 // Fails when a file the native build generates differs from the committed one: `native.d.ts`
-// and `native.js` (napi-rs, from crates/node) and `src/protocol.ts` (scripts/gen-protocol.mjs,
+// and `native.js` (napi-rs, from crates/node) and `src/protocol.ts` with `src/protocol-*.ts` (scripts/gen-protocol.mjs,
 // from native.d.ts). Run by `npm test` after the build (`npm install` runs `npm run build`),
-// so a change to crates/node/src/protocol.rs (or any #[napi] item) that was built but whose
+// so a change to crates/node/src/protocol/ (or any #[napi] item) that was built but whose
 // generated files were not committed fails here. Compared against git's index, so `git add`
 // of the regenerated files is enough; outside a git checkout (an unpacked tarball) it has
 // nothing to compare with and says so.
 import { spawnSync } from 'node:child_process'
 
-const files = ['native.d.ts', 'native.js', 'src/protocol.ts']
+import { readdirSync } from 'node:fs'
+
+const files = ['native.d.ts', 'native.js', ...readdirSync('src').filter((f) => /^protocol(-\w+)?\.ts$/.test(f)).map((f) => `src/${f}`)]
 const inGit = spawnSync('git', ['rev-parse', '--is-inside-work-tree'], { encoding: 'utf8' })
 if (inGit.status !== 0 || inGit.stdout.trim() !== 'true') {
   console.log(`not a git checkout: ${files.join(', ')} not compared`)

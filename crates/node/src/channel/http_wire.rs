@@ -6,7 +6,7 @@
 //! `protocol::HttpOut`: 1 response, 2 body chunk).
 //! request  (native → JS): id:f64 flags:u8 method:bytes target:bytes body:bytes n:u32 (name:bytes value:bytes)*n
 //!                         t:u32 (name value)*t   (t: the trailers of a whole chunked body)
-//!                         flags: HttpRequestFlag bits (protocol.rs)
+//!                         flags: HttpRequestFlag bits (protocol/formats.rs)
 //! content  (native → JS): id:f64 flags:u8 data:bytes [t:u32 (name value)*t]
 //!                         flags: HttpContentFlag; the trailers only with its Trailers bit
 //! response (JS → native): 1:u8 id:f64 status:u16 flags:u8 reason:bytes n:u32 (name value)*n body:bytes
