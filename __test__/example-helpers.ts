@@ -43,8 +43,16 @@ export interface Example {
 
 /** Starts `examples/<name>.ts --port 0 ...args` and resolves once it prints its address. */
 export function startExample(t: ExecutionContext, name: string, args: string[] = [], env: Record<string, string> = {}): Promise<Example> {
+  return startScript(t, name, join('examples', `${name}.ts`), ['--port', '0', ...args], env)
+}
+
+/**
+ * Starts the TypeScript program `path` (relative to the repository) under tsx, killed at
+ * teardown, and resolves once it prints `listening on HOST:PORT`.
+ */
+export function startScript(t: ExecutionContext, name: string, path: string, args: string[] = [], env: Record<string, string> = {}): Promise<Example> {
   assertLibraryBuilt()
-  const proc = spawn(process.execPath, ['--import', 'tsx', join('examples', `${name}.ts`), '--port', '0', ...args], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path, ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, PORT: '', ...env },

@@ -1,10 +1,9 @@
 import test, { type ExecutionContext } from 'ava'
-import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import * as net from 'node:net'
 import * as tls from 'node:tls'
 import { join } from 'node:path'
-import { type Example, STARTUP_MS, assertLibraryBuilt, connect, resp, root, sleep, startExample } from './example-helpers'
+import { type Example, connect, resp, sleep, startExample, startScript } from './example-helpers'
 import { certsDir } from './tls-helpers'
 
 // Clients that send without reading what the server answers: the server must stop reading
@@ -20,29 +19,7 @@ function rssMiB(pid: number): number {
 
 /** Starts __test__/fixtures/<name>.ts, resolving once it prints its address. */
 function startFixture(t: ExecutionContext, name: string): Promise<Example> {
-  assertLibraryBuilt()
-  const proc = spawn(process.execPath, ['--import', 'tsx', join('__test__', 'fixtures', `${name}.ts`)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  let err = ''
-  proc.stdout!.on('data', (d) => (out += d))
-  proc.stderr!.on('data', (d) => (err += d))
-  const exited = new Promise<number | string>((resolve) => proc.on('exit', (code, signal) => resolve(code ?? signal ?? -1)))
-  t.teardown(async () => {
-    if (proc.exitCode === null && proc.signalCode === null) {
-      proc.kill('SIGKILL')
-      await exited
-    }
-  })
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start; stderr: ${err}`)), STARTUP_MS)
-    proc.stdout!.on('data', () => {
-      const m = /listening on [\d.]+:(\d+)/.exec(out)
-      if (m) {
-        clearTimeout(timer)
-        resolve({ port: Number(m[1]), proc, stdout: () => out, stderr: () => err, exited })
-      }
-    })
-  })
+  return startScript(t, name, join('__test__', 'fixtures', `${name}.ts`))
 }
 
 /**

@@ -23,8 +23,9 @@ test('the compiled hub compares wire kinds with integer literals, without loadin
 })
 
 test('the TLS handshake event and the user event sub-codes come from the protocol definition', (t) => {
-  // The Rust definition (crates/node/src/protocol.rs) is the only place the codes are written.
-  const rust = readFileSync(join(root, 'crates', 'node', 'src', 'protocol.rs'), 'utf8')
+  // The Rust definition (crates/node/src/protocol/, the records module for wire kinds) is the
+  // only place the codes are written.
+  const rust = readFileSync(join(root, 'crates', 'node', 'src', 'protocol', 'records.rs'), 'utf8')
   t.regex(rust, /TlsHandshake = 36,/)
   t.is(PROTOCOL.WireKind.TlsHandshake, 36)
   t.deepEqual(Object.keys(PROTOCOL.UserEventKind), ['Token', 'Idle', 'InputShutdown', 'TlsHandshake', 'TlsClose', 'HAProxy'])
