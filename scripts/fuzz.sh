@@ -3,8 +3,10 @@
 # netloop-resp's RESP decoder, netloop-http's request and response decoders and netloop-ws's
 # frame decoder.
 #
-# Builds the cargo-fuzz targets of crates/{codec,resp,http,tls,ws}/fuzz and runs each one, one at a
-# time on one core, for FUZZ_SECONDS seconds (default 20), starting from the committed seeds plus the
+# Builds the cargo-fuzz targets of crates/{codec,resp,http,tls,ws}/fuzz into one target directory
+# (target/fuzz: the netloop crates they share are instrumented and compiled once, not once per
+# fuzz workspace) and runs them FUZZ_JOBS at a time (default: the number of cores), each on one
+# core for FUZZ_SECONDS seconds (default 20), starting from the committed seeds plus the
 # local, ignored corpus of earlier runs. A target fails on a crash (a panic: decoder bug,
 # disagreement with the reference model, memory bound exceeded) or on an input slower than
 # 10 s; the input is saved under crates/codec/fuzz/artifacts/ and the command that replays
@@ -19,6 +21,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-20}
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+target_dir=${FUZZ_TARGET_DIR:-$PWD/target/fuzz}
 targets=("$@")
 if [ "${#targets[@]}" -eq 0 ]; then
   targets=(crates/codec/fuzz:line crates/codec/fuzz:delimiter crates/codec/fuzz:fixed_length
@@ -49,7 +53,7 @@ fi
 dirs=$(printf '%s\n' "${targets[@]}" | cut -d: -f1 | sort -u)
 for dir in $dirs; do
   echo "fuzz: building $dir ($(cargo +nightly fuzz --version), sanitizer $sanitizer)"
-  if ! (cd "$dir" && cargo +nightly fuzz build -s "$sanitizer") >"$log" 2>&1; then
+  if ! (cd "$dir" && cargo +nightly fuzz build -s "$sanitizer" --target-dir "$target_dir") >"$log" 2>&1; then
     tail -n 40 "$log"
     echo "fuzz: build of $dir failed"
     echo "test result: FAILED. 0 passed; ${#targets[@]} failed; fuzz targets not built"
@@ -57,35 +61,55 @@ for dir in $dirs; do
   fi
 done
 
-passed=0
-failed=0
-for entry in "${targets[@]}"; do
+# One target's run; its report goes to $out_dir/<n>.report (printed in order below) and its
+# verdict to $out_dir/<n>.rc.
+out_dir=$(mktemp -d)
+trap 'rm -f "$log"; rm -rf "$out_dir"' EXIT
+run_target() { # index, dir:target
+  local n=$1 entry=$2 dir target corpora tlog rc status artifact
   dir=${entry%%:*}
   target=${entry#*:}
   corpora=("corpus/$target")
   mkdir -p "$dir/corpus/$target"
   [ -d "$dir/seeds/$target" ] && corpora+=("seeds/$target")
-  (cd "$dir" && cargo +nightly fuzz run -s "$sanitizer" "$target" "${corpora[@]}" -- \
-    -max_total_time="$seconds" -timeout=10 -workers=1 -print_final_stats=1) >"$log" 2>&1
+  tlog="$out_dir/$n.log"
+  (cd "$dir" && cargo +nightly fuzz run -s "$sanitizer" --target-dir "$target_dir" "$target" "${corpora[@]}" -- \
+    -max_total_time="$seconds" -timeout=10 -workers=1 -print_final_stats=1) >"$tlog" 2>&1
   rc=$?
-  [ -n "${FUZZ_LOG_DIR:-}" ] && mkdir -p "$FUZZ_LOG_DIR" && cp "$log" "$FUZZ_LOG_DIR/$target.log"
+  [ -n "${FUZZ_LOG_DIR:-}" ] && mkdir -p "$FUZZ_LOG_DIR" && cp "$tlog" "$FUZZ_LOG_DIR/$target.log"
   # libFuzzer's last status line: "#runs DONE cov: N ft: N corp: N/size ... exec/s: N".
-  status=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
-  if [ "$rc" -eq 0 ]; then
-    passed=$((passed + 1))
-    echo "fuzz $target: ok, ${seconds}s: $status"
-  else
-    failed=$((failed + 1))
-    echo "fuzz $target: FAILED (exit $rc) after: $status"
-    grep -E "panicked at|assertion|^  left|^ right|grew the heap|stay buffered|capacity|ERROR:|SUMMARY" "$log" | head -n 20
-    artifact=$(grep -oE "artifacts/$target/[a-z]+-[0-9a-f]+" "$log" | tail -n 1)
-    if [ -n "$artifact" ]; then
-      echo "fuzz $target: input saved as $dir/$artifact; replay with:"
-      echo "  (cd $dir && cargo +nightly fuzz run -s $sanitizer $target $artifact)"
+  status=$(grep -E '^#[0-9]+' "$tlog" | tail -n 1)
+  {
+    if [ "$rc" -eq 0 ]; then
+      echo "fuzz $target: ok, ${seconds}s: $status"
     else
-      tail -n 30 "$log"
+      echo "fuzz $target: FAILED (exit $rc) after: $status"
+      grep -E "panicked at|assertion|^  left|^ right|grew the heap|stay buffered|capacity|ERROR:|SUMMARY" "$tlog" | head -n 20
+      artifact=$(grep -oE "artifacts/$target/[a-z]+-[0-9a-f]+" "$tlog" | tail -n 1)
+      if [ -n "$artifact" ]; then
+        echo "fuzz $target: input saved as $dir/$artifact; replay with:"
+        echo "  (cd $dir && cargo +nightly fuzz run -s $sanitizer --target-dir $target_dir $target $artifact)"
+      else
+        tail -n 30 "$tlog"
+      fi
     fi
-  fi
+  } >"$out_dir/$n.report"
+  echo "$rc" >"$out_dir/$n.rc"
+}
+
+i=0
+for entry in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+  run_target "$i" "$entry" &
+  i=$((i + 1))
+done
+wait
+
+passed=0
+failed=0
+for ((n = 0; n < i; n++)); do
+  cat "$out_dir/$n.report"
+  if [ "$(cat "$out_dir/$n.rc" 2>/dev/null)" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 
 verdict=ok
