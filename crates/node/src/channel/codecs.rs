@@ -226,6 +226,7 @@ fn websocket(
     let options = netloop_ws::handshake::HandshakeOptions {
         subprotocols: strings.iter().skip(1).map(text).collect(),
         origin_check: None,
+        ..netloop_ws::handshake::HandshakeOptions::default()
     };
     let path = strings.first().map_or_else(|| "/".to_string(), text);
     Ok(
