@@ -164,11 +164,12 @@ struct Params {
     client_max_window_bits: Option<Option<u8>>,
 }
 
-/// The elements of extension field values: (name, [(param, value)]), in order. `None` for
-/// an element that is not well formed.
-fn elements<'a>(
-    values: impl IntoIterator<Item = &'a [u8]>,
-) -> Vec<(String, Option<Vec<(String, Option<String>)>>)> {
+/// An element's parameters: (name, value), names in lower case.
+type ParamList = Vec<(String, Option<String>)>;
+
+/// The elements of extension field values: (name, parameters), in order; parameters `None`
+/// for an element that is not well formed.
+fn elements<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Vec<(String, Option<ParamList>)> {
     let mut out = Vec::new();
     for value in values {
         let Ok(value) = std::str::from_utf8(value) else {

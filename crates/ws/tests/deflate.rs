@@ -38,9 +38,17 @@ fn the_server_answers_the_first_offer_it_can_honour() {
         (&d, &[PMD], Some(PMD)),
         (&d, &["x-webkit-deflate-frame"], None),
         (&d, &["foo, permessage-deflate"], Some(PMD)),
-        (&d, &["Permessage-Deflate; Client_Max_Window_Bits"], Some(PMD)),
+        (
+            &d,
+            &["Permessage-Deflate; Client_Max_Window_Bits"],
+            Some(PMD),
+        ),
         // What browsers and `ws` offer: no value, the server may choose (15: nothing said).
-        (&d, &["permessage-deflate; client_max_window_bits"], Some(PMD)),
+        (
+            &d,
+            &["permessage-deflate; client_max_window_bits"],
+            Some(PMD),
+        ),
         (
             &d,
             &["permessage-deflate; client_max_window_bits=10"],
@@ -58,12 +66,20 @@ fn the_server_answers_the_first_offer_it_can_honour() {
         ),
         // Invalid offers are declined, the next one taken.
         (&d, &["permessage-deflate; foo"], None),
-        (&d, &["permessage-deflate; server_no_context_takeover=1"], None),
+        (
+            &d,
+            &["permessage-deflate; server_no_context_takeover=1"],
+            None,
+        ),
         (&d, &["permessage-deflate; server_max_window_bits"], None),
         (&d, &["permessage-deflate; server_max_window_bits=16"], None),
         (&d, &["permessage-deflate; server_max_window_bits=7"], None),
         (&d, &["permessage-deflate; server_max_window_bits=09"], None),
-        (&d, &["permessage-deflate; client_max_window_bits=abc"], None),
+        (
+            &d,
+            &["permessage-deflate; client_max_window_bits=abc"],
+            None,
+        ),
         (
             &d,
             &["permessage-deflate; client_no_context_takeover; client_no_context_takeover"],
@@ -203,7 +219,10 @@ fn the_server_handshake_carries_the_extension_only_when_configured() {
         (b"Connection", b"Upgrade"),
         (b"Sec-WebSocket-Key", b"dGhlIHNhbXBsZSBub25jZQ=="),
         (b"Sec-WebSocket-Version", b"13"),
-        (b"Sec-WebSocket-Extensions", b"permessage-deflate; client_max_window_bits"),
+        (
+            b"Sec-WebSocket-Extensions",
+            b"permessage-deflate; client_max_window_bits",
+        ),
     ];
     let off = server_handshake(b"GET", &fields, &HandshakeOptions::default()).unwrap();
     assert_eq!((off.deflate, off.extensions), (None, None));
@@ -326,7 +345,10 @@ fn messages_over_the_threshold_go_out_compressed_and_others_plain() {
         let mut peer = Inflater::new(params.server());
         let first = peer.inflate(&sent[0].payload, true, 1 << 20).unwrap();
         let second = peer.inflate(&sent[1].payload, true, 1 << 20).unwrap();
-        assert_eq!((&first[..], &second[..]), (long.as_bytes(), long.as_bytes()));
+        assert_eq!(
+            (&first[..], &second[..]),
+            (long.as_bytes(), long.as_bytes())
+        );
         assert_eq!(&sent[2].payload[..], b"short");
         let binary = peer.inflate(&sent[3].payload, true, 1 << 20).unwrap();
         assert_eq!(&binary[..], &[1u8; 4096][..]);
@@ -360,7 +382,12 @@ fn a_compressed_message_may_span_fragments_with_control_frames_between() {
             Opcode::Continuation,
             &data[third..2 * third],
         ));
-        input.extend(client_frame(true, false, Opcode::Continuation, &data[2 * third..]));
+        input.extend(client_frame(
+            true,
+            false,
+            Opcode::Continuation,
+            &data[2 * third..],
+        ));
         // Cut the stream at every 7th byte, as reads would.
         for chunk in input.chunks(7) {
             ws.feed(chunk);
@@ -399,7 +426,9 @@ fn fails(ws: &Ws, bad: &[u8], code: u16, error: &str) {
 
 #[test]
 fn rsv1_is_refused_where_permessage_deflate_gives_it_no_meaning() {
-    let compressed = Deflater::new(DEFAULT.client(), 6).compress(b"hello").unwrap();
+    let compressed = Deflater::new(DEFAULT.client(), 6)
+        .compress(b"hello")
+        .unwrap();
     // Not agreed: RSV1 is a reserved bit.
     fails(
         &Ws::new(WsConfig::default()),
@@ -485,7 +514,9 @@ fn the_inflater_never_produces_more_than_the_limit_plus_one_byte() {
         assert!(!inflater.has_state(), "a failed inflater drops its state");
     }
     // At the limit exactly, it passes.
-    let exact = Deflater::new(DEFAULT.client(), 6).compress(&[5u8; 5000]).unwrap();
+    let exact = Deflater::new(DEFAULT.client(), 6)
+        .compress(&[5u8; 5000])
+        .unwrap();
     let out = Inflater::new(DEFAULT.client())
         .inflate(&exact, true, 5000)
         .unwrap();

@@ -90,13 +90,20 @@ fn a_compressor_holds_under_400_kib_and_less_at_smaller_windows() {
         figures.push((bits, held));
         drop(d);
         // (A few bytes may stay: one-time initialisation of the backend, not per connection.)
-        assert!(live() - before < 1024, "dropping the compressor frees its state");
+        assert!(
+            live() - before < 1024,
+            "dropping the compressor frees its state"
+        );
     }
     eprintln!("compressor state by window bits: {figures:?}");
     let at = |b| figures.iter().find(|f| f.0 == b).unwrap().1;
     // Measured with zlib-rs 0.6 (memLevel 8): 371 KiB at 15, 259 KiB at 12, 245 KiB at 9.
     assert!(at(15) <= 400 << 10, "window 15: {} bytes", at(15));
-    assert!(at(15) >= 200 << 10, "window 15: {} bytes (the figure documented)", at(15));
+    assert!(
+        at(15) >= 200 << 10,
+        "window 15: {} bytes (the figure documented)",
+        at(15)
+    );
     assert!(at(9) < at(15), "window 9: {} bytes", at(9));
 }
 

@@ -98,7 +98,11 @@ fn message(d: &mut Decompression, frames: &[&[u8]], limit: usize) -> Result<Vec<
         let frame = Frame {
             fin: i + 1 == frames.len(),
             rsv1: i == 0,
-            opcode: if i == 0 { Opcode::Binary } else { Opcode::Continuation },
+            opcode: if i == 0 {
+                Opcode::Binary
+            } else {
+                Opcode::Continuation
+            },
             payload: Bytes::copy_from_slice(payload),
         };
         let base = LIVE.with(Cell::get);
@@ -113,7 +117,11 @@ fn message(d: &mut Decompression, frames: &[&[u8]], limit: usize) -> Result<Vec<
             );
         }
         out.extend_from_slice(&inflated.payload);
-        assert!(out.len() <= limit, "{} bytes inflated over the {limit}-byte limit", out.len());
+        assert!(
+            out.len() <= limit,
+            "{} bytes inflated over the {limit}-byte limit",
+            out.len()
+        );
     }
     Ok(out)
 }
@@ -134,7 +142,9 @@ pub fn check(data: &[u8]) {
     let (plain, mut stream) = if setup.compress_first && !body.is_empty() {
         let times = usize::from(body[0]) + 1;
         let plain = body[1..].repeat(times);
-        let stream = Deflater::new(direction, 6).compress(&plain).expect("compresses");
+        let stream = Deflater::new(direction, 6)
+            .compress(&plain)
+            .expect("compresses");
         (Some(plain), stream)
     } else {
         (None, body.to_vec())
@@ -147,7 +157,10 @@ pub fn check(data: &[u8]) {
             spoiled = true;
         }
     }
-    let mut points: Vec<usize> = cuts.iter().map(|&c| usize::from(c) * stream.len() / 256).collect();
+    let mut points: Vec<usize> = cuts
+        .iter()
+        .map(|&c| usize::from(c) * stream.len() / 256)
+        .collect();
     points.sort_unstable();
     let mut frames = Vec::new();
     let mut at = 0;
@@ -163,7 +176,11 @@ pub fn check(data: &[u8]) {
         match (&plain, spoiled, &result) {
             (Some(plain), false, Ok(out)) => assert_eq!(out, plain, "round {round}"),
             (Some(plain), false, Err(WsError::MessageTooLarge { .. })) => {
-                assert!(plain.len() > setup.limit, "refused at {} bytes", plain.len());
+                assert!(
+                    plain.len() > setup.limit,
+                    "refused at {} bytes",
+                    plain.len()
+                );
             }
             (Some(_), false, Err(e)) => panic!("data compressed here failed: {e:?}"),
             (_, _, Err(WsError::MessageTooLarge { .. } | WsError::InvalidCompressedData)) => {}
