@@ -47,13 +47,14 @@ impl std::fmt::Debug for Deflater {
 }
 
 impl Deflater {
-    /// A compressor for `direction` at zlib `level` (0..=9). Window bits are clamped to
-    /// 9..=15 (negotiation never agrees on 8 for this end).
+    /// A compressor for `direction` at zlib `level` (0..=9). With a window under 2^9 (the
+    /// peer agreed to 2^8, which zlib cannot compress with) it never compresses:
+    /// [`compress`](Self::compress) returns `None` and messages go uncompressed.
     pub fn new(direction: Direction, level: u32) -> Self {
         Deflater {
             stream: None,
             level: level.min(9),
-            window_bits: direction.window_bits.clamp(9, 15),
+            window_bits: direction.window_bits.min(15),
             no_context_takeover: direction.no_context_takeover,
         }
     }
@@ -63,11 +64,14 @@ impl Deflater {
         self.stream.is_some()
     }
 
-    /// `data` compressed as one message's payload, or `None` if the backend failed (the
-    /// state is then dropped, so later messages never refer to this one: send it
-    /// uncompressed).
+    /// `data` compressed as one message's payload, or `None`: the window is 2^8, or the
+    /// backend failed (the state is then dropped, so later messages never refer to this one).
+    /// Either way, send it uncompressed.
     pub fn compress(&mut self, data: &[u8]) -> Option<Vec<u8>> {
         let (level, bits) = (self.level, self.window_bits);
+        if bits < 9 {
+            return None;
+        }
         let stream = self.stream.get_or_insert_with(|| {
             Compress::new_with_window_bits(Compression::new(level), false, bits)
         });

@@ -10,9 +10,11 @@
 //! The result is a [`PerMessageDeflate`]: the parameters both ends use from then on.
 //!
 //! Window bits: the compressor (zlib-rs through `flate2`) takes windows of 2^9 to 2^15
-//! bytes, so a peer asking this end to compress with a window of 2^8 is declined (a server
-//! moves on to the client's next offer; a client fails the handshake). The decompressor
-//! always has a 2^15 window and so reads any stream.
+//! bytes. When the peer asks this end for a window of 2^8, the agreement is accepted and
+//! this end sends every message uncompressed (RFC 7692 lets a sender leave any message
+//! uncompressed; [`Deflater`](crate::deflate::Deflater) never compresses at 8), while the
+//! peer's messages are still inflated. The decompressor always has a 2^15 window and so
+//! reads any stream.
 
 use std::fmt;
 
@@ -275,9 +277,10 @@ const NAME: &str = "permessage-deflate";
 /// `client_no_context_takeover` if configured; `server_max_window_bits` if offered (the
 /// smaller of the offer and the configuration) or configured below 15;
 /// `client_max_window_bits` only if offered, then the smaller of the offer's value and the
-/// configuration. Declined: offers with `server_max_window_bits=8` (the compressor's
-/// smallest window is 2^9), and, when `client_max_window_bits` is configured below 15,
-/// offers without `client_max_window_bits` (the client's window could not be limited).
+/// configuration. `server_max_window_bits=8` is accepted, and the server then sends its
+/// messages uncompressed (the compressor's smallest window is 2^9). Declined, when
+/// `client_max_window_bits` is configured below 15: offers without `client_max_window_bits`
+/// (the client's window could not be limited).
 pub fn server_negotiate<'a>(
     config: &DeflateConfig,
     offers: impl IntoIterator<Item = &'a [u8]>,
@@ -298,7 +301,6 @@ pub fn server_negotiate<'a>(
 
 fn answer(config: &DeflateConfig, offer: Params) -> Option<Agreed> {
     let server_bits = match offer.server_max_window_bits {
-        Some(bits) if bits < MIN_WINDOW_BITS => return None,
         Some(bits) => Some(bits.min(config.server_max_window_bits)),
         None => (config.server_max_window_bits < MAX_WINDOW_BITS)
             .then_some(config.server_max_window_bits),
@@ -374,9 +376,10 @@ pub fn client_offer(config: &DeflateConfig) -> String {
 /// # Errors
 /// [`ExtensionError`] (the client fails the connection, RFC 6455 §4.1) for an extension not
 /// offered, `permessage-deflate` twice, an invalid parameter, `server_max_window_bits`
-/// above what was offered, a `client_max_window_bits` of 8 (the compressor's smallest
-/// window is 2^9) or above the configured value, or a context takeover the configuration
-/// asked to be off and the server did not turn off.
+/// above what was offered, a `client_max_window_bits` above the configured value, or a
+/// context takeover the configuration asked to be off and the server did not turn off. A
+/// `client_max_window_bits` of 8 is accepted: the client then sends its messages
+/// uncompressed (the compressor's smallest window is 2^9).
 pub fn accept_server_response<'a>(
     config: &DeflateConfig,
     values: impl IntoIterator<Item = &'a [u8]>,
@@ -408,11 +411,6 @@ pub fn accept_server_response<'a>(
     let client_bits = match p.client_max_window_bits {
         None => config.client_max_window_bits,
         Some(None) => return fail("client_max_window_bits without a value".into()),
-        Some(Some(bits)) if bits < MIN_WINDOW_BITS => {
-            return fail(format!(
-                "client_max_window_bits={bits} (at least 9 supported)"
-            ))
-        }
         Some(Some(bits)) if bits > config.client_max_window_bits => {
             return fail(format!("client_max_window_bits={bits} above the offer"))
         }

@@ -90,13 +90,13 @@ fn the_server_answers_the_first_offer_it_can_honour() {
             &["permessage-deflate; bad=1, permessage-deflate; client_max_window_bits=9"],
             Some("permessage-deflate; client_max_window_bits=9"),
         ),
-        // A window of 2^8 for this end's compressor is beyond zlib: the next offer.
+        // A window of 2^8 for this end's compressor is beyond zlib: accepted, and the server
+        // sends uncompressed (see below).
         (
             &d,
             &["permessage-deflate; server_max_window_bits=8", PMD],
-            Some(PMD),
+            Some("permessage-deflate; server_max_window_bits=8"),
         ),
-        (&d, &["permessage-deflate; server_max_window_bits=8"], None),
         // Configured windows: announced for the server, asked of the client if it lets us.
         (
             &small,
@@ -199,7 +199,6 @@ fn a_client_refuses_an_answer_it_did_not_ask_for() {
         (&d, "permessage-deflate, permessage-deflate"),
         (&d, "permessage-deflate; foo"),
         (&d, "permessage-deflate; client_max_window_bits"),
-        (&d, "permessage-deflate; client_max_window_bits=8"),
         (&d, "permessage-deflate; server_max_window_bits=20"),
         (
             &limited,
@@ -570,4 +569,40 @@ fn small_windows_compress_within_their_window() {
     };
     let (small, large) = (size(9), size(15));
     assert!(small > large * 3, "2^9: {small} bytes, 2^15: {large}");
+}
+
+#[test]
+fn a_window_of_2_pow_8_for_this_end_is_agreed_and_messages_go_uncompressed() {
+    let agreed = server_negotiate(
+        &DeflateConfig::default(),
+        [&b"permessage-deflate; server_max_window_bits=8"[..]],
+    )
+    .unwrap();
+    assert_eq!(agreed.params.server_max_window_bits, 8);
+    let ws = Ws::deflating(deflate_config(), agreed.params);
+    let long = compressible(1000);
+    ws.send(WebSocketFrame::text(long.clone()));
+    let sent = ws.sent();
+    assert!(
+        !sent[0].rsv1,
+        "never compressed with a window zlib cannot use"
+    );
+    assert_eq!(&sent[0].payload[..], long.as_bytes());
+    // The client's compressed messages are still inflated.
+    let data = Deflater::new(agreed.params.client(), 6)
+        .compress(long.as_bytes())
+        .unwrap();
+    ws.feed(&client_frame(true, true, Opcode::Text, &data));
+    assert_eq!(ws.received(), [WebSocketFrame::text(long.clone())]);
+    // A client told to use 8 does the same.
+    let client = accept_server_response(
+        &DeflateConfig::default(),
+        [&b"permessage-deflate; client_max_window_bits=8"[..]],
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(
+        Deflater::new(client.client(), 6).compress(long.as_bytes()),
+        None
+    );
 }
