@@ -9,8 +9,8 @@
 //! compressor holds 371 KiB at window bits 15 (245 KiB at 9), a decompressor 46 KiB (its
 //! window is always 2^15, so it reads any peer). Both are created at the first message that needs them (an idle
 //! connection holds neither); with no context takeover on a side, its state is freed after
-//! each message. Inflating takes output in steps (16 KiB, then doubling) and never more
-//! than the limit plus one byte: a message whose inflated size passes it fails with 1009
+//! each message. Inflating takes output in steps (four times the input, at most 16 KiB, then
+//! doubling) and never more than the limit plus one byte: a message whose inflated size passes it fails with 1009
 //! as soon as the byte past the limit comes out.
 //!
 //! Ground rules: single-threaded values of one connection; an error is final.
@@ -25,7 +25,8 @@ use crate::frame::{Frame, Opcode};
 /// What a sync flush ends with; removed from each compressed message, added back to inflate.
 pub const TAIL: [u8; 4] = [0x00, 0x00, 0xff, 0xff];
 
-/// The first output step of the inflater (then it doubles, up to the limit).
+/// The largest first output step of the inflater: four times the frame's payload, between
+/// 256 bytes and this (then it doubles, up to the limit).
 pub const INFLATE_STEP: usize = 16 * 1024;
 
 /// Compresses whole messages for one direction of a connection.
@@ -150,7 +151,13 @@ impl Inflater {
     /// `limit + 1` bytes are ever produced), [`WsError::InvalidCompressedData`] for data that
     /// is not DEFLATE. Both are final: the caller fails the connection.
     pub fn inflate(&mut self, payload: &[u8], last: bool, limit: usize) -> Result<Bytes, WsError> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(
+            payload
+                .len()
+                .saturating_mul(4)
+                .clamp(256, INFLATE_STEP)
+                .min(limit.saturating_add(1)),
+        );
         let result = self.feed(payload, limit, &mut out).and_then(|()| {
             if last {
                 self.feed(&TAIL, limit, &mut out)
@@ -187,7 +194,7 @@ impl Inflater {
             }
             if out.len() == out.capacity() {
                 // Doubling steps, never past one byte over the limit.
-                let step = out.capacity().max(INFLATE_STEP).min(limit + 1 - total);
+                let step = out.capacity().max(256).min(limit.saturating_add(1) - total);
                 out.reserve_exact(step);
             }
             let taken = (stream.total_in() - start) as usize;

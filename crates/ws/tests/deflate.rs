@@ -606,3 +606,14 @@ fn a_window_of_2_pow_8_for_this_end_is_agreed_and_messages_go_uncompressed() {
         None
     );
 }
+
+#[test]
+fn an_unbounded_limit_does_not_overflow() {
+    let data = Deflater::new(DEFAULT.client(), 6)
+        .compress(&[1u8; 3000])
+        .unwrap();
+    let out = Inflater::new(DEFAULT.client())
+        .inflate(&data, true, usize::MAX)
+        .unwrap();
+    assert_eq!(out.len(), 3000);
+}
