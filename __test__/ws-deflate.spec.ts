@@ -2,8 +2,8 @@
 // `perMessageDeflate` driven by the `ws` package's client (which offers it when its own
 // `perMessageDeflate` is on) and, when installed, Python's `websockets` client (which offers
 // it by default); a deflate bomb from a raw socket is closed with 1009.
-import test from 'ava'
-import { spawnSync } from 'node:child_process'
+import test, { type ExecutionContext } from 'ava'
+import { spawn, spawnSync } from 'node:child_process'
 import * as crypto from 'node:crypto'
 import * as net from 'node:net'
 import * as zlib from 'node:zlib'
@@ -15,7 +15,7 @@ import { startExample } from './example-helpers'
 const within = <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
   Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timeout: ${what}`)), ms).unref())])
 
-type T = Parameters<Parameters<typeof test>[1]>[0]
+type T = ExecutionContext
 
 /** A server echoing every message from JS, with `options`; the errors it saw. */
 async function echoServer(t: T, options: WebSocketServerProtocolOptions) {
@@ -117,7 +117,7 @@ test('no context takeover either way: each message is compressed afresh, and sti
 
 test('window bits: the server announces its window and limits the client’s', async (t) => {
   const { port } = await echoServer(t, { perMessageDeflate: { serverMaxWindowBits: 10, clientMaxWindowBits: 11 } })
-  const ws = await open(port, { clientMaxWindowBits: true })
+  const ws = await open(port) // ws offers client_max_window_bits without a value
   t.teardown(() => ws.terminate())
   t.is(ws.answer, 'permessage-deflate; server_max_window_bits=10; client_max_window_bits=11')
   await exchange(t, ws)
@@ -233,7 +233,6 @@ test('Python’s websockets client offers permessage-deflate by default and gets
   }
   const { port, errors } = await echoServer(t, { perMessageDeflate: true })
   const out = await within(20_000, new Promise<string>((resolve, reject) => {
-    const { spawn } = require('node:child_process') as typeof import('node:child_process')
     const child = spawn(python, ['-c', PYTHON_PEER, String(port)])
     let stdout = ''
     let stderr = ''
