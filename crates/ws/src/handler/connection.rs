@@ -37,11 +37,12 @@ use netloop_transport::{
 };
 
 use super::closing::Closing;
+use super::compression::{directions, Outbound};
 use super::pause::Pause;
 use crate::close::{CloseCode, CloseFrame};
 use crate::config::WsConfig;
 use crate::decoder::{FrameDecoder, Role};
-use crate::deflate::{Decompression, Deflater};
+use crate::deflate::Decompression;
 use crate::error::{ConfigError, WsError};
 use crate::extension::PerMessageDeflate;
 use crate::frame::{encode_frame, Opcode};
@@ -55,12 +56,6 @@ struct Inbound {
     decompression: Option<Decompression>,
 }
 
-/// Compressing ours (permessage-deflate agreed).
-struct Outbound {
-    deflater: Deflater,
-    threshold: usize,
-}
-
 /// One WebSocket connection's codec and protocol handler.
 pub struct WebSocketHandler {
     config: WsConfig,
@@ -72,7 +67,8 @@ pub struct WebSocketHandler {
     /// Mask key generator (client role).
     mask_state: Cell<u64>,
     deflate: Option<PerMessageDeflate>,
-    outbound: Option<RefCell<Outbound>>,
+    /// Compressing ours (permessage-deflate agreed).
+    outbound: Option<Outbound>,
 }
 
 impl WebSocketHandler {
@@ -98,11 +94,9 @@ impl WebSocketHandler {
         let mut seed = [0u8; 8];
         let _ = getrandom::getrandom(&mut seed);
         let settings = config.permessage_deflate.clone().unwrap_or_default();
-        let (ours, theirs) = match (deflate, config.role) {
-            (None, _) => (None, None),
-            (Some(p), Role::Server) => (Some(p.server()), Some(p.client())),
-            (Some(p), Role::Client) => (Some(p.client()), Some(p.server())),
-        };
+        let (ours, theirs) = deflate
+            .map(|agreed| directions(agreed, config.role))
+            .unzip();
         Ok(WebSocketHandler {
             inbound: RefCell::new(Inbound {
                 decoder: FrameDecoder::new(config.role, config.max_frame_size)
@@ -116,12 +110,7 @@ impl WebSocketHandler {
             pause: Pause::default(),
             mask_state: Cell::new(u64::from_le_bytes(seed) | 1),
             deflate,
-            outbound: ours.map(|d| {
-                RefCell::new(Outbound {
-                    deflater: Deflater::new(d, settings.level),
-                    threshold: settings.threshold,
-                })
-            }),
+            outbound: ours.map(|d| Outbound::new(d, &settings)),
             config,
         })
     }
@@ -140,11 +129,7 @@ impl WebSocketHandler {
             .decompression
             .as_ref()
             .is_some_and(Decompression::has_state);
-        inflating
-            || self
-                .outbound
-                .as_ref()
-                .is_some_and(|o| o.borrow().deflater.has_state())
+        inflating || self.outbound.as_ref().is_some_and(Outbound::has_state)
     }
 
     /// The configuration.
@@ -194,12 +179,7 @@ impl WebSocketHandler {
 
     /// A whole text or binary message, compressed (RSV1) when agreed and long enough.
     fn encode_message(&self, opcode: Opcode, payload: &[u8]) -> Bytes {
-        let compressed = self.outbound.as_ref().and_then(|o| {
-            let mut o = o.borrow_mut();
-            (payload.len() >= o.threshold)
-                .then(|| o.deflater.compress(payload))
-                .flatten()
-        });
+        let compressed = self.outbound.as_ref().and_then(|o| o.compress(payload));
         let Some(data) = compressed else {
             return self.encode(true, opcode, payload);
         };
