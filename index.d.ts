@@ -25,7 +25,7 @@ export { FileRegion, SharedFile, type FileRegionOptions } from './src/file-regio
 export { HttpServerCodec, HttpRequest, HttpResponse, HttpContent, type HttpServerCodecOptions } from './src/http';
 export { HttpClientCodec, HttpClientRequest, HttpClientResponse, type HttpClientCodecOptions } from './src/http-client';
 export { RespDecoder, RespReply, RespErrorReply, Resp, type RespDecoderOptions } from './src/resp';
-export { WebSocketServerProtocolHandler, WebSocketEchoHandler, TextWebSocketFrame, BinaryWebSocketFrame, PingWebSocketFrame, PongWebSocketFrame, CloseWebSocketFrame, type WebSocketFrame, type WebSocketServerProtocolOptions, } from './src/ws';
+export { WebSocketServerProtocolHandler, WebSocketEchoHandler, TextWebSocketFrame, BinaryWebSocketFrame, PingWebSocketFrame, PongWebSocketFrame, CloseWebSocketFrame, type WebSocketFrame, type WebSocketServerProtocolOptions, type PerMessageDeflateOptions, } from './src/ws';
 export { SslContext, SslHandler, SslHandshakeCompletionEvent, SslCloseCompletionEvent, type SslContextOptions, type SslIdentity, type PemIdentity, type KeyObjectPem, type PfxIdentity, type PfxObject, type SNICallback, type ALPNCallback, type ALPNCallbackInfo, type SharedSslContext, type TlsInfo, type PeerCertificate, } from './src/tls';
 export { HAProxyMessageDecoder, HAProxyMessage, HAProxyTlvType, type HAProxyDecoderOptions, type HAProxyProtocol, type HAProxySsl, type HAProxyTlv } from './src/haproxy';
 export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex';

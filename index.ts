@@ -53,6 +53,7 @@ export {
   CloseWebSocketFrame,
   type WebSocketFrame,
   type WebSocketServerProtocolOptions,
+  type PerMessageDeflateOptions,
 } from './src/ws'
 export {
   SslContext,

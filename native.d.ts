@@ -469,8 +469,10 @@ export declare const enum NativeHandlerKind {
   HAProxy = 12,
   /**
    * `WebSocketServerProtocolHandler` (netloop-ws-upgrade): `p` = max frame size, max
-   * message size, close timeout (ms), answer pings (0/1), path prefix (0/1);
-   * `delimiters[0]` = the path, `delimiters[1..]` = the subprotocols spoken.
+   * message size, close timeout (ms), answer pings (0/1), path prefix (0/1),
+   * permessage-deflate (0/1), its threshold, server and client no context takeover (0/1),
+   * server and client max window bits; `delimiters[0]` = the path, `delimiters[1..]` = the
+   * subprotocols spoken.
    */
   WebSocket = 13,
   /** `WebSocketEchoHandler`: no parameters. */

@@ -3,7 +3,9 @@
 //
 //   HttpServerCodec (native)                 reads the upgrade request (HTTP/1.1, crates/http)
 //   WebSocketServerProtocolHandler (native)  answers the handshake (Sec-WebSocket-Accept,
-//                                            version 13, the subprotocol `chat` if offered),
+//                                            version 13, the subprotocol `chat` if offered,
+//                                            permessage-deflate if offered: messages of 1 KiB
+//                                            or more go back compressed),
 //                                            then frames: pings answered, the close handshake,
 //                                            bad frames closed with their code (1002, 1007,
 //                                            1009), all without JS
@@ -40,7 +42,7 @@ const echo: ChannelHandler = {
 
 export function childHandler(ch: Channel): void {
   addWorkerTls(ch) // --tls --threads N: TLS first, from the main thread's context
-  ch.pipeline.addLast('http', new HttpServerCodec()).addLast('ws', new WebSocketServerProtocolHandler('/', { checkStartsWith: true, subprotocols: ['chat'] }))
+  ch.pipeline.addLast('http', new HttpServerCodec()).addLast('ws', new WebSocketServerProtocolHandler('/', { checkStartsWith: true, subprotocols: ['chat'], perMessageDeflate: true }))
   if (native) ch.pipeline.addLast('echo', new WebSocketEchoHandler())
   ch.pipeline.addLast('app', echo)
 }

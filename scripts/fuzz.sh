@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Bounded fuzzing of the native decoders (see docs/fuzzing.md): netloop-codec's frame decoders,
 # netloop-resp's RESP decoder, netloop-http's request and response decoders and netloop-ws's
-# frame decoder.
+# frame decoder and permessage-deflate inflater.
 #
 # Builds the cargo-fuzz targets of crates/{codec,resp,http,tls,ws}/fuzz into one target directory
 # (target/fuzz: the netloop crates they share are instrumented and compiled once, not once per
@@ -28,7 +28,7 @@ if [ "${#targets[@]}" -eq 0 ]; then
   targets=(crates/codec/fuzz:line crates/codec/fuzz:delimiter crates/codec/fuzz:fixed_length
     crates/codec/fuzz:length_field crates/codec/fuzz:prepender_round_trip crates/codec/fuzz:haproxy
     crates/resp/fuzz:split_decode crates/http/fuzz:request_decoder crates/http/fuzz:response_decoder
-    crates/tls/fuzz:server_handler crates/ws/fuzz:frame_decoder)
+    crates/tls/fuzz:server_handler crates/ws/fuzz:frame_decoder crates/ws/fuzz:inflater)
 fi
 # No sanitizer: crates/codec has no unsafe code, and without ASan a target runs about 2.5
 # times as many inputs in the same time. `-s address` still works by hand.

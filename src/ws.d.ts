@@ -6,7 +6,10 @@
  * (`{ text }`) or a `BinaryWebSocketFrame` (`{ binary }`, a view of the bytes read);
  * writing one of the frame classes, a string (a text message) or a Buffer (a binary message)
  * sends it. A protocol violation closes the connection with its close code (1002, 1007,
- * 1009) and reaches `exceptionCaught` as a `NetloopError` (`ERR_WS_*`).
+ * 1009) and reaches `exceptionCaught` as a `NetloopError` (`ERR_WS_*`). With
+ * `perMessageDeflate`, a client's permessage-deflate offer (RFC 7692) is accepted and
+ * messages are compressed and inflated natively, the inflated size bounded by
+ * `maxMessageSize` (a deflate bomb closes with 1009).
  *
  * ```ts
  * childHandler: (ch) => ch.pipeline
@@ -33,6 +36,27 @@ export interface WebSocketServerProtocolOptions {
     closeTimeout?: number;
     /** Answer pings with pongs natively (default true). */
     autoPong?: boolean;
+    /**
+     * Accept permessage-deflate (RFC 7692) when a client offers it: `true` for the defaults,
+     * or its options. Default off, as the `ws` package's server: compression costs CPU, and
+     * a connection holds up to ~420 KiB of compressor and decompressor state once it has
+     * compressed messages both ways (none before; freed after each message on a side without
+     * context takeover). See docs/guide.md, "WebSocket".
+     */
+    perMessageDeflate?: boolean | PerMessageDeflateOptions;
+}
+/** Options of permessage-deflate (the `ws` package's names). */
+export interface PerMessageDeflateOptions {
+    /** Messages shorter than this many bytes go uncompressed (default 1024). */
+    threshold?: number;
+    /** The server starts each message with an empty window; its compressor is freed between messages (default false). */
+    serverNoContextTakeover?: boolean;
+    /** Ask the client to start each message with an empty window; our decompressor is freed between messages (default false). */
+    clientNoContextTakeover?: boolean;
+    /** The server's window, log2 9..15 (default 15); below 15 it uses less memory and compresses less. */
+    serverMaxWindowBits?: number;
+    /** The client's window, log2 9..15 (default 15); below 15, offers that do not let the server set it are declined. */
+    clientMaxWindowBits?: number;
 }
 /** Whether strings written to `ch` are WebSocket text messages. */
 export declare function isWebSocketChannel(ch: object): boolean;

@@ -6,7 +6,10 @@
  * (`{ text }`) or a `BinaryWebSocketFrame` (`{ binary }`, a view of the bytes read);
  * writing one of the frame classes, a string (a text message) or a Buffer (a binary message)
  * sends it. A protocol violation closes the connection with its close code (1002, 1007,
- * 1009) and reaches `exceptionCaught` as a `NetloopError` (`ERR_WS_*`).
+ * 1009) and reaches `exceptionCaught` as a `NetloopError` (`ERR_WS_*`). With
+ * `perMessageDeflate`, a client's permessage-deflate offer (RFC 7692) is accepted and
+ * messages are compressed and inflated natively, the inflated size bounded by
+ * `maxMessageSize` (a deflate bomb closes with 1009).
  *
  * ```ts
  * childHandler: (ch) => ch.pipeline
@@ -38,6 +41,39 @@ export interface WebSocketServerProtocolOptions {
   closeTimeout?: number
   /** Answer pings with pongs natively (default true). */
   autoPong?: boolean
+  /**
+   * Accept permessage-deflate (RFC 7692) when a client offers it: `true` for the defaults,
+   * or its options. Default off, as the `ws` package's server: compression costs CPU, and
+   * a connection holds up to ~420 KiB of compressor and decompressor state once it has
+   * compressed messages both ways (none before; freed after each message on a side without
+   * context takeover). See docs/guide.md, "WebSocket".
+   */
+  perMessageDeflate?: boolean | PerMessageDeflateOptions
+}
+
+/** Options of permessage-deflate (the `ws` package's names). */
+export interface PerMessageDeflateOptions {
+  /** Messages shorter than this many bytes go uncompressed (default 1024). */
+  threshold?: number
+  /** The server starts each message with an empty window; its compressor is freed between messages (default false). */
+  serverNoContextTakeover?: boolean
+  /** Ask the client to start each message with an empty window; our decompressor is freed between messages (default false). */
+  clientNoContextTakeover?: boolean
+  /** The server's window, log2 9..15 (default 15); below 15 it uses less memory and compresses less. */
+  serverMaxWindowBits?: number
+  /** The client's window, log2 9..15 (default 15); below 15, offers that do not let the server set it are declined. */
+  clientMaxWindowBits?: number
+}
+
+/** The parameters of `perMessageDeflate` as they cross: on, threshold, the two flags, the two window sizes. */
+function deflateParams(o: boolean | PerMessageDeflateOptions | undefined): number[] {
+  if (o === undefined || o === false) return [0, 1024, 0, 0, 15, 15]
+  if (o === true) return [1, 1024, 0, 0, 15, 15]
+  if (typeof o !== 'object' || o === null) throw invalidArgType('perMessageDeflate', 'a boolean or an object', o)
+  for (const k of ['serverNoContextTakeover', 'clientNoContextTakeover'] as const) if (o[k] !== undefined) checkBoolean(k, o[k])
+  const bits = (name: 'serverMaxWindowBits' | 'clientMaxWindowBits') => (o[name] === undefined ? 15 : checkInteger(name, o[name], 9, 15))
+  const threshold = o.threshold === undefined ? 1024 : checkInteger('threshold', o.threshold, 0, Number.MAX_SAFE_INTEGER)
+  return [1, threshold, o.serverNoContextTakeover ? 1 : 0, o.clientNoContextTakeover ? 1 : 0, bits('serverMaxWindowBits'), bits('clientMaxWindowBits')]
 }
 
 /** Channels whose pipeline has a WebSocket handler: strings written to them are text messages. */
@@ -62,7 +98,7 @@ export class WebSocketServerProtocolHandler extends NativeHandler {
     const maxFrameSize = n('maxFrameSize', o.maxFrameSize, 16 << 20, 125)
     super(
       NativeHandlerKind.WebSocket,
-      [maxFrameSize, n('maxMessageSize', o.maxMessageSize, Math.max(64 << 20, maxFrameSize), maxFrameSize), n('closeTimeout', o.closeTimeout, 10_000, 1), o.autoPong === false ? 0 : 1, o.checkStartsWith ? 1 : 0],
+      [maxFrameSize, n('maxMessageSize', o.maxMessageSize, Math.max(64 << 20, maxFrameSize), maxFrameSize), n('closeTimeout', o.closeTimeout, 10_000, 1), o.autoPong === false ? 0 : 1, o.checkStartsWith ? 1 : 0, ...deflateParams(o.perMessageDeflate)],
       [Buffer.from(path), ...protocols.map((p) => Buffer.from(p))],
     )
   }

@@ -82,6 +82,7 @@ pub fn serve(addr: SocketAddr) -> Result<Server, Box<dyn std::error::Error>> {
             let options = HandshakeOptions {
                 subprotocols: vec!["chat".into()],
                 origin_check: None,
+                ..HandshakeOptions::default()
             };
             let ws = WebSocketServerProtocolHandler::new("/")
                 .path_prefix(true)

@@ -5,7 +5,9 @@
 //! bytes through from then on, the bytes read after the request included) and a
 //! [`HandshakeComplete`] user event goes to the next handler; refused, it is answered with
 //! the refusal's status (400, 403, 405, 426) and the connection stays HTTP. Other requests
-//! pass on to the application.
+//! pass on to the application. With `WsConfig::permessage_deflate` set, a client's
+//! permessage-deflate offer is answered in the `101` (`Sec-WebSocket-Extensions`) and the
+//! `WebSocketHandler` compresses with the parameters agreed.
 //!
 //! ```
 //! use std::rc::Rc;
@@ -75,14 +77,21 @@ impl WebSocketServerProtocolHandler {
         self
     }
 
-    /// The handshake's options (subprotocols, origin check).
+    /// The handshake's options (subprotocols, origin check; permessage-deflate, if set here,
+    /// else as the configuration has it).
     pub fn handshake_options(mut self, options: HandshakeOptions) -> Self {
+        let deflate = self.options.permessage_deflate.take();
         self.options = options;
+        if self.options.permessage_deflate.is_none() {
+            self.options.permessage_deflate = deflate;
+        }
         self
     }
 
-    /// The connection's configuration after the handshake.
+    /// The connection's configuration after the handshake; its `permessage_deflate` is what
+    /// the handshake accepts (`None`: offers are declined).
     pub fn config(mut self, config: WsConfig) -> Self {
+        self.options.permessage_deflate = config.permessage_deflate.clone();
         self.config = config;
         self
     }
@@ -117,7 +126,7 @@ impl WebSocketServerProtocolHandler {
             res = res.header(name, value);
         }
         ctx.write_and_flush(Message::user(res));
-        let ws = WebSocketHandler::new(self.config.clone())?;
+        let ws = WebSocketHandler::with_deflate(self.config.clone(), accepted.deflate)?;
         let name = ctx.name().to_string();
         ctx.pipeline().replace(&name, &name, ws)?;
         let event = HandshakeComplete {

@@ -57,6 +57,7 @@ fn an_upgrade_is_answered_101_and_frames_read_with_the_request_are_echoed() {
     let options = HandshakeOptions {
         subprotocols: vec!["chat".into()],
         origin_check: None,
+        ..HandshakeOptions::default()
     };
     let ch = channel(WebSocketServerProtocolHandler::new("/ws").handshake_options(options));
     let mut input = UPGRADE.as_bytes().to_vec();

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use crate::decoder::Role;
 use crate::error::ConfigError;
+use crate::extension::DeflateConfig;
 
 /// Default `max_frame_size`: 16 MiB.
 pub const DEFAULT_MAX_FRAME_SIZE: usize = 16 << 20;
@@ -32,6 +33,11 @@ pub struct WsConfig {
     /// While the channel is not writable, decode no new frame and stop reading (servers;
     /// see handler/pause.rs). Default: on for servers, off for clients.
     pub pause_while_unwritable: bool,
+    /// permessage-deflate (RFC 7692): `Some` to accept (server) or offer (client) it with
+    /// these settings; `None` (default) never compresses. Used by the handshake; the handler
+    /// compresses only with the parameters agreed
+    /// ([`WebSocketHandler::with_deflate`](crate::WebSocketHandler::with_deflate)).
+    pub permessage_deflate: Option<DeflateConfig>,
 }
 
 impl Default for WsConfig {
@@ -45,6 +51,7 @@ impl Default for WsConfig {
             forward_control_frames: false,
             close_timeout: DEFAULT_CLOSE_TIMEOUT,
             pause_while_unwritable: true,
+            permessage_deflate: None,
         }
     }
 }
@@ -69,6 +76,11 @@ impl WsConfig {
         }
         if self.close_timeout.is_zero() {
             return fail("closeTimeout must be positive");
+        }
+        if let Some(deflate) = &self.permessage_deflate {
+            deflate
+                .validate()
+                .map_err(|reason| ConfigError { reason })?;
         }
         if self.pause_while_unwritable && self.role == Role::Client {
             return fail(

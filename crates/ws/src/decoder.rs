@@ -24,6 +24,7 @@ pub enum Role {
 #[derive(Debug, Clone, Copy)]
 struct Header {
     fin: bool,
+    rsv1: bool,
     opcode: Opcode,
     mask: Option<[u8; 4]>,
     header_len: usize,
@@ -35,6 +36,7 @@ struct Header {
 pub struct FrameDecoder {
     role: Role,
     max_frame_size: usize,
+    allow_rsv1: bool,
     failed: Option<WsError>,
 }
 
@@ -44,8 +46,16 @@ impl FrameDecoder {
         FrameDecoder {
             role,
             max_frame_size,
+            allow_rsv1: false,
             failed: None,
         }
+    }
+
+    /// Allows RSV1 on the first frame of a data message (permessage-deflate agreed); it stays
+    /// refused (1002) on control frames and continuations.
+    pub fn allow_rsv1(mut self, on: bool) -> Self {
+        self.allow_rsv1 = on;
+        self
     }
 
     /// The error that stopped this decoder, if any.
@@ -82,6 +92,7 @@ impl FrameDecoder {
         }
         Ok(Some(Frame {
             fin: header.fin,
+            rsv1: header.rsv1,
             opcode: header.opcode,
             payload: payload.freeze(),
         }))
@@ -90,11 +101,13 @@ impl FrameDecoder {
     /// The header at the front of `buf`, checked, if it is all there.
     fn header(&self, buf: &[u8]) -> Result<Option<Header>, WsError> {
         let [b0, b1, ..] = *buf else { return Ok(None) };
-        if b0 & 0x70 != 0 {
-            return Err(WsError::ReservedBits);
-        }
         let opcode =
             Opcode::from_u8(b0 & 0x0f).ok_or(WsError::ReservedOpcode { opcode: b0 & 0x0f })?;
+        let rsv1 = b0 & 0x40 != 0;
+        let rsv1_ok = self.allow_rsv1 && matches!(opcode, Opcode::Text | Opcode::Binary);
+        if b0 & 0x30 != 0 || (rsv1 && !rsv1_ok) {
+            return Err(WsError::ReservedBits);
+        }
         let fin = b0 & 0x80 != 0;
         let masked = b1 & 0x80 != 0;
         if masked != (self.role == Role::Server) {
@@ -153,6 +166,7 @@ impl FrameDecoder {
         };
         Ok(Some(Header {
             fin,
+            rsv1,
             opcode,
             mask,
             header_len: at,

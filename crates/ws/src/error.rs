@@ -20,7 +20,8 @@ use crate::close::CloseCode;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum WsError {
-    /// A reserved bit (RSV1-3) is set and no extension gave it a meaning.
+    /// A reserved bit (RSV1-3) is set and no extension gave it a meaning (RSV1 on a control
+    /// frame or a continuation even with permessage-deflate).
     ReservedBits,
     /// An opcode RFC 6455 reserves (3-7, 11-15).
     ReservedOpcode {
@@ -59,7 +60,9 @@ pub enum WsError {
         /// The configured maximum.
         max: usize,
     },
-    /// A message longer than `max_message_size`.
+    /// A compressed message (permessage-deflate) whose data is not DEFLATE.
+    InvalidCompressedData,
+    /// A message longer than `max_message_size` (inflated size, for a compressed one).
     MessageTooLarge {
         /// The message's length so far.
         length: u64,
@@ -82,16 +85,18 @@ impl WsError {
             WsError::ExpectedContinuation => "ERR_WS_EXPECTED_CONTINUATION",
             WsError::BadCloseFrame { .. } => "ERR_WS_BAD_CLOSE_FRAME",
             WsError::InvalidUtf8 => "ERR_WS_INVALID_UTF8",
+            WsError::InvalidCompressedData => "ERR_WS_INVALID_COMPRESSED_DATA",
             WsError::FrameTooLarge { .. } => "ERR_WS_FRAME_TOO_LARGE",
             WsError::MessageTooLarge { .. } => "ERR_WS_MESSAGE_TOO_LARGE",
         }
     }
 
-    /// The close code the connection is failed with: 1007 for bad UTF-8, 1009 for a limit,
-    /// 1002 for everything else.
+    /// The close code the connection is failed with: 1007 for bad UTF-8 or compressed data
+    /// that does not inflate (as the `ws` package), 1009 for a limit, 1002 for everything
+    /// else.
     pub fn close_code(&self) -> CloseCode {
         match self {
-            WsError::InvalidUtf8 => CloseCode::INVALID_PAYLOAD,
+            WsError::InvalidUtf8 | WsError::InvalidCompressedData => CloseCode::INVALID_PAYLOAD,
             WsError::FrameTooLarge { .. } | WsError::MessageTooLarge { .. } => {
                 CloseCode::MESSAGE_TOO_BIG
             }
@@ -123,6 +128,9 @@ impl fmt::Display for WsError {
             }
             WsError::BadCloseFrame { code: None } => f.write_str("close frame of one byte"),
             WsError::InvalidUtf8 => f.write_str("invalid UTF-8 in a text frame or close reason"),
+            WsError::InvalidCompressedData => {
+                f.write_str("compressed message that does not inflate (permessage-deflate)")
+            }
             WsError::FrameTooLarge { length, max } => {
                 write!(f, "frame of {length} bytes exceeds the maximum ({max})")
             }
@@ -279,6 +287,11 @@ mod tests {
                 1002,
             ),
             (WsError::InvalidUtf8, "ERR_WS_INVALID_UTF8", 1007),
+            (
+                WsError::InvalidCompressedData,
+                "ERR_WS_INVALID_COMPRESSED_DATA",
+                1007,
+            ),
             (
                 WsError::FrameTooLarge { length: 2, max: 1 },
                 "ERR_WS_FRAME_TOO_LARGE",

@@ -61,6 +61,8 @@ impl Opcode {
 pub struct Frame {
     /// The last frame of its message (always set on control frames).
     pub fin: bool,
+    /// RSV1: the message is compressed (permessage-deflate; first data frame only).
+    pub rsv1: bool,
     /// Its opcode.
     pub opcode: Opcode,
     /// The payload, unmasked.

@@ -6,12 +6,14 @@
 //! Checked: `GET`; `Upgrade: websocket` and a `Connection` with the `upgrade` token;
 //! `Sec-WebSocket-Version: 13` (else 426 naming 13); one `Sec-WebSocket-Key` that is 16 bytes
 //! in base64; the origin, if a check is configured. Chosen: the first subprotocol the client
-//! offers that the server supports (none if none matches, as `ws` and browsers accept).
-//! Extensions offered are not accepted (permessage-deflate is later work).
+//! offers that the server supports (none if none matches, as `ws` and browsers accept);
+//! permessage-deflate, when [`HandshakeOptions::permessage_deflate`] is set, with the first
+//! offer it can honour (extension.rs); other extensions are not accepted.
 
 use sha1::{Digest, Sha1};
 
 use crate::error::HandshakeError;
+use crate::extension::{server_negotiate, DeflateConfig, PerMessageDeflate};
 
 /// The GUID RFC 6455 appends to the key.
 const GUID: &[u8] = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
@@ -26,6 +28,8 @@ pub struct HandshakeOptions {
     pub subprotocols: Vec<String>,
     /// The origin check; none accepts every origin.
     pub origin_check: Option<OriginCheck>,
+    /// Accept permessage-deflate when offered, with these settings (`None`: never).
+    pub permessage_deflate: Option<DeflateConfig>,
 }
 
 impl std::fmt::Debug for HandshakeOptions {
@@ -33,6 +37,7 @@ impl std::fmt::Debug for HandshakeOptions {
         f.debug_struct("HandshakeOptions")
             .field("subprotocols", &self.subprotocols)
             .field("origin_check", &self.origin_check.is_some())
+            .field("permessage_deflate", &self.permessage_deflate)
             .finish()
     }
 }
@@ -44,6 +49,10 @@ pub struct Accepted {
     pub accept: String,
     /// The subprotocol chosen, if any.
     pub protocol: Option<String>,
+    /// permessage-deflate's parameters, if accepted.
+    pub deflate: Option<PerMessageDeflate>,
+    /// The `Sec-WebSocket-Extensions` value of the answer, if an extension was accepted.
+    pub extensions: Option<String>,
 }
 
 impl Accepted {
@@ -56,6 +65,9 @@ impl Accepted {
         ];
         if let Some(protocol) = &self.protocol {
             fields.push(("Sec-WebSocket-Protocol", protocol.clone()));
+        }
+        if let Some(extensions) = &self.extensions {
+            fields.push(("Sec-WebSocket-Extensions", extensions.clone()));
         }
         fields
     }
@@ -116,9 +128,15 @@ pub fn server_handshake(
                 .find(|p| p.as_bytes() == offer)
                 .cloned()
         });
+    let agreed = options
+        .permessage_deflate
+        .as_ref()
+        .and_then(|config| server_negotiate(config, all("sec-websocket-extensions")));
     Ok(Accepted {
         accept: accept_key(key),
         protocol,
+        deflate: agreed.as_ref().map(|a| a.params),
+        extensions: agreed.map(|a| a.response),
     })
 }
 

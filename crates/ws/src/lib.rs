@@ -9,7 +9,10 @@
 //!   whole messages or, in streaming mode, fragments.
 //! - [`frame`]: opcodes, masking and the encoder; [`CloseFrame`] and [`CloseCode`].
 //! - [`handshake`]: the server's opening handshake on plain header data
-//!   (`Sec-WebSocket-Key`/`Accept`, version 13 only, subprotocol choice, origin check).
+//!   (`Sec-WebSocket-Key`/`Accept`, version 13 only, subprotocol choice, origin check,
+//!   permessage-deflate).
+//! - [`extension`]: permessage-deflate's negotiation (RFC 7692), usable by either end;
+//!   [`deflate`]: its compressor and its bounded decompressor.
 //!
 //! Layer 2 (`netloop-transport` handlers): [`WebSocketHandler`] (the connection after its
 //! handshake: frames in and out, pings answered, the close handshake with its timeout) and
@@ -48,7 +51,9 @@
 mod close;
 mod config;
 mod decoder;
+pub mod deflate;
 mod error;
+pub mod extension;
 pub mod frame;
 mod handler;
 pub mod handshake;
@@ -64,6 +69,7 @@ pub use config::{
 };
 pub use decoder::{FrameDecoder, Role};
 pub use error::{ConfigError, HandshakeError, WsError};
+pub use extension::{DeflateConfig, PerMessageDeflate};
 pub use frame::{Frame, Opcode};
 pub use handler::{WebSocketEchoHandler, WebSocketHandler};
 pub use message::{Fragment, MessageAssembler, WebSocketFrame};

@@ -104,6 +104,7 @@ impl MessageAssembler {
             fin,
             opcode,
             payload,
+            ..
         } = frame;
         let text = match opcode {
             Opcode::Ping => return Ok(Some(WebSocketFrame::Ping(payload))),

@@ -93,6 +93,7 @@ fn the_first_offered_subprotocol_the_server_speaks_is_chosen() {
     let options = HandshakeOptions {
         subprotocols: vec!["chat".into(), "superchat".into()],
         origin_check: None,
+        ..HandshakeOptions::default()
     };
     let offer = request(&[("Sec-WebSocket-Protocol", "v2.bookings, superchat , chat")]);
     let accepted = server_handshake(b"GET", &offer, &options).unwrap();
@@ -115,6 +116,7 @@ fn the_origin_check_sees_the_origin_and_can_refuse_with_403() {
         origin_check: Some(Rc::new(|origin: Option<&[u8]>| {
             origin == Some(&b"https://good.example"[..])
         })),
+        ..HandshakeOptions::default()
     };
     let good = request(&[("Origin", "https://good.example")]);
     assert!(server_handshake(b"GET", &good, &options).is_ok());

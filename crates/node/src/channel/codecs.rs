@@ -215,17 +215,29 @@ fn websocket(
     strings: &[Bytes],
 ) -> JsResult<netloop_ws_upgrade::WebSocketServerProtocolHandler> {
     let text = |b: &Bytes| String::from_utf8_lossy(b).into_owned();
+    // 5..=10: permessage-deflate on (0/1), threshold, server and client no context
+    // takeover (0/1), server and client max window bits.
+    let permessage_deflate = flag(p, 5).then(|| netloop_ws::DeflateConfig {
+        threshold: size(p, 6),
+        server_no_context_takeover: flag(p, 7),
+        client_no_context_takeover: flag(p, 8),
+        server_max_window_bits: size(p, 9).min(255) as u8,
+        client_max_window_bits: size(p, 10).min(255) as u8,
+        ..netloop_ws::DeflateConfig::default()
+    });
     let config = netloop_ws::WsConfig {
         max_frame_size: size(p, 0),
         max_message_size: size(p, 1),
         close_timeout: millis(p, 2).unwrap_or(netloop_ws::DEFAULT_CLOSE_TIMEOUT),
         auto_pong: flag(p, 3),
+        permessage_deflate,
         ..netloop_ws::WsConfig::default()
     };
     config.validate().map_err(|e| invalid_arg(e.to_string()))?;
     let options = netloop_ws::handshake::HandshakeOptions {
         subprotocols: strings.iter().skip(1).map(text).collect(),
         origin_check: None,
+        ..netloop_ws::handshake::HandshakeOptions::default()
     };
     let path = strings.first().map_or_else(|| "/".to_string(), text);
     Ok(

@@ -14,6 +14,9 @@
 //! - messages stay within `max_message_size`, control payloads within 125 bytes, and text
 //!   (a whole message, or the fragments of one joined) is UTF-8.
 
+#[path = "inflater.rs"]
+pub mod inflater;
+
 use netloop_ws::bytes::BytesMut;
 use netloop_ws::frame::{encode_frame, Opcode, MAX_HEADER_LEN};
 use netloop_ws::{FrameDecoder, MessageAssembler, Role, WebSocketFrame, WsError};

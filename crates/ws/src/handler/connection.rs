@@ -17,6 +17,11 @@
 //! peer's input ends, and that answer would never come. Data written after our close frame
 //! fails with `ERR_CHANNEL_CLOSED`.
 //!
+//! permessage-deflate (when agreed, [`WebSocketHandler::with_deflate`]): the decoder allows
+//! RSV1 on a message's first frame, whose message is then inflated frame by frame within
+//! `max_message_size` (deflate.rs); text and binary messages written of at least the
+//! configured threshold go out compressed (fragments, pings, pongs and close frames never).
+//!
 //! End of input (the `ChannelInputShutdown` event) without a close handshake drops any
 //! partial frame and closes the channel once the writes queued are written (close code 1006
 //! on the peer's side: no close frame).
@@ -32,11 +37,14 @@ use netloop_transport::{
 };
 
 use super::closing::Closing;
+use super::compression::{directions, Outbound};
 use super::pause::Pause;
 use crate::close::{CloseCode, CloseFrame};
 use crate::config::WsConfig;
 use crate::decoder::{FrameDecoder, Role};
+use crate::deflate::Decompression;
 use crate::error::{ConfigError, WsError};
+use crate::extension::PerMessageDeflate;
 use crate::frame::{encode_frame, Opcode};
 use crate::message::{MessageAssembler, WebSocketFrame};
 
@@ -44,6 +52,8 @@ struct Inbound {
     decoder: FrameDecoder,
     assembler: MessageAssembler,
     buf: BytesMut,
+    /// Inflating the peer's compressed messages (permessage-deflate agreed).
+    decompression: Option<Decompression>,
 }
 
 /// One WebSocket connection's codec and protocol handler.
@@ -56,6 +66,9 @@ pub struct WebSocketHandler {
     pause: Pause,
     /// Mask key generator (client role).
     mask_state: Cell<u64>,
+    deflate: Option<PerMessageDeflate>,
+    /// Compressing ours (permessage-deflate agreed).
+    outbound: Option<Outbound>,
 }
 
 impl WebSocketHandler {
@@ -64,21 +77,59 @@ impl WebSocketHandler {
     /// # Errors
     /// [`ConfigError`] when `config` is out of range.
     pub fn new(config: WsConfig) -> Result<Self, ConfigError> {
+        Self::with_deflate(config, None)
+    }
+
+    /// A handler with `config` and the permessage-deflate parameters the handshake agreed
+    /// (`None`: no compression). Threshold and level come from `config.permessage_deflate`
+    /// (defaults if unset).
+    ///
+    /// # Errors
+    /// [`ConfigError`] when `config` is out of range.
+    pub fn with_deflate(
+        config: WsConfig,
+        deflate: Option<PerMessageDeflate>,
+    ) -> Result<Self, ConfigError> {
         config.validate()?;
         let mut seed = [0u8; 8];
         let _ = getrandom::getrandom(&mut seed);
+        let settings = config.permessage_deflate.clone().unwrap_or_default();
+        let (ours, theirs) = deflate
+            .map(|agreed| directions(agreed, config.role))
+            .unzip();
         Ok(WebSocketHandler {
             inbound: RefCell::new(Inbound {
-                decoder: FrameDecoder::new(config.role, config.max_frame_size),
+                decoder: FrameDecoder::new(config.role, config.max_frame_size)
+                    .allow_rsv1(deflate.is_some()),
                 assembler: MessageAssembler::new(config.aggregate, config.max_message_size),
                 buf: BytesMut::new(),
+                decompression: theirs.map(|d| Decompression::new(d, config.max_message_size)),
             }),
             stopped: Cell::new(false),
             closing: Closing::default(),
             pause: Pause::default(),
             mask_state: Cell::new(u64::from_le_bytes(seed) | 1),
+            deflate,
+            outbound: ours.map(|d| Outbound::new(d, &settings)),
             config,
         })
+    }
+
+    /// The permessage-deflate parameters in use, if it was agreed.
+    pub fn deflate(&self) -> Option<PerMessageDeflate> {
+        self.deflate
+    }
+
+    /// Whether compressor or decompressor state is held now (created at the first
+    /// compressed message; freed after each message on a side without context takeover).
+    pub fn holds_deflate_state(&self) -> bool {
+        let inflating = self
+            .inbound
+            .borrow()
+            .decompression
+            .as_ref()
+            .is_some_and(Decompression::has_state);
+        inflating || self.outbound.as_ref().is_some_and(Outbound::has_state)
     }
 
     /// The configuration.
@@ -126,6 +177,18 @@ impl WebSocketHandler {
         out.freeze()
     }
 
+    /// A whole text or binary message, compressed (RSV1) when agreed and long enough.
+    fn encode_message(&self, opcode: Opcode, payload: &[u8]) -> Bytes {
+        let compressed = self.outbound.as_ref().and_then(|o| o.compress(payload));
+        let Some(data) = compressed else {
+            return self.encode(true, opcode, payload);
+        };
+        let mut out = BytesMut::with_capacity(data.len() + 14);
+        encode_frame(&mut out, true, opcode, &data, self.mask());
+        out[0] |= 0x40;
+        out.freeze()
+    }
+
     /// Decodes and handles frames until the cumulation yields no more.
     fn decode(&self, ctx: &ChannelHandlerContext) {
         while !self.stopped.get() && !ctx.is_removed() {
@@ -138,9 +201,15 @@ impl WebSocketHandler {
                     decoder,
                     assembler,
                     buf,
+                    decompression,
                 } = &mut *inbound;
                 match decoder.decode(buf) {
-                    Ok(Some(frame)) => assembler.push(frame).map(Some),
+                    Ok(Some(frame)) => match decompression {
+                        Some(d) => d.frame(frame, assembler.in_message()),
+                        None => Ok(frame),
+                    }
+                    .and_then(|frame| assembler.push(frame))
+                    .map(Some),
                     Ok(None) => Ok(None),
                     Err(error) => Err(error),
                 }
@@ -244,6 +313,9 @@ impl WebSocketHandler {
         let mut inbound = self.inbound.borrow_mut();
         inbound.buf = BytesMut::new();
         inbound.assembler.reset();
+        if let Some(d) = &mut inbound.decompression {
+            d.reset();
+        }
     }
 
     /// Encodes an outbound frame, or says why it cannot go.
@@ -258,8 +330,8 @@ impl WebSocketHandler {
             return;
         }
         let bytes = match &frame {
-            WebSocketFrame::Text(data) => self.encode(true, Opcode::Text, data),
-            WebSocketFrame::Binary(data) => self.encode(true, Opcode::Binary, data),
+            WebSocketFrame::Text(data) => self.encode_message(Opcode::Text, data),
+            WebSocketFrame::Binary(data) => self.encode_message(Opcode::Binary, data),
             WebSocketFrame::Fragment(f) => {
                 let opcode = match (f.first, f.text) {
                     (false, _) => Opcode::Continuation,

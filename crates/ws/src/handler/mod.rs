@@ -15,6 +15,7 @@
 //!   after the bad frame is dropped.
 
 mod closing;
+mod compression;
 mod connection;
 mod echo;
 mod pause;

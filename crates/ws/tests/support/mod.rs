@@ -59,6 +59,18 @@ impl Ws {
         }
     }
 
+    /// A server with permessage-deflate agreed on `params` (its frames read with RSV1).
+    pub fn deflating(config: WsConfig, params: netloop_ws::PerMessageDeflate) -> Self {
+        let handler = WebSocketHandler::with_deflate(config, Some(params)).expect("valid config");
+        Ws {
+            ch: EmbeddedChannel::new(vec![("ws", Rc::new(handler))]),
+            out: Default::default(),
+            reader: std::cell::RefCell::new(
+                FrameDecoder::new(Role::Client, usize::MAX >> 1).allow_rsv1(true),
+            ),
+        }
+    }
+
     pub fn server() -> Self {
         Self::new(WsConfig::default())
     }

@@ -1,0 +1,140 @@
+//! permessage-deflate's memory per connection, measured with a counting allocator: the
+//! compressor's and decompressor's state (the figures docs/decisions/0017-websocket.md
+//! gives), and the peak while a deflate bomb is refused (the limit plus the state, never the
+//! bomb's inflated size). Counters are per thread, so tests running in parallel do not mix.
+//!
+//! `cargo test -p netloop-ws --test deflate_memory -- --nocapture` prints the figures.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use netloop_ws::deflate::{Deflater, Inflater};
+use netloop_ws::extension::Direction;
+
+struct Counting;
+
+thread_local! {
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
+
+fn add(delta: isize) {
+    let _ = LIVE.try_with(|live| {
+        let now = live.get() + delta;
+        live.set(now);
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
+    });
+}
+
+// SAFETY: every call is passed to the system allocator unchanged; the counters are
+// thread-local cells without destructors, touched through `try_with`.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        add(layout.size() as isize);
+        // SAFETY: the caller's layout, passed on.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        add(layout.size() as isize);
+        // SAFETY: as above.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        add(-(layout.size() as isize));
+        // SAFETY: `ptr` came from `System` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        add(new_size as isize - layout.size() as isize);
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn live() -> isize {
+    LIVE.with(Cell::get)
+}
+
+/// Peak bytes above the live count at the start, while `f` runs.
+fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let base = live();
+    PEAK.with(|p| p.set(base));
+    let out = f();
+    (out, (PEAK.with(Cell::get) - base) as usize)
+}
+
+fn direction(bits: u8) -> Direction {
+    Direction {
+        no_context_takeover: false,
+        window_bits: bits,
+    }
+}
+
+fn sample() -> Vec<u8> {
+    (0..8192u32).map(|i| (i * 31 % 97) as u8).collect()
+}
+
+#[test]
+fn a_compressor_holds_under_400_kib_and_less_at_smaller_windows() {
+    let data = sample();
+    let mut figures = Vec::new();
+    for bits in [15u8, 12, 9] {
+        let before = live();
+        let mut d = Deflater::new(direction(bits), 6);
+        let out = d.compress(&data).unwrap();
+        drop(out);
+        let held = (live() - before) as usize;
+        figures.push((bits, held));
+        drop(d);
+        // (A few bytes may stay: one-time initialisation of the backend, not per connection.)
+        assert!(
+            live() - before < 1024,
+            "dropping the compressor frees its state"
+        );
+    }
+    eprintln!("compressor state by window bits: {figures:?}");
+    let at = |b| figures.iter().find(|f| f.0 == b).unwrap().1;
+    // Measured with zlib-rs 0.6 (memLevel 8): 371 KiB at 15, 259 KiB at 12, 245 KiB at 9.
+    assert!(at(15) <= 400 << 10, "window 15: {} bytes", at(15));
+    assert!(
+        at(15) >= 200 << 10,
+        "window 15: {} bytes (the figure documented)",
+        at(15)
+    );
+    assert!(at(9) < at(15), "window 9: {} bytes", at(9));
+}
+
+#[test]
+fn a_decompressor_holds_under_64_kib() {
+    let data = sample();
+    let compressed = Deflater::new(direction(15), 6).compress(&data).unwrap();
+    let before = live();
+    let mut i = Inflater::new(direction(15));
+    let out = i.inflate(&compressed, true, 1 << 20).unwrap();
+    assert_eq!(&out[..], &data[..]);
+    drop(out);
+    let held = (live() - before) as usize;
+    eprintln!("decompressor state: {held} bytes");
+    assert!(held <= 64 << 10, "{held} bytes");
+    assert!(held >= 32 << 10, "{held} bytes: at least the 32 KiB window");
+}
+
+#[test]
+fn refusing_a_bomb_takes_the_limit_plus_the_state_never_the_inflated_size() {
+    let bomb = Deflater::new(direction(15), 9)
+        .compress(&vec![0u8; 4 << 20])
+        .unwrap();
+    for limit in [64usize << 10, 1 << 20] {
+        let mut i = Inflater::new(direction(15));
+        let (result, peak) = peak_during(|| i.inflate(&bomb, true, limit).map(|b| b.len()));
+        assert!(result.is_err(), "{result:?}");
+        eprintln!("bomb of 4 MiB refused at a {limit}-byte limit: peak {peak} bytes");
+        assert!(
+            peak <= limit + (64 << 10),
+            "peak {peak} bytes for a {limit}-byte limit"
+        );
+    }
+}

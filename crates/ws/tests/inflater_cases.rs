@@ -1,0 +1,56 @@
+//! The inflater fuzz target's checks on stable (crates/ws/fuzz/src/inflater.rs), with its
+//! counting allocator installed so the memory bound is checked: generated inputs (bombs of
+//! repeated data under every limit, compressed data cut into frames and spoiled, garbage),
+//! then every committed seed.
+
+#[path = "../fuzz/src/inflater.rs"]
+#[allow(dead_code)]
+mod inflater;
+
+#[global_allocator]
+static ALLOCATOR: inflater::Counting = inflater::Counting;
+
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn generated_inputs_inflate_within_the_limit_and_the_memory_bound() {
+    let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+    for case in 0..400 {
+        let selector = rng.next() as u8;
+        let k = (rng.next() % 8) as u8;
+        let mut input = vec![selector, k];
+        input.extend((0..k).map(|_| rng.next() as u8));
+        let len = [0usize, 1, 10, 300, 3000][(rng.next() % 5) as usize];
+        match rng.next() % 3 {
+            0 => input.extend((0..len).map(|_| rng.next() as u8)),
+            1 => input.extend((0..len).map(|i| b"abcab"[i % 5])),
+            _ => input.extend(std::iter::repeat(0u8).take(len)),
+        }
+        let outcome = std::panic::catch_unwind(|| inflater::check(&input));
+        assert!(
+            outcome.is_ok(),
+            "case {case} failed; input {:?}",
+            &input[..input.len().min(64)]
+        );
+    }
+}
+
+#[test]
+fn committed_seeds_pass_the_checks() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/seeds/inflater");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(dir).expect("the seeds directory") {
+        inflater::check(&std::fs::read(entry.unwrap().path()).unwrap());
+        seen += 1;
+    }
+    assert!(seen > 0, "seeds are committed");
+}
