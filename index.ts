@@ -54,6 +54,7 @@ export {
   type WebSocketFrame,
   type WebSocketServerProtocolOptions,
 } from './src/ws'
+export { subscribe, unsubscribe, publish, subscriberCount, topicStats, type PublishOptions, type TopicStats } from './src/ws-topics'
 export {
   SslContext,
   SslHandler,
