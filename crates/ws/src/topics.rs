@@ -14,6 +14,8 @@
 //! topics.subscribe(a.channel(), "news").unwrap();
 //! topics.subscribe(b.channel(), "news").unwrap();
 //! assert_eq!(topics.publish_text("news", "hi"), 2);
+//! a.run_pending_tasks(); // the flush, after the loop's task batch
+//! b.run_pending_tasks();
 //! assert_eq!(&a.read_outbound().unwrap().as_bytes().unwrap()[..], b"\x81\x02hi");
 //! assert_eq!(&b.read_outbound().unwrap().as_bytes().unwrap()[..], b"\x81\x02hi");
 //! assert_eq!(topics.stats().encoded, 1);
@@ -29,17 +31,21 @@
 //! subscribers and how many. On loops that run on the calling thread the frame is written
 //! at once; every other loop with subscribers gets **one** task (`EventLoop::execute`)
 //! carrying the same `Bytes`, which writes it to that loop's subscribers. A publish from a
-//! thread without a loop sends a task to every such loop. Writes made inside a loop
-//! iteration (a cross-loop task, a native handler) are flushed once per subscriber after the
-//! task batch (a tail task), so the publishes that arrive in one batch cost one flush per
-//! subscriber; writes made outside an iteration (JS between iterations) are flushed at once.
+//! thread without a loop sends a task to every such loop. Written frames are flushed once
+//! per subscriber after the loop's task batch (a tail task: inside an iteration after the
+//! running batch, outside one after the next, which it asks for), so the publishes of one
+//! batch — a JS handler publishing each message of a read, tasks arriving together — cost
+//! one flush (one `writev`) per subscriber, as uWebSockets drains its topics once per
+//! iteration.
 //!
 //! Slow subscribers: a subscriber whose channel is not writable (its pending outbound bytes
-//! passed the high water mark, until they drain below the low one) is skipped for that
-//! message, counted in [`TopicStats::dropped`]. What one slow subscriber holds is bounded
-//! by its high water mark plus one message, whatever the publish rate (Bun and uWebSockets
-//! drop likewise past their `maxBackpressure`). The frame is shared: a subscriber's queue
-//! holds a reference to it, not a copy.
+//! passed the high water mark, until they drain below the low one) is first flushed if
+//! frames of this batch wait unflushed in it (a fast reader is never starved by the batching
+//! itself); still unwritable, it is skipped for that message, counted in
+//! [`TopicStats::dropped`]. What one slow subscriber holds is bounded by its high water mark
+//! plus one message, whatever the publish rate (Bun and uWebSockets drop likewise past their
+//! `maxBackpressure`). The frame is shared: a subscriber's queue holds a reference to it,
+//! not a copy.
 //!
 //! Ground rules:
 //! - `subscribe`/`unsubscribe` run on the channel's loop thread (a `Channel` never leaves

@@ -19,7 +19,9 @@ fn servers(n: usize) -> Vec<Ws> {
     (0..n).map(|_| Ws::server()).collect()
 }
 
+/// The text frames `ws` was sent, once its loop ran its tasks (the flush after the batch).
 fn texts(ws: &Ws) -> Vec<String> {
+    ws.ch.run_pending_tasks();
     ws.sent()
         .into_iter()
         .map(|f| {
@@ -76,7 +78,11 @@ fn one_publish_reaches_every_subscriber_on_every_loop_encoded_once() {
         "3 written here, 2 sent"
     );
     for ws in &here {
-        assert_eq!(texts(ws), ["hello"], "written and flushed at once");
+        assert_eq!(
+            texts(ws),
+            ["hello"],
+            "written at once, flushed after the batch"
+        );
     }
     let got = remote.join().unwrap();
     assert_eq!(
@@ -100,7 +106,10 @@ fn every_subscriber_gets_the_same_frame_bytes() {
     topics.publish_binary("t", &[1, 2, 3]);
     let frames: Vec<Bytes> = here
         .iter()
-        .map(|ws| ws.ch.read_outbound().unwrap().into_bytes().unwrap())
+        .map(|ws| {
+            ws.ch.run_pending_tasks();
+            ws.ch.read_outbound().unwrap().into_bytes().unwrap()
+        })
         .collect();
     assert_eq!(
         &frames[0][..],
@@ -222,6 +231,7 @@ fn a_slow_subscriber_drops_messages_instead_of_queueing_them() {
     slow.ch.channel().flush();
     assert!(slow.ch.channel().is_writable(), "drained");
     topics.publish_text("t", "again");
+    slow.ch.run_pending_tasks();
     let frames = slow.sent();
     assert_eq!(
         frames.last().map(|f| &f.payload[..]),
@@ -267,6 +277,7 @@ fn a_channel_subscribed_before_its_upgrade_receives_once_upgraded() {
     let ws = netloop_ws::WebSocketHandler::new(WsConfig::default()).unwrap();
     plain.pipeline().add_last("ws", Rc::new(ws)).unwrap();
     assert_eq!(topics.publish_text("t", "late"), 1);
+    plain.run_pending_tasks();
     assert_eq!(
         &plain.read_outbound().unwrap().as_bytes().unwrap()[..],
         b"\x81\x04late"
@@ -281,4 +292,36 @@ fn registries_are_separate_namespaces() {
     assert_eq!(two.publish_text("t", "elsewhere"), 0);
     assert_eq!(one.publish_text("t", "here"), 1);
     assert_eq!(texts(&ws), ["here"]);
+}
+
+/// Counts the flushes that pass it on their way to the socket.
+#[derive(Default)]
+struct FlushCounter(std::cell::Cell<usize>);
+
+impl netloop_transport::ChannelHandler for FlushCounter {
+    fn flush(
+        &self,
+        ctx: &netloop_transport::ChannelHandlerContext,
+    ) -> netloop_transport::HandlerResult {
+        self.0.set(self.0.get() + 1);
+        ctx.flush();
+        Ok(())
+    }
+}
+
+#[test]
+fn the_publishes_of_one_batch_cost_one_flush_per_subscriber() {
+    let topics = TopicRegistry::new();
+    let counter = Rc::new(FlushCounter::default());
+    let ws = netloop_ws::WebSocketHandler::new(WsConfig::default()).unwrap();
+    let ch = EmbeddedChannel::new(vec![("count", counter.clone()), ("ws", Rc::new(ws))]);
+    topics.subscribe(ch.channel(), "t").unwrap();
+    for i in 0..5 {
+        topics.publish_text("t", &format!("m{i}"));
+    }
+    assert_eq!(counter.0.get(), 0, "written, not flushed yet");
+    assert!(ch.read_outbound().is_none());
+    ch.run_pending_tasks();
+    assert_eq!(counter.0.get(), 1, "one flush after the batch");
+    assert_eq!(ch.outbound_len(), 5, "for five frames");
 }

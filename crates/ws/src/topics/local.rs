@@ -8,8 +8,10 @@
 //!   subscribers of a delivery are copied out first (`Rc`s).
 //! - A subscriber's WebSocket context is looked up once and cached; it is looked up again
 //!   when that context left the pipeline (a handler replaced).
-//! - Flushes: inside an iteration each subscriber written is flushed once after the task
-//!   batch (one tail task per loop gathers them); outside one, at once.
+//! - Flushes: each subscriber written is flushed once after the loop's task batch (one tail
+//!   task per loop gathers them), however many publishes wrote to it meanwhile: inside an
+//!   iteration after the running batch, outside one (JS between iterations) after the next,
+//!   which adding the tail task asks for.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
@@ -203,18 +205,11 @@ pub(super) fn deliver(
     if subs.is_empty() {
         return 0;
     }
-    let local = event_loop.local();
-    let defer = local.as_ref().is_some_and(|l| l.is_in_iteration());
     let (mut written, mut dropped) = (0, 0);
-    let mut flush_now = Vec::new();
     let mut to_flush = Vec::new();
     for sub in subs {
         let ch = &sub.channel;
         if !ch.is_active() {
-            continue;
-        }
-        if !ch.is_writable() {
-            dropped += 1;
             continue;
         }
         let Some(ctx) = sub.ws_context() else {
@@ -228,20 +223,26 @@ pub(super) fn deliver(
         if !open {
             continue;
         }
+        if !ch.is_writable() {
+            // Past the high water mark. If frames of this batch wait unflushed, the peer may
+            // just not have been given them yet: flush now, then look again.
+            if sub.flush_pending.get() {
+                ctx.flush();
+            }
+            if !ch.is_writable() || !ch.is_active() {
+                dropped += 1;
+                continue;
+            }
+        }
         ctx.write(frame.clone());
         written += 1;
-        if !defer {
-            flush_now.push(ctx);
-        } else if !sub.flush_pending.replace(true) {
+        if !sub.flush_pending.replace(true) {
             to_flush.push(sub);
         }
     }
     shared.count_delivered(written, dropped);
-    for ctx in flush_now {
-        ctx.flush();
-    }
     if !to_flush.is_empty() {
-        queue_flush(local, loop_id, to_flush);
+        queue_flush(event_loop.local(), loop_id, to_flush);
     }
     written
 }
