@@ -175,3 +175,18 @@ test.serial('a subscriber that does not read drops messages (counted) while the 
   t.is(publish(topic, 'after'), 2, 'drained: it receives again')
   await until(() => slow.texts().includes('after'))
 })
+
+test.serial('a worker group shut down with subscribers connected leaves no subscription behind', async (t) => {
+  const workers = new EventLoopGroup({ threads: 2, module: topicsModule })
+  const boss = new EventLoop()
+  t.teardown(() => boss.shutdownGracefully(0, 1000))
+  const srv = await new ServerBootstrap().group(boss, workers).bind(0, '127.0.0.1')
+  const topic = `room-${process.pid}-5`
+  const clients = await Promise.all(Array.from({ length: 4 }, () => Client.open(t, srv.localAddress!.port)))
+  for (const cl of clients) await cl.ask(`sub ${topic}`, 'subscribed')
+  t.is(subscriberCount(topic), 4)
+  await srv.close()
+  await workers.shutdownGracefully(0, 2000)
+  t.is(subscriberCount(topic), 0, 'the loops closed their channels, which left their topics')
+  t.is(publish(topic, 'to nobody'), 0)
+})

@@ -155,15 +155,19 @@ pub(super) fn remove(registry: u64, loop_id: u64, id: ChannelId, topic: &str) ->
 
 /// Takes channel `id` out of every topic and forgets it: the topics it was in.
 pub(super) fn remove_channel(registry: u64, loop_id: u64, id: ChannelId) -> Vec<Arc<str>> {
-    let removed = TABLES.with(|t| {
-        let mut t = t.borrow_mut();
-        let table = t.get_mut(&(registry, loop_id))?;
-        let (sub, topics) = table.channels.remove(&id)?;
-        for topic in &topics {
-            take_out(table, id, topic);
-        }
-        Some((sub, topics))
-    });
+    // `try_with`: a close listener may run while the thread exits.
+    let removed = TABLES
+        .try_with(|t| {
+            let mut t = t.borrow_mut();
+            let table = t.get_mut(&(registry, loop_id))?;
+            let (sub, topics) = table.channels.remove(&id)?;
+            for topic in &topics {
+                take_out(table, id, topic);
+            }
+            Some((sub, topics))
+        })
+        .ok()
+        .flatten();
     // The subscriber (its channel) drops here, after the borrow.
     removed.map(|(_, topics)| topics).unwrap_or_default()
 }
@@ -181,8 +185,12 @@ pub(super) fn topics_of(registry: u64, loop_id: u64, id: ChannelId) -> Vec<Strin
 
 /// Forgets a terminated loop's table.
 pub(super) fn drop_table(registry: u64, loop_id: u64) {
-    let table = TABLES.with(|t| t.borrow_mut().remove(&(registry, loop_id)));
-    SEEN.with(|s| s.borrow_mut().remove(&(registry, loop_id)));
+    // `try_with`: the loop may terminate while its thread exits.
+    let table = TABLES
+        .try_with(|t| t.borrow_mut().remove(&(registry, loop_id)))
+        .ok()
+        .flatten();
+    let _ = SEEN.try_with(|s| s.borrow_mut().remove(&(registry, loop_id)));
     drop(table);
 }
 
@@ -195,13 +203,15 @@ pub(super) fn deliver(
     frame: &Bytes,
 ) -> usize {
     let loop_id = event_loop.id();
-    let subs: Vec<Rc<Subscriber>> = TABLES.with(|t| {
-        t.borrow()
-            .get(&(shared.id, loop_id))
-            .and_then(|table| table.topics.get(topic))
-            .map(|s| s.list.clone())
-            .unwrap_or_default()
-    });
+    let subs: Vec<Rc<Subscriber>> = TABLES
+        .try_with(|t| {
+            t.borrow()
+                .get(&(shared.id, loop_id))
+                .and_then(|table| table.topics.get(topic))
+                .map(|s| s.list.clone())
+                .unwrap_or_default()
+        })
+        .unwrap_or_default();
     if subs.is_empty() {
         return 0;
     }
@@ -253,15 +263,21 @@ fn queue_flush(
     loop_id: u64,
     subs: Vec<Rc<Subscriber>>,
 ) {
-    let first = TO_FLUSH.with(|f| {
+    let first = TO_FLUSH.try_with(|f| {
         let mut f = f.borrow_mut();
         let list = f.entry(loop_id).or_default();
         let first = list.is_empty();
-        list.extend(subs);
+        list.extend(subs.iter().cloned());
         first
     });
-    if !first {
-        return;
+    match first {
+        Ok(true) => {}
+        Ok(false) => return,
+        Err(_) => {
+            // The thread is exiting: flush these now.
+            subs.iter().for_each(|sub| sub.flush());
+            return;
+        }
     }
     let queued = local.and_then(|l| l.add_tail_task(move || flush_all(loop_id)));
     if queued.is_none() {
@@ -271,10 +287,17 @@ fn queue_flush(
 }
 
 fn flush_all(loop_id: u64) {
-    let subs = TO_FLUSH.with(|f| f.borrow_mut().remove(&loop_id).unwrap_or_default());
-    for sub in subs {
-        sub.flush_pending.set(false);
-        let ctx = sub.ctx.borrow().clone();
+    let subs = TO_FLUSH
+        .try_with(|f| f.borrow_mut().remove(&loop_id).unwrap_or_default())
+        .unwrap_or_default();
+    subs.iter().for_each(|sub| sub.flush());
+}
+
+impl Subscriber {
+    /// Flushes what deliveries wrote to it.
+    fn flush(&self) {
+        self.flush_pending.set(false);
+        let ctx = self.ctx.borrow().clone();
         if let Some(ctx) = ctx {
             ctx.flush();
         }
