@@ -190,3 +190,26 @@ test.serial('a worker group shut down with subscribers connected leaves no subsc
   t.is(subscriberCount(topic), 0, 'the loops closed their channels, which left their topics')
   t.is(publish(topic, 'to nobody'), 0)
 })
+
+test.serial('a worker that exits takes its subscriptions with it; the other worker still gets publishes', async (t) => {
+  const workers = new EventLoopGroup({ threads: 2, module: topicsModule })
+  t.teardown(() => workers.shutdownGracefully(0, 2000))
+  const ended: number[] = []
+  workers.on('loopTerminated', (info) => ended.push(info.index))
+  const boss = new EventLoop()
+  t.teardown(() => boss.shutdownGracefully(0, 1000))
+  const srv = await new ServerBootstrap().group(boss, workers).bind(0, '127.0.0.1')
+  t.teardown(() => srv.close())
+  const topic = `room-${process.pid}-6`
+  const clients = await Promise.all(Array.from({ length: 4 }, () => Client.open(t, srv.localAddress!.port)))
+  const threadOf = new Map<Client, string>()
+  for (const cl of clients) threadOf.set(cl, (await cl.ask(`sub ${topic}`, 'subscribed')).split(' ')[2])
+  const doomed = threadOf.get(clients[0])!
+  const survivors = clients.filter((cl) => threadOf.get(cl) !== doomed)
+  t.is(survivors.length, 2)
+  clients[0].ws.send('exit')
+  await until(() => ended.length === 1)
+  await until(() => subscriberCount(topic) === 2)
+  t.is(publish(topic, 'still here'), 2)
+  await until(() => survivors.every((cl) => cl.texts().includes('still here')))
+})
