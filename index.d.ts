@@ -26,6 +26,7 @@ export { HttpServerCodec, HttpRequest, HttpResponse, HttpContent, type HttpServe
 export { HttpClientCodec, HttpClientRequest, HttpClientResponse, type HttpClientCodecOptions } from './src/http-client';
 export { RespDecoder, RespReply, RespErrorReply, Resp, type RespDecoderOptions } from './src/resp';
 export { WebSocketServerProtocolHandler, WebSocketEchoHandler, TextWebSocketFrame, BinaryWebSocketFrame, PingWebSocketFrame, PongWebSocketFrame, CloseWebSocketFrame, type WebSocketFrame, type WebSocketServerProtocolOptions, type PerMessageDeflateOptions, } from './src/ws';
+export { subscribe, unsubscribe, publish, subscriberCount, topicStats, type PublishOptions, type TopicStats } from './src/ws-topics';
 export { SslContext, SslHandler, SslHandshakeCompletionEvent, SslCloseCompletionEvent, type SslContextOptions, type SslIdentity, type PemIdentity, type KeyObjectPem, type PfxIdentity, type PfxObject, type SNICallback, type ALPNCallback, type ALPNCallbackInfo, type SharedSslContext, type TlsInfo, type PeerCertificate, } from './src/tls';
 export { HAProxyMessageDecoder, HAProxyMessage, HAProxyTlvType, type HAProxyDecoderOptions, type HAProxyProtocol, type HAProxySsl, type HAProxyTlv } from './src/haproxy';
 export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex';

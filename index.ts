@@ -55,6 +55,7 @@ export {
   type WebSocketServerProtocolOptions,
   type PerMessageDeflateOptions,
 } from './src/ws'
+export { subscribe, unsubscribe, publish, subscriberCount, topicStats, type PublishOptions, type TopicStats } from './src/ws-topics'
 export {
   SslContext,
   SslHandler,

@@ -63,6 +63,17 @@ export declare class NativeChannels {
   /** The session of the channel's `SslHandler` (none: no handler, or no handshake yet). */
   tlsSession(id: number): TlsSessionInfo | null
   /**
+   * Subscribes channel `id` to `topic`; false if it was subscribed already. Throws
+   * `ERR_INVALID_STATE` for a channel without a (server) WebSocket handler and
+   * `ERR_CHANNEL_CLOSED` for a closed one.
+   */
+  wsSubscribe(id: number, topic: string): boolean
+  /**
+   * Takes channel `id` out of `topic`; whether it was in (false for a closed channel:
+   * closing took it out of every topic).
+   */
+  wsUnsubscribe(id: number, topic: string): boolean
+  /**
    * The hub of `native_loop`: `events`/`ops` are the shared `Float64Array`s, `arena` the
    * write arena (`Uint8Array`) and `state` the `Float64Array` that `writability` answers
    * in. Event records reach JS through the loop's own dispatch function
@@ -771,6 +782,20 @@ export interface TlsSessionInfo {
   keyExchangeBits?: number
 }
 
+/** The slots of the array `wsTopicStats()` returns (netloop_ws::TopicStats; channel/topics.rs). */
+export declare const enum TopicStatSlot {
+  /** Publish calls. */
+  Published = 0,
+  /** Frames encoded (one per publish that found a subscriber). */
+  Encoded = 1,
+  /** Frame writes to subscribers. */
+  Delivered = 2,
+  /** Messages a slow (unwritable) subscriber did not get. */
+  Dropped = 3,
+  /** The array's length. */
+  Length = 4,
+}
+
 /** What a `UserEvent` record carries (its `b` field). */
 export declare const enum UserEventKind {
   /** A JS value: its token in `a`. */
@@ -939,3 +964,19 @@ export declare const enum WsFrameKind {
   /** A close frame: code (u16, big-endian; absent for none), then the reason. */
   Close = 5,
 }
+
+/**
+ * Publishes `data` to `topic` as a `kind` message (`WsFrameKind::Text`, UTF-8 checked, or
+ * `Binary`). Returns the subscribers written on this thread's loops plus those of other
+ * loops its tasks go to.
+ */
+export declare function wsPublish(topic: string, data: Buffer, kind: number): number
+
+/** Publishes a text message (a JS string) to `topic`; as [`ws_publish`]. */
+export declare function wsPublishText(topic: string, text: string): number
+
+/** Subscribers of `topic` on every loop of the process. */
+export declare function wsSubscriberCount(topic: string): number
+
+/** The process-wide topic counters, indexed by [`TopicStatSlot`]. */
+export declare function wsTopicStats(): Array<number>

@@ -120,6 +120,20 @@ export const enum RespTag {
   Push = 17,
 }
 
+/** @internal The slots of the array `wsTopicStats()` returns (netloop_ws::TopicStats; channel/topics.rs). */
+export const enum TopicStatSlot {
+  /** Publish calls. */
+  Published = 0,
+  /** Frames encoded (one per publish that found a subscriber). */
+  Encoded = 1,
+  /** Frame writes to subscribers. */
+  Delivered = 2,
+  /** Messages a slow (unwritable) subscriber did not get. */
+  Dropped = 3,
+  /** The array's length. */
+  Length = 4,
+}
+
 /** @internal The kind byte that starts a WebSocket frame crossing the boundary (channel/ws_wire.rs). */
 export const enum WsFrameKind {
   /** A whole text message (UTF-8). */

@@ -33,6 +33,7 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   ServerId: { Remote: -1 },
   ServerNameAnswer: { Default: 0, Context: 1, Refuse: 2, Fail: 3 },
   TimerArmSlot: { Dirty: 0, Deadline: 1, Stamp: 2, Length: 3 },
+  TopicStatSlot: { Published: 0, Encoded: 1, Delivered: 2, Dropped: 3, Length: 4 },
   UserEventKind: { Token: 0, Idle: 1, InputShutdown: 2, TlsHandshake: 3, TlsClose: 4, HAProxy: 5 },
   WireKind: { Registered: 1, Unregistered: 2, Active: 3, Inactive: 4, ReadBytes: 5, ReadValue: 6, ReadComplete: 7, UserEvent: 8, Exception: 9, WritabilityChanged: 10, ReadBig: 11, ReadResp: 12, ReadHttp: 13, ReadWs: 14, WriteBytes: 20, WriteValue: 21, Flush: 22, Read: 23, Close: 24, WriteBig: 25, WriteResp: 26, WriteHttp: 27, WriteFile: 28, WriteWs: 29, PromiseDone: 30, NewChannel: 31, Closed: 32, Release: 33, Forget: 34, Unhandled: 35, TlsHandshake: 36, TlsClientHello: 37, TlsServerIdentity: 38, CompletePromise: 40, Register: 41, WriteBytesFlush: 42 },
   WritabilitySlot: { Pending: 0, Writable: 1, High: 2, Low: 3, Crossed: 4, Length: 5 },

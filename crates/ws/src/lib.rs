@@ -16,7 +16,8 @@
 //!
 //! Layer 2 (`netloop-transport` handlers): [`WebSocketHandler`] (the connection after its
 //! handshake: frames in and out, pings answered, the close handshake with its timeout) and
-//! [`WebSocketEchoHandler`] (native echo).
+//! [`WebSocketEchoHandler`] (native echo); [`TopicRegistry`] (publish/subscribe: a message
+//! encoded once, written to every subscriber on every loop).
 //!
 //! This crate does not depend on the HTTP codec (a protocol crate never depends on another):
 //! `netloop-ws-upgrade` joins the two, taking the upgrade request from `HttpServerCodec`,
@@ -58,6 +59,7 @@ pub mod frame;
 mod handler;
 pub mod handshake;
 mod message;
+mod topics;
 mod utf8;
 
 /// The `bytes` crate this API is written against.
@@ -73,4 +75,5 @@ pub use extension::{DeflateConfig, PerMessageDeflate};
 pub use frame::{Frame, Opcode};
 pub use handler::{WebSocketEchoHandler, WebSocketHandler};
 pub use message::{Fragment, MessageAssembler, WebSocketFrame};
+pub use topics::{TopicError, TopicRegistry, TopicStats};
 pub use utf8::{InvalidUtf8, Utf8Validator};

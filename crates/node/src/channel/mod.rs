@@ -29,6 +29,7 @@ mod shared;
 mod slots;
 mod tls_info;
 mod token;
+mod topics;
 mod wire;
 mod ws_wire;
 

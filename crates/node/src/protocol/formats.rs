@@ -148,3 +148,19 @@ pub enum HttpClientResponseFlag {
     /// The response switched protocols (101, or a 2xx to `CONNECT`).
     Upgraded = 8,
 }
+
+/// The slots of the array `wsTopicStats()` returns (netloop_ws::TopicStats; channel/topics.rs).
+#[napi]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TopicStatSlot {
+    /// Publish calls.
+    Published = 0,
+    /// Frames encoded (one per publish that found a subscriber).
+    Encoded = 1,
+    /// Frame writes to subscribers.
+    Delivered = 2,
+    /// Messages a slow (unwritable) subscriber did not get.
+    Dropped = 3,
+    /// The array's length.
+    Length = 4,
+}

@@ -1,0 +1,391 @@
+//! Topics (publish/subscribe, as Bun's and uWebSockets' `subscribe`/`publish`): a WebSocket
+//! channel subscribes to named topics; [`TopicRegistry::publish_text`] /
+//! [`TopicRegistry::publish_binary`] encode the message into a server frame **once** (one
+//! refcounted `Bytes`) and write that same frame to every subscriber on every loop.
+//!
+//! ```
+//! use std::rc::Rc;
+//! use netloop_ws::{TopicRegistry, WebSocketHandler, WsConfig};
+//! use netloop_transport::EmbeddedChannel;
+//!
+//! let topics = TopicRegistry::new();
+//! let ws = || Rc::new(WebSocketHandler::new(WsConfig::default()).unwrap());
+//! let (a, b) = (EmbeddedChannel::new(vec![("ws", ws())]), EmbeddedChannel::new(vec![("ws", ws())]));
+//! topics.subscribe(a.channel(), "news").unwrap();
+//! topics.subscribe(b.channel(), "news").unwrap();
+//! assert_eq!(topics.publish_text("news", "hi"), 2);
+//! a.run_pending_tasks(); // the flush, after the loop's task batch
+//! b.run_pending_tasks();
+//! assert_eq!(&a.read_outbound().unwrap().as_bytes().unwrap()[..], b"\x81\x02hi");
+//! assert_eq!(&b.read_outbound().unwrap().as_bytes().unwrap()[..], b"\x81\x02hi");
+//! assert_eq!(topics.stats().encoded, 1);
+//! ```
+//!
+//! Scope: a [`TopicRegistry`] is a cheap `Send + Sync` handle (an `Arc`); every channel of
+//! every loop of the process that subscribed through it (or a clone) receives what is
+//! published through it. [`TopicRegistry::global`] is the process-wide one (the Node
+//! binding's: every worker thread of a worker group shares it, as statics are shared by all
+//! threads of a process); [`TopicRegistry::new`] makes a separate namespace.
+//!
+//! How a publish travels: the shared table (a mutex) lists, per topic, the loops that have
+//! subscribers and how many. On loops that run on the calling thread the frame is written
+//! at once; every other loop with subscribers gets **one** task (`EventLoop::execute`)
+//! carrying the same `Bytes`, which writes it to that loop's subscribers. A publish from a
+//! thread without a loop sends a task to every such loop. Written frames are flushed once
+//! per subscriber after the loop's task batch (a tail task: inside an iteration after the
+//! running batch, outside one after the next, which it asks for), so the publishes of one
+//! batch — a JS handler publishing each message of a read, tasks arriving together — cost
+//! one flush (one `writev`) per subscriber, as uWebSockets drains its topics once per
+//! iteration.
+//!
+//! Slow subscribers: a subscriber whose channel is not writable (its pending outbound bytes
+//! passed the high water mark, until they drain below the low one) is first flushed if
+//! frames of this batch wait unflushed in it (a fast reader is never starved by the batching
+//! itself); still unwritable, it is skipped for that message, counted in
+//! [`TopicStats::dropped`]. What one slow subscriber holds is bounded by its high water mark
+//! plus one message, whatever the publish rate (Bun and uWebSockets drop likewise past their
+//! `maxBackpressure`). The frame is shared: a subscriber's queue holds a reference to it,
+//! not a copy.
+//!
+//! Ground rules:
+//! - `subscribe`/`unsubscribe` run on the channel's loop thread (a `Channel` never leaves
+//!   it); `publish` and `subscriber_count` from any thread.
+//! - Lock order: the shared table's mutex is never held while a channel is written, a task
+//!   submitted or a thread-local table borrowed (see `local.rs` for the loop side).
+//! - A channel leaves every topic when it closes (a listener on its close future), and a
+//!   loop's entries go when it terminates (a cleanup hook): nothing outlives either.
+//! - Only server-role connections subscribe (client frames are masked per frame, so one
+//!   shared frame cannot serve them).
+//!
+//! Not yet: permessage-deflate. With it, a topic's message would be compressed once too
+//! (one deflated frame per publish for the subscribers that negotiated no context
+//! takeover), the natural extension of encoding once.
+
+mod local;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+
+use bytes::{Bytes, BytesMut};
+use netloop_eventloop::EventLoop;
+use netloop_transport::{Channel, LocalListenerExt};
+
+use crate::frame::{encode_frame, Opcode, MAX_HEADER_LEN};
+
+/// Why a subscription was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TopicError {
+    /// The channel's pipeline has no WebSocket handler (`ERR_INVALID_STATE`).
+    NotWebSocket,
+    /// The WebSocket handler is a client's: its frames are masked one by one
+    /// (`ERR_INVALID_STATE`).
+    ClientRole,
+    /// The channel is closed (`ERR_CHANNEL_CLOSED`).
+    ChannelClosed,
+}
+
+impl TopicError {
+    /// The stable Node-style code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            TopicError::NotWebSocket | TopicError::ClientRole => "ERR_INVALID_STATE",
+            TopicError::ChannelClosed => "ERR_CHANNEL_CLOSED",
+        }
+    }
+}
+
+impl std::fmt::Display for TopicError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TopicError::NotWebSocket => {
+                "only a WebSocket channel can subscribe (its pipeline has no WebSocket handler)"
+            }
+            TopicError::ClientRole => "only a server's WebSocket channel can subscribe",
+            TopicError::ChannelClosed => "the channel is closed",
+        })
+    }
+}
+
+impl std::error::Error for TopicError {}
+
+/// Counters of a registry, since it was made.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TopicStats {
+    /// Publish calls.
+    pub published: u64,
+    /// Frames encoded (one per publish that found a subscriber).
+    pub encoded: u64,
+    /// Frame writes to subscribers.
+    pub delivered: u64,
+    /// Messages not written to a subscriber that was not writable (slow).
+    pub dropped: u64,
+}
+
+/// The loops with subscribers of one topic.
+#[derive(Debug)]
+struct LoopCount {
+    event_loop: EventLoop,
+    count: usize,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    published: AtomicU64,
+    encoded: AtomicU64,
+    delivered: AtomicU64,
+    dropped: AtomicU64,
+}
+
+#[derive(Debug)]
+pub(crate) struct Shared {
+    /// Tells this registry's thread-local tables apart from another's.
+    id: u64,
+    topics: Mutex<HashMap<Arc<str>, Vec<LoopCount>>>,
+    counters: Counters,
+}
+
+/// A namespace of topics shared by every thread of the process (see the module docs).
+#[derive(Debug, Clone)]
+pub struct TopicRegistry {
+    shared: Arc<Shared>,
+}
+
+impl Default for TopicRegistry {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // The table holds counts and loop handles; a panic while it was held cannot leave it
+    // half-updated in a way that matters more than losing the update.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl TopicRegistry {
+    /// A registry of its own (a separate namespace).
+    pub fn new() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        TopicRegistry {
+            shared: Arc::new(Shared {
+                id: NEXT.fetch_add(1, Ordering::Relaxed),
+                topics: Mutex::new(HashMap::new()),
+                counters: Counters::default(),
+            }),
+        }
+    }
+
+    /// The process-wide registry (what the Node binding uses: every worker thread shares it).
+    pub fn global() -> &'static TopicRegistry {
+        static GLOBAL: OnceLock<TopicRegistry> = OnceLock::new();
+        GLOBAL.get_or_init(TopicRegistry::new)
+    }
+
+    /// Subscribes `ch` (a server WebSocket connection: its pipeline has a
+    /// [`WebSocketHandler`](crate::WebSocketHandler)) to `topic`. `Ok(false)` if it was
+    /// subscribed already.
+    ///
+    /// # Errors
+    /// [`TopicError`]: no WebSocket handler, a client's, or the channel is closed.
+    pub fn subscribe(&self, ch: &Channel, topic: &str) -> Result<bool, TopicError> {
+        if !ch.is_open() {
+            return Err(TopicError::ChannelClosed);
+        }
+        match local::find_ws_context(ch) {
+            None => return Err(TopicError::NotWebSocket),
+            Some((_, true)) => return Err(TopicError::ClientRole),
+            Some((_, false)) => {}
+        }
+        self.subscribe_when_upgraded(ch, topic)
+    }
+
+    /// As [`TopicRegistry::subscribe`], for a channel whose WebSocket handler is not in its
+    /// pipeline yet (its handshake has not happened): messages reach it once a server
+    /// [`WebSocketHandler`](crate::WebSocketHandler) is there, and are skipped before.
+    ///
+    /// # Errors
+    /// [`TopicError::ChannelClosed`].
+    pub fn subscribe_when_upgraded(&self, ch: &Channel, topic: &str) -> Result<bool, TopicError> {
+        if !ch.is_open() {
+            return Err(TopicError::ChannelClosed);
+        }
+        let event_loop = ch.event_loop();
+        let loop_id = event_loop.id();
+        let (added, topic, first_of_channel) = local::add(&self.shared, loop_id, ch, topic);
+        if added {
+            let mut topics = lock(&self.shared.topics);
+            let loops = topics.entry(topic).or_default();
+            match loops.iter_mut().find(|l| l.event_loop.id() == loop_id) {
+                Some(l) => l.count += 1,
+                None => loops.push(LoopCount {
+                    event_loop: event_loop.clone(),
+                    count: 1,
+                }),
+            }
+        }
+        if first_of_channel {
+            let weak = Arc::downgrade(&self.shared);
+            let id = ch.id();
+            ch.close_future().add_local_listener(move |_| {
+                if let Some(shared) = weak.upgrade() {
+                    let left = local::remove_channel(shared.id, loop_id, id);
+                    shared.uncount(loop_id, &left);
+                }
+            });
+        }
+        if local::first_use(self.shared.id, loop_id) {
+            let weak = Arc::downgrade(&self.shared);
+            // The loop terminates: its channels closed (their listeners ran), so this only
+            // takes out what a thread that died without closing them left behind.
+            let _ = event_loop.add_cleanup_hook(move || {
+                if let Some(shared) = weak.upgrade() {
+                    local::drop_table(shared.id, loop_id);
+                    shared.forget_loop(loop_id);
+                }
+            });
+        }
+        Ok(added)
+    }
+
+    /// Takes `ch` out of `topic`; whether it was subscribed.
+    pub fn unsubscribe(&self, ch: &Channel, topic: &str) -> bool {
+        let loop_id = ch.event_loop().id();
+        match local::remove(self.shared.id, loop_id, ch.id(), topic) {
+            Some(topic) => {
+                self.shared.uncount(loop_id, &[topic]);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Takes `ch` out of every topic; how many it was in. (Closing does this by itself.)
+    pub fn unsubscribe_all(&self, ch: &Channel) -> usize {
+        let loop_id = ch.event_loop().id();
+        let left = local::remove_channel(self.shared.id, loop_id, ch.id());
+        self.shared.uncount(loop_id, &left);
+        left.len()
+    }
+
+    /// The topics `ch` is subscribed to.
+    pub fn topics_of(&self, ch: &Channel) -> Vec<String> {
+        local::topics_of(self.shared.id, ch.event_loop().id(), ch.id())
+    }
+
+    /// Subscribers of `topic`, on every loop.
+    pub fn subscriber_count(&self, topic: &str) -> usize {
+        lock(&self.shared.topics)
+            .get(topic)
+            .map_or(0, |loops| loops.iter().map(|l| l.count).sum())
+    }
+
+    /// Publishes a text message to `topic`; see [`TopicRegistry::publish_binary`].
+    pub fn publish_text(&self, topic: &str, message: &str) -> usize {
+        self.publish(topic, Opcode::Text, message.as_bytes())
+    }
+
+    /// Publishes a binary message to `topic` from any thread. Returns the subscribers it
+    /// went to: those written on loops of the calling thread (slow ones that dropped it not
+    /// counted), plus those of other loops as counted now (their task writes it; a slow one
+    /// there drops it too, in [`TopicStats::dropped`]).
+    pub fn publish_binary(&self, topic: &str, message: &[u8]) -> usize {
+        self.publish(topic, Opcode::Binary, message)
+    }
+
+    fn publish(&self, topic: &str, opcode: Opcode, payload: &[u8]) -> usize {
+        let c = &self.shared.counters;
+        c.published.fetch_add(1, Ordering::Relaxed);
+        let (key, targets) = {
+            let topics = lock(&self.shared.topics);
+            let Some((key, loops)) = topics.get_key_value(topic) else {
+                return 0;
+            };
+            let targets: Vec<(EventLoop, usize)> = loops
+                .iter()
+                .map(|l| (l.event_loop.clone(), l.count))
+                .collect();
+            (key.clone(), targets)
+        };
+        let frame = encode(opcode, payload);
+        c.encoded.fetch_add(1, Ordering::Relaxed);
+        let mut reached = 0;
+        for (event_loop, count) in targets {
+            if event_loop.in_event_loop() {
+                reached += local::deliver(&self.shared, &event_loop, &key, &frame);
+                continue;
+            }
+            let shared = Arc::downgrade(&self.shared);
+            let (key, frame, el) = (key.clone(), frame.clone(), event_loop.clone());
+            let task = move || {
+                if let Some(shared) = Weak::upgrade(&shared) {
+                    local::deliver(&shared, &el, &key, &frame);
+                }
+            };
+            if event_loop.execute(task).is_ok() {
+                reached += count;
+            }
+        }
+        reached
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> TopicStats {
+        let c = &self.shared.counters;
+        TopicStats {
+            published: c.published.load(Ordering::Relaxed),
+            encoded: c.encoded.load(Ordering::Relaxed),
+            delivered: c.delivered.load(Ordering::Relaxed),
+            dropped: c.dropped.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// One server frame: FIN, `opcode`, unmasked.
+fn encode(opcode: Opcode, payload: &[u8]) -> Bytes {
+    let mut out = BytesMut::with_capacity(payload.len() + MAX_HEADER_LEN);
+    encode_frame(&mut out, true, opcode, payload, None);
+    out.freeze()
+}
+
+impl Shared {
+    /// One subscription fewer on `loop_id` for each of `topics`.
+    fn uncount(&self, loop_id: u64, topics: &[Arc<str>]) {
+        if topics.is_empty() {
+            return;
+        }
+        let mut table = lock(&self.topics);
+        for topic in topics {
+            let Some(loops) = table.get_mut(&**topic) else {
+                continue;
+            };
+            if let Some(i) = loops.iter().position(|l| l.event_loop.id() == loop_id) {
+                loops[i].count -= 1;
+                if loops[i].count == 0 {
+                    loops.swap_remove(i);
+                }
+            }
+            if loops.is_empty() {
+                table.remove(&**topic);
+            }
+        }
+    }
+
+    /// Every entry of a terminated loop.
+    fn forget_loop(&self, loop_id: u64) {
+        lock(&self.topics).retain(|_, loops| {
+            loops.retain(|l| l.event_loop.id() != loop_id);
+            !loops.is_empty()
+        });
+    }
+
+    pub(crate) fn count_delivered(&self, delivered: usize, dropped: usize) {
+        let c = &self.counters;
+        if delivered > 0 {
+            c.delivered.fetch_add(delivered as u64, Ordering::Relaxed);
+        }
+        if dropped > 0 {
+            c.dropped.fetch_add(dropped as u64, Ordering::Relaxed);
+        }
+    }
+}
