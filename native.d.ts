@@ -469,12 +469,21 @@ export declare const enum NativeHandlerKind {
   HAProxy = 12,
   /**
    * `WebSocketServerProtocolHandler` (netloop-ws-upgrade): `p` = max frame size, max
-   * message size, close timeout (ms), answer pings (0/1), path prefix (0/1);
-   * `delimiters[0]` = the path, `delimiters[1..]` = the subprotocols spoken.
+   * message size, close timeout (ms), answer pings (0/1), path prefix (0/1), pass pings
+   * and pongs on (0/1); `delimiters[0]` = the path, `delimiters[1..]` = the subprotocols
+   * spoken.
    */
   WebSocket = 13,
   /** `WebSocketEchoHandler`: no parameters. */
   WebSocketEcho = 14,
+  /**
+   * `WebSocketClientProtocolHandler` (netloop-ws-upgrade): `p` = max frame size, max
+   * message size, close timeout (ms), answer pings (0/1), pass pings and pongs on (0/1),
+   * the number n of subprotocols offered; `delimiters[0]` = the request target,
+   * `delimiters[1]` = the `Host` field (empty: none), `delimiters[2..2+n]` = the
+   * subprotocols, then extra request fields as name, value pairs.
+   */
+  WebSocketClient = 15,
 }
 
 /** A message to encode, as src/haproxy.ts checked it (TCP only: what a proxy relays). */
@@ -788,6 +797,14 @@ export declare const enum UserEventKind {
    * and ports empty).
    */
   HAProxy = 5,
+  /**
+   * A WebSocket handshake completed (`HandshakeComplete` of a server's channel,
+   * `ClientHandshakeComplete` of a client's): `a` = the index of its first of
+   * [`WS_HANDSHAKE_STRINGS`] strings (the request target, the subprotocol chosen or empty,
+   * the header fields as `name: value` lines joined by `\n`: the request's on a server,
+   * the answer's on a client).
+   */
+  WebSocketHandshake = 6,
 }
 
 /** The kind of a record (its `kind` field). Events and ops share one code space. */
