@@ -54,6 +54,11 @@ export {
   type WebSocketFrame,
   type WebSocketServerProtocolOptions,
 } from './src/ws'
+export { WebSocketClientProtocolHandler, WebSocketHandshakeEvent, type WebSocketClientProtocolOptions } from './src/ws-client'
+export { WebSocket, type SendOptions, type WebSocketData } from './src/ws-socket'
+export { type WebSocketClientOptions } from './src/ws-client-connect'
+export { WebSocketServer, type WebSocketServerOptions, type WebSocketRequest } from './src/ws-server'
+export { type WhatwgEvent, type WhatwgListener } from './src/ws-events'
 export {
   SslContext,
   SslHandler,
@@ -78,3 +83,4 @@ export { ChannelMessages, type ChannelMessagesOptions } from './src/messages'
 export { diagnostics, type SocketMessage, type ListenMessage, type CloseMessage, type ConnectContext, type LoopShutdownMessage, type HandlerTraceContext } from './src/diagnostics'
 export { AbortError, type AbortOptions } from './src/abort'
 import './src/dispose'
+import './src/ws-client-connect'

@@ -484,6 +484,12 @@ export declare const enum NativeHandlerKind {
    * subprotocols, then extra request fields as name, value pairs.
    */
   WebSocketClient = 15,
+  /**
+   * `WebSocketHandler` alone, server role, for a handshake JS answered (`handleUpgrade`):
+   * `p` = max frame size, max message size, close timeout (ms), answer pings (0/1), pass
+   * pings and pongs on (0/1).
+   */
+  WebSocketFrames = 16,
 }
 
 /** A message to encode, as src/haproxy.ts checked it (TCP only: what a proxy relays). */

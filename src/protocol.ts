@@ -24,7 +24,7 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   HttpRequestFlag: { Http11: 1, KeepAlive: 2, Streaming: 4, ExpectContinue: 8, Upgrade: 16 },
   HttpResponseFlag: { Streaming: 1, File: 2 },
   MetricsSlot: { Iterations: 0, Deliveries: 1, Records: 2, JsToNative: 3, Ops: 4, BytesToJs: 5, BytesFromJs: 6, Channels: 7, BytesFromReads: 8, BytesReleased: 9, Length: 10 },
-  NativeHandlerKind: { Line: 1, Delimiter: 2, FixedLength: 3, LengthField: 4, Prepender: 5, Idle: 6, Tls: 7, Resp: 8, Http: 9, FlushConsolidation: 10, HttpClient: 11, HAProxy: 12, WebSocket: 13, WebSocketEcho: 14, WebSocketClient: 15 },
+  NativeHandlerKind: { Line: 1, Delimiter: 2, FixedLength: 3, LengthField: 4, Prepender: 5, Idle: 6, Tls: 7, Resp: 8, Http: 9, FlushConsolidation: 10, HttpClient: 11, HAProxy: 12, WebSocket: 13, WebSocketEcho: 14, WebSocketClient: 15, WebSocketFrames: 16 },
   Outcome: { Success: 0, NativeError: 1, JsError: 2 },
   PromiseId: { Silent: 0, VoidFiring: -1 },
   ProtocolAnswer: { Default: 0, Select: 1, Refuse: 2, Invalid: 3, Fail: 4 },

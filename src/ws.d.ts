@@ -33,6 +33,8 @@ export interface WebSocketServerProtocolOptions {
     closeTimeout?: number;
     /** Answer pings with pongs natively (default true). */
     autoPong?: boolean;
+    /** Also pass pings and pongs on to the next handler as `PingWebSocketFrame`/`PongWebSocketFrame` (default false). */
+    forwardControlFrames?: boolean;
 }
 /** Whether strings written to `ch` are WebSocket text messages. */
 export declare function isWebSocketChannel(ch: object): boolean;

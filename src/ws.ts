@@ -38,6 +38,8 @@ export interface WebSocketServerProtocolOptions {
   closeTimeout?: number
   /** Answer pings with pongs natively (default true). */
   autoPong?: boolean
+  /** Also pass pings and pongs on to the next handler as `PingWebSocketFrame`/`PongWebSocketFrame` (default false). */
+  forwardControlFrames?: boolean
 }
 
 /** Channels whose pipeline has a WebSocket handler: strings written to them are text messages. */
@@ -46,6 +48,11 @@ const webSocketChannels = new WeakSet<object>()
 /** Whether strings written to `ch` are WebSocket text messages. */
 export function isWebSocketChannel(ch: object): boolean {
   return webSocketChannels.has(ch)
+}
+
+/** @internal Marks `ch`: its pipeline has a WebSocket handler (a client's, src/ws-client.ts). */
+export function markWebSocketChannel(ch: unknown): void {
+  if (typeof ch === 'object' && ch !== null) webSocketChannels.add(ch)
 }
 
 /** The server handshake on `HttpServerCodec`'s upgrade, then WebSocket frames (native). */
@@ -58,18 +65,19 @@ export class WebSocketServerProtocolHandler extends NativeHandler {
     }
     if (o.checkStartsWith !== undefined) checkBoolean('checkStartsWith', o.checkStartsWith)
     if (o.autoPong !== undefined) checkBoolean('autoPong', o.autoPong)
+    if (o.forwardControlFrames !== undefined) checkBoolean('forwardControlFrames', o.forwardControlFrames)
     const n = (name: keyof WebSocketServerProtocolOptions, v: unknown, d: number, min: number) => (v === undefined ? d : checkInteger(name, v, min, Number.MAX_SAFE_INTEGER))
     const maxFrameSize = n('maxFrameSize', o.maxFrameSize, 16 << 20, 125)
     super(
       NativeHandlerKind.WebSocket,
-      [maxFrameSize, n('maxMessageSize', o.maxMessageSize, Math.max(64 << 20, maxFrameSize), maxFrameSize), n('closeTimeout', o.closeTimeout, 10_000, 1), o.autoPong === false ? 0 : 1, o.checkStartsWith ? 1 : 0],
+      [maxFrameSize, n('maxMessageSize', o.maxMessageSize, Math.max(64 << 20, maxFrameSize), maxFrameSize), n('closeTimeout', o.closeTimeout, 10_000, 1), o.autoPong === false ? 0 : 1, o.checkStartsWith ? 1 : 0, o.forwardControlFrames ? 1 : 0],
       [Buffer.from(path), ...protocols.map((p) => Buffer.from(p))],
     )
   }
 
   /** @internal */
   override _attach(ch: unknown): void {
-    if (typeof ch === 'object' && ch !== null) webSocketChannels.add(ch)
+    markWebSocketChannel(ch)
   }
 }
 

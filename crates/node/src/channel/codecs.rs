@@ -32,6 +32,7 @@ pub const HAPROXY: u32 = NativeHandlerKind::HAProxy as u32;
 pub const WEBSOCKET: u32 = NativeHandlerKind::WebSocket as u32;
 pub const WEBSOCKET_ECHO: u32 = NativeHandlerKind::WebSocketEcho as u32;
 pub const WEBSOCKET_CLIENT: u32 = NativeHandlerKind::WebSocketClient as u32;
+pub const WEBSOCKET_FRAMES: u32 = NativeHandlerKind::WebSocketFrames as u32;
 
 fn param(p: &[f64], i: usize) -> f64 {
     p.get(i).copied().unwrap_or(0.0)
@@ -207,6 +208,20 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
         WEBSOCKET => Rc::new(websocket(p, &delimiters)?),
         WEBSOCKET_ECHO => Rc::new(netloop_ws::WebSocketEchoHandler::new()),
         WEBSOCKET_CLIENT => Rc::new(websocket_client(p, &delimiters)?),
+        WEBSOCKET_FRAMES => {
+            let config = netloop_ws::WsConfig {
+                max_frame_size: size(p, 0),
+                max_message_size: size(p, 1),
+                close_timeout: millis(p, 2).unwrap_or(netloop_ws::DEFAULT_CLOSE_TIMEOUT),
+                auto_pong: flag(p, 3),
+                forward_control_frames: flag(p, 4),
+                ..netloop_ws::WsConfig::default()
+            };
+            Rc::new(
+                netloop_ws::WebSocketHandler::new(config)
+                    .map_err(|e| invalid_arg(e.to_string()))?,
+            )
+        }
         other => return Err(invalid_arg(format!("unknown native handler kind {other}"))),
     })
 }

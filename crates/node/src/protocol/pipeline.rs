@@ -51,6 +51,10 @@ pub enum NativeHandlerKind {
     /// `delimiters[1]` = the `Host` field (empty: none), `delimiters[2..2+n]` = the
     /// subprotocols, then extra request fields as name, value pairs.
     WebSocketClient = 15,
+    /// `WebSocketHandler` alone, server role, for a handshake JS answered (`handleUpgrade`):
+    /// `p` = max frame size, max message size, close timeout (ms), answer pings (0/1), pass
+    /// pings and pongs on (0/1).
+    WebSocketFrames = 16,
 }
 
 /// Bits of a channel's state as `NativeChannels::state` reports it.
