@@ -7,8 +7,23 @@ import * as crypto from 'node:crypto'
 import { once } from 'node:events'
 import * as https from 'node:https'
 import * as net from 'node:net'
+import { execFile } from 'node:child_process'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { WebSocketServer as WsServer, type WebSocket as WsSocket } from 'ws'
-import { EventLoop, WebSocket, WebSocketServer, type NetloopError, type WhatwgEvent } from '../index'
+import {
+  Bootstrap,
+  CloseWebSocketFrame,
+  EventLoop,
+  HttpClientCodec,
+  TextWebSocketFrame,
+  WebSocket,
+  WebSocketClientProtocolHandler,
+  WebSocketHandshakeEvent,
+  WebSocketServer,
+  type NetloopError,
+  type WhatwgEvent,
+} from '../index'
 import { pem } from './tls-helpers'
 
 const within = <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
@@ -231,4 +246,49 @@ test('close() before the handshake completes aborts: error, then close 1006; so 
   const slowClosed = closed(slow)
   t.is((await failed(slow)).code, 'ERR_WS_HANDSHAKE_TIMEOUT')
   t.is((await slowClosed)[0], 1006)
+})
+
+test('netloop style: WebSocketClientProtocolHandler after HttpClientCodec, the handshake event, strings written as text', async (t) => {
+  const { port } = await wsServer(t)
+  const loop = new EventLoop()
+  t.teardown(() => loop.shutdownGracefully(0, 1000))
+  const seen: unknown[] = []
+  let done!: () => void
+  const finished = new Promise<void>((r) => (done = r))
+  const ch = await new Bootstrap()
+    .group(loop)
+    .handler((c) =>
+      c.pipeline
+        .addLast('http', new HttpClientCodec())
+        .addLast('ws', new WebSocketClientProtocolHandler('/native', { host: `127.0.0.1:${port}`, headers: { origin: 'http://example.test' } }))
+        .addLast('app', {
+          userEventTriggered(ctx, ev) {
+            if (!(ev instanceof WebSocketHandshakeEvent)) return
+            seen.push([ev.url, ev.protocol, ev.headers.upgrade])
+            ctx.writeAndFlush('as text')
+          },
+          channelRead(ctx, msg) {
+            if (msg instanceof TextWebSocketFrame) {
+              seen.push(msg.text)
+              ctx.writeAndFlush(new CloseWebSocketFrame(4006, 'done'))
+            } else if (msg instanceof CloseWebSocketFrame) seen.push(msg.code)
+          },
+          channelInactive: () => done(),
+        }),
+    )
+    .connect(port, '127.0.0.1')
+  await within(10_000, finished, 'closed')
+  t.false(ch.isOpen)
+  t.deepEqual(seen, [['/native', '', 'websocket'], 'as text', 4006])
+})
+
+test('an open connection keeps the process alive, unref() lets it exit', async (t) => {
+  const { port } = await wsServer(t)
+  const script = `const { WebSocket } = require(${JSON.stringify(join(__dirname, '..', 'index'))});
+const ws = new WebSocket('ws://127.0.0.1:${port}/');
+ws.on('open', () => { console.log('open'); if (process.argv[1] === 'unref') ws.unref(); else setTimeout(() => { console.log('still alive'); ws.close() }, 300) });
+ws.on('close', (code) => console.log('close', code));`
+  const run = (mode: string) => promisify(execFile)(process.execPath, ['--import', 'tsx', '-e', script, mode], { timeout: 15_000 })
+  t.is((await run('unref')).stdout, 'open\n')
+  t.is((await run('ref')).stdout, 'open\nstill alive\nclose 1005\n')
 })
