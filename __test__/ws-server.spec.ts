@@ -286,3 +286,22 @@ asyncio.run(asyncio.wait_for(main(), 10))
   t.deepEqual(JSON.parse(stdout), { text: 'héllo', binary: '00ff', code: 4010 })
   t.deepEqual(await closed, [4010, 'py bye'])
 })
+
+test('a connection listener that throws is the server\'s error event; the connection and the server go on', async (t) => {
+  const { wss, port } = await server(t)
+  const errors: Error[] = []
+  wss.on('error', (e: Error) => errors.push(e))
+  // (events.once would reject on the 'error' event: listen by hand, before the throwing listener)
+  const conn = within(10_000, new Promise<WebSocket>((r) => wss.on('connection', (ws: WebSocket) => r(ws))), 'connection')
+  wss.once('connection', () => {
+    throw new Error('listener bug')
+  })
+  const c = await client(port)
+  const ws = await conn
+  t.deepEqual(errors.map((e) => e.message), ['listener bug'])
+  const echo = within(10_000, once(c, 'message'), 'echo')
+  ws.on('message', (d: Buffer) => ws.send(d))
+  c.send('still open')
+  t.is(String((await echo)[0]), 'still open')
+  c.close()
+})

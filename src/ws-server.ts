@@ -267,6 +267,15 @@ export class WebSocketServer extends EventEmitter {
     else process.nextTick(done)
   }
 
+  /** `connection`; a listener that throws is this server's `error` (the connection goes on). */
+  #emitConnection(ws: WebSocket, request: WebSocketRequest): void {
+    try {
+      this.emit('connection', ws, request)
+    } catch (e) {
+      this.#emitError(e instanceof Error ? e : new NetloopError('ERR_WS_LISTENER', String(e)))
+    }
+  }
+
   #emitError(e: Error): void {
     if (this.listenerCount('error') > 0) this.emit('error', e)
     else process.emitWarning(`unhandled WebSocketServer error: ${e.message}`, 'NetloopWarning')
@@ -284,7 +293,7 @@ export class WebSocketServer extends EventEmitter {
         inner = bridge(ws, false)
         ws._open(ev, false)
         this.#track(ws)
-        this.emit('connection', ws, requestOf(ctx.channel, ev.url, ev))
+        this.#emitConnection(ws, requestOf(ctx.channel, ev.url, ev))
       },
       channelRead: (ctx, msg) => {
         if (msg instanceof HttpRequest) return answerPlain(ctx, msg)
@@ -305,7 +314,7 @@ export class WebSocketServer extends EventEmitter {
       channelRead: (ctx, msg) => {
         if (!(msg instanceof HttpRequest)) return
         if (!msg.upgrade) return answerPlain(ctx, msg)
-        this.handleUpgrade(msg, ctx, (ws, request) => this.emit('connection', ws, request))
+        this.handleUpgrade(msg, ctx, (ws, request) => this.#emitConnection(ws, request))
       },
       exceptionCaught: () => {},
     }
