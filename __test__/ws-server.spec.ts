@@ -10,6 +10,7 @@ import * as net from 'node:net'
 import { promisify } from 'node:util'
 import WsClient from 'ws'
 import { EventLoop, HttpRequest, HttpResponse, HttpServerCodec, ServerBootstrap, WebSocket, WebSocketServer, type WebSocketRequest } from '../index'
+import { pem, serverContext } from './tls-helpers'
 
 const within = <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
   Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timeout: ${what}`)), ms).unref())])
@@ -304,4 +305,36 @@ test('a connection listener that throws is the server\'s error event; the connec
   c.send('still open')
   t.is(String((await echo)[0]), 'still open')
   c.close()
+})
+
+test('a protocol violation by the peer: an error event with its ERR_WS_* code, then close 1006; the server goes on', async (t) => {
+  const { wss, port } = await server(t)
+  const conn = connection(wss)
+  const raw = await rawClient(port)
+  const [ws] = await conn
+  const errors: string[] = []
+  ws.on('error', (e: { code: string }) => errors.push(e.code))
+  const closed = closeOf(ws)
+  raw.s.write(Buffer.from([0x81, 0x02, 0x68, 0x69])) // unmasked, from a client
+  t.deepEqual(await closed, [1006, ''])
+  t.deepEqual(errors, ['ERR_WS_BAD_MASK'])
+  await raw.ended
+  t.deepEqual([raw.read()[0], raw.read().readUInt16BE(2)], [0x88, 1002], 'the peer got close 1002')
+  const next = connection(wss)
+  const c = await client(port)
+  t.is((await next)[0].readyState, WebSocket.OPEN)
+  c.close()
+})
+
+test('wss: a WebSocketServer with tls, and the netloop client verifying it with the test CA', async (t) => {
+  const { wss, port } = await server(t, { tls: serverContext() })
+  wss.on('connection', (ws: WebSocket) => ws.on('message', (d: Buffer, isBinary: boolean) => ws.send(d, { binary: isBinary })))
+  const ws = await within(10_000, WebSocket.connect(`wss://localhost:${port}/`, { ca: pem('ca.pem') }), 'connect')
+  t.teardown(() => ws.terminate())
+  const echo = within(10_000, once(ws, 'message'), 'echo')
+  ws.send(Buffer.from('secret'))
+  t.is(String((await echo)[0]), 'secret')
+  const closed = closeOf(ws)
+  ws.close(1000)
+  t.is((await closed)[0], 1000)
 })

@@ -28,3 +28,5 @@ export interface WhatwgEvent {
 export declare function addWhatwgListener(target: EventEmitter, type: string, listener: WhatwgListener, once: boolean): void;
 /** Removes what `addWhatwgListener` added. */
 export declare function removeWhatwgListener(target: EventEmitter, type: string, listener: WhatwgListener): void;
+/** Defines `onopen`, `onmessage`, `onclose`, `onerror` on `proto` (a setter replaces the listener it set before). */
+export declare function defineHandlerProperties(proto: EventEmitter): void;

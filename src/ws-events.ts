@@ -75,3 +75,30 @@ export function removeWhatwgListener(target: EventEmitter, type: string, listene
   byListener!.delete(listener)
   target.off(type, wrapper)
 }
+
+/** The state of `onopen`-style properties: the listener each one set, per socket. */
+const properties = new WeakMap<object, Map<string, WhatwgListener>>()
+
+/** Defines `onopen`, `onmessage`, `onclose`, `onerror` on `proto` (a setter replaces the listener it set before). */
+export function defineHandlerProperties(proto: EventEmitter): void {
+  for (const type of ['open', 'message', 'close', 'error']) {
+    Object.defineProperty(proto, `on${type}`, {
+      configurable: true,
+      enumerable: true,
+      get(this: EventEmitter): WhatwgListener | null {
+        return properties.get(this)?.get(type) ?? null
+      },
+      set(this: EventEmitter, fn: WhatwgListener | null) {
+        let mine = properties.get(this)
+        if (!mine) properties.set(this, (mine = new Map()))
+        const old = mine.get(type)
+        if (old) removeWhatwgListener(this, type, old)
+        mine.delete(type)
+        if (typeof fn === 'function') {
+          mine.set(type, fn)
+          addWhatwgListener(this, type, fn, false)
+        }
+      },
+    })
+  }
+}

@@ -23,18 +23,8 @@ import { EventEmitter } from 'node:events';
 import type { Channel } from './channel';
 import type { ChannelHandler } from './handlers';
 import { type WhatwgListener } from './ws-events';
-/** What `send` takes (as `ws`: numbers are sent as text). */
-export type WebSocketData = string | Buffer | ArrayBuffer | ArrayBufferView | number;
-/** Options of `send` (`ws`'s; `compress` and `mask` are accepted and ignored). */
-export interface SendOptions {
-    /** Send as binary (default: true for binary data, false for strings). */
-    binary?: boolean;
-    /** The last piece of a message (default true); pieces are joined in JS and sent whole. */
-    fin?: boolean;
-    compress?: boolean;
-    mask?: boolean;
-}
-type Callback = (err?: Error) => void;
+import { type Callback, type SendOptions, type WebSocketData } from './ws-data';
+export type { SendOptions, WebSocketData } from './ws-data';
 export declare class WebSocket extends EventEmitter {
     #private;
     static readonly CONNECTING = 0;
@@ -99,15 +89,10 @@ export declare class WebSocket extends EventEmitter {
         once?: boolean;
     }): void;
     removeEventListener(type: string, listener: WhatwgListener): void;
-    get onopen(): WhatwgListener | null;
-    set onopen(fn: WhatwgListener | null);
-    get onmessage(): WhatwgListener | null;
-    set onmessage(fn: WhatwgListener | null);
-    get onclose(): WhatwgListener | null;
-    set onclose(fn: WhatwgListener | null);
-    get onerror(): WhatwgListener | null;
-    set onerror(fn: WhatwgListener | null);
+    onopen: WhatwgListener | null;
+    onmessage: WhatwgListener | null;
+    onclose: WhatwgListener | null;
+    onerror: WhatwgListener | null;
 }
 /** The last handler of a connection's pipeline: native events become the socket's. */
 export declare function bridge(ws: WebSocket, emitOpen: boolean): ChannelHandler;
-export {};

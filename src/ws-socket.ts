@@ -26,7 +26,10 @@ import type { ChannelHandlerContext } from './context'
 import { NetloopError } from './errors'
 import { BinaryWebSocketFrame, CloseWebSocketFrame, PingWebSocketFrame, PongWebSocketFrame, TextWebSocketFrame } from './ws'
 import { WebSocketHandshakeEvent } from './ws-client'
-import { addWhatwgListener, removeWhatwgListener, type WhatwgListener } from './ws-events'
+import { addWhatwgListener, defineHandlerProperties, removeWhatwgListener, type WhatwgListener } from './ws-events'
+import { type Callback, type SendOptions, type WebSocketData, describe, isSendableCode, toArrayBuffer, toBuffer } from './ws-data'
+
+export type { SendOptions, WebSocketData } from './ws-data'
 
 /** `readyState` values. */
 const CONNECTING = 0
@@ -34,35 +37,6 @@ const OPEN = 1
 const CLOSING = 2
 const CLOSED = 3
 const STATE_NAMES = ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']
-
-/** What `send` takes (as `ws`: numbers are sent as text). */
-export type WebSocketData = string | Buffer | ArrayBuffer | ArrayBufferView | number
-
-/** Options of `send` (`ws`'s; `compress` and `mask` are accepted and ignored). */
-export interface SendOptions {
-  /** Send as binary (default: true for binary data, false for strings). */
-  binary?: boolean
-  /** The last piece of a message (default true); pieces are joined in JS and sent whole. */
-  fin?: boolean
-  compress?: boolean
-  mask?: boolean
-}
-
-type Callback = (err?: Error) => void
-
-function toBuffer(data: WebSocketData): Buffer {
-  if (Buffer.isBuffer(data)) return data
-  if (typeof data === 'string') return Buffer.from(data)
-  if (typeof data === 'number') return Buffer.from(String(data))
-  if (data instanceof ArrayBuffer) return Buffer.from(data)
-  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength)
-  throw new NetloopError('ERR_INVALID_ARG_TYPE', 'The "data" argument must be a string, Buffer, ArrayBuffer or ArrayBufferView')
-}
-
-/** A close code the application may send (RFC 6455 §7.4, as `ws` checks). */
-function isSendableCode(code: number): boolean {
-  return (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999)
-}
 
 export class WebSocket extends EventEmitter {
   static readonly CONNECTING = CONNECTING
@@ -267,44 +241,11 @@ export class WebSocket extends EventEmitter {
   removeEventListener(type: string, listener: WhatwgListener): void {
     removeWhatwgListener(this, type, listener)
   }
-  get onopen(): WhatwgListener | null {
-    return this.#handlerProperty('open')
-  }
-  set onopen(fn: WhatwgListener | null) {
-    this.#setHandlerProperty('open', fn)
-  }
-  get onmessage(): WhatwgListener | null {
-    return this.#handlerProperty('message')
-  }
-  set onmessage(fn: WhatwgListener | null) {
-    this.#setHandlerProperty('message', fn)
-  }
-  get onclose(): WhatwgListener | null {
-    return this.#handlerProperty('close')
-  }
-  set onclose(fn: WhatwgListener | null) {
-    this.#setHandlerProperty('close', fn)
-  }
-  get onerror(): WhatwgListener | null {
-    return this.#handlerProperty('error')
-  }
-  set onerror(fn: WhatwgListener | null) {
-    this.#setHandlerProperty('error', fn)
-  }
-
-  #properties = new Map<string, WhatwgListener>()
-  #handlerProperty(type: string): WhatwgListener | null {
-    return this.#properties.get(type) ?? null
-  }
-  #setHandlerProperty(type: string, fn: WhatwgListener | null): void {
-    const old = this.#properties.get(type)
-    if (old) removeWhatwgListener(this, type, old)
-    this.#properties.delete(type)
-    if (typeof fn === 'function') {
-      this.#properties.set(type, fn)
-      addWhatwgListener(this, type, fn, false)
-    }
-  }
+  // The WHATWG handler properties, defined on the prototype by src/ws-events.ts.
+  declare onopen: WhatwgListener | null
+  declare onmessage: WhatwgListener | null
+  declare onclose: WhatwgListener | null
+  declare onerror: WhatwgListener | null
 
   #write(frame: TextWebSocketFrame | BinaryWebSocketFrame | PingWebSocketFrame | PongWebSocketFrame, cb: Callback | undefined): void {
     const ch = this.#ch!
@@ -450,14 +391,7 @@ export class WebSocket extends EventEmitter {
   }
 }
 
-function describe(e: unknown): string {
-  const code = (e as { code?: unknown } | undefined)?.code
-  return `${typeof code === 'string' ? `${code}: ` : ''}${e instanceof Error ? e.message : String(e)}`
-}
-
-function toArrayBuffer(b: Buffer): ArrayBuffer {
-  return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer
-}
+defineHandlerProperties(WebSocket.prototype)
 
 /** The last handler of a connection's pipeline: native events become the socket's. */
 export function bridge(ws: WebSocket, emitOpen: boolean): ChannelHandler {
