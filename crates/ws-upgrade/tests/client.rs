@@ -141,6 +141,34 @@ fn each_refused_answer_is_a_typed_error_and_the_channel_closes() {
 }
 
 #[test]
+fn a_masked_frame_from_the_server_fails_the_connection_with_1002() {
+    let ch = channel(&[]);
+    output(&ch);
+    let mut input = format!("{OK}\r\n").into_bytes();
+    let mut frame = BytesMut::new();
+    encode_frame(
+        &mut frame,
+        true,
+        Opcode::Text,
+        b"masked",
+        Some([1, 2, 3, 4]),
+    );
+    input.extend_from_slice(&frame);
+    ch.write_inbound(input);
+    ch.run_pending_tasks();
+    assert_eq!(ch.check_exception().unwrap_err().code(), "ERR_WS_BAD_MASK");
+    let out = output(&ch);
+    let mut buf = BytesMut::from(&out[..]);
+    let close = FrameDecoder::new(Role::Server, 1024)
+        .decode(&mut buf)
+        .unwrap()
+        .unwrap();
+    assert_eq!(close.opcode, Opcode::Close);
+    assert_eq!(&close.payload[..2], &1002u16.to_be_bytes());
+    assert!(!ch.channel().is_open());
+}
+
+#[test]
 fn the_end_of_the_connection_before_the_answer_is_aborted() {
     let ch = channel(&[]);
     output(&ch);
