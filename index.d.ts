@@ -27,6 +27,11 @@ export { HttpClientCodec, HttpClientRequest, HttpClientResponse, type HttpClient
 export { RespDecoder, RespReply, RespErrorReply, Resp, type RespDecoderOptions } from './src/resp';
 export { WebSocketServerProtocolHandler, WebSocketEchoHandler, TextWebSocketFrame, BinaryWebSocketFrame, PingWebSocketFrame, PongWebSocketFrame, CloseWebSocketFrame, type WebSocketFrame, type WebSocketServerProtocolOptions, type PerMessageDeflateOptions, } from './src/ws';
 export { subscribe, unsubscribe, publish, subscriberCount, topicStats, type PublishOptions, type TopicStats } from './src/ws-topics';
+export { WebSocketClientProtocolHandler, WebSocketHandshakeEvent, type WebSocketClientProtocolOptions } from './src/ws-client';
+export { WebSocket, type SendOptions, type WebSocketData } from './src/ws-socket';
+export { type WebSocketClientOptions } from './src/ws-client-connect';
+export { WebSocketServer, type WebSocketServerOptions, type WebSocketRequest } from './src/ws-server';
+export { type WhatwgEvent, type WhatwgListener } from './src/ws-events';
 export { SslContext, SslHandler, SslHandshakeCompletionEvent, SslCloseCompletionEvent, type SslContextOptions, type SslIdentity, type PemIdentity, type KeyObjectPem, type PfxIdentity, type PfxObject, type SNICallback, type ALPNCallback, type ALPNCallbackInfo, type SharedSslContext, type TlsInfo, type PeerCertificate, } from './src/tls';
 export { HAProxyMessageDecoder, HAProxyMessage, HAProxyTlvType, type HAProxyDecoderOptions, type HAProxyProtocol, type HAProxySsl, type HAProxyTlv } from './src/haproxy';
 export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex';
@@ -34,3 +39,4 @@ export { ChannelMessages, type ChannelMessagesOptions } from './src/messages';
 export { diagnostics, type SocketMessage, type ListenMessage, type CloseMessage, type ConnectContext, type LoopShutdownMessage, type HandlerTraceContext } from './src/diagnostics';
 export { AbortError, type AbortOptions } from './src/abort';
 import './src/dispose';
+import './src/ws-client-connect';

@@ -56,6 +56,11 @@ export {
   type PerMessageDeflateOptions,
 } from './src/ws'
 export { subscribe, unsubscribe, publish, subscriberCount, topicStats, type PublishOptions, type TopicStats } from './src/ws-topics'
+export { WebSocketClientProtocolHandler, WebSocketHandshakeEvent, type WebSocketClientProtocolOptions } from './src/ws-client'
+export { WebSocket, type SendOptions, type WebSocketData } from './src/ws-socket'
+export { type WebSocketClientOptions } from './src/ws-client-connect'
+export { WebSocketServer, type WebSocketServerOptions, type WebSocketRequest } from './src/ws-server'
+export { type WhatwgEvent, type WhatwgListener } from './src/ws-events'
 export {
   SslContext,
   SslHandler,
@@ -80,3 +85,4 @@ export { ChannelMessages, type ChannelMessagesOptions } from './src/messages'
 export { diagnostics, type SocketMessage, type ListenMessage, type CloseMessage, type ConnectContext, type LoopShutdownMessage, type HandlerTraceContext } from './src/diagnostics'
 export { AbortError, type AbortOptions } from './src/abort'
 import './src/dispose'
+import './src/ws-client-connect'

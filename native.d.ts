@@ -482,12 +482,26 @@ export declare const enum NativeHandlerKind {
    * `WebSocketServerProtocolHandler` (netloop-ws-upgrade): `p` = max frame size, max
    * message size, close timeout (ms), answer pings (0/1), path prefix (0/1),
    * permessage-deflate (0/1), its threshold, server and client no context takeover (0/1),
-   * server and client max window bits; `delimiters[0]` = the path, `delimiters[1..]` = the
-   * subprotocols spoken.
+   * server and client max window bits, pass pings and pongs on (0/1); `delimiters[0]` = the
+   * path, `delimiters[1..]` = the subprotocols spoken.
    */
   WebSocket = 13,
   /** `WebSocketEchoHandler`: no parameters. */
   WebSocketEcho = 14,
+  /**
+   * `WebSocketClientProtocolHandler` (netloop-ws-upgrade): `p` = max frame size, max
+   * message size, close timeout (ms), answer pings (0/1), pass pings and pongs on (0/1),
+   * the number n of subprotocols offered; `delimiters[0]` = the request target,
+   * `delimiters[1]` = the `Host` field (empty: none), `delimiters[2..2+n]` = the
+   * subprotocols, then extra request fields as name, value pairs.
+   */
+  WebSocketClient = 15,
+  /**
+   * `WebSocketHandler` alone, server role, for a handshake JS answered (`handleUpgrade`):
+   * `p` = max frame size, max message size, close timeout (ms), answer pings (0/1), pass
+   * pings and pongs on (0/1).
+   */
+  WebSocketFrames = 16,
 }
 
 /** A message to encode, as src/haproxy.ts checked it (TCP only: what a proxy relays). */
@@ -815,6 +829,14 @@ export declare const enum UserEventKind {
    * and ports empty).
    */
   HAProxy = 5,
+  /**
+   * A WebSocket handshake completed (`HandshakeComplete` of a server's channel,
+   * `ClientHandshakeComplete` of a client's): `a` = the index of its first of
+   * [`WS_HANDSHAKE_STRINGS`] strings (the request target, the subprotocol chosen or empty,
+   * the header fields as `name: value` lines joined by `\n`: the request's on a server,
+   * the answer's on a client).
+   */
+  WebSocketHandshake = 6,
 }
 
 /** The kind of a record (its `kind` field). Events and ops share one code space. */

@@ -28,7 +28,7 @@ test('the TLS handshake event and the user event sub-codes come from the protoco
   const rust = readFileSync(join(root, 'crates', 'node', 'src', 'protocol', 'records.rs'), 'utf8')
   t.regex(rust, /TlsHandshake = 36,/)
   t.is(PROTOCOL.WireKind.TlsHandshake, 36)
-  t.deepEqual(Object.keys(PROTOCOL.UserEventKind), ['Token', 'Idle', 'InputShutdown', 'TlsHandshake', 'TlsClose', 'HAProxy'])
+  t.deepEqual(Object.keys(PROTOCOL.UserEventKind), ['Token', 'Idle', 'InputShutdown', 'TlsHandshake', 'TlsClose', 'HAProxy', 'WebSocketHandshake'])
   for (const f of ['hub.ts', 'hub-delivery.ts', 'op-stream.ts', 'hub-refs.ts', 'wire.ts', 'loop.ts', 'timers.ts', 'codecs.ts', 'resp.ts', 'http.ts', 'http-wire.ts']) {
     const src = readFileSync(join(root, 'src', f), 'utf8')
     t.notRegex(src, /const enum (W|Dispatch|NativeKind|T)\b/, `${f} redefines a protocol enum`)

@@ -19,6 +19,7 @@ import { readValue } from './resp'
 import { viewsOf } from './arena-view'
 import { readHttp } from './http-wire'
 import { readWs } from './ws'
+import { handshakeEvent } from './ws-client'
 import { SslCloseCompletionEvent, SslHandshakeCompletionEvent, tlsHandlerOf } from './tls'
 import { haproxyMessage } from './haproxy'
 import { publishClose } from './diagnostics'
@@ -150,6 +151,8 @@ export class Delivery {
         return this.#handshakeEvent(a, strings, chan)
       case UserEventKind.HAProxy:
         return haproxyMessage(strings ?? [], a, this.hub.channel(chan))
+      case UserEventKind.WebSocketHandshake:
+        return handshakeEvent(strings ?? [], a)
       default:
         return SslCloseCompletionEvent.INSTANCE
     }

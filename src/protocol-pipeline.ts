@@ -129,12 +129,26 @@ export const enum NativeHandlerKind {
    * `WebSocketServerProtocolHandler` (netloop-ws-upgrade): `p` = max frame size, max
    * message size, close timeout (ms), answer pings (0/1), path prefix (0/1),
    * permessage-deflate (0/1), its threshold, server and client no context takeover (0/1),
-   * server and client max window bits; `delimiters[0]` = the path, `delimiters[1..]` = the
-   * subprotocols spoken.
+   * server and client max window bits, pass pings and pongs on (0/1); `delimiters[0]` = the
+   * path, `delimiters[1..]` = the subprotocols spoken.
    */
   WebSocket = 13,
   /** `WebSocketEchoHandler`: no parameters. */
   WebSocketEcho = 14,
+  /**
+   * `WebSocketClientProtocolHandler` (netloop-ws-upgrade): `p` = max frame size, max
+   * message size, close timeout (ms), answer pings (0/1), pass pings and pongs on (0/1),
+   * the number n of subprotocols offered; `delimiters[0]` = the request target,
+   * `delimiters[1]` = the `Host` field (empty: none), `delimiters[2..2+n]` = the
+   * subprotocols, then extra request fields as name, value pairs.
+   */
+  WebSocketClient = 15,
+  /**
+   * `WebSocketHandler` alone, server role, for a handshake JS answered (`handleUpgrade`):
+   * `p` = max frame size, max message size, close timeout (ms), answer pings (0/1), pass
+   * pings and pongs on (0/1).
+   */
+  WebSocketFrames = 16,
 }
 
 /** @internal Slots of the array `NativeChannels::writability` returns. */

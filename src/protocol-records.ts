@@ -91,6 +91,14 @@ export const enum UserEventKind {
    * and ports empty).
    */
   HAProxy = 5,
+  /**
+   * A WebSocket handshake completed (`HandshakeComplete` of a server's channel,
+   * `ClientHandshakeComplete` of a client's): `a` = the index of its first of
+   * [`WS_HANDSHAKE_STRINGS`] strings (the request target, the subprotocol chosen or empty,
+   * the header fields as `name: value` lines joined by `\n`: the request's on a server,
+   * the answer's on a client).
+   */
+  WebSocketHandshake = 6,
 }
 
 /** @internal The kind of a record (its `kind` field). Events and ops share one code space. */

@@ -44,6 +44,8 @@ export interface WebSocketServerProtocolOptions {
      * context takeover). See docs/guide.md, "WebSocket".
      */
     perMessageDeflate?: boolean | PerMessageDeflateOptions;
+    /** Also pass pings and pongs on to the next handler as `PingWebSocketFrame`/`PongWebSocketFrame` (default false). */
+    forwardControlFrames?: boolean;
 }
 /** Options of permessage-deflate (the `ws` package's names). */
 export interface PerMessageDeflateOptions {

@@ -49,6 +49,8 @@ export interface WebSocketServerProtocolOptions {
    * context takeover). See docs/guide.md, "WebSocket".
    */
   perMessageDeflate?: boolean | PerMessageDeflateOptions
+  /** Also pass pings and pongs on to the next handler as `PingWebSocketFrame`/`PongWebSocketFrame` (default false). */
+  forwardControlFrames?: boolean
 }
 
 /** Options of permessage-deflate (the `ws` package's names). */
@@ -84,6 +86,11 @@ export function isWebSocketChannel(ch: object): boolean {
   return webSocketChannels.has(ch)
 }
 
+/** @internal Marks `ch`: its pipeline has a WebSocket handler (a client's, src/ws-client.ts). */
+export function markWebSocketChannel(ch: unknown): void {
+  if (typeof ch === 'object' && ch !== null) webSocketChannels.add(ch)
+}
+
 /** The server handshake on `HttpServerCodec`'s upgrade, then WebSocket frames (native). */
 export class WebSocketServerProtocolHandler extends NativeHandler {
   constructor(path = '/', o: WebSocketServerProtocolOptions = {}) {
@@ -94,18 +101,19 @@ export class WebSocketServerProtocolHandler extends NativeHandler {
     }
     if (o.checkStartsWith !== undefined) checkBoolean('checkStartsWith', o.checkStartsWith)
     if (o.autoPong !== undefined) checkBoolean('autoPong', o.autoPong)
+    if (o.forwardControlFrames !== undefined) checkBoolean('forwardControlFrames', o.forwardControlFrames)
     const n = (name: keyof WebSocketServerProtocolOptions, v: unknown, d: number, min: number) => (v === undefined ? d : checkInteger(name, v, min, Number.MAX_SAFE_INTEGER))
     const maxFrameSize = n('maxFrameSize', o.maxFrameSize, 16 << 20, 125)
     super(
       NativeHandlerKind.WebSocket,
-      [maxFrameSize, n('maxMessageSize', o.maxMessageSize, Math.max(64 << 20, maxFrameSize), maxFrameSize), n('closeTimeout', o.closeTimeout, 10_000, 1), o.autoPong === false ? 0 : 1, o.checkStartsWith ? 1 : 0, ...deflateParams(o.perMessageDeflate)],
+      [maxFrameSize, n('maxMessageSize', o.maxMessageSize, Math.max(64 << 20, maxFrameSize), maxFrameSize), n('closeTimeout', o.closeTimeout, 10_000, 1), o.autoPong === false ? 0 : 1, o.checkStartsWith ? 1 : 0, ...deflateParams(o.perMessageDeflate), o.forwardControlFrames ? 1 : 0],
       [Buffer.from(path), ...protocols.map((p) => Buffer.from(p))],
     )
   }
 
   /** @internal */
   override _attach(ch: unknown): void {
-    if (typeof ch === 'object' && ch !== null) webSocketChannels.add(ch)
+    markWebSocketChannel(ch)
   }
 }
 

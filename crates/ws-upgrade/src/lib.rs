@@ -29,11 +29,17 @@
 //! assert!(head.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"), "{head}");
 //! ```
 //!
+//! The client side is [`WebSocketClientProtocolHandler`] (after `HttpClientCodec`).
+//!
 //! Ground rules: loop thread only, like every handler; no borrow held while an event is
 //! fired.
 
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
+
+mod client;
+
+pub use client::{ClientHandshakeComplete, WebSocketClientProtocolHandler};
 
 use netloop_http::{HeaderList, HttpRequest, HttpResponse};
 use netloop_transport::{ChannelHandler, ChannelHandlerContext, HandlerResult, Message};

@@ -8,6 +8,8 @@
 //!   fragments, UTF-8 validated incrementally across fragments, `max_message_size`) into
 //!   whole messages or, in streaming mode, fragments.
 //! - [`frame`]: opcodes, masking and the encoder; [`CloseFrame`] and [`CloseCode`].
+//! - [`client_handshake`]: the client's opening handshake (the key, the request's fields,
+//!   the checks of the `101` answer).
 //! - [`handshake`]: the server's opening handshake on plain header data
 //!   (`Sec-WebSocket-Key`/`Accept`, version 13 only, subprotocol choice, origin check,
 //!   permessage-deflate).
@@ -49,6 +51,7 @@
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 
+pub mod client_handshake;
 mod close;
 mod config;
 mod decoder;

@@ -368,6 +368,22 @@ impl ChannelHandler for JsAdapter {
             }
             Err(e) => e,
         };
+        let event = match super::ws_wire::handshake_strings(event) {
+            Ok(strings) => {
+                let Some(hub) = self.hub.upgrade() else {
+                    return Ok(());
+                };
+                let at = {
+                    let mut out = hub.outbox();
+                    let at = out.strings.len() as f64;
+                    out.strings.extend(strings);
+                    at
+                };
+                self.push(wire::USER_EVENT, at, wire::USER_WS_HANDSHAKE, 0.0);
+                return Ok(());
+            }
+            Err(e) => e,
+        };
         match event.downcast::<JsValue>() {
             Ok(v) => self.push(wire::USER_EVENT, v.take(), wire::USER_TOKEN, 0.0),
             Err(other) => ctx.fire_user_event_triggered(other),

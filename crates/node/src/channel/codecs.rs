@@ -31,6 +31,8 @@ pub const HTTP_CLIENT: u32 = NativeHandlerKind::HttpClient as u32;
 pub const HAPROXY: u32 = NativeHandlerKind::HAProxy as u32;
 pub const WEBSOCKET: u32 = NativeHandlerKind::WebSocket as u32;
 pub const WEBSOCKET_ECHO: u32 = NativeHandlerKind::WebSocketEcho as u32;
+pub const WEBSOCKET_CLIENT: u32 = NativeHandlerKind::WebSocketClient as u32;
+pub const WEBSOCKET_FRAMES: u32 = NativeHandlerKind::WebSocketFrames as u32;
 
 fn param(p: &[f64], i: usize) -> f64 {
     p.get(i).copied().unwrap_or(0.0)
@@ -205,6 +207,21 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
         HAPROXY => Rc::new(netloop_codec::HAProxyMessageDecoder::new()),
         WEBSOCKET => Rc::new(websocket(p, &delimiters)?),
         WEBSOCKET_ECHO => Rc::new(netloop_ws::WebSocketEchoHandler::new()),
+        WEBSOCKET_CLIENT => Rc::new(websocket_client(p, &delimiters)?),
+        WEBSOCKET_FRAMES => {
+            let config = netloop_ws::WsConfig {
+                max_frame_size: size(p, 0),
+                max_message_size: size(p, 1),
+                close_timeout: millis(p, 2).unwrap_or(netloop_ws::DEFAULT_CLOSE_TIMEOUT),
+                auto_pong: flag(p, 3),
+                forward_control_frames: flag(p, 4),
+                ..netloop_ws::WsConfig::default()
+            };
+            Rc::new(
+                netloop_ws::WebSocketHandler::new(config)
+                    .map_err(|e| invalid_arg(e.to_string()))?,
+            )
+        }
         other => return Err(invalid_arg(format!("unknown native handler kind {other}"))),
     })
 }
@@ -231,6 +248,7 @@ fn websocket(
         close_timeout: millis(p, 2).unwrap_or(netloop_ws::DEFAULT_CLOSE_TIMEOUT),
         auto_pong: flag(p, 3),
         permessage_deflate,
+        forward_control_frames: flag(p, 11),
         ..netloop_ws::WsConfig::default()
     };
     config.validate().map_err(|e| invalid_arg(e.to_string()))?;
@@ -246,4 +264,36 @@ fn websocket(
             .handshake_options(options)
             .config(config),
     )
+}
+
+/// `WebSocketClientProtocolHandler` from its parameters (see `NativeHandlerKind::WebSocketClient`).
+fn websocket_client(
+    p: &[f64],
+    strings: &[Bytes],
+) -> JsResult<netloop_ws_upgrade::WebSocketClientProtocolHandler> {
+    let text = |b: &Bytes| String::from_utf8_lossy(b).into_owned();
+    let config = netloop_ws::WsConfig {
+        role: netloop_ws::Role::Client,
+        max_frame_size: size(p, 0),
+        max_message_size: size(p, 1),
+        close_timeout: millis(p, 2).unwrap_or(netloop_ws::DEFAULT_CLOSE_TIMEOUT),
+        auto_pong: flag(p, 3),
+        forward_control_frames: flag(p, 4),
+        pause_while_unwritable: false,
+        ..netloop_ws::WsConfig::default()
+    };
+    config.validate().map_err(|e| invalid_arg(e.to_string()))?;
+    let target = strings.first().map_or_else(|| "/".to_string(), text);
+    let count = size(p, 5).min(strings.len().saturating_sub(2));
+    let protocols = strings.iter().skip(2).take(count).map(text).collect();
+    let mut handler = netloop_ws_upgrade::WebSocketClientProtocolHandler::new(target)
+        .subprotocols(protocols)
+        .config(config);
+    if let Some(host) = strings.get(1).filter(|h| !h.is_empty()) {
+        handler = handler.host(text(host));
+    }
+    for pair in strings[(2 + count).min(strings.len())..].chunks_exact(2) {
+        handler = handler.header(text(&pair[0]), text(&pair[1]));
+    }
+    Ok(handler)
 }

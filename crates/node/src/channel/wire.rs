@@ -70,6 +70,8 @@ pub const USER_TLS_HANDSHAKE: f64 = UserEventKind::TlsHandshake as i32 as f64;
 pub const USER_TLS_CLOSE: f64 = UserEventKind::TlsClose as i32 as f64;
 /// [`UserEventKind::HAProxy`].
 pub const USER_HAPROXY: f64 = UserEventKind::HAProxy as i32 as f64;
+/// [`UserEventKind::WebSocketHandshake`].
+pub const USER_WS_HANDSHAKE: f64 = UserEventKind::WebSocketHandshake as i32 as f64;
 
 /// The channel's `voidPromise()` id ([`PromiseId::VoidFiring`]); ids below it name native
 /// promises the hub holds for JS.

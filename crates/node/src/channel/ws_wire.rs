@@ -12,9 +12,11 @@
 //! never crosses.
 
 use bytes::Bytes;
+use netloop_transport::UserEvent;
 use netloop_ws::{CloseCode, CloseFrame, WebSocketFrame};
+use netloop_ws_upgrade::{ClientHandshakeComplete, HandshakeComplete};
 
-use crate::protocol::WsFrameKind;
+use crate::protocol::{WsFrameKind, WS_HANDSHAKE_STRINGS};
 
 const TEXT: u8 = WsFrameKind::Text as u8;
 const BINARY: u8 = WsFrameKind::Binary as u8;
@@ -71,6 +73,33 @@ pub fn from_js(data: &Bytes) -> Result<WebSocketFrame, String> {
         },
         other => return Err(format!("unknown WebSocket frame kind {other}")),
     })
+}
+
+/// The strings of a `UserEventKind::WebSocketHandshake` event, if `event` is a handshake's
+/// completion (server or client); else the event back.
+pub fn handshake_strings(event: UserEvent) -> Result<[String; WS_HANDSHAKE_STRINGS], UserEvent> {
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let lines = |headers: &netloop_http::HeaderList| {
+        headers
+            .iter()
+            .map(|(n, v)| format!("{}: {}", text(n), text(v)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let event = match event.downcast::<HandshakeComplete>() {
+        Ok(done) => {
+            let protocol = done.protocol.clone().unwrap_or_default();
+            return Ok([done.target.clone(), protocol, lines(&done.headers)]);
+        }
+        Err(e) => e,
+    };
+    match event.downcast::<ClientHandshakeComplete>() {
+        Ok(done) => {
+            let protocol = done.protocol.clone().unwrap_or_default();
+            Ok([done.target.clone(), protocol, lines(&done.headers)])
+        }
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]

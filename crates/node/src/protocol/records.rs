@@ -147,10 +147,19 @@ pub enum UserEventKind {
     /// destination address, destination port, TLVs as `type:hex` joined by `,`; absent ends
     /// and ports empty).
     HAProxy = 5,
+    /// A WebSocket handshake completed (`HandshakeComplete` of a server's channel,
+    /// `ClientHandshakeComplete` of a client's): `a` = the index of its first of
+    /// [`WS_HANDSHAKE_STRINGS`] strings (the request target, the subprotocol chosen or empty,
+    /// the header fields as `name: value` lines joined by `\n`: the request's on a server,
+    /// the answer's on a client).
+    WebSocketHandshake = 6,
 }
 
 /// How many strings an [`UserEventKind::HAProxy`] event takes.
 pub const HAPROXY_STRINGS: usize = 8;
+
+/// How many strings an [`UserEventKind::WebSocketHandshake`] event takes.
+pub const WS_HANDSHAKE_STRINGS: usize = 3;
 
 /// How something ended, and where its error is (the `b` field of `Exception`, `Unhandled`,
 /// `Closed`, `PromiseDone`, `CompletePromise`).
