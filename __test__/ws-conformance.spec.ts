@@ -31,12 +31,8 @@ const GROUPS: [string, string, Case[]][] = [
 /** Cases where netloop may be NON-STRICT (Autobahn accepts both), by server, and why. */
 const BEFORE_BAD_FRAME =
   'the good message before the bad frame reaches the JS handler, but the native handler fails the connection in the same read, so the echo the handler writes back arrives after the channel closed (the native echo answers in time)'
-const MID_FRAME_UTF8 =
-  'invalid UTF-8 is detected per frame: a frame is validated once all of its payload arrived (never before it is buffered), so a bad byte in the middle of a frame still in transit fails the connection when the frame completes (fail fast across frames, 6.4.1-2, is OK)'
 const NETLOOP_NON_STRICT: Record<string, { servers: ServerName[]; why: string }> = {
   ...Object.fromEntries(['3.2', '3.3', '3.4', '4.1.3', '4.1.4', '4.1.5', '4.2.3', '4.2.4', '4.2.5', '5.15'].map((id) => [id, { servers: ['netloop-js'], why: BEFORE_BAD_FRAME }])),
-  '6.4.3': { servers: ['netloop-js', 'netloop-native'], why: MID_FRAME_UTF8 },
-  '6.4.4': { servers: ['netloop-js', 'netloop-native'], why: MID_FRAME_UTF8 },
 }
 
 /** Where the `ws` server's verdict differs from OK, as measured (ws 8); recorded, not failed. */

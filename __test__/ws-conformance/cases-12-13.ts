@@ -5,7 +5,7 @@
 // payload (JSON and HTML as text; an image, prose and random bytes as binary) under a browser's
 // offer; group 13 varies the offer (context takeover off on either side, window bits 9..15 on
 // either side, several offers in one header). Autobahn reads its payloads from files and sends
-// 1000 messages per case; these are generated, and 5 per case.
+// 1000 messages per case; these are generated, and 4 per case.
 import type { Case, Step } from './types'
 import { echoThenClose } from './types'
 
@@ -16,7 +16,7 @@ const SIZES: [number, number][] = [
   ...[8, 16, 32, 64, 128].map((n): [number, number] => [n * KiB, 256]),
   ...[1, 4, 32].map((f): [number, number] => [128 * KiB, f * KiB]),
 ]
-const MESSAGES = 5
+const MESSAGES = 4
 
 /** A small deterministic generator, so every run sends the same bytes. */
 function prng(seed: number) {
@@ -82,8 +82,8 @@ const slice = (data: Buffer, size: number) => (i: number) => {
   return from + size <= data.length ? data.subarray(from, from + size) : Buffer.concat([data.subarray(from), data.subarray(0, size - (data.length - from))])
 }
 
-function cases(group: string, offer: string, kind: (typeof KINDS)[number], label: string): Case[] {
-  return SIZES.map(([size, fragment], i) => {
+function cases(group: string, offer: string, kind: (typeof KINDS)[number], label: string, sizes = SIZES): Case[] {
+  return sizes.map(([size, fragment], i) => {
     const step: Step = { roundTrips: { count: MESSAGES, binary: kind.binary, message: slice(kind.data, size), fragment, compress: true } }
     return {
       id: `${group}.${i + 1}`,
@@ -117,4 +117,6 @@ const OFFERS = [
   'permessage-deflate',
   'x-webkit-deflate-frame, permessage-deflate; server_max_window_bits=10; client_max_window_bits',
 ]
-export const group13: Case[] = OFFERS.flatMap((offer, o) => cases(`13.${o + 1}`, offer, KINDS[0], `offer "${offer}"`))
+/** For our own offers (13.8 on), a few sizes: small, one frame, many frames, large. */
+const FEW_SIZES = SIZES.filter(([size, fragment]) => [64, 4 * KiB, 64 * KiB].includes(size) || (size === 128 * KiB && fragment !== 256))
+export const group13: Case[] = OFFERS.flatMap((offer, o) => cases(`13.${o + 1}`, offer, KINDS[0], `offer "${offer}"`, o < 7 ? SIZES : FEW_SIZES))
