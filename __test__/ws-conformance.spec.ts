@@ -11,7 +11,7 @@ import { group7 } from './ws-conformance/cases-7'
 import { group9 } from './ws-conformance/cases-9'
 import { group12, group13 } from './ws-conformance/cases-12-13'
 import { runCase } from './ws-conformance/driver'
-import { SERVERS, type ServerName, startServer } from './ws-conformance/servers'
+import { type Server, SERVERS, type ServerName, startServer } from './ws-conformance/servers'
 import type { Case, Outcome, Verdict } from './ws-conformance/types'
 import { judge } from './ws-conformance/verdict'
 
@@ -41,7 +41,7 @@ const WS_KNOWN: Record<string, { verdict: Verdict; why: string }> = Object.fromE
   ['6.4.1', '6.4.2', '6.4.3', '6.4.4'].map((id) => [id, { verdict: 'NON-STRICT' as Verdict, why: WS_UTF8 }]),
 )
 
-const ports = new Map<ServerName, number>()
+const servers = new Map<ServerName, Server>()
 const table = new Map<string, Map<ServerName, Record<Verdict, number>>>()
 
 // The servers live for the whole file; ava allows no t.teardown in hooks, so they are stopped
@@ -50,7 +50,7 @@ const teardowns: (() => unknown)[] = []
 const fileScope = { teardown: (fn: () => unknown) => void teardowns.push(fn) } as unknown as ExecutionContext
 
 test.before(async () => {
-  await Promise.all(SERVERS.map(async (s) => ports.set(s, await startServer(fileScope, s))))
+  await Promise.all(SERVERS.map(async (s) => servers.set(s, await startServer(fileScope, s))))
 })
 
 function accept(server: ServerName, o: Outcome): string | undefined {
@@ -68,7 +68,8 @@ for (const [group, title, cases] of GROUPS) {
   for (const server of SERVERS) {
     test(`group ${group} (${title}, ${cases.length} cases) against ${server}`, async (t) => {
       const outcomes: Outcome[] = []
-      for (const c of cases) outcomes.push(judge(c, await runCase(ports.get(server)!, c)))
+      const { port, stderr } = servers.get(server)!
+      for (const c of cases) outcomes.push(judge(c, await runCase(port, c)))
       const counts: Record<Verdict, number> = { OK: 0, 'NON-STRICT': 0, INFORMATIONAL: 0, FAILED: 0 }
       for (const o of outcomes) counts[o.verdict]++
       if (!table.has(group)) table.set(group, new Map())
@@ -77,6 +78,7 @@ for (const [group, title, cases] of GROUPS) {
       if (nonStrict.length > 0) t.log(`NON-STRICT (${server === 'ws' ? 'known differences' : 'documented'}): ${nonStrict.join(' ')}`)
       const failed = outcomes.map((o) => accept(server, o)).filter((s): s is string => s !== undefined)
       t.deepEqual(failed, [], `${failed.length} case(s) failed`)
+      t.is(stderr(), '', 'protocol errors are not logged as failures and nothing crashed')
     })
   }
 }

@@ -79,7 +79,7 @@ class Run {
     agreement: undefined,
   }
   private readonly socket: net.Socket
-  private buf = Buffer.alloc(0)
+  private buf: Buffer = Buffer.alloc(0)
   private upgraded = false
   private tcpClosed = false
   private sentClose = false
@@ -181,7 +181,7 @@ class Run {
       const go = await this.step(step)
       if (!go) break
     }
-    const wait = this.c.waitMs ?? 2000
+    const wait = this.c.waitMs ?? 5000
     const { ok } = this.c
     if (this.c.close.byClient && !this.c.close.suppressClose) {
       // Autobahn closes once the events match; else it waits and drops the connection.
@@ -226,6 +226,7 @@ class Run {
     if ('frame' in s) {
       const bytes = encodeFrame(s.frame)
       await this.writeChopped(bytes, s.frame.chop)
+      // Autobahn's `sync`: the frame leaves alone, so the server reads it apart from the next.
       if (s.frame.sync) await delay(2)
     } else if ('raw' in s) {
       await this.writeChopped(s.raw, s.chop)
@@ -336,7 +337,7 @@ class Run {
     } else return this.fault(`the server sent opcode ${opcode}`)
     this.parts.push(Buffer.from(payload))
     if (!fin) return
-    let data = Buffer.concat(this.parts)
+    let data: Buffer = Buffer.concat(this.parts)
     this.parts = []
     if (this.partCompressed) {
       try {

@@ -12,8 +12,14 @@ import { startExample } from '../example-helpers'
 export type ServerName = 'netloop-js' | 'netloop-native' | 'ws'
 export const SERVERS: ServerName[] = ['netloop-js', 'netloop-native', 'ws']
 
-export async function startServer(t: ExecutionContext, name: ServerName): Promise<number> {
-  if (name !== 'ws') return (await startExample(t, 'ws-echo', name === 'netloop-native' ? ['--native'] : [])).port
+export interface Server {
+  port: number
+  /** What the server process wrote to stderr (nothing, unless something went wrong). */
+  stderr: () => string
+}
+
+export async function startServer(t: ExecutionContext, name: ServerName): Promise<Server> {
+  if (name !== 'ws') return startExample(t, 'ws-echo', name === 'netloop-native' ? ['--native'] : [])
   const server = http.createServer((_req, res) => res.writeHead(426).end())
   const wss = new WebSocketServer({ server, perMessageDeflate: true })
   wss.on('connection', (ws) => {
@@ -26,5 +32,5 @@ export async function startServer(t: ExecutionContext, name: ServerName): Promis
     wss.close()
     server.close()
   })
-  return (server.address() as AddressInfo).port
+  return { port: (server.address() as AddressInfo).port, stderr: () => '' }
 }
