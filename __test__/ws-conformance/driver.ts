@@ -315,6 +315,7 @@ class Run {
   private async frame(fin: boolean, rsv: number, opcode: number, payload: Buffer): Promise<void> {
     const rsv1Allowed = this.deflate !== undefined && (opcode === 1 || opcode === 2)
     if ((rsv & 3) !== 0 || (rsv === 4 && !rsv1Allowed)) return this.fault(`the server set RSV bits ${rsv} on opcode ${opcode}`)
+    if (this.seen.serverSentClose) return this.fault(`the server sent opcode ${opcode} after its close frame`)
     if (opcode === 8) {
       this.seen.serverSentClose = true
       if (payload.length >= 2) this.seen.remoteCode = payload.readUInt16BE(0)
