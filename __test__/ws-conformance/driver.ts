@@ -181,15 +181,19 @@ class Run {
       const go = await this.step(step)
       if (!go) break
     }
-    const wait = this.c.waitMs ?? 5000
+    const wait = this.c.waitMs ?? 3000
     const { ok } = this.c
     if (this.c.close.byClient && !this.c.close.suppressClose) {
       // Autobahn closes once the events match; else it waits and drops the connection.
       const matched = await this.until(() => this.serverClosing || (ok !== undefined && sameEvents(this.seen.events, ok)), wait)
       if (matched && !this.serverClosing && !this.sentClose) this.sendClose(1000)
+      // Events that never matched: the case has failed already, no need to wait it out again.
+      if (!matched) await this.until(() => this.tcpClosed, 200)
+      else await this.until(() => this.tcpClosed, wait)
+    } else {
+      // The server must end TCP (after the close handshake, or when it fails the connection).
+      await this.until(() => this.tcpClosed, wait)
     }
-    // The server must end TCP (after the close handshake, or when it fails the connection).
-    await this.until(() => this.tcpClosed, wait)
     await this.inbound
     if (!this.tcpClosed) {
       this.seen.droppedByMe = true
@@ -358,6 +362,7 @@ export function sameEvents(a: Event[], b: Event[]): boolean {
 export function describe(e: Event): string {
   if (e[0] === 'timeout') return `timeout ${e[1]}`
   const p = e[1]
-  const shown = p.length > 24 ? `${p.length} bytes` : JSON.stringify(p.toString('latin1'))
+  const ascii = /^[\x20-\x7e]*$/.test(p.toString('latin1'))
+  const shown = p.length > 24 ? `${p.length} bytes` : ascii ? JSON.stringify(p.toString('latin1')) : `0x${p.toString('hex')}`
   return e[0] === 'pong' ? `pong ${shown}` : `${e[2] ? 'binary' : 'text'} ${shown}`
 }

@@ -77,7 +77,7 @@ export interface Case {
   close: CloseExpectation
   /** Results are recorded but never fail (the RFC leaves the behaviour open). */
   informational?: boolean
-  /** How long to wait for the server at the end, in ms (default 5000; only a failing case waits it out). */
+  /** How long to wait for the server at the end, in ms (default 3000; only a failing case waits it out). */
   waitMs?: number
 }
 

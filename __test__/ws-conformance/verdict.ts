@@ -7,7 +7,8 @@ import type { Case, Outcome } from './types'
 export function judge(c: Case, seen: Seen): Outcome {
   const fail = (detail: string): Outcome => ({ id: c.id, verdict: c.informational ? 'INFORMATIONAL' : 'FAILED', detail })
   const events = seen.events.map(describe).join(', ') || 'no events'
-  const ending = `${seen.closedByMe ? 'client' : 'server'} closed first, server close code ${seen.serverSentClose ? (seen.remoteCode ?? 'none') : 'not sent'}${seen.droppedByMe ? ', TCP left open by the server' : ''}`
+  const who = seen.closedByMe ? 'the client closed first' : seen.serverSentClose ? 'the server closed first' : seen.droppedByMe ? 'no close from the server' : 'the server dropped TCP'
+  const ending = `${who}, server close code ${seen.serverSentClose ? (seen.remoteCode ?? 'none') : 'not sent'}${seen.droppedByMe ? ', TCP left open by the server' : ''}`
   if (seen.handshake) return fail(seen.handshake)
   if (seen.serverFault) return fail(`server fault: ${seen.serverFault}`)
   if (c.offer && !seen.agreement) return fail('UNIMPLEMENTED: the server agreed no permessage-deflate')
