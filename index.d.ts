@@ -32,4 +32,3 @@ export { ChannelDuplex, type ChannelDuplexOptions } from './src/duplex';
 export { ChannelMessages, type ChannelMessagesOptions } from './src/messages';
 export { diagnostics, type SocketMessage, type ListenMessage, type CloseMessage, type ConnectContext, type LoopShutdownMessage, type HandlerTraceContext } from './src/diagnostics';
 export { AbortError, type AbortOptions } from './src/abort';
-import './src/dispose';

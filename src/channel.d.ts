@@ -4,6 +4,10 @@ import { ChannelPromise } from './promise';
 import type { EventLoop } from './loop';
 import type { Outbound } from './handlers';
 import { type ChannelOptionName, type ChannelOptions } from './options';
+import { type TlsInfo } from './tls-info';
+import { type HAProxyMessage } from './haproxy';
+import { ChannelDuplex, type ChannelDuplexOptions } from './duplex';
+import { ChannelMessages, type ChannelMessagesOptions } from './messages';
 /** What `ServerBootstrap.bind` resolves to: a server channel (or, with `SO_REUSEPORT` worker
  * listeners, the set of them). */
 export interface ServerChannel {
@@ -18,6 +22,8 @@ export interface ServerChannel {
     /** Lets the process exit while listening (node:net's `unref()`). */
     unref(): this;
     ref(): this;
+    /** Stops listening (`await using`). */
+    [Symbol.asyncDispose](): Promise<void>;
 }
 /** Every option of a live channel, readable and settable (checked at once). */
 export type ChannelConfig = Required<ChannelOptions>;
@@ -89,5 +95,25 @@ export declare class Channel implements ServerChannel {
     unref(): this;
     /** Undoes `unref()` (the default: an open channel keeps the process alive). */
     ref(): this;
+    /** What the channel's `SslHandler` negotiated; undefined before the handshake or without TLS. */
+    get tls(): TlsInfo | undefined;
+    /** The PROXY protocol header this channel received (its `HAProxyMessageDecoder`'s), once it did. */
+    get haproxy(): HAProxyMessage | undefined;
+    /**
+     * A `stream.Duplex` over this channel, added as a handler at the end of its pipeline; see
+     * `ChannelDuplex`. Backpressure maps onto the channel's: `write()` returns false while the
+     * channel is unwritable, and a consumer that falls behind turns `autoRead` off.
+     */
+    toDuplex(options?: ChannelDuplexOptions): ChannelDuplex;
+    /**
+     * The channel's inbound messages as an async iterator (`for await (const m of ch.messages())`),
+     * with backpressure: the channel stops reading while the consumer is `highWaterMark`
+     * messages behind. Ends when the channel closes; an error in the pipeline rejects it. Make
+     * it before data can arrive (in the initializer, or with `autoRead: false`): messages that
+     * reached the end of the pipeline before it existed are gone.
+     */
+    messages<T = Buffer>(options?: ChannelMessagesOptions): ChannelMessages<T>;
+    /** Closes the channel (`await using`); resolves once it is closed. */
+    [Symbol.asyncDispose](): Promise<void>;
     toString(): string;
 }

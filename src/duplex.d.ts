@@ -23,7 +23,7 @@
  */
 import { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
-import { Channel } from './channel';
+import type { Channel } from './channel';
 /** Options of `channel.toDuplex()`. */
 export interface ChannelDuplexOptions {
     /**
@@ -92,15 +92,5 @@ export declare class ChannelDuplex extends Duplex {
     unref(): this;
     /** Undoes `unref()`. */
     ref(): this;
-}
-declare module './channel' {
-    interface Channel {
-        /**
-         * A `stream.Duplex` over this channel, added as a handler at the end of its pipeline; see
-         * `ChannelDuplex`. Backpressure maps onto the channel's: `write()` returns false while the
-         * channel is unwritable, and a consumer that falls behind turns `autoRead` off.
-         */
-        toDuplex(options?: ChannelDuplexOptions): ChannelDuplex;
-    }
 }
 export {};

@@ -75,6 +75,8 @@ export declare class EventLoopGroup extends EventEmitter {
      */
     shutdownGracefully(options?: AbortOptions): Promise<void>;
     shutdownGracefully(quietPeriodMs?: number, timeoutMs?: number, options?: AbortOptions): Promise<void>;
+    /** `shutdownGracefully(0, 15000)` (`await using`); resolves once every loop terminated. */
+    [Symbol.asyncDispose](): Promise<void>;
     /** Resolves once every loop has terminated (every worker exited); the same promise on every call. */
     terminationFuture(): Promise<void>;
     get isTerminated(): boolean;

@@ -85,9 +85,3 @@ export declare class HAProxyMessageDecoder extends NativeHandler {
     #private;
     constructor(options?: HAProxyDecoderOptions);
 }
-declare module './channel' {
-    interface Channel {
-        /** The PROXY protocol header this channel received (its `HAProxyMessageDecoder`'s), once it did. */
-        readonly haproxy: HAProxyMessage | undefined;
-    }
-}

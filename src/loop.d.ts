@@ -83,6 +83,8 @@ export declare class EventLoop {
      */
     shutdownGracefully(options?: AbortOptions): Promise<void>;
     shutdownGracefully(quietPeriodMs?: number, timeoutMs?: number, options?: AbortOptions): Promise<void>;
+    /** `shutdownGracefully(0, 15000)` (`await using`); resolves once the loop terminated. */
+    [Symbol.asyncDispose](): Promise<void>;
     /** Resolves when the loop has terminated. */
     terminationFuture(): Promise<void>;
 }

@@ -280,6 +280,11 @@ export class EventLoop {
     return signal === undefined ? done : abortable(done, signal, () => this._expediteShutdown())
   }
 
+  /** `shutdownGracefully(0, 15000)` (`await using`); resolves once the loop terminated. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutdownGracefully(0, 15_000)
+  }
+
   #startShutdown(quiet: number, timeout: number): Promise<void> {
     if (this.#shutdownRequested || this.#terminated) return this.#termination
     publishLoopShutdown(this, 'start', quiet, timeout)

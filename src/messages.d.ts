@@ -15,15 +15,3 @@ export declare class ChannelMessages<T = Buffer> implements AsyncIterableIterato
     return(): Promise<IteratorResult<T>>;
     [Symbol.asyncIterator](): this;
 }
-declare module './channel' {
-    interface Channel {
-        /**
-         * The channel's inbound messages as an async iterator (`for await (const m of ch.messages())`),
-         * with backpressure: the channel stops reading while the consumer is `highWaterMark`
-         * messages behind. Ends when the channel closes; an error in the pipeline rejects it. Make
-         * it before data can arrive (in the initializer, or with `autoRead: false`): messages that
-         * reached the end of the pipeline before it existed are gone.
-         */
-        messages<T = Buffer>(options?: ChannelMessagesOptions): ChannelMessages<T>;
-    }
-}

@@ -68,9 +68,3 @@ export declare class SslHandler extends NativeHandler {
      */
     handshakeFuture(): Promise<TlsInfo>;
 }
-declare module './channel' {
-    interface Channel {
-        /** What the channel's `SslHandler` negotiated; undefined before the handshake or without TLS. */
-        readonly tls: TlsInfo | undefined;
-    }
-}
