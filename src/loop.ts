@@ -1,6 +1,7 @@
 /**
- * `EventLoop`: a Rust event loop (mio selector, lock-free task queue, timer heap) attached to
- * the calling JS thread. libuv watches the loop's selector and runs one loop iteration per
+ * `EventLoop`: a Rust event loop (mio selector, MPSC task queue) attached to the calling JS
+ * thread; its scheduled tasks live in JS (src/timers.ts) behind one native loop timer armed
+ * for the earliest deadline (docs/decisions/0006-js-timers.md). libuv watches the loop's selector and runs one loop iteration per
  * wake-up, so tasks, timers and channel events run synchronously on this thread, in the
  * loop's order; promises and nextTicks they create run right after the iteration.
  *

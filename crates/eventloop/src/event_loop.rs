@@ -309,6 +309,13 @@ impl EventLoop {
         self.shared.wakeups.load(Ordering::Relaxed)
     }
 
+    /// True while the loop sleeps with nothing to do (blocked in its selector, or an attached
+    /// loop that handed its thread back) until a producer or its own next deadline wakes it.
+    /// Its planned wake-up is published before this turns true.
+    pub fn is_sleeping(&self) -> bool {
+        self.shared.sleeping.load(Ordering::SeqCst)
+    }
+
     /// Non-blocking polls the loop made while spinning before a sleep
     /// ([`crate::LoopConfig::spin_before_sleep`]).
     pub fn spin_polls(&self) -> u64 {
