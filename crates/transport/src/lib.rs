@@ -37,6 +37,7 @@ mod recv_allocator;
 mod server_channel;
 mod socket_channel;
 mod sys;
+mod thread_context;
 
 pub use acceptor::{AcceptedChildren, LoopChildren, ServerBootstrapAcceptor};
 pub use bootstrap::{Bootstrap, LoopChooser, ServerBootstrap, ACCEPTOR_NAME};
