@@ -104,8 +104,10 @@ impl HttpServerCodec {
             if self.unwritable(ctx) {
                 return; // the writability event resumes
             }
+            self.fired.set(false);
             let refired = self.pause.refire_reads(ctx);
-            if refired.fired {
+            // One read-complete for what was fired again (a decode it set off counts too).
+            if self.fired.replace(false) | refired.fired {
                 ctx.fire_channel_read_complete();
             }
             if !refired.done {
