@@ -24,6 +24,10 @@ impl Bridge {
 
     /// Calls the JS dispatch function with `extra` arguments after the packed number. Only
     /// inside an iteration (scopes open); `extra` are values of an open handle scope.
+    #[allow(
+        clippy::multiple_unsafe_ops_per_block,
+        reason = "fetching the dispatch function, packing the argument and calling JS are one sequence of napi calls in the open handle scope, under one precondition"
+    )]
     pub fn call_with(&self, what: Dispatch, arg: f64, extra: &[sys::napi_value]) {
         if self.is_closed() || tearing_down() {
             return;
@@ -85,14 +89,18 @@ impl Bridge {
         f: &mut sys::napi_value,
         recv: &mut sys::napi_value,
     ) -> bool {
-        // SAFETY: per the function's contract.
-        unsafe {
-            let r = self.dispatch_ref();
-            !r.is_null()
-                && sys::napi_get_reference_value(self.env, r, f) == sys::Status::napi_ok
-                && !f.is_null()
-                && sys::napi_get_undefined(self.env, recv) == sys::Status::napi_ok
+        let r = self.dispatch_ref();
+        if r.is_null() {
+            return false;
         }
+        // SAFETY: per the function's contract; `r` was made on this env (non-null: not closed).
+        let got = unsafe { sys::napi_get_reference_value(self.env, r, f) };
+        if got != sys::Status::napi_ok || f.is_null() {
+            return false;
+        }
+        // SAFETY: per the function's contract; `recv` is a valid out-pointer.
+        let undefined = unsafe { sys::napi_get_undefined(self.env, recv) };
+        undefined == sys::Status::napi_ok
     }
 }
 
@@ -104,15 +112,20 @@ unsafe fn describe(env: sys::napi_env, value: sys::napi_value) -> String {
     let mut s = ptr::null_mut();
     let mut buf = [0u8; 512];
     let mut len = 0usize;
+    if value.is_null() {
+        return String::new();
+    }
+    // SAFETY: per the function's contract; `s` is a valid out-pointer.
+    let coerced = unsafe { sys::napi_coerce_to_string(env, value, &mut s) };
+    if coerced != sys::Status::napi_ok {
+        return String::new();
+    }
     // SAFETY: per the function's contract; `buf` outlives the call and its length is passed.
-    unsafe {
-        if value.is_null()
-            || sys::napi_coerce_to_string(env, value, &mut s) != sys::Status::napi_ok
-            || sys::napi_get_value_string_utf8(env, s, buf.as_mut_ptr().cast(), buf.len(), &mut len)
-                != sys::Status::napi_ok
-        {
-            return String::new();
-        }
+    let copied = unsafe {
+        sys::napi_get_value_string_utf8(env, s, buf.as_mut_ptr().cast(), buf.len(), &mut len)
+    };
+    if copied != sys::Status::napi_ok {
+        return String::new();
     }
     String::from_utf8_lossy(&buf[..len]).into_owned()
 }
