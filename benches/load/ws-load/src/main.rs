@@ -635,11 +635,12 @@ fn main() {
     };
     let errors: Vec<String> = l.errors.iter().map(|e| format!("{e:?}")).collect();
     println!(
-        "{{\"mode\":\"{}\",\"connections\":{},\"size\":{},\"rate_target\":{},\"seconds\":{elapsed:.4},\"messages\":{messages},\"msg_per_s\":{:.1},\"published\":{},\"p50_us\":{},\"p99_us\":{},\"server_cpu_ticks\":{},\"clock_ticks_per_s\":{},\"client_cpu_share\":{:.4},\"connect_s\":{connect_s:.3},\"errors\":[{}]}}",
+        "{{\"mode\":\"{}\",\"connections\":{},\"size\":{},\"rate_target\":{},\"seconds\":{elapsed:.4},\"messages\":{messages},\"total_messages\":{},\"msg_per_s\":{:.1},\"published\":{},\"p50_us\":{},\"p99_us\":{},\"server_cpu_ticks\":{},\"clock_ticks_per_s\":{},\"client_cpu_share\":{:.4},\"connect_s\":{connect_s:.3},\"errors\":[{}]}}",
         if l.o.mode == Mode::Echo { "echo" } else { "fanout" },
         l.conns.len(),
         l.o.size,
         l.o.rate,
+        l.delivered,
         messages as f64 / elapsed,
         l.published,
         pct(0.5),
