@@ -4,11 +4,17 @@
 // netloop from TypeScript and node:net.
 //
 //   node benches/node/peers.mjs [--quick] [--runs N] [--seconds S] [--only echo-1,echo-50,bulk-4,stream-4,scale-50]
-//                               [--servers NAME,NAME] [--no-pin] [--json FILE] [--quiet-wait SECONDS]
+//                               [--servers NAME,NAME] [--no-pin] [--no-node24] [--json FILE] [--quiet-wait SECONDS]
 //                               [--quiet-wait-total SECONDS] [--addon FILE.node] [--spin-us N]
 //
 // --servers keeps the servers whose names start with one of the NAMEs (e.g. `tokio,netloop Rust`;
 // node:net is always kept, the ratios are taken to it).
+//
+// The Node servers (netloop TS, node:net) also run on Node 24 (`... (Node 24)`, fetched by
+// runtimes.mjs into scripts/node-lines.sh's cache; --no-node24 leaves them out). The tables give
+// every ratio to node:net and to the C epoll server of the same round, and for netloop TS the JS
+// crossings per message (the binding's calls into JS, printed by the server when it exits, over
+// every message of the run).
 //
 // All servers are pinned alike (CPU 0 in every workload): `netloop Rust (2 workers)` therefore
 // runs its two loops on one core; it shows the cost of a second loop there, not a second core
@@ -63,6 +69,7 @@ import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { addonUnderTest, flag, fmt, median, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
 import { buildLoad, buildServers, memoryKiB, pickServers, startServer } from '../peers/servers.mjs'
+import { nodeLine } from './runtimes.mjs'
 
 const quick = flag('--quick')
 const RUNS = Number(opt('--runs', quick ? 1 : 3))
@@ -106,6 +113,18 @@ if (SPIN_ARG !== 'off') {
   })
   SCALING_PAIRS.push(pair)
 }
+// The Node servers again on Node 24 (the npm package of its official build, fetched once into
+// scripts/node-lines.sh's cache; --no-node24 leaves them out; skipped with a note when it
+// cannot be fetched): issue 38 asks for every node:* ratio on both lines.
+if (!flag('--no-node24')) {
+  const n24 = nodeLine()
+  if (!n24.bin) skipped.push({ name: 'Node 24 servers', reason: n24.reason })
+  else {
+    for (const name of ['netloop TS', 'netloop TS (autoRelease)', 'node:net']) {
+      if (TARGETS[name]) TARGETS[`${name} (Node 24)`] = { ...TARGETS[name], cmd: n24.bin }
+    }
+  }
+}
 const BASE = 'node:net'
 const picked = pickServers(Object.keys(TARGETS), opt('--servers', undefined))
 const names = Object.keys(TARGETS).filter((n) => (n === BASE || picked.includes(n)) && !TARGETS[n].scaling)
@@ -141,7 +160,10 @@ async function loadRun(name, w) {
   const r = spawnSync(ccpu === undefined ? loadBin : 'taskset', ccpu === undefined ? args : ['-c', String(ccpu), loadBin, ...args], { encoding: 'utf8' })
   const mem = server.alive() ? memoryKiB(server.pid) : {}
   const switches = server.alive() ? contextSwitches(server.pid) : NaN
-  await server.stop()
+  const exitLines = await server.stop()
+  // netloop servers print their loop's metrics and the binding's calls into JS when they exit.
+  const exit = (exitLines ?? '').split('\n').find((l) => l.startsWith('{"metrics"'))
+  const crossings = exit ? JSON.parse(exit).jsCrossings : undefined
   if (r.status !== 0) throw new Error(`echo_load against ${name} failed (${r.status}): ${r.stderr.trim()}`)
   const c = JSON.parse(r.stdout)
   const serverS = c.server_cpu_ticks / c.clock_ticks_per_s
@@ -157,6 +179,7 @@ async function loadRun(name, w) {
     serverCores: serverS / c.seconds,
     peakRssMiB: mem.hwm / 1024,
     switchesPerMsg: switches / c.total_messages,
+    crossingsPerMsg: crossings === undefined ? undefined : crossings / c.total_messages,
     clientCpuShare: c.client_cpu_share,
     clientUserShare: c.client_user_s / c.seconds,
     otherCores: Math.max(0, c.machine_busy_ticks / c.clock_ticks_per_s / c.seconds - serverS / c.seconds - c.client_cpu_share),
@@ -171,13 +194,13 @@ const runsIn = (name, w) => !TARGETS[name].modes || TARGETS[name].modes.includes
 
 function table(w, rounds, failed) {
   const bulk = w.mode === 'bulk' || w.mode === 'stream'
-  const vsFloor = w.mode === 'stream' && names.includes(FLOOR)
+  const vsFloor = names.includes(FLOOR)
   const [rate, rateName, cpuKey, cpuName] = bulk
     ? ['mbPerS', 'MB/s', 'serverCpuUsPerMB', 'server CPU µs/MB']
     : ['msgPerS', 'msg/s', 'serverCpuUsPerMsg', 'server CPU µs/msg']
   const lines = [
-    `| server | ${rateName} | ${bulk ? 'msg/s | ' : ''}p50 µs | p99 µs | ${cpuName} | server cores | peak RSS MiB | client CPU share (user) | ${rateName} ratio vs node:net | CPU ratio vs node:net |${vsFloor ? ` ${rateName} ratio vs ${FLOOR} | CPU ratio vs ${FLOOR} |` : ''}`,
-    `| --- | --- | ${bulk ? '--- | ' : ''}--- | --- | --- | --- | --- | --- | --- | --- |${vsFloor ? ' --- | --- |' : ''}`,
+    `| server | ${rateName} | ${bulk ? 'msg/s | ' : ''}p50 µs | p99 µs | ${cpuName} | server cores | JS crossings/msg | peak RSS MiB | client CPU share (user) | ${rateName} ratio vs node:net | CPU ratio vs node:net |${vsFloor ? ` ${rateName} ratio vs ${FLOOR} | CPU ratio vs ${FLOOR} |` : ''}`,
+    `| --- | --- | ${bulk ? '--- | ' : ''}--- | --- | --- | --- | --- | --- | --- | --- | --- |${vsFloor ? ' --- | --- |' : ''}`,
   ]
   for (const t of names.filter((n) => runsIn(n, w))) {
     const rs = rounds.map((round) => round[t]).filter(Boolean)
@@ -190,7 +213,7 @@ function table(w, rounds, failed) {
     }
     const p99 = col('p99')
     lines.push(
-      `| ${t} | ${spread(col(rate))} | ${bulk ? `${spread(col('msgPerS'))} | ` : ''}${fmt(median(col('p50')))} | ${fmt(median(p99))} (${fmt(Math.min(...p99))}–${fmt(Math.max(...p99))}) | ${spread(col(cpuKey), 2)} | ${fmt(median(col('serverCores')), 2)} | ${fmt(median(col('peakRssMiB')), 1)} | ${fmt(median(col('clientCpuShare')), 2)} (${fmt(median(col('clientUserShare')), 2)}) | ${ratio(rate)} | ${ratio(cpuKey)} |${vsFloor ? ` ${ratio(rate, FLOOR)} | ${ratio(cpuKey, FLOOR)} |` : ''}`,
+      `| ${t} | ${spread(col(rate))} | ${bulk ? `${spread(col('msgPerS'))} | ` : ''}${fmt(median(col('p50')))} | ${fmt(median(p99))} (${fmt(Math.min(...p99))}–${fmt(Math.max(...p99))}) | ${spread(col(cpuKey), 2)} | ${fmt(median(col('serverCores')), 2)} | ${rs.some((r) => r.crossingsPerMsg !== undefined) ? spread(col('crossingsPerMsg').filter((x) => x !== undefined), 3) : '–'} | ${fmt(median(col('peakRssMiB')), 1)} | ${fmt(median(col('clientCpuShare')), 2)} (${fmt(median(col('clientUserShare')), 2)}) | ${ratio(rate)} | ${ratio(cpuKey)} |${vsFloor ? ` ${ratio(rate, FLOOR)} | ${ratio(cpuKey, FLOOR)} |` : ''}`,
     )
   }
   const other = rounds.flatMap((round) => Object.values(round).map((r) => r.otherCores))

@@ -107,3 +107,27 @@ export function latestAndPublished(records) {
   }
   return { newest, published }
 }
+
+/**
+ * The records as ratios to `peer` measured in the same run (same date, part and workload): each
+ * metric's median, min and max divided by the peer's median (the peer itself left out, and
+ * records whose run has no such peer). Machines drift from day to day (the C floor itself moved
+ * by 30 % between two published runs); a ratio in one run does not.
+ */
+export function relativeTo(records, peer) {
+  const floors = new Map()
+  for (const r of records) if (r.peer === peer) floors.set(`${r.date}|${r.part}|${r.workload}`, r)
+  const out = []
+  for (const r of records) {
+    const f = floors.get(`${r.date}|${r.part}|${r.workload}`)
+    if (!f || r === f) continue
+    const metrics = {}
+    for (const [k, s] of Object.entries(r.metrics ?? {})) {
+      const d = f.metrics?.[k]?.median
+      if (!d) continue
+      metrics[k] = { ...s, median: s.median / d, min: s.min / d, max: s.max / d, q1: s.q1 / d, q3: s.q3 / d }
+    }
+    out.push({ ...r, peer: `${r.peer} ÷ ${peer}`, metrics })
+  }
+  return out
+}

@@ -20,7 +20,8 @@
 //           64 B: messages delivered per second, server CPU per delivered message. netloop's
 //           server needs the topics API (src/ws-topics.ts); without it it is skipped with a note
 //   idle    --idle-conns (10,000; --quick 2,000) connections after the handshake: server RSS
-//           per connection (connections from 127.0.0.1 and 127.0.0.2)
+//           per connection (connections from 127.0.0.1 and 127.0.0.2), garbage collected before
+//           each reading (SIGUSR2: the servers collect on it)
 //
 // Pinning: every server on CPU 0, the client on CPU 1 (taskset), unless --unpinned (then the
 // tables say so: unpinned runs on 2 cores flip between two regimes and are not comparable with
@@ -85,12 +86,14 @@ const n24 = nodeLine()
 if (n24.bin) nodeRuntimes.push({ label: 'Node 24', bin: n24.bin, version: n24.version })
 else skipped.push({ name: 'Node 24 peers', reason: n24.reason })
 
-TARGETS['netloop JS echo'] = { cmd: process.execPath, args: [join(servers, 'ws-netloop.mjs')], portRe, runtime: `node ${process.versions.node}`, crossings: true, fanout: ['--fanout'] }
-TARGETS['netloop native echo'] = { cmd: process.execPath, args: [join(servers, 'ws-netloop.mjs'), '--native'], portRe, runtime: `node ${process.versions.node}`, crossings: true, modes: ['echo', 'idle'] }
+// Node servers run with --expose-gc: before each RSS reading of the idle workload the client
+// sends SIGUSR2 and they collect (Bun: Bun.gc(true)), so memory is what they keep.
+TARGETS['netloop JS echo'] = { cmd: process.execPath, args: ['--expose-gc', join(servers, 'ws-netloop.mjs')], portRe, runtime: `node ${process.versions.node}`, crossings: true, fanout: ['--fanout'] }
+TARGETS['netloop native echo'] = { cmd: process.execPath, args: ['--expose-gc', join(servers, 'ws-netloop.mjs'), '--native'], portRe, runtime: `node ${process.versions.node}`, crossings: true, modes: ['echo', 'idle'] }
 for (const n of nodeRuntimes) {
   const script = join(servers, 'ws-node.mjs')
-  TARGETS[`ws (${n.label})`] = { cmd: 'env', args: ['WS_NO_BUFFER_UTIL=1', n.bin, script], portRe, runtime: `node ${n.version}`, fanout: ['--fanout'] }
-  TARGETS[`ws + bufferutil (${n.label})`] = { cmd: n.bin, args: [script], portRe, runtime: `node ${n.version}`, fanout: ['--fanout'], modes: ['echo', 'fanout'] }
+  TARGETS[`ws (${n.label})`] = { cmd: 'env', args: ['WS_NO_BUFFER_UTIL=1', n.bin, '--expose-gc', script], portRe, runtime: `node ${n.version}`, fanout: ['--fanout'] }
+  TARGETS[`ws + bufferutil (${n.label})`] = { cmd: n.bin, args: ['--expose-gc', script], portRe, runtime: `node ${n.version}`, fanout: ['--fanout'], modes: ['echo', 'fanout'] }
 }
 const b = bun()
 if (b.bin) TARGETS.Bun = { cmd: b.bin, args: [join(servers, 'ws-bun.mjs')], portRe, runtime: `bun ${b.version}`, fanout: ['--fanout'] }
@@ -117,7 +120,7 @@ async function loadRun(client, name, w, rate) {
   const server = await startServer(name, t, { cpu: PIN ? 0 : undefined, nofile })
   const args = ['--port', String(server.port), '--conns', String(w.conns), '--size', '64', '--seconds', String(SECONDS), '--warmup', String(WARMUP), '--mode', w.mode, '--server-pid', String(server.pid), '--clk-tck', String(CLK_TCK)]
   if (rate) args.push('--rate', String(Math.round(rate)))
-  if (w.mode === 'idle') args.push('--sources', '2', '--settle', quick ? '1' : '2')
+  if (w.mode === 'idle') args.push('--sources', '2', '--settle', quick ? '1' : '2', '--gc-signal')
   let argv = [client, ...args]
   if (nofile) argv = ['prlimit', `--nofile=${nofile}:${nofile}`, '--', ...argv]
   if (PIN) argv = ['taskset', '-c', '1', ...argv]
@@ -234,7 +237,7 @@ for (const key of Object.keys(WORKLOADS)) {
   }
   results.runs[key] = rounds
   const { text, records } = table(key, w, rounds, failed, rate)
-  const cmd = `ws-load --conns ${w.conns} --size 64 --mode ${w.mode}${rate ? ` --rate ${Math.round(rate)}` : ''}${w.mode === 'idle' ? ' --sources 2' : ` --seconds ${SECONDS} --warmup ${WARMUP}`}`
+  const cmd = `ws-load --conns ${w.conns} --size 64 --mode ${w.mode}${rate ? ` --rate ${Math.round(rate)}` : ''}${w.mode === 'idle' ? ' --sources 2 --gc-signal' : ` --seconds ${SECONDS} --warmup ${WARMUP}`}`
   results.tables[key] = `### ${w.title}${rate ? ` (${Math.round(rate).toLocaleString('en')} msg/s)` : ''}\n\nClient: \`${PIN ? 'taskset -c 1 ' : ''}${cmd}\`; ${pinText}.\n\n${text}`
   console.log(`\n${results.tables[key]}`)
   allRecords.push(...records)

@@ -26,3 +26,5 @@ const server = Bun.serve({
 })
 process.stdout.write(`${server.port}\n`)
 process.on('SIGTERM', () => process.exit(0))
+// SIGUSR2: a full collection (the idle workload reads RSS after it).
+process.on('SIGUSR2', () => Bun.gc(true))

@@ -30,6 +30,8 @@ wss.on('connection', (ws) => {
     for (const c of subs) c.send(data, { binary: isBinary })
   })
 })
+// With --expose-gc: SIGUSR2 runs a full collection (the idle workload reads RSS after it).
+if (typeof globalThis.gc === 'function') process.on('SIGUSR2', () => globalThis.gc())
 server.listen(0, '127.0.0.1', () => process.stdout.write(`${server.address().port}\n`))
 process.once('SIGTERM', () => {
   let bu = false

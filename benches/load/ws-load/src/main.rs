@@ -4,6 +4,7 @@
 //!   ws-load --port P [--host 127.0.0.1] [--path /] [--conns N] [--size 64] [--seconds S]
 //!           [--warmup S] [--mode echo|fanout|idle] [--rate MSG_PER_S] [--depth D]
 //!           [--window W] [--server-pid PID] [--sources K] [--clk-tck 100] [--settle S]
+//!           [--gc-signal]
 //!
 //! Modes:
 //!   echo    every connection keeps D messages in flight (default 1) and sends the next when one
@@ -15,7 +16,9 @@
 //!           most W (default 16) ahead of what every connection received on average; the
 //!           figure is the messages delivered to all connections per second.
 //!   idle    opens N connections (after the handshake nothing is sent) and reports the server's
-//!           RSS before and after, settled for --settle seconds (default 2).
+//!           RSS before and after, settled for --settle seconds (default 2); with --gc-signal
+//!           the server gets SIGUSR2 (the bench servers collect garbage on it) 0.5 s before
+//!           each reading.
 //!
 //! Connections are made at most 128 handshakes at a time (the server's accept backlog never
 //! overflows); with --sources K they are bound round-robin to 127.0.0.1 ... 127.0.0.K (more
@@ -64,6 +67,9 @@ struct Opts {
     sources: u8,
     clk_tck: f64,
     settle: f64,
+    /// Idle: send the server SIGUSR2 (a full collection in the bench servers) before each
+    /// RSS reading, so the figure is what it keeps, not garbage not yet collected.
+    gc_signal: bool,
 }
 
 fn usage(msg: &str) -> ! {
@@ -88,10 +94,16 @@ fn parse() -> Opts {
         sources: 1,
         clk_tck: 100.0,
         settle: 2.0,
+        gc_signal: false,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
+        if args[i] == "--gc-signal" {
+            o.gc_signal = true;
+            i += 1;
+            continue;
+        }
         let v = args
             .get(i + 1)
             .cloned()
@@ -163,6 +175,14 @@ fn proc_ticks(pid: &str) -> u64 {
     let f: Vec<&str> = after.split_whitespace().collect();
     let n = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
     n(11) + n(12)
+}
+
+/// Asks server `pid` for a full collection (SIGUSR2, through kill(1)) and gives it 0.5 s.
+fn collect(pid: u32) {
+    let _ = std::process::Command::new("kill")
+        .args(["-USR2", &pid.to_string()])
+        .status();
+    std::thread::sleep(Duration::from_millis(500));
 }
 
 /// VmRSS of a process in KiB.
@@ -539,7 +559,13 @@ fn main() {
     };
     let mut events = Events::with_capacity(1024);
     let pid = l.o.server_pid;
-    let rss_before = pid.map(rss_kib).unwrap_or(0);
+    let gc = |p: u32| {
+        if l.o.gc_signal {
+            collect(p)
+        }
+        rss_kib(p)
+    };
+    let rss_before = pid.map(gc).unwrap_or(0);
 
     // Connect, at most MAX_PENDING_HANDSHAKES at a time.
     let t_connect = Instant::now();
@@ -580,7 +606,14 @@ fn main() {
 
     if l.o.mode == Mode::Idle {
         l.run_for(&mut events, l.o.settle);
-        let rss_after = pid.map(rss_kib).unwrap_or(0);
+        let rss_after = pid
+            .map(|p| {
+                if l.o.gc_signal {
+                    collect(p)
+                }
+                rss_kib(p)
+            })
+            .unwrap_or(0);
         let n = l.conns.len() as f64;
         println!(
             "{{\"mode\":\"idle\",\"connections\":{},\"connect_s\":{connect_s:.3},\"rss_before_kib\":{rss_before},\"rss_after_kib\":{rss_after},\"bytes_per_connection\":{:.1},\"errors\":{}}}",
