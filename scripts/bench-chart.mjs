@@ -57,7 +57,7 @@ export function chart(runs, title) {
     const when = `${run.date.slice(0, 16).replace('T', ' ')} UTC, ${run.pinned === false ? 'unpinned' : 'pinned'}${run.load?.note ? `; ${run.load.note}` : ''}`
     out.push(`<text x="10" y="${y + 14}" font-size="13" font-weight="bold">${esc(run.title)}</text>`)
     out.push(`<text x="10" y="${y + 30}" font-size="11" fill="#555">${esc(when)}</text>`)
-    y += 40
+    y += 48
     cols.forEach(([key, label], c) => {
       const x0 = labelW + c * (colW + 20)
       out.push(`<text x="${x0}" y="${y}" font-size="11" fill="#333">${esc(label)} (median, min–max)</text>`)
@@ -71,7 +71,8 @@ export function chart(runs, title) {
         const max = Math.max(...run.records.map((x) => x.metrics?.[key]?.max ?? x.metrics?.[key]?.median ?? 0))
         const x0 = labelW + c * (colW + 20)
         const scale = (v) => (max > 0 ? (v / max) * (colW - 60) : 0)
-        const fill = /netloop/.test(r.peer) ? (c ? '#d9822b' : '#2b7bd9') : c ? '#e8c39e' : '#9ec3e8'
+        const cost = COST.some(([k]) => k === key)
+        const fill = /netloop/.test(r.peer) ? (cost ? '#d9822b' : '#2b7bd9') : cost ? '#e8c39e' : '#9ec3e8'
         out.push(`<rect x="${x0}" y="${y + 3}" width="${scale(s.median).toFixed(1)}" height="${rowH - 6}" fill="${fill}"/>`)
         if (s.n > 1 && Number.isFinite(s.min) && Number.isFinite(s.max)) {
           const ym = y + rowH / 2

@@ -17,7 +17,8 @@
 //           msg/s of the echo workload, so every server can keep it): server CPU per message at
 //           that rate
 //   fanout  1 publisher and 1,000 subscribers (1,001 connections, the publisher subscribed too),
-//           64 B: messages delivered per second, server CPU per delivered message. netloop's
+//           64 B, the publisher at most 64 messages ahead of the average subscriber: messages
+//           delivered per second, server CPU per delivered message. netloop's
 //           server needs the topics API (src/ws-topics.ts); without it it is skipped with a note
 //   idle    --idle-conns (10,000; --quick 2,000) connections after the handshake: server RSS
 //           per connection (connections from 127.0.0.1 and 127.0.0.2), garbage collected before
@@ -120,6 +121,9 @@ async function loadRun(client, name, w, rate) {
   const server = await startServer(name, t, { cpu: PIN ? 0 : undefined, nofile })
   const args = ['--port', String(server.port), '--conns', String(w.conns), '--size', '64', '--seconds', String(SECONDS), '--warmup', String(WARMUP), '--mode', w.mode, '--server-pid', String(server.pid), '--clk-tck', String(CLK_TCK)]
   if (rate) args.push('--rate', String(Math.round(rate)))
+  // Fan-out: the publisher stays at most 64 messages ahead of the average subscriber (a window
+  // of 16 left ws's server idle between batches on a busy machine).
+  if (w.mode === 'fanout') args.push('--window', '64')
   if (w.mode === 'idle') args.push('--sources', '2', '--settle', quick ? '1' : '2', '--gc-signal')
   let argv = [client, ...args]
   if (nofile) argv = ['prlimit', `--nofile=${nofile}:${nofile}`, '--', ...argv]
@@ -237,7 +241,7 @@ for (const key of Object.keys(WORKLOADS)) {
   }
   results.runs[key] = rounds
   const { text, records } = table(key, w, rounds, failed, rate)
-  const cmd = `ws-load --conns ${w.conns} --size 64 --mode ${w.mode}${rate ? ` --rate ${Math.round(rate)}` : ''}${w.mode === 'idle' ? ' --sources 2 --gc-signal' : ` --seconds ${SECONDS} --warmup ${WARMUP}`}`
+  const cmd = `ws-load --conns ${w.conns} --size 64 --mode ${w.mode}${rate ? ` --rate ${Math.round(rate)}` : ''}${w.mode === 'fanout' ? ' --window 64' : ''}${w.mode === 'idle' ? ' --sources 2 --gc-signal' : ` --seconds ${SECONDS} --warmup ${WARMUP}`}`
   results.tables[key] = `### ${w.title}${rate ? ` (${Math.round(rate).toLocaleString('en')} msg/s)` : ''}\n\nClient: \`${PIN ? 'taskset -c 1 ' : ''}${cmd}\`; ${pinText}.\n\n${text}`
   console.log(`\n${results.tables[key]}`)
   allRecords.push(...records)
