@@ -3,7 +3,8 @@
 // (NIO, 1 worker thread), the netloop Rust core's echo_server example (1 and 2 worker loops),
 // netloop from TypeScript and node:net.
 //
-//   node benches/node/peers.mjs [--quick] [--runs N] [--seconds S] [--only echo-1,echo-50,bulk-4,stream-4,scale-50]
+//   node benches/node/peers.mjs [--quick] [--runs N] [--seconds S] [--only echo-1,echo-50,echo-50-rate,bulk-4,stream-4,scale-50]
+//                               [--rate MSG_PER_S] [--rate-share 0.3]
 //                               [--servers NAME,NAME] [--no-pin] [--no-node24] [--json FILE] [--quiet-wait SECONDS]
 //                               [--quiet-wait-total SECONDS] [--addon FILE.node] [--spin-us N]
 //
@@ -25,6 +26,8 @@
 //            across the two vCPUs of this VM measures the hypervisor's cross-CPU wake-up; see
 //            channels-vs-net.mjs)
 //   echo-50  64 B ping-pong on 50 connections, server on CPU 0, client on CPU 1
+//   echo-50-rate  the same at a fixed rate (ECHO_LOAD_RATE): --rate, else --rate-share (0.3) of
+//            the lowest echo-50 median of the run; the server CPU per message at that rate
 //   bulk-4   16 KiB messages streamed on 4 connections, 4 in flight per connection, every echoed
 //            byte checked against a pattern (echo_load's `bulk` mode); server CPU 0, client CPU 1
 //   stream-4 16 KiB messages on 4 connections without a window: each connection writes as fast
@@ -76,7 +79,8 @@ const RUNS = Number(opt('--runs', quick ? 1 : 3))
 const SECONDS = Number(opt('--seconds', quick ? 1 : 3))
 const WARMUP = quick ? 0.5 : 1
 const JVM_WARMUP = quick ? 2 : 3
-const ONLY = opt('--only', 'echo-1,echo-50,bulk-4,stream-4,scale-50').split(',')
+const ONLY = opt('--only', 'echo-1,echo-50,echo-50-rate,bulk-4,stream-4,scale-50').split(',')
+const RATE_SHARE = Number(opt('--rate-share', 0.3))
 const PIN = !flag('--no-pin') && cpus().length >= 2
 const QUIET_WAIT_S = Number(opt('--quiet-wait', quick ? 3 : 120))
 // --quick must stay within about a minute: at most 12 s of waiting for quiet in all, then none.
@@ -86,6 +90,7 @@ const { addonId } = addonUnderTest()
 const WORKLOADS = {
   'echo-1': { title: '64 B echo, 1 connection', conns: 1, size: 64, mode: 'echo', pin: [0, 0] },
   'echo-50': { title: '64 B echo, 50 connections', conns: 50, size: 64, mode: 'echo', pin: [0, 1] },
+  'echo-50-rate': { title: '64 B echo, 50 connections, at a fixed rate', conns: 50, size: 64, mode: 'echo', pin: [0, 1], fixedRate: true },
   'bulk-4': { title: '16 KiB bulk echo, 4 connections (4 messages in flight each, every byte checked)', conns: 4, size: 16384, mode: 'bulk', depth: 4, pin: [0, 1] },
   'stream-4': { title: '16 KiB stream echo, 4 connections (no window: writer and reader concurrent, every byte checked)', conns: 4, size: 16384, mode: 'stream', pin: [0, 1] },
   'scale-50': { title: '64 B echo, 50 connections, one worker against two (nothing pinned)', conns: 50, size: 64, mode: 'echo', pin: [undefined, undefined], scaling: true },
@@ -157,7 +162,8 @@ async function loadRun(name, w) {
   const warmup = t.jvm ? JVM_WARMUP : WARMUP
   const args = ['127.0.0.1', String(server.port), String(w.conns), String(w.size), String(SECONDS), String(warmup), w.mode, String(server.pid)]
   if (w.depth) args.push(String(w.depth))
-  const r = spawnSync(ccpu === undefined ? loadBin : 'taskset', ccpu === undefined ? args : ['-c', String(ccpu), loadBin, ...args], { encoding: 'utf8' })
+  const env = w.rate ? { ...process.env, ECHO_LOAD_RATE: String(Math.round(w.rate)) } : process.env
+  const r = spawnSync(ccpu === undefined ? loadBin : 'taskset', ccpu === undefined ? args : ['-c', String(ccpu), loadBin, ...args], { encoding: 'utf8', env })
   const mem = server.alive() ? memoryKiB(server.pid) : {}
   const switches = server.alive() ? contextSwitches(server.pid) : NaN
   const exitLines = await server.stop()
@@ -268,6 +274,18 @@ const results = { header, skipped, runs: {}, tables: {} }
 for (const key of Object.keys(WORKLOADS)) {
   if (!ONLY.includes(key)) continue
   const w = WORKLOADS[key]
+  if (w.fixedRate) {
+    // --rate, else RATE_SHARE of the lowest median msg/s of echo-50 in this run: every server
+    // keeps it, so the CPU per message compares the cost of a message, not a saturated loop.
+    const echo = results.runs['echo-50']
+    const medians = echo ? names.map((n) => median(echo.map((r) => r[n]?.msgPerS).filter(Number.isFinite))).filter(Number.isFinite) : []
+    w.rate = opt('--rate', undefined) ? Number(opt('--rate')) : medians.length ? RATE_SHARE * Math.min(...medians) : undefined
+    if (!w.rate) {
+      console.log(`\n### ${w.title}\n\nskipped: no --rate and no echo-50 run to take ${RATE_SHARE} of`)
+      continue
+    }
+    w.title = `${w.title}: ${Math.round(w.rate).toLocaleString('en')} msg/s (${opt('--rate', undefined) ? '--rate' : `${RATE_SHARE} of the slowest server's echo-50 median`})`
+  }
   const rounds = []
   const failed = {}
   const servers = w.scaling ? scalingNames : names.filter((n) => runsIn(n, w))
@@ -290,7 +308,7 @@ for (const key of Object.keys(WORKLOADS)) {
     rounds.push(round)
   }
   results.runs[key] = rounds
-  const cmd = `echo_load 127.0.0.1 PORT ${w.conns} ${w.size} ${SECONDS} ${WARMUP} ${w.mode} SERVER_PID${w.depth ? ` ${w.depth}` : ''}`
+  const cmd = `${w.rate ? `ECHO_LOAD_RATE=${Math.round(w.rate)} ` : ''}echo_load 127.0.0.1 PORT ${w.conns} ${w.size} ${SECONDS} ${WARMUP} ${w.mode} SERVER_PID${w.depth ? ` ${w.depth}` : ''}`
   const jvm = servers.some((t) => TARGETS[t].jvm) ? ` (the JVM's warm-up: ${JVM_WARMUP} s)` : ''
   const pinned = PIN && w.pin[0] !== undefined
   const body = w.scaling ? scalingTable(rounds, failed) : table(w, rounds, failed)
