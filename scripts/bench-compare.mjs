@@ -14,10 +14,13 @@
 //                                                      instead of absolute figures, which drift
 //                                                      with the machine from day to day
 //   [--file RESULTS.jsonl] [--check]                   --check: exit 1 when a figure regressed
+//   node scripts/bench-compare.mjs --publish FILE.jsonl  appends FILE's records to the results
+//                                                      file as published (after comparing them):
+//                                                      the figures docs/benchmarks.md now shows
 //
 // Runs are compared only with runs of the same pinning (pinned and unpinned runs are different
 // regimes). Prints one markdown table; regressions in bold.
-import { readFileSync } from 'node:fs'
+import { appendFileSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { compareRecords, keyOf, latestAndPublished, parseJsonl, relativeTo } from '../benches/node/stats.mjs'
@@ -46,9 +49,15 @@ export function compareFiles(resultsText, newText, { relative } = {}) {
 
 function main() {
   const file = opt('--file', join(root, 'docs', 'benchmarks', 'results.jsonl'))
-  const newFile = opt('--new', undefined)
+  const publish = opt('--publish', undefined)
+  const newFile = opt('--new', publish)
   const relative = opt('--relative-to', undefined)
   const rows = compareFiles(readFileSync(file, 'utf8'), newFile ? readFileSync(newFile, 'utf8') : undefined, { relative })
+  if (publish) {
+    const records = parseJsonl(readFileSync(publish, 'utf8')).map((r) => ({ ...r, published: true }))
+    appendFileSync(file, records.map((r) => `${JSON.stringify(r)}\n`).join(''))
+    console.log(`${records.length} records of ${publish} appended to ${file} as published`)
+  }
   if (!rows.length) {
     console.log('nothing to compare: no run has a published run of the same workload, peer and pinning before it')
     return
