@@ -1,7 +1,8 @@
 // netloop side by side with its peers (issue 11): the same echo workloads, driven by the same C
 // load generator, against a minimal C epoll server (the floor), tokio (current_thread), Netty 4.1
 // (NIO, 1 worker thread), the netloop Rust core's echo_server example (1 and 2 worker loops),
-// netloop from TypeScript and node:net.
+// netloop from TypeScript, Bun's JS echo (Bun.listen; issue 38's target is the TS echo at or
+// below it) and node:net.
 //
 //   node benches/node/peers.mjs [--quick] [--runs N] [--seconds S] [--only echo-1,echo-50,echo-50-rate,bulk-4,stream-4,scale-50]
 //                               [--rate MSG_PER_S] [--rate-share 0.3]
