@@ -30,8 +30,9 @@
 // servers load the addon given with --addon, else the one `npm install` put at the repository's
 // root (netloop.linux-x64-gnu.node). Every part runs as a child process with the shared options
 // (--quick, --addon) and the durations this file picks for it (PARTS below: quick and full
-// settings sized so that `--quick` takes under 3 minutes and a full run under 15 on a 2-vCPU
-// machine); its output is echoed live and captured. A workload whose tool is missing (wrk,
+// settings sized so that `--quick` took under 3 minutes and a full run under 15 on a 2-vCPU
+// machine before the ws part and peers' Node 24, Bun and fixed-rate servers: they add about
+// 1.5 minutes to `--quick` and 12 to a full run); its output is echoed live and captured. A workload whose tool is missing (wrk,
 // redis-benchmark, cc, cargo, OpenSSL's headers) is skipped by its part with a line saying so.
 //
 // The report, target/bench-results/report-<ISO 8601 time>.md, holds the machine (CPU, vCPUs,

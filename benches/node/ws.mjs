@@ -175,7 +175,7 @@ function table(key, w, rounds, failed, rate) {
       ? [t, fmtSummary(metrics.bytesPerConn), fmtSummary(metrics.rssMiB, 1), ratio('bytesPerConn')]
       : [
           t,
-          fmtSummary(summarize(col('msgPerS'))),
+          `${fmtSummary(summarize(col('msgPerS')))}${rate && median(col('msgPerS')) < 0.9 * rate ? ' (**rate not kept**)' : ''}`,
           fmtSummary(metrics.cpuUsPerMsg, 2),
           fmtSummary(metrics.serverCores, 2),
           `${fmtSummary(metrics.clientCpuShare, 2)}${client > 0.9 ? ' (**client saturated**)' : ''}`,
