@@ -249,7 +249,7 @@ for (const key of Object.keys(WORKLOADS)) {
 
 const commit = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim()
 const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).stdout.trim() !== ''
-const command = `node benches/node/ws.mjs ${process.argv.slice(2).join(' ')}`.trim()
+const command = `node benches/node/ws.mjs ${process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`.trim()
 const lines = allRecords.map((r) =>
   JSON.stringify({ date: started.toISOString(), commit: `${commit}${dirty ? '-dirty' : ''}`, command, part: 'ws', ...r, pinned: PIN, rounds: RUNS, seconds: SECONDS, load: { loadavg1: Number(load1.toFixed(2)), note: NOTE || undefined }, published: false }),
 )
