@@ -124,7 +124,7 @@ const PARTS = [
     optional: 'benches/node/peers.mjs',
     // quick: the script's (1 round of 1 s); full: 3 rounds of 2 s (issue 38: a median and spread
     // need at least 3; the script's own default, 3 × 3 s, takes longer).
-    commands: () => [node('benches/node/peers.mjs', ...shared, ...(quick ? [] : ['--runs', '3', '--seconds', '2']), ...quiet, ...json('peers'))],
+    commands: () => [node('benches/node/peers.mjs', ...shared, ...(quick ? [] : ['--runs', '3', '--seconds', '2']), ...quiet, ...json('peers'), '--jsonl', rel(join(jsonDir, 'peers.jsonl')))],
   },
   {
     name: 'memory',

@@ -6,7 +6,7 @@
 //
 //   node benches/node/peers.mjs [--quick] [--runs N] [--seconds S] [--only echo-1,echo-50,echo-50-rate,bulk-4,stream-4,scale-50]
 //                               [--rate MSG_PER_S] [--rate-share 0.3]
-//                               [--servers NAME,NAME] [--no-pin] [--no-node24] [--json FILE] [--quiet-wait SECONDS]
+//                               [--servers NAME,NAME] [--no-pin] [--no-node24] [--json FILE] [--jsonl FILE] [--quiet-wait SECONDS]
 //                               [--quiet-wait-total SECONDS] [--addon FILE.node] [--spin-us N]
 //
 // --servers keeps the servers whose names start with one of the NAMEs (e.g. `tokio,netloop Rust`;
@@ -72,6 +72,7 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { addonUnderTest, flag, fmt, median, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
+import { summarize } from './stats.mjs'
 import { buildLoad, buildServers, memoryKiB, pickServers, startServer } from '../peers/servers.mjs'
 import { nodeLine } from './runtimes.mjs'
 
@@ -271,6 +272,9 @@ for (const s of skipped) header.push(`skipped: ${s.name}: ${s.reason}`)
 if (load1 > 0.5) header.push(`WARNING: the machine is not quiet (load average ${load1.toFixed(2)}): figures will be noisy`)
 console.log(header.join('\n'))
 const results = { header, skipped, runs: {}, tables: {} }
+const started = new Date()
+/** Records for docs/benchmarks/results.jsonl (stats.mjs): one per workload and server. */
+const records = []
 
 for (const key of Object.keys(WORKLOADS)) {
   if (!ONLY.includes(key)) continue
@@ -285,6 +289,7 @@ for (const key of Object.keys(WORKLOADS)) {
       console.log(`\n### ${w.title}\n\nskipped: no --rate and no echo-50 run to take ${RATE_SHARE} of`)
       continue
     }
+    w.baseTitle = w.title
     w.title = `${w.title}: ${Math.round(w.rate).toLocaleString('en')} msg/s (${opt('--rate', undefined) ? '--rate' : `${RATE_SHARE} of the slowest server's echo-50 median`})`
   }
   const rounds = []
@@ -313,6 +318,17 @@ for (const key of Object.keys(WORKLOADS)) {
   const jvm = servers.some((t) => TARGETS[t].jvm) ? ` (the JVM's warm-up: ${JVM_WARMUP} s)` : ''
   const pinned = PIN && w.pin[0] !== undefined
   const body = w.scaling ? scalingTable(rounds, failed) : table(w, rounds, failed)
+  for (const t of servers) {
+    const rs = rounds.map((round) => round[t]).filter(Boolean)
+    if (!rs.length) continue
+    const col = (k) => rs.map((x) => x[k])
+    const bulk = w.mode === 'bulk' || w.mode === 'stream'
+    const metrics = bulk ? { mbPerS: summarize(col('mbPerS')), cpuUsPerMB: summarize(col('serverCpuUsPerMB')) } : { msgPerS: summarize(col('msgPerS')), cpuUsPerMsg: summarize(col('serverCpuUsPerMsg')) }
+    Object.assign(metrics, { serverCores: summarize(col('serverCores')), clientCpuShare: summarize(col('clientCpuShare')) })
+    if (rs.some((x) => x.crossingsPerMsg !== undefined)) metrics.crossingsPerMsg = summarize(col('crossingsPerMsg'))
+    const runtime = TARGETS[t].node ? `node ${TARGETS[t].cmd === process.execPath ? process.versions.node : (/node-(\d+\.\d+\.\d+)/.exec(TARGETS[t].cmd)?.[1] ?? '?')}` : undefined
+    records.push({ workload: w.baseTitle ?? w.title, peer: t, runtime, ...(w.rate ? { rate: Math.round(w.rate) } : {}), pinned: PIN && w.pin[0] !== undefined, metrics })
+  }
   results.tables[key] = `### ${w.title}\n\nClient: \`${pinned ? `taskset -c ${w.pin[1]} ` : ''}${cmd}\`${jvm}; servers ${pinned ? `on CPU ${w.pin[0]}` : 'unpinned'}.\n\n${body}`
   console.log(`\n${results.tables[key]}`)
 }
@@ -326,3 +342,14 @@ const jsonOut = opt('--json', join(root, 'target', 'bench-results', `peers-${Dat
 mkdirSync(dirname(jsonOut), { recursive: true })
 writeFileSync(jsonOut, JSON.stringify(results, null, 1))
 console.log(`\nraw results: ${jsonOut}`)
+// One JSON line per workload and server (--jsonl; the format of docs/benchmarks/results.jsonl:
+// scripts/bench-compare.mjs --new FILE compares them with the last published run).
+const jsonl = opt('--jsonl', undefined)
+if (jsonl) {
+  const git = (...a) => spawnSync('git', a, { cwd: root, encoding: 'utf8' }).stdout?.trim() ?? ''
+  const commit = `${git('rev-parse', '--short=12', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? '-dirty' : ''}`
+  const command = `node benches/node/peers.mjs ${process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`.trim()
+  mkdirSync(dirname(jsonl), { recursive: true })
+  writeFileSync(jsonl, records.map((r) => `${JSON.stringify({ date: started.toISOString(), commit, command, part: 'peers', ...r, rounds: RUNS, seconds: SECONDS, load: { loadavg1: Number(load1.toFixed(2)) }, published: false })}\n`).join(''))
+  console.log(`records: ${jsonl}`)
+}
