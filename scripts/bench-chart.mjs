@@ -17,6 +17,7 @@ const THROUGHPUT = [
   ['deliveredPerS', 'delivered msg/s'],
   ['reqPerS', 'req/s'],
   ['mbPerS', 'MB/s'],
+  ['achievedPerS', 'msg/s (at the fixed rate)'],
 ]
 const COST = [
   ['cpuUsPerMsg', 'server CPU µs/msg'],
