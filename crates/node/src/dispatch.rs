@@ -4,6 +4,7 @@
 //! callback scope open and has cached the function and receiver for the scope.
 
 use std::ptr;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use napi::sys;
 
@@ -15,6 +16,18 @@ pub use crate::protocol::DispatchKind as Dispatch;
 
 /// The multiplier of `arg` in the packed dispatch argument (`arg * PACK + kind`).
 const PACK: f64 = crate::protocol::DispatchPacking::Multiplier as i32 as f64;
+
+/// Calls from native into JS so far, by every loop of the process (all go through
+/// [`Bridge::call_with`]). Relaxed: a diagnostic total, read by benchmarks before and after a
+/// run to give the JS crossings per message.
+static JS_CROSSINGS: AtomicU64 = AtomicU64::new(0);
+
+/// How many calls every loop of this process has made into JS so far (channel deliveries,
+/// tasks, timers, remote wake-ups, faults): a benchmark's crossings per message.
+#[napi_derive::napi]
+pub fn js_crossings() -> f64 {
+    JS_CROSSINGS.load(Ordering::Relaxed) as f64
+}
 
 impl Bridge {
     /// Calls the JS dispatch function. Only inside an iteration (scopes open).
@@ -57,6 +70,7 @@ impl Bridge {
             let n = 1 + extra.len().min(args.len() - 1);
             args[1..n].copy_from_slice(&extra[..n - 1]);
             let mut result = ptr::null_mut();
+            JS_CROSSINGS.fetch_add(1, Ordering::Relaxed);
             let status = sys::napi_call_function(env, recv, f, n, args.as_ptr(), &mut result);
             if let Some(t) = self.timers() {
                 t.drain();
