@@ -845,6 +845,13 @@ export declare const enum UserEventKind {
   WebSocketHandshake = 6,
 }
 
+/**
+ * Decodes `layout` (a layout JS wrote: `kind` is `http`, `resp` or `ws`) with the reader the
+ * ops use and gives back what it read, as JSON (byte strings as hex; RESP: the protocol bytes
+ * made natively). Throws the reader's error.
+ */
+export declare function wireEcho(kind: string, layout: Buffer): string
+
 /** The kind of a record (its `kind` field). Events and ops share one code space. */
 export declare const enum WireKind {
   /** `channelRegistered`. */
@@ -955,6 +962,41 @@ export declare const enum WireKind {
    * context (`writeAndFlush`, or a flush right after a write in the same batch).
    */
   WriteBytesFlush = 42,
+}
+
+/** The samples' layouts, encoded by the writers the hub uses. */
+export declare function wireSamples(): WireSamples
+
+/** The encoded samples, one field per layout (the values are stated in the spec). */
+export interface WireSamples {
+  /**
+   * `put_request`: every flag set, non-ASCII method and target, a 70,000-byte body,
+   * parsed headers (an empty value, an obs-text value, a repeated name), two trailers.
+   */
+  httpRequest: Buffer
+  /** `put_request`: no flag, HTTP/1.0, everything empty. */
+  httpRequestEmpty: Buffer
+  /**
+   * `put_request`: the empty request with one flag each (HTTP/1.1, keep-alive, streaming,
+   * expect-continue, upgrade), so that no two bits can be swapped unseen.
+   */
+  httpRequestFlags: Array<Buffer>
+  /**
+   * `put_content`: a last piece with trailers, a middle piece with no request id, a last
+   * piece without trailers (request 0).
+   */
+  httpContent: Array<Buffer>
+  /** `put_response` (client): all flags, status 65535, obs-text reason, body, trailers. */
+  httpClientResponse: Buffer
+  /**
+   * `put_response` (client): the sample with one flag each (HTTP/1.1, keep-alive,
+   * streaming, upgraded).
+   */
+  httpClientResponseFlags: Array<Buffer>
+  /** `resp_wire::put`: one value of every RESP kind, nested. */
+  resp: Buffer
+  /** `ws_wire::put`: text, binary, ping, pong, close with code, empty close. */
+  ws: Array<Buffer>
 }
 
 /** Slots of the array `NativeChannels::writability` returns. */

@@ -31,6 +31,7 @@ mod tls_info;
 mod token;
 mod topics;
 mod wire;
+mod wire_samples;
 mod ws_wire;
 
 use std::cell::Cell;

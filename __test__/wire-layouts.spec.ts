@@ -1,0 +1,230 @@
+/**
+ * One check per byte layout that crosses the JS boundary (decision 0018): the native writers
+ * encode fixed samples (`wireSamples`, crates/node/src/channel/wire_samples.rs) that the TS
+ * readers the hub uses must read back field by field, and the TS writers' layouts must be
+ * read by the native readers the ops use (`wireEcho`) into the values written. The values are
+ * stated here once; a field added, moved or resized on one side only fails a test.
+ */
+import test from 'ava'
+
+import * as native from '../native'
+import { HttpContent, HttpRequest, HttpResponse } from '../src/http'
+import { HttpClientRequest, HttpClientResponse } from '../src/http-client'
+import { httpBytes, readHttp } from '../src/http-wire'
+import { readValue, replyBytes, Resp, RespErrorReply } from '../src/resp'
+import { BinaryWebSocketFrame, CloseWebSocketFrame, PingWebSocketFrame, PongWebSocketFrame, readWs, TextWebSocketFrame, wsBytes } from '../src/ws'
+
+const MAX_ID = 2 ** 53 - 1
+const latin1 = (b: Buffer) => b.toString('latin1')
+const hex = (s: string | Buffer) => (typeof s === 'string' ? Buffer.from(s, 'latin1') : s).toString('hex')
+const body = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 251))
+const samples = native.wireSamples()
+const echo = (kind: string, layout: Buffer): unknown => JSON.parse(native.wireEcho(kind, layout))
+
+// ---- native → JS ----
+
+test('an HTTP request written natively reads back field by field', (t) => {
+  const r = readHttp(samples.httpRequest, 0)
+  if (!(r instanceof HttpRequest)) return t.fail('not a request')
+  t.like(r, { id: MAX_ID, httpVersion: '1.1', keepAlive: true, streaming: true, expectContinue: true, upgrade: true })
+  t.is(r.method, latin1(Buffer.from('PROP\xc9FIND', 'latin1')))
+  t.is(r.url, latin1(Buffer.from(`/${'a'.repeat(9000)}é`)))
+  t.deepEqual(r.body, body)
+  t.deepEqual(r.rawHeaders, ['Host', 'h', 'X-Empty', '', 'X-Latin', 'caf\xe9', 'X-Dup', '1', 'X-Dup', '2', 'Connection', 'upgrade', 'Upgrade', 'x', 'Expect', '100-continue'])
+  t.is(r.header('x-dup'), '1, 2')
+  t.deepEqual({ ...r.trailers }, { 'x-t': '\xff', 'x-u': '' })
+})
+
+test('an HTTP/1.0 request with every field empty reads back empty', (t) => {
+  const r = readHttp(samples.httpRequestEmpty, 0)
+  if (!(r instanceof HttpRequest)) return t.fail('not a request')
+  t.like(r, { id: 0, httpVersion: '1.0', keepAlive: false, streaming: false, expectContinue: false, upgrade: false, method: '', url: '' })
+  t.is(r.body.length, 0)
+  t.deepEqual(r.rawHeaders, [])
+  t.deepEqual({ ...r.trailers }, {})
+})
+
+test('each flag of an HTTP request written natively reads back alone', (t) => {
+  const names = ['httpVersion', 'keepAlive', 'streaming', 'expectContinue', 'upgrade'] as const
+  t.is(samples.httpRequestFlags.length, names.length)
+  samples.httpRequestFlags.forEach((b, i) => {
+    const r = readHttp(b, 0) as HttpRequest
+    const want = { httpVersion: '1.0', keepAlive: false, streaming: false, expectContinue: false, upgrade: false } as Record<string, unknown>
+    want[names[i]] = names[i] === 'httpVersion' ? '1.1' : true
+    t.like(r, want, names[i])
+  })
+})
+
+test('HTTP body pieces written natively read back with their id, last bit and trailers', (t) => {
+  const [last, middle, bare] = samples.httpContent.map((b) => readHttp(b, 0))
+  if (!(last instanceof HttpContent) || !(middle instanceof HttpContent) || !(bare instanceof HttpContent)) return t.fail('not content')
+  t.deepEqual(last.data, Buffer.from([0xe9, 0x6e, 0x64]))
+  t.like(last, { last: true, requestId: MAX_ID })
+  t.deepEqual({ ...last.trailers }, { 'x-t': '\xe9, 2' })
+  t.is(middle.data.length, 0)
+  t.like(middle, { last: false, requestId: -1 })
+  t.deepEqual({ ...middle.trailers }, {})
+  t.like(bare, { data: Buffer.from('x'), last: true, requestId: 0 })
+  t.deepEqual({ ...bare.trailers }, {})
+})
+
+test('an HTTP client response written natively reads back field by field', (t) => {
+  const r = readHttp(samples.httpClientResponse, 0)
+  if (!(r instanceof HttpClientResponse)) return t.fail('not a client response')
+  t.like(r, { id: MAX_ID, statusCode: 65535, httpVersion: '1.1', keepAlive: true, streaming: true, upgraded: true })
+  t.is(r.statusMessage, 'Gr\xfc\xdfe')
+  t.deepEqual(r.body, Buffer.from([0, 0xff]))
+  t.deepEqual(r.rawHeaders, ['Content-Length', '0', 'X-Latin', '\xe9', 'X-Empty', ''])
+  t.deepEqual({ ...r.trailers }, { 'x-t': '1' })
+})
+
+test('each flag of an HTTP client response written natively reads back alone', (t) => {
+  const names = ['httpVersion', 'keepAlive', 'streaming', 'upgraded'] as const
+  t.is(samples.httpClientResponseFlags.length, names.length)
+  samples.httpClientResponseFlags.forEach((b, i) => {
+    const r = readHttp(b, 0) as HttpClientResponse
+    const want = { httpVersion: '1.0', keepAlive: false, streaming: false, upgraded: false } as Record<string, unknown>
+    want[names[i]] = names[i] === 'httpVersion' ? '1.1' : true
+    t.like(r, want, names[i])
+  })
+})
+
+test('a RESP value of every kind written natively reads back as its JS value', (t) => {
+  t.deepEqual(readValue(samples.resp, 0), [
+    'OK é',
+    new RespErrorReply('ERR bad'),
+    -(2n ** 63n),
+    -MAX_ID,
+    Buffer.alloc(0),
+    Buffer.from([0, 0xff]),
+    null,
+    null,
+    null,
+    true,
+    false,
+    -0.5,
+    -123456789012345678901234567890n,
+    new RespErrorReply('SYNTAX x'),
+    'ünï',
+    new Map([[Buffer.from('k'), 1]]),
+    new Set([2]),
+    Buffer.from('v'),
+    [Buffer.from('message'), []],
+  ])
+})
+
+test('WebSocket frames written natively read back as their frame classes', (t) => {
+  t.deepEqual(
+    samples.ws.map((b) => readWs(b, 0, b.length)),
+    [
+      new TextWebSocketFrame('héllo ✓'),
+      new BinaryWebSocketFrame(Buffer.from([0, 0xff, 0x80])),
+      new PingWebSocketFrame(Buffer.from('p')),
+      new PongWebSocketFrame(Buffer.alloc(0)),
+      new CloseWebSocketFrame(4001, 'ç'),
+      new CloseWebSocketFrame(),
+    ],
+  )
+})
+
+// ---- JS → native ----
+
+test('an HTTP response written by JS is read natively field by field', (t) => {
+  const r = new HttpResponse(999, [['X-Latin', 'caf\xe9'], ['X-Empty', '']], body, 'Gr\xfc\xdfe')
+  r.requestId = MAX_ID
+  r.streaming = true
+  t.deepEqual(echo('http', httpBytes(r)), {
+    kind: 'response',
+    requestId: MAX_ID,
+    status: 999,
+    reason: hex('Gr\xfc\xdfe'),
+    headers: [[hex('X-Latin'), hex('caf\xe9')], [hex('X-Empty'), '']],
+    body: hex(body),
+    streaming: true,
+    file: false,
+  })
+  t.deepEqual(echo('http', httpBytes(new HttpResponse(100))), { kind: 'response', requestId: null, status: 100, reason: null, headers: [], body: '', streaming: false, file: false })
+})
+
+test('HTTP body pieces written by JS are read natively with their id, last bit and trailers', (t) => {
+  const last = new HttpContent(Buffer.from([0xe9]), true, MAX_ID, [['X-T', '1'], ['X-T', '\xe9']])
+  t.deepEqual(echo('http', httpBytes(last)), { kind: 'content', requestId: MAX_ID, last: true, data: 'e9', trailers: [[hex('x-t'), hex('1, \xe9')]] })
+  t.deepEqual(echo('http', httpBytes(new HttpContent(Buffer.alloc(0)))), { kind: 'content', requestId: null, last: false, data: '', trailers: [] })
+  t.deepEqual(echo('http', httpBytes(new HttpContent(Buffer.from('x'), true, 0))), { kind: 'content', requestId: 0, last: true, data: '78', trailers: [] })
+})
+
+test('an HTTP client request written by JS is read natively field by field', (t) => {
+  const r = new HttpClientRequest('PROPFIND', '/a?b=%C3%A9', [['X-Latin', '\xe9'], ['X-Empty', '']], body)
+  r.streaming = true
+  r.httpVersion = '1.0'
+  t.deepEqual(echo('http', httpBytes(r)), {
+    kind: 'request',
+    method: hex('PROPFIND'),
+    target: hex('/a?b=%C3%A9'),
+    http10: true,
+    headers: [[hex('X-Latin'), 'e9'], [hex('X-Empty'), '']],
+    body: hex(body),
+    streaming: true,
+    file: false,
+  })
+  t.deepEqual(echo('http', httpBytes(new HttpClientRequest('GET', '/'))), { kind: 'request', method: hex('GET'), target: hex('/'), http10: false, headers: [], body: '', streaming: false, file: false })
+  // One flag each: the two bits cannot be swapped unseen.
+  const streamed = new HttpClientRequest('GET', '/').streamed()
+  t.like(echo('http', httpBytes(streamed)), { http10: false, streaming: true })
+  const old = new HttpClientRequest('GET', '/')
+  old.httpVersion = '1.0'
+  t.like(echo('http', httpBytes(old)), { http10: true, streaming: false })
+})
+
+test('RESP replies written by JS are read natively into the protocol bytes they stand for', (t) => {
+  const reply = Resp.array([
+    Resp.simple('OK é'),
+    Resp.error('ERR x'),
+    Resp.integer(-(2n ** 63n)),
+    Resp.integer(MAX_ID),
+    Resp.bulk(''),
+    Resp.bulk(Buffer.from([0, 0xff])),
+    Resp.nullBulk(),
+    Resp.nullArray(),
+    Resp.null(),
+    Resp.boolean(true),
+    Resp.boolean(false),
+    Resp.double(-0.5),
+    Resp.map([[Resp.bulk('k'), Resp.integer(1)]]),
+    Resp.array([]),
+  ])
+  const wire = Buffer.concat([
+    Buffer.from('*14\r\n+OK é\r\n-ERR x\r\n:-9223372036854775808\r\n:9007199254740991\r\n$0\r\n\r\n$2\r\n'),
+    Buffer.from([0, 0xff]),
+    Buffer.from('\r\n$-1\r\n*-1\r\n_\r\n#t\r\n#f\r\n,-0.5\r\n%1\r\n$1\r\nk\r\n:1\r\n*0\r\n'),
+  ])
+  t.is(echo('resp', replyBytes(reply)), wire.toString('hex'))
+  t.is(echo('resp', replyBytes(Resp.sequence([Resp.OK, Resp.PONG]))), Buffer.from('+OK\r\n+PONG\r\n').toString('hex'))
+})
+
+test('WebSocket frames written by JS are read natively into the frames written', (t) => {
+  const frames = [
+    new TextWebSocketFrame('héllo ✓'),
+    new BinaryWebSocketFrame(Buffer.from([0, 0xff])),
+    new PingWebSocketFrame(Buffer.from('p')),
+    new PongWebSocketFrame(),
+    new CloseWebSocketFrame(4001, 'ç'),
+    new CloseWebSocketFrame(),
+  ]
+  t.deepEqual(
+    frames.map((f) => echo('ws', wsBytes(f))),
+    [
+      { kind: 'text', payload: Buffer.from('héllo ✓').toString('hex') },
+      { kind: 'binary', payload: '00ff' },
+      { kind: 'ping', payload: '70' },
+      { kind: 'pong', payload: '' },
+      { kind: 'close', payload: `0fa1${Buffer.from('ç').toString('hex')}` },
+      { kind: 'close', payload: '' },
+    ],
+  )
+})
+
+test('a layout cut short is refused by the native reader, not misread', (t) => {
+  const full = httpBytes(new HttpResponse(200, [['A', 'b']], 'body'))
+  for (let n = 0; n < full.length; n++) t.throws(() => native.wireEcho('http', full.subarray(0, n)), { message: /truncated|unknown|empty/ }, `cut at ${n}`)
+})
