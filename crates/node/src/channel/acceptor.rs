@@ -1,13 +1,14 @@
 //! The hook of a JS server's acceptor: the transport's `ServerBootstrapAcceptor` takes each
 //! accepted socket off the server pipeline and hands it here ([`JsChildren`], an
 //! `AcceptedChildren`); it becomes a channel of the next child loop's hub (round robin by the
-//! core's `Chooser`, as `EventLoopGroup::next`), which tells JS (`NEW_CHANNEL`) so that JS
+//! core's `Chooser`, as `EventLoopGroup::next`), which tells JS (`WireKind::NewChannel`) so that JS
 //! runs the child initializer and then registers the channel. What differs from the
 //! transport's own hook (`LoopChildren`): a hub of this thread takes the socket without a
 //! task; JS, not a Rust initializer, sets the channel up; loops that shut down are skipped.
 //! Child loops of one JS thread share the thread, so the hand-off needs no task; a child loop
 //! other than the acceptor's is asked for an iteration so that it delivers promptly.
 
+use crate::protocol::{RecordValue as _, ServerId, WireKind};
 use std::rc::{Rc, Weak};
 use std::sync::Arc;
 
@@ -17,7 +18,7 @@ use netloop_transport::{
 };
 
 use super::hub::Hub;
-use super::{remote, wire};
+use super::remote;
 
 /// A child loop: on this thread (its hub), or on another JS thread (its handle).
 pub enum Target {
@@ -47,7 +48,7 @@ impl Target {
 
 /// Where a JS server's accepted sockets go: its child loops, in turn.
 pub struct JsChildren {
-    /// The server channel's id (what `NEW_CHANNEL` names to JS on this thread).
+    /// The server channel's id (what `WireKind::NewChannel` names to JS on this thread).
     pub server: f64,
     /// The child loops.
     pub targets: Vec<Target>,
@@ -81,8 +82,14 @@ fn adopt(
     };
     let ch = SocketChannel::accepted_socket(&local, socket, opts, Some(parent));
     let id = hub.adopt(ch);
-    hub.outbox()
-        .push(wire::NEW_CHANNEL, id as f64, 0.0, server, 0.0, 0.0);
+    hub.outbox().push(
+        WireKind::NewChannel as u32,
+        id as f64,
+        0.0,
+        server,
+        0.0,
+        0.0,
+    );
     local.request_iteration();
 }
 
@@ -110,7 +117,7 @@ impl AcceptedChildren for JsChildren {
                 // (its permit returns to the server's count).
                 let _ = handle.execute(move || {
                     if let Some(hub) = remote::local_hub(id) {
-                        adopt(&hub, socket, opts, parent, wire::REMOTE_SERVER);
+                        adopt(&hub, socket, opts, parent, ServerId::Remote.value());
                     }
                 });
             }

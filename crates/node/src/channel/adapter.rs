@@ -29,6 +29,7 @@
 //! added during a `channelRead`), the event goes to JS after all, at the first JS handler, so
 //! the new handler does not miss the end of that batch.
 
+use crate::protocol::{ErrorIndex, RecordValue as _, UserEventKind, WireKind};
 use std::cell::Cell;
 use std::rc::{Rc, Weak};
 
@@ -143,7 +144,7 @@ impl JsAdapter {
                 hub.count_bytes_out_to_js(bytes.len());
                 let len = bytes.len() as f64;
                 let seg = hub.outbox().put_segment(bytes, self.takes.auto_release);
-                self.push(wire::READ_BYTES, 0.0, len, seg);
+                self.push(WireKind::ReadBytes as u32, 0.0, len, seg);
                 return Ok(());
             }
             Message::Bytes(bytes) => {
@@ -152,9 +153,9 @@ impl JsAdapter {
                     .put_bytes_of(&bytes, read && self.takes.auto_release);
                 hub.count_bytes_out_to_js(bytes.len());
                 let kind = if read {
-                    wire::READ_BYTES
+                    WireKind::ReadBytes as u32
                 } else {
-                    wire::WRITE_BYTES
+                    WireKind::WriteBytes as u32
                 };
                 (kind, off, bytes.len() as f64)
             }
@@ -175,7 +176,7 @@ impl JsAdapter {
                     out.kept.push((off, Message::User(v)));
                     holdable = super::held::HOLDABLE;
                 }
-                (wire::READ_RESP, off as f64, len as f64)
+                (WireKind::ReadResp as u32, off as f64, len as f64)
             }
             Message::User(v)
                 if read
@@ -197,7 +198,7 @@ impl JsAdapter {
                     out.kept.push((off, Message::User(v)));
                     holdable = super::held::HOLDABLE;
                 }
-                (wire::READ_HTTP, off as f64, len as f64)
+                (WireKind::ReadHttp as u32, off as f64, len as f64)
             }
             Message::User(v) if read && v.is::<netloop_ws::WebSocketFrame>() => {
                 let mut out = hub.outbox();
@@ -206,14 +207,14 @@ impl JsAdapter {
                     super::ws_wire::put(&mut out.bytes, frame);
                 }
                 let len = out.bytes.len() - off;
-                (wire::READ_WS, off as f64, len as f64)
+                (WireKind::ReadWs as u32, off as f64, len as f64)
             }
             other => match other.downcast::<JsValue>() {
                 Ok(v) => {
                     let kind = if read {
-                        wire::READ_VALUE
+                        WireKind::ReadValue as u32
                     } else {
-                        wire::WRITE_VALUE
+                        WireKind::WriteValue as u32
                     };
                     (kind, v.take(), 0.0)
                 }
@@ -245,7 +246,7 @@ impl ChannelHandler for JsAdapter {
             ctx.fire_channel_registered();
             return Ok(());
         }
-        self.push(wire::REGISTERED, 0.0, 0.0, 0.0);
+        self.push(WireKind::Registered as u32, 0.0, 0.0, 0.0);
         Ok(())
     }
     fn channel_unregistered(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
@@ -253,7 +254,7 @@ impl ChannelHandler for JsAdapter {
             ctx.fire_channel_unregistered();
             return Ok(());
         }
-        self.push(wire::UNREGISTERED, 0.0, 0.0, 0.0);
+        self.push(WireKind::Unregistered as u32, 0.0, 0.0, 0.0);
         Ok(())
     }
     fn channel_active(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
@@ -261,7 +262,7 @@ impl ChannelHandler for JsAdapter {
             ctx.fire_channel_active();
             return Ok(());
         }
-        self.push(wire::ACTIVE, 0.0, 0.0, 0.0);
+        self.push(WireKind::Active as u32, 0.0, 0.0, 0.0);
         Ok(())
     }
     fn channel_inactive(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
@@ -269,7 +270,7 @@ impl ChannelHandler for JsAdapter {
             ctx.fire_channel_inactive();
             return Ok(());
         }
-        self.push(wire::INACTIVE, 0.0, 0.0, 0.0);
+        self.push(WireKind::Inactive as u32, 0.0, 0.0, 0.0);
         Ok(())
     }
     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
@@ -292,7 +293,7 @@ impl ChannelHandler for JsAdapter {
             ctx.fire_channel_read_complete();
             return Ok(());
         }
-        self.push(wire::READ_COMPLETE, 0.0, 0.0, 0.0);
+        self.push(WireKind::ReadComplete as u32, 0.0, 0.0, 0.0);
         Ok(())
     }
     fn user_event_triggered(&self, ctx: &ChannelHandlerContext, event: UserEvent) -> HandlerResult {
@@ -308,9 +309,9 @@ impl ChannelHandler for JsAdapter {
                     IdleState::AllIdle => 2.0,
                 };
                 self.push(
-                    wire::USER_EVENT,
+                    WireKind::UserEvent as u32,
                     state * 2.0 + f64::from(u8::from(idle.first)),
-                    wire::USER_IDLE,
+                    UserEventKind::Idle.value(),
                     0.0,
                 );
                 return Ok(());
@@ -319,35 +320,50 @@ impl ChannelHandler for JsAdapter {
         };
         let event = match event.downcast::<ChannelInputShutdown>() {
             Ok(_) => {
-                self.push(wire::USER_EVENT, 0.0, wire::USER_INPUT_SHUTDOWN, 0.0);
+                self.push(
+                    WireKind::UserEvent as u32,
+                    0.0,
+                    UserEventKind::InputShutdown.value(),
+                    0.0,
+                );
                 return Ok(());
             }
             Err(e) => e,
         };
         let event = match event.downcast::<SslHandshakeCompletionEvent>() {
             Ok(done) => {
-                // `a` = NO_ERROR on success, else the string index of the error (code, message).
+                // `a` = `ErrorIndex::None` on success, else the string index of the error (code, message).
                 let at = match &done.0 {
-                    Ok(_) => wire::NO_ERROR,
+                    Ok(_) => ErrorIndex::None.value(),
                     Err(e) => match self.hub.upgrade() {
                         Some(hub) => match hub
                             .outbox()
                             .put_error(hub.id(), &e.clone().into_transport())
                         {
                             ErrorRef::Native(at) => at,
-                            ErrorRef::Js(_) => wire::NO_ERROR,
+                            ErrorRef::Js(_) => ErrorIndex::None.value(),
                         },
                         None => return Ok(()),
                     },
                 };
-                self.push(wire::USER_EVENT, at, wire::USER_TLS_HANDSHAKE, 0.0);
+                self.push(
+                    WireKind::UserEvent as u32,
+                    at,
+                    UserEventKind::TlsHandshake.value(),
+                    0.0,
+                );
                 return Ok(());
             }
             Err(e) => e,
         };
         let event = match event.downcast::<SslCloseCompletionEvent>() {
             Ok(_) => {
-                self.push(wire::USER_EVENT, 0.0, wire::USER_TLS_CLOSE, 0.0);
+                self.push(
+                    WireKind::UserEvent as u32,
+                    0.0,
+                    UserEventKind::TlsClose.value(),
+                    0.0,
+                );
                 return Ok(());
             }
             Err(e) => e,
@@ -363,7 +379,12 @@ impl ChannelHandler for JsAdapter {
                     out.strings.extend(super::haproxy_wire::strings(&m));
                     at
                 };
-                self.push(wire::USER_EVENT, at, wire::USER_HAPROXY, 0.0);
+                self.push(
+                    WireKind::UserEvent as u32,
+                    at,
+                    UserEventKind::HAProxy.value(),
+                    0.0,
+                );
                 return Ok(());
             }
             Err(e) => e,
@@ -379,13 +400,23 @@ impl ChannelHandler for JsAdapter {
                     out.strings.extend(strings);
                     at
                 };
-                self.push(wire::USER_EVENT, at, wire::USER_WS_HANDSHAKE, 0.0);
+                self.push(
+                    WireKind::UserEvent as u32,
+                    at,
+                    UserEventKind::WebSocketHandshake.value(),
+                    0.0,
+                );
                 return Ok(());
             }
             Err(e) => e,
         };
         match event.downcast::<JsValue>() {
-            Ok(v) => self.push(wire::USER_EVENT, v.take(), wire::USER_TOKEN, 0.0),
+            Ok(v) => self.push(
+                WireKind::UserEvent as u32,
+                v.take(),
+                UserEventKind::Token.value(),
+                0.0,
+            ),
             Err(other) => ctx.fire_user_event_triggered(other),
         }
         Ok(())
@@ -395,7 +426,7 @@ impl ChannelHandler for JsAdapter {
             ctx.fire_channel_writability_changed();
             return Ok(());
         }
-        self.push(wire::WRITABILITY, 0.0, 0.0, 0.0);
+        self.push(WireKind::WritabilityChanged as u32, 0.0, 0.0, 0.0);
         Ok(())
     }
     fn exception_caught(
@@ -412,7 +443,7 @@ impl ChannelHandler for JsAdapter {
         };
         let r = hub.outbox().put_error(hub.id(), &error);
         let (a, b) = wire::error_fields(r);
-        self.push(wire::EXCEPTION, a, b, 0.0);
+        self.push(WireKind::Exception as u32, a, b, 0.0);
         Ok(())
     }
 
@@ -433,7 +464,7 @@ impl ChannelHandler for JsAdapter {
             ctx.flush();
             return Ok(());
         }
-        self.push(wire::FLUSH, 0.0, 0.0, 0.0);
+        self.push(WireKind::Flush as u32, 0.0, 0.0, 0.0);
         Ok(())
     }
     fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
@@ -442,7 +473,7 @@ impl ChannelHandler for JsAdapter {
             ctx.read();
             return Ok(());
         }
-        self.push(wire::READ, 0.0, 0.0, 0.0);
+        self.push(WireKind::Read as u32, 0.0, 0.0, 0.0);
         Ok(())
     }
     fn close(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
@@ -453,7 +484,7 @@ impl ChannelHandler for JsAdapter {
             return Ok(());
         }
         let id = self.hub.upgrade().map_or(0.0, |h| h.lend_promise(promise));
-        self.push(wire::CLOSE, 0.0, 0.0, id);
+        self.push(WireKind::Close as u32, 0.0, 0.0, id);
         Ok(())
     }
 }

@@ -2,6 +2,7 @@
 //! record buffer holds), with the batch's bytes in one Buffer. Ground rules as in
 //! [`super::hub`]: no borrow of the outbox is held while JS runs.
 
+use crate::protocol::WireKind;
 use std::ptr;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -13,7 +14,7 @@ use super::big::BigChunks;
 use super::hub::{Hub, MAX_ROUNDS};
 use super::outbox::Outbox;
 use super::token::drain_released;
-use super::wire::{self, RECORD};
+use super::wire::RECORD;
 use crate::bridge::Dispatch;
 
 /// How long an iteration may run before its delivery stops starting new rounds (checked
@@ -53,7 +54,7 @@ impl Hub {
             if !released.is_empty() {
                 let mut out = self.outbox();
                 for t in released {
-                    out.push(wire::RELEASE, 0.0, 0.0, t, 0.0, 0.0);
+                    out.push(WireKind::Release as u32, 0.0, 0.0, t, 0.0, 0.0);
                 }
             }
             if self.outbox.borrow().is_empty() || (round > 0 && start.elapsed() >= ITERATION_BUDGET)

@@ -2,6 +2,7 @@
 //! built-in native handlers. The JS list mirrors the native pipeline name for name (see
 //! docs/decisions/0004), so every change is made here first, where it is checked.
 
+use crate::protocol::{ErrorIndex, RecordValue as _};
 use std::rc::Rc;
 
 use bytes::Bytes;
@@ -13,7 +14,6 @@ use netloop_transport::LocalListenerExt;
 
 use super::adapter::{JsAdapter, Takes};
 use super::outbox::ErrorRef;
-use super::wire;
 use super::{codecs, transport_error, NativeChannels};
 use crate::error::{throw, JsResult};
 use crate::protocol::{HandlerPosition, WireKind};
@@ -61,13 +61,13 @@ impl NativeChannels {
         tls.handshake_future().add_local_listener(move |r| {
             let Some(hub) = hub.upgrade() else { return };
             let at = match r {
-                Ok(_) => wire::NO_ERROR,
+                Ok(_) => ErrorIndex::None.value(),
                 Err(e) => match hub
                     .outbox()
                     .put_error(hub.id(), &e.clone().into_transport())
                 {
                     ErrorRef::Native(at) => at,
-                    ErrorRef::Js(_) => wire::NO_ERROR,
+                    ErrorRef::Js(_) => ErrorIndex::None.value(),
                 },
             };
             hub.outbox()

@@ -11,6 +11,7 @@
 //! - A channel stays in the table until it is closed and unregistered; ops for a channel that
 //!   left it fail their promise with `ERR_CHANNEL_CLOSED`.
 
+use crate::protocol::{Outcome, PromiseId, RecordValue as _, WireKind};
 use std::cell::{Cell, RefCell, RefMut};
 use std::rc::{Rc, Weak};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -66,7 +67,7 @@ pub struct Hub {
     pub(super) channels: RefCell<IdMap<Entry>>,
     pub(super) closing: RefCell<Vec<u64>>,
     /// Close causes of the channels the last sweep removed: ops JS made before it learnt
-    /// (FORGET) fail with them as their cause.
+    /// (`WireKind::Forget`) fail with them as their cause.
     pub(super) gone_causes: RefCell<IdMap<TransportError>>,
     pub(super) outbox: RefCell<Outbox>,
     pub(super) promises: RefCell<IdMap<ChannelPromise>>,
@@ -114,7 +115,7 @@ impl Hub {
             outbox: RefCell::default(),
             promises: RefCell::default(),
             js_promises: RefCell::default(),
-            // Lent ids are negated and must stay below `wire::VOID_FIRING` (-1).
+            // Lent ids are negated and must stay below `PromiseId::VoidFiring.value()` (-1).
             next_promise: Cell::new(2),
             delivering: Cell::new(false),
             closing_all: Cell::new(false),
@@ -168,7 +169,7 @@ impl Hub {
             if let (Unhandled::Exception(e), Some(hub)) = (what, sink.upgrade()) {
                 let mut out = hub.outbox();
                 let (a, b) = wire::error_fields(out.put_error(hub.id, &e));
-                out.push(wire::UNHANDLED, id as f64, 0.0, a, b, 0.0);
+                out.push(WireKind::Unhandled as u32, id as f64, 0.0, a, b, 0.0);
             }
         });
         // JS handlers pass the close events on after the native part returned: the handlers
@@ -204,10 +205,10 @@ impl Hub {
         let mut out = self.outbox();
         // The error that closed the channel, if one did: JS fails later operations with it
         // as their cause.
-        let (a, b) = cause.map_or((0.0, wire::SUCCESS), |c| {
+        let (a, b) = cause.map_or((0.0, Outcome::Success.value()), |c| {
             wire::error_fields(out.put_error(self.id, &c))
         });
-        out.push(wire::CLOSED, id as f64, 0.0, a, b, 0.0);
+        out.push(WireKind::Closed as u32, id as f64, 0.0, a, b, 0.0);
         drop(out);
         self.closing.borrow_mut().push(id);
     }
@@ -304,7 +305,7 @@ impl Hub {
             }
         }
         {
-            // Ops for these channels can only come from JS code that ran before FORGET
+            // Ops for these channels can only come from JS code that ran before `WireKind::Forget`
             // reached it: in the next round's ops at the latest.
             let mut causes = self.gone_causes.borrow_mut();
             causes.clear();
@@ -318,7 +319,14 @@ impl Hub {
             let mut out = self.outbox();
             for e in &gone {
                 super::remote::clear_owner(e.channel.id().0);
-                out.push(wire::FORGET, e.channel.id().0 as f64, 0.0, 0.0, 0.0, 0.0);
+                out.push(
+                    WireKind::Forget as u32,
+                    e.channel.id().0 as f64,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                );
             }
         }
         // Outside the borrows: removing handlers (and dropping a pipeline) runs handler code.
@@ -331,12 +339,12 @@ impl Hub {
 
     // ---- promises ----
 
-    /// Keeps a native promise for JS; 0 for a silent void one, `VOID_FIRING` for one whose
+    /// Keeps a native promise for JS; 0 for a silent void one, `PromiseId::VoidFiring` for one whose
     /// failure goes to `exceptionCaught`.
     pub fn lend_promise(&self, p: ChannelPromise) -> f64 {
         if p.is_void() {
             return if p.is_firing() {
-                wire::VOID_FIRING
+                PromiseId::VoidFiring.value()
             } else {
                 0.0
             };
@@ -347,9 +355,9 @@ impl Hub {
         -(id as f64)
     }
 
-    /// The native promise lent as `id` (below `VOID_FIRING`), if any.
+    /// The native promise lent as `id` (below `PromiseId::VoidFiring`), if any.
     pub fn take_promise(&self, id: f64) -> Option<ChannelPromise> {
-        if id < wire::VOID_FIRING {
+        if id < PromiseId::VoidFiring.value() {
             self.promises.borrow_mut().remove(&((-id) as u64))
         } else {
             None
@@ -358,16 +366,16 @@ impl Hub {
 
     /// The promise for an op: a lent native one, a new one reporting to JS promise `id`, the
     /// silent void one (0: a write made without a promise, Netty's `write(msg)`), or
-    /// (`VOID_FIRING`) one whose failure is fired into the pipeline's `exceptionCaught`.
+    /// (`PromiseId::VoidFiring`) one whose failure is fired into the pipeline's `exceptionCaught`.
     pub(super) fn promise_for(
         self: &Rc<Self>,
         id: f64,
         pipeline: &ChannelPipeline,
     ) -> ChannelPromise {
-        if id < wire::VOID_FIRING {
+        if id < PromiseId::VoidFiring.value() {
             return self.take_promise(id).unwrap_or_default();
         }
-        if id == wire::VOID_FIRING {
+        if id == PromiseId::VoidFiring.value() {
             return ChannelPromise::void_firing(pipeline);
         }
         if id == 0.0 {
@@ -410,10 +418,17 @@ impl Hub {
     pub fn report_promise(&self, id: f64, r: &Result<(), TransportError>) {
         let mut out = self.outbox();
         match r {
-            Ok(()) => out.push(wire::PROMISE_DONE, 0.0, 0.0, id, wire::SUCCESS, 0.0),
+            Ok(()) => out.push(
+                WireKind::PromiseDone as u32,
+                0.0,
+                0.0,
+                id,
+                Outcome::Success.value(),
+                0.0,
+            ),
             Err(e) => {
                 let (at, b) = wire::error_fields(out.put_error(self.id, e));
-                out.push(wire::PROMISE_DONE, 0.0, 0.0, id, b, at);
+                out.push(WireKind::PromiseDone as u32, 0.0, 0.0, id, b, at);
             }
         }
     }
@@ -426,10 +441,10 @@ impl Hub {
     pub(super) fn fail_promise(&self, chan: u64, id: f64, e: TransportError) {
         if id > 0.0 {
             self.report_promise(id, &Err(e));
-        } else if id == wire::VOID_FIRING {
+        } else if id == PromiseId::VoidFiring.value() {
             let mut out = self.outbox();
             let (at, b) = wire::error_fields(out.put_error(self.id, &e));
-            out.push(wire::PROMISE_DONE, chan as f64, 0.0, id, b, at);
+            out.push(WireKind::PromiseDone as u32, chan as f64, 0.0, id, b, at);
         } else if let Some(p) = self.take_promise(id) {
             p.try_failure(e);
         }

@@ -8,6 +8,7 @@
 //! write of a batch is first counted on its channel as reserved bytes; each write gives its
 //! reservation back as it is applied, and the channel looks at the low mark once at the end.
 
+use crate::protocol::{Outcome, RecordValue as _, WireKind};
 use std::rc::Rc;
 
 use bytes::Bytes;
@@ -18,19 +19,19 @@ use super::hub::{From, Hub};
 use super::ids::IdMap;
 use super::outbox::ErrorRef;
 use super::token::{JsError, JsValue};
-use super::wire::{self, RECORD};
+use super::wire::RECORD;
 
 /// The channels whose writes an `apply_ops` counted ahead, with the bytes still reserved.
 pub(super) type Reserved = IdMap<(netloop_transport::Channel, usize)>;
 
 /// What a write op counts towards writability, as JS counts it (and as the outbound buffer
 /// estimates it: bytes their length, other values 8, plus the per-entry overhead).
-pub(super) fn write_size(kind: u32, len: f64) -> Option<usize> {
+pub(super) fn write_size(kind: WireKind, len: f64) -> Option<usize> {
     let size = match kind {
-        wire::WRITE_BYTES | wire::WRITE_BYTES_FLUSH | wire::WRITE_BIG => len as usize,
-        wire::WRITE_VALUE => 8,
+        WireKind::WriteBytes | WireKind::WriteBytesFlush | WireKind::WriteBig => len as usize,
+        WireKind::WriteValue => 8,
         // A file region counts no bytes, only its entry (as the outbound buffer counts it).
-        wire::WRITE_FILE => 0,
+        WireKind::WriteFile => 0,
         _ => return None,
     };
     Some(size + netloop_transport::ENTRY_OVERHEAD)
@@ -71,7 +72,8 @@ impl Hub {
     fn reserve_writes(&self, ops: &[f64]) -> Reserved {
         let mut out = std::mem::take(&mut *self.reserved.borrow_mut());
         for op in ops.chunks_exact(RECORD) {
-            if let Some(n) = write_size(op[0] as u32, op[4]) {
+            let kind = WireKind::try_from(op[0] as u32);
+            if let Some(n) = kind.ok().and_then(|k| write_size(k, op[4])) {
                 let id = op[1] as u64;
                 if let Some((_, sum)) = out.get_mut(&id) {
                     *sum += n;
@@ -100,7 +102,7 @@ impl Hub {
     /// (`b` < 0); the error code for a write that fails on it, and why.
     fn framed(
         &self,
-        kind: u32,
+        kind: WireKind,
         a: f64,
         b: f64,
         big: &mut BigChunks<'_>,
@@ -111,28 +113,28 @@ impl Hub {
             self.shared.arena_bytes(a as usize, b as usize)
         };
         match kind {
-            wire::WRITE_RESP => super::resp_wire::to_wire(&data)
+            WireKind::WriteResp => super::resp_wire::to_wire(&data)
                 .map(Message::Bytes)
                 .map_err(|e| ("ERR_RESP_REPLY", e)),
-            wire::WRITE_FILE => super::file_wire::from_js(&data)
+            WireKind::WriteFile => super::file_wire::from_js(&data)
                 .map(Message::File)
                 .map_err(|e| ("ERR_FILE_REGION", e)),
-            wire::WRITE_WS => super::ws_wire::from_js(&data)
+            WireKind::WriteWs => super::ws_wire::from_js(&data)
                 .map(Message::user)
                 .map_err(|e| ("ERR_WS_FRAME", e)),
             _ => super::http_wire::from_js(&data, big).map_err(|e| ("ERR_HTTP_RESPONSE", e)),
         }
     }
 
-    fn message(&self, kind: u32, a: f64, b: f64, big: &mut BigChunks<'_>) -> Message {
+    fn message(&self, kind: WireKind, a: f64, b: f64, big: &mut BigChunks<'_>) -> Message {
         match kind {
-            wire::READ_BYTES | wire::WRITE_BYTES => {
+            WireKind::ReadBytes | WireKind::WriteBytes => {
                 let data = self.shared.arena_bytes(a as usize, b as usize);
                 let m = &self.metrics.bytes_from_js;
                 m.set(m.get() + data.len() as f64);
                 Message::Bytes(data)
             }
-            wire::READ_BIG | wire::WRITE_BIG => {
+            WireKind::ReadBig | WireKind::WriteBig => {
                 // Each index is used by one op: the Buffer moves into the message.
                 let (data, lent) = big.take(a as usize);
                 let m = &self.metrics;
@@ -155,10 +157,14 @@ impl Hub {
         strings: &[String],
         reserved: &mut Reserved,
     ) {
+        // A code that names no kind does nothing (as an event no handler method takes).
+        let Ok(kind) = WireKind::try_from(op[0] as u32) else {
+            return;
+        };
         let (kind, chan, ctx, a, b, c) = (
-            match op[0] as u32 {
+            match kind {
                 // Applied as the write, then the flush (below).
-                wire::WRITE_BYTES_FLUSH => wire::WRITE_BYTES,
+                WireKind::WriteBytesFlush => WireKind::WriteBytes,
                 k => k,
             },
             op[1] as u64,
@@ -167,9 +173,9 @@ impl Hub {
             op[4],
             op[5],
         );
-        if kind == wire::COMPLETE_PROMISE {
+        if kind == WireKind::CompletePromise {
             if let Some(p) = self.take_promise(a) {
-                if b == wire::SUCCESS {
+                if b == Outcome::Success.value() {
                     p.try_success();
                 } else {
                     p.try_failure(self.js_error(c, strings, op[2]));
@@ -194,23 +200,23 @@ impl Hub {
             })
         };
         let Some((channel, ctx)) = found else {
-            if matches!(kind, wire::WRITE_FILE | wire::WRITE_HTTP) {
+            if matches!(kind, WireKind::WriteFile | WireKind::WriteHttp) {
                 // Read to close the descriptor a file region handed over (file_wire.rs).
                 drop(self.framed(kind, a, b, big));
             }
-            if kind == wire::CLOSE {
+            if kind == WireKind::Close {
                 // Closing a closed channel succeeds (Netty: the close future is done), as it
                 // does when JS already knows the channel is closed (hub.ts `sendOutbound`).
                 self.succeed_promise(c);
             } else if matches!(
                 kind,
-                wire::WRITE_BYTES
-                    | wire::WRITE_VALUE
-                    | wire::WRITE_BIG
-                    | wire::WRITE_RESP
-                    | wire::WRITE_HTTP
-                    | wire::WRITE_FILE
-                    | wire::WRITE_WS
+                WireKind::WriteBytes
+                    | WireKind::WriteValue
+                    | WireKind::WriteBig
+                    | WireKind::WriteResp
+                    | WireKind::WriteHttp
+                    | WireKind::WriteFile
+                    | WireKind::WriteWs
             ) {
                 let closed = match self.gone_causes.borrow().get(&chan) {
                     Some(cause) => TransportError::ClosedBy(std::sync::Arc::new(cause.clone())),
@@ -222,31 +228,31 @@ impl Hub {
         };
         let pipeline = channel.pipeline();
         match kind {
-            wire::REGISTER => {
+            WireKind::Register => {
                 let weak = Rc::downgrade(self);
                 channel.register().add_local_listener(move |r| {
                     if let (Err(e), Some(hub)) = (r, weak.upgrade()) {
                         let mut out = hub.outbox();
                         if let ErrorRef::Native(i) = out.put_error(hub.id, e) {
                             out.push(
-                                wire::EXCEPTION,
+                                WireKind::Exception as u32,
                                 chan as f64,
                                 0.0,
                                 i,
-                                wire::NATIVE_ERROR,
+                                Outcome::NativeError.value(),
                                 0.0,
                             );
                         }
                     }
                 });
             }
-            wire::WRITE_BYTES | wire::WRITE_VALUE | wire::WRITE_BIG => {
+            WireKind::WriteBytes | WireKind::WriteValue | WireKind::WriteBig => {
                 if let (Some(n), Some((_, left))) = (write_size(kind, b), reserved.get_mut(&chan)) {
                     let n = n.min(*left);
                     *left -= n;
                     channel.release_pending_outbound(n);
                 }
-                if kind == wire::WRITE_BIG && !big.has(a as usize) {
+                if kind == WireKind::WriteBig && !big.has(a as usize) {
                     // Never acknowledge a write whose bytes did not arrive (see BigChunks::has).
                     // The failed promise tells the application; the log says why, for whoever
                     // installed a logger (NETLOOP_DEBUG=1 in Node).
@@ -266,15 +272,15 @@ impl Hub {
                     Some(x) => x.write_with(msg, p),
                     None => pipeline.write_with(msg, p),
                 }
-                if op[0] as u32 == wire::WRITE_BYTES_FLUSH {
+                if op[0] as u32 == WireKind::WriteBytesFlush as u32 {
                     match ctx {
                         Some(x) => x.flush(),
                         None => pipeline.flush(),
                     }
                 }
             }
-            wire::WRITE_RESP | wire::WRITE_HTTP | wire::WRITE_FILE | wire::WRITE_WS => {
-                if kind == wire::WRITE_FILE {
+            WireKind::WriteResp | WireKind::WriteHttp | WireKind::WriteFile | WireKind::WriteWs => {
+                if kind == WireKind::WriteFile {
                     if let Some((_, left)) = reserved.get_mut(&chan) {
                         let n = netloop_transport::ENTRY_OVERHEAD.min(*left);
                         *left -= n;
@@ -295,15 +301,15 @@ impl Hub {
                     }
                 }
             }
-            wire::FLUSH => match ctx {
+            WireKind::Flush => match ctx {
                 Some(x) => x.flush(),
                 None => pipeline.flush(),
             },
-            wire::READ => match ctx {
+            WireKind::Read => match ctx {
                 Some(x) => x.read(),
                 None => pipeline.read(),
             },
-            wire::CLOSE => {
+            WireKind::Close => {
                 let p = self.promise_for(c, &pipeline);
                 match ctx {
                     Some(x) => x.close_with(p),
@@ -323,7 +329,7 @@ impl Hub {
     fn fire_inbound(
         &self,
         from: From,
-        kind: u32,
+        kind: WireKind,
         a: f64,
         b: f64,
         big: &mut BigChunks<'_>,
@@ -338,21 +344,21 @@ impl Hub {
             };
         }
         match kind {
-            wire::REGISTERED => fire!(fire_channel_registered),
-            wire::UNREGISTERED => fire!(fire_channel_unregistered),
-            wire::ACTIVE => fire!(fire_channel_active),
-            wire::INACTIVE => fire!(fire_channel_inactive),
-            wire::READ_COMPLETE => fire!(fire_channel_read_complete),
-            wire::WRITABILITY => fire!(fire_channel_writability_changed),
-            wire::READ_BYTES | wire::READ_VALUE | wire::READ_BIG => {
+            WireKind::Registered => fire!(fire_channel_registered),
+            WireKind::Unregistered => fire!(fire_channel_unregistered),
+            WireKind::Active => fire!(fire_channel_active),
+            WireKind::Inactive => fire!(fire_channel_inactive),
+            WireKind::ReadComplete => fire!(fire_channel_read_complete),
+            WireKind::WritabilityChanged => fire!(fire_channel_writability_changed),
+            WireKind::ReadBytes | WireKind::ReadValue | WireKind::ReadBig => {
                 let msg = self.message(kind, a, b, big);
                 fire!(fire_channel_read, msg)
             }
-            wire::USER_EVENT => {
+            WireKind::UserEvent => {
                 let ev: Box<dyn std::any::Any> = Box::new(JsValue::new(self.id, a));
                 fire!(fire_user_event_triggered, ev)
             }
-            wire::EXCEPTION => {
+            WireKind::Exception => {
                 let e = self.js_error(a, strings, b);
                 fire!(fire_exception_caught, e)
             }

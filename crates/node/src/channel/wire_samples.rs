@@ -270,13 +270,15 @@ fn http_json(message: netloop_transport::Message) -> Result<String, String> {
         Err(m) => m,
     };
     let message = match message.downcast::<HttpContent>() {
-        Ok(c) => return Ok(format!(
+        Ok(c) => {
+            return Ok(format!(
             "{{\"kind\":\"content\",\"requestId\":{},\"last\":{},\"data\":\"{}\",\"trailers\":{}}}",
             id_json(c.request_id),
             c.last,
             hex(&c.data),
             fields_json(&c.trailers),
-        )),
+        ))
+        }
         Err(m) => m,
     };
     match message.downcast::<HttpClientRequest>() {

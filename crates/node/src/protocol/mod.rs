@@ -13,8 +13,10 @@
 //! Adding a channel event: a variant in [`WireKind`] (and its payload documented on it), the
 //! native code that pushes it, and the TS code that handles it (docs/decisions/0011).
 //!
-//! The Rust side uses the enums directly (`WireKind::Active as u32`) or through the aliases
-//! in `channel::wire`, which are derived from them.
+//! The Rust side uses the enums directly: `WireKind::Active as u32` where a record is pushed,
+//! `WireKind::try_from(code)` where one is read (the ops), `Outcome::Success.value()`
+//! ([`RecordValue`]) for the enums that travel in a record's `f64` fields. There are no
+//! aliases (decision 0018).
 
 mod dispatch;
 mod formats;

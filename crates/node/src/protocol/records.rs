@@ -128,6 +128,70 @@ pub enum WireKind {
     WriteBytesFlush = 42,
 }
 
+impl TryFrom<u32> for WireKind {
+    type Error = u32;
+
+    /// The kind of code `code` (a record's `kind` field), or the code back if it names none.
+    fn try_from(code: u32) -> Result<Self, u32> {
+        Ok(match code {
+            1 => WireKind::Registered,
+            2 => WireKind::Unregistered,
+            3 => WireKind::Active,
+            4 => WireKind::Inactive,
+            5 => WireKind::ReadBytes,
+            6 => WireKind::ReadValue,
+            7 => WireKind::ReadComplete,
+            8 => WireKind::UserEvent,
+            9 => WireKind::Exception,
+            10 => WireKind::WritabilityChanged,
+            11 => WireKind::ReadBig,
+            12 => WireKind::ReadResp,
+            13 => WireKind::ReadHttp,
+            14 => WireKind::ReadWs,
+            20 => WireKind::WriteBytes,
+            21 => WireKind::WriteValue,
+            22 => WireKind::Flush,
+            23 => WireKind::Read,
+            24 => WireKind::Close,
+            25 => WireKind::WriteBig,
+            26 => WireKind::WriteResp,
+            27 => WireKind::WriteHttp,
+            28 => WireKind::WriteFile,
+            29 => WireKind::WriteWs,
+            30 => WireKind::PromiseDone,
+            31 => WireKind::NewChannel,
+            32 => WireKind::Closed,
+            33 => WireKind::Release,
+            34 => WireKind::Forget,
+            35 => WireKind::Unhandled,
+            36 => WireKind::TlsHandshake,
+            37 => WireKind::TlsClientHello,
+            38 => WireKind::TlsServerIdentity,
+            40 => WireKind::CompletePromise,
+            41 => WireKind::Register,
+            42 => WireKind::WriteBytesFlush,
+            other => return Err(other),
+        })
+    }
+}
+
+/// The enums whose values travel in a record's `f64` fields (`a`, `b`, `c`).
+pub trait RecordValue: Copy {
+    /// The value as a record field.
+    fn value(self) -> f64;
+}
+
+macro_rules! record_value {
+    ($($t:ty),*) => {$(
+        impl RecordValue for $t {
+            fn value(self) -> f64 {
+                self as i32 as f64
+            }
+        }
+    )*};
+}
+record_value!(UserEventKind, Outcome, PromiseId, ErrorIndex, ServerId);
+
 /// What a `UserEvent` record carries (its `b` field).
 #[napi]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -202,4 +266,22 @@ pub enum ErrorIndex {
 pub enum ServerId {
     /// Handed over from another thread.
     Remote = -1,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_wire_code_converts_to_the_kind_with_that_value_and_no_other_does() {
+        let mut kinds = 0;
+        for code in 0..=255u32 {
+            if let Ok(kind) = WireKind::try_from(code) {
+                assert_eq!(kind as u32, code);
+                kinds += 1;
+            }
+        }
+        // One per variant (the count napi-rs exports to JS: __test__/protocol.spec.ts).
+        assert_eq!(kinds, 36);
+    }
 }
