@@ -9,23 +9,28 @@ import { HandlerTakes, WireKind } from './protocol'
 
 /**
  * The wire kind of each pipeline event that leaves JS for the native pipeline as a plain
- * record (reads, user events and exceptions carry payloads and are encoded by `sendInbound`).
+ * record (reads, user events and exceptions carry payloads and are encoded by `sendInbound`),
+ * paired by name: tsc fails on an event without its kind (`Record<PipelineEvent, ...>`), and
+ * __test__/wire-layouts.spec.ts checks each pair against the two enums' member names.
  */
-export const WIRE_OF_EVENT: ReadonlyArray<WireKind> = [
-  WireKind.Registered,
-  WireKind.Unregistered,
-  WireKind.Active,
-  WireKind.Inactive,
-  WireKind.ReadBytes,
-  WireKind.ReadComplete,
-  WireKind.UserEvent,
-  WireKind.Exception,
-  WireKind.WritabilityChanged,
-  WireKind.WriteBytes,
-  WireKind.Flush,
-  WireKind.Read,
-  WireKind.Close,
-]
+const WIRE_BY_EVENT: Readonly<Record<PipelineEvent, WireKind>> = {
+  [PipelineEvent.ChannelRegistered]: WireKind.Registered,
+  [PipelineEvent.ChannelUnregistered]: WireKind.Unregistered,
+  [PipelineEvent.ChannelActive]: WireKind.Active,
+  [PipelineEvent.ChannelInactive]: WireKind.Inactive,
+  [PipelineEvent.ChannelRead]: WireKind.ReadBytes,
+  [PipelineEvent.ChannelReadComplete]: WireKind.ReadComplete,
+  [PipelineEvent.UserEventTriggered]: WireKind.UserEvent,
+  [PipelineEvent.ExceptionCaught]: WireKind.Exception,
+  [PipelineEvent.ChannelWritabilityChanged]: WireKind.WritabilityChanged,
+  [PipelineEvent.Write]: WireKind.WriteBytes,
+  [PipelineEvent.Flush]: WireKind.Flush,
+  [PipelineEvent.Read]: WireKind.Read,
+  [PipelineEvent.Close]: WireKind.Close,
+}
+
+/** `WIRE_BY_EVENT` as an array indexed by `PipelineEvent` (what the hub reads per op). */
+export const WIRE_OF_EVENT: ReadonlyArray<WireKind> = Array.from({ length: EVENT_COUNT }, (_, ev) => WIRE_BY_EVENT[ev as PipelineEvent])
 
 /** The pipeline event of each inbound or outbound wire kind JS receives (the rest: 0, unused). */
 export const EVENT_OF_WIRE: Uint8Array = (() => {
