@@ -18,7 +18,7 @@
  * The layouts both sides share are described in crates/node/src/channel/http_wire.rs.
  */
 import { NativeHandler } from './codecs'
-import { HttpRequestFlag, NativeHandlerKind } from './protocol'
+import { HttpRequestAt, HttpRequestField, HttpRequestFlag, NativeHandlerKind } from './protocol'
 import { native } from './binding'
 import { httpBytes } from './http-wire'
 import { FileRegion } from './file-region'
@@ -126,9 +126,9 @@ export class HttpRequest extends HttpHeaderView {
   constructor(arena: Buffer, at: number) {
     super()
     this.#arena = arena
-    this.#at = at + 9
-    this.id = arena.readDoubleLE(at)
-    const flags = arena[at + 8]
+    this.#at = at + HttpRequestAt.Fields
+    this.id = arena.readDoubleLE(at + HttpRequestAt.Id)
+    const flags = arena[at + HttpRequestAt.Flags]
     this.httpVersion = flags & HttpRequestFlag.Http11 ? '1.1' : '1.0'
     this.keepAlive = (flags & HttpRequestFlag.KeepAlive) !== 0
     this.streaming = (flags & HttpRequestFlag.Streaming) !== 0
@@ -136,8 +136,8 @@ export class HttpRequest extends HttpHeaderView {
     this.upgrade = (flags & HttpRequestFlag.Upgrade) !== 0
   }
 
-  /** The offset of the `index`th length-prefixed field (0 method, 1 target, 2 body, 3 the header count). */
-  #field(index: number): number {
+  /** The offset of a length-prefixed field (crates/node/src/protocol/formats.rs). */
+  #field(index: HttpRequestField): number {
     const a = this.#arena
     let p = this.#at
     for (let i = 0; i < index; i++) p += 4 + a.readUInt32LE(p)
@@ -148,7 +148,7 @@ export class HttpRequest extends HttpHeaderView {
   get method(): string {
     if (this.#method !== undefined) return this.#method
     const a = this.#arena
-    const p = this.#at
+    const p = this.#field(HttpRequestField.Method)
     const len = a.readUInt32LE(p)
     // The common methods without a string made per request.
     if (len === 3 && a[p + 4] === 0x47 && a[p + 5] === 0x45 && a[p + 6] === 0x54) this.#method = 'GET'
@@ -160,7 +160,7 @@ export class HttpRequest extends HttpHeaderView {
   /** The request target as sent (`/path?query`), like node:http's `req.url`. */
   get url(): string {
     if (this.#url !== undefined) return this.#url
-    const p = this.#field(1)
+    const p = this.#field(HttpRequestField.Target)
     const len = this.#arena.readUInt32LE(p)
     this.#url = len === 1 && this.#arena[p + 4] === 0x2f ? '/' : latin1(this.#arena, p + 4, p + 4 + len)
     return this.#url
@@ -169,7 +169,7 @@ export class HttpRequest extends HttpHeaderView {
   /** The whole body (empty when there is none, or when `streaming`). */
   get body(): Buffer {
     if (this.#body !== undefined) return this.#body
-    const p = this.#field(2)
+    const p = this.#field(HttpRequestField.Body)
     const len = this.#arena.readUInt32LE(p)
     this.#body = len === 0 ? EMPTY : this.#arena.subarray(p + 4, p + 4 + len)
     return this.#body
@@ -177,7 +177,7 @@ export class HttpRequest extends HttpHeaderView {
 
   /** @internal The header fields, found on first use. */
   protected _headerFields(): HttpFields {
-    this.#headerFields ??= new HttpFields(this.#arena, this.#field(3))
+    this.#headerFields ??= new HttpFields(this.#arena, this.#field(HttpRequestField.Headers))
     return this.#headerFields
   }
 

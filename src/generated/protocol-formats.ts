@@ -60,6 +60,39 @@ export const enum HttpOut {
   Request = 4,
 }
 
+/** @internal
+ * The HTTP request layout (channel/http_wire.rs, read by `HttpRequest` in src/http.ts),
+ * declared once for both sides: the byte offset of each fixed field after the kind byte, and
+ * where the length-prefixed fields ([`HttpRequestField`]) start. Adding a fixed field is a
+ * variant here (and `Fields` moved past it), its write in `put_request` and its read in
+ * `HttpRequest`; __test__/wire-layouts.spec.ts checks the two agree.
+ */
+export const enum HttpRequestAt {
+  /** The request's id on its connection: f64. */
+  Id = 0,
+  /** [`HttpRequestFlag`] bits: u8. */
+  Flags = 8,
+  /** The first length-prefixed field (the fixed part's length). */
+  Fields = 9,
+}
+
+/** @internal
+ * The length-prefixed fields of an HTTP request after its fixed part ([`HttpRequestAt`]), in
+ * order: `bytes := len:u32 data`, `fields := n:u32 (name:bytes value:bytes)*n`.
+ */
+export const enum HttpRequestField {
+  /** The method token: bytes. */
+  Method = 0,
+  /** The request target: bytes. */
+  Target = 1,
+  /** The whole body (empty when streamed): bytes. */
+  Body = 2,
+  /** The header fields: fields. */
+  Headers = 3,
+  /** The trailer fields of a whole chunked body: fields. */
+  Trailers = 4,
+}
+
 /** @internal Bits of the flags byte of a delivered HTTP request (channel/http_wire.rs). */
 export const enum HttpRequestFlag {
   /** HTTP/1.1 (else 1.0). */

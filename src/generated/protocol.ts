@@ -21,6 +21,8 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   HttpContentFlag: { Last: 1, Trailers: 2 },
   HttpIn: { Request: 0, Content: 1, Response: 2 },
   HttpOut: { Response: 1, Content: 2, Frozen: 3, Request: 4 },
+  HttpRequestAt: { Id: 0, Flags: 8, Fields: 9 },
+  HttpRequestField: { Method: 0, Target: 1, Body: 2, Headers: 3, Trailers: 4 },
   HttpRequestFlag: { Http11: 1, KeepAlive: 2, Streaming: 4, ExpectContinue: 8, Upgrade: 16 },
   HttpResponseFlag: { Streaming: 1, File: 2 },
   MetricsSlot: { Iterations: 0, Deliveries: 1, Records: 2, JsToNative: 3, Ops: 4, BytesToJs: 5, BytesFromJs: 6, Channels: 7, BytesFromReads: 8, BytesReleased: 9, Length: 10 },

@@ -6,7 +6,9 @@
 //! `protocol::HttpOut`: 1 response, 2 body chunk).
 //! request  (native → JS): id:f64 flags:u8 method:bytes target:bytes body:bytes n:u32 (name:bytes value:bytes)*n
 //!                         t:u32 (name value)*t   (t: the trailers of a whole chunked body)
-//!                         flags: HttpRequestFlag bits (protocol/formats.rs)
+//!                         flags: HttpRequestFlag bits; the fixed part's offsets and the
+//!                         fields' order are declared once (HttpRequestAt, HttpRequestField in
+//!                         protocol/formats.rs) and read from there by both sides
 //! content  (native → JS): id:f64 flags:u8 data:bytes [t:u32 (name value)*t]
 //!                         flags: HttpContentFlag; the trailers only with its Trailers bit
 //! response (JS → native): 1:u8 id:f64 status:u16 flags:u8 reason:bytes n:u32 (name value)*n body:bytes
@@ -49,30 +51,51 @@ use super::big::BigChunks;
 use super::slots::Slots;
 use crate::error::{throw, Code};
 
-use crate::protocol::{HttpContentFlag, HttpIn, HttpOut, HttpRequestFlag, HttpResponseFlag};
+use crate::protocol::{
+    HttpContentFlag, HttpIn, HttpOut, HttpRequestAt, HttpRequestField, HttpRequestFlag,
+    HttpResponseFlag,
+};
 
 pub(super) fn bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&(b.len() as u32).to_le_bytes());
     out.extend_from_slice(b);
 }
 
-/// Appends `r` in the request layout, after a 0 byte (the kind: request).
+/// Appends `r` in the request layout ([`HttpRequestAt`], [`HttpRequestField`]), after its
+/// kind byte.
 pub fn put_request(out: &mut Vec<u8>, r: &HttpRequest) {
     out.push(HttpIn::Request as u8);
-    out.extend_from_slice(&(r.id as f64).to_le_bytes());
     let bit = |on: bool, flag: HttpRequestFlag| if on { flag as u8 } else { 0 };
     let flags = bit(r.version == Version::Http11, HttpRequestFlag::Http11)
         | bit(r.keep_alive, HttpRequestFlag::KeepAlive)
         | bit(r.streaming, HttpRequestFlag::Streaming)
         | bit(r.expect_continue, HttpRequestFlag::ExpectContinue)
         | bit(r.upgrade, HttpRequestFlag::Upgrade);
-    out.push(flags);
-    bytes(out, &r.method);
-    bytes(out, &r.target);
-    bytes(out, &r.body);
-    put_headers(out, &r.headers);
-    put_fields(out, &r.trailers);
+    let at = out.len();
+    out.resize(at + HttpRequestAt::Fields as usize, 0);
+    let fixed = &mut out[at..];
+    let id = HttpRequestAt::Id as usize;
+    fixed[id..id + 8].copy_from_slice(&(r.id as f64).to_le_bytes());
+    fixed[HttpRequestAt::Flags as usize] = flags;
+    for field in REQUEST_FIELDS {
+        match field {
+            HttpRequestField::Method => bytes(out, &r.method),
+            HttpRequestField::Target => bytes(out, &r.target),
+            HttpRequestField::Body => bytes(out, &r.body),
+            HttpRequestField::Headers => put_headers(out, &r.headers),
+            HttpRequestField::Trailers => put_fields(out, &r.trailers),
+        }
+    }
 }
+
+/// [`HttpRequestField`]'s variants in their order (a unit test checks it is theirs).
+const REQUEST_FIELDS: [HttpRequestField; 5] = [
+    HttpRequestField::Method,
+    HttpRequestField::Target,
+    HttpRequestField::Body,
+    HttpRequestField::Headers,
+    HttpRequestField::Trailers,
+];
 
 /// Appends the header fields read, as `n:u32 (name:bytes value:bytes)*n`.
 pub(super) fn put_headers(out: &mut Vec<u8>, headers: &Headers) {
@@ -255,5 +278,17 @@ pub fn from_js(data: &Bytes, big: &mut BigChunks<'_>) -> Result<Message, String>
         }
         REQUEST => super::http_client_wire::read_request(&mut r, big).map(Message::user),
         other => Err(format!("unknown HTTP message tag {other} from JS")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_request_fields_are_written_in_their_declared_order() {
+        for (i, f) in REQUEST_FIELDS.iter().enumerate() {
+            assert_eq!(*f as usize, i);
+        }
     }
 }
