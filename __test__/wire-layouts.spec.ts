@@ -31,7 +31,7 @@ const echo = (kind: string, layout: Buffer): unknown => JSON.parse(native.wireEc
 test('an HTTP request written natively reads back field by field', (t) => {
   const r = readHttp(samples.httpRequest, 0)
   if (!(r instanceof HttpRequest)) return t.fail('not a request')
-  t.like(r, { id: MAX_ID, httpVersion: '1.1', keepAlive: true, streaming: true, expectContinue: true, upgrade: true })
+  t.like(r, { id: MAX_ID, httpVersion: '1.1', httpVersionMajor: 1, httpVersionMinor: 1, keepAlive: true, streaming: true, expectContinue: true, upgrade: true })
   t.is(r.method, latin1(Buffer.from('PROP\xc9FIND', 'latin1')))
   t.is(r.url, latin1(Buffer.from(`/${'a'.repeat(9000)}é`)))
   t.deepEqual(r.body, body)
@@ -43,7 +43,7 @@ test('an HTTP request written natively reads back field by field', (t) => {
 test('an HTTP/1.0 request with every field empty reads back empty', (t) => {
   const r = readHttp(samples.httpRequestEmpty, 0)
   if (!(r instanceof HttpRequest)) return t.fail('not a request')
-  t.like(r, { id: 0, httpVersion: '1.0', keepAlive: false, streaming: false, expectContinue: false, upgrade: false, method: '', url: '' })
+  t.like(r, { id: 0, httpVersion: '1.0', httpVersionMajor: 1, httpVersionMinor: 0, keepAlive: false, streaming: false, expectContinue: false, upgrade: false, method: '', url: '' })
   t.is(r.body.length, 0)
   t.deepEqual(r.rawHeaders, [])
   t.deepEqual({ ...r.trailers }, {})

@@ -105,6 +105,10 @@ export class HttpRequest extends HttpHeaderView {
   /** The request's number on its connection (a response may name it to answer out of order). */
   readonly id: number
   readonly httpVersion: '1.0' | '1.1'
+  /** The version's major number (node:http's `httpVersionMajor`). */
+  readonly httpVersionMajor: number
+  /** The version's minor number (node:http's `httpVersionMinor`). */
+  readonly httpVersionMinor: number
   /** The connection stays open after the response (HTTP/1.1 without `Connection: close`, ...). */
   readonly keepAlive: boolean
   /** The body is larger than `aggregateLimit` and follows as `HttpContent` messages. */
@@ -129,6 +133,9 @@ export class HttpRequest extends HttpHeaderView {
     this.#at = at + HttpRequestAt.Fields
     this.id = arena.readDoubleLE(at + HttpRequestAt.Id)
     const flags = arena[at + HttpRequestAt.Flags]
+    const version = arena[at + HttpRequestAt.Version]
+    this.httpVersionMajor = (version / 10) | 0
+    this.httpVersionMinor = version % 10
     this.httpVersion = flags & HttpRequestFlag.Http11 ? '1.1' : '1.0'
     this.keepAlive = (flags & HttpRequestFlag.KeepAlive) !== 0
     this.streaming = (flags & HttpRequestFlag.Streaming) !== 0

@@ -72,8 +72,10 @@ export const enum HttpRequestAt {
   Id = 0,
   /** [`HttpRequestFlag`] bits: u8. */
   Flags = 8,
+  /** The HTTP version as a number, major * 10 + minor (10, 11): u8. */
+  Version = 9,
   /** The first length-prefixed field (the fixed part's length). */
-  Fields = 9,
+  Fields = 10,
 }
 
 /** @internal

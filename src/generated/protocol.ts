@@ -21,7 +21,7 @@ export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>
   HttpContentFlag: { Last: 1, Trailers: 2 },
   HttpIn: { Request: 0, Content: 1, Response: 2 },
   HttpOut: { Response: 1, Content: 2, Frozen: 3, Request: 4 },
-  HttpRequestAt: { Id: 0, Flags: 8, Fields: 9 },
+  HttpRequestAt: { Id: 0, Flags: 8, Version: 9, Fields: 10 },
   HttpRequestField: { Method: 0, Target: 1, Body: 2, Headers: 3, Trailers: 4 },
   HttpRequestFlag: { Http11: 1, KeepAlive: 2, Streaming: 4, ExpectContinue: 8, Upgrade: 16 },
   HttpResponseFlag: { Streaming: 1, File: 2 },

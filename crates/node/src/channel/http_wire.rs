@@ -4,7 +4,7 @@
 //! ```text
 //! Messages start with a kind byte (`protocol::HttpIn`: 0 request, 1 body piece;
 //! `protocol::HttpOut`: 1 response, 2 body chunk).
-//! request  (native → JS): id:f64 flags:u8 method:bytes target:bytes body:bytes n:u32 (name:bytes value:bytes)*n
+//! request  (native → JS): id:f64 flags:u8 version:u8 method:bytes target:bytes body:bytes n:u32 (name:bytes value:bytes)*n
 //!                         t:u32 (name value)*t   (t: the trailers of a whole chunked body)
 //!                         flags: HttpRequestFlag bits; the fixed part's offsets and the
 //!                         fields' order are declared once (HttpRequestAt, HttpRequestField in
@@ -77,6 +77,10 @@ pub fn put_request(out: &mut Vec<u8>, r: &HttpRequest) {
     let id = HttpRequestAt::Id as usize;
     fixed[id..id + 8].copy_from_slice(&(r.id as f64).to_le_bytes());
     fixed[HttpRequestAt::Flags as usize] = flags;
+    fixed[HttpRequestAt::Version as usize] = match r.version {
+        Version::Http10 => 10,
+        Version::Http11 => 11,
+    };
     for field in REQUEST_FIELDS {
         match field {
             HttpRequestField::Method => bytes(out, &r.method),

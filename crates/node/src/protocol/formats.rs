@@ -113,8 +113,10 @@ pub enum HttpRequestAt {
     Id = 0,
     /// [`HttpRequestFlag`] bits: u8.
     Flags = 8,
+    /// The HTTP version as a number, major * 10 + minor (10, 11): u8.
+    Version = 9,
     /// The first length-prefixed field (the fixed part's length).
-    Fields = 9,
+    Fields = 10,
 }
 
 /// The length-prefixed fields of an HTTP request after its fixed part ([`HttpRequestAt`]), in
