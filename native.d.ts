@@ -881,9 +881,10 @@ export declare const enum UserEventKind {
 }
 
 /**
- * Decodes `layout` (a layout JS wrote: `kind` is `http`, `resp` or `ws`) with the reader the
+ * Decodes `layout` (a layout JS wrote: `kind` is `http`, `resp`, `file` or `ws`) with the reader the
  * ops use and gives back what it read, as JSON (byte strings as hex; RESP: the protocol bytes
- * made natively). Throws the reader's error.
+ * made natively; a file region's descriptor, closed on return as the region's owner). Throws
+ * the reader's error.
  */
 export declare function wireEcho(kind: string, layout: Buffer): string
 

@@ -6,7 +6,8 @@
  * stated here once; a field added, moved or resized on one side only fails a test.
  */
 import test from 'ava'
-import { readFileSync } from 'node:fs'
+import { fstatSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import ts from 'typescript'
 
@@ -15,6 +16,7 @@ import { EVENT_OF_WIRE, WIRE_OF_EVENT } from '../src/event-wire'
 import { PROTOCOL } from '../src/protocol'
 import { HttpContent, HttpRequest, HttpResponse } from '../src/http'
 import { HttpClientRequest, HttpClientResponse } from '../src/http-client'
+import { FileRegion, REGION_BYTES, writeRegion } from '../src/file-region'
 import { httpBytes, readHttp } from '../src/http-wire'
 import { readValue, replyBytes, Resp, RespErrorReply } from '../src/resp'
 import { BinaryWebSocketFrame, CloseWebSocketFrame, PingWebSocketFrame, PongWebSocketFrame, readWs, TextWebSocketFrame, wsBytes } from '../src/ws'
@@ -146,9 +148,9 @@ test('an HTTP response written by JS is read natively field by field', (t) => {
     headers: [[hex('X-Latin'), hex('caf\xe9')], [hex('X-Empty'), '']],
     body: hex(body),
     streaming: true,
-    file: false,
+    file: null,
   })
-  t.deepEqual(echo('http', httpBytes(new HttpResponse(100))), { kind: 'response', requestId: null, status: 100, reason: null, headers: [], body: '', streaming: false, file: false })
+  t.deepEqual(echo('http', httpBytes(new HttpResponse(100))), { kind: 'response', requestId: null, status: 100, reason: null, headers: [], body: '', streaming: false, file: null })
 })
 
 test('HTTP body pieces written by JS are read natively with their id, last bit and trailers', (t) => {
@@ -170,15 +172,40 @@ test('an HTTP client request written by JS is read natively field by field', (t)
     headers: [[hex('X-Latin'), 'e9'], [hex('X-Empty'), '']],
     body: hex(body),
     streaming: true,
-    file: false,
+    file: null,
   })
-  t.deepEqual(echo('http', httpBytes(new HttpClientRequest('GET', '/'))), { kind: 'request', method: hex('GET'), target: hex('/'), http10: false, headers: [], body: '', streaming: false, file: false })
+  t.deepEqual(echo('http', httpBytes(new HttpClientRequest('GET', '/'))), { kind: 'request', method: hex('GET'), target: hex('/'), http10: false, headers: [], body: '', streaming: false, file: null })
   // One flag each: the two bits cannot be swapped unseen.
   const streamed = new HttpClientRequest('GET', '/').streamed()
   t.like(echo('http', httpBytes(streamed)), { http10: false, streaming: true })
   const old = new HttpClientRequest('GET', '/')
   old.httpVersion = '1.0'
   t.like(echo('http', httpBytes(old)), { http10: true, streaming: false })
+})
+
+/** A descriptor of a fresh 100-byte file. */
+function openFile(): number {
+  const path = join(mkdtempSync(join(tmpdir(), 'netloop-wire-')), 'f')
+  writeFileSync(path, Buffer.alloc(100, 1))
+  return openSync(path, 'r')
+}
+
+test('a file region written by JS is read natively, its descriptor handed over', (t) => {
+  const fd = openFile()
+  const buf = Buffer.alloc(REGION_BYTES)
+  t.is(writeRegion(new FileRegion(fd, 7, 93), buf, 0), REGION_BYTES)
+  t.deepEqual(echo('file', buf), { fd, position: 7, count: 93 })
+  // The native region owned the descriptor and closed it when dropped.
+  t.throws(() => fstatSync(fd), { code: 'EBADF' })
+})
+
+test('file bodies of an HTTP response and a client request are read natively at their place', (t) => {
+  const fd = openFile()
+  const r = new HttpResponse(200, [['A', 'b']], new FileRegion(fd, 100, 0), 'OK')
+  t.like(echo('http', httpBytes(r)), { status: 200, reason: hex('OK'), headers: [[hex('A'), hex('b')]], body: '', file: { fd, position: 100, count: 0 } })
+  const fd2 = openFile()
+  const q = new HttpClientRequest('PUT', '/f', [['A', 'b']], new FileRegion(fd2, 0, 100))
+  t.like(echo('http', httpBytes(q)), { method: hex('PUT'), target: hex('/f'), headers: [[hex('A'), hex('b')]], body: '', file: { fd: fd2, position: 0, count: 100 } })
 })
 
 test('RESP replies written by JS are read natively into the protocol bytes they stand for', (t) => {

@@ -5,6 +5,8 @@
 //! hex. Both sides of every layout are then checked field by field against values the spec
 //! states once. Nothing here is used by the engine; the two functions are small and pure.
 
+use std::os::fd::AsRawFd;
+
 use bytes::Bytes;
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
@@ -14,10 +16,11 @@ use netloop_http::{
     HttpServerConfig, RequestDecoder, ResponseDecoder, SentRequest, Version,
 };
 use netloop_resp::RespValue;
+use netloop_transport::FileRegion;
 use netloop_ws::{CloseCode, CloseFrame, WebSocketFrame};
 
 use super::big::BigChunks;
-use super::{http_client_wire, http_wire, resp_wire, ws_wire};
+use super::{file_wire, http_client_wire, http_wire, resp_wire, ws_wire};
 
 /// The largest id a JS number holds exactly (2^53 - 1).
 const MAX_ID: u64 = (1 << 53) - 1;
@@ -248,6 +251,19 @@ fn fields_json(fields: &HeaderList) -> String {
     format!("[{}]", pairs.join(","))
 }
 
+/// A region's descriptor, position and count (the descriptor is closed when `r` drops: it was
+/// handed over with the layout).
+fn region_json(r: Option<&FileRegion>) -> String {
+    r.map_or("null".into(), |r| {
+        format!(
+            "{{\"fd\":{},\"position\":{},\"count\":{}}}",
+            r.file().as_raw_fd(),
+            r.position(),
+            r.count()
+        )
+    })
+}
+
 fn id_json(id: Option<u64>) -> String {
     id.map_or("null".into(), |i| i.to_string())
 }
@@ -264,7 +280,7 @@ fn http_json(message: netloop_transport::Message) -> Result<String, String> {
                 fields_json(&r.headers),
                 hex(&r.body),
                 r.streaming,
-                r.file.is_some(),
+                region_json(r.file.as_ref()),
             ))
         }
         Err(m) => m,
@@ -290,21 +306,23 @@ fn http_json(message: netloop_transport::Message) -> Result<String, String> {
             fields_json(&r.headers),
             hex(&r.body),
             r.streaming,
-            r.file.is_some(),
+            region_json(r.file.as_ref()),
         )),
         Err(m) => Err(format!("an unexpected message: {}", m.kind())),
     }
 }
 
-/// Decodes `layout` (a layout JS wrote: `kind` is `http`, `resp` or `ws`) with the reader the
+/// Decodes `layout` (a layout JS wrote: `kind` is `http`, `resp`, `file` or `ws`) with the reader the
 /// ops use and gives back what it read, as JSON (byte strings as hex; RESP: the protocol bytes
-/// made natively). Throws the reader's error.
+/// made natively; a file region's descriptor, closed on return as the region's owner). Throws
+/// the reader's error.
 #[napi]
 pub fn wire_echo(kind: String, layout: Buffer) -> napi::Result<String> {
     let data = Bytes::copy_from_slice(&layout);
     let out = match kind.as_str() {
         "http" => http_wire::from_js(&data, &mut BigChunks::none()).and_then(http_json),
         "resp" => resp_wire::to_wire(&data).map(|b| format!("\"{}\"", hex(&b))),
+        "file" => file_wire::from_js(&data).map(|r| region_json(Some(&r))),
         "ws" => ws_wire::from_js(&data).map(|f| {
             let (kind, payload) = match &f {
                 WebSocketFrame::Text(d) => ("text", d.clone()),
