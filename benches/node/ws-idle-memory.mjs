@@ -2,7 +2,8 @@
 // what a full collection leaves on the JS heap and what is native.
 //
 //   node benches/node/ws-idle-memory.mjs [--conns N] [--server netloop-native|netloop-js|ws]
-//                                        [--sources K] [--repeat R]
+//                                        [--sources K] [--repeat R] [--snapshots DIR]
+//                                        [--server-flags "--max-semi-space-size=1 ..."]
 //
 // The server (benches/node/servers/ws-netloop.mjs [--native] or ws-node.mjs) runs in a child
 // process with --expose-gc and servers/memory-probe.cjs preloaded. This process opens N
@@ -29,6 +30,8 @@ const REPEAT = Number(opt('--repeat', 1))
 // --snapshots DIR: heap snapshots before and after the connections (DIR/before.heapsnapshot,
 // DIR/after.heapsnapshot), to compare in DevTools.
 const SNAPSHOTS = opt('--snapshots', undefined)
+// --server-flags: Node options for the server process (V8's heap sizing, for instance).
+const SERVER_FLAGS = (opt('--server-flags', '') ?? '').split(' ').filter(Boolean)
 
 const servers = {
   'netloop-native': [join(here, 'servers/ws-netloop.mjs'), '--native'],
@@ -37,7 +40,7 @@ const servers = {
 }
 if (!servers[SERVER]) throw new Error(`--server: one of ${Object.keys(servers).join(', ')}`)
 
-const child = spawn(process.execPath, ['--expose-gc', '--require', join(here, 'servers/memory-probe.cjs'), ...servers[SERVER]], {
+const child = spawn(process.execPath, [...SERVER_FLAGS, '--expose-gc', '--require', join(here, 'servers/memory-probe.cjs'), ...servers[SERVER]], {
   stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
 })
 const port = await new Promise((resolve, reject) => {
@@ -112,6 +115,7 @@ for (let r = 0; r < REPEAT; r++) {
   const js = per('heapTotal')
   const row = {
     server: SERVER,
+    ...(SERVER_FLAGS.length ? { serverFlags: SERVER_FLAGS.join(' ') } : {}),
     conns: CONNS,
     rssPerConn: Math.round(per('rss')),
     rssAnonPerConn: Math.round(rss),
