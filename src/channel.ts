@@ -74,12 +74,14 @@ export class Channel implements ServerChannel {
   /** @internal */ readonly _hub: ChannelHub
   /** @internal The host given to `Bootstrap.connect()` (a TLS client's default server name). */
   _connectHost: string | undefined
-  /** @internal Its JS contexts, in the order they were made (the hub finds a record's context here). */
-  readonly _contexts: ChannelHandlerContext[] = []
+  /**
+   * @internal Its JS contexts, in the order they were made (the hub finds a record's context
+   * here); made with the first JS handler (a pipeline of native handlers needs none).
+   */
+  _contexts: ChannelHandlerContext[] | undefined = undefined
   /** @internal True while the native side knows the channel (from its creation to FORGET). */
   _known = true
-  /** @internal What the writes JS queued count towards writability (see `writability.ts`). */
-  readonly _writes = new WriteCount()
+  #writes: WriteCount | undefined = undefined
   /** @internal The async context its events run in (the context that made the channel). */
   readonly _resource: AsyncResource
   /** @internal The last TLS session read (`tls-info.ts`): `channel.tls` after the close. */
@@ -104,6 +106,15 @@ export class Channel implements ServerChannel {
     this._resource = parent ? parent._resource.runInAsyncScope(() => new AsyncResource('netloop:Channel')) : new AsyncResource('netloop:Channel')
     this.pipeline = new ChannelPipeline(this, hub)
     hub.addChannel(this)
+  }
+
+  /**
+   * @internal What the writes JS queued count towards writability (see `writability.ts`);
+   * made on first use (an idle connection, or one that only native handlers write to, never
+   * needs it).
+   */
+  get _writes(): WriteCount {
+    return (this.#writes ??= new WriteCount())
   }
 
   /** Resolves when the channel is closed (never rejects). Made on first use. */
@@ -199,7 +210,7 @@ export class Channel implements ServerChannel {
     } catch (e) {
       throw fromNative(e)
     }
-    this._writes.high = Number.NaN
+    if (this.#writes !== undefined) this.#writes.high = Number.NaN
     return this
   }
 

@@ -134,6 +134,7 @@ export class Delivery {
   #context(ch: Channel | undefined, id: number): ChannelHandlerContext | undefined {
     if (ch === undefined || !ch._known) return undefined
     const all = ch._contexts
+    if (all === undefined) return undefined
     for (let i = all.length - 1; i >= 0; i--) if (all[i]._id === id) return all[i]
     return undefined
   }

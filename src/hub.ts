@@ -201,7 +201,9 @@ export class ChannelHub {
   }
 
   registerContext(ctx: ChannelHandlerContext): void {
-    ctx.pipeline.channel._contexts.push(ctx)
+    const ch = ctx.pipeline.channel
+    if (ch._contexts === undefined) ch._contexts = [ctx]
+    else ch._contexts.push(ctx)
   }
 
   // ---- native calls (ordered after the ops buffered so far) ----

@@ -65,8 +65,10 @@ pub enum Decoded {
 #[derive(Debug)]
 enum State {
     Head,
-    /// A request's body (`Content-Length` or chunked).
-    Body(Body<HttpRequest>),
+    /// A request's body (`Content-Length` or chunked). Boxed: inline, its request would make
+    /// every connection's decoder ~300 bytes bigger for as long as it lives, body or not (an
+    /// upgraded WebSocket connection keeps its codec).
+    Body(Box<Body<HttpRequest>>),
     /// After an upgrade request: waiting for its response to say what follows; what the
     /// connection does after a declined upgrade.
     Upgrade {
@@ -280,13 +282,13 @@ impl RequestDecoder {
             Framing::Length(n) => {
                 let aggregate = self.cfg.aggregate_limit;
                 let body = Body::with_length(id, keep_alive, n, req, aggregate, out);
-                self.state = State::Body(body);
+                self.state = State::Body(Box::new(body));
             }
             Framing::Chunked => {
                 let chunked = ChunkedBody::new(self.cfg.max_body_size, self.cfg.max_head_size);
                 let aggregate = self.cfg.aggregate_limit;
                 let body = Body::chunked(id, keep_alive, chunked, req, aggregate, out);
-                self.state = State::Body(body);
+                self.state = State::Body(Box::new(body));
             }
         }
         Ok(true)

@@ -93,6 +93,13 @@ pub(crate) struct ResponseQueue {
 }
 
 impl ResponseQueue {
+    /// Frees the capacity of the slot and action vectors kept for reuse (what they hold
+    /// stays): after a protocol switch they would be kept for nothing.
+    pub(crate) fn release_storage(&mut self) {
+        self.slots.shrink_to_fit();
+        self.actions.shrink_to_fit();
+    }
+
     /// The actions produced so far, to run in order; `spare` (empty) takes their place, so a
     /// handler that hands its drained vector back allocates none per write.
     pub(crate) fn take_actions(&mut self, spare: Vec<Action>) -> Vec<Action> {

@@ -9,6 +9,9 @@
 //!   they came, then reading resumes (no later read can overtake them). HTTP messages
 //!   written after it fail with `ERR_HTTP_HEADERS_SENT`.
 //! - Any other final answer declines: the decoder goes on with the bytes left over.
+//! - Once the bytes left over are fired, the codec releases what only HTTP used (its
+//!   cumulation, the decoder's and the queue's vectors): an upgraded connection that stays
+//!   idle holds none of it (docs/decisions/0017-websocket.md, "Memory per idle connection").
 //! - Removing the codec instead (what a library that writes its own `101`, like `ws`, needs)
 //!   fires the bytes left over too, and gives reading back.
 
@@ -67,13 +70,31 @@ impl HttpServerCodec {
         ctx.fire_channel_read(bytes);
     }
 
-    /// From the resume task after a switch: fires the bytes left over. True if it did.
+    /// From the resume task after a switch: fires the bytes left over, then releases the
+    /// HTTP-only buffers. True if it fired bytes.
     pub(super) fn fire_left_over(&self, ctx: &ChannelHandlerContext) -> bool {
         let left = self.cumulation.borrow_mut().split().freeze();
-        if left.is_empty() {
-            return false;
+        let fired = !left.is_empty();
+        if fired {
+            ctx.fire_channel_read(left);
         }
-        ctx.fire_channel_read(left);
-        true
+        self.release_after_switch();
+        fired
+    }
+
+    /// Frees the buffers only HTTP uses (kept for reuse while the connection speaks HTTP):
+    /// after the switch they would stay allocated for the connection's whole life. The
+    /// cumulation only when empty (bytes that came while the left-over ones were fired stay).
+    fn release_after_switch(&self) {
+        if let Ok(mut c) = self.cumulation.try_borrow_mut() {
+            if c.is_empty() {
+                *c = bytes::BytesMut::new();
+            }
+        }
+        drop(self.scratch.take());
+        drop(self.spare_actions.take());
+        if let Ok(mut q) = self.queue.try_borrow_mut() {
+            q.release_storage();
+        }
     }
 }

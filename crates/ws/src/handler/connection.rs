@@ -52,8 +52,9 @@ struct Inbound {
     decoder: FrameDecoder,
     assembler: MessageAssembler,
     buf: BytesMut,
-    /// Inflating the peer's compressed messages (permessage-deflate agreed).
-    decompression: Option<Decompression>,
+    /// Inflating the peer's compressed messages (permessage-deflate agreed). Boxed: a
+    /// connection without compression keeps a pointer, not the state's 190 bytes inline.
+    decompression: Option<Box<Decompression>>,
 }
 
 /// One WebSocket connection's codec and protocol handler.
@@ -67,8 +68,8 @@ pub struct WebSocketHandler {
     /// Mask key generator (client role).
     mask_state: Cell<u64>,
     deflate: Option<PerMessageDeflate>,
-    /// Compressing ours (permessage-deflate agreed).
-    outbound: Option<Outbound>,
+    /// Compressing ours (permessage-deflate agreed). Boxed, as `Inbound::decompression`.
+    outbound: Option<Box<Outbound>>,
 }
 
 impl WebSocketHandler {
@@ -103,14 +104,15 @@ impl WebSocketHandler {
                     .allow_rsv1(deflate.is_some()),
                 assembler: MessageAssembler::new(config.aggregate, config.max_message_size),
                 buf: BytesMut::new(),
-                decompression: theirs.map(|d| Decompression::new(d, config.max_message_size)),
+                decompression: theirs
+                    .map(|d| Box::new(Decompression::new(d, config.max_message_size))),
             }),
             stopped: Cell::new(false),
             closing: Closing::default(),
             pause: Pause::default(),
             mask_state: Cell::new(u64::from_le_bytes(seed) | 1),
             deflate,
-            outbound: ours.map(|d| Outbound::new(d, &settings)),
+            outbound: ours.map(|d| Box::new(Outbound::new(d, &settings))),
             config,
         })
     }
@@ -128,8 +130,8 @@ impl WebSocketHandler {
             .borrow()
             .decompression
             .as_ref()
-            .is_some_and(Decompression::has_state);
-        inflating || self.outbound.as_ref().is_some_and(Outbound::has_state)
+            .is_some_and(|d| d.has_state());
+        inflating || self.outbound.as_ref().is_some_and(|o| o.has_state())
     }
 
     /// The configuration.

@@ -1,0 +1,22 @@
+// Preloaded (--require) into a server by benches/node/ws-idle-memory.mjs: on an IPC message
+// `measure`, a full collection (the server runs with --expose-gc), then the process's memory
+// figures sent back: process.memoryUsage() and the resident set from /proc (KiB).
+const { readFileSync } = require('node:fs')
+
+process.on('message', (m) => {
+  if (m !== 'measure') return
+  for (let i = 0; i < 3; i++) globalThis.gc?.()
+  const status = readFileSync('/proc/self/status', 'utf8')
+  const kib = (k) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
+  process.send({ ...process.memoryUsage(), rssAnonKib: kib('RssAnon'), rssFileKib: kib('RssFile') })
+})
+// The IPC channel must not keep a server alive on its own.
+process.channel?.unref()
+
+// `snapshot PATH` (diagnostics): a heap snapshot written to PATH after a collection.
+process.on('message', (m) => {
+  if (typeof m !== 'string' || !m.startsWith('snapshot ')) return
+  globalThis.gc?.()
+  require('node:v8').writeHeapSnapshot(m.slice(9))
+  process.send({ snapshot: m.slice(9) })
+})
