@@ -2,6 +2,7 @@ import { EventLoop } from './loop';
 import type { EventLoopGroup } from './group';
 import { SslContext } from './tls';
 import type { SslContextOptions } from './tls-options';
+import type { PerMessageDeflateOptions } from './ws';
 /** Options of `new WebSocket(url, protocols, options)` (the `ws` package's, where they apply). */
 export interface WebSocketClientOptions {
     /** The netloop loop or group the connection runs on (default: a shared loop). */
@@ -18,8 +19,13 @@ export interface WebSocketClientOptions {
     closeTimeout?: number;
     /** Answer pings natively (default true). */
     autoPong?: boolean;
-    /** Not negotiated yet: accepted and ignored (no extension is offered). */
-    perMessageDeflate?: boolean | object;
+    /**
+     * Offer permessage-deflate (default `true`, as the `ws` package's client: the server
+     * decides, and most servers decline unless configured). `false` offers nothing; an object
+     * tunes the offer (`threshold`, `serverNoContextTakeover`, `clientNoContextTakeover`,
+     * `serverMaxWindowBits`, `clientMaxWindowBits`; see `PerMessageDeflateOptions`).
+     */
+    perMessageDeflate?: boolean | PerMessageDeflateOptions;
     /** `wss:`: verify the server (default true). */
     rejectUnauthorized?: boolean;
     /** `wss:`: trusted CA certificates (PEM). */

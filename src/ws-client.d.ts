@@ -1,4 +1,5 @@
 import { NativeHandler } from './codecs';
+import { type PerMessageDeflateOptions } from './ws';
 /** Options of a `WebSocketClientProtocolHandler`. */
 export interface WebSocketClientProtocolOptions {
     /** The `Host` field (default: the `HttpClientCodec`'s `host`, if any). */
@@ -17,6 +18,16 @@ export interface WebSocketClientProtocolOptions {
     autoPong?: boolean;
     /** Also pass pings and pongs on as `PingWebSocketFrame`/`PongWebSocketFrame` (default false). */
     forwardControlFrames?: boolean;
+    /**
+     * Offer permessage-deflate (RFC 7692): `true` for the defaults, or its options (the
+     * server's names: `serverNoContextTakeover` asks the server to, `clientNoContextTakeover`
+     * is this end's, the window bits are offered below 15). Default off for this handler; the
+     * `WebSocket` client offers it by default, as the `ws` package. When the server accepts,
+     * messages of at least `threshold` bytes are compressed and the server's are inflated
+     * natively, bounded by `maxMessageSize`; an answer the offer does not allow fails the
+     * handshake with `ERR_WS_HANDSHAKE_EXTENSION`.
+     */
+    perMessageDeflate?: boolean | PerMessageDeflateOptions;
 }
 /** Sends the client handshake after `HttpClientCodec`, then WebSocket frames (native). */
 export declare class WebSocketClientProtocolHandler extends NativeHandler {

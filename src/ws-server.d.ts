@@ -6,6 +6,7 @@ import { EventLoop } from './loop';
 import type { EventLoopGroup } from './group';
 import { HttpRequest } from './http';
 import { SslContext } from './tls';
+import { type PerMessageDeflateOptions } from './ws';
 import { WebSocket } from './ws-socket';
 /** What `connection` and `handleUpgrade`'s callback get beside the socket (node:http's request, in part). */
 export interface WebSocketRequest {
@@ -50,8 +51,13 @@ export interface WebSocketServerOptions {
     closeTimeout?: number;
     /** Answer pings natively (default true). */
     autoPong?: boolean;
-    /** Not negotiated yet: accepted and ignored (no extension is accepted). */
-    perMessageDeflate?: boolean | object;
+    /**
+     * Accept permessage-deflate when a client offers it (default false, as `ws`'s server):
+     * `true` or `PerMessageDeflateOptions`; negotiated and applied natively. Not with
+     * `handleProtocols`/`handleUpgrade` (the JS handshake answers without extensions, so
+     * those connections stay uncompressed).
+     */
+    perMessageDeflate?: boolean | PerMessageDeflateOptions;
 }
 export declare class WebSocketServer extends EventEmitter {
     #private;

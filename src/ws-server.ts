@@ -31,7 +31,7 @@ import { HttpRequest, HttpResponse, HttpServerCodec } from './http'
 import { NativeHandler } from './codecs'
 import { NativeHandlerKind } from './protocol'
 import { SslContext, SslHandler } from './tls'
-import { WebSocketServerProtocolHandler, markWebSocketChannel } from './ws'
+import { WebSocketServerProtocolHandler, deflateParams, markWebSocketChannel, type PerMessageDeflateOptions } from './ws'
 import { WebSocketHandshakeEvent } from './ws-client'
 import { WebSocket, bridge } from './ws-socket'
 
@@ -75,8 +75,13 @@ export interface WebSocketServerOptions {
   closeTimeout?: number
   /** Answer pings natively (default true). */
   autoPong?: boolean
-  /** Not negotiated yet: accepted and ignored (no extension is accepted). */
-  perMessageDeflate?: boolean | object
+  /**
+   * Accept permessage-deflate when a client offers it (default false, as `ws`'s server):
+   * `true` or `PerMessageDeflateOptions`; negotiated and applied natively. Not with
+   * `handleProtocols`/`handleUpgrade` (the JS handshake answers without extensions, so
+   * those connections stay uncompressed).
+   */
+  perMessageDeflate?: boolean | PerMessageDeflateOptions
 }
 
 const KEY = /^[A-Za-z0-9+/]{21}[AQgw]==$/
@@ -126,6 +131,7 @@ export class WebSocketServer extends EventEmitter {
     }
     const maxPayload = o.maxPayload === undefined ? 100 << 20 : checkInteger('maxPayload', o.maxPayload, 125, Number.MAX_SAFE_INTEGER)
     const closeTimeout = o.closeTimeout === undefined ? 10_000 : checkInteger('closeTimeout', o.closeTimeout, 1, 0x7fffffff)
+    deflateParams(o.perMessageDeflate) // checked here, not in each connection's initializer
     this.#params = [maxPayload, maxPayload, closeTimeout, o.autoPong === false ? 0 : 1, 1]
     this.options = { ...o }
     this.clients = o.clientTracking === false ? undefined : new Set()
@@ -151,7 +157,7 @@ export class WebSocketServer extends EventEmitter {
       }
       const [maxPayload, , closeTimeout] = this.#params
       ch.pipeline
-        .addLast('ws', new WebSocketServerProtocolHandler(o.path ?? '/', { checkStartsWith: o.path === undefined, subprotocols: o.protocols ?? [], maxFrameSize: maxPayload, maxMessageSize: maxPayload, closeTimeout, autoPong: o.autoPong !== false, forwardControlFrames: true }))
+        .addLast('ws', new WebSocketServerProtocolHandler(o.path ?? '/', { checkStartsWith: o.path === undefined, subprotocols: o.protocols ?? [], maxFrameSize: maxPayload, maxMessageSize: maxPayload, closeTimeout, autoPong: o.autoPong !== false, forwardControlFrames: true, perMessageDeflate: o.perMessageDeflate }))
         .addLast('app', this.#nativeBridge(ch))
     })
     boot.bind(o.port!, o.host ?? '0.0.0.0').then(

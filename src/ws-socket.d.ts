@@ -52,7 +52,10 @@ export declare class WebSocket extends EventEmitter {
     get protocol(): string;
     /** The URL a client connected to ('' on a server's side). */
     get url(): string;
-    /** Extensions in use (none yet: permessage-deflate is not negotiated). */
+    /**
+     * A client's extensions in use, as the server's answer named them (`permessage-deflate;
+     * ...` when agreed, '' for none). '' on a server's side (the agreement stays native).
+     */
     get extensions(): string;
     /** The channel under this connection (netloop's; undefined while a client connects). */
     get channel(): Channel | undefined;

@@ -55,6 +55,7 @@ export class WebSocket extends EventEmitter {
   #ch: Channel | undefined
   #url: string
   #protocol = ''
+  #extensions = ''
   #closeCode: number | undefined
   #closeReason = Buffer.alloc(0)
   #closeEmitted = false
@@ -112,9 +113,12 @@ export class WebSocket extends EventEmitter {
   get url(): string {
     return this.#url
   }
-  /** Extensions in use (none yet: permessage-deflate is not negotiated). */
+  /**
+   * A client's extensions in use, as the server's answer named them (`permessage-deflate;
+   * ...` when agreed, '' for none). '' on a server's side (the agreement stays native).
+   */
   get extensions(): string {
-    return ''
+    return this.#extensions
   }
   /** The channel under this connection (netloop's; undefined while a client connects). */
   get channel(): Channel | undefined {
@@ -322,6 +326,7 @@ export class WebSocket extends EventEmitter {
   _open(ev: WebSocketHandshakeEvent, emit: boolean): void {
     if (this.#state !== CONNECTING) return
     this.#protocol = ev.protocol
+    if (this.#url !== '') this.#extensions = ev.headers['sec-websocket-extensions'] ?? ''
     this.#state = OPEN
     if (emit) {
       this._emitSafe('upgrade', ev)

@@ -232,16 +232,7 @@ fn websocket(
     strings: &[Bytes],
 ) -> JsResult<netloop_ws_upgrade::WebSocketServerProtocolHandler> {
     let text = |b: &Bytes| String::from_utf8_lossy(b).into_owned();
-    // 5..=10: permessage-deflate on (0/1), threshold, server and client no context
-    // takeover (0/1), server and client max window bits.
-    let permessage_deflate = flag(p, 5).then(|| netloop_ws::DeflateConfig {
-        threshold: size(p, 6),
-        server_no_context_takeover: flag(p, 7),
-        client_no_context_takeover: flag(p, 8),
-        server_max_window_bits: size(p, 9).min(255) as u8,
-        client_max_window_bits: size(p, 10).min(255) as u8,
-        ..netloop_ws::DeflateConfig::default()
-    });
+    let permessage_deflate = deflate_config(p, 5);
     let config = netloop_ws::WsConfig {
         max_frame_size: size(p, 0),
         max_message_size: size(p, 1),
@@ -266,6 +257,19 @@ fn websocket(
     )
 }
 
+/// permessage-deflate's six parameters from `p[at..]`: on (0/1), threshold, server and
+/// client no context takeover (0/1), server and client max window bits; `None` when off.
+fn deflate_config(p: &[f64], at: usize) -> Option<netloop_ws::DeflateConfig> {
+    flag(p, at).then(|| netloop_ws::DeflateConfig {
+        threshold: size(p, at + 1),
+        server_no_context_takeover: flag(p, at + 2),
+        client_no_context_takeover: flag(p, at + 3),
+        server_max_window_bits: size(p, at + 4).min(255) as u8,
+        client_max_window_bits: size(p, at + 5).min(255) as u8,
+        ..netloop_ws::DeflateConfig::default()
+    })
+}
+
 /// `WebSocketClientProtocolHandler` from its parameters (see `NativeHandlerKind::WebSocketClient`).
 fn websocket_client(
     p: &[f64],
@@ -280,6 +284,8 @@ fn websocket_client(
         auto_pong: flag(p, 3),
         forward_control_frames: flag(p, 4),
         pause_while_unwritable: false,
+        // 6..=11: permessage-deflate offered (0/1) and its settings.
+        permessage_deflate: deflate_config(p, 6),
         ..netloop_ws::WsConfig::default()
     };
     config.validate().map_err(|e| invalid_arg(e.to_string()))?;
