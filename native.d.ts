@@ -69,6 +69,12 @@ export declare class NativeChannels {
    */
   wsSubscribe(id: number, topic: string): boolean
   /**
+   * Publishes `data` to `topic` as a `kind` message (as [`ws_publish`]) to every
+   * subscriber but channel `id` (the `ws` surface's `ws.publish`, Bun's semantics). A
+   * channel no longer here leaves nobody out.
+   */
+  wsPublishFrom(id: number, topic: string, data: Buffer, kind: number): number
+  /**
    * Takes channel `id` out of `topic`; whether it was in (false for a closed channel:
    * closing took it out of every topic).
    */

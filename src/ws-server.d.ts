@@ -8,6 +8,8 @@ import { HttpRequest } from './http';
 import { SslContext } from './tls';
 import { type PerMessageDeflateOptions } from './ws';
 import { WebSocket } from './ws-socket';
+import { type WebSocketData } from './ws-data';
+import { type PublishOptions } from './ws-topics';
 /** What `connection` and `handleUpgrade`'s callback get beside the socket (node:http's request, in part). */
 export interface WebSocketRequest {
     readonly method: 'GET';
@@ -79,6 +81,13 @@ export declare class WebSocketServer extends EventEmitter {
      * and HTTP goes on.
      */
     handleUpgrade(request: HttpRequest, ctx: ChannelHandlerContext, cb: (ws: WebSocket, request: WebSocketRequest) => void): void;
+    /**
+     * Sends `data` to every subscriber of `topic` (connections that called `ws.subscribe`), on
+     * every loop of the process: `publish` of src/ws-topics.ts, encoded once, written natively.
+     * A string is text, other data binary unless `options.binary` says otherwise. Returns the
+     * subscribers reached.
+     */
+    publish(topic: string, data: WebSocketData, options?: PublishOptions): number;
     /** Stops accepting; `close` (and `cb`) once the listener closed and every tracked connection ended. Connections are not closed (as `ws` 8). */
     close(cb?: (err?: Error) => void): void;
 }

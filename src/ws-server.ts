@@ -34,6 +34,8 @@ import { SslContext, SslHandler } from './tls'
 import { WebSocketServerProtocolHandler, deflateParams, markWebSocketChannel, type PerMessageDeflateOptions } from './ws'
 import { WebSocketHandshakeEvent } from './ws-client'
 import { WebSocket, bridge } from './ws-socket'
+import { toBuffer, type WebSocketData } from './ws-data'
+import { publish, type PublishOptions } from './ws-topics'
 
 /** What `connection` and `handleUpgrade`'s callback get beside the socket (node:http's request, in part). */
 export interface WebSocketRequest {
@@ -235,6 +237,16 @@ export class WebSocketServer extends EventEmitter {
     ws._open(new WebSocketHandshakeEvent(request.url, protocol === false ? '' : protocol, raw), false)
     this.#track(ws)
     cb(ws, info)
+  }
+
+  /**
+   * Sends `data` to every subscriber of `topic` (connections that called `ws.subscribe`), on
+   * every loop of the process: `publish` of src/ws-topics.ts, encoded once, written natively.
+   * A string is text, other data binary unless `options.binary` says otherwise. Returns the
+   * subscribers reached.
+   */
+  publish(topic: string, data: WebSocketData, options?: PublishOptions): number {
+    return publish(topic, typeof data === 'string' ? data : toBuffer(data), options)
   }
 
   /** Stops accepting; `close` (and `cb`) once the listener closed and every tracked connection ended. Connections are not closed (as `ws` 8). */

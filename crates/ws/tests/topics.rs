@@ -186,6 +186,32 @@ fn unsubscribing_takes_a_channel_out_of_one_topic() {
 }
 
 #[test]
+fn publish_from_a_subscriber_reaches_the_others_only() {
+    let topics = TopicRegistry::new();
+    let [a, b, c] = [Ws::server(), Ws::server(), Ws::server()];
+    for ws in [&a, &b, &c] {
+        topics.subscribe(ws.ch.channel(), "room").unwrap();
+    }
+    assert_eq!(
+        topics.publish_from(a.ch.channel(), "room", false, b"from a"),
+        2
+    );
+    assert!(
+        texts(&a).is_empty(),
+        "the sender does not get its own message"
+    );
+    assert_eq!(texts(&b), ["from a"]);
+    assert_eq!(texts(&c), ["from a"]);
+    // A sender that is not subscribed leaves nobody out.
+    let d = Ws::server();
+    assert_eq!(
+        topics.publish_from(d.ch.channel(), "room", false, b"from d"),
+        3
+    );
+    assert_eq!(texts(&a), ["from d"]);
+}
+
+#[test]
 fn a_closed_channel_leaves_every_topic() {
     let topics = TopicRegistry::new();
     let [a, b] = [Ws::server(), Ws::server()];

@@ -194,13 +194,14 @@ pub(super) fn drop_table(registry: u64, loop_id: u64) {
     drop(table);
 }
 
-/// Writes `frame` to the subscribers of `topic` on `event_loop` (this thread's); how many
-/// it was written to.
+/// Writes `frame` to the subscribers of `topic` on `event_loop` (this thread's) but
+/// `except`; how many it was written to.
 pub(super) fn deliver(
     shared: &Shared,
     event_loop: &EventLoop,
     topic: &str,
     frame: &Bytes,
+    except: Option<ChannelId>,
 ) -> usize {
     let loop_id = event_loop.id();
     let subs: Vec<Rc<Subscriber>> = TABLES
@@ -219,7 +220,7 @@ pub(super) fn deliver(
     let mut to_flush = Vec::new();
     for sub in subs {
         let ch = &sub.channel;
-        if !ch.is_active() {
+        if !ch.is_active() || except == Some(ch.id()) {
             continue;
         }
         let Some(ctx) = sub.ws_context() else {
