@@ -38,6 +38,7 @@ async function roomServer(t: ExecutionContext, room: string, options: Partial<We
   }))
   wss.on('connection', (s: WebSocket) => {
     sockets.push(s)
+    s.on('error', () => {}) // a reset as the test's clients go
     s.subscribe(room)
     s.subscribe(room) // idempotent
     s.on('message', (d: Buffer) => {
@@ -102,6 +103,25 @@ test('a topic call on a bad argument or a client socket throws a typed error', a
   const ours = await within(10_000, NetloopWebSocket.connect(`ws://127.0.0.1:${port}/`, { protocols: ['chat'] }), 'open')
   t.throws(() => ours.subscribe('room'), { code: 'ERR_INVALID_STATE' }, 'a client connection masks its frames: no shared frame fits it')
   t.false(ours.isSubscribed('room'))
+  ours.on('error', () => {}) // the teardown may reset it before the close handshake ends
   ours.close()
   a.ws.close()
+})
+
+test('with serverNoContextTakeover, a published message reaches deflate subscribers compressed (once per publish)', async (t) => {
+  const room = 'compressed-room'
+  const { wss, port, sockets } = await roomServer(t, room, { perMessageDeflate: { serverNoContextTakeover: true } })
+  const clients = [client(port, true), client(port, true)]
+  await Promise.all(clients.map((c) => c.opened))
+  await within(10_000, (async () => { while (sockets.length < 2) await new Promise((r) => setImmediate(r)) })(), 'connections')
+  const big = 'every subscriber gets the same compressed bytes. '.repeat(2000)
+  const socketOf = (c: ReturnType<typeof client>) => (c.ws as unknown as { _socket: { bytesRead: number } })._socket
+  const before = clients.map((c) => socketOf(c).bytesRead)
+  t.is(wss.publish(room, big), 2)
+  for (const [i, c] of clients.entries()) {
+    t.deepEqual(await c.next(), [big, false])
+    const wire = socketOf(c).bytesRead - before[i]
+    t.true(wire < big.length / 10, `subscriber ${i}: ${wire} bytes on the wire for ${big.length}`)
+  }
+  for (const c of clients) c.ws.close()
 })

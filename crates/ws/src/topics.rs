@@ -62,16 +62,17 @@
 //! takeover), the natural extension of encoding once.
 
 mod local;
+mod published;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 
-use bytes::{Bytes, BytesMut};
 use netloop_eventloop::EventLoop;
 use netloop_transport::{Channel, ChannelId, LocalListenerExt};
 
-use crate::frame::{encode_frame, Opcode, MAX_HEADER_LEN};
+use crate::frame::Opcode;
+use published::Published;
 
 /// Why a subscription was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -330,7 +331,7 @@ impl TopicRegistry {
                 .collect();
             (key.clone(), targets)
         };
-        let frame = encode(opcode, payload);
+        let frame = Arc::new(Published::new(opcode, payload));
         c.encoded.fetch_add(1, Ordering::Relaxed);
         let mut reached = 0;
         for (event_loop, count) in targets {
@@ -365,13 +366,6 @@ impl TopicRegistry {
             dropped: c.dropped.load(Ordering::Relaxed),
         }
     }
-}
-
-/// One server frame: FIN, `opcode`, unmasked.
-fn encode(opcode: Opcode, payload: &[u8]) -> Bytes {
-    let mut out = BytesMut::with_capacity(payload.len() + MAX_HEADER_LEN);
-    encode_frame(&mut out, true, opcode, payload, None);
-    out.freeze()
 }
 
 impl Shared {
