@@ -507,7 +507,8 @@ export declare const enum NativeHandlerKind {
   /**
    * `WebSocketHandler` alone, server role, for a handshake JS answered (`handleUpgrade`):
    * `p` = max frame size, max message size, close timeout (ms), answer pings (0/1), pass
-   * pings and pongs on (0/1).
+   * pings and pongs on (0/1), permessage-deflate agreed (0/1), its threshold, then what
+   * JS agreed: server and client no context takeover (0/1), server and client window bits.
    */
   WebSocketFrames = 16,
 }

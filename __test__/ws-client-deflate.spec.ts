@@ -150,3 +150,42 @@ test('bad perMessageDeflate options throw typed errors', (t) => {
   t.throws(() => new WebSocketServer({ noServer: true, perMessageDeflate: { serverMaxWindowBits: 20 } }), { code: 'ERR_OUT_OF_RANGE' })
   t.throws(() => new WebSocket('ws://127.0.0.1:9/', { perMessageDeflate: 'yes' as never }), { code: 'ERR_INVALID_ARG_TYPE' })
 })
+
+test('handleUpgrade (the JS handshake) negotiates permessage-deflate by the native rules, then compresses natively', async (t) => {
+  const servers = [
+    new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: { serverMaxWindowBits: 12 } }),
+    new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: { serverMaxWindowBits: 12 }, handleProtocols: () => false }),
+  ]
+  for (const wss of servers) {
+    t.teardown(() => new Promise<void>((r) => {
+      for (const c of wss.clients!) c.terminate()
+      wss.close(() => r())
+    }))
+    wss.on('connection', (s: WebSocket) => {
+      s.on('error', () => {})
+      s.on('message', (d: Buffer, isBinary: boolean) => s.send(d, { binary: isBinary }))
+    })
+    await within(10_000, once(wss, 'listening'), 'listening')
+  }
+  /** The answer each server gives to a ws client's `offer`, and whether a message compresses both ways. */
+  const answer = async (port: number, offer: object) => {
+    const c = new WsClient(`ws://127.0.0.1:${port}/`, { perMessageDeflate: offer }) as Peer
+    const res = once(c, 'upgrade')
+    await within(10_000, once(c, 'open'), 'open')
+    const header = String((((await res) as unknown[])[0] as { headers: Record<string, string> }).headers['sec-websocket-extensions'])
+    const [read0, written0] = [c._socket.bytesRead, c._socket.bytesWritten]
+    c.send(BIG)
+    t.is(String(await message(c)), BIG)
+    const compressed = c._socket.bytesWritten - written0 < BIG.length / 10 && c._socket.bytesRead - read0 < BIG.length / 10
+    c.close()
+    return { header, compressed }
+  }
+  const [native, js] = servers.map((s) => s.address()!.port)
+  for (const offer of [{}, { serverNoContextTakeover: true, clientNoContextTakeover: true }, { serverMaxWindowBits: 10, clientMaxWindowBits: 11 }]) {
+    const a = await answer(native, offer)
+    const b = await answer(js, offer)
+    t.deepEqual(b, a, `the same answer to ${JSON.stringify(offer)}`)
+    t.true(b.compressed)
+    t.regex(b.header, /^permessage-deflate/)
+  }
+})

@@ -55,9 +55,8 @@ export interface WebSocketServerOptions {
     autoPong?: boolean;
     /**
      * Accept permessage-deflate when a client offers it (default false, as `ws`'s server):
-     * `true` or `PerMessageDeflateOptions`; negotiated and applied natively. Not with
-     * `handleProtocols`/`handleUpgrade` (the JS handshake answers without extensions, so
-     * those connections stay uncompressed).
+     * `true` or `PerMessageDeflateOptions`; negotiated natively, or in JS by `handleUpgrade`
+     * (and so with `handleProtocols`) by the same rules, then applied natively.
      */
     perMessageDeflate?: boolean | PerMessageDeflateOptions;
 }

@@ -36,6 +36,7 @@ import { WebSocketHandshakeEvent } from './ws-client'
 import { WebSocket, bridge } from './ws-socket'
 import { toBuffer, type WebSocketData } from './ws-data'
 import { publish, type PublishOptions } from './ws-topics'
+import { negotiateDeflate } from './ws-deflate-offer'
 
 /** What `connection` and `handleUpgrade`'s callback get beside the socket (node:http's request, in part). */
 export interface WebSocketRequest {
@@ -79,9 +80,8 @@ export interface WebSocketServerOptions {
   autoPong?: boolean
   /**
    * Accept permessage-deflate when a client offers it (default false, as `ws`'s server):
-   * `true` or `PerMessageDeflateOptions`; negotiated and applied natively. Not with
-   * `handleProtocols`/`handleUpgrade` (the JS handshake answers without extensions, so
-   * those connections stay uncompressed).
+   * `true` or `PerMessageDeflateOptions`; negotiated natively, or in JS by `handleUpgrade`
+   * (and so with `handleProtocols`) by the same rules, then applied natively.
    */
   perMessageDeflate?: boolean | PerMessageDeflateOptions
 }
@@ -115,6 +115,7 @@ export class WebSocketServer extends EventEmitter {
   readonly options: Readonly<WebSocketServerOptions>
   readonly #all = new Set<WebSocket>()
   readonly #params: number[]
+  readonly #deflate: number[]
   #server: ServerChannel | undefined
   #ownLoop: EventLoop | undefined
   #state: 'starting' | 'listening' | 'closing' | 'closed' = 'starting'
@@ -133,7 +134,7 @@ export class WebSocketServer extends EventEmitter {
     }
     const maxPayload = o.maxPayload === undefined ? 100 << 20 : checkInteger('maxPayload', o.maxPayload, 125, Number.MAX_SAFE_INTEGER)
     const closeTimeout = o.closeTimeout === undefined ? 10_000 : checkInteger('closeTimeout', o.closeTimeout, 1, 0x7fffffff)
-    deflateParams(o.perMessageDeflate) // checked here, not in each connection's initializer
+    this.#deflate = deflateParams(o.perMessageDeflate) // checked here, not in each connection's initializer
     this.#params = [maxPayload, maxPayload, closeTimeout, o.autoPong === false ? 0 : 1, 1]
     this.options = { ...o }
     this.clients = o.clientTracking === false ? undefined : new Set()
@@ -227,10 +228,12 @@ export class WebSocketServer extends EventEmitter {
       ['sec-websocket-accept', createHash('sha1').update(key + GUID).digest('base64')],
     ]
     if (protocol !== false) headers.push(['sec-websocket-protocol', protocol])
+    const deflate = negotiateDeflate(this.#deflate, h('sec-websocket-extensions'))
+    if (deflate) headers.push(['sec-websocket-extensions', deflate.response])
     const ws = new WebSocket(null)
     const p = ch.pipeline
     const name = p.names().includes('ws') ? `ws-${ch.id}-${Date.now()}` : 'ws'
-    p.addBefore(ctx.name, name, new WebSocketFramesHandler(this.#params)).addBefore(ctx.name, `${name}-app`, bridge(ws, false))
+    p.addBefore(ctx.name, name, new WebSocketFramesHandler([...this.#params, ...(deflate ? [1, this.#deflate[1], ...deflate.agreed] : [0])])).addBefore(ctx.name, `${name}-app`, bridge(ws, false))
     ws._wsName = name
     ctx.writeAndFlush(new HttpResponse(101, headers).forRequest(request))
     ws._attach(ch)

@@ -209,16 +209,28 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
         WEBSOCKET_ECHO => Rc::new(netloop_ws::WebSocketEchoHandler::new()),
         WEBSOCKET_CLIENT => Rc::new(websocket_client(p, &delimiters)?),
         WEBSOCKET_FRAMES => {
+            // 5..=10: permessage-deflate agreed (0/1), threshold, then the agreement: server
+            // and client no context takeover (0/1), server and client window bits.
+            let agreed = flag(p, 5).then(|| netloop_ws::PerMessageDeflate {
+                server_no_context_takeover: flag(p, 7),
+                client_no_context_takeover: flag(p, 8),
+                server_max_window_bits: size(p, 9).clamp(8, 15) as u8,
+                client_max_window_bits: size(p, 10).clamp(8, 15) as u8,
+            });
             let config = netloop_ws::WsConfig {
                 max_frame_size: size(p, 0),
                 max_message_size: size(p, 1),
                 close_timeout: millis(p, 2).unwrap_or(netloop_ws::DEFAULT_CLOSE_TIMEOUT),
                 auto_pong: flag(p, 3),
                 forward_control_frames: flag(p, 4),
+                permessage_deflate: agreed.map(|_| netloop_ws::DeflateConfig {
+                    threshold: size(p, 6),
+                    ..netloop_ws::DeflateConfig::default()
+                }),
                 ..netloop_ws::WsConfig::default()
             };
             Rc::new(
-                netloop_ws::WebSocketHandler::new(config)
+                netloop_ws::WebSocketHandler::with_deflate(config, agreed)
                     .map_err(|e| invalid_arg(e.to_string()))?,
             )
         }
