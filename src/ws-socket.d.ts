@@ -24,7 +24,7 @@ import type { Channel } from './channel';
 import type { ChannelHandler } from './handlers';
 import { type WhatwgListener } from './ws-events';
 import { type Callback, type SendOptions, type WebSocketData } from './ws-data';
-import { type PublishOptions } from './ws-topics';
+import { type WebSocketTopics } from './ws-socket-topics';
 export type { SendOptions, WebSocketData } from './ws-data';
 export declare class WebSocket extends EventEmitter {
     #private;
@@ -88,24 +88,11 @@ export declare class WebSocket extends EventEmitter {
     pause(): void;
     /** Reads again after `pause()`. */
     resume(): void;
-    /**
-     * Topics (Bun's and uWebSockets.js' names, src/ws-topics.ts), on a server's connections:
-     * joins `topic` (idempotent; messages published to it are written natively). Throws
-     * `ERR_INVALID_STATE` on a client or before the channel exists, `ERR_CHANNEL_CLOSED` once closed.
-     */
-    subscribe(topic: string): void;
-    /** Leaves `topic`; whether this connection was in it. */
-    unsubscribe(topic: string): boolean;
-    /** Whether this connection is in `topic` (false once closed: closing leaves every topic). */
-    isSubscribed(topic: string): boolean;
-    /** The topics this connection is in. */
-    get subscriptions(): string[];
-    /**
-     * Sends `data` to every subscriber of `topic` but this connection (as Bun's and
-     * uWebSockets.js' `ws.publish`; `WebSocketServer.publish` reaches all). A string is text,
-     * other data binary unless `options.binary` says otherwise. Returns the subscribers reached.
-     */
-    publish(topic: string, data: WebSocketData, options?: PublishOptions): number;
+    subscribe: WebSocketTopics['subscribe'];
+    unsubscribe: WebSocketTopics['unsubscribe'];
+    isSubscribed: WebSocketTopics['isSubscribed'];
+    readonly subscriptions: WebSocketTopics['subscriptions'];
+    publish: WebSocketTopics['publish'];
     /** The WHATWG form: `type` is `open`, `message`, `close` or `error`. */
     addEventListener(type: string, listener: WhatwgListener, options?: {
         once?: boolean;

@@ -28,7 +28,7 @@ import { BinaryWebSocketFrame, CloseWebSocketFrame, PingWebSocketFrame, PongWebS
 import { WebSocketHandshakeEvent } from './ws-client'
 import { addWhatwgListener, defineHandlerProperties, removeWhatwgListener, type WhatwgListener } from './ws-events'
 import { type Callback, type SendOptions, type WebSocketData, describe, isSendableCode, toArrayBuffer, toBuffer } from './ws-data'
-import { publishFrom, subscribe, unsubscribe, type PublishOptions } from './ws-topics'
+import { defineTopicMethods, type WebSocketTopics } from './ws-socket-topics'
 
 export type { SendOptions, WebSocketData } from './ws-data'
 
@@ -57,7 +57,6 @@ export class WebSocket extends EventEmitter {
   #url: string
   #protocol = ''
   #extensions = ''
-  #topics = new Set<string>()
   #closeCode: number | undefined
   #closeReason = Buffer.alloc(0)
   #closeEmitted = false
@@ -240,39 +239,12 @@ export class WebSocket extends EventEmitter {
     if (this.#ch?.isOpen) this.#ch.config.autoRead = true
   }
 
-  /**
-   * Topics (Bun's and uWebSockets.js' names, src/ws-topics.ts), on a server's connections:
-   * joins `topic` (idempotent; messages published to it are written natively). Throws
-   * `ERR_INVALID_STATE` on a client or before the channel exists, `ERR_CHANNEL_CLOSED` once closed.
-   */
-  subscribe(topic: string): void {
-    if (this.#ch === undefined) throw new NetloopError('ERR_INVALID_STATE', 'the WebSocket has no channel yet')
-    subscribe(this.#ch, topic)
-    this.#topics.add(topic)
-  }
-  /** Leaves `topic`; whether this connection was in it. */
-  unsubscribe(topic: string): boolean {
-    this.#topics.delete(topic)
-    return this.#ch !== undefined && unsubscribe(this.#ch, topic)
-  }
-  /** Whether this connection is in `topic` (false once closed: closing leaves every topic). */
-  isSubscribed(topic: string): boolean {
-    return this.#topics.has(topic)
-  }
-  /** The topics this connection is in. */
-  get subscriptions(): string[] {
-    return [...this.#topics]
-  }
-  /**
-   * Sends `data` to every subscriber of `topic` but this connection (as Bun's and
-   * uWebSockets.js' `ws.publish`; `WebSocketServer.publish` reaches all). A string is text,
-   * other data binary unless `options.binary` says otherwise. Returns the subscribers reached.
-   */
-  publish(topic: string, data: WebSocketData, options?: PublishOptions): number {
-    const message = typeof data === 'string' ? data : toBuffer(data)
-    if (this.#ch === undefined) throw new NetloopError('ERR_INVALID_STATE', 'the WebSocket has no channel yet')
-    return publishFrom(this.#ch, topic, message, options)
-  }
+  // Topics (Bun's and uWebSockets.js' names), defined on the prototype by src/ws-socket-topics.ts.
+  declare subscribe: WebSocketTopics['subscribe']
+  declare unsubscribe: WebSocketTopics['unsubscribe']
+  declare isSubscribed: WebSocketTopics['isSubscribed']
+  declare readonly subscriptions: WebSocketTopics['subscriptions']
+  declare publish: WebSocketTopics['publish']
 
   /** The WHATWG form: `type` is `open`, `message`, `close` or `error`. */
   addEventListener(type: string, listener: WhatwgListener, options?: { once?: boolean }): void {
@@ -409,7 +381,6 @@ export class WebSocket extends EventEmitter {
     if (this.#closeEmitted) return
     this.#closeEmitted = true
     this.#state = CLOSED
-    this.#topics.clear()
     this._emitSafe('close', this.#closeCode ?? 1006, this.#closeReason)
   }
 
@@ -434,6 +405,7 @@ export class WebSocket extends EventEmitter {
 }
 
 defineHandlerProperties(WebSocket.prototype)
+defineTopicMethods(WebSocket.prototype)
 
 /** The last handler of a connection's pipeline: native events become the socket's. */
 export function bridge(ws: WebSocket, emitOpen: boolean): ChannelHandler {

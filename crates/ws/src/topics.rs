@@ -57,9 +57,11 @@
 //! - Only server-role connections subscribe (client frames are masked per frame, so one
 //!   shared frame cannot serve them).
 //!
-//! Not yet: permessage-deflate. With it, a topic's message would be compressed once too
-//! (one deflated frame per publish for the subscribers that negotiated no context
-//! takeover), the natural extension of encoding once.
+//! - permessage-deflate: a message is compressed at most once per publish (per window size
+//!   in use) for the subscribers that agreed `server_no_context_takeover`, and those share
+//!   the compressed frame; the others get the plain one (topics/published.rs).
+//! - [`TopicRegistry::publish_from`] leaves the sender out (Bun's and uWebSockets.js'
+//!   `ws.publish`).
 
 mod local;
 mod published;
