@@ -410,6 +410,12 @@ export declare const enum HttpResponseFlag {
   File = 2,
 }
 
+/**
+ * How many calls every loop of this process has made into JS so far (channel deliveries,
+ * tasks, timers, remote wake-ups, faults): a benchmark's crossings per message.
+ */
+export declare function jsCrossings(): number
+
 /** Slots of the array `NativeChannels::metrics` returns. */
 export declare const enum MetricsSlot {
   /** Loop iterations the hub counted. */

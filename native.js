@@ -856,6 +856,7 @@ module.exports.HttpOut = nativeBinding.HttpOut
 module.exports.httpRelease = nativeBinding.httpRelease
 module.exports.HttpRequestFlag = nativeBinding.HttpRequestFlag
 module.exports.HttpResponseFlag = nativeBinding.HttpResponseFlag
+module.exports.jsCrossings = nativeBinding.jsCrossings
 module.exports.MetricsSlot = nativeBinding.MetricsSlot
 module.exports.NativeHandlerKind = nativeBinding.NativeHandlerKind
 module.exports.Outcome = nativeBinding.Outcome

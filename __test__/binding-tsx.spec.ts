@@ -16,7 +16,10 @@ function installedCopy(t: { teardown(fn: () => void): void }): string {
   const pkg = join(app, 'node_modules', 'netloop')
   mkdirSync(join(pkg, 'src'), { recursive: true })
   for (const f of ['package.json', 'index.js', 'index.mjs', 'native.js']) copyFileSync(join(root, f), join(pkg, f))
-  for (const f of readdirSync(join(root, 'src')).filter((f) => f.endsWith('.js'))) copyFileSync(join(root, 'src', f), join(pkg, 'src', f))
+  for (const dir of ['src', join('src', 'generated')]) {
+    mkdirSync(join(pkg, dir), { recursive: true })
+    for (const f of readdirSync(join(root, dir)).filter((f) => f.endsWith('.js'))) copyFileSync(join(root, dir, f), join(pkg, dir, f))
+  }
   // This machine's binary (the root may also hold other targets' builds, e.g. linux-arm64-gnu).
   const binary = readdirSync(root).find((f) => f.startsWith(`netloop.${process.platform}-${process.arch}`) && f.endsWith('.node'))!
   const platform = join(app, 'node_modules', `netloop-${binary.split('.')[1]}`)

@@ -14,14 +14,15 @@ export const STARTUP_MS = 30_000
 
 let checkedBuild = false
 /**
- * The examples import 'netloop', as an application does: the compiled index.js and src/*.js
+ * The examples import 'netloop', as an application does: the compiled index.js, src/*.js and src/generated/*.js
  * (`npm install` or `npm run build:ts` makes them), not the TypeScript sources these specs
  * import. Throws when a source is newer than its compiled file, so that a spec never passes
  * or fails on a stale build.
  */
 export function assertLibraryBuilt(): void {
   if (checkedBuild) return
-  const sources = ['index.ts', ...readdirSync(join(root, 'src')).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).map((f) => join('src', f))]
+  const ts = (dir: string) => readdirSync(join(root, dir)).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).map((f) => join(dir, f))
+  const sources = ['index.ts', ...ts('src'), ...ts(join('src', 'generated'))]
   const stale = sources.filter((f) => {
     const js = statSync(join(root, f.replace(/\.ts$/, '.js')), { throwIfNoEntry: false })
     return js === undefined || js.mtimeMs < statSync(join(root, f)).mtimeMs

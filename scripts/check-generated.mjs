@@ -1,5 +1,5 @@
 // Fails when a file the native build generates differs from the committed one: `native.d.ts`
-// and `native.js` (napi-rs, from crates/node) and `src/protocol.ts` with `src/protocol-*.ts` (scripts/gen-protocol.mjs,
+// and `native.js` (napi-rs, from crates/node) and `src/generated/` (scripts/gen-protocol.mjs,
 // from native.d.ts). Run by `npm test` after the build (`npm install` runs `npm run build`),
 // so a change to crates/node/src/protocol/ (or any #[napi] item) that was built but whose
 // generated files were not committed fails here. Compared against git's index, so `git add`
@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process'
 
 import { readdirSync } from 'node:fs'
 
-const files = ['native.d.ts', 'native.js', ...readdirSync('src').filter((f) => /^protocol(-\w+)?\.ts$/.test(f)).map((f) => `src/${f}`)]
+const files = ['native.d.ts', 'native.js', ...readdirSync('src/generated').filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).map((f) => `src/generated/${f}`)]
 const inGit = spawnSync('git', ['rev-parse', '--is-inside-work-tree'], { encoding: 'utf8' })
 if (inGit.status !== 0 || inGit.stdout.trim() !== 'true') {
   console.log(`not a git checkout: ${files.join(', ')} not compared`)

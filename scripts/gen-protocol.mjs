@@ -1,8 +1,8 @@
-// Writes src/protocol.ts and src/protocol-*.ts: the boundary protocol's enums (crates/node/src/protocol/), copied
+// Writes src/generated/protocol.ts and src/generated/protocol-*.ts: the boundary protocol's enums (crates/node/src/protocol/), copied
 // from the `const enum`s napi-rs generated into native.d.ts, plus a table of their values for
 // the load-time check against the addon (src/wire.ts). `--check`: fail instead when the file
 // is out of date (run by `npm run check:types`). Run by `npm run build:native`.
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 
 const dts = readFileSync('native.d.ts', 'utf8')
 // `/** doc */\nexport declare const enum Name {\n ... \n}` (napi-rs's layout).
@@ -11,8 +11,11 @@ const enums = [...dts.matchAll(re)].map(([, doc, name, body]) => ({ doc, name, b
 if (enums.length === 0) throw new Error('gen-protocol: no const enum in native.d.ts')
 
 // Each enum goes to the TS module named after its Rust module (crates/node/src/protocol/*.rs:
-// records, dispatch, pipeline, formats, tls), as src/protocol-<module>.ts; src/protocol.ts is the
-// front door that re-exports them and holds the table of values.
+// records, dispatch, pipeline, formats, tls), as src/generated/protocol-<module>.ts;
+// src/generated/protocol.ts re-exports them and holds the table of values. Everything this
+// writes is in src/generated/ (and nothing else is); the hand-written src/protocol.ts is the
+// front door the other modules import.
+const dir = 'src/generated'
 const rustDir = 'crates/node/src/protocol'
 const moduleOf = new Map()
 for (const f of readdirSync(rustDir).filter((f) => f.endsWith('.rs') && f !== 'mod.rs').sort()) {
@@ -27,7 +30,7 @@ const table = []
 for (const { doc, name, body } of enums) {
   const mod = moduleOf.get(name)
   if (mod === undefined) throw new Error(`gen-protocol: enum ${name} is in no module of ${rustDir}`)
-  const path = `src/protocol-${mod}.ts`
+  const path = `${dir}/protocol-${mod}.ts`
   if (!files.has(path)) files.set(path, header(`${rustDir}/${mod}.rs`))
   files.set(path, files.get(path) + `${doc.replace(/^/gm, '').replace(/\/\*\*/, '/** @internal')}export const enum ${name} {\n${body}\n}\n\n`)
   const members = [...body.matchAll(/^\s*(\w+) = (-?\d+),?$/gm)].map(([, k, v]) => `${k}: ${v}`)
@@ -35,10 +38,10 @@ for (const { doc, name, body } of enums) {
 }
 for (const [path, text] of files) files.set(path, text.replace(/\n+$/, '\n'))
 let out = header(`${rustDir}/mod.rs`)
-for (const path of [...files.keys()].sort()) out += `export * from './${path.slice('src/'.length, -'.ts'.length)}'\n`
+for (const path of [...files.keys()].sort()) out += `export * from './${path.slice(dir.length + 1, -'.ts'.length)}'\n`
 out += '\n/** @internal Every enum above with its values, for the load-time check against the addon. */\n'
 out += `export const PROTOCOL: Readonly<Record<string, Readonly<Record<string, number>>>> = {\n${table.join('\n')}\n}\n`
-files.set('src/protocol.ts', out)
+files.set(`${dir}/protocol.ts`, out)
 
 const read = (path) => {
   try {
@@ -53,10 +56,11 @@ if (process.argv.includes('--check')) {
     console.error(`${stale.join(', ')} out of date with native.d.ts; run \`node scripts/gen-protocol.mjs\` and commit them`)
     process.exitCode = 1
   } else {
-    console.log(`src/protocol.ts and its ${files.size - 1} modules match native.d.ts (${enums.length} enums)`)
+    console.log(`${dir}/protocol.ts and its ${files.size - 1} modules match native.d.ts (${enums.length} enums)`)
   }
 } else {
   // Unchanged files are left alone, so their compiled files are not made to look stale (the
   // example specs compare the two's times).
+  mkdirSync(dir, { recursive: true })
   for (const [path, text] of files) if (read(path) !== text) writeFileSync(path, text)
 }

@@ -1,5 +1,6 @@
 // Packs netloop the way it is published (docs/release.md): the main package and one package per
-// platform binary (napi-rs layout: npm/<platform>/package.json, made by `napi create-npm-dirs`).
+// platform binary (napi-rs's layout; each platform's package.json and README are made here from
+// the main package.json, nothing of them is committed).
 //
 //   npm run pack:release [-- --out <dir>] [-- --require-all]
 //   node scripts/pack.mjs --sync-optional-dependencies   (part of the `version` script)
@@ -10,13 +11,15 @@
 //   LICENSE), and a package.json rewritten from a whitelist of fields: no `scripts`,
 //   `devDependencies`, `overrides`, `ava` or `napi` reach users (so no `prepare` for npm to run
 //   or warn about);
-// - per target in package.json `napi.targets`: npm/<platform>/package.json and README.md, the
-//   LICENSE, and `<binaryName>.<platform>.node`, taken from npm/<platform>/ (where `napi
-//   artifacts` puts the binaries a release CI downloaded) or else from the repository root (where
-//   `npm run build` puts the binary for this machine).
+// - per target in package.json `napi.targets`: a package.json and README.md made by
+//   `platformPackage` (name `<name>-<platform>`, the main package's version, `os`/`cpu`/`libc`
+//   of the target, the binary as `main` and only file), the LICENSE, and
+//   `<binaryName>.<platform>.node`, taken from npm/<platform>/ (where `napi artifacts` puts the
+//   binaries a release CI downloaded; the folder is not committed) or else from the repository
+//   root (where `npm run build` puts the binary for this machine).
 // A target whose binary is missing is skipped with a note, or fails with --require-all (release).
-// Versions must agree: every platform package and every optionalDependencies entry has the main
-// package's version (`npm version` runs `napi version`, which keeps npm/*/package.json in step).
+// Versions agree by construction; every optionalDependencies entry must have the main package's
+// version (`npm version` runs `--sync-optional-dependencies`).
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -46,6 +49,25 @@ function pack(dir, dest) {
   return join(dest, filename)
 }
 
+/** The fields a platform package shares with the main package. */
+const SHARED_FIELDS = ['description', 'keywords', 'homepage', 'license', 'engines', 'repository', 'bugs']
+
+/**
+ * The package of `target`'s binary: `{ platform, binary, manifest, readme }` (napi-rs's layout
+ * and field order, as `napi create-npm-dirs` made it).
+ */
+export function platformPackage(pkg, target) {
+  const t = parseTriple(target)
+  const binary = `${pkg.napi.binaryName}.${t.platformArchABI}.node`
+  const manifest = { name: `${pkg.name}-${t.platformArchABI}`, version: pkg.version, cpu: [t.arch], main: binary, files: [binary] }
+  for (const field of SHARED_FIELDS) if (pkg[field] !== undefined) manifest[field] = pkg[field]
+  manifest.os = [t.platform]
+  if (t.abi === 'gnu') manifest.libc = ['glibc']
+  else if (t.abi === 'musl') manifest.libc = ['musl']
+  const readme = `# \`${manifest.name}\`\n\nThis is the **${target}** binary for \`${pkg.name}\`\n`
+  return { platform: t.platformArchABI, binary, manifest, readme }
+}
+
 /** The published package.json of the main package. */
 export function publishedManifest(pkg = readJson(join(root, 'package.json'))) {
   const out = {}
@@ -65,17 +87,11 @@ export function packRelease({ dest, requireAll = false } = {}) {
     const platforms = []
     for (const target of pkg.napi.targets) {
       // napi-rs's own naming: x86_64-unknown-linux-gnu → linux-x64-gnu
-      const platform = parseTriple(target).platformArchABI
+      const { platform, binary, manifest, readme } = platformPackage(pkg, target)
       const dir = join(root, 'npm', platform)
-      const manifest = readJson(join(dir, 'package.json'))
-      const binary = `${pkg.napi.binaryName}.${platform}.node`
-      if (manifest.version !== pkg.version) {
-        throw new Error(`pack: npm/${platform}/package.json has version ${manifest.version}, package.json ${pkg.version}: run \`npx napi version --npm-dir npm\``)
-      }
       if (pkg.optionalDependencies?.[manifest.name] !== pkg.version) {
         throw new Error(`pack: package.json optionalDependencies must list ${manifest.name} at ${pkg.version}`)
       }
-      if (manifest.main !== binary) throw new Error(`pack: npm/${platform}/package.json main must be ${binary}`)
       const source = [join(dir, binary), join(root, binary)].find((p) => existsSync(p))
       if (!source) {
         if (requireAll) throw new Error(`pack: no ${binary} (neither in npm/${platform}/ nor in the repository root)`)
@@ -84,7 +100,8 @@ export function packRelease({ dest, requireAll = false } = {}) {
       }
       const stage = join(staging, platform)
       mkdirSync(stage)
-      for (const f of ['package.json', 'README.md']) copyFileSync(join(dir, f), join(stage, f))
+      writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+      writeFileSync(join(stage, 'README.md'), readme)
       copyFileSync(join(root, 'LICENSE'), join(stage, 'LICENSE'))
       copyFileSync(source, join(stage, binary))
       platforms.push({ name: manifest.name, target, tarball: pack(stage, dest) })
@@ -111,16 +128,13 @@ export function packRelease({ dest, requireAll = false } = {}) {
 
 /**
  * Sets package.json `optionalDependencies` to every platform package at the package's version
- * (run by the `version` script after `napi version` has bumped each npm/<platform>/package.json).
+ * (run by the `version` script).
  */
 export function syncOptionalDependencies() {
   const path = join(root, 'package.json')
   const pkg = readJson(path)
   pkg.optionalDependencies = { ...pkg.optionalDependencies }
-  for (const target of pkg.napi.targets) {
-    const { name } = readJson(join(root, 'npm', parseTriple(target).platformArchABI, 'package.json'))
-    pkg.optionalDependencies[name] = pkg.version
-  }
+  for (const target of pkg.napi.targets) pkg.optionalDependencies[platformPackage(pkg, target).manifest.name] = pkg.version
   writeFileSync(path, `${JSON.stringify(pkg, null, 2)}\n`)
 }
 

@@ -1,6 +1,12 @@
 /**
  * `Channel`: a TCP connection (or listener) on one loop, with its pipeline. Everything a
  * channel does runs on its loop's thread (here: the thread that made the loop).
+ *
+ * The class declares every member it has: the ones that belong to a feature (`tls`,
+ * `haproxy`, `toDuplex`, `messages`) delegate to that feature's module, which keeps what it
+ * remembers of the channel in a field here (`_tlsInfo`, `_haproxy`). No module adds to the
+ * prototype, so the shape does not depend on what was imported. The feature modules import
+ * `Channel` as a type only, so importing them from here makes no load-time cycle.
  */
 import { AsyncResource } from 'node:async_hooks'
 import type { AddressInfo } from 'node:net'
@@ -15,6 +21,10 @@ import { OPTION_NAMES, decodeOption, encodeOption, type ChannelOptionName, type 
 import { PipelineEvent } from './events'
 import { WriteCount } from './writability'
 import { ChannelStateFlag } from './protocol'
+import { type TlsInfo, tlsInfo } from './tls-info'
+import { type HAProxyMessage, haproxyOf } from './haproxy'
+import { ChannelDuplex, type ChannelDuplexOptions } from './duplex'
+import { ChannelMessages, type ChannelMessagesOptions } from './messages'
 
 /** What `ServerBootstrap.bind` resolves to: a server channel (or, with `SO_REUSEPORT` worker
  * listeners, the set of them). */
@@ -30,6 +40,8 @@ export interface ServerChannel {
   /** Lets the process exit while listening (node:net's `unref()`). */
   unref(): this
   ref(): this
+  /** Stops listening (`await using`). */
+  [Symbol.asyncDispose](): Promise<void>
 }
 
 /** Runs `init` for `ch`; a throwing initializer closes the channel and reports the error.
@@ -70,6 +82,10 @@ export class Channel implements ServerChannel {
   readonly _writes = new WriteCount()
   /** @internal The async context its events run in (the context that made the channel). */
   readonly _resource: AsyncResource
+  /** @internal The last TLS session read (`tls-info.ts`): `channel.tls` after the close. */
+  _tlsInfo: TlsInfo | undefined = undefined
+  /** @internal The PROXY protocol header, once read (`haproxy.ts`): `channel.haproxy` after the close. */
+  _haproxy: HAProxyMessage | undefined = undefined
   #closed = false
   #closeFuture: Promise<void> | undefined
   #resolveClose: (() => void) | undefined
@@ -285,6 +301,41 @@ export class Channel implements ServerChannel {
   ref(): this {
     this._hub.native.setRef(this.id, true)
     return this
+  }
+
+  /** What the channel's `SslHandler` negotiated; undefined before the handshake or without TLS. */
+  get tls(): TlsInfo | undefined {
+    return tlsInfo(this)
+  }
+
+  /** The PROXY protocol header this channel received (its `HAProxyMessageDecoder`'s), once it did. */
+  get haproxy(): HAProxyMessage | undefined {
+    return haproxyOf(this)
+  }
+
+  /**
+   * A `stream.Duplex` over this channel, added as a handler at the end of its pipeline; see
+   * `ChannelDuplex`. Backpressure maps onto the channel's: `write()` returns false while the
+   * channel is unwritable, and a consumer that falls behind turns `autoRead` off.
+   */
+  toDuplex(options?: ChannelDuplexOptions): ChannelDuplex {
+    return new ChannelDuplex(this, options)
+  }
+
+  /**
+   * The channel's inbound messages as an async iterator (`for await (const m of ch.messages())`),
+   * with backpressure: the channel stops reading while the consumer is `highWaterMark`
+   * messages behind. Ends when the channel closes; an error in the pipeline rejects it. Make
+   * it before data can arrive (in the initializer, or with `autoRead: false`): messages that
+   * reached the end of the pipeline before it existed are gone.
+   */
+  messages<T = Buffer>(options?: ChannelMessagesOptions): ChannelMessages<T> {
+    return new ChannelMessages<T>(this, options)
+  }
+
+  /** Closes the channel (`await using`); resolves once it is closed. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close()
   }
 
   /** @internal The native side reported the close. */

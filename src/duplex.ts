@@ -23,7 +23,7 @@
  */
 import { Duplex } from 'node:stream'
 import type { AddressInfo } from 'node:net'
-import { Channel } from './channel'
+import type { Channel } from './channel'
 import type { ChannelHandlerContext } from './context'
 import { NetloopError, checkBoolean, checkInteger, invalidArgType } from './errors'
 import { ChannelInputShutdownEvent } from './handlers'
@@ -378,22 +378,3 @@ export class ChannelDuplex extends Duplex {
     return this
   }
 }
-
-declare module './channel' {
-  interface Channel {
-    /**
-     * A `stream.Duplex` over this channel, added as a handler at the end of its pipeline; see
-     * `ChannelDuplex`. Backpressure maps onto the channel's: `write()` returns false while the
-     * channel is unwritable, and a consumer that falls behind turns `autoRead` off.
-     */
-    toDuplex(options?: ChannelDuplexOptions): ChannelDuplex
-  }
-}
-
-Object.defineProperty(Channel.prototype, 'toDuplex', {
-  value: function toDuplex(this: Channel, options?: ChannelDuplexOptions): ChannelDuplex {
-    return new ChannelDuplex(this, options)
-  },
-  writable: true,
-  configurable: true,
-})

@@ -210,6 +210,11 @@ export class EventLoopGroup extends EventEmitter {
     })
   }
 
+  /** `shutdownGracefully(0, 15000)` (`await using`); resolves once every loop terminated. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutdownGracefully(0, 15_000)
+  }
+
   #shutdown(quietPeriodMs: number, timeoutMs: number): Promise<void> {
     if (this.#workers.length === 0) {
       // Each loop checks the arguments (and throws) before anything shuts down.

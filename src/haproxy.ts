@@ -18,7 +18,7 @@
  */
 import { isIP } from 'node:net'
 import { native } from './binding'
-import { Channel } from './channel'
+import type { Channel } from './channel'
 import { NativeHandler } from './codecs'
 import { NetloopError, checkInteger, fromNative, invalidArg, invalidArgType } from './errors'
 import { NativeHandlerKind } from './protocol'
@@ -194,18 +194,15 @@ export class HAProxyMessageDecoder extends NativeHandler {
 
   /** @internal Keeps the message for `channel.haproxy` (read while the native side has it). */
   override _onClosed(): void {
-    if (this.#channel) messageOf(this.#channel)
+    if (this.#channel) haproxyOf(this.#channel)
   }
 }
 
-/** The header each channel received, once read. */
-const messages = new WeakMap<Channel, HAProxyMessage>()
-
 const optionalNumber = (s: string): number | undefined => (s === '' ? undefined : Number(s))
 
-/** `channel.haproxy`: kept, or asked of the native decoder (and kept once there). */
-function messageOf(ch: Channel): HAProxyMessage | undefined {
-  const kept = messages.get(ch)
+/** @internal `channel.haproxy`: kept (in `ch._haproxy`), or asked of the native decoder (and kept once there). */
+export function haproxyOf(ch: Channel): HAProxyMessage | undefined {
+  const kept = ch._haproxy
   if (kept || !ch._known) return kept
   let s: string[] | null | undefined
   try {
@@ -234,20 +231,6 @@ export function haproxyMessage(strings: string[], at: number, ch: Channel | unde
     optionalNumber(s(6)),
     tlvs,
   )
-  if (ch) messages.set(ch, m)
+  if (ch) ch._haproxy = m
   return m
 }
-
-declare module './channel' {
-  interface Channel {
-    /** The PROXY protocol header this channel received (its `HAProxyMessageDecoder`'s), once it did. */
-    readonly haproxy: HAProxyMessage | undefined
-  }
-}
-
-Object.defineProperty(Channel.prototype, 'haproxy', {
-  get(this: Channel) {
-    return messageOf(this)
-  },
-  configurable: true,
-})

@@ -1,6 +1,7 @@
 /**
- * `EventLoop`: a Rust event loop (mio selector, lock-free task queue, timer heap) attached to
- * the calling JS thread. libuv watches the loop's selector and runs one loop iteration per
+ * `EventLoop`: a Rust event loop (mio selector, MPSC task queue) attached to the calling JS
+ * thread; its scheduled tasks live in JS (src/timers.ts) behind one native loop timer armed
+ * for the earliest deadline (docs/decisions/0006-js-timers.md). libuv watches the loop's selector and runs one loop iteration per
  * wake-up, so tasks, timers and channel events run synchronously on this thread, in the
  * loop's order; promises and nextTicks they create run right after the iteration.
  *
@@ -278,6 +279,11 @@ export class EventLoop {
     if (signal?.aborted) return Promise.reject(abortError(signal))
     const done = this.#startShutdown(quiet, timeout)
     return signal === undefined ? done : abortable(done, signal, () => this._expediteShutdown())
+  }
+
+  /** `shutdownGracefully(0, 15000)` (`await using`); resolves once the loop terminated. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutdownGracefully(0, 15_000)
   }
 
   #startShutdown(quiet: number, timeout: number): Promise<void> {

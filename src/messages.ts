@@ -15,7 +15,7 @@
  *   over. Leaving the loop early (`break`, `return()`) removes the handler and leaves the
  *   channel open, as `events.on()` leaves its emitter.
  */
-import { Channel } from './channel'
+import type { Channel } from './channel'
 import type { ChannelHandlerContext } from './context'
 import { checkInteger, invalidArgType } from './errors'
 import { ChannelInputShutdownEvent } from './handlers'
@@ -207,24 +207,3 @@ export class ChannelMessages<T = Buffer> implements AsyncIterableIterator<T> {
     return this
   }
 }
-
-declare module './channel' {
-  interface Channel {
-    /**
-     * The channel's inbound messages as an async iterator (`for await (const m of ch.messages())`),
-     * with backpressure: the channel stops reading while the consumer is `highWaterMark`
-     * messages behind. Ends when the channel closes; an error in the pipeline rejects it. Make
-     * it before data can arrive (in the initializer, or with `autoRead: false`): messages that
-     * reached the end of the pipeline before it existed are gone.
-     */
-    messages<T = Buffer>(options?: ChannelMessagesOptions): ChannelMessages<T>
-  }
-}
-
-Object.defineProperty(Channel.prototype, 'messages', {
-  value: function messages<T>(this: Channel, options?: ChannelMessagesOptions): ChannelMessages<T> {
-    return new ChannelMessages<T>(this, options)
-  },
-  writable: true,
-  configurable: true,
-})

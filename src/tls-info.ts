@@ -189,24 +189,21 @@ function certificateFields(raw: Buffer): PeerCertificate {
   }
 }
 
-/** The last session read of each channel (read at the latest when it closes): `channel.tls`
- * stays readable after the close, as node:tls's getters do on a closed socket. Nothing is kept
- * per idle connection. */
-const sessions = new WeakMap<Channel, TlsInfo>()
-
-/** @internal `channel.tls`. */
+/** @internal `channel.tls`. The last session read is kept in `ch._tlsInfo` (read at the latest
+ * when the channel closes): `channel.tls` stays readable after the close, as node:tls's getters
+ * do on a closed socket. */
 export function tlsInfo(ch: Channel): TlsInfo | undefined {
-  if (!ch._known) return sessions.get(ch)
+  if (!ch._known) return ch._tlsInfo
   let s: ReturnType<typeof ch._hub.native.tlsSession>
   try {
     ch._hub.sync()
     s = ch._hub.native.tlsSession(ch.id)
   } catch {
-    return sessions.get(ch)
+    return ch._tlsInfo
   }
-  if (!s) return sessions.get(ch)
+  if (!s) return ch._tlsInfo
   const info = toInfo(ch, s)
-  sessions.set(ch, info)
+  ch._tlsInfo = info
   return info
 }
 

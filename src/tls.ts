@@ -12,7 +12,7 @@
  */
 import { isIP } from 'node:net'
 import { native } from './binding'
-import { Channel } from './channel'
+import type { Channel } from './channel'
 import { NativeHandler } from './codecs'
 import { NativeHandlerKind, ProtocolAnswer, ServerNameAnswer } from './protocol'
 import { NetloopError, fromNative, invalidArg, invalidArgType } from './errors'
@@ -321,17 +321,3 @@ export function tlsHandlerOf(ch: Channel): SslHandler | undefined {
   for (let c = p._head._next; c && c !== p._tail; c = c._next) if (c.nativeHandler instanceof SslHandler) return c.nativeHandler
   return undefined
 }
-
-declare module './channel' {
-  interface Channel {
-    /** What the channel's `SslHandler` negotiated; undefined before the handshake or without TLS. */
-    readonly tls: TlsInfo | undefined
-  }
-}
-
-Object.defineProperty(Channel.prototype, 'tls', {
-  get(this: Channel) {
-    return tlsInfo(this)
-  },
-  configurable: true,
-})

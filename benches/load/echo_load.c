@@ -31,6 +31,12 @@
  * so the server's CPU is taken over exactly the window the messages are counted in.
  * machine_busy_ticks: busy ticks of all CPUs over the window (/proc/stat), to see other load.
  * total_messages counts the warm-up too (to divide server-side counters by).
+ * ECHO_LOAD_RATE=R in the environment (modes echo and lines): a fixed rate of R messages per
+ * second over all connections instead of as fast as the server answers: a connection whose
+ * answer came back waits for the next slot of the schedule (at most one slot per connection is
+ * owed after a stall, so no burst catches up; epoll's 1 ms timeout is the tick). The server's CPU
+ * per message at a rate every server keeps is the cost of a message, not of a saturated loop.
+ * Printed as rate_target (0: unlimited).
  * Exit status 2 on a mismatch, a closed connection or a socket error.
  */
 #define _GNU_SOURCE
@@ -201,6 +207,8 @@ int main(int argc, char **argv) {
   int server_pid = argc > 8 ? atoi(argv[8]) : 0;
   if (argc > 9) depth = atoi(argv[9]);
   if (stream) depth = 1; /* one stamp slot; no round trip is recorded */
+  double rate = getenv("ECHO_LOAD_RATE") ? atof(getenv("ECHO_LOAD_RATE")) : 0;
+  if (bulk) rate = 0;
   if (nconn < 1 || size < 1 || seconds <= 0 || warmup < 0 || (lines && size < 2) || depth < 1 || depth > 1024) {
     fprintf(stderr, "echo_load: bad arguments\n");
     return 1;
@@ -235,6 +243,12 @@ int main(int argc, char **argv) {
     if (epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev) < 0) die("epoll_ctl");
   }
 
+  /* ECHO_LOAD_RATE: the connections waiting for a slot (a ring), and the slots owed. */
+  int *idle_q = calloc((size_t)nconn, sizeof *idle_q);
+  size_t q_head = 0, q_len = 0;
+  double credit = 0;
+  uint64_t last_ns = 0;
+
   uint64_t t0 = now_ns();
   uint64_t measure_from = t0 + (uint64_t)(warmup * 1e9);
   uint64_t measure_to = measure_from + (uint64_t)(seconds * 1e9);
@@ -261,6 +275,7 @@ int main(int argc, char **argv) {
       break;
     }
     int timeout_ms = (int)(((measuring ? measure_to : measure_from) - t) / 1000000ull) + 1;
+    if (rate > 0 && timeout_ms > 1) timeout_ms = 1;
     int n = epoll_wait(ep, evs, 256, timeout_ms);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -337,6 +352,13 @@ int main(int argc, char **argv) {
         }
         continue;
       }
+      if (!c->connected && (evs[k].events & EPOLLOUT) && rate > 0) {
+        c->connected = 1;
+        c->sent = c->got = size; /* nothing outstanding: wait for a slot */
+        set_out(c, 0);
+        idle_q[(q_head + q_len++) % (size_t)nconn] = idx;
+        continue;
+      }
       if (!c->connected && (evs[k].events & EPOLLOUT)) {
         c->connected = 1;
         fill(c, idx);
@@ -387,6 +409,10 @@ int main(int argc, char **argv) {
               hist[us > HIST_US ? HIST_US : us]++;
               messages++;
             }
+            if (rate > 0) {
+              idle_q[(q_head + q_len++) % (size_t)nconn] = idx;
+              break;
+            }
             fill(c, idx);
             c->sent = c->got = 0;
             c->start_ns = done;
@@ -395,6 +421,23 @@ int main(int argc, char **argv) {
             break;
           }
         }
+      }
+    }
+    if (rate > 0) {
+      uint64_t t2 = now_ns();
+      if (last_ns) credit += rate * (double)(t2 - last_ns) / 1e9;
+      last_ns = t2;
+      if (credit > (double)nconn) credit = (double)nconn;
+      while (credit >= 1.0 && q_len > 0) {
+        int i = idle_q[q_head];
+        q_head = (q_head + 1) % (size_t)nconn;
+        q_len--;
+        credit -= 1.0;
+        struct conn *c = &cs[i];
+        fill(c, i);
+        c->sent = c->got = 0;
+        c->start_ns = t2;
+        pump_out(c);
       }
     }
   }
@@ -411,11 +454,11 @@ int main(int argc, char **argv) {
   printf("{\"connections\":%d,\"size\":%zu,\"mode\":\"%s\",\"seconds\":%.3f,\"messages\":%llu,"
          "\"msg_per_s\":%.1f,\"p50_us\":%llu,\"p99_us\":%llu,\"max_us\":%llu,"
          "\"client_cpu_s\":%.4f,\"client_user_s\":%.4f,\"client_cpu_share\":%.4f,\"total_messages\":%llu,"
-         "\"server_cpu_ticks\":%lld,\"clock_ticks_per_s\":%ld,\"machine_busy_ticks\":%lld",
+         "\"server_cpu_ticks\":%lld,\"clock_ticks_per_s\":%ld,\"machine_busy_ticks\":%lld,\"rate_target\":%.1f",
          nconn, size, stream ? "stream" : bulk ? "bulk" : lines ? "lines" : "echo", wall, (unsigned long long)messages, messages / wall,
          (unsigned long long)p50, (unsigned long long)p99, (unsigned long long)max_us, cpu, user, cpu / wall,
          (unsigned long long)total, (srv0 >= 0 && srv1 >= 0) ? srv1 - srv0 : -1LL, sysconf(_SC_CLK_TCK),
-         (busy0 >= 0 && busy1 >= 0) ? busy1 - busy0 : -1LL);
+         (busy0 >= 0 && busy1 >= 0) ? busy1 - busy0 : -1LL, rate);
   if (bulk)
     printf(",\"depth\":%d,\"mb_per_s\":%.1f,\"bytes_verified\":%llu", stream ? 0 : depth, (double)messages * (double)size / wall / 1e6,
            (unsigned long long)bytes_verified);

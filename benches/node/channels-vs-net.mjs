@@ -7,7 +7,11 @@
 //                                         [--resp-n N] [--resp-n-pipelined N]
 //                                         [--no-pin] [--json FILE] [--quiet-wait SECONDS]
 //                                         [--quiet-wait-total SECONDS] [--addon FILE.node]
-//                                         [--http-delay-ms MS] [--http-pipeline N]
+//                                         [--http-delay-ms MS] [--http-pipeline N] [--no-node24]
+//
+// The node:* servers run on the system Node (20) and again on Node 24 (`... (Node 24)` rows,
+// the npm package of its official build fetched by runtimes.mjs; --no-node24 leaves them out);
+// ratios are taken to the Node 20 server.
 //
 // --runs, --seconds, --warmup: rounds and measured/warm-up seconds per run (5, 3, 1; --quick:
 // 3, 1.5, 0.5). wrk takes whole seconds: the HTTP runs round them (at least 1). --resp-n and
@@ -55,6 +59,7 @@ import { dirname, join } from 'node:path'
 import { bundleExample } from './bundle.mjs'
 import { CLK_TCK, addonUnderTest, alternating, flag, fmt, inRounds, machineBusy, median, newer, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
 import { wrk as wrkRun, writeWrkScripts } from './wrk.mjs'
+import { nodeLine } from './runtimes.mjs'
 
 const quick = flag('--quick')
 const RUNS = Number(opt('--runs', quick ? 3 : 5))
@@ -195,8 +200,9 @@ async function startExternal(name, cpu) {
 function startServer(name, cpu) {
   const t = TARGETS[name]
   if (t.external) return startExternal(name, cpu)
-  const cmd = cpu === undefined ? process.execPath : 'taskset'
-  const args = cpu === undefined ? t.args : ['-c', String(cpu), process.execPath, ...t.args]
+  const node = t.node ?? process.execPath
+  const cmd = cpu === undefined ? node : 'taskset'
+  const args = cpu === undefined ? t.args : ['-c', String(cpu), node, ...t.args]
   const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
   let err = ''
   child.stderr.on('data', (d) => (err += d))
@@ -382,6 +388,20 @@ function respTable(rounds) {
 // The example with the native codec (the default), with --js-codec (the pure-JS decoder, for
 // reference), node:http, and the C floor when a C compiler built it.
 const HTTP_TARGETS = ['netloop http-hello.ts', 'netloop http-hello.ts --js-codec', 'node:http', ...(haveEpollHttp ? ['C epoll http (floor)'] : [])]
+// The node servers again on Node 24 (runtimes.mjs; --no-node24 leaves them out): every ratio
+// to node:* is taken to Node 20's, and the Node 24 rows show where the newer line stands.
+const node24Note = []
+if (!flag('--no-node24')) {
+  const n24 = nodeLine()
+  if (!n24.bin) node24Note.push(`Node 24 servers skipped: ${n24.reason}`)
+  else {
+    const twins = { 'node:net': WORKLOADS['echo-1'].targets, 'node:net lines': WORKLOADS['lines-50'].targets, 'node:net resp': RESP_TARGETS, 'node:http': HTTP_TARGETS }
+    for (const [name, lists] of Object.entries(twins)) {
+      TARGETS[`${name} (Node 24)`] = { ...TARGETS[name], node: n24.bin }
+      for (const list of name === 'node:net' ? [WORKLOADS['echo-1'].targets, WORKLOADS['echo-50'].targets] : [lists]) list.push(`${name} (Node 24)`)
+    }
+  }
+}
 // wrk's -d takes whole seconds.
 const HTTP_SECONDS = Math.max(1, Math.round(SECONDS))
 const HTTP_WARMUP = Math.max(1, Math.round(WARMUP))
@@ -516,6 +536,7 @@ header.push(`addon ${addonAtStart.file}: ${addonAtStart.size} bytes, ${addonAtSt
 // A release build is ~1.2 MB; a debug build (opt-level 0, debug assertions) is ~25 MB and 2x slower.
 if (addonAtStart.size > 8 << 20) header.push('WARNING: the addon looks like a DEBUG build (size): netloop figures are not representative')
 if (load1 > 0.5) header.push(`WARNING: the machine is not quiet (load average ${load1.toFixed(2)}): figures will be noisy`)
+header.push(...node24Note)
 console.log(header.join('\n'))
 const results = { header, runs: {}, tables: {} }
 

@@ -1,14 +1,22 @@
 // netloop side by side with its peers (issue 11): the same echo workloads, driven by the same C
 // load generator, against a minimal C epoll server (the floor), tokio (current_thread), Netty 4.1
 // (NIO, 1 worker thread), the netloop Rust core's echo_server example (1 and 2 worker loops),
-// netloop from TypeScript and node:net.
+// netloop from TypeScript, Bun's JS echo (Bun.listen; issue 38's target is the TS echo at or
+// below it) and node:net.
 //
-//   node benches/node/peers.mjs [--quick] [--runs N] [--seconds S] [--only echo-1,echo-50,bulk-4,stream-4,scale-50]
-//                               [--servers NAME,NAME] [--no-pin] [--json FILE] [--quiet-wait SECONDS]
+//   node benches/node/peers.mjs [--quick] [--runs N] [--seconds S] [--only echo-1,echo-50,echo-50-rate,bulk-4,stream-4,scale-50]
+//                               [--rate MSG_PER_S] [--rate-share 0.3]
+//                               [--servers NAME,NAME] [--no-pin] [--no-node24] [--json FILE] [--jsonl FILE] [--quiet-wait SECONDS]
 //                               [--quiet-wait-total SECONDS] [--addon FILE.node] [--spin-us N]
 //
 // --servers keeps the servers whose names start with one of the NAMEs (e.g. `tokio,netloop Rust`;
 // node:net is always kept, the ratios are taken to it).
+//
+// The Node servers (netloop TS, node:net) also run on Node 24 (`... (Node 24)`, fetched by
+// runtimes.mjs into scripts/node-lines.sh's cache; --no-node24 leaves them out). The tables give
+// every ratio to node:net and to the C epoll server of the same round, and for netloop TS the JS
+// crossings per message (the binding's calls into JS, printed by the server when it exits, over
+// every message of the run).
 //
 // All servers are pinned alike (CPU 0 in every workload): `netloop Rust (2 workers)` therefore
 // runs its two loops on one core; it shows the cost of a second loop there, not a second core
@@ -19,6 +27,8 @@
 //            across the two vCPUs of this VM measures the hypervisor's cross-CPU wake-up; see
 //            channels-vs-net.mjs)
 //   echo-50  64 B ping-pong on 50 connections, server on CPU 0, client on CPU 1
+//   echo-50-rate  the same at a fixed rate (ECHO_LOAD_RATE): --rate, else --rate-share (0.3) of
+//            the lowest echo-50 median of the run; the server CPU per message at that rate
 //   bulk-4   16 KiB messages streamed on 4 connections, 4 in flight per connection, every echoed
 //            byte checked against a pattern (echo_load's `bulk` mode); server CPU 0, client CPU 1
 //   stream-4 16 KiB messages on 4 connections without a window: each connection writes as fast
@@ -62,14 +72,17 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { addonUnderTest, flag, fmt, median, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
+import { summarize } from './stats.mjs'
 import { buildLoad, buildServers, memoryKiB, pickServers, startServer } from '../peers/servers.mjs'
+import { nodeLine } from './runtimes.mjs'
 
 const quick = flag('--quick')
 const RUNS = Number(opt('--runs', quick ? 1 : 3))
 const SECONDS = Number(opt('--seconds', quick ? 1 : 3))
 const WARMUP = quick ? 0.5 : 1
 const JVM_WARMUP = quick ? 2 : 3
-const ONLY = opt('--only', 'echo-1,echo-50,bulk-4,stream-4,scale-50').split(',')
+const ONLY = opt('--only', 'echo-1,echo-50,echo-50-rate,bulk-4,stream-4,scale-50').split(',')
+const RATE_SHARE = Number(opt('--rate-share', 0.3))
 const PIN = !flag('--no-pin') && cpus().length >= 2
 const QUIET_WAIT_S = Number(opt('--quiet-wait', quick ? 3 : 120))
 // --quick must stay within about a minute: at most 12 s of waiting for quiet in all, then none.
@@ -79,6 +92,7 @@ const { addonId } = addonUnderTest()
 const WORKLOADS = {
   'echo-1': { title: '64 B echo, 1 connection', conns: 1, size: 64, mode: 'echo', pin: [0, 0] },
   'echo-50': { title: '64 B echo, 50 connections', conns: 50, size: 64, mode: 'echo', pin: [0, 1] },
+  'echo-50-rate': { title: '64 B echo, 50 connections, at a fixed rate', conns: 50, size: 64, mode: 'echo', pin: [0, 1], fixedRate: true },
   'bulk-4': { title: '16 KiB bulk echo, 4 connections (4 messages in flight each, every byte checked)', conns: 4, size: 16384, mode: 'bulk', depth: 4, pin: [0, 1] },
   'stream-4': { title: '16 KiB stream echo, 4 connections (no window: writer and reader concurrent, every byte checked)', conns: 4, size: 16384, mode: 'stream', pin: [0, 1] },
   'scale-50': { title: '64 B echo, 50 connections, one worker against two (nothing pinned)', conns: 50, size: 64, mode: 'echo', pin: [undefined, undefined], scaling: true },
@@ -105,6 +119,18 @@ if (SPIN_ARG !== 'off') {
     return name
   })
   SCALING_PAIRS.push(pair)
+}
+// The Node servers again on Node 24 (the npm package of its official build, fetched once into
+// scripts/node-lines.sh's cache; --no-node24 leaves them out; skipped with a note when it
+// cannot be fetched): issue 38 asks for every node:* ratio on both lines.
+if (!flag('--no-node24')) {
+  const n24 = nodeLine()
+  if (!n24.bin) skipped.push({ name: 'Node 24 servers', reason: n24.reason })
+  else {
+    for (const name of ['netloop TS', 'netloop TS (autoRelease)', 'node:net']) {
+      if (TARGETS[name]) TARGETS[`${name} (Node 24)`] = { ...TARGETS[name], cmd: n24.bin }
+    }
+  }
 }
 const BASE = 'node:net'
 const picked = pickServers(Object.keys(TARGETS), opt('--servers', undefined))
@@ -138,10 +164,14 @@ async function loadRun(name, w) {
   const warmup = t.jvm ? JVM_WARMUP : WARMUP
   const args = ['127.0.0.1', String(server.port), String(w.conns), String(w.size), String(SECONDS), String(warmup), w.mode, String(server.pid)]
   if (w.depth) args.push(String(w.depth))
-  const r = spawnSync(ccpu === undefined ? loadBin : 'taskset', ccpu === undefined ? args : ['-c', String(ccpu), loadBin, ...args], { encoding: 'utf8' })
+  const env = w.rate ? { ...process.env, ECHO_LOAD_RATE: String(Math.round(w.rate)) } : process.env
+  const r = spawnSync(ccpu === undefined ? loadBin : 'taskset', ccpu === undefined ? args : ['-c', String(ccpu), loadBin, ...args], { encoding: 'utf8', env })
   const mem = server.alive() ? memoryKiB(server.pid) : {}
   const switches = server.alive() ? contextSwitches(server.pid) : NaN
-  await server.stop()
+  const exitLines = await server.stop()
+  // netloop servers print their loop's metrics and the binding's calls into JS when they exit.
+  const exit = (exitLines ?? '').split('\n').find((l) => l.startsWith('{"metrics"'))
+  const crossings = exit ? JSON.parse(exit).jsCrossings : undefined
   if (r.status !== 0) throw new Error(`echo_load against ${name} failed (${r.status}): ${r.stderr.trim()}`)
   const c = JSON.parse(r.stdout)
   const serverS = c.server_cpu_ticks / c.clock_ticks_per_s
@@ -157,6 +187,7 @@ async function loadRun(name, w) {
     serverCores: serverS / c.seconds,
     peakRssMiB: mem.hwm / 1024,
     switchesPerMsg: switches / c.total_messages,
+    crossingsPerMsg: crossings === undefined ? undefined : crossings / c.total_messages,
     clientCpuShare: c.client_cpu_share,
     clientUserShare: c.client_user_s / c.seconds,
     otherCores: Math.max(0, c.machine_busy_ticks / c.clock_ticks_per_s / c.seconds - serverS / c.seconds - c.client_cpu_share),
@@ -171,13 +202,13 @@ const runsIn = (name, w) => !TARGETS[name].modes || TARGETS[name].modes.includes
 
 function table(w, rounds, failed) {
   const bulk = w.mode === 'bulk' || w.mode === 'stream'
-  const vsFloor = w.mode === 'stream' && names.includes(FLOOR)
+  const vsFloor = names.includes(FLOOR)
   const [rate, rateName, cpuKey, cpuName] = bulk
     ? ['mbPerS', 'MB/s', 'serverCpuUsPerMB', 'server CPU µs/MB']
     : ['msgPerS', 'msg/s', 'serverCpuUsPerMsg', 'server CPU µs/msg']
   const lines = [
-    `| server | ${rateName} | ${bulk ? 'msg/s | ' : ''}p50 µs | p99 µs | ${cpuName} | server cores | peak RSS MiB | client CPU share (user) | ${rateName} ratio vs node:net | CPU ratio vs node:net |${vsFloor ? ` ${rateName} ratio vs ${FLOOR} | CPU ratio vs ${FLOOR} |` : ''}`,
-    `| --- | --- | ${bulk ? '--- | ' : ''}--- | --- | --- | --- | --- | --- | --- | --- |${vsFloor ? ' --- | --- |' : ''}`,
+    `| server | ${rateName} | ${bulk ? 'msg/s | ' : ''}p50 µs | p99 µs | ${cpuName} | server cores | JS crossings/msg | peak RSS MiB | client CPU share (user) | ${rateName} ratio vs node:net | CPU ratio vs node:net |${vsFloor ? ` ${rateName} ratio vs ${FLOOR} | CPU ratio vs ${FLOOR} |` : ''}`,
+    `| --- | --- | ${bulk ? '--- | ' : ''}--- | --- | --- | --- | --- | --- | --- | --- | --- |${vsFloor ? ' --- | --- |' : ''}`,
   ]
   for (const t of names.filter((n) => runsIn(n, w))) {
     const rs = rounds.map((round) => round[t]).filter(Boolean)
@@ -190,7 +221,7 @@ function table(w, rounds, failed) {
     }
     const p99 = col('p99')
     lines.push(
-      `| ${t} | ${spread(col(rate))} | ${bulk ? `${spread(col('msgPerS'))} | ` : ''}${fmt(median(col('p50')))} | ${fmt(median(p99))} (${fmt(Math.min(...p99))}–${fmt(Math.max(...p99))}) | ${spread(col(cpuKey), 2)} | ${fmt(median(col('serverCores')), 2)} | ${fmt(median(col('peakRssMiB')), 1)} | ${fmt(median(col('clientCpuShare')), 2)} (${fmt(median(col('clientUserShare')), 2)}) | ${ratio(rate)} | ${ratio(cpuKey)} |${vsFloor ? ` ${ratio(rate, FLOOR)} | ${ratio(cpuKey, FLOOR)} |` : ''}`,
+      `| ${t} | ${spread(col(rate))} | ${bulk ? `${spread(col('msgPerS'))} | ` : ''}${fmt(median(col('p50')))} | ${fmt(median(p99))} (${fmt(Math.min(...p99))}–${fmt(Math.max(...p99))}) | ${spread(col(cpuKey), 2)} | ${fmt(median(col('serverCores')), 2)} | ${rs.some((r) => r.crossingsPerMsg !== undefined) ? spread(col('crossingsPerMsg').filter((x) => x !== undefined), 3) : '–'} | ${fmt(median(col('peakRssMiB')), 1)} | ${fmt(median(col('clientCpuShare')), 2)} (${fmt(median(col('clientUserShare')), 2)}) | ${ratio(rate)} | ${ratio(cpuKey)} |${vsFloor ? ` ${ratio(rate, FLOOR)} | ${ratio(cpuKey, FLOOR)} |` : ''}`,
     )
   }
   const other = rounds.flatMap((round) => Object.values(round).map((r) => r.otherCores))
@@ -241,10 +272,26 @@ for (const s of skipped) header.push(`skipped: ${s.name}: ${s.reason}`)
 if (load1 > 0.5) header.push(`WARNING: the machine is not quiet (load average ${load1.toFixed(2)}): figures will be noisy`)
 console.log(header.join('\n'))
 const results = { header, skipped, runs: {}, tables: {} }
+const started = new Date()
+/** Records for docs/benchmarks/results.jsonl (stats.mjs): one per workload and server. */
+const records = []
 
 for (const key of Object.keys(WORKLOADS)) {
   if (!ONLY.includes(key)) continue
   const w = WORKLOADS[key]
+  if (w.fixedRate) {
+    // --rate, else RATE_SHARE of the lowest median msg/s of echo-50 in this run: every server
+    // keeps it, so the CPU per message compares the cost of a message, not a saturated loop.
+    const echo = results.runs['echo-50']
+    const medians = echo ? names.map((n) => median(echo.map((r) => r[n]?.msgPerS).filter(Number.isFinite))).filter(Number.isFinite) : []
+    w.rate = opt('--rate', undefined) ? Number(opt('--rate')) : medians.length ? RATE_SHARE * Math.min(...medians) : undefined
+    if (!w.rate) {
+      console.log(`\n### ${w.title}\n\nskipped: no --rate and no echo-50 run to take ${RATE_SHARE} of`)
+      continue
+    }
+    w.baseTitle = w.title
+    w.title = `${w.title}: ${Math.round(w.rate).toLocaleString('en')} msg/s (${opt('--rate', undefined) ? '--rate' : `${RATE_SHARE} of the slowest server's echo-50 median`})`
+  }
   const rounds = []
   const failed = {}
   const servers = w.scaling ? scalingNames : names.filter((n) => runsIn(n, w))
@@ -267,10 +314,22 @@ for (const key of Object.keys(WORKLOADS)) {
     rounds.push(round)
   }
   results.runs[key] = rounds
-  const cmd = `echo_load 127.0.0.1 PORT ${w.conns} ${w.size} ${SECONDS} ${WARMUP} ${w.mode} SERVER_PID${w.depth ? ` ${w.depth}` : ''}`
+  const cmd = `${w.rate ? `ECHO_LOAD_RATE=${Math.round(w.rate)} ` : ''}echo_load 127.0.0.1 PORT ${w.conns} ${w.size} ${SECONDS} ${WARMUP} ${w.mode} SERVER_PID${w.depth ? ` ${w.depth}` : ''}`
   const jvm = servers.some((t) => TARGETS[t].jvm) ? ` (the JVM's warm-up: ${JVM_WARMUP} s)` : ''
   const pinned = PIN && w.pin[0] !== undefined
   const body = w.scaling ? scalingTable(rounds, failed) : table(w, rounds, failed)
+  for (const t of servers) {
+    const rs = rounds.map((round) => round[t]).filter(Boolean)
+    if (!rs.length) continue
+    const col = (k) => rs.map((x) => x[k])
+    const bulk = w.mode === 'bulk' || w.mode === 'stream'
+    // At a fixed rate the throughput is the schedule's, not a figure of merit (not compared).
+    const metrics = bulk ? { mbPerS: summarize(col('mbPerS')), cpuUsPerMB: summarize(col('serverCpuUsPerMB')) } : { [w.rate ? 'achievedPerS' : 'msgPerS']: summarize(col('msgPerS')), cpuUsPerMsg: summarize(col('serverCpuUsPerMsg')) }
+    Object.assign(metrics, { serverCores: summarize(col('serverCores')), clientCpuShare: summarize(col('clientCpuShare')) })
+    if (rs.some((x) => x.crossingsPerMsg !== undefined)) metrics.crossingsPerMsg = summarize(col('crossingsPerMsg'))
+    const runtime = TARGETS[t].node ? `node ${TARGETS[t].cmd === process.execPath ? process.versions.node : (/node-(\d+\.\d+\.\d+)/.exec(TARGETS[t].cmd)?.[1] ?? '?')}` : undefined
+    records.push({ workload: w.baseTitle ?? w.title, peer: t, runtime, ...(w.rate ? { rate: Math.round(w.rate) } : {}), pinned: PIN && w.pin[0] !== undefined, metrics })
+  }
   results.tables[key] = `### ${w.title}\n\nClient: \`${pinned ? `taskset -c ${w.pin[1]} ` : ''}${cmd}\`${jvm}; servers ${pinned ? `on CPU ${w.pin[0]}` : 'unpinned'}.\n\n${body}`
   console.log(`\n${results.tables[key]}`)
 }
@@ -284,3 +343,14 @@ const jsonOut = opt('--json', join(root, 'target', 'bench-results', `peers-${Dat
 mkdirSync(dirname(jsonOut), { recursive: true })
 writeFileSync(jsonOut, JSON.stringify(results, null, 1))
 console.log(`\nraw results: ${jsonOut}`)
+// One JSON line per workload and server (--jsonl; the format of docs/benchmarks/results.jsonl:
+// scripts/bench-compare.mjs --new FILE compares them with the last published run).
+const jsonl = opt('--jsonl', undefined)
+if (jsonl) {
+  const git = (...a) => spawnSync('git', a, { cwd: root, encoding: 'utf8' }).stdout?.trim() ?? ''
+  const commit = `${git('rev-parse', '--short=12', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? '-dirty' : ''}`
+  const command = `node benches/node/peers.mjs ${process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`.trim()
+  mkdirSync(dirname(jsonl), { recursive: true })
+  writeFileSync(jsonl, records.map((r) => `${JSON.stringify({ date: started.toISOString(), commit, command, part: 'peers', ...r, rounds: RUNS, seconds: SECONDS, load: { loadavg1: Number(load1.toFixed(2)) }, published: false })}\n`).join(''))
+  console.log(`records: ${jsonl}`)
+}

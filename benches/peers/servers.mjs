@@ -16,6 +16,8 @@
 //                    stream workloads only (64 B reads are never detached: the figures would be
 //                    the same as netloop TS's)
 //   node:net         benches/node/servers/net-echo.mjs
+//   Bun              benches/peers/bun-echo.mjs (Bun.listen, the echo in JS), Bun from its npm
+//                    package (benches/node/runtimes.mjs); skipped when it cannot be fetched
 //
 // A server that cannot be built (tool missing, fetch failed, compile error) is left out with a
 // `skipped: <reason>` line; the others go on.
@@ -23,6 +25,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { newer, root } from '../node/harness.mjs'
+import { bun } from '../node/runtimes.mjs'
 
 const peers = join(root, 'benches', 'peers')
 const out = join(root, 'target', 'peers')
@@ -140,6 +143,11 @@ const BUILDERS = {
       'netloop TS': { cmd: process.execPath, args: [echo], portRe: /^(\d+)\s*$/m, node: true },
       'netloop TS (autoRelease)': { cmd: process.execPath, args: [echo, '--auto-release'], portRe: /^(\d+)\s*$/m, node: true, modes: ['bulk', 'stream'] },
     }
+  },
+  Bun() {
+    const b = bun()
+    if (!b.bin) throw new Error(b.reason)
+    return { [`Bun ${b.version} (JS echo)`]: { cmd: b.bin, args: [join(peers, 'bun-echo.mjs')], portRe: /^(\d+)\s*$/m } }
   },
   'node:net'() {
     return { 'node:net': { cmd: process.execPath, args: [join(nodeServers, 'net-echo.mjs')], portRe: /^(\d+)\s*$/m, node: true } }

@@ -10,10 +10,17 @@ export function ready(port) {
   process.stdout.write(`${port}\n`)
 }
 
-/** On SIGTERM: `{"metrics":{...}}` on stderr (netloop servers), then exit. */
+/** The binding's count of calls into JS so far (every loop of the process); 0 if it has none. */
+export const jsCrossings = () => require('../../../native.js').jsCrossings?.() ?? 0
+const crossingsAtStart = jsCrossings()
+
+/**
+ * On SIGTERM: `{"metrics":{...},"jsCrossings":N}` on stderr (netloop servers; N: the calls
+ * into JS since the server started), then exit.
+ */
 export function exitOnTerm(loop) {
   process.once('SIGTERM', () => {
-    if (loop) process.stderr.write(`${JSON.stringify({ metrics: loop.metrics() })}\n`)
+    if (loop) process.stderr.write(`${JSON.stringify({ metrics: loop.metrics(), jsCrossings: jsCrossings() - crossingsAtStart })}\n`)
     process.exit(0)
   })
 }

@@ -29,7 +29,7 @@
 use bytes::{Buf, Bytes, BytesMut};
 
 use crate::decoder::FrameDecoder;
-use crate::error::{CodecError, ConfigError};
+use crate::error::{invalid_config, CodecError, ConfigError};
 use crate::line::LineBasedFrameDecoder;
 
 /// Common delimiter sets.
@@ -88,15 +88,15 @@ impl DelimiterBasedFrameDecoder {
         delimiters: Vec<Bytes>,
     ) -> Result<Self, ConfigError> {
         if max_frame_length == 0 {
-            return Err(ConfigError::new(
+            return Err(invalid_config(
                 "maxFrameLength must be a positive integer: 0",
             ));
         }
         if delimiters.is_empty() {
-            return Err(ConfigError::new("empty delimiters"));
+            return Err(invalid_config("empty delimiters"));
         }
         if delimiters.iter().any(Bytes::is_empty) {
-            return Err(ConfigError::new("empty delimiter"));
+            return Err(invalid_config("empty delimiter"));
         }
         if is_line_based(&delimiters) {
             let line =

@@ -107,33 +107,14 @@ impl fmt::Display for CodecError {
 
 impl std::error::Error for CodecError {}
 
-/// An invalid argument given to a decoder or encoder constructor.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
-    /// Human-readable description naming the offending argument.
-    pub reason: String,
+/// An invalid argument given to a decoder or encoder constructor: the transport crate's
+/// [`ConfigError`](netloop_transport::ConfigError), shared by the protocol crates.
+pub use netloop_transport::ConfigError;
+
+/// A [`ConfigError`] of this crate (its message says "invalid codec configuration").
+pub(crate) fn invalid_config(reason: impl Into<String>) -> ConfigError {
+    ConfigError::new("codec", reason)
 }
-
-impl ConfigError {
-    /// Stable code exposed to JavaScript as `Error.code` (Node's code for a bad argument).
-    pub fn code(&self) -> &'static str {
-        "ERR_INVALID_ARG_VALUE"
-    }
-
-    pub(crate) fn new(reason: impl Into<String>) -> Self {
-        ConfigError {
-            reason: reason.into(),
-        }
-    }
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid codec configuration: {}", self.reason)
-    }
-}
-
-impl std::error::Error for ConfigError {}
 
 #[cfg(test)]
 mod tests {
@@ -149,7 +130,7 @@ mod tests {
         assert_eq!(too_long.code(), "ERR_TOO_LONG_FRAME");
         assert_eq!(CodecError::corrupted("x").code(), "ERR_CORRUPTED_FRAME");
         assert_eq!(CodecError::encoder("x").code(), "ERR_ENCODER");
-        assert_eq!(ConfigError::new("x").code(), "ERR_INVALID_ARG_VALUE");
+        assert_eq!(invalid_config("x").code(), "ERR_INVALID_ARG_VALUE");
     }
 
     #[test]

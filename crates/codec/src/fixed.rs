@@ -6,7 +6,7 @@
 use bytes::{Bytes, BytesMut};
 
 use crate::decoder::FrameDecoder;
-use crate::error::{CodecError, ConfigError};
+use crate::error::{invalid_config, CodecError, ConfigError};
 
 /// Splits a stream into frames of a fixed length.
 #[derive(Debug, Clone)]
@@ -18,9 +18,7 @@ impl FixedLengthFrameDecoder {
     /// Fails if `frame_length` is 0.
     pub fn new(frame_length: usize) -> Result<Self, ConfigError> {
         if frame_length == 0 {
-            return Err(ConfigError::new(
-                "frameLength must be a positive integer: 0",
-            ));
+            return Err(invalid_config("frameLength must be a positive integer: 0"));
         }
         Ok(FixedLengthFrameDecoder { frame_length })
     }

@@ -24,7 +24,7 @@ use bytes::{Buf, Bytes, BytesMut};
 
 use crate::byte_order::ByteOrder;
 use crate::decoder::FrameDecoder;
-use crate::error::{CodecError, ConfigError};
+use crate::error::{invalid_config, CodecError, ConfigError};
 
 /// Widths a length field may have, in bytes.
 pub(crate) const FIELD_WIDTHS: [usize; 5] = [1, 2, 3, 4, 8];
@@ -84,12 +84,12 @@ impl LengthFieldBasedFrameDecoder {
     /// and a field that ends within the maximum frame length.
     pub fn new(cfg: LengthFieldConfig) -> Result<Self, ConfigError> {
         if cfg.max_frame_length == 0 {
-            return Err(ConfigError::new(
+            return Err(invalid_config(
                 "maxFrameLength must be a positive integer: 0",
             ));
         }
         if !FIELD_WIDTHS.contains(&cfg.length_field_length) {
-            return Err(ConfigError::new(format!(
+            return Err(invalid_config(format!(
                 "unsupported lengthFieldLength: {} (expected: 1, 2, 3, 4, or 8)",
                 cfg.length_field_length
             )));
@@ -98,7 +98,7 @@ impl LengthFieldBasedFrameDecoder {
         let field_end = match field_end {
             Some(end) if end <= cfg.max_frame_length => end,
             _ => {
-                return Err(ConfigError::new(format!(
+                return Err(invalid_config(format!(
                     "maxFrameLength ({}) must be equal to or greater than lengthFieldOffset ({}) \
                      + lengthFieldLength ({})",
                     cfg.max_frame_length, cfg.length_field_offset, cfg.length_field_length

@@ -8,7 +8,7 @@
 use bytes::{BufMut, BytesMut};
 
 use crate::byte_order::ByteOrder;
-use crate::error::{CodecError, ConfigError};
+use crate::error::{invalid_config, CodecError, ConfigError};
 use crate::length_field::FIELD_WIDTHS;
 
 /// Prepends a length field to outbound messages.
@@ -35,7 +35,7 @@ impl LengthFieldPrepender {
         byte_order: ByteOrder,
     ) -> Result<Self, ConfigError> {
         if !FIELD_WIDTHS.contains(&length_field_length) {
-            return Err(ConfigError::new(format!(
+            return Err(invalid_config(format!(
                 "lengthFieldLength must be either 1, 2, 3, 4, or 8: {length_field_length}"
             )));
         }

@@ -33,7 +33,7 @@ use crate::io::WAKER_TOKEN;
 use crate::local::LocalLoop;
 use crate::promise::{Future, Promise};
 use crate::submit::Wake;
-use crate::thread::{find_local, thread_token};
+use crate::thread_context::{find_local, thread_token};
 use crate::timer::{Period, ScheduledHandle};
 
 pub(crate) type Task = Box<dyn FnOnce() + Send + 'static>;
@@ -260,7 +260,7 @@ impl EventLoop {
         el.shared.owner.store(thread_token(), Ordering::SeqCst);
         el.shared.sleeping.store(true, Ordering::SeqCst);
         let local = LocalLoop::new(el.shared.clone(), poll);
-        crate::thread::register_local(local.clone());
+        crate::thread_context::register_local(local.clone());
         Ok((el, crate::LoopDriver::new(local)))
     }
 
@@ -307,6 +307,13 @@ impl EventLoop {
     /// Times the loop's waker was fired (wake-ups of a sleeping loop and self-wakes).
     pub fn wakeups(&self) -> u64 {
         self.shared.wakeups.load(Ordering::Relaxed)
+    }
+
+    /// True while the loop sleeps with nothing to do (blocked in its selector, or an attached
+    /// loop that handed its thread back) until a producer or its own next deadline wakes it.
+    /// Its planned wake-up is published before this turns true.
+    pub fn is_sleeping(&self) -> bool {
+        self.shared.sleeping.load(Ordering::SeqCst)
     }
 
     /// Non-blocking polls the loop made while spinning before a sleep
@@ -420,7 +427,7 @@ impl EventLoop {
         // Wake the loop only if this timer is due before the loop's own planned wake-up.
         self.submit(
             Box::new(move || {
-                if let Some(local) = crate::thread::current() {
+                if let Some(local) = crate::thread_context::current() {
                     local.push_timer(deadline, period, h, task);
                 }
             }),

@@ -40,7 +40,7 @@ mod selector;
 mod shutdown;
 mod spin;
 mod submit;
-mod thread;
+mod thread_context;
 mod timer;
 
 pub use clock::{system_ticker, ManualTicker, SystemTicker, Ticker};

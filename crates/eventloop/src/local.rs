@@ -37,7 +37,7 @@ use crate::io_driver::{IoDriver, Rebuilt};
 use crate::scheduler::Scheduler;
 use crate::selector::PollOutcome;
 use crate::spin::SpinGovernor;
-use crate::thread;
+use crate::thread_context;
 
 pub use crate::batch::TailTaskKey;
 
@@ -98,7 +98,7 @@ impl LocalLoop {
 
     /// The loop whose iteration is running on this thread.
     pub fn current() -> Option<Rc<LocalLoop>> {
-        thread::current()
+        thread_context::current()
     }
 
     /// This loop's process-wide id (as [`EventLoop::id`]).
@@ -288,7 +288,7 @@ impl LocalLoop {
         let Some(me) = self.me.upgrade() else {
             return terminated;
         };
-        let _current = thread::enter(me);
+        let _current = thread_context::enter(me);
         let was_in = self.in_iteration.replace(true);
         let s = self.shared.clone();
         let mut out = Iteration::default();
@@ -500,13 +500,15 @@ impl LocalLoop {
 /// The body of a standalone loop's thread: iterate until terminated, then close the
 /// selector's descriptors at once (nobody else watches them).
 pub(crate) fn run_standalone(shared: Arc<Shared>, poll: Poll) {
-    shared.owner.store(thread::thread_token(), Ordering::SeqCst);
+    shared
+        .owner
+        .store(thread_context::thread_token(), Ordering::SeqCst);
     shared
         .started_nanos
         .store(shared.now_nanos(), Ordering::Relaxed);
     let local = LocalLoop::new(shared.clone(), poll);
     local.owns_selector.set(true);
-    thread::register_local(local.clone());
+    thread_context::register_local(local.clone());
     while !local.iterate_guarded(true, false).terminated {}
     local.release_selector();
 }

@@ -19,13 +19,13 @@
 //! - Cancellation (`cancel`) completes the promise with [`LoopError::Cancelled`] unless it is
 //!   done or was made uncancellable.
 
-use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::error::LoopError;
+use crate::thread_context::{self, ThreadContext};
 
 type Listener<T, E> = Box<dyn FnOnce(&Result<T, E>) + Send + 'static>;
 
@@ -293,7 +293,7 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Future<T, E> {
             if let Some(r) = &st.result {
                 return (**r).clone();
             }
-            if crate::thread::in_any_iteration() {
+            if thread_context::in_any_iteration() {
                 return Err(LoopError::BlockingOperation.into());
             }
             st.waiters += 1;
@@ -316,7 +316,7 @@ impl<T: Send + Sync + 'static, E: Send + Sync + 'static> Future<T, E> {
             if let Some(r) = &st.result {
                 return Some((**r).clone());
             }
-            if crate::thread::in_any_iteration() {
+            if thread_context::in_any_iteration() {
                 return Some(Err(LoopError::BlockingOperation.into()));
             }
             let left = deadline.checked_duration_since(Instant::now())?;
@@ -371,19 +371,18 @@ impl<E: Clone + Send + Sync + 'static> Future<(), E> {
     }
 }
 
-thread_local! {
-    static NOTIFYING: Cell<bool> = const { Cell::new(false) };
-    static PENDING: RefCell<VecDeque<Box<dyn FnOnce()>>> = RefCell::new(VecDeque::new());
-}
-
-/// Runs `job` now, or after the notification already running on this thread.
-fn notify(job: Box<dyn FnOnce()>) {
-    PENDING.with(|q| q.borrow_mut().push_back(job));
-    if NOTIFYING.with(|n| n.replace(true)) {
+/// Runs `job` now, or after the notification already running on this thread (the thread
+/// context's `notifying` and `pending`).
+fn notify(job: thread_context::Notification) {
+    let running = thread_context::with(|c| {
+        c.push_notification(job);
+        c.notifying.replace(true)
+    });
+    if running {
         return;
     }
     loop {
-        let next = PENDING.with(|q| q.borrow_mut().pop_front());
+        let next = thread_context::with(ThreadContext::next_notification);
         let Some(job) = next else { break };
         if catch_unwind(AssertUnwindSafe(job)).is_err() {
             crate::log::error(
@@ -391,7 +390,7 @@ fn notify(job: Box<dyn FnOnce()>) {
             );
         }
     }
-    NOTIFYING.with(|n| n.set(false));
+    thread_context::with(|c| c.notifying.set(false));
 }
 
 impl<T, E> std::fmt::Debug for Promise<T, E> {

@@ -26,7 +26,7 @@ use crate::batch::panic_message;
 use crate::error::LoopError;
 use crate::event_loop::{EventLoop, LoopState};
 use crate::local::{Iteration, LocalLoop};
-use crate::thread;
+use crate::thread_context;
 
 /// Bounded batches a direct termination runs before it stops accepting tasks, so that the
 /// short task chains of closing channels (close → inactive → unregistered) complete.
@@ -84,7 +84,7 @@ impl LocalLoop {
             // Terminating panicked too: give up on the rest, but never leave waiters hanging.
             self.shared.set_state(LoopState::Terminated);
             self.shared.release_waker();
-            thread::unregister_local(self.shared.id);
+            thread_context::unregister_local(self.shared.id);
             self.shared.termination.try_failure(error);
         }
     }
@@ -181,7 +181,7 @@ impl LocalLoop {
             self.io.release();
         }
         s.set_state(LoopState::Terminated);
-        thread::unregister_local(s.id);
+        thread_context::unregister_local(s.id);
         s.termination.try_complete(outcome);
     }
 

@@ -104,7 +104,7 @@ impl ScheduledHandle {
         }
         let cancels = &self.shared.cancels;
         cancels.queue.push(self.shared.clone());
-        if let Some(local) = crate::thread::find_local(cancels.loop_id) {
+        if let Some(local) = crate::thread_context::find_local(cancels.loop_id) {
             local.sched.remove_cancelled_timers();
         }
         true

@@ -172,19 +172,23 @@ fn listeners_run_in_the_order_added_one_at_a_time_when_completion_races_add_list
 fn a_timer_scheduled_from_another_thread_wakes_the_loop_only_if_it_becomes_the_earliest() {
     let el = EventLoop::standalone(LoopConfig::default()).unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
-    // The loop plans to wake up in 400 ms.
-    let h = el.schedule(Duration::from_millis(400), || {}).unwrap();
-    std::thread::sleep(Duration::from_millis(50));
+    // The loop plans to wake up in 30 s (far beyond any delay of this test), then sleeps.
+    let h = el.schedule(Duration::from_secs(30), || {}).unwrap();
+    assert!(
+        wait_until(|| el.is_sleeping() && el.pending_tasks() == 0),
+        "the loop went to sleep"
+    );
     let before = el.wakeups();
-    let late = el.schedule(Duration::from_secs(2), || {}).unwrap();
-    std::thread::sleep(Duration::from_millis(50));
+    // The wake decision is made inside `schedule`, on this thread: no need to wait for it.
+    let late = el.schedule(Duration::from_secs(60), || {}).unwrap();
     assert_eq!(el.wakeups(), before, "a later timer woke the loop");
     let t0 = Instant::now();
     el.schedule(Duration::from_millis(20), move || tx.send(()).unwrap())
         .unwrap();
-    rx.recv_timeout(Duration::from_secs(2)).unwrap();
-    assert!(t0.elapsed() < Duration::from_millis(300));
     assert!(el.wakeups() > before, "an earlier timer must wake the loop");
+    rx.recv_timeout(Duration::from_secs(20))
+        .expect("the earlier timer ran before the loop's planned wake-up");
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
     h.cancel();
     late.cancel();
     el.shutdown_gracefully(Duration::ZERO, Duration::from_secs(5))

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use crate::error::ConfigError;
+use crate::error::{invalid_config, ConfigError};
 
 /// Limits and switches of an [`HttpServerCodec`](crate::HttpServerCodec).
 ///
@@ -124,9 +124,7 @@ impl HttpServerConfig {
 
 /// A refusal of the field `reason` names.
 pub(crate) fn refuse(reason: &str) -> Result<(), ConfigError> {
-    Err(ConfigError {
-        reason: reason.to_string(),
-    })
+    Err(invalid_config(reason))
 }
 
 /// The check of `max_head_size` both sides' configurations make.

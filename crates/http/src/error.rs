@@ -243,26 +243,12 @@ impl From<HttpError> for TransportError {
 
 /// A limit of [`HttpServerConfig`](crate::HttpServerConfig) or [`HttpClientConfig`](crate::HttpClientConfig) out
 /// of range.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
-    /// Names the offending field.
-    pub reason: String,
-}
+pub use netloop_transport::ConfigError;
 
-impl ConfigError {
-    /// Stable code (Node's code for a bad argument).
-    pub fn code(&self) -> &'static str {
-        "ERR_INVALID_ARG_VALUE"
-    }
+/// A [`ConfigError`] of this crate (its message says "invalid HTTP codec configuration").
+pub(crate) fn invalid_config(reason: impl Into<String>) -> ConfigError {
+    ConfigError::new("HTTP codec", reason)
 }
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid HTTP codec configuration: {}", self.reason)
-    }
-}
-
-impl std::error::Error for ConfigError {}
 
 #[cfg(test)]
 mod tests {

@@ -463,9 +463,7 @@ impl ChannelHandler for HttpServerCodec {
     }
 
     fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        if self.pause.can_resume(ctx) {
-            self.schedule_resume(ctx);
-        }
+        self.pause.resume_if_writable(ctx, HttpServerCodec::resume);
         ctx.fire_channel_writability_changed();
         Ok(())
     }

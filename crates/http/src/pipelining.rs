@@ -44,10 +44,7 @@ impl HttpServerCodec {
     /// because the channel turned unwritable: it is fired again, in order and before
     /// anything new, once the channel is writable. Decoding and reading pause meanwhile.
     pub fn hold_back(&self, ctx: &ChannelHandlerContext, msg: Message) {
-        self.pause.hold_back(ctx, msg);
-        if self.pause.can_resume(ctx) {
-            self.schedule_resume(ctx);
-        }
+        self.pause.give_back(ctx, msg, HttpServerCodec::resume);
     }
 
     /// True once a message of the codec's latest firing was given back: the consumer gives
@@ -98,7 +95,7 @@ impl HttpServerCodec {
 
     /// Fires what was given back (while writable), decodes what waited (after a protocol
     /// switch: fires it as it came), then reads again unless the codec paused once more.
-    fn resume(&self, ctx: &ChannelHandlerContext) {
+    pub(super) fn resume(&self, ctx: &ChannelHandlerContext) {
         self.pause.resuming();
         if !self.pause.is_paused() {
             return;
@@ -108,17 +105,13 @@ impl HttpServerCodec {
                 return; // the writability event resumes
             }
             self.fired.set(false);
-            let all_fired = self.pause.fire_held(ctx, |m| {
-                self.fired.set(true);
-                ctx.fire_channel_read(m);
-            });
-            if self.fired.replace(false) {
+            let refired = self.pause.refire_reads(ctx);
+            // One read-complete for what was fired again (a decode it set off counts too).
+            if self.fired.replace(false) | refired.fired {
                 ctx.fire_channel_read_complete();
             }
-            if !all_fired {
-                if self.pause.can_resume(ctx) {
-                    self.schedule_resume(ctx);
-                }
+            if !refired.done {
+                self.pause.resume_if_writable(ctx, HttpServerCodec::resume);
                 return;
             }
         }

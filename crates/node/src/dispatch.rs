@@ -4,6 +4,7 @@
 //! callback scope open and has cached the function and receiver for the scope.
 
 use std::ptr;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use napi::sys;
 
@@ -16,6 +17,18 @@ pub use crate::protocol::DispatchKind as Dispatch;
 /// The multiplier of `arg` in the packed dispatch argument (`arg * PACK + kind`).
 const PACK: f64 = crate::protocol::DispatchPacking::Multiplier as i32 as f64;
 
+/// Calls from native into JS so far, by every loop of the process (all go through
+/// [`Bridge::call_with`]). Relaxed: a diagnostic total, read by benchmarks before and after a
+/// run to give the JS crossings per message.
+static JS_CROSSINGS: AtomicU64 = AtomicU64::new(0);
+
+/// How many calls every loop of this process has made into JS so far (channel deliveries,
+/// tasks, timers, remote wake-ups, faults): a benchmark's crossings per message.
+#[napi_derive::napi]
+pub fn js_crossings() -> f64 {
+    JS_CROSSINGS.load(Ordering::Relaxed) as f64
+}
+
 impl Bridge {
     /// Calls the JS dispatch function. Only inside an iteration (scopes open).
     pub fn call(&self, what: Dispatch, arg: f64) {
@@ -24,6 +37,10 @@ impl Bridge {
 
     /// Calls the JS dispatch function with `extra` arguments after the packed number. Only
     /// inside an iteration (scopes open); `extra` are values of an open handle scope.
+    #[allow(
+        clippy::multiple_unsafe_ops_per_block,
+        reason = "fetching the dispatch function, packing the argument and calling JS are one sequence of napi calls in the open handle scope, under one precondition"
+    )]
     pub fn call_with(&self, what: Dispatch, arg: f64, extra: &[sys::napi_value]) {
         if self.is_closed() || tearing_down() {
             return;
@@ -53,6 +70,7 @@ impl Bridge {
             let n = 1 + extra.len().min(args.len() - 1);
             args[1..n].copy_from_slice(&extra[..n - 1]);
             let mut result = ptr::null_mut();
+            JS_CROSSINGS.fetch_add(1, Ordering::Relaxed);
             let status = sys::napi_call_function(env, recv, f, n, args.as_ptr(), &mut result);
             if let Some(t) = self.timers() {
                 t.drain();
@@ -85,14 +103,18 @@ impl Bridge {
         f: &mut sys::napi_value,
         recv: &mut sys::napi_value,
     ) -> bool {
-        // SAFETY: per the function's contract.
-        unsafe {
-            let r = self.dispatch_ref();
-            !r.is_null()
-                && sys::napi_get_reference_value(self.env, r, f) == sys::Status::napi_ok
-                && !f.is_null()
-                && sys::napi_get_undefined(self.env, recv) == sys::Status::napi_ok
+        let r = self.dispatch_ref();
+        if r.is_null() {
+            return false;
         }
+        // SAFETY: per the function's contract; `r` was made on this env (non-null: not closed).
+        let got = unsafe { sys::napi_get_reference_value(self.env, r, f) };
+        if got != sys::Status::napi_ok || f.is_null() {
+            return false;
+        }
+        // SAFETY: per the function's contract; `recv` is a valid out-pointer.
+        let undefined = unsafe { sys::napi_get_undefined(self.env, recv) };
+        undefined == sys::Status::napi_ok
     }
 }
 
@@ -104,15 +126,20 @@ unsafe fn describe(env: sys::napi_env, value: sys::napi_value) -> String {
     let mut s = ptr::null_mut();
     let mut buf = [0u8; 512];
     let mut len = 0usize;
+    if value.is_null() {
+        return String::new();
+    }
+    // SAFETY: per the function's contract; `s` is a valid out-pointer.
+    let coerced = unsafe { sys::napi_coerce_to_string(env, value, &mut s) };
+    if coerced != sys::Status::napi_ok {
+        return String::new();
+    }
     // SAFETY: per the function's contract; `buf` outlives the call and its length is passed.
-    unsafe {
-        if value.is_null()
-            || sys::napi_coerce_to_string(env, value, &mut s) != sys::Status::napi_ok
-            || sys::napi_get_value_string_utf8(env, s, buf.as_mut_ptr().cast(), buf.len(), &mut len)
-                != sys::Status::napi_ok
-        {
-            return String::new();
-        }
+    let copied = unsafe {
+        sys::napi_get_value_string_utf8(env, s, buf.as_mut_ptr().cast(), buf.len(), &mut len)
+    };
+    if copied != sys::Status::napi_ok {
+        return String::new();
     }
     String::from_utf8_lossy(&buf[..len]).into_owned()
 }

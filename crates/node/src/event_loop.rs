@@ -78,7 +78,7 @@ fn float64_array(env: &Env, value: &Unknown) -> JsResult<(*mut f64, usize, napi:
     let (mut buffer, mut offset, mut reference) =
         (std::ptr::null_mut(), 0usize, std::ptr::null_mut());
     // SAFETY: `value` is a live handle of this call; out-pointers are valid locals.
-    let ok = unsafe {
+    let info = unsafe {
         napi::sys::napi_get_typedarray_info(
             env.raw(),
             value.raw(),
@@ -87,12 +87,18 @@ fn float64_array(env: &Env, value: &Unknown) -> JsResult<(*mut f64, usize, napi:
             &mut data,
             &mut buffer,
             &mut offset,
-        ) == napi::sys::Status::napi_ok
-            && kind == napi::sys::TypedarrayType::float64_array
-            && napi::sys::napi_create_reference(env.raw(), value.raw(), 1, &mut reference)
-                == napi::sys::Status::napi_ok
+        )
     };
-    if !ok || data.is_null() {
+    if info != napi::sys::Status::napi_ok
+        || kind != napi::sys::TypedarrayType::float64_array
+        || data.is_null()
+    {
+        return Err(invalid_arg("the timer arm buffer must be a Float64Array"));
+    }
+    // SAFETY: as above; `value` is a Float64Array.
+    let referenced =
+        unsafe { napi::sys::napi_create_reference(env.raw(), value.raw(), 1, &mut reference) };
+    if referenced != napi::sys::Status::napi_ok {
         return Err(invalid_arg("the timer arm buffer must be a Float64Array"));
     }
     Ok((data.cast(), len, reference))

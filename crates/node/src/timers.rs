@@ -18,7 +18,8 @@
 //!   it); when it runs it forgets itself and makes one `Timers` dispatch call. JS runs the due
 //!   timers (bounded) and re-arms; a due re-arm lands in the loop's next batch, i.e. the next
 //!   iteration.
-//! - The table holds the loop weakly: it never keeps the selector's fds open.
+//! - Ownership: the loop's `NativeEventLoop` and its `Bridge` hold the `JsTimers`; it holds the
+//!   loop and the bridge weakly, so it never keeps the selector's fds open.
 
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};

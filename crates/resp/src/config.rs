@@ -9,7 +9,7 @@
 //! whatever count it declares, and buffers a bulk payload only as its bytes arrive, so a
 //! connection's memory grows with the bytes it actually sent, never with a declared length.
 
-use crate::error::ConfigError;
+use crate::error::{invalid_config, ConfigError};
 
 /// Redis's `proto-max-bulk-len` default: 512 MiB.
 pub const DEFAULT_MAX_BULK_LENGTH: usize = 512 * 1024 * 1024;
@@ -75,13 +75,13 @@ impl RespConfig {
     /// [`MAX_NESTING_DEPTH_LIMIT`] or `max_inline_length` below [`MIN_INLINE_LENGTH`].
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.max_nesting_depth > MAX_NESTING_DEPTH_LIMIT {
-            return Err(ConfigError::new(format!(
+            return Err(invalid_config(format!(
                 "maxNestingDepth must be at most {MAX_NESTING_DEPTH_LIMIT} (got {})",
                 self.max_nesting_depth
             )));
         }
         if self.max_inline_length < MIN_INLINE_LENGTH {
-            return Err(ConfigError::new(format!(
+            return Err(invalid_config(format!(
                 "maxInlineLength must be at least {MIN_INLINE_LENGTH} (got {})",
                 self.max_inline_length
             )));

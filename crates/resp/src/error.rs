@@ -156,41 +156,15 @@ impl fmt::Display for RespError {
 impl std::error::Error for RespError {}
 
 /// An invalid decoder configuration.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
-    /// Human-readable description naming the offending field.
-    pub reason: String,
+pub use netloop_transport::ConfigError;
+
+/// A [`ConfigError`] of this crate (its message says "invalid RESP configuration").
+pub(crate) fn invalid_config(reason: impl Into<String>) -> ConfigError {
+    ConfigError::new("RESP", reason)
 }
-
-impl ConfigError {
-    /// Stable code exposed to JavaScript as `Error.code` (Node's code for a bad argument).
-    pub fn code(&self) -> &'static str {
-        "ERR_INVALID_ARG_VALUE"
-    }
-
-    pub(crate) fn new(reason: impl Into<String>) -> Self {
-        ConfigError {
-            reason: reason.into(),
-        }
-    }
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid RESP configuration: {}", self.reason)
-    }
-}
-
-impl std::error::Error for ConfigError {}
 
 impl From<RespError> for TransportError {
     fn from(error: RespError) -> Self {
-        TransportError::foreign(error.code(), error)
-    }
-}
-
-impl From<ConfigError> for TransportError {
-    fn from(error: ConfigError) -> Self {
         TransportError::foreign(error.code(), error)
     }
 }
@@ -229,7 +203,7 @@ mod tests {
             let inner = transport.foreign_source().and_then(|e| e.downcast_ref());
             assert_eq!(inner, Some(&error));
         }
-        assert_eq!(ConfigError::new("x").code(), "ERR_INVALID_ARG_VALUE");
+        assert_eq!(invalid_config("x").code(), "ERR_INVALID_ARG_VALUE");
     }
 
     #[test]

@@ -15,19 +15,20 @@
 //! allocator gave the freed pages back to the system and faulted them in again (up to 250 page
 //! faults per MB echoed, twice the C epoll server's CPU per MB).
 //!
-//! Ground rules: used only from the thread that runs the channel (a thread-local, so one
-//! chunk per loop thread); the borrow lasts for one `recv` system call or one copy, never
+//! Ground rules: used only from the thread that runs the channel (the thread context's
+//! `chunks`, so one chunk per loop thread); the borrow lasts for one `recv` system call or one copy, never
 //! across user code. A chunk is freed when the last `Bytes` carved from it is dropped and it is
 //! not in the retired list (which holds at most `MAX_RETIRED` chunks, so at most
 //! `MAX_RETIRED * READ_CHUNK` bytes a thread keeps after a burst).
 
-use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::io;
 use std::mem::MaybeUninit;
 
 use bytes::{Bytes, BytesMut};
 use socket2::SockRef;
+
+use crate::thread_context;
 
 /// Receive memory is carved from chunks of this size, so most reads need no allocation: room
 /// for a read of the default maximum (64 KiB) and the reader's drain probe.
@@ -40,17 +41,12 @@ const MAX_CARVED_COPY: usize = 4096;
 /// read batch each (16 reads of 64 KiB), at most 4 MiB per loop thread after such a burst.
 const MAX_RETIRED: usize = 64;
 
-/// A thread's chunks: the one being carved and the retired ones waiting to be reused.
-struct Chunks {
+/// A thread's chunks: the one being carved and the retired ones waiting to be reused (the
+/// thread context's `chunks`).
+#[derive(Default)]
+pub(crate) struct Chunks {
     current: BytesMut,
     retired: VecDeque<BytesMut>,
-}
-
-thread_local! {
-    static CHUNKS: RefCell<Chunks> =
-        RefCell::new(Chunks { current: BytesMut::new(), retired: VecDeque::new() });
-    /// Chunks this thread allocated (not reused): what the recycling saves is visible here.
-    static ALLOCATED: Cell<u64> = const { Cell::new(0) };
 }
 
 impl Chunks {
@@ -69,7 +65,8 @@ impl Chunks {
         self.current = match reusable {
             Some(i) => self.retired.swap_remove_back(i).unwrap_or_default(),
             None => {
-                ALLOCATED.with(|a| a.set(a.get() + 1));
+                // Chunks this thread allocated (not reused): what the recycling saves shows here.
+                thread_context::with(|c| c.chunks_allocated.set(c.chunks_allocated.get() + 1));
                 BytesMut::with_capacity(READ_CHUNK.max(len))
             }
         };
@@ -78,7 +75,7 @@ impl Chunks {
 
 /// Chunks the calling thread has allocated so far (reused ones are not counted).
 pub fn chunks_allocated() -> u64 {
-    ALLOCATED.with(Cell::get)
+    thread_context::with(|c| c.chunks_allocated.get())
 }
 
 /// Runs `fill` on `len` bytes of the chunk's free space (a new chunk if too little is left)
@@ -104,8 +101,11 @@ unsafe fn carve_up_to(
     max: usize,
     fill: impl FnOnce(&mut [MaybeUninit<u8>]) -> io::Result<usize>,
 ) -> io::Result<(Bytes, usize)> {
-    CHUNKS.with(|chunks| {
-        let mut chunks = chunks.borrow_mut();
+    thread_context::with(|c| {
+        // After the thread's teardown nothing is kept: a carve gets a chunk of its own.
+        let mut own = Chunks::default();
+        let mut kept = c.chunks();
+        let chunks = kept.as_deref_mut().unwrap_or(&mut own);
         if chunks.current.capacity() - chunks.current.len() < len {
             chunks.renew(len);
         }

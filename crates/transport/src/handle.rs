@@ -4,42 +4,29 @@
 //! thread (by id, weakly). A handle is the channel's id plus its loop; each request becomes a
 //! task on that loop which looks the channel up and acts, or runs at once when already there.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::rc::Weak;
 
 use netloop_eventloop::{EventLoop, Promise};
 
-use crate::channel::{Channel, ChannelId, ChannelInner};
+use crate::channel::{Channel, ChannelId};
 use crate::error::TransportError;
 use crate::message::Message;
 use crate::promise::{ChannelFuture, ChannelPromise};
+use crate::thread_context;
 
-thread_local! {
-    static CHANNELS: RefCell<HashMap<ChannelId, Weak<ChannelInner>>> = RefCell::new(HashMap::new());
-}
-
+/// Lists `ch` in its thread's table (the thread context's `channels`).
 pub(crate) fn track(ch: &Channel) {
-    CHANNELS.with(|m| {
-        m.borrow_mut()
-            .insert(ch.id(), std::rc::Rc::downgrade(&ch.0))
-    });
+    thread_context::with(|c| c.track(ch.id(), std::rc::Rc::downgrade(&ch.0)));
 }
 
+/// Unlists the channel `id` (it is dropping).
 pub(crate) fn untrack(id: ChannelId) {
-    let _ = CHANNELS.try_with(|m| {
-        if let Ok(mut m) = m.try_borrow_mut() {
-            m.remove(&id);
-        }
-    });
+    thread_context::with(|c| c.untrack(id));
 }
 
 /// The channel with this id, if it lives on the calling thread.
 fn lookup(id: ChannelId) -> Option<Channel> {
-    CHANNELS
-        .with(|m| m.borrow().get(&id).and_then(Weak::upgrade))
-        .map(Channel::from_inner)
+    thread_context::with(|c| c.channel(id)).map(Channel::from_inner)
 }
 
 /// A thread-safe reference to a channel.

@@ -16,16 +16,14 @@
 //! orphans the entry too.
 
 use std::any::Any;
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::{Rc, Weak};
-use std::sync::{Arc, Mutex};
 use std::thread::{self, ThreadId};
 
 use netloop_eventloop::{EventLoop, Future, LocalLoop, Promise};
 
 use crate::error::TransportError;
 use crate::pipeline::PipelineInner;
+use crate::thread_context::{self, Orphans, ThreadContext};
 
 /// The result of a channel operation.
 pub type ChannelFuture = Future<(), TransportError>;
@@ -192,30 +190,15 @@ impl std::fmt::Debug for ChannelPromise {
     }
 }
 
-type Orphans = Arc<Mutex<Vec<u64>>>;
-
-thread_local! {
-    static LOCAL_LISTENERS: RefCell<HashMap<u64, Box<dyn Any>>> = RefCell::new(HashMap::new());
-    static NEXT_ID: Cell<u64> = const { Cell::new(0) };
-    /// Ids of this thread's entries that other threads gave up on.
-    static ORPHANS: Orphans = Orphans::default();
-}
-
-/// Removes the entries other threads orphaned; their listeners drop after the table's borrow.
+/// Removes the entries other threads orphaned (the thread context's `orphans`); their
+/// listeners drop after the table's borrow.
 fn purge_orphans() {
-    let ids = ORPHANS
-        .try_with(|o| std::mem::take(&mut *o.lock().unwrap_or_else(|p| p.into_inner())))
-        .unwrap_or_default();
-    if ids.is_empty() {
-        return;
-    }
-    let removed: Vec<Box<dyn Any>> = LOCAL_LISTENERS
-        .try_with(|m| {
-            m.try_borrow_mut()
-                .map(|mut m| ids.iter().filter_map(|id| m.remove(id)).collect())
-                .unwrap_or_default()
-        })
-        .unwrap_or_default();
+    let removed: Vec<Box<dyn Any>> = thread_context::with(|c| {
+        let ids = c.take_orphans();
+        ids.iter()
+            .filter_map(|&id| c.try_remove_listener(id).ok().flatten())
+            .collect()
+    });
     drop(removed);
 }
 
@@ -223,7 +206,7 @@ fn purge_orphans() {
 #[doc(hidden)]
 pub fn pending_local_listeners() -> usize {
     purge_orphans();
-    LOCAL_LISTENERS.with(|m| m.borrow().len())
+    thread_context::with(ThreadContext::listener_count)
 }
 
 type LocalFn<T, E> = Box<dyn FnOnce(&Result<T, E>)>;
@@ -240,19 +223,17 @@ where
     E: Clone + Send + Sync + 'static,
 {
     fn add_local_listener(&self, listener: impl FnOnce(&Result<T, E>) + 'static) {
-        let id = NEXT_ID.with(|n| {
-            let id = n.get();
-            n.set(id + 1);
-            id
-        });
+        let id = thread_context::with(ThreadContext::next_listener_id);
         purge_orphans();
         let boxed: LocalFn<T, E> = Box::new(listener);
-        LOCAL_LISTENERS.with(|m| m.borrow_mut().insert(id, Box::new(boxed)));
+        // Handed back only after the thread's teardown: it can never run then.
+        let refused = thread_context::with(|c| c.insert_listener(id, Box::new(boxed)));
+        drop(refused);
         let key = LocalKey {
             id: Some(id),
             thread: thread::current().id(),
             home: LocalLoop::current().map(|l| l.handle()),
-            orphans: ORPHANS.with(Arc::clone),
+            orphans: thread_context::with(ThreadContext::orphans),
         };
         self.add_listener(move |r| key.run::<T, E>(r));
     }
@@ -269,7 +250,7 @@ struct LocalKey {
 
 fn take_local<T: 'static, E: 'static>(id: u64) -> Option<LocalFn<T, E>> {
     purge_orphans();
-    let any = LOCAL_LISTENERS.with(|m| m.borrow_mut().remove(&id))?;
+    let any = thread_context::with(|c| c.try_remove_listener(id)).ok()??;
     any.downcast::<LocalFn<T, E>>().ok().map(|b| *b)
 }
 
@@ -313,15 +294,11 @@ impl Drop for LocalKey {
         let Some(id) = self.id.take() else { return };
         if thread::current().id() == self.thread {
             // The promise was dropped before completing, at home: forget the listener now.
-            // try_*: a drop during thread-local teardown or inside the table must not panic.
-            let removed = LOCAL_LISTENERS
-                .try_with(|m| m.try_borrow_mut().ok().and_then(|mut m| m.remove(&id)))
-                .ok()
-                .flatten();
-            match removed {
-                Some(listener) => drop(listener),
-                // The table is borrowed right now: let the next touch remove it.
-                None => self.orphan(id),
+            // try_*: a drop inside the table must not panic.
+            match thread_context::with(|c| c.try_remove_listener(id)) {
+                Ok(Some(listener)) => drop(listener),
+                // Not there, or the table is borrowed right now: let the next touch remove it.
+                Ok(None) | Err(()) => self.orphan(id),
             }
         } else {
             // Away from home the entry cannot be touched: the adding thread removes it.

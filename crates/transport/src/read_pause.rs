@@ -33,6 +33,16 @@ use crate::{ChannelHandler, ChannelHandlerContext, ChannelOption, Message};
 /// Most held messages a resume fires before it lets the consumer see them.
 pub const REFIRE_LIMIT: usize = 1024;
 
+/// What [`ReadPause::refire_reads`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refired {
+    /// At least one held message was fired.
+    pub fired: bool,
+    /// None is left held (false: the channel turned unwritable, the decoder left the
+    /// pipeline, or [`REFIRE_LIMIT`] was reached).
+    pub done: bool,
+}
+
 /// A decoder's pause state (see the module docs).
 #[derive(Debug, Default)]
 pub struct ReadPause {
@@ -152,6 +162,45 @@ impl ReadPause {
             fire(msg);
         }
         self.held.borrow().is_empty()
+    }
+
+    /// Fires held messages as channel reads while the channel is writable, as
+    /// [`ReadPause::fire_held`] does: what a decoder's resume does first. The caller fires
+    /// one `channel_read_complete` if [`Refired::fired`].
+    pub fn refire_reads(&self, ctx: &ChannelHandlerContext) -> Refired {
+        let fired = Cell::new(false);
+        let done = self.fire_held(ctx, |m| {
+            fired.set(true);
+            ctx.fire_channel_read(m);
+        });
+        Refired {
+            fired: fired.get(),
+            done,
+        }
+    }
+
+    /// Takes back a message its consumer did not start ([`ReadPause::hold_back`]) and, if the
+    /// channel is writable already, schedules `resume` ([`ReadPause::resume_if_writable`]).
+    pub fn give_back<H: ChannelHandler + 'static>(
+        &self,
+        ctx: &ChannelHandlerContext,
+        msg: Message,
+        resume: fn(&H, &ChannelHandlerContext),
+    ) {
+        self.hold_back(ctx, msg);
+        self.resume_if_writable(ctx, resume);
+    }
+
+    /// Schedules `resume` ([`ReadPause::schedule_resume`]) if the decoder is paused and its
+    /// channel is writable again: on a writability change, and after a give-back.
+    pub fn resume_if_writable<H: ChannelHandler + 'static>(
+        &self,
+        ctx: &ChannelHandlerContext,
+        resume: fn(&H, &ChannelHandlerContext),
+    ) {
+        if self.can_resume(ctx) {
+            self.schedule_resume(ctx, resume);
+        }
     }
 
     /// Fires every held message with `fire`, writable or not (the decoder leaves the

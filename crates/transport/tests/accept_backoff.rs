@@ -92,8 +92,8 @@ fn emfile_without_a_reserve_backs_off_resets_after_an_accept_and_the_timer_holds
     net.run_until("second accepted", || accepted_count() == 2);
     assert!(started.elapsed() < Duration::from_millis(500));
     drop((client, client2));
-    server.close();
-    net.run_for(Duration::from_millis(20));
+    let closed = server.close();
+    net.run_until("the first server closed", || closed.is_done());
     drop(server);
 
     // Phase 2: a closed server whose back-off timer was cancelled is not kept alive by it.
@@ -118,8 +118,9 @@ fn emfile_without_a_reserve_backs_off_resets_after_an_accept_and_the_timer_holds
     });
     let timers = net.lp.timer_count();
     assert!(timers >= 1, "a back-off timer waits in the heap");
-    server.close();
-    net.run_for(Duration::from_millis(20));
+    let closed = server.close();
+    net.run_until("the second server closed", || closed.is_done());
+    net.driver.run_until_idle(); // the loop purges the cancelled timer
     drop(server);
     assert!(
         dropped.get(),

@@ -31,6 +31,19 @@ struct Header {
     payload_len: usize,
 }
 
+/// A frame whose payload has only partly arrived ([`FrameDecoder::partial`]).
+#[derive(Debug, Clone, Copy)]
+pub struct PartialFrame<'a> {
+    /// The frame's opcode.
+    pub opcode: Opcode,
+    /// RSV1 (a compressed message's first frame once permessage-deflate is agreed).
+    pub rsv1: bool,
+    /// The mask key (frames from a client).
+    pub mask: Option<[u8; 4]>,
+    /// The payload bytes received so far, as they came (masked if `mask` is set).
+    pub received: &'a [u8],
+}
+
 /// Decodes frames for one connection.
 #[derive(Debug, Clone)]
 pub struct FrameDecoder {
@@ -96,6 +109,24 @@ impl FrameDecoder {
             opcode: header.opcode,
             payload: payload.freeze(),
         }))
+    }
+
+    /// The frame at the front of `buf` whose header is all there but whose payload is not
+    /// yet: what the payload received so far is (still masked), so text can be checked as it
+    /// arrives. `None` when no such frame is there (or the header breaks a rule: `decode`
+    /// reports that).
+    pub fn partial<'a>(&self, buf: &'a [u8]) -> Option<PartialFrame<'a>> {
+        if self.failed.is_some() {
+            return None;
+        }
+        let header = self.header(buf).ok()??;
+        let total = header.header_len + header.payload_len;
+        (buf.len() < total).then(|| PartialFrame {
+            opcode: header.opcode,
+            rsv1: header.rsv1,
+            mask: header.mask,
+            received: &buf[header.header_len..],
+        })
     }
 
     /// The header at the front of `buf`, checked, if it is all there.

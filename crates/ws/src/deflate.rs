@@ -278,6 +278,11 @@ impl Decompression {
         })
     }
 
+    /// Whether the message in progress is compressed (its continuations are inflated).
+    pub fn in_compressed_message(&self) -> bool {
+        self.compressed
+    }
+
     /// Drops a message in progress.
     pub fn reset(&mut self) {
         self.inflater.reset();

@@ -72,7 +72,7 @@ pub use close::{CloseCode, CloseFrame, MAX_REASON_LEN};
 pub use config::{
     WsConfig, DEFAULT_CLOSE_TIMEOUT, DEFAULT_MAX_FRAME_SIZE, DEFAULT_MAX_MESSAGE_SIZE,
 };
-pub use decoder::{FrameDecoder, Role};
+pub use decoder::{FrameDecoder, PartialFrame, Role};
 pub use error::{ConfigError, HandshakeError, WsError};
 pub use extension::{DeflateConfig, PerMessageDeflate};
 pub use frame::{Frame, Opcode};

@@ -8,8 +8,9 @@
 use bytes::{Bytes, BytesMut};
 
 use crate::close::CloseFrame;
+use crate::decoder::PartialFrame;
 use crate::error::WsError;
-use crate::frame::{Frame, Opcode};
+use crate::frame::{apply_mask, Frame, Opcode};
 use crate::utf8::Utf8Validator;
 
 /// One piece of a message in streaming mode.
@@ -69,6 +70,14 @@ struct InProgress {
     parts: Vec<Bytes>,
 }
 
+/// The UTF-8 check of a text frame still arriving: the validator past its first `checked`
+/// payload bytes.
+#[derive(Debug)]
+struct PartialText {
+    utf8: Utf8Validator,
+    checked: usize,
+}
+
 /// Assembles frames into messages for one connection.
 #[derive(Debug)]
 pub struct MessageAssembler {
@@ -76,6 +85,7 @@ pub struct MessageAssembler {
     max_message_size: usize,
     current: Option<InProgress>,
     utf8: Utf8Validator,
+    partial: Option<PartialText>,
 }
 
 impl MessageAssembler {
@@ -86,7 +96,54 @@ impl MessageAssembler {
             max_message_size,
             current: None,
             utf8: Utf8Validator::default(),
+            partial: None,
         }
+    }
+
+    /// Checks the text received so far of a frame that has not fully arrived, so that invalid
+    /// UTF-8 fails the connection when its byte arrives rather than when its frame ends (RFC
+    /// 6455 §8.1; Autobahn 6.4.3–4). Only new bytes are checked on each call; the frame's
+    /// payload is checked again as a whole when it completes ([`push`](Self::push)).
+    /// `compressed`: the frame belongs to a compressed message (not text until inflated):
+    /// nothing to check. Frames the assembler will refuse are left to it.
+    ///
+    /// # Errors
+    /// [`WsError::InvalidUtf8`] as soon as the received bytes cannot continue UTF-8.
+    pub fn check_partial(
+        &mut self,
+        frame: &PartialFrame<'_>,
+        compressed: bool,
+    ) -> Result<(), WsError> {
+        let first = match (frame.opcode, &self.current) {
+            (Opcode::Text, None) => true,
+            (Opcode::Continuation, Some(current)) if current.text => false,
+            _ => return Ok(()),
+        };
+        if compressed {
+            return Ok(());
+        }
+        let carried = &self.utf8;
+        let state = self.partial.get_or_insert_with(|| PartialText {
+            utf8: if first {
+                Utf8Validator::default()
+            } else {
+                carried.clone()
+            },
+            checked: 0,
+        });
+        let Some(new) = frame
+            .received
+            .get(state.checked..)
+            .filter(|n| !n.is_empty())
+        else {
+            return Ok(());
+        };
+        let mut bytes = new.to_vec();
+        if let Some(key) = frame.mask {
+            apply_mask(&mut bytes, key, state.checked);
+        }
+        state.checked = frame.received.len();
+        state.utf8.feed(&bytes).map_err(|_| WsError::InvalidUtf8)
     }
 
     /// Whether a fragmented message is in progress.
@@ -100,6 +157,7 @@ impl MessageAssembler {
     /// [`WsError`] for a continuation without a message, a new message inside one, text that
     /// is not UTF-8, a message over the limit, or a bad close payload.
     pub fn push(&mut self, frame: Frame) -> Result<Option<WebSocketFrame>, WsError> {
+        self.partial = None;
         let Frame {
             fin,
             opcode,
@@ -177,6 +235,7 @@ impl MessageAssembler {
     pub fn reset(&mut self) {
         self.current = None;
         self.utf8.reset();
+        self.partial = None;
     }
 }
 

@@ -387,7 +387,8 @@ fn a_compressed_message_may_span_fragments_with_control_frames_between() {
             Opcode::Continuation,
             &data[2 * third..],
         ));
-        // Cut the stream at every 7th byte, as reads would.
+        // Cut the stream at every 7th byte, as reads would (compressed bytes still arriving
+        // are not checked as text: only the inflated message is).
         for chunk in input.chunks(7) {
             ws.feed(chunk);
         }

@@ -176,6 +176,43 @@ fn invalid_utf8_split_across_fragments_fails_at_the_fragment_that_breaks_it() {
 }
 
 #[test]
+fn invalid_utf8_in_a_frame_still_arriving_fails_when_its_byte_arrives() {
+    // One frame, "κόσμε", a code point above U+10FFFF, "edited": the bad byte arrives in the
+    // second read, the rest of the frame never does (Autobahn 6.4.3 and 6.4.4).
+    let frame = client(
+        true,
+        Opcode::Text,
+        b"\xce\xba\xe1\xbd\xb9\xcf\x83\xce\xbc\xce\xb5\xf4\x90\x80\x80edited",
+    );
+    let header = frame.len() - 21;
+    for cut in [header + 11, header + 12] {
+        let ws = Ws::server();
+        ws.feed(&frame[..cut]);
+        assert!(ws.is_open(), "valid so far (cut at {cut})");
+        ws.feed(&frame[cut..header + 13]);
+        assert_eq!(ws.error().as_deref(), Some("ERR_WS_INVALID_UTF8"));
+        assert_eq!(ws.sent_close(), Some(CloseCode::INVALID_PAYLOAD));
+        assert!(!ws.is_open());
+    }
+}
+
+#[test]
+fn text_arriving_a_byte_at_a_time_is_checked_as_it_comes_and_is_still_one_message() {
+    // "é" cut after its first byte by a fragment boundary, then a continuation that arrives
+    // a byte at a time: the check of the bytes still arriving carries the cut character.
+    let ws = Ws::server();
+    ws.feed(&client(false, Opcode::Text, b"\xc3"));
+    let mut rest = vec![0xa9];
+    rest.extend_from_slice("κόσμε€".as_bytes());
+    let frame = client(true, Opcode::Continuation, &rest);
+    for (i, b) in frame.iter().enumerate() {
+        ws.feed(std::slice::from_ref(b));
+        assert!(ws.is_open(), "after {} bytes", i + 1);
+    }
+    assert_eq!(ws.received(), [netloop_ws::WebSocketFrame::text("éκόσμε€")]);
+}
+
+#[test]
 fn valid_utf8_split_across_fragments_is_one_message() {
     let ws = Ws::server();
     let euro = "€".as_bytes();

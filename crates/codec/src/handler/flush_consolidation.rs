@@ -29,7 +29,7 @@ use netloop_transport::{
     ChannelHandler, ChannelHandlerContext, ChannelPromise, HandlerResult, Message, TransportError,
 };
 
-use crate::error::ConfigError;
+use crate::error::{invalid_config, ConfigError};
 
 /// Netty's default for `explicit_flush_after_flushes`.
 pub const DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES: usize = 256;
@@ -71,7 +71,7 @@ impl FlushConsolidationHandler {
         consolidate_when_no_read_in_progress: bool,
     ) -> Result<Self, ConfigError> {
         if explicit_flush_after_flushes == 0 {
-            return Err(ConfigError::new(
+            return Err(invalid_config(
                 "explicit_flush_after_flushes must be positive",
             ));
         }

@@ -20,7 +20,7 @@
 
 use netloop_transport::TransportError;
 
-use crate::error::{CodecError, ConfigError};
+use crate::error::CodecError;
 
 mod decoder;
 mod flush_consolidation;
@@ -54,12 +54,6 @@ pub use prepender::GATHER_THRESHOLD;
 
 impl From<CodecError> for TransportError {
     fn from(error: CodecError) -> Self {
-        TransportError::foreign(error.code(), error)
-    }
-}
-
-impl From<ConfigError> for TransportError {
-    fn from(error: ConfigError) -> Self {
         TransportError::foreign(error.code(), error)
     }
 }

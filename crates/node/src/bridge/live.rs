@@ -48,6 +48,10 @@ pub(super) fn install_cleanup_hook(env: sys::napi_env) {
 
 /// Env teardown (worker termination, process exit): close every open handle, terminate
 /// every loop; no JS is called from here on.
+///
+/// # Safety
+/// Called by napi only, as the env cleanup hook `install_cleanup_hook` registered, on the
+/// env's thread; it reads no argument (`_arg` is null) and lets no panic out.
 unsafe extern "C" fn cleanup(_arg: *mut std::ffi::c_void) {
     let _ = catch_unwind(|| {
         let live: Vec<Rc<Bridge>> = thread_context::with(|c| {

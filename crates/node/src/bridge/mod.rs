@@ -167,6 +167,10 @@ impl Bridge {
         Ok(bridge)
     }
 
+    #[allow(
+        clippy::multiple_unsafe_ops_per_block,
+        reason = "the napi references and the async context are made in one sequence on the live env, each stored as soon as it exists so that `close()` releases it on error"
+    )]
     fn init(self: &Rc<Self>, dispatch: sys::napi_value, fd: c_int) -> napi::Result<()> {
         let env = self.env;
         let (mut dispatch_ref, mut resource, mut resource_ref) =
@@ -312,12 +316,11 @@ impl Bridge {
         if poll.is_null() {
             return;
         }
-        // SAFETY: `poll` was initialised by `start_poll` and is closed exactly once here (the
-        // cell was cleared); the close callback frees it and releases its Rc.
-        unsafe {
-            uv::uv_poll_stop(poll);
-            uv::uv_close(poll.cast(), Some(free_poll));
-        }
+        // SAFETY: `poll` was initialised by `start_poll` and is still open (the cell held it).
+        unsafe { uv::uv_poll_stop(poll) };
+        // SAFETY: closed exactly once here (the cell was cleared); the close callback frees it
+        // and releases its Rc.
+        unsafe { uv::uv_close(poll.cast(), Some(free_poll)) };
     }
 
     /// Runs one iteration, then while the loop's spin finds more work within its window
@@ -412,11 +415,11 @@ impl Bridge {
         self.stop_poll();
         let timer = self.timer.replace(ptr::null_mut());
         if !timer.is_null() {
-            // SAFETY: initialised in `init` and closed exactly once here (the cell was cleared).
-            unsafe {
-                uv::uv_timer_stop(timer);
-                uv::uv_close(timer.cast(), Some(free_timer));
-            }
+            // SAFETY: initialised in `init` and still open (the cell held it).
+            unsafe { uv::uv_timer_stop(timer) };
+            // SAFETY: closed exactly once here (the cell was cleared); the close callback
+            // frees it and releases its Rc.
+            unsafe { uv::uv_close(timer.cast(), Some(free_timer)) };
         }
         let env = self.env;
         let (d, r, a) = (
@@ -424,18 +427,19 @@ impl Bridge {
             self.resource.replace(ptr::null_mut()),
             self.async_ctx.replace(ptr::null_mut()),
         );
-        // SAFETY: references and the async context were created on this env's thread, which
-        // we are on; each is released once (the cells were cleared).
-        unsafe {
-            if !d.is_null() {
-                sys::napi_delete_reference(env, d);
-            }
-            if !r.is_null() {
-                sys::napi_delete_reference(env, r);
-            }
-            if !a.is_null() {
-                sys::napi_async_destroy(env, a);
-            }
+        // References and the async context were created on this env's thread, which we are on;
+        // each is released once (the cells were cleared).
+        if !d.is_null() {
+            // SAFETY: as said above, for the dispatch function's reference.
+            unsafe { sys::napi_delete_reference(env, d) };
+        }
+        if !r.is_null() {
+            // SAFETY: as said above, for the async resource's reference.
+            unsafe { sys::napi_delete_reference(env, r) };
+        }
+        if !a.is_null() {
+            // SAFETY: as said above, for the async context.
+            unsafe { sys::napi_async_destroy(env, a) };
         }
         let core = self.core.borrow_mut().take();
         let timers = self.timers.borrow_mut().take();

@@ -11,6 +11,10 @@ use netloop_eventloop::Iteration;
 use super::{ceil_millis, on_timer, tearing_down, Bridge};
 
 impl Bridge {
+    #[allow(
+        clippy::multiple_unsafe_ops_per_block,
+        reason = "a sequence of libuv calls on the loop's two handles (ref/unref the poll, stop/start the timer), all under one precondition: non-null handles are initialised and open"
+    )]
     pub(super) fn after_iteration(&self, it: Iteration) {
         let Some(core) = self.core() else { return };
         if it.terminated || core.handle.is_terminated() {
@@ -75,13 +79,12 @@ impl Bridge {
             return;
         }
         let mut count = 0u32;
-        // SAFETY: `r` was created on this env and is deleted only by `close`, which nulls it.
-        unsafe {
-            if strong {
-                sys::napi_reference_ref(self.env, r, &mut count);
-            } else {
-                sys::napi_reference_unref(self.env, r, &mut count);
-            }
+        if strong {
+            // SAFETY: `r` was created on this env and is deleted only by `close`, which nulls it.
+            unsafe { sys::napi_reference_ref(self.env, r, &mut count) };
+        } else {
+            // SAFETY: as for the `ref` above.
+            unsafe { sys::napi_reference_unref(self.env, r, &mut count) };
         }
         self.dispatch_strong.set(strong);
     }

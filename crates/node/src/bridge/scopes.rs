@@ -17,6 +17,10 @@ pub(super) struct Scopes<'a> {
 }
 
 impl<'a> Scopes<'a> {
+    #[allow(
+        clippy::multiple_unsafe_ops_per_block,
+        reason = "opening the handle scope, reading the resource, opening the callback scope and fetching the dispatch function are one protocol of napi calls on the live env, in this order, under one precondition"
+    )]
     pub(super) fn open(bridge: &'a Bridge) -> Option<Self> {
         let env = bridge.env;
         let mut s = Scopes {
@@ -59,13 +63,13 @@ impl Drop for Scopes<'_> {
     fn drop(&mut self) {
         self.bridge.scope_fn.set(ptr::null_mut());
         self.bridge.scope_recv.set(ptr::null_mut());
-        // SAFETY: closing the scopes opened in `open`, in reverse order, on the same thread.
-        // Closing the callback scope runs the nextTick queue and microtasks.
-        unsafe {
-            if !self.cs.is_null() {
-                sys::napi_close_callback_scope(self.bridge.env, self.cs);
-            }
-            sys::napi_close_handle_scope(self.bridge.env, self.hs);
+        // Closing the scopes opened in `open`, in reverse order, on the same thread.
+        if !self.cs.is_null() {
+            // SAFETY: as said above; closing the callback scope runs the nextTick queue and
+            // microtasks.
+            unsafe { sys::napi_close_callback_scope(self.bridge.env, self.cs) };
         }
+        // SAFETY: as said above, the handle scope last.
+        unsafe { sys::napi_close_handle_scope(self.bridge.env, self.hs) };
     }
 }

@@ -33,11 +33,11 @@ pub(super) fn zeroed_timer() -> uv::uv_timer_t {
 /// `data` must be the `Rc::into_raw` pointer stored by `init`/`start_poll`, not yet released.
 unsafe fn bridge_of(data: *mut std::ffi::c_void) -> Rc<Bridge> {
     let p = data as *const Bridge;
-    // SAFETY: per the contract the handle owns one strong count; add ours and take it.
-    unsafe {
-        Rc::increment_strong_count(p);
-        Rc::from_raw(p)
-    }
+    // SAFETY: per the contract `p` came from `Rc::into_raw` and the handle still owns one
+    // strong count, so the allocation is alive: add a count for the Rc returned below.
+    unsafe { Rc::increment_strong_count(p) };
+    // SAFETY: takes the count added just above (the handle's own stays with the handle).
+    unsafe { Rc::from_raw(p) }
 }
 
 fn run_guarded(bridge: &Rc<Bridge>, io: bool) {
@@ -48,35 +48,56 @@ fn run_guarded(bridge: &Rc<Bridge>, io: bool) {
     }
 }
 
+/// libuv's poll callback: runs the loop's iteration(s) (a panic stops here).
+///
+/// # Safety
+/// Called by libuv only, on the loop's JS thread, with the open poll handle `start_poll`
+/// made, whose `data` is the `Rc<Bridge>` it owns (released only by [`free_poll`]).
 pub(super) unsafe extern "C" fn on_poll(
     handle: *mut uv::uv_poll_t,
     _status: c_int,
     _events: c_int,
 ) {
+    // SAFETY: per the contract `handle` is a live poll handle, readable here.
+    let data = unsafe { (*handle).data };
     // SAFETY: an open poll handle's data is its owned Rc (released only by `free_poll`).
-    let bridge = unsafe { bridge_of((*handle).data) };
+    let bridge = unsafe { bridge_of(data) };
     run_guarded(&bridge, true);
 }
 
+/// libuv's timer callback: runs the loop's iteration(s) (a panic stops here).
+///
+/// # Safety
+/// Called by libuv only, on the loop's JS thread, with the open timer handle `init` made,
+/// whose `data` is the `Rc<Bridge>` it owns (released only by [`free_timer`]).
 pub(super) unsafe extern "C" fn on_timer(handle: *mut uv::uv_timer_t) {
+    // SAFETY: per the contract `handle` is a live timer handle, readable here.
+    let data = unsafe { (*handle).data };
     // SAFETY: as in `on_poll`.
-    let bridge = unsafe { bridge_of((*handle).data) };
+    let bridge = unsafe { bridge_of(data) };
     run_guarded(&bridge, false);
 }
 
+/// libuv's close callback of the poll handle: frees it and releases the `Rc` its data owns.
+///
+/// # Safety
+/// Called by libuv only, once, after `uv_close` of the poll handle `start_poll` allocated with
+/// `Box::into_raw` and whose `data` was set (to its `Rc::into_raw`) right after a successful
+/// init.
 pub(super) unsafe extern "C" fn free_poll(handle: *mut uv::uv_handle_t) {
-    // SAFETY: allocated by Box::into_raw in `start_poll`; libuv is done with it. Its data is
-    // the Rc stored there (never null: data is set right after a successful init).
-    unsafe {
-        let h = Box::from_raw(handle.cast::<uv::uv_poll_t>());
-        drop(Rc::from_raw(h.data as *const Bridge));
-    }
+    // SAFETY: allocated by Box::into_raw in `start_poll`; libuv is done with it (closed).
+    let h = unsafe { Box::from_raw(handle.cast::<uv::uv_poll_t>()) };
+    // SAFETY: its data is the Rc stored there, released here only.
+    drop(unsafe { Rc::from_raw(h.data as *const Bridge) });
 }
 
+/// libuv's close callback of the timer handle: frees it and releases the `Rc` its data owns.
+///
+/// # Safety
+/// As for [`free_poll`], for the timer handle `init` allocated.
 pub(super) unsafe extern "C" fn free_timer(handle: *mut uv::uv_handle_t) {
-    // SAFETY: as in `free_poll`, for the timer allocated in `init`.
-    unsafe {
-        let h = Box::from_raw(handle.cast::<uv::uv_timer_t>());
-        drop(Rc::from_raw(h.data as *const Bridge));
-    }
+    // SAFETY: allocated by Box::into_raw in `init`; libuv is done with it (closed).
+    let h = unsafe { Box::from_raw(handle.cast::<uv::uv_timer_t>()) };
+    // SAFETY: its data is the Rc stored there, released here only.
+    drop(unsafe { Rc::from_raw(h.data as *const Bridge) });
 }

@@ -76,6 +76,10 @@ impl Hub {
     }
 
     /// One batch to JS, in as many calls as the shared record buffer needs.
+    #[allow(
+        clippy::multiple_unsafe_ops_per_block,
+        reason = "building the arguments of one call into JS (values made in the one open handle scope) and the call itself form one sequence under one precondition"
+    )]
     fn call_js(&self, batch: Outbox) {
         let env = self.env;
         let mut scope = ptr::null_mut();
@@ -227,6 +231,10 @@ unsafe fn external_buffer(env: sys::napi_env, bytes: Bytes) -> Option<sys::napi_
 }
 
 /// Frees the bytes of a Buffer made by [`external_buffer`] once it is collected.
+///
+/// # Safety
+/// Called by napi only, once, as the finalizer of such a Buffer: `hint` is the `Box<Bytes>`
+/// that `external_buffer` leaked for it.
 unsafe extern "C" fn free_bytes(
     _env: sys::napi_env,
     _data: *mut std::ffi::c_void,
@@ -251,7 +259,7 @@ unsafe fn detach(env: sys::napi_env, buffer: sys::napi_value) -> usize {
     let (mut kind, mut len, mut data, mut ab, mut offset) =
         (0, 0, ptr::null_mut(), ptr::null_mut(), 0);
     // SAFETY: per the function's contract; out-pointers are valid locals.
-    let ok = unsafe {
+    let info = unsafe {
         sys::napi_get_typedarray_info(
             env,
             buffer,
@@ -260,10 +268,14 @@ unsafe fn detach(env: sys::napi_env, buffer: sys::napi_value) -> usize {
             &mut data,
             &mut ab,
             &mut offset,
-        ) == sys::Status::napi_ok
-            && sys::napi_detach_arraybuffer(env, ab) == sys::Status::napi_ok
+        )
     };
-    if ok {
+    if info != sys::Status::napi_ok {
+        return 0;
+    }
+    // SAFETY: `ab` is the Buffer's ArrayBuffer, a handle of the same open scope.
+    let detached = unsafe { sys::napi_detach_arraybuffer(env, ab) };
+    if detached == sys::Status::napi_ok {
         len
     } else {
         0
@@ -309,6 +321,10 @@ unsafe fn make_segments(
 ///
 /// # Safety
 /// A handle scope must be open on the env's thread.
+#[allow(
+    clippy::multiple_unsafe_ops_per_block,
+    reason = "making an array and filling it, element by element, in the caller's handle scope: every call has the same precondition"
+)]
 unsafe fn make_strings(env: sys::napi_env, strings: &[String]) -> Option<sys::napi_value> {
     if strings.is_empty() {
         return None;

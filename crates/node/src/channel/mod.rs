@@ -105,12 +105,17 @@ impl NativeChannels {
         let raw = env.raw();
         let [events, ops, arena, state] = arrays;
         let f64s = sys::TypedarrayType::float64_array;
-        // SAFETY: `raw` is the live env of this call and the values are its handles.
-        let shared = unsafe {
-            let ev = Shared::new(raw, events.raw(), f64s);
-            let op = Shared::new(raw, ops.raw(), f64s);
-            let ar = Shared::new(raw, arena.raw(), sys::TypedarrayType::uint8_array);
-            let st = Shared::new(raw, state.raw(), f64s);
+        // SAFETY (the four `Shared::new`): `raw` is the live env of this call and each value
+        // is one of its handles.
+        // SAFETY: as said above.
+        let ev = unsafe { Shared::new(raw, events.raw(), f64s) };
+        // SAFETY: as said above.
+        let op = unsafe { Shared::new(raw, ops.raw(), f64s) };
+        // SAFETY: as said above.
+        let ar = unsafe { Shared::new(raw, arena.raw(), sys::TypedarrayType::uint8_array) };
+        // SAFETY: as said above.
+        let st = unsafe { Shared::new(raw, state.raw(), f64s) };
+        let shared = {
             match (ev, op, ar, st) {
                 (Some(events), Some(ops), Some(arena), Some(state)) => SharedArrays {
                     events,

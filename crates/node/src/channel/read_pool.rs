@@ -61,14 +61,13 @@ pub(super) unsafe fn pooled(env: sys::napi_env, bytes: &[u8]) -> Option<(sys::na
             let (mut data, mut value, mut reference) =
                 (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
             // SAFETY: per the function's contract; out-pointers are valid locals.
-            let ok = unsafe {
-                sys::napi_create_buffer(env, POOL_BYTES, &mut data, &mut value)
-                    == sys::Status::napi_ok
-                    && !data.is_null()
-                    && sys::napi_create_reference(env, value, 1, &mut reference)
-                        == sys::Status::napi_ok
-            };
-            if !ok {
+            let made = unsafe { sys::napi_create_buffer(env, POOL_BYTES, &mut data, &mut value) };
+            if made != sys::Status::napi_ok || data.is_null() {
+                return None;
+            }
+            // SAFETY: as above; `value` is the Buffer just made in the open scope.
+            let referenced = unsafe { sys::napi_create_reference(env, value, 1, &mut reference) };
+            if referenced != sys::Status::napi_ok {
                 return None;
             }
             *slot = Some(Pool {
@@ -80,18 +79,18 @@ pub(super) unsafe fn pooled(env: sys::napi_env, bytes: &[u8]) -> Option<(sys::na
         }
         let pool = slot.as_mut()?;
         let mut value = ptr::null_mut();
-        // SAFETY: the reference keeps the pool's Buffer (and its memory) alive; it was made on
-        // this env. `used + len <= POOL_BYTES` was checked above, and the region past `used`
-        // has never been handed to JS.
-        unsafe {
-            if sys::napi_get_reference_value(env, pool.reference, &mut value)
-                != sys::Status::napi_ok
-                || value.is_null()
-            {
-                return None;
-            }
-            ptr::copy_nonoverlapping(bytes.as_ptr(), pool.data.add(pool.used), bytes.len());
+        // SAFETY: the reference was made on this env (we are on its thread) and keeps the pool's
+        // Buffer (and its memory) alive; the out-pointer is a valid local.
+        let status = unsafe { sys::napi_get_reference_value(env, pool.reference, &mut value) };
+        if status != sys::Status::napi_ok || value.is_null() {
+            return None;
         }
+        // SAFETY: `used + len <= POOL_BYTES` (checked above), so the offset stays inside the
+        // pool's allocation.
+        let dst = unsafe { pool.data.add(pool.used) };
+        // SAFETY: `dst..dst + len` is inside the live pool (kept by the reference), has never
+        // been handed to JS, and does not overlap `bytes` (a Rust-owned slice).
+        unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len()) };
         let at = pool.used;
         pool.used += bytes.len();
         Some((value, at))

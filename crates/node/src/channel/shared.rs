@@ -34,7 +34,7 @@ impl<T> Shared<T> {
         let (mut k, mut len, mut data) = (0, 0usize, ptr::null_mut());
         let (mut buffer, mut offset, mut reference) = (ptr::null_mut(), 0usize, ptr::null_mut());
         // SAFETY: per the function's contract; out-pointers are valid locals.
-        let ok = unsafe {
+        let info = unsafe {
             sys::napi_get_typedarray_info(
                 env,
                 value,
@@ -43,11 +43,14 @@ impl<T> Shared<T> {
                 &mut data,
                 &mut buffer,
                 &mut offset,
-            ) == sys::Status::napi_ok
-                && k == kind
-                && sys::napi_create_reference(env, value, 1, &mut reference) == sys::Status::napi_ok
+            )
         };
-        (ok && !data.is_null()).then_some(Shared {
+        if info != sys::Status::napi_ok || k != kind {
+            return None;
+        }
+        // SAFETY: as above; `value` is a typed array of the wanted kind.
+        let referenced = unsafe { sys::napi_create_reference(env, value, 1, &mut reference) };
+        (referenced == sys::Status::napi_ok && !data.is_null()).then_some(Shared {
             data: data.cast(),
             len,
             env,

@@ -144,10 +144,9 @@ impl RespDecoderHandler {
     /// it is fired again, in order and before anything new, once the channel is writable.
     /// Decoding and reading pause meanwhile.
     pub fn hold_back(&self, ctx: &ChannelHandlerContext, msg: Message) {
-        self.pause.state.hold_back(ctx, msg);
-        if self.pause.state.can_resume(ctx) {
-            self.schedule_resume(ctx);
-        }
+        self.pause
+            .state
+            .give_back(ctx, msg, RespDecoderHandler::resume);
     }
 
     /// True once a value of the decoder's latest firing was given back: the consumer gives
@@ -208,13 +207,6 @@ impl RespDecoderHandler {
         }
     }
 
-    /// Resumes from a loop task once the channel is writable again (pause.rs).
-    fn schedule_resume(&self, ctx: &ChannelHandlerContext) {
-        self.pause
-            .state
-            .schedule_resume::<RespDecoderHandler>(ctx, RespDecoderHandler::resume);
-    }
-
     /// Fires what was given back, decodes what waited, then reads again unless it paused
     /// once more. Held values beyond one resume's share go on from the next task.
     fn resume(&self, ctx: &ChannelHandlerContext) {
@@ -224,21 +216,16 @@ impl RespDecoderHandler {
             return;
         }
         self.fired_value.set(false);
-        let all_fired = p.fire_held(ctx, |m| {
-            self.fired_value.set(true);
-            ctx.fire_channel_read(m);
-        });
-        if all_fired {
+        let refired = p.refire_reads(ctx);
+        if refired.done {
             p.continue_decoding();
             self.decode(ctx);
         }
-        if self.fired_value.replace(false) {
+        if self.fired_value.replace(false) | refired.fired {
             ctx.fire_channel_read_complete();
         }
-        if !all_fired {
-            if p.can_resume(ctx) {
-                self.schedule_resume(ctx);
-            }
+        if !refired.done {
+            p.resume_if_writable(ctx, RespDecoderHandler::resume);
             return;
         }
         if !p.is_paused() && ctx.try_channel().is_some_and(|ch| ch.is_open()) {
@@ -316,9 +303,9 @@ impl ChannelHandler for RespDecoderHandler {
     }
 
     fn channel_writability_changed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        if self.pause.state.can_resume(ctx) {
-            self.schedule_resume(ctx);
-        }
+        self.pause
+            .state
+            .resume_if_writable(ctx, RespDecoderHandler::resume);
         ctx.fire_channel_writability_changed();
         Ok(())
     }

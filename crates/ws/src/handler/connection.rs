@@ -210,7 +210,18 @@ impl WebSocketHandler {
                     }
                     .and_then(|frame| assembler.push(frame))
                     .map(Some),
-                    Ok(None) => Ok(None),
+                    // Text still arriving is checked as it comes (fail fast on UTF-8).
+                    Ok(None) => match decoder.partial(buf) {
+                        Some(partial) => {
+                            let compressed = partial.rsv1
+                                || (partial.opcode == Opcode::Continuation
+                                    && decompression
+                                        .as_ref()
+                                        .is_some_and(|d| d.in_compressed_message()));
+                            assembler.check_partial(&partial, compressed).map(|()| None)
+                        }
+                        None => Ok(None),
+                    },
                     Err(error) => Err(error),
                 }
             };
