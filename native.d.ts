@@ -69,6 +69,12 @@ export declare class NativeChannels {
    */
   wsSubscribe(id: number, topic: string): boolean
   /**
+   * Publishes `data` to `topic` as a `kind` message (as [`ws_publish`]) to every
+   * subscriber but channel `id` (the `ws` surface's `ws.publish`, Bun's semantics). A
+   * channel no longer here leaves nobody out.
+   */
+  wsPublishFrom(id: number, topic: string, data: Buffer, kind: number): number
+  /**
    * Takes channel `id` out of `topic`; whether it was in (false for a closed channel:
    * closing took it out of every topic).
    */
@@ -532,7 +538,9 @@ export declare const enum NativeHandlerKind {
   /**
    * `WebSocketClientProtocolHandler` (netloop-ws-upgrade): `p` = max frame size, max
    * message size, close timeout (ms), answer pings (0/1), pass pings and pongs on (0/1),
-   * the number n of subprotocols offered; `delimiters[0]` = the request target,
+   * the number n of subprotocols offered, permessage-deflate offered (0/1), its threshold,
+   * server and client no context takeover (0/1), server and client max window bits (as
+   * the server kind's 5..=10); `delimiters[0]` = the request target,
    * `delimiters[1]` = the `Host` field (empty: none), `delimiters[2..2+n]` = the
    * subprotocols, then extra request fields as name, value pairs.
    */
@@ -540,7 +548,8 @@ export declare const enum NativeHandlerKind {
   /**
    * `WebSocketHandler` alone, server role, for a handshake JS answered (`handleUpgrade`):
    * `p` = max frame size, max message size, close timeout (ms), answer pings (0/1), pass
-   * pings and pongs on (0/1).
+   * pings and pongs on (0/1), permessage-deflate agreed (0/1), its threshold, then what
+   * JS agreed: server and client no context takeover (0/1), server and client window bits.
    */
   WebSocketFrames = 16,
 }

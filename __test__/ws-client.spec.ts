@@ -194,11 +194,14 @@ test('a wrong Sec-WebSocket-Accept, a subprotocol or an extension not offered: e
   const cases: Array<[(a: string) => string, string]> = [
     (() => [() => 'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: AAAAAAAAAAAAAAAAAAAAAAAAAAA=\r\n\r\n', 'ERR_WS_HANDSHAKE_ACCEPT'])(),
     [(a) => `${OK(a)}Sec-WebSocket-Protocol: nope\r\n\r\n`, 'ERR_WS_HANDSHAKE_PROTOCOL'],
+    [(a) => `${OK(a)}Sec-WebSocket-Extensions: x-webkit-deflate-frame\r\n\r\n`, 'ERR_WS_HANDSHAKE_EXTENSION'],
+    // Not offered (perMessageDeflate: false below for this case).
     [(a) => `${OK(a)}Sec-WebSocket-Extensions: permessage-deflate\r\n\r\n`, 'ERR_WS_HANDSHAKE_EXTENSION'],
   ]
   for (const [answer, code] of cases) {
     const port = await rawServer(t, answer)
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/`, ['chat'])
+    const offer = !answer('').includes('permessage-deflate')
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/`, ['chat'], { perMessageDeflate: offer })
     const done = closed(ws)
     t.is((await failed(ws)).code, code)
     t.is((await done)[0], 1006)

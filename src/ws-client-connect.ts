@@ -20,6 +20,7 @@ import { NetloopError } from './errors'
 import { SslContext, SslHandler } from './tls'
 import type { SslContextOptions } from './tls-options'
 import { WebSocketClientProtocolHandler } from './ws-client'
+import type { PerMessageDeflateOptions } from './ws'
 import { bridge, connector, type WebSocket } from './ws-socket'
 
 /** Options of `new WebSocket(url, protocols, options)` (the `ws` package's, where they apply). */
@@ -38,8 +39,13 @@ export interface WebSocketClientOptions {
   closeTimeout?: number
   /** Answer pings natively (default true). */
   autoPong?: boolean
-  /** Not negotiated yet: accepted and ignored (no extension is offered). */
-  perMessageDeflate?: boolean | object
+  /**
+   * Offer permessage-deflate (default `true`, as the `ws` package's client: the server
+   * decides, and most servers decline unless configured). `false` offers nothing; an object
+   * tunes the offer (`threshold`, `serverNoContextTakeover`, `clientNoContextTakeover`,
+   * `serverMaxWindowBits`, `clientMaxWindowBits`; see `PerMessageDeflateOptions`).
+   */
+  perMessageDeflate?: boolean | PerMessageDeflateOptions
   /** `wss:`: verify the server (default true). */
   rejectUnauthorized?: boolean
   /** `wss:`: trusted CA certificates (PEM). */
@@ -88,6 +94,7 @@ function connect(ws: WebSocket, address: string, protocols: string[], options: R
     closeTimeout: o.closeTimeout,
     autoPong: o.autoPong,
     forwardControlFrames: true,
+    perMessageDeflate: o.perMessageDeflate ?? true,
   })
   const tls = secure
     ? (o.tls ??

@@ -4,7 +4,8 @@
  * `wss:`) in a `Bootstrap`'s pipeline. Once the channel is active it sends the upgrade
  * request (a fresh `Sec-WebSocket-Key`, version 13, the subprotocols offered, extra fields),
  * checks the `101` natively, and from then on frames go both ways as on a server (outbound
- * frames masked). A `WebSocketHandshakeEvent` reaches `userEventTriggered` when the
+ * frames masked). With `perMessageDeflate` it offers permessage-deflate and, accepted,
+ * compresses and inflates natively. A `WebSocketHandshakeEvent` reaches `userEventTriggered` when the
  * connection is open; a refused or cut-short handshake reaches `exceptionCaught` as a
  * `NetloopError` (`ERR_WS_HANDSHAKE_STATUS`, `_ACCEPT`, `_PROTOCOL`, `_EXTENSION`,
  * `_NOT_UPGRADE`, `_ABORTED`) and the channel closes.
@@ -26,7 +27,7 @@ import { Buffer } from 'node:buffer'
 import { NativeHandler } from './codecs'
 import { NativeHandlerKind } from './protocol'
 import { checkBoolean, checkInteger, invalidArgType } from './errors'
-import { markWebSocketChannel } from './ws'
+import { deflateParams, markWebSocketChannel, type PerMessageDeflateOptions } from './ws'
 
 /** Options of a `WebSocketClientProtocolHandler`. */
 export interface WebSocketClientProtocolOptions {
@@ -46,6 +47,16 @@ export interface WebSocketClientProtocolOptions {
   autoPong?: boolean
   /** Also pass pings and pongs on as `PingWebSocketFrame`/`PongWebSocketFrame` (default false). */
   forwardControlFrames?: boolean
+  /**
+   * Offer permessage-deflate (RFC 7692): `true` for the defaults, or its options (the
+   * server's names: `serverNoContextTakeover` asks the server to, `clientNoContextTakeover`
+   * is this end's, the window bits are offered below 15). Default off for this handler; the
+   * `WebSocket` client offers it by default, as the `ws` package. When the server accepts,
+   * messages of at least `threshold` bytes are compressed and the server's are inflated
+   * natively, bounded by `maxMessageSize`; an answer the offer does not allow fails the
+   * handshake with `ERR_WS_HANDSHAKE_EXTENSION`.
+   */
+  perMessageDeflate?: boolean | PerMessageDeflateOptions
 }
 
 /** Sends the client handshake after `HttpClientCodec`, then WebSocket frames (native). */
@@ -78,6 +89,7 @@ export class WebSocketClientProtocolHandler extends NativeHandler {
         o.autoPong === false ? 0 : 1,
         o.forwardControlFrames ? 1 : 0,
         protocols.length,
+        ...deflateParams(o.perMessageDeflate),
       ],
       [Buffer.from(target), Buffer.from(o.host ?? '', 'latin1'), ...protocols.map((p) => Buffer.from(p)), ...pairs.flatMap(([k, v]) => [Buffer.from(k), Buffer.from(v, 'latin1')])],
     )

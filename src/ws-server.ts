@@ -31,9 +31,12 @@ import { HttpRequest, HttpResponse, HttpServerCodec } from './http'
 import { NativeHandler } from './codecs'
 import { NativeHandlerKind } from './protocol'
 import { SslContext, SslHandler } from './tls'
-import { WebSocketServerProtocolHandler, markWebSocketChannel } from './ws'
+import { WebSocketServerProtocolHandler, deflateParams, markWebSocketChannel, type PerMessageDeflateOptions } from './ws'
 import { WebSocketHandshakeEvent } from './ws-client'
 import { WebSocket, bridge } from './ws-socket'
+import { toBuffer, type WebSocketData } from './ws-data'
+import { publish, type PublishOptions } from './ws-topics'
+import { negotiateDeflate } from './ws-deflate-offer'
 
 /** What `connection` and `handleUpgrade`'s callback get beside the socket (node:http's request, in part). */
 export interface WebSocketRequest {
@@ -75,8 +78,12 @@ export interface WebSocketServerOptions {
   closeTimeout?: number
   /** Answer pings natively (default true). */
   autoPong?: boolean
-  /** Not negotiated yet: accepted and ignored (no extension is accepted). */
-  perMessageDeflate?: boolean | object
+  /**
+   * Accept permessage-deflate when a client offers it (default false, as `ws`'s server):
+   * `true` or `PerMessageDeflateOptions`; negotiated natively, or in JS by `handleUpgrade`
+   * (and so with `handleProtocols`) by the same rules, then applied natively.
+   */
+  perMessageDeflate?: boolean | PerMessageDeflateOptions
 }
 
 const KEY = /^[A-Za-z0-9+/]{21}[AQgw]==$/
@@ -108,6 +115,7 @@ export class WebSocketServer extends EventEmitter {
   readonly options: Readonly<WebSocketServerOptions>
   readonly #all = new Set<WebSocket>()
   readonly #params: number[]
+  readonly #deflate: number[]
   #server: ServerChannel | undefined
   #ownLoop: EventLoop | undefined
   #state: 'starting' | 'listening' | 'closing' | 'closed' = 'starting'
@@ -126,6 +134,7 @@ export class WebSocketServer extends EventEmitter {
     }
     const maxPayload = o.maxPayload === undefined ? 100 << 20 : checkInteger('maxPayload', o.maxPayload, 125, Number.MAX_SAFE_INTEGER)
     const closeTimeout = o.closeTimeout === undefined ? 10_000 : checkInteger('closeTimeout', o.closeTimeout, 1, 0x7fffffff)
+    this.#deflate = deflateParams(o.perMessageDeflate) // checked here, not in each connection's initializer
     this.#params = [maxPayload, maxPayload, closeTimeout, o.autoPong === false ? 0 : 1, 1]
     this.options = { ...o }
     this.clients = o.clientTracking === false ? undefined : new Set()
@@ -151,7 +160,7 @@ export class WebSocketServer extends EventEmitter {
       }
       const [maxPayload, , closeTimeout] = this.#params
       ch.pipeline
-        .addLast('ws', new WebSocketServerProtocolHandler(o.path ?? '/', { checkStartsWith: o.path === undefined, subprotocols: o.protocols ?? [], maxFrameSize: maxPayload, maxMessageSize: maxPayload, closeTimeout, autoPong: o.autoPong !== false, forwardControlFrames: true }))
+        .addLast('ws', new WebSocketServerProtocolHandler(o.path ?? '/', { checkStartsWith: o.path === undefined, subprotocols: o.protocols ?? [], maxFrameSize: maxPayload, maxMessageSize: maxPayload, closeTimeout, autoPong: o.autoPong !== false, forwardControlFrames: true, perMessageDeflate: o.perMessageDeflate }))
         .addLast('app', this.#nativeBridge(ch))
     })
     boot.bind(o.port!, o.host ?? '0.0.0.0').then(
@@ -219,16 +228,28 @@ export class WebSocketServer extends EventEmitter {
       ['sec-websocket-accept', createHash('sha1').update(key + GUID).digest('base64')],
     ]
     if (protocol !== false) headers.push(['sec-websocket-protocol', protocol])
+    const deflate = negotiateDeflate(this.#deflate, h('sec-websocket-extensions'))
+    if (deflate) headers.push(['sec-websocket-extensions', deflate.response])
     const ws = new WebSocket(null)
     const p = ch.pipeline
     const name = p.names().includes('ws') ? `ws-${ch.id}-${Date.now()}` : 'ws'
-    p.addBefore(ctx.name, name, new WebSocketFramesHandler(this.#params)).addBefore(ctx.name, `${name}-app`, bridge(ws, false))
+    p.addBefore(ctx.name, name, new WebSocketFramesHandler([...this.#params, ...(deflate ? [1, this.#deflate[1], ...deflate.agreed] : [0])])).addBefore(ctx.name, `${name}-app`, bridge(ws, false))
     ws._wsName = name
     ctx.writeAndFlush(new HttpResponse(101, headers).forRequest(request))
     ws._attach(ch)
     ws._open(new WebSocketHandshakeEvent(request.url, protocol === false ? '' : protocol, raw), false)
     this.#track(ws)
     cb(ws, info)
+  }
+
+  /**
+   * Sends `data` to every subscriber of `topic` (connections that called `ws.subscribe`), on
+   * every loop of the process: `publish` of src/ws-topics.ts, encoded once, written natively.
+   * A string is text, other data binary unless `options.binary` says otherwise. Returns the
+   * subscribers reached.
+   */
+  publish(topic: string, data: WebSocketData, options?: PublishOptions): number {
+    return publish(topic, typeof data === 'string' ? data : toBuffer(data), options)
   }
 
   /** Stops accepting; `close` (and `cb`) once the listener closed and every tracked connection ended. Connections are not closed (as `ws` 8). */

@@ -28,6 +28,7 @@ import { BinaryWebSocketFrame, CloseWebSocketFrame, PingWebSocketFrame, PongWebS
 import { WebSocketHandshakeEvent } from './ws-client'
 import { addWhatwgListener, defineHandlerProperties, removeWhatwgListener, type WhatwgListener } from './ws-events'
 import { type Callback, type SendOptions, type WebSocketData, describe, isSendableCode, toArrayBuffer, toBuffer } from './ws-data'
+import { defineTopicMethods, type WebSocketTopics } from './ws-socket-topics'
 
 export type { SendOptions, WebSocketData } from './ws-data'
 
@@ -55,6 +56,7 @@ export class WebSocket extends EventEmitter {
   #ch: Channel | undefined
   #url: string
   #protocol = ''
+  #extensions = ''
   #closeCode: number | undefined
   #closeReason = Buffer.alloc(0)
   #closeEmitted = false
@@ -112,9 +114,12 @@ export class WebSocket extends EventEmitter {
   get url(): string {
     return this.#url
   }
-  /** Extensions in use (none yet: permessage-deflate is not negotiated). */
+  /**
+   * A client's extensions in use, as the server's answer named them (`permessage-deflate;
+   * ...` when agreed, '' for none). '' on a server's side (the agreement stays native).
+   */
   get extensions(): string {
-    return ''
+    return this.#extensions
   }
   /** The channel under this connection (netloop's; undefined while a client connects). */
   get channel(): Channel | undefined {
@@ -234,6 +239,13 @@ export class WebSocket extends EventEmitter {
     if (this.#ch?.isOpen) this.#ch.config.autoRead = true
   }
 
+  // Topics (Bun's and uWebSockets.js' names), defined on the prototype by src/ws-socket-topics.ts.
+  declare subscribe: WebSocketTopics['subscribe']
+  declare unsubscribe: WebSocketTopics['unsubscribe']
+  declare isSubscribed: WebSocketTopics['isSubscribed']
+  declare readonly subscriptions: WebSocketTopics['subscriptions']
+  declare publish: WebSocketTopics['publish']
+
   /** The WHATWG form: `type` is `open`, `message`, `close` or `error`. */
   addEventListener(type: string, listener: WhatwgListener, options?: { once?: boolean }): void {
     addWhatwgListener(this, type, listener, options?.once === true)
@@ -322,6 +334,7 @@ export class WebSocket extends EventEmitter {
   _open(ev: WebSocketHandshakeEvent, emit: boolean): void {
     if (this.#state !== CONNECTING) return
     this.#protocol = ev.protocol
+    if (this.#url !== '') this.#extensions = ev.headers['sec-websocket-extensions'] ?? ''
     this.#state = OPEN
     if (emit) {
       this._emitSafe('upgrade', ev)
@@ -392,6 +405,7 @@ export class WebSocket extends EventEmitter {
 }
 
 defineHandlerProperties(WebSocket.prototype)
+defineTopicMethods(WebSocket.prototype)
 
 /** The last handler of a connection's pipeline: native events become the socket's. */
 export function bridge(ws: WebSocket, emitOpen: boolean): ChannelHandler {

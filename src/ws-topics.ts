@@ -130,6 +130,25 @@ export function publish(topic: string, message: string | Uint8Array, options?: P
   }
 }
 
+/**
+ * @internal `publish` from `channel`: every subscriber but `channel` gets the message (the
+ * `ws` surface's `ws.publish`, as Bun's and uWebSockets.js').
+ */
+export function publishFrom(channel: Channel, topic: string, message: string | Uint8Array, options?: PublishOptions): number {
+  checkTopic(topic)
+  const binary = options?.binary
+  if (binary !== undefined && typeof binary !== 'boolean') throw invalidArgType('options.binary', 'boolean', binary)
+  if (typeof message !== 'string' && !(message instanceof Uint8Array)) throw invalidArgType('message', 'a string, a Buffer or a Uint8Array', message)
+  syncHubs()
+  const kind = (binary ?? typeof message !== 'string') ? WsFrameKind.Binary : WsFrameKind.Text
+  const buf = typeof message === 'string' ? Buffer.from(message) : Buffer.isBuffer(message) ? message : Buffer.from(message.buffer, message.byteOffset, message.byteLength)
+  try {
+    return channel._hub.native.wsPublishFrom(channel.id, topic, buf, kind)
+  } catch (e) {
+    throw fromNative(e)
+  }
+}
+
 /** Subscribers of `topic` on every loop of the process. */
 export function subscriberCount(topic: string): number {
   checkTopic(topic)

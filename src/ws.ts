@@ -67,8 +67,8 @@ export interface PerMessageDeflateOptions {
   clientMaxWindowBits?: number
 }
 
-/** The parameters of `perMessageDeflate` as they cross: on, threshold, the two flags, the two window sizes. */
-function deflateParams(o: boolean | PerMessageDeflateOptions | undefined): number[] {
+/** @internal The parameters of `perMessageDeflate` as they cross: on, threshold, the two flags, the two window sizes. */
+export function deflateParams(o: boolean | PerMessageDeflateOptions | undefined): number[] {
   if (o === undefined || o === false) return [0, 1024, 0, 0, 15, 15]
   if (o === true) return [1, 1024, 0, 0, 15, 15]
   if (typeof o !== 'object' || o === null) throw invalidArgType('perMessageDeflate', 'a boolean or an object', o)

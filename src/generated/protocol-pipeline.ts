@@ -138,7 +138,9 @@ export const enum NativeHandlerKind {
   /**
    * `WebSocketClientProtocolHandler` (netloop-ws-upgrade): `p` = max frame size, max
    * message size, close timeout (ms), answer pings (0/1), pass pings and pongs on (0/1),
-   * the number n of subprotocols offered; `delimiters[0]` = the request target,
+   * the number n of subprotocols offered, permessage-deflate offered (0/1), its threshold,
+   * server and client no context takeover (0/1), server and client max window bits (as
+   * the server kind's 5..=10); `delimiters[0]` = the request target,
    * `delimiters[1]` = the `Host` field (empty: none), `delimiters[2..2+n]` = the
    * subprotocols, then extra request fields as name, value pairs.
    */
@@ -146,7 +148,8 @@ export const enum NativeHandlerKind {
   /**
    * `WebSocketHandler` alone, server role, for a handshake JS answered (`handleUpgrade`):
    * `p` = max frame size, max message size, close timeout (ms), answer pings (0/1), pass
-   * pings and pongs on (0/1).
+   * pings and pongs on (0/1), permessage-deflate agreed (0/1), its threshold, then what
+   * JS agreed: server and client no context takeover (0/1), server and client window bits.
    */
   WebSocketFrames = 16,
 }

@@ -4,7 +4,10 @@
 //! (`netloop_ws::client_handshake`); the answer is checked, and accepted, a
 //! `netloop_ws::WebSocketHandler` in client role (outbound frames masked, inbound frames
 //! unmasked) takes this handler's place and a [`ClientHandshakeComplete`] user event goes to
-//! the next handler. The bytes the server sent right after its `101` reach the new handler
+//! the next handler. With `WsConfig::permessage_deflate` set ([`WebSocketClientProtocolHandler::config`]),
+//! the request offers permessage-deflate and the handler that takes over compresses and
+//! inflates with the parameters the server answered (none if it declined).
+//! The bytes the server sent right after its `101` reach the new handler
 //! (the codec passes them on after the switch). Refused (another status, a wrong
 //! `Sec-WebSocket-Accept`, a subprotocol or extension not offered) or cut short (the
 //! connection ends first): a `ClientHandshakeError` in `exception_caught` (`ERR_WS_HANDSHAKE_*`)
@@ -72,13 +75,15 @@ impl WebSocketClientProtocolHandler {
 
     /// The subprotocols offered, in order of preference.
     pub fn subprotocols(mut self, protocols: Vec<String>) -> Self {
-        self.handshake = ClientHandshake::new(protocols);
+        self.handshake =
+            ClientHandshake::new(protocols).with_deflate(self.config.permessage_deflate.clone());
         self
     }
 
-    /// The handshake itself (a fixed key in tests).
+    /// The handshake itself (a fixed key in tests); its permessage-deflate offer follows
+    /// the configuration's.
     pub fn handshake(mut self, handshake: ClientHandshake) -> Self {
-        self.handshake = handshake;
+        self.handshake = handshake.with_deflate(self.config.permessage_deflate.clone());
         self
     }
 
@@ -89,13 +94,18 @@ impl WebSocketClientProtocolHandler {
     }
 
     /// The connection's configuration after the handshake; its role is forced to client
-    /// and `pause_while_unwritable` off (a client must read the replies it waits for).
+    /// and `pause_while_unwritable` off (a client must read the replies it waits for). Its
+    /// `permessage_deflate` (`Some`) makes the request offer permessage-deflate
+    /// (`netloop_ws::extension::client_offer`).
     pub fn config(mut self, config: WsConfig) -> Self {
         self.config = WsConfig {
             role: Role::Client,
             pause_while_unwritable: false,
             ..config
         };
+        self.handshake = self
+            .handshake
+            .with_deflate(self.config.permessage_deflate.clone());
         self
     }
 
@@ -140,7 +150,7 @@ impl WebSocketClientProtocolHandler {
             }
         };
         self.done.set(true);
-        let ws = WebSocketHandler::new(self.config.clone())?;
+        let ws = WebSocketHandler::with_deflate(self.config.clone(), accepted.deflate)?;
         let name = ctx.name().to_string();
         ctx.pipeline().replace(&name, &name, ws)?;
         let event = ClientHandshakeComplete {

@@ -5,10 +5,12 @@
 //! the `upgrade` token, the `Sec-WebSocket-Accept` the key calls for, a subprotocol only if
 //! it was offered, an extension only if it was offered.
 //!
-//! Extensions: this connection offers none yet, so any `Sec-WebSocket-Extensions` in the
-//! answer is refused ([`ClientHandshakeError::UnexpectedExtension`]).
-//! [`ClientHandshake::check_extensions`] is the one place a negotiation (permessage-deflate,
-//! in its own module) plugs in.
+//! Extensions: permessage-deflate (RFC 7692) is offered when configured
+//! ([`ClientHandshake::with_deflate`]: the offer is [`client_offer`]) and the server's answer
+//! is checked by [`accept_server_response`]; the agreed parameters come back in
+//! [`ClientAccepted::deflate`] for the client-role `WebSocketHandler::with_deflate`. Without an
+//! offer, any `Sec-WebSocket-Extensions` in the answer is refused
+//! ([`ClientHandshakeError::UnexpectedExtension`]), as is an answer the offer does not allow.
 //!
 //! ```
 //! use netloop_ws::client_handshake::ClientHandshake;
@@ -30,6 +32,7 @@ use std::fmt;
 
 use netloop_transport::TransportError;
 
+use crate::extension::{accept_server_response, client_offer, DeflateConfig, PerMessageDeflate};
 use crate::handshake::{accept_key, client_key};
 
 /// The handshake a client sends and the checks of its answer.
@@ -37,6 +40,8 @@ use crate::handshake::{accept_key, client_key};
 pub struct ClientHandshake {
     key: String,
     protocols: Vec<String>,
+    /// permessage-deflate offered with these settings (`None`: no extension offered).
+    deflate: Option<DeflateConfig>,
 }
 
 /// What the server's accepted answer says.
@@ -44,8 +49,10 @@ pub struct ClientHandshake {
 pub struct ClientAccepted {
     /// The subprotocol the server chose (one of those offered), if any.
     pub protocol: Option<String>,
-    /// The extensions in use (none until an extension is offered).
+    /// The extensions in use, as the server wrote them (`permessage-deflate; ...`).
     pub extensions: Vec<String>,
+    /// permessage-deflate's parameters, if the server accepted the offer.
+    pub deflate: Option<PerMessageDeflate>,
 }
 
 /// An answer that does not open the connection: the client fails it (RFC 6455 §4.1: "the
@@ -72,6 +79,11 @@ pub enum ClientHandshakeError {
         /// The value received.
         extension: String,
     },
+    /// An extension answer the offer does not allow (permessage-deflate's parameters).
+    BadExtension {
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The connection ended before the answer.
     Aborted,
 }
@@ -84,7 +96,8 @@ impl ClientHandshakeError {
             ClientHandshakeError::NotUpgrade => "ERR_WS_HANDSHAKE_NOT_UPGRADE",
             ClientHandshakeError::BadAccept => "ERR_WS_HANDSHAKE_ACCEPT",
             ClientHandshakeError::UnexpectedProtocol { .. } => "ERR_WS_HANDSHAKE_PROTOCOL",
-            ClientHandshakeError::UnexpectedExtension { .. } => "ERR_WS_HANDSHAKE_EXTENSION",
+            ClientHandshakeError::UnexpectedExtension { .. }
+            | ClientHandshakeError::BadExtension { .. } => "ERR_WS_HANDSHAKE_EXTENSION",
             ClientHandshakeError::Aborted => "ERR_WS_HANDSHAKE_ABORTED",
         }
     }
@@ -114,6 +127,9 @@ impl fmt::Display for ClientHandshakeError {
                     "the server chose an extension not offered: {extension:?}"
                 )
             }
+            ClientHandshakeError::BadExtension { reason } => {
+                write!(f, "unacceptable Sec-WebSocket-Extensions: {reason}")
+            }
             ClientHandshakeError::Aborted => {
                 f.write_str("the connection ended before the handshake's answer")
             }
@@ -135,6 +151,7 @@ impl ClientHandshake {
         ClientHandshake {
             key: client_key(),
             protocols,
+            deflate: None,
         }
     }
 
@@ -143,7 +160,19 @@ impl ClientHandshake {
         ClientHandshake {
             key: key.into(),
             protocols,
+            deflate: None,
         }
+    }
+
+    /// Offers permessage-deflate with `config` (`None`: offers no extension).
+    pub fn with_deflate(mut self, config: Option<DeflateConfig>) -> Self {
+        self.deflate = config;
+        self
+    }
+
+    /// The permessage-deflate settings offered, if any.
+    pub fn deflate(&self) -> Option<&DeflateConfig> {
+        self.deflate.as_ref()
     }
 
     /// `Sec-WebSocket-Key`'s value.
@@ -166,6 +195,9 @@ impl ClientHandshake {
         ];
         if !self.protocols.is_empty() {
             fields.push(("Sec-WebSocket-Protocol", self.protocols.join(", ")));
+        }
+        if let Some(config) = &self.deflate {
+            fields.push(("Sec-WebSocket-Extensions", client_offer(config)));
         }
         fields
     }
@@ -217,25 +249,38 @@ impl ClientHandshake {
             .map(trim)
             .filter(|e| !e.is_empty())
             .collect();
-        let extensions = self.check_extensions(&extensions)?;
+        let deflate = self.check_extensions(&extensions)?;
         Ok(ClientAccepted {
             protocol,
-            extensions,
+            extensions: extensions
+                .iter()
+                .map(|e| String::from_utf8_lossy(e).into_owned())
+                .collect(),
+            deflate,
         })
     }
 
-    /// The extensions of the answer against those offered. None is offered yet, so any
-    /// extension is refused; a negotiation (permessage-deflate) replaces this check.
+    /// The extensions of the answer against those offered: with no offer, any extension is
+    /// refused; with permessage-deflate offered, [`accept_server_response`] decides.
     ///
     /// # Errors
-    /// [`ClientHandshakeError::UnexpectedExtension`] naming the first one.
-    pub fn check_extensions(&self, got: &[&[u8]]) -> Result<Vec<String>, ClientHandshakeError> {
-        match got.first() {
-            None => Ok(Vec::new()),
-            Some(first) => Err(ClientHandshakeError::UnexpectedExtension {
-                extension: String::from_utf8_lossy(first).into_owned(),
-            }),
-        }
+    /// [`ClientHandshakeError::UnexpectedExtension`] naming the first one (no offer), or
+    /// [`ClientHandshakeError::BadExtension`] with the negotiation's reason (an answer the
+    /// offer does not allow).
+    pub fn check_extensions(
+        &self,
+        got: &[&[u8]],
+    ) -> Result<Option<PerMessageDeflate>, ClientHandshakeError> {
+        let Some(config) = &self.deflate else {
+            return match got.first() {
+                None => Ok(None),
+                Some(first) => Err(ClientHandshakeError::UnexpectedExtension {
+                    extension: String::from_utf8_lossy(first).into_owned(),
+                }),
+            };
+        };
+        accept_server_response(config, got.iter().copied())
+            .map_err(|e| ClientHandshakeError::BadExtension { reason: e.reason })
     }
 }
 

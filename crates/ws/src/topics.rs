@@ -57,21 +57,24 @@
 //! - Only server-role connections subscribe (client frames are masked per frame, so one
 //!   shared frame cannot serve them).
 //!
-//! Not yet: permessage-deflate. With it, a topic's message would be compressed once too
-//! (one deflated frame per publish for the subscribers that negotiated no context
-//! takeover), the natural extension of encoding once.
+//! - permessage-deflate: a message is compressed at most once per publish (per window size
+//!   in use) for the subscribers that agreed `server_no_context_takeover`, and those share
+//!   the compressed frame; the others get the plain one (topics/published.rs).
+//! - [`TopicRegistry::publish_from`] leaves the sender out (Bun's and uWebSockets.js'
+//!   `ws.publish`).
 
 mod local;
+mod published;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 
-use bytes::{Bytes, BytesMut};
 use netloop_eventloop::EventLoop;
-use netloop_transport::{Channel, LocalListenerExt};
+use netloop_transport::{Channel, ChannelId, LocalListenerExt};
 
-use crate::frame::{encode_frame, Opcode, MAX_HEADER_LEN};
+use crate::frame::Opcode;
+use published::Published;
 
 /// Why a subscription was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -282,7 +285,7 @@ impl TopicRegistry {
 
     /// Publishes a text message to `topic`; see [`TopicRegistry::publish_binary`].
     pub fn publish_text(&self, topic: &str, message: &str) -> usize {
-        self.publish(topic, Opcode::Text, message.as_bytes())
+        self.publish(topic, Opcode::Text, message.as_bytes(), None)
     }
 
     /// Publishes a binary message to `topic` from any thread. Returns the subscribers it
@@ -290,10 +293,33 @@ impl TopicRegistry {
     /// counted), plus those of other loops as counted now (their task writes it; a slow one
     /// there drops it too, in [`TopicStats::dropped`]).
     pub fn publish_binary(&self, topic: &str, message: &[u8]) -> usize {
-        self.publish(topic, Opcode::Binary, message)
+        self.publish(topic, Opcode::Binary, message, None)
     }
 
-    fn publish(&self, topic: &str, opcode: Opcode, payload: &[u8]) -> usize {
+    /// Publishes `message` (text when `binary` is false: UTF-8 the caller checked) to every
+    /// subscriber of `topic` but `sender` (Bun's and uWebSockets.js' `ws.publish`: the
+    /// publishing connection does not get its own message). Otherwise as
+    /// [`TopicRegistry::publish_binary`].
+    pub fn publish_from(
+        &self,
+        sender: &Channel,
+        topic: &str,
+        binary: bool,
+        message: &[u8],
+    ) -> usize {
+        let opcode = if binary { Opcode::Binary } else { Opcode::Text };
+        let except = (sender.event_loop().id(), sender.id());
+        self.publish(topic, opcode, message, Some(except))
+    }
+
+    /// `except`: a subscriber left out (its loop's id, its channel's id).
+    fn publish(
+        &self,
+        topic: &str,
+        opcode: Opcode,
+        payload: &[u8],
+        except: Option<(u64, ChannelId)>,
+    ) -> usize {
         let c = &self.shared.counters;
         c.published.fetch_add(1, Ordering::Relaxed);
         let (key, targets) = {
@@ -307,23 +333,26 @@ impl TopicRegistry {
                 .collect();
             (key.clone(), targets)
         };
-        let frame = encode(opcode, payload);
+        let frame = Arc::new(Published::new(opcode, payload));
         c.encoded.fetch_add(1, Ordering::Relaxed);
         let mut reached = 0;
         for (event_loop, count) in targets {
+            let skip = except
+                .filter(|&(l, _)| l == event_loop.id())
+                .map(|(_, id)| id);
             if event_loop.in_event_loop() {
-                reached += local::deliver(&self.shared, &event_loop, &key, &frame);
+                reached += local::deliver(&self.shared, &event_loop, &key, &frame, skip);
                 continue;
             }
             let shared = Arc::downgrade(&self.shared);
             let (key, frame, el) = (key.clone(), frame.clone(), event_loop.clone());
             let task = move || {
                 if let Some(shared) = Weak::upgrade(&shared) {
-                    local::deliver(&shared, &el, &key, &frame);
+                    local::deliver(&shared, &el, &key, &frame, skip);
                 }
             };
             if event_loop.execute(task).is_ok() {
-                reached += count;
+                reached += count; // the sender, if it is one of them, included
             }
         }
         reached
@@ -339,13 +368,6 @@ impl TopicRegistry {
             dropped: c.dropped.load(Ordering::Relaxed),
         }
     }
-}
-
-/// One server frame: FIN, `opcode`, unmasked.
-fn encode(opcode: Opcode, payload: &[u8]) -> Bytes {
-    let mut out = BytesMut::with_capacity(payload.len() + MAX_HEADER_LEN);
-    encode_frame(&mut out, true, opcode, payload, None);
-    out.freeze()
 }
 
 impl Shared {

@@ -124,6 +124,75 @@ fn every_subscriber_gets_the_same_frame_bytes() {
 }
 
 #[test]
+fn subscribers_without_server_context_takeover_share_one_compressed_frame() {
+    use netloop_ws::deflate::Inflater;
+    use netloop_ws::{DeflateConfig, PerMessageDeflate};
+    let topics = TopicRegistry::new();
+    let agreed = |no_takeover: bool, bits: u8| PerMessageDeflate {
+        server_no_context_takeover: no_takeover,
+        client_no_context_takeover: false,
+        server_max_window_bits: bits,
+        client_max_window_bits: 15,
+    };
+    let config = WsConfig {
+        permessage_deflate: Some(DeflateConfig::default()),
+        ..WsConfig::default()
+    };
+    let subs = [
+        Ws::deflating(config.clone(), agreed(true, 15)),
+        Ws::deflating(config.clone(), agreed(true, 15)),
+        Ws::deflating(config.clone(), agreed(true, 10)), // another window: its own variant
+        Ws::deflating(config.clone(), agreed(false, 15)), // context takeover: plain
+        Ws::server(),                                    // no deflate: plain
+    ];
+    for ws in &subs {
+        topics.subscribe(ws.ch.channel(), "t").unwrap();
+    }
+    let text = "topics compress once per publish. ".repeat(100);
+    assert_eq!(topics.publish_text("t", &text), 5);
+    let raw: Vec<Bytes> = subs
+        .iter()
+        .map(|ws| {
+            ws.ch.run_pending_tasks();
+            ws.ch.read_outbound().unwrap().into_bytes().unwrap()
+        })
+        .collect();
+    assert_eq!(
+        raw[0].as_ptr(),
+        raw[1].as_ptr(),
+        "one compressed buffer shared"
+    );
+    assert_ne!(raw[0].as_ptr(), raw[2].as_ptr());
+    assert_eq!(raw[3].as_ptr(), raw[4].as_ptr(), "the plain frame shared");
+    for (i, frame) in raw.iter().enumerate() {
+        let compressed = i < 3;
+        assert_eq!(frame[0] & 0x40 != 0, compressed, "RSV1 of subscriber {i}");
+        let mut buf = netloop_transport::BytesMut::from(&frame[..]);
+        let f = netloop_ws::FrameDecoder::new(Role::Client, 1 << 20)
+            .allow_rsv1(true)
+            .decode(&mut buf)
+            .unwrap()
+            .unwrap();
+        let payload = if compressed {
+            assert!(f.payload.len() < text.len() / 4);
+            Inflater::new(agreed(true, 15).server())
+                .inflate(&f.payload, true, 1 << 20)
+                .unwrap()
+        } else {
+            f.payload
+        };
+        assert_eq!(&payload[..], text.as_bytes(), "subscriber {i}");
+    }
+    // Under the threshold nobody gets it compressed.
+    topics.publish_text("t", "short");
+    for ws in &subs[..3] {
+        ws.ch.run_pending_tasks();
+        let frame = ws.ch.read_outbound().unwrap().into_bytes().unwrap();
+        assert_eq!(&frame[..], b"\x81\x05short");
+    }
+}
+
+#[test]
 fn a_publish_from_a_thread_without_a_loop_reaches_the_loops_through_tasks() {
     let topics = TopicRegistry::new();
     let here = servers(2);
@@ -183,6 +252,32 @@ fn unsubscribing_takes_a_channel_out_of_one_topic() {
     assert_eq!(topics.subscriber_count("x"), 0);
     assert_eq!(topics.publish_text("x", "nobody"), 0);
     assert_eq!(topics.stats().encoded, 1, "no subscriber, no encoding");
+}
+
+#[test]
+fn publish_from_a_subscriber_reaches_the_others_only() {
+    let topics = TopicRegistry::new();
+    let [a, b, c] = [Ws::server(), Ws::server(), Ws::server()];
+    for ws in [&a, &b, &c] {
+        topics.subscribe(ws.ch.channel(), "room").unwrap();
+    }
+    assert_eq!(
+        topics.publish_from(a.ch.channel(), "room", false, b"from a"),
+        2
+    );
+    assert!(
+        texts(&a).is_empty(),
+        "the sender does not get its own message"
+    );
+    assert_eq!(texts(&b), ["from a"]);
+    assert_eq!(texts(&c), ["from a"]);
+    // A sender that is not subscribed leaves nobody out.
+    let d = Ws::server();
+    assert_eq!(
+        topics.publish_from(d.ch.channel(), "room", false, b"from d"),
+        3
+    );
+    assert_eq!(texts(&a), ["from d"]);
 }
 
 #[test]

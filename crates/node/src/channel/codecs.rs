@@ -209,16 +209,28 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
         WEBSOCKET_ECHO => Rc::new(netloop_ws::WebSocketEchoHandler::new()),
         WEBSOCKET_CLIENT => Rc::new(websocket_client(p, &delimiters)?),
         WEBSOCKET_FRAMES => {
+            // 5..=10: permessage-deflate agreed (0/1), threshold, then the agreement: server
+            // and client no context takeover (0/1), server and client window bits.
+            let agreed = flag(p, 5).then(|| netloop_ws::PerMessageDeflate {
+                server_no_context_takeover: flag(p, 7),
+                client_no_context_takeover: flag(p, 8),
+                server_max_window_bits: size(p, 9).clamp(8, 15) as u8,
+                client_max_window_bits: size(p, 10).clamp(8, 15) as u8,
+            });
             let config = netloop_ws::WsConfig {
                 max_frame_size: size(p, 0),
                 max_message_size: size(p, 1),
                 close_timeout: millis(p, 2).unwrap_or(netloop_ws::DEFAULT_CLOSE_TIMEOUT),
                 auto_pong: flag(p, 3),
                 forward_control_frames: flag(p, 4),
+                permessage_deflate: agreed.map(|_| netloop_ws::DeflateConfig {
+                    threshold: size(p, 6),
+                    ..netloop_ws::DeflateConfig::default()
+                }),
                 ..netloop_ws::WsConfig::default()
             };
             Rc::new(
-                netloop_ws::WebSocketHandler::new(config)
+                netloop_ws::WebSocketHandler::with_deflate(config, agreed)
                     .map_err(|e| invalid_arg(e.to_string()))?,
             )
         }
@@ -232,16 +244,7 @@ fn websocket(
     strings: &[Bytes],
 ) -> JsResult<netloop_ws_upgrade::WebSocketServerProtocolHandler> {
     let text = |b: &Bytes| String::from_utf8_lossy(b).into_owned();
-    // 5..=10: permessage-deflate on (0/1), threshold, server and client no context
-    // takeover (0/1), server and client max window bits.
-    let permessage_deflate = flag(p, 5).then(|| netloop_ws::DeflateConfig {
-        threshold: size(p, 6),
-        server_no_context_takeover: flag(p, 7),
-        client_no_context_takeover: flag(p, 8),
-        server_max_window_bits: size(p, 9).min(255) as u8,
-        client_max_window_bits: size(p, 10).min(255) as u8,
-        ..netloop_ws::DeflateConfig::default()
-    });
+    let permessage_deflate = deflate_config(p, 5);
     let config = netloop_ws::WsConfig {
         max_frame_size: size(p, 0),
         max_message_size: size(p, 1),
@@ -266,6 +269,19 @@ fn websocket(
     )
 }
 
+/// permessage-deflate's six parameters from `p[at..]`: on (0/1), threshold, server and
+/// client no context takeover (0/1), server and client max window bits; `None` when off.
+fn deflate_config(p: &[f64], at: usize) -> Option<netloop_ws::DeflateConfig> {
+    flag(p, at).then(|| netloop_ws::DeflateConfig {
+        threshold: size(p, at + 1),
+        server_no_context_takeover: flag(p, at + 2),
+        client_no_context_takeover: flag(p, at + 3),
+        server_max_window_bits: size(p, at + 4).min(255) as u8,
+        client_max_window_bits: size(p, at + 5).min(255) as u8,
+        ..netloop_ws::DeflateConfig::default()
+    })
+}
+
 /// `WebSocketClientProtocolHandler` from its parameters (see `NativeHandlerKind::WebSocketClient`).
 fn websocket_client(
     p: &[f64],
@@ -280,6 +296,8 @@ fn websocket_client(
         auto_pong: flag(p, 3),
         forward_control_frames: flag(p, 4),
         pause_while_unwritable: false,
+        // 6..=11: permessage-deflate offered (0/1) and its settings.
+        permessage_deflate: deflate_config(p, 6),
         ..netloop_ws::WsConfig::default()
     };
     config.validate().map_err(|e| invalid_arg(e.to_string()))?;

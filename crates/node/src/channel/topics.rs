@@ -54,6 +54,52 @@ impl NativeChannels {
             .map_err(|e| throw(&env, e))
     }
 
+    /// Publishes `data` to `topic` as a `kind` message (as [`ws_publish`]) to every
+    /// subscriber but channel `id` (the `ws` surface's `ws.publish`, Bun's semantics). A
+    /// channel no longer here leaves nobody out.
+    #[napi]
+    pub fn ws_publish_from(
+        &self,
+        env: Env,
+        id: f64,
+        topic: String,
+        data: Buffer,
+        kind: u32,
+    ) -> Result<u32> {
+        self.enter();
+        let binary = match kind {
+            k if k == WsFrameKind::Binary as u32 => true,
+            k if k == WsFrameKind::Text as u32 => {
+                if std::str::from_utf8(&data).is_err() {
+                    let e = napi::Error::new(
+                        Code("ERR_INVALID_ARG_VALUE"),
+                        "a text message must be UTF-8".to_string(),
+                    );
+                    return Err(throw(&env, e));
+                }
+                false
+            }
+            other => {
+                return Err(throw(
+                    &env,
+                    invalid_arg(format!("not a message kind: {other}")),
+                ))
+            }
+        };
+        let topics = TopicRegistry::global();
+        let n = self
+            .with_channel(id, |ch| Ok(topics.publish_from(ch, &topic, binary, &data)))
+            .unwrap_or_else(|_| match binary {
+                true => topics.publish_binary(&topic, &data),
+                // Checked above.
+                false => topics.publish_text(&topic, std::str::from_utf8(&data).unwrap_or("")),
+            });
+        if n > 0 {
+            schedule_deliveries();
+        }
+        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
     /// Takes channel `id` out of `topic`; whether it was in (false for a closed channel:
     /// closing took it out of every topic).
     #[napi]

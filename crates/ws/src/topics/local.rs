@@ -18,10 +18,10 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use bytes::Bytes;
 use netloop_eventloop::EventLoop;
 use netloop_transport::{Channel, ChannelHandlerContext, ChannelId};
 
+use super::published::Published;
 use super::Shared;
 use crate::decoder::Role;
 use crate::handler::WebSocketHandler;
@@ -194,13 +194,14 @@ pub(super) fn drop_table(registry: u64, loop_id: u64) {
     drop(table);
 }
 
-/// Writes `frame` to the subscribers of `topic` on `event_loop` (this thread's); how many
-/// it was written to.
+/// Writes `frame` to the subscribers of `topic` on `event_loop` (this thread's) but
+/// `except`; how many it was written to.
 pub(super) fn deliver(
     shared: &Shared,
     event_loop: &EventLoop,
     topic: &str,
-    frame: &Bytes,
+    message: &Published,
+    except: Option<ChannelId>,
 ) -> usize {
     let loop_id = event_loop.id();
     let subs: Vec<Rc<Subscriber>> = TABLES
@@ -219,20 +220,20 @@ pub(super) fn deliver(
     let mut to_flush = Vec::new();
     for sub in subs {
         let ch = &sub.channel;
-        if !ch.is_active() {
+        if !ch.is_active() || except == Some(ch.id()) {
             continue;
         }
         let Some(ctx) = sub.ws_context() else {
             continue;
         };
         let handler = ctx.handler();
-        let open = handler
+        let Some(ws) = handler
             .as_any()
             .and_then(|a| a.downcast_ref::<WebSocketHandler>())
-            .is_some_and(|ws| !ws.is_close_sent());
-        if !open {
+            .filter(|ws| !ws.is_close_sent())
+        else {
             continue;
-        }
+        };
         if !ch.is_writable() {
             // Past the high water mark. If frames of this batch wait unflushed, the peer may
             // just not have been given them yet: flush now, then look again.
@@ -244,7 +245,7 @@ pub(super) fn deliver(
                 continue;
             }
         }
-        ctx.write(frame.clone());
+        ctx.write(message.frame_for(ws));
         written += 1;
         if !sub.flush_pending.replace(true) {
             to_flush.push(sub);
