@@ -21,7 +21,7 @@ import { SslContext, SslHandler } from './tls'
 import type { SslContextOptions } from './tls-options'
 import { WebSocketClientProtocolHandler } from './ws-client'
 import type { PerMessageDeflateOptions } from './ws'
-import { bridge, connector, type WebSocket } from './ws-socket'
+import { bridge, type WebSocket } from './ws-socket'
 
 /** Options of `new WebSocket(url, protocols, options)` (the `ws` package's, where they apply). */
 export interface WebSocketClientOptions {
@@ -70,7 +70,8 @@ function badUrl(message: string): NetloopError {
   return new NetloopError('ERR_INVALID_URL', message)
 }
 
-function connect(ws: WebSocket, address: string, protocols: string[], options: Record<string, unknown>): void {
+/** @internal Connects `ws` (called by its constructor). */
+export function connect(ws: WebSocket, address: string, protocols: string[], options: Record<string, unknown>): void {
   const o = options as WebSocketClientOptions
   let url: URL
   try {
@@ -138,4 +139,3 @@ function connect(ws: WebSocket, address: string, protocols: string[], options: R
   )
 }
 
-connector.connect = connect

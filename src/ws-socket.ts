@@ -29,6 +29,9 @@ import { WebSocketHandshakeEvent } from './ws-client'
 import { addWhatwgListener, defineHandlerProperties, removeWhatwgListener, type WhatwgListener } from './ws-events'
 import { type Callback, type SendOptions, type WebSocketData, describe, isSendableCode, toArrayBuffer, toBuffer } from './ws-data'
 import { defineTopicMethods, type WebSocketTopics } from './ws-socket-topics'
+// A cycle by design: ws-client-connect uses `bridge` from here and this module its `connect`,
+// both only when called, so either may load first.
+import { connect } from './ws-client-connect'
 
 export type { SendOptions, WebSocketData } from './ws-data'
 
@@ -81,7 +84,7 @@ export class WebSocket extends EventEmitter {
         options = protocols
         protocols = undefined
       }
-      connector.connect(this, String(address), protocols === undefined ? [] : Array.isArray(protocols) ? protocols : [protocols], options ?? {})
+      connect(this, String(address), protocols === undefined ? [] : Array.isArray(protocols) ? protocols : [protocols], options ?? {})
     }
   }
 
@@ -423,11 +426,4 @@ export function bridge(ws: WebSocket, emitOpen: boolean): ChannelHandler {
       ws._inactive()
     },
   }
-}
-
-/** @internal How a client connects (src/ws-client-connect.ts sets it; no import cycle). */
-export const connector: { connect: (ws: WebSocket, url: string, protocols: string[], options: Record<string, unknown>) => void } = {
-  connect: () => {
-    throw new NetloopError('ERR_INVALID_STATE', 'the WebSocket client is not loaded')
-  },
 }
