@@ -124,7 +124,9 @@ async function loadRun(client, name, w, rate) {
   // Fan-out: the publisher stays at most 64 messages ahead of the average subscriber (a window
   // of 16 left ws's server idle between batches on a busy machine).
   if (w.mode === 'fanout') args.push('--window', '64')
-  if (w.mode === 'idle') args.push('--sources', '2', '--settle', quick ? '1' : '2', '--gc-signal')
+  // 8 source addresses: each idle run opens --idle-conns connections whose client ports stay in
+  // TIME_WAIT for a minute after it; with 2 (56k ports) the next servers' runs ran out (EADDRINUSE).
+  if (w.mode === 'idle') args.push('--sources', '8', '--settle', quick ? '1' : '2', '--gc-signal')
   let argv = [client, ...args]
   if (nofile) argv = ['prlimit', `--nofile=${nofile}:${nofile}`, '--', ...argv]
   if (PIN) argv = ['taskset', '-c', '1', ...argv]
@@ -242,7 +244,7 @@ for (const key of Object.keys(WORKLOADS)) {
   }
   results.runs[key] = rounds
   const { text, records } = table(key, w, rounds, failed, rate)
-  const cmd = `ws-load --conns ${w.conns} --size 64 --mode ${w.mode}${rate ? ` --rate ${Math.round(rate)}` : ''}${w.mode === 'fanout' ? ' --window 64' : ''}${w.mode === 'idle' ? ' --sources 2 --gc-signal' : ` --seconds ${SECONDS} --warmup ${WARMUP}`}`
+  const cmd = `ws-load --conns ${w.conns} --size 64 --mode ${w.mode}${rate ? ` --rate ${Math.round(rate)}` : ''}${w.mode === 'fanout' ? ' --window 64' : ''}${w.mode === 'idle' ? ' --sources 8 --gc-signal' : ` --seconds ${SECONDS} --warmup ${WARMUP}`}`
   results.tables[key] = `### ${w.title}${rate ? ` (${Math.round(rate).toLocaleString('en')} msg/s)` : ''}\n\nClient: \`${PIN ? 'taskset -c 1 ' : ''}${cmd}\`; ${pinText}.\n\n${text}`
   console.log(`\n${results.tables[key]}`)
   allRecords.push(...records)
