@@ -7,8 +7,6 @@
 //!
 //! `cargo test -p netloop-ws-upgrade --test idle_memory -- --nocapture` prints the figures.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::rc::Rc;
 
 use netloop_http::{HttpServerCodec, HttpServerConfig};
@@ -18,47 +16,12 @@ use netloop_transport::{
 use netloop_ws::WebSocketEchoHandler;
 use netloop_ws_upgrade::WebSocketServerProtocolHandler;
 
-struct Counting;
-
-thread_local! {
-    static LIVE: Cell<isize> = const { Cell::new(0) };
-}
-
-fn add(delta: isize) {
-    let _ = LIVE.try_with(|live| live.set(live.get() + delta));
-}
-
-// SAFETY: every call is passed to the system allocator unchanged; the counter is a
-// thread-local cell without a destructor, touched through `try_with`.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        add(layout.size() as isize);
-        // SAFETY: the caller's layout, passed on.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        add(layout.size() as isize);
-        // SAFETY: as above.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        add(-(layout.size() as isize));
-        // SAFETY: `ptr` came from `System` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        add(new_size as isize - layout.size() as isize);
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+#[path = "../../ws/tests/support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{live, Counting};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
-
-fn live() -> isize {
-    LIVE.with(Cell::get)
-}
 
 const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: localhost:8080\r\nUpgrade: websocket\r\n\
 Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\

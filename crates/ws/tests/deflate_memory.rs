@@ -5,66 +5,15 @@
 //!
 //! `cargo test -p netloop-ws --test deflate_memory -- --nocapture` prints the figures.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use netloop_ws::deflate::{Deflater, Inflater};
 use netloop_ws::extension::Direction;
 
-struct Counting;
-
-thread_local! {
-    static LIVE: Cell<isize> = const { Cell::new(0) };
-    static PEAK: Cell<isize> = const { Cell::new(0) };
-}
-
-fn add(delta: isize) {
-    let _ = LIVE.try_with(|live| {
-        let now = live.get() + delta;
-        live.set(now);
-        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
-    });
-}
-
-// SAFETY: every call is passed to the system allocator unchanged; the counters are
-// thread-local cells without destructors, touched through `try_with`.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        add(layout.size() as isize);
-        // SAFETY: the caller's layout, passed on.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        add(layout.size() as isize);
-        // SAFETY: as above.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        add(-(layout.size() as isize));
-        // SAFETY: `ptr` came from `System` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        add(new_size as isize - layout.size() as isize);
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{live, peak_during, Counting};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
-
-fn live() -> isize {
-    LIVE.with(Cell::get)
-}
-
-/// Peak bytes above the live count at the start, while `f` runs.
-fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let base = live();
-    PEAK.with(|p| p.set(base));
-    let out = f();
-    (out, (PEAK.with(Cell::get) - base) as usize)
-}
 
 fn direction(bits: u8) -> Direction {
     Direction {

@@ -14,59 +14,19 @@
 //! - the memory taken while inflating (when [`Counting`] is the global allocator) stays
 //!   under the limit plus the decompressor's state and the input: never the bomb's size.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use netloop_ws::bytes::Bytes;
 use netloop_ws::deflate::{Decompression, Deflater};
 use netloop_ws::extension::Direction;
 use netloop_ws::frame::{Frame, Opcode};
 use netloop_ws::WsError;
 
-thread_local! {
-    static LIVE: Cell<isize> = const { Cell::new(0) };
-    static PEAK: Cell<isize> = const { Cell::new(0) };
-    static INSTALLED: Cell<bool> = const { Cell::new(false) };
-}
-
-/// A global allocator counting live bytes per thread (install it with `#[global_allocator]`
-/// to check the memory bound).
-#[derive(Debug)]
-pub struct Counting;
-
-fn add(delta: isize) {
-    let _ = LIVE.try_with(|live| {
-        let now = live.get() + delta;
-        live.set(now);
-        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
-        let _ = INSTALLED.try_with(|i| i.set(true));
-    });
-}
-
-// SAFETY: every call is passed to the system allocator unchanged; the counters are
-// thread-local cells without destructors, touched through `try_with`.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        add(layout.size() as isize);
-        // SAFETY: the caller's layout, passed on.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        add(layout.size() as isize);
-        // SAFETY: as above.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        add(-(layout.size() as isize));
-        // SAFETY: `ptr` came from `System` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        add(new_size as isize - layout.size() as isize);
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+// The counting allocator (one copy for every memory-bound test of the crate).
+#[path = "../../tests/support/counting_alloc.rs"]
+mod counting_alloc;
+// Used by the fuzz target and inflater_cases.rs, not by every includer.
+#[allow(unused_imports)]
+pub use counting_alloc::Counting;
+use counting_alloc::{installed, peak_during};
 
 /// The decompressor's state and slack allowed above the limit (measured: 46 KiB of state).
 pub const STATE_ALLOWANCE: usize = 96 << 10;
@@ -105,11 +65,9 @@ fn message(d: &mut Decompression, frames: &[&[u8]], limit: usize) -> Result<Vec<
             },
             payload: Bytes::copy_from_slice(payload),
         };
-        let base = LIVE.with(Cell::get);
-        PEAK.with(|p| p.set(base));
-        let inflated = d.frame(frame, i > 0)?;
-        let peak = (PEAK.with(Cell::get) - base) as usize;
-        if INSTALLED.with(Cell::get) {
+        let (inflated, peak) = peak_during(|| d.frame(frame, i > 0));
+        let inflated = inflated?;
+        if installed() {
             assert!(
                 peak <= limit + STATE_ALLOWANCE + 2 * payload.len(),
                 "inflating a {}-byte frame took {peak} bytes (limit {limit})",
