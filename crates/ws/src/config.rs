@@ -63,11 +63,7 @@ impl WsConfig {
     /// [`ConfigError`] naming the first field out of range: sizes must be at least 125 bytes
     /// (a control frame) and `max_frame_size` at most `max_message_size`.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let fail = |reason: &str| {
-            Err(ConfigError {
-                reason: reason.to_string(),
-            })
-        };
+        let fail = |reason: &str| Err(ConfigError::new("WebSocket", reason));
         if self.max_frame_size < 125 {
             return fail("maxFrameSize must be at least 125 bytes");
         }
@@ -80,7 +76,7 @@ impl WsConfig {
         if let Some(deflate) = &self.permessage_deflate {
             deflate
                 .validate()
-                .map_err(|reason| ConfigError { reason })?;
+                .map_err(|reason| ConfigError::new("WebSocket", reason))?;
         }
         if self.pause_while_unwritable && self.role == Role::Client {
             return fail(

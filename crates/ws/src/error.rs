@@ -218,33 +218,9 @@ impl From<HandshakeError> for TransportError {
     }
 }
 
-/// An invalid configuration.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
-    /// Human-readable description naming the offending field.
-    pub reason: String,
-}
-
-impl ConfigError {
-    /// Stable code exposed to JavaScript as `Error.code` (Node's code for a bad argument).
-    pub fn code(&self) -> &'static str {
-        "ERR_INVALID_ARG_VALUE"
-    }
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid WebSocket configuration: {}", self.reason)
-    }
-}
-
-impl std::error::Error for ConfigError {}
-
-impl From<ConfigError> for TransportError {
-    fn from(error: ConfigError) -> Self {
-        TransportError::foreign(error.code(), error)
-    }
-}
+/// An invalid configuration: netloop-transport's one type for every protocol crate, with the
+/// subject `"WebSocket"`.
+pub use netloop_transport::ConfigError;
 
 #[cfg(test)]
 mod tests {
