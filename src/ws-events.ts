@@ -79,26 +79,20 @@ export function removeWhatwgListener(target: EventEmitter, type: string, listene
 /** The state of `onopen`-style properties: the listener each one set, per socket. */
 const properties = new WeakMap<object, Map<string, WhatwgListener>>()
 
-/** Defines `onopen`, `onmessage`, `onclose`, `onerror` on `proto` (a setter replaces the listener it set before). */
-export function defineHandlerProperties(proto: EventEmitter): void {
-  for (const type of ['open', 'message', 'close', 'error']) {
-    Object.defineProperty(proto, `on${type}`, {
-      configurable: true,
-      enumerable: true,
-      get(this: EventEmitter): WhatwgListener | null {
-        return properties.get(this)?.get(type) ?? null
-      },
-      set(this: EventEmitter, fn: WhatwgListener | null) {
-        let mine = properties.get(this)
-        if (!mine) properties.set(this, (mine = new Map()))
-        const old = mine.get(type)
-        if (old) removeWhatwgListener(this, type, old)
-        mine.delete(type)
-        if (typeof fn === 'function') {
-          mine.set(type, fn)
-          addWhatwgListener(this, type, fn, false)
-        }
-      },
-    })
+/** The listener `on<type>` holds (`onopen`, `onmessage`, `onclose`, `onerror`), or null. */
+export function handlerProperty(target: EventEmitter, type: string): WhatwgListener | null {
+  return properties.get(target)?.get(type) ?? null
+}
+
+/** Sets `on<type>`: replaces the listener it set before; a non-function clears it. */
+export function setHandlerProperty(target: EventEmitter, type: string, fn: WhatwgListener | null): void {
+  let mine = properties.get(target)
+  if (!mine) properties.set(target, (mine = new Map()))
+  const old = mine.get(type)
+  if (old) removeWhatwgListener(target, type, old)
+  mine.delete(type)
+  if (typeof fn === 'function') {
+    mine.set(type, fn)
+    addWhatwgListener(target, type, fn, false)
   }
 }

@@ -26,9 +26,10 @@ import type { ChannelHandlerContext } from './context'
 import { NetloopError } from './errors'
 import { BinaryWebSocketFrame, CloseWebSocketFrame, PingWebSocketFrame, PongWebSocketFrame, TextWebSocketFrame } from './ws'
 import { WebSocketHandshakeEvent } from './ws-client'
-import { addWhatwgListener, defineHandlerProperties, removeWhatwgListener, type WhatwgListener } from './ws-events'
+import { addWhatwgListener, handlerProperty, removeWhatwgListener, setHandlerProperty, type WhatwgListener } from './ws-events'
 import { type Callback, type SendOptions, type WebSocketData, describe, isSendableCode, toArrayBuffer, toBuffer } from './ws-data'
-import { defineTopicMethods, type WebSocketTopics } from './ws-socket-topics'
+import { isInTopic, joinTopic, leaveTopic, publishToOthers, topicsJoined } from './ws-socket-topics'
+import type { PublishOptions } from './ws-topics'
 // A cycle by design: ws-client-connect uses `bridge` from here and this module its `connect`,
 // both only when called, so either may load first.
 import { connect } from './ws-client-connect'
@@ -242,12 +243,37 @@ export class WebSocket extends EventEmitter {
     if (this.#ch?.isOpen) this.#ch.config.autoRead = true
   }
 
-  // Topics (Bun's and uWebSockets.js' names), defined on the prototype by src/ws-socket-topics.ts.
-  declare subscribe: WebSocketTopics['subscribe']
-  declare unsubscribe: WebSocketTopics['unsubscribe']
-  declare isSubscribed: WebSocketTopics['isSubscribed']
-  declare readonly subscriptions: WebSocketTopics['subscriptions']
-  declare publish: WebSocketTopics['publish']
+  // Topics (Bun's and uWebSockets.js' names), src/ws-socket-topics.ts.
+  /** @internal The topics this connection joined (set on the first `subscribe`). */
+  declare _topics: Set<string> | undefined
+  /**
+   * Joins `topic` (idempotent; messages published to it are written natively). Throws
+   * `ERR_INVALID_STATE` on a client's connection or before the channel exists,
+   * `ERR_CHANNEL_CLOSED` once closed.
+   */
+  subscribe(topic: string): void {
+    joinTopic(this, topic)
+  }
+  /** Leaves `topic`; whether this connection was in it. */
+  unsubscribe(topic: string): boolean {
+    return leaveTopic(this, topic)
+  }
+  /** Whether this connection is in `topic` (false once closed: closing leaves every topic). */
+  isSubscribed(topic: string): boolean {
+    return isInTopic(this, topic)
+  }
+  /** The topics this connection is in. */
+  get subscriptions(): string[] {
+    return topicsJoined(this)
+  }
+  /**
+   * Sends `data` to every subscriber of `topic` but this connection (as Bun's and
+   * uWebSockets.js' `ws.publish`; `WebSocketServer.publish` reaches all). A string is text,
+   * other data binary unless `options.binary` says otherwise. Returns the subscribers reached.
+   */
+  publish(topic: string, data: WebSocketData, options?: PublishOptions): number {
+    return publishToOthers(this, topic, data, options)
+  }
 
   /** The WHATWG form: `type` is `open`, `message`, `close` or `error`. */
   addEventListener(type: string, listener: WhatwgListener, options?: { once?: boolean }): void {
@@ -256,11 +282,31 @@ export class WebSocket extends EventEmitter {
   removeEventListener(type: string, listener: WhatwgListener): void {
     removeWhatwgListener(this, type, listener)
   }
-  // The WHATWG handler properties, defined on the prototype by src/ws-events.ts.
-  declare onopen: WhatwgListener | null
-  declare onmessage: WhatwgListener | null
-  declare onclose: WhatwgListener | null
-  declare onerror: WhatwgListener | null
+  // The WHATWG handler properties (src/ws-events.ts): a setter replaces the listener it set before.
+  get onopen(): WhatwgListener | null {
+    return handlerProperty(this, 'open')
+  }
+  set onopen(fn: WhatwgListener | null) {
+    setHandlerProperty(this, 'open', fn)
+  }
+  get onmessage(): WhatwgListener | null {
+    return handlerProperty(this, 'message')
+  }
+  set onmessage(fn: WhatwgListener | null) {
+    setHandlerProperty(this, 'message', fn)
+  }
+  get onclose(): WhatwgListener | null {
+    return handlerProperty(this, 'close')
+  }
+  set onclose(fn: WhatwgListener | null) {
+    setHandlerProperty(this, 'close', fn)
+  }
+  get onerror(): WhatwgListener | null {
+    return handlerProperty(this, 'error')
+  }
+  set onerror(fn: WhatwgListener | null) {
+    setHandlerProperty(this, 'error', fn)
+  }
 
   #write(frame: TextWebSocketFrame | BinaryWebSocketFrame | PingWebSocketFrame | PongWebSocketFrame, cb: Callback | undefined): void {
     const ch = this.#ch!
@@ -407,8 +453,6 @@ export class WebSocket extends EventEmitter {
   }
 }
 
-defineHandlerProperties(WebSocket.prototype)
-defineTopicMethods(WebSocket.prototype)
 
 /** The last handler of a connection's pipeline: native events become the socket's. */
 export function bridge(ws: WebSocket, emitOpen: boolean): ChannelHandler {
