@@ -63,6 +63,8 @@
 //! - [`TopicRegistry::publish_from`] leaves the sender out (Bun's and uWebSockets.js'
 //!   `ws.publish`).
 
+mod batch;
+mod gate;
 mod local;
 mod published;
 
