@@ -52,7 +52,8 @@ pub(super) struct Subscriber {
 /// and the batch their small frames are coalesced in.
 #[derive(Default)]
 struct TopicSubscribers {
-    list: Vec<Rc<Subscriber>>,
+    /// Shared with the deliveries under way (copied when changed meanwhile).
+    list: Rc<Vec<Rc<Subscriber>>>,
     at: HashMap<ChannelId, usize>,
     batch: Rc<TopicBatch>,
 }
@@ -186,7 +187,7 @@ pub(super) fn add(
         topics.push(key.clone());
         let subs = table.topics.entry(key.clone()).or_default();
         subs.at.insert(id, subs.list.len());
-        subs.list.push(sub.clone());
+        Rc::make_mut(&mut subs.list).push(sub.clone());
         (true, key, first_of_channel)
     })
 }
@@ -196,7 +197,7 @@ fn take_out(table: &mut LoopTable, id: ChannelId, topic: &str) {
         return;
     };
     if let Some(i) = subs.at.remove(&id) {
-        subs.list.swap_remove(i);
+        Rc::make_mut(&mut subs.list).swap_remove(i);
         if let Some(moved) = subs.list.get(i) {
             subs.at.insert(moved.channel.id(), i);
         }
@@ -268,7 +269,7 @@ pub(super) fn deliver(
     except: Option<ChannelId>,
 ) -> usize {
     let loop_id = event_loop.id();
-    let (subs, batch): (Vec<Rc<Subscriber>>, Option<Rc<TopicBatch>>) = TABLES
+    let (subs, batch): (Rc<Vec<Rc<Subscriber>>>, Option<Rc<TopicBatch>>) = TABLES
         .try_with(|t| {
             t.borrow()
                 .get(&(shared.id, loop_id))
@@ -287,7 +288,7 @@ pub(super) fn deliver(
     let mut placed = None;
     let (mut written, mut dropped) = (0, 0);
     let mut to_flush = Vec::new();
-    for sub in subs {
+    for sub in subs.iter() {
         let ch = &sub.channel;
         if !ch.is_active() || except == Some(ch.id()) {
             continue;
@@ -325,7 +326,7 @@ pub(super) fn deliver(
         }
         written += 1;
         if !sub.flush_pending.replace(true) {
-            to_flush.push(sub);
+            to_flush.push(sub.clone());
         }
     }
     shared.count_delivered(written, dropped);
