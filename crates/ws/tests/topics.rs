@@ -469,3 +469,16 @@ fn a_subscriber_left_out_of_a_publish_gets_the_rest_in_order() {
     topics.publish_text("t", "next batch");
     assert_eq!(texts(&a), ["next batch"]);
 }
+
+#[test]
+fn publishes_of_two_registries_to_one_channel_keep_their_order() {
+    let (one, two) = (TopicRegistry::new(), TopicRegistry::new());
+    let ws = Ws::server();
+    one.subscribe(ws.ch.channel(), "t").unwrap();
+    two.subscribe(ws.ch.channel(), "t").unwrap();
+    two.publish_text("t", "b1");
+    one.publish_text("t", "a1");
+    two.publish_text("t", "b2");
+    one.publish_text("t", "a2");
+    assert_eq!(texts(&ws), ["b1", "a1", "b2", "a2"]);
+}

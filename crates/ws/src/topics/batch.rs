@@ -28,6 +28,9 @@ pub(super) const MAX_COALESCED_FRAME: usize = 4 * 1024;
 /// beyond its channel's high water mark.
 pub(super) const SEGMENT_LIMIT: usize = 32 * 1024;
 
+/// What a segment's first allocation reserves (it grows as a `BytesMut` does).
+const SEGMENT_START: usize = 2048;
+
 /// The segments of one (loop, topic).
 #[derive(Default)]
 pub(super) struct TopicBatch {
@@ -47,7 +50,8 @@ struct Segments {
 
 impl Segments {
     fn seal(&mut self) {
-        let segment = self.open.split().freeze();
+        // The whole buffer, its spare capacity too: an idle topic keeps no memory.
+        let segment = std::mem::take(&mut self.open).freeze();
         self.sealed.push((self.generation, segment));
         self.generation += 1;
     }
@@ -77,8 +81,7 @@ impl TopicBatch {
             s.seal();
         }
         if s.open.capacity() - s.open.len() < frame.len() {
-            // One allocation for many batches' frames (a split segment shares it).
-            s.open.reserve(frame.len().max(SEGMENT_LIMIT / 2));
+            s.open.reserve(frame.len().max(SEGMENT_START));
         }
         let start = s.open.len();
         s.open.extend_from_slice(frame);

@@ -47,13 +47,17 @@ impl ChannelHandler for Gate {
     }
 }
 
-/// The name of the gate of registry `registry` (a channel may be in several registries).
+const PREFIX: &str = "netloop-topics-";
+
+/// The name of the gate of registry `registry`.
 pub(super) fn name(registry: u64) -> String {
-    format!("netloop-topics-{registry}")
+    format!("{PREFIX}{registry}")
 }
 
 /// Puts a gate for `sub` before `ws` (the WebSocket handler's context), unless one is there;
-/// its context, or `None` if it could not be added.
+/// its context, or `None` if it could not be added or another registry's gate is there (one
+/// gate per channel: the first registry coalesces, another one writes its frames as they
+/// come, through that gate, so that the order across registries holds too).
 pub(super) fn ensure(
     registry: u64,
     sub: &Rc<Subscriber>,
@@ -63,6 +67,9 @@ pub(super) fn ensure(
     let name = name(registry);
     if let Some(ctx) = pipeline.context(&name) {
         return Some(ctx);
+    }
+    if pipeline.names().iter().any(|n| n.starts_with(PREFIX)) {
+        return None;
     }
     let gate = Gate {
         subscriber: Rc::downgrade(sub),
