@@ -24,8 +24,8 @@ use bytes::{Bytes, BytesMut};
 /// than an outbound entry).
 pub(super) const MAX_COALESCED_FRAME: usize = 4 * 1024;
 
-/// A segment is sealed before it would grow past this: what a subscriber's pending span holds
-/// beyond its channel's high water mark.
+/// A segment is sealed before it would grow past this (a subscriber's pending span is written
+/// to its channel earlier if it would take the channel past its high water mark: `local.rs`).
 pub(super) const SEGMENT_LIMIT: usize = 32 * 1024;
 
 /// What a segment's first allocation reserves (it grows as a `BytesMut` does).
@@ -147,6 +147,11 @@ impl Span {
             self.end = at.end;
         }
         follows
+    }
+
+    /// How many bytes it spans.
+    pub(super) fn len(&self) -> usize {
+        self.end - self.start
     }
 
     /// The span's bytes, one slice (`None` only if its segment is gone: its batch ended

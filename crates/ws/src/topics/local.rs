@@ -116,6 +116,11 @@ impl Subscriber {
         self.gate.borrow().clone().filter(|g| !g.is_removed())
     }
 
+    /// The bytes of the pending span.
+    fn span_len(&self) -> usize {
+        self.span.borrow().as_ref().map_or(0, Span::len)
+    }
+
     /// Writes the pending span through `ctx` (the gate's: towards the socket).
     pub(super) fn write_span(&self, ctx: &ChannelHandlerContext) {
         let span = self.span.borrow_mut().take();
@@ -320,6 +325,12 @@ pub(super) fn deliver(
             Some(gate) if coalesce && compressed.is_none() => {
                 let at = *placed.get_or_insert_with(|| batch.append(plain));
                 sub.coalesce(&gate, &batch, at);
+                // The span is not in the channel's pending count: once it would take the
+                // channel past its high water mark it goes there, so that the slow-subscriber
+                // rule above sees it.
+                if sub.span_len() > ch.bytes_before_unwritable() {
+                    sub.write_span(&gate);
+                }
             }
             // Through the gate too: a pending span goes out first.
             _ => ctx.write(compressed.unwrap_or_else(|| plain.clone())),
