@@ -482,3 +482,29 @@ fn publishes_of_two_registries_to_one_channel_keep_their_order() {
     one.publish_text("t", "a2");
     assert_eq!(texts(&ws), ["b1", "a1", "b2", "a2"]);
 }
+
+#[test]
+fn frames_waiting_to_be_coalesced_count_towards_the_high_water_mark() {
+    let topics = TopicRegistry::new();
+    let ws = Ws::server();
+    topics.subscribe(ws.ch.channel(), "t").unwrap();
+    let ch = ws.ch.channel();
+    // 60 KiB written by the application, not flushed: under the 64 KiB high water mark.
+    ch.write(netloop_ws::WebSocketFrame::text("x".repeat(60 * 1024)));
+    assert!(ch.is_writable());
+    let message = "m".repeat(1000);
+    let mut published = 0;
+    while ch.is_writable() && published < 20 {
+        topics.publish_text("t", &message);
+        published += 1;
+    }
+    assert!(
+        !ch.is_writable(),
+        "within one batch, the pending frames took the channel past its mark"
+    );
+    assert!(published > 1, "coalesced while under it ({published})");
+    let got = texts(&ws);
+    assert_eq!(got.len(), published + 1);
+    assert_eq!(got[0].len(), 60 * 1024, "the application's message first");
+    assert!(got[1..].iter().all(|m| *m == message));
+}
