@@ -38,14 +38,23 @@
 //! one flush (one `writev`) per subscriber, as uWebSockets drains its topics once per
 //! iteration.
 //!
+//! Coalescing: a frame of at most 4 KiB without a compressed variant for the subscriber is
+//! copied once per (loop, topic) into the batch's segment (topics/batch.rs), and a
+//! subscriber's consecutive frames of one segment stay one pending span, written as **one**
+//! slice of it (one outbound entry, one refcount) at its flush — not one entry per message
+//! per subscriber. So that a channel's own writes keep their place between published
+//! messages, a gate (topics/gate.rs) sits just before a subscriber's WebSocket handler and
+//! writes the pending span before anything else that goes out.
+//!
 //! Slow subscribers: a subscriber whose channel is not writable (its pending outbound bytes
 //! passed the high water mark, until they drain below the low one) is first flushed if
 //! frames of this batch wait unflushed in it (a fast reader is never starved by the batching
 //! itself); still unwritable, it is skipped for that message, counted in
 //! [`TopicStats::dropped`]. What one slow subscriber holds is bounded by its high water mark
-//! plus one message, whatever the publish rate (Bun and uWebSockets drop likewise past their
-//! `maxBackpressure`). The frame is shared: a subscriber's queue holds a reference to it,
-//! not a copy.
+//! plus one message, whatever the publish rate (a pending span that would pass the mark goes
+//! to the channel at once, where it counts; Bun and uWebSockets drop likewise past their
+//! `maxBackpressure`). The bytes are shared: a subscriber's queue
+//! holds a reference to the segment or the frame, not a copy of its own.
 //!
 //! Ground rules:
 //! - `subscribe`/`unsubscribe` run on the channel's loop thread (a `Channel` never leaves
@@ -63,6 +72,8 @@
 //! - [`TopicRegistry::publish_from`] leaves the sender out (Bun's and uWebSockets.js'
 //!   `ws.publish`).
 
+mod batch;
+mod gate;
 mod local;
 mod published;
 

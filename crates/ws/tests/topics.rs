@@ -104,21 +104,30 @@ fn every_subscriber_gets_the_same_frame_bytes() {
         topics.subscribe(ws.ch.channel(), "t").unwrap();
     }
     topics.publish_binary("t", &[1, 2, 3]);
-    let frames: Vec<Bytes> = here
+    // Past the size small frames are coalesced at (copied once per loop and batch).
+    let big = vec![7u8; 5000];
+    topics.publish_binary("t", &big);
+    let frames: Vec<Vec<Bytes>> = here
         .iter()
         .map(|ws| {
             ws.ch.run_pending_tasks();
-            ws.ch.read_outbound().unwrap().into_bytes().unwrap()
+            std::iter::from_fn(|| ws.ch.read_outbound())
+                .map(|m| m.into_bytes().unwrap())
+                .collect()
         })
         .collect();
+    for f in &frames {
+        assert_eq!(f.len(), 2);
+        assert_eq!(
+            &f[0][..],
+            b"\x82\x03\x01\x02\x03",
+            "a binary server frame, unmasked"
+        );
+        assert_eq!(&f[1][..4], b"\x82\x7e\x13\x88");
+    }
     assert_eq!(
-        &frames[0][..],
-        b"\x82\x03\x01\x02\x03",
-        "a binary server frame, unmasked"
-    );
-    assert_eq!(
-        frames[0].as_ptr(),
-        frames[1].as_ptr(),
+        frames[0][1].as_ptr(),
+        frames[1][1].as_ptr(),
         "one buffer shared, not a copy per subscriber"
     );
 }
@@ -148,7 +157,8 @@ fn subscribers_without_server_context_takeover_share_one_compressed_frame() {
     for ws in &subs {
         topics.subscribe(ws.ch.channel(), "t").unwrap();
     }
-    let text = "topics compress once per publish. ".repeat(100);
+    // Past the size small plain frames are coalesced at: the plain frame is shared as such.
+    let text = "topics compress once per publish. ".repeat(130);
     assert_eq!(topics.publish_text("t", &text), 5);
     let raw: Vec<Bytes> = subs
         .iter()
@@ -418,5 +428,83 @@ fn the_publishes_of_one_batch_cost_one_flush_per_subscriber() {
     assert!(ch.read_outbound().is_none());
     ch.run_pending_tasks();
     assert_eq!(counter.0.get(), 1, "one flush after the batch");
-    assert_eq!(ch.outbound_len(), 5, "for five frames");
+    assert_eq!(ch.outbound_len(), 1, "the five frames as one write");
+    let out = ch.read_outbound().unwrap().into_bytes().unwrap();
+    assert_eq!(
+        &out[..],
+        b"\x81\x02m0\x81\x02m1\x81\x02m2\x81\x02m3\x81\x02m4",
+        "in order"
+    );
+}
+
+#[test]
+fn a_channels_own_writes_and_published_messages_keep_their_order() {
+    let topics = TopicRegistry::new();
+    let [ws, other] = [Ws::server(), Ws::server()];
+    topics.subscribe(ws.ch.channel(), "t").unwrap();
+    topics.subscribe(other.ch.channel(), "t").unwrap();
+    topics.publish_text("t", "p1");
+    topics.publish_text("t", "p2");
+    // Written by the application between publishes of one batch: it goes out after p1 and
+    // p2 (their span is written first) and before p3.
+    ws.send(netloop_ws::WebSocketFrame::text("own"));
+    topics.publish_text("t", "p3");
+    assert_eq!(texts(&ws), ["p1", "p2", "own", "p3"]);
+    assert_eq!(texts(&other), ["p1", "p2", "p3"]);
+}
+
+#[test]
+fn a_subscriber_left_out_of_a_publish_gets_the_rest_in_order() {
+    let topics = TopicRegistry::new();
+    let [a, b] = [Ws::server(), Ws::server()];
+    topics.subscribe(a.ch.channel(), "t").unwrap();
+    topics.subscribe(b.ch.channel(), "t").unwrap();
+    topics.subscribe(b.ch.channel(), "u").unwrap();
+    topics.publish_text("t", "t1");
+    topics.publish_from(a.ch.channel(), "t", false, b"t2"); // not to a
+    topics.publish_text("u", "u1"); // b only, from another topic's batch
+    topics.publish_text("t", "t3");
+    assert_eq!(texts(&a), ["t1", "t3"]);
+    assert_eq!(texts(&b), ["t1", "t2", "u1", "t3"]);
+    topics.publish_text("t", "next batch");
+    assert_eq!(texts(&a), ["next batch"]);
+}
+
+#[test]
+fn publishes_of_two_registries_to_one_channel_keep_their_order() {
+    let (one, two) = (TopicRegistry::new(), TopicRegistry::new());
+    let ws = Ws::server();
+    one.subscribe(ws.ch.channel(), "t").unwrap();
+    two.subscribe(ws.ch.channel(), "t").unwrap();
+    two.publish_text("t", "b1");
+    one.publish_text("t", "a1");
+    two.publish_text("t", "b2");
+    one.publish_text("t", "a2");
+    assert_eq!(texts(&ws), ["b1", "a1", "b2", "a2"]);
+}
+
+#[test]
+fn frames_waiting_to_be_coalesced_count_towards_the_high_water_mark() {
+    let topics = TopicRegistry::new();
+    let ws = Ws::server();
+    topics.subscribe(ws.ch.channel(), "t").unwrap();
+    let ch = ws.ch.channel();
+    // 60 KiB written by the application, not flushed: under the 64 KiB high water mark.
+    ch.write(netloop_ws::WebSocketFrame::text("x".repeat(60 * 1024)));
+    assert!(ch.is_writable());
+    let message = "m".repeat(1000);
+    let mut published = 0;
+    while ch.is_writable() && published < 20 {
+        topics.publish_text("t", &message);
+        published += 1;
+    }
+    assert!(
+        !ch.is_writable(),
+        "within one batch, the pending frames took the channel past its mark"
+    );
+    assert!(published > 1, "coalesced while under it ({published})");
+    let got = texts(&ws);
+    assert_eq!(got.len(), published + 1);
+    assert_eq!(got[0].len(), 60 * 1024, "the application's message first");
+    assert!(got[1..].iter().all(|m| *m == message));
 }

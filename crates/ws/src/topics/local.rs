@@ -12,6 +12,11 @@
 //!   task per loop gathers them), however many publishes wrote to it meanwhile: inside an
 //!   iteration after the running batch, outside one (JS between iterations) after the next,
 //!   which adding the tail task asks for.
+//! - Coalescing: a small plain frame is copied once per (loop, topic) into the batch's
+//!   segment and a subscriber's consecutive frames stay one pending span (`batch.rs`), written
+//!   as one slice at its flush, or earlier by its gate (`gate.rs`) when anything else is
+//!   written to the channel. The end-of-batch work writes every span before it drops the
+//!   batch's sealed segments.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
@@ -21,25 +26,43 @@ use std::sync::Arc;
 use netloop_eventloop::EventLoop;
 use netloop_transport::{Channel, ChannelHandlerContext, ChannelId};
 
+use super::batch::{Span, TopicBatch, MAX_COALESCED_FRAME};
+use super::gate;
 use super::published::Published;
 use super::Shared;
 use crate::decoder::Role;
 use crate::handler::WebSocketHandler;
 
 /// One subscribed channel (shared by its topics' lists).
-struct Subscriber {
+pub(super) struct Subscriber {
     channel: Channel,
+    /// The registry's id (names the gate).
+    registry: u64,
     /// The WebSocket handler's context, once found.
     ctx: RefCell<Option<ChannelHandlerContext>>,
+    /// The gate's context (before the WebSocket handler), once added.
+    gate: RefCell<Option<ChannelHandlerContext>>,
+    /// Published frames of this batch not written to the channel yet.
+    span: RefCell<Option<Span>>,
     /// Written since the last flush; a flush after the batch is queued.
     flush_pending: Cell<bool>,
 }
 
-/// The subscribers of one topic on one loop: a list to deliver to, positions to remove in O(1).
+/// The subscribers of one topic on one loop: a list to deliver to, positions to remove in O(1),
+/// and the batch their small frames are coalesced in.
 #[derive(Default)]
 struct TopicSubscribers {
-    list: Vec<Rc<Subscriber>>,
+    /// Shared with the deliveries under way (copied when changed meanwhile).
+    list: Rc<Vec<Rc<Subscriber>>>,
     at: HashMap<ChannelId, usize>,
+    batch: Rc<TopicBatch>,
+}
+
+/// What a loop does after its task batch: flush these subscribers, then close these batches.
+#[derive(Default)]
+struct EndOfBatch {
+    subs: Vec<Rc<Subscriber>>,
+    batches: Vec<Rc<TopicBatch>>,
 }
 
 /// What one loop's thread knows of one registry.
@@ -54,7 +77,7 @@ struct LoopTable {
 thread_local! {
     static TABLES: RefCell<HashMap<(u64, u64), LoopTable>> = RefCell::new(HashMap::new());
     /// Subscribers written inside an iteration, to flush after the batch, by loop id.
-    static TO_FLUSH: RefCell<HashMap<u64, Vec<Rc<Subscriber>>>> = RefCell::new(HashMap::new());
+    static TO_FLUSH: RefCell<HashMap<u64, EndOfBatch>> = RefCell::new(HashMap::new());
     /// (registry, loop) pairs whose cleanup hook is registered.
     static SEEN: RefCell<HashSet<(u64, u64)>> = RefCell::new(HashSet::new());
 }
@@ -72,15 +95,59 @@ pub(super) fn find_ws_context(ch: &Channel) -> Option<(ChannelHandlerContext, bo
 }
 
 impl Subscriber {
-    /// The server WebSocket handler's context, if the pipeline has one.
-    fn ws_context(&self) -> Option<ChannelHandlerContext> {
+    /// The server WebSocket handler's context, if the pipeline has one (and the gate before it
+    /// added when it is found).
+    fn ws_context(self: &Rc<Self>) -> Option<ChannelHandlerContext> {
         if let Some(ctx) = self.ctx.borrow().as_ref().filter(|c| !c.is_removed()) {
             return Some(ctx.clone());
         }
         let found =
             find_ws_context(&self.channel).and_then(|(ctx, client)| (!client).then_some(ctx));
+        let gate = found
+            .as_ref()
+            .and_then(|ws| gate::ensure(self.registry, self, ws));
+        *self.gate.borrow_mut() = gate;
         self.ctx.borrow_mut().clone_from(&found);
         found
+    }
+
+    /// The gate's context, if it is in the pipeline.
+    fn gate(&self) -> Option<ChannelHandlerContext> {
+        self.gate.borrow().clone().filter(|g| !g.is_removed())
+    }
+
+    /// The bytes of the pending span.
+    fn span_len(&self) -> usize {
+        self.span.borrow().as_ref().map_or(0, Span::len)
+    }
+
+    /// Writes the pending span through `ctx` (the gate's: towards the socket).
+    pub(super) fn write_span(&self, ctx: &ChannelHandlerContext) {
+        let span = self.span.borrow_mut().take();
+        if let Some(bytes) = span.and_then(|s| s.bytes()) {
+            ctx.write(bytes);
+        }
+    }
+
+    /// Adds the frame placed at `at` of `batch` to the pending span, writing the span first
+    /// through `gate` if the frame does not follow it.
+    fn coalesce(
+        &self,
+        gate: &ChannelHandlerContext,
+        batch: &Rc<TopicBatch>,
+        at: super::batch::Placed,
+    ) {
+        let mut span = self.span.borrow_mut();
+        if let Some(s) = span.as_mut() {
+            if s.extend(batch, at) {
+                return;
+            }
+        }
+        let before = span.replace(Span::new(batch, at));
+        drop(span);
+        if let Some(bytes) = before.and_then(|s| s.bytes()) {
+            gate.write(bytes);
+        }
     }
 }
 
@@ -107,7 +174,10 @@ pub(super) fn add(
         let (sub, topics) = table.channels.entry(id).or_insert_with(|| {
             let sub = Rc::new(Subscriber {
                 channel: ch.clone(),
+                registry: shared.id,
                 ctx: RefCell::new(None),
+                gate: RefCell::new(None),
+                span: RefCell::new(None),
                 flush_pending: Cell::new(false),
             });
             (sub, Vec::new())
@@ -122,7 +192,7 @@ pub(super) fn add(
         topics.push(key.clone());
         let subs = table.topics.entry(key.clone()).or_default();
         subs.at.insert(id, subs.list.len());
-        subs.list.push(sub.clone());
+        Rc::make_mut(&mut subs.list).push(sub.clone());
         (true, key, first_of_channel)
     })
 }
@@ -132,7 +202,7 @@ fn take_out(table: &mut LoopTable, id: ChannelId, topic: &str) {
         return;
     };
     if let Some(i) = subs.at.remove(&id) {
-        subs.list.swap_remove(i);
+        Rc::make_mut(&mut subs.list).swap_remove(i);
         if let Some(moved) = subs.list.get(i) {
             subs.at.insert(moved.channel.id(), i);
         }
@@ -204,21 +274,26 @@ pub(super) fn deliver(
     except: Option<ChannelId>,
 ) -> usize {
     let loop_id = event_loop.id();
-    let subs: Vec<Rc<Subscriber>> = TABLES
+    let (subs, batch): (Rc<Vec<Rc<Subscriber>>>, Option<Rc<TopicBatch>>) = TABLES
         .try_with(|t| {
             t.borrow()
                 .get(&(shared.id, loop_id))
                 .and_then(|table| table.topics.get(topic))
-                .map(|s| s.list.clone())
+                .map(|s| (s.list.clone(), Some(s.batch.clone())))
                 .unwrap_or_default()
         })
         .unwrap_or_default();
-    if subs.is_empty() {
+    let Some(batch) = batch.filter(|_| !subs.is_empty()) else {
         return 0;
-    }
+    };
+    let plain = message.plain();
+    // Where the plain frame lies in the batch's segment, once copied there (at the first
+    // subscriber that takes it coalesced).
+    let coalesce = plain.len() <= MAX_COALESCED_FRAME;
+    let mut placed = None;
     let (mut written, mut dropped) = (0, 0);
     let mut to_flush = Vec::new();
-    for sub in subs {
+    for sub in subs.iter() {
         let ch = &sub.channel;
         if !ch.is_active() || except == Some(ch.id()) {
             continue;
@@ -245,30 +320,49 @@ pub(super) fn deliver(
                 continue;
             }
         }
-        ctx.write(message.frame_for(ws));
+        let compressed = message.compressed_for(ws);
+        match sub.gate() {
+            Some(gate) if coalesce && compressed.is_none() => {
+                let at = *placed.get_or_insert_with(|| batch.append(plain));
+                sub.coalesce(&gate, &batch, at);
+                // The span is not in the channel's pending count: once it would take the
+                // channel past its high water mark it goes there, so that the slow-subscriber
+                // rule above sees it.
+                if sub.span_len() > ch.bytes_before_unwritable() {
+                    sub.write_span(&gate);
+                }
+            }
+            // Through the gate too: a pending span goes out first.
+            _ => ctx.write(compressed.unwrap_or_else(|| plain.clone())),
+        }
         written += 1;
         if !sub.flush_pending.replace(true) {
-            to_flush.push(sub);
+            to_flush.push(sub.clone());
         }
     }
     shared.count_delivered(written, dropped);
-    if !to_flush.is_empty() {
-        queue_flush(event_loop.local(), loop_id, to_flush);
+    let batch = placed.is_some().then_some(batch);
+    if !to_flush.is_empty() || batch.is_some() {
+        queue_flush(event_loop.local(), loop_id, to_flush, batch);
     }
     written
 }
 
-/// Flushes `subs` after the batch (one tail task per loop gathers every delivery's).
+/// Flushes `subs` and closes `batch` after the loop's task batch (one tail task per loop
+/// gathers every delivery's).
 fn queue_flush(
     local: Option<Rc<netloop_eventloop::LocalLoop>>,
     loop_id: u64,
     subs: Vec<Rc<Subscriber>>,
+    batch: Option<Rc<TopicBatch>>,
 ) {
+    let batch = batch.filter(|b| !b.queued.replace(true));
     let first = TO_FLUSH.try_with(|f| {
         let mut f = f.borrow_mut();
-        let list = f.entry(loop_id).or_default();
-        let first = list.is_empty();
-        list.extend(subs.iter().cloned());
+        let work = f.entry(loop_id).or_default();
+        let first = work.subs.is_empty() && work.batches.is_empty();
+        work.subs.extend(subs.iter().cloned());
+        work.batches.extend(batch.iter().cloned());
         first
     });
     match first {
@@ -276,7 +370,10 @@ fn queue_flush(
         Ok(false) => return,
         Err(_) => {
             // The thread is exiting: flush these now.
-            subs.iter().for_each(|sub| sub.flush());
+            end_batch(EndOfBatch {
+                subs,
+                batches: batch.into_iter().collect(),
+            });
             return;
         }
     }
@@ -288,17 +385,38 @@ fn queue_flush(
 }
 
 fn flush_all(loop_id: u64) {
-    let subs = TO_FLUSH
+    let work = TO_FLUSH
         .try_with(|f| f.borrow_mut().remove(&loop_id).unwrap_or_default())
         .unwrap_or_default();
-    subs.iter().for_each(|sub| sub.flush());
+    end_batch(work);
+}
+
+/// Writes and flushes every subscriber's span, then drops the segments they were in. (A
+/// delivery that a write causes re-entrantly lands in a new generation and a new tail task.)
+fn end_batch(work: EndOfBatch) {
+    let cutoffs: Vec<u64> = work
+        .batches
+        .iter()
+        .map(|b| {
+            b.queued.set(false);
+            b.close()
+        })
+        .collect();
+    work.subs.iter().for_each(|sub| sub.flush());
+    for (batch, cutoff) in work.batches.iter().zip(cutoffs) {
+        batch.forget_through(cutoff);
+    }
 }
 
 impl Subscriber {
-    /// Flushes what deliveries wrote to it.
+    /// Writes the pending span and flushes what deliveries wrote to it.
     fn flush(&self) {
         self.flush_pending.set(false);
         let ctx = self.ctx.borrow().clone();
+        // Through the gate; were it taken out, from the WebSocket handler's place.
+        if let Some(towards_socket) = self.gate().or_else(|| ctx.clone()) {
+            self.write_span(&towards_socket);
+        }
         if let Some(ctx) = ctx {
             ctx.flush();
         }

@@ -43,18 +43,21 @@ impl Published {
         }
     }
 
-    /// The frame for a subscriber whose WebSocket handler is `ws`: compressed when it agreed
-    /// permessage-deflate with `server_no_context_takeover` and the message reaches its
-    /// threshold, else the plain one.
-    pub(super) fn frame_for(&self, ws: &WebSocketHandler) -> Bytes {
-        let Some(agreed) = ws.deflate().filter(|a| a.server_no_context_takeover) else {
-            return self.frame.clone();
-        };
+    /// The plain frame.
+    pub(super) fn plain(&self) -> &Bytes {
+        &self.frame
+    }
+
+    /// The compressed frame for a subscriber whose WebSocket handler is `ws`, when it agreed
+    /// permessage-deflate with `server_no_context_takeover`, the message reaches its threshold
+    /// and compresses there; `None`: it gets the plain one.
+    pub(super) fn compressed_for(&self, ws: &WebSocketHandler) -> Option<Bytes> {
+        let agreed = ws.deflate().filter(|a| a.server_no_context_takeover)?;
         let settings = ws.config().permessage_deflate.as_ref();
         let threshold = settings.map_or(DEFAULT_DEFLATE_THRESHOLD, |s| s.threshold);
         let payload = &self.frame[self.header_len..];
         if payload.len() < threshold {
-            return self.frame.clone();
+            return None;
         }
         let key = (
             agreed.server_max_window_bits,
@@ -78,7 +81,7 @@ impl Published {
                 made
             }
         };
-        made.unwrap_or_else(|| self.frame.clone())
+        made
     }
 }
 
