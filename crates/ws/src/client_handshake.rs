@@ -33,7 +33,7 @@ use std::fmt;
 use netloop_transport::TransportError;
 
 use crate::extension::{accept_server_response, client_offer, DeflateConfig, PerMessageDeflate};
-use crate::handshake::{accept_key, client_key};
+use crate::handshake::{accept_key, client_key, has_token, trim};
 
 /// The handshake a client sends and the checks of its answer.
 #[derive(Debug, Clone)]
@@ -288,22 +288,6 @@ fn unexpected_protocol(value: &[u8]) -> ClientHandshakeError {
     ClientHandshakeError::UnexpectedProtocol {
         protocol: String::from_utf8_lossy(value).into_owned(),
     }
-}
-
-fn has_token(value: &[u8], token: &[u8]) -> bool {
-    value
-        .split(|&b| b == b',')
-        .any(|t| trim(t).eq_ignore_ascii_case(token))
-}
-
-fn trim(mut s: &[u8]) -> &[u8] {
-    while let [b' ' | b'\t', rest @ ..] = s {
-        s = rest;
-    }
-    while let [rest @ .., b' ' | b'\t'] = s {
-        s = rest;
-    }
-    s
 }
 
 #[cfg(test)]

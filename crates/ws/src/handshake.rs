@@ -149,13 +149,14 @@ pub fn accept_key(key: &[u8]) -> String {
 }
 
 /// Whether a comma-separated field value holds `token` (case-insensitive).
-fn has_token(value: &[u8], token: &[u8]) -> bool {
+pub(crate) fn has_token(value: &[u8], token: &[u8]) -> bool {
     value
         .split(|&b| b == b',')
         .any(|t| trim(t).eq_ignore_ascii_case(token))
 }
 
-fn trim(mut s: &[u8]) -> &[u8] {
+/// `s` without leading and trailing spaces and tabs (HTTP's optional white space).
+pub(crate) fn trim(mut s: &[u8]) -> &[u8] {
     while let [b' ' | b'\t', rest @ ..] = s {
         s = rest;
     }
