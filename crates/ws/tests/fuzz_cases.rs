@@ -11,21 +11,9 @@ mod fuzz;
 use netloop_ws::bytes::BytesMut;
 use netloop_ws::frame::{apply_mask, encode_frame, Opcode};
 
-/// A small xorshift generator (deterministic cases).
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+#[path = "support/stable_fuzz.rs"]
+mod stable_fuzz;
+use stable_fuzz::{replay_seeds, XorShift};
 
 fn payload(rng: &mut XorShift) -> Vec<u8> {
     let len = [0, 1, 5, 40, 125, 126, 127, 300, 65_535, 65_536, 70_001][rng.below(11) as usize];
@@ -159,11 +147,5 @@ fn generated_frame_streams_decode_the_same_however_they_are_cut() {
 
 #[test]
 fn committed_seeds_pass_the_checks() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/seeds/frame_decoder");
-    let mut seen = 0;
-    for entry in std::fs::read_dir(dir).expect("the seeds directory") {
-        fuzz::check(&std::fs::read(entry.unwrap().path()).unwrap());
-        seen += 1;
-    }
-    assert!(seen > 0, "seeds are committed");
+    replay_seeds("frame_decoder", fuzz::check);
 }

@@ -10,16 +10,9 @@ mod inflater;
 #[global_allocator]
 static ALLOCATOR: inflater::Counting = inflater::Counting;
 
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
+#[path = "support/stable_fuzz.rs"]
+mod stable_fuzz;
+use stable_fuzz::{replay_seeds, XorShift};
 
 #[test]
 fn generated_inputs_inflate_within_the_limit_and_the_memory_bound() {
@@ -46,11 +39,5 @@ fn generated_inputs_inflate_within_the_limit_and_the_memory_bound() {
 
 #[test]
 fn committed_seeds_pass_the_checks() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/seeds/inflater");
-    let mut seen = 0;
-    for entry in std::fs::read_dir(dir).expect("the seeds directory") {
-        inflater::check(&std::fs::read(entry.unwrap().path()).unwrap());
-        seen += 1;
-    }
-    assert!(seen > 0, "seeds are committed");
+    replay_seeds("inflater", inflater::check);
 }
