@@ -1,9 +1,10 @@
 // WebSocket servers side by side (issue 37), measured the way issue 38 asks: netloop with the
 // echo in JS and with the native echo, node:http + `ws` (with and without bufferutil) on Node 20
-// and Node 24, and Bun's built-in server, all driven by the same native client
+// and Node 24, Bun's built-in server, and a minimal C epoll WebSocket echo as the floor
+// (benches/peers/epoll_ws_echo.c: echo and idle only), all driven by the same native client
 // (benches/load/ws-load, Rust).
 //
-//   node benches/node/ws.mjs [--quick] [--runs N] [--seconds S] [--only echo,rate,fanout,idle]
+//   node benches/node/ws.mjs [--quick] [--runs N] [--seconds S] [--only echo,window,rate,fanout,idle]
 //                            [--servers PREFIX,PREFIX] [--unpinned] [--rate MSG_PER_S]
 //                            [--rate-share 0.3] [--idle-conns N] [--note TEXT] [--json FILE]
 //                            [--jsonl FILE] [--record] [--addon FILE.node]
@@ -13,6 +14,8 @@
 // Workloads:
 //   echo    64 B text echo on 50 connections, one message in flight per connection: messages/s,
 //           server CPU per message, round trip, JS crossings per message (netloop JS)
+//   window  the same with 16 messages in flight per connection (--depth 16): what a server does
+//           with many messages per wake-up (a client that pipelines, as a chat or a game does)
 //   rate    the same at a fixed rate (--rate, else --rate-share (0.3) of the lowest median
 //           msg/s of the echo workload, so every server can keep it): server CPU per message at
 //           that rate
@@ -38,7 +41,7 @@
 // server in JSON lines (--jsonl, default target/bench-results/ws-<time>.jsonl; --record appends
 // them to docs/benchmarks/results.jsonl as unpublished runs: scripts/bench-compare.mjs).
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -51,7 +54,8 @@ const quick = flag('--quick')
 const RUNS = Number(opt('--runs', quick ? 1 : 3))
 const SECONDS = Number(opt('--seconds', quick ? 1 : 3))
 const WARMUP = quick ? 0.5 : 1
-const ONLY = opt('--only', 'echo,rate,fanout,idle').split(',')
+const ONLY = opt('--only', 'echo,window,rate,fanout,idle').split(',')
+const WINDOW_DEPTH = 16
 const PIN = !flag('--unpinned') && cpus().length >= 2
 const IDLE_CONNS = Number(opt('--idle-conns', quick ? 2000 : 10000))
 const RATE_SHARE = Number(opt('--rate-share', 0.3))
@@ -62,6 +66,7 @@ addonUnderTest()
 
 const WORKLOADS = {
   echo: { title: '64 B text echo, 50 connections, 1 in flight each', conns: 50, mode: 'echo' },
+  window: { title: `64 B text echo, 50 connections, ${WINDOW_DEPTH} in flight each`, conns: 50, mode: 'echo', depth: WINDOW_DEPTH },
   rate: { title: '64 B text echo, 50 connections, at a fixed rate', conns: 50, mode: 'echo', fixedRate: true },
   fanout: { title: 'Fan-out: 1 publisher, 1,000 subscribers, 64 B', conns: 1001, mode: 'fanout' },
   idle: { title: `${IDLE_CONNS.toLocaleString('en')} idle connections: server RSS per connection`, conns: IDLE_CONNS, mode: 'idle' },
@@ -76,6 +81,18 @@ function buildClient() {
   const r = spawnSync('cargo', ['build', '--release', '-q', '--manifest-path', join(dir, 'Cargo.toml'), '--target-dir', join(root, 'target', 'peers')], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'inherit', 'inherit'] })
   if (r.status !== 0) throw new Error('cargo build of benches/load/ws-load failed')
   return join(root, 'target', 'peers', 'release', 'ws-load')
+}
+
+/** The C floor (benches/peers/epoll_ws_echo.c), built with cc into target/peers when stale. */
+function buildFloor() {
+  const src = join(root, 'benches', 'peers', 'epoll_ws_echo.c')
+  const bin = join(root, 'target', 'peers', 'epoll_ws_echo')
+  mkdirSync(dirname(bin), { recursive: true })
+  if (!existsSync(bin) || statSync(bin).mtimeMs < statSync(src).mtimeMs) {
+    const r = spawnSync('cc', ['-O2', '-Wall', '-o', bin, src], { encoding: 'utf8' })
+    if (r.status !== 0) throw new Error(`cc epoll_ws_echo.c failed: ${(r.stderr || r.error?.message || '').trim()}`)
+  }
+  return { cmd: bin, args: ['0'], portRe: /^listening (\d+)\s*$/m }
 }
 
 const servers = join(root, 'benches', 'node', 'servers')
@@ -95,6 +112,11 @@ for (const n of nodeRuntimes) {
   const script = join(servers, 'ws-node.mjs')
   TARGETS[`ws (${n.label})`] = { cmd: 'env', args: ['WS_NO_BUFFER_UTIL=1', n.bin, '--expose-gc', script], portRe, runtime: `node ${n.version}`, fanout: ['--fanout'] }
   TARGETS[`ws + bufferutil (${n.label})`] = { cmd: n.bin, args: ['--expose-gc', script], portRe, runtime: `node ${n.version}`, fanout: ['--fanout'], modes: ['echo', 'fanout'] }
+}
+try {
+  TARGETS['C epoll (floor)'] = { ...buildFloor(), runtime: 'C', modes: ['echo', 'idle'] }
+} catch (e) {
+  skipped.push({ name: 'C epoll (floor)', reason: e.message })
 }
 const b = bun()
 if (b.bin) TARGETS.Bun = { cmd: b.bin, args: [join(servers, 'ws-bun.mjs')], portRe, runtime: `bun ${b.version}`, fanout: ['--fanout'] }
@@ -121,6 +143,7 @@ async function loadRun(client, name, w, rate) {
   const server = await startServer(name, t, { cpu: PIN ? 0 : undefined, nofile })
   const args = ['--port', String(server.port), '--conns', String(w.conns), '--size', '64', '--seconds', String(SECONDS), '--warmup', String(WARMUP), '--mode', w.mode, '--server-pid', String(server.pid), '--clk-tck', String(CLK_TCK)]
   if (rate) args.push('--rate', String(Math.round(rate)))
+  if (w.depth) args.push('--depth', String(w.depth))
   // Fan-out: the publisher stays at most 64 messages ahead of the average subscriber (a window
   // of 16 left ws's server idle between batches on a busy machine).
   if (w.mode === 'fanout') args.push('--window', '64')
@@ -188,7 +211,7 @@ function table(key, w, rounds, failed, rate) {
           ratio('cpuUsPerMsg'),
         ]
     lines.push(`| ${row.join(' | ')} |`)
-    records.push({ workload: key === 'echo' ? 'echo-50' : key === 'rate' ? 'echo-50-fixed-rate' : key === 'fanout' ? 'fanout-1000' : `idle-${w.conns}`, peer: t, runtime: TARGETS[t].runtime, ...(rate ? { rate: Math.round(rate) } : {}), metrics })
+    records.push({ workload: key === 'echo' ? 'echo-50' : key === 'window' ? `echo-50-depth-${w.depth}` : key === 'rate' ? 'echo-50-fixed-rate' : key === 'fanout' ? 'fanout-1000' : `idle-${w.conns}`, peer: t, runtime: TARGETS[t].runtime, ...(rate ? { rate: Math.round(rate) } : {}), metrics })
   }
   for (const [t, why] of Object.entries(failed)) lines.push('', `${t}: ${why}`)
   return { text: lines.join('\n'), records }
@@ -244,7 +267,7 @@ for (const key of Object.keys(WORKLOADS)) {
   }
   results.runs[key] = rounds
   const { text, records } = table(key, w, rounds, failed, rate)
-  const cmd = `ws-load --conns ${w.conns} --size 64 --mode ${w.mode}${rate ? ` --rate ${Math.round(rate)}` : ''}${w.mode === 'fanout' ? ' --window 64' : ''}${w.mode === 'idle' ? ' --sources 8 --gc-signal' : ` --seconds ${SECONDS} --warmup ${WARMUP}`}`
+  const cmd = `ws-load --conns ${w.conns} --size 64 --mode ${w.mode}${rate ? ` --rate ${Math.round(rate)}` : ''}${w.depth ? ` --depth ${w.depth}` : ''}${w.mode === 'fanout' ? ' --window 64' : ''}${w.mode === 'idle' ? ' --sources 8 --gc-signal' : ` --seconds ${SECONDS} --warmup ${WARMUP}`}`
   results.tables[key] = `### ${w.title}${rate ? ` (${Math.round(rate).toLocaleString('en')} msg/s)` : ''}\n\nClient: \`${PIN ? 'taskset -c 1 ' : ''}${cmd}\`; ${pinText}.\n\n${text}`
   console.log(`\n${results.tables[key]}`)
   allRecords.push(...records)
