@@ -4,7 +4,7 @@
 // (benches/peers/epoll_ws_echo.c: echo and idle only), all driven by the same native client
 // (benches/load/ws-load, Rust).
 //
-//   node benches/node/ws.mjs [--quick] [--runs N] [--seconds S] [--only echo,window,rate,fanout,idle]
+//   node benches/node/ws.mjs [--quick] [--runs N] [--seconds S] [--only echo,window,rate,fanout,idle,idle-deflate]
 //                            [--servers PREFIX,PREFIX] [--unpinned] [--rate MSG_PER_S]
 //                            [--rate-share 0.3] [--idle-conns N] [--note TEXT] [--json FILE]
 //                            [--jsonl FILE] [--record] [--addon FILE.node]
@@ -26,6 +26,10 @@
 //   idle    --idle-conns (10,000; --quick 2,000) connections after the handshake: server RSS
 //           per connection (connections from 127.0.0.1 and 127.0.0.2), garbage collected before
 //           each reading (SIGUSR2: the servers collect on it)
+//   idle-deflate  --idle-deflate-conns (1,000) connections with permessage-deflate accepted (each
+//           server's defaults: context takeover both ways), each after one compressed 2,000-byte
+//           message and its echo (compressed by the servers whose threshold it passes), then
+//           idle: what a used compressed connection keeps (not run by default: add it to --only)
 //
 // Pinning: every server on CPU 0, the client on CPU 1 (taskset), unless --unpinned (then the
 // tables say so: unpinned runs on 2 cores flip between two regimes and are not comparable with
@@ -58,6 +62,7 @@ const ONLY = opt('--only', 'echo,window,rate,fanout,idle').split(',')
 const WINDOW_DEPTH = 16
 const PIN = !flag('--unpinned') && cpus().length >= 2
 const IDLE_CONNS = Number(opt('--idle-conns', quick ? 2000 : 10000))
+const IDLE_DEFLATE_CONNS = Number(opt('--idle-deflate-conns', quick ? 200 : 1000))
 const RATE_SHARE = Number(opt('--rate-share', 0.3))
 const QUIET_WAIT_S = Number(opt('--quiet-wait', quick ? 0 : 30))
 const NOTE = opt('--note', '')
@@ -70,6 +75,7 @@ const WORKLOADS = {
   rate: { title: '64 B text echo, 50 connections, at a fixed rate', conns: 50, mode: 'echo', fixedRate: true },
   fanout: { title: 'Fan-out: 1 publisher, 1,000 subscribers, 64 B', conns: 1001, mode: 'fanout' },
   idle: { title: `${IDLE_CONNS.toLocaleString('en')} idle connections: server RSS per connection`, conns: IDLE_CONNS, mode: 'idle' },
+  'idle-deflate': { title: `${IDLE_DEFLATE_CONNS.toLocaleString('en')} idle connections with permessage-deflate, after one 2,000-byte message each way: server RSS per connection`, conns: IDLE_DEFLATE_CONNS, mode: 'idle', deflate: true },
 }
 for (const k of ONLY) if (!WORKLOADS[k]) throw new Error(`unknown workload ${k} (known: ${Object.keys(WORKLOADS).join(', ')})`)
 
@@ -114,7 +120,7 @@ for (const n of nodeRuntimes) {
   TARGETS[`ws + bufferutil (${n.label})`] = { cmd: n.bin, args: ['--expose-gc', script], portRe, runtime: `node ${n.version}`, fanout: ['--fanout'], modes: ['echo', 'fanout'] }
 }
 try {
-  TARGETS['C epoll (floor)'] = { ...buildFloor(), runtime: 'C', modes: ['echo', 'idle'] }
+  TARGETS['C epoll (floor)'] = { ...buildFloor(), runtime: 'C', modes: ['echo', 'idle'], noDeflate: true }
 } catch (e) {
   skipped.push({ name: 'C epoll (floor)', reason: e.message })
 }
@@ -130,7 +136,7 @@ const BASE = `ws (${nodeRuntimes[0].label})`
 
 const wanted = opt('--servers', undefined)?.split(',').map((s) => s.trim().toLowerCase())
 const names = Object.keys(TARGETS).filter((n) => n === BASE || !wanted || wanted.some((w) => n.toLowerCase().startsWith(w)))
-const runsIn = (name, w) => !TARGETS[name].modes || TARGETS[name].modes.includes(w.mode === 'echo' ? 'echo' : w.mode)
+const runsIn = (name, w) => (!TARGETS[name].modes || TARGETS[name].modes.includes(w.mode)) && !(w.deflate && TARGETS[name].noDeflate)
 
 // ---------------------------------------------------------------------------------------------
 
@@ -138,7 +144,7 @@ let quietWaited = 0
 async function loadRun(client, name, w, rate) {
   if (QUIET_WAIT_S > 0 && quietWaited < Number(opt('--quiet-wait-total', 120)) * 1000) quietWaited += waitForQuiet(QUIET_WAIT_S).waitedMs
   const base = TARGETS[name]
-  const t = w.mode === 'fanout' ? { ...base, args: [...base.args, ...base.fanout] } : base
+  const t = w.mode === 'fanout' ? { ...base, args: [...base.args, ...base.fanout] } : w.deflate ? { ...base, args: [...base.args, '--deflate'] } : base
   const nofile = w.mode === 'idle' ? Math.max(4096, w.conns + 1024) : undefined
   const server = await startServer(name, t, { cpu: PIN ? 0 : undefined, nofile })
   const args = ['--port', String(server.port), '--conns', String(w.conns), '--size', '64', '--seconds', String(SECONDS), '--warmup', String(WARMUP), '--mode', w.mode, '--server-pid', String(server.pid), '--clk-tck', String(CLK_TCK)]
@@ -150,6 +156,7 @@ async function loadRun(client, name, w, rate) {
   // 8 source addresses: each idle run opens --idle-conns connections whose client ports stay in
   // TIME_WAIT for a minute after it; with 2 (56k ports) the next servers' runs ran out (EADDRINUSE).
   if (w.mode === 'idle') args.push('--sources', '8', '--settle', quick ? '1' : '2', '--gc-signal')
+  if (w.deflate) args.push('--deflate')
   let argv = [client, ...args]
   if (nofile) argv = ['prlimit', `--nofile=${nofile}:${nofile}`, '--', ...argv]
   if (PIN) argv = ['taskset', '-c', '1', ...argv]
@@ -211,7 +218,7 @@ function table(key, w, rounds, failed, rate) {
           ratio('cpuUsPerMsg'),
         ]
     lines.push(`| ${row.join(' | ')} |`)
-    records.push({ workload: key === 'echo' ? 'echo-50' : key === 'window' ? `echo-50-depth-${w.depth}` : key === 'rate' ? 'echo-50-fixed-rate' : key === 'fanout' ? 'fanout-1000' : `idle-${w.conns}`, peer: t, runtime: TARGETS[t].runtime, ...(rate ? { rate: Math.round(rate) } : {}), metrics })
+    records.push({ workload: key === 'echo' ? 'echo-50' : key === 'window' ? `echo-50-depth-${w.depth}` : key === 'rate' ? 'echo-50-fixed-rate' : key === 'fanout' ? 'fanout-1000' : w.deflate ? `idle-deflate-${w.conns}` : `idle-${w.conns}`, peer: t, runtime: TARGETS[t].runtime, ...(rate ? { rate: Math.round(rate) } : {}), metrics })
   }
   for (const [t, why] of Object.entries(failed)) lines.push('', `${t}: ${why}`)
   return { text: lines.join('\n'), records }
@@ -267,7 +274,7 @@ for (const key of Object.keys(WORKLOADS)) {
   }
   results.runs[key] = rounds
   const { text, records } = table(key, w, rounds, failed, rate)
-  const cmd = `ws-load --conns ${w.conns} --size 64 --mode ${w.mode}${rate ? ` --rate ${Math.round(rate)}` : ''}${w.depth ? ` --depth ${w.depth}` : ''}${w.mode === 'fanout' ? ' --window 64' : ''}${w.mode === 'idle' ? ' --sources 8 --gc-signal' : ` --seconds ${SECONDS} --warmup ${WARMUP}`}`
+  const cmd = `ws-load --conns ${w.conns} --size 64 --mode ${w.mode}${rate ? ` --rate ${Math.round(rate)}` : ''}${w.depth ? ` --depth ${w.depth}` : ''}${w.mode === 'fanout' ? ' --window 64' : ''}${w.mode === 'idle' ? ` --sources 8 --gc-signal${w.deflate ? ' --deflate' : ''}` : ` --seconds ${SECONDS} --warmup ${WARMUP}`}`
   results.tables[key] = `### ${w.title}${rate ? ` (${Math.round(rate).toLocaleString('en')} msg/s)` : ''}\n\nClient: \`${PIN ? 'taskset -c 1 ' : ''}${cmd}\`; ${pinText}.\n\n${text}`
   console.log(`\n${results.tables[key]}`)
   allRecords.push(...records)

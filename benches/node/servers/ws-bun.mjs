@@ -3,6 +3,8 @@
 //   --fanout    `sub` subscribes the connection to `all` (answered `ok`); any other message is
 //               server.publish('all', m) (Bun's native fan-out)
 const fanout = process.argv.includes('--fanout')
+// --deflate: permessage-deflate accepted with Bun's defaults.
+const deflate = process.argv.includes('--deflate')
 const server = Bun.serve({
   hostname: '127.0.0.1',
   port: 0,
@@ -11,7 +13,7 @@ const server = Bun.serve({
     return new Response('WebSocket only\n', { status: 426 })
   },
   websocket: {
-    perMessageDeflate: false,
+    perMessageDeflate: deflate,
     message(ws, m) {
       if (!fanout) {
         ws.send(m)

@@ -6,6 +6,8 @@
 //   --fanout    `sub` subscribes the connection to the topic `all` (and is answered `ok`); any
 //               other message is published to `all` (src/ws-topics.ts: subscribe, publish). Exits
 //               with status 3 and a `skipped:` line when the library has no topics API yet.
+//   --deflate   permessage-deflate accepted (perMessageDeflate: true, the defaults: context
+//               takeover both ways, threshold 1,024 bytes)
 // Prints its port; on SIGTERM its loop's metrics and JS crossings (common.mjs).
 import { exitOnTerm, netloop, quiet, ready } from './common.mjs'
 import { createRequire } from 'node:module'
@@ -13,6 +15,7 @@ import { createRequire } from 'node:module'
 const { EventLoop, ServerBootstrap, HttpServerCodec, WebSocketServerProtocolHandler, WebSocketEchoHandler } = netloop
 const native = process.argv.includes('--native')
 const fanout = process.argv.includes('--fanout')
+const deflate = process.argv.includes('--deflate')
 
 /** subscribe/publish from the front door, else from src/ws-topics.js; undefined when absent. */
 function topicsApi() {
@@ -58,7 +61,7 @@ const server = await new ServerBootstrap()
   .group(loop)
   .childOption('tcpNoDelay', true)
   .childHandler((ch) => {
-    ch.pipeline.addLast('http', new HttpServerCodec()).addLast('ws', new WebSocketServerProtocolHandler('/'))
+    ch.pipeline.addLast('http', new HttpServerCodec()).addLast('ws', new WebSocketServerProtocolHandler('/', deflate ? { perMessageDeflate: true } : {}))
     if (native) ch.pipeline.addLast('echo', new WebSocketEchoHandler())
     else ch.pipeline.addLast('app', app)
   })

@@ -10,10 +10,13 @@ import { createRequire } from 'node:module'
 const require = createRequire(import.meta.url)
 const { WebSocketServer } = require('ws')
 const fanout = process.argv.includes('--fanout')
+// --deflate: permessage-deflate accepted with ws's defaults (context takeover both ways,
+// threshold 1,024 bytes).
+const deflate = process.argv.includes('--deflate')
 const subs = new Set()
 
 const server = createServer((req, res) => res.writeHead(426).end('WebSocket only\n'))
-const wss = new WebSocketServer({ server, perMessageDeflate: false })
+const wss = new WebSocketServer({ server, perMessageDeflate: deflate })
 wss.on('connection', (ws) => {
   ws.on('error', () => ws.terminate())
   if (!fanout) {

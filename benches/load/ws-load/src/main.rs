@@ -4,7 +4,7 @@
 //!   ws-load --port P [--host 127.0.0.1] [--path /] [--conns N] [--size 64] [--seconds S]
 //!           [--warmup S] [--mode echo|fanout|idle] [--rate MSG_PER_S] [--depth D]
 //!           [--window W] [--server-pid PID] [--sources K] [--clk-tck 100] [--settle S]
-//!           [--gc-signal]
+//!           [--gc-signal] [--deflate]
 //!
 //! Modes:
 //!   echo    every connection keeps D messages in flight (default 1) and sends the next when one
@@ -18,7 +18,13 @@
 //!   idle    opens N connections (after the handshake nothing is sent) and reports the server's
 //!           RSS before and after, settled for --settle seconds (default 2); with --gc-signal
 //!           the server gets SIGUSR2 (the bench servers collect garbage on it) 0.5 s before
-//!           each reading.
+//!           each reading. With --deflate every connection first sends one compressed
+//!           message and waits for its answer, so the server holds what permessage-deflate
+//!           keeps per connection once it was used.
+//!
+//! --deflate offers permessage-deflate (RFC 7692, with client_max_window_bits) and fails when
+//! the server does not accept it; the messages this client sends stay uncompressed (RSV1 clear,
+//! which the extension allows) except the idle mode's one compressed message.
 //!
 //! Connections are made at most 128 handshakes at a time (the server's accept backlog never
 //! overflows); with --sources K they are bound round-robin to 127.0.0.1 ... 127.0.0.K (more
@@ -70,6 +76,8 @@ struct Opts {
     /// Idle: send the server SIGUSR2 (a full collection in the bench servers) before each
     /// RSS reading, so the figure is what it keeps, not garbage not yet collected.
     gc_signal: bool,
+    /// Offer permessage-deflate (idle: send one compressed message per connection).
+    deflate: bool,
 }
 
 fn usage(msg: &str) -> ! {
@@ -95,12 +103,17 @@ fn parse() -> Opts {
         clk_tck: 100.0,
         settle: 2.0,
         gc_signal: false,
+        deflate: false,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
-        if args[i] == "--gc-signal" {
-            o.gc_signal = true;
+        if args[i] == "--gc-signal" || args[i] == "--deflate" {
+            if args[i] == "--deflate" {
+                o.deflate = true;
+            } else {
+                o.gc_signal = true;
+            }
             i += 1;
             continue;
         }
@@ -165,6 +178,25 @@ fn frame(payload: &[u8]) -> Vec<u8> {
     }
     f.extend_from_slice(&MASK);
     f.extend(payload.iter().enumerate().map(|(i, b)| b ^ MASK[i % 4]));
+    f
+}
+
+/// Bytes of the idle mode's one compressed message once inflated: above the usual 1,024-byte
+/// threshold, so a server that echoes it compresses the answer (and keeps a compressor).
+const DEFLATE_MESSAGE: usize = 2000;
+
+/// A masked client text frame of one compressed message (RSV1 set): DEFLATE_MESSAGE letters as
+/// a non-final stored DEFLATE block (BFINAL 0, BTYPE 00, LEN, NLEN), which is what RFC 7692
+/// sends once the empty stored block's 00 00 ff ff tail is taken off; any inflater accepts it,
+/// with or without context takeover.
+fn compressed_frame() -> Vec<u8> {
+    let len = DEFLATE_MESSAGE as u16;
+    let mut block = vec![0x00];
+    block.extend_from_slice(&len.to_le_bytes());
+    block.extend_from_slice(&(!len).to_le_bytes());
+    block.extend((0..DEFLATE_MESSAGE).map(|i| b'a' + (i % 26) as u8));
+    let mut f = frame(&block);
+    f[0] = 0xc1;
     f
 }
 
@@ -298,8 +330,13 @@ impl Load {
             Token(i),
             Interest::READABLE | Interest::WRITABLE,
         )?;
+        let ext = if self.o.deflate {
+            "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"
+        } else {
+            ""
+        };
         let req = format!(
-            "GET {} HTTP/1.1\r\nHost: {}:{}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {KEY}\r\nSec-WebSocket-Version: 13\r\n\r\n",
+            "GET {} HTTP/1.1\r\nHost: {}:{}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {KEY}\r\nSec-WebSocket-Version: 13\r\n{ext}\r\n",
             self.o.path, self.o.host, self.o.port
         );
         self.conns.push(Conn {
@@ -385,9 +422,17 @@ impl Load {
                 self.fail(i, format!("handshake refused: {first}"));
                 return;
             }
+            if self.o.deflate && !head.to_ascii_lowercase().contains("permessage-deflate") {
+                self.fail(i, "the server did not accept permessage-deflate".into());
+                return;
+            }
+            let c = &mut self.conns[i];
             c.state = State::Open;
             if self.o.mode == Mode::Fanout {
                 c.out.extend_from_slice(&frame(b"sub"));
+                self.flush(i);
+            } else if self.o.mode == Mode::Idle && self.o.deflate {
+                c.out.extend_from_slice(&compressed_frame());
                 self.flush(i);
             }
         }
@@ -458,7 +503,12 @@ impl Load {
                     self.flush(i);
                 }
             }
-            Mode::Idle => self.flush(i),
+            Mode::Idle => {
+                if before == 0 {
+                    self.subscribed += 1; // the answer to its compressed message
+                }
+                self.flush(i)
+            }
         }
     }
 
@@ -585,15 +635,16 @@ fn main() {
     while l.pending_handshakes > 0 && l.errors.is_empty() && Instant::now() < deadline {
         l.turn(&mut events, Duration::from_millis(100));
     }
-    if l.o.mode == Mode::Fanout {
+    let answers = l.o.mode == Mode::Fanout || (l.o.mode == Mode::Idle && l.o.deflate);
+    if answers {
         while l.subscribed < l.conns.len() && l.errors.is_empty() && Instant::now() < deadline {
             l.turn(&mut events, Duration::from_millis(100));
         }
     }
     let connect_s = t_connect.elapsed().as_secs_f64();
-    if l.pending_handshakes > 0 || (l.o.mode == Mode::Fanout && l.subscribed < l.conns.len()) {
+    if l.pending_handshakes > 0 || (answers && l.subscribed < l.conns.len()) {
         l.errors.push(format!(
-            "{} handshakes, {} subscriptions of {} connections unanswered after 30 s",
+            "{} handshakes, {} first messages of {} connections unanswered after 30 s",
             l.pending_handshakes,
             l.conns.len() - l.subscribed,
             l.conns.len()
