@@ -8,15 +8,20 @@
 //! Memory (measured in crates/ws/tests/deflate_memory.rs, zlib-rs 0.6, memLevel 8): a
 //! compressor holds 371 KiB at window bits 15 (245 KiB at 9), a decompressor 46 KiB (its
 //! window is always 2^15, so it reads any peer). Both are created at the first message that needs them (an idle
-//! connection holds neither); with no context takeover on a side, its state is freed after
-//! each message. Inflating takes output in steps (four times the input, at most 16 KiB, then
+//! connection holds neither); with no context takeover on a side, its state is borrowed
+//! from the thread's spares for one message and given back reset ([`spares`]), so such a
+//! connection holds none between messages and a message allocates none. Inflating takes output in steps (four times the input, at most 16 KiB, then
 //! doubling) and never more than the limit plus one byte: a message whose inflated size passes it fails with 1009
 //! as soon as the byte past the limit comes out.
 //!
 //! Ground rules: single-threaded values of one connection; an error is final.
 
+mod spares;
+
 use bytes::Bytes;
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
+
+pub use spares::counts as spare_counts;
 
 use crate::error::WsError;
 use crate::extension::Direction;
@@ -74,7 +79,11 @@ impl Deflater {
             return None;
         }
         let stream = self.stream.get_or_insert_with(|| {
-            Compress::new_with_window_bits(Compression::new(level), false, bits)
+            if self.no_context_takeover {
+                spares::take_compressor(level, bits)
+            } else {
+                Compress::new_with_window_bits(Compression::new(level), false, bits)
+            }
         });
         let mut out = Vec::with_capacity(data.len() / 2 + 64);
         let start = stream.total_in();
@@ -100,7 +109,9 @@ impl Deflater {
         }
         out.truncate(out.len() - TAIL.len());
         if self.no_context_takeover {
-            self.stream = None;
+            if let Some(stream) = self.stream.take() {
+                spares::give_compressor(level, bits, stream);
+            }
         }
         Some(out)
     }
@@ -171,7 +182,11 @@ impl Inflater {
         }
         if last {
             self.inflated = 0;
-            if self.no_context_takeover || self.ended {
+            if self.no_context_takeover {
+                if let Some(stream) = self.stream.take() {
+                    spares::give_decompressor(stream);
+                }
+            } else if self.ended {
                 self.stream = None;
             }
             self.ended = false;
@@ -182,7 +197,14 @@ impl Inflater {
     }
 
     fn feed(&mut self, input: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<(), WsError> {
-        let stream = self.stream.get_or_insert_with(|| Decompress::new(false));
+        let shared = self.no_context_takeover;
+        let stream = self.stream.get_or_insert_with(|| {
+            if shared {
+                spares::take_decompressor()
+            } else {
+                Decompress::new(false)
+            }
+        });
         let start = stream.total_in();
         while !self.ended {
             let total = self.inflated + out.len();

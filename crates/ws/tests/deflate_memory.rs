@@ -87,3 +87,53 @@ fn refusing_a_bomb_takes_the_limit_plus_the_state_never_the_inflated_size() {
         );
     }
 }
+
+#[test]
+fn without_context_takeover_connections_hold_nothing_and_the_thread_lends_one_state() {
+    let data = sample();
+    let shared = Direction {
+        no_context_takeover: true,
+        window_bits: 15,
+    };
+    // Warm: the thread's spare compressor and decompressor exist after one message each.
+    let first = Deflater::new(shared, 6).compress(&data).unwrap();
+    Inflater::new(shared)
+        .inflate(&first, true, 1 << 20)
+        .unwrap();
+    let spares = netloop_ws::deflate::spare_counts();
+    assert_eq!(
+        spares,
+        (1, 1),
+        "one spare of each kind after one message each way"
+    );
+
+    // A thousand connections' directions, each after one message each way, hold no state:
+    // the messages borrowed the thread's spares.
+    let before = live();
+    let mut deflaters: Vec<Deflater> = (0..1000).map(|_| Deflater::new(shared, 6)).collect();
+    let mut inflaters: Vec<Inflater> = (0..1000).map(|_| Inflater::new(shared)).collect();
+    let structs = (live() - before) as usize;
+    let ((), peak) = peak_during(|| {
+        for (d, i) in deflaters.iter_mut().zip(inflaters.iter_mut()) {
+            let out = d.compress(&data).unwrap();
+            // A reset state compresses as a new one does.
+            assert_eq!(out, first);
+            let back = i.inflate(&out, true, 1 << 20).unwrap();
+            assert_eq!(&back[..], &data[..]);
+            assert!(!d.has_state() && !i.has_state());
+        }
+    });
+    let held = (live() - before) as usize - structs;
+    eprintln!("1,000 directions without context takeover: {held} bytes held after, peak {peak} above the start");
+    assert!(
+        held < 1024,
+        "{held} bytes held by 1,000 connections between messages"
+    );
+    assert_eq!(
+        netloop_ws::deflate::spare_counts(),
+        spares,
+        "the same spares, reused"
+    );
+    // No message allocated a state: the peak is one message's buffers, not 371 KiB.
+    assert!(peak < 64 << 10, "peak {peak} bytes");
+}
