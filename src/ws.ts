@@ -45,8 +45,8 @@ export interface WebSocketServerProtocolOptions {
    * Accept permessage-deflate (RFC 7692) when a client offers it: `true` for the defaults,
    * or its options. Default off, as the `ws` package's server: compression costs CPU, and
    * a connection holds up to ~420 KiB of compressor and decompressor state once it has
-   * compressed messages both ways (none before; freed after each message on a side without
-   * context takeover). See docs/guide.md, "WebSocket".
+   * compressed messages both ways (none before; none between messages on a side without
+   * context takeover, which borrows the loop thread's spare state for each message). See docs/guide.md, "WebSocket".
    */
   perMessageDeflate?: boolean | PerMessageDeflateOptions
   /** Also pass pings and pongs on to the next handler as `PingWebSocketFrame`/`PongWebSocketFrame` (default false). */
@@ -57,9 +57,9 @@ export interface WebSocketServerProtocolOptions {
 export interface PerMessageDeflateOptions {
   /** Messages shorter than this many bytes go uncompressed (default 1024). */
   threshold?: number
-  /** The server starts each message with an empty window; its compressor is freed between messages (default false). */
+  /** The server starts each message with an empty window; it holds no compressor between messages: each borrows the loop thread's spare (default false). */
   serverNoContextTakeover?: boolean
-  /** Ask the client to start each message with an empty window; our decompressor is freed between messages (default false). */
+  /** Ask the client to start each message with an empty window; we then hold no decompressor between messages (default false). */
   clientNoContextTakeover?: boolean
   /** The server's window, log2 9..15 (default 15); below 15 it uses less memory and compresses less. */
   serverMaxWindowBits?: number

@@ -29,7 +29,8 @@
 //   idle-deflate  --idle-deflate-conns (1,000) connections with permessage-deflate accepted (each
 //           server's defaults: context takeover both ways), each after one compressed 2,000-byte
 //           message and its echo (compressed by the servers whose threshold it passes), then
-//           idle: what a used compressed connection keeps (not run by default: add it to --only)
+//           idle: what a used compressed connection keeps (not run by default: add it to --only);
+//           netloop and ws also with no context takeover either way
 //
 // Pinning: every server on CPU 0, the client on CPU 1 (taskset), unless --unpinned (then the
 // tables say so: unpinned runs on 2 cores flip between two regimes and are not comparable with
@@ -119,6 +120,11 @@ for (const n of nodeRuntimes) {
   TARGETS[`ws (${n.label})`] = { cmd: 'env', args: ['WS_NO_BUFFER_UTIL=1', n.bin, '--expose-gc', script], portRe, runtime: `node ${n.version}`, fanout: ['--fanout'] }
   TARGETS[`ws + bufferutil (${n.label})`] = { cmd: n.bin, args: ['--expose-gc', script], portRe, runtime: `node ${n.version}`, fanout: ['--fanout'], modes: ['echo', 'fanout'] }
 }
+// With permessage-deflate only: both servers agreeing no context takeover either way (the
+// client's offer allows the server to ask it), so a connection needs no state between messages.
+const nct = ['--deflate-no-context-takeover']
+TARGETS['netloop JS echo, no context takeover'] = { ...TARGETS['netloop JS echo'], args: [...TARGETS['netloop JS echo'].args, ...nct], deflateOnly: true, modes: ['idle'] }
+TARGETS[`ws (${nodeRuntimes[0].label}), no context takeover`] = { ...TARGETS[`ws (${nodeRuntimes[0].label})`], args: [...TARGETS[`ws (${nodeRuntimes[0].label})`].args, ...nct], deflateOnly: true, modes: ['idle'] }
 try {
   TARGETS['C epoll (floor)'] = { ...buildFloor(), runtime: 'C', modes: ['echo', 'idle'], noDeflate: true }
 } catch (e) {
@@ -136,7 +142,7 @@ const BASE = `ws (${nodeRuntimes[0].label})`
 
 const wanted = opt('--servers', undefined)?.split(',').map((s) => s.trim().toLowerCase())
 const names = Object.keys(TARGETS).filter((n) => n === BASE || !wanted || wanted.some((w) => n.toLowerCase().startsWith(w)))
-const runsIn = (name, w) => (!TARGETS[name].modes || TARGETS[name].modes.includes(w.mode)) && !(w.deflate && TARGETS[name].noDeflate)
+const runsIn = (name, w) => (!TARGETS[name].modes || TARGETS[name].modes.includes(w.mode)) && !(w.deflate && TARGETS[name].noDeflate) && !(!w.deflate && TARGETS[name].deflateOnly)
 
 // ---------------------------------------------------------------------------------------------
 

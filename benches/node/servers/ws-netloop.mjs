@@ -8,6 +8,7 @@
 //               with status 3 and a `skipped:` line when the library has no topics API yet.
 //   --deflate   permessage-deflate accepted (perMessageDeflate: true, the defaults: context
 //               takeover both ways, threshold 1,024 bytes)
+//   --deflate-no-context-takeover   the same with no context takeover either way
 // Prints its port; on SIGTERM its loop's metrics and JS crossings (common.mjs).
 import { exitOnTerm, netloop, quiet, ready } from './common.mjs'
 import { createRequire } from 'node:module'
@@ -16,6 +17,8 @@ const { EventLoop, ServerBootstrap, HttpServerCodec, WebSocketServerProtocolHand
 const native = process.argv.includes('--native')
 const fanout = process.argv.includes('--fanout')
 const deflate = process.argv.includes('--deflate')
+const noContextTakeover = process.argv.includes('--deflate-no-context-takeover')
+const perMessageDeflate = noContextTakeover ? { serverNoContextTakeover: true, clientNoContextTakeover: true } : deflate
 
 /** subscribe/publish from the front door, else from src/ws-topics.js; undefined when absent. */
 function topicsApi() {
@@ -61,7 +64,7 @@ const server = await new ServerBootstrap()
   .group(loop)
   .childOption('tcpNoDelay', true)
   .childHandler((ch) => {
-    ch.pipeline.addLast('http', new HttpServerCodec()).addLast('ws', new WebSocketServerProtocolHandler('/', deflate ? { perMessageDeflate: true } : {}))
+    ch.pipeline.addLast('http', new HttpServerCodec()).addLast('ws', new WebSocketServerProtocolHandler('/', { perMessageDeflate }))
     if (native) ch.pipeline.addLast('echo', new WebSocketEchoHandler())
     else ch.pipeline.addLast('app', app)
   })

@@ -13,10 +13,13 @@ const fanout = process.argv.includes('--fanout')
 // --deflate: permessage-deflate accepted with ws's defaults (context takeover both ways,
 // threshold 1,024 bytes).
 const deflate = process.argv.includes('--deflate')
+// --deflate-no-context-takeover: the same with no context takeover either way.
+const noContextTakeover = process.argv.includes('--deflate-no-context-takeover')
+const perMessageDeflate = noContextTakeover ? { serverNoContextTakeover: true, clientNoContextTakeover: true } : deflate
 const subs = new Set()
 
 const server = createServer((req, res) => res.writeHead(426).end('WebSocket only\n'))
-const wss = new WebSocketServer({ server, perMessageDeflate: deflate })
+const wss = new WebSocketServer({ server, perMessageDeflate })
 wss.on('connection', (ws) => {
   ws.on('error', () => ws.terminate())
   if (!fanout) {
