@@ -17,8 +17,8 @@ use netloop_transport::{
     AcceptedChildren, AcceptedSocket, ChannelHandle, ChannelOptions, HandlerResult, SocketChannel,
 };
 
-use super::hub::Hub;
-use super::remote;
+use crate::hub::Hub;
+use crate::remote;
 
 /// A child loop: on this thread (its hub), or on another JS thread (its handle).
 pub enum Target {

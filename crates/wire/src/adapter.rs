@@ -40,11 +40,11 @@ use netloop_transport::{
     Message, TransportError, UserEvent,
 };
 
-use super::hub::Hub;
-use super::outbox::ErrorRef;
-use super::token::JsValue;
-use super::wire;
+use crate::hub::Hub;
+use crate::outbox::ErrorRef;
 use crate::protocol::HandlerTakes;
+use crate::record;
+use crate::token::JsValue;
 
 /// Reads of at least this many bytes reach JS as Buffers of their own (external, owning the
 /// read's `Bytes`) instead of being copied into the delivery's byte arena.
@@ -167,14 +167,14 @@ impl JsAdapter {
                 let mut out = hub.outbox();
                 let off = out.bytes.len();
                 if let Some(command) = v.downcast_ref::<netloop_resp::RespCommand>() {
-                    super::resp_wire::put_command(&mut out.bytes, command);
+                    crate::resp_wire::put_command(&mut out.bytes, command);
                 } else if let Some(value) = v.downcast_ref::<netloop_resp::RespValue>() {
-                    super::resp_wire::put(&mut out.bytes, value);
+                    crate::resp_wire::put(&mut out.bytes, value);
                 }
                 let len = out.bytes.len() - off;
                 if self.holds.get() {
                     out.kept.push((off, Message::User(v)));
-                    holdable = super::held::HOLDABLE;
+                    holdable = crate::held::HOLDABLE;
                 }
                 (WireKind::ReadResp as u32, off as f64, len as f64)
             }
@@ -187,16 +187,16 @@ impl JsAdapter {
                 let mut out = hub.outbox();
                 let off = out.bytes.len();
                 if let Some(req) = v.downcast_ref::<netloop_http::HttpRequest>() {
-                    super::http_wire::put_request(&mut out.bytes, req);
+                    crate::http_wire::put_request(&mut out.bytes, req);
                 } else if let Some(content) = v.downcast_ref::<netloop_http::HttpContent>() {
-                    super::http_wire::put_content(&mut out.bytes, content);
+                    crate::http_wire::put_content(&mut out.bytes, content);
                 } else if let Some(res) = v.downcast_ref::<netloop_http::HttpClientResponse>() {
-                    super::http_client_wire::put_response(&mut out.bytes, res);
+                    crate::http_client_wire::put_response(&mut out.bytes, res);
                 }
                 let len = out.bytes.len() - off;
                 if self.holds.get() {
                     out.kept.push((off, Message::User(v)));
-                    holdable = super::held::HOLDABLE;
+                    holdable = crate::held::HOLDABLE;
                 }
                 (WireKind::ReadHttp as u32, off as f64, len as f64)
             }
@@ -204,7 +204,7 @@ impl JsAdapter {
                 let mut out = hub.outbox();
                 let off = out.bytes.len();
                 if let Some(frame) = v.downcast_ref::<netloop_ws::WebSocketFrame>() {
-                    super::ws_wire::put(&mut out.bytes, frame);
+                    crate::ws_wire::put(&mut out.bytes, frame);
                 }
                 let len = out.bytes.len() - off;
                 (WireKind::ReadWs as u32, off as f64, len as f64)
@@ -376,7 +376,7 @@ impl ChannelHandler for JsAdapter {
                 let at = {
                     let mut out = hub.outbox();
                     let at = out.strings.len() as f64;
-                    out.strings.extend(super::haproxy_wire::strings(&m));
+                    out.strings.extend(crate::haproxy_wire::strings(&m));
                     at
                 };
                 self.push(
@@ -389,7 +389,7 @@ impl ChannelHandler for JsAdapter {
             }
             Err(e) => e,
         };
-        let event = match super::ws_wire::handshake_strings(event) {
+        let event = match crate::ws_wire::handshake_strings(event) {
             Ok(strings) => {
                 let Some(hub) = self.hub.upgrade() else {
                     return Ok(());
@@ -442,7 +442,7 @@ impl ChannelHandler for JsAdapter {
             return Ok(());
         };
         let r = hub.outbox().put_error(hub.id(), &error);
-        let (a, b) = wire::error_fields(r);
+        let (a, b) = record::error_fields(r);
         self.push(WireKind::Exception as u32, a, b, 0.0);
         Ok(())
     }

@@ -6,7 +6,8 @@
 //! - a Buffer that views a read the hub lent JS in the current delivery (an echo, a proxy:
 //!   the handler writes back what it got) becomes a slice of that read's `Bytes`, a reference
 //!   count and nothing JS has to keep alive;
-//! - any other Buffer is kept alive by a napi reference until its message is dropped.
+//! - any other Buffer is kept alive by a napi reference until its message is dropped
+//!   (crates/node's [`Chunk`]).
 //!
 //! The first matters for the collector: a strong napi reference is a root, so a Buffer held
 //! by a slow socket survives young collections, is promoted, and its external memory then
@@ -21,19 +22,20 @@
 //! its call returns (`delivery.rs`): a napi reference taken to it meanwhile would point at
 //! memory freed by the detach. Found in the table, it becomes a slice of the read instead.
 
+use std::ops::Deref;
+
 use bytes::Bytes;
-use napi::bindgen_prelude::{Buffer, BufferSlice, FromNapiValue, JsValue};
-use napi::{sys, Env};
 
 /// The reads lent to JS during the deliveries running now (clones of the `Bytes` the lent
 /// Buffers own, each with its hub's id), matched by address against the Buffers of large
 /// writes.
-#[derive(Default)]
+#[derive(Default, Debug)]
 pub struct Lent {
     reads: Vec<(u32, Bytes)>,
 }
 
 impl Lent {
+    /// Keeps `reads`, lent to JS by hub `hub`, until [`Self::clear`].
     pub fn lend(&mut self, hub: u32, reads: &[Bytes]) {
         self.reads.extend(reads.iter().map(|r| (hub, r.clone())));
     }
@@ -55,23 +57,49 @@ impl Lent {
     }
 }
 
-/// The large writes of one batch of ops, by index (each op names one and takes it once).
-pub struct BigChunks<'a> {
-    env: sys::napi_env,
-    chunks: Vec<Option<BufferSlice<'a>>>,
+/// Lends `reads` of hub `hub` in this thread's table (a delivery hands them to JS).
+pub fn lend(hub: u32, reads: &[Bytes]) {
+    if !reads.is_empty() {
+        crate::thread_context::with(|c| c.lent.borrow_mut().lend(hub, reads));
+    }
 }
 
-impl<'a> BigChunks<'a> {
-    pub fn none() -> BigChunks<'static> {
-        BigChunks {
-            env: std::ptr::null_mut(),
-            chunks: Vec::new(),
-        }
-    }
+/// Hub `hub`'s delivery ended: its reads are no longer lent.
+pub fn forget(hub: u32) {
+    crate::thread_context::with(|c| c.lent.borrow_mut().clear(hub));
+}
 
-    pub fn new(env: &Env, chunks: Vec<BufferSlice<'a>>) -> Self {
+/// The bytes of one large write as JS passed them (a Buffer), readable while its batch is
+/// applied, and kept alive past it by [`Chunk::keep`]. crates/node implements it for napi's
+/// Buffers; `Bytes` implements it for batches without JS Buffers (and tests).
+pub trait Chunk: Deref<Target = [u8]> {
+    /// The bytes for a message that outlives the batch, without a copy where possible.
+    fn keep(self) -> Bytes;
+}
+
+impl Chunk for Bytes {
+    fn keep(self) -> Bytes {
+        self
+    }
+}
+
+/// The large writes of one batch of ops, by index (each op names one and takes it once).
+#[derive(Debug)]
+pub struct BigChunks<C> {
+    chunks: Vec<Option<C>>,
+}
+
+impl BigChunks<Bytes> {
+    /// A batch without large writes.
+    pub fn none() -> Self {
+        BigChunks { chunks: Vec::new() }
+    }
+}
+
+impl<C: Chunk> BigChunks<C> {
+    /// The large writes of a batch, in the order its ops name them.
+    pub fn new(chunks: Vec<C>) -> Self {
         BigChunks {
-            env: env.raw(),
             chunks: chunks.into_iter().map(Some).collect(),
         }
     }
@@ -92,8 +120,8 @@ impl<'a> BigChunks<'a> {
     }
 
     /// Chunk `i`'s bytes for a message that outlives the batch, without a copy: a slice of a
-    /// lent read (`true`), or the Buffer kept alive by a reference. Empty if there is none or
-    /// it was taken.
+    /// lent read (`true`), or the chunk kept alive by [`Chunk::keep`]. Empty if there is none
+    /// or it was taken.
     pub fn take(&mut self, i: usize) -> (Bytes, bool) {
         let Some(chunk) = self.chunks.get_mut(i).and_then(Option::take) else {
             return (Bytes::new(), false);
@@ -102,14 +130,7 @@ impl<'a> BigChunks<'a> {
         if let Some(bytes) = slice {
             return (bytes, true);
         }
-        // SAFETY: on the env's thread, inside the napi call that passed `chunk` (its handle is
-        // valid); this makes a reference to the same Buffer.
-        let bytes = match unsafe { Buffer::from_napi_value(self.env, chunk.raw()) } {
-            Ok(buffer) => Bytes::from_owner(buffer),
-            // No reference could be made: the bytes are copied instead.
-            Err(_) => Bytes::copy_from_slice(&chunk),
-        };
-        (bytes, false)
+        (chunk.keep(), false)
     }
 }
 

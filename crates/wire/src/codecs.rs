@@ -13,7 +13,7 @@ use netloop_codec::{
 };
 use netloop_transport::ChannelHandler;
 
-use crate::error::{invalid_arg, JsResult};
+use crate::error::{invalid_arg, WireResult};
 use crate::protocol::NativeHandlerKind;
 
 // The kinds JS names handlers by, from the boundary protocol (parameters documented there).
@@ -65,7 +65,7 @@ fn millis(p: &[f64], i: usize) -> Option<Duration> {
 }
 
 /// A native handler of `kind` with parameters `p` (and `delimiters` for the delimiter decoder).
-pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn ChannelHandler>> {
+pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> WireResult<Rc<dyn ChannelHandler>> {
     let bad = |e: netloop_codec::ConfigError| invalid_arg(e.to_string());
     Ok(match kind {
         LINE => Rc::new(ByteToMessageDecoder::new(
@@ -116,14 +116,14 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
         ),
         TLS => {
             let id = param(p, 0) as u64;
-            let ctx = crate::tls::context(id)
+            let ctx = crate::registry::tls_context(id)
                 .ok_or_else(|| invalid_arg(format!("no TLS context with id {id}")))?;
             let name = delimiters
                 .first()
                 .map(|b| String::from_utf8_lossy(b).into_owned());
             let handler = ctx
                 .new_handler(name.as_deref())
-                .map_err(|e| napi::Error::new(crate::error::Code(e.code()), e.to_string()))?;
+                .map_err(|e| crate::error::WireError::new(e.code(), e.to_string()))?;
             Rc::new(handler)
         }
         RESP => {
@@ -242,7 +242,7 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> JsResult<Rc<dyn Cha
 fn websocket(
     p: &[f64],
     strings: &[Bytes],
-) -> JsResult<netloop_ws_upgrade::WebSocketServerProtocolHandler> {
+) -> WireResult<netloop_ws_upgrade::WebSocketServerProtocolHandler> {
     let text = |b: &Bytes| String::from_utf8_lossy(b).into_owned();
     let permessage_deflate = deflate_config(p, 5);
     let config = netloop_ws::WsConfig {
@@ -286,7 +286,7 @@ fn deflate_config(p: &[f64], at: usize) -> Option<netloop_ws::DeflateConfig> {
 fn websocket_client(
     p: &[f64],
     strings: &[Bytes],
-) -> JsResult<netloop_ws_upgrade::WebSocketClientProtocolHandler> {
+) -> WireResult<netloop_ws_upgrade::WebSocketClientProtocolHandler> {
     let text = |b: &Bytes| String::from_utf8_lossy(b).into_owned();
     let config = netloop_ws::WsConfig {
         role: netloop_ws::Role::Client,

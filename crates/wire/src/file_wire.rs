@@ -19,11 +19,10 @@ use std::fs::File;
 use std::os::fd::FromRawFd;
 use std::sync::Arc;
 
-use napi_derive::napi;
 use netloop_transport::FileRegion;
 
-use super::http_wire::Reader;
-use super::slots::Slots;
+use crate::http_wire::Reader;
+use crate::slots::Slots;
 
 /// The `fd` field's bit that marks a shared file's id.
 const SHARED_BIT: usize = 1 << 31;
@@ -34,10 +33,8 @@ thread_local! {
 }
 
 /// Takes over the open descriptor `fd` (JS never uses it again) as a shared file; its id.
-#[napi]
-pub fn file_share(fd: u32) -> napi::Result<u32> {
-    let raw = i32::try_from(fd)
-        .map_err(|_| napi::Error::from_reason(format!("bad file descriptor {fd}")))?;
+pub fn share(fd: u32) -> Result<u32, String> {
+    let raw = i32::try_from(fd).map_err(|_| format!("bad file descriptor {fd}"))?;
     // SAFETY: JS hands this open descriptor over with the call and never uses it again
     // (`SharedFile`'s constructor), so the File below is its only owner.
     let file = Arc::new(unsafe { File::from_raw_fd(raw) });
@@ -45,13 +42,12 @@ pub fn file_share(fd: u32) -> napi::Result<u32> {
 }
 
 /// Frees a shared file's id; the file closes once the regions made of it are done.
-#[napi]
-pub fn file_release(id: u32) {
+pub fn release(id: u32) {
     SHARED.with(|t| t.borrow_mut().remove(id as usize));
 }
 
 /// Reads a region's layout, taking its descriptor (or a share of its shared file).
-pub(super) fn read_region(r: &mut Reader<'_>) -> Result<FileRegion, String> {
+pub fn read_region(r: &mut Reader<'_>) -> Result<FileRegion, String> {
     let fd = r.u32()?;
     let position = r.f64()?;
     let count = r.f64()?;

@@ -4,41 +4,30 @@
 
 use std::net::{IpAddr, SocketAddr};
 
-use napi::bindgen_prelude::Buffer;
-use napi::Env;
-use napi_derive::napi;
 use netloop_codec::bytes::Bytes;
 use netloop_codec::{
-    HAProxyAddress, HAProxyCommand, HAProxyMessage, HAProxyMessageDecoder, HAProxyProtocol,
-    HAProxyTlv, HAProxyVersion,
+    HAProxyAddress, HAProxyCommand, HAProxyMessage, HAProxyProtocol, HAProxyTlv, HAProxyVersion,
 };
 
-use super::NativeChannels;
-use crate::error::{invalid_arg, throw, Code, JsResult};
+use crate::error::{invalid_arg, WireError, WireResult};
 use crate::protocol::HAPROXY_STRINGS;
 
-/// A TLV of a message to encode.
-#[napi(object)]
-pub struct NativeHAProxyTlv {
-    pub kind: u32,
-    pub value: Buffer,
-}
-
 /// A message to encode, as src/haproxy.ts checked it (TCP only: what a proxy relays).
-#[napi(object)]
-pub struct NativeHAProxyHeader {
+#[derive(Debug, Clone, Default)]
+pub struct Header {
     /// 1 or 2.
     pub version: u32,
     /// A `LOCAL` message (a proxy's own connection): no addresses.
     pub local: bool,
-    pub source_address: Option<String>,
-    pub source_port: Option<u32>,
-    pub destination_address: Option<String>,
-    pub destination_port: Option<u32>,
-    pub tlvs: Vec<NativeHAProxyTlv>,
+    /// The source's address and port.
+    pub source: (Option<String>, Option<u32>),
+    /// The destination's address and port.
+    pub destination: (Option<String>, Option<u32>),
+    /// TLVs: their type (one byte) and value.
+    pub tlvs: Vec<(u32, Bytes)>,
 }
 
-fn end(address: &Option<String>, port: Option<u32>) -> JsResult<SocketAddr> {
+fn end((address, port): &(Option<String>, Option<u32>)) -> WireResult<SocketAddr> {
     let ip: IpAddr = address
         .as_deref()
         .unwrap_or("")
@@ -51,23 +40,15 @@ fn end(address: &Option<String>, port: Option<u32>) -> JsResult<SocketAddr> {
 }
 
 /// The header's bytes (`ERR_ENCODER` for what the version cannot hold).
-#[napi]
-pub fn encode_haproxy_header(env: Env, h: NativeHAProxyHeader) -> napi::Result<Buffer> {
-    encode(&h).map_err(|e| throw(&env, e))
-}
-
-fn encode(h: &NativeHAProxyHeader) -> JsResult<Buffer> {
+pub fn encode(h: Header) -> WireResult<Bytes> {
     let tlvs = h
         .tlvs
-        .iter()
-        .map(|t| {
-            let kind = u8::try_from(t.kind).map_err(|_| invalid_arg("a TLV type is one byte"))?;
-            Ok(HAProxyTlv {
-                kind,
-                value: Bytes::copy_from_slice(&t.value),
-            })
+        .into_iter()
+        .map(|(kind, value)| {
+            let kind = u8::try_from(kind).map_err(|_| invalid_arg("a TLV type is one byte"))?;
+            Ok(HAProxyTlv { kind, value })
         })
-        .collect::<JsResult<Vec<_>>>()?;
+        .collect::<WireResult<Vec<_>>>()?;
     let mut m = if h.local {
         HAProxyMessage {
             version: HAProxyVersion::V2,
@@ -78,9 +59,7 @@ fn encode(h: &NativeHAProxyHeader) -> JsResult<Buffer> {
             tlvs: Vec::new(),
         }
     } else {
-        let source = end(&h.source_address, h.source_port)?;
-        let destination = end(&h.destination_address, h.destination_port)?;
-        HAProxyMessage::tcp(source, destination)
+        HAProxyMessage::tcp(end(&h.source)?, end(&h.destination)?)
     };
     m.tlvs = tlvs;
     let encoded = if h.version == 1 {
@@ -88,28 +67,20 @@ fn encode(h: &NativeHAProxyHeader) -> JsResult<Buffer> {
     } else {
         m.encode_v2()
     };
-    encoded
-        .map(|b| Buffer::from(b.to_vec()))
-        .map_err(|e| napi::Error::new(Code(e.code()), e.to_string()))
+    encoded.map_err(|e| WireError::new(e.code(), e.to_string()))
 }
 
-#[napi]
-impl NativeChannels {
-    /// The PROXY protocol header channel `id`'s `HAProxyMessageDecoder` decoded, as the
-    /// strings of [`strings`] (none: no decoder, no header yet, or no such channel).
-    #[napi]
-    pub fn haproxy_message(&self, id: f64) -> Option<Vec<String>> {
-        self.enter();
-        let ch = self.hub.channel(id as u64)?;
-        ch.pipeline()
-            .find_handler(|d: &HAProxyMessageDecoder| d.message())
-            .map(|m| strings(&m).to_vec())
-    }
+/// The PROXY protocol header `ch`'s `HAProxyMessageDecoder` decoded, as [`strings`] (none:
+/// no decoder, or no header yet).
+pub fn decoded(ch: &netloop_transport::Channel) -> Option<[String; HAPROXY_STRINGS]> {
+    ch.pipeline()
+        .find_handler(|d: &netloop_codec::HAProxyMessageDecoder| d.message())
+        .map(|m| strings(&m))
 }
 
 /// Version, command, protocol, source address and port, destination address and port, TLVs
 /// (`type:hex` joined by `,`); an absent end and its port are empty strings.
-pub(super) fn strings(m: &HAProxyMessage) -> [String; HAPROXY_STRINGS] {
+pub fn strings(m: &HAProxyMessage) -> [String; HAPROXY_STRINGS] {
     let end = |a: &Option<HAProxyAddress>| match a {
         Some(HAProxyAddress::Inet(s)) => (s.ip().to_string(), s.port().to_string()),
         Some(HAProxyAddress::Unix(path)) => {

@@ -9,19 +9,17 @@
 //!   every pipeline change) keeps each such read's message with the batch (`Outbox::kept`,
 //!   by its offset in the batch's bytes) and marks its record (`c` = [`HOLDABLE`]). The
 //!   messages live until the delivery's calls return, then are dropped.
-//! - JS gives a record back with [`NativeChannels::hold_back`] while its call runs; once it
+//! - JS gives a record back with [`Hub::hold_back`] (`NativeChannels::holdBack`) while its call runs; once it
 //!   gave one back, it gives back every later one of that firing too
-//!   (`NativeChannels::holds_firing`), so the codec keeps the order.
+//!   ([`Hub::holds_firing`]), so the codec keeps the order.
 //! - Nothing here applies JS's ops: the calls come from inside a delivery.
 
-use napi_derive::napi;
 use netloop_http::HttpServerCodec;
 use netloop_resp::RespDecoderHandler;
 use netloop_transport::{ChannelHandler, ChannelHandlerContext, Message};
 
-use super::adapter::JsAdapter;
-use super::hub::Hub;
-use super::NativeChannels;
+use crate::adapter::JsAdapter;
+use crate::hub::Hub;
 
 /// A read record's `c` when JS may give its message back.
 pub const HOLDABLE: f64 = 1.0;
@@ -119,22 +117,15 @@ impl Hub {
     }
 }
 
-#[napi]
-impl NativeChannels {
+impl Hub {
     /// JS does not start the read at offset `at` of the batch it is handed (a record marked
     /// holdable) of channel `id`'s JS context `ctx`: its message goes back to the codec in
     /// front of that context. False if it cannot (JS then handles the read itself).
-    #[napi]
     pub fn hold_back(&self, id: f64, ctx: f64, at: f64) -> bool {
-        self.calls.set(self.calls.get() + 1.0);
-        let Some(holder) = self
-            .hub
-            .js_context(id, ctx)
-            .and_then(|c| Holder::before(&c))
-        else {
+        let Some(holder) = self.js_context(id, ctx).and_then(|c| Holder::before(&c)) else {
             return false;
         };
-        let Some(msg) = self.hub.kept.borrow_mut().take(at as usize) else {
+        let Some(msg) = self.kept.borrow_mut().take(at as usize) else {
             return false;
         };
         holder.hold_back(msg);
@@ -143,11 +134,8 @@ impl NativeChannels {
 
     /// True once the codec in front of channel `id`'s JS context `ctx` took back a read of
     /// its latest firing: JS gives back the later reads of that firing too.
-    #[napi]
     pub fn holds_firing(&self, id: f64, ctx: f64) -> bool {
-        self.calls.set(self.calls.get() + 1.0);
-        self.hub
-            .js_context(id, ctx)
+        self.js_context(id, ctx)
             .and_then(|c| Holder::before(&c))
             .is_some_and(|h| h.holds_firing())
     }

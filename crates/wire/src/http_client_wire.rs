@@ -16,7 +16,7 @@
 use bytes::Bytes;
 use netloop_http::{HttpClientRequest, HttpClientResponse, Version};
 
-use super::http_wire::{bytes, put_fields, put_headers, read_fields, Reader};
+use crate::http_wire::{bytes, put_fields, put_headers, read_fields, Reader};
 use crate::protocol::{HttpClientRequestFlag, HttpClientResponseFlag, HttpIn};
 
 /// Appends `r` in the response layout, after its kind byte.
@@ -39,14 +39,14 @@ pub fn put_response(out: &mut Vec<u8>, r: &HttpClientResponse) {
 
 /// The request in the layout above (its kind byte already read); strings and body are views
 /// of `r`'s bytes.
-pub fn read_request(
+pub fn read_request<C: crate::big::Chunk>(
     r: &mut Reader<'_>,
-    big: &mut super::big::BigChunks<'_>,
+    big: &mut crate::big::BigChunks<C>,
 ) -> Result<HttpClientRequest, String> {
     let flags = r.u8()?;
     // Read first: from here on the descriptor is the region's, whatever follows.
     let file = if flags & HttpClientRequestFlag::File as u8 != 0 {
-        Some(super::file_wire::read_region(r)?)
+        Some(crate::file_wire::read_region(r)?)
     } else {
         None
     };

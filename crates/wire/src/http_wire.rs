@@ -40,23 +40,21 @@
 use std::cell::RefCell;
 
 use bytes::Bytes;
-use napi::bindgen_prelude::Buffer;
-use napi_derive::napi;
 use netloop_http::{
     FrozenResponse, HeaderList, Headers, HttpContent, HttpRequest, HttpResponse, Version,
 };
 use netloop_transport::Message;
 
-use super::big::BigChunks;
-use super::slots::Slots;
-use crate::error::{throw, Code};
+use crate::big::BigChunks;
+use crate::error::WireError;
+use crate::slots::Slots;
 
 use crate::protocol::{
     HttpContentFlag, HttpIn, HttpOut, HttpRequestAt, HttpRequestField, HttpRequestFlag,
     HttpResponseFlag,
 };
 
-pub(super) fn bytes(out: &mut Vec<u8>, b: &[u8]) {
+pub fn bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&(b.len() as u32).to_le_bytes());
     out.extend_from_slice(b);
 }
@@ -102,7 +100,7 @@ const REQUEST_FIELDS: [HttpRequestField; 5] = [
 ];
 
 /// Appends the header fields read, as `n:u32 (name:bytes value:bytes)*n`.
-pub(super) fn put_headers(out: &mut Vec<u8>, headers: &Headers) {
+pub fn put_headers(out: &mut Vec<u8>, headers: &Headers) {
     out.extend_from_slice(&(headers.len() as u32).to_le_bytes());
     for (name, value) in headers.iter() {
         bytes(out, name);
@@ -111,7 +109,7 @@ pub(super) fn put_headers(out: &mut Vec<u8>, headers: &Headers) {
 }
 
 /// Appends `fields` as `n:u32 (name:bytes value:bytes)*n`.
-pub(super) fn put_fields(out: &mut Vec<u8>, fields: &HeaderList) {
+pub fn put_fields(out: &mut Vec<u8>, fields: &HeaderList) {
     out.extend_from_slice(&(fields.len() as u32).to_le_bytes());
     for (name, value) in fields {
         bytes(out, name);
@@ -132,9 +130,9 @@ pub fn put_content(out: &mut Vec<u8>, c: &HttpContent) {
     }
 }
 
-pub(super) struct Reader<'a> {
-    pub(super) data: &'a Bytes,
-    pub(super) at: usize,
+pub struct Reader<'a> {
+    pub data: &'a Bytes,
+    pub at: usize,
 }
 
 impl Reader<'_> {
@@ -142,32 +140,32 @@ impl Reader<'_> {
         let end = self.at.checked_add(n).filter(|&e| e <= self.data.len());
         end.ok_or_else(|| "truncated HTTP message from JS".to_string())
     }
-    pub(super) fn take(&mut self, n: usize) -> Result<&[u8], String> {
+    pub fn take(&mut self, n: usize) -> Result<&[u8], String> {
         let end = self.end(n)?;
         let s = &self.data[self.at..end];
         self.at = end;
         Ok(s)
     }
-    pub(super) fn u8(&mut self) -> Result<u8, String> {
+    pub fn u8(&mut self) -> Result<u8, String> {
         Ok(self.take(1)?[0])
     }
-    pub(super) fn u32(&mut self) -> Result<usize, String> {
+    pub fn u32(&mut self) -> Result<usize, String> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
     }
-    pub(super) fn f64(&mut self) -> Result<f64, String> {
+    pub fn f64(&mut self) -> Result<f64, String> {
         let b = self.take(8)?;
         Ok(f64::from_le_bytes([
             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
         ]))
     }
-    pub(super) fn id(&mut self) -> Result<Option<u64>, String> {
+    pub fn id(&mut self) -> Result<Option<u64>, String> {
         let b = self.take(8)?;
         let v = f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
         Ok((v >= 0.0).then_some(v as u64))
     }
     /// The next `body`: bytes in the layout, or a big chunk of the batch (no copy either way).
-    pub(super) fn body(&mut self, big: &mut BigChunks<'_>) -> Result<Bytes, String> {
+    pub fn body<C: crate::big::Chunk>(&mut self, big: &mut BigChunks<C>) -> Result<Bytes, String> {
         if self.data.len() >= self.at + 4 && self.data[self.at..self.at + 4] == [0xff; 4] {
             self.at += 4;
             let i = self.u32()?;
@@ -176,7 +174,7 @@ impl Reader<'_> {
         self.bytes()
     }
     /// A view of the next `len:u32 data` (no copy).
-    pub(super) fn bytes(&mut self) -> Result<Bytes, String> {
+    pub fn bytes(&mut self) -> Result<Bytes, String> {
         let n = self.u32()?;
         let end = self.end(n)?;
         let b = self.data.slice(self.at..end);
@@ -191,27 +189,27 @@ thread_local! {
 }
 
 /// The response in the layout above: checked and encoded once, filed under the id returned.
-/// Throws what writing it would fail with (`ERR_INVALID_HTTP_TOKEN`, ...).
-#[napi]
-pub fn http_freeze(env: napi::Env, layout: Buffer) -> napi::Result<u32> {
-    let data = Bytes::copy_from_slice(&layout);
+/// Fails with what writing it would fail with (`ERR_INVALID_HTTP_TOKEN`, ...).
+pub fn freeze(layout: &[u8]) -> Result<u32, WireError> {
+    let data = Bytes::copy_from_slice(layout);
     let frozen = match read_response(&mut Reader { data: &data, at: 1 }, &mut BigChunks::none()) {
-        Ok(resp) => resp.freeze().map_err(|e| (e.code(), e.to_string())),
-        Err(e) => Err(("ERR_HTTP_RESPONSE", e)),
+        Ok(resp) => resp
+            .freeze()
+            .map_err(|e| WireError::new(e.code(), e.to_string())),
+        Err(e) => Err(WireError::new("ERR_HTTP_RESPONSE", e)),
     };
-    let frozen = frozen.map_err(|(code, msg)| throw(&env, napi::Error::new(Code(code), msg)))?;
+    let frozen = frozen?;
     Ok(FROZEN.with(|t| t.borrow_mut().insert(frozen)))
 }
 
 /// Frees the id of a frozen response (its JS object was collected). Writes already made
 /// keep their own reference.
-#[napi]
-pub fn http_release(id: u32) {
+pub fn release_frozen(id: u32) {
     FROZEN.with(|t| t.borrow_mut().remove(id as usize));
 }
 
 /// `n:u32 (name:bytes value:bytes)*n`, views of `r`'s bytes.
-pub(super) fn read_fields(r: &mut Reader<'_>) -> Result<HeaderList, String> {
+pub fn read_fields(r: &mut Reader<'_>) -> Result<HeaderList, String> {
     let n = r.u32()?;
     let mut fields = Vec::with_capacity(n.min(256));
     for _ in 0..n {
@@ -220,7 +218,10 @@ pub(super) fn read_fields(r: &mut Reader<'_>) -> Result<HeaderList, String> {
     Ok(fields)
 }
 
-fn read_response(r: &mut Reader<'_>, big: &mut BigChunks<'_>) -> Result<HttpResponse, String> {
+fn read_response<C: crate::big::Chunk>(
+    r: &mut Reader<'_>,
+    big: &mut BigChunks<C>,
+) -> Result<HttpResponse, String> {
     let request_id = r.id()?;
     let s = r.take(2)?;
     let status = u16::from_le_bytes([s[0], s[1]]);
@@ -228,7 +229,7 @@ fn read_response(r: &mut Reader<'_>, big: &mut BigChunks<'_>) -> Result<HttpResp
     let streaming = flags & HttpResponseFlag::Streaming as u8 != 0;
     // Read first: from here on the descriptor is the region's, whatever follows.
     let file = if flags & HttpResponseFlag::File as u8 != 0 {
-        Some(super::file_wire::read_region(r)?)
+        Some(crate::file_wire::read_region(r)?)
     } else {
         None
     };
@@ -247,7 +248,10 @@ fn read_response(r: &mut Reader<'_>, big: &mut BigChunks<'_>) -> Result<HttpResp
 }
 
 /// The response or content JS wrote, as the message the codec takes.
-pub fn from_js(data: &Bytes, big: &mut BigChunks<'_>) -> Result<Message, String> {
+pub fn from_js<C: crate::big::Chunk>(
+    data: &Bytes,
+    big: &mut BigChunks<C>,
+) -> Result<Message, String> {
     const RESPONSE: u8 = HttpOut::Response as u8;
     const CONTENT: u8 = HttpOut::Content as u8;
     const FROZEN_RESPONSE: u8 = HttpOut::Frozen as u8;
@@ -280,7 +284,7 @@ pub fn from_js(data: &Bytes, big: &mut BigChunks<'_>) -> Result<Message, String>
             c.request_id = request_id;
             Ok(Message::user(c))
         }
-        REQUEST => super::http_client_wire::read_request(&mut r, big).map(Message::user),
+        REQUEST => crate::http_client_wire::read_request(&mut r, big).map(Message::user),
         other => Err(format!("unknown HTTP message tag {other} from JS")),
     }
 }

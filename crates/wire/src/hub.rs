@@ -16,22 +16,18 @@ use std::cell::{Cell, RefCell, RefMut};
 use std::rc::{Rc, Weak};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use napi::sys;
 use netloop_eventloop::LocalLoop;
 use netloop_transport::{
     Channel, ChannelHandlerContext, ChannelPipeline, ChannelPromise, LocalListenerExt,
     TransportError, Unhandled,
 };
 
-use super::adapter::Marks;
-use super::ids::IdMap;
-use super::outbox::Outbox;
-use super::shared::SharedArrays;
-use super::wire::{self};
-use crate::bridge::{Bridge, IterationHook};
-
-/// Most delivery rounds in one go; more records wait for the next iteration.
-pub(super) const MAX_ROUNDS: usize = 64;
+use crate::adapter::Marks;
+use crate::delivery::Surface;
+use crate::ids::IdMap;
+use crate::outbox::Outbox;
+use crate::record;
+use crate::shared::SharedArrays;
 
 static NEXT_HUB: AtomicU32 = AtomicU32::new(1);
 
@@ -58,56 +54,51 @@ pub struct Metrics {
 }
 
 pub struct Hub {
-    pub(super) id: u32,
-    pub(super) loop_id: u64,
-    pub(super) env: sys::napi_env,
-    pub(crate) local: Weak<LocalLoop>,
-    pub(super) bridge: Weak<Bridge>,
-    pub(super) shared: SharedArrays,
-    pub(super) channels: RefCell<IdMap<Entry>>,
-    pub(super) closing: RefCell<Vec<u64>>,
+    pub id: u32,
+    pub loop_id: u64,
+    pub local: Weak<LocalLoop>,
+    /// The JS side: where batches go (crates/node's, over napi and libuv).
+    pub surface: Box<dyn Surface>,
+    pub shared: SharedArrays,
+    pub channels: RefCell<IdMap<Entry>>,
+    pub closing: RefCell<Vec<u64>>,
     /// Close causes of the channels the last sweep removed: ops JS made before it learnt
     /// (`WireKind::Forget`) fail with them as their cause.
-    pub(super) gone_causes: RefCell<IdMap<TransportError>>,
-    pub(super) outbox: RefCell<Outbox>,
-    pub(super) promises: RefCell<IdMap<ChannelPromise>>,
+    pub gone_causes: RefCell<IdMap<TransportError>>,
+    pub outbox: RefCell<Outbox>,
+    pub promises: RefCell<IdMap<ChannelPromise>>,
     /// The native promises made for JS promises (by JS id) until they complete, so that a
     /// JS `cancel()` reaches them.
-    pub(super) js_promises: RefCell<IdMap<ChannelPromise>>,
-    pub(super) next_promise: Cell<u64>,
-    pub(super) delivering: Cell<bool>,
+    pub js_promises: RefCell<IdMap<ChannelPromise>>,
+    pub next_promise: Cell<u64>,
+    pub delivering: Cell<bool>,
     /// The loop is shutting down (`close_all` ran): a close that no JS handler takes goes on
     /// at once instead of waiting behind the channel's records for JS (see `Adapter::close`).
-    pub(super) closing_all: Cell<bool>,
-    pub(super) refd_open: Cell<usize>,
+    pub closing_all: Cell<bool>,
+    pub refd_open: Cell<usize>,
     /// `apply_ops`'s map of the channels whose writes it counted ahead, kept empty between
     /// batches so that its capacity is reused.
-    pub(super) reserved: RefCell<super::ops::Reserved>,
+    pub reserved: RefCell<crate::ops::Reserved>,
     /// The messages JS may give back while the batch holding them is delivered (`held.rs`).
-    pub(super) kept: RefCell<super::held::Kept>,
+    pub kept: RefCell<crate::held::Kept>,
     pub metrics: Metrics,
 }
 
 /// Where an inbound op starts: the pipeline's head, or a JS context.
-pub(super) enum From {
+pub enum From {
     Head(ChannelPipeline),
     Ctx(ChannelHandlerContext),
 }
 
 impl Hub {
-    pub fn new(
-        env: sys::napi_env,
-        local: &Rc<LocalLoop>,
-        bridge: &Rc<Bridge>,
-        shared: SharedArrays,
-    ) -> Rc<Hub> {
+    /// The hub of loop `local`, delivering to `surface` through the arrays of `shared`.
+    pub fn new(local: &Rc<LocalLoop>, surface: Box<dyn Surface>, shared: SharedArrays) -> Rc<Hub> {
         let handle = local.handle();
         let hub = Rc::new(Hub {
             id: NEXT_HUB.fetch_add(1, Ordering::Relaxed),
             loop_id: handle.id(),
-            env,
             local: Rc::downgrade(local),
-            bridge: Rc::downgrade(bridge),
+            surface,
             shared,
             channels: RefCell::default(),
             closing: RefCell::default(),
@@ -124,14 +115,13 @@ impl Hub {
             kept: RefCell::default(),
             metrics: Metrics::default(),
         });
-        bridge.set_hook(hub.clone());
         // A graceful shutdown goes on while events wait for JS or JS's ops wait for the loop.
         let weak = Rc::downgrade(&hub);
         local.set_work_probe(Rc::new(move || {
             weak.upgrade()
                 .is_some_and(|h| !h.outbox.borrow().is_empty() || h.shared.has_ops())
         }));
-        super::remote::register(hub.loop_id, handle, &hub);
+        crate::remote::register(hub.loop_id, handle, &hub);
         hub
     }
 
@@ -142,10 +132,6 @@ impl Hub {
 
     pub fn id(&self) -> u32 {
         self.id
-    }
-
-    pub fn bridge(&self) -> Option<Rc<Bridge>> {
-        self.bridge.upgrade()
     }
 
     pub fn outbox(&self) -> RefMut<'_, Outbox> {
@@ -168,7 +154,7 @@ impl Hub {
         channel.pipeline().set_unhandled_sink(move |what| {
             if let (Unhandled::Exception(e), Some(hub)) = (what, sink.upgrade()) {
                 let mut out = hub.outbox();
-                let (a, b) = wire::error_fields(out.put_error(hub.id, &e));
+                let (a, b) = record::error_fields(out.put_error(hub.id, &e));
                 out.push(WireKind::Unhandled as u32, id as f64, 0.0, a, b, 0.0);
             }
         });
@@ -181,7 +167,7 @@ impl Hub {
             }
         });
         self.refd_open.set(self.refd_open.get() + 1);
-        super::remote::set_owner(id, self.loop_id);
+        crate::remote::set_owner(id, self.loop_id);
         self.channels.borrow_mut().insert(
             id,
             Entry {
@@ -206,7 +192,7 @@ impl Hub {
         // The error that closed the channel, if one did: JS fails later operations with it
         // as their cause.
         let (a, b) = cause.map_or((0.0, Outcome::Success.value()), |c| {
-            wire::error_fields(out.put_error(self.id, &c))
+            record::error_fields(out.put_error(self.id, &c))
         });
         out.push(WireKind::Closed as u32, id as f64, 0.0, a, b, 0.0);
         drop(out);
@@ -280,7 +266,7 @@ impl Hub {
     /// (a JS handler in front of a native one passes `channelInactive` on with an op, which
     /// the native handler passes to the JS handlers behind it with new records). Netty runs
     /// the pipeline's `handlerRemoved`s after `channelUnregistered` went through it.
-    pub(super) fn sweep(&self) {
+    pub fn sweep(&self) {
         let ids: Vec<u64> = std::mem::take(&mut *self.closing.borrow_mut());
         if ids.is_empty() {
             return;
@@ -289,7 +275,7 @@ impl Hub {
             .outbox
             .borrow()
             .records
-            .chunks_exact(wire::RECORD)
+            .chunks_exact(record::RECORD)
             .map(|r| r[1] as u64)
             .collect();
         let mut keep = Vec::new();
@@ -318,7 +304,7 @@ impl Hub {
         {
             let mut out = self.outbox();
             for e in &gone {
-                super::remote::clear_owner(e.channel.id().0);
+                crate::remote::clear_owner(e.channel.id().0);
                 out.push(
                     WireKind::Forget as u32,
                     e.channel.id().0 as f64,
@@ -367,11 +353,7 @@ impl Hub {
     /// The promise for an op: a lent native one, a new one reporting to JS promise `id`, the
     /// silent void one (0: a write made without a promise, Netty's `write(msg)`), or
     /// (`PromiseId::VoidFiring`) one whose failure is fired into the pipeline's `exceptionCaught`.
-    pub(super) fn promise_for(
-        self: &Rc<Self>,
-        id: f64,
-        pipeline: &ChannelPipeline,
-    ) -> ChannelPromise {
+    pub fn promise_for(self: &Rc<Self>, id: f64, pipeline: &ChannelPipeline) -> ChannelPromise {
         if id < PromiseId::VoidFiring.value() {
             return self.take_promise(id).unwrap_or_default();
         }
@@ -427,7 +409,7 @@ impl Hub {
                 0.0,
             ),
             Err(e) => {
-                let (at, b) = wire::error_fields(out.put_error(self.id, e));
+                let (at, b) = record::error_fields(out.put_error(self.id, e));
                 out.push(WireKind::PromiseDone as u32, 0.0, 0.0, id, b, at);
             }
         }
@@ -438,12 +420,12 @@ impl Hub {
     /// to JS, which fires the failure into that channel's pipeline: JS made the op before it
     /// learned the channel was forgotten, and still knows the channel for a while
     /// (hub.ts `forgotten`).
-    pub(super) fn fail_promise(&self, chan: u64, id: f64, e: TransportError) {
+    pub fn fail_promise(&self, chan: u64, id: f64, e: TransportError) {
         if id > 0.0 {
             self.report_promise(id, &Err(e));
         } else if id == PromiseId::VoidFiring.value() {
             let mut out = self.outbox();
-            let (at, b) = wire::error_fields(out.put_error(self.id, &e));
+            let (at, b) = record::error_fields(out.put_error(self.id, &e));
             out.push(WireKind::PromiseDone as u32, chan as f64, 0.0, id, b, at);
         } else if let Some(p) = self.take_promise(id) {
             p.try_failure(e);
@@ -451,7 +433,7 @@ impl Hub {
     }
 
     /// Completes promise `id` of an op that needed nothing done.
-    pub(super) fn succeed_promise(&self, id: f64) {
+    pub fn succeed_promise(&self, id: f64) {
         if id > 0.0 {
             self.report_promise(id, &Ok(()));
         } else if let Some(p) = self.take_promise(id) {
@@ -465,28 +447,21 @@ impl Hub {
     }
 }
 
-impl IterationHook for Hub {
-    fn after_iteration(self: Rc<Self>) {
+impl Hub {
+    /// The loop ran an iteration: counts it and delivers what it produced.
+    pub fn after_iteration(self: &Rc<Self>) {
         let m = &self.metrics.iterations;
         m.set(m.get() + 1.0);
         self.deliver();
     }
-    fn keeps_alive(&self) -> bool {
-        Hub::keeps_alive(self)
-    }
-    fn loop_closed(&self) {
-        self.unregister();
-    }
-}
 
-impl Hub {
     /// Leaves the registries: the loop, this thread's hub entry, the channels' handles.
     /// Idempotent (the loop's close and the hub's drop both call it).
-    fn unregister(&self) {
-        super::remote::unregister(self.loop_id);
+    pub fn unregister(&self) {
+        crate::remote::unregister(self.loop_id);
         if let Ok(channels) = self.channels.try_borrow() {
             for id in channels.keys() {
-                super::remote::clear_owner(*id);
+                crate::remote::clear_owner(*id);
             }
         }
     }

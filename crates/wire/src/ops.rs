@@ -1,5 +1,5 @@
 //! Applying the ops JS buffered: writes, flushes, reads, closes and inbound events that leave
-//! JS at a context, promise completions, registrations. Ground rules as in [`super::hub`]:
+//! JS at a context, promise completions, registrations. Ground rules as in [`crate::hub`]:
 //! applied in JS's order, no borrow held while a pipeline method runs.
 //!
 //! Writability: JS counts the writes it queued towards writability before they get here (it
@@ -14,19 +14,19 @@ use std::rc::Rc;
 use bytes::Bytes;
 use netloop_transport::{LocalListenerExt, Message, TransportError};
 
-use super::big::BigChunks;
-use super::hub::{From, Hub};
-use super::ids::IdMap;
-use super::outbox::ErrorRef;
-use super::token::{JsError, JsValue};
-use super::wire::RECORD;
+use crate::big::BigChunks;
+use crate::hub::{From, Hub};
+use crate::ids::IdMap;
+use crate::outbox::ErrorRef;
+use crate::record::RECORD;
+use crate::token::{JsError, JsValue};
 
 /// The channels whose writes an `apply_ops` counted ahead, with the bytes still reserved.
-pub(super) type Reserved = IdMap<(netloop_transport::Channel, usize)>;
+pub type Reserved = IdMap<(netloop_transport::Channel, usize)>;
 
 /// What a write op counts towards writability, as JS counts it (and as the outbound buffer
 /// estimates it: bytes their length, other values 8, plus the per-entry overhead).
-pub(super) fn write_size(kind: WireKind, len: f64) -> Option<usize> {
+pub fn write_size(kind: WireKind, len: f64) -> Option<usize> {
     let size = match kind {
         WireKind::WriteBytes | WireKind::WriteBytesFlush | WireKind::WriteBig => len as usize,
         WireKind::WriteValue => 8,
@@ -43,7 +43,11 @@ impl Hub {
     /// copied: its message owns the JS Buffer's reference (taken out of `big`), which is
     /// released when the socket has written it or the write fails (node:net writes from the
     /// JS Buffer likewise). napi-rs releases a reference dropped off the JS thread on it.
-    pub fn apply_ops(self: &Rc<Self>, big: &mut BigChunks<'_>, strings: &[String]) {
+    pub fn apply_ops<C: crate::big::Chunk>(
+        self: &Rc<Self>,
+        big: &mut BigChunks<C>,
+        strings: &[String],
+    ) {
         let ops = self.shared.take_ops();
         if ops.is_empty() {
             return;
@@ -100,12 +104,12 @@ impl Hub {
 
     /// A protocol message or file region in its JS layout: in the op arena, or a big chunk
     /// (`b` < 0); the error code for a write that fails on it, and why.
-    fn framed(
+    fn framed<C: crate::big::Chunk>(
         &self,
         kind: WireKind,
         a: f64,
         b: f64,
-        big: &mut BigChunks<'_>,
+        big: &mut BigChunks<C>,
     ) -> Result<Message, (&'static str, String)> {
         let data = if b < 0.0 {
             Bytes::copy_from_slice(big.view(a as usize))
@@ -113,20 +117,26 @@ impl Hub {
             self.shared.arena_bytes(a as usize, b as usize)
         };
         match kind {
-            WireKind::WriteResp => super::resp_wire::to_wire(&data)
+            WireKind::WriteResp => crate::resp_wire::to_wire(&data)
                 .map(Message::Bytes)
                 .map_err(|e| ("ERR_RESP_REPLY", e)),
-            WireKind::WriteFile => super::file_wire::from_js(&data)
+            WireKind::WriteFile => crate::file_wire::from_js(&data)
                 .map(Message::File)
                 .map_err(|e| ("ERR_FILE_REGION", e)),
-            WireKind::WriteWs => super::ws_wire::from_js(&data)
+            WireKind::WriteWs => crate::ws_wire::from_js(&data)
                 .map(Message::user)
                 .map_err(|e| ("ERR_WS_FRAME", e)),
-            _ => super::http_wire::from_js(&data, big).map_err(|e| ("ERR_HTTP_RESPONSE", e)),
+            _ => crate::http_wire::from_js(&data, big).map_err(|e| ("ERR_HTTP_RESPONSE", e)),
         }
     }
 
-    fn message(&self, kind: WireKind, a: f64, b: f64, big: &mut BigChunks<'_>) -> Message {
+    fn message<C: crate::big::Chunk>(
+        &self,
+        kind: WireKind,
+        a: f64,
+        b: f64,
+        big: &mut BigChunks<C>,
+    ) -> Message {
         match kind {
             WireKind::ReadBytes | WireKind::WriteBytes => {
                 let data = self.shared.arena_bytes(a as usize, b as usize);
@@ -150,10 +160,10 @@ impl Hub {
         }
     }
 
-    fn apply(
+    fn apply<C: crate::big::Chunk>(
         self: &Rc<Self>,
         op: &[f64],
-        big: &mut BigChunks<'_>,
+        big: &mut BigChunks<C>,
         strings: &[String],
         reserved: &mut Reserved,
     ) {
@@ -326,13 +336,13 @@ impl Hub {
         }
     }
 
-    fn fire_inbound(
+    fn fire_inbound<C: crate::big::Chunk>(
         &self,
         from: From,
         kind: WireKind,
         a: f64,
         b: f64,
-        big: &mut BigChunks<'_>,
+        big: &mut BigChunks<C>,
         strings: &[String],
     ) {
         macro_rules! fire {

@@ -6,13 +6,13 @@ use std::time::Duration;
 
 use netloop_transport::{ChannelOption, ChannelOptions};
 
-use crate::error::{invalid_arg, JsResult};
+use crate::error::{invalid_arg, WireResult};
 
 fn duration(v: f64) -> Option<Duration> {
     (v >= 0.0 && v.is_finite()).then(|| Duration::from_secs_f64(v / 1000.0))
 }
 
-fn count(name: &str, v: f64) -> JsResult<usize> {
+fn count(name: &str, v: f64) -> WireResult<usize> {
     if v.is_finite() && v >= 0.0 && v.fract() == 0.0 {
         Ok(v as usize)
     } else {
@@ -23,7 +23,7 @@ fn count(name: &str, v: f64) -> JsResult<usize> {
 }
 
 /// The option `name` set to `v`.
-pub fn option(name: &str, v: f64) -> JsResult<ChannelOption> {
+pub fn option(name: &str, v: f64) -> WireResult<ChannelOption> {
     let on = v != 0.0;
     Ok(match name {
         "tcpNoDelay" => ChannelOption::TcpNoDelay(on),
@@ -54,7 +54,7 @@ pub fn option(name: &str, v: f64) -> JsResult<ChannelOption> {
 }
 
 /// The value of option `name` in `o`, as JS sends it.
-pub fn value(o: &ChannelOptions, name: &str) -> JsResult<f64> {
+pub fn value(o: &ChannelOptions, name: &str) -> WireResult<f64> {
     let b = |x: bool| if x { 1.0 } else { 0.0 };
     Ok(match name {
         "tcpNoDelay" => b(o.tcp_no_delay),
@@ -79,7 +79,7 @@ pub fn value(o: &ChannelOptions, name: &str) -> JsResult<f64> {
 }
 
 /// Options built from parallel name/value lists.
-pub fn build(names: &[String], values: &[f64]) -> JsResult<ChannelOptions> {
+pub fn build(names: &[String], values: &[f64]) -> WireResult<ChannelOptions> {
     let mut o = js_defaults();
     for (n, v) in names.iter().zip(values) {
         o.set(option(n, *v)?)

@@ -7,8 +7,8 @@
 use bytes::Bytes;
 use netloop_transport::TransportError;
 
-use super::token::JsError;
-use super::wire::RECORD;
+use crate::record::RECORD;
+use crate::token::JsError;
 
 #[derive(Default)]
 pub struct Outbox {

@@ -1,6 +1,6 @@
-//! The binding's one process-wide registry: what a JS thread must find of another thread's
+//! The one process-wide registry of the JS boundary: what a JS thread must find of another thread's
 //! loops, channels and TLS contexts, by id. Per-thread state lives in
-//! [`crate::thread_context`].
+//! [`crate::thread_context`] (and crates/node's).
 //!
 //! Ground rules (each table is behind its own mutex; no lock is held across a call out):
 //! - `loops`: the handle of every attached loop that has a channel hub. The hub registers it
@@ -25,9 +25,12 @@ use netloop_tls::SslContext;
 
 /// The process-wide tables (see the module's ground rules).
 #[derive(Default)]
-pub(crate) struct Registry {
+pub struct Registry {
+    /// Attached loops with a channel hub, by loop id.
     pub loops: Mutex<HashMap<u64, EventLoop>>,
+    /// The loop id of every channel a hub holds.
     pub channels: Mutex<HashMap<u64, u64>>,
+    /// Every TLS context whose JS object is alive, by id.
     pub tls_contexts: Mutex<HashMap<u64, SslContext>>,
 }
 
@@ -39,47 +42,18 @@ const _: fn() = || {
 };
 
 /// The registry of this process.
-pub(crate) fn registry() -> &'static Registry {
+pub fn registry() -> &'static Registry {
     static REGISTRY: OnceLock<Registry> = OnceLock::new();
     REGISTRY.get_or_init(Registry::default)
 }
 
 /// A table, locked; a poisoned lock is taken over (the tables hold plain handles, a panic
 /// while one was held cannot leave them half-updated).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// How many entries the binding's registries hold: the process-wide tables and the calling
-/// thread's context (diagnostics; the test that no entry outlives its loop).
-#[napi_derive::napi(object)]
-pub struct RegistrySizes {
-    /// Process-wide: attached loops with a channel hub.
-    pub loops: u32,
-    /// Process-wide: channels writable by id.
-    pub channels: u32,
-    /// Process-wide: TLS contexts whose JS object is alive.
-    pub tls_contexts: u32,
-    /// This thread: open loop bridges.
-    pub bridges: u32,
-    /// This thread: channel hubs by loop.
-    pub hubs: u32,
-    /// This thread: dropped JS value tokens not yet handed back.
-    pub released_tokens: u32,
-}
-
-/// The sizes of the binding's registries (see [`RegistrySizes`]).
-#[napi_derive::napi]
-pub fn registry_sizes() -> RegistrySizes {
-    let r = registry();
-    let n = |len: usize| u32::try_from(len).unwrap_or(u32::MAX);
-    let (bridges, hubs, released) = crate::thread_context::sizes();
-    RegistrySizes {
-        loops: n(lock(&r.loops).len()),
-        channels: n(lock(&r.channels).len()),
-        tls_contexts: n(lock(&r.tls_contexts).len()),
-        bridges: n(bridges),
-        hubs: n(hubs),
-        released_tokens: n(released),
-    }
+/// The TLS context with this id, wherever in the process it was made.
+pub fn tls_context(id: u64) -> Option<SslContext> {
+    lock(&registry().tls_contexts).get(&id).cloned()
 }

@@ -16,7 +16,7 @@ use std::rc::{Rc, Weak};
 use bytes::Bytes;
 use netloop_eventloop::EventLoop;
 
-use super::hub::Hub;
+use crate::hub::Hub;
 use crate::registry::{lock, registry};
 use crate::thread_context;
 

@@ -4,83 +4,75 @@
 //!
 //! Ground rules: JS thread only, and never while JS runs: JS and native code take turns on
 //! one thread, so no slice made here outlives the native call that made it. Each array is
-//! kept alive by a napi reference held here; JS keeps them private (never detached).
+//! kept alive by what crates/node hands in with it (a napi reference); JS keeps them private
+//! (never detached). Plain memory here: tests use `Vec`s.
 
-use std::ptr;
+use std::any::Any;
+use std::fmt;
 
 use bytes::Bytes;
-use napi::sys;
 
-use super::wire::RECORD;
+use crate::record::RECORD;
 
-/// A typed array's memory and the reference that keeps it alive.
+/// A typed array's memory and what keeps it alive (crates/node's napi reference; a `Vec` in
+/// tests), dropped with it.
 pub struct Shared<T> {
     data: *mut T,
     len: usize,
-    env: sys::napi_env,
-    reference: sys::napi_ref,
+    _keep: Box<dyn Any>,
 }
 
 impl<T> Shared<T> {
-    /// Takes hold of `value`, which must be a typed array of `kind`.
+    /// A view of `len` elements at `data`, kept alive by `keep`.
     ///
     /// # Safety
-    /// `env` must be the live env of the current call and `value` a handle of that call.
-    pub unsafe fn new(
-        env: sys::napi_env,
-        value: sys::napi_value,
-        kind: sys::napi_typedarray_type,
-    ) -> Option<Self> {
-        let (mut k, mut len, mut data) = (0, 0usize, ptr::null_mut());
-        let (mut buffer, mut offset, mut reference) = (ptr::null_mut(), 0usize, ptr::null_mut());
-        // SAFETY: per the function's contract; out-pointers are valid locals.
-        let info = unsafe {
-            sys::napi_get_typedarray_info(
-                env,
-                value,
-                &mut k,
-                &mut len,
-                &mut data,
-                &mut buffer,
-                &mut offset,
-            )
-        };
-        if info != sys::Status::napi_ok || k != kind {
-            return None;
-        }
-        // SAFETY: as above; `value` is a typed array of the wanted kind.
-        let referenced = unsafe { sys::napi_create_reference(env, value, 1, &mut reference) };
-        (referenced == sys::Status::napi_ok && !data.is_null()).then_some(Shared {
-            data: data.cast(),
+    /// `data` must point to `len` initialised elements that stay valid, and are neither
+    /// moved nor freed, while `keep` lives; nothing else may touch them while a method of
+    /// this view runs (JS and native code take turns on one thread).
+    pub unsafe fn new(data: *mut T, len: usize, keep: Box<dyn Any>) -> Self {
+        Shared {
+            data,
             len,
-            env,
-            reference,
-        })
+            _keep: keep,
+        }
+    }
+
+    /// The array's memory as a view kept alive by the `Vec` itself (tests, and hubs that
+    /// share nothing with JS).
+    pub fn of_vec(mut v: Vec<T>) -> Self
+    where
+        T: 'static,
+    {
+        let (data, len) = (v.as_mut_ptr(), v.len());
+        // SAFETY: a `Vec`'s heap buffer does not move when the `Vec` is moved into the box,
+        // and lives as long as it; only this view reaches it.
+        unsafe { Shared::new(data, len, Box::new(v)) }
     }
 
     /// Runs `f` on the array's elements.
     fn with<R>(&self, f: impl FnOnce(&mut [T]) -> R) -> R {
-        // SAFETY: `data` points to `len` elements of a typed array kept alive by `reference`
-        // and never detached; JS does not run while native code holds this slice (module
-        // rules), and `f` cannot reach another slice of it (none escapes this call).
+        // SAFETY: `data` points to `len` elements kept alive by `_keep` (the contract of
+        // `new`); JS does not run while native code holds this slice (module rules), and `f`
+        // cannot reach another slice of it (none escapes this call).
         let slice = unsafe { std::slice::from_raw_parts_mut(self.data, self.len) };
         f(slice)
     }
 }
 
-impl<T> Drop for Shared<T> {
-    fn drop(&mut self) {
-        // SAFETY: the reference was created on this env, and hubs drop on the env's thread.
-        unsafe {
-            sys::napi_delete_reference(self.env, self.reference);
-        }
+impl<T> fmt::Debug for Shared<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Shared").field("len", &self.len).finish()
     }
 }
 
 /// The four arrays of one hub.
+#[derive(Debug)]
 pub struct SharedArrays {
+    /// Event records (native writes, JS reads).
     pub events: Shared<f64>,
+    /// Op records (JS writes, native reads), after their count.
     pub ops: Shared<f64>,
+    /// The write arena: JS writes bytes, native code copies them.
     pub arena: Shared<u8>,
     /// `NativeChannels::writability`'s answer, by `WritabilitySlot` (no JS array per call).
     pub state: Shared<f64>,

@@ -5,7 +5,7 @@
 //! its value and the loop that applies the ops naming the id are on one JS thread.
 
 /// Values by id; `None`: a free id.
-pub(super) struct Slots<T>(Vec<Option<T>>);
+pub struct Slots<T>(Vec<Option<T>>);
 
 impl<T: Clone> Slots<T> {
     pub const fn new() -> Self {

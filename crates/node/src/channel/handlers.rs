@@ -12,10 +12,12 @@ use napi_derive::napi;
 use netloop_tls::SslHandler;
 use netloop_transport::LocalListenerExt;
 
-use super::adapter::{JsAdapter, Takes};
-use super::outbox::ErrorRef;
-use super::{codecs, transport_error, NativeChannels};
-use crate::error::{throw, JsResult};
+use netloop_wire::adapter::{JsAdapter, Takes};
+use netloop_wire::codecs;
+use netloop_wire::outbox::ErrorRef;
+
+use super::{transport_error, NativeChannels};
+use crate::error::{throw, wire_error, JsResult};
 use crate::protocol::{HandlerPosition, WireKind};
 
 /// The delimiters JS passed, copied out of their Buffers.
@@ -55,8 +57,8 @@ impl NativeChannels {
         let Some(tls) = h.as_any().and_then(|a| a.downcast_ref::<SslHandler>()) else {
             return;
         };
-        super::tls_info::ask_js_for_client_hellos(&self.hub, id, tls);
-        super::tls_info::ask_js_for_server_identity(&self.hub, id, tls);
+        netloop_wire::tls_info::ask_js_for_client_hellos(&self.hub, id, tls);
+        netloop_wire::tls_info::ask_js_for_server_identity(&self.hub, id, tls);
         let hub = Rc::downgrade(&self.hub);
         tls.handshake_future().add_local_listener(move |r| {
             let Some(hub) = hub.upgrade() else { return };
@@ -92,7 +94,7 @@ impl NativeChannels {
     /// natively (they wait for a delivery or are being delivered), the event goes to JS after
     /// all, at the first JS handler.
     fn review_read_complete(&self, id: f64) {
-        super::held::review_holds(&self.hub, id); // and which stand-ins keep reads (held.rs)
+        netloop_wire::held::review_holds(&self.hub, id); // and which stand-ins keep reads (held.rs)
         let Some(ch) = self.hub.channel(id as u64) else {
             return;
         };
@@ -170,10 +172,12 @@ impl NativeChannels {
         delimiters: Option<Vec<Buffer>>,
     ) -> Result<()> {
         self.enter();
-        let r = codecs::make(kind, &params, copied(delimiters)).and_then(|h| {
-            self.watch_tls(id, &h);
-            self.add(id, pos, &base, &name, h)
-        });
+        let r = codecs::make(kind, &params, copied(delimiters))
+            .map_err(wire_error)
+            .and_then(|h| {
+                self.watch_tls(id, &h);
+                self.add(id, pos, &base, &name, h)
+            });
         self.review_read_complete(id);
         r.map_err(|e| throw(&env, e))
     }
@@ -212,7 +216,7 @@ impl NativeChannels {
             let handler = if kind == 0 {
                 self.adapter(id, ctx, takes)
             } else {
-                let h = codecs::make(kind, &params, copied(delimiters))?;
+                let h = codecs::make(kind, &params, copied(delimiters)).map_err(wire_error)?;
                 self.watch_tls(id, &h);
                 h
             };

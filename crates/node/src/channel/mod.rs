@@ -1,42 +1,26 @@
 //! `NativeChannels`: the JS-facing handle of one loop's channel hub. Thin: argument
-//! conversion and lookups; the hub ([`hub`]) does the work, the adapters ([`adapter`]) stand
-//! in for JS handlers in native pipelines, [`wire`] fixes the shared record layout.
+//! conversion and lookups; the hub (`netloop_wire::hub`) does the work, its delivery reaches
+//! JS through [`delivery::JsSurface`], the typed arrays it shares with JS are taken hold of in
+//! [`arrays`].
 //!
 //! Ground rules: used only on the JS thread of its loop. Every method that touches a channel
 //! first applies the ops JS buffered, so direct calls and buffered ops keep JS's order.
 
-mod acceptor;
-mod adapter;
-pub(crate) mod big;
-mod codecs;
+mod arrays;
+mod chunk;
 mod delivery;
-mod file_wire;
 mod handlers;
-mod haproxy_wire;
-mod held;
-mod http_client_wire;
-mod http_wire;
-mod hub;
-pub(crate) use hub::Hub;
-mod ids;
-mod ops;
-mod options;
-mod outbox;
+mod haproxy;
+mod holds;
+mod layouts;
 pub(crate) mod read_pool;
-mod remote;
-mod resp_wire;
-mod shared;
-mod slots;
-mod tls_info;
-mod token;
+mod tls_session;
 mod topics;
-mod wire;
 mod wire_samples;
-mod ws_wire;
 
 use std::cell::Cell;
 use std::net::{IpAddr, SocketAddr};
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use bytes::Bytes;
 use napi::bindgen_prelude::*;
@@ -44,11 +28,15 @@ use napi::sys;
 use napi_derive::napi;
 use netloop_transport::{ServerSocketChannel, SocketChannel, TransportError};
 
-use crate::error::{invalid_arg, throw, Code, JsResult};
+use netloop_wire::acceptor::{self, JsChildren};
+use netloop_wire::big::BigChunks;
+use netloop_wire::shared::SharedArrays;
+use netloop_wire::{options, remote, Hub};
+
+use crate::bridge::Bridge;
+use crate::error::{invalid_arg, throw, wire_error, Code, JsResult};
 use crate::event_loop::NativeEventLoop;
 use crate::protocol::{ChannelStateFlag, MetricsSlot, WritabilitySlot};
-use acceptor::JsChildren;
-use shared::{Shared, SharedArrays};
 
 fn transport_error(e: TransportError) -> napi::Error<Code> {
     let code: &'static str = match &e {
@@ -80,6 +68,7 @@ pub fn write_to_channel(id: f64, data: Buffer) -> bool {
 #[napi]
 pub struct NativeChannels {
     hub: Rc<Hub>,
+    bridge: Weak<Bridge>,
     calls: Cell<f64>,
 }
 
@@ -106,16 +95,16 @@ impl NativeChannels {
         let raw = env.raw();
         let [events, ops, arena, state] = arrays;
         let f64s = sys::TypedarrayType::float64_array;
-        // SAFETY (the four `Shared::new`): `raw` is the live env of this call and each value
+        // SAFETY (the four `arrays::take`): `raw` is the live env of this call and each value
         // is one of its handles.
         // SAFETY: as said above.
-        let ev = unsafe { Shared::new(raw, events.raw(), f64s) };
+        let ev = unsafe { arrays::take(raw, events.raw(), f64s) };
         // SAFETY: as said above.
-        let op = unsafe { Shared::new(raw, ops.raw(), f64s) };
+        let op = unsafe { arrays::take(raw, ops.raw(), f64s) };
         // SAFETY: as said above.
-        let ar = unsafe { Shared::new(raw, arena.raw(), sys::TypedarrayType::uint8_array) };
+        let ar = unsafe { arrays::take(raw, arena.raw(), sys::TypedarrayType::uint8_array) };
         // SAFETY: as said above.
-        let st = unsafe { Shared::new(raw, state.raw(), f64s) };
+        let st = unsafe { arrays::take(raw, state.raw(), f64s) };
         let shared = {
             match (ev, op, ar, st) {
                 (Some(events), Some(ops), Some(arena), Some(state)) => SharedArrays {
@@ -138,22 +127,26 @@ impl NativeChannels {
                 "the loop is terminated".to_string(),
             ));
         };
-        let hub = Hub::new(raw, &local, native_loop.bridge(), shared);
+        let bridge = native_loop.bridge();
+        let surface = delivery::JsSurface::new(raw, bridge);
+        let hub = Hub::new(&local, Box::new(surface), shared);
+        bridge.set_hook(hub.clone());
         Ok(NativeChannels {
             hub,
+            bridge: Rc::downgrade(bridge),
             calls: Cell::new(0.0),
         })
     }
 
     pub(super) fn enter(&self) {
         self.calls.set(self.calls.get() + 1.0);
-        self.hub.apply_ops(&mut big::BigChunks::none(), &[]);
+        self.hub.apply_ops(&mut BigChunks::none(), &[]);
     }
 
     /// Re-arms libuv after a change made outside an iteration (a new channel, a bind).
     fn rearm(&self) {
         self.hub.schedule_delivery();
-        if let Some(b) = self.hub.bridge() {
+        if let Some(b) = self.bridge.upgrade() {
             b.rearm();
         }
     }
@@ -181,13 +174,13 @@ impl NativeChannels {
         strings: Option<Vec<String>>,
     ) {
         self.calls.set(self.calls.get() + 1.0);
-        let mut big = big::BigChunks::new(&env, big.unwrap_or_default());
+        let mut big = chunk::batch(&env, big.unwrap_or_default());
         self.hub.apply_ops(&mut big, &strings.unwrap_or_default());
         self.hub.schedule_delivery();
     }
 
     fn open_with(&self, server: bool, names: &[String], values: &[f64]) -> JsResult<f64> {
-        let opts = options::build(names, values)?;
+        let opts = options::build(names, values).map_err(wire_error)?;
         let local = self
             .hub
             .local
@@ -229,7 +222,7 @@ impl NativeChannels {
     ) -> Result<f64> {
         self.enter();
         let r = (|| {
-            let child_options = options::build(&child_names, &child_values)?;
+            let child_options = options::build(&child_names, &child_values).map_err(wire_error)?;
             let targets: Vec<acceptor::Target> = children
                 .iter()
                 .filter_map(|id| acceptor::Target::of(*id as u64))
@@ -356,8 +349,10 @@ impl NativeChannels {
     #[napi]
     pub fn get_option(&self, env: Env, id: f64, name: String) -> Result<f64> {
         self.enter();
-        self.with_channel(id, |ch| options::value(&ch.options(), &name))
-            .map_err(|e| throw(&env, e))
+        self.with_channel(id, |ch| {
+            options::value(&ch.options(), &name).map_err(wire_error)
+        })
+        .map_err(|e| throw(&env, e))
     }
 
     /// Sets channel option `name` of channel `id`.
@@ -365,7 +360,7 @@ impl NativeChannels {
     pub fn set_option(&self, env: Env, id: f64, name: String, value: f64) -> Result<()> {
         self.enter();
         let r = self.with_channel(id, |ch| {
-            let opt = options::option(&name, value)?;
+            let opt = options::option(&name, value).map_err(wire_error)?;
             ch.set_option(opt).map_err(|e| invalid_arg(e.to_string()))
         });
         self.rearm();

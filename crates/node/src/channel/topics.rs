@@ -18,7 +18,6 @@ use netloop_ws_upgrade::WebSocketServerProtocolHandler;
 use super::NativeChannels;
 use crate::error::{invalid_arg, throw, Code, JsResult};
 use crate::protocol::{TopicStatSlot, WsFrameKind};
-use crate::thread_context;
 
 fn topic_error(e: TopicError) -> napi::Error<Code> {
     napi::Error::new(Code(e.code()), e.to_string())
@@ -113,7 +112,7 @@ impl NativeChannels {
 /// The events of this thread's loops that a publish's writes queued go to JS in the hub's
 /// next round (a loop asleep is woken for them).
 fn schedule_deliveries() {
-    let hubs: Vec<_> = thread_context::with(|c| {
+    let hubs: Vec<_> = netloop_wire::thread_context::with(|c| {
         c.hubs
             .borrow()
             .values()

@@ -19,8 +19,8 @@ use netloop_resp::RespValue;
 use netloop_transport::FileRegion;
 use netloop_ws::{CloseCode, CloseFrame, WebSocketFrame};
 
-use super::big::BigChunks;
-use super::{file_wire, http_client_wire, http_wire, resp_wire, ws_wire};
+use netloop_wire::big::BigChunks;
+use netloop_wire::{file_wire, http_client_wire, http_wire, resp_wire, ws_wire};
 
 /// The largest id a JS number holds exactly (2^53 - 1).
 const MAX_ID: u64 = (1 << 53) - 1;

@@ -1,11 +1,12 @@
 //! The loop's calls into JS: what its dispatch function is asked to do, how the argument is
 //! packed, and the slots through which JS arms the loop's timer.
 
+#[cfg(feature = "napi")]
 use napi_derive::napi;
 
 /// What the loop's JS dispatch function is asked to do. It is called with one number,
 /// `arg * DispatchPacking.Multiplier + kind`.
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DispatchKind {
     /// Run the next JS task batch of the loop's FIFO.
@@ -25,7 +26,7 @@ pub enum DispatchKind {
 }
 
 /// How the dispatch argument is packed: `arg * Multiplier + kind` (exact below 2^53).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DispatchPacking {
     /// The multiplier of `arg`: larger than every [`DispatchKind`].
@@ -33,7 +34,7 @@ pub enum DispatchPacking {
 }
 
 /// Slots of the `Float64Array` through which JS arms the loop's one timer (timers.rs).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimerArmSlot {
     /// JS sets it to 1 when it wants the timer moved.

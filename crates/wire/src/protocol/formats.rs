@@ -1,10 +1,11 @@
 //! The byte layouts of protocol messages crossing the boundary: the kind and flag bytes of
 //! WebSocket frames, RESP values and HTTP messages (the layouts are in channel/*_wire.rs).
 
+#[cfg(feature = "napi")]
 use napi_derive::napi;
 
 /// The kind byte that starts a WebSocket frame crossing the boundary (channel/ws_wire.rs).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WsFrameKind {
     /// A whole text message (UTF-8).
@@ -20,7 +21,7 @@ pub enum WsFrameKind {
 }
 
 /// The tag byte of a RESP value in its tag form (channel/resp_wire.rs).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RespTag {
     /// Simple string.
@@ -60,7 +61,7 @@ pub enum RespTag {
 }
 
 /// The kind byte that starts an HTTP message the binding delivers (channel/http_wire.rs).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HttpIn {
     /// A request head (and its aggregated body).
@@ -72,7 +73,7 @@ pub enum HttpIn {
 }
 
 /// The kind byte that starts an HTTP message JS writes (channel/http_wire.rs).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HttpOut {
     /// A response head (and body).
@@ -86,7 +87,7 @@ pub enum HttpOut {
 }
 
 /// Bits of the flags byte of a delivered HTTP request (channel/http_wire.rs).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HttpRequestFlag {
     /// HTTP/1.1 (else 1.0).
@@ -106,7 +107,7 @@ pub enum HttpRequestFlag {
 /// where the length-prefixed fields ([`HttpRequestField`]) start. Adding a fixed field is a
 /// variant here (and `Fields` moved past it), its write in `put_request` and its read in
 /// `HttpRequest`; __test__/wire-layouts.spec.ts checks the two agree.
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HttpRequestAt {
     /// The request's id on its connection: f64.
@@ -121,7 +122,7 @@ pub enum HttpRequestAt {
 
 /// The length-prefixed fields of an HTTP request after its fixed part ([`HttpRequestAt`]), in
 /// order: `bytes := len:u32 data`, `fields := n:u32 (name:bytes value:bytes)*n`.
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HttpRequestField {
     /// The method token: bytes.
@@ -137,7 +138,7 @@ pub enum HttpRequestField {
 }
 
 /// The flags byte of an HTTP content piece, either way (channel/http_wire.rs).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HttpContentFlag {
     /// The message's last piece.
@@ -147,7 +148,7 @@ pub enum HttpContentFlag {
 }
 
 /// The flags byte of an HTTP response JS writes (channel/http_wire.rs).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HttpResponseFlag {
     /// The body follows as content chunks.
@@ -158,7 +159,7 @@ pub enum HttpResponseFlag {
 
 /// The flags byte of an HTTP request JS writes through an `HttpClientCodec`
 /// (channel/http_client_wire.rs).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HttpClientRequestFlag {
     /// The body follows as content chunks.
@@ -171,7 +172,7 @@ pub enum HttpClientRequestFlag {
 
 /// The flags byte of an HTTP response an `HttpClientCodec` read
 /// (channel/http_client_wire.rs).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HttpClientResponseFlag {
     /// HTTP/1.1 (else 1.0).
@@ -185,7 +186,7 @@ pub enum HttpClientResponseFlag {
 }
 
 /// The slots of the array `wsTopicStats()` returns (netloop_ws::TopicStats; channel/topics.rs).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TopicStatSlot {
     /// Publish calls.

@@ -2,10 +2,11 @@
 //! add, where and for which directions, a channel's state bits, and the writability and
 //! metrics slots.
 
+#[cfg(feature = "napi")]
 use napi_derive::napi;
 
 /// The built-in native handlers JS can add (channel/codecs.rs).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NativeHandlerKind {
     /// `LineBasedFrameDecoder`: `p` = max length, strip delimiter, fail fast.
@@ -62,7 +63,7 @@ pub enum NativeHandlerKind {
 }
 
 /// Bits of a channel's state as `NativeChannels::state` reports it.
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChannelStateFlag {
     /// The channel is open.
@@ -79,7 +80,7 @@ pub enum ChannelStateFlag {
 
 /// Bits of `takes` (`addJs`, `replace`): which directions a JS handler has methods for; its
 /// native stand-in passes the other direction on natively (channel/adapter.rs).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HandlerTakes {
     /// The handler has inbound methods.
@@ -97,7 +98,7 @@ pub enum HandlerTakes {
 }
 
 /// Where `addJs`/`addNative` put a handler in the pipeline (`pos`).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HandlerPosition {
     /// First (Netty's `addFirst`).
@@ -111,7 +112,7 @@ pub enum HandlerPosition {
 }
 
 /// Slots of the array `NativeChannels::writability` returns.
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WritabilitySlot {
     /// Pending outbound bytes (without the ops JS buffered).
@@ -129,7 +130,7 @@ pub enum WritabilitySlot {
 }
 
 /// Slots of the array `NativeChannels::metrics` returns.
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MetricsSlot {
     /// Loop iterations the hub counted.

@@ -2,12 +2,13 @@
 //! JS → native share one code space), and what their fields carry (outcomes, promise and
 //! error ids, user events).
 
+#[cfg(feature = "napi")]
 use napi_derive::napi;
 
 /// Fields of one record in the shared `Float64Array`s, and a record's length.
 /// Events (native → JS): `[kind, channel, ctx, a, b, c] × n`; ops (JS → native):
 /// `[count, (kind, channel, ctx, a, b, c) × n]`.
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecordField {
     /// The record's [`WireKind`].
@@ -28,7 +29,7 @@ pub enum RecordField {
 }
 
 /// The kind of a record (its `kind` field). Events and ops share one code space.
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WireKind {
     // ---- inbound events (native → JS at a JS context; JS → native fired from one) ----
@@ -193,7 +194,7 @@ macro_rules! record_value {
 record_value!(UserEventKind, Outcome, PromiseId, ErrorIndex, ServerId);
 
 /// What a `UserEvent` record carries (its `b` field).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UserEventKind {
     /// A JS value: its token in `a`.
@@ -227,7 +228,7 @@ pub const WS_HANDSHAKE_STRINGS: usize = 3;
 
 /// How something ended, and where its error is (the `b` field of `Exception`, `Unhandled`,
 /// `Closed`, `PromiseDone`, `CompletePromise`).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
     /// No error.
@@ -241,7 +242,7 @@ pub enum Outcome {
 
 /// Promise ids on the wire. Positive ids are JS promises; ids below `VoidFiring` name native
 /// promises the hub lends to JS.
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromiseId {
     /// The silent void promise (a write made without one: its failure is not reported,
@@ -252,7 +253,7 @@ pub enum PromiseId {
 }
 
 /// A string index that names no error (a TLS handshake that succeeded).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorIndex {
     /// No error.
@@ -261,7 +262,7 @@ pub enum ErrorIndex {
 
 /// `NewChannel`'s server id for a channel handed over from another thread: JS runs the
 /// child initializer it registered for this loop.
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ServerId {
     /// Handed over from another thread.

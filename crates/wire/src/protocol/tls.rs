@@ -1,10 +1,11 @@
 //! Answers of JS callbacks a TLS handshake waits for (SNI and ALPN).
 
+#[cfg(feature = "napi")]
 use napi_derive::napi;
 
 /// How JS answers an `SslHandler`'s question about a server name (`tlsAnswerClientHello`,
 /// crates/tls `ServerNameChoice`).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ServerNameAnswer {
     /// Serve the handler's own context (the callback answered `undefined`/`null`).
@@ -19,7 +20,7 @@ pub enum ServerNameAnswer {
 
 /// How JS answers an `SslHandler`'s question about the ALPN protocol (`tlsAnswerClientHello`,
 /// crates/tls `ProtocolChoice`).
-#[napi]
+#[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProtocolAnswer {
     /// Not asked (no `ALPNCallback`, or the context was refused first).

@@ -15,7 +15,7 @@
 //! head (inbound ops fired by `pipeline.fire*`) or its tail (outbound ops of `channel.write`).
 //! Each kind's payload (`a`, `b`, `c`) is documented on its [`WireKind`] variant.
 
-use super::outbox::ErrorRef;
+use crate::outbox::ErrorRef;
 use crate::protocol::{Outcome, RecordField, RecordValue as _};
 #[cfg(doc)]
 use crate::protocol::{RecordValue, WireKind};
