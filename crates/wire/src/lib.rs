@@ -11,7 +11,8 @@
 //!   plain memory ([`shared`]).
 //! - The byte layouts JS reads and writes: HTTP ([`http_wire`], [`http_client_wire`]), RESP
 //!   ([`resp_wire`]), WebSocket ([`ws_wire`]), file regions ([`file_wire`]), PROXY headers
-//!   ([`haproxy_wire`]), and the record layout itself ([`record`]).
+//!   ([`haproxy_wire`]), and the record layout itself ([`record`]); fixed samples of them for
+//!   the TS round-trip spec ([`samples`]).
 //! - The registries: process-wide ([`registry`], [`remote`]) and per thread
 //!   ([`thread_context`], [`token`]).
 //!
@@ -42,6 +43,7 @@ pub mod record;
 pub mod registry;
 pub mod remote;
 pub mod resp_wire;
+pub mod samples;
 pub mod shared;
 mod slots;
 pub mod thread_context;

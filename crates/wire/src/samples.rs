@@ -1,15 +1,14 @@
 //! Fixed samples of the byte layouts that cross the JS boundary, for the round-trip spec
-//! (__test__/wire-layouts.spec.ts, decision 0018): [`wire_samples`] encodes fixed values with
-//! the writers the hub uses (native → JS), and [`wire_echo`] decodes a layout JS wrote with
+//! (__test__/wire-layouts.spec.ts, decision 0018): [`samples`] encodes fixed values with
+//! the writers the hub uses (native → JS), and [`echo`] decodes a layout JS wrote with
 //! the readers the ops use (JS → native) and gives the values back as JSON, byte strings as
 //! hex. Both sides of every layout are then checked field by field against values the spec
 //! states once. Nothing here is used by the engine; the two functions are small and pure.
+//! crates/node exports them to JS (`wireSamples`, `wireEcho`).
 
 use std::os::fd::AsRawFd;
 
 use bytes::Bytes;
-use napi::bindgen_prelude::Buffer;
-use napi_derive::napi;
 use netloop_http::DecodedResponse;
 use netloop_http::{
     Decoded, HeaderList, HttpClientConfig, HttpClientRequest, HttpContent, HttpResponse,
@@ -19,35 +18,35 @@ use netloop_resp::RespValue;
 use netloop_transport::FileRegion;
 use netloop_ws::{CloseCode, CloseFrame, WebSocketFrame};
 
-use netloop_wire::big::BigChunks;
-use netloop_wire::{file_wire, http_client_wire, http_wire, resp_wire, ws_wire};
+use crate::big::BigChunks;
+use crate::{file_wire, http_client_wire, http_wire, resp_wire, ws_wire};
 
 /// The largest id a JS number holds exactly (2^53 - 1).
 const MAX_ID: u64 = (1 << 53) - 1;
 
 /// The encoded samples, one field per layout (the values are stated in the spec).
-#[napi(object)]
-pub struct WireSamples {
+#[derive(Debug, Clone)]
+pub struct Samples {
     /// `put_request`: every flag set, non-ASCII method and target, a 70,000-byte body,
     /// parsed headers (an empty value, an obs-text value, a repeated name), two trailers.
-    pub http_request: Buffer,
+    pub http_request: Vec<u8>,
     /// `put_request`: no flag, HTTP/1.0, everything empty.
-    pub http_request_empty: Buffer,
+    pub http_request_empty: Vec<u8>,
     /// `put_request`: the empty request with one flag each (HTTP/1.1, keep-alive, streaming,
     /// expect-continue, upgrade), so that no two bits can be swapped unseen.
-    pub http_request_flags: Vec<Buffer>,
+    pub http_request_flags: Vec<Vec<u8>>,
     /// `put_content`: a last piece with trailers, a middle piece with no request id, a last
     /// piece without trailers (request 0).
-    pub http_content: Vec<Buffer>,
+    pub http_content: Vec<Vec<u8>>,
     /// `put_response` (client): all flags, status 65535, obs-text reason, body, trailers.
-    pub http_client_response: Buffer,
+    pub http_client_response: Vec<u8>,
     /// `put_response` (client): the sample with one flag each (HTTP/1.1, keep-alive,
     /// streaming, upgraded).
-    pub http_client_response_flags: Vec<Buffer>,
+    pub http_client_response_flags: Vec<Vec<u8>>,
     /// `resp_wire::put`: one value of every RESP kind, nested.
-    pub resp: Buffer,
+    pub resp: Vec<u8>,
     /// `ws_wire::put`: text, binary, ping, pong, close with code, empty close.
-    pub ws: Vec<Buffer>,
+    pub ws: Vec<Vec<u8>>,
 }
 
 fn field(name: &'static [u8], value: &'static [u8]) -> (Bytes, Bytes) {
@@ -183,12 +182,11 @@ fn ws() -> Vec<WebSocketFrame> {
 }
 
 /// The samples' layouts, encoded by the writers the hub uses.
-#[napi]
-pub fn wire_samples() -> WireSamples {
+pub fn samples() -> Samples {
     let encode = |f: &dyn Fn(&mut Vec<u8>)| {
         let mut out = Vec::new();
         f(&mut out);
-        Buffer::from(out)
+        out
     };
     let mut last = HttpContent::last(Bytes::from_static(b"\xe9nd"));
     last.request_id = Some(MAX_ID);
@@ -196,7 +194,7 @@ pub fn wire_samples() -> WireSamples {
     let middle = HttpContent::new(Bytes::new());
     let mut bare = HttpContent::last(Bytes::from_static(b"x"));
     bare.request_id = Some(0);
-    WireSamples {
+    Samples {
         http_request: encode(&|o| http_wire::put_request(o, &request())),
         http_request_empty: encode(&|o| http_wire::put_request(o, &empty_request())),
         http_request_flags: (0..5)
@@ -314,12 +312,11 @@ fn http_json(message: netloop_transport::Message) -> Result<String, String> {
 
 /// Decodes `layout` (a layout JS wrote: `kind` is `http`, `resp`, `file` or `ws`) with the reader the
 /// ops use and gives back what it read, as JSON (byte strings as hex; RESP: the protocol bytes
-/// made natively; a file region's descriptor, closed on return as the region's owner). Throws
-/// the reader's error.
-#[napi]
-pub fn wire_echo(kind: String, layout: Buffer) -> napi::Result<String> {
-    let data = Bytes::copy_from_slice(&layout);
-    let out = match kind.as_str() {
+/// made natively; a file region's descriptor, closed on return as the region's owner). Fails
+/// with the reader's error.
+pub fn echo(kind: &str, layout: &[u8]) -> Result<String, String> {
+    let data = Bytes::copy_from_slice(layout);
+    match kind {
         "http" => http_wire::from_js(&data, &mut BigChunks::none()).and_then(http_json),
         "resp" => resp_wire::to_wire(&data).map(|b| format!("\"{}\"", hex(&b))),
         "file" => file_wire::from_js(&data).map(|r| region_json(Some(&r))),
@@ -335,6 +332,5 @@ pub fn wire_echo(kind: String, layout: Buffer) -> napi::Result<String> {
             format!("{{\"kind\":\"{kind}\",\"payload\":\"{}\"}}", hex(&payload))
         }),
         other => Err(format!("no layout named {other}")),
-    };
-    out.map_err(napi::Error::from_reason)
+    }
 }
