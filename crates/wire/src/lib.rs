@@ -27,6 +27,7 @@ pub mod adapter;
 pub mod big;
 pub mod codecs;
 pub mod delivery;
+pub mod direct;
 pub mod error;
 pub mod file_wire;
 pub mod haproxy_wire;

@@ -19,41 +19,24 @@ mod topics;
 mod wire_samples;
 
 use std::cell::Cell;
-use std::net::{IpAddr, SocketAddr};
 use std::rc::{Rc, Weak};
 
 use bytes::Bytes;
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
-use netloop_transport::{ServerSocketChannel, SocketChannel, TransportError};
+use netloop_transport::TransportError;
 
-use netloop_wire::acceptor::{self, JsChildren};
 use netloop_wire::big::BigChunks;
 use netloop_wire::shared::SharedArrays;
-use netloop_wire::{options, remote, Hub};
+use netloop_wire::{remote, Hub};
 
 use crate::bridge::Bridge;
 use crate::error::{invalid_arg, throw, wire_error, Code, JsResult};
 use crate::event_loop::NativeEventLoop;
-use crate::protocol::{ChannelStateFlag, MetricsSlot, WritabilitySlot};
 
 fn transport_error(e: TransportError) -> napi::Error<Code> {
-    let code: &'static str = match &e {
-        TransportError::DuplicateHandlerName(_) => "ERR_DUPLICATE_HANDLER_NAME",
-        TransportError::NoSuchHandler(_) => "ERR_NO_SUCH_HANDLER",
-        TransportError::InvalidOption(_) => "ERR_INVALID_ARG_VALUE",
-        e if e.is_channel_closed() => "ERR_CHANNEL_CLOSED",
-        _ => "ERR_CHANNEL_OPERATION",
-    };
-    napi::Error::new(Code(code), e.to_string())
-}
-
-fn no_channel(id: f64) -> napi::Error<Code> {
-    napi::Error::new(
-        Code("ERR_CHANNEL_CLOSED"),
-        format!("channel {id} is closed"),
-    )
+    wire_error(netloop_wire::direct::transport_error(e))
 }
 
 /// Writes and flushes `data` to the channel with this id, wherever it lives in the process (a
@@ -179,33 +162,12 @@ impl NativeChannels {
         self.hub.schedule_delivery();
     }
 
-    fn open_with(&self, server: bool, names: &[String], values: &[f64]) -> JsResult<f64> {
-        let opts = options::build(names, values).map_err(wire_error)?;
-        let local = self
-            .hub
-            .local
-            .upgrade()
-            .ok_or_else(|| invalid_arg("the loop is terminated"))?;
-        if local.handle().is_shutdown() {
-            return Err(napi::Error::new(
-                Code("ERR_REJECTED_EXECUTION"),
-                "the loop is shut down".to_string(),
-            ));
-        }
-        let ch = if server {
-            ServerSocketChannel::open(&local, opts)
-        } else {
-            SocketChannel::open(&local, opts)
-        };
-        Ok(self.hub.adopt(ch) as f64)
-    }
-
     /// A new client channel (not yet registered); returns its id.
     #[napi]
     pub fn open_client(&self, env: Env, names: Vec<String>, values: Vec<f64>) -> Result<f64> {
         self.enter();
-        self.open_with(false, &names, &values)
-            .map_err(|e| throw(&env, e))
+        let r = self.hub.open(false, &names, &values);
+        r.map_err(|e| throw(&env, wire_error(e)))
     }
 
     /// A new server channel whose acceptor hands connections to the loops `children` (loop
@@ -221,32 +183,10 @@ impl NativeChannels {
         children: Vec<f64>,
     ) -> Result<f64> {
         self.enter();
-        let r = (|| {
-            let child_options = options::build(&child_names, &child_values).map_err(wire_error)?;
-            let targets: Vec<acceptor::Target> = children
-                .iter()
-                .filter_map(|id| acceptor::Target::of(*id as u64))
-                .collect();
-            if targets.is_empty() {
-                return Err(invalid_arg("a server needs at least one child loop"));
-            }
-            let id = self.open_with(true, &names, &values)?;
-            let ch = self.hub.channel(id as u64).ok_or_else(|| no_channel(id))?;
-            let children = JsChildren {
-                server: id,
-                chooser: netloop_eventloop::Chooser::new(targets.len()),
-                targets,
-            };
-            let acceptor = netloop_transport::ServerBootstrapAcceptor::new(
-                children,
-                std::sync::Arc::new(child_options),
-            );
-            ch.pipeline()
-                .add_last(netloop_transport::ACCEPTOR_NAME, acceptor)
-                .map_err(transport_error)?;
-            Ok(id)
-        })();
-        r.map_err(|e| throw(&env, e))
+        let r = self
+            .hub
+            .open_server((&names, &values), (&child_names, &child_values), &children);
+        r.map_err(|e| throw(&env, wire_error(e)))
     }
 
     pub(super) fn with_channel<R>(
@@ -254,62 +194,45 @@ impl NativeChannels {
         id: f64,
         f: impl FnOnce(&netloop_transport::Channel) -> JsResult<R>,
     ) -> JsResult<R> {
-        let ch = self.hub.channel(id as u64).ok_or_else(|| no_channel(id))?;
+        let ch = self.hub.with_channel(id, |ch| Ok(ch.clone()));
+        let ch = ch.map_err(wire_error)?;
         f(&ch)
     }
 
-    fn addr(host: &str, port: u32) -> JsResult<SocketAddr> {
-        let ip: IpAddr = host
-            .parse()
-            .map_err(|_| invalid_arg(format!("not an IP address: {host}")))?;
-        let port =
-            u16::try_from(port).map_err(|_| invalid_arg(format!("port out of range: {port}")))?;
-        Ok(SocketAddr::new(ip, port))
+    fn bind_or_connect(
+        &self,
+        env: &Env,
+        connect: bool,
+        id: f64,
+        to: (String, u32),
+        p: f64,
+    ) -> Result<()> {
+        self.enter();
+        let r = self.hub.bind_or_connect(connect, id, (&to.0, to.1), p);
+        self.rearm();
+        r.map_err(|e| throw(env, wire_error(e)))
     }
 
     /// Binds server channel `id`; JS promise `promise` learns the result.
     #[napi]
     pub fn bind(&self, env: Env, id: f64, host: String, port: u32, promise: f64) -> Result<()> {
-        self.enter();
-        let r = self.with_channel(id, |ch| {
-            let addr = Self::addr(&host, port)?;
-            let hub = self.hub.clone();
-            ch.bind(addr).add_local_listener_js(hub, promise);
-            Ok(())
-        });
-        self.rearm();
-        r.map_err(|e| throw(&env, e))
+        self.bind_or_connect(&env, false, id, (host, port), promise)
     }
 
     /// Connects client channel `id`; JS promise `promise` learns the result.
     #[napi]
     pub fn connect(&self, env: Env, id: f64, host: String, port: u32, promise: f64) -> Result<()> {
-        self.enter();
-        let r = self.with_channel(id, |ch| {
-            let addr = Self::addr(&host, port)?;
-            let hub = self.hub.clone();
-            ch.connect(addr).add_local_listener_js(hub, promise);
-            Ok(())
-        });
-        self.rearm();
-        r.map_err(|e| throw(&env, e))
+        self.bind_or_connect(&env, true, id, (host, port), promise)
     }
 
-    /// The channel's [`ChannelStateFlag`] bits (0 once the channel is gone).
+    /// The channel's `ChannelStateFlag` bits (0 once the channel is gone).
     #[napi]
     pub fn state(&self, id: f64) -> u32 {
         self.enter();
-        self.hub.channel(id as u64).map_or(0, |ch| {
-            let bit = |on: bool, flag: ChannelStateFlag| if on { flag as u32 } else { 0 };
-            bit(ch.is_open(), ChannelStateFlag::Open)
-                | bit(ch.is_active(), ChannelStateFlag::Active)
-                | bit(ch.is_writable(), ChannelStateFlag::Writable)
-                | bit(ch.is_registered(), ChannelStateFlag::Registered)
-                | bit(ch.is_auto_read(), ChannelStateFlag::AutoRead)
-        })
+        self.hub.state_flags(id)
     }
 
-    /// Writes the [`WritabilitySlot`]s of channel `id` into the shared state array,
+    /// Writes the `WritabilitySlot`s of channel `id` into the shared state array,
     /// *without* applying the ops JS buffered: JS counts those itself (`queued` bytes of writes
     /// for this channel). If the pending bytes plus `queued` are above the high mark, the
     /// channel turns unwritable without an event and `crossed` is 1: JS reports the crossing
@@ -317,54 +240,31 @@ impl NativeChannels {
     #[napi]
     pub fn writability(&self, id: f64, queued: f64) {
         self.calls.set(self.calls.get() + 1.0);
-        let mut s = [0.0; WritabilitySlot::Length as usize];
-        let Some(ch) = self.hub.channel(id as u64) else {
-            return self.hub.shared.put_state(&s);
-        };
-        let crossed = queued > 0.0 && ch.is_open() && ch.mark_unwritable_above(queued as usize);
-        let w = ch.write_buffer_water_mark();
-        s[WritabilitySlot::Pending as usize] = ch.pending_outbound_bytes() as f64;
-        s[WritabilitySlot::Writable as usize] = f64::from(u8::from(ch.is_writable()));
-        s[WritabilitySlot::High as usize] = w.high as f64;
-        s[WritabilitySlot::Low as usize] = w.low as f64;
-        s[WritabilitySlot::Crossed as usize] = f64::from(u8::from(crossed));
-        self.hub.shared.put_state(&s);
+        self.hub.put_writability(id, queued);
     }
 
     /// `"address|port|family"` of the local (or remote) end, if known.
     #[napi]
     pub fn address(&self, id: f64, remote: bool) -> Option<String> {
         self.enter();
-        let ch = self.hub.channel(id as u64)?;
-        let a = if remote {
-            ch.remote_addr()
-        } else {
-            ch.local_addr()
-        }?;
-        let family = if a.is_ipv4() { "IPv4" } else { "IPv6" };
-        Some(format!("{}|{}|{family}", a.ip(), a.port()))
+        self.hub.address(id, remote)
     }
 
     /// The value of channel option `name` of channel `id` (booleans as 0/1).
     #[napi]
     pub fn get_option(&self, env: Env, id: f64, name: String) -> Result<f64> {
         self.enter();
-        self.with_channel(id, |ch| {
-            options::value(&ch.options(), &name).map_err(wire_error)
-        })
-        .map_err(|e| throw(&env, e))
+        let r = self.hub.option(id, &name);
+        r.map_err(|e| throw(&env, wire_error(e)))
     }
 
     /// Sets channel option `name` of channel `id`.
     #[napi]
     pub fn set_option(&self, env: Env, id: f64, name: String, value: f64) -> Result<()> {
         self.enter();
-        let r = self.with_channel(id, |ch| {
-            let opt = options::option(&name, value).map_err(wire_error)?;
-            ch.set_option(opt).map_err(|e| invalid_arg(e.to_string()))
-        });
+        let r = self.hub.set_option(id, &name, value);
         self.rearm();
-        r.map_err(|e| throw(&env, e))
+        r.map_err(|e| throw(&env, wire_error(e)))
     }
 
     /// Netty's user-defined writability flag `index` (1..=31): the channel is writable only
@@ -378,12 +278,9 @@ impl NativeChannels {
         writable: bool,
     ) -> Result<()> {
         self.enter();
-        let r = self.with_channel(id, |ch| {
-            ch.set_user_defined_writability(index, writable)
-                .map_err(|e| napi::Error::new(Code("ERR_OUT_OF_RANGE"), e.to_string()))
-        });
+        let r = self.hub.set_user_writability(id, index, writable);
         self.rearm();
-        r.map_err(|e| throw(&env, e))
+        r.map_err(|e| throw(&env, wire_error(e)))
     }
 
     /// Half-close: the FIN goes out once the flushed output is written; JS promise `promise`
@@ -391,14 +288,7 @@ impl NativeChannels {
     #[napi]
     pub fn shutdown_output(&self, id: f64, promise: f64) {
         self.enter();
-        match self.hub.channel(id as u64) {
-            Some(ch) => ch
-                .shutdown_output()
-                .add_local_listener_js(self.hub.clone(), promise),
-            None => self
-                .hub
-                .report_promise(promise, &Err(TransportError::ChannelClosed)),
-        }
+        self.hub.shutdown_output(id, promise);
         self.rearm();
     }
 
@@ -428,39 +318,10 @@ impl NativeChannels {
         self.rearm();
     }
 
-    /// The hub's counters, by [`MetricsSlot`].
+    /// The hub's counters, by `MetricsSlot`.
     #[napi]
     pub fn metrics(&self) -> Vec<f64> {
-        let m = &self.hub.metrics;
-        let mut s = vec![0.0; MetricsSlot::Length as usize];
-        s[MetricsSlot::Iterations as usize] = m.iterations.get();
-        s[MetricsSlot::Deliveries as usize] = m.deliveries.get();
-        s[MetricsSlot::Records as usize] = m.records.get();
-        s[MetricsSlot::JsToNative as usize] = self.calls.get();
-        s[MetricsSlot::Ops as usize] = m.ops.get();
-        s[MetricsSlot::BytesToJs as usize] = m.bytes_to_js.get();
-        s[MetricsSlot::BytesFromJs as usize] = m.bytes_from_js.get();
-        s[MetricsSlot::Channels as usize] = self.hub.channel_count() as f64;
-        s[MetricsSlot::BytesFromReads as usize] = m.bytes_from_reads.get();
-        s[MetricsSlot::BytesReleased as usize] = m.bytes_released.get();
-        s
-    }
-}
-
-/// Reports a channel future to a JS promise through the hub.
-trait ReportToJs {
-    fn add_local_listener_js(&self, hub: Rc<Hub>, promise: f64);
-}
-
-impl ReportToJs for netloop_transport::ChannelFuture {
-    fn add_local_listener_js(&self, hub: Rc<Hub>, promise: f64) {
-        use netloop_transport::LocalListenerExt;
-        let weak = Rc::downgrade(&hub);
-        self.add_local_listener(move |r| {
-            if let Some(h) = weak.upgrade() {
-                h.report_promise(promise, r);
-            }
-        });
+        self.hub.metrics_slots(self.calls.get())
     }
 }
 
