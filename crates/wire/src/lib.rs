@@ -50,6 +50,7 @@ mod slots;
 pub mod thread_context;
 pub mod tls_info;
 pub mod token;
+pub mod topics;
 pub mod ws_wire;
 
 pub use delivery::Surface;

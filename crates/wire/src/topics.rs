@@ -7,25 +7,26 @@
 //! method), after the ops JS buffered are applied (`enter`). A publish writes at once to the
 //! subscribers on this thread's loops and sends one task to each other loop with
 //! subscribers; the events those writes cause here (a channel turning unwritable, a write
-//! error) are delivered by the hub's next round, which the publish asks for.
+//! error) are delivered by the hub's next round, which the publish asks for. crates/node's
+//! `channel/topics.rs` exports these to JS.
 
-use napi::bindgen_prelude::*;
-use napi_derive::napi;
+use std::rc::Rc;
+
 use netloop_transport::Channel;
 use netloop_ws::{TopicError, TopicRegistry};
 use netloop_ws_upgrade::WebSocketServerProtocolHandler;
 
-use super::NativeChannels;
-use crate::error::{invalid_arg, throw, Code, JsResult};
+use crate::error::{invalid_arg, WireError, WireResult};
+use crate::hub::Hub;
 use crate::protocol::{TopicStatSlot, WsFrameKind};
 
-fn topic_error(e: TopicError) -> napi::Error<Code> {
-    napi::Error::new(Code(e.code()), e.to_string())
+fn topic_error(e: TopicError) -> WireError {
+    WireError::new(e.code(), e.to_string())
 }
 
 /// Subscribes `ch`: a WebSocket connection, or one whose `WebSocketServerProtocolHandler`
 /// has not upgraded it yet (messages reach it once it has).
-fn subscribe(ch: &Channel, topic: &str) -> JsResult<bool> {
+fn subscribe_channel(ch: &Channel, topic: &str) -> WireResult<bool> {
     let topics = TopicRegistry::global();
     match topics.subscribe(ch, topic) {
         Err(TopicError::NotWebSocket)
@@ -41,140 +42,99 @@ fn subscribe(ch: &Channel, topic: &str) -> JsResult<bool> {
     .map_err(topic_error)
 }
 
-#[napi]
-impl NativeChannels {
-    /// Subscribes channel `id` to `topic`; false if it was subscribed already. Throws
-    /// `ERR_INVALID_STATE` for a channel without a (server) WebSocket handler and
+/// Whether a `kind` message is binary (`WsFrameKind::Binary`) or text (`Text`, which must be
+/// UTF-8).
+fn binary(kind: u32, data: &[u8]) -> WireResult<bool> {
+    match kind {
+        k if k == WsFrameKind::Binary as u32 => Ok(true),
+        k if k == WsFrameKind::Text as u32 => match std::str::from_utf8(data) {
+            Ok(_) => Ok(false),
+            Err(_) => Err(invalid_arg("a text message must be UTF-8")),
+        },
+        other => Err(invalid_arg(format!("not a message kind: {other}"))),
+    }
+}
+
+/// A count for JS.
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// After a publish that wrote `n` messages: the events of this thread's loops that its writes
+/// queued go to JS in the hub's next round (a loop asleep is woken for them).
+fn published(n: usize) -> u32 {
+    if n > 0 {
+        let hubs: Vec<Rc<Hub>> = crate::thread_context::with(|c| {
+            c.hubs
+                .borrow()
+                .values()
+                .filter_map(std::rc::Weak::upgrade)
+                .collect()
+        })
+        .unwrap_or_default();
+        for hub in hubs {
+            hub.schedule_delivery();
+        }
+    }
+    count(n)
+}
+
+impl Hub {
+    /// Subscribes channel `id` to `topic`; false if it was subscribed already.
+    /// `ERR_INVALID_STATE` for a channel without a (server) WebSocket handler,
     /// `ERR_CHANNEL_CLOSED` for a closed one.
-    #[napi]
-    pub fn ws_subscribe(&self, env: Env, id: f64, topic: String) -> Result<bool> {
-        self.enter();
-        self.with_channel(id, |ch| subscribe(ch, &topic))
-            .map_err(|e| throw(&env, e))
+    pub fn ws_subscribe(&self, id: f64, topic: &str) -> WireResult<bool> {
+        self.with_channel(id, |ch| subscribe_channel(ch, topic))
     }
 
-    /// Publishes `data` to `topic` as a `kind` message (as [`ws_publish`]) to every
-    /// subscriber but channel `id` (the `ws` surface's `ws.publish`, Bun's semantics). A
-    /// channel no longer here leaves nobody out.
-    #[napi]
-    pub fn ws_publish_from(
-        &self,
-        env: Env,
-        id: f64,
-        topic: String,
-        data: Buffer,
-        kind: u32,
-    ) -> Result<u32> {
-        self.enter();
-        let binary = match kind {
-            k if k == WsFrameKind::Binary as u32 => true,
-            k if k == WsFrameKind::Text as u32 => {
-                if std::str::from_utf8(&data).is_err() {
-                    let e = napi::Error::new(
-                        Code("ERR_INVALID_ARG_VALUE"),
-                        "a text message must be UTF-8".to_string(),
-                    );
-                    return Err(throw(&env, e));
-                }
-                false
-            }
-            other => {
-                return Err(throw(
-                    &env,
-                    invalid_arg(format!("not a message kind: {other}")),
-                ))
-            }
-        };
+    /// Publishes `data` to `topic` as a `kind` message (as [`publish`]) to every subscriber
+    /// but channel `id`. A channel no longer here leaves nobody out.
+    pub fn ws_publish_from(&self, id: f64, topic: &str, data: &[u8], kind: u32) -> WireResult<u32> {
+        let binary = binary(kind, data)?;
         let topics = TopicRegistry::global();
         let n = self
-            .with_channel(id, |ch| Ok(topics.publish_from(ch, &topic, binary, &data)))
+            .with_channel(id, |ch| Ok(topics.publish_from(ch, topic, binary, data)))
             .unwrap_or_else(|_| match binary {
-                true => topics.publish_binary(&topic, &data),
+                true => topics.publish_binary(topic, data),
                 // Checked above.
-                false => topics.publish_text(&topic, std::str::from_utf8(&data).unwrap_or("")),
+                false => topics.publish_text(topic, std::str::from_utf8(data).unwrap_or("")),
             });
-        if n > 0 {
-            schedule_deliveries();
-        }
-        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+        Ok(published(n))
     }
 
     /// Takes channel `id` out of `topic`; whether it was in (false for a closed channel:
     /// closing took it out of every topic).
-    #[napi]
-    pub fn ws_unsubscribe(&self, id: f64, topic: String) -> bool {
-        self.enter();
-        self.with_channel(id, |ch| Ok(TopicRegistry::global().unsubscribe(ch, &topic)))
+    pub fn ws_unsubscribe(&self, id: f64, topic: &str) -> bool {
+        self.with_channel(id, |ch| Ok(TopicRegistry::global().unsubscribe(ch, topic)))
             .unwrap_or(false)
-    }
-}
-
-/// The events of this thread's loops that a publish's writes queued go to JS in the hub's
-/// next round (a loop asleep is woken for them).
-fn schedule_deliveries() {
-    let hubs: Vec<_> = netloop_wire::thread_context::with(|c| {
-        c.hubs
-            .borrow()
-            .values()
-            .filter_map(std::rc::Weak::upgrade)
-            .collect()
-    })
-    .unwrap_or_default();
-    for hub in hubs {
-        hub.schedule_delivery();
     }
 }
 
 /// Publishes `data` to `topic` as a `kind` message (`WsFrameKind::Text`, UTF-8 checked, or
 /// `Binary`). Returns the subscribers written on this thread's loops plus those of other
 /// loops its tasks go to.
-#[napi]
-pub fn ws_publish(env: Env, topic: String, data: Buffer, kind: u32) -> Result<u32> {
+pub fn publish(topic: &str, data: &[u8], kind: u32) -> WireResult<u32> {
     let topics = TopicRegistry::global();
-    let n = match kind {
-        k if k == WsFrameKind::Binary as u32 => topics.publish_binary(&topic, &data),
-        k if k == WsFrameKind::Text as u32 => match std::str::from_utf8(&data) {
-            Ok(text) => topics.publish_text(&topic, text),
-            Err(_) => {
-                let e = napi::Error::new(
-                    Code("ERR_INVALID_ARG_VALUE"),
-                    "a text message must be UTF-8".to_string(),
-                );
-                return Err(throw(&env, e));
-            }
-        },
-        other => {
-            return Err(throw(
-                &env,
-                invalid_arg(format!("not a message kind: {other}")),
-            ))
-        }
+    let n = if binary(kind, data)? {
+        topics.publish_binary(topic, data)
+    } else {
+        topics.publish_text(topic, std::str::from_utf8(data).unwrap_or(""))
     };
-    if n > 0 {
-        schedule_deliveries();
-    }
-    Ok(u32::try_from(n).unwrap_or(u32::MAX))
+    Ok(published(n))
 }
 
-/// Publishes a text message (a JS string) to `topic`; as [`ws_publish`].
-#[napi]
-pub fn ws_publish_text(topic: String, text: String) -> u32 {
-    let n = TopicRegistry::global().publish_text(&topic, &text);
-    if n > 0 {
-        schedule_deliveries();
-    }
-    u32::try_from(n).unwrap_or(u32::MAX)
+/// Publishes a text message to `topic`; as [`publish`].
+pub fn publish_text(topic: &str, text: &str) -> u32 {
+    published(TopicRegistry::global().publish_text(topic, text))
 }
 
 /// Subscribers of `topic` on every loop of the process.
-#[napi]
-pub fn ws_subscriber_count(topic: String) -> u32 {
-    u32::try_from(TopicRegistry::global().subscriber_count(&topic)).unwrap_or(u32::MAX)
+pub fn subscriber_count(topic: &str) -> u32 {
+    count(TopicRegistry::global().subscriber_count(topic))
 }
 
 /// The process-wide topic counters, indexed by [`TopicStatSlot`].
-#[napi]
-pub fn ws_topic_stats() -> Vec<f64> {
+pub fn stats() -> Vec<f64> {
     let s = TopicRegistry::global().stats();
     let mut out = vec![0.0; TopicStatSlot::Length as usize];
     out[TopicStatSlot::Published as usize] = s.published as f64;
