@@ -39,6 +39,7 @@ pub(crate) mod ids;
 pub mod ops;
 pub mod options;
 pub mod outbox;
+pub mod pipelines;
 pub mod protocol;
 pub mod record;
 pub mod registry;

@@ -1,4 +1,5 @@
-//! The pipeline methods of `NativeChannels`: adding, removing and replacing JS stand-ins and
+//! The pipeline operations JS calls on a hub (`NativeChannels`'s pipeline methods in
+//! crates/node convert and call these): adding, removing and replacing JS stand-ins and
 //! built-in native handlers. The JS list mirrors the native pipeline name for name (see
 //! docs/decisions/0004), so every change is made here first, where it is checked.
 
@@ -6,39 +7,27 @@ use crate::protocol::{ErrorIndex, RecordValue as _};
 use std::rc::Rc;
 
 use bytes::Bytes;
-use napi::bindgen_prelude::*;
-use napi_derive::napi;
 
 use netloop_tls::SslHandler;
 use netloop_transport::LocalListenerExt;
 
-use netloop_wire::adapter::{JsAdapter, Takes};
-use netloop_wire::codecs;
-use netloop_wire::outbox::ErrorRef;
-
-use super::{transport_error, NativeChannels};
-use crate::error::{throw, wire_error, JsResult};
+use crate::adapter::{JsAdapter, Takes};
+use crate::codecs;
+use crate::direct::transport_error;
+use crate::error::WireResult;
+use crate::hub::Hub;
+use crate::outbox::ErrorRef;
 use crate::protocol::{HandlerPosition, WireKind};
 
-/// The delimiters JS passed, copied out of their Buffers.
-fn copied(delimiters: Option<Vec<Buffer>>) -> Vec<Bytes> {
-    delimiters
-        .unwrap_or_default()
-        .iter()
-        .map(|b| Bytes::copy_from_slice(b))
-        .collect()
-}
-
-#[napi]
-impl NativeChannels {
-    fn add(
+impl Hub {
+    fn add_handler(
         &self,
         id: f64,
         pos: u32,
         base: &str,
         name: &str,
         handler: Rc<dyn netloop_transport::ChannelHandler>,
-    ) -> JsResult<()> {
+    ) -> WireResult<()> {
         self.with_channel(id, |ch| {
             let p = ch.pipeline();
             let r = match pos {
@@ -53,13 +42,13 @@ impl NativeChannels {
 
     /// For an `SslHandler`: tells JS when its handshake completes (`WireKind::TlsHandshake`), whatever
     /// handlers sit behind it, so `handshakeFuture()` and `connect()` settle.
-    fn watch_tls(&self, id: f64, h: &Rc<dyn netloop_transport::ChannelHandler>) {
+    fn watch_tls(self: &Rc<Self>, id: f64, h: &Rc<dyn netloop_transport::ChannelHandler>) {
         let Some(tls) = h.as_any().and_then(|a| a.downcast_ref::<SslHandler>()) else {
             return;
         };
-        netloop_wire::tls_info::ask_js_for_client_hellos(&self.hub, id, tls);
-        netloop_wire::tls_info::ask_js_for_server_identity(&self.hub, id, tls);
-        let hub = Rc::downgrade(&self.hub);
+        crate::tls_info::ask_js_for_client_hellos(self, id, tls);
+        crate::tls_info::ask_js_for_server_identity(self, id, tls);
+        let hub = Rc::downgrade(self);
         tls.handshake_future().add_local_listener(move |r| {
             let Some(hub) = hub.upgrade() else { return };
             let at = match r {
@@ -77,14 +66,19 @@ impl NativeChannels {
         });
     }
 
-    fn adapter(&self, id: f64, ctx: f64, takes: u32) -> Rc<dyn netloop_transport::ChannelHandler> {
+    fn stand_in(
+        self: &Rc<Self>,
+        id: f64,
+        ctx: f64,
+        takes: u32,
+    ) -> Rc<dyn netloop_transport::ChannelHandler> {
         Rc::new(JsAdapter {
-            hub: Rc::downgrade(&self.hub),
+            hub: Rc::downgrade(self),
             channel: id,
             ctx,
             takes: Takes::from_bits(takes),
             holds: std::cell::Cell::new(false),
-            mark: self.hub.mark_of(id as u64),
+            mark: self.mark_of(id as u64),
         })
     }
 
@@ -93,9 +87,9 @@ impl NativeChannels {
     /// When that stops being so while JS has not finished with the reads of an event passed
     /// natively (they wait for a delivery or are being delivered), the event goes to JS after
     /// all, at the first JS handler.
-    fn review_read_complete(&self, id: f64) {
-        netloop_wire::held::review_holds(&self.hub, id); // and which stand-ins keep reads (held.rs)
-        let Some(ch) = self.hub.channel(id as u64) else {
+    fn review_read_complete(self: &Rc<Self>, id: f64) {
+        crate::held::review_holds(self, id); // and which stand-ins keep reads (held.rs)
+        let Some(ch) = self.channel(id as u64) else {
             return;
         };
         let p = ch.pipeline();
@@ -110,15 +104,15 @@ impl NativeChannels {
                 None => unused &= first_js.is_none(),
             }
         }
-        let marks = self.hub.mark_of(id as u64);
+        let marks = self.mark_of(id as u64);
         if !marks.read_complete_unused.replace(unused) || unused {
             return;
         }
         let (Some(ctx), at) = (first_js, marks.read_complete_skipped.get()) else {
             return;
         };
-        let mut out = self.hub.outbox();
-        if at == out.epoch || (self.hub.delivering.get() && at.wrapping_add(1) == out.epoch) {
+        let mut out = self.outbox();
+        if at == out.epoch || (self.delivering.get() && at.wrapping_add(1) == out.epoch) {
             marks.epoch.set(out.epoch);
             out.push(WireKind::ReadComplete as u32, id, ctx, 0.0, 0.0, 0.0);
         }
@@ -126,112 +120,87 @@ impl NativeChannels {
 
     fn remember_ctx(&self, id: f64, name: &str, ctx: f64) {
         if let Some(c) = self
-            .hub
             .channel(id as u64)
             .and_then(|ch| ch.pipeline().context(name))
         {
-            self.hub.set_ctx(id as u64, ctx as u64, c);
+            self.set_ctx(id as u64, ctx as u64, c);
         }
     }
 
     /// Adds the stand-in of JS context `ctx` named `name` at [`HandlerPosition`] `pos`
     /// (relative to `base` for before/after). `takes`: the handler's [`crate::protocol::HandlerTakes`] bits.
-    #[napi]
     #[allow(clippy::too_many_arguments)]
     pub fn add_js(
-        &self,
-        env: Env,
+        self: &Rc<Self>,
         id: f64,
         pos: u32,
-        base: String,
-        name: String,
+        base: &str,
+        name: &str,
         ctx: f64,
         takes: u32,
-    ) -> Result<()> {
-        self.enter();
-        let r = self.add(id, pos, &base, &name, self.adapter(id, ctx, takes));
+    ) -> WireResult<()> {
+        let r = self.add_handler(id, pos, base, name, self.stand_in(id, ctx, takes));
         if r.is_ok() {
-            self.remember_ctx(id, &name, ctx);
+            self.remember_ctx(id, name, ctx);
             self.review_read_complete(id);
         }
-        r.map_err(|e| throw(&env, e))
+        r
     }
 
     /// Adds a built-in native handler of `kind` with Netty's parameters.
-    #[napi]
-    #[allow(clippy::too_many_arguments)]
     pub fn add_native(
-        &self,
-        env: Env,
+        self: &Rc<Self>,
         id: f64,
-        pos: u32,
-        base: String,
-        name: String,
+        (pos, base, name): (u32, &str, &str),
         kind: u32,
-        params: Vec<f64>,
-        delimiters: Option<Vec<Buffer>>,
-    ) -> Result<()> {
-        self.enter();
-        let r = codecs::make(kind, &params, copied(delimiters))
-            .map_err(wire_error)
-            .and_then(|h| {
-                self.watch_tls(id, &h);
-                self.add(id, pos, &base, &name, h)
-            });
+        params: &[f64],
+        delimiters: Vec<Bytes>,
+    ) -> WireResult<()> {
+        let r = codecs::make(kind, params, delimiters).and_then(|h| {
+            self.watch_tls(id, &h);
+            self.add_handler(id, pos, base, name, h)
+        });
         self.review_read_complete(id);
-        r.map_err(|e| throw(&env, e))
+        r
     }
 
     /// Removes handler `name` from channel `id`'s pipeline.
-    #[napi]
-    pub fn remove(&self, env: Env, id: f64, name: String) -> Result<()> {
-        self.enter();
+    pub fn remove_handler(self: &Rc<Self>, id: f64, name: &str) -> WireResult<()> {
         self.with_channel(id, |ch| {
             ch.pipeline()
-                .remove(&name)
+                .remove(name)
                 .map(|_| ())
                 .map_err(transport_error)
         })
         .inspect(|_| self.review_read_complete(id))
-        .map_err(|e| throw(&env, e))
     }
 
     /// Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`.
-    #[napi]
-    #[allow(clippy::too_many_arguments)]
-    pub fn replace(
-        &self,
-        env: Env,
+    pub fn replace_handler(
+        self: &Rc<Self>,
         id: f64,
-        old: String,
-        name: String,
-        kind: u32,
-        ctx: f64,
-        params: Vec<f64>,
-        delimiters: Option<Vec<Buffer>>,
-        takes: u32,
-    ) -> Result<()> {
-        self.enter();
-        let r = (|| {
-            let handler = if kind == 0 {
-                self.adapter(id, ctx, takes)
-            } else {
-                let h = codecs::make(kind, &params, copied(delimiters)).map_err(wire_error)?;
-                self.watch_tls(id, &h);
-                h
-            };
-            self.with_channel(id, |ch| {
-                ch.pipeline()
-                    .replace(&old, &name, handler)
-                    .map(|_| ())
-                    .map_err(transport_error)
-            })?;
-            if kind == 0 {
-                self.remember_ctx(id, &name, ctx);
-            }
-            self.review_read_complete(id);
-            Ok(())
-        })();
-        r.map_err(|e| throw(&env, e))
+        (old, name): (&str, &str),
+        (kind, ctx, takes): (u32, f64, u32),
+        params: &[f64],
+        delimiters: Vec<Bytes>,
+    ) -> WireResult<()> {
+        let handler = if kind == 0 {
+            self.stand_in(id, ctx, takes)
+        } else {
+            let h = codecs::make(kind, params, delimiters)?;
+            self.watch_tls(id, &h);
+            h
+        };
+        self.with_channel(id, |ch| {
+            ch.pipeline()
+                .replace(old, name, handler)
+                .map(|_| ())
+                .map_err(transport_error)
+        })?;
+        if kind == 0 {
+            self.remember_ctx(id, name, ctx);
+        }
+        self.review_read_complete(id);
+        Ok(())
     }
 }

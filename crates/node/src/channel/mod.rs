@@ -9,10 +9,10 @@
 mod arrays;
 mod chunk;
 mod delivery;
-mod handlers;
 mod haproxy;
 mod holds;
 mod layouts;
+mod pipeline_ops;
 pub(crate) mod read_pool;
 mod tls_session;
 mod topics;
