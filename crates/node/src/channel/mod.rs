@@ -25,7 +25,6 @@ use bytes::Bytes;
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
-use netloop_transport::TransportError;
 
 use netloop_wire::big::BigChunks;
 use netloop_wire::shared::SharedArrays;
@@ -34,10 +33,6 @@ use netloop_wire::{remote, Hub};
 use crate::bridge::Bridge;
 use crate::error::{invalid_arg, throw, wire_error, Code, JsResult};
 use crate::event_loop::NativeEventLoop;
-
-fn transport_error(e: TransportError) -> napi::Error<Code> {
-    wire_error(netloop_wire::direct::transport_error(e))
-}
 
 /// Writes and flushes `data` to the channel with this id, wherever it lives in the process (a
 /// task of its loop). `false` if no open channel has that id.
