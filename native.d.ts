@@ -15,17 +15,6 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  */
 export declare class NativeChannels {
   /**
-   * Adds the stand-in of JS context `ctx` named `name` at [`HandlerPosition`] `pos`
-   * (relative to `base` for before/after). `takes`: the handler's [`crate::protocol::HandlerTakes`] bits.
-   */
-  addJs(id: number, pos: number, base: string, name: string, ctx: number, takes: number): void
-  /** Adds a built-in native handler of `kind` with Netty's parameters. */
-  addNative(id: number, pos: number, base: string, name: string, kind: number, params: Array<number>, delimiters?: Array<Buffer> | undefined | null): void
-  /** Removes handler `name` from channel `id`'s pipeline. */
-  remove(id: number, name: string): void
-  /** Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`. */
-  replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters: Array<Buffer> | undefined | null, takes: number): void
-  /**
    * The PROXY protocol header channel `id`'s `HAProxyMessageDecoder` decoded, as the
    * strings of `haproxy_wire::strings` (none: no decoder, no header yet, or no such channel).
    */
@@ -41,6 +30,17 @@ export declare class NativeChannels {
    * its latest firing: JS gives back the later reads of that firing too.
    */
   holdsFiring(id: number, ctx: number): boolean
+  /**
+   * Adds the stand-in of JS context `ctx` named `name` at `HandlerPosition` `pos`
+   * (relative to `base` for before/after). `takes`: the handler's `HandlerTakes` bits.
+   */
+  addJs(id: number, pos: number, base: string, name: string, ctx: number, takes: number): void
+  /** Adds a built-in native handler of `kind` with Netty's parameters. */
+  addNative(id: number, pos: number, base: string, name: string, kind: number, params: Array<number>, delimiters?: Array<Buffer> | undefined | null): void
+  /** Removes handler `name` from channel `id`'s pipeline. */
+  remove(id: number, name: string): void
+  /** Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`. */
+  replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters: Array<Buffer> | undefined | null, takes: number): void
   /**
    * The answer about channel `id`'s ClientHello (`Hub::tls_answer_client_hello`). False
    * when the handler no longer waits (closed, timed out, answered).
@@ -105,10 +105,10 @@ export declare class NativeChannels {
   bind(id: number, host: string, port: number, promise: number): void
   /** Connects client channel `id`; JS promise `promise` learns the result. */
   connect(id: number, host: string, port: number, promise: number): void
-  /** The channel's [`ChannelStateFlag`] bits (0 once the channel is gone). */
+  /** The channel's `ChannelStateFlag` bits (0 once the channel is gone). */
   state(id: number): number
   /**
-   * Writes the [`WritabilitySlot`]s of channel `id` into the shared state array,
+   * Writes the `WritabilitySlot`s of channel `id` into the shared state array,
    * *without* applying the ops JS buffered: JS counts those itself (`queued` bytes of writes
    * for this channel). If the pending bytes plus `queued` are above the high mark, the
    * channel turns unwritable without an event and `crossed` is 1: JS reports the crossing
@@ -140,7 +140,7 @@ export declare class NativeChannels {
   setRef(id: number, refd: boolean): void
   /** Closes every channel of this loop (its shutdown started), as Netty's `closeAll`. */
   closeAll(): void
-  /** The hub's counters, by [`MetricsSlot`]. */
+  /** The hub's counters, by `MetricsSlot`. */
   metrics(): Array<number>
 }
 
@@ -394,45 +394,27 @@ export interface TlsSessionInfo {
 }
 
 /**
- * Decodes `layout` (a layout JS wrote: `kind` is `http`, `resp`, `file` or `ws`) with the reader the
- * ops use and gives back what it read, as JSON (byte strings as hex; RESP: the protocol bytes
- * made natively; a file region's descriptor, closed on return as the region's owner). Throws
- * the reader's error.
+ * Decodes `layout` (a layout JS wrote: `kind` is `http`, `resp`, `file` or `ws`) with the
+ * reader the ops use and gives back what it read, as JSON (`netloop_wire::samples::echo`).
+ * Throws the reader's error.
  */
 export declare function wireEcho(kind: string, layout: Buffer): string
 
 /** The samples' layouts, encoded by the writers the hub uses. */
 export declare function wireSamples(): WireSamples
 
-/** The encoded samples, one field per layout (the values are stated in the spec). */
+/**
+ * The encoded samples, one field per layout (the values are stated in the spec; each field
+ * is documented on `netloop_wire::samples::Samples`).
+ */
 export interface WireSamples {
-  /**
-   * `put_request`: every flag set, non-ASCII method and target, a 70,000-byte body,
-   * parsed headers (an empty value, an obs-text value, a repeated name), two trailers.
-   */
   httpRequest: Buffer
-  /** `put_request`: no flag, HTTP/1.0, everything empty. */
   httpRequestEmpty: Buffer
-  /**
-   * `put_request`: the empty request with one flag each (HTTP/1.1, keep-alive, streaming,
-   * expect-continue, upgrade), so that no two bits can be swapped unseen.
-   */
   httpRequestFlags: Array<Buffer>
-  /**
-   * `put_content`: a last piece with trailers, a middle piece with no request id, a last
-   * piece without trailers (request 0).
-   */
   httpContent: Array<Buffer>
-  /** `put_response` (client): all flags, status 65535, obs-text reason, body, trailers. */
   httpClientResponse: Buffer
-  /**
-   * `put_response` (client): the sample with one flag each (HTTP/1.1, keep-alive,
-   * streaming, upgraded).
-   */
   httpClientResponseFlags: Array<Buffer>
-  /** `resp_wire::put`: one value of every RESP kind, nested. */
   resp: Buffer
-  /** `ws_wire::put`: text, binary, ping, pong, close with code, empty close. */
   ws: Array<Buffer>
 }
 
@@ -455,7 +437,7 @@ export declare function wsPublishText(topic: string, text: string): number
 /** Subscribers of `topic` on every loop of the process. */
 export declare function wsSubscriberCount(topic: string): number
 
-/** The process-wide topic counters, indexed by [`TopicStatSlot`]. */
+/** The process-wide topic counters, indexed by `TopicStatSlot`. */
 export declare function wsTopicStats(): Array<number>
 
 /** Bits of a channel's state as `NativeChannels::state` reports it. */
