@@ -24,7 +24,6 @@ mod error;
 mod event_loop;
 mod registry;
 mod thread_context;
-mod timers;
 mod tls;
 
 /// The boundary protocol (defined in `netloop_wire`; exported to JS from there).

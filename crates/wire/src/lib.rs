@@ -13,6 +13,8 @@
 //!   ([`resp_wire`]), WebSocket ([`ws_wire`]), file regions ([`file_wire`]), PROXY headers
 //!   ([`haproxy_wire`]), and the record layout itself ([`record`]); fixed samples of them for
 //!   the TS round-trip spec ([`samples`]).
+//! - The native side of the JS timers: one loop timer for the earliest JS deadline
+//!   ([`timers`]).
 //! - The registries: process-wide ([`registry`], [`remote`]) and per thread
 //!   ([`thread_context`], [`token`]).
 //!
@@ -49,6 +51,7 @@ pub mod samples;
 pub mod shared;
 mod slots;
 pub mod thread_context;
+pub mod timers;
 pub mod tls_info;
 pub mod token;
 pub mod topics;

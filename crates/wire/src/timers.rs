@@ -18,8 +18,9 @@
 //!   it); when it runs it forgets itself and makes one `Timers` dispatch call. JS runs the due
 //!   timers (bounded) and re-arms; a due re-arm lands in the loop's next batch, i.e. the next
 //!   iteration.
-//! - Ownership: the loop's `NativeEventLoop` and its `Bridge` hold the `JsTimers`; it holds the
-//!   loop and the bridge weakly, so it never keeps the selector's fds open.
+//! - Ownership: the loop's `NativeEventLoop` and its `Bridge` (crates/node) hold the
+//!   `JsTimers`; it holds the loop weakly, and its `on_fire` (the binding's `Timers` dispatch
+//!   call) holds the bridge weakly, so it never keeps the selector's fds open.
 
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
@@ -27,7 +28,6 @@ use std::time::Duration;
 
 use netloop_eventloop::{LocalLoop, ScheduledHandle};
 
-use crate::bridge::{Bridge, Dispatch};
 use crate::protocol::TimerArmSlot;
 
 /// The buffer's length in f64s: `[dirty, deadline, stamp]` ([`TimerArmSlot`]).
@@ -38,7 +38,8 @@ const STAMP: usize = TimerArmSlot::Stamp as usize;
 
 pub struct JsTimers {
     local: Weak<LocalLoop>,
-    bridge: Weak<Bridge>,
+    /// Calls JS: its due timers run (the binding's `Timers` dispatch call).
+    on_fire: Box<dyn Fn()>,
     me: Weak<JsTimers>,
     /// The armed loop timer and its loop-time deadline.
     armed: RefCell<Option<(ScheduledHandle, Duration)>>,
@@ -55,10 +56,11 @@ fn ms(v: f64) -> Duration {
 }
 
 impl JsTimers {
-    pub fn new(local: Weak<LocalLoop>, bridge: Weak<Bridge>) -> Rc<Self> {
+    /// The JS timers of loop `local`; `on_fire` calls JS when the armed timer fires.
+    pub fn new(local: Weak<LocalLoop>, on_fire: Box<dyn Fn()>) -> Rc<Self> {
         Rc::new_cyclic(|me| JsTimers {
             local,
-            bridge,
+            on_fire,
             me: me.clone(),
             armed: RefCell::new(None),
             generation: Cell::new(0),
@@ -94,7 +96,11 @@ impl JsTimers {
     }
 
     /// Shares JS's buffer: `len` f64s at `data`, kept alive by a reference the caller holds.
-    pub fn set_buffer(&self, data: *mut f64, len: usize) {
+    ///
+    /// # Safety
+    /// `data` must point to `len` f64s that stay valid (not freed, moved or detached) as long
+    /// as this `JsTimers` lives, and that nothing else touches while its methods run.
+    pub unsafe fn set_buffer(&self, data: *mut f64, len: usize) {
         self.buffer.set((data, len));
     }
 
@@ -104,9 +110,9 @@ impl JsTimers {
         if data.is_null() || len != BUFFER_LEN {
             return None;
         }
-        // SAFETY: `data` points to `len` f64s of a Float64Array that the loop keeps referenced
-        // (so not collected, and never detached: JS keeps it private); we are on the JS thread
-        // and JS is not running while native code runs; no other slice of it is alive.
+        // SAFETY: `data` points to `len` f64s that stay valid while we live (the contract of
+        // `set_buffer`: a Float64Array the loop keeps referenced, never detached); we are on the
+        // JS thread and JS is not running while native code runs; no other slice of it is alive.
         let buf = unsafe { std::slice::from_raw_parts_mut(data, len) };
         if buf[DIRTY] == 0.0 {
             return None;
@@ -170,8 +176,14 @@ impl JsTimers {
             return;
         }
         self.armed.borrow_mut().take();
-        if let Some(b) = self.bridge.upgrade() {
-            b.call(Dispatch::Timers, 0.0);
-        }
+        (self.on_fire)();
+    }
+}
+
+impl std::fmt::Debug for JsTimers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JsTimers")
+            .field("generation", &self.generation.get())
+            .finish_non_exhaustive()
     }
 }
