@@ -8,7 +8,9 @@
 //!   the ops JS sent ([`ops`]), the batched delivery with its time budget ([`delivery`]), the
 //!   native handlers that stand in for JS handlers ([`adapter`]), the reads JS gives back
 //!   ([`held`]), the Buffers of large writes ([`big`]), the typed arrays shared with JS as
-//!   plain memory ([`shared`]).
+//!   plain memory ([`shared`]); what JS calls on it directly: channel operations
+//!   ([`direct`]), pipeline changes ([`pipelines`], with the built-in handlers of [`codecs`]
+//!   and the channel [`options`]), TLS answers ([`tls_info`]), WebSocket topics ([`topics`]).
 //! - The byte layouts JS reads and writes: HTTP ([`http_wire`], [`http_client_wire`]), RESP
 //!   ([`resp_wire`]), WebSocket ([`ws_wire`]), file regions ([`file_wire`]), PROXY headers
 //!   ([`haproxy_wire`]), and the record layout itself ([`record`]); fixed samples of them for
@@ -18,8 +20,9 @@
 //! - The registries: process-wide ([`registry`], [`remote`]) and per thread
 //!   ([`thread_context`], [`token`]).
 //!
-//! The JS side reaches this crate only through a [`delivery::Surface`] (one call per batch)
-//! and the plain data crates/node converts: numbers, byte slices, strings, [`error::WireError`].
+//! The JS side reaches this crate only through a [`delivery::Surface`] (one call per batch),
+//! the timers' `on_fire` callback, and the plain data crates/node converts: numbers, byte
+//! slices, strings, [`error::WireError`].
 //! Why the split: docs/decisions/0018-binding-structure.md.
 #![deny(clippy::undocumented_unsafe_blocks)]
 #![deny(clippy::multiple_unsafe_ops_per_block)]
