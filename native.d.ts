@@ -15,19 +15,8 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  */
 export declare class NativeChannels {
   /**
-   * Adds the stand-in of JS context `ctx` named `name` at [`HandlerPosition`] `pos`
-   * (relative to `base` for before/after). `takes`: the handler's [`crate::protocol::HandlerTakes`] bits.
-   */
-  addJs(id: number, pos: number, base: string, name: string, ctx: number, takes: number): void
-  /** Adds a built-in native handler of `kind` with Netty's parameters. */
-  addNative(id: number, pos: number, base: string, name: string, kind: number, params: Array<number>, delimiters?: Array<Buffer> | undefined | null): void
-  /** Removes handler `name` from channel `id`'s pipeline. */
-  remove(id: number, name: string): void
-  /** Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`. */
-  replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters: Array<Buffer> | undefined | null, takes: number): void
-  /**
    * The PROXY protocol header channel `id`'s `HAProxyMessageDecoder` decoded, as the
-   * strings of [`strings`] (none: no decoder, no header yet, or no such channel).
+   * strings of `haproxy_wire::strings` (none: no decoder, no header yet, or no such channel).
    */
   haproxyMessage(id: number): Array<string> | null
   /**
@@ -42,11 +31,19 @@ export declare class NativeChannels {
    */
   holdsFiring(id: number, ctx: number): boolean
   /**
-   * The answer about channel `id`'s ClientHello: the `SNICallback`'s (a
-   * [`ServerNameAnswer`], the chosen context's id for `Context`, the error's message for
-   * `Refuse` and `Fail`) and the `ALPNCallback`'s (a [`ProtocolAnswer`], the chosen
-   * protocol for `Select`, the message for `Invalid` and `Fail`). False when the handler no
-   * longer waits (closed, timed out, answered).
+   * Adds the stand-in of JS context `ctx` named `name` at `HandlerPosition` `pos`
+   * (relative to `base` for before/after). `takes`: the handler's `HandlerTakes` bits.
+   */
+  addJs(id: number, pos: number, base: string, name: string, ctx: number, takes: number): void
+  /** Adds a built-in native handler of `kind` with Netty's parameters. */
+  addNative(id: number, pos: number, base: string, name: string, kind: number, params: Array<number>, delimiters?: Array<Buffer> | undefined | null): void
+  /** Removes handler `name` from channel `id`'s pipeline. */
+  remove(id: number, name: string): void
+  /** Replaces handler `old` by JS context `ctx` (kind 0) or a native handler of `kind`. */
+  replace(id: number, old: string, name: string, kind: number, ctx: number, params: Array<number>, delimiters: Array<Buffer> | undefined | null, takes: number): void
+  /**
+   * The answer about channel `id`'s ClientHello (`Hub::tls_answer_client_hello`). False
+   * when the handler no longer waits (closed, timed out, answered).
    */
   tlsAnswerClientHello(id: number, kind: number, context: number, message: string, protocolKind: number, protocol: string, protocolMessage: string): boolean
   /**
@@ -108,10 +105,10 @@ export declare class NativeChannels {
   bind(id: number, host: string, port: number, promise: number): void
   /** Connects client channel `id`; JS promise `promise` learns the result. */
   connect(id: number, host: string, port: number, promise: number): void
-  /** The channel's [`ChannelStateFlag`] bits (0 once the channel is gone). */
+  /** The channel's `ChannelStateFlag` bits (0 once the channel is gone). */
   state(id: number): number
   /**
-   * Writes the [`WritabilitySlot`]s of channel `id` into the shared state array,
+   * Writes the `WritabilitySlot`s of channel `id` into the shared state array,
    * *without* applying the ops JS buffered: JS counts those itself (`queued` bytes of writes
    * for this channel). If the pending bytes plus `queued` are above the high mark, the
    * channel turns unwritable without an event and `crossed` is 1: JS reports the crossing
@@ -143,7 +140,7 @@ export declare class NativeChannels {
   setRef(id: number, refd: boolean): void
   /** Closes every channel of this loop (its shutdown started), as Netty's `closeAll`. */
   closeAll(): void
-  /** The hub's counters, by [`MetricsSlot`]. */
+  /** The hub's counters, by `MetricsSlot`. */
   metrics(): Array<number>
 }
 
@@ -223,6 +220,226 @@ export declare class NativeSslContext {
   get isServer(): boolean
 }
 
+/** The header's bytes (`ERR_ENCODER` for what the version cannot hold). */
+export declare function encodeHaproxyHeader(h: NativeHaProxyHeader): Buffer
+
+/** Frees a shared file's id; the file closes once the regions made of it are done. */
+export declare function fileRelease(id: number): void
+
+/** Takes over the open descriptor `fd` (JS never uses it again) as a shared file; its id. */
+export declare function fileShare(fd: number): number
+
+/**
+ * The response in the layout of `http_wire`: checked and encoded once, filed under the id
+ * returned. Throws what writing it would fail with (`ERR_INVALID_HTTP_TOKEN`, ...).
+ */
+export declare function httpFreeze(layout: Buffer): number
+
+/**
+ * Frees the id of a frozen response (its JS object was collected). Writes already made
+ * keep their own reference.
+ */
+export declare function httpRelease(id: number): void
+
+/**
+ * How many calls every loop of this process has made into JS so far (channel deliveries,
+ * tasks, timers, remote wake-ups, faults): a benchmark's crossings per message.
+ */
+export declare function jsCrossings(): number
+
+/** A message to encode, as src/haproxy.ts checked it (TCP only: what a proxy relays). */
+export interface NativeHaProxyHeader {
+  /** 1 or 2. */
+  version: number
+  /** A `LOCAL` message (a proxy's own connection): no addresses. */
+  local: boolean
+  sourceAddress?: string
+  sourcePort?: number
+  destinationAddress?: string
+  destinationPort?: number
+  tlvs: Array<NativeHaProxyTlv>
+}
+
+/** A TLV of a message to encode. */
+export interface NativeHaProxyTlv {
+  kind: number
+  value: Buffer
+}
+
+/** One of node:tls's `key` array: a PEM key and its own passphrase. */
+export interface NativeKey {
+  pem: Buffer
+  passphrase?: string
+}
+
+/** The options src/loop.ts hands over (already checked there). */
+export interface NativeLoopOptions {
+  name?: string
+  ioRatio?: number
+  maxPendingTasks?: number
+  /** `spinBeforeSleepMicros` (checked there: 0..=1000). */
+  spinBeforeSleepMicros?: number
+}
+
+/** A PKCS#12 file of node:tls's `pfx` (one, or an array of them) with its own passphrase. */
+export interface NativePfx {
+  buf: Buffer
+  passphrase?: string
+}
+
+/** The options src/tls.ts hands over (node:tls names, normalised to Buffers). */
+export interface NativeSslOptions {
+  isServer: boolean
+  cert?: Buffer
+  key?: Buffer
+  /** node:tls's `key` array (then `certs` holds the `cert` array: one chain per key). */
+  keys?: Array<NativeKey>
+  certs?: Array<Buffer>
+  ca?: Buffer
+  systemRoots?: boolean
+  sni?: Array<SniIdentity>
+  requestCert?: boolean
+  rejectUnauthorized?: boolean
+  alpnProtocols?: Array<string>
+  minVersion?: string
+  maxVersion?: string
+  servername?: string
+  sessionCacheSize?: number
+  sessionTickets?: boolean
+  /** Server: seconds a session resumes (node:tls's `sessionTimeout`). */
+  sessionTimeout?: number
+  handshakeTimeout?: number
+  /** Server: TLS 1.3 records through netloop's own record layer (`experimentalOwnRecords`). */
+  experimentalOwnRecords?: boolean
+  /** Server: the JS object has an `SNICallback` (its handlers ask JS for the context). */
+  sniCallback?: boolean
+  /** Server: the JS object has an `ALPNCallback` (its handlers ask JS for the protocol). */
+  alpnCallback?: boolean
+  /** Cipher suite names (`ciphers`, split at `:`). */
+  ciphers?: Array<string>
+  /** Signature scheme names (`sigalgs`, split at `:`). */
+  sigalgs?: Array<string>
+  honorCipherOrder?: boolean
+  /** Key-exchange group names (`ecdhCurve`, split at `:`). */
+  groups?: Array<string>
+  crl?: Buffer
+  keyLogFile?: string
+  passphrase?: string
+  /** Client: the JS object has a `checkServerIdentity` (its handlers ask JS to judge). */
+  checkServerIdentity?: boolean
+  /** Server: node:tls's `ticketKeys` (48 bytes). */
+  ticketKeys?: Buffer
+  /** Server: a DER OCSP response stapled with `cert`. */
+  ocspResponse?: Buffer
+  /**
+   * PKCS#12 files in place of `cert` and `key` (node:tls's `pfx`; several: a server's,
+   * one per key type, as a `key` array).
+   */
+  pfxs?: Array<NativePfx>
+}
+
+/** The sizes of the binding's registries (see [`RegistrySizes`]). */
+export declare function registrySizes(): RegistrySizes
+
+/**
+ * How many entries the binding's registries hold: the process-wide tables and the calling
+ * thread's context (diagnostics; the test that no entry outlives its loop).
+ */
+export interface RegistrySizes {
+  /** Process-wide: attached loops with a channel hub. */
+  loops: number
+  /** Process-wide: channels writable by id. */
+  channels: number
+  /** Process-wide: TLS contexts whose JS object is alive. */
+  tlsContexts: number
+  /** This thread: open loop bridges. */
+  bridges: number
+  /** This thread: channel hubs by loop. */
+  hubs: number
+  /** This thread: dropped JS value tokens not yet handed back. */
+  releasedTokens: number
+}
+
+/** A certificate chain and key for one SNI host name: PEM `cert` and `key`, or a PKCS#12 `pfx`. */
+export interface SniIdentity {
+  hostname: string
+  cert?: Buffer
+  key?: Buffer
+  pfx?: Buffer
+  /** The entry's own passphrase, for its `pfx` or its encrypted `key` (else the context's). */
+  passphrase?: string
+  ocspResponse?: Buffer
+}
+
+/** A completed handshake's parameters (src/tls.ts turns it into `TlsInfo`). */
+export interface TlsSessionInfo {
+  protocol: string
+  /** The suite's IANA name (`getCipher().standardName`). */
+  cipher: string
+  /** The suite's OpenSSL name (`getCipher().name`). */
+  cipherName: string
+  alpnProtocol?: string
+  servername?: string
+  authorized: boolean
+  authorizationErrorCode?: string
+  authorizationError?: string
+  resumed: boolean
+  /** The peer's chain, DER, leaf first. */
+  peerCertificates: Array<Buffer>
+  /** Client: the OCSP response the server stapled (DER). */
+  ocspResponse?: Buffer
+  /** The key exchange group (OpenSSL's name) and its size in bits. */
+  keyExchangeName?: string
+  keyExchangeBits?: number
+}
+
+/**
+ * Decodes `layout` (a layout JS wrote: `kind` is `http`, `resp`, `file` or `ws`) with the
+ * reader the ops use and gives back what it read, as JSON (`netloop_wire::samples::echo`).
+ * Throws the reader's error.
+ */
+export declare function wireEcho(kind: string, layout: Buffer): string
+
+/** The samples' layouts, encoded by the writers the hub uses. */
+export declare function wireSamples(): WireSamples
+
+/**
+ * The encoded samples, one field per layout (the values are stated in the spec; each field
+ * is documented on `netloop_wire::samples::Samples`).
+ */
+export interface WireSamples {
+  httpRequest: Buffer
+  httpRequestEmpty: Buffer
+  httpRequestFlags: Array<Buffer>
+  httpContent: Array<Buffer>
+  httpClientResponse: Buffer
+  httpClientResponseFlags: Array<Buffer>
+  resp: Buffer
+  ws: Array<Buffer>
+}
+
+/**
+ * Writes and flushes `data` to the channel with this id, wherever it lives in the process (a
+ * task of its loop). `false` if no open channel has that id.
+ */
+export declare function writeToChannel(id: number, data: Buffer): boolean
+
+/**
+ * Publishes `data` to `topic` as a `kind` message (`WsFrameKind::Text`, UTF-8 checked, or
+ * `Binary`). Returns the subscribers written on this thread's loops plus those of other
+ * loops its tasks go to.
+ */
+export declare function wsPublish(topic: string, data: Buffer, kind: number): number
+
+/** Publishes a text message (a JS string) to `topic`; as [`ws_publish`]. */
+export declare function wsPublishText(topic: string, text: string): number
+
+/** Subscribers of `topic` on every loop of the process. */
+export declare function wsSubscriberCount(topic: string): number
+
+/** The process-wide topic counters, indexed by `TopicStatSlot`. */
+export declare function wsTopicStats(): Array<number>
+
 /** Bits of a channel's state as `NativeChannels::state` reports it. */
 export declare const enum ChannelStateFlag {
   /** The channel is open. */
@@ -268,20 +485,11 @@ export declare const enum DispatchPacking {
   Multiplier = 8,
 }
 
-/** The header's bytes (`ERR_ENCODER` for what the version cannot hold). */
-export declare function encodeHaproxyHeader(h: NativeHaProxyHeader): Buffer
-
 /** A string index that names no error (a TLS handshake that succeeded). */
 export declare const enum ErrorIndex {
   /** No error. */
   None = -1,
 }
-
-/** Frees a shared file's id; the file closes once the regions made of it are done. */
-export declare function fileRelease(id: number): void
-
-/** Takes over the open descriptor `fd` (JS never uses it again) as a shared file; its id. */
-export declare function fileShare(fd: number): number
 
 /** Where `addJs`/`addNative` put a handler in the pipeline (`pos`). */
 export declare const enum HandlerPosition {
@@ -354,12 +562,6 @@ export declare const enum HttpContentFlag {
   Trailers = 2,
 }
 
-/**
- * The response in the layout above: checked and encoded once, filed under the id returned.
- * Throws what writing it would fail with (`ERR_INVALID_HTTP_TOKEN`, ...).
- */
-export declare function httpFreeze(layout: Buffer): number
-
 /** The kind byte that starts an HTTP message the binding delivers (channel/http_wire.rs). */
 export declare const enum HttpIn {
   /** A request head (and its aggregated body). */
@@ -381,12 +583,6 @@ export declare const enum HttpOut {
   /** A request head (and body), written through an `HttpClientCodec`. */
   Request = 4,
 }
-
-/**
- * Frees the id of a frozen response (its JS object was collected). Writes already made
- * keep their own reference.
- */
-export declare function httpRelease(id: number): void
 
 /**
  * The HTTP request layout (channel/http_wire.rs, read by `HttpRequest` in src/http.ts),
@@ -444,12 +640,6 @@ export declare const enum HttpResponseFlag {
   /** The body is a file region, whose layout (file_wire.rs) follows the flags byte. */
   File = 2,
 }
-
-/**
- * How many calls every loop of this process has made into JS so far (channel deliveries,
- * tasks, timers, remote wake-ups, faults): a benchmark's crossings per message.
- */
-export declare function jsCrossings(): number
 
 /** Slots of the array `NativeChannels::metrics` returns. */
 export declare const enum MetricsSlot {
@@ -554,97 +744,6 @@ export declare const enum NativeHandlerKind {
   WebSocketFrames = 16,
 }
 
-/** A message to encode, as src/haproxy.ts checked it (TCP only: what a proxy relays). */
-export interface NativeHaProxyHeader {
-  /** 1 or 2. */
-  version: number
-  /** A `LOCAL` message (a proxy's own connection): no addresses. */
-  local: boolean
-  sourceAddress?: string
-  sourcePort?: number
-  destinationAddress?: string
-  destinationPort?: number
-  tlvs: Array<NativeHaProxyTlv>
-}
-
-/** A TLV of a message to encode. */
-export interface NativeHaProxyTlv {
-  kind: number
-  value: Buffer
-}
-
-/** One of node:tls's `key` array: a PEM key and its own passphrase. */
-export interface NativeKey {
-  pem: Buffer
-  passphrase?: string
-}
-
-/** The options src/loop.ts hands over (already checked there). */
-export interface NativeLoopOptions {
-  name?: string
-  ioRatio?: number
-  maxPendingTasks?: number
-  /** `spinBeforeSleepMicros` (checked there: 0..=1000). */
-  spinBeforeSleepMicros?: number
-}
-
-/** A PKCS#12 file of node:tls's `pfx` (one, or an array of them) with its own passphrase. */
-export interface NativePfx {
-  buf: Buffer
-  passphrase?: string
-}
-
-/** The options src/tls.ts hands over (node:tls names, normalised to Buffers). */
-export interface NativeSslOptions {
-  isServer: boolean
-  cert?: Buffer
-  key?: Buffer
-  /** node:tls's `key` array (then `certs` holds the `cert` array: one chain per key). */
-  keys?: Array<NativeKey>
-  certs?: Array<Buffer>
-  ca?: Buffer
-  systemRoots?: boolean
-  sni?: Array<SniIdentity>
-  requestCert?: boolean
-  rejectUnauthorized?: boolean
-  alpnProtocols?: Array<string>
-  minVersion?: string
-  maxVersion?: string
-  servername?: string
-  sessionCacheSize?: number
-  sessionTickets?: boolean
-  /** Server: seconds a session resumes (node:tls's `sessionTimeout`). */
-  sessionTimeout?: number
-  handshakeTimeout?: number
-  /** Server: TLS 1.3 records through netloop's own record layer (`experimentalOwnRecords`). */
-  experimentalOwnRecords?: boolean
-  /** Server: the JS object has an `SNICallback` (its handlers ask JS for the context). */
-  sniCallback?: boolean
-  /** Server: the JS object has an `ALPNCallback` (its handlers ask JS for the protocol). */
-  alpnCallback?: boolean
-  /** Cipher suite names (`ciphers`, split at `:`). */
-  ciphers?: Array<string>
-  /** Signature scheme names (`sigalgs`, split at `:`). */
-  sigalgs?: Array<string>
-  honorCipherOrder?: boolean
-  /** Key-exchange group names (`ecdhCurve`, split at `:`). */
-  groups?: Array<string>
-  crl?: Buffer
-  keyLogFile?: string
-  passphrase?: string
-  /** Client: the JS object has a `checkServerIdentity` (its handlers ask JS to judge). */
-  checkServerIdentity?: boolean
-  /** Server: node:tls's `ticketKeys` (48 bytes). */
-  ticketKeys?: Buffer
-  /** Server: a DER OCSP response stapled with `cert`. */
-  ocspResponse?: Buffer
-  /**
-   * PKCS#12 files in place of `cert` and `key` (node:tls's `pfx`; several: a server's,
-   * one per key type, as a `key` array).
-   */
-  pfxs?: Array<NativePfx>
-}
-
 /**
  * How something ended, and where its error is (the `b` field of `Exception`, `Unhandled`,
  * `Closed`, `PromiseDone`, `CompletePromise`).
@@ -717,28 +816,6 @@ export declare const enum RecordField {
   Length = 6,
 }
 
-/** The sizes of the binding's registries (see [`RegistrySizes`]). */
-export declare function registrySizes(): RegistrySizes
-
-/**
- * How many entries the binding's registries hold: the process-wide tables and the calling
- * thread's context (diagnostics; the test that no entry outlives its loop).
- */
-export interface RegistrySizes {
-  /** Process-wide: attached loops with a channel hub. */
-  loops: number
-  /** Process-wide: channels writable by id. */
-  channels: number
-  /** Process-wide: TLS contexts whose JS object is alive. */
-  tlsContexts: number
-  /** This thread: open loop bridges. */
-  bridges: number
-  /** This thread: channel hubs by loop. */
-  hubs: number
-  /** This thread: dropped JS value tokens not yet handed back. */
-  releasedTokens: number
-}
-
 /** The tag byte of a RESP value in its tag form (channel/resp_wire.rs). */
 export declare const enum RespTag {
   /** Simple string. */
@@ -801,17 +878,6 @@ export declare const enum ServerNameAnswer {
   Fail = 3,
 }
 
-/** A certificate chain and key for one SNI host name: PEM `cert` and `key`, or a PKCS#12 `pfx`. */
-export interface SniIdentity {
-  hostname: string
-  cert?: Buffer
-  key?: Buffer
-  pfx?: Buffer
-  /** The entry's own passphrase, for its `pfx` or its encrypted `key` (else the context's). */
-  passphrase?: string
-  ocspResponse?: Buffer
-}
-
 /** Slots of the `Float64Array` through which JS arms the loop's one timer (timers.rs). */
 export declare const enum TimerArmSlot {
   /** JS sets it to 1 when it wants the timer moved. */
@@ -822,28 +888,6 @@ export declare const enum TimerArmSlot {
   Stamp = 2,
   /** The buffer's length. */
   Length = 3,
-}
-
-/** A completed handshake's parameters (src/tls.ts turns it into `TlsInfo`). */
-export interface TlsSessionInfo {
-  protocol: string
-  /** The suite's IANA name (`getCipher().standardName`). */
-  cipher: string
-  /** The suite's OpenSSL name (`getCipher().name`). */
-  cipherName: string
-  alpnProtocol?: string
-  servername?: string
-  authorized: boolean
-  authorizationErrorCode?: string
-  authorizationError?: string
-  resumed: boolean
-  /** The peer's chain, DER, leaf first. */
-  peerCertificates: Array<Buffer>
-  /** Client: the OCSP response the server stapled (DER). */
-  ocspResponse?: Buffer
-  /** The key exchange group (OpenSSL's name) and its size in bits. */
-  keyExchangeName?: string
-  keyExchangeBits?: number
 }
 
 /** The slots of the array `wsTopicStats()` returns (netloop_ws::TopicStats; channel/topics.rs). */
@@ -888,14 +932,6 @@ export declare const enum UserEventKind {
    */
   WebSocketHandshake = 6,
 }
-
-/**
- * Decodes `layout` (a layout JS wrote: `kind` is `http`, `resp`, `file` or `ws`) with the reader the
- * ops use and gives back what it read, as JSON (byte strings as hex; RESP: the protocol bytes
- * made natively; a file region's descriptor, closed on return as the region's owner). Throws
- * the reader's error.
- */
-export declare function wireEcho(kind: string, layout: Buffer): string
 
 /** The kind of a record (its `kind` field). Events and ops share one code space. */
 export declare const enum WireKind {
@@ -1009,41 +1045,6 @@ export declare const enum WireKind {
   WriteBytesFlush = 42,
 }
 
-/** The samples' layouts, encoded by the writers the hub uses. */
-export declare function wireSamples(): WireSamples
-
-/** The encoded samples, one field per layout (the values are stated in the spec). */
-export interface WireSamples {
-  /**
-   * `put_request`: every flag set, non-ASCII method and target, a 70,000-byte body,
-   * parsed headers (an empty value, an obs-text value, a repeated name), two trailers.
-   */
-  httpRequest: Buffer
-  /** `put_request`: no flag, HTTP/1.0, everything empty. */
-  httpRequestEmpty: Buffer
-  /**
-   * `put_request`: the empty request with one flag each (HTTP/1.1, keep-alive, streaming,
-   * expect-continue, upgrade), so that no two bits can be swapped unseen.
-   */
-  httpRequestFlags: Array<Buffer>
-  /**
-   * `put_content`: a last piece with trailers, a middle piece with no request id, a last
-   * piece without trailers (request 0).
-   */
-  httpContent: Array<Buffer>
-  /** `put_response` (client): all flags, status 65535, obs-text reason, body, trailers. */
-  httpClientResponse: Buffer
-  /**
-   * `put_response` (client): the sample with one flag each (HTTP/1.1, keep-alive,
-   * streaming, upgraded).
-   */
-  httpClientResponseFlags: Array<Buffer>
-  /** `resp_wire::put`: one value of every RESP kind, nested. */
-  resp: Buffer
-  /** `ws_wire::put`: text, binary, ping, pong, close with code, empty close. */
-  ws: Array<Buffer>
-}
-
 /** Slots of the array `NativeChannels::writability` returns. */
 export declare const enum WritabilitySlot {
   /** Pending outbound bytes (without the ops JS buffered). */
@@ -1060,12 +1061,6 @@ export declare const enum WritabilitySlot {
   Length = 5,
 }
 
-/**
- * Writes and flushes `data` to the channel with this id, wherever it lives in the process (a
- * task of its loop). `false` if no open channel has that id.
- */
-export declare function writeToChannel(id: number, data: Buffer): boolean
-
 /** The kind byte that starts a WebSocket frame crossing the boundary (channel/ws_wire.rs). */
 export declare const enum WsFrameKind {
   /** A whole text message (UTF-8). */
@@ -1079,19 +1074,3 @@ export declare const enum WsFrameKind {
   /** A close frame: code (u16, big-endian; absent for none), then the reason. */
   Close = 5,
 }
-
-/**
- * Publishes `data` to `topic` as a `kind` message (`WsFrameKind::Text`, UTF-8 checked, or
- * `Binary`). Returns the subscribers written on this thread's loops plus those of other
- * loops its tasks go to.
- */
-export declare function wsPublish(topic: string, data: Buffer, kind: number): number
-
-/** Publishes a text message (a JS string) to `topic`; as [`ws_publish`]. */
-export declare function wsPublishText(topic: string, text: string): number
-
-/** Subscribers of `topic` on every loop of the process. */
-export declare function wsSubscriberCount(topic: string): number
-
-/** The process-wide topic counters, indexed by [`TopicStatSlot`]. */
-export declare function wsTopicStats(): Array<number>

@@ -1,7 +1,7 @@
 // Fails when a file the native build generates differs from the committed one: `native.d.ts`
 // and `native.js` (napi-rs, from crates/node) and `src/generated/` (scripts/gen-protocol.mjs,
 // from native.d.ts). Run by `npm test` after the build (`npm install` runs `npm run build`),
-// so a change to crates/node/src/protocol/ (or any #[napi] item) that was built but whose
+// so a change to crates/wire/src/protocol/ (or any #[napi] item) that was built but whose
 // generated files were not committed fails here. Compared against git's index, so `git add`
 // of the regenerated files is enough; outside a git checkout (an unpacked tarball) it has
 // nothing to compare with and says so.

@@ -1,4 +1,4 @@
-// Writes src/generated/protocol.ts and src/generated/protocol-*.ts: the boundary protocol's enums (crates/node/src/protocol/), copied
+// Writes src/generated/protocol.ts and src/generated/protocol-*.ts: the boundary protocol's enums (crates/wire/src/protocol/), copied
 // from the `const enum`s napi-rs generated into native.d.ts, plus a table of their values for
 // the load-time check against the addon (src/wire.ts). `--check`: fail instead when the file
 // is out of date (run by `npm run check:types`). Run by `npm run build:native`.
@@ -10,13 +10,13 @@ const re = /((?:\/\*\*(?:[^*]|\*(?!\/))*\*\/\n)?)export declare const enum (\w+)
 const enums = [...dts.matchAll(re)].map(([, doc, name, body]) => ({ doc, name, body }))
 if (enums.length === 0) throw new Error('gen-protocol: no const enum in native.d.ts')
 
-// Each enum goes to the TS module named after its Rust module (crates/node/src/protocol/*.rs:
+// Each enum goes to the TS module named after its Rust module (crates/wire/src/protocol/*.rs:
 // records, dispatch, pipeline, formats, tls), as src/generated/protocol-<module>.ts;
 // src/generated/protocol.ts re-exports them and holds the table of values. Everything this
 // writes is in src/generated/ (and nothing else is); the hand-written src/protocol.ts is the
 // front door the other modules import.
 const dir = 'src/generated'
-const rustDir = 'crates/node/src/protocol'
+const rustDir = 'crates/wire/src/protocol'
 const moduleOf = new Map()
 for (const f of readdirSync(rustDir).filter((f) => f.endsWith('.rs') && f !== 'mod.rs').sort()) {
   for (const [, name] of readFileSync(`${rustDir}/${f}`, 'utf8').matchAll(/^pub enum (\w+)/gm)) moduleOf.set(name, f.replace(/\.rs$/, ''))

@@ -137,7 +137,7 @@ export class FileRegion {
 /** Frees the native ids of shared files collected without `close()`. */
 const sharedIds = new FinalizationRegistry<number>((id) => native.fileRelease(id))
 
-/** The `fd` field's bit that marks a shared file's id (crates/node/src/channel/file_wire.rs). */
+/** The `fd` field's bit that marks a shared file's id (crates/wire/src/file_wire.rs). */
 const SHARED_BIT = 2 ** 31
 
 /**
@@ -214,7 +214,7 @@ export class SharedFile {
 
 const closedFile = () => new NetloopError('ERR_FILE_CLOSED', 'This SharedFile was closed: its regions cannot be written any more')
 
-/** Bytes of a region's layout on the boundary (crates/node/src/channel/file_wire.rs). */
+/** Bytes of a region's layout on the boundary (crates/wire/src/file_wire.rs). */
 export const REGION_BYTES = 20
 
 /** @internal Writes `r`'s layout at `at` and hands its descriptor over; the end. */

@@ -214,7 +214,7 @@ export function haproxyOf(ch: Channel): HAProxyMessage | undefined {
   return s ? haproxyMessage(s, 0, ch) : undefined
 }
 
-/** @internal The message of a `UserEventKind.HAProxy` record: its strings from `at` (crates/node/src/channel/haproxy_wire.rs). */
+/** @internal The message of a `UserEventKind.HAProxy` record: its strings from `at` (crates/wire/src/haproxy_wire.rs). */
 export function haproxyMessage(strings: string[], at: number, ch: Channel | undefined): HAProxyMessage {
   const s = (i: number) => strings[at + i] ?? ''
   const tlvs = s(7) === '' ? [] : s(7).split(',').map((t) => {

@@ -14,7 +14,7 @@
  * })
  * ```
  *
- * The layouts both sides share are described in crates/node/src/channel/http_client_wire.rs.
+ * The layouts both sides share are described in crates/wire/src/http_client_wire.rs.
  */
 import { NativeHandler } from './codecs'
 import { HttpClientResponseFlag as F, NativeHandlerKind } from './protocol'

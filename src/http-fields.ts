@@ -42,7 +42,7 @@ export function bodyBuffer(body: string | Uint8Array): Buffer {
 
 /**
  * @internal The fields `n:u32 (name:bytes value:bytes)*n` at `at` of a delivery's arena
- * (crates/node/src/channel/http_wire.rs): offsets found on first use, strings made when read.
+ * (crates/wire/src/http_wire.rs): offsets found on first use, strings made when read.
  */
 export class HttpFields {
   #arena: Buffer

@@ -2,7 +2,7 @@
  * The HTTP codec's messages on the boundary: `HttpResponse`/`HttpContent` written by JS
  * encoded into the op arena (`writeHttp`; a frozen response is its 13-byte reference), and
  * the requests and body pieces of a delivery read back (`readHttp`). The layouts both sides
- * share are described in crates/node/src/channel/http_wire.rs.
+ * share are described in crates/wire/src/http_wire.rs.
  */
 import { HttpContent, HttpRequest, HttpResponse } from './http'
 import { HttpClientRequest, HttpClientResponse } from './http-client'

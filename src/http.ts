@@ -15,7 +15,7 @@
  * })
  * ```
  *
- * The layouts both sides share are described in crates/node/src/channel/http_wire.rs.
+ * The layouts both sides share are described in crates/wire/src/http_wire.rs.
  */
 import { NativeHandler } from './codecs'
 import { HttpRequestAt, HttpRequestField, HttpRequestFlag, NativeHandlerKind } from './protocol'
@@ -143,7 +143,7 @@ export class HttpRequest extends HttpHeaderView {
     this.upgrade = (flags & HttpRequestFlag.Upgrade) !== 0
   }
 
-  /** The offset of a length-prefixed field (crates/node/src/protocol/formats.rs). */
+  /** The offset of a length-prefixed field (crates/wire/src/protocol/formats.rs). */
   #field(index: HttpRequestField): number {
     const a = this.#arena
     let p = this.#at

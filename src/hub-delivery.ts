@@ -42,7 +42,7 @@ export const closeCauses = new WeakMap<Channel, unknown>()
 
 /**
  * A read record's `c` when JS may give its message back to the codec in front
- * (crates/node/src/channel/held.rs).
+ * (crates/wire/src/held.rs).
  */
 const HOLDABLE = 1
 

@@ -1,5 +1,5 @@
 /**
- * The JS side of one loop's channel hub (crates/node/src/channel/hub.rs): the loop's JS
+ * The JS side of one loop's channel hub (crates/wire/src/hub.rs): the loop's JS
  * channels by id, the calls that change their native pipelines, and the events and
  * operations JS handlers pass to native code. Its two halves are modules of their own: the
  * delivery (src/hub-delivery.ts) decodes the event records the loop delivers, one call per

@@ -47,7 +47,7 @@ interface FramedCodec<M> {
  * what it got to a channel of another loop of this thread; a task or timer wrote a large
  * Buffer). A delivery applies them before it returns: the Buffers it lent an `autoRelease`
  * handler are detached then, and must have been taken as slices of their reads first
- * (crates/node/src/channel/big.rs). So does every other call from a loop into JS (tasks,
+ * (crates/wire/src/big.rs). So does every other call from a loop into JS (tasks,
  * timers, src/loop.ts): the loop's own delivery applies the op buffer natively right after
  * them, and the native side cannot see what JS holds (a write would lose its bytes).
  */

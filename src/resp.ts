@@ -11,7 +11,7 @@
  * })
  * ```
  *
- * The tag format both sides share is described in crates/node/src/channel/resp_wire.rs.
+ * The tag format both sides share is described in crates/wire/src/resp_wire.rs.
  */
 // Imported, not the global: in Node the global `Buffer` is a getter, called on each use.
 import { Buffer } from 'node:buffer'
@@ -70,7 +70,7 @@ export class RespDecoder extends NativeHandler {
       n('maxInlineLength', options.maxInlineLength, 64 * 1024, 16),
       b('inlineCommands', options.inlineCommands, true),
       b('resp3', options.resp3, true),
-      // 2: by the channel (crates/node/src/channel/codecs.rs).
+      // 2: by the channel (crates/wire/src/codecs.rs).
       b('pauseWhileUnwritable', options.pauseWhileUnwritable, 2),
     ])
   }

@@ -1,7 +1,7 @@
 /**
  * How the hub talks to the native channel hub: the sizes of the shared buffers, and the
  * load-time check that the addon speaks this build's protocol. The codes themselves are the
- * boundary protocol's (crates/node/src/protocol/, copied into src/protocol.ts and src/protocol-*.ts).
+ * boundary protocol's (crates/wire/src/protocol/, copied into src/protocol.ts and src/protocol-*.ts).
  */
 import { native } from './binding'
 import { PROTOCOL } from './protocol'

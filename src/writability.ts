@@ -10,7 +10,7 @@
  * Ground rules (the JS thread of the channel's loop):
  * - Queued bytes belong to one *op epoch*: the ops made since the op buffer was last emptied.
  *   Once the ops are applied (the native side empties the buffer) they count natively:
- *   `crates/node/src/channel/ops.rs` reserves every write of a batch on its channel before
+ *   `crates/wire/src/ops.rs` reserves every write of a batch on its channel before
  *   applying the batch, so the two counts never overlap and never leave a gap.
  * - The crossing of the high mark is decided here, synchronously in the write that crosses
  *   (Netty fires `channelWritabilityChanged` inside that write): the native side marks the

@@ -18,7 +18,7 @@
  *   .addLast('app', { channelRead: (ctx, msg: TextWebSocketFrame) => ctx.writeAndFlush(msg) })
  * ```
  *
- * The layout both sides share is described in crates/node/src/channel/ws_wire.rs.
+ * The layout both sides share is described in crates/wire/src/ws_wire.rs.
  */
 // Imported, not the global: in Node the global `Buffer` is a getter, called on each use.
 import { Buffer } from 'node:buffer'

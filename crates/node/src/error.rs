@@ -28,6 +28,11 @@ pub fn throw(env: &napi::Env, e: Error<Code>) -> napi::Error {
     napi::Error::from_status(napi::Status::PendingException)
 }
 
+/// A failure of the boundary's engine (`netloop_wire`), with its code.
+pub fn wire_error(e: netloop_wire::WireError) -> Error<Code> {
+    Error::new(Code(e.code), e.message)
+}
+
 pub fn loop_error(e: LoopError) -> Error<Code> {
     Error::new(Code(e.code()), e.to_string())
 }

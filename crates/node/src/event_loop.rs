@@ -21,7 +21,7 @@ use netloop_eventloop::{
 
 use crate::bridge::{self, Bridge, Dispatch};
 use crate::error::{debug, invalid_arg, loop_error, millis, test_hooks_enabled, throw, JsResult};
-use crate::timers::{JsTimers, BUFFER_LEN};
+use netloop_wire::timers::{JsTimers, BUFFER_LEN};
 
 /// Longest `spinBeforeSleepMicros`: a libuv callback holds its thread for at most one
 /// iteration, the spin window and one more iteration (bridge/spin.rs).
@@ -200,8 +200,20 @@ impl NativeEventLoop {
         // On failure the driver (dropped inside `attach`) terminates the loop: its fds close.
         let bridge = Bridge::attach(env.raw(), driver, dispatch.raw())
             .map_err(|e| invalid_arg(format!("attaching the loop to libuv failed: {e}")))?;
-        let timers = JsTimers::new(local, Rc::downgrade(&bridge));
-        timers.set_buffer(data, len);
+        let weak = Rc::downgrade(&bridge);
+        let timers = JsTimers::new(
+            local,
+            Box::new(move || {
+                if let Some(b) = weak.upgrade() {
+                    b.call(Dispatch::Timers, 0.0);
+                }
+            }),
+        );
+        // SAFETY: `data` and `len` are the Float64Array's memory, referenced by `arm` for as
+        // long as this object lives, and JS keeps it private (never detached); when this object
+        // drops it closes the bridge, after which no iteration or JS call reads the buffer
+        // (the same lifetime the buffer had before the timers moved to netloop-wire).
+        unsafe { timers.set_buffer(data, len) };
         timers.calibrate(js_now);
         bridge.set_timers(timers.clone());
         Ok(NativeEventLoop {

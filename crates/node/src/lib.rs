@@ -1,9 +1,9 @@
-//! napi-rs binding of netloop: the libuv bridge that drives attached loops ([`bridge`]), the
-//! JS-facing handles, the mapping of core errors to JS error codes ([`error`]), and (not thin)
-//! the engine of the JS boundary: the per-loop channel hub with its outbox, ops and batched
-//! delivery (with its time budget), the registries, and the byte layouts of the records JS
-//! reads ([`channel`], [`protocol`]). Moving that engine into a napi-free crate, tested with
-//! plain `cargo test`, is open work (docs/decisions/0018-binding-structure.md). The binding
+//! napi-rs binding of netloop: the `#[napi]` classes and functions JS calls, the conversions
+//! between JS values and the engine's plain data, and the libuv bridge that drives attached
+//! loops ([`bridge`]) and calls into JS ([`dispatch`], the hub's deliveries). The mapping of
+//! core errors to JS error codes is [`error`]. The engine of the boundary (the protocol, the
+//! per-loop channel hub with its outbox, ops and batched delivery, the byte layouts, the
+//! registries) is `netloop_wire`, which has no napi in it (docs/decisions/0018). The binding
 //! prints nothing unless `NETLOOP_DEBUG=1`; test hooks work only on loops made with
 //! `NETLOOP_TEST_HOOKS=1`.
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -12,19 +12,22 @@
 #![deny(clippy::multiple_unsafe_ops_per_block)]
 #![warn(missing_docs)]
 #![warn(missing_debug_implementations)]
-// The #[napi] exports are called from JS, not from this crate's unit tests.
-#![cfg_attr(test, allow(dead_code))]
+// The #[napi] exports are called from JS. In builds of the test targets napi-derive is `noop`
+// (the dev-dependency in Cargo.toml; `--all-targets` unifies it into the lib's build too), so
+// nothing registers them and the compiler sees them unused.
+#![allow(dead_code)]
 
 mod bridge;
 mod channel;
 mod dispatch;
 mod error;
 mod event_loop;
-pub mod protocol;
 mod registry;
 mod thread_context;
-mod timers;
 mod tls;
+
+/// The boundary protocol (defined in `netloop_wire`; exported to JS from there).
+pub use netloop_wire::protocol;
 
 pub use channel::NativeChannels;
 pub use event_loop::NativeEventLoop;

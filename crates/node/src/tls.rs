@@ -15,14 +15,9 @@ use napi_derive::napi;
 use netloop_tls::{ClientAuth, PemIdentity, SslContext, SslOptions, TlsError, TlsVersion};
 
 use crate::error::{throw, Code, JsResult};
-use crate::registry::{lock, registry};
+use netloop_wire::registry::{lock, registry};
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
-/// The context with this id, wherever in the process it was made.
-pub fn context(id: u64) -> Option<SslContext> {
-    lock(&registry().tls_contexts).get(&id).cloned()
-}
 
 /// A certificate chain and key for one SNI host name: PEM `cert` and `key`, or a PKCS#12 `pfx`.
 #[napi(object)]
@@ -341,7 +336,7 @@ impl NativeSslContext {
     /// A context made elsewhere in the process (e.g. on the main thread, for a worker).
     #[napi(factory)]
     pub fn from_id(env: Env, id: f64) -> Result<Self> {
-        let ctx = context(id as u64).ok_or_else(|| {
+        let ctx = netloop_wire::registry::tls_context(id as u64).ok_or_else(|| {
             let e = napi::Error::new(
                 Code("ERR_TLS_INVALID_CONTEXT"),
                 format!("no TLS context with id {id} (the object that made it was collected)"),

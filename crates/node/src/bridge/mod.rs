@@ -33,8 +33,8 @@ use napi::sys;
 
 pub use crate::dispatch::Dispatch;
 use crate::error::debug;
-use crate::timers::JsTimers;
 use netloop_eventloop::{EventLoop, Iteration, LocalLoop, LoopDriver};
+use netloop_wire::timers::JsTimers;
 
 mod live;
 mod rearm;

@@ -1,79 +1,54 @@
-//! Delivering what a loop produced to JS: one call per batch of records (as many as the shared
-//! record buffer holds), with the batch's bytes in one Buffer. Ground rules as in
-//! [`super::hub`]: no borrow of the outbox is held while JS runs.
+//! The hub's deliveries into JS: [`JsSurface`] makes one batch's JS values (the byte arena as
+//! a Buffer, pooled or handed over, the strings, the large reads as external Buffers) and
+//! calls the loop's dispatch function once per fill of the shared record buffer; the rounds,
+//! their budget and the batching are `netloop_wire::delivery`'s. Also the loop bridge's
+//! iteration hook for a hub. Ground rules as in `netloop_wire::hub`: no borrow of the outbox
+//! is held while JS runs.
 
-use crate::protocol::WireKind;
 use std::ptr;
-use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::rc::{Rc, Weak};
+use std::time::Instant;
 
 use bytes::Bytes;
 use napi::sys;
+use netloop_wire::outbox::Outbox;
+use netloop_wire::{Hub, Surface};
 
-use super::big::BigChunks;
-use super::hub::{Hub, MAX_ROUNDS};
-use super::outbox::Outbox;
-use super::token::drain_released;
-use super::wire::RECORD;
-use crate::bridge::Dispatch;
+use crate::bridge::{Bridge, Dispatch, IterationHook};
 
-/// How long an iteration may run before its delivery stops starting new rounds (checked
-/// between rounds: a round's JS call is not interrupted; the first round always runs).
-const ITERATION_BUDGET: Duration = Duration::from_millis(2);
+impl IterationHook for Hub {
+    fn after_iteration(self: Rc<Self>) {
+        Hub::after_iteration(&self);
+    }
+    fn keeps_alive(&self) -> bool {
+        Hub::keeps_alive(self)
+    }
+    fn loop_closed(&self) {
+        self.unregister();
+    }
+}
 
-impl Hub {
-    /// Records wait and no delivery runs: the loop's next iteration delivers them.
-    pub fn schedule_delivery(&self) {
-        if !self.delivering.get() && !self.outbox.borrow().is_empty() {
-            if let Some(l) = self.local.upgrade() {
-                l.request_iteration();
-            }
+/// A hub's JS side: its env and its loop's bridge (the one entry point into JS).
+#[derive(Debug)]
+pub struct JsSurface {
+    env: sys::napi_env,
+    bridge: Weak<Bridge>,
+}
+
+impl JsSurface {
+    pub fn new(env: sys::napi_env, bridge: &Rc<Bridge>) -> Self {
+        JsSurface {
+            env,
+            bridge: Rc::downgrade(bridge),
         }
     }
+}
 
-    /// Delivers what the loop produced, applying the ops JS makes meanwhile, until nothing is
-    /// left, for at most `MAX_ROUNDS` rounds, and no further round once the iteration (its I/O
-    /// and tasks included) has run for `ITERATION_BUDGET`: a round's ops
-    /// produce the next round's records (writes drain the socket, the channel turns writable,
-    /// the handler writes again), which must not keep the thread from Node's timers, I/O and
-    /// `setImmediate`s. What is left waits for the loop's next iteration, which libuv runs in
-    /// its next poll phase, after those.
-    pub fn deliver(self: &Rc<Self>) {
-        if self.delivering.replace(true) {
-            return;
-        }
-        let start = self
-            .bridge
+impl Surface for JsSurface {
+    fn iteration_started(&self) -> Instant {
+        self.bridge
             .upgrade()
-            .map_or_else(Instant::now, |b| b.iteration_started());
-        for round in 0..MAX_ROUNDS {
-            self.apply_ops(&mut BigChunks::none(), &[]);
-            self.sweep();
-            let mut released = Vec::new();
-            drain_released(self.id, &mut released);
-            if !released.is_empty() {
-                let mut out = self.outbox();
-                for t in released {
-                    out.push(WireKind::Release as u32, 0.0, 0.0, t, 0.0, 0.0);
-                }
-            }
-            if self.outbox.borrow().is_empty() || (round > 0 && start.elapsed() >= ITERATION_BUDGET)
-            {
-                break;
-            }
-            let batch = self.outbox.borrow_mut().take();
-            self.call_js(batch);
-        }
-        // The ops of the last call (after the last round) are applied now, not left in the
-        // shared buffer until something else applies them.
-        self.apply_ops(&mut BigChunks::none(), &[]);
-        lend(|l| l.clear(self.id));
-        self.delivering.set(false);
-        if !self.outbox.borrow().is_empty() {
-            if let Some(l) = self.local.upgrade() {
-                l.request_iteration();
-            }
-        }
+            .map_or_else(Instant::now, |b| b.iteration_started())
     }
 
     /// One batch to JS, in as many calls as the shared record buffer needs.
@@ -81,15 +56,14 @@ impl Hub {
         clippy::multiple_unsafe_ops_per_block,
         reason = "building the arguments of one call into JS (values made in the one open handle scope) and the call itself form one sequence under one precondition"
     )]
-    fn call_js(&self, batch: Outbox) {
+    fn deliver(&self, hub: &Hub, batch: Outbox) {
         let env = self.env;
         let mut scope = ptr::null_mut();
         // SAFETY: we are on the env's thread, inside a libuv callback scope or a napi call.
         if unsafe { sys::napi_open_handle_scope(env, &mut scope) } != sys::Status::napi_ok {
             return;
         }
-        let m = &self.metrics;
-        m.records.set(m.records.get() + batch.records_len() as f64);
+        let m = &hub.metrics;
         let bridge = self.bridge.upgrade();
         // SAFETY: the handle scope above is open; every value made here lives in it.
         unsafe {
@@ -103,11 +77,8 @@ impl Hub {
                     strings,
                     segments,
                     released_segments,
-                    kept,
                     ..
                 } = batch;
-                *self.kept.borrow_mut() = super::held::Kept::from_batch(kept);
-                lend(|l| l.lend(self.id, &segments));
                 let (segments, segment_values) =
                     make_segments(env, segments).unwrap_or((undefined, Vec::new()));
                 // The Buffers detached when the calls return: the released segments, and the
@@ -122,7 +93,7 @@ impl Hub {
                     None => {
                         let (buffer, whole) = make_buffer(env, bytes);
                         if let Some(whole) = whole {
-                            lend(|l| l.lend(self.id, std::slice::from_ref(&whole)));
+                            netloop_wire::big::lend(hub.id, std::slice::from_ref(&whole));
                         }
                         if let (Some(buffer), true) = (buffer, arena_released) {
                             detached.push(buffer);
@@ -133,19 +104,14 @@ impl Hub {
                 let mut base_value = ptr::null_mut();
                 sys::napi_create_double(env, base, &mut base_value);
                 let strings = make_strings(env, &strings).unwrap_or(undefined);
-                let cap = self.shared.event_capacity();
-                for chunk in records.chunks(cap * RECORD) {
-                    let n = self.shared.put_events(chunk);
-                    m.deliveries.set(m.deliveries.get() + 1.0);
-                    // Through the loop's one entry point into JS (it reports what escapes).
+                // Through the loop's one entry point into JS (it reports what escapes).
+                hub.put_in_calls(&records, |n| {
                     bridge.call_with(
                         Dispatch::Channels,
                         n as f64,
                         &[arena, strings, base_value, segments],
                     );
-                }
-                // What JS did not give back is not needed any more.
-                drop(std::mem::take(&mut *self.kept.borrow_mut()));
+                });
                 // Every write JS made of these Buffers was applied before its call returned
                 // (`OpStream` applies big chunks at the end of a dispatch) and became a slice
                 // of the read (`big.rs`): nothing native points into their memory.
@@ -243,11 +209,6 @@ unsafe extern "C" fn free_bytes(
 ) {
     // SAFETY: `hint` is the `Box<Bytes>` leaked by `external_buffer`; napi passes it here once.
     drop(unsafe { Box::from_raw(hint.cast::<Bytes>()) });
-}
-
-/// Runs `f` on this thread's lent table (`big.rs`).
-fn lend(f: impl FnOnce(&mut super::big::Lent)) {
-    crate::thread_context::with(|c| f(&mut c.lent.borrow_mut()));
 }
 
 /// Detaches `buffer`'s ArrayBuffer: every view of it, kept or not, becomes empty, and its

@@ -1,72 +1,38 @@
 //! `NativeChannels`: the JS-facing handle of one loop's channel hub. Thin: argument
-//! conversion and lookups; the hub ([`hub`]) does the work, the adapters ([`adapter`]) stand
-//! in for JS handlers in native pipelines, [`wire`] fixes the shared record layout.
+//! conversion and lookups; the hub (`netloop_wire::hub`) does the work, its delivery reaches
+//! JS through [`delivery::JsSurface`], the typed arrays it shares with JS are taken hold of in
+//! [`arrays`].
 //!
 //! Ground rules: used only on the JS thread of its loop. Every method that touches a channel
 //! first applies the ops JS buffered, so direct calls and buffered ops keep JS's order.
 
-mod acceptor;
-mod adapter;
-pub(crate) mod big;
-mod codecs;
+mod arrays;
+mod chunk;
 mod delivery;
-mod file_wire;
-mod handlers;
-mod haproxy_wire;
-mod held;
-mod http_client_wire;
-mod http_wire;
-mod hub;
-pub(crate) use hub::Hub;
-mod ids;
-mod ops;
-mod options;
-mod outbox;
+mod haproxy;
+mod holds;
+mod layouts;
+mod pipeline_ops;
 pub(crate) mod read_pool;
-mod remote;
-mod resp_wire;
-mod shared;
-mod slots;
-mod tls_info;
-mod token;
+mod tls_session;
 mod topics;
-mod wire;
 mod wire_samples;
-mod ws_wire;
 
 use std::cell::Cell;
-use std::net::{IpAddr, SocketAddr};
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use bytes::Bytes;
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
-use netloop_transport::{ServerSocketChannel, SocketChannel, TransportError};
 
-use crate::error::{invalid_arg, throw, Code, JsResult};
+use netloop_wire::big::BigChunks;
+use netloop_wire::shared::SharedArrays;
+use netloop_wire::{remote, Hub};
+
+use crate::bridge::Bridge;
+use crate::error::{invalid_arg, throw, wire_error, Code, JsResult};
 use crate::event_loop::NativeEventLoop;
-use crate::protocol::{ChannelStateFlag, MetricsSlot, WritabilitySlot};
-use acceptor::JsChildren;
-use shared::{Shared, SharedArrays};
-
-fn transport_error(e: TransportError) -> napi::Error<Code> {
-    let code: &'static str = match &e {
-        TransportError::DuplicateHandlerName(_) => "ERR_DUPLICATE_HANDLER_NAME",
-        TransportError::NoSuchHandler(_) => "ERR_NO_SUCH_HANDLER",
-        TransportError::InvalidOption(_) => "ERR_INVALID_ARG_VALUE",
-        e if e.is_channel_closed() => "ERR_CHANNEL_CLOSED",
-        _ => "ERR_CHANNEL_OPERATION",
-    };
-    napi::Error::new(Code(code), e.to_string())
-}
-
-fn no_channel(id: f64) -> napi::Error<Code> {
-    napi::Error::new(
-        Code("ERR_CHANNEL_CLOSED"),
-        format!("channel {id} is closed"),
-    )
-}
 
 /// Writes and flushes `data` to the channel with this id, wherever it lives in the process (a
 /// task of its loop). `false` if no open channel has that id.
@@ -80,6 +46,7 @@ pub fn write_to_channel(id: f64, data: Buffer) -> bool {
 #[napi]
 pub struct NativeChannels {
     hub: Rc<Hub>,
+    bridge: Weak<Bridge>,
     calls: Cell<f64>,
 }
 
@@ -106,16 +73,16 @@ impl NativeChannels {
         let raw = env.raw();
         let [events, ops, arena, state] = arrays;
         let f64s = sys::TypedarrayType::float64_array;
-        // SAFETY (the four `Shared::new`): `raw` is the live env of this call and each value
+        // SAFETY (the four `arrays::take`): `raw` is the live env of this call and each value
         // is one of its handles.
         // SAFETY: as said above.
-        let ev = unsafe { Shared::new(raw, events.raw(), f64s) };
+        let ev = unsafe { arrays::take(raw, events.raw(), f64s) };
         // SAFETY: as said above.
-        let op = unsafe { Shared::new(raw, ops.raw(), f64s) };
+        let op = unsafe { arrays::take(raw, ops.raw(), f64s) };
         // SAFETY: as said above.
-        let ar = unsafe { Shared::new(raw, arena.raw(), sys::TypedarrayType::uint8_array) };
+        let ar = unsafe { arrays::take(raw, arena.raw(), sys::TypedarrayType::uint8_array) };
         // SAFETY: as said above.
-        let st = unsafe { Shared::new(raw, state.raw(), f64s) };
+        let st = unsafe { arrays::take(raw, state.raw(), f64s) };
         let shared = {
             match (ev, op, ar, st) {
                 (Some(events), Some(ops), Some(arena), Some(state)) => SharedArrays {
@@ -138,22 +105,26 @@ impl NativeChannels {
                 "the loop is terminated".to_string(),
             ));
         };
-        let hub = Hub::new(raw, &local, native_loop.bridge(), shared);
+        let bridge = native_loop.bridge();
+        let surface = delivery::JsSurface::new(raw, bridge);
+        let hub = Hub::new(&local, Box::new(surface), shared);
+        bridge.set_hook(hub.clone());
         Ok(NativeChannels {
             hub,
+            bridge: Rc::downgrade(bridge),
             calls: Cell::new(0.0),
         })
     }
 
     pub(super) fn enter(&self) {
         self.calls.set(self.calls.get() + 1.0);
-        self.hub.apply_ops(&mut big::BigChunks::none(), &[]);
+        self.hub.apply_ops(&mut BigChunks::none(), &[]);
     }
 
     /// Re-arms libuv after a change made outside an iteration (a new channel, a bind).
     fn rearm(&self) {
         self.hub.schedule_delivery();
-        if let Some(b) = self.hub.bridge() {
+        if let Some(b) = self.bridge.upgrade() {
             b.rearm();
         }
     }
@@ -181,38 +152,17 @@ impl NativeChannels {
         strings: Option<Vec<String>>,
     ) {
         self.calls.set(self.calls.get() + 1.0);
-        let mut big = big::BigChunks::new(&env, big.unwrap_or_default());
+        let mut big = chunk::batch(&env, big.unwrap_or_default());
         self.hub.apply_ops(&mut big, &strings.unwrap_or_default());
         self.hub.schedule_delivery();
-    }
-
-    fn open_with(&self, server: bool, names: &[String], values: &[f64]) -> JsResult<f64> {
-        let opts = options::build(names, values)?;
-        let local = self
-            .hub
-            .local
-            .upgrade()
-            .ok_or_else(|| invalid_arg("the loop is terminated"))?;
-        if local.handle().is_shutdown() {
-            return Err(napi::Error::new(
-                Code("ERR_REJECTED_EXECUTION"),
-                "the loop is shut down".to_string(),
-            ));
-        }
-        let ch = if server {
-            ServerSocketChannel::open(&local, opts)
-        } else {
-            SocketChannel::open(&local, opts)
-        };
-        Ok(self.hub.adopt(ch) as f64)
     }
 
     /// A new client channel (not yet registered); returns its id.
     #[napi]
     pub fn open_client(&self, env: Env, names: Vec<String>, values: Vec<f64>) -> Result<f64> {
         self.enter();
-        self.open_with(false, &names, &values)
-            .map_err(|e| throw(&env, e))
+        let r = self.hub.open(false, &names, &values);
+        r.map_err(|e| throw(&env, wire_error(e)))
     }
 
     /// A new server channel whose acceptor hands connections to the loops `children` (loop
@@ -228,32 +178,10 @@ impl NativeChannels {
         children: Vec<f64>,
     ) -> Result<f64> {
         self.enter();
-        let r = (|| {
-            let child_options = options::build(&child_names, &child_values)?;
-            let targets: Vec<acceptor::Target> = children
-                .iter()
-                .filter_map(|id| acceptor::Target::of(*id as u64))
-                .collect();
-            if targets.is_empty() {
-                return Err(invalid_arg("a server needs at least one child loop"));
-            }
-            let id = self.open_with(true, &names, &values)?;
-            let ch = self.hub.channel(id as u64).ok_or_else(|| no_channel(id))?;
-            let children = JsChildren {
-                server: id,
-                chooser: netloop_eventloop::Chooser::new(targets.len()),
-                targets,
-            };
-            let acceptor = netloop_transport::ServerBootstrapAcceptor::new(
-                children,
-                std::sync::Arc::new(child_options),
-            );
-            ch.pipeline()
-                .add_last(netloop_transport::ACCEPTOR_NAME, acceptor)
-                .map_err(transport_error)?;
-            Ok(id)
-        })();
-        r.map_err(|e| throw(&env, e))
+        let r = self
+            .hub
+            .open_server((&names, &values), (&child_names, &child_values), &children);
+        r.map_err(|e| throw(&env, wire_error(e)))
     }
 
     pub(super) fn with_channel<R>(
@@ -261,62 +189,45 @@ impl NativeChannels {
         id: f64,
         f: impl FnOnce(&netloop_transport::Channel) -> JsResult<R>,
     ) -> JsResult<R> {
-        let ch = self.hub.channel(id as u64).ok_or_else(|| no_channel(id))?;
+        let ch = self.hub.with_channel(id, |ch| Ok(ch.clone()));
+        let ch = ch.map_err(wire_error)?;
         f(&ch)
     }
 
-    fn addr(host: &str, port: u32) -> JsResult<SocketAddr> {
-        let ip: IpAddr = host
-            .parse()
-            .map_err(|_| invalid_arg(format!("not an IP address: {host}")))?;
-        let port =
-            u16::try_from(port).map_err(|_| invalid_arg(format!("port out of range: {port}")))?;
-        Ok(SocketAddr::new(ip, port))
+    fn bind_or_connect(
+        &self,
+        env: &Env,
+        connect: bool,
+        id: f64,
+        to: (String, u32),
+        p: f64,
+    ) -> Result<()> {
+        self.enter();
+        let r = self.hub.bind_or_connect(connect, id, (&to.0, to.1), p);
+        self.rearm();
+        r.map_err(|e| throw(env, wire_error(e)))
     }
 
     /// Binds server channel `id`; JS promise `promise` learns the result.
     #[napi]
     pub fn bind(&self, env: Env, id: f64, host: String, port: u32, promise: f64) -> Result<()> {
-        self.enter();
-        let r = self.with_channel(id, |ch| {
-            let addr = Self::addr(&host, port)?;
-            let hub = self.hub.clone();
-            ch.bind(addr).add_local_listener_js(hub, promise);
-            Ok(())
-        });
-        self.rearm();
-        r.map_err(|e| throw(&env, e))
+        self.bind_or_connect(&env, false, id, (host, port), promise)
     }
 
     /// Connects client channel `id`; JS promise `promise` learns the result.
     #[napi]
     pub fn connect(&self, env: Env, id: f64, host: String, port: u32, promise: f64) -> Result<()> {
-        self.enter();
-        let r = self.with_channel(id, |ch| {
-            let addr = Self::addr(&host, port)?;
-            let hub = self.hub.clone();
-            ch.connect(addr).add_local_listener_js(hub, promise);
-            Ok(())
-        });
-        self.rearm();
-        r.map_err(|e| throw(&env, e))
+        self.bind_or_connect(&env, true, id, (host, port), promise)
     }
 
-    /// The channel's [`ChannelStateFlag`] bits (0 once the channel is gone).
+    /// The channel's `ChannelStateFlag` bits (0 once the channel is gone).
     #[napi]
     pub fn state(&self, id: f64) -> u32 {
         self.enter();
-        self.hub.channel(id as u64).map_or(0, |ch| {
-            let bit = |on: bool, flag: ChannelStateFlag| if on { flag as u32 } else { 0 };
-            bit(ch.is_open(), ChannelStateFlag::Open)
-                | bit(ch.is_active(), ChannelStateFlag::Active)
-                | bit(ch.is_writable(), ChannelStateFlag::Writable)
-                | bit(ch.is_registered(), ChannelStateFlag::Registered)
-                | bit(ch.is_auto_read(), ChannelStateFlag::AutoRead)
-        })
+        self.hub.state_flags(id)
     }
 
-    /// Writes the [`WritabilitySlot`]s of channel `id` into the shared state array,
+    /// Writes the `WritabilitySlot`s of channel `id` into the shared state array,
     /// *without* applying the ops JS buffered: JS counts those itself (`queued` bytes of writes
     /// for this channel). If the pending bytes plus `queued` are above the high mark, the
     /// channel turns unwritable without an event and `crossed` is 1: JS reports the crossing
@@ -324,52 +235,31 @@ impl NativeChannels {
     #[napi]
     pub fn writability(&self, id: f64, queued: f64) {
         self.calls.set(self.calls.get() + 1.0);
-        let mut s = [0.0; WritabilitySlot::Length as usize];
-        let Some(ch) = self.hub.channel(id as u64) else {
-            return self.hub.shared.put_state(&s);
-        };
-        let crossed = queued > 0.0 && ch.is_open() && ch.mark_unwritable_above(queued as usize);
-        let w = ch.write_buffer_water_mark();
-        s[WritabilitySlot::Pending as usize] = ch.pending_outbound_bytes() as f64;
-        s[WritabilitySlot::Writable as usize] = f64::from(u8::from(ch.is_writable()));
-        s[WritabilitySlot::High as usize] = w.high as f64;
-        s[WritabilitySlot::Low as usize] = w.low as f64;
-        s[WritabilitySlot::Crossed as usize] = f64::from(u8::from(crossed));
-        self.hub.shared.put_state(&s);
+        self.hub.put_writability(id, queued);
     }
 
     /// `"address|port|family"` of the local (or remote) end, if known.
     #[napi]
     pub fn address(&self, id: f64, remote: bool) -> Option<String> {
         self.enter();
-        let ch = self.hub.channel(id as u64)?;
-        let a = if remote {
-            ch.remote_addr()
-        } else {
-            ch.local_addr()
-        }?;
-        let family = if a.is_ipv4() { "IPv4" } else { "IPv6" };
-        Some(format!("{}|{}|{family}", a.ip(), a.port()))
+        self.hub.address(id, remote)
     }
 
     /// The value of channel option `name` of channel `id` (booleans as 0/1).
     #[napi]
     pub fn get_option(&self, env: Env, id: f64, name: String) -> Result<f64> {
         self.enter();
-        self.with_channel(id, |ch| options::value(&ch.options(), &name))
-            .map_err(|e| throw(&env, e))
+        let r = self.hub.option(id, &name);
+        r.map_err(|e| throw(&env, wire_error(e)))
     }
 
     /// Sets channel option `name` of channel `id`.
     #[napi]
     pub fn set_option(&self, env: Env, id: f64, name: String, value: f64) -> Result<()> {
         self.enter();
-        let r = self.with_channel(id, |ch| {
-            let opt = options::option(&name, value)?;
-            ch.set_option(opt).map_err(|e| invalid_arg(e.to_string()))
-        });
+        let r = self.hub.set_option(id, &name, value);
         self.rearm();
-        r.map_err(|e| throw(&env, e))
+        r.map_err(|e| throw(&env, wire_error(e)))
     }
 
     /// Netty's user-defined writability flag `index` (1..=31): the channel is writable only
@@ -383,12 +273,9 @@ impl NativeChannels {
         writable: bool,
     ) -> Result<()> {
         self.enter();
-        let r = self.with_channel(id, |ch| {
-            ch.set_user_defined_writability(index, writable)
-                .map_err(|e| napi::Error::new(Code("ERR_OUT_OF_RANGE"), e.to_string()))
-        });
+        let r = self.hub.set_user_writability(id, index, writable);
         self.rearm();
-        r.map_err(|e| throw(&env, e))
+        r.map_err(|e| throw(&env, wire_error(e)))
     }
 
     /// Half-close: the FIN goes out once the flushed output is written; JS promise `promise`
@@ -396,14 +283,7 @@ impl NativeChannels {
     #[napi]
     pub fn shutdown_output(&self, id: f64, promise: f64) {
         self.enter();
-        match self.hub.channel(id as u64) {
-            Some(ch) => ch
-                .shutdown_output()
-                .add_local_listener_js(self.hub.clone(), promise),
-            None => self
-                .hub
-                .report_promise(promise, &Err(TransportError::ChannelClosed)),
-        }
+        self.hub.shutdown_output(id, promise);
         self.rearm();
     }
 
@@ -433,39 +313,10 @@ impl NativeChannels {
         self.rearm();
     }
 
-    /// The hub's counters, by [`MetricsSlot`].
+    /// The hub's counters, by `MetricsSlot`.
     #[napi]
     pub fn metrics(&self) -> Vec<f64> {
-        let m = &self.hub.metrics;
-        let mut s = vec![0.0; MetricsSlot::Length as usize];
-        s[MetricsSlot::Iterations as usize] = m.iterations.get();
-        s[MetricsSlot::Deliveries as usize] = m.deliveries.get();
-        s[MetricsSlot::Records as usize] = m.records.get();
-        s[MetricsSlot::JsToNative as usize] = self.calls.get();
-        s[MetricsSlot::Ops as usize] = m.ops.get();
-        s[MetricsSlot::BytesToJs as usize] = m.bytes_to_js.get();
-        s[MetricsSlot::BytesFromJs as usize] = m.bytes_from_js.get();
-        s[MetricsSlot::Channels as usize] = self.hub.channel_count() as f64;
-        s[MetricsSlot::BytesFromReads as usize] = m.bytes_from_reads.get();
-        s[MetricsSlot::BytesReleased as usize] = m.bytes_released.get();
-        s
-    }
-}
-
-/// Reports a channel future to a JS promise through the hub.
-trait ReportToJs {
-    fn add_local_listener_js(&self, hub: Rc<Hub>, promise: f64);
-}
-
-impl ReportToJs for netloop_transport::ChannelFuture {
-    fn add_local_listener_js(&self, hub: Rc<Hub>, promise: f64) {
-        use netloop_transport::LocalListenerExt;
-        let weak = Rc::downgrade(&hub);
-        self.add_local_listener(move |r| {
-            if let Some(h) = weak.upgrade() {
-                h.report_promise(promise, r);
-            }
-        });
+        self.hub.metrics_slots(self.calls.get())
     }
 }
 

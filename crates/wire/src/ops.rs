@@ -1,0 +1,378 @@
+//! Applying the ops JS buffered: writes, flushes, reads, closes and inbound events that leave
+//! JS at a context, promise completions, registrations. Ground rules as in [`crate::hub`]:
+//! applied in JS's order, no borrow held while a pipeline method runs.
+//!
+//! Writability: JS counts the writes it queued towards writability before they get here (it
+//! reports the crossing of the high mark itself, see `src/writability.ts`). So that the native count
+//! agrees while they are applied one by one (a flush among them drains the socket), every
+//! write of a batch is first counted on its channel as reserved bytes; each write gives its
+//! reservation back as it is applied, and the channel looks at the low mark once at the end.
+
+use crate::protocol::{Outcome, RecordValue as _, WireKind};
+use std::rc::Rc;
+
+use bytes::Bytes;
+use netloop_transport::{LocalListenerExt, Message, TransportError};
+
+use crate::big::BigChunks;
+use crate::hub::{From, Hub};
+use crate::ids::IdMap;
+use crate::outbox::ErrorRef;
+use crate::record::RECORD;
+use crate::token::{JsError, JsValue};
+
+/// The channels whose writes an `apply_ops` counted ahead, with the bytes still reserved.
+pub type Reserved = IdMap<(netloop_transport::Channel, usize)>;
+
+/// What a write op counts towards writability, as JS counts it (and as the outbound buffer
+/// estimates it: bytes their length, other values 8, plus the per-entry overhead).
+pub fn write_size(kind: WireKind, len: f64) -> Option<usize> {
+    let size = match kind {
+        WireKind::WriteBytes | WireKind::WriteBytesFlush | WireKind::WriteBig => len as usize,
+        WireKind::WriteValue => 8,
+        // A file region counts no bytes, only its entry (as the outbound buffer counts it).
+        WireKind::WriteFile => 0,
+        _ => return None,
+    };
+    Some(size + netloop_transport::ENTRY_OVERHEAD)
+}
+
+impl Hub {
+    /// Applies the ops JS buffered. `big` holds the JS Buffers of large writes, `strings` the
+    /// codes and messages of JS errors, both indexed by the ops. A large write's bytes are not
+    /// copied: its message owns the JS Buffer's reference (taken out of `big`), which is
+    /// released when the socket has written it or the write fails (node:net writes from the
+    /// JS Buffer likewise). napi-rs releases a reference dropped off the JS thread on it.
+    pub fn apply_ops<C: crate::big::Chunk>(
+        self: &Rc<Self>,
+        big: &mut BigChunks<C>,
+        strings: &[String],
+    ) {
+        let ops = self.shared.take_ops();
+        if ops.is_empty() {
+            return;
+        }
+        let m = &self.metrics.ops;
+        m.set(m.get() + (ops.len() / RECORD) as f64);
+        let mut reserved = self.reserve_writes(&ops);
+        for op in ops.chunks_exact(RECORD) {
+            self.apply(op, big, strings, &mut reserved);
+        }
+        for (_, (ch, left)) in reserved.drain() {
+            if left > 0 {
+                ch.release_pending_outbound(left);
+            }
+            if ch.is_open() {
+                ch.recheck_writability();
+            }
+        }
+        // The emptied map keeps its capacity for the next batch (no allocation, no rehash).
+        *self.reserved.borrow_mut() = reserved;
+    }
+
+    /// Counts the writes of `ops` on their open channels (see the module docs): the channels
+    /// and the bytes still reserved on each. The map is the hub's scratch map, taken out of it
+    /// (a nested call finds an empty one and allocates its own).
+    fn reserve_writes(&self, ops: &[f64]) -> Reserved {
+        let mut out = std::mem::take(&mut *self.reserved.borrow_mut());
+        for op in ops.chunks_exact(RECORD) {
+            let kind = WireKind::try_from(op[0] as u32);
+            if let Some(n) = kind.ok().and_then(|k| write_size(k, op[4])) {
+                let id = op[1] as u64;
+                if let Some((_, sum)) = out.get_mut(&id) {
+                    *sum += n;
+                } else if let Some(ch) = self.channel(id).filter(|c| c.is_open()) {
+                    out.insert(id, (ch, n));
+                }
+            }
+        }
+        for (ch, n) in out.values() {
+            ch.reserve_pending_outbound(*n);
+        }
+        out
+    }
+
+    fn js_error(&self, token: f64, strings: &[String], at: f64) -> TransportError {
+        let i = at as usize;
+        let code = strings.get(i).cloned().unwrap_or_else(|| "ERR_JS".into());
+        let message = strings.get(i + 1).cloned().unwrap_or_default();
+        TransportError::foreign(
+            std::borrow::Cow::Owned(code.clone()),
+            JsError::new(self.id, token, code, message),
+        )
+    }
+
+    /// A protocol message or file region in its JS layout: in the op arena, or a big chunk
+    /// (`b` < 0); the error code for a write that fails on it, and why.
+    fn framed<C: crate::big::Chunk>(
+        &self,
+        kind: WireKind,
+        a: f64,
+        b: f64,
+        big: &mut BigChunks<C>,
+    ) -> Result<Message, (&'static str, String)> {
+        let data = if b < 0.0 {
+            Bytes::copy_from_slice(big.view(a as usize))
+        } else {
+            self.shared.arena_bytes(a as usize, b as usize)
+        };
+        match kind {
+            WireKind::WriteResp => crate::resp_wire::to_wire(&data)
+                .map(Message::Bytes)
+                .map_err(|e| ("ERR_RESP_REPLY", e)),
+            WireKind::WriteFile => crate::file_wire::from_js(&data)
+                .map(Message::File)
+                .map_err(|e| ("ERR_FILE_REGION", e)),
+            WireKind::WriteWs => crate::ws_wire::from_js(&data)
+                .map(Message::user)
+                .map_err(|e| ("ERR_WS_FRAME", e)),
+            _ => crate::http_wire::from_js(&data, big).map_err(|e| ("ERR_HTTP_RESPONSE", e)),
+        }
+    }
+
+    fn message<C: crate::big::Chunk>(
+        &self,
+        kind: WireKind,
+        a: f64,
+        b: f64,
+        big: &mut BigChunks<C>,
+    ) -> Message {
+        match kind {
+            WireKind::ReadBytes | WireKind::WriteBytes => {
+                let data = self.shared.arena_bytes(a as usize, b as usize);
+                let m = &self.metrics.bytes_from_js;
+                m.set(m.get() + data.len() as f64);
+                Message::Bytes(data)
+            }
+            WireKind::ReadBig | WireKind::WriteBig => {
+                // Each index is used by one op: the Buffer moves into the message.
+                let (data, lent) = big.take(a as usize);
+                let m = &self.metrics;
+                m.bytes_from_js
+                    .set(m.bytes_from_js.get() + data.len() as f64);
+                if lent {
+                    m.bytes_from_reads
+                        .set(m.bytes_from_reads.get() + data.len() as f64);
+                }
+                Message::Bytes(data)
+            }
+            _ => Message::user(JsValue::new(self.id, a)),
+        }
+    }
+
+    fn apply<C: crate::big::Chunk>(
+        self: &Rc<Self>,
+        op: &[f64],
+        big: &mut BigChunks<C>,
+        strings: &[String],
+        reserved: &mut Reserved,
+    ) {
+        // A code that names no kind does nothing (as an event no handler method takes).
+        let Ok(kind) = WireKind::try_from(op[0] as u32) else {
+            return;
+        };
+        let (kind, chan, ctx, a, b, c) = (
+            match kind {
+                // Applied as the write, then the flush (below).
+                WireKind::WriteBytesFlush => WireKind::WriteBytes,
+                k => k,
+            },
+            op[1] as u64,
+            op[2] as u64,
+            op[3],
+            op[4],
+            op[5],
+        );
+        if kind == WireKind::CompletePromise {
+            if let Some(p) = self.take_promise(a) {
+                if b == Outcome::Success.value() {
+                    p.try_success();
+                } else {
+                    p.try_failure(self.js_error(c, strings, op[2]));
+                }
+            }
+            return;
+        }
+        let found = {
+            let map = self.channels.borrow();
+            map.get(&chan).map(|e| {
+                (
+                    e.channel.clone(),
+                    if ctx == 0 {
+                        None
+                    } else {
+                        e.ctxs
+                            .iter()
+                            .find(|(id, _)| *id == ctx)
+                            .map(|(_, c)| c.clone())
+                    },
+                )
+            })
+        };
+        let Some((channel, ctx)) = found else {
+            if matches!(kind, WireKind::WriteFile | WireKind::WriteHttp) {
+                // Read to close the descriptor a file region handed over (file_wire.rs).
+                drop(self.framed(kind, a, b, big));
+            }
+            if kind == WireKind::Close {
+                // Closing a closed channel succeeds (Netty: the close future is done), as it
+                // does when JS already knows the channel is closed (hub.ts `sendOutbound`).
+                self.succeed_promise(c);
+            } else if matches!(
+                kind,
+                WireKind::WriteBytes
+                    | WireKind::WriteValue
+                    | WireKind::WriteBig
+                    | WireKind::WriteResp
+                    | WireKind::WriteHttp
+                    | WireKind::WriteFile
+                    | WireKind::WriteWs
+            ) {
+                let closed = match self.gone_causes.borrow().get(&chan) {
+                    Some(cause) => TransportError::ClosedBy(std::sync::Arc::new(cause.clone())),
+                    None => TransportError::ChannelClosed,
+                };
+                self.fail_promise(chan, c, closed);
+            }
+            return;
+        };
+        let pipeline = channel.pipeline();
+        match kind {
+            WireKind::Register => {
+                let weak = Rc::downgrade(self);
+                channel.register().add_local_listener(move |r| {
+                    if let (Err(e), Some(hub)) = (r, weak.upgrade()) {
+                        let mut out = hub.outbox();
+                        if let ErrorRef::Native(i) = out.put_error(hub.id, e) {
+                            out.push(
+                                WireKind::Exception as u32,
+                                chan as f64,
+                                0.0,
+                                i,
+                                Outcome::NativeError.value(),
+                                0.0,
+                            );
+                        }
+                    }
+                });
+            }
+            WireKind::WriteBytes | WireKind::WriteValue | WireKind::WriteBig => {
+                if let (Some(n), Some((_, left))) = (write_size(kind, b), reserved.get_mut(&chan)) {
+                    let n = n.min(*left);
+                    *left -= n;
+                    channel.release_pending_outbound(n);
+                }
+                if kind == WireKind::WriteBig && !big.has(a as usize) {
+                    // Never acknowledge a write whose bytes did not arrive (see BigChunks::has).
+                    // The failed promise tells the application; the log says why, for whoever
+                    // installed a logger (NETLOOP_DEBUG=1 in Node).
+                    log::error!(target: netloop_eventloop::log::TARGET, "netloop: internal error: a large write on channel {chan} reached the native side without its bytes; it fails");
+                    let p = self.promise_for(c, &pipeline);
+                    p.try_failure(TransportError::foreign(
+                        std::borrow::Cow::Borrowed("ERR_INTERNAL_ASSERTION"),
+                        std::io::Error::other(
+                            "a large write reached the native side without its bytes",
+                        ),
+                    ));
+                    return;
+                }
+                let msg = self.message(kind, a, b, big);
+                let p = self.promise_for(c, &pipeline);
+                match &ctx {
+                    Some(x) => x.write_with(msg, p),
+                    None => pipeline.write_with(msg, p),
+                }
+                if op[0] as u32 == WireKind::WriteBytesFlush as u32 {
+                    match ctx {
+                        Some(x) => x.flush(),
+                        None => pipeline.flush(),
+                    }
+                }
+            }
+            WireKind::WriteResp | WireKind::WriteHttp | WireKind::WriteFile | WireKind::WriteWs => {
+                if kind == WireKind::WriteFile {
+                    if let Some((_, left)) = reserved.get_mut(&chan) {
+                        let n = netloop_transport::ENTRY_OVERHEAD.min(*left);
+                        *left -= n;
+                        channel.release_pending_outbound(n);
+                    }
+                }
+                let p = self.promise_for(c, &pipeline);
+                match self.framed(kind, a, b, big) {
+                    Ok(msg) => match ctx {
+                        Some(x) => x.write_with(msg, p),
+                        None => pipeline.write_with(msg, p),
+                    },
+                    Err((code, e)) => {
+                        p.try_failure(TransportError::foreign(
+                            std::borrow::Cow::Borrowed(code),
+                            std::io::Error::other(e),
+                        ));
+                    }
+                }
+            }
+            WireKind::Flush => match ctx {
+                Some(x) => x.flush(),
+                None => pipeline.flush(),
+            },
+            WireKind::Read => match ctx {
+                Some(x) => x.read(),
+                None => pipeline.read(),
+            },
+            WireKind::Close => {
+                let p = self.promise_for(c, &pipeline);
+                match ctx {
+                    Some(x) => x.close_with(p),
+                    None => pipeline.close_with(p),
+                }
+            }
+            _ => {
+                let from = match ctx {
+                    Some(x) => From::Ctx(x),
+                    None => From::Head(pipeline),
+                };
+                self.fire_inbound(from, kind, a, b, big, strings);
+            }
+        }
+    }
+
+    fn fire_inbound<C: crate::big::Chunk>(
+        &self,
+        from: From,
+        kind: WireKind,
+        a: f64,
+        b: f64,
+        big: &mut BigChunks<C>,
+        strings: &[String],
+    ) {
+        macro_rules! fire {
+            ($m:ident $(, $arg:expr)*) => {
+                match &from {
+                    From::Ctx(x) => x.$m($($arg),*),
+                    From::Head(p) => p.$m($($arg),*),
+                }
+            };
+        }
+        match kind {
+            WireKind::Registered => fire!(fire_channel_registered),
+            WireKind::Unregistered => fire!(fire_channel_unregistered),
+            WireKind::Active => fire!(fire_channel_active),
+            WireKind::Inactive => fire!(fire_channel_inactive),
+            WireKind::ReadComplete => fire!(fire_channel_read_complete),
+            WireKind::WritabilityChanged => fire!(fire_channel_writability_changed),
+            WireKind::ReadBytes | WireKind::ReadValue | WireKind::ReadBig => {
+                let msg = self.message(kind, a, b, big);
+                fire!(fire_channel_read, msg)
+            }
+            WireKind::UserEvent => {
+                let ev: Box<dyn std::any::Any> = Box::new(JsValue::new(self.id, a));
+                fire!(fire_user_event_triggered, ev)
+            }
+            WireKind::Exception => {
+                let e = self.js_error(a, strings, b);
+                fire!(fire_exception_caught, e)
+            }
+            _ => {}
+        }
+    }
+}
