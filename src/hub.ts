@@ -222,6 +222,11 @@ export class ChannelHub {
     )
   }
 
+  /** The names of the native pipeline's handlers (empty once the native side forgot the channel). */
+  nativeNames(ch: Channel): string[] {
+    return ch._known ? this.#call(() => this.native.handlerNames(ch.id)) : []
+  }
+
   nativeRemove(ch: Channel, name: string): void {
     if (ch._known) this.#call(() => this.native.remove(ch.id, name))
   }

@@ -30,6 +30,10 @@
  *   promise instead (routing.ts moves events and handles these). What reaches the tail
  *   unhandled is reported with the channel id.
  * - A removed context keeps its links, so an event already passing through it goes on.
+ * - A native handler may edit the native pipeline by itself (a WebSocket handshake takes the
+ *   HTTP codec out, as Netty's handshaker does): such a handler marks the pipeline when it is
+ *   added (`_nativeEdits`), and until its edit is seen each look-up first drops the native
+ *   contexts the native side no longer has.
  */
 import type { Channel } from './channel'
 import { ChannelHandlerContext, Kind } from './context'
@@ -58,6 +62,11 @@ export class ChannelPipeline {
   #voidPromise: ChannelPromise | undefined
   #silentPromise: ChannelPromise | undefined
   #generated = 0
+  /**
+   * @internal A native handler that edits the pipeline by itself is here (see the ground
+   * rules): look-ups check the mirror against the native side until its edit is seen.
+   */
+  _nativeEdits = false
 
   /** @internal */
   constructor(
@@ -107,6 +116,7 @@ export class ChannelPipeline {
 
   /** Handler names, head to tail. */
   names(): string[] {
+    this.#followNative()
     const out: string[] = []
     for (let c = this._head._next; c && c !== this._tail; c = c._next) out.push(c.name)
     return out
@@ -117,6 +127,7 @@ export class ChannelPipeline {
    * the first handler that is an instance of it, head to tail (Netty's `context(Class)`).
    */
   context(which: HandlerRef): ChannelHandlerContext | undefined {
+    this.#followNative()
     if (typeof which === 'function') {
       for (let c = this._head._next; c && c !== this._tail; c = c._next) {
         if (c.handler instanceof which || c.nativeHandler instanceof which) return c
@@ -160,6 +171,22 @@ export class ChannelPipeline {
     for (;;) {
       const name = `${base === 'Object' ? 'handler' : base}#${this.#generated++}`
       if (!this.context(name)) return [name, a]
+    }
+  }
+
+  /**
+   * With `_nativeEdits`: takes out of the mirror the native contexts the native pipeline no
+   * longer has (a handler that edits natively removed them), as removed contexts.
+   */
+  #followNative(): void {
+    if (!this._nativeEdits || !this.channel._known) return
+    const names = this._hub.nativeNames(this.channel)
+    if (names.length === 0) return // the native side forgot the channel
+    for (let c = this._head._next; c && c !== this._tail; c = c._next) {
+      if (c._kind !== Kind.Native || names.includes(c.name)) continue
+      this.#unlink(c, false)
+      c._removed = true
+      this._nativeEdits = false // the edit is seen
     }
   }
 

@@ -22,6 +22,7 @@
  */
 // Imported, not the global: in Node the global `Buffer` is a getter, called on each use.
 import { Buffer } from 'node:buffer'
+import type { Channel } from './channel'
 import { NativeHandler } from './codecs'
 import { NativeHandlerKind, WsFrameKind } from './protocol'
 import { checkBoolean, checkInteger, invalidArgType } from './errors'
@@ -111,9 +112,13 @@ export class WebSocketServerProtocolHandler extends NativeHandler {
     )
   }
 
-  /** @internal */
-  override _attach(ch: unknown): void {
+  /**
+   * @internal The native handshake takes `HttpServerCodec` out of the pipeline at the switch
+   * (as Netty's handshaker does): the JS mirror of the pipeline follows (src/pipeline.ts).
+   */
+  override _attach(ch: Channel): void {
     markWebSocketChannel(ch)
+    ch.pipeline._nativeEdits = true
   }
 }
 
