@@ -20,14 +20,45 @@ function order(v: unknown): number {
   return v === 'LE' ? 1 : 0
 }
 
+/**
+ * Descriptions with the same kind and parameters share one frozen parameter array and
+ * delimiter list: a `childHandler` that makes `new HttpServerCodec()` for each connection then
+ * keeps one small object per handler, not its arrays and Buffers too (an idle WebSocket
+ * connection kept about 500 bytes of them; docs/decisions/0017-websocket.md, "Memory per idle
+ * connection"). Bounded: past `MAX_SHARED` different descriptions the table starts afresh.
+ */
+const shared = new Map<string, readonly [number[], Buffer[] | undefined]>()
+const MAX_SHARED = 256
+
+function sharedParams(kind: NativeHandlerKind, params: number[], delimiters: Buffer[] | undefined): readonly [number[], Buffer[] | undefined] {
+  let key = `${kind}:${params.join(',')}`
+  if (delimiters !== undefined) for (const d of delimiters) key += `|${d.toString('base64')}`
+  let e = shared.get(key)
+  if (e === undefined) {
+    if (shared.size >= MAX_SHARED) shared.clear()
+    e = [Object.freeze(params) as number[], delimiters && (Object.freeze(delimiters) as Buffer[])]
+    shared.set(key, e)
+  }
+  return e
+}
+
 /** A handler implemented natively. Add it to a pipeline like any handler. */
 export abstract class NativeHandler {
+  /** @internal Its parameters, as the native side reads them (shared, frozen: see `sharedParams`). */
+  readonly _params: number[]
+  /** @internal Byte strings the native side reads beside the numbers (shared, frozen). */
+  readonly _delimiters: Buffer[] | undefined
+
   /** @internal */
   constructor(
     /** @internal */ readonly _kind: NativeHandlerKind,
-    /** @internal */ readonly _params: number[],
-    /** @internal */ readonly _delimiters?: Buffer[],
-  ) {}
+    params: number[],
+    delimiters?: Buffer[],
+  ) {
+    const e = sharedParams(_kind, params, delimiters)
+    this._params = e[0]
+    this._delimiters = e[1]
+  }
 
   /** @internal Called when the handler is added to `ch`'s pipeline. */
   _attach(_ch: unknown): void {}
