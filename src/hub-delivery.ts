@@ -242,7 +242,7 @@ export class Delivery {
         if (!ch) return
         if (b !== Outcome.Success) closeCauses.set(ch, this.#error(b, a, strings, chan))
         // What native handlers know stays readable after the close (channel.tls, channel.haproxy).
-        for (let c = ch.pipeline._head._next; c && c !== ch.pipeline._tail; c = c._next) c.nativeHandler?._onClosed()
+        ch.pipeline._forEachNative((h) => h._onClosed())
         ch._onClosed()
         publishClose(ch, closeCauses.get(ch))
         return

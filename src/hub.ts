@@ -153,7 +153,10 @@ export class ChannelHub {
   acceptRemote(id: number): void {
     const ch = new ChannelClass(this, id, undefined)
     publishServerSocket(ch)
-    if (initialize(ch, this.remoteInit)) this.register(ch)
+    if (initialize(ch, this.remoteInit)) {
+      ch.pipeline._compact()
+      this.register(ch)
+    }
   }
 
   /** Adds a channel the native side made (its constructor calls this). */

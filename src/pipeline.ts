@@ -34,6 +34,12 @@
  *   HTTP codec out, as Netty's handshaker does): such a handler marks the pipeline when it is
  *   added (`_nativeEdits`), and until its edit is seen each look-up first drops the native
  *   contexts the native side no longer has.
+ * - Compact form: a pipeline of native handlers only, once its channel's initializer ran
+ *   (`_compact`), keeps their names and handlers in one array instead of a context each and
+ *   the two ends (an idle connection of native handlers holds ~100 bytes of JS rather than
+ *   ~500). The contexts are made again, the same as before, on the first use that needs them
+ *   (`_head`/`_tail`: a look-up by `context()`, a change, an event fired from JS); `names()`
+ *   and `get()` read the array. Not compacted: a pipeline one of whose contexts JS was given.
  */
 import type { Channel } from './channel'
 import { ChannelHandlerContext, Kind } from './context'
@@ -57,8 +63,12 @@ export type HandlerRef = string | ChannelHandler | NativeHandler | HandlerClass
 export type { UnhandledExceptionHandler } from './unhandled'
 
 export class ChannelPipeline {
-  /** @internal */ readonly _head: ChannelHandlerContext
-  /** @internal */ readonly _tail: ChannelHandlerContext
+  #head: ChannelHandlerContext | undefined
+  #tail: ChannelHandlerContext | undefined
+  /** The compact form (see the ground rules): name, handler, name, handler ..., head to tail. */
+  #compact: Array<string | NativeHandler> | undefined
+  /** A context was handed out (by `context()`): the pipeline is not compacted. */
+  #contextGiven = false
   #voidPromise: ChannelPromise | undefined
   #silentPromise: ChannelPromise | undefined
   #generated = 0
@@ -73,10 +83,67 @@ export class ChannelPipeline {
     readonly channel: Channel,
     /** @internal */ readonly _hub: ChannelHub,
   ) {
-    this._head = new ChannelHandlerContext('HEAD', undefined, undefined, this, Kind.Head, 0)
-    this._tail = new ChannelHandlerContext('TAIL', undefined, undefined, this, Kind.Tail, 0)
-    this._head._next = this._tail
-    this._tail._prev = this._head
+    this.#ends()
+  }
+
+  #ends(): void {
+    const head = (this.#head = new ChannelHandlerContext('HEAD', undefined, undefined, this, Kind.Head, 0))
+    const tail = (this.#tail = new ChannelHandlerContext('TAIL', undefined, undefined, this, Kind.Tail, 0))
+    head._next = tail
+    tail._prev = head
+  }
+
+  /** @internal The head context (the contexts are made again first if the pipeline is compact). */
+  get _head(): ChannelHandlerContext {
+    if (this.#compact !== undefined) this.#expand()
+    return this.#head!
+  }
+
+  /** @internal The tail context (as `_head`). */
+  get _tail(): ChannelHandlerContext {
+    if (this.#compact !== undefined) this.#expand()
+    return this.#tail!
+  }
+
+  /**
+   * @internal After the channel's initializer: a pipeline of native handlers only, none of
+   * whose contexts JS was given, keeps just their names and handlers (see the ground rules).
+   */
+  _compact(): void {
+    if (this.#compact !== undefined || this.#contextGiven) return
+    const out: Array<string | NativeHandler> = []
+    for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) {
+      if (c._kind !== Kind.Native) return
+      out.push(c.name, c.nativeHandler!)
+    }
+    this.#compact = out
+    this.#head = this.#tail = undefined
+  }
+
+  /** The contexts again, from the compact form. */
+  #expand(): void {
+    const all = this.#compact!
+    this.#compact = undefined
+    this.#ends()
+    let prev = this.#head!
+    for (let i = 0; i < all.length; i += 2) {
+      const ctx = new ChannelHandlerContext(all[i] as string, undefined, all[i + 1] as NativeHandler, this, Kind.Native, 0)
+      ctx._prev = prev
+      prev._next = ctx
+      prev = ctx
+    }
+    prev._next = this.#tail
+    this.#tail!._prev = prev
+  }
+
+  /** @internal Calls `fn` with each native handler, head to tail (without making contexts). */
+  _forEachNative(fn: (h: NativeHandler) => void): void {
+    const all = this.#compact
+    if (all !== undefined) {
+      for (let i = 1; i < all.length; i += 2) fn(all[i] as NativeHandler)
+      return
+    }
+    for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) if (c.nativeHandler) fn(c.nativeHandler)
   }
 
   /**
@@ -117,6 +184,8 @@ export class ChannelPipeline {
   /** Handler names, head to tail. */
   names(): string[] {
     this.#followNative()
+    const all = this.#compact
+    if (all !== undefined) return all.filter((_, i) => i % 2 === 0) as string[]
     const out: string[] = []
     for (let c = this._head._next; c && c !== this._tail; c = c._next) out.push(c.name)
     return out
@@ -127,6 +196,12 @@ export class ChannelPipeline {
    * the first handler that is an instance of it, head to tail (Netty's `context(Class)`).
    */
   context(which: HandlerRef): ChannelHandlerContext | undefined {
+    const c = this.#lookup(which)
+    if (c !== undefined) this.#contextGiven = true
+    return c
+  }
+
+  #lookup(which: HandlerRef): ChannelHandlerContext | undefined {
     this.#followNative()
     if (typeof which === 'function') {
       for (let c = this._head._next; c && c !== this._tail; c = c._next) {
@@ -144,8 +219,16 @@ export class ChannelPipeline {
   get<T extends object>(type: HandlerClass<T>): T | undefined
   get(name: string): ChannelHandler | NativeHandler | undefined
   get(which: string | HandlerClass): unknown {
-    const c = this.context(which)
-    return c?.handler ?? c?.nativeHandler
+    const all = this.#compact
+    if (all === undefined || (this.#followNative(), this.#compact === undefined)) {
+      const c = this.#lookup(which)
+      return c?.handler ?? c?.nativeHandler
+    }
+    for (let i = 0; i < all.length; i += 2) {
+      const h = all[i + 1]
+      if (typeof which === 'function' ? h instanceof which : all[i] === which || h === which) return h
+    }
+    return undefined
   }
 
   /** Adds `handler` first (named `name`, or a generated name such as `LineBasedFrameDecoder#0`). */
@@ -170,7 +253,7 @@ export class ChannelPipeline {
     const base = (a as object).constructor?.name || 'handler'
     for (;;) {
       const name = `${base === 'Object' ? 'handler' : base}#${this.#generated++}`
-      if (!this.context(name)) return [name, a]
+      if (!this.#lookup(name)) return [name, a]
     }
   }
 
@@ -182,7 +265,16 @@ export class ChannelPipeline {
     if (!this._nativeEdits || !this.channel._known) return
     const names = this._hub.nativeNames(this.channel)
     if (names.length === 0) return // the native side forgot the channel
-    for (let c = this._head._next; c && c !== this._tail; c = c._next) {
+    const all = this.#compact
+    if (all !== undefined) {
+      for (let i = all.length - 2; i >= 0; i -= 2) {
+        if (names.includes(all[i] as string)) continue
+        all.splice(i, 2)
+        this._nativeEdits = false
+      }
+      return
+    }
+    for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) {
       if (c._kind !== Kind.Native || names.includes(c.name)) continue
       this.#unlink(c, false)
       c._removed = true
@@ -194,7 +286,7 @@ export class ChannelPipeline {
   removeIfExists<T extends object>(type: HandlerClass<T>): T | undefined
   removeIfExists(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandler | NativeHandler | undefined
   removeIfExists(which: HandlerRef): unknown {
-    return this.context(which) ? this.remove(which as string) : undefined
+    return this.#lookup(which) ? this.remove(which as string) : undefined
   }
 
   /** Adds `handler` before the handler named `baseName` (named `name`, or a generated name). */
@@ -220,7 +312,7 @@ export class ChannelPipeline {
   }
 
   #find(which: HandlerRef): ChannelHandlerContext {
-    const c = this.context(which)
+    const c = this.#lookup(which)
     if (!c) {
       const what = typeof which === 'string' ? `named '${which}'` : typeof which === 'function' ? `of class ${which.name || '(anonymous)'}` : "'(object)'"
       throw new NetloopError('ERR_NO_SUCH_HANDLER', `No handler ${what} in the pipeline of channel ${this.channel.id}`)
@@ -237,7 +329,7 @@ export class ChannelPipeline {
   #add(pos: Pos, base: string, name: string, handler: ChannelHandler | NativeHandler): this {
     this.#checkName(name)
     checkHandler(handler)
-    if (this.context(name)) {
+    if (this.#lookup(name)) {
       throw new NetloopError('ERR_DUPLICATE_HANDLER_NAME', `Duplicate handler name: ${name}`)
     }
     let prev: ChannelHandlerContext
@@ -317,7 +409,7 @@ export class ChannelPipeline {
     this.#checkName(newName, 'newName')
     checkHandler(handler)
     const oldCtx = this.#find(old)
-    if (newName !== oldCtx.name && this.context(newName)) {
+    if (newName !== oldCtx.name && this.#lookup(newName)) {
       throw new NetloopError('ERR_DUPLICATE_HANDLER_NAME', `Duplicate handler name: ${newName}`)
     }
     const ctx = this.#newContext(newName, handler)
@@ -337,6 +429,10 @@ export class ChannelPipeline {
 
   /** @internal The channel left its loop: every handler is removed, tail to head. */
   _destroy(): void {
+    if (this.#compact !== undefined) {
+      this.#compact = [] // native handlers only: no handlerRemoved to call in JS
+      return
+    }
     for (let c = this._tail._prev; c && c !== this._head; c = this._tail._prev) {
       const p = c._prev!
       p._next = this._tail
