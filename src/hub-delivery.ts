@@ -174,8 +174,12 @@ export class Delivery {
         if (c === HOLDABLE && this.#givesBack(ch!, ctx, chan, ctxId, a)) return
         arg = kind === WireKind.ReadResp ? readValue(arena!, this.#base + a) : readHttp(arena!, this.#base + a)
       }
-      else if (kind === WireKind.ReadWs) arg = readWs(arena!, this.#base + a, b)
-      else if (kind === WireKind.ReadValue) arg = this.tokens.take(a)
+      else if (kind === WireKind.ReadWs) {
+        arg = readWs(arena!, this.#base + a, b)
+        // The handshake is over: the JS view of the pipeline follows the codec's leaving now
+        // (no look-up may come to free its context; src/pipeline.ts, `_nativeEdits`).
+        if (ctx.pipeline._nativeEdits) ctx.pipeline._followNative()
+      } else if (kind === WireKind.ReadValue) arg = this.tokens.take(a)
       else if (kind === WireKind.UserEvent) arg = this.#userEvent(b, a, strings, chan)
       else if (kind === WireKind.Exception) arg = this.#error(b, a, strings, chan)
       ctx.pipeline._deliverInbound(ctx, EVENT_OF_WIRE[kind], arg)

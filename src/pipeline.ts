@@ -183,7 +183,7 @@ export class ChannelPipeline {
 
   /** Handler names, head to tail. */
   names(): string[] {
-    this.#followNative()
+    this._followNative()
     const all = this.#compact
     if (all !== undefined) return all.filter((_, i) => i % 2 === 0) as string[]
     const out: string[] = []
@@ -202,7 +202,7 @@ export class ChannelPipeline {
   }
 
   #lookup(which: HandlerRef): ChannelHandlerContext | undefined {
-    this.#followNative()
+    this._followNative()
     if (typeof which === 'function') {
       for (let c = this._head._next; c && c !== this._tail; c = c._next) {
         if (c.handler instanceof which || c.nativeHandler instanceof which) return c
@@ -220,7 +220,7 @@ export class ChannelPipeline {
   get(name: string): ChannelHandler | NativeHandler | undefined
   get(which: string | HandlerClass): unknown {
     const all = this.#compact
-    if (all === undefined || (this.#followNative(), this.#compact === undefined)) {
+    if (all === undefined || (this._followNative(), this.#compact === undefined)) {
       const c = this.#lookup(which)
       return c?.handler ?? c?.nativeHandler
     }
@@ -258,10 +258,10 @@ export class ChannelPipeline {
   }
 
   /**
-   * With `_nativeEdits`: takes out of the mirror the native contexts the native pipeline no
+   * @internal With `_nativeEdits`: takes out of the mirror the native contexts the native pipeline no
    * longer has (a handler that edits natively removed them), as removed contexts.
    */
-  #followNative(): void {
+  _followNative(): void {
     if (!this._nativeEdits || !this.channel._known) return
     const names = this._hub.nativeNames(this.channel)
     if (names.length === 0) return // the native side forgot the channel
