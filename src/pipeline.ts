@@ -116,7 +116,7 @@ export class ChannelPipeline {
       if (c._kind !== Kind.Native) return
       out.push(c.name, c.nativeHandler!)
     }
-    this.#compact = out
+    this.#compact = out.slice() // (exact length: `push` leaves room to grow)
     this.#head = this.#tail = undefined
   }
 
