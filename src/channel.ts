@@ -92,9 +92,17 @@ export class Channel implements ServerChannel {
   /** @internal True while the native side knows the channel (from its creation to FORGET). */
   _known = true
   #writes: WriteCount | undefined = undefined
-  /** @internal The async context its events run in (the context that made the channel). */
-  readonly _resource: AsyncResource
+  #resource: AsyncResource | undefined
   #closed = false
+  /**
+   * @internal The async context its events run in (the context that made the channel; for
+   * an accepted one its server's, so it is made there on first use: an idle connection whose
+   * handlers are all native never needs one).
+   */
+  get _resource(): AsyncResource {
+    return (this.#resource ??= this.parent!._resource.runInAsyncScope(() => new AsyncResource('netloop:Channel')))
+  }
+
   /** @internal What few channels use, made on first use (an idle connection holds none of it). */
   _extras: ChannelExtras | undefined = undefined
 
@@ -129,8 +137,9 @@ export class Channel implements ServerChannel {
   ) {
     this._hub = hub
     this.parent = parent
-    // An accepted channel inherits its server's context, as node:net connections do.
-    this._resource = parent ? parent._resource.runInAsyncScope(() => new AsyncResource('netloop:Channel')) : new AsyncResource('netloop:Channel')
+    // An accepted channel inherits its server's context, as node:net connections do: its
+    // resource is made in the server's, on first use (see `_resource`).
+    if (parent === undefined) this.#resource = new AsyncResource('netloop:Channel')
     this.pipeline = new ChannelPipeline(this, hub)
     hub.addChannel(this)
   }
