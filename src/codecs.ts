@@ -21,22 +21,32 @@ function order(v: unknown): number {
 }
 
 /**
- * Descriptions with the same kind and parameters share one frozen parameter array and
- * delimiter list: a `childHandler` that makes `new HttpServerCodec()` for each connection then
- * keeps one small object per handler, not its arrays and Buffers too (an idle WebSocket
- * connection kept about 500 bytes of them; docs/decisions/0017-websocket.md, "Memory per idle
- * connection"). Bounded: past `MAX_SHARED` different descriptions the table starts afresh.
+ * What the native side reads of a description: its kind, numbers and byte strings. Frozen and
+ * shared by the descriptions with the same ones (see `specOf`).
  */
-const shared = new Map<string, readonly [number[], Buffer[] | undefined]>()
+interface NativeSpec {
+  readonly kind: NativeHandlerKind
+  readonly params: number[]
+  readonly delimiters: Buffer[] | undefined
+}
+
+/**
+ * Descriptions with the same kind and parameters share one frozen spec: a `childHandler` that
+ * makes `new HttpServerCodec()` for each connection then keeps one small object per handler
+ * (one field), not its arrays and Buffers too (an idle WebSocket connection kept about 500
+ * bytes of them; docs/decisions/0017-websocket.md, "Memory per idle connection"). Bounded:
+ * past `MAX_SHARED` different specs the table starts afresh.
+ */
+const shared = new Map<string, NativeSpec>()
 const MAX_SHARED = 256
 
-function sharedParams(kind: NativeHandlerKind, params: number[], delimiters: Buffer[] | undefined): readonly [number[], Buffer[] | undefined] {
+function specOf(kind: NativeHandlerKind, params: number[], delimiters: Buffer[] | undefined): NativeSpec {
   let key = `${kind}:${params.join(',')}`
   if (delimiters !== undefined) for (const d of delimiters) key += `|${d.toString('base64')}`
   let e = shared.get(key)
   if (e === undefined) {
     if (shared.size >= MAX_SHARED) shared.clear()
-    e = [Object.freeze(params) as number[], delimiters && (Object.freeze(delimiters) as Buffer[])]
+    e = Object.freeze({ kind, params: Object.freeze(params) as number[], delimiters: delimiters && (Object.freeze(delimiters) as Buffer[]) })
     shared.set(key, e)
   }
   return e
@@ -44,20 +54,32 @@ function sharedParams(kind: NativeHandlerKind, params: number[], delimiters: Buf
 
 /** A handler implemented natively. Add it to a pipeline like any handler. */
 export abstract class NativeHandler {
-  /** @internal Its parameters, as the native side reads them (shared, frozen: see `sharedParams`). */
-  readonly _params: number[]
-  /** @internal Byte strings the native side reads beside the numbers (shared, frozen). */
-  readonly _delimiters: Buffer[] | undefined
+  /** @internal Kind, numbers and byte strings, shared (see `specOf`). */
+  #spec: NativeSpec
 
   /** @internal */
-  constructor(
-    /** @internal */ readonly _kind: NativeHandlerKind,
-    params: number[],
-    delimiters?: Buffer[],
-  ) {
-    const e = sharedParams(_kind, params, delimiters)
-    this._params = e[0]
-    this._delimiters = e[1]
+  constructor(kind: NativeHandlerKind, params: number[], delimiters?: Buffer[]) {
+    this.#spec = specOf(kind, params, delimiters)
+  }
+
+  /** @internal The kind of native handler. */
+  get _kind(): NativeHandlerKind {
+    return this.#spec.kind
+  }
+
+  /** @internal Its parameters, as the native side reads them (shared, frozen). */
+  get _params(): number[] {
+    return this.#spec.params
+  }
+
+  /** @internal Byte strings the native side reads beside the numbers (shared, frozen). */
+  get _delimiters(): Buffer[] | undefined {
+    return this.#spec.delimiters
+  }
+
+  /** @internal This description's byte strings replaced (a TLS client's server name, at its add). */
+  _setDelimiters(delimiters: Buffer[]): void {
+    this.#spec = specOf(this.#spec.kind, [...this.#spec.params], delimiters)
   }
 
   /** @internal Called when the handler is added to `ch`'s pipeline. */
