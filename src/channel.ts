@@ -140,7 +140,7 @@ export class Channel implements ServerChannel {
     // An accepted channel inherits its server's context, as node:net connections do: its
     // resource is made in the server's, on first use (see `_resource`).
     if (parent === undefined) this.#resource = new AsyncResource('netloop:Channel')
-    this.pipeline = new ChannelPipeline(this, hub)
+    this.pipeline = new ChannelPipeline(this)
     hub.addChannel(this)
   }
 

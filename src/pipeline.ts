@@ -62,28 +62,52 @@ export type HandlerRef = string | ChannelHandler | NativeHandler | HandlerClass
 
 export type { UnhandledExceptionHandler } from './unhandled'
 
+/** The flags of `ChannelPipeline.#bits`; the count of generated names sits above them. */
+const enum Bit {
+  /** A context was handed out (by `context()`): the pipeline is not compacted. */
+  ContextGiven = 1,
+  NativeEdits = 2,
+  WebSocket = 4,
+  Shift = 3,
+}
+
 export class ChannelPipeline {
   #head: ChannelHandlerContext | undefined
   #tail: ChannelHandlerContext | undefined
   /** The compact form (see the ground rules): name, handler, name, handler ..., head to tail. */
   #compact: Array<string | NativeHandler> | undefined
-  /** A context was handed out (by `context()`): the pipeline is not compacted. */
-  #contextGiven = false
   #voidPromise: ChannelPromise | undefined
   #silentPromise: ChannelPromise | undefined
-  #generated = 0
+  /** `Bit` flags, and above them the count of names generated so far (one field, not four). */
+  #bits = 0
+
+  /** @internal */
+  constructor(readonly channel: Channel) {
+    this.#ends()
+  }
+
+  /** @internal The channel's hub. */
+  get _hub(): ChannelHub {
+    return this.channel._hub
+  }
+
   /**
    * @internal A native handler that edits the pipeline by itself is here (see the ground
    * rules): look-ups check the mirror against the native side until its edit is seen.
    */
-  _nativeEdits = false
+  get _nativeEdits(): boolean {
+    return (this.#bits & Bit.NativeEdits) !== 0
+  }
+  set _nativeEdits(on: boolean) {
+    this.#bits = on ? this.#bits | Bit.NativeEdits : this.#bits & ~Bit.NativeEdits
+  }
 
-  /** @internal */
-  constructor(
-    readonly channel: Channel,
-    /** @internal */ readonly _hub: ChannelHub,
-  ) {
-    this.#ends()
+  /** @internal A WebSocket handler was added: strings JS writes are text messages (src/ws.ts). */
+  get _webSocket(): boolean {
+    return (this.#bits & Bit.WebSocket) !== 0
+  }
+  set _webSocket(on: boolean) {
+    this.#bits = on ? this.#bits | Bit.WebSocket : this.#bits & ~Bit.WebSocket
   }
 
   #ends(): void {
@@ -110,7 +134,7 @@ export class ChannelPipeline {
    * whose contexts JS was given, keeps just their names and handlers (see the ground rules).
    */
   _compact(): void {
-    if (this.#compact !== undefined || this.#contextGiven) return
+    if (this.#compact !== undefined || (this.#bits & Bit.ContextGiven) !== 0) return
     const out: Array<string | NativeHandler> = []
     for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) {
       if (c._kind !== Kind.Native) return
@@ -197,7 +221,7 @@ export class ChannelPipeline {
    */
   context(which: HandlerRef): ChannelHandlerContext | undefined {
     const c = this.#lookup(which)
-    if (c !== undefined) this.#contextGiven = true
+    if (c !== undefined) this.#bits |= Bit.ContextGiven
     return c
   }
 
@@ -252,7 +276,8 @@ export class ChannelPipeline {
     checkHandler(a)
     const base = (a as object).constructor?.name || 'handler'
     for (;;) {
-      const name = `${base === 'Object' ? 'handler' : base}#${this.#generated++}`
+      const name = `${base === 'Object' ? 'handler' : base}#${this.#bits >>> Bit.Shift}`
+      this.#bits += 1 << Bit.Shift
       if (!this.#lookup(name)) return [name, a]
     }
   }
