@@ -130,12 +130,10 @@ impl WebSocketServerProtocolHandler {
         };
         // The codec leaves the pipeline once the 101 is out and the bytes read after the
         // request are passed on (as Netty's handshaker removes `HttpServerCodec`).
-        let _ = ctx
-            .pipeline()
-            .find_handler::<HttpServerCodec, ()>(|codec| {
-                codec.leave_on_switch();
-                Some(())
-            });
+        let _ = ctx.pipeline().find_handler::<HttpServerCodec, ()>(|codec| {
+            codec.leave_on_switch();
+            Some(())
+        });
         let mut res = HttpResponse::new(101).for_request(req.id);
         for (name, value) in accepted.response_headers() {
             res = res.header(name, value);
