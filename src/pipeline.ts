@@ -71,13 +71,15 @@ const enum Bit {
   Shift = 3,
 }
 
+/** The silent promise of every pipeline (see `_silentPromise`). */
+const SILENT = new ChannelPromise(0)
+
 export class ChannelPipeline {
   #head: ChannelHandlerContext | undefined
   #tail: ChannelHandlerContext | undefined
   /** The compact form (see the ground rules): name, handler, name, handler ..., head to tail. */
   #compact: Array<string | NativeHandler> | undefined
   #voidPromise: ChannelPromise | undefined
-  #silentPromise: ChannelPromise | undefined
   /** `Bit` flags, and above them the count of names generated so far (one field, not four). */
   #bits = 0
 
@@ -172,15 +174,13 @@ export class ChannelPipeline {
 
   /**
    * @internal The promise of writes made without one (Netty's `write(msg)`: a promise nobody
-   * listens to, whose failure goes nowhere), per channel so that `promise.channel` holds; made
-   * on first use.
+   * listens to, whose failure goes nowhere). One for every pipeline of the thread: it is a
+   * marker that never reaches a handler (a JS `write` method gets a promise of its own,
+   * `ChannelPromise._implicit`, and native code gets `PromiseId.Silent`), so no channel needs
+   * its own (136 bytes each).
    */
   get _silentPromise(): ChannelPromise {
-    if (this.#silentPromise === undefined) {
-      this.#silentPromise = new ChannelPromise(0)
-      this.#silentPromise._channel = this.channel
-    }
-    return this.#silentPromise
+    return SILENT
   }
 
   /** @internal The pipeline's void promise (made on first use: an idle channel holds none). */
