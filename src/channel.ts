@@ -88,7 +88,7 @@ export class Channel implements ServerChannel {
    * @internal Its JS contexts, in the order they were made (the hub finds a record's context
    * here); made with the first JS handler (a pipeline of native handlers needs none).
    */
-  _contexts: ChannelHandlerContext[] | undefined = undefined
+  _contexts: ChannelHandlerContext | ChannelHandlerContext[] | undefined = undefined
   /** @internal True while the native side knows the channel (from its creation to FORGET). */
   _known = true
   #writes: WriteCount | undefined = undefined

@@ -135,6 +135,7 @@ export class Delivery {
     if (ch === undefined || !ch._known) return undefined
     const all = ch._contexts
     if (all === undefined) return undefined
+    if (!Array.isArray(all)) return all._id === id ? all : undefined
     for (let i = all.length - 1; i >= 0; i--) if (all[i]._id === id) return all[i]
     return undefined
   }

@@ -205,8 +205,10 @@ export class ChannelHub {
 
   registerContext(ctx: ChannelHandlerContext): void {
     const ch = ctx.pipeline.channel
-    if (ch._contexts === undefined) ch._contexts = [ctx]
-    else ch._contexts.push(ctx)
+    const all = ch._contexts
+    if (all === undefined) ch._contexts = ctx // (the usual one JS handler: no array)
+    else if (Array.isArray(all)) all.push(ctx)
+    else ch._contexts = [all, ctx]
   }
 
   // ---- native calls (ordered after the ops buffered so far) ----
