@@ -108,6 +108,12 @@ export declare class NativeChannels {
   /** The channel's `ChannelStateFlag` bits (0 once the channel is gone). */
   state(id: number): number
   /**
+   * The names of channel `id`'s handlers, head to tail (empty once the channel is gone):
+   * what JS's mirror of the pipeline checks itself against where a native handler edits
+   * the pipeline (a WebSocket handshake removes the HTTP codec).
+   */
+  handlerNames(id: number): Array<string>
+  /**
    * Writes the `WritabilitySlot`s of channel `id` into the shared state array,
    * *without* applying the ops JS buffered: JS counts those itself (`queued` bytes of writes
    * for this channel). If the pending bytes plus `queued` are above the high mark, the

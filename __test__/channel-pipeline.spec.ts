@@ -1,6 +1,6 @@
 import test from 'ava'
 
-import { type ChannelHandler, type ChannelHandlerContext, LineBasedFrameDecoder, NetloopError } from '../index'
+import { type Channel, type ChannelHandler, type ChannelHandlerContext, LengthFieldPrepender, LineBasedFrameDecoder, NetloopError } from '../index'
 import { captureUnhandled, collect, dial, loopFor, netClient, serve, until } from './channel-helpers'
 
 const upper: ChannelHandler = { channelRead: (ctx, m: Buffer) => ctx.fireChannelRead(Buffer.from(m.toString().toUpperCase())) }
@@ -276,4 +276,47 @@ test('a ChannelPromise knows its channel, and a removed listener is not called',
   await ch.close()
   t.deepEqual(calls, ['kept null'])
   t.deepEqual(inHandler, [true, true, true])
+})
+
+test('a pipeline of native handlers only is kept compact after its initializer: names, get and context still work, and a JS handler added later sees traffic', async (t) => {
+  const loop = loopFor(t)
+  const framer = new LineBasedFrameDecoder(64)
+  const prepender = new LengthFieldPrepender(2)
+  let channel: Channel | undefined
+  const { port } = await serve(t, loop, (ch) => {
+    channel = ch
+    ch.pipeline.addLast('framer', framer).addLast('prepender', prepender)
+  })
+  const s = await netClient(t, port)
+  await until(() => channel !== undefined)
+  const p = channel!.pipeline
+  t.deepEqual(p.names(), ['framer', 'prepender'])
+  t.is(p.get('framer'), framer)
+  t.is(p.get(LengthFieldPrepender), prepender)
+  t.is(p.get(prepender as never), prepender)
+  t.is(p.get('nothing'), undefined)
+  const ctx = p.context('prepender')!
+  t.is(ctx.nativeHandler, prepender)
+  t.is(p.context('prepender'), ctx, 'the contexts made again stay the same objects')
+  t.is(p.context(framer)?.name, 'framer')
+  p.addLast('echo', echo)
+  t.deepEqual(p.names(), ['framer', 'prepender', 'echo'])
+  const c = collect(s)
+  s.end('hi\n')
+  await c.ended
+  t.deepEqual(c.data(), Buffer.from([0, 2, 0x68, 0x69]))
+})
+
+test('a pipeline whose initializer took a context of a native handler is not compacted', async (t) => {
+  const loop = loopFor(t)
+  let kept: ChannelHandlerContext | undefined
+  let channel: Channel | undefined
+  await netClient(t, (await serve(t, loop, (ch) => {
+    channel = ch
+    kept = ch.pipeline.addLast('framer', new LineBasedFrameDecoder(64)).context('framer')
+  })).port)
+  await until(() => channel !== undefined)
+  t.is(channel!.pipeline.context('framer'), kept)
+  channel!.pipeline.remove('framer')
+  t.true(kept!.isRemoved)
 })

@@ -5,7 +5,7 @@ import test from 'ava'
 import * as crypto from 'node:crypto'
 import * as net from 'node:net'
 import WebSocket from 'ws'
-import { BinaryWebSocketFrame, HttpServerCodec, TextWebSocketFrame, WebSocketServerProtocolHandler, type NetloopError } from '../index'
+import { BinaryWebSocketFrame, HttpServerCodec, TextWebSocketFrame, WebSocketEchoHandler, WebSocketServerProtocolHandler, type Channel, type NetloopError } from '../index'
 import { loopFor, serve } from './channel-helpers'
 import { startExample } from './example-helpers'
 import { readFileSync } from 'node:fs'
@@ -118,6 +118,63 @@ test('a JS handler gets { text } and { binary } frames; strings it writes are te
   t.deepEqual([m.data, m.isBinary], [Buffer.from([9, 1, 2]), true])
   t.is(await closeCodeFor(port, Buffer.from([0x81, 0x02, 0x68, 0x69]), '/ws'), 1002)
   t.deepEqual(errors.map((e) => e.code), ['ERR_WS_BAD_MASK'])
+})
+
+test('the handshake takes HttpServerCodec out of the pipeline (as Netty), and the JS view of the pipeline follows', async (t) => {
+  const loop = loopFor(t)
+  const codec = new HttpServerCodec()
+  const protocol = new WebSocketServerProtocolHandler('/ws')
+  const echo = new WebSocketEchoHandler()
+  let channel: Channel | undefined
+  const { port } = await serve(t, loop, (ch) => {
+    channel = ch
+    ch.pipeline.addLast('http', codec).addLast('ws', protocol).addLast('echo', echo)
+  })
+  const ws = await within(10_000, new Promise<WebSocket>((resolve, reject) => {
+    const w = new WebSocket(`ws://127.0.0.1:${port}/ws`)
+    w.once('open', () => resolve(w))
+    w.once('error', reject)
+  }), 'open')
+  t.teardown(() => ws.terminate())
+  ws.send('a')
+  t.is((await next(ws)).data.toString(), 'a') // by then the codec's task has run
+  const p = channel!.pipeline
+  t.deepEqual(p.names(), ['ws', 'echo'])
+  t.is(p.get('http'), undefined)
+  t.is(p.get(HttpServerCodec), undefined)
+  t.is(p.get('echo'), echo, 'native handlers are still found, by name and by class')
+  t.is(p.get(WebSocketEchoHandler), echo)
+  t.throws(() => p.remove('http'), { code: 'ERR_NO_SUCH_HANDLER' })
+  // the pipeline can still be changed around the native handlers
+  p.addAfter('ws', 'before-echo', new WebSocketEchoHandler()).addLast('last', {})
+  t.deepEqual(p.names(), ['ws', 'before-echo', 'echo', 'last'])
+  p.remove('before-echo')
+  t.deepEqual(p.names(), ['ws', 'echo', 'last'])
+  ws.send('b')
+  t.is((await next(ws)).data.toString(), 'b')
+})
+
+test('a refused handshake leaves HttpServerCodec in the pipeline', async (t) => {
+  const loop = loopFor(t)
+  let channel: Channel | undefined
+  const { port } = await serve(t, loop, (ch) => {
+    channel = ch
+    ch.pipeline.addLast('http', new HttpServerCodec()).addLast('ws', new WebSocketServerProtocolHandler('/ws')).addLast('echo', new WebSocketEchoHandler())
+  })
+  const answer = await within(10_000, new Promise<string>((resolve) => {
+    const s = net.connect(port, '127.0.0.1')
+    let got = ''
+    s.on('connect', () => s.write('GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n\r\n'))
+    s.on('data', (d) => {
+      got += d
+      if (got.includes('\r\n\r\n')) {
+        resolve(got)
+        s.destroy()
+      }
+    })
+  }), 'answer')
+  t.regex(answer, /^HTTP\/1\.1 426 /)
+  t.deepEqual(channel!.pipeline.names(), ['http', 'ws', 'echo'])
 })
 
 test.serial('ws-echo --tls --threads 2: a wss: client verified with the test CA exchanges messages', async (t) => {

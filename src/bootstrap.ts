@@ -200,7 +200,10 @@ export class ServerBootstrap {
       accept(childHub: ChannelHub, childId: number) {
         const ch = new Channel(childHub, childId, server)
         publishServerSocket(ch)
-        if (initialize(ch, init)) childHub.register(ch)
+        if (initialize(ch, init)) {
+          ch.pipeline._compact()
+          childHub.register(ch)
+        }
       },
     }
     for (const child of children) child.servers.set(id, acceptor)

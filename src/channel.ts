@@ -4,7 +4,8 @@
  *
  * The class declares every member it has: the ones that belong to a feature (`tls`,
  * `haproxy`, `toDuplex`, `messages`) delegate to that feature's module, which keeps what it
- * remembers of the channel in a field here (`_tlsInfo`, `_haproxy`). No module adds to the
+ * remembers of the channel in a field here (`_tlsInfo`, `_haproxy`; what few channels use is in
+ * one side object, `ChannelExtras`, made on first use). No module adds to the
  * prototype, so the shape does not depend on what was imported. The feature modules import
  * `Channel` as a type only, so importing them from here makes no load-time cycle.
  */
@@ -67,31 +68,65 @@ function parseAddress(s: string | null): AddressInfo | undefined {
   return { address, port: Number(port), family }
 }
 
+/** The members of a channel that few channels use (see `Channel._extras`). */
+/** @internal */
+export class ChannelExtras {
+  connectHost: string | undefined = undefined
+  tlsInfo: TlsInfo | undefined = undefined
+  haproxy: HAProxyMessage | undefined = undefined
+  closeFuture: Promise<void> | undefined = undefined
+  resolveClose: (() => void) | undefined = undefined
+  config: ChannelConfig | undefined = undefined
+}
+
 export class Channel implements ServerChannel {
   readonly pipeline: ChannelPipeline
   /** The server channel that accepted this one. */
   readonly parent: Channel | undefined
   /** @internal */ readonly _hub: ChannelHub
-  /** @internal The host given to `Bootstrap.connect()` (a TLS client's default server name). */
-  _connectHost: string | undefined
   /**
    * @internal Its JS contexts, in the order they were made (the hub finds a record's context
    * here); made with the first JS handler (a pipeline of native handlers needs none).
    */
-  _contexts: ChannelHandlerContext[] | undefined = undefined
+  _contexts: ChannelHandlerContext | ChannelHandlerContext[] | undefined = undefined
   /** @internal True while the native side knows the channel (from its creation to FORGET). */
   _known = true
   #writes: WriteCount | undefined = undefined
-  /** @internal The async context its events run in (the context that made the channel). */
-  readonly _resource: AsyncResource
-  /** @internal The last TLS session read (`tls-info.ts`): `channel.tls` after the close. */
-  _tlsInfo: TlsInfo | undefined = undefined
-  /** @internal The PROXY protocol header, once read (`haproxy.ts`): `channel.haproxy` after the close. */
-  _haproxy: HAProxyMessage | undefined = undefined
+  #resource: AsyncResource | undefined
   #closed = false
-  #closeFuture: Promise<void> | undefined
-  #resolveClose: (() => void) | undefined
-  #config: ChannelConfig | undefined
+  /**
+   * @internal The async context its events run in (the context that made the channel; for
+   * an accepted one its server's, so it is made there on first use: an idle connection whose
+   * handlers are all native never needs one).
+   */
+  get _resource(): AsyncResource {
+    return (this.#resource ??= this.parent!._resource.runInAsyncScope(() => new AsyncResource('netloop:Channel')))
+  }
+
+  /** @internal What few channels use, made on first use (an idle connection holds none of it). */
+  _extras: ChannelExtras | undefined = undefined
+
+  /** @internal The host given to `Bootstrap.connect()` (a TLS client's default server name). */
+  get _connectHost(): string | undefined {
+    return this._extras?.connectHost
+  }
+  set _connectHost(v: string | undefined) {
+    (this._extras ??= new ChannelExtras()).connectHost = v
+  }
+  /** @internal The last TLS session read (`tls-info.ts`): `channel.tls` after the close. */
+  get _tlsInfo(): TlsInfo | undefined {
+    return this._extras?.tlsInfo
+  }
+  set _tlsInfo(v: TlsInfo | undefined) {
+    (this._extras ??= new ChannelExtras()).tlsInfo = v
+  }
+  /** @internal The PROXY protocol header, once read (`haproxy.ts`): `channel.haproxy` after the close. */
+  get _haproxy(): HAProxyMessage | undefined {
+    return this._extras?.haproxy
+  }
+  set _haproxy(v: HAProxyMessage | undefined) {
+    (this._extras ??= new ChannelExtras()).haproxy = v
+  }
 
   /** @internal */
   constructor(
@@ -102,9 +137,10 @@ export class Channel implements ServerChannel {
   ) {
     this._hub = hub
     this.parent = parent
-    // An accepted channel inherits its server's context, as node:net connections do.
-    this._resource = parent ? parent._resource.runInAsyncScope(() => new AsyncResource('netloop:Channel')) : new AsyncResource('netloop:Channel')
-    this.pipeline = new ChannelPipeline(this, hub)
+    // An accepted channel inherits its server's context, as node:net connections do: its
+    // resource is made in the server's, on first use (see `_resource`).
+    if (parent === undefined) this.#resource = new AsyncResource('netloop:Channel')
+    this.pipeline = new ChannelPipeline(this)
     hub.addChannel(this)
   }
 
@@ -119,10 +155,11 @@ export class Channel implements ServerChannel {
 
   /** Resolves when the channel is closed (never rejects). Made on first use. */
   get closeFuture(): Promise<void> {
-    if (this.#closeFuture === undefined) {
-      this.#closeFuture = this.#closed ? Promise.resolve() : new Promise((r) => (this.#resolveClose = r))
+    const x = (this._extras ??= new ChannelExtras())
+    if (x.closeFuture === undefined) {
+      x.closeFuture = this.#closed ? Promise.resolve() : new Promise((r) => (x.resolveClose = r))
     }
-    return this.#closeFuture
+    return x.closeFuture
   }
 
   /** The loop this channel is registered on. */
@@ -178,7 +215,8 @@ export class Channel implements ServerChannel {
 
   /** Every option, live: reading asks the channel, setting checks and applies at once. */
   get config(): ChannelConfig {
-    if (!this.#config) {
+    const x = (this._extras ??= new ChannelExtras())
+    if (!x.config) {
       const cfg = {} as ChannelConfig
       for (const name of OPTION_NAMES) {
         Object.defineProperty(cfg, name, {
@@ -187,9 +225,9 @@ export class Channel implements ServerChannel {
           set: (v: unknown) => this.setOption(name, v as never),
         })
       }
-      this.#config = Object.freeze(cfg) as ChannelConfig
+      x.config = Object.freeze(cfg) as ChannelConfig
     }
-    return this.#config
+    return x.config
   }
 
   getOption<K extends ChannelOptionName>(name: K): ChannelConfig[K] {
@@ -352,8 +390,11 @@ export class Channel implements ServerChannel {
   /** @internal The native side reported the close. */
   _onClosed(): void {
     this.#closed = true
-    this.#resolveClose?.()
-    this.#resolveClose = undefined
+    const x = this._extras
+    if (x !== undefined) {
+      x.resolveClose?.()
+      x.resolveClose = undefined
+    }
   }
 
   toString(): string {

@@ -20,14 +20,67 @@ function order(v: unknown): number {
   return v === 'LE' ? 1 : 0
 }
 
+/**
+ * What the native side reads of a description: its kind, numbers and byte strings. Frozen and
+ * shared by the descriptions with the same ones (see `specOf`).
+ */
+interface NativeSpec {
+  readonly kind: NativeHandlerKind
+  readonly params: number[]
+  readonly delimiters: Buffer[] | undefined
+}
+
+/**
+ * Descriptions with the same kind and parameters share one frozen spec: a `childHandler` that
+ * makes `new HttpServerCodec()` for each connection then keeps one small object per handler
+ * (one field), not its arrays and Buffers too (an idle WebSocket connection kept about 500
+ * bytes of them; docs/decisions/0017-websocket.md, "Memory per idle connection"). Bounded:
+ * past `MAX_SHARED` different specs the table starts afresh.
+ */
+const shared = new Map<string, NativeSpec>()
+const MAX_SHARED = 256
+
+function specOf(kind: NativeHandlerKind, params: number[], delimiters: Buffer[] | undefined): NativeSpec {
+  let key = `${kind}:${params.join(',')}`
+  if (delimiters !== undefined) for (const d of delimiters) key += `|${d.toString('base64')}`
+  let e = shared.get(key)
+  if (e === undefined) {
+    if (shared.size >= MAX_SHARED) shared.clear()
+    e = Object.freeze({ kind, params: Object.freeze(params) as number[], delimiters: delimiters && (Object.freeze(delimiters) as Buffer[]) })
+    shared.set(key, e)
+  }
+  return e
+}
+
 /** A handler implemented natively. Add it to a pipeline like any handler. */
 export abstract class NativeHandler {
+  /** @internal Kind, numbers and byte strings, shared (see `specOf`). */
+  #spec: NativeSpec
+
   /** @internal */
-  constructor(
-    /** @internal */ readonly _kind: NativeHandlerKind,
-    /** @internal */ readonly _params: number[],
-    /** @internal */ readonly _delimiters?: Buffer[],
-  ) {}
+  constructor(kind: NativeHandlerKind, params: number[], delimiters?: Buffer[]) {
+    this.#spec = specOf(kind, params, delimiters)
+  }
+
+  /** @internal The kind of native handler. */
+  get _kind(): NativeHandlerKind {
+    return this.#spec.kind
+  }
+
+  /** @internal Its parameters, as the native side reads them (shared, frozen). */
+  get _params(): number[] {
+    return this.#spec.params
+  }
+
+  /** @internal Byte strings the native side reads beside the numbers (shared, frozen). */
+  get _delimiters(): Buffer[] | undefined {
+    return this.#spec.delimiters
+  }
+
+  /** @internal This description's byte strings replaced (a TLS client's server name, at its add). */
+  _setDelimiters(delimiters: Buffer[]): void {
+    this.#spec = specOf(this.#spec.kind, [...this.#spec.params], delimiters)
+  }
 
   /** @internal Called when the handler is added to `ch`'s pipeline. */
   _attach(_ch: unknown): void {}

@@ -72,20 +72,32 @@ export class ChannelHandlerContext {
   /** @internal The handler's methods by pipeline event (see `methodTable`). */
   readonly _methods: ReadonlyArray<HandlerMethod | undefined>
 
+  /** @internal The JS handler or the native handler's description, by `_kind` (one field for both). */
+  readonly _handler: ChannelHandler | NativeHandler | undefined
+
   /** @internal */
   constructor(
     /** The handler's name in the pipeline. */
     readonly name: string,
-    /** The JS handler (undefined for a native handler and the pipeline's ends). */
-    readonly handler: ChannelHandler | undefined,
-    /** The native handler's description (undefined for JS handlers). */
-    readonly nativeHandler: NativeHandler | undefined,
+    handler: ChannelHandler | undefined,
+    nativeHandler: NativeHandler | undefined,
     /** The pipeline this context belongs to. */
     readonly pipeline: ChannelPipeline,
     /** @internal */ readonly _kind: Kind,
     /** @internal */ readonly _id: number,
   ) {
+    this._handler = handler ?? nativeHandler
     this._methods = methodTable(handler)
+  }
+
+  /** The JS handler (undefined for a native handler and the pipeline's ends). */
+  get handler(): ChannelHandler | undefined {
+    return this._kind === Kind.Js ? (this._handler as ChannelHandler) : undefined
+  }
+
+  /** The native handler's description (undefined for JS handlers). */
+  get nativeHandler(): NativeHandler | undefined {
+    return this._kind === Kind.Native ? (this._handler as NativeHandler) : undefined
   }
 
   /** The channel of the pipeline. */

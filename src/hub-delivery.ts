@@ -135,6 +135,7 @@ export class Delivery {
     if (ch === undefined || !ch._known) return undefined
     const all = ch._contexts
     if (all === undefined) return undefined
+    if (!Array.isArray(all)) return all._id === id ? all : undefined
     for (let i = all.length - 1; i >= 0; i--) if (all[i]._id === id) return all[i]
     return undefined
   }
@@ -174,8 +175,12 @@ export class Delivery {
         if (c === HOLDABLE && this.#givesBack(ch!, ctx, chan, ctxId, a)) return
         arg = kind === WireKind.ReadResp ? readValue(arena!, this.#base + a) : readHttp(arena!, this.#base + a)
       }
-      else if (kind === WireKind.ReadWs) arg = readWs(arena!, this.#base + a, b)
-      else if (kind === WireKind.ReadValue) arg = this.tokens.take(a)
+      else if (kind === WireKind.ReadWs) {
+        arg = readWs(arena!, this.#base + a, b)
+        // The handshake is over: the JS view of the pipeline follows the codec's leaving now
+        // (no look-up may come to free its context; src/pipeline.ts, `_nativeEdits`).
+        if (ctx.pipeline._nativeEdits) ctx.pipeline._followNative()
+      } else if (kind === WireKind.ReadValue) arg = this.tokens.take(a)
       else if (kind === WireKind.UserEvent) arg = this.#userEvent(b, a, strings, chan)
       else if (kind === WireKind.Exception) arg = this.#error(b, a, strings, chan)
       ctx.pipeline._deliverInbound(ctx, EVENT_OF_WIRE[kind], arg)
@@ -242,7 +247,7 @@ export class Delivery {
         if (!ch) return
         if (b !== Outcome.Success) closeCauses.set(ch, this.#error(b, a, strings, chan))
         // What native handlers know stays readable after the close (channel.tls, channel.haproxy).
-        for (let c = ch.pipeline._head._next; c && c !== ch.pipeline._tail; c = c._next) c.nativeHandler?._onClosed()
+        ch.pipeline._forEachNative((h) => h._onClosed())
         ch._onClosed()
         publishClose(ch, closeCauses.get(ch))
         return

@@ -153,7 +153,10 @@ export class ChannelHub {
   acceptRemote(id: number): void {
     const ch = new ChannelClass(this, id, undefined)
     publishServerSocket(ch)
-    if (initialize(ch, this.remoteInit)) this.register(ch)
+    if (initialize(ch, this.remoteInit)) {
+      ch.pipeline._compact()
+      this.register(ch)
+    }
   }
 
   /** Adds a channel the native side made (its constructor calls this). */
@@ -202,8 +205,10 @@ export class ChannelHub {
 
   registerContext(ctx: ChannelHandlerContext): void {
     const ch = ctx.pipeline.channel
-    if (ch._contexts === undefined) ch._contexts = [ctx]
-    else ch._contexts.push(ctx)
+    const all = ch._contexts
+    if (all === undefined) ch._contexts = ctx // (the usual one JS handler: no array)
+    else if (Array.isArray(all)) all.push(ctx)
+    else ch._contexts = [all, ctx]
   }
 
   // ---- native calls (ordered after the ops buffered so far) ----
@@ -220,6 +225,11 @@ export class ChannelHub {
         ? this.native.addJs(ch.id, pos, base, ctx.name, ctx._id, takes(ctx))
         : (ctx.nativeHandler!._attach(ch), this.native.addNative(ch.id, pos, base, ctx.name, ctx.nativeHandler!._kind, ctx.nativeHandler!._params, ctx.nativeHandler!._delimiters)),
     )
+  }
+
+  /** The names of the native pipeline's handlers (empty once the native side forgot the channel). */
+  nativeNames(ch: Channel): string[] {
+    return ch._known ? this.#call(() => this.native.handlerNames(ch.id)) : []
   }
 
   nativeRemove(ch: Channel, name: string): void {

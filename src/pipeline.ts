@@ -30,6 +30,16 @@
  *   promise instead (routing.ts moves events and handles these). What reaches the tail
  *   unhandled is reported with the channel id.
  * - A removed context keeps its links, so an event already passing through it goes on.
+ * - A native handler may edit the native pipeline by itself (a WebSocket handshake takes the
+ *   HTTP codec out, as Netty's handshaker does): such a handler marks the pipeline when it is
+ *   added (`_nativeEdits`), and until its edit is seen each look-up first drops the native
+ *   contexts the native side no longer has.
+ * - Compact form: a pipeline of native handlers only, once its channel's initializer ran
+ *   (`_compact`), keeps their names and handlers in one array instead of a context each and
+ *   the two ends (an idle connection of native handlers holds ~100 bytes of JS rather than
+ *   ~500). The contexts are made again, the same as before, on the first use that needs them
+ *   (`_head`/`_tail`: a look-up by `context()`, a change, an event fired from JS); `names()`
+ *   and `get()` read the array. Not compacted: a pipeline one of whose contexts JS was given.
  */
 import type { Channel } from './channel'
 import { ChannelHandlerContext, Kind } from './context'
@@ -52,35 +62,125 @@ export type HandlerRef = string | ChannelHandler | NativeHandler | HandlerClass
 
 export type { UnhandledExceptionHandler } from './unhandled'
 
+/** The flags of `ChannelPipeline.#bits`; the count of generated names sits above them. */
+const enum Bit {
+  /** A context was handed out (by `context()`): the pipeline is not compacted. */
+  ContextGiven = 1,
+  NativeEdits = 2,
+  WebSocket = 4,
+  Shift = 3,
+}
+
+/** The silent promise of every pipeline (see `_silentPromise`). */
+const SILENT = new ChannelPromise(0)
+
 export class ChannelPipeline {
-  /** @internal */ readonly _head: ChannelHandlerContext
-  /** @internal */ readonly _tail: ChannelHandlerContext
+  #head: ChannelHandlerContext | undefined
+  #tail: ChannelHandlerContext | undefined
+  /** The compact form (see the ground rules): name, handler, name, handler ..., head to tail. */
+  #compact: Array<string | NativeHandler> | undefined
   #voidPromise: ChannelPromise | undefined
-  #silentPromise: ChannelPromise | undefined
-  #generated = 0
+  /** `Bit` flags, and above them the count of names generated so far (one field, not four). */
+  #bits = 0
 
   /** @internal */
-  constructor(
-    readonly channel: Channel,
-    /** @internal */ readonly _hub: ChannelHub,
-  ) {
-    this._head = new ChannelHandlerContext('HEAD', undefined, undefined, this, Kind.Head, 0)
-    this._tail = new ChannelHandlerContext('TAIL', undefined, undefined, this, Kind.Tail, 0)
-    this._head._next = this._tail
-    this._tail._prev = this._head
+  constructor(readonly channel: Channel) {
+    this.#ends()
+  }
+
+  /** @internal The channel's hub. */
+  get _hub(): ChannelHub {
+    return this.channel._hub
+  }
+
+  /**
+   * @internal A native handler that edits the pipeline by itself is here (see the ground
+   * rules): look-ups check the mirror against the native side until its edit is seen.
+   */
+  get _nativeEdits(): boolean {
+    return (this.#bits & Bit.NativeEdits) !== 0
+  }
+  set _nativeEdits(on: boolean) {
+    this.#bits = on ? this.#bits | Bit.NativeEdits : this.#bits & ~Bit.NativeEdits
+  }
+
+  /** @internal A WebSocket handler was added: strings JS writes are text messages (src/ws.ts). */
+  get _webSocket(): boolean {
+    return (this.#bits & Bit.WebSocket) !== 0
+  }
+  set _webSocket(on: boolean) {
+    this.#bits = on ? this.#bits | Bit.WebSocket : this.#bits & ~Bit.WebSocket
+  }
+
+  #ends(): void {
+    const head = (this.#head = new ChannelHandlerContext('HEAD', undefined, undefined, this, Kind.Head, 0))
+    const tail = (this.#tail = new ChannelHandlerContext('TAIL', undefined, undefined, this, Kind.Tail, 0))
+    head._next = tail
+    tail._prev = head
+  }
+
+  /** @internal The head context (the contexts are made again first if the pipeline is compact). */
+  get _head(): ChannelHandlerContext {
+    if (this.#compact !== undefined) this.#expand()
+    return this.#head!
+  }
+
+  /** @internal The tail context (as `_head`). */
+  get _tail(): ChannelHandlerContext {
+    if (this.#compact !== undefined) this.#expand()
+    return this.#tail!
+  }
+
+  /**
+   * @internal After the channel's initializer: a pipeline of native handlers only, none of
+   * whose contexts JS was given, keeps just their names and handlers (see the ground rules).
+   */
+  _compact(): void {
+    if (this.#compact !== undefined || (this.#bits & Bit.ContextGiven) !== 0) return
+    const out: Array<string | NativeHandler> = []
+    for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) {
+      if (c._kind !== Kind.Native) return
+      out.push(c.name, c.nativeHandler!)
+    }
+    this.#compact = out.slice() // (exact length: `push` leaves room to grow)
+    this.#head = this.#tail = undefined
+  }
+
+  /** The contexts again, from the compact form. */
+  #expand(): void {
+    const all = this.#compact!
+    this.#compact = undefined
+    this.#ends()
+    let prev = this.#head!
+    for (let i = 0; i < all.length; i += 2) {
+      const ctx = new ChannelHandlerContext(all[i] as string, undefined, all[i + 1] as NativeHandler, this, Kind.Native, 0)
+      ctx._prev = prev
+      prev._next = ctx
+      prev = ctx
+    }
+    prev._next = this.#tail
+    this.#tail!._prev = prev
+  }
+
+  /** @internal Calls `fn` with each native handler, head to tail (without making contexts). */
+  _forEachNative(fn: (h: NativeHandler) => void): void {
+    const all = this.#compact
+    if (all !== undefined) {
+      for (let i = 1; i < all.length; i += 2) fn(all[i] as NativeHandler)
+      return
+    }
+    for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) if (c.nativeHandler) fn(c.nativeHandler)
   }
 
   /**
    * @internal The promise of writes made without one (Netty's `write(msg)`: a promise nobody
-   * listens to, whose failure goes nowhere), per channel so that `promise.channel` holds; made
-   * on first use.
+   * listens to, whose failure goes nowhere). One for every pipeline of the thread: it is a
+   * marker that never reaches a handler (a JS `write` method gets a promise of its own,
+   * `ChannelPromise._implicit`, and native code gets `PromiseId.Silent`), so no channel needs
+   * its own (136 bytes each).
    */
   get _silentPromise(): ChannelPromise {
-    if (this.#silentPromise === undefined) {
-      this.#silentPromise = new ChannelPromise(0)
-      this.#silentPromise._channel = this.channel
-    }
-    return this.#silentPromise
+    return SILENT
   }
 
   /** @internal The pipeline's void promise (made on first use: an idle channel holds none). */
@@ -107,6 +207,9 @@ export class ChannelPipeline {
 
   /** Handler names, head to tail. */
   names(): string[] {
+    this._followNative()
+    const all = this.#compact
+    if (all !== undefined) return all.filter((_, i) => i % 2 === 0) as string[]
     const out: string[] = []
     for (let c = this._head._next; c && c !== this._tail; c = c._next) out.push(c.name)
     return out
@@ -117,6 +220,13 @@ export class ChannelPipeline {
    * the first handler that is an instance of it, head to tail (Netty's `context(Class)`).
    */
   context(which: HandlerRef): ChannelHandlerContext | undefined {
+    const c = this.#lookup(which)
+    if (c !== undefined) this.#bits |= Bit.ContextGiven
+    return c
+  }
+
+  #lookup(which: HandlerRef): ChannelHandlerContext | undefined {
+    this._followNative()
     if (typeof which === 'function') {
       for (let c = this._head._next; c && c !== this._tail; c = c._next) {
         if (c.handler instanceof which || c.nativeHandler instanceof which) return c
@@ -133,8 +243,16 @@ export class ChannelPipeline {
   get<T extends object>(type: HandlerClass<T>): T | undefined
   get(name: string): ChannelHandler | NativeHandler | undefined
   get(which: string | HandlerClass): unknown {
-    const c = this.context(which)
-    return c?.handler ?? c?.nativeHandler
+    const all = this.#compact
+    if (all === undefined || (this._followNative(), this.#compact === undefined)) {
+      const c = this.#lookup(which)
+      return c?.handler ?? c?.nativeHandler
+    }
+    for (let i = 0; i < all.length; i += 2) {
+      const h = all[i + 1]
+      if (typeof which === 'function' ? h instanceof which : all[i] === which || h === which) return h
+    }
+    return undefined
   }
 
   /** Adds `handler` first (named `name`, or a generated name such as `LineBasedFrameDecoder#0`). */
@@ -158,8 +276,34 @@ export class ChannelPipeline {
     checkHandler(a)
     const base = (a as object).constructor?.name || 'handler'
     for (;;) {
-      const name = `${base === 'Object' ? 'handler' : base}#${this.#generated++}`
-      if (!this.context(name)) return [name, a]
+      const name = `${base === 'Object' ? 'handler' : base}#${this.#bits >>> Bit.Shift}`
+      this.#bits += 1 << Bit.Shift
+      if (!this.#lookup(name)) return [name, a]
+    }
+  }
+
+  /**
+   * @internal With `_nativeEdits`: takes out of the mirror the native contexts the native pipeline no
+   * longer has (a handler that edits natively removed them), as removed contexts.
+   */
+  _followNative(): void {
+    if (!this._nativeEdits || !this.channel._known) return
+    const names = this._hub.nativeNames(this.channel)
+    if (names.length === 0) return // the native side forgot the channel
+    const all = this.#compact
+    if (all !== undefined) {
+      for (let i = all.length - 2; i >= 0; i -= 2) {
+        if (names.includes(all[i] as string)) continue
+        all.splice(i, 2)
+        this._nativeEdits = false
+      }
+      return
+    }
+    for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) {
+      if (c._kind !== Kind.Native || names.includes(c.name)) continue
+      this.#unlink(c, false)
+      c._removed = true
+      this._nativeEdits = false // the edit is seen
     }
   }
 
@@ -167,7 +311,7 @@ export class ChannelPipeline {
   removeIfExists<T extends object>(type: HandlerClass<T>): T | undefined
   removeIfExists(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandler | NativeHandler | undefined
   removeIfExists(which: HandlerRef): unknown {
-    return this.context(which) ? this.remove(which as string) : undefined
+    return this.#lookup(which) ? this.remove(which as string) : undefined
   }
 
   /** Adds `handler` before the handler named `baseName` (named `name`, or a generated name). */
@@ -193,7 +337,7 @@ export class ChannelPipeline {
   }
 
   #find(which: HandlerRef): ChannelHandlerContext {
-    const c = this.context(which)
+    const c = this.#lookup(which)
     if (!c) {
       const what = typeof which === 'string' ? `named '${which}'` : typeof which === 'function' ? `of class ${which.name || '(anonymous)'}` : "'(object)'"
       throw new NetloopError('ERR_NO_SUCH_HANDLER', `No handler ${what} in the pipeline of channel ${this.channel.id}`)
@@ -210,7 +354,7 @@ export class ChannelPipeline {
   #add(pos: Pos, base: string, name: string, handler: ChannelHandler | NativeHandler): this {
     this.#checkName(name)
     checkHandler(handler)
-    if (this.context(name)) {
+    if (this.#lookup(name)) {
       throw new NetloopError('ERR_DUPLICATE_HANDLER_NAME', `Duplicate handler name: ${name}`)
     }
     let prev: ChannelHandlerContext
@@ -290,7 +434,7 @@ export class ChannelPipeline {
     this.#checkName(newName, 'newName')
     checkHandler(handler)
     const oldCtx = this.#find(old)
-    if (newName !== oldCtx.name && this.context(newName)) {
+    if (newName !== oldCtx.name && this.#lookup(newName)) {
       throw new NetloopError('ERR_DUPLICATE_HANDLER_NAME', `Duplicate handler name: ${newName}`)
     }
     const ctx = this.#newContext(newName, handler)
@@ -310,6 +454,10 @@ export class ChannelPipeline {
 
   /** @internal The channel left its loop: every handler is removed, tail to head. */
   _destroy(): void {
+    if (this.#compact !== undefined) {
+      this.#compact = [] // native handlers only: no handlerRemoved to call in JS
+      return
+    }
     for (let c = this._tail._prev; c && c !== this._head; c = this._tail._prev) {
       const p = c._prev!
       p._next = this._tail

@@ -237,7 +237,7 @@ export class SslHandler extends NativeHandler {
     this._channel = ch
     const host = ch._connectHost
     if (this._delimiters === undefined && host !== undefined && isIP(host) === 0) {
-      ;(this as { _delimiters?: Buffer[] })._delimiters = [Buffer.from(host)]
+      this._setDelimiters([Buffer.from(host)])
     }
   }
 

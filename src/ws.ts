@@ -22,6 +22,7 @@
  */
 // Imported, not the global: in Node the global `Buffer` is a getter, called on each use.
 import { Buffer } from 'node:buffer'
+import type { Channel } from './channel'
 import { NativeHandler } from './codecs'
 import { NativeHandlerKind, WsFrameKind } from './protocol'
 import { checkBoolean, checkInteger, invalidArgType } from './errors'
@@ -79,16 +80,18 @@ export function deflateParams(o: boolean | PerMessageDeflateOptions | undefined)
 }
 
 /** Channels whose pipeline has a WebSocket handler: strings written to them are text messages. */
-const webSocketChannels = new WeakSet<object>()
-
 /** Whether strings written to `ch` are WebSocket text messages. */
 export function isWebSocketChannel(ch: object): boolean {
-  return webSocketChannels.has(ch)
+  return (ch as Partial<Channel>).pipeline?._webSocket === true
 }
 
-/** @internal Marks `ch`: its pipeline has a WebSocket handler (a client's, src/ws-client.ts). */
+/**
+ * @internal Marks `ch`: its pipeline has a WebSocket handler (a client's, src/ws-client.ts).
+ * A flag of its pipeline (a set of channels cost each connection an entry).
+ */
 export function markWebSocketChannel(ch: unknown): void {
-  if (typeof ch === 'object' && ch !== null) webSocketChannels.add(ch)
+  const pipeline = (ch as Partial<Channel> | null)?.pipeline
+  if (pipeline !== undefined) pipeline._webSocket = true
 }
 
 /** The server handshake on `HttpServerCodec`'s upgrade, then WebSocket frames (native). */
@@ -111,9 +114,13 @@ export class WebSocketServerProtocolHandler extends NativeHandler {
     )
   }
 
-  /** @internal */
-  override _attach(ch: unknown): void {
+  /**
+   * @internal The native handshake takes `HttpServerCodec` out of the pipeline at the switch
+   * (as Netty's handshaker does): the JS mirror of the pipeline follows (src/pipeline.ts).
+   */
+  override _attach(ch: Channel): void {
     markWebSocketChannel(ch)
+    ch.pipeline._nativeEdits = true
   }
 }
 

@@ -3,7 +3,7 @@
 //
 //   node benches/node/ws-idle-memory.mjs [--conns N] [--server netloop-native|netloop-js|ws]
 //                                        [--sources K] [--repeat R] [--snapshots DIR]
-//                                        [--server-flags "--max-semi-space-size=1 ..."]
+//                                        [--server-flags "--max-semi-space-size=1 ..."] [--spaces]
 //
 // The server (benches/node/servers/ws-netloop.mjs [--native] or ws-node.mjs) runs in a child
 // process with --expose-gc and servers/memory-probe.cjs preloaded. This process opens N
@@ -31,6 +31,10 @@ const REPEAT = Number(opt('--repeat', 1))
 // DIR/after.heapsnapshot), to compare in DevTools.
 const SNAPSHOTS = opt('--snapshots', undefined)
 // --server-flags: Node options for the server process (V8's heap sizing, for instance).
+// --settle S: seconds the connections stay idle before the reading (default 0.5).
+const SETTLE_MS = Number(opt('--settle', 0.5)) * 1000
+// --spaces: V8's heap spaces (size and used) per connection as well.
+const SPACES = process.argv.includes('--spaces')
 const SERVER_FLAGS = (opt('--server-flags', '') ?? '').split(' ').filter(Boolean)
 
 const servers = {
@@ -107,7 +111,7 @@ for (let r = 0; r < REPEAT; r++) {
   for (let i = 0; i < CONNS; i += 100) {
     sockets.push(...(await Promise.all(Array.from({ length: Math.min(100, CONNS - i) }, (_, j) => open(i + j)))))
   }
-  await new Promise((r) => setTimeout(r, 500))
+  await new Promise((r) => setTimeout(r, SETTLE_MS))
   const after = await measure()
   if (SNAPSHOTS && r === 0) await snapshot('after')
   const per = (k) => (after[k] - before[k]) / CONNS
@@ -124,7 +128,17 @@ for (let r = 0; r < REPEAT; r++) {
     externalPerConn: Math.round(per('external')),
     arrayBuffersPerConn: Math.round(per('arrayBuffers')),
     nativePerConn: Math.round(rss - js - per('external')),
+    mallocHeapPerConn: Math.round(((after.brkKib - before.brkKib) * 1024) / CONNS),
     rssAfterKiB: Number(kib(after.rss)),
+  }
+  if (SPACES) {
+    // V8's heap by space: size (committed) and used, per connection
+    row.spaces = Object.fromEntries(
+      Object.keys(after.spaces).map((k) => [
+        k,
+        [after.spaces[k].size - before.spaces[k].size, after.spaces[k].used - before.spaces[k].used].map((b) => Math.round(b / CONNS)),
+      ]),
+    )
   }
   console.log(JSON.stringify(row))
   for (const s of sockets) s.destroy()

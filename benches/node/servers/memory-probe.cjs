@@ -8,7 +8,16 @@ process.on('message', (m) => {
   for (let i = 0; i < 3; i++) globalThis.gc?.()
   const status = readFileSync('/proc/self/status', 'utf8')
   const kib = (k) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
-  process.send({ ...process.memoryUsage(), rssAnonKib: kib('RssAnon'), rssFileKib: kib('RssFile') })
+  // malloc's main arena (the [heap] mapping): native allocations of the loop's thread
+  let brkKib = 0
+  const smaps = readFileSync('/proc/self/smaps', 'utf8')
+  const at = smaps.indexOf('[heap]')
+  if (at >= 0) brkKib = Number(/Rss:\s+(\d+)/.exec(smaps.slice(at))?.[1] ?? 0)
+  const spaces = {}
+  for (const sp of require('node:v8').getHeapSpaceStatistics()) {
+    spaces[sp.space_name] = { size: sp.space_size, used: sp.space_used_size }
+  }
+  process.send({ ...process.memoryUsage(), rssAnonKib: kib('RssAnon'), rssFileKib: kib('RssFile'), brkKib, spaces })
 })
 // The IPC channel must not keep a server alive on its own.
 process.channel?.unref()

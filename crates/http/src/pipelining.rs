@@ -120,6 +120,11 @@ impl HttpServerCodec {
             if self.fire_left_over(ctx) {
                 ctx.fire_channel_read_complete();
             }
+            if self.upgrade.leave.get() && !ctx.is_removed() {
+                // Its `handler_removed` gives reading back.
+                let _ = ctx.pipeline().remove(ctx.name());
+                return;
+            }
         } else {
             self.fired.set(false);
             self.decode(ctx, Bytes::new());

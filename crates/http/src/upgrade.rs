@@ -14,6 +14,9 @@
 //!   idle holds none of it (docs/decisions/0017-websocket.md, "Memory per idle connection").
 //! - Removing the codec instead (what a library that writes its own `101`, like `ws`, needs)
 //!   fires the bytes left over too, and gives reading back.
+//! - Asked to leave at the switch (`leave_on_switch`, what a WebSocket handshake asks, as
+//!   Netty's handshaker removes `HttpServerCodec`), the codec removes itself in that task,
+//!   once the bytes left over are fired: the connection then keeps none of the codec.
 
 use std::cell::Cell;
 
@@ -29,9 +32,20 @@ pub(super) struct UpgradeState {
     pub(super) switched: Cell<bool>,
     /// Declined while the decoder was running (inside `channel_read`): decode on at once.
     pub(super) redecode: Cell<bool>,
+    /// Leave the pipeline once switched and the bytes left over are fired.
+    pub(super) leave: Cell<bool>,
 }
 
 impl HttpServerCodec {
+    /// Asks the codec to leave the pipeline when the protocol switches: in the task that
+    /// fires the bytes read after the upgrade request, right after them (Netty's WebSocket
+    /// handshaker removes `HttpServerCodec` the same way). What comes after the switch then
+    /// goes straight to the next handler, and the codec's memory is freed. An answer that
+    /// declines the upgrade leaves the codec in place (and clears the request).
+    pub fn leave_on_switch(&self) {
+        self.upgrade.leave.set(true);
+    }
+
     /// An upgrade request waits for its answer: stop reading meanwhile.
     pub(super) fn pause_for_upgrade(&self, ctx: &ChannelHandlerContext) {
         if self.decoder.borrow().awaits_upgrade() {
@@ -51,6 +65,7 @@ impl HttpServerCodec {
             self.schedule_resume(ctx);
             return;
         }
+        self.upgrade.leave.set(false);
         self.decoder.borrow_mut().decline_upgrade();
         if self.pause.is_paused() {
             self.schedule_resume(ctx);

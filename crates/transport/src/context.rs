@@ -12,6 +12,7 @@
 //! contexts towards live ones, so they form no cycle. No `RefCell` borrow is held while a
 //! handler runs.
 
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::net::SocketAddr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -36,7 +37,8 @@ pub(crate) enum HandlerState {
 }
 
 pub(crate) struct CtxInner {
-    pub(crate) name: String,
+    /// Borrowed for the pipeline's ends (`HEAD`, `TAIL`): no allocation per channel for them.
+    pub(crate) name: Cow<'static, str>,
     pub(crate) handler: Rc<dyn ChannelHandler>,
     pub(crate) next: RefCell<Option<ChannelHandlerContext>>,
     pub(crate) prev: RefCell<Weak<CtxInner>>,
@@ -83,12 +85,12 @@ macro_rules! inbound {
 
 impl ChannelHandlerContext {
     pub(crate) fn new(
-        name: String,
+        name: impl Into<Cow<'static, str>>,
         handler: Rc<dyn ChannelHandler>,
         pipeline: Weak<PipelineInner>,
     ) -> Self {
         ChannelHandlerContext(Rc::new(CtxInner {
-            name,
+            name: name.into(),
             handler,
             next: RefCell::new(None),
             prev: RefCell::new(Weak::new()),

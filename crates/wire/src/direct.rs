@@ -154,6 +154,12 @@ impl Hub {
         })
     }
 
+    /// The names of channel `id`'s handlers, head to tail (empty once the channel is gone).
+    pub fn handler_names(&self, id: f64) -> Vec<String> {
+        self.channel(id as u64)
+            .map_or_else(Vec::new, |ch| ch.pipeline().names())
+    }
+
     /// Writes the [`WritabilitySlot`]s of channel `id` into the shared state array. If the
     /// pending bytes plus `queued` (what JS counted of its buffered writes) are above the high
     /// mark, the channel turns unwritable without an event and `Crossed` is 1: JS reports the

@@ -1,8 +1,9 @@
 //! WebSocket over netloop's HTTP codec: [`WebSocketServerProtocolHandler`] (Netty's handler
 //! of the same name) goes after `HttpServerCodec`. An upgrade request for its path is checked
 //! with `netloop_ws::handshake::server_handshake`; accepted, it is answered `101`, a
-//! `netloop_ws::WebSocketHandler` takes this handler's place (the HTTP codec passes the
-//! bytes through from then on, the bytes read after the request included) and a
+//! `netloop_ws::WebSocketHandler` takes this handler's place, the HTTP codec leaves the
+//! pipeline (in a loop task, once it has passed on the bytes read after the request, as
+//! Netty's handshaker removes `HttpServerCodec`) and a
 //! [`HandshakeComplete`] user event goes to the next handler; refused, it is answered with
 //! the refusal's status (400, 403, 405, 426) and the connection stays HTTP. Other requests
 //! pass on to the application. With `WsConfig::permessage_deflate` set, a client's
@@ -41,7 +42,7 @@ mod client;
 
 pub use client::{ClientHandshakeComplete, WebSocketClientProtocolHandler};
 
-use netloop_http::{HeaderList, HttpRequest, HttpResponse};
+use netloop_http::{HeaderList, HttpRequest, HttpResponse, HttpServerCodec};
 use netloop_transport::{ChannelHandler, ChannelHandlerContext, HandlerResult, Message};
 use netloop_ws::handshake::{is_websocket_request, server_handshake, HandshakeOptions};
 use netloop_ws::{WebSocketHandler, WsConfig};
@@ -127,6 +128,12 @@ impl WebSocketServerProtocolHandler {
                 return Ok(());
             }
         };
+        // The codec leaves the pipeline once the 101 is out and the bytes read after the
+        // request are passed on (as Netty's handshaker removes `HttpServerCodec`).
+        let _ = ctx.pipeline().find_handler::<HttpServerCodec, ()>(|codec| {
+            codec.leave_on_switch();
+            Some(())
+        });
         let mut res = HttpResponse::new(101).for_request(req.id);
         for (name, value) in accepted.response_headers() {
             res = res.header(name, value);

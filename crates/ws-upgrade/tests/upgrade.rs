@@ -79,6 +79,11 @@ fn an_upgrade_is_answered_101_and_frames_read_with_the_request_are_echoed() {
             (Opcode::Binary, b"\x00later".to_vec())
         ]
     );
+    assert_eq!(
+        ch.pipeline().names(),
+        ["ws", "echo"],
+        "the HTTP codec left the pipeline at the switch"
+    );
     let ws = ch.pipeline().get("ws").unwrap();
     assert!(
         ws.as_any()
@@ -121,6 +126,7 @@ fn a_refused_handshake_is_answered_with_its_status_and_stays_http() {
     );
     assert!(out.contains("Sec-WebSocket-Version: 13\r\n"));
     assert!(ch.channel().is_open());
+    assert_eq!(ch.pipeline().names(), ["http", "ws", "echo"]);
     assert!(ch
         .pipeline()
         .get("ws")

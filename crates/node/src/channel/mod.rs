@@ -227,6 +227,15 @@ impl NativeChannels {
         self.hub.state_flags(id)
     }
 
+    /// The names of channel `id`'s handlers, head to tail (empty once the channel is gone):
+    /// what JS's mirror of the pipeline checks itself against where a native handler edits
+    /// the pipeline (a WebSocket handshake removes the HTTP codec).
+    #[napi]
+    pub fn handler_names(&self, id: f64) -> Vec<String> {
+        self.enter();
+        self.hub.handler_names(id)
+    }
+
     /// Writes the `WritabilitySlot`s of channel `id` into the shared state array,
     /// *without* applying the ops JS buffered: JS counts those itself (`queued` bytes of writes
     /// for this channel). If the pending bytes plus `queued` are above the high mark, the

@@ -61,6 +61,10 @@ pub(crate) struct ChannelInner {
     /// Shared with the channels accepted by the same server until one of them changes an
     /// option (copy on write): a connection does not carry its own copy.
     options: RefCell<Arc<ChannelOptions>>,
+    /// `autoRead`, kept apart from the shared options: a codec that pauses reading (an HTTP
+    /// upgrade, a pipelining limit) turns it off and on again, and a copy of the options for
+    /// that would stay with the connection for good.
+    auto_read: Cell<bool>,
     pub(crate) outbound: RefCell<OutboundBuffer>,
     registered: Cell<bool>,
     ever_registered: Cell<bool>,
@@ -111,6 +115,7 @@ impl Channel {
             io,
             local: RefCell::new(Rc::downgrade(local)),
             event_loop: RefCell::new(local.handle()),
+            auto_read: Cell::new(options.auto_read),
             options: RefCell::new(options),
             outbound: RefCell::new(OutboundBuffer::new(water)),
             registered: Cell::new(false),
@@ -221,7 +226,9 @@ impl Channel {
 
     /// A snapshot of the channel's options.
     pub fn options(&self) -> ChannelOptions {
-        ChannelOptions::clone(&self.0.options.borrow())
+        let mut o = ChannelOptions::clone(&self.0.options.borrow());
+        o.auto_read = self.0.auto_read.get();
+        o
     }
 
     pub(crate) fn with_options<R>(&self, f: impl FnOnce(&ChannelOptions) -> R) -> R {
@@ -233,11 +240,15 @@ impl Channel {
     /// # Errors
     /// `InvalidOption` for a bad value; an I/O error if the socket refused it.
     pub fn set_option(&self, opt: ChannelOption) -> Result<(), TransportError> {
-        let was_auto_read = self.0.options.borrow().auto_read;
-        Arc::make_mut(&mut self.0.options.borrow_mut()).set(opt.clone())?;
-        self.0.io.apply_option(&opt)?;
-        let water = self.0.options.borrow().write_buffer_water_mark;
-        self.0.outbound.borrow_mut().set_water_mark(water);
+        let was_auto_read = self.0.auto_read.get();
+        if let ChannelOption::AutoRead(on) = opt {
+            self.0.auto_read.set(on); // (not a socket option; the shared options stay shared)
+        } else {
+            Arc::make_mut(&mut self.0.options.borrow_mut()).set(opt.clone())?;
+            self.0.io.apply_option(&opt)?;
+            let water = self.0.options.borrow().write_buffer_water_mark;
+            self.0.outbound.borrow_mut().set_water_mark(water);
+        }
         match opt {
             ChannelOption::AutoRead(true) if !was_auto_read => self.read(),
             // Netty's autoReadCleared(): turning autoRead off also withdraws a read already
@@ -251,7 +262,7 @@ impl Channel {
 
     /// True if the channel reads whenever data arrives (the `autoRead` option).
     pub fn is_auto_read(&self) -> bool {
-        self.0.options.borrow().auto_read
+        self.0.auto_read.get()
     }
 
     // ---- outbound operations through the pipeline (from the tail) ----

@@ -4,6 +4,7 @@
 //! Ground rules: loop thread only; see the parent module.
 
 use std::net::SocketAddr;
+use std::rc::Rc;
 
 use super::Unhandled;
 use crate::context::ChannelHandlerContext;
@@ -14,6 +15,19 @@ use crate::promise::ChannelPromise;
 
 /// The head: outbound operations become channel operations.
 pub(super) struct HeadHandler;
+
+thread_local! {
+    /// The ends hold no state: one of each per thread serves every pipeline (no allocation
+    /// per channel for them).
+    static ENDS: (Rc<dyn ChannelHandler>, Rc<dyn ChannelHandler>) =
+        (Rc::new(HeadHandler), Rc::new(TailHandler));
+}
+
+/// The head and tail handlers, shared by the thread's pipelines.
+pub(super) fn handlers() -> (Rc<dyn ChannelHandler>, Rc<dyn ChannelHandler>) {
+    ENDS.try_with(|(head, tail)| (head.clone(), tail.clone()))
+        .unwrap_or_else(|_| (Rc::new(HeadHandler), Rc::new(TailHandler))) // (thread exiting)
+}
 
 impl ChannelHandler for HeadHandler {
     fn channel_active(&self, ctx: &ChannelHandlerContext) -> HandlerResult {

@@ -101,10 +101,9 @@ pub(crate) enum Position<'a> {
 impl ChannelPipeline {
     pub(crate) fn new(channel: Weak<ChannelInner>) -> Self {
         ChannelPipeline(Rc::new_cyclic(|weak: &Weak<PipelineInner>| {
-            let head =
-                ChannelHandlerContext::new("HEAD".into(), Rc::new(ends::HeadHandler), weak.clone());
-            let tail =
-                ChannelHandlerContext::new("TAIL".into(), Rc::new(ends::TailHandler), weak.clone());
+            let (head_handler, tail_handler) = ends::handlers();
+            let head = ChannelHandlerContext::new("HEAD", head_handler, weak.clone());
+            let tail = ChannelHandlerContext::new("TAIL", tail_handler, weak.clone());
             head.0.state.set(HandlerState::Added);
             tail.0.state.set(HandlerState::Added);
             *head.0.next.borrow_mut() = Some(tail.clone());

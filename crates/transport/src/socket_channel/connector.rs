@@ -62,10 +62,13 @@ impl SocketIo {
                 },
             }
         };
-        if let Some(t) = self.connect_timer.borrow_mut().take() {
+        if let Some(t) = self.rare_take(|r| r.connect_timer.take()) {
             t.cancel();
         }
-        let promise = self.connect_promise.borrow_mut().take().unwrap_or_default();
+        let promise = self
+            .rare_take(|r| r.connect_promise.take())
+            .unwrap_or_default();
+        self.tidy_rare();
         match result {
             Ok(peer) => {
                 self.state.set(State::Connected);
@@ -128,9 +131,9 @@ impl SocketIo {
         *self.stream.borrow_mut() = Some(TcpStream::from_std(std_stream));
         self.remote_addr.set(Some(remote));
         self.state.set(State::Connecting);
-        *self.connect_promise.borrow_mut() = Some(promise.clone());
+        self.rare().connect_promise = Some(promise.clone());
         if let Err(e) = self.sync_interest(ch) {
-            self.connect_promise.borrow_mut().take();
+            self.rare_take(|r| r.connect_promise.take());
             promise.try_failure(e.into());
             ch.core_close(ChannelPromise::void());
             return;
@@ -146,14 +149,14 @@ impl SocketIo {
                 let timer = lp.schedule_local(timeout, move || {
                     let Some(ch) = upgrade(&w) else { return };
                     if let Some(io) = ch.0.io.as_any().downcast_ref::<SocketIo>() {
-                        let p = io.connect_promise.borrow_mut().take();
+                        let p = io.rare_take(|r| r.connect_promise.take());
                         if let Some(p) = p {
                             p.try_failure(TransportError::ConnectTimeout);
                             ch.core_close(ChannelPromise::void());
                         }
                     }
                 });
-                *self.connect_timer.borrow_mut() = Some(timer);
+                self.rare().connect_timer = Some(timer);
             }
         }
         // Cancelling = failing the promise from outside: the channel closes.

@@ -30,7 +30,7 @@ impl SocketIo {
             promise.try_success();
             return;
         }
-        self.shutdown_waiters.borrow_mut().push(promise);
+        self.rare().shutdown_waiters.push(promise);
         self.shutdown_requested.set(true);
         self.finish_shutdown_if_drained(ch);
     }
@@ -57,7 +57,7 @@ impl SocketIo {
         self.output_shutdown.set(true);
         fail_all(unflushed, &TransportError::OutputShutdown);
         ch.fire_writability(change);
-        let waiters = std::mem::take(&mut *self.shutdown_waiters.borrow_mut());
+        let waiters = self.take_shutdown_waiters();
         for p in waiters {
             p.try_complete(result.clone());
         }
@@ -68,7 +68,7 @@ impl SocketIo {
 
     /// The channel closes with a shutdown still waiting for the output to drain.
     pub(super) fn fail_shutdown_waiters(&self, err: &TransportError) {
-        let waiters = std::mem::take(&mut *self.shutdown_waiters.borrow_mut());
+        let waiters = self.take_shutdown_waiters();
         fail_all(waiters, err);
     }
 }

@@ -54,27 +54,76 @@ pub(crate) struct SocketIo {
     interest: Cell<Option<Interest>>,
     state: Cell<State>,
     want_write: Cell<bool>,
-    connect_promise: RefCell<Option<ChannelPromise>>,
-    connect_timer: RefCell<Option<ScheduledHandle>>,
     alloc: RefCell<AdaptiveRecvAllocator>,
     readable_hint: Cell<bool>,
     read_scheduled: Cell<bool>,
     flush_scheduled: Cell<bool>,
-    /// A write failed; the close waits for one read of what the peer sent before (writer.rs).
-    write_error: RefCell<Option<TransportError>>,
     input_shutdown: Cell<bool>,
     /// The FIN went out.
     output_shutdown: Cell<bool>,
     /// `shutdown_output` was asked for: writes are refused, the FIN waits for the flushed
     /// output (see `half_close`).
     shutdown_requested: Cell<bool>,
-    shutdown_waiters: RefCell<Vec<ChannelPromise>>,
+    /// What few connections need (see `Rare`), made on first need.
+    rare: RefCell<Option<Box<Rare>>>,
     local_addr: Cell<Option<SocketAddr>>,
     remote_addr: Cell<Option<SocketAddr>>,
     write_calls: Cell<u64>,
     read_calls: Cell<u64>,
     /// The peer's FIN was reported (RDHUP): read until EOF even after a short read.
     peer_closed: Cell<bool>,
+}
+
+/// What few connections need, boxed apart so that an idle accepted connection carries none of
+/// it (docs/decisions/0017-websocket.md, "Memory per idle connection").
+#[derive(Default)]
+struct Rare {
+    /// A client's connect under way, and its timeout.
+    connect_promise: Option<ChannelPromise>,
+    connect_timer: Option<ScheduledHandle>,
+    /// A write failed; the close waits for one read of what the peer sent before (writer.rs).
+    write_error: Option<TransportError>,
+    /// `shutdown_output` promises waiting for the FIN (half_close.rs).
+    shutdown_waiters: Vec<ChannelPromise>,
+}
+
+impl SocketIo {
+    /// The rare state, made on first need (no other borrow of it may be held).
+    fn rare(&self) -> std::cell::RefMut<'_, Rare> {
+        std::cell::RefMut::map(self.rare.borrow_mut(), |r| {
+            &mut **r.get_or_insert_with(Box::default)
+        })
+    }
+
+    /// `f` over the rare state if there is one (without making it).
+    fn rare_take<T>(&self, f: impl FnOnce(&mut Rare) -> Option<T>) -> Option<T> {
+        self.rare.borrow_mut().as_deref_mut().and_then(f)
+    }
+
+    /// Frees the rare state once it holds nothing (a client's connect finished).
+    fn tidy_rare(&self) {
+        let mut r = self.rare.borrow_mut();
+        if r.as_deref().is_some_and(|x| {
+            x.connect_promise.is_none()
+                && x.connect_timer.is_none()
+                && x.write_error.is_none()
+                && x.shutdown_waiters.is_empty()
+        }) {
+            *r = None;
+        }
+    }
+
+    fn has_write_error(&self) -> bool {
+        self.rare
+            .borrow()
+            .as_deref()
+            .is_some_and(|r| r.write_error.is_some())
+    }
+
+    fn take_shutdown_waiters(&self) -> Vec<ChannelPromise> {
+        self.rare_take(|r| Some(std::mem::take(&mut r.shutdown_waiters)))
+            .unwrap_or_default()
+    }
 }
 
 /// Constructors of TCP stream channels.
@@ -161,17 +210,14 @@ impl SocketIo {
             interest: Cell::new(None),
             state: Cell::new(state),
             want_write: Cell::new(false),
-            connect_promise: RefCell::new(None),
-            connect_timer: RefCell::new(None),
             alloc: RefCell::new(AdaptiveRecvAllocator::new(options.recv_sizing)),
             readable_hint: Cell::new(false),
             read_scheduled: Cell::new(false),
             flush_scheduled: Cell::new(false),
-            write_error: RefCell::new(None),
             input_shutdown: Cell::new(false),
             output_shutdown: Cell::new(false),
             shutdown_requested: Cell::new(false),
-            shutdown_waiters: RefCell::new(Vec::new()),
+            rare: RefCell::new(None),
             local_addr: Cell::new(local),
             remote_addr: Cell::new(remote),
             write_calls: Cell::new(0),
@@ -287,8 +333,8 @@ impl ChannelIo for SocketIo {
     }
 
     fn broken_by(&self) -> Option<TransportError> {
-        if let Some(e) = self.write_error.borrow().as_ref() {
-            return Some(e.clone());
+        if let Some(e) = self.rare_take(|r| r.write_error.clone()) {
+            return Some(e);
         }
         let stream = self.stream.borrow();
         match stream.as_ref()?.take_error() {
@@ -299,10 +345,10 @@ impl ChannelIo for SocketIo {
 
     fn do_close(&self, ch: &Channel) {
         self.state.set(State::Closed);
-        if let Some(t) = self.connect_timer.borrow_mut().take() {
+        if let Some(t) = self.rare_take(|r| r.connect_timer.take()) {
             t.cancel();
         }
-        let pending_connect = self.connect_promise.borrow_mut().take();
+        let pending_connect = self.rare_take(|r| r.connect_promise.take());
         if let Some(mut stream) = self.stream.borrow_mut().take() {
             if let Some(t) = self.token.take() {
                 if let Ok(lp) = loop_of(ch) {

@@ -68,11 +68,11 @@ impl SocketIo {
     /// that came before a failed write (libuv reads first in a poll turn); Netty closes at once
     /// and loses it. Only with autoRead on: with it off the application decides when to read.
     fn write_failed(&self, ch: &Channel, e: TransportError) {
-        if !ch.is_auto_read() || self.input_shutdown.get() || self.write_error.borrow().is_some() {
+        if !ch.is_auto_read() || self.input_shutdown.get() || self.has_write_error() {
             ch.close_with_cause(ChannelPromise::void(), Some(e));
             return;
         }
-        *self.write_error.borrow_mut() = Some(e);
+        self.rare().write_error = Some(e);
         self.set_want_write(ch, false);
         let c = ch.clone();
         ch.invoke_later(move || {
@@ -84,7 +84,7 @@ impl SocketIo {
                 // or a read error (each of which closes the channel itself).
                 io.read_ready(&c);
             }
-            let cause = io.write_error.borrow_mut().take();
+            let cause = io.rare_take(|r| r.write_error.take());
             if c.is_open() {
                 c.close_with_cause(ChannelPromise::void(), cause);
             }
@@ -98,7 +98,7 @@ impl SocketIo {
     }
 
     fn write_spins(&self, ch: &Channel) {
-        if self.write_error.borrow().is_some() {
+        if self.has_write_error() {
             return; // closing: the writes left fail with the close
         }
         let spins = ch.with_options(|o| o.write_spin_count).max(1);
