@@ -154,6 +154,34 @@ test('the handshake takes HttpServerCodec out of the pipeline (as Netty), and th
   t.is((await next(ws)).data.toString(), 'b')
 })
 
+test('frames a JS handler fires on reach the native handler after it as frames (echoed), whatever their size', async (t) => {
+  const loop = loopFor(t)
+  const seen: string[] = []
+  const { port } = await serve(t, loop, (ch) =>
+    void ch.pipeline
+      .addLast('http', new HttpServerCodec())
+      .addLast('ws', new WebSocketServerProtocolHandler('/echo'))
+      .addLast('spy', {
+        channelRead: (ctx, msg: unknown) => {
+          if (msg instanceof TextWebSocketFrame) seen.push(`text ${msg.text.length}`)
+          else if (msg instanceof BinaryWebSocketFrame) seen.push(`binary ${msg.binary.length}`)
+          ctx.fireChannelRead(msg)
+        },
+      })
+      .addLast('echo', new WebSocketEchoHandler()),
+  )
+  const ws = await open(port)
+  t.teardown(() => ws.terminate())
+  ws.send('a')
+  t.deepEqual([(await next(ws)).data.toString()], ['a'])
+  const big = Buffer.alloc(200_000, 7) // past the op arena: passed on as a big chunk
+  ws.send(big)
+  const m = await next(ws)
+  t.true(m.isBinary)
+  t.true(m.data.equals(big))
+  t.deepEqual(seen, ['text 1', 'binary 200000'])
+})
+
 test('a refused handshake leaves HttpServerCodec in the pipeline', async (t) => {
   const loop = loopFor(t)
   let channel: Channel | undefined

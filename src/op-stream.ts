@@ -193,8 +193,9 @@ export class OpStream {
       return this.#encodeFramed(WireKind.WriteResp, msg, RESP_CODEC)
     } else if ((msg instanceof HttpResponse || msg instanceof HttpContent || msg instanceof HttpClientRequest) && bytesKind === WireKind.WriteBytes) {
       return this.#encodeFramed(WireKind.WriteHttp, msg, HTTP_CODEC)
-    } else if (isWebSocketFrame(msg) && bytesKind === WireKind.WriteBytes) {
-      return this.#encodeFramed(WireKind.WriteWs, msg, WS_CODEC)
+    } else if (isWebSocketFrame(msg) && (bytesKind === WireKind.WriteBytes || bytesKind === WireKind.ReadBytes)) {
+      // Inbound too: a frame a JS handler fires on reaches a native handler as a frame.
+      return this.#encodeFramed(bytesKind === WireKind.WriteBytes ? WireKind.WriteWs : WireKind.ReadWs, msg, WS_CODEC)
     } else if (msg instanceof FileRegion && bytesKind === WireKind.WriteBytes) {
       return this.#encodeFramed(WireKind.WriteFile, msg, FILE_CODEC)
     } else {

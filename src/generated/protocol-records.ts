@@ -134,7 +134,9 @@ export const enum WireKind {
   ReadHttp = 13,
   /**
    * A WebSocket message or control frame: `a` = offset, `b` = length of its layout
-   * (ws_wire.rs: a [`WsFrameKind`] byte, then the payload) in the arena.
+   * (ws_wire.rs: a [`WsFrameKind`] byte, then the payload) in the arena. Also JS → native,
+   * a frame a JS handler fires on, in [`WireKind::WriteWs`]'s layout (`b` < 0: big-chunk
+   * index `a`).
    */
   ReadWs = 14,
   /** `a` = offset, `b` = length, `c` = promise. */

@@ -364,6 +364,18 @@ impl Hub {
                 let msg = self.message(kind, a, b, big);
                 fire!(fire_channel_read, msg)
             }
+            // A WebSocket frame a JS handler passes on to a native one (its layout as a write's):
+            // the native handler gets the frame it would have got from the codec.
+            WireKind::ReadWs => match self.framed(WireKind::WriteWs, a, b, big) {
+                Ok(msg) => fire!(fire_channel_read, msg),
+                Err((code, e)) => fire!(
+                    fire_exception_caught,
+                    TransportError::foreign(
+                        std::borrow::Cow::Borrowed(code),
+                        std::io::Error::other(e)
+                    )
+                ),
+            },
             WireKind::UserEvent => {
                 let ev: Box<dyn std::any::Any> = Box::new(JsValue::new(self.id, a));
                 fire!(fire_user_event_triggered, ev)

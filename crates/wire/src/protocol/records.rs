@@ -61,7 +61,9 @@ pub enum WireKind {
     /// (http_wire.rs, an [`HttpIn`] byte first) in the arena.
     ReadHttp = 13,
     /// A WebSocket message or control frame: `a` = offset, `b` = length of its layout
-    /// (ws_wire.rs: a [`WsFrameKind`] byte, then the payload) in the arena.
+    /// (ws_wire.rs: a [`WsFrameKind`] byte, then the payload) in the arena. Also JS → native,
+    /// a frame a JS handler fires on, in [`WireKind::WriteWs`]'s layout (`b` < 0: big-chunk
+    /// index `a`).
     ReadWs = 14,
 
     // ---- outbound operations (native → JS at a JS context; JS → native passed on) ----
