@@ -400,7 +400,7 @@ export interface TlsSessionInfo {
 }
 
 /**
- * Decodes `layout` (a layout JS wrote: `kind` is `http`, `resp`, `file` or `ws`) with the
+ * Decodes `layout` (a layout JS wrote: `kind` is `http`, `http-in`, `resp`, `file` or `ws`) with the
  * reader the ops use and gives back what it read, as JSON (`netloop_wire::samples::echo`).
  * Throws the reader's error.
  */
@@ -967,7 +967,9 @@ export declare const enum WireKind {
   ReadResp = 12,
   /**
    * A decoded HTTP request or body piece: `a` = offset, `b` = length of its layout
-   * (http_wire.rs, an [`HttpIn`] byte first) in the arena.
+   * (http_wire.rs, an [`HttpIn`] byte first) in the arena. Also JS → native, a request or
+   * body piece of an `HttpServerCodec` a JS handler fires on, in the same layout (`b` < 0:
+   * big-chunk index `a`).
    */
   ReadHttp = 13,
   /**

@@ -97,12 +97,45 @@ export class HttpFields {
 
   /** As node:http's `headers`: lower-case names, duplicates joined with `, `, `set-cookie` an array. */
   record(): Record<string, string | string[]> {
-    if (this.#record) return this.#record
+    this.#record ??= fieldRecord(this.#pairs())
+    return this.#record
+  }
+
+  /** The fields as read, `[name, value]` in wire order. */
+  #pairs(): Array<[string, string]> {
     const s = this.#offsets()
     const pairs: Array<[string, string]> = []
     for (let i = 0; i < s.length; i += 4) pairs.push([latin1(this.#arena, s[i], s[i + 1]), latin1(this.#arena, s[i + 2], s[i + 3])])
-    this.#record = fieldRecord(pairs)
-    return this.#record
+    return pairs
+  }
+
+  /** Where the fields start in the arena. */
+  start(): number {
+    return this.#at
+  }
+
+  /**
+   * The fields as the object `record()` gave holds them now, if a handler changed it (set,
+   * replaced or deleted a field, or changed a `set-cookie` array): `[name, value]` pairs, an
+   * array value as one field per element, fields whose value is `undefined` or `null` left
+   * out. Undefined when the object was never made or still says what was read.
+   */
+  changed(): Array<[string, string]> | undefined {
+    const now = this.#record
+    if (!now) return undefined
+    const was = fieldRecord(this.#pairs())
+    const keys = Object.keys(now)
+    let same = keys.length === Object.keys(was).length
+    for (let i = 0; same && i < keys.length; i++) same = sameValue(now[keys[i]], was[keys[i]])
+    if (same) return undefined
+    const pairs: Array<[string, string]> = []
+    for (const k of keys) {
+      const v: unknown = now[k]
+      if (v === undefined || v === null) continue
+      if (Array.isArray(v)) for (const x of v) pairs.push([k, String(x)])
+      else pairs.push([k, String(v)])
+    }
+    return pairs
   }
 
   /** Names and values in wire order, as node:http's `rawHeaders`. */
@@ -112,6 +145,12 @@ export class HttpFields {
     for (let i = 0; i < s.length; i += 2) out.push(latin1(this.#arena, s[i], s[i + 1]))
     return out
   }
+}
+
+/** Whether two values of a `headers` object are the same (arrays element by element). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (!Array.isArray(a) || !Array.isArray(b)) return a === b
+  return a.length === b.length && a.every((x, i) => x === b[i])
 }
 
 /** A message read natively (`HttpRequest`, `HttpClientResponse`): its header fields, with node:http's names. */

@@ -15,8 +15,8 @@ export type HttpOutbound = HttpResponse | HttpContent | HttpClientRequest
 
 const latin1Write = (b: Buffer, s: string, at: number): number => (b as unknown as { latin1Write(s: string, at: number): number }).latin1Write(s, at)
 
-/** Writes `s` (latin1) as `len:u32 data` at `at`; the end. */
-function putStr(buf: Buffer, s: string, at: number): number {
+/** @internal Writes `s` (latin1) as `len:u32 data` at `at`; the end. */
+export function putStr(buf: Buffer, s: string, at: number): number {
   const n = s.length === 0 ? 0 : latin1Write(buf, s, at + 4)
   buf.writeUInt32LE(n, at)
   return at + 4 + n
@@ -39,19 +39,19 @@ export type LendBig = (b: Buffer) => number
 /** Bodies from this size on are lent rather than copied (the op stream's large-write size). */
 export const LEND_MIN = 8 * 1024
 
-/** Bytes a body takes in the layout: its bytes, or 8 when it is lent. */
-const bodySize = (b: Uint8Array, lend: LendBig | undefined) => (lend && b.length >= LEND_MIN ? 8 : 4 + b.length)
+/** @internal Bytes a body takes in the layout: its bytes, or 8 when it is lent. */
+export const bodySize = (b: Uint8Array, lend: LendBig | undefined) => (lend && b.length >= LEND_MIN ? 8 : 4 + b.length)
 
-/** Writes body `b` at `at` (lent when big enough and `lend` is given); the end. */
-function putBody(buf: Buffer, b: Uint8Array, at: number, lend: LendBig | undefined): number {
+/** @internal Writes body `b` at `at` (lent when big enough and `lend` is given); the end. */
+export function putBody(buf: Buffer, b: Uint8Array, at: number, lend: LendBig | undefined): number {
   if (!lend || b.length < LEND_MIN) return putBin(buf, b, at)
   buf.writeUInt32LE(0xffffffff, at)
   buf.writeUInt32LE(lend(Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength)), at + 4)
   return at + 8
 }
 
-/** Writes the fields `[name, value]*` as `n:u32 (name value)*n` at `at`; the end. */
-function putFields(buf: Buffer, fields: Array<[string, string]>, at: number): number {
+/** @internal Writes the fields `[name, value]*` as `n:u32 (name value)*n` at `at`; the end. */
+export function putFields(buf: Buffer, fields: Array<[string, string]>, at: number): number {
   buf.writeUInt32LE(fields.length, at)
   at += 4
   for (let i = 0; i < fields.length; i++) {
@@ -62,8 +62,8 @@ function putFields(buf: Buffer, fields: Array<[string, string]>, at: number): nu
   return at
 }
 
-/** Bytes `fields` take in the layout. */
-function fieldsSize(fields: Array<[string, string]>): number {
+/** @internal Bytes `fields` take in the layout. */
+export function fieldsSize(fields: Array<[string, string]>): number {
   let n = 4
   for (let i = 0; i < fields.length; i++) n += 8 + fields[i][0].length + fields[i][1].length
   return n
@@ -80,6 +80,20 @@ function contentTrailers(m: HttpContent): Array<[string, string]> | undefined {
     else pairs.push([k, v])
   }
   return pairs
+}
+
+/**
+ * Writes body piece `m` after kind byte `kind` (the layout is the same both ways: written,
+ * `HttpOut.Content`; passed on inbound, `HttpIn.Content`); the end, or -1 if it does not fit.
+ */
+function writeContent(m: HttpContent, kind: HttpOut.Content | HttpIn.Content, buf: Buffer, at: number, lend: LendBig | undefined): number {
+  const trailers = contentTrailers(m)
+  if (at + 10 + bodySize(m.data, lend) + (trailers ? fieldsSize(trailers) : 0) > buf.length) return -1
+  buf[at] = kind
+  buf.writeDoubleLE(m.requestId, at + 1)
+  buf[at + 9] = (m.last ? HttpContentFlag.Last : 0) | (trailers ? HttpContentFlag.Trailers : 0)
+  at = putBody(buf, m.data, at + 10, lend)
+  return trailers ? putFields(buf, trailers, at) : at
 }
 
 /** Bytes the layout of request `m` takes. */
@@ -103,15 +117,7 @@ export function writeHttp(m: HttpOutbound, buf: Buffer, at: number, lend?: LendB
     at = putFields(buf, m.headers, at)
     return putBody(buf, m.body, at, lend)
   }
-  if (m instanceof HttpContent) {
-    const trailers = contentTrailers(m)
-    if (at + 10 + bodySize(m.data, lend) + (trailers ? fieldsSize(trailers) : 0) > buf.length) return -1
-    buf[at] = HttpOut.Content
-    buf.writeDoubleLE(m.requestId, at + 1)
-    buf[at + 9] = (m.last ? HttpContentFlag.Last : 0) | (trailers ? HttpContentFlag.Trailers : 0)
-    at = putBody(buf, m.data, at + 10, lend)
-    return trailers ? putFields(buf, trailers, at) : at
-  }
+  if (m instanceof HttpContent) return writeContent(m, HttpOut.Content, buf, at, lend)
   if (m._frozen >= 0) {
     // The native copy by id: 13 bytes, nothing encoded or checked again.
     if (at + 13 > buf.length) return -1
@@ -165,4 +171,24 @@ export function readHttp(arena: Buffer, at: number): HttpRequest | HttpContent |
   const last = (flags & HttpContentFlag.Last) !== 0
   if (flags & HttpContentFlag.Trailers) return new HttpContent(data, last, id, new HttpFields(arena, at + 13 + len).record())
   return new HttpContent(data, last, id)
+}
+
+/** What a JS handler may pass on inbound to a native handler in the layouts `readHttp` reads. */
+export type HttpInbound = HttpRequest | HttpContent
+
+/**
+ * @internal Writes `m`, a request or body piece a JS handler fires on, in the layout it was
+ * read in (`readHttp`'s, the native side's `put_request`/`put_content`), for the native
+ * handler after it (`WireKind.ReadHttp` from JS; read natively by `request_from_js`,
+ * `content_from_js`); the end, or -1 if it does not fit. What the handler changed in it (a
+ * request's `url`, `method`, `headers` object) is what is written.
+ */
+export function writeHttpInbound(m: HttpInbound, buf: Buffer, at: number, lend?: LendBig): number {
+  return m instanceof HttpRequest ? m._write(buf, at, lend) : writeContent(m, HttpIn.Content, buf, at, lend)
+}
+
+/** @internal `writeHttpInbound`'s layout of `m` in a Buffer of its own. */
+export function httpInboundBytes(m: HttpInbound, lend?: LendBig): Buffer {
+  const b = Buffer.allocUnsafe(m instanceof HttpRequest ? m._size(lend) : size(m, lend))
+  return b.subarray(0, writeHttpInbound(m, b, 0, lend))
 }

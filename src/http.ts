@@ -18,11 +18,11 @@
  * The layouts both sides share are described in crates/wire/src/http_wire.rs.
  */
 import { NativeHandler } from './codecs'
-import { HttpRequestAt, HttpRequestField, HttpRequestFlag, NativeHandlerKind } from './protocol'
+import { HttpIn, HttpRequestAt, HttpRequestField, HttpRequestFlag, NativeHandlerKind } from './protocol'
 import { native } from './binding'
-import { httpBytes } from './http-wire'
+import { bodySize, fieldsSize, httpBytes, putBody, putFields, putStr, type LendBig } from './http-wire'
 import { FileRegion } from './file-region'
-import { NetloopError, checkBoolean, checkInteger, fromNative, outOfRange } from './errors'
+import { NetloopError, checkBoolean, checkInteger, fromNative, invalidArgType, outOfRange } from './errors'
 import { EMPTY, HttpFields, HttpHeaderView, bodyBuffer, fieldRecord, headerList, latin1, type HeaderInit } from './http-fields'
 
 /** Limits of an `HttpServerCodec` (what a refused request is answered with in brackets). */
@@ -102,6 +102,8 @@ export class HttpRequest extends HttpHeaderView {
   #method: string | undefined
   #url: string | undefined
   #body: Buffer | undefined
+  /** Which of `method` and `url` a handler set (`Edited` bits). */
+  #edited = 0
   /** The request's number on its connection (a response may name it to answer out of order). */
   readonly id: number
   readonly httpVersion: '1.0' | '1.1'
@@ -151,7 +153,11 @@ export class HttpRequest extends HttpHeaderView {
     return p
   }
 
-  /** The method token as sent (`GET`, ...). */
+  /**
+   * The method token as sent (`GET`, ...). Settable, as node:http's: a handler that passes the
+   * request on to a native one after it (`WebSocketServerProtocolHandler`, ...) passes it
+   * changed, as it does a changed `url` or `headers` object.
+   */
   get method(): string {
     if (this.#method !== undefined) return this.#method
     const a = this.#arena
@@ -164,13 +170,25 @@ export class HttpRequest extends HttpHeaderView {
     return this.#method
   }
 
-  /** The request target as sent (`/path?query`), like node:http's `req.url`. */
+  set method(v: string) {
+    if (typeof v !== 'string') throw invalidArgType('method', 'string', v)
+    this.#method = v
+    this.#edited |= Edited.Method
+  }
+
+  /** The request target as sent (`/path?query`), like node:http's `req.url` (settable as `method`). */
   get url(): string {
     if (this.#url !== undefined) return this.#url
     const p = this.#field(HttpRequestField.Target)
     const len = this.#arena.readUInt32LE(p)
     this.#url = len === 1 && this.#arena[p + 4] === 0x2f ? '/' : latin1(this.#arena, p + 4, p + 4 + len)
     return this.#url
+  }
+
+  set url(v: string) {
+    if (typeof v !== 'string') throw invalidArgType('url', 'string', v)
+    this.#url = v
+    this.#edited |= Edited.Url
   }
 
   /** The whole body (empty when there is none, or when `streaming`). */
@@ -192,6 +210,87 @@ export class HttpRequest extends HttpHeaderView {
   get trailers(): Record<string, string | string[]> {
     return new HttpFields(this.#arena, this._headerFields().end()).record()
   }
+
+  // ---- the layout again, for a native handler after a JS one (the writer of what the constructor reads) ----
+
+  /** Where field `index` (`method`, `url` or `body`: `len:u32 data`) ends in the arena. */
+  #fieldEnd(index: HttpRequestField): number {
+    const p = this.#field(index)
+    return p + 4 + this.#arena.readUInt32LE(p)
+  }
+
+  /** What `_write` writes: the changed header fields (undefined: as read) and where the trailers lie. */
+  #parts(): { headers: Array<[string, string]> | undefined; fields: HttpFields; trailersEnd: number } {
+    const fields = this._headerFields()
+    return { headers: fields.changed(), fields, trailersEnd: new HttpFields(this.#arena, fields.end()).end() }
+  }
+
+  /** @internal Bytes `_write` takes (a body of `LEND_MIN` bytes or more is lent when `lend` is given). */
+  _size(lend?: LendBig, parts = this.#parts()): number {
+    const string = (edit: Edited, index: HttpRequestField, v: string | undefined) => (this.#edited & edit ? 4 + v!.length : this.#fieldEnd(index) - this.#field(index))
+    const { headers, fields, trailersEnd } = parts
+    return (
+      1 +
+      HttpRequestAt.Fields +
+      string(Edited.Method, HttpRequestField.Method, this.#method) +
+      string(Edited.Url, HttpRequestField.Target, this.#url) +
+      bodySize(this.body, lend) +
+      (headers ? fieldsSize(headers) : fields.end() - fields.start()) +
+      (trailersEnd - fields.end())
+    )
+  }
+
+  /**
+   * @internal Writes this request in the layout the constructor reads (crates/wire's
+   * `put_request`; `HttpIn.Request` first) at `at` of `buf`, for a native handler after the
+   * JS one that fires it on (read there by `request_from_js`); the end, or -1 if it does not
+   * fit. A `method`, `url` or `headers` object a handler changed is written as it is now; the
+   * rest is copied as read.
+   */
+  _write(buf: Buffer, at: number, lend?: LendBig): number {
+    const parts = this.#parts()
+    if (at + this._size(lend, parts) > buf.length) return -1
+    const a = this.#arena
+    const { headers, fields, trailersEnd } = parts
+    buf[at] = HttpIn.Request
+    const fixed = at + 1
+    buf.writeDoubleLE(this.id, fixed + HttpRequestAt.Id)
+    buf[fixed + HttpRequestAt.Flags] =
+      (this.httpVersion === '1.1' ? HttpRequestFlag.Http11 : 0) |
+      (this.keepAlive ? HttpRequestFlag.KeepAlive : 0) |
+      (this.streaming ? HttpRequestFlag.Streaming : 0) |
+      (this.expectContinue ? HttpRequestFlag.ExpectContinue : 0) |
+      (this.upgrade ? HttpRequestFlag.Upgrade : 0)
+    buf[fixed + HttpRequestAt.Version] = this.httpVersionMajor * 10 + this.httpVersionMinor
+    let p = fixed + HttpRequestAt.Fields
+    // In the fields' declared order (the reader's #field counts on it).
+    for (let i = HttpRequestField.Method; i <= HttpRequestField.Trailers; i++) {
+      switch (i) {
+        case HttpRequestField.Method:
+          p = this.#edited & Edited.Method ? putStr(buf, this.#method!, p) : p + a.copy(buf, p, this.#field(i), this.#fieldEnd(i))
+          break
+        case HttpRequestField.Target:
+          p = this.#edited & Edited.Url ? putStr(buf, this.#url!, p) : p + a.copy(buf, p, this.#field(i), this.#fieldEnd(i))
+          break
+        case HttpRequestField.Body:
+          p = putBody(buf, this.body, p, lend)
+          break
+        case HttpRequestField.Headers:
+          p = headers ? putFields(buf, headers, p) : p + a.copy(buf, p, fields.start(), fields.end())
+          break
+        case HttpRequestField.Trailers:
+          p += a.copy(buf, p, fields.end(), trailersEnd)
+          break
+      }
+    }
+    return p
+  }
+}
+
+/** The bits of `HttpRequest`'s record of what a handler set. */
+const enum Edited {
+  Method = 1,
+  Url = 2,
 }
 
 /** A piece of a streamed body: read (after a `streaming` request) or written (after a `streaming` response). */

@@ -12,12 +12,14 @@
  *   right after it consumes them.
  * - Protocol messages are written by their own module in the layout the native encoder reads
  *   (`FramedCodec`: RESP replies, src/resp.ts; HTTP responses and body pieces, src/http.ts).
+ *   Inbound, WebSocket frames and HTTP requests and body pieces a JS handler fires on to a
+ *   native handler go in their layouts too (`ReadWs`, `ReadHttp`), other values as tokens.
  */
 import type * as Native from '../native'
 import { RespReply, replyBytes, writeReply } from './resp'
-import { HttpContent, HttpResponse } from './http'
+import { HttpContent, HttpRequest, HttpResponse } from './http'
 import { HttpClientRequest } from './http-client'
-import { httpBytes, writeHttp, type HttpOutbound, type LendBig } from './http-wire'
+import { httpBytes, httpInboundBytes, writeHttp, writeHttpInbound, type HttpInbound, type HttpOutbound, type LendBig } from './http-wire'
 import { FileRegion, REGION_BYTES, writeRegion } from './file-region'
 import { isWebSocketFrame, writeWs, wsBytes, type WebSocketFrame } from './ws'
 import type { Tokens } from './hub-refs'
@@ -61,6 +63,7 @@ export function applyHolding(): void {
 const RESP_CODEC: FramedCodec<RespReply> = { write: writeReply, bytes: replyBytes }
 const WS_CODEC: FramedCodec<WebSocketFrame> = { write: writeWs, bytes: wsBytes }
 const HTTP_CODEC: FramedCodec<HttpOutbound> = { write: writeHttp, bytes: httpBytes }
+const HTTP_INBOUND_CODEC: FramedCodec<HttpInbound> = { write: writeHttpInbound, bytes: httpInboundBytes }
 const FILE_CODEC: FramedCodec<FileRegion> = {
   write: (r, buf, at) => (at + REGION_BYTES > buf.length ? -1 : writeRegion(r, buf, at)),
   bytes: (r) => {
@@ -193,6 +196,9 @@ export class OpStream {
       return this.#encodeFramed(WireKind.WriteResp, msg, RESP_CODEC)
     } else if ((msg instanceof HttpResponse || msg instanceof HttpContent || msg instanceof HttpClientRequest) && bytesKind === WireKind.WriteBytes) {
       return this.#encodeFramed(WireKind.WriteHttp, msg, HTTP_CODEC)
+    } else if ((msg instanceof HttpRequest || msg instanceof HttpContent) && bytesKind === WireKind.ReadBytes) {
+      // A request or body piece a JS handler fires on reaches a native handler as the codec's message.
+      return this.#encodeFramed(WireKind.ReadHttp, msg, HTTP_INBOUND_CODEC)
     } else if (isWebSocketFrame(msg) && (bytesKind === WireKind.WriteBytes || bytesKind === WireKind.ReadBytes)) {
       // Inbound too: a frame a JS handler fires on reaches a native handler as a frame.
       return this.#encodeFramed(bytesKind === WireKind.WriteBytes ? WireKind.WriteWs : WireKind.ReadWs, msg, WS_CODEC)

@@ -129,7 +129,9 @@ export const enum WireKind {
   ReadResp = 12,
   /**
    * A decoded HTTP request or body piece: `a` = offset, `b` = length of its layout
-   * (http_wire.rs, an [`HttpIn`] byte first) in the arena.
+   * (http_wire.rs, an [`HttpIn`] byte first) in the arena. Also JS → native, a request or
+   * body piece of an `HttpServerCodec` a JS handler fires on, in the same layout (`b` < 0:
+   * big-chunk index `a`).
    */
   ReadHttp = 13,
   /**

@@ -49,6 +49,18 @@ impl Headers {
         Headers { buf, spans }
     }
 
+    /// Fields whose names and values lie in `buf` at `spans` (a binding that receives a
+    /// request's fields in a layout of its own builds them without a copy). `None` if a span
+    /// ends before it starts or past `buf`. Names and values are taken as they are: nothing
+    /// checks they are valid tokens or field values.
+    pub fn from_spans(buf: Bytes, spans: Vec<HeaderSpan>) -> Option<Self> {
+        let ok = |from: u32, to: u32| from <= to && to as usize <= buf.len();
+        spans
+            .iter()
+            .all(|s| ok(s[0], s[1]) && ok(s[2], s[3]))
+            .then_some(Headers { buf, spans })
+    }
+
     /// The buffer the spans point into (a binding can hand it over whole, with the spans).
     pub fn buffer(&self) -> &Bytes {
         &self.buf

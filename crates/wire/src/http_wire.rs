@@ -11,6 +11,9 @@
 //!                         protocol/formats.rs) and read from there by both sides
 //! content  (native → JS): id:f64 flags:u8 data:bytes [t:u32 (name value)*t]
 //!                         flags: HttpContentFlag; the trailers only with its Trailers bit
+//!                         Both also JS → native: a request or body piece a JS handler
+//!                         fires on to a native handler (`WireKind::ReadHttp`), read by
+//!                         `request_from_js`/`content_from_js` (body: as below)
 //! response (JS → native): 1:u8 id:f64 status:u16 flags:u8 reason:bytes n:u32 (name value)*n body:bytes
 //!                         id < 0: the oldest unanswered request; flags: HttpResponseFlag
 //! content  (JS → native): 2:u8 id:f64 flags:u8 data:bytes [t:u32 (name value)*t]
@@ -247,6 +250,143 @@ fn read_response<C: crate::big::Chunk>(
     })
 }
 
+/// A body piece after its kind byte (the same layout either way: `put_content`'s).
+fn read_content<C: crate::big::Chunk>(
+    r: &mut Reader<'_>,
+    big: &mut BigChunks<C>,
+) -> Result<HttpContent, String> {
+    let request_id = r.id()?;
+    let flags = r.u8()?;
+    let data = r.body(big)?;
+    let mut c = if flags & HttpContentFlag::Last as u8 != 0 {
+        HttpContent::last(data)
+    } else {
+        HttpContent::new(data)
+    };
+    if flags & HttpContentFlag::Trailers as u8 != 0 {
+        c.trailers = read_fields(r)?;
+    }
+    c.request_id = request_id;
+    Ok(c)
+}
+
+/// The largest request id a JS number holds exactly (2^53 - 1).
+const MAX_SAFE_ID: f64 = 9_007_199_254_740_991.0;
+
+/// Reads the kind byte, checked to be `kind`.
+fn expect_kind(r: &mut Reader<'_>, kind: HttpIn) -> Result<(), String> {
+    match r.u8()? {
+        k if k == kind as u8 => Ok(()),
+        other => Err(format!("HTTP message kind {other} from JS, not {kind:?}")),
+    }
+}
+
+/// The request JS passes on to a native handler, read from `put_request`'s layout (kind byte
+/// first): every field as `put_request` wrote it. Strings, headers and body are views of
+/// `data` (a body lent as a big chunk is taken from `big`). Fails on a layout cut short, a
+/// kind, id or version it cannot be, or bytes left over.
+pub fn request_from_js<C: crate::big::Chunk>(
+    data: &Bytes,
+    big: &mut BigChunks<C>,
+) -> Result<HttpRequest, String> {
+    let mut r = Reader { data, at: 0 };
+    expect_kind(&mut r, HttpIn::Request)?;
+    let fixed = r.take(HttpRequestAt::Fields as usize)?;
+    let id = HttpRequestAt::Id as usize;
+    let mut id_bytes = [0u8; 8];
+    id_bytes.copy_from_slice(&fixed[id..id + 8]);
+    let id = f64::from_le_bytes(id_bytes);
+    if !(id >= 0.0 && id.fract() == 0.0 && id <= MAX_SAFE_ID) {
+        return Err(format!("HTTP request id {id} from JS"));
+    }
+    let flags = fixed[HttpRequestAt::Flags as usize];
+    let version = match fixed[HttpRequestAt::Version as usize] {
+        10 => Version::Http10,
+        11 => Version::Http11,
+        other => return Err(format!("HTTP version {other} from JS")),
+    };
+    let flag = |f: HttpRequestFlag| flags & f as u8 != 0;
+    let mut req = HttpRequest {
+        id: id as u64,
+        method: Bytes::new(),
+        target: Bytes::new(),
+        version,
+        headers: Headers::default(),
+        body: Bytes::new(),
+        streaming: flag(HttpRequestFlag::Streaming),
+        trailers: Vec::new(),
+        keep_alive: flag(HttpRequestFlag::KeepAlive),
+        expect_continue: flag(HttpRequestFlag::ExpectContinue),
+        upgrade: flag(HttpRequestFlag::Upgrade),
+    };
+    for field in REQUEST_FIELDS {
+        match field {
+            HttpRequestField::Method => req.method = r.bytes()?,
+            HttpRequestField::Target => req.target = r.bytes()?,
+            HttpRequestField::Body => req.body = r.body(big)?,
+            HttpRequestField::Headers => req.headers = read_headers(&mut r)?,
+            HttpRequestField::Trailers => req.trailers = read_fields(&mut r)?,
+        }
+    }
+    finished(&r)?;
+    Ok(req)
+}
+
+/// `n:u32 (name:bytes value:bytes)*n` as [`Headers`] whose spans point into the layout (no
+/// copy).
+fn read_headers(r: &mut Reader<'_>) -> Result<Headers, String> {
+    let n = r.u32()?;
+    let mut spans = Vec::with_capacity(n.min(256));
+    let span = |r: &mut Reader<'_>| -> Result<[u32; 2], String> {
+        let len = r.u32()?;
+        let from = r.at;
+        r.take(len)?;
+        let to = |v: usize| u32::try_from(v).map_err(|_| "HTTP headers past 4 GiB".to_string());
+        Ok([to(from)?, to(r.at)?])
+    };
+    for _ in 0..n {
+        let [a, b] = span(r)?;
+        let [c, d] = span(r)?;
+        spans.push([a, b, c, d]);
+    }
+    Headers::from_spans(r.data.clone(), spans)
+        .ok_or_else(|| "HTTP header spans out of range".into())
+}
+
+/// The body piece JS passes on to a native handler, read from `put_content`'s layout (kind
+/// byte first). Fails as [`request_from_js`] does.
+pub fn content_from_js<C: crate::big::Chunk>(
+    data: &Bytes,
+    big: &mut BigChunks<C>,
+) -> Result<HttpContent, String> {
+    let mut r = Reader { data, at: 0 };
+    expect_kind(&mut r, HttpIn::Content)?;
+    let c = read_content(&mut r, big)?;
+    finished(&r)?;
+    Ok(c)
+}
+
+fn finished(r: &Reader<'_>) -> Result<(), String> {
+    match r.data.len() - r.at {
+        0 => Ok(()),
+        n => Err(format!("{n} bytes after an HTTP message from JS")),
+    }
+}
+
+/// The request or body piece a JS handler fires on (`WireKind::ReadHttp` from JS), as the
+/// message the server codec would have fired.
+pub fn inbound_from_js<C: crate::big::Chunk>(
+    data: &Bytes,
+    big: &mut BigChunks<C>,
+) -> Result<Message, String> {
+    match data.first() {
+        Some(&k) if k == HttpIn::Request as u8 => request_from_js(data, big).map(Message::user),
+        Some(&k) if k == HttpIn::Content as u8 => content_from_js(data, big).map(Message::user),
+        Some(other) => Err(format!("unknown inbound HTTP message kind {other} from JS")),
+        None => Err("empty HTTP message from JS".into()),
+    }
+}
+
 /// The response or content JS wrote, as the message the codec takes.
 pub fn from_js<C: crate::big::Chunk>(
     data: &Bytes,
@@ -269,21 +409,7 @@ pub fn from_js<C: crate::big::Chunk>(
                 None => frozen,
             }))
         }
-        CONTENT => {
-            let request_id = r.id()?;
-            let flags = r.u8()?;
-            let data = r.body(big)?;
-            let mut c = if flags & HttpContentFlag::Last as u8 != 0 {
-                HttpContent::last(data)
-            } else {
-                HttpContent::new(data)
-            };
-            if flags & HttpContentFlag::Trailers as u8 != 0 {
-                c.trailers = read_fields(&mut r)?;
-            }
-            c.request_id = request_id;
-            Ok(Message::user(c))
-        }
+        CONTENT => read_content(&mut r, big).map(Message::user),
         REQUEST => crate::http_client_wire::read_request(&mut r, big).map(Message::user),
         other => Err(format!("unknown HTTP message tag {other} from JS")),
     }

@@ -126,6 +126,9 @@ impl Hub {
             WireKind::WriteWs => crate::ws_wire::from_js(&data)
                 .map(Message::user)
                 .map_err(|e| ("ERR_WS_FRAME", e)),
+            WireKind::ReadHttp => {
+                crate::http_wire::inbound_from_js(&data, big).map_err(|e| ("ERR_HTTP_REQUEST", e))
+            }
             _ => crate::http_wire::from_js(&data, big).map_err(|e| ("ERR_HTTP_RESPONSE", e)),
         }
     }
@@ -364,18 +367,27 @@ impl Hub {
                 let msg = self.message(kind, a, b, big);
                 fire!(fire_channel_read, msg)
             }
-            // A WebSocket frame a JS handler passes on to a native one (its layout as a write's):
-            // the native handler gets the frame it would have got from the codec.
-            WireKind::ReadWs => match self.framed(WireKind::WriteWs, a, b, big) {
-                Ok(msg) => fire!(fire_channel_read, msg),
-                Err((code, e)) => fire!(
-                    fire_exception_caught,
-                    TransportError::foreign(
-                        std::borrow::Cow::Borrowed(code),
-                        std::io::Error::other(e)
-                    )
-                ),
-            },
+            // A WebSocket frame (in WriteWs's layout), or an HTTP request or body piece (in
+            // the layout the codec's reads reach JS in), that a JS handler passes on to a
+            // native one: the native handler gets the message the codec would have fired, with
+            // what JS changed in it.
+            WireKind::ReadWs | WireKind::ReadHttp => {
+                let layout = if kind == WireKind::ReadWs {
+                    WireKind::WriteWs
+                } else {
+                    kind
+                };
+                match self.framed(layout, a, b, big) {
+                    Ok(msg) => fire!(fire_channel_read, msg),
+                    Err((code, e)) => fire!(
+                        fire_exception_caught,
+                        TransportError::foreign(
+                            std::borrow::Cow::Borrowed(code),
+                            std::io::Error::other(e)
+                        )
+                    ),
+                }
+            }
             WireKind::UserEvent => {
                 let ev: Box<dyn std::any::Any> = Box::new(JsValue::new(self.id, a));
                 fire!(fire_user_event_triggered, ev)

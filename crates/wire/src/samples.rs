@@ -295,6 +295,25 @@ fn http_json(message: netloop_transport::Message) -> Result<String, String> {
         }
         Err(m) => m,
     };
+    let message = match message.downcast::<netloop_http::HttpRequest>() {
+        Ok(r) => {
+            return Ok(format!(
+                "{{\"kind\":\"serverRequest\",\"id\":{},\"method\":\"{}\",\"target\":\"{}\",\"http11\":{},\"keepAlive\":{},\"streaming\":{},\"expectContinue\":{},\"upgrade\":{},\"headers\":{},\"body\":\"{}\",\"trailers\":{}}}",
+                r.id,
+                hex(&r.method),
+                hex(&r.target),
+                r.version == Version::Http11,
+                r.keep_alive,
+                r.streaming,
+                r.expect_continue,
+                r.upgrade,
+                fields_json(&r.headers.to_list()),
+                hex(&r.body),
+                fields_json(&r.trailers),
+            ))
+        }
+        Err(m) => m,
+    };
     match message.downcast::<HttpClientRequest>() {
         Ok(r) => Ok(format!(
             "{{\"kind\":\"request\",\"method\":\"{}\",\"target\":\"{}\",\"http10\":{},\"headers\":{},\"body\":\"{}\",\"streaming\":{},\"file\":{}}}",
@@ -310,14 +329,15 @@ fn http_json(message: netloop_transport::Message) -> Result<String, String> {
     }
 }
 
-/// Decodes `layout` (a layout JS wrote: `kind` is `http`, `resp`, `file` or `ws`) with the reader the
-/// ops use and gives back what it read, as JSON (byte strings as hex; RESP: the protocol bytes
+/// Decodes `layout` (a layout JS wrote: `kind` is `http`, `http-in` (a request or body piece
+/// a JS handler fires on), `resp`, `file` or `ws`) with the reader the ops use and gives back what it read, as JSON (byte strings as hex; RESP: the protocol bytes
 /// made natively; a file region's descriptor, closed on return as the region's owner). Fails
 /// with the reader's error.
 pub fn echo(kind: &str, layout: &[u8]) -> Result<String, String> {
     let data = Bytes::copy_from_slice(layout);
     match kind {
         "http" => http_wire::from_js(&data, &mut BigChunks::none()).and_then(http_json),
+        "http-in" => http_wire::inbound_from_js(&data, &mut BigChunks::none()).and_then(http_json),
         "resp" => resp_wire::to_wire(&data).map(|b| format!("\"{}\"", hex(&b))),
         "file" => file_wire::from_js(&data).map(|r| region_json(Some(&r))),
         "ws" => ws_wire::from_js(&data).map(|f| {

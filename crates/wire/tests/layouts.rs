@@ -9,9 +9,10 @@ use bytes::Bytes;
 use netloop_codec::{HAProxyCommand, HAProxyMessage, HAProxyProtocol, HAProxyTlv, HAProxyVersion};
 use netloop_http::{
     Decoded, HttpClientConfig, HttpContent, HttpServerConfig, RequestDecoder, ResponseDecoder,
-    SentRequest,
+    SentRequest, Version,
 };
 use netloop_resp::RespValue;
+use netloop_wire::big::BigChunks;
 use netloop_wire::protocol::{
     HttpClientResponseFlag, HttpContentFlag, HttpIn, HttpRequestAt, HttpRequestFlag, Outcome,
     RecordField, RecordValue as _, RespTag, WsFrameKind,
@@ -143,6 +144,164 @@ fn a_body_piece_carries_its_trailers_only_when_its_flag_says_so() {
     assert_eq!(w.u8(), 0, "no flag");
     assert_eq!(w.bytes(), b"xy");
     assert!(w.0.is_empty(), "no trailer field");
+}
+
+/// A request with every field set: every flag, HTTP/1.1, non-ASCII bytes, a repeated and an
+/// empty header, a body and trailers.
+fn full_request() -> netloop_http::HttpRequest {
+    let mut input = Bytes::from_static(
+        b"PUT /p HTTP/1.1\r\nHost: h\r\nX-Dup: 1\r\nX-Empty: \r\nx-dup: caf\xe9\r\nContent-Length: 3\r\n\r\nabc",
+    );
+    let mut out = Vec::new();
+    RequestDecoder::new(HttpServerConfig::default())
+        .decode(&mut input, &mut out)
+        .expect("the request parses");
+    let mut r = out
+        .into_iter()
+        .find_map(|d| match d {
+            Decoded::Request(r) => Some(r),
+            _ => None,
+        })
+        .expect("a request");
+    r.id = (1 << 53) - 1;
+    r.method = Bytes::from_static(b"PROP\xc9FIND");
+    r.target = Bytes::from_static(b"/p?q=\xe9");
+    r.keep_alive = true;
+    r.streaming = true;
+    r.expect_continue = true;
+    r.upgrade = true;
+    r.trailers = vec![
+        (Bytes::from_static(b"X-T"), Bytes::from_static(b"\xff")),
+        (Bytes::from_static(b"X-U"), Bytes::new()),
+    ];
+    r
+}
+
+/// `r` written by `put_request` and read back by `request_from_js`.
+fn request_round_trip(r: &netloop_http::HttpRequest) -> netloop_http::HttpRequest {
+    let mut buf = Vec::new();
+    http_wire::put_request(&mut buf, r);
+    http_wire::request_from_js(&Bytes::from(buf), &mut BigChunks::none()).expect("read back")
+}
+
+/// Every field of two requests, the headers as (name, value) lists.
+fn assert_same_request(got: &netloop_http::HttpRequest, want: &netloop_http::HttpRequest) {
+    assert_eq!(got.id, want.id, "id");
+    assert_eq!(got.method, want.method, "method");
+    assert_eq!(got.target, want.target, "target");
+    assert_eq!(got.version, want.version, "version");
+    assert_eq!(got.headers.to_list(), want.headers.to_list(), "headers");
+    assert_eq!(got.body, want.body, "body");
+    assert_eq!(got.streaming, want.streaming, "streaming");
+    assert_eq!(got.trailers, want.trailers, "trailers");
+    assert_eq!(got.keep_alive, want.keep_alive, "keep_alive");
+    assert_eq!(got.expect_continue, want.expect_continue, "expect_continue");
+    assert_eq!(got.upgrade, want.upgrade, "upgrade");
+}
+
+#[test]
+fn a_request_js_passes_on_is_read_back_with_every_field_it_was_written_with() {
+    let full = full_request();
+    assert_eq!(full.headers.len(), 5);
+    assert_same_request(&request_round_trip(&full), &full);
+    assert_eq!(
+        request_round_trip(&full)
+            .headers
+            .get_all("X-DUP")
+            .collect::<Vec<_>>(),
+        [&b"1"[..], &b"caf\xe9"[..]],
+        "repeated fields in order, looked up by any case"
+    );
+
+    // Everything empty, no flag, HTTP/1.0; then each flag alone (no two can be swapped).
+    let mut empty = full_request();
+    empty.id = 0;
+    empty.method = Bytes::new();
+    empty.target = Bytes::new();
+    empty.version = Version::Http10;
+    empty.headers = Default::default();
+    empty.body = Bytes::new();
+    empty.trailers = Vec::new();
+    (
+        empty.keep_alive,
+        empty.streaming,
+        empty.expect_continue,
+        empty.upgrade,
+    ) = (false, false, false, false);
+    assert_same_request(&request_round_trip(&empty), &empty);
+    for bit in 0..5 {
+        let mut r = empty.clone();
+        match bit {
+            0 => r.version = Version::Http11,
+            1 => r.keep_alive = true,
+            2 => r.streaming = true,
+            3 => r.expect_continue = true,
+            _ => r.upgrade = true,
+        }
+        assert_same_request(&request_round_trip(&r), &r);
+    }
+}
+
+#[test]
+fn a_request_layout_cut_short_or_overlong_or_of_another_kind_is_refused() {
+    let mut buf = Vec::new();
+    http_wire::put_request(&mut buf, &full_request());
+    for cut in 0..buf.len() {
+        let data = Bytes::copy_from_slice(&buf[..cut]);
+        assert!(
+            http_wire::request_from_js(&data, &mut BigChunks::none()).is_err(),
+            "cut at {cut}"
+        );
+    }
+    let mut longer = buf.clone();
+    longer.push(0);
+    let data = Bytes::from(longer);
+    assert!(http_wire::request_from_js(&data, &mut BigChunks::none()).is_err());
+    let mut bad_version = buf.clone();
+    bad_version[1 + HttpRequestAt::Version as usize] = 20;
+    let data = Bytes::from(bad_version);
+    assert!(http_wire::request_from_js(&data, &mut BigChunks::none()).is_err());
+    let mut negative_id = buf.clone();
+    negative_id[1..9].copy_from_slice(&(-1.0f64).to_le_bytes());
+    let data = Bytes::from(negative_id);
+    assert!(http_wire::request_from_js(&data, &mut BigChunks::none()).is_err());
+    let data = Bytes::from(buf);
+    assert!(
+        http_wire::content_from_js(&data, &mut BigChunks::none()).is_err(),
+        "a request is not a body piece"
+    );
+}
+
+#[test]
+fn a_body_piece_js_passes_on_is_read_back_with_its_data_id_last_bit_and_trailers() {
+    let pieces = [
+        HttpContent {
+            request_id: Some((1 << 53) - 1),
+            data: Bytes::from_static(b"\xe9nd"),
+            last: true,
+            trailers: vec![
+                (Bytes::from_static(b"X-T"), Bytes::from_static(b"\xe9")),
+                (Bytes::from_static(b"X-T"), Bytes::from_static(b"2")),
+            ],
+        },
+        HttpContent::new(Bytes::new()),
+        HttpContent {
+            request_id: Some(0),
+            ..HttpContent::last(Bytes::from_static(b"x"))
+        },
+    ];
+    for c in &pieces {
+        let mut buf = Vec::new();
+        http_wire::put_content(&mut buf, c);
+        let data = Bytes::from(buf);
+        let got = http_wire::content_from_js(&data, &mut BigChunks::none()).expect("read back");
+        assert_eq!(&got, c);
+        let msg = http_wire::inbound_from_js(&data, &mut BigChunks::none()).expect("a message");
+        assert!(
+            msg.downcast::<HttpContent>().is_ok(),
+            "the codec's message type"
+        );
+    }
 }
 
 #[test]

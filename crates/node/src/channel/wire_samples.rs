@@ -39,7 +39,7 @@ pub fn wire_samples() -> WireSamples {
     }
 }
 
-/// Decodes `layout` (a layout JS wrote: `kind` is `http`, `resp`, `file` or `ws`) with the
+/// Decodes `layout` (a layout JS wrote: `kind` is `http`, `http-in`, `resp`, `file` or `ws`) with the
 /// reader the ops use and gives back what it read, as JSON (`netloop_wire::samples::echo`).
 /// Throws the reader's error.
 #[napi]

@@ -58,7 +58,9 @@ pub enum WireKind {
     /// A decoded RESP value: `a` = offset, `b` = length of its tag form ([`RespTag`]).
     ReadResp = 12,
     /// A decoded HTTP request or body piece: `a` = offset, `b` = length of its layout
-    /// (http_wire.rs, an [`HttpIn`] byte first) in the arena.
+    /// (http_wire.rs, an [`HttpIn`] byte first) in the arena. Also JS → native, a request or
+    /// body piece of an `HttpServerCodec` a JS handler fires on, in the same layout (`b` < 0:
+    /// big-chunk index `a`).
     ReadHttp = 13,
     /// A WebSocket message or control frame: `a` = offset, `b` = length of its layout
     /// (ws_wire.rs: a [`WsFrameKind`] byte, then the payload) in the arena. Also JS → native,
