@@ -5,7 +5,7 @@ import test from 'ava'
 import * as crypto from 'node:crypto'
 import * as net from 'node:net'
 import WebSocket from 'ws'
-import { BinaryWebSocketFrame, HttpServerCodec, TextWebSocketFrame, WebSocketEchoHandler, WebSocketServerProtocolHandler, type Channel, type NetloopError } from '../index'
+import { BinaryWebSocketFrame, HttpRequest, HttpResponse, HttpServerCodec, TextWebSocketFrame, WebSocketEchoHandler, WebSocketServerProtocolHandler, type Channel, type NetloopError } from '../index'
 import { loopFor, serve } from './channel-helpers'
 import { startExample } from './example-helpers'
 import { readFileSync } from 'node:fs'
@@ -15,9 +15,9 @@ import { certsDir } from './tls-helpers'
 const within = <T>(ms: number, p: Promise<T>, what: string): Promise<T> =>
   Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timeout: ${what}`)), ms).unref())])
 
-function open(port: number): Promise<WebSocket> {
+function open(port: number, path = '/echo', protocols: string[] = [], headers: Record<string, string> = {}): Promise<WebSocket> {
   return within(10_000, new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/echo`)
+    const ws = new WebSocket(`ws://127.0.0.1:${port}${path}`, protocols, { headers })
     ws.once('open', () => resolve(ws))
     ws.once('error', reject)
   }), 'open')
@@ -180,6 +180,86 @@ test('frames a JS handler fires on reach the native handler after it as frames (
   t.true(m.isBinary)
   t.true(m.data.equals(big))
   t.deepEqual(seen, ['text 1', 'binary 200000'])
+})
+
+/** The status of the answer to a WebSocket request that is not upgraded. */
+function refusal(port: number, path: string, headers: Record<string, string> = {}): Promise<number> {
+  return within(10_000, new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}${path}`, { headers })
+    ws.once('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0)
+      ws.terminate()
+    })
+    ws.once('open', () => reject(new Error('upgraded')))
+    ws.once('error', () => {})
+  }), 'refusal')
+}
+
+test('an auth handler in JS between HttpServerCodec and the handshake passes the request on: the upgrade and echo work, and what it refuses it answers', async (t) => {
+  const loop = loopFor(t)
+  const seen: string[] = []
+  const { port } = await serve(t, loop, (ch) =>
+    void ch.pipeline
+      .addLast('http', new HttpServerCodec())
+      .addLast('auth', {
+        channelRead: (ctx, msg: unknown) => {
+          if (msg instanceof HttpRequest) {
+            seen.push(`${msg.method} ${msg.url} ${msg.header('authorization')}`)
+            if (msg.header('authorization') !== 'Bearer ok') return void ctx.writeAndFlush(new HttpResponse(401))
+          }
+          ctx.fireChannelRead(msg)
+        },
+      })
+      .addLast('ws', new WebSocketServerProtocolHandler('/echo'))
+      .addLast('echo', new WebSocketEchoHandler()),
+  )
+  t.is(await refusal(port, '/echo'), 401)
+  const ws = await open(port, '/echo?x=1', [], { authorization: 'Bearer ok' })
+  t.teardown(() => ws.terminate())
+  ws.send('a')
+  t.is((await next(ws)).data.toString(), 'a')
+  const big = Buffer.alloc(100_000, 3)
+  ws.send(big)
+  t.true((await next(ws)).data.equals(big))
+  t.deepEqual(seen, ['GET /echo undefined', 'GET /echo?x=1 Bearer ok'])
+})
+
+test('a request a JS handler changes before passing it on is what the native handshake gets: headers set and deleted, url', async (t) => {
+  const loop = loopFor(t)
+  const { port } = await serve(t, loop, (ch) =>
+    void ch.pipeline
+      .addLast('http', new HttpServerCodec())
+      .addLast('rewrite', {
+        channelRead: (ctx, msg: unknown) => {
+          if (msg instanceof HttpRequest) {
+            if (msg.url === '/old') msg.url = '/echo'
+            const prefer = msg.headers['x-prefer']
+            if (typeof prefer === 'string') msg.headers['sec-websocket-protocol'] = prefer
+            if (msg.headers['x-drop-key'] !== undefined) delete msg.headers['sec-websocket-key']
+          }
+          ctx.fireChannelRead(msg)
+        },
+      })
+      .addLast('ws', new WebSocketServerProtocolHandler('/echo', { subprotocols: ['a', 'b'] }))
+      .addLast('echo', new WebSocketEchoHandler()),
+  )
+  // Unchanged: the first offer the server speaks.
+  const plain = await open(port, '/echo', ['a', 'b'])
+  t.teardown(() => plain.terminate())
+  t.is(plain.protocol, 'a')
+  // The offer rewritten by the handler.
+  const preferred = await open(port, '/echo', ['a', 'b'], { 'x-prefer': 'b' })
+  t.teardown(() => preferred.terminate())
+  t.is(preferred.protocol, 'b')
+  preferred.send('p')
+  t.is((await next(preferred)).data.toString(), 'p')
+  // The path rewritten: accepted at the handler's path.
+  const moved = await open(port, '/old')
+  t.teardown(() => moved.terminate())
+  moved.send('m')
+  t.is((await next(moved)).data.toString(), 'm')
+  // The key deleted: the handshake refuses the request (400).
+  t.is(await refusal(port, '/echo', { 'x-drop-key': '1' }), 400)
 })
 
 test('a refused handshake leaves HttpServerCodec in the pipeline', async (t) => {
