@@ -17,7 +17,7 @@ import { PROTOCOL } from '../src/protocol'
 import { HttpContent, HttpRequest, HttpResponse } from '../src/http'
 import { HttpClientRequest, HttpClientResponse } from '../src/http-client'
 import { FileRegion, REGION_BYTES, writeRegion } from '../src/file-region'
-import { httpBytes, readHttp } from '../src/http-wire'
+import { httpBytes, httpInboundBytes, readHttp } from '../src/http-wire'
 import { readValue, replyBytes, Resp, RespErrorReply } from '../src/resp'
 import { BinaryWebSocketFrame, CloseWebSocketFrame, PingWebSocketFrame, PongWebSocketFrame, readWs, TextWebSocketFrame, wsBytes } from '../src/ws'
 
@@ -181,6 +181,70 @@ test('an HTTP client request written by JS is read natively field by field', (t)
   const old = new HttpClientRequest('GET', '/')
   old.httpVersion = '1.0'
   t.like(echo('http', httpBytes(old)), { http10: true, streaming: false })
+})
+
+test('an HTTP request read natively and passed on by JS is read natively again field by field', (t) => {
+  const full = readHttp(samples.httpRequest, 0) as HttpRequest
+  const want = {
+    kind: 'serverRequest',
+    id: MAX_ID,
+    method: hex(Buffer.from('PROP\xc9FIND', 'latin1')),
+    target: hex(Buffer.from(`/${'a'.repeat(9000)}é`)),
+    http11: true,
+    keepAlive: true,
+    streaming: true,
+    expectContinue: true,
+    upgrade: true,
+    headers: [['Host', 'h'], ['X-Empty', ''], ['X-Latin', 'caf\xe9'], ['X-Dup', '1'], ['X-Dup', '2'], ['Connection', 'upgrade'], ['Upgrade', 'x'], ['Expect', '100-continue']].map(([n, v]) => [hex(n), hex(v)]),
+    body: hex(body),
+    trailers: [[hex('X-T'), 'ff'], [hex('X-U'), '']],
+  }
+  t.deepEqual(echo('http-in', httpInboundBytes(full)), want)
+  // Headers read as an object and left as they were: still the fields as read (case, order, repeats).
+  t.is(full.headers['x-dup'], '1, 2')
+  t.deepEqual(echo('http-in', httpInboundBytes(full)), want)
+  t.deepEqual(echo('http-in', httpInboundBytes(readHttp(samples.httpRequestEmpty, 0) as HttpRequest)), {
+    kind: 'serverRequest', id: 0, method: '', target: '', http11: false, keepAlive: false, streaming: false, expectContinue: false, upgrade: false, headers: [], body: '', trailers: [],
+  })
+  const flags = ['http11', 'keepAlive', 'streaming', 'expectContinue', 'upgrade']
+  samples.httpRequestFlags.forEach((b, i) => {
+    const got = echo('http-in', httpInboundBytes(readHttp(b, 0) as HttpRequest)) as Record<string, unknown>
+    t.deepEqual(flags.filter((f) => got[f] === true), [flags[i]], flags[i])
+  })
+})
+
+test('what a JS handler changed in an HTTP request is what the native reader gets', (t) => {
+  const r = readHttp(samples.httpRequest, 0) as HttpRequest
+  r.method = 'GET'
+  r.url = '/caf\xe9'
+  r.headers['x-dup'] = ['3', '4']
+  r.headers['x-new'] = 'n\xe9'
+  delete r.headers['x-empty']
+  t.like(echo('http-in', httpInboundBytes(r)), {
+    method: hex('GET'),
+    target: hex('/caf\xe9'),
+    // As the object holds them now: lower-case names, an array as one field per element.
+    headers: [['host', 'h'], ['x-latin', 'caf\xe9'], ['x-dup', '3'], ['x-dup', '4'], ['connection', 'upgrade'], ['upgrade', 'x'], ['expect', '100-continue'], ['x-new', 'n\xe9']].map(([n, v]) => [hex(n), hex(v)]),
+    body: hex(body),
+    trailers: [[hex('X-T'), 'ff'], [hex('X-U'), '']],
+  })
+  t.throws(() => {
+    r.url = 3 as unknown as string
+  }, { code: 'ERR_INVALID_ARG_TYPE' })
+})
+
+test('HTTP body pieces read natively and passed on by JS are read natively again with their id, last bit and trailers', (t) => {
+  t.deepEqual(
+    samples.httpContent.map((b) => echo('http-in', httpInboundBytes(readHttp(b, 0) as HttpContent))),
+    [
+      { kind: 'content', requestId: MAX_ID, last: true, data: 'e96e64', trailers: [[hex('x-t'), hex('\xe9, 2')]] },
+      { kind: 'content', requestId: null, last: false, data: '', trailers: [] },
+      { kind: 'content', requestId: 0, last: true, data: '78', trailers: [] },
+    ],
+  )
+  // Cut short anywhere: refused, not misread.
+  const full = httpInboundBytes(readHttp(samples.httpRequestEmpty, 0) as HttpRequest)
+  for (let n = 0; n < full.length; n++) t.throws(() => native.wireEcho('http-in', full.subarray(0, n)), { message: /truncated|empty/ }, `cut at ${n}`)
 })
 
 /** A descriptor of a fresh 100-byte file. */
