@@ -308,4 +308,24 @@ mod tests {
         assert_eq!(&v[..], b"1");
         assert_eq!(v.as_ptr(), buf[14..].as_ptr(), "a view, not a copy");
     }
+
+    #[test]
+    fn fields_from_spans_are_views_and_spans_out_of_range_are_refused() {
+        let buf = Bytes::from_static(b"X-A1");
+        let h = Headers::from_spans(buf.clone(), vec![[0, 3, 3, 4]]).expect("in range");
+        assert_eq!(h.get("x-a"), Some(&b"1"[..]));
+        assert_eq!(
+            h.value_bytes(0).as_ptr(),
+            buf[3..].as_ptr(),
+            "a view, not a copy"
+        );
+        assert!(
+            Headers::from_spans(buf.clone(), vec![[0, 3, 3, 5]]).is_none(),
+            "past the end"
+        );
+        assert!(
+            Headers::from_spans(buf, vec![[2, 1, 3, 4]]).is_none(),
+            "ends before it starts"
+        );
+    }
 }
