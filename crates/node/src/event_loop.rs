@@ -95,9 +95,9 @@ fn float64_array(env: &Env, value: &Unknown) -> JsResult<(*mut f64, usize, napi:
     {
         return Err(invalid_arg("the timer arm buffer must be a Float64Array"));
     }
+    let (e, v, r) = (env.raw(), value.raw(), &mut reference);
     // SAFETY: as above; `value` is a Float64Array.
-    let referenced =
-        unsafe { napi::sys::napi_create_reference(env.raw(), value.raw(), 1, &mut reference) };
+    let referenced = unsafe { napi::sys::napi_create_reference(e, v, 1, r) };
     if referenced != napi::sys::Status::napi_ok {
         return Err(invalid_arg("the timer arm buffer must be a Float64Array"));
     }
