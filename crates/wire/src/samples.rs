@@ -60,20 +60,27 @@ fn body() -> Bytes {
         .into()
 }
 
-fn request() -> netloop_http::HttpRequest {
-    let head: &[u8] = b"POST / HTTP/1.1\r\nHost: h\r\nX-Empty: \r\nX-Latin: caf\xe9\r\nX-Dup: 1\r\nX-Dup: 2\r\nConnection: upgrade\r\nUpgrade: x\r\nExpect: 100-continue\r\n\r\n";
+/// The request the server codec decodes from `head` (a whole request, its body included).
+///
+/// # Panics
+/// When `head` holds no whole request: a sample's or test's own data is wrong.
+pub fn decode_request(head: &'static [u8]) -> netloop_http::HttpRequest {
     let mut input = Bytes::from_static(head);
     let mut out = Vec::new();
     RequestDecoder::new(HttpServerConfig::default())
         .decode(&mut input, &mut out)
-        .expect("the sample head parses");
-    let mut r = out
-        .into_iter()
+        .expect("the request parses");
+    out.into_iter()
         .find_map(|d| match d {
             Decoded::Request(r) => Some(r),
             _ => None,
         })
-        .expect("a request");
+        .expect("a whole request")
+}
+
+fn request() -> netloop_http::HttpRequest {
+    let head: &[u8] = b"POST / HTTP/1.1\r\nHost: h\r\nX-Empty: \r\nX-Latin: caf\xe9\r\nX-Dup: 1\r\nX-Dup: 2\r\nConnection: upgrade\r\nUpgrade: x\r\nExpect: 100-continue\r\n\r\n";
+    let mut r = decode_request(head);
     r.id = MAX_ID;
     r.method = Bytes::from_static(b"PROP\xc9FIND");
     r.target = Bytes::from(format!("/{}\u{e9}", "a".repeat(9_000)).into_bytes());
@@ -87,18 +94,7 @@ fn request() -> netloop_http::HttpRequest {
 }
 
 fn empty_request() -> netloop_http::HttpRequest {
-    let mut input = Bytes::from_static(b"GET / HTTP/1.0\r\n\r\n");
-    let mut out = Vec::new();
-    RequestDecoder::new(HttpServerConfig::default())
-        .decode(&mut input, &mut out)
-        .expect("the sample head parses");
-    let mut r = out
-        .into_iter()
-        .find_map(|d| match d {
-            Decoded::Request(r) => Some(r),
-            _ => None,
-        })
-        .expect("a request");
+    let mut r = decode_request(b"GET / HTTP/1.0\r\n\r\n");
     r.id = 0;
     r.method = Bytes::new();
     r.target = Bytes::new();

@@ -7,10 +7,7 @@ use std::os::fd::IntoRawFd;
 
 use bytes::Bytes;
 use netloop_codec::{HAProxyCommand, HAProxyMessage, HAProxyProtocol, HAProxyTlv, HAProxyVersion};
-use netloop_http::{
-    Decoded, HttpClientConfig, HttpContent, HttpServerConfig, RequestDecoder, ResponseDecoder,
-    SentRequest, Version,
-};
+use netloop_http::{HttpClientConfig, HttpContent, ResponseDecoder, SentRequest, Version};
 use netloop_resp::RespValue;
 use netloop_wire::big::BigChunks;
 use netloop_wire::protocol::{
@@ -59,20 +56,9 @@ fn pair(name: &[u8], value: &[u8]) -> (Vec<u8>, Vec<u8>) {
 
 #[test]
 fn an_http_request_lies_at_its_declared_offsets_in_its_declared_field_order() {
-    let mut input = Bytes::from_static(
+    let mut r = netloop_wire::samples::decode_request(
         b"POST /p HTTP/1.1\r\nHost: h\r\nX-Latin: caf\xe9\r\nContent-Length: 3\r\n\r\nabc",
     );
-    let mut out = Vec::new();
-    RequestDecoder::new(HttpServerConfig::default())
-        .decode(&mut input, &mut out)
-        .expect("the request parses");
-    let mut r = out
-        .into_iter()
-        .find_map(|d| match d {
-            Decoded::Request(r) => Some(r),
-            _ => None,
-        })
-        .expect("a request");
     r.id = (1 << 53) - 1;
     r.body = Bytes::from_static(b"abc");
     r.keep_alive = true;
@@ -149,20 +135,9 @@ fn a_body_piece_carries_its_trailers_only_when_its_flag_says_so() {
 /// A request with every field set: every flag, HTTP/1.1, non-ASCII bytes, a repeated and an
 /// empty header, a body and trailers.
 fn full_request() -> netloop_http::HttpRequest {
-    let mut input = Bytes::from_static(
+    let mut r = netloop_wire::samples::decode_request(
         b"PUT /p HTTP/1.1\r\nHost: h\r\nX-Dup: 1\r\nX-Empty: \r\nx-dup: caf\xe9\r\nContent-Length: 3\r\n\r\nabc",
     );
-    let mut out = Vec::new();
-    RequestDecoder::new(HttpServerConfig::default())
-        .decode(&mut input, &mut out)
-        .expect("the request parses");
-    let mut r = out
-        .into_iter()
-        .find_map(|d| match d {
-            Decoded::Request(r) => Some(r),
-            _ => None,
-        })
-        .expect("a request");
     r.id = (1 << 53) - 1;
     r.method = Bytes::from_static(b"PROP\xc9FIND");
     r.target = Bytes::from_static(b"/p?q=\xe9");
