@@ -8,7 +8,7 @@
 //!   and then swaps `sleeping` to false, waking the loop only if it was the one to clear it.
 //!   Both sides use SeqCst fences, so a task is never left in the queue of a sleeping loop, and
 //!   the loop is woken once however many tasks arrive while it sleeps (the protocol is checked
-//!   exhaustively in `tests/wake_model.rs`).
+//!   exhaustively in `tests/it/wake_model.rs`).
 //! - Waker coalescing: `wake_pending` is set by whoever fires the waker and cleared by the loop
 //!   right after each poll (the poll consumed the event); a wake while one is pending does not
 //!   write the eventfd again. A selector rebuild fires the new waker unconditionally.

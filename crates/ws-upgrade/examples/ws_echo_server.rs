@@ -6,7 +6,7 @@
 //!
 //! `cargo run --release -p netloop-ws-upgrade --example ws_echo_server -- [ADDR]`
 //! (ADDR default 127.0.0.1:0: the kernel picks the port). Prints `listening on ADDR` once
-//! it accepts. crates/ws-upgrade/tests/peers.rs runs it in-process against real clients.
+//! it accepts. crates/ws-upgrade/tests/it/peers.rs runs it in-process against real clients.
 
 use std::net::SocketAddr;
 use std::rc::Rc;

@@ -1,6 +1,6 @@
 //! Fuzzing harness of netloop-codec's frame decoders: reference models, the checks, and one
 //! entry point per decoder taking raw bytes. Used by the cargo-fuzz targets in
-//! `fuzz_targets/` and, on stable, by `crates/codec/tests/reference_model.rs`, which includes
+//! `fuzz_targets/` and, on stable, by `crates/codec/tests/it/reference_model.rs`, which includes
 //! this file as a module (so every `mod` below names its file with `#[path]`, relative to
 //! this directory either way).
 //!

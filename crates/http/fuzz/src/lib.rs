@@ -1,5 +1,5 @@
 //! The request decoder's fuzz checks, shared by the cargo-fuzz target and a stable test
-//! (crates/http/tests/split_invariance.rs includes this file).
+//! (crates/http/tests/it/split_invariance.rs includes this file).
 //!
 //! An input is: one byte choosing the limits, one byte `k` (the number of read boundaries,
 //! `k % 8`), `k` bytes placing them, then the byte stream. [`check`] decodes the stream in one

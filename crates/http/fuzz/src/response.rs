@@ -1,5 +1,5 @@
 //! The response decoder's fuzz checks, shared by the cargo-fuzz target
-//! (fuzz_targets/response_decoder.rs) and a stable test (crates/http/tests/client_split.rs
+//! (fuzz_targets/response_decoder.rs) and a stable test (crates/http/tests/it/client_split.rs
 //! includes this file).
 //!
 //! An input is: one byte choosing the limits, one byte `m` choosing how many requests were

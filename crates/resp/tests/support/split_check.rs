@@ -1,4 +1,4 @@
-//! The split check, shared by `tests/seeded_splits.rs` and the cargo-fuzz target
+//! The split check, shared by `tests/it/seeded_splits.rs` and the cargo-fuzz target
 //! (`fuzz/fuzz_targets/split_decode.rs` includes this file by path): decoding an input in
 //! one read and in pieces cut at pseudo-random points must give the same values and the same
 //! error, never a panic; and every decoded value must encode to bytes that decode back to it.

@@ -1,4 +1,4 @@
-"""A second real peer for crates/ws-upgrade/tests/peers.rs: Python's `websockets` client
+"""A second real peer for crates/ws-upgrade/tests/it/peers.rs: Python's `websockets` client
 (Debian's python3-websockets), which checks the server's frames strictly (unmasked, valid
 lengths, the close handshake). Prints one JSON object: what it observed per case.
 Usage: python3 websockets_peer.py HOST:PORT

@@ -1,4 +1,4 @@
-// A real peer for crates/ws-upgrade/tests/peers.rs: the `ws` package's client, plus raw
+// A real peer for crates/ws-upgrade/tests/it/peers.rs: the `ws` package's client, plus raw
 // sockets for the frames no library sends. Prints one JSON object: what it observed per case
 // (the Rust test compares it with what RFC 6455 asks). Every wait is bounded.
 // Usage: node ws_peer.mjs HOST:PORT

@@ -1,5 +1,5 @@
 //! The frame decoder's fuzz checks, shared by the cargo-fuzz target and a stable test
-//! (crates/ws/tests/fuzz_cases.rs includes this file).
+//! (crates/ws/tests/it/fuzz_cases.rs includes this file).
 //!
 //! An input is: one byte choosing the role and limits, one byte `k` (the number of read
 //! boundaries, `k % 8`), `k` bytes placing them, then the byte stream. [`check`] decodes the
