@@ -17,7 +17,9 @@
  */
 import type * as Native from '../native'
 import { RespReply, replyBytes, writeReply } from './resp'
-import { HttpContent, HttpRequest, HttpResponse } from './http'
+import { HttpRequest } from './http-request'
+import { HttpContent } from './http-content'
+import { HttpResponse } from './http-response'
 import { HttpClientRequest } from './http-client'
 import { httpBytes, httpInboundBytes, writeHttp, writeHttpInbound, type HttpInbound, type HttpOutbound, type LendBig } from './http-wire'
 import { FileRegion, REGION_BYTES, writeRegion } from './file-region'
