@@ -27,13 +27,16 @@ import { ServerBootstrap } from './bootstrap'
 import { EventLoop } from './loop'
 import type { EventLoopGroup } from './group'
 import { NetloopError, checkInteger, invalidArgType } from './errors'
-import { HttpRequest, HttpResponse, HttpServerCodec } from './http'
+import { HttpServerCodec } from './http'
+import { HttpRequest } from './http-request'
+import { HttpResponse } from './http-response'
 import { NativeHandler } from './codecs'
 import { NativeHandlerKind } from './protocol'
 import { SslContext, SslHandler } from './tls'
 import { WebSocketServerProtocolHandler, deflateParams, markWebSocketChannel, type PerMessageDeflateOptions } from './ws'
 import { WebSocketHandshakeEvent } from './ws-client'
-import { WebSocket, bridge } from './ws-socket'
+import { WebSocket } from './ws-socket'
+import { attach, bridge, opened } from './ws-socket-lifecycle'
 import { toBuffer, type WebSocketData } from './ws-data'
 import { publish, type PublishOptions } from './ws-topics'
 import { negotiateDeflate } from './ws-deflate-offer'
@@ -236,8 +239,8 @@ export class WebSocketServer extends EventEmitter {
     p.addBefore(ctx.name, name, new WebSocketFramesHandler([...this.#params, ...(deflate ? [1, this.#deflate[1], ...deflate.agreed] : [0])])).addBefore(ctx.name, `${name}-app`, bridge(ws, false))
     ws._wsName = name
     ctx.writeAndFlush(new HttpResponse(101, headers).forRequest(request))
-    ws._attach(ch)
-    ws._open(new WebSocketHandshakeEvent(request.url, protocol === false ? '' : protocol, raw), false)
+    attach(ws, ch)
+    opened(ws, new WebSocketHandshakeEvent(request.url, protocol === false ? '' : protocol, raw), false)
     this.#track(ws)
     cb(ws, info)
   }
@@ -310,9 +313,9 @@ export class WebSocketServer extends EventEmitter {
       userEventTriggered: (ctx, ev) => {
         if (!(ev instanceof WebSocketHandshakeEvent) || ws) return
         ws = new WebSocket(null)
-        ws._attach(ch)
+        attach(ws, ch)
         inner = bridge(ws, false)
-        ws._open(ev, false)
+        opened(ws, ev, false)
         this.#track(ws)
         this.#emitConnection(ws, requestOf(ctx.channel, ev.url, ev))
       },
