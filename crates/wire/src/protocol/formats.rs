@@ -106,7 +106,7 @@ pub enum HttpRequestFlag {
 /// declared once for both sides: the byte offset of each fixed field after the kind byte, and
 /// where the length-prefixed fields ([`HttpRequestField`]) start. Adding a fixed field is a
 /// variant here (and `Fields` moved past it), its write in `put_request` and its read in
-/// `HttpRequest`; __test__/wire-layouts.spec.ts checks the two agree.
+/// `HttpRequest`; __test__/wire-layouts-http.spec.ts checks the two agree.
 #[cfg_attr(feature = "napi", napi)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HttpRequestAt {
