@@ -216,8 +216,8 @@ export declare class NativeSslContext {
   /**
    * Replaces the configuration under this id (node:tls's `server.setSecureContext`):
    * handlers made from now on, on every thread, use the new one; established connections
-   * keep theirs. The side (server or client) and whether the context asks JS for its
-   * context by server name stay as they were. On an error nothing changes.
+   * keep theirs. The side (server or client) and whether the context asks JS stay as they
+   * were (netloop-wire's `tls_contexts`). On an error nothing changes.
    */
   reload(o: NativeSslOptions): void
   /** The context's process-wide id (worker threads find it by this id). */

@@ -10,7 +10,8 @@
 //!   ([`held`]), the Buffers of large writes ([`big`]), the typed arrays shared with JS as
 //!   plain memory ([`shared`]); what JS calls on it directly: channel operations
 //!   ([`direct`]), pipeline changes ([`pipelines`], with the built-in handlers of [`codecs`]
-//!   and the channel [`options`]), TLS answers ([`tls_info`]), WebSocket topics ([`topics`]).
+//!   and the channel [`options`]), TLS answers ([`tls_info`]) and the TLS contexts by id
+//!   ([`tls_contexts`]), WebSocket topics ([`topics`]).
 //! - The byte layouts JS reads and writes: HTTP ([`http_wire`], [`http_client_wire`]), RESP
 //!   ([`resp_wire`]), WebSocket ([`ws_wire`]), file regions ([`file_wire`]), PROXY headers
 //!   ([`haproxy_wire`]), and the record layout itself ([`record`]); fixed samples of them for
@@ -55,6 +56,7 @@ pub mod shared;
 mod slots;
 pub mod thread_context;
 pub mod timers;
+pub mod tls_contexts;
 pub mod tls_info;
 pub mod token;
 pub mod topics;
