@@ -278,7 +278,10 @@ export interface NativeKey {
   passphrase?: string
 }
 
-/** The options src/loop.ts hands over (already checked there). */
+/**
+ * The options src/loop.ts hands over (already checked there; read by netloop-wire's
+ * `LoopOptions`).
+ */
 export interface NativeLoopOptions {
   name?: string
   ioRatio?: number

@@ -17,9 +17,12 @@
 //!   ([`haproxy_wire`]), and the record layout itself ([`record`]); fixed samples of them for
 //!   the TS round-trip spec ([`samples`]).
 //! - The native side of the JS timers: one loop timer for the earliest JS deadline
-//!   ([`timers`]).
+//!   ([`timers`]); the options of a loop attached to JS, with the binding's defaults
+//!   ([`loop_options`]).
 //! - The registries: process-wide ([`registry`], [`remote`]) and per thread
 //!   ([`thread_context`], [`token`]).
+//! - Logging in a Node process (off unless `NETLOOP_DEBUG`) and the test hooks' switch
+//!   ([`logging`]).
 //!
 //! The JS side reaches this crate only through a [`delivery::Surface`] (one call per batch),
 //! the timers' `on_fire` callback, and the plain data crates/node converts: numbers, byte
@@ -42,6 +45,8 @@ pub mod http_client_wire;
 pub mod http_wire;
 pub mod hub;
 pub(crate) mod ids;
+pub mod logging;
+pub mod loop_options;
 pub mod ops;
 pub mod options;
 pub mod outbox;
