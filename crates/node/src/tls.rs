@@ -12,7 +12,7 @@
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use netloop_tls::{NodeKey, NodePfx, NodeSniIdentity, NodeTlsOptions, SslContext, TlsError};
+use netloop_tls::{NodeKey, NodeSniIdentity, NodeTlsOptions, SslContext, TlsError};
 
 use crate::error::{throw, wire_error, Code, JsResult};
 use netloop_wire::tls_contexts;
@@ -106,20 +106,22 @@ fn bytes(b: Option<Buffer>) -> Option<Vec<u8>> {
     b.map(|b| b.to_vec())
 }
 
+fn key(bytes: Buffer, passphrase: Option<String>) -> NodeKey {
+    NodeKey {
+        bytes: bytes.to_vec(),
+        passphrase,
+    }
+}
+
 impl From<NativeSslOptions> for NodeTlsOptions {
     fn from(o: NativeSslOptions) -> Self {
         NodeTlsOptions {
             is_server: o.is_server,
             cert: bytes(o.cert),
             key: bytes(o.key),
-            keys: o.keys.map(|keys| {
-                keys.into_iter()
-                    .map(|k| NodeKey {
-                        pem: k.pem.to_vec(),
-                        passphrase: k.passphrase,
-                    })
-                    .collect()
-            }),
+            keys: o
+                .keys
+                .map(|v| v.into_iter().map(|k| key(k.pem, k.passphrase)).collect()),
             certs: o.certs.map(|c| c.iter().map(|b| b.to_vec()).collect()),
             ca: bytes(o.ca),
             system_roots: o.system_roots,
@@ -158,14 +160,9 @@ impl From<NativeSslOptions> for NodeTlsOptions {
             check_server_identity: o.check_server_identity,
             ticket_keys: bytes(o.ticket_keys),
             ocsp_response: bytes(o.ocsp_response),
-            pfxs: o.pfxs.map(|pfxs| {
-                pfxs.into_iter()
-                    .map(|p| NodePfx {
-                        buf: p.buf.to_vec(),
-                        passphrase: p.passphrase,
-                    })
-                    .collect()
-            }),
+            pfxs: o
+                .pfxs
+                .map(|v| v.into_iter().map(|p| key(p.buf, p.passphrase)).collect()),
         }
     }
 }

@@ -54,7 +54,7 @@ pub use error::TlsError;
 pub use handler::{
     ClientHelloAnswer, ClientHelloQuestion, ProtocolChoice, ServerNameChoice, SslHandler,
 };
-pub use node_options::{NodeKey, NodePfx, NodeSniIdentity, NodeTlsOptions};
+pub use node_options::{NodeKey, NodeSniIdentity, NodeTlsOptions};
 pub use session::{SslCloseCompletionEvent, SslHandshakeCompletionEvent, TlsSession};
 pub use sni::SniResolver;
 pub use tickets::TICKET_KEYS_LEN;

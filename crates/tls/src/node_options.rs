@@ -28,18 +28,11 @@ pub struct NodeSniIdentity {
     pub ocsp_response: Option<Vec<u8>>,
 }
 
-/// One of node:tls's `key` array: a PEM key and its own passphrase.
+/// A private key with a passphrase of its own: a PEM key of node:tls's `key` array, or a
+/// PKCS#12 file of its `pfx` (one, or an array of them).
 pub struct NodeKey {
-    /// The PEM key.
-    pub pem: Vec<u8>,
-    /// Its passphrase (else the context's).
-    pub passphrase: Option<String>,
-}
-
-/// A PKCS#12 file of node:tls's `pfx` (one, or an array of them) with its own passphrase.
-pub struct NodePfx {
-    /// The file's bytes.
-    pub buf: Vec<u8>,
+    /// The PEM key, or the PKCS#12 file.
+    pub bytes: Vec<u8>,
     /// Its passphrase (else the context's).
     pub passphrase: Option<String>,
 }
@@ -111,7 +104,7 @@ pub struct NodeTlsOptions {
     pub ocsp_response: Option<Vec<u8>>,
     /// PKCS#12 files in place of `cert` and `key` (node:tls's `pfx`; several: a server's,
     /// one per key type, as a `key` array).
-    pub pfxs: Option<Vec<NodePfx>>,
+    pub pfxs: Option<Vec<NodeKey>>,
 }
 
 /// What an identity is made of.
@@ -269,7 +262,7 @@ impl NodeTlsOptions {
                     .iter()
                     .map(|k| {
                         let pass = k.passphrase.as_deref().or(o.passphrase.as_deref());
-                        (k.pem.clone(), pass.map(|p| p.as_bytes().to_vec()))
+                        (k.bytes.clone(), pass.map(|p| p.as_bytes().to_vec()))
                     })
                     .collect();
                 let ids = PemIdentity::pair(&chains, &keys)?;
@@ -279,7 +272,7 @@ impl NodeTlsOptions {
                 identity(IdentityParts {
                     cert: &o.cert,
                     key: &o.key,
-                    pfx: Some(&one.buf),
+                    pfx: Some(&one.bytes),
                     passphrase: one.passphrase.as_deref().or(o.passphrase.as_deref()),
                     own_passphrase: None,
                     ocsp: &o.ocsp_response,
@@ -294,7 +287,7 @@ impl NodeTlsOptions {
                     .map(|(i, p)| {
                         let pass = p.passphrase.as_deref().or(o.passphrase.as_deref());
                         PemIdentity::from_pfx(
-                            &p.buf,
+                            &p.bytes,
                             pass.map(str::as_bytes),
                             None,
                             &format!("pfx[{i}]"),
@@ -347,16 +340,9 @@ impl std::fmt::Debug for NodeSniIdentity {
 
 impl std::fmt::Debug for NodeKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Keys are not printed.
-        f.debug_struct("NodeKey").finish_non_exhaustive()
-    }
-}
-
-impl std::fmt::Debug for NodePfx {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Files hold keys and passphrases: neither is printed.
-        f.debug_struct("NodePfx")
-            .field("bytes", &self.buf.len())
+        // Keys and passphrases are not printed.
+        f.debug_struct("NodeKey")
+            .field("bytes", &self.bytes.len())
             .finish_non_exhaustive()
     }
 }
@@ -412,8 +398,8 @@ mod tests {
 
     #[test]
     fn several_pfx_files_with_a_cert_are_refused() {
-        let pfx = || NodePfx {
-            buf: Vec::new(),
+        let pfx = || NodeKey {
+            bytes: Vec::new(),
             passphrase: None,
         };
         let e = NodeTlsOptions {
