@@ -594,7 +594,7 @@ export declare const enum HttpOut {
 }
 
 /**
- * The HTTP request layout (channel/http_wire.rs, read by `HttpRequest` in src/http.ts),
+ * The HTTP request layout (http_wire.rs, read by `HttpRequest` in src/http-request.ts),
  * declared once for both sides: the byte offset of each fixed field after the kind byte, and
  * where the length-prefixed fields ([`HttpRequestField`]) start. Adding a fixed field is a
  * variant here (and `Fields` moved past it), its write in `put_request` and its read in

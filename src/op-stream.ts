@@ -11,7 +11,7 @@
  * - `encode` leaves its result in `kind`, `a`, `b` (no tuple per write); the caller's `op`
  *   right after it consumes them.
  * - Protocol messages are written by their own module in the layout the native encoder reads
- *   (`FramedCodec`: RESP replies, src/resp.ts; HTTP responses and body pieces, src/http.ts).
+ *   (`FramedCodec`: RESP replies, src/resp.ts; HTTP responses and body pieces, src/http-wire.ts).
  *   Inbound, WebSocket frames and HTTP requests and body pieces a JS handler fires on to a
  *   native handler go in their layouts too (`ReadWs`, `ReadHttp`), other values as tokens.
  */
@@ -226,7 +226,7 @@ export class OpStream {
 
   /**
    * A protocol message in the layout its module writes (RESP replies: src/resp.ts; HTTP
-   * responses and body pieces: src/http.ts) into the arena, or as a big chunk (`b` = -1).
+   * responses and body pieces: src/http-wire.ts) into the arena, or as a big chunk (`b` = -1).
    */
   #encodeFramed<M>(kind: number, msg: M, codec: FramedCodec<M>): void {
     this.lentBytes = 0
