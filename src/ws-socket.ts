@@ -51,31 +51,19 @@ export class WebSocket extends EventEmitter {
 
   #url: string
   // The state the sending side (src/ws-socket-send.ts) and the pipeline's side
-  // (src/ws-socket-lifecycle.ts) share.
-  /** @internal `readyState`. */
-  _state = CONNECTING
-  /** @internal The channel (undefined while a client connects). */
-  _ch: Channel | undefined
-  /** @internal The subprotocol the handshake chose. */
-  _protocol = ''
-  /** @internal A client's extensions, as the server's answer named them. */
-  _extensions = ''
-  /** @internal The peer's close code (undefined: no close frame came). */
-  _closeCode: number | undefined
-  /** @internal The peer's close reason. */
-  _closeReason = Buffer.alloc(0)
-  /** @internal `close` was emitted. */
-  _closeEmitted = false
-  /** @internal The fragments of a message sent with `fin: false`, and whether it is binary. */
-  _fragments: Buffer[] = []
-  /** @internal */
-  _fragmentsBinary = false
-  /** @internal `unref()` was called (applied to the channel once it is attached). */
-  _unref = false
-  /** @internal A client's TCP (and TLS) connect is under way (ws-socket-lifecycle.ts `tcpPending`). */
-  _tcpPending = false
-  /** @internal A failure that waits for the connect's outcome. */
-  _deferred: Error | undefined
+  // (src/ws-socket-lifecycle.ts) share; internal, each field one line.
+  /** @internal `readyState`. */ _state = CONNECTING
+  /** @internal The channel (undefined while a client connects). */ _ch: Channel | undefined
+  /** @internal The subprotocol the handshake chose. */ _protocol = ''
+  /** @internal A client's extensions, as the server's answer named them. */ _extensions = ''
+  /** @internal The peer's close code (undefined: no close frame came). */ _closeCode: number | undefined
+  /** @internal The peer's close reason. */ _closeReason = Buffer.alloc(0)
+  /** @internal `close` was emitted. */ _closeEmitted = false
+  /** @internal The fragments of a message sent with `fin: false`. */ _fragments: Buffer[] = []
+  /** @internal Whether that message is binary. */ _fragmentsBinary = false
+  /** @internal `unref()` was called (applied to the channel once attached). */ _unref = false
+  /** @internal A client's TCP (and TLS) connect is under way. */ _tcpPending = false
+  /** @internal A failure that waits for the connect's outcome. */ _deferred: Error | undefined
   /** @internal The name of the native WebSocket handler in the pipeline (`terminate` removes it). */
   _wsName = 'ws'
   /** @internal Set by the client connector: aborts a connection still being made. */
