@@ -216,8 +216,8 @@ export declare class NativeSslContext {
   /**
    * Replaces the configuration under this id (node:tls's `server.setSecureContext`):
    * handlers made from now on, on every thread, use the new one; established connections
-   * keep theirs. The side (server or client) and whether the context asks JS for its
-   * context by server name stay as they were. On an error nothing changes.
+   * keep theirs. The side (server or client) and whether the context asks JS stay as they
+   * were (netloop-wire's `tls_contexts`). On an error nothing changes.
    */
   reload(o: NativeSslOptions): void
   /** The context's process-wide id (worker threads find it by this id). */
@@ -278,7 +278,10 @@ export interface NativeKey {
   passphrase?: string
 }
 
-/** The options src/loop.ts hands over (already checked there). */
+/**
+ * The options src/loop.ts hands over (already checked there; read by netloop-wire's
+ * `LoopOptions`).
+ */
 export interface NativeLoopOptions {
   name?: string
   ioRatio?: number
@@ -591,11 +594,11 @@ export declare const enum HttpOut {
 }
 
 /**
- * The HTTP request layout (channel/http_wire.rs, read by `HttpRequest` in src/http.ts),
+ * The HTTP request layout (http_wire.rs, read by `HttpRequest` in src/http-request.ts),
  * declared once for both sides: the byte offset of each fixed field after the kind byte, and
  * where the length-prefixed fields ([`HttpRequestField`]) start. Adding a fixed field is a
  * variant here (and `Fields` moved past it), its write in `put_request` and its read in
- * `HttpRequest`; __test__/wire-layouts.spec.ts checks the two agree.
+ * `HttpRequest`; __test__/wire-layouts-http.spec.ts checks the two agree.
  */
 export declare const enum HttpRequestAt {
   /** The request's id on its connection: f64. */

@@ -11,7 +11,7 @@ import { HandlerTakes, WireKind } from './protocol'
  * The wire kind of each pipeline event that leaves JS for the native pipeline as a plain
  * record (reads, user events and exceptions carry payloads and are encoded by `sendInbound`),
  * paired by name: tsc fails on an event without its kind (`Record<PipelineEvent, ...>`), and
- * __test__/wire-layouts.spec.ts checks each pair against the two enums' member names.
+ * __test__/wire-layouts-events.spec.ts checks each pair against the two enums' member names.
  */
 const WIRE_BY_EVENT: Readonly<Record<PipelineEvent, WireKind>> = {
   [PipelineEvent.ChannelRegistered]: WireKind.Registered,

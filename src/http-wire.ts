@@ -4,7 +4,10 @@
  * the requests and body pieces of a delivery read back (`readHttp`). The layouts both sides
  * share are described in crates/wire/src/http_wire.rs.
  */
-import { HttpContent, HttpRequest, HttpResponse } from './http'
+import { HttpRequest } from './http-request'
+import { requestLayoutSize, writeRequestLayout } from './http-request-layout'
+import { HttpContent } from './http-content'
+import type { HttpResponse } from './http-response'
 import { HttpClientRequest, HttpClientResponse } from './http-client'
 import { HttpFields } from './http-fields'
 import { REGION_BYTES, writeRegion } from './file-region'
@@ -184,11 +187,11 @@ export type HttpInbound = HttpRequest | HttpContent
  * request's `url`, `method`, `headers` object) is what is written.
  */
 export function writeHttpInbound(m: HttpInbound, buf: Buffer, at: number, lend?: LendBig): number {
-  return m instanceof HttpRequest ? m._write(buf, at, lend) : writeContent(m, HttpIn.Content, buf, at, lend)
+  return m instanceof HttpRequest ? writeRequestLayout(m, buf, at, lend) : writeContent(m, HttpIn.Content, buf, at, lend)
 }
 
 /** @internal `writeHttpInbound`'s layout of `m` in a Buffer of its own. */
 export function httpInboundBytes(m: HttpInbound, lend?: LendBig): Buffer {
-  const b = Buffer.allocUnsafe(m instanceof HttpRequest ? m._size(lend) : size(m, lend))
+  const b = Buffer.allocUnsafe(m instanceof HttpRequest ? requestLayoutSize(m, lend) : size(m, lend))
   return b.subarray(0, writeHttpInbound(m, b, 0, lend))
 }

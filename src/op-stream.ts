@@ -11,13 +11,15 @@
  * - `encode` leaves its result in `kind`, `a`, `b` (no tuple per write); the caller's `op`
  *   right after it consumes them.
  * - Protocol messages are written by their own module in the layout the native encoder reads
- *   (`FramedCodec`: RESP replies, src/resp.ts; HTTP responses and body pieces, src/http.ts).
+ *   (`FramedCodec`: RESP replies, src/resp.ts; HTTP responses and body pieces, src/http-wire.ts).
  *   Inbound, WebSocket frames and HTTP requests and body pieces a JS handler fires on to a
  *   native handler go in their layouts too (`ReadWs`, `ReadHttp`), other values as tokens.
  */
 import type * as Native from '../native'
 import { RespReply, replyBytes, writeReply } from './resp'
-import { HttpContent, HttpRequest, HttpResponse } from './http'
+import { HttpRequest } from './http-request'
+import { HttpContent } from './http-content'
+import { HttpResponse } from './http-response'
 import { HttpClientRequest } from './http-client'
 import { httpBytes, httpInboundBytes, writeHttp, writeHttpInbound, type HttpInbound, type HttpOutbound, type LendBig } from './http-wire'
 import { FileRegion, REGION_BYTES, writeRegion } from './file-region'
@@ -224,7 +226,7 @@ export class OpStream {
 
   /**
    * A protocol message in the layout its module writes (RESP replies: src/resp.ts; HTTP
-   * responses and body pieces: src/http.ts) into the arena, or as a big chunk (`b` = -1).
+   * responses and body pieces: src/http-wire.ts) into the arena, or as a big chunk (`b` = -1).
    */
   #encodeFramed<M>(kind: number, msg: M, codec: FramedCodec<M>): void {
     this.lentBytes = 0

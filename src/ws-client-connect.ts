@@ -9,7 +9,7 @@
  * error, ...; the handshake's: `ERR_WS_HANDSHAKE_*`), then `close` 1006.
  *
  * Ground rules: the JS thread that made the socket; the connect's outcome decides which error
- * is reported when the channel also ends (see `WebSocket._tcpDone`).
+ * is reported when the channel also ends (see ws-socket-lifecycle.ts `tcpDone`).
  */
 import type { Channel } from './channel'
 import { Bootstrap } from './bootstrap'
@@ -21,7 +21,8 @@ import { SslContext, SslHandler } from './tls'
 import type { SslContextOptions } from './tls-options'
 import { WebSocketClientProtocolHandler } from './ws-client'
 import type { PerMessageDeflateOptions } from './ws'
-import { bridge, type WebSocket } from './ws-socket'
+import type { WebSocket } from './ws-socket'
+import { attach, bridge, fail, tcpDone, tcpPending } from './ws-socket-lifecycle'
 
 /** Options of `new WebSocket(url, protocols, options)` (the `ws` package's, where they apply). */
 export interface WebSocketClientOptions {
@@ -112,7 +113,7 @@ export function connect(ws: WebSocket, address: string, protocols: string[], opt
     channel = ch
     if (tls) ch.pipeline.addLast('tls', new SslHandler(tls, o.servername !== undefined ? { servername: o.servername } : {}))
     ch.pipeline.addLast('http', new HttpClientCodec()).addLast('ws', handler).addLast('app', bridge(ws, true))
-    ws._attach(ch)
+    attach(ws, ch)
   })
   let timer: NodeJS.Timeout | undefined
   const stopTimer = (): void => {
@@ -123,8 +124,8 @@ export function connect(ws: WebSocket, address: string, protocols: string[], opt
     stopTimer()
     ac.abort(e)
     void channel?.close()
-    ws._tcpDone(e)
-    ws._fail(e)
+    tcpDone(ws, e)
+    fail(ws, e)
   }
   ws.once('open', stopTimer)
   ws.once('close', stopTimer)
@@ -132,10 +133,10 @@ export function connect(ws: WebSocket, address: string, protocols: string[], opt
     timer = setTimeout(() => ws._abort?.(new NetloopError('ERR_WS_HANDSHAKE_TIMEOUT', 'Opening handshake has timed out')), o.handshakeTimeout)
     timer.unref()
   }
-  ws._tcpPending()
+  tcpPending(ws)
   boot.connect(port, host, { signal: ac.signal }).then(
-    () => ws._tcpDone(),
-    (e: Error) => ws._tcpDone(e),
+    () => tcpDone(ws),
+    (e: Error) => tcpDone(ws, e),
   )
 }
 

@@ -11,13 +11,13 @@
  * your own netloop HTTP pipeline (after `HttpServerCodec`) read: it checks the request,
  * answers the `101` through the codec, and puts the native frame handler and the bridge in
  * front of your handler. `ws` takes a node:http request and socket there; netloop's
- * connections are channels, not node:net sockets.
+ * connections are channels, not node:net sockets. That handshake is src/ws-server-upgrade.ts;
+ * the options and the request handed out are src/ws-server-options.ts.
  *
  * Ground rules: the JS thread of the server's loops (a worker group cannot emit `connection`
  * here: use `WebSocketServerProtocolHandler` in its `childHandler`). `close` is emitted once,
  * when the listener is closed and every connection it tracked has closed.
  */
-import { createHash } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import type { Channel, ServerChannel } from './channel'
@@ -27,87 +27,19 @@ import { ServerBootstrap } from './bootstrap'
 import { EventLoop } from './loop'
 import type { EventLoopGroup } from './group'
 import { NetloopError, checkInteger, invalidArgType } from './errors'
-import { HttpRequest, HttpResponse, HttpServerCodec } from './http'
-import { NativeHandler } from './codecs'
-import { NativeHandlerKind } from './protocol'
-import { SslContext, SslHandler } from './tls'
-import { WebSocketServerProtocolHandler, deflateParams, markWebSocketChannel, type PerMessageDeflateOptions } from './ws'
+import { HttpServerCodec } from './http'
+import { HttpRequest } from './http-request'
+import { SslHandler } from './tls'
+import { WebSocketServerProtocolHandler, deflateParams } from './ws'
 import { WebSocketHandshakeEvent } from './ws-client'
-import { WebSocket, bridge } from './ws-socket'
+import { WebSocket } from './ws-socket'
+import { attach, bridge, opened } from './ws-socket-lifecycle'
 import { toBuffer, type WebSocketData } from './ws-data'
 import { publish, type PublishOptions } from './ws-topics'
-import { negotiateDeflate } from './ws-deflate-offer'
+import { requestOf, type WebSocketRequest, type WebSocketServerOptions } from './ws-server-options'
+import { acceptUpgrade, answerPlain } from './ws-server-upgrade'
 
-/** What `connection` and `handleUpgrade`'s callback get beside the socket (node:http's request, in part). */
-export interface WebSocketRequest {
-  readonly method: 'GET'
-  /** The request target (`/path?query`). */
-  readonly url: string
-  /** The fields by lower-case name (repeated ones joined with `, `). */
-  readonly headers: Record<string, string>
-  readonly rawHeaders: readonly string[]
-  /** The remote end, node:net style. */
-  readonly socket: { readonly remoteAddress?: string; readonly remotePort?: number; readonly remoteFamily?: string }
-  /** The connection's channel. */
-  readonly channel: Channel
-}
-
-/** Options of `new WebSocketServer(options, callback)`. */
-export interface WebSocketServerOptions {
-  /** Listen on this port (0: any); one of `port` and `noServer` is required. */
-  port?: number
-  /** The address to listen on (default `0.0.0.0`). */
-  host?: string
-  /** Only upgrade requests for this path (default: every path). */
-  path?: string
-  /** No server of its own: connections come through `handleUpgrade`. */
-  noServer?: boolean
-  /** Choose the subprotocol in JS (`false`: none); the handshake is then answered in JS. */
-  handleProtocols?: (protocols: Set<string>, request: WebSocketRequest) => string | false
-  /** The subprotocols spoken, chosen natively (the first the client offers); default: none. */
-  protocols?: string[]
-  /** Longest message accepted, in bytes (default 100 MiB, as `ws`; 1009 beyond). */
-  maxPayload?: number
-  /** Keep the open connections in `clients` (default true). */
-  clientTracking?: boolean
-  /** The loop(s) that accept and serve (default: a loop of its own, shut down on `close`). */
-  group?: EventLoop | EventLoopGroup
-  /** Serve `wss:` with this server `SslContext`. */
-  tls?: SslContext
-  /** How long `close()` on a connection waits for the peer's close frame, in ms (default 10000). */
-  closeTimeout?: number
-  /** Answer pings natively (default true). */
-  autoPong?: boolean
-  /**
-   * Accept permessage-deflate when a client offers it (default false, as `ws`'s server):
-   * `true` or `PerMessageDeflateOptions`; negotiated natively, or in JS by `handleUpgrade`
-   * (and so with `handleProtocols`) by the same rules, then applied natively.
-   */
-  perMessageDeflate?: boolean | PerMessageDeflateOptions
-}
-
-const KEY = /^[A-Za-z0-9+/]{21}[AQgw]==$/
-const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11'
-
-function hasToken(value: string | undefined, token: string): boolean {
-  return value !== undefined && value.split(',').some((t) => t.trim().toLowerCase() === token)
-}
-
-/** The native frame handler alone (server role), for a handshake JS answered. */
-class WebSocketFramesHandler extends NativeHandler {
-  constructor(p: number[]) {
-    super(NativeHandlerKind.WebSocketFrames, p)
-  }
-  /** @internal */
-  override _attach(ch: unknown): void {
-    markWebSocketChannel(ch)
-  }
-}
-
-function requestOf(ch: Channel, url: string, ev: WebSocketHandshakeEvent): WebSocketRequest {
-  const remote = ch.remoteAddress
-  return { method: 'GET', url, headers: ev.headers, rawHeaders: ev.rawHeaders, socket: { remoteAddress: remote?.address, remotePort: remote?.port, remoteFamily: remote?.family }, channel: ch }
-}
+export type { WebSocketRequest, WebSocketServerOptions } from './ws-server-options'
 
 export class WebSocketServer extends EventEmitter {
   /** The open connections (when `clientTracking` is on). */
@@ -203,41 +135,9 @@ export class WebSocketServer extends EventEmitter {
   handleUpgrade(request: HttpRequest, ctx: ChannelHandlerContext, cb: (ws: WebSocket, request: WebSocketRequest) => void): void {
     if (!(request instanceof HttpRequest)) throw invalidArgType('request', 'HttpRequest', request)
     if (typeof cb !== 'function') throw invalidArgType('cb', 'function', cb)
-    const refuse = (status: number, message: string, extra: Array<[string, string]> = []): void => {
-      ctx.writeAndFlush(new HttpResponse(status, [['content-type', 'text/plain'], ...extra], message).forRequest(request))
-    }
-    const h = (name: string): string | undefined => request.header(name)
-    if (request.method !== 'GET') return refuse(405, 'a WebSocket handshake must be a GET', [['allow', 'GET']])
-    if (!hasToken(h('upgrade'), 'websocket') || !hasToken(h('connection'), 'upgrade')) return refuse(400, 'not a WebSocket upgrade request')
-    if (h('sec-websocket-version')?.trim() !== '13') return refuse(426, 'Sec-WebSocket-Version must be 13', [['sec-websocket-version', '13']])
-    const key = h('sec-websocket-key')?.trim()
-    if (key === undefined || !KEY.test(key)) return refuse(400, 'missing or invalid Sec-WebSocket-Key')
-    if (!this.shouldHandle(request)) return refuse(400, 'no WebSocket at this path')
-    const ch = ctx.channel
-    const raw = request.rawHeaders
-    const ev = new WebSocketHandshakeEvent(request.url, '', raw)
-    const info = requestOf(ch, request.url, ev)
-    const offered = new Set((h('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim()).filter((p) => p !== ''))
-    let protocol: string | false = false
-    if (this.options.handleProtocols) protocol = offered.size > 0 ? this.options.handleProtocols(offered, info) : false
-    else if (this.options.protocols) protocol = [...offered].find((p) => this.options.protocols!.includes(p)) ?? false
-    else protocol = offered.values().next().value ?? false
-    const headers: Array<[string, string]> = [
-      ['upgrade', 'websocket'],
-      ['connection', 'Upgrade'],
-      ['sec-websocket-accept', createHash('sha1').update(key + GUID).digest('base64')],
-    ]
-    if (protocol !== false) headers.push(['sec-websocket-protocol', protocol])
-    const deflate = negotiateDeflate(this.#deflate, h('sec-websocket-extensions'))
-    if (deflate) headers.push(['sec-websocket-extensions', deflate.response])
-    const ws = new WebSocket(null)
-    const p = ch.pipeline
-    const name = p.names().includes('ws') ? `ws-${ch.id}-${Date.now()}` : 'ws'
-    p.addBefore(ctx.name, name, new WebSocketFramesHandler([...this.#params, ...(deflate ? [1, this.#deflate[1], ...deflate.agreed] : [0])])).addBefore(ctx.name, `${name}-app`, bridge(ws, false))
-    ws._wsName = name
-    ctx.writeAndFlush(new HttpResponse(101, headers).forRequest(request))
-    ws._attach(ch)
-    ws._open(new WebSocketHandshakeEvent(request.url, protocol === false ? '' : protocol, raw), false)
+    const accepted = acceptUpgrade(request, ctx, this.options, this.#params, this.#deflate, (r) => this.shouldHandle(r))
+    if (accepted === undefined) return
+    const [ws, info] = accepted
     this.#track(ws)
     cb(ws, info)
   }
@@ -310,9 +210,9 @@ export class WebSocketServer extends EventEmitter {
       userEventTriggered: (ctx, ev) => {
         if (!(ev instanceof WebSocketHandshakeEvent) || ws) return
         ws = new WebSocket(null)
-        ws._attach(ch)
+        attach(ws, ch)
         inner = bridge(ws, false)
-        ws._open(ev, false)
+        opened(ws, ev, false)
         this.#track(ws)
         this.#emitConnection(ws, requestOf(ctx.channel, ev.url, ev))
       },
@@ -341,10 +241,3 @@ export class WebSocketServer extends EventEmitter {
     }
   }
 }
-
-/** A request that is not a WebSocket upgrade for this server: 426 (400 for an upgrade to another path), as `ws`. */
-function answerPlain(ctx: ChannelHandlerContext, req: HttpRequest): void {
-  const status = req.upgrade ? 400 : 426
-  ctx.writeAndFlush(new HttpResponse(status, [['content-type', 'text/plain']], status === 426 ? 'Upgrade Required' : 'Bad Request').forRequest(req))
-}
-

@@ -12,6 +12,7 @@ import type { Channel } from './channel'
 import { NetloopError } from './errors'
 import { toBuffer, type WebSocketData } from './ws-data'
 import { publishFrom, subscribe, unsubscribe, type PublishOptions } from './ws-topics'
+import { CLOSED } from './ws-socket-lifecycle'
 
 interface Socket {
   readonly channel: Channel | undefined
@@ -19,8 +20,6 @@ interface Socket {
   /** The topics this connection joined, kept so `isSubscribed` needs no crossing. */
   _topics: Set<string> | undefined
 }
-
-const CLOSED = 3
 
 function channelOf(ws: Socket): Channel {
   const ch = ws.channel

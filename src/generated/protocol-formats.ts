@@ -61,11 +61,11 @@ export const enum HttpOut {
 }
 
 /** @internal
- * The HTTP request layout (channel/http_wire.rs, read by `HttpRequest` in src/http.ts),
+ * The HTTP request layout (http_wire.rs, read by `HttpRequest` in src/http-request.ts),
  * declared once for both sides: the byte offset of each fixed field after the kind byte, and
  * where the length-prefixed fields ([`HttpRequestField`]) start. Adding a fixed field is a
  * variant here (and `Fields` moved past it), its write in `put_request` and its read in
- * `HttpRequest`; __test__/wire-layouts.spec.ts checks the two agree.
+ * `HttpRequest`; __test__/wire-layouts-http.spec.ts checks the two agree.
  */
 export const enum HttpRequestAt {
   /** The request's id on its connection: f64. */

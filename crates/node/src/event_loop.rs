@@ -15,30 +15,36 @@ use std::time::{Duration, Instant};
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use netloop_eventloop::{
-    EventLoop, LocalLoop, LoopConfig, LoopError, LoopState, RejectReason, SelectorFault,
-};
+use netloop_eventloop::{EventLoop, LocalLoop, LoopError, LoopState, RejectReason};
 
 use crate::bridge::{self, Bridge, Dispatch};
-use crate::error::{debug, invalid_arg, loop_error, millis, test_hooks_enabled, throw, JsResult};
+use crate::error::{
+    invalid_arg, loop_error, millis, test_hooks_enabled, throw, wire_error, JsResult,
+};
+use netloop_wire::loop_options::LoopOptions;
 use netloop_wire::timers::{JsTimers, BUFFER_LEN};
 
-/// Longest `spinBeforeSleepMicros`: a libuv callback holds its thread for at most one
-/// iteration, the spin window and one more iteration (bridge/spin.rs).
-const MAX_SPIN_MICROS: u32 = 1000;
-/// The default `spinBeforeSleepMicros` of a loop attached to a JS thread: none (unlike the
-/// core's standalone loops; docs/decisions/0010 has the measurements).
-const DEFAULT_SPIN_MICROS: u64 = 0;
-
-/// The options src/loop.ts hands over (already checked there).
+/// The options src/loop.ts hands over (already checked there; read by netloop-wire's
+/// `LoopOptions`).
 #[napi(object)]
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct NativeLoopOptions {
     pub name: Option<String>,
     pub io_ratio: Option<u32>,
     pub max_pending_tasks: Option<u32>,
     /// `spinBeforeSleepMicros` (checked there: 0..=1000).
     pub spin_before_sleep_micros: Option<u32>,
+}
+
+impl From<NativeLoopOptions> for LoopOptions {
+    fn from(o: NativeLoopOptions) -> Self {
+        LoopOptions {
+            name: o.name,
+            io_ratio: o.io_ratio,
+            max_pending_tasks: o.max_pending_tasks,
+            spin_before_sleep_micros: o.spin_before_sleep_micros,
+        }
+    }
 }
 
 /// An event loop attached to the calling JS thread (src/loop.ts is its JS side).
@@ -150,47 +156,10 @@ impl NativeEventLoop {
                 "the timer buffer must hold {BUFFER_LEN} numbers, got {len}"
             )));
         }
-        let mut cfg = LoopConfig {
-            name: "netloop-js".into(),
-            spin_before_sleep: Duration::from_micros(DEFAULT_SPIN_MICROS),
-            ..LoopConfig::default()
-        };
-        if let Some(o) = options {
-            if let Some(n) = o.name {
-                cfg.name = n;
-            }
-            if let Some(r) = o.io_ratio {
-                cfg.io_ratio = r;
-            }
-            if let Some(m) = o.max_pending_tasks {
-                cfg.max_pending_tasks = m as usize;
-            }
-            if let Some(us) = o.spin_before_sleep_micros {
-                if us > MAX_SPIN_MICROS {
-                    return Err(invalid_arg(format!(
-                        "spinBeforeSleepMicros must be at most {MAX_SPIN_MICROS}, got {us}"
-                    )));
-                }
-                cfg.spin_before_sleep = Duration::from_micros(u64::from(us));
-            }
-        }
-        let loop_name = cfg.name.clone();
-        cfg.on_task_panic = Some(Arc::new(move |msg: &str| {
-            debug(format_args!("a task on loop {loop_name} panicked: {msg}"));
-        }));
         let faults = test_hooks_enabled().then(|| Arc::new(AtomicU32::new(0)));
-        if let Some(f) = faults.clone() {
-            // Test hook: the next `faults` polls return empty at once, as a buggy epoll would.
-            cfg.fault_injector = Some(Arc::new(move || {
-                let left = f.load(Ordering::Relaxed);
-                if left > 0 {
-                    f.store(left - 1, Ordering::Relaxed);
-                    SelectorFault::PrematureEmpty
-                } else {
-                    SelectorFault::None
-                }
-            }));
-        }
+        let cfg = LoopOptions::from(options.unwrap_or_default())
+            .config(faults.clone())
+            .map_err(wire_error)?;
         let name = cfg.name.clone();
         if dispatch.get_type().ok() != Some(ValueType::Function) {
             return Err(invalid_arg("dispatch must be a function"));

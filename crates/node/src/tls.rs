@@ -1,23 +1,21 @@
 //! `NativeSslContext`: a TLS context made once from node:tls-style options (already checked and
-//! normalised in src/tls.ts) and shared by every channel and worker thread that uses it.
+//! normalised in src/tls.ts) and shared by every channel and worker thread that uses it. The
+//! options are converted here into netloop-tls's plain `NodeTlsOptions`, which reads them by
+//! node:tls's rules (identities, passphrases, client authentication, defaults).
 //!
 //! Ground rules: contexts are `Send + Sync` (an `Arc` of rustls configurations). The
-//! process-wide registry (crate::registry, `tls_contexts`) maps a context's id to it, so a worker thread can find a context
-//! made on another thread (worker data carries the id, not the object). The JS object that
-//! made a context owns its entry (removed when that object is collected); channels hold their
-//! own reference, so a connection outlives its context's entry.
-
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+//! process-wide table (netloop-wire's `tls_contexts`) maps a context's id to it, so a worker
+//! thread can find a context made on another thread (worker data carries the id, not the
+//! object). The JS object that made a context owns its entry (removed when that object is
+//! collected); channels hold their own reference, so a connection outlives its context's
+//! entry.
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use netloop_tls::{ClientAuth, PemIdentity, SslContext, SslOptions, TlsError, TlsVersion};
+use netloop_tls::{NodeKey, NodeSniIdentity, NodeTlsOptions, SslContext, TlsError};
 
-use crate::error::{throw, Code, JsResult};
-use netloop_wire::registry::{lock, registry};
-
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+use crate::error::{throw, wire_error, Code, JsResult};
+use netloop_wire::tls_contexts;
 
 /// A certificate chain and key for one SNI host name: PEM `cert` and `key`, or a PKCS#12 `pfx`.
 #[napi(object)]
@@ -99,214 +97,74 @@ fn tls_error(e: TlsError) -> napi::Error<Code> {
     napi::Error::new(Code(e.code()), e.to_string())
 }
 
-/// What an identity is made of, as src/tls-options.ts hands it over.
-struct IdentityParts<'a> {
-    cert: &'a Option<Buffer>,
-    key: &'a Option<Buffer>,
-    pfx: Option<&'a [u8]>,
-    /// The `pfx`'s passphrase (its own, else the context's).
-    passphrase: Option<&'a str>,
-    /// A passphrase given for this identity alone (an SNI entry's).
-    own_passphrase: Option<&'a str>,
-    ocsp: &'a Option<Buffer>,
-    what: &'a str,
+/// A context of the side `o` names (node:tls's rules are netloop-tls's `NodeTlsOptions`).
+fn build(o: NativeSslOptions) -> JsResult<SslContext> {
+    NodeTlsOptions::from(o).build().map_err(tls_error)
 }
 
-fn identity(p: IdentityParts<'_>) -> JsResult<Option<PemIdentity>> {
-    let ocsp = p.ocsp.as_ref().map(|b| b.to_vec());
-    match (p.cert, p.key, p.pfx) {
-        (None, None, Some(pfx)) => {
-            PemIdentity::from_pfx(pfx, p.passphrase.map(str::as_bytes), ocsp, p.what)
-                .map(Some)
-                .map_err(tls_error)
-        }
-        // A passphrase of the identity's own (an SNI entry's) opens its key now; the
-        // context's opens the others when the context is built.
-        (Some(c), Some(k), None) => match p.own_passphrase {
-            Some(pass) => {
-                PemIdentity::with_passphrase(c.to_vec(), k, pass.as_bytes(), ocsp, p.what)
-                    .map(Some)
-                    .map_err(tls_error)
-            }
-            None => Ok(Some(PemIdentity {
-                chain: c.to_vec(),
-                key: k.to_vec(),
-                ocsp,
-            })),
-        },
-        (None, None, None) => Ok(None),
-        (_, _, Some(_)) => Err(tls_error(TlsError::Config(format!(
-            "{}: give either pfx or cert and key",
-            p.what
-        )))),
-        _ => Err(tls_error(TlsError::Config(
-            "cert and key must be given together".into(),
-        ))),
+fn bytes(b: Option<Buffer>) -> Option<Vec<u8>> {
+    b.map(|b| b.to_vec())
+}
+
+fn key(bytes: Buffer, passphrase: Option<String>) -> NodeKey {
+    NodeKey {
+        bytes: bytes.to_vec(),
+        passphrase,
     }
 }
 
-/// The default identity (which staples `ocsp`, as node:tls staples for its first
-/// certificate) and the others of a `key` or `pfx` array.
-fn first_and_rest(
-    ids: Vec<PemIdentity>,
-    ocsp: &Option<Buffer>,
-) -> (Option<PemIdentity>, Vec<PemIdentity>) {
-    let mut ids = ids.into_iter();
-    let mut first = ids.next();
-    if let Some(f) = first.as_mut() {
-        f.ocsp = ocsp.as_ref().map(|b| b.to_vec());
-    }
-    (first, ids.collect())
-}
-
-/// A context of the side `o` names.
-fn build(o: &NativeSslOptions) -> JsResult<SslContext> {
-    let opts = options(o)?;
-    if o.is_server {
-        SslContext::server(&opts)
-    } else {
-        SslContext::client(&opts)
-    }
-    .map_err(tls_error)
-}
-
-fn options(o: &NativeSslOptions) -> JsResult<SslOptions> {
-    let version = |v: &Option<String>, d: TlsVersion| match v {
-        Some(name) => TlsVersion::parse(name).map_err(tls_error),
-        None => Ok(d),
-    };
-    let reject = o.reject_unauthorized.unwrap_or(true);
-    let client_auth = match (o.request_cert.unwrap_or(false), reject) {
-        (false, _) => ClientAuth::None,
-        (true, true) => ClientAuth::Require,
-        (true, false) => ClientAuth::Request,
-    };
-    let mut sni = Vec::new();
-    for e in o.sni.iter().flatten() {
-        let what = format!("SNI['{}']", e.hostname);
-        let id = identity(IdentityParts {
-            cert: &e.cert,
-            key: &e.key,
-            pfx: e.pfx.as_deref(),
-            passphrase: e.passphrase.as_deref().or(o.passphrase.as_deref()),
-            own_passphrase: e.passphrase.as_deref(),
-            ocsp: &e.ocsp_response,
-            what: &what,
-        })?
-        .ok_or_else(|| {
-            tls_error(TlsError::Config(format!(
-                "{what}: give cert and key, or pfx"
-            )))
-        })?;
-        sni.push((e.hostname.clone(), id));
-    }
-    let defaults = SslOptions::default();
-    let (identity, extra_identities) = match (&o.keys, o.pfxs.as_deref()) {
-        (Some(keys), None) => {
-            let chains: Vec<Vec<u8>> = o.certs.iter().flatten().map(|c| c.to_vec()).collect();
-            let keys: Vec<(Vec<u8>, Option<Vec<u8>>)> = keys
-                .iter()
-                .map(|k| {
-                    let pass = k.passphrase.as_deref().or(o.passphrase.as_deref());
-                    (k.pem.to_vec(), pass.map(|p| p.as_bytes().to_vec()))
-                })
-                .collect();
-            let ids = PemIdentity::pair(&chains, &keys).map_err(tls_error)?;
-            first_and_rest(ids, &o.ocsp_response)
-        }
-        (None, Some([one])) => (
-            identity(IdentityParts {
-                cert: &o.cert,
-                key: &o.key,
-                pfx: Some(&one.buf),
-                passphrase: one.passphrase.as_deref().or(o.passphrase.as_deref()),
-                own_passphrase: None,
-                ocsp: &o.ocsp_response,
-                what: "pfx",
-            })?,
-            Vec::new(),
-        ),
-        (None, Some(several)) if o.cert.is_none() && o.key.is_none() => {
-            let ids = several
-                .iter()
-                .enumerate()
-                .map(|(i, p)| {
-                    let pass = p.passphrase.as_deref().or(o.passphrase.as_deref());
-                    PemIdentity::from_pfx(
-                        &p.buf,
-                        pass.map(str::as_bytes),
-                        None,
-                        &format!("pfx[{i}]"),
-                    )
-                })
-                .collect::<std::result::Result<Vec<PemIdentity>, TlsError>>()
-                .map_err(tls_error)?;
-            first_and_rest(ids, &o.ocsp_response)
-        }
-        (Some(_), Some(_)) | (None, Some(_)) => {
-            return Err(tls_error(TlsError::Config(
-                "pfx: give either pfx or cert and key".into(),
-            )))
-        }
-        (None, None) => (
-            identity(IdentityParts {
-                cert: &o.cert,
-                key: &o.key,
-                pfx: None,
-                passphrase: o.passphrase.as_deref(),
-                own_passphrase: None,
-                ocsp: &o.ocsp_response,
-                what: "pfx",
-            })?,
-            Vec::new(),
-        ),
-    };
-    Ok(SslOptions {
-        identity,
-        extra_identities,
-        sni,
-        ca: o.ca.as_ref().map(|b| b.to_vec()),
-        system_roots: o.system_roots.unwrap_or(false),
-        client_auth,
-        reject_unauthorized: reject,
-        alpn: o
-            .alpn_protocols
-            .iter()
-            .flatten()
-            .map(|p| p.as_bytes().to_vec())
-            .collect(),
-        min_version: version(&o.min_version, TlsVersion::Tls12)?,
-        max_version: version(&o.max_version, TlsVersion::Tls13)?,
-        server_name: o.servername.clone(),
-        session_cache_size: o
-            .session_cache_size
-            .map_or(defaults.session_cache_size, |n| n as usize),
-        session_tickets: o.session_tickets.unwrap_or(true),
-        session_timeout: o
-            .session_timeout
-            .map_or(defaults.session_timeout, |s| Duration::from_secs(s.into())),
-        handshake_timeout: o
-            .handshake_timeout
-            .map_or(defaults.handshake_timeout, |ms| {
-                Duration::from_secs_f64(ms.max(0.0) / 1000.0)
+impl From<NativeSslOptions> for NodeTlsOptions {
+    fn from(o: NativeSslOptions) -> Self {
+        NodeTlsOptions {
+            is_server: o.is_server,
+            cert: bytes(o.cert),
+            key: bytes(o.key),
+            keys: o
+                .keys
+                .map(|v| v.into_iter().map(|k| key(k.pem, k.passphrase)).collect()),
+            certs: o.certs.map(|c| c.iter().map(|b| b.to_vec()).collect()),
+            ca: bytes(o.ca),
+            system_roots: o.system_roots,
+            sni: o.sni.map(|sni| {
+                sni.into_iter()
+                    .map(|e| NodeSniIdentity {
+                        hostname: e.hostname,
+                        cert: bytes(e.cert),
+                        key: bytes(e.key),
+                        pfx: bytes(e.pfx),
+                        passphrase: e.passphrase,
+                        ocsp_response: bytes(e.ocsp_response),
+                    })
+                    .collect()
             }),
-        ask_server_name: o.sni_callback.unwrap_or(false),
-        ask_protocol: o.alpn_callback.unwrap_or(false),
-        // TLS 1.3 server records stay on rustls unless the context asks for the experimental
-        // own record layer, or NETLOOP_TLS_OWN_RECORDS=1 does for every context (decision
-        // 0007; for A/B measurements).
-        experimental_own_records: o.experimental_own_records.unwrap_or(false)
-            || std::env::var("NETLOOP_TLS_OWN_RECORDS").is_ok_and(|v| v == "1"),
-        cipher_suites: o.ciphers.clone().unwrap_or_default(),
-        sigalgs: o.sigalgs.clone().unwrap_or_default(),
-        honor_cipher_order: o.honor_cipher_order.unwrap_or(true),
-        groups: o.groups.clone().unwrap_or_default(),
-        crl: o.crl.as_ref().map(|b| b.to_vec()),
-        key_log_file: o.key_log_file.as_ref().map(std::path::PathBuf::from),
-        passphrase: o.passphrase.as_ref().map(|p| p.as_bytes().to_vec()),
-        check_server_identity: o.check_server_identity.unwrap_or(false),
-        ticket_keys: o.ticket_keys.as_ref().map(|b| b.to_vec()),
-    })
+            request_cert: o.request_cert,
+            reject_unauthorized: o.reject_unauthorized,
+            alpn_protocols: o.alpn_protocols,
+            min_version: o.min_version,
+            max_version: o.max_version,
+            servername: o.servername,
+            session_cache_size: o.session_cache_size,
+            session_tickets: o.session_tickets,
+            session_timeout: o.session_timeout,
+            handshake_timeout: o.handshake_timeout,
+            experimental_own_records: o.experimental_own_records,
+            sni_callback: o.sni_callback,
+            alpn_callback: o.alpn_callback,
+            ciphers: o.ciphers,
+            sigalgs: o.sigalgs,
+            honor_cipher_order: o.honor_cipher_order,
+            groups: o.groups,
+            crl: bytes(o.crl),
+            key_log_file: o.key_log_file,
+            passphrase: o.passphrase,
+            check_server_identity: o.check_server_identity,
+            ticket_keys: bytes(o.ticket_keys),
+            ocsp_response: bytes(o.ocsp_response),
+            pfxs: o
+                .pfxs
+                .map(|v| v.into_iter().map(|p| key(p.buf, p.passphrase)).collect()),
+        }
+    }
 }
 
 /// A TLS context for JS (src/tls.ts `SslContext`), shared across threads by id.
@@ -323,53 +181,19 @@ impl NativeSslContext {
     /// Parses the options once and registers the context for every thread of the process.
     #[napi(constructor)]
     pub fn new(env: Env, o: NativeSslOptions) -> Result<Self> {
-        let ctx = build(&o).map_err(|e| throw(&env, e))?;
-        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        lock(&registry().tls_contexts).insert(id, ctx);
+        let server = o.is_server;
+        let ctx = build(o).map_err(|e| throw(&env, e))?;
         Ok(NativeSslContext {
-            id,
+            id: tls_contexts::register(ctx),
             owner: true,
-            server: o.is_server,
+            server,
         })
     }
 
     /// A context made elsewhere in the process (e.g. on the main thread, for a worker).
     #[napi(factory)]
     pub fn from_id(env: Env, id: f64) -> Result<Self> {
-        let ctx = netloop_wire::registry::tls_context(id as u64).ok_or_else(|| {
-            let e = napi::Error::new(
-                Code("ERR_TLS_INVALID_CONTEXT"),
-                format!("no TLS context with id {id} (the object that made it was collected)"),
-            );
-            throw(&env, e)
-        })?;
-        if ctx.asks_server_name() || ctx.asks_protocol() {
-            // The callback is a JS function of the thread that made the context.
-            let (code, which) = if ctx.asks_server_name() {
-                ("ERR_TLS_SNI_CALLBACK_NOT_SHAREABLE", "an SNICallback")
-            } else {
-                ("ERR_TLS_ALPN_CALLBACK_NOT_SHAREABLE", "an ALPNCallback")
-            };
-            let e = napi::Error::new(
-                Code(code),
-                format!(
-                    "an SslContext with {which} cannot be used on another thread: its callback \
-                     is a function of the thread that made it (make the context in the worker's \
-                     module instead)"
-                ),
-            );
-            return Err(throw(&env, e));
-        }
-        if ctx.checks_server_identity() {
-            let e = napi::Error::new(
-                Code("ERR_TLS_CHECK_SERVER_IDENTITY_NOT_SHAREABLE"),
-                "an SslContext with a checkServerIdentity cannot be used on another thread: the \
-                 function belongs to the thread that made it (make the context in the worker's \
-                 module instead)"
-                    .to_string(),
-            );
-            return Err(throw(&env, e));
-        }
+        let ctx = tls_contexts::shared(id).map_err(|e| throw(&env, wire_error(e)))?;
         Ok(NativeSslContext {
             id: id as u64,
             owner: false,
@@ -379,54 +203,14 @@ impl NativeSslContext {
 
     /// Replaces the configuration under this id (node:tls's `server.setSecureContext`):
     /// handlers made from now on, on every thread, use the new one; established connections
-    /// keep theirs. The side (server or client) and whether the context asks JS for its
-    /// context by server name stay as they were. On an error nothing changes.
+    /// keep theirs. The side (server or client) and whether the context asks JS stay as they
+    /// were (netloop-wire's `tls_contexts`). On an error nothing changes.
     #[napi]
     pub fn reload(&self, env: Env, o: NativeSslOptions) -> Result<()> {
-        let fail = |code: &'static str, m: String| throw(&env, napi::Error::new(Code(code), m));
-        if o.is_server != self.server {
-            let side = |s: bool| if s { "a server" } else { "a client" };
-            return Err(fail(
-                "ERR_INVALID_ARG_VALUE",
-                format!(
-                    "{} context cannot be reloaded as {} context",
-                    side(self.server),
-                    side(o.is_server)
-                ),
-            ));
-        }
-        let ctx = build(&o).map_err(|e| throw(&env, e))?;
-        let mut contexts = lock(&registry().tls_contexts);
-        let Some(slot) = contexts.get_mut(&self.id) else {
-            return Err(fail(
-                "ERR_TLS_INVALID_CONTEXT",
-                format!(
-                    "no TLS context with id {} (the object that made it was collected)",
-                    self.id
-                ),
-            ));
-        };
-        // A context without a JS function may be in use on other threads, which have none to
-        // ask: a reload keeps which functions the context has.
-        type Has = fn(&SslContext) -> bool;
-        let functions: [(&str, Has); 3] = [
-            ("a checkServerIdentity", SslContext::checks_server_identity),
-            ("an SNICallback", SslContext::asks_server_name),
-            ("an ALPNCallback", SslContext::asks_protocol),
-        ];
-        for (which, has) in functions {
-            if has(slot) != has(&ctx) {
-                return Err(fail(
-                    "ERR_INVALID_ARG_VALUE",
-                    format!(
-                        "a reload keeps whether the context has {which} (a context without one \
-                         may be in use on other threads, which have no function to ask)"
-                    ),
-                ));
-            }
-        }
-        *slot = ctx;
-        Ok(())
+        let fail = |e| throw(&env, wire_error(e));
+        tls_contexts::check_reload_side(self.server, o.is_server).map_err(fail)?;
+        let ctx = build(o).map_err(|e| throw(&env, e))?;
+        tls_contexts::reload(self.id, ctx).map_err(fail)
     }
 
     /// The context's process-wide id (worker threads find it by this id).
@@ -445,7 +229,7 @@ impl NativeSslContext {
 impl Drop for NativeSslContext {
     fn drop(&mut self) {
         if self.owner {
-            lock(&registry().tls_contexts).remove(&self.id);
+            tls_contexts::unregister(self.id);
         }
     }
 }

@@ -33,6 +33,7 @@ mod exporter;
 mod handler;
 mod hello;
 mod keylog;
+mod node_options;
 mod options;
 mod pem;
 mod pfx;
@@ -53,6 +54,7 @@ pub use error::TlsError;
 pub use handler::{
     ClientHelloAnswer, ClientHelloQuestion, ProtocolChoice, ServerNameChoice, SslHandler,
 };
+pub use node_options::{NodeKey, NodeSniIdentity, NodeTlsOptions};
 pub use session::{SslCloseCompletionEvent, SslHandshakeCompletionEvent, TlsSession};
 pub use sni::SniResolver;
 pub use tickets::TICKET_KEYS_LEN;

@@ -10,15 +10,19 @@
 //!   ([`held`]), the Buffers of large writes ([`big`]), the typed arrays shared with JS as
 //!   plain memory ([`shared`]); what JS calls on it directly: channel operations
 //!   ([`direct`]), pipeline changes ([`pipelines`], with the built-in handlers of [`codecs`]
-//!   and the channel [`options`]), TLS answers ([`tls_info`]), WebSocket topics ([`topics`]).
+//!   and the channel [`options`]), TLS answers ([`tls_info`]) and the TLS contexts by id
+//!   ([`tls_contexts`]), WebSocket topics ([`topics`]).
 //! - The byte layouts JS reads and writes: HTTP ([`http_wire`], [`http_client_wire`]), RESP
 //!   ([`resp_wire`]), WebSocket ([`ws_wire`]), file regions ([`file_wire`]), PROXY headers
 //!   ([`haproxy_wire`]), and the record layout itself ([`record`]); fixed samples of them for
 //!   the TS round-trip spec ([`samples`]).
 //! - The native side of the JS timers: one loop timer for the earliest JS deadline
-//!   ([`timers`]).
+//!   ([`timers`]); the options of a loop attached to JS, with the binding's defaults
+//!   ([`loop_options`]).
 //! - The registries: process-wide ([`registry`], [`remote`]) and per thread
 //!   ([`thread_context`], [`token`]).
+//! - Logging in a Node process (off unless `NETLOOP_DEBUG`) and the test hooks' switch
+//!   ([`logging`]).
 //!
 //! The JS side reaches this crate only through a [`delivery::Surface`] (one call per batch),
 //! the timers' `on_fire` callback, and the plain data crates/node converts: numbers, byte
@@ -41,6 +45,8 @@ pub mod http_client_wire;
 pub mod http_wire;
 pub mod hub;
 pub(crate) mod ids;
+pub mod logging;
+pub mod loop_options;
 pub mod ops;
 pub mod options;
 pub mod outbox;
@@ -55,6 +61,7 @@ pub mod shared;
 mod slots;
 pub mod thread_context;
 pub mod timers;
+pub mod tls_contexts;
 pub mod tls_info;
 pub mod token;
 pub mod topics;

@@ -10,9 +10,10 @@
 //!   reach the channel from any thread: a task of that loop finds it in the loop's hub). The
 //!   hub registers when it adopts a channel, unregisters when the channel leaves it or the
 //!   loop closes. Ids only: a `ChannelHandle` per channel would make its close future up front.
-//! - `tls_contexts`: every `NativeSslContext` made in the process. Its constructor registers
-//!   (any JS thread); the owning JS object unregisters when it is collected. Channels hold
-//!   their own reference, so a connection outlives its context's entry.
+//! - `tls_contexts`: every `NativeSslContext` made in the process, through
+//!   [`crate::tls_contexts`]. Its constructor registers (any JS thread); the owning JS object
+//!   unregisters when it is collected. Channels hold their own reference, so a connection
+//!   outlives its context's entry.
 //!
 //! Every value is `Send + Sync` (checked below at compile time): only handles cross threads,
 //! never a JS value or a loop-thread object.

@@ -1,5 +1,5 @@
 //! Fixed samples of the byte layouts that cross the JS boundary, for the round-trip spec
-//! (__test__/wire-layouts.spec.ts, decision 0018): [`samples`] encodes fixed values with
+//! (__test__/wire-layouts-*.spec.ts, decision 0018): [`samples`] encodes fixed values with
 //! the writers the hub uses (native → JS), and [`echo`] decodes a layout JS wrote with
 //! the readers the ops use (JS → native) and gives the values back as JSON, byte strings as
 //! hex. Both sides of every layout are then checked field by field against values the spec

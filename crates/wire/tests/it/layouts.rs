@@ -1,7 +1,7 @@
 //! Each byte layout without Node: values encoded by the writers the hub uses, then the bytes
 //! walked field by field against the definitions in `netloop_wire::protocol` (offsets, flag
 //! bits, tags); layouts JS writes built by hand and read by the readers the ops use.
-//! (`__test__/wire-layouts.spec.ts` checks the same layouts against the TS side.)
+//! (`__test__/wire-layouts-*.spec.ts` checks the same layouts against the TS side.)
 
 use std::os::fd::IntoRawFd;
 

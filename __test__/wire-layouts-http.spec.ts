@@ -1,32 +1,16 @@
 /**
- * One check per byte layout that crosses the JS boundary (decision 0018): the native writers
- * encode fixed samples (`wireSamples`, crates/node/src/channel/wire_samples.rs) that the TS
- * readers the hub uses must read back field by field, and the TS writers' layouts must be
- * read by the native readers the ops use (`wireEcho`) into the values written. The values are
- * stated here once; a field added, moved or resized on one side only fails a test.
+ * The HTTP layouts, both directions (wire-layouts-helpers.ts says how): requests, body pieces
+ * and client responses written natively and read by JS; responses, body pieces and client
+ * requests written by JS and read natively; a request or body piece read natively, passed on
+ * by JS (changed or not) and read natively again.
  */
 import test from 'ava'
-import { fstatSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import ts from 'typescript'
 
 import * as native from '../native'
-import { EVENT_OF_WIRE, WIRE_OF_EVENT } from '../src/event-wire'
-import { PROTOCOL } from '../src/protocol'
 import { HttpContent, HttpRequest, HttpResponse } from '../src/http'
 import { HttpClientRequest, HttpClientResponse } from '../src/http-client'
-import { FileRegion, REGION_BYTES, writeRegion } from '../src/file-region'
 import { httpBytes, httpInboundBytes, readHttp } from '../src/http-wire'
-import { readValue, replyBytes, Resp, RespErrorReply } from '../src/resp'
-import { BinaryWebSocketFrame, CloseWebSocketFrame, PingWebSocketFrame, PongWebSocketFrame, readWs, TextWebSocketFrame, wsBytes } from '../src/ws'
-
-const MAX_ID = 2 ** 53 - 1
-const latin1 = (b: Buffer) => b.toString('latin1')
-const hex = (s: string | Buffer) => (typeof s === 'string' ? Buffer.from(s, 'latin1') : s).toString('hex')
-const body = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 251))
-const samples = native.wireSamples()
-const echo = (kind: string, layout: Buffer): unknown => JSON.parse(native.wireEcho(kind, layout))
+import { MAX_ID, body, echo, hex, latin1, samples } from './wire-layouts-helpers'
 
 // ---- native → JS ----
 
@@ -94,44 +78,6 @@ test('each flag of an HTTP client response written natively reads back alone', (
     want[names[i]] = names[i] === 'httpVersion' ? '1.1' : true
     t.like(r, want, names[i])
   })
-})
-
-test('a RESP value of every kind written natively reads back as its JS value', (t) => {
-  t.deepEqual(readValue(samples.resp, 0), [
-    'OK é',
-    new RespErrorReply('ERR bad'),
-    -(2n ** 63n),
-    -MAX_ID,
-    Buffer.alloc(0),
-    Buffer.from([0, 0xff]),
-    null,
-    null,
-    null,
-    true,
-    false,
-    -0.5,
-    -123456789012345678901234567890n,
-    new RespErrorReply('SYNTAX x'),
-    'ünï',
-    new Map([[Buffer.from('k'), 1]]),
-    new Set([2]),
-    Buffer.from('v'),
-    [Buffer.from('message'), []],
-  ])
-})
-
-test('WebSocket frames written natively read back as their frame classes', (t) => {
-  t.deepEqual(
-    samples.ws.map((b) => readWs(b, 0, b.length)),
-    [
-      new TextWebSocketFrame('héllo ✓'),
-      new BinaryWebSocketFrame(Buffer.from([0, 0xff, 0x80])),
-      new PingWebSocketFrame(Buffer.from('p')),
-      new PongWebSocketFrame(Buffer.alloc(0)),
-      new CloseWebSocketFrame(4001, 'ç'),
-      new CloseWebSocketFrame(),
-    ],
-  )
 })
 
 // ---- JS → native ----
@@ -247,114 +193,7 @@ test('HTTP body pieces read natively and passed on by JS are read natively again
   for (let n = 0; n < full.length; n++) t.throws(() => native.wireEcho('http-in', full.subarray(0, n)), { message: /truncated|empty/ }, `cut at ${n}`)
 })
 
-/** A descriptor of a fresh 100-byte file. */
-function openFile(): number {
-  const path = join(mkdtempSync(join(tmpdir(), 'netloop-wire-')), 'f')
-  writeFileSync(path, Buffer.alloc(100, 1))
-  return openSync(path, 'r')
-}
-
-test('a file region written by JS is read natively, its descriptor handed over', (t) => {
-  const fd = openFile()
-  const buf = Buffer.alloc(REGION_BYTES)
-  t.is(writeRegion(new FileRegion(fd, 7, 93), buf, 0), REGION_BYTES)
-  t.deepEqual(echo('file', buf), { fd, position: 7, count: 93 })
-  // The native region owned the descriptor and closed it when dropped.
-  t.throws(() => fstatSync(fd), { code: 'EBADF' })
-})
-
-test('file bodies of an HTTP response and a client request are read natively at their place', (t) => {
-  const fd = openFile()
-  const r = new HttpResponse(200, [['A', 'b']], new FileRegion(fd, 100, 0), 'OK')
-  t.like(echo('http', httpBytes(r)), { status: 200, reason: hex('OK'), headers: [[hex('A'), hex('b')]], body: '', file: { fd, position: 100, count: 0 } })
-  const fd2 = openFile()
-  const q = new HttpClientRequest('PUT', '/f', [['A', 'b']], new FileRegion(fd2, 0, 100))
-  t.like(echo('http', httpBytes(q)), { method: hex('PUT'), target: hex('/f'), headers: [[hex('A'), hex('b')]], body: '', file: { fd: fd2, position: 0, count: 100 } })
-})
-
-test('RESP replies written by JS are read natively into the protocol bytes they stand for', (t) => {
-  const reply = Resp.array([
-    Resp.simple('OK é'),
-    Resp.error('ERR x'),
-    Resp.integer(-(2n ** 63n)),
-    Resp.integer(MAX_ID),
-    Resp.bulk(''),
-    Resp.bulk(Buffer.from([0, 0xff])),
-    Resp.nullBulk(),
-    Resp.nullArray(),
-    Resp.null(),
-    Resp.boolean(true),
-    Resp.boolean(false),
-    Resp.double(-0.5),
-    Resp.map([[Resp.bulk('k'), Resp.integer(1)]]),
-    Resp.array([]),
-  ])
-  const wire = Buffer.concat([
-    Buffer.from('*14\r\n+OK é\r\n-ERR x\r\n:-9223372036854775808\r\n:9007199254740991\r\n$0\r\n\r\n$2\r\n'),
-    Buffer.from([0, 0xff]),
-    Buffer.from('\r\n$-1\r\n*-1\r\n_\r\n#t\r\n#f\r\n,-0.5\r\n%1\r\n$1\r\nk\r\n:1\r\n*0\r\n'),
-  ])
-  t.is(echo('resp', replyBytes(reply)), wire.toString('hex'))
-  t.is(echo('resp', replyBytes(Resp.sequence([Resp.OK, Resp.PONG]))), Buffer.from('+OK\r\n+PONG\r\n').toString('hex'))
-})
-
-test('WebSocket frames written by JS are read natively into the frames written', (t) => {
-  const frames = [
-    new TextWebSocketFrame('héllo ✓'),
-    new BinaryWebSocketFrame(Buffer.from([0, 0xff])),
-    new PingWebSocketFrame(Buffer.from('p')),
-    new PongWebSocketFrame(),
-    new CloseWebSocketFrame(4001, 'ç'),
-    new CloseWebSocketFrame(),
-  ]
-  t.deepEqual(
-    frames.map((f) => echo('ws', wsBytes(f))),
-    [
-      { kind: 'text', payload: Buffer.from('héllo ✓').toString('hex') },
-      { kind: 'binary', payload: '00ff' },
-      { kind: 'ping', payload: '70' },
-      { kind: 'pong', payload: '' },
-      { kind: 'close', payload: `0fa1${Buffer.from('ç').toString('hex')}` },
-      { kind: 'close', payload: '' },
-    ],
-  )
-})
-
 test('a layout cut short is refused by the native reader, not misread', (t) => {
   const full = httpBytes(new HttpResponse(200, [['A', 'b']], 'body'))
   for (let n = 0; n < full.length; n++) t.throws(() => native.wireEcho('http', full.subarray(0, n)), { message: /truncated|unknown|empty/ }, `cut at ${n}`)
-})
-
-// ---- the pipeline's events and the wire kinds ----
-
-/** `PipelineEvent`'s members (a `const enum`, so read from its source), by name. */
-function pipelineEvents(): Record<string, number> {
-  const file = join(__dirname, '..', 'src', 'events.ts')
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest)
-  const out: Record<string, number> = {}
-  source.forEachChild((node) => {
-    if (!ts.isEnumDeclaration(node) || node.name.text !== 'PipelineEvent') return
-    for (const m of node.members) out[m.name.getText(source)] = Number((m.initializer as ts.NumericLiteral).text)
-  })
-  return out
-}
-
-/** The wire kind a pipeline event travels as, by the names' rule: `Channel` dropped, a read or write as its bytes, the handler method's verb dropped. */
-const RENAMED: Record<string, string> = { ChannelRead: 'ReadBytes', Write: 'WriteBytes', UserEventTriggered: 'UserEvent', ExceptionCaught: 'Exception' }
-const wireName = (event: string) => RENAMED[event] ?? event.replace(/^Channel/, '')
-
-test('every pipeline event maps to the wire kind of its name, and back', (t) => {
-  const events = pipelineEvents()
-  const kinds = PROTOCOL.WireKind as Record<string, number>
-  t.is(Object.keys(events).length, 13)
-  t.is(WIRE_OF_EVENT.length, Object.keys(events).length)
-  for (const [name, ev] of Object.entries(events)) {
-    const kind = kinds[wireName(name)]
-    t.not(kind, undefined, `no wire kind named ${wireName(name)} for ${name}`)
-    t.is(WIRE_OF_EVENT[ev], kind, name)
-    t.is(EVENT_OF_WIRE[kind], ev, `${wireName(name)} back to ${name}`)
-  }
-  // The other kinds JS receives as reads and writes: values and codec messages.
-  for (const k of ['ReadValue', 'ReadResp', 'ReadHttp', 'ReadWs']) t.is(EVENT_OF_WIRE[kinds[k]], events.ChannelRead, k)
-  t.is(EVENT_OF_WIRE[kinds.WriteValue], events.Write)
 })
