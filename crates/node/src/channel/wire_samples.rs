@@ -1,4 +1,4 @@
-//! The layout samples of the round-trip spec (__test__/wire-layouts.spec.ts) for JS:
+//! The layout samples of the round-trip spec (__test__/wire-layouts-*.spec.ts) for JS:
 //! `netloop_wire::samples` encodes and decodes them; this makes Buffers of its bytes.
 
 use napi::bindgen_prelude::Buffer;
