@@ -51,6 +51,9 @@ pub(super) struct TopicBatch {
     pub(super) settled: Cell<bool>,
     /// The messages of this batch, in publish order (ascending `seq`).
     pub(super) entries: RefCell<Vec<Entry>>,
+    /// One of `entries` leaves a subscriber out or has its own frame (not in a segment): a
+    /// catch-up looks at each entry, not only at the first and the last.
+    pub(super) irregular: Cell<bool>,
 }
 
 /// One published message of the running batch, as each subscriber's catch-up reads it.
@@ -168,6 +171,22 @@ impl Span {
             start: at.start,
             end: at.end,
         }
+    }
+
+    /// The frames from `first` to `last` (placed in that order in `batch`), if they lie in one
+    /// segment (then they follow each other there).
+    pub(super) fn covering(batch: &Rc<TopicBatch>, first: Placed, last: Placed) -> Option<Span> {
+        (first.generation == last.generation).then(|| Span {
+            batch: batch.clone(),
+            generation: first.generation,
+            start: first.start,
+            end: last.end,
+        })
+    }
+
+    /// How many bytes it spans.
+    pub(super) fn len(&self) -> usize {
+        self.end - self.start
     }
 
     /// Takes in the frame placed at `at` if it follows this span in the same segment.

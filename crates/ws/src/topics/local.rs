@@ -172,7 +172,7 @@ impl Subscriber {
     /// Catches it up (see [`Subscriber::catch_up`]) outside the end-of-batch work: counts
     /// what it did and queues its flush after the batch.
     pub(super) fn catch_up_now(self: &Rc<Self>, before_own_write: bool) {
-        let counts = self.catch_up(before_own_write);
+        let counts = self.catch_up(None, before_own_write);
         self.record(&counts);
         if counts.newly_pending {
             let event_loop = self.channel.event_loop();
@@ -197,19 +197,32 @@ impl Subscriber {
     /// socket (from its gate's place). `before_own_write`: its gate asks, for something written
     /// to the channel now (perhaps the close frame): what was published before goes first even
     /// when a close is under way.
-    fn catch_up(self: &Rc<Self>, before_own_write: bool) -> Counts {
+    fn catch_up(self: &Rc<Self>, known: Option<&Rc<TopicBatch>>, before_own_write: bool) -> Counts {
         let mut counts = Counts::default();
         let (from, upto) = (self.seen.get(), current_seq());
         if from >= upto {
             return counts;
         }
         self.seen.set(upto);
-        let batches: Vec<Rc<TopicBatch>> = self
-            .batches
-            .borrow()
-            .iter()
-            .filter_map(Weak::upgrade)
-            .collect();
+        // `known`: a batch it is in (the end-of-batch walk's); when it is in that topic only,
+        // its list of batches is not looked at.
+        let one;
+        let several: Vec<Rc<TopicBatch>>;
+        let batches: &[Rc<TopicBatch>] = match known.filter(|_| self.batches.borrow().len() == 1) {
+            Some(batch) => {
+                one = [batch.clone()];
+                &one
+            }
+            None => {
+                several = self
+                    .batches
+                    .borrow()
+                    .iter()
+                    .filter_map(Weak::upgrade)
+                    .collect();
+                &several
+            }
+        };
         // The entries due, as (batch, index): one batch's run, or several merged by number.
         let mut single = None;
         let mut merged: Vec<(u64, usize, usize)> = Vec::new();
@@ -258,6 +271,23 @@ impl Subscriber {
         let deflating = ws.deflate().is_some_and(|a| a.server_no_context_takeover);
         let towards = self.gate().unwrap_or_else(|| ctx.clone());
         let me = Some(ch.id());
+        // The usual case: one topic's frames, all in one segment, under the mark: one slice.
+        if let (Some((b, first, end)), false) = (single, deflating) {
+            let batch = &batches[b];
+            let whole = (!batch.irregular.get() && ch.is_writable())
+                .then(|| {
+                    let entries = batch.entries.borrow();
+                    Span::covering(batch, entries[first].at?, entries[end - 1].at?)
+                })
+                .flatten()
+                .filter(|span| span.len() <= ch.bytes_before_unwritable());
+            if let Some(bytes) = whole.and_then(|span| span.bytes()) {
+                counts.written = n;
+                counts.newly_pending = !self.flush_pending.replace(true);
+                towards.write(bytes);
+                return counts;
+            }
+        }
         let mut pieces: Vec<Piece> = Vec::new();
         let mut k = 0;
         while k < n && ch.is_active() {
@@ -521,6 +551,9 @@ pub(super) fn deliver(
     let seq = next_seq();
     let plain = message.plain();
     let at = (plain.len() <= MAX_COALESCED_FRAME).then(|| batch.append(plain));
+    if at.is_none() || except.is_some() {
+        batch.irregular.set(true);
+    }
     batch.entries.borrow_mut().push(Entry {
         seq,
         at,
@@ -612,7 +645,7 @@ fn end_batch(work: EndOfBatch) {
     for batch in &work.batches {
         let subs = batch.subscribers.borrow().clone();
         for sub in subs.iter() {
-            let c = sub.catch_up(false);
+            let c = sub.catch_up(Some(batch), false);
             counts.written += c.written;
             counts.dropped += c.dropped;
             if counter.is_none() {
@@ -630,6 +663,9 @@ fn end_batch(work: EndOfBatch) {
             let mut entries = batch.entries.borrow_mut();
             let ended = entries.partition_point(|e| e.seq < cutoff);
             entries.drain(..ended);
+            if entries.is_empty() {
+                batch.irregular.set(false);
+            }
             entries.is_empty()
         };
         // Entries published meanwhile keep their segments until their own end of batch.
