@@ -280,6 +280,7 @@ impl TopicRegistry {
     /// Takes `ch` out of every topic; how many it was in. (Closing does this by itself.)
     pub fn unsubscribe_all(&self, ch: &Channel) -> usize {
         let loop_id = ch.event_loop().id();
+        local::catch_up_channel(self.shared.id, loop_id, ch.id());
         let left = local::remove_channel(self.shared.id, loop_id, ch.id());
         self.shared.uncount(loop_id, &left);
         left.len()

@@ -576,4 +576,57 @@ fn joining_or_leaving_within_a_batch_gets_exactly_the_messages_published_while_i
     topics.publish_text("u", "4");
     assert_eq!(texts(&a), ["1", "2", "4"]);
     assert_eq!(texts(&b), ["2", "3"]);
+    topics.publish_text("t", "5");
+    assert_eq!(topics.unsubscribe_all(b.ch.channel()), 1);
+    topics.publish_text("t", "6");
+    assert_eq!(texts(&b), ["5"], "what was published before it left all");
+}
+
+/// Closes its channel at the first write that reaches it (a peer gone mid-batch).
+#[derive(Default)]
+struct CloseOnWrite;
+
+impl netloop_transport::ChannelHandler for CloseOnWrite {
+    fn write(
+        &self,
+        ctx: &netloop_transport::ChannelHandlerContext,
+        _msg: netloop_transport::Message,
+        _promise: netloop_transport::ChannelPromise,
+    ) -> netloop_transport::HandlerResult {
+        ctx.close();
+        Ok(())
+    }
+}
+
+#[test]
+fn a_subscriber_closing_during_the_end_of_batch_writes_leaves_the_others_their_messages() {
+    let topics = TopicRegistry::new();
+    let ws = netloop_ws::WebSocketHandler::new(WsConfig::default()).unwrap();
+    let closing = EmbeddedChannel::new(vec![("close", Rc::new(CloseOnWrite)), ("ws", Rc::new(ws))]);
+    let [a, b] = [Ws::server(), Ws::server()];
+    topics.subscribe(a.ch.channel(), "t").unwrap();
+    topics.subscribe(closing.channel(), "t").unwrap();
+    topics.subscribe(b.ch.channel(), "t").unwrap();
+    topics.publish_text("t", "1");
+    a.ch.close();
+    topics.publish_text("t", "2");
+    closing.run_pending_tasks(); // its end of batch: the write closes it, taking it out
+    assert!(!closing.channel().is_open());
+    assert_eq!(topics.subscriber_count("t"), 1);
+    assert_eq!(texts(&b), ["1", "2"]);
+    a.ch.run_pending_tasks();
+    let got: Vec<(Opcode, Vec<u8>)> = a
+        .sent()
+        .into_iter()
+        .map(|f| (f.opcode, f.payload.to_vec()))
+        .collect();
+    assert_eq!(
+        got[0],
+        (Opcode::Text, b"1".to_vec()),
+        "published before its close: first"
+    );
+    assert_eq!(got[1].0, Opcode::Close, "then its close frame, and not 2");
+    assert_eq!(got.len(), 2);
+    topics.publish_text("t", "3");
+    assert_eq!(texts(&b), ["3"]);
 }
