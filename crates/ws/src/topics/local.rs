@@ -132,6 +132,62 @@ struct Counts {
     newly_pending: bool,
 }
 
+/// The entries a catch-up writes, as (batch, index) in publish order: one batch's run (a
+/// subscriber in one topic, or in several of which one was published to), or the entries of
+/// several batches merged by number.
+struct Due {
+    /// (batch, first, end).
+    single: Option<(usize, usize, usize)>,
+    /// (number, batch, index), sorted.
+    merged: Vec<(u64, usize, usize)>,
+}
+
+impl Due {
+    /// The entries numbered `from..upto` of `batches`.
+    fn find(batches: &[Rc<TopicBatch>], from: u64, upto: u64) -> Due {
+        let mut due = Due {
+            single: None,
+            merged: Vec::new(),
+        };
+        for (b, batch) in batches.iter().enumerate() {
+            let entries = batch.entries.borrow();
+            let first = entries.partition_point(|e| e.seq < from);
+            let end = entries.partition_point(|e| e.seq < upto);
+            if first == end {
+                continue;
+            }
+            match due.single.take() {
+                None if due.merged.is_empty() => due.single = Some((b, first, end)),
+                other => {
+                    if let Some((b0, f0, e0)) = other {
+                        let earlier = batches[b0].entries.borrow();
+                        due.merged.extend((f0..e0).map(|i| (earlier[i].seq, b0, i)));
+                    }
+                    due.merged
+                        .extend((first..end).map(|i| (entries[i].seq, b, i)));
+                }
+            }
+        }
+        due.merged.sort_unstable();
+        due
+    }
+
+    fn len(&self) -> usize {
+        match self.single {
+            Some((_, first, end)) => end - first,
+            None => self.merged.len(),
+        }
+    }
+
+    /// The `k`th entry due: (batch, index).
+    fn at(&self, k: usize) -> (usize, usize) {
+        match self.single {
+            Some((b, first, _)) => (b, first + k),
+            None => (self.merged[k].1, self.merged[k].2),
+        }
+    }
+}
+
 /// A piece of a catch-up's write: consecutive frames of a segment, or one frame of its own.
 enum Piece {
     Span(Span),
@@ -223,36 +279,8 @@ impl Subscriber {
                 &several
             }
         };
-        // The entries due, as (batch, index): one batch's run, or several merged by number.
-        let mut single = None;
-        let mut merged: Vec<(u64, usize, usize)> = Vec::new();
-        for (b, batch) in batches.iter().enumerate() {
-            let entries = batch.entries.borrow();
-            let first = entries.partition_point(|e| e.seq < from);
-            let end = entries.partition_point(|e| e.seq < upto);
-            if first == end {
-                continue;
-            }
-            match single.take() {
-                None if merged.is_empty() => single = Some((b, first, end)),
-                other => {
-                    if let Some((b0, f0, e0)) = other {
-                        let earlier = batches[b0].entries.borrow();
-                        merged.extend((f0..e0).map(|i| (earlier[i].seq, b0, i)));
-                    }
-                    merged.extend((first..end).map(|i| (entries[i].seq, b, i)));
-                }
-            }
-        }
-        merged.sort_unstable();
-        let n = match single {
-            Some((_, first, end)) => end - first,
-            None => merged.len(),
-        };
-        let due = |k: usize| match single {
-            Some((b, first, _)) => (b, first + k),
-            None => (merged[k].1, merged[k].2),
-        };
+        let due = Due::find(batches, from, upto);
+        let n = due.len();
         if n == 0 {
             return counts;
         }
@@ -272,7 +300,7 @@ impl Subscriber {
         let towards = self.gate().unwrap_or_else(|| ctx.clone());
         let me = Some(ch.id());
         // The usual case: one topic's frames, all in one segment, under the mark: one slice.
-        if let (Some((b, first, end)), false) = (single, deflating) {
+        if let (Some((b, first, end)), false) = (due.single, deflating) {
             let batch = &batches[b];
             let whole = (!batch.irregular.get() && ch.is_writable())
                 .then(|| {
@@ -300,7 +328,7 @@ impl Subscriber {
                 if !ch.is_writable() || !ch.is_active() {
                     counts.dropped += (k..n)
                         .filter(|&k| {
-                            let (b, i) = due(k);
+                            let (b, i) = due.at(k);
                             batches[b].entries.borrow()[i].except != me
                         })
                         .count();
@@ -311,7 +339,7 @@ impl Subscriber {
             let budget = ch.bytes_before_unwritable();
             let mut bytes = 0;
             while k < n && bytes <= budget {
-                let (b, i) = due(k);
+                let (b, i) = due.at(k);
                 k += 1;
                 let batch = &batches[b];
                 let entries = batch.entries.borrow();
