@@ -28,33 +28,34 @@
 //! threads of a process); [`TopicRegistry::new`] makes a separate namespace.
 //!
 //! How a publish travels: the shared table (a mutex) lists, per topic, the loops that have
-//! subscribers and how many. On loops that run on the calling thread the frame is written
-//! at once; every other loop with subscribers gets **one** task (`EventLoop::execute`)
-//! carrying the same `Bytes`, which writes it to that loop's subscribers. A publish from a
-//! thread without a loop sends a task to every such loop. Written frames are flushed once
-//! per subscriber after the loop's task batch (a tail task: inside an iteration after the
-//! running batch, outside one after the next, which it asks for), so the publishes of one
-//! batch — a JS handler publishing each message of a read, tasks arriving together — cost
-//! one flush (one `writev`) per subscriber, as uWebSockets drains its topics once per
-//! iteration.
+//! subscribers and how many. On loops that run on the calling thread the message is queued at
+//! once; every other loop with subscribers gets **one** task (`EventLoop::execute`) carrying
+//! the same `Bytes`, which queues it there. A publish from a thread without a loop sends a task
+//! to every such loop. Queued means: appended to the topic's batch on that loop (a frame of at
+//! most 4 KiB copied once into the batch's segment, topics/batch.rs), touching no subscriber.
+//! After the loop's task batch (a tail task: inside an iteration after the running batch,
+//! outside one after the next, which it asks for) each subscriber of the topics published to
+//! is caught up **once**: every message it has not had, in publish order (across its topics
+//! too), written as one slice of the segment they lie in (one outbound entry, one refcount),
+//! then flushed once (one `writev`). So the publishes of one batch — a JS handler publishing
+//! each message of a read, tasks arriving together — cost one pass and one flush per
+//! subscriber, as uWebSockets drains its topics once per iteration, and a publish costs the
+//! same for one subscriber or thousands.
 //!
-//! Coalescing: a frame of at most 4 KiB without a compressed variant for the subscriber is
-//! copied once per (loop, topic) into the batch's segment (topics/batch.rs), and a
-//! subscriber's consecutive frames of one segment stay one pending span, written as **one**
-//! slice of it (one outbound entry, one refcount) at its flush — not one entry per message
-//! per subscriber. So that a channel's own writes keep their place between published
-//! messages, a gate (topics/gate.rs) sits just before a subscriber's WebSocket handler and
-//! writes the pending span before anything else that goes out.
+//! Order with a channel's own writes: a gate (topics/gate.rs) sits just before a subscriber's
+//! WebSocket handler and catches it up before anything else goes out, so its own messages,
+//! pongs and close frame keep their place between published messages. A channel is caught up
+//! before it subscribes or unsubscribes, so it gets exactly the messages published while it
+//! was in.
 //!
-//! Slow subscribers: a subscriber whose channel is not writable (its pending outbound bytes
-//! passed the high water mark, until they drain below the low one) is first flushed if
-//! frames of this batch wait unflushed in it (a fast reader is never starved by the batching
-//! itself); still unwritable, it is skipped for that message, counted in
-//! [`TopicStats::dropped`]. What one slow subscriber holds is bounded by its high water mark
-//! plus one message, whatever the publish rate (a pending span that would pass the mark goes
-//! to the channel at once, where it counts; Bun and uWebSockets drop likewise past their
-//! `maxBackpressure`). The bytes are shared: a subscriber's queue
-//! holds a reference to the segment or the frame, not a copy of its own.
+//! Slow subscribers: a catch-up writes while the subscriber's channel is writable (its pending
+//! outbound bytes under the high water mark, until they drain below the low one), at most up
+//! to the mark plus one message at a time; past it, it flushes what it wrote and looks again;
+//! still unwritable, the rest of the batch is skipped for it, counted in
+//! [`TopicStats::dropped`]. What one slow subscriber holds is therefore bounded by its high
+//! water mark plus one message, whatever the publish rate (Bun and uWebSockets drop likewise
+//! past their `maxBackpressure`), and nothing is held per subscriber while a batch runs: the
+//! bytes are shared, a subscriber's queue holds a reference to the segment or the frame.
 //!
 //! Ground rules:
 //! - `subscribe`/`unsubscribe` run on the channel's loop thread (a `Channel` never leaves
@@ -226,6 +227,7 @@ impl TopicRegistry {
         }
         let event_loop = ch.event_loop();
         let loop_id = event_loop.id();
+        local::catch_up_channel(self.shared.id, loop_id, ch.id());
         let (added, topic, first_of_channel) = local::add(&self.shared, loop_id, ch, topic);
         if added {
             let mut topics = lock(&self.shared.topics);
@@ -265,6 +267,7 @@ impl TopicRegistry {
     /// Takes `ch` out of `topic`; whether it was subscribed.
     pub fn unsubscribe(&self, ch: &Channel, topic: &str) -> bool {
         let loop_id = ch.event_loop().id();
+        local::catch_up_channel(self.shared.id, loop_id, ch.id());
         match local::remove(self.shared.id, loop_id, ch.id(), topic) {
             Some(topic) => {
                 self.shared.uncount(loop_id, &[topic]);
@@ -277,6 +280,7 @@ impl TopicRegistry {
     /// Takes `ch` out of every topic; how many it was in. (Closing does this by itself.)
     pub fn unsubscribe_all(&self, ch: &Channel) -> usize {
         let loop_id = ch.event_loop().id();
+        local::catch_up_channel(self.shared.id, loop_id, ch.id());
         let left = local::remove_channel(self.shared.id, loop_id, ch.id());
         self.shared.uncount(loop_id, &left);
         left.len()
@@ -300,9 +304,9 @@ impl TopicRegistry {
     }
 
     /// Publishes a binary message to `topic` from any thread. Returns the subscribers it
-    /// went to: those written on loops of the calling thread (slow ones that dropped it not
-    /// counted), plus those of other loops as counted now (their task writes it; a slow one
-    /// there drops it too, in [`TopicStats::dropped`]).
+    /// goes to: those of loops of the calling thread with a WebSocket handler, plus those of
+    /// other loops as counted now (their task queues it). It is written to them after their
+    /// loop's task batch; a slow one drops it then, counted in [`TopicStats::dropped`].
     pub fn publish_binary(&self, topic: &str, message: &[u8]) -> usize {
         self.publish(topic, Opcode::Binary, message, None)
     }

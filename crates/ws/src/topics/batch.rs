@@ -17,8 +17,13 @@
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
+use netloop_transport::ChannelId;
+
+use super::local::Subscriber;
+use super::published::Published;
 
 /// Frames larger than this are written as their own shared `Bytes` (a copy would cost more
 /// than an outbound entry).
@@ -31,12 +36,35 @@ pub(super) const SEGMENT_LIMIT: usize = 32 * 1024;
 /// What a segment's first allocation reserves (it grows as a `BytesMut` does).
 const SEGMENT_START: usize = 2048;
 
-/// The segments of one (loop, topic).
+/// One (loop, topic): its subscribers, the messages of the running batch not yet written to
+/// all of them, and the segments their small frames are copied into.
 #[derive(Default)]
 pub(super) struct TopicBatch {
     inner: RefCell<Segments>,
     /// Listed in the loop's end-of-batch work (see `local.rs`).
     pub(super) queued: Cell<bool>,
+    /// The subscribers on this loop (shared with the deliveries under way: copied when
+    /// changed meanwhile).
+    pub(super) subscribers: RefCell<Rc<Vec<Rc<Subscriber>>>>,
+    /// Every subscriber's WebSocket handler and gate were found: a publish only appends an
+    /// [`Entry`] (no walk of the subscribers per message).
+    pub(super) settled: Cell<bool>,
+    /// The messages of this batch, in publish order (ascending `seq`).
+    pub(super) entries: RefCell<Vec<Entry>>,
+    /// One of `entries` leaves a subscriber out or has its own frame (not in a segment): a
+    /// catch-up looks at each entry, not only at the first and the last.
+    pub(super) irregular: Cell<bool>,
+}
+
+/// One published message of the running batch, as each subscriber's catch-up reads it.
+pub(super) struct Entry {
+    /// The loop thread's publish sequence number (orders the entries of different topics).
+    pub(super) seq: u64,
+    /// Where its plain frame lies in a segment (`None`: too large, written as its own `Bytes`).
+    pub(super) at: Option<Placed>,
+    /// A subscriber left out (`publish_from`'s sender).
+    pub(super) except: Option<ChannelId>,
+    pub(super) message: Arc<Published>,
 }
 
 #[derive(Default)]
@@ -71,6 +99,13 @@ pub(super) struct Placed {
     generation: u64,
     start: usize,
     end: usize,
+}
+
+impl Placed {
+    /// The frame's length.
+    pub(super) fn len(&self) -> usize {
+        self.end - self.start
+    }
 }
 
 impl TopicBatch {
@@ -138,6 +173,22 @@ impl Span {
         }
     }
 
+    /// The frames from `first` to `last` (placed in that order in `batch`), if they lie in one
+    /// segment (then they follow each other there).
+    pub(super) fn covering(batch: &Rc<TopicBatch>, first: Placed, last: Placed) -> Option<Span> {
+        (first.generation == last.generation).then(|| Span {
+            batch: batch.clone(),
+            generation: first.generation,
+            start: first.start,
+            end: last.end,
+        })
+    }
+
+    /// How many bytes it spans.
+    pub(super) fn len(&self) -> usize {
+        self.end - self.start
+    }
+
     /// Takes in the frame placed at `at` if it follows this span in the same segment.
     pub(super) fn extend(&mut self, batch: &Rc<TopicBatch>, at: Placed) -> bool {
         let follows = at.generation == self.generation
@@ -147,11 +198,6 @@ impl Span {
             self.end = at.end;
         }
         follows
-    }
-
-    /// How many bytes it spans.
-    pub(super) fn len(&self) -> usize {
-        self.end - self.start
     }
 
     /// The span's bytes, one slice (`None` only if its segment is gone: its batch ended

@@ -1,9 +1,10 @@
 //! The gate: a handler the registry puts just before a subscriber's WebSocket handler (on the
-//! socket's side), so that what the subscriber's pending span holds (published frames not
-//! written yet, `batch.rs`) is written before anything else that goes out: the application's
+//! socket's side), so that the messages published to the subscriber and not written to it yet
+//! (they wait in their topics' batches until the end of the loop's task batch, `local.rs`)
+//! are written before anything else that goes out: the application's
 //! messages (through the WebSocket handler), the handler's own frames (pong, close) and
 //! flushes. A channel therefore sees its own writes and published messages in the order they
-//! were made, although published frames wait in a span until the end of the batch.
+//! were made, although published frames wait until the end of the batch.
 //!
 //! Ground rules: loop thread only; it holds its subscriber weakly (the subscriber holds the
 //! channel, whose pipeline holds the gate).
@@ -21,9 +22,10 @@ pub(super) struct Gate {
 }
 
 impl Gate {
-    fn write_pending(&self, ctx: &ChannelHandlerContext) {
+    /// Catches the subscriber up (from this gate's place) before what passes it now.
+    fn write_pending(&self, _ctx: &ChannelHandlerContext) {
         if let Some(sub) = self.subscriber.upgrade() {
-            sub.write_span(ctx);
+            sub.catch_up_now(true);
         }
     }
 }

@@ -1,32 +1,42 @@
 //! The loop side of topics: per (registry, loop), the subscribers of each topic on that loop,
-//! in a table local to the loop's thread; and the delivery of one shared frame to them.
+//! in a table local to the loop's thread; and the delivery of published frames to them.
+//!
+//! How a message reaches the subscribers of a loop: a publish appends one [`Entry`] to the
+//! topic's batch (its small plain frame copied into the batch's segment) and touches no
+//! subscriber. After the loop's task batch (one tail task per loop) every subscriber of each
+//! topic published to is caught up once — every entry it has not had, in publish order, written
+//! as one slice of the segment where they lie together — and flushed once. So the cost per
+//! subscriber is one pass per batch, not one per message, and a publish costs the same whether
+//! a topic has one subscriber or thousands.
 //!
 //! Ground rules:
 //! - Loop thread only (thread-locals; a loop's table is only touched on its thread).
-//! - No borrow of a table is held while a channel is written or flushed: a write can fail
-//!   and close its channel, whose close listener takes the channel out of the table. The
-//!   subscribers of a delivery are copied out first (`Rc`s).
-//! - A subscriber's WebSocket context is looked up once and cached; it is looked up again
-//!   when that context left the pipeline (a handler replaced).
-//! - Flushes: each subscriber written is flushed once after the loop's task batch (one tail
-//!   task per loop gathers them), however many publishes wrote to it meanwhile: inside an
-//!   iteration after the running batch, outside one (JS between iterations) after the next,
-//!   which adding the tail task asks for.
-//! - Coalescing: a small plain frame is copied once per (loop, topic) into the batch's
-//!   segment and a subscriber's consecutive frames stay one pending span (`batch.rs`), written
-//!   as one slice at its flush, or earlier by its gate (`gate.rs`) when anything else is
-//!   written to the channel. The end-of-batch work writes every span before it drops the
-//!   batch's sealed segments.
+//! - Order: entries carry the thread's publish sequence number; a subscriber keeps the number
+//!   it has been caught up to (`seen`) and takes the entries of all its topics in that order.
+//!   Its gate (`gate.rs`) catches it up before anything else is written to its channel, so its
+//!   own writes keep their place among published messages. It is caught up before it joins
+//!   or leaves a topic, so it gets exactly the messages published while it was in.
+//! - A subscriber is walked per message only until it is settled (its WebSocket handler and
+//!   gate found): one that has not upgraded yet skips the message; one without a gate
+//!   (another registry's is there) is caught up at once, through that gate.
+//! - No borrow of a table, list or entry vector is held while a channel is written or
+//!   flushed: a write can fail and close its channel, whose close listener takes it out.
+//! - Slow subscribers: a catch-up writes while the channel is writable, at most up to its high
+//!   water mark plus one message at a time; past it, it flushes what it wrote and looks again;
+//!   still unwritable, the rest is dropped (counted).
+//! - The end-of-batch work drops the batch's entries and sealed segments once every subscriber
+//!   was caught up (entries a write published re-entrantly wait for the next tail task).
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::sync::Arc;
 
+use bytes::Bytes;
 use netloop_eventloop::EventLoop;
 use netloop_transport::{Channel, ChannelHandlerContext, ChannelId};
 
-use super::batch::{Span, TopicBatch, MAX_COALESCED_FRAME};
+use super::batch::{Entry, Span, TopicBatch, MAX_COALESCED_FRAME};
 use super::gate;
 use super::published::Published;
 use super::Shared;
@@ -38,27 +48,32 @@ pub(super) struct Subscriber {
     channel: Channel,
     /// The registry's id (names the gate).
     registry: u64,
+    /// The registry's counters.
+    shared: std::sync::Weak<Shared>,
     /// The WebSocket handler's context, once found.
     ctx: RefCell<Option<ChannelHandlerContext>>,
     /// The gate's context (before the WebSocket handler), once added.
     gate: RefCell<Option<ChannelHandlerContext>>,
-    /// Published frames of this batch not written to the channel yet.
-    span: RefCell<Option<Span>>,
+    /// Entries numbered below this were written to it, or were not for it.
+    seen: Cell<u64>,
+    /// The batches of the topics it is in.
+    batches: RefCell<Vec<Weak<TopicBatch>>>,
+    /// Its WebSocket handler and gate were found (publishes need not look at it).
+    settled: Cell<bool>,
     /// Written since the last flush; a flush after the batch is queued.
     flush_pending: Cell<bool>,
 }
 
-/// The subscribers of one topic on one loop: a list to deliver to, positions to remove in O(1),
-/// and the batch their small frames are coalesced in.
+/// The subscribers of one topic on one loop: positions to remove in O(1), and the batch
+/// (which holds the list itself and the messages of the running batch).
 #[derive(Default)]
 struct TopicSubscribers {
-    /// Shared with the deliveries under way (copied when changed meanwhile).
-    list: Rc<Vec<Rc<Subscriber>>>,
     at: HashMap<ChannelId, usize>,
     batch: Rc<TopicBatch>,
 }
 
-/// What a loop does after its task batch: flush these subscribers, then close these batches.
+/// What a loop does after its task batch: catch up and flush the subscribers of these batches,
+/// flush these subscribers (written earlier by their gate), then end these batches.
 #[derive(Default)]
 struct EndOfBatch {
     subs: Vec<Rc<Subscriber>>,
@@ -76,10 +91,24 @@ struct LoopTable {
 
 thread_local! {
     static TABLES: RefCell<HashMap<(u64, u64), LoopTable>> = RefCell::new(HashMap::new());
-    /// Subscribers written inside an iteration, to flush after the batch, by loop id.
+    /// Batches to end and subscribers to flush after the loop's task batch, by loop id.
     static TO_FLUSH: RefCell<HashMap<u64, EndOfBatch>> = RefCell::new(HashMap::new());
     /// (registry, loop) pairs whose cleanup hook is registered.
     static SEEN: RefCell<HashSet<(u64, u64)>> = RefCell::new(HashSet::new());
+    /// The next publish sequence number of this thread (every registry and loop).
+    static SEQ: Cell<u64> = const { Cell::new(0) };
+}
+
+fn current_seq() -> u64 {
+    SEQ.with(Cell::get)
+}
+
+fn next_seq() -> u64 {
+    SEQ.with(|s| {
+        let seq = s.get();
+        s.set(seq + 1);
+        seq
+    })
 }
 
 /// The context of `ch`'s WebSocket handler and whether it is a client's.
@@ -92,6 +121,77 @@ pub(super) fn find_ws_context(ch: &Channel) -> Option<(ChannelHandlerContext, bo
         let client = ws.config().role == Role::Client;
         Some((ctx, client))
     })
+}
+
+/// What a catch-up did.
+#[derive(Default)]
+struct Counts {
+    written: usize,
+    dropped: usize,
+    /// It wrote to a subscriber that had no flush pending.
+    newly_pending: bool,
+}
+
+/// The entries a catch-up writes, as (batch, index) in publish order: one batch's run (a
+/// subscriber in one topic, or in several of which one was published to), or the entries of
+/// several batches merged by number.
+struct Due {
+    /// (batch, first, end).
+    single: Option<(usize, usize, usize)>,
+    /// (number, batch, index), sorted.
+    merged: Vec<(u64, usize, usize)>,
+}
+
+impl Due {
+    /// The entries numbered `from..upto` of `batches`.
+    fn find(batches: &[Rc<TopicBatch>], from: u64, upto: u64) -> Due {
+        let mut due = Due {
+            single: None,
+            merged: Vec::new(),
+        };
+        for (b, batch) in batches.iter().enumerate() {
+            let entries = batch.entries.borrow();
+            let first = entries.partition_point(|e| e.seq < from);
+            let end = entries.partition_point(|e| e.seq < upto);
+            if first == end {
+                continue;
+            }
+            match due.single.take() {
+                None if due.merged.is_empty() => due.single = Some((b, first, end)),
+                other => {
+                    if let Some((b0, f0, e0)) = other {
+                        let earlier = batches[b0].entries.borrow();
+                        due.merged.extend((f0..e0).map(|i| (earlier[i].seq, b0, i)));
+                    }
+                    due.merged
+                        .extend((first..end).map(|i| (entries[i].seq, b, i)));
+                }
+            }
+        }
+        due.merged.sort_unstable();
+        due
+    }
+
+    fn len(&self) -> usize {
+        match self.single {
+            Some((_, first, end)) => end - first,
+            None => self.merged.len(),
+        }
+    }
+
+    /// The `k`th entry due: (batch, index).
+    fn at(&self, k: usize) -> (usize, usize) {
+        match self.single {
+            Some((b, first, _)) => (b, first + k),
+            None => (self.merged[k].1, self.merged[k].2),
+        }
+    }
+}
+
+/// A piece of a catch-up's write: consecutive frames of a segment, or one frame of its own.
+enum Piece {
+    Span(Span),
+    Frame(Bytes),
 }
 
 impl Subscriber {
@@ -116,37 +216,187 @@ impl Subscriber {
         self.gate.borrow().clone().filter(|g| !g.is_removed())
     }
 
-    /// The bytes of the pending span.
-    fn span_len(&self) -> usize {
-        self.span.borrow().as_ref().map_or(0, Span::len)
+    /// At a publish, for a subscriber not settled yet: `None` if it has no server WebSocket
+    /// handler (yet), else whether it has its gate (then it is settled).
+    fn settle(self: &Rc<Self>) -> Option<bool> {
+        self.ws_context()?;
+        let gated = self.gate().is_some();
+        self.settled.set(gated);
+        Some(gated)
     }
 
-    /// Writes the pending span through `ctx` (the gate's: towards the socket).
-    pub(super) fn write_span(&self, ctx: &ChannelHandlerContext) {
-        let span = self.span.borrow_mut().take();
-        if let Some(bytes) = span.and_then(|s| s.bytes()) {
-            ctx.write(bytes);
+    /// Catches it up (see [`Subscriber::catch_up`]) outside the end-of-batch work: counts
+    /// what it did and queues its flush after the batch.
+    pub(super) fn catch_up_now(self: &Rc<Self>, before_own_write: bool) {
+        let counts = self.catch_up(None, before_own_write);
+        self.record(&counts);
+        if counts.newly_pending {
+            let event_loop = self.channel.event_loop();
+            queue_flush(
+                event_loop.local(),
+                event_loop.id(),
+                Some(self.clone()),
+                None,
+            );
         }
     }
 
-    /// Adds the frame placed at `at` of `batch` to the pending span, writing the span first
-    /// through `gate` if the frame does not follow it.
-    fn coalesce(
-        &self,
-        gate: &ChannelHandlerContext,
-        batch: &Rc<TopicBatch>,
-        at: super::batch::Placed,
-    ) {
-        let mut span = self.span.borrow_mut();
-        if let Some(s) = span.as_mut() {
-            if s.extend(batch, at) {
-                return;
+    fn record(&self, counts: &Counts) {
+        if counts.written + counts.dropped > 0 {
+            if let Some(shared) = self.shared.upgrade() {
+                shared.count_delivered(counts.written, counts.dropped);
             }
         }
-        let before = span.replace(Span::new(batch, at));
-        drop(span);
-        if let Some(bytes) = before.and_then(|s| s.bytes()) {
-            gate.write(bytes);
+    }
+
+    /// Writes every entry of its topics' batches it has not had, in publish order, towards the
+    /// socket (from its gate's place). `before_own_write`: its gate asks, for something written
+    /// to the channel now (perhaps the close frame): what was published before goes first even
+    /// when a close is under way.
+    fn catch_up(self: &Rc<Self>, known: Option<&Rc<TopicBatch>>, before_own_write: bool) -> Counts {
+        let mut counts = Counts::default();
+        let (from, upto) = (self.seen.get(), current_seq());
+        if from >= upto {
+            return counts;
+        }
+        self.seen.set(upto);
+        // `known`: a batch it is in (the end-of-batch walk's); when it is in that topic only,
+        // its list of batches is not looked at.
+        let one;
+        let several: Vec<Rc<TopicBatch>>;
+        let batches: &[Rc<TopicBatch>] = match known.filter(|_| self.batches.borrow().len() == 1) {
+            Some(batch) => {
+                one = [batch.clone()];
+                &one
+            }
+            None => {
+                several = self
+                    .batches
+                    .borrow()
+                    .iter()
+                    .filter_map(Weak::upgrade)
+                    .collect();
+                &several
+            }
+        };
+        let due = Due::find(batches, from, upto);
+        let n = due.len();
+        if n == 0 {
+            return counts;
+        }
+        let ch = &self.channel;
+        let Some(ctx) = self.ws_context() else {
+            return counts; // not upgraded: skipped
+        };
+        let handler = ctx.handler();
+        let Some(ws) = handler
+            .as_any()
+            .and_then(|a| a.downcast_ref::<WebSocketHandler>())
+            .filter(|ws| before_own_write || !ws.is_close_sent())
+        else {
+            return counts;
+        };
+        let deflating = ws.deflate().is_some_and(|a| a.server_no_context_takeover);
+        let towards = self.gate().unwrap_or_else(|| ctx.clone());
+        let me = Some(ch.id());
+        // The usual case: one topic's frames, all in one segment, under the mark: one slice.
+        if let (Some((b, first, end)), false) = (due.single, deflating) {
+            let batch = &batches[b];
+            let whole = (!batch.irregular.get() && ch.is_writable())
+                .then(|| {
+                    let entries = batch.entries.borrow();
+                    Span::covering(batch, entries[first].at?, entries[end - 1].at?)
+                })
+                .flatten()
+                .filter(|span| span.len() <= ch.bytes_before_unwritable());
+            if let Some(bytes) = whole.and_then(|span| span.bytes()) {
+                counts.written = n;
+                counts.newly_pending = !self.flush_pending.replace(true);
+                towards.write(bytes);
+                return counts;
+            }
+        }
+        let mut pieces: Vec<Piece> = Vec::new();
+        let mut k = 0;
+        while k < n && ch.is_active() {
+            if !ch.is_writable() {
+                // Past the high water mark. If frames wait unflushed, the peer may just not
+                // have been given them yet: flush now, then look again.
+                if self.flush_pending.get() {
+                    ctx.flush();
+                }
+                if !ch.is_writable() || !ch.is_active() {
+                    counts.dropped += (k..n)
+                        .filter(|&k| {
+                            let (b, i) = due.at(k);
+                            batches[b].entries.borrow()[i].except != me
+                        })
+                        .count();
+                    break;
+                }
+            }
+            // Up to the high water mark, plus the message that crosses it.
+            let budget = ch.bytes_before_unwritable();
+            let mut bytes = 0;
+            while k < n && bytes <= budget {
+                let (b, i) = due.at(k);
+                k += 1;
+                let batch = &batches[b];
+                let entries = batch.entries.borrow();
+                let entry = &entries[i];
+                if entry.except == me {
+                    continue;
+                }
+                counts.written += 1;
+                let compressed = if deflating {
+                    entry.message.compressed_for(ws)
+                } else {
+                    None
+                };
+                match (compressed, entry.at) {
+                    (None, Some(at)) => {
+                        bytes += at.len();
+                        if let Some(Piece::Span(span)) = pieces.last_mut() {
+                            if span.extend(batch, at) {
+                                continue;
+                            }
+                        }
+                        pieces.push(Piece::Span(Span::new(batch, at)));
+                    }
+                    (compressed, _) => {
+                        let frame = compressed.unwrap_or_else(|| entry.message.plain().clone());
+                        bytes += frame.len();
+                        pieces.push(Piece::Frame(frame));
+                    }
+                }
+            }
+            if pieces.is_empty() {
+                continue;
+            }
+            if !self.flush_pending.replace(true) {
+                counts.newly_pending = true;
+            }
+            for piece in pieces.drain(..) {
+                let bytes = match piece {
+                    Piece::Span(span) => span.bytes(),
+                    Piece::Frame(frame) => Some(frame),
+                };
+                if let Some(bytes) = bytes {
+                    towards.write(bytes);
+                }
+            }
+        }
+        counts
+    }
+
+    /// Flushes what was written to it since its last flush.
+    fn flush_if_pending(&self) {
+        if !self.flush_pending.replace(false) {
+            return;
+        }
+        let ctx = self.ctx.borrow().clone();
+        if let Some(ctx) = ctx {
+            ctx.flush();
         }
     }
 }
@@ -160,10 +410,27 @@ pub(super) fn first_use(registry: u64, loop_id: u64) -> bool {
     SEEN.with(|s| s.borrow_mut().insert((registry, loop_id)))
 }
 
+/// Catches channel `id` up, if it is subscribed (before it joins or leaves a topic).
+pub(super) fn catch_up_channel(registry: u64, loop_id: u64, id: ChannelId) {
+    let sub = TABLES
+        .try_with(|t| {
+            t.borrow()
+                .get(&(registry, loop_id))
+                .and_then(|table| table.channels.get(&id))
+                .map(|(sub, _)| sub.clone())
+        })
+        .ok()
+        .flatten();
+    if let Some(sub) = sub {
+        sub.catch_up_now(false);
+    }
+}
+
 /// Adds `ch` to `topic` on its loop: (newly added, the topic's key, first subscription of
-/// the channel in this registry).
+/// the channel in this registry). Call [`catch_up_channel`] first: it gets what is published
+/// from now on.
 pub(super) fn add(
-    shared: &Shared,
+    shared: &Arc<Shared>,
     loop_id: u64,
     ch: &Channel,
     topic: &str,
@@ -175,9 +442,12 @@ pub(super) fn add(
             let sub = Rc::new(Subscriber {
                 channel: ch.clone(),
                 registry: shared.id,
+                shared: Arc::downgrade(shared),
                 ctx: RefCell::new(None),
                 gate: RefCell::new(None),
-                span: RefCell::new(None),
+                seen: Cell::new(current_seq()),
+                batches: RefCell::new(Vec::new()),
+                settled: Cell::new(false),
                 flush_pending: Cell::new(false),
             });
             (sub, Vec::new())
@@ -185,14 +455,18 @@ pub(super) fn add(
         if let Some(key) = topics.iter().find(|t| &***t == topic) {
             return (false, key.clone(), first_of_channel);
         }
+        sub.seen.set(sub.seen.get().max(current_seq()));
         let key: Arc<str> = match table.topics.get_key_value(topic) {
             Some((key, _)) => key.clone(),
             None => Arc::from(topic),
         };
         topics.push(key.clone());
         let subs = table.topics.entry(key.clone()).or_default();
-        subs.at.insert(id, subs.list.len());
-        Rc::make_mut(&mut subs.list).push(sub.clone());
+        let mut list = subs.batch.subscribers.borrow_mut();
+        subs.at.insert(id, list.len());
+        Rc::make_mut(&mut list).push(sub.clone());
+        subs.batch.settled.set(false);
+        sub.batches.borrow_mut().push(Rc::downgrade(&subs.batch));
         (true, key, first_of_channel)
     })
 }
@@ -201,18 +475,26 @@ fn take_out(table: &mut LoopTable, id: ChannelId, topic: &str) {
     let Some(subs) = table.topics.get_mut(topic) else {
         return;
     };
-    if let Some(i) = subs.at.remove(&id) {
-        Rc::make_mut(&mut subs.list).swap_remove(i);
-        if let Some(moved) = subs.list.get(i) {
-            subs.at.insert(moved.channel.id(), i);
+    let empty = {
+        let mut list = subs.batch.subscribers.borrow_mut();
+        if let Some(i) = subs.at.remove(&id) {
+            let list = Rc::make_mut(&mut list);
+            let sub = list.swap_remove(i);
+            let batch = Rc::downgrade(&subs.batch);
+            sub.batches.borrow_mut().retain(|b| !b.ptr_eq(&batch));
+            if let Some(moved) = list.get(i) {
+                subs.at.insert(moved.channel.id(), i);
+            }
         }
-    }
-    if subs.list.is_empty() {
+        list.is_empty()
+    };
+    if empty {
         table.topics.remove(topic);
     }
 }
 
-/// Takes channel `id` out of `topic`: the topic's key if it was in.
+/// Takes channel `id` out of `topic`: the topic's key if it was in. Call
+/// [`catch_up_channel`] first: it gets what was published while it was in.
 pub(super) fn remove(registry: u64, loop_id: u64, id: ChannelId, topic: &str) -> Option<Arc<str>> {
     with_table(registry, loop_id, |table| {
         let (_, topics) = table.channels.get_mut(&id)?;
@@ -264,96 +546,83 @@ pub(super) fn drop_table(registry: u64, loop_id: u64) {
     drop(table);
 }
 
-/// Writes `frame` to the subscribers of `topic` on `event_loop` (this thread's) but
-/// `except`; how many it was written to.
+/// Publishes `message` to the subscribers of `topic` on `event_loop` (this thread's) but
+/// `except`: appends it to the topic's batch, written to each subscriber after the loop's task
+/// batch (or before, by its gate). How many subscribers it is for.
 pub(super) fn deliver(
     shared: &Shared,
     event_loop: &EventLoop,
     topic: &str,
-    message: &Published,
+    message: &Arc<Published>,
     except: Option<ChannelId>,
 ) -> usize {
     let loop_id = event_loop.id();
-    let (subs, batch): (Rc<Vec<Rc<Subscriber>>>, Option<Rc<TopicBatch>>) = TABLES
+    let found = TABLES
         .try_with(|t| {
             t.borrow()
                 .get(&(shared.id, loop_id))
                 .and_then(|table| table.topics.get(topic))
-                .map(|s| (s.list.clone(), Some(s.batch.clone())))
-                .unwrap_or_default()
+                .map(|s| {
+                    let left_out = except.is_some_and(|id| s.at.contains_key(&id));
+                    (s.batch.clone(), left_out)
+                })
         })
-        .unwrap_or_default();
-    let Some(batch) = batch.filter(|_| !subs.is_empty()) else {
+        .ok()
+        .flatten();
+    let Some((batch, left_out)) = found else {
         return 0;
     };
+    let subs = batch.subscribers.borrow().clone();
+    if subs.is_empty() {
+        return 0;
+    }
+    let seq = next_seq();
     let plain = message.plain();
-    // Where the plain frame lies in the batch's segment, once copied there (at the first
-    // subscriber that takes it coalesced).
-    let coalesce = plain.len() <= MAX_COALESCED_FRAME;
-    let mut placed = None;
-    let (mut written, mut dropped) = (0, 0);
-    let mut to_flush = Vec::new();
-    for sub in subs.iter() {
-        let ch = &sub.channel;
-        if !ch.is_active() || except == Some(ch.id()) {
-            continue;
-        }
-        let Some(ctx) = sub.ws_context() else {
-            continue;
-        };
-        let handler = ctx.handler();
-        let Some(ws) = handler
-            .as_any()
-            .and_then(|a| a.downcast_ref::<WebSocketHandler>())
-            .filter(|ws| !ws.is_close_sent())
-        else {
-            continue;
-        };
-        if !ch.is_writable() {
-            // Past the high water mark. If frames of this batch wait unflushed, the peer may
-            // just not have been given them yet: flush now, then look again.
-            if sub.flush_pending.get() {
-                ctx.flush();
-            }
-            if !ch.is_writable() || !ch.is_active() {
-                dropped += 1;
-                continue;
-            }
-        }
-        let compressed = message.compressed_for(ws);
-        match sub.gate() {
-            Some(gate) if coalesce && compressed.is_none() => {
-                let at = *placed.get_or_insert_with(|| batch.append(plain));
-                sub.coalesce(&gate, &batch, at);
-                // The span is not in the channel's pending count: once it would take the
-                // channel past its high water mark it goes there, so that the slow-subscriber
-                // rule above sees it.
-                if sub.span_len() > ch.bytes_before_unwritable() {
-                    sub.write_span(&gate);
+    let at = (plain.len() <= MAX_COALESCED_FRAME).then(|| batch.append(plain));
+    if at.is_none() || except.is_some() {
+        batch.irregular.set(true);
+    }
+    batch.entries.borrow_mut().push(Entry {
+        seq,
+        at,
+        except,
+        message: message.clone(),
+    });
+    let mut reached = subs.len() - usize::from(left_out);
+    if !batch.settled.get() {
+        let mut settled = true;
+        for sub in subs.iter().filter(|s| !s.settled.get()) {
+            match sub.settle() {
+                Some(true) => {}
+                Some(false) => {
+                    // No gate of its own: written now, through the gate that is there.
+                    settled = false;
+                    sub.catch_up_now(false);
+                }
+                None => {
+                    // Not upgraded yet: skipped.
+                    settled = false;
+                    sub.seen.set(sub.seen.get().max(seq + 1));
+                    if except != Some(sub.channel.id()) {
+                        reached -= 1;
+                    }
                 }
             }
-            // Through the gate too: a pending span goes out first.
-            _ => ctx.write(compressed.unwrap_or_else(|| plain.clone())),
         }
-        written += 1;
-        if !sub.flush_pending.replace(true) {
-            to_flush.push(sub.clone());
-        }
+        batch.settled.set(settled);
     }
-    shared.count_delivered(written, dropped);
-    let batch = placed.is_some().then_some(batch);
-    if !to_flush.is_empty() || batch.is_some() {
-        queue_flush(event_loop.local(), loop_id, to_flush, batch);
+    if !batch.queued.get() {
+        queue_flush(event_loop.local(), loop_id, None, Some(batch));
     }
-    written
+    reached
 }
 
-/// Flushes `subs` and closes `batch` after the loop's task batch (one tail task per loop
-/// gathers every delivery's).
+/// Queues `sub`'s flush and `batch`'s end after the loop's task batch (one tail task per
+/// loop gathers them).
 fn queue_flush(
     local: Option<Rc<netloop_eventloop::LocalLoop>>,
     loop_id: u64,
-    subs: Vec<Rc<Subscriber>>,
+    sub: Option<Rc<Subscriber>>,
     batch: Option<Rc<TopicBatch>>,
 ) {
     let batch = batch.filter(|b| !b.queued.replace(true));
@@ -361,7 +630,7 @@ fn queue_flush(
         let mut f = f.borrow_mut();
         let work = f.entry(loop_id).or_default();
         let first = work.subs.is_empty() && work.batches.is_empty();
-        work.subs.extend(subs.iter().cloned());
+        work.subs.extend(sub.iter().cloned());
         work.batches.extend(batch.iter().cloned());
         first
     });
@@ -369,9 +638,9 @@ fn queue_flush(
         Ok(true) => {}
         Ok(false) => return,
         Err(_) => {
-            // The thread is exiting: flush these now.
+            // The thread is exiting: do it now.
             end_batch(EndOfBatch {
-                subs,
+                subs: sub.into_iter().collect(),
                 batches: batch.into_iter().collect(),
             });
             return;
@@ -379,7 +648,7 @@ fn queue_flush(
     }
     let queued = local.and_then(|l| l.add_tail_task(move || flush_all(loop_id)));
     if queued.is_none() {
-        // The loop is shutting down: flush now rather than never.
+        // The loop is shutting down: do it now rather than never.
         flush_all(loop_id);
     }
 }
@@ -391,34 +660,46 @@ fn flush_all(loop_id: u64) {
     end_batch(work);
 }
 
-/// Writes and flushes every subscriber's span, then drops the segments they were in. (A
-/// delivery that a write causes re-entrantly lands in a new generation and a new tail task.)
+/// Catches up and flushes every subscriber of the batches (one pass each), flushes the others
+/// written, then drops the batches' entries and segments. (A publish that a write causes
+/// re-entrantly queues its batch again, for a new tail task.)
 fn end_batch(work: EndOfBatch) {
-    let cutoffs: Vec<u64> = work
-        .batches
-        .iter()
-        .map(|b| {
-            b.queued.set(false);
-            b.close()
-        })
-        .collect();
-    work.subs.iter().for_each(|sub| sub.flush());
-    for (batch, cutoff) in work.batches.iter().zip(cutoffs) {
-        batch.forget_through(cutoff);
+    let cutoff = current_seq();
+    for batch in &work.batches {
+        batch.queued.set(false);
     }
-}
-
-impl Subscriber {
-    /// Writes the pending span and flushes what deliveries wrote to it.
-    fn flush(&self) {
-        self.flush_pending.set(false);
-        let ctx = self.ctx.borrow().clone();
-        // Through the gate; were it taken out, from the WebSocket handler's place.
-        if let Some(towards_socket) = self.gate().or_else(|| ctx.clone()) {
-            self.write_span(&towards_socket);
+    let mut counts = Counts::default();
+    let mut counter = None;
+    for batch in &work.batches {
+        let subs = batch.subscribers.borrow().clone();
+        for sub in subs.iter() {
+            let c = sub.catch_up(Some(batch), false);
+            counts.written += c.written;
+            counts.dropped += c.dropped;
+            if counter.is_none() {
+                counter = Some(sub.clone());
+            }
+            sub.flush_if_pending();
         }
-        if let Some(ctx) = ctx {
-            ctx.flush();
+    }
+    if let Some(sub) = counter {
+        sub.record(&counts);
+    }
+    work.subs.iter().for_each(|sub| sub.flush_if_pending());
+    for batch in &work.batches {
+        let done = {
+            let mut entries = batch.entries.borrow_mut();
+            let ended = entries.partition_point(|e| e.seq < cutoff);
+            entries.drain(..ended);
+            if entries.is_empty() {
+                batch.irregular.set(false);
+            }
+            entries.is_empty()
+        };
+        // Entries published meanwhile keep their segments until their own end of batch.
+        if done {
+            let generation = batch.close();
+            batch.forget_through(generation);
         }
     }
 }

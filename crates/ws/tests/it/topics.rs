@@ -324,12 +324,13 @@ fn a_slow_subscriber_drops_messages_instead_of_queueing_them() {
     for _ in 0..200 {
         topics.publish_text("t", &message);
     }
+    assert_eq!(texts(&fast).len(), 200, "the others get every message");
+    slow.ch.run_pending_tasks(); // its loop's end of batch
     assert_eq!(
         slow.ch.channel().pending_outbound_bytes(),
         pending,
         "nothing queued for the slow one"
     );
-    assert_eq!(texts(&fast).len(), 200, "the others get every message");
     let stats = topics.stats();
     assert_eq!((stats.delivered, stats.dropped), (200, 200));
 
@@ -483,8 +484,22 @@ fn publishes_of_two_registries_to_one_channel_keep_their_order() {
     assert_eq!(texts(&ws), ["b1", "a1", "b2", "a2"]);
 }
 
+/// Holds everything written to it and lets nothing through (a peer that reads nothing):
+/// what it holds counts in the channel's pending bytes.
+#[derive(Default)]
+struct Stuck;
+
+impl netloop_transport::ChannelHandler for Stuck {
+    fn flush(
+        &self,
+        _ctx: &netloop_transport::ChannelHandlerContext,
+    ) -> netloop_transport::HandlerResult {
+        Ok(())
+    }
+}
+
 #[test]
-fn frames_waiting_to_be_coalesced_count_towards_the_high_water_mark() {
+fn a_batch_past_a_subscribers_high_water_mark_is_cut_at_one_message_past_it() {
     let topics = TopicRegistry::new();
     let ws = Ws::server();
     topics.subscribe(ws.ch.channel(), "t").unwrap();
@@ -493,18 +508,125 @@ fn frames_waiting_to_be_coalesced_count_towards_the_high_water_mark() {
     ch.write(netloop_ws::WebSocketFrame::text("x".repeat(60 * 1024)));
     assert!(ch.is_writable());
     let message = "m".repeat(1000);
-    let mut published = 0;
-    while ch.is_writable() && published < 20 {
+    for _ in 0..20 {
         topics.publish_text("t", &message);
-        published += 1;
     }
-    assert!(
-        !ch.is_writable(),
-        "within one batch, the pending frames took the channel past its mark"
-    );
-    assert!(published > 1, "coalesced while under it ({published})");
     let got = texts(&ws);
-    assert_eq!(got.len(), published + 1);
     assert_eq!(got[0].len(), 60 * 1024, "the application's message first");
     assert!(got[1..].iter().all(|m| *m == message));
+    assert_eq!(got.len(), 21, "flushed as it went: nothing dropped");
+    let stats = topics.stats();
+    assert_eq!((stats.delivered, stats.dropped), (20, 0));
+}
+
+#[test]
+fn a_subscriber_that_cannot_drain_holds_its_mark_plus_one_message() {
+    let topics = TopicRegistry::new();
+    let ws = netloop_ws::WebSocketHandler::new(WsConfig::default()).unwrap();
+    let ch = EmbeddedChannel::new(vec![("stuck", Rc::new(Stuck)), ("ws", Rc::new(ws))]);
+    topics.subscribe(ch.channel(), "t").unwrap();
+    let message = "m".repeat(1000);
+    for _ in 0..100 {
+        topics.publish_text("t", &message);
+    }
+    ch.run_pending_tasks();
+    let pending = ch.channel().pending_outbound_bytes();
+    let high = 64 * 1024;
+    assert!(
+        pending > high && pending <= high + 2 * 1024,
+        "its mark plus one message (and the outbound entries' overhead): {pending}"
+    );
+    let stats = topics.stats();
+    assert_eq!(stats.delivered + stats.dropped, 100);
+    assert!(stats.dropped > 30, "the rest dropped: {stats:?}");
+}
+
+#[test]
+fn the_publishes_of_one_turn_reach_every_subscriber_on_two_loops_in_order() {
+    let topics = TopicRegistry::new();
+    let here = servers(2);
+    for ws in &here {
+        topics.subscribe(ws.ch.channel(), "t").unwrap();
+    }
+    let (ready, remote) = remote_subscribers(&topics, "t", 2, 50);
+    ready.recv().unwrap();
+    let sent: Vec<String> = (0..50).map(|i| format!("m{i}")).collect();
+    for m in &sent {
+        topics.publish_text("t", m);
+    }
+    for ws in &here {
+        assert_eq!(texts(ws), sent, "this thread's loops: one batch, in order");
+    }
+    for got in remote.join().unwrap() {
+        assert_eq!(got, sent, "the other thread's loops: in order, once each");
+    }
+}
+
+#[test]
+fn joining_or_leaving_within_a_batch_gets_exactly_the_messages_published_while_in() {
+    let topics = TopicRegistry::new();
+    let [a, b] = [Ws::server(), Ws::server()];
+    topics.subscribe(a.ch.channel(), "t").unwrap();
+    topics.publish_text("t", "1");
+    topics.subscribe(b.ch.channel(), "t").unwrap();
+    topics.publish_text("t", "2");
+    assert!(topics.unsubscribe(a.ch.channel(), "t"));
+    topics.publish_text("t", "3");
+    topics.subscribe(a.ch.channel(), "u").unwrap();
+    topics.publish_text("u", "4");
+    assert_eq!(texts(&a), ["1", "2", "4"]);
+    assert_eq!(texts(&b), ["2", "3"]);
+    topics.publish_text("t", "5");
+    assert_eq!(topics.unsubscribe_all(b.ch.channel()), 1);
+    topics.publish_text("t", "6");
+    assert_eq!(texts(&b), ["5"], "what was published before it left all");
+}
+
+/// Closes its channel at the first write that reaches it (a peer gone mid-batch).
+#[derive(Default)]
+struct CloseOnWrite;
+
+impl netloop_transport::ChannelHandler for CloseOnWrite {
+    fn write(
+        &self,
+        ctx: &netloop_transport::ChannelHandlerContext,
+        _msg: netloop_transport::Message,
+        _promise: netloop_transport::ChannelPromise,
+    ) -> netloop_transport::HandlerResult {
+        ctx.close();
+        Ok(())
+    }
+}
+
+#[test]
+fn a_subscriber_closing_during_the_end_of_batch_writes_leaves_the_others_their_messages() {
+    let topics = TopicRegistry::new();
+    let ws = netloop_ws::WebSocketHandler::new(WsConfig::default()).unwrap();
+    let closing = EmbeddedChannel::new(vec![("close", Rc::new(CloseOnWrite)), ("ws", Rc::new(ws))]);
+    let [a, b] = [Ws::server(), Ws::server()];
+    topics.subscribe(a.ch.channel(), "t").unwrap();
+    topics.subscribe(closing.channel(), "t").unwrap();
+    topics.subscribe(b.ch.channel(), "t").unwrap();
+    topics.publish_text("t", "1");
+    a.ch.close();
+    topics.publish_text("t", "2");
+    closing.run_pending_tasks(); // its end of batch: the write closes it, taking it out
+    assert!(!closing.channel().is_open());
+    assert_eq!(topics.subscriber_count("t"), 1);
+    assert_eq!(texts(&b), ["1", "2"]);
+    a.ch.run_pending_tasks();
+    let got: Vec<(Opcode, Vec<u8>)> = a
+        .sent()
+        .into_iter()
+        .map(|f| (f.opcode, f.payload.to_vec()))
+        .collect();
+    assert_eq!(
+        got[0],
+        (Opcode::Text, b"1".to_vec()),
+        "published before its close: first"
+    );
+    assert_eq!(got[1].0, Opcode::Close, "then its close frame, and not 2");
+    assert_eq!(got.len(), 2);
+    topics.publish_text("t", "3");
+    assert_eq!(texts(&b), ["3"]);
 }
