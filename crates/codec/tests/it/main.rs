@@ -1,7 +1,8 @@
 //! The crate's integration tests, one module a file, linked into one test binary (linking one
 //! binary instead of one a file keeps CI inside its time budget). Files that need a process
 //! of their own (a global allocator, process limits or descriptor counts) stay in `tests/`.
-//! Each test file of this folder must be declared below: `every_test_file_is_declared` checks it.
+//! Each test file of this folder must be declared below: netloop-eventloop's
+//! `every_crates_test_files_are_declared` checks it for every crate.
 
 #[path = "../../fuzz/src/lib.rs"]
 mod fuzz;
@@ -9,22 +10,3 @@ mod fuzz;
 mod line_server;
 mod netty_conformance;
 mod reference_model;
-
-#[test]
-fn every_test_file_is_declared() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
-    let main = include_str!("main.rs");
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
-            continue;
-        };
-        if path.extension().is_some_and(|e| e == "rs") && stem != "main" {
-            let declared = format!("\nmod {stem};\n");
-            assert!(
-                main.contains(&declared),
-                "tests/it/{stem}.rs is not declared in tests/it/main.rs"
-            );
-        }
-    }
-}
