@@ -17,9 +17,13 @@
 //!   reclaims the consumed front of its allocation when it is reserved again and the
 //!   allocation is no longer shared, and otherwise starts a fresh allocation sized to the
 //!   unread bytes, so a long stream of small frames does not grow the buffer (Netty's
-//!   `discardSomeReadBytes`). A test below checks that bound.
+//!   `discardSomeReadBytes`). A test below checks that bound. When it must grow, it grows
+//!   by at least what it holds (`netloop_transport::append_to_cumulation`, the rule the
+//!   HTTP, RESP and WebSocket decoders use too), so a frame arriving in many small reads
+//!   while earlier frames are alive costs amortised O(1) copying per byte.
 
 use bytes::{Bytes, BytesMut};
+use netloop_transport::append_to_cumulation;
 
 use crate::decoder::FrameDecoder;
 use crate::error::CodecError;
@@ -74,8 +78,10 @@ impl<D: FrameDecoder> Cumulator<D> {
     }
 
     /// Appends `data` without decoding; pair with [`decode_step`](Cumulator::decode_step).
+    /// Grows the buffer as every netloop decoder does
+    /// ([`append_to_cumulation`](netloop_transport::append_to_cumulation): at least doubling).
     pub fn extend(&mut self, data: &[u8]) {
-        self.buf.extend_from_slice(data);
+        append_to_cumulation(&mut self.buf, data);
     }
 
     /// Decodes with `decode_last` because no more input will arrive (Netty's
@@ -271,5 +277,33 @@ mod tests {
             max_capacity = max_capacity.max(c.capacity());
         }
         assert!(max_capacity <= 8 * 1024, "capacity grew to {max_capacity}");
+    }
+
+    #[test]
+    fn large_frames_in_small_reads_copy_less_than_the_stream_while_earlier_frames_live() {
+        // 64 KiB frames in 1500-byte reads, the last few frames still held by the consumer:
+        // each growth copies the partial frame; growing by at least what is held keeps the
+        // copying below one byte per byte received (growing by the read alone: about 1.3).
+        let mut c = Cumulator::new(Chunks(64 << 10));
+        let read = [3u8; 1500];
+        let total = 8 << 20;
+        let mut retained = std::collections::VecDeque::new();
+        let mut copied = 0;
+        let mut received = 0;
+        while received < total {
+            let (ptr, held) = (c.buffered().as_ptr(), c.buffered().len());
+            let mut out = Vec::new();
+            c.extend(&read);
+            if c.buffered().as_ptr() != ptr {
+                copied += held;
+            }
+            received += read.len();
+            while c.decode_step(false, &mut out) {}
+            retained.extend(out);
+            while retained.len() > 4 {
+                retained.pop_front();
+            }
+        }
+        assert!(copied < total, "copied {copied} bytes for {total} received");
     }
 }

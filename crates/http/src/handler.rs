@@ -45,8 +45,8 @@ use std::cell::{Cell, RefCell};
 
 use bytes::{Bytes, BytesMut};
 use netloop_transport::{
-    ChannelHandler, ChannelHandlerContext, ChannelInputShutdown, ChannelPromise, HandlerResult,
-    LocalListenerExt, Message, UserEvent,
+    append_to_cumulation, ChannelHandler, ChannelHandlerContext, ChannelInputShutdown,
+    ChannelPromise, HandlerResult, LocalListenerExt, Message, UserEvent,
 };
 
 use crate::config::HttpServerConfig;
@@ -238,11 +238,11 @@ impl HttpServerCodec {
                 let mut input = bytes;
                 let r = decoder.decode(&mut input, &mut out);
                 if !input.is_empty() {
-                    cumulation.extend_from_slice(&input);
+                    append_to_cumulation(&mut cumulation, &input);
                 }
                 r
             } else {
-                cumulation.extend_from_slice(&bytes);
+                append_to_cumulation(&mut cumulation, &bytes);
                 decoder.decode(&mut *cumulation, &mut out)
             };
             (result, decoder.failed_request(), decoder.next_id())

@@ -78,7 +78,7 @@ impl HttpServerCodec {
     pub(super) fn pass_through(&self, ctx: &ChannelHandlerContext, bytes: Bytes) {
         let mut cumulation = self.cumulation.borrow_mut();
         if !cumulation.is_empty() {
-            cumulation.extend_from_slice(&bytes);
+            netloop_transport::append_to_cumulation(&mut cumulation, &bytes);
             return;
         }
         drop(cumulation);

@@ -86,3 +86,23 @@ impl WsConfig {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_invalid_config_is_transports_config_error_with_the_websocket_subject() {
+        let config = WsConfig {
+            max_frame_size: 100,
+            ..WsConfig::default()
+        };
+        let error: netloop_transport::ConfigError = config.validate().unwrap_err();
+        assert_eq!(error.subject, "WebSocket");
+        assert_eq!(
+            error.to_string(),
+            "invalid WebSocket configuration: maxFrameSize must be at least 125 bytes"
+        );
+        assert_eq!(error.code(), "ERR_INVALID_ARG_VALUE");
+    }
+}
