@@ -156,7 +156,12 @@ fn handle_writes_and_closes_from_another_thread() {
 
 /// What the hook was handed: the child options and the parent's handle, per socket.
 type Seen = std::rc::Rc<
-    std::cell::RefCell<Vec<(std::sync::Arc<ChannelOptions>, std::sync::Arc<ChannelHandle>)>>,
+    std::cell::RefCell<
+        Vec<(
+            std::sync::Arc<ChannelOptions>,
+            std::sync::Arc<ChannelHandle>,
+        )>,
+    >,
 >;
 
 /// Records what a `ServerBootstrapAcceptor` hands its hook.
