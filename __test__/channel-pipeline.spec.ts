@@ -307,6 +307,49 @@ test('a pipeline of native handlers only is kept compact after its initializer: 
   t.deepEqual(c.data(), Buffer.from([0, 2, 0x68, 0x69]))
 })
 
+test('a pipeline with a JS handler is kept compact too: its JS context stays the same object through traffic, look-ups and removal', async (t) => {
+  const loop = loopFor(t)
+  const framer = new LineBasedFrameDecoder(64)
+  const seen: ChannelHandlerContext[] = []
+  const events: string[] = []
+  const app: ChannelHandler = {
+    handlerAdded: (ctx) => void seen.push(ctx),
+    channelRead: (ctx, m) => {
+      seen.push(ctx)
+      ctx.write(Buffer.concat([Buffer.from('>'), m as Buffer]))
+    },
+    channelReadComplete: (ctx) => void ctx.flush(),
+    handlerRemoved: (ctx) => void (seen.push(ctx), events.push('removed')),
+  }
+  let channel: Channel | undefined
+  const { port } = await serve(t, loop, (ch) => {
+    channel = ch
+    ch.pipeline.addLast('framer', framer).addLast('prepender', new LengthFieldPrepender(2)).addLast('app', app).addLast('tail-js', { channelRead: (ctx, m) => void events.push(`tail-js ${String(m)}`) })
+  })
+  const s = await netClient(t, port)
+  await until(() => channel !== undefined)
+  const p = channel!.pipeline
+  t.deepEqual(p.names(), ['framer', 'prepender', 'app', 'tail-js'])
+  t.is(p.get('app'), app)
+  t.is(p.get('framer'), framer)
+  const c = collect(s)
+  s.write('one\n')
+  await until(() => c.data().length >= 6)
+  t.deepEqual(c.data().subarray(0, 6), Buffer.from([0, 4, 0x3e, 0x6f, 0x6e, 0x65]), 'outbound from the JS handler crosses to the native prepender in front of it')
+  t.is(p.context('app'), seen[0], 'the context JS was given is the one the pipeline holds')
+  s.write('two\n')
+  await until(() => c.data().length >= 12)
+  t.true(seen.every((x) => x === seen[0]), 'one context for every call')
+  p.remove('app')
+  t.deepEqual(events, ['removed'])
+  t.is(seen.at(-1), seen[0])
+  t.true(seen[0].isRemoved)
+  s.write('three\n')
+  await until(() => events.includes('tail-js three'))
+  t.deepEqual(p.names(), ['framer', 'prepender', 'tail-js'])
+  s.destroy()
+})
+
 test('a pipeline whose initializer took a context of a native handler is not compacted', async (t) => {
   const loop = loopFor(t)
   let kept: ChannelHandlerContext | undefined

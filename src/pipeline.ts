@@ -34,12 +34,17 @@
  *   HTTP codec out, as Netty's handshaker does): such a handler marks the pipeline when it is
  *   added (`_nativeEdits`), and until its edit is seen each look-up first drops the native
  *   contexts the native side no longer has.
- * - Compact form: a pipeline of native handlers only, once its channel's initializer ran
- *   (`_compact`), keeps their names and handlers in one array instead of a context each and
- *   the two ends (an idle connection of native handlers holds ~100 bytes of JS rather than
- *   ~500). The contexts are made again, the same as before, on the first use that needs them
- *   (`_head`/`_tail`: a look-up by `context()`, a change, an event fired from JS); `names()`
- *   and `get()` read the array. Not compacted: a pipeline one of whose contexts JS was given.
+ * - Compact form: a pipeline, once its channel's initializer ran (`_compact`), keeps its
+ *   names and handlers in one array instead of a context for each native handler and the two
+ *   ends (an idle connection of native handlers holds ~100 bytes of JS rather than ~500; one
+ *   with a JS handler keeps that handler's context only). The contexts of native handlers and
+ *   the ends are made again, the same as before, on the first use that needs them
+ *   (`_head`/`_tail`: a look-up by `context()`, a change, an event fired from the ends);
+ *   `names()` and `get()` read the array. A JS handler's context stays the same object: the
+ *   array holds it, and while the pipeline is compact its links to a neighbour it no longer
+ *   has point to a shared gap (`GAP_HEAD`, `GAP_NATIVE`, `GAP_TAIL`) of that neighbour's
+ *   kind, which is all routing reads of a context that is not JS (it never walks past one).
+ *   Not compacted: a pipeline one of whose native or end contexts JS was given.
  */
 import type { Channel } from './channel'
 import { ChannelHandlerContext, Kind } from './context'
@@ -74,11 +79,24 @@ const enum Bit {
 /** The silent promise of every pipeline (see `_silentPromise`). */
 const SILENT = new ChannelPromise(0)
 
+/** A JS context's neighbour in a compact pipeline, of each kind (see the ground rules): shared
+ * by every pipeline of the thread, read only for its `_kind`, never linked on. */
+const gap = (kind: Kind): ChannelHandlerContext => new ChannelHandlerContext('', undefined, undefined, undefined as unknown as ChannelPipeline, kind, 0)
+const GAP_HEAD = gap(Kind.Head)
+const GAP_NATIVE = gap(Kind.Native)
+const GAP_TAIL = gap(Kind.Tail)
+
+/** An entry of the compact form: a native handler's description, or a JS handler's context. */
+type CompactEntry = NativeHandler | ChannelHandlerContext
+
+/** The handler of a compact entry. */
+const handlerOf = (e: CompactEntry): ChannelHandler | NativeHandler => (e instanceof ChannelHandlerContext ? e.handler! : e)
+
 export class ChannelPipeline {
   #head: ChannelHandlerContext | undefined
   #tail: ChannelHandlerContext | undefined
-  /** The compact form (see the ground rules): name, handler, name, handler ..., head to tail. */
-  #compact: Array<string | NativeHandler> | undefined
+  /** The compact form (see the ground rules): name, entry, name, entry ..., head to tail. */
+  #compact: Array<string | CompactEntry> | undefined
   #voidPromise: ChannelPromise | undefined
   /** `Bit` flags, and above them the count of names generated so far (one field, not four). */
   #bits = 0
@@ -132,28 +150,33 @@ export class ChannelPipeline {
   }
 
   /**
-   * @internal After the channel's initializer: a pipeline of native handlers only, none of
-   * whose contexts JS was given, keeps just their names and handlers (see the ground rules).
+   * @internal After the channel's initializer: a pipeline none of whose native or end contexts
+   * JS was given keeps just the names, the native handlers and the JS contexts (see the ground
+   * rules).
    */
   _compact(): void {
     if (this.#compact !== undefined || (this.#bits & Bit.ContextGiven) !== 0) return
-    const out: Array<string | NativeHandler> = []
-    for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) {
-      if (c._kind !== Kind.Native) return
-      out.push(c.name, c.nativeHandler!)
+    const out: Array<string | CompactEntry> = []
+    for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) out.push(c.name, c._kind === Kind.Js ? c : c.nativeHandler!)
+    for (let i = 1; i < out.length; i += 2) {
+      const c = out[i]
+      if (!(c instanceof ChannelHandlerContext)) continue
+      if (c._prev!._kind !== Kind.Js) c._prev = c._prev!._kind === Kind.Head ? GAP_HEAD : GAP_NATIVE
+      if (c._next!._kind !== Kind.Js) c._next = c._next!._kind === Kind.Tail ? GAP_TAIL : GAP_NATIVE
     }
     this.#compact = out.slice() // (exact length: `push` leaves room to grow)
     this.#head = this.#tail = undefined
   }
 
-  /** The contexts again, from the compact form. */
+  /** The contexts again, from the compact form (a JS handler's context is the one kept). */
   #expand(): void {
     const all = this.#compact!
     this.#compact = undefined
     this.#ends()
     let prev = this.#head!
     for (let i = 0; i < all.length; i += 2) {
-      const ctx = new ChannelHandlerContext(all[i] as string, undefined, all[i + 1] as NativeHandler, this, Kind.Native, 0)
+      const e = all[i + 1] as CompactEntry
+      const ctx = e instanceof ChannelHandlerContext ? e : new ChannelHandlerContext(all[i] as string, undefined, e, this, Kind.Native, 0)
       ctx._prev = prev
       prev._next = ctx
       prev = ctx
@@ -166,7 +189,7 @@ export class ChannelPipeline {
   _forEachNative(fn: (h: NativeHandler) => void): void {
     const all = this.#compact
     if (all !== undefined) {
-      for (let i = 1; i < all.length; i += 2) fn(all[i] as NativeHandler)
+      for (let i = 1; i < all.length; i += 2) if (all[i] instanceof NativeHandler) fn(all[i] as NativeHandler)
       return
     }
     for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) if (c.nativeHandler) fn(c.nativeHandler)
@@ -249,7 +272,7 @@ export class ChannelPipeline {
       return c?.handler ?? c?.nativeHandler
     }
     for (let i = 0; i < all.length; i += 2) {
-      const h = all[i + 1]
+      const h = handlerOf(all[i + 1] as CompactEntry)
       if (typeof which === 'function' ? h instanceof which : all[i] === which || h === which) return h
     }
     return undefined
@@ -293,7 +316,7 @@ export class ChannelPipeline {
     const all = this.#compact
     if (all !== undefined) {
       for (let i = all.length - 2; i >= 0; i -= 2) {
-        if (names.includes(all[i] as string)) continue
+        if (names.includes(all[i] as string) || !(all[i + 1] instanceof NativeHandler)) continue
         all.splice(i, 2)
         this._nativeEdits = false
       }
@@ -408,6 +431,7 @@ export class ChannelPipeline {
   }
 
   #unlink(ctx: ChannelHandlerContext, native: boolean): void {
+    if (this.#compact !== undefined) this.#expand() // (a JS context out of a compact pipeline: its `handlerAdded` rejected later)
     if (native) this._hub.nativeRemove(this.channel, ctx.name)
     const p = ctx._prev!
     const n = ctx._next!
@@ -454,7 +478,8 @@ export class ChannelPipeline {
 
   /** @internal The channel left its loop: every handler is removed, tail to head. */
   _destroy(): void {
-    if (this.#compact !== undefined) {
+    const all = this.#compact
+    if (all !== undefined && all.every((e) => !(e instanceof ChannelHandlerContext))) {
       this.#compact = [] // native handlers only: no handlerRemoved to call in JS
       return
     }

@@ -4,6 +4,7 @@
 //   node benches/node/ws-idle-memory.mjs [--conns N] [--server netloop-native|netloop-js|ws]
 //                                        [--sources K] [--repeat R] [--snapshots DIR]
 //                                        [--server-flags "--max-semi-space-size=1 ..."] [--spaces]
+//                                        [--no-message]
 //
 // The server (benches/node/servers/ws-netloop.mjs [--native] or ws-node.mjs) runs in a child
 // process with --expose-gc and servers/memory-probe.cjs preloaded. This process opens N
@@ -35,6 +36,9 @@ const SNAPSHOTS = opt('--snapshots', undefined)
 const SETTLE_MS = Number(opt('--settle', 0.5)) * 1000
 // --spaces: V8's heap spaces (size and used) per connection as well.
 const SPACES = process.argv.includes('--spaces')
+// --no-message: nothing sent after the handshake (as `ws-load --mode idle`, the published idle
+// workload, does): what a connection that never reached the application keeps.
+const NO_MESSAGE = process.argv.includes('--no-message')
 const SERVER_FLAGS = (opt('--server-flags', '') ?? '').split(' ').filter(Boolean)
 
 const servers = {
@@ -92,6 +96,11 @@ function open(i) {
         if (!got.subarray(0, 12).toString().includes('101')) return reject(new Error(got.toString()))
         upgraded = true
         got = got.subarray(end + 4)
+        if (NO_MESSAGE) {
+          s.removeAllListeners('data')
+          s.pause()
+          return resolve(s)
+        }
         s.write(FRAME)
       }
       if (got.length >= 7) {

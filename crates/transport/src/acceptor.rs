@@ -36,7 +36,7 @@ pub trait AcceptedChildren: 'static {
         &self,
         socket: AcceptedSocket,
         options: Arc<ChannelOptions>,
-        parent: ChannelHandle,
+        parent: Arc<ChannelHandle>,
     ) -> HandlerResult;
 }
 
@@ -44,7 +44,7 @@ pub trait AcceptedChildren: 'static {
 pub struct ServerBootstrapAcceptor {
     children: Box<dyn AcceptedChildren>,
     child_options: Arc<ChannelOptions>,
-    parent: RefCell<Option<ChannelHandle>>,
+    parent: RefCell<Option<Arc<ChannelHandle>>>,
 }
 
 impl ServerBootstrapAcceptor {
@@ -79,7 +79,7 @@ impl ChannelHandler for ServerBootstrapAcceptor {
         let parent = self
             .parent
             .borrow_mut()
-            .get_or_insert_with(|| ctx.channel().handle())
+            .get_or_insert_with(|| Arc::new(ctx.channel().handle()))
             .clone();
         self.children
             .accept(accepted, self.child_options.clone(), parent)
@@ -108,7 +108,7 @@ impl AcceptedChildren for LoopChildren {
         &self,
         socket: AcceptedSocket,
         options: Arc<ChannelOptions>,
-        parent: ChannelHandle,
+        parent: Arc<ChannelHandle>,
     ) -> HandlerResult {
         let el = self.group.next_loop();
         let init = self.init.clone();
@@ -127,7 +127,7 @@ fn register_child(
     acc: AcceptedSocket,
     opts: Arc<ChannelOptions>,
     init: Option<InitFn>,
-    parent: ChannelHandle,
+    parent: Arc<ChannelHandle>,
 ) {
     let Ok(lp) = local_of(el) else { return };
     let ch = SocketChannel::accepted_socket(&lp, acc, opts, Some(parent));

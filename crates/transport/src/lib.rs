@@ -26,6 +26,7 @@ mod error;
 mod file_region;
 mod handle;
 mod handler;
+mod handler_name;
 mod initializer;
 mod message;
 mod options;

@@ -140,6 +140,8 @@ pub struct OutboundBuffer {
     water: WaterMark,
     /// Bytes (and non-byte messages) handed to the socket so far (flush progress).
     progress: u64,
+    /// The buffer emptied once already (see `emptied`).
+    emptied_once: bool,
 }
 
 /// A change of writability caused by an operation on the buffer.
@@ -162,6 +164,7 @@ impl OutboundBuffer {
             state: Writability::new(water),
             water,
             progress: 0,
+            emptied_once: false,
         }
     }
 
@@ -371,7 +374,20 @@ impl OutboundBuffer {
             }
             break;
         }
+        self.emptied();
         self.release(released)
+    }
+
+    /// The first time the buffer empties, its slots are freed: a connection that wrote once
+    /// and then idles (a WebSocket after its `101`, an HTTP keep-alive connection after one
+    /// answer) keeps no allocation here. One that writes again keeps them from then on, so
+    /// a busy connection allocates them twice in all, not once per write
+    /// (docs/decisions/0017-websocket.md, "Memory per idle connection").
+    fn emptied(&mut self) {
+        if self.entries.is_empty() && !self.emptied_once && self.entries.capacity() > 0 {
+            self.emptied_once = true;
+            self.entries = VecDeque::new();
+        }
     }
 
     /// Removes the first flushed entry, whatever it carries (channels without a socket).
@@ -382,6 +398,7 @@ impl OutboundBuffer {
         let e = self.entries.pop_front()?;
         self.flushed -= 1;
         self.progress = self.progress.wrapping_add(1);
+        self.emptied();
         let change = self.release(e.size);
         Some((e.msg, e.promise, change))
     }
@@ -468,6 +485,29 @@ mod tests {
         assert!(b.is_empty());
         assert_eq!(done.len(), 1, "void promises are not collected");
         assert!(!done[0].is_void());
+    }
+
+    #[test]
+    fn the_first_time_it_empties_the_buffer_frees_its_slots_and_keeps_them_afterwards() {
+        let mut b = OutboundBuffer::new(WaterMark::default());
+        let mut done = Vec::new();
+        b.add_message(msg(3), 3, ChannelPromise::void());
+        b.add_flush();
+        b.remove_bytes(2, &mut done);
+        assert!(b.entries.capacity() > 0, "not empty yet");
+        b.remove_bytes(1, &mut done);
+        assert_eq!(
+            b.entries.capacity(),
+            0,
+            "a connection that wrote once keeps no slots"
+        );
+        for _ in 0..2 {
+            b.add_message(msg(3), 3, ChannelPromise::void());
+            b.add_flush();
+            b.remove_bytes(3, &mut done);
+            assert!(b.is_empty());
+            assert!(b.entries.capacity() > 0, "one that writes again keeps them");
+        }
     }
 
     #[test]

@@ -74,7 +74,7 @@ fn adopt(
     hub: &Rc<Hub>,
     socket: AcceptedSocket,
     opts: Arc<ChannelOptions>,
-    parent: ChannelHandle,
+    parent: Arc<ChannelHandle>,
     server: f64,
 ) {
     let Some(local) = hub.local.upgrade() else {
@@ -98,7 +98,7 @@ impl AcceptedChildren for JsChildren {
         &self,
         accepted: AcceptedSocket,
         opts: Arc<ChannelOptions>,
-        parent: ChannelHandle,
+        parent: Arc<ChannelHandle>,
     ) -> HandlerResult {
         // No live child loop: the connection is dropped (closed) here.
         let Some(target) = self.next_target() else {

@@ -36,8 +36,9 @@ pub struct Entry {
     /// The channel's JS stand-ins by JS context id: a few per channel, found by a scan.
     pub ctxs: Vec<(u64, ChannelHandlerContext)>,
     pub refd: bool,
-    /// What the channel's stand-ins share (see `adapter`).
-    pub mark: Rc<Marks>,
+    /// What the channel's stand-ins share (see `adapter`), made with the first one: a
+    /// pipeline of native handlers only has none (48 bytes less per such connection).
+    pub mark: std::cell::OnceCell<Rc<Marks>>,
 }
 
 /// Counters of one loop's JS boundary, read by `loop.metrics()`.
@@ -174,7 +175,7 @@ impl Hub {
                 channel,
                 ctxs: Vec::new(),
                 refd: true,
-                mark: Rc::new(Marks::default()),
+                mark: std::cell::OnceCell::new(),
             },
         );
         id
@@ -199,12 +200,20 @@ impl Hub {
         self.closing.borrow_mut().push(id);
     }
 
-    /// The marks shared by channel `id`'s stand-ins.
+    /// The marks shared by channel `id`'s stand-ins (made on first use).
     pub fn mark_of(&self, id: u64) -> Rc<Marks> {
+        self.channels.borrow().get(&id).map_or_else(
+            || Rc::new(Marks::default()),
+            |e| e.mark.get_or_init(|| Rc::new(Marks::default())).clone(),
+        )
+    }
+
+    /// Whether channel `id`'s stand-ins share marks yet (it ever had a JS handler).
+    pub fn has_marks(&self, id: u64) -> bool {
         self.channels
             .borrow()
             .get(&id)
-            .map_or_else(|| Rc::new(Marks::default()), |e| e.mark.clone())
+            .is_some_and(|e| e.mark.get().is_some())
     }
 
     pub fn channel(&self, id: u64) -> Option<Channel> {

@@ -104,6 +104,9 @@ impl Hub {
                 None => unused &= first_js.is_none(),
             }
         }
+        if first_js.is_none() && !self.has_marks(id as u64) {
+            return; // no stand-in ever: nothing reads the marks
+        }
         let marks = self.mark_of(id as u64);
         if !marks.read_complete_unused.replace(unused) || unused {
             return;

@@ -83,7 +83,9 @@ struct PartialText {
 pub struct MessageAssembler {
     aggregate: bool,
     max_message_size: usize,
-    current: Option<InProgress>,
+    /// Boxed: only a fragmented message has one, and an idle connection keeps a pointer, not
+    /// the state's 40 bytes inline.
+    current: Option<Box<InProgress>>,
     utf8: Utf8Validator,
     partial: Option<PartialText>,
 }
@@ -198,11 +200,21 @@ impl MessageAssembler {
             }
         }
         if !self.aggregate {
-            self.current = (!fin).then_some(InProgress {
-                text,
-                size,
-                parts: Vec::new(),
-            });
+            match (&mut self.current, fin) {
+                (_, true) => self.current = None,
+                // The box of the message's first fragment serves its others too.
+                (Some(c), false) => {
+                    c.text = text;
+                    c.size = size;
+                }
+                (None, false) => {
+                    self.current = Some(Box::new(InProgress {
+                        text,
+                        size,
+                        parts: Vec::new(),
+                    }))
+                }
+            }
             return Ok(Some(WebSocketFrame::Fragment(Fragment {
                 text,
                 data: payload,
@@ -213,10 +225,12 @@ impl MessageAssembler {
         if first && fin {
             return Ok(Some(whole(text, payload)));
         }
-        let current = self.current.get_or_insert_with(|| InProgress {
-            text,
-            size: 0,
-            parts: Vec::new(),
+        let current = self.current.get_or_insert_with(|| {
+            Box::new(InProgress {
+                text,
+                size: 0,
+                parts: Vec::new(),
+            })
         });
         current.size = size;
         current.parts.push(payload);

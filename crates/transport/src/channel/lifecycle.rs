@@ -30,7 +30,7 @@ impl Channel {
     /// error that closed the channel as its cause if one did.
     pub(crate) fn closed_error(&self) -> TransportError {
         match self.0.close_cause.borrow().as_ref() {
-            Some(c) => TransportError::ClosedBy(std::sync::Arc::new(c.clone())),
+            Some(c) => TransportError::ClosedBy(std::sync::Arc::new((**c).clone())),
             None => TransportError::ChannelClosed,
         }
     }
@@ -39,7 +39,7 @@ impl Channel {
     /// failed write, or a failed read (ECONNRESET). Operations on the closed channel fail with
     /// `ERR_CHANNEL_CLOSED` and this as [`TransportError::cause`].
     pub fn close_cause(&self) -> Option<TransportError> {
-        self.0.close_cause.borrow().clone()
+        self.0.close_cause.borrow().as_deref().cloned()
     }
 
     /// Registers the channel on `local`, another loop of this thread, or its own (Netty's
@@ -182,7 +182,7 @@ impl Channel {
             c => c,
         };
         if let Some(c) = &cause {
-            *self.0.close_cause.borrow_mut() = Some(c.clone());
+            *self.0.close_cause.borrow_mut() = Some(Box::new(c.clone()));
         }
         self.0.io.do_close(self);
         self.0.open.set(false);

@@ -106,8 +106,8 @@ impl ChannelPipeline {
             let tail = ChannelHandlerContext::new("TAIL", tail_handler, weak.clone());
             head.0.state.set(HandlerState::Added);
             tail.0.state.set(HandlerState::Added);
-            *head.0.next.borrow_mut() = Some(tail.clone());
-            *tail.0.prev.borrow_mut() = Rc::downgrade(&head.0);
+            head.0.next.set(Some(tail.clone()));
+            tail.0.prev.set(Rc::downgrade(&head.0));
             PipelineInner {
                 head,
                 tail,
@@ -334,7 +334,7 @@ impl ChannelPipeline {
         link(&prev, &ctx, &next);
         // Netty: the old context points into the new one both ways, so whatever the old
         // handler forwards from `handler_removed` (or later) reaches the new handler.
-        *old_ctx.0.next.borrow_mut() = Some(ctx.clone());
+        old_ctx.0.next.set(Some(ctx.clone()));
         old_ctx.pin_prev(&ctx);
         self.added(ctx);
         self.removed(old_ctx.clone());
@@ -528,10 +528,10 @@ impl ChannelPipeline {
 }
 
 fn link(prev: &ChannelHandlerContext, ctx: &ChannelHandlerContext, next: &ChannelHandlerContext) {
-    *ctx.0.prev.borrow_mut() = Rc::downgrade(&prev.0);
-    *ctx.0.next.borrow_mut() = Some(next.clone());
-    *prev.0.next.borrow_mut() = Some(ctx.clone());
-    *next.0.prev.borrow_mut() = Rc::downgrade(&ctx.0);
+    ctx.0.prev.set(Rc::downgrade(&prev.0));
+    ctx.0.next.set(Some(next.clone()));
+    prev.0.next.set(Some(ctx.clone()));
+    next.0.prev.set(Rc::downgrade(&ctx.0));
 }
 
 /// Takes `ctx` out of the chain; it keeps its own links so events in flight go on.
@@ -542,8 +542,8 @@ fn unlink(ctx: &ChannelHandlerContext) {
     let (Some(prev), Some(next)) = (ctx.prev(), ctx.next()) else {
         return;
     };
-    *prev.0.next.borrow_mut() = Some(next.clone());
-    *next.0.prev.borrow_mut() = Rc::downgrade(&prev.0);
+    prev.0.next.set(Some(next.clone()));
+    next.0.prev.set(Rc::downgrade(&prev.0));
     ctx.pin_prev(&prev);
 }
 

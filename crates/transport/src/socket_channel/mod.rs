@@ -137,13 +137,14 @@ impl SocketChannel {
     }
 
     /// A channel for an accepted connection (already connected, not yet registered). Pass the
-    /// server's child options as one `Arc` to share them between its connections.
+    /// server's child options and its handle as one `Arc` each to share them between its
+    /// connections.
     pub fn accepted(
         local: &Rc<LocalLoop>,
         stream: TcpStream,
         remote: SocketAddr,
         options: impl Into<Arc<ChannelOptions>>,
-        parent: Option<ChannelHandle>,
+        parent: Option<Arc<ChannelHandle>>,
     ) -> Channel {
         let options = options.into();
         if let Err(e) = options.apply_to_stream(SockRef::from(&stream)) {
@@ -162,7 +163,7 @@ impl SocketChannel {
         local: &Rc<LocalLoop>,
         socket: AcceptedSocket,
         options: impl Into<Arc<ChannelOptions>>,
-        parent: Option<ChannelHandle>,
+        parent: Option<Arc<ChannelHandle>>,
     ) -> Channel {
         let AcceptedSocket {
             stream,

@@ -154,8 +154,15 @@ fn handle_writes_and_closes_from_another_thread() {
     assert_eq!(got, b"from afar");
 }
 
-/// What the hook was handed: the child options and the parent's id, per socket.
-type Seen = std::rc::Rc<std::cell::RefCell<Vec<(std::sync::Arc<ChannelOptions>, ChannelId)>>>;
+/// What the hook was handed: the child options and the parent's handle, per socket.
+type Seen = std::rc::Rc<
+    std::cell::RefCell<
+        Vec<(
+            std::sync::Arc<ChannelOptions>,
+            std::sync::Arc<ChannelHandle>,
+        )>,
+    >,
+>;
 
 /// Records what a `ServerBootstrapAcceptor` hands its hook.
 struct Recorder(Seen);
@@ -165,16 +172,16 @@ impl AcceptedChildren for Recorder {
         &self,
         socket: AcceptedSocket,
         options: std::sync::Arc<ChannelOptions>,
-        parent: ChannelHandle,
+        parent: std::sync::Arc<ChannelHandle>,
     ) -> HandlerResult {
         drop(socket);
-        self.0.borrow_mut().push((options, parent.id()));
+        self.0.borrow_mut().push((options, parent));
         Ok(())
     }
 }
 
 #[test]
-fn the_acceptor_hands_each_socket_to_its_hook_with_the_shared_child_options_and_the_server_as_parent(
+fn the_acceptor_hands_each_socket_to_its_hook_with_the_shared_child_options_and_one_shared_parent_handle(
 ) {
     let net = Net::new();
     let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
@@ -205,7 +212,11 @@ fn the_acceptor_hands_each_socket_to_its_hook_with_the_shared_child_options_and_
             std::sync::Arc::ptr_eq(opts, &child_options),
             "one shared options value"
         );
-        assert_eq!(*parent, server.id());
+        assert_eq!(parent.id(), server.id());
+        assert!(
+            std::sync::Arc::ptr_eq(parent, &seen.borrow()[0].1),
+            "one shared parent handle, not a copy per child"
+        );
     }
     // A socket the hook drops is closed: each client reads EOF.
     for mut c in clients {
