@@ -178,10 +178,10 @@ impl NativeEventLoop {
                 }
             }),
         );
-        // SAFETY: `data` and `len` are the Float64Array's memory, referenced by `arm` for as
-        // long as this object lives, and JS keeps it private (never detached); when this object
-        // drops it closes the bridge, after which no iteration or JS call reads the buffer
-        // (the same lifetime the buffer had before the timers moved to netloop-wire).
+        // The buffer's lifetime is as before the timers moved to netloop-wire: dropping this
+        // object closes the bridge, after which no iteration or JS call reads it.
+        // SAFETY: `data`/`len` are the Float64Array's memory, referenced by `arm` while this
+        // object lives; JS keeps the array private (never detached).
         unsafe { timers.set_buffer(data, len) };
         timers.calibrate(js_now);
         bridge.set_timers(timers.clone());
