@@ -77,6 +77,7 @@ mod batch;
 mod gate;
 mod local;
 mod published;
+mod subscriber;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -22,8 +22,8 @@ use std::sync::Arc;
 use bytes::{Bytes, BytesMut};
 use netloop_transport::ChannelId;
 
-use super::local::Subscriber;
 use super::published::Published;
+use super::subscriber::Subscriber;
 
 /// Frames larger than this are written as their own shared `Bytes` (a copy would cost more
 /// than an outbound entry).

@@ -15,7 +15,7 @@ use netloop_transport::{
     ChannelHandler, ChannelHandlerContext, ChannelPromise, HandlerResult, Message,
 };
 
-use super::local::Subscriber;
+use super::subscriber::Subscriber;
 
 pub(super) struct Gate {
     pub(super) subscriber: Weak<Subscriber>,
