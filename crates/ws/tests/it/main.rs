@@ -20,4 +20,5 @@ mod frame_rules;
 mod fuzz_cases;
 mod handshake;
 mod messages;
+mod topic_batches;
 mod topics;
