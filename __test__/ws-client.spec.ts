@@ -37,6 +37,9 @@ const closed = (ws: WebSocket): Promise<[number, string]> =>
 const failed = (ws: WebSocket): Promise<NetloopError> => within(10_000, new Promise((resolve) => ws.once('error', resolve)), 'error')
 
 /** A `ws` server on a free port: echoes, pings back the word "ping", closes with 4002 on "bye". */
+/** The handler names of a client socket's channel. */
+const pipelineNames = (ws: WebSocket): string[] => (ws as unknown as { _ch: { pipeline: { names(): string[] } } })._ch.pipeline.names()
+
 async function wsServer(t: { teardown(fn: () => unknown): void }, extra: ConstructorParameters<typeof WsServer>[0] = {}): Promise<{ wss: WsServer; port: number }> {
   const wss = new WsServer({ port: 0, host: '127.0.0.1', ...extra })
   t.teardown(() => new Promise<void>((r) => {
@@ -62,6 +65,7 @@ test('against the ws package: text and binary both ways, pings and pongs as even
   await within(10_000, once(ws, 'open'), 'open')
   const [peer, req] = (await serverSide) as [WsSocket, { url: string; headers: Record<string, string> }]
   t.is(ws.readyState, ws.OPEN)
+  t.deepEqual(pipelineNames(ws), ['ws', 'app'], 'the HTTP codec left after the 101')
   t.is(ws.protocol, 'chat')
   t.is(req.url, '/room?x=1')
   t.is(req.headers['x-token'], 'abc')
@@ -144,6 +148,7 @@ test('wss: against the ws package over node:https, verified with the test CA', a
   }))
   const port = (server.address() as net.AddressInfo).port
   const ws = await within(10_000, WebSocket.connect(`wss://localhost:${port}/secure`, { ca: pem('ca.pem') }), 'connect')
+  t.deepEqual(pipelineNames(ws), ['tls', 'ws', 'app'], 'the HTTP codec left after the 101')
   ws.send('over tls')
   t.deepEqual(await nextMessage(ws), { data: Buffer.from('over tls'), isBinary: false })
   const done = closed(ws)
@@ -267,7 +272,7 @@ test('netloop style: WebSocketClientProtocolHandler after HttpClientCodec, the h
         .addLast('app', {
           userEventTriggered(ctx, ev) {
             if (!(ev instanceof WebSocketHandshakeEvent)) return
-            seen.push([ev.url, ev.protocol, ev.headers.upgrade])
+            seen.push([ev.url, ev.protocol, ev.headers.upgrade], ctx.pipeline.names())
             ctx.writeAndFlush('as text')
           },
           channelRead(ctx, msg) {
@@ -282,7 +287,8 @@ test('netloop style: WebSocketClientProtocolHandler after HttpClientCodec, the h
     .connect(port, '127.0.0.1')
   await within(10_000, finished, 'closed')
   t.false(ch.isOpen)
-  t.deepEqual(seen, [['/native', '', 'websocket'], 'as text', 4006])
+  // After the 101 the HTTP codec left (natively, the JS view following): frames only.
+  t.deepEqual(seen, [['/native', '', 'websocket'], ['ws', 'app'], 'as text', 4006])
 })
 
 test('an open connection keeps the process alive, unref() lets it exit', async (t) => {

@@ -181,7 +181,12 @@ export class Delivery {
         // (no look-up may come to free its context; src/pipeline.ts, `_nativeEdits`).
         if (ctx.pipeline._nativeEdits) ctx.pipeline._followNative()
       } else if (kind === WireKind.ReadValue) arg = this.tokens.take(a)
-      else if (kind === WireKind.UserEvent) arg = this.#userEvent(b, a, strings, chan)
+      else if (kind === WireKind.UserEvent) {
+        arg = this.#userEvent(b, a, strings, chan)
+        // A WebSocket handshake took the HTTP codec out natively: the JS view follows now, so
+        // an idle connection does not keep its description (src/pipeline.ts, `_nativeEdits`).
+        if (b === UserEventKind.WebSocketHandshake && ctx.pipeline._nativeEdits) ctx.pipeline._followNative()
+      }
       else if (kind === WireKind.Exception) arg = this.#error(b, a, strings, chan)
       ctx.pipeline._deliverInbound(ctx, EVENT_OF_WIRE[kind], arg)
       return

@@ -24,6 +24,7 @@
  * with the request's target and fields.
  */
 import { Buffer } from 'node:buffer'
+import type { Channel } from './channel'
 import { NativeHandler } from './codecs'
 import { NativeHandlerKind } from './protocol'
 import { checkBoolean, checkInteger, invalidArgType } from './errors'
@@ -95,45 +96,71 @@ export class WebSocketClientProtocolHandler extends NativeHandler {
     )
   }
 
-  /** @internal */
+  /**
+   * @internal The native handshake takes `HttpClientCodec` out of the pipeline after the
+   * `101` (as Netty's client handshaker does): the JS mirror of the pipeline follows.
+   */
   override _attach(ch: unknown): void {
     markWebSocketChannel(ch)
+    ;(ch as Channel).pipeline._nativeEdits = true
   }
 }
 
 /**
  * A WebSocket handshake completed (Netty's `HandshakeComplete`): on a server, the request's
  * target and fields; on a client, the target sent and the answer's fields. `protocol` is the
- * subprotocol chosen ('' for none).
+ * subprotocol chosen ('' for none). The fields are split out of the native record on first
+ * access (an application that never reads them, like an echo, pays for none of it).
  */
 export class WebSocketHandshakeEvent {
-  /** The fields by lower-case name (repeated ones joined with `, `, as node:http does). */
-  readonly headers: Record<string, string>
+  /** The fields as received, or (from a native record) their `name: value` lines until read. */
+  #raw: readonly string[] | string
+  #headers: Record<string, string> | undefined
 
   constructor(
     readonly url: string,
     readonly protocol: string,
     /** The fields as received: name, value, name, value, ... (node:http's `rawHeaders`). */
-    readonly rawHeaders: readonly string[],
+    rawHeaders: readonly string[],
   ) {
-    const headers: Record<string, string> = Object.create(null)
-    for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-      const k = rawHeaders[i].toLowerCase()
-      headers[k] = k in headers ? `${headers[k]}, ${rawHeaders[i + 1]}` : rawHeaders[i + 1]
+    this.#raw = rawHeaders
+  }
+
+  /** @internal From a native record: the fields as `name: value` lines joined by `\n`. */
+  static _fromLines(url: string, protocol: string, lines: string): WebSocketHandshakeEvent {
+    const ev = new WebSocketHandshakeEvent(url, protocol, [])
+    ev.#raw = lines
+    return ev
+  }
+
+  /** The fields as received: name, value, name, value, ... (node:http's `rawHeaders`). */
+  get rawHeaders(): readonly string[] {
+    const r = this.#raw
+    if (typeof r !== 'string') return r
+    const raw: string[] = []
+    if (r !== '') {
+      for (const line of r.split('\n')) {
+        const colon = line.indexOf(': ')
+        raw.push(line.slice(0, colon), line.slice(colon + 2))
+      }
     }
-    this.headers = headers
+    return (this.#raw = raw)
+  }
+
+  /** The fields by lower-case name (repeated ones joined with `, `, as node:http does). */
+  get headers(): Record<string, string> {
+    if (this.#headers !== undefined) return this.#headers
+    const raw = this.rawHeaders
+    const headers: Record<string, string> = Object.create(null)
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const k = raw[i].toLowerCase()
+      headers[k] = k in headers ? `${headers[k]}, ${raw[i + 1]}` : raw[i + 1]
+    }
+    return (this.#headers = headers)
   }
 }
 
 /** @internal The event of a `UserEventKind.WebSocketHandshake` record (strings at `at`). */
 export function handshakeEvent(strings: string[], at: number): WebSocketHandshakeEvent {
-  const raw: string[] = []
-  const lines = strings[at + 2] ?? ''
-  if (lines !== '') {
-    for (const line of lines.split('\n')) {
-      const colon = line.indexOf(': ')
-      raw.push(line.slice(0, colon), line.slice(colon + 2))
-    }
-  }
-  return new WebSocketHandshakeEvent(strings[at] ?? '/', strings[at + 1] ?? '', raw)
+  return WebSocketHandshakeEvent._fromLines(strings[at] ?? '/', strings[at + 1] ?? '', strings[at + 2] ?? '')
 }

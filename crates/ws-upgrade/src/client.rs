@@ -7,8 +7,9 @@
 //! the next handler. With `WsConfig::permessage_deflate` set ([`WebSocketClientProtocolHandler::config`]),
 //! the request offers permessage-deflate and the handler that takes over compresses and
 //! inflates with the parameters the server answered (none if it declined).
-//! The bytes the server sent right after its `101` reach the new handler
-//! (the codec passes them on after the switch). Refused (another status, a wrong
+//! `HttpClientCodec` then leaves the pipeline (as Netty's client handshaker removes it): the
+//! bytes the server sent right after its `101` reach the new handler (the codec's removal
+//! fires them, after the event), and only the frame handling stays. Refused (another status, a wrong
 //! `Sec-WebSocket-Accept`, a subprotocol or extension not offered) or cut short (the
 //! connection ends first): a `ClientHandshakeError` in `exception_caught` (`ERR_WS_HANDSHAKE_*`)
 //! and the channel closes.
@@ -18,8 +19,10 @@
 
 use std::cell::Cell;
 
-use netloop_http::{HeaderList, HttpClientRequest, HttpClientResponse};
-use netloop_transport::{ChannelHandler, ChannelHandlerContext, HandlerResult, Message};
+use netloop_http::{HeaderList, HttpClientCodec, HttpClientRequest, HttpClientResponse};
+use netloop_transport::{
+    ChannelHandler, ChannelHandlerContext, ChannelPipeline, HandlerResult, Message,
+};
 use netloop_ws::client_handshake::{ClientHandshake, ClientHandshakeError};
 use netloop_ws::{Role, WebSocketHandler, WsConfig};
 
@@ -158,11 +161,27 @@ impl WebSocketClientProtocolHandler {
             headers: res.headers.to_list(),
             protocol: accepted.protocol,
         };
-        if let Some(ws_ctx) = ctx.pipeline().context(&name) {
+        let pipeline = ctx.pipeline();
+        if let Some(ws_ctx) = pipeline.context(&name) {
             ws_ctx.fire_user_event(event);
+        }
+        // The codec leaves now (as Netty's client handshaker removes `HttpClientCodec`): its
+        // removal fires the bytes read behind the `101`, which the new handler decodes, after
+        // the event above; what comes later goes straight to the frames.
+        if let Some(codec) = codec_name(&pipeline) {
+            pipeline.remove(&codec)?;
         }
         Ok(())
     }
+}
+
+/// The name of the pipeline's `HttpClientCodec`, if it has one.
+fn codec_name(pipeline: &ChannelPipeline) -> Option<String> {
+    pipeline.names().into_iter().find(|name| {
+        pipeline
+            .get(name)
+            .is_some_and(|h| h.as_any().is_some_and(|a| a.is::<HttpClientCodec>()))
+    })
 }
 
 impl ChannelHandler for WebSocketClientProtocolHandler {

@@ -1,5 +1,5 @@
 //! `WebSocketClientProtocolHandler` after `HttpClientCodec`: the request it sends, the switch
-//! to frames in client role (bytes read with the `101` included), each refusal typed and the
+//! to frames in client role (bytes read with the `101` included, the codec gone), each refusal typed and the
 //! channel closed; then a real client against the native echo server over TCP.
 
 use crate::server;
@@ -83,6 +83,8 @@ fn an_accepted_answer_switches_to_client_frames_and_fires_handshake_complete() {
         .as_any()
         .and_then(|a| a.downcast_ref::<WebSocketHandler>());
     assert_eq!(ws.map(|w| w.config().role), Some(Role::Client));
+    // The HTTP codec left: only the frame handling stays.
+    assert_eq!(ch.pipeline().names(), ["ws"]);
     let event = ch.read_user_event().expect("handshake complete");
     let Ok(done) = event.downcast::<ClientHandshakeComplete>() else {
         panic!("not the event")
