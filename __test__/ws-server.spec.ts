@@ -249,6 +249,50 @@ test('noServer: handleUpgrade inside a netloop HTTP pipeline; other requests sta
   await t.throwsAsync(client(port, '/elsewhere'), { message: /404/ })
 })
 
+test('handleUpgrade takes the HTTP codec out after the 101: a frame sent with the request still reaches the socket', async (t) => {
+  const loop = new EventLoop()
+  t.teardown(() => loop.shutdownGracefully(0, 1000))
+  const wss = new WebSocketServer({ noServer: true })
+  const names: string[][] = []
+  const server = await new ServerBootstrap()
+    .group(loop)
+    .childHandler((ch) =>
+      ch.pipeline.addLast('http', new HttpServerCodec()).addLast('app', {
+        channelRead(ctx, req: HttpRequest) {
+          wss.handleUpgrade(req, ctx, (ws) => {
+            names.push(ctx.channel.pipeline.names())
+            ws.on('message', (d: Buffer) => {
+              names.push(ctx.channel.pipeline.names())
+              ws.send(`echo:${d}`)
+            })
+          })
+        },
+      }),
+    )
+    .bind(0, '127.0.0.1')
+  t.teardown(() => server.close())
+  // The upgrade request and a masked text frame in one write: the codec holds the frame's
+  // bytes until the 101 goes out, then they must meet the frame handler.
+  const key = [7, 1, 2, 9]
+  const frame = Buffer.from([0x81, 0x80 | 5, ...key, ...Buffer.from('early').map((b, i) => b ^ key[i % 4])])
+  const s = net.connect(server.localAddress!.port, '127.0.0.1')
+  t.teardown(() => s.destroy())
+  let buf = Buffer.alloc(0)
+  const echoed = within(10_000, new Promise<string>((resolve) => {
+    s.on('data', (d) => {
+      buf = Buffer.concat([buf, d])
+      const at = buf.indexOf('\r\n\r\n')
+      if (at < 0) return
+      const rest = buf.subarray(at + 4)
+      if (rest.length >= 2 && rest.length >= 2 + (rest[1] & 0x7f)) resolve(String(rest.subarray(2, 2 + (rest[1] & 0x7f))))
+    })
+  }), 'echo')
+  s.write(Buffer.concat([Buffer.from(`GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`), frame]))
+  t.is(await echoed, 'echo:early')
+  t.true(buf.subarray(0, 12).toString().includes('101'))
+  t.deepEqual(names, [['ws', 'ws-app', 'app'], ['ws', 'ws-app', 'app']])
+})
+
 const python = ['python3', '/usr/bin/python3'].find((py) => {
   try {
     require('node:child_process').execFileSync(py, ['-c', 'import websockets'], { stdio: 'ignore' })

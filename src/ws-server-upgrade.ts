@@ -1,14 +1,15 @@
 /**
  * The handshake `WebSocketServer` answers in JS (`handleUpgrade`, and so with
  * `handleProtocols`): the upgrade request checked as `ws` checks it (400, 405, 426 otherwise),
- * the subprotocol and permessage-deflate chosen, the `101` written through the HTTP codec,
- * and the native frame handler and the socket's bridge put in before the handler that read
- * the request. Also the answer to a request that is no upgrade for the server.
+ * the subprotocol and permessage-deflate chosen, the native frame handler and the socket's
+ * bridge put in before the handler that read the request, the `101` written through the
+ * HTTP codec, and the codec taken out (the bytes it held go to the frame handler). Also the answer to a request that is no upgrade for the server.
  */
 import { createHash } from 'node:crypto'
 import type { ChannelHandlerContext } from './context'
 import { HttpRequest } from './http-request'
 import { HttpResponse } from './http-response'
+import { HttpServerCodec } from './http'
 import { NativeHandler } from './codecs'
 import { NativeHandlerKind } from './protocol'
 import { markWebSocketChannel } from './ws'
@@ -83,6 +84,9 @@ export function acceptUpgrade(
   p.addBefore(ctx.name, name, new WebSocketFramesHandler([...params, ...(deflate ? [1, deflateParams[1], ...deflate.agreed] : [0])])).addBefore(ctx.name, `${name}-app`, bridge(ws, false))
   ws._wsName = name
   ctx.writeAndFlush(new HttpResponse(101, headers).forRequest(request))
+  // The HTTP codec leaves behind its 101 (as Netty's handshaker removes it): its removal fires
+  // the bytes it held after the request to the frame handler, and frees it.
+  p.removeIfExists(HttpServerCodec)
   attach(ws, ch)
   opened(ws, new WebSocketHandshakeEvent(request.url, protocol === false ? '' : protocol, raw), false)
   return [ws, info]
