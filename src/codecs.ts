@@ -34,21 +34,37 @@ interface NativeSpec {
  * Descriptions with the same kind and parameters share one frozen spec: a `childHandler` that
  * makes `new HttpServerCodec()` for each connection then keeps one small object per handler
  * (one field), not its arrays and Buffers too (an idle WebSocket connection kept about 500
- * bytes of them; docs/decisions/0017-websocket.md, "Memory per idle connection"). Bounded:
- * past `MAX_SHARED` different specs the table starts afresh.
+ * bytes of them; docs/decisions/0017-websocket.md, "Memory per idle connection"). Found by
+ * comparing numbers and bytes with the specs of the same kind, which allocates nothing when
+ * one matches. Bounded: past `MAX_SHARED` different specs the table starts afresh.
  */
-const shared = new Map<string, NativeSpec>()
+const shared = new Map<NativeHandlerKind, NativeSpec[]>()
+let sharedCount = 0
 const MAX_SHARED = 256
 
+function sameSpec(e: NativeSpec, params: number[], delimiters: Buffer[] | undefined): boolean {
+  const p = e.params
+  if (p.length !== params.length) return false
+  for (let i = 0; i < p.length; i++) if (!Object.is(p[i], params[i])) return false
+  const d = e.delimiters
+  if (d === undefined || delimiters === undefined) return d === delimiters
+  if (d.length !== delimiters.length) return false
+  for (let i = 0; i < d.length; i++) if (!d[i].equals(delimiters[i])) return false
+  return true
+}
+
 function specOf(kind: NativeHandlerKind, params: number[], delimiters: Buffer[] | undefined): NativeSpec {
-  let key = `${kind}:${params.join(',')}`
-  if (delimiters !== undefined) for (const d of delimiters) key += `|${d.toString('base64')}`
-  let e = shared.get(key)
-  if (e === undefined) {
-    if (shared.size >= MAX_SHARED) shared.clear()
-    e = Object.freeze({ kind, params: Object.freeze(params) as number[], delimiters: delimiters && (Object.freeze(delimiters) as Buffer[]) })
-    shared.set(key, e)
+  let list = shared.get(kind)
+  if (list !== undefined) for (let i = 0; i < list.length; i++) if (sameSpec(list[i], params, delimiters)) return list[i]
+  if (sharedCount >= MAX_SHARED) {
+    shared.clear()
+    sharedCount = 0
+    list = undefined
   }
+  const e: NativeSpec = Object.freeze({ kind, params: Object.freeze(params) as number[], delimiters: delimiters && (Object.freeze(delimiters) as Buffer[]) })
+  if (list === undefined) shared.set(kind, (list = []))
+  list.push(e)
+  sharedCount++
   return e
 }
 

@@ -50,18 +50,29 @@ function methodTable(handler: ChannelHandler | undefined): ReadonlyArray<Handler
   if (handler === undefined) return NO_METHODS
   // Tables are shared: by the handler object (one handler added to many pipelines), or by its
   // prototype when the methods all come from there (one class, an instance per channel).
-  const own = METHOD_NAMES.some(([, name]) => Object.hasOwn(handler, name))
+  // Read afresh at every add, without allocating while the shared copy still matches (a
+  // `childHandler` adds handlers for each connection).
+  let own = false
+  for (let i = 0; i < METHOD_NAMES.length && !own; i++) own = Object.hasOwn(handler, METHOD_NAMES[i][1])
   const key: object = own ? handler : (Object.getPrototypeOf(handler) ?? handler)
-  const table = new Array<HandlerMethod | undefined>(EVENT_COUNT).fill(undefined)
-  for (const [kind, name] of METHOD_NAMES) {
-    const fn = (handler as Record<string, unknown>)[name]
-    if (typeof fn === 'function') table[kind] = fn as HandlerMethod
-  }
-  // Read afresh at every add; the shared copy is kept while it still matches.
   const cached = tables.get(key)
-  if (cached !== undefined && cached.every((fn, i) => fn === table[i])) return cached
+  if (cached !== undefined && matches(cached, handler)) return cached
+  const table = new Array<HandlerMethod | undefined>(EVENT_COUNT).fill(undefined)
+  for (let i = 0; i < METHOD_NAMES.length; i++) table[METHOD_NAMES[i][0]] = methodOf(handler, METHOD_NAMES[i][1])
   tables.set(key, table)
   return table
+}
+
+/** The handler's method of that name, if it is a function. */
+function methodOf(handler: ChannelHandler, name: keyof ChannelHandler): HandlerMethod | undefined {
+  const fn = (handler as Record<string, unknown>)[name]
+  return typeof fn === 'function' ? (fn as HandlerMethod) : undefined
+}
+
+/** True if `table` holds exactly the handler's methods. */
+function matches(table: ReadonlyArray<HandlerMethod | undefined>, handler: ChannelHandler): boolean {
+  for (let i = 0; i < METHOD_NAMES.length; i++) if (table[METHOD_NAMES[i][0]] !== methodOf(handler, METHOD_NAMES[i][1])) return false
+  return true
 }
 const tables = new WeakMap<object, ReadonlyArray<HandlerMethod | undefined>>()
 

@@ -73,7 +73,9 @@ const enum Bit {
   ContextGiven = 1,
   NativeEdits = 2,
   WebSocket = 4,
-  Shift = 3,
+  /** An accepted channel's initializer runs: the native pipeline has not run yet, so it edited nothing. */
+  Initializing = 8,
+  Shift = 4,
 }
 
 /** The silent promise of every pipeline (see `_silentPromise`). */
@@ -104,6 +106,7 @@ export class ChannelPipeline {
   /** @internal */
   constructor(readonly channel: Channel) {
     this.#ends()
+    if (channel.parent !== undefined) this.#bits = Bit.Initializing // until `_compact()`
   }
 
   /** @internal The channel's hub. */
@@ -155,6 +158,7 @@ export class ChannelPipeline {
    * rules).
    */
   _compact(): void {
+    this.#bits &= ~Bit.Initializing
     if (this.#compact !== undefined || (this.#bits & Bit.ContextGiven) !== 0) return
     const out: Array<string | CompactEntry> = []
     for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) out.push(c.name, c._kind === Kind.Js ? c : c.nativeHandler!)
@@ -310,16 +314,16 @@ export class ChannelPipeline {
    * longer has (a handler that edits natively removed them), as removed contexts.
    */
   _followNative(): void {
-    if (!this._nativeEdits || !this.channel._known) return
+    if ((this.#bits & (Bit.NativeEdits | Bit.Initializing)) !== Bit.NativeEdits || !this.channel._known) return
     const names = this._hub.nativeNames(this.channel)
     if (names.length === 0) return // the native side forgot the channel
     const all = this.#compact
     if (all !== undefined) {
-      for (let i = all.length - 2; i >= 0; i -= 2) {
-        if (names.includes(all[i] as string) || !(all[i + 1] instanceof NativeHandler)) continue
-        all.splice(i, 2)
-        this._nativeEdits = false
-      }
+      const kept: Array<string | CompactEntry> = []
+      for (let i = 0; i < all.length; i += 2) if (names.includes(all[i] as string) || !(all[i + 1] instanceof NativeHandler)) kept.push(all[i], all[i + 1])
+      if (kept.length === all.length) return
+      this.#compact = kept.slice() // (exact length: `splice` would keep the old capacity)
+      this._nativeEdits = false
       return
     }
     for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) {

@@ -8,7 +8,7 @@
  */
 
 /** The configuration as `deflateParams` (src/ws.ts) makes it: on, threshold, the two flags, the two windows. */
-type Config = number[]
+type Config = readonly number[]
 
 interface Offer {
   sctx: boolean

@@ -47,7 +47,7 @@ export function acceptUpgrade(
   ctx: ChannelHandlerContext,
   options: Readonly<WebSocketServerOptions>,
   params: number[],
-  deflateParams: number[],
+  deflateParams: readonly number[],
   shouldHandle: (request: HttpRequest) => boolean,
 ): [WebSocket, WebSocketRequest] | undefined {
   const refuse = (status: number, message: string, extra: Array<[string, string]> = []): undefined => {

@@ -47,7 +47,7 @@ export class WebSocketServer extends EventEmitter {
   readonly options: Readonly<WebSocketServerOptions>
   readonly #all = new Set<WebSocket>()
   readonly #params: number[]
-  readonly #deflate: number[]
+  readonly #deflate: readonly number[]
   #server: ServerChannel | undefined
   #ownLoop: EventLoop | undefined
   #state: 'starting' | 'listening' | 'closing' | 'closed' = 'starting'

@@ -69,14 +69,36 @@ export interface PerMessageDeflateOptions {
 }
 
 /** @internal The parameters of `perMessageDeflate` as they cross: on, threshold, the two flags, the two window sizes. */
-export function deflateParams(o: boolean | PerMessageDeflateOptions | undefined): number[] {
-  if (o === undefined || o === false) return [0, 1024, 0, 0, 15, 15]
-  if (o === true) return [1, 1024, 0, 0, 15, 15]
+export function deflateParams(o: boolean | PerMessageDeflateOptions | undefined): readonly number[] {
+  if (o === undefined || o === false) return DEFLATE_OFF
+  if (o === true) return DEFLATE_ON
   if (typeof o !== 'object' || o === null) throw invalidArgType('perMessageDeflate', 'a boolean or an object', o)
   for (const k of ['serverNoContextTakeover', 'clientNoContextTakeover'] as const) if (o[k] !== undefined) checkBoolean(k, o[k])
   const bits = (name: 'serverMaxWindowBits' | 'clientMaxWindowBits') => (o[name] === undefined ? 15 : checkInteger(name, o[name], 9, 15))
   const threshold = o.threshold === undefined ? 1024 : checkInteger('threshold', o.threshold, 0, Number.MAX_SAFE_INTEGER)
   return [1, threshold, o.serverNoContextTakeover ? 1 : 0, o.clientNoContextTakeover ? 1 : 0, bits('serverMaxWindowBits'), bits('clientMaxWindowBits')]
+}
+const DEFLATE_OFF: readonly number[] = Object.freeze([0, 1024, 0, 0, 15, 15])
+const DEFLATE_ON: readonly number[] = Object.freeze([1, 1024, 0, 0, 15, 15])
+
+/** A non-negative integer option, `d` when undefined. */
+function intOption(name: string, v: unknown, d: number, min: number): number {
+  return v === undefined ? d : checkInteger(name, v, min, Number.MAX_SAFE_INTEGER)
+}
+
+/**
+ * The UTF-8 bytes of a path or subprotocol, shared by the descriptions that name the same one
+ * (a `childHandler` makes a handler for each connection). Read only, as every description's
+ * byte strings are; bounded.
+ */
+const textBytes = new Map<string, Buffer>()
+function bytesOf(text: string): Buffer {
+  let b = textBytes.get(text)
+  if (b === undefined) {
+    if (textBytes.size >= 64) textBytes.clear()
+    textBytes.set(text, (b = Buffer.from(text)))
+  }
+  return b
 }
 
 /** Channels whose pipeline has a WebSocket handler: strings written to them are text messages. */
@@ -99,18 +121,30 @@ export class WebSocketServerProtocolHandler extends NativeHandler {
   constructor(path = '/', o: WebSocketServerProtocolOptions = {}) {
     if (typeof path !== 'string' || !path.startsWith('/')) throw invalidArgType('path', 'a string starting with /', path)
     const protocols = o.subprotocols ?? []
-    if (!Array.isArray(protocols) || protocols.some((p) => typeof p !== 'string' || p === '')) {
-      throw invalidArgType('subprotocols', 'an array of non-empty strings', protocols)
+    if (!Array.isArray(protocols)) throw invalidArgType('subprotocols', 'an array of non-empty strings', protocols)
+    const texts = [bytesOf(path)]
+    for (const p of protocols) {
+      if (typeof p !== 'string' || p === '') throw invalidArgType('subprotocols', 'an array of non-empty strings', protocols)
+      texts.push(bytesOf(p))
     }
     if (o.checkStartsWith !== undefined) checkBoolean('checkStartsWith', o.checkStartsWith)
     if (o.autoPong !== undefined) checkBoolean('autoPong', o.autoPong)
     if (o.forwardControlFrames !== undefined) checkBoolean('forwardControlFrames', o.forwardControlFrames)
-    const n = (name: keyof WebSocketServerProtocolOptions, v: unknown, d: number, min: number) => (v === undefined ? d : checkInteger(name, v, min, Number.MAX_SAFE_INTEGER))
-    const maxFrameSize = n('maxFrameSize', o.maxFrameSize, 16 << 20, 125)
+    const maxFrameSize = intOption('maxFrameSize', o.maxFrameSize, 16 << 20, 125)
+    const d = deflateParams(o.perMessageDeflate)
+    // (no spread: a handler is made for each connection, and this allocates only the two arrays)
     super(
       NativeHandlerKind.WebSocket,
-      [maxFrameSize, n('maxMessageSize', o.maxMessageSize, Math.max(64 << 20, maxFrameSize), maxFrameSize), n('closeTimeout', o.closeTimeout, 10_000, 1), o.autoPong === false ? 0 : 1, o.checkStartsWith ? 1 : 0, ...deflateParams(o.perMessageDeflate), o.forwardControlFrames ? 1 : 0],
-      [Buffer.from(path), ...protocols.map((p) => Buffer.from(p))],
+      [
+        maxFrameSize,
+        intOption('maxMessageSize', o.maxMessageSize, Math.max(64 << 20, maxFrameSize), maxFrameSize),
+        intOption('closeTimeout', o.closeTimeout, 10_000, 1),
+        o.autoPong === false ? 0 : 1,
+        o.checkStartsWith ? 1 : 0,
+        d[0], d[1], d[2], d[3], d[4], d[5],
+        o.forwardControlFrames ? 1 : 0,
+      ],
+      texts,
     )
   }
 
