@@ -183,9 +183,9 @@ export class Delivery {
       } else if (kind === WireKind.ReadValue) arg = this.tokens.take(a)
       else if (kind === WireKind.UserEvent) {
         arg = this.#userEvent(b, a, strings, chan)
-        // A WebSocket handshake took the HTTP codec out natively: the JS view follows now, so
+        // A WebSocket handshake takes the HTTP codec out natively: the JS view follows now, so
         // an idle connection does not keep its description (src/pipeline.ts, `_nativeEdits`).
-        if (b === UserEventKind.WebSocketHandshake && ctx.pipeline._nativeEdits) ctx.pipeline._followNative()
+        if (b === UserEventKind.WebSocketHandshake) ctx.pipeline._httpCodecLeft()
       }
       else if (kind === WireKind.Exception) arg = this.#error(b, a, strings, chan)
       ctx.pipeline._deliverInbound(ctx, EVENT_OF_WIRE[kind], arg)

@@ -220,11 +220,15 @@ export class ChannelHub {
 
   nativeAdd(ch: Channel, pos: number, base: string, ctx: ChannelHandlerContext): void {
     if (!ch._known) return
-    this.#call(() =>
-      ctx._kind === Kind.Js
-        ? this.native.addJs(ch.id, pos, base, ctx.name, ctx._id, takes(ctx))
-        : (ctx.nativeHandler!._attach(ch), this.native.addNative(ch.id, pos, base, ctx.name, ctx.nativeHandler!._kind, ctx.nativeHandler!._params, ctx.nativeHandler!._delimiters)),
-    )
+    // (as `#call`, without a closure: a `childHandler` adds handlers for every connection)
+    if (this.#stream.holdsRefs()) this.#stream.applyNow()
+    if (ctx._kind === Kind.Js) {
+      this.native.addJs(ch.id, pos, base, ctx.name, ctx._id, takes(ctx))
+      return
+    }
+    const n = ctx.nativeHandler!
+    n._attach(ch)
+    this.native.addNative(ch.id, pos, base, ctx.name, n._kind, n._params, n._delimiters)
   }
 
   /** The names of the native pipeline's handlers (empty once the native side forgot the channel). */

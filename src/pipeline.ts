@@ -55,7 +55,7 @@ import type { ChannelHub } from './hub'
 import { ChannelPromise } from './promise'
 import { deliverInbound, deliverOutbound, fireInbound, fireOutbound, isThenable } from './routing'
 import { PipelineEvent } from './events'
-import { HandlerPosition as Pos } from './protocol'
+import { NativeHandlerKind, HandlerPosition as Pos } from './protocol'
 import { type UnhandledExceptionHandler, reportUnhandled, setUnhandled } from './unhandled'
 
 /** A handler class (JS or native), to find a handler by type as Netty's `get(Class)` does. */
@@ -286,26 +286,24 @@ export class ChannelPipeline {
   addFirst(handler: ChannelHandler | NativeHandler): this
   addFirst(name: string, handler: ChannelHandler | NativeHandler): this
   addFirst(a: string | ChannelHandler | NativeHandler, b?: ChannelHandler | NativeHandler): this {
-    const [name, handler] = this.#named(a, b)
-    return this.#add(Pos.First, '', name, handler)
+    return this.#add(Pos.First, '', a, b)
   }
   /** Adds `handler` last (named `name`, or a generated name). */
   addLast(handler: ChannelHandler | NativeHandler): this
   addLast(name: string, handler: ChannelHandler | NativeHandler): this
   addLast(a: string | ChannelHandler | NativeHandler, b?: ChannelHandler | NativeHandler): this {
-    const [name, handler] = this.#named(a, b)
-    return this.#add(Pos.Last, '', name, handler)
+    return this.#add(Pos.Last, '', a, b)
   }
 
-  /** `(name, handler)` or `(handler)` with Netty's generated name: the class name and `#n`. */
-  #named(a: string | ChannelHandler | NativeHandler, b: ChannelHandler | NativeHandler | undefined): [string, ChannelHandler | NativeHandler] {
-    if (typeof a === 'string' || b !== undefined) return [a as string, b as ChannelHandler | NativeHandler]
+  /** The name of `(name, handler)`, or for `(handler)` Netty's generated name: the class name and `#n`. */
+  #nameOf(a: string | ChannelHandler | NativeHandler, b: ChannelHandler | NativeHandler | undefined): string {
+    if (typeof a === 'string' || b !== undefined) return a as string
     checkHandler(a)
     const base = (a as object).constructor?.name || 'handler'
     for (;;) {
       const name = `${base === 'Object' ? 'handler' : base}#${this.#bits >>> Bit.Shift}`
       this.#bits += 1 << Bit.Shift
-      if (!this.#lookup(name)) return [name, a]
+      if (!this.#lookup(name)) return name
     }
   }
 
@@ -334,6 +332,30 @@ export class ChannelPipeline {
     }
   }
 
+  /**
+   * @internal A WebSocket handshake completed (its event reached JS): the native handshake took
+   * the HTTP codec out, or does so right after its `101` (server and client alike), so the
+   * mirror drops it now, without asking the native side (src/hub-delivery.ts). An idle
+   * connection then keeps no description of it.
+   */
+  _httpCodecLeft(): void {
+    if (!this._nativeEdits) return
+    this._nativeEdits = false
+    const http = (h: unknown): boolean => h instanceof NativeHandler && (h._kind === NativeHandlerKind.Http || h._kind === NativeHandlerKind.HttpClient)
+    const all = this.#compact
+    if (all !== undefined) {
+      const kept: Array<string | CompactEntry> = []
+      for (let i = 0; i < all.length; i += 2) if (!http(all[i + 1])) kept.push(all[i], all[i + 1])
+      if (kept.length !== all.length) this.#compact = kept.slice() // (exact length)
+      return
+    }
+    for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) {
+      if (c._kind !== Kind.Native || !http(c.nativeHandler)) continue
+      this.#unlink(c, false)
+      c._removed = true
+    }
+  }
+
   /** Removes the handler (by name, object or class) if it is in the pipeline; returns it, or undefined. */
   removeIfExists<T extends object>(type: HandlerClass<T>): T | undefined
   removeIfExists(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandler | NativeHandler | undefined
@@ -345,15 +367,13 @@ export class ChannelPipeline {
   addBefore(baseName: string, handler: ChannelHandler | NativeHandler): this
   addBefore(baseName: string, name: string, handler: ChannelHandler | NativeHandler): this
   addBefore(baseName: string, a: string | ChannelHandler | NativeHandler, b?: ChannelHandler | NativeHandler): this {
-    const [name, handler] = this.#named(a, b)
-    return this.#add(Pos.Before, baseName, name, handler)
+    return this.#add(Pos.Before, baseName, a, b)
   }
   /** Adds `handler` after the handler named `baseName` (named `name`, or a generated name). */
   addAfter(baseName: string, handler: ChannelHandler | NativeHandler): this
   addAfter(baseName: string, name: string, handler: ChannelHandler | NativeHandler): this
   addAfter(baseName: string, a: string | ChannelHandler | NativeHandler, b?: ChannelHandler | NativeHandler): this {
-    const [name, handler] = this.#named(a, b)
-    return this.#add(Pos.After, baseName, name, handler)
+    return this.#add(Pos.After, baseName, a, b)
   }
 
   #checkName(name: unknown, what = 'name'): string {
@@ -378,7 +398,10 @@ export class ChannelPipeline {
       : new ChannelHandlerContext(name, handler, undefined, this, Kind.Js, this._hub.nextContextId())
   }
 
-  #add(pos: Pos, base: string, name: string, handler: ChannelHandler | NativeHandler): this {
+  #add(pos: Pos, base: string, a: string | ChannelHandler | NativeHandler, b: ChannelHandler | NativeHandler | undefined): this {
+    // (`a`, `b`: `(name, handler)` or `(handler)`, resolved here without a pair per add)
+    const name = this.#nameOf(a, b)
+    const handler = (typeof a === 'string' || b !== undefined ? b : a) as ChannelHandler | NativeHandler
     this.#checkName(name)
     checkHandler(handler)
     if (this.#lookup(name)) {
