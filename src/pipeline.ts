@@ -91,6 +91,9 @@ const GAP_TAIL = gap(Kind.Tail)
 /** An entry of the compact form: a native handler's description, or a JS handler's context. */
 type CompactEntry = NativeHandler | ChannelHandlerContext
 
+/** True for the description of an HTTP codec (server or client), which a WebSocket handshake takes out. */
+const isHttpCodec = (h: unknown): boolean => h instanceof NativeHandler && (h._kind === NativeHandlerKind.Http || h._kind === NativeHandlerKind.HttpClient)
+
 /** The handler of a compact entry. */
 const handlerOf = (e: CompactEntry): ChannelHandler | NativeHandler => (e instanceof ChannelHandlerContext ? e.handler! : e)
 
@@ -105,7 +108,7 @@ export class ChannelPipeline {
 
   /** @internal */
   constructor(readonly channel: Channel) {
-    this.#ends()
+    this._ends()
     if (channel.parent !== undefined) this.#bits = Bit.Initializing // until `_compact()`
   }
 
@@ -133,7 +136,8 @@ export class ChannelPipeline {
     this.#bits = on ? this.#bits | Bit.WebSocket : this.#bits & ~Bit.WebSocket
   }
 
-  #ends(): void {
+  /** @internal */
+  _ends(): void {
     const head = (this.#head = new ChannelHandlerContext('HEAD', undefined, undefined, this, Kind.Head, 0))
     const tail = (this.#tail = new ChannelHandlerContext('TAIL', undefined, undefined, this, Kind.Tail, 0))
     head._next = tail
@@ -142,13 +146,13 @@ export class ChannelPipeline {
 
   /** @internal The head context (the contexts are made again first if the pipeline is compact). */
   get _head(): ChannelHandlerContext {
-    if (this.#compact !== undefined) this.#expand()
+    if (this.#compact !== undefined) this._expand()
     return this.#head!
   }
 
   /** @internal The tail context (as `_head`). */
   get _tail(): ChannelHandlerContext {
-    if (this.#compact !== undefined) this.#expand()
+    if (this.#compact !== undefined) this._expand()
     return this.#tail!
   }
 
@@ -173,10 +177,11 @@ export class ChannelPipeline {
   }
 
   /** The contexts again, from the compact form (a JS handler's context is the one kept). */
-  #expand(): void {
+  /** @internal */
+  _expand(): void {
     const all = this.#compact!
     this.#compact = undefined
-    this.#ends()
+    this._ends()
     let prev = this.#head!
     for (let i = 0; i < all.length; i += 2) {
       const e = all[i + 1] as CompactEntry
@@ -247,12 +252,13 @@ export class ChannelPipeline {
    * the first handler that is an instance of it, head to tail (Netty's `context(Class)`).
    */
   context(which: HandlerRef): ChannelHandlerContext | undefined {
-    const c = this.#lookup(which)
+    const c = this._lookup(which)
     if (c !== undefined) this.#bits |= Bit.ContextGiven
     return c
   }
 
-  #lookup(which: HandlerRef): ChannelHandlerContext | undefined {
+  /** @internal */
+  _lookup(which: HandlerRef): ChannelHandlerContext | undefined {
     this._followNative()
     if (typeof which === 'function') {
       for (let c = this._head._next; c && c !== this._tail; c = c._next) {
@@ -272,7 +278,7 @@ export class ChannelPipeline {
   get(which: string | HandlerClass): unknown {
     const all = this.#compact
     if (all === undefined || (this._followNative(), this.#compact === undefined)) {
-      const c = this.#lookup(which)
+      const c = this._lookup(which)
       return c?.handler ?? c?.nativeHandler
     }
     for (let i = 0; i < all.length; i += 2) {
@@ -286,24 +292,25 @@ export class ChannelPipeline {
   addFirst(handler: ChannelHandler | NativeHandler): this
   addFirst(name: string, handler: ChannelHandler | NativeHandler): this
   addFirst(a: string | ChannelHandler | NativeHandler, b?: ChannelHandler | NativeHandler): this {
-    return this.#add(Pos.First, '', a, b)
+    return this._addAt(Pos.First, '', a, b)
   }
   /** Adds `handler` last (named `name`, or a generated name). */
   addLast(handler: ChannelHandler | NativeHandler): this
   addLast(name: string, handler: ChannelHandler | NativeHandler): this
   addLast(a: string | ChannelHandler | NativeHandler, b?: ChannelHandler | NativeHandler): this {
-    return this.#add(Pos.Last, '', a, b)
+    return this._addAt(Pos.Last, '', a, b)
   }
 
   /** The name of `(name, handler)`, or for `(handler)` Netty's generated name: the class name and `#n`. */
-  #nameOf(a: string | ChannelHandler | NativeHandler, b: ChannelHandler | NativeHandler | undefined): string {
+  /** @internal */
+  _nameOf(a: string | ChannelHandler | NativeHandler, b: ChannelHandler | NativeHandler | undefined): string {
     if (typeof a === 'string' || b !== undefined) return a as string
     checkHandler(a)
     const base = (a as object).constructor?.name || 'handler'
     for (;;) {
       const name = `${base === 'Object' ? 'handler' : base}#${this.#bits >>> Bit.Shift}`
       this.#bits += 1 << Bit.Shift
-      if (!this.#lookup(name)) return name
+      if (!this._lookup(name)) return name
     }
   }
 
@@ -326,7 +333,7 @@ export class ChannelPipeline {
     }
     for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) {
       if (c._kind !== Kind.Native || names.includes(c.name)) continue
-      this.#unlink(c, false)
+      this._unlink(c, false)
       c._removed = true
       this._nativeEdits = false // the edit is seen
     }
@@ -341,17 +348,24 @@ export class ChannelPipeline {
   _httpCodecLeft(): void {
     if (!this._nativeEdits) return
     this._nativeEdits = false
-    const http = (h: unknown): boolean => h instanceof NativeHandler && (h._kind === NativeHandlerKind.Http || h._kind === NativeHandlerKind.HttpClient)
     const all = this.#compact
     if (all !== undefined) {
-      const kept: Array<string | CompactEntry> = []
-      for (let i = 0; i < all.length; i += 2) if (!http(all[i + 1])) kept.push(all[i], all[i + 1])
-      if (kept.length !== all.length) this.#compact = kept.slice() // (exact length)
+      let n = 0
+      for (let i = 1; i < all.length; i += 2) if (isHttpCodec(all[i])) n += 2
+      if (n === 0) return
+      // (one array of the exact length: `splice` would keep the old capacity, `push` grows it)
+      const kept = new Array<string | CompactEntry>(all.length - n)
+      for (let i = 0, j = 0; i < all.length; i += 2) {
+        if (isHttpCodec(all[i + 1])) continue
+        kept[j++] = all[i]
+        kept[j++] = all[i + 1]
+      }
+      this.#compact = kept
       return
     }
     for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) {
-      if (c._kind !== Kind.Native || !http(c.nativeHandler)) continue
-      this.#unlink(c, false)
+      if (c._kind !== Kind.Native || !isHttpCodec(c.nativeHandler)) continue
+      this._unlink(c, false)
       c._removed = true
     }
   }
@@ -360,31 +374,33 @@ export class ChannelPipeline {
   removeIfExists<T extends object>(type: HandlerClass<T>): T | undefined
   removeIfExists(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandler | NativeHandler | undefined
   removeIfExists(which: HandlerRef): unknown {
-    return this.#lookup(which) ? this.remove(which as string) : undefined
+    return this._lookup(which) ? this.remove(which as string) : undefined
   }
 
   /** Adds `handler` before the handler named `baseName` (named `name`, or a generated name). */
   addBefore(baseName: string, handler: ChannelHandler | NativeHandler): this
   addBefore(baseName: string, name: string, handler: ChannelHandler | NativeHandler): this
   addBefore(baseName: string, a: string | ChannelHandler | NativeHandler, b?: ChannelHandler | NativeHandler): this {
-    return this.#add(Pos.Before, baseName, a, b)
+    return this._addAt(Pos.Before, baseName, a, b)
   }
   /** Adds `handler` after the handler named `baseName` (named `name`, or a generated name). */
   addAfter(baseName: string, handler: ChannelHandler | NativeHandler): this
   addAfter(baseName: string, name: string, handler: ChannelHandler | NativeHandler): this
   addAfter(baseName: string, a: string | ChannelHandler | NativeHandler, b?: ChannelHandler | NativeHandler): this {
-    return this.#add(Pos.After, baseName, a, b)
+    return this._addAt(Pos.After, baseName, a, b)
   }
 
-  #checkName(name: unknown, what = 'name'): string {
+  /** @internal */
+  _checkName(name: unknown, what = 'name'): string {
     if (typeof name !== 'string' || name.length === 0) {
       throw invalidArgType(what, 'non-empty string', name)
     }
     return name
   }
 
-  #find(which: HandlerRef): ChannelHandlerContext {
-    const c = this.#lookup(which)
+  /** @internal */
+  _find(which: HandlerRef): ChannelHandlerContext {
+    const c = this._lookup(which)
     if (!c) {
       const what = typeof which === 'string' ? `named '${which}'` : typeof which === 'function' ? `of class ${which.name || '(anonymous)'}` : "'(object)'"
       throw new NetloopError('ERR_NO_SUCH_HANDLER', `No handler ${what} in the pipeline of channel ${this.channel.id}`)
@@ -392,60 +408,65 @@ export class ChannelPipeline {
     return c
   }
 
-  #newContext(name: string, handler: ChannelHandler | NativeHandler): ChannelHandlerContext {
+  /** @internal */
+  _newContext(name: string, handler: ChannelHandler | NativeHandler): ChannelHandlerContext {
     return handler instanceof NativeHandler
       ? new ChannelHandlerContext(name, undefined, handler, this, Kind.Native, 0)
       : new ChannelHandlerContext(name, handler, undefined, this, Kind.Js, this._hub.nextContextId())
   }
 
-  #add(pos: Pos, base: string, a: string | ChannelHandler | NativeHandler, b: ChannelHandler | NativeHandler | undefined): this {
+  /** @internal */
+  _addAt(pos: Pos, base: string, a: string | ChannelHandler | NativeHandler, b: ChannelHandler | NativeHandler | undefined): this {
     // (`a`, `b`: `(name, handler)` or `(handler)`, resolved here without a pair per add)
-    const name = this.#nameOf(a, b)
+    const name = this._nameOf(a, b)
     const handler = (typeof a === 'string' || b !== undefined ? b : a) as ChannelHandler | NativeHandler
-    this.#checkName(name)
+    this._checkName(name)
     checkHandler(handler)
-    if (this.#lookup(name)) {
+    if (this._lookup(name)) {
       throw new NetloopError('ERR_DUPLICATE_HANDLER_NAME', `Duplicate handler name: ${name}`)
     }
     let prev: ChannelHandlerContext
     if (pos === Pos.First) prev = this._head
     else if (pos === Pos.Last) prev = this._tail._prev!
     else {
-      const b = this.#find(this.#checkName(base, 'baseName'))
+      const b = this._find(this._checkName(base, 'baseName'))
       prev = pos === Pos.Before ? b._prev! : b
     }
-    const ctx = this.#newContext(name, handler)
+    const ctx = this._newContext(name, handler)
     this._hub.nativeAdd(this.channel, pos, base, ctx)
     const next = prev._next!
     ctx._prev = prev
     ctx._next = next
     prev._next = ctx
     next._prev = ctx
-    this.#added(ctx)
+    this._added(ctx)
     return this
   }
 
-  #added(ctx: ChannelHandlerContext): void {
+  /** @internal */
+  _added(ctx: ChannelHandlerContext): void {
     if (ctx._kind !== Kind.Js) return
     this._hub.registerContext(ctx)
     try {
       const r: unknown = ctx.handler!.handlerAdded?.(ctx)
-      if (isThenable(r)) r.then(undefined, (e) => this.#addFailed(ctx, e))
+      if (isThenable(r)) r.then(undefined, (e) => this._addFailed(ctx, e))
     } catch (e) {
-      this.#addFailed(ctx, e)
+      this._addFailed(ctx, e)
     }
   }
 
   /** A handler that cannot be added (its `handlerAdded` threw or rejected) is taken out again, then the error is reported. */
-  #addFailed(ctx: ChannelHandlerContext, e: unknown): void {
+  /** @internal */
+  _addFailed(ctx: ChannelHandlerContext, e: unknown): void {
     if (!ctx._removed) {
-      this.#unlink(ctx, true)
-      this.#removed(ctx)
+      this._unlink(ctx, true)
+      this._removedCtx(ctx)
     }
     this.fireExceptionCaught(e)
   }
 
-  #removed(ctx: ChannelHandlerContext): void {
+  /** @internal */
+  _removedCtx(ctx: ChannelHandlerContext): void {
     if (ctx._removed) return
     ctx._removed = true
     if (ctx._kind !== Kind.Js) return
@@ -457,8 +478,9 @@ export class ChannelPipeline {
     }
   }
 
-  #unlink(ctx: ChannelHandlerContext, native: boolean): void {
-    if (this.#compact !== undefined) this.#expand() // (a JS context out of a compact pipeline: its `handlerAdded` rejected later)
+  /** @internal */
+  _unlink(ctx: ChannelHandlerContext, native: boolean): void {
+    if (this.#compact !== undefined) this._expand() // (a JS context out of a compact pipeline: its `handlerAdded` rejected later)
     if (native) this._hub.nativeRemove(this.channel, ctx.name)
     const p = ctx._prev!
     const n = ctx._next!
@@ -470,9 +492,9 @@ export class ChannelPipeline {
   remove<T extends object>(type: HandlerClass<T>): T
   remove(nameOrHandler: string | ChannelHandler | NativeHandler): ChannelHandler | NativeHandler
   remove(which: HandlerRef): ChannelHandler | NativeHandler {
-    const ctx = this.#find(which)
-    this.#unlink(ctx, true)
-    this.#removed(ctx)
+    const ctx = this._find(which)
+    this._unlink(ctx, true)
+    this._removedCtx(ctx)
     return ctx.handler ?? ctx.nativeHandler!
   }
 
@@ -482,13 +504,13 @@ export class ChannelPipeline {
    * passes on afterwards goes through the new one, as in Netty.
    */
   replace(old: HandlerRef, newName: string, handler: ChannelHandler | NativeHandler): ChannelHandler | NativeHandler {
-    this.#checkName(newName, 'newName')
+    this._checkName(newName, 'newName')
     checkHandler(handler)
-    const oldCtx = this.#find(old)
-    if (newName !== oldCtx.name && this.#lookup(newName)) {
+    const oldCtx = this._find(old)
+    if (newName !== oldCtx.name && this._lookup(newName)) {
       throw new NetloopError('ERR_DUPLICATE_HANDLER_NAME', `Duplicate handler name: ${newName}`)
     }
-    const ctx = this.#newContext(newName, handler)
+    const ctx = this._newContext(newName, handler)
     this._hub.nativeReplace(this.channel, oldCtx.name, ctx)
     const p = oldCtx._prev!
     const n = oldCtx._next!
@@ -498,8 +520,8 @@ export class ChannelPipeline {
     n._prev = ctx
     oldCtx._prev = ctx
     oldCtx._next = ctx
-    this.#added(ctx)
-    this.#removed(oldCtx)
+    this._added(ctx)
+    this._removedCtx(oldCtx)
     return oldCtx.handler ?? oldCtx.nativeHandler!
   }
 
@@ -514,7 +536,7 @@ export class ChannelPipeline {
       const p = c._prev!
       p._next = this._tail
       this._tail._prev = p
-      this.#removed(c)
+      this._removedCtx(c)
     }
   }
 
