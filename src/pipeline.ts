@@ -31,9 +31,11 @@
  *   unhandled is reported with the channel id.
  * - A removed context keeps its links, so an event already passing through it goes on.
  * - A native handler may edit the native pipeline by itself (a WebSocket handshake takes the
- *   HTTP codec out, as Netty's handshaker does): such a handler marks the pipeline when it is
+ *   HTTP codec out, as Netty's handshakers do): such a handler marks the pipeline when it is
  *   added (`_nativeEdits`), and until its edit is seen each look-up first drops the native
- *   contexts the native side no longer has.
+ *   contexts the native side no longer has (not while an accepted channel's initializer runs:
+ *   its native pipeline has not run yet). The handshake's event, when it reaches JS, drops the
+ *   HTTP codec at once (`_httpCodecLeft`), without asking.
  * - Compact form: a pipeline, once its channel's initializer ran (`_compact`), keeps its
  *   names and handlers in one array instead of a context for each native handler and the two
  *   ends (an idle connection of native handlers holds ~100 bytes of JS rather than ~500; one
