@@ -91,7 +91,7 @@ fn per_item<T>(n: usize, make: impl Fn() -> T) -> (Vec<T>, usize) {
 }
 
 #[test]
-fn an_idle_upgraded_connection_holds_under_1_1_kb_of_native_memory() {
+fn an_idle_upgraded_connection_holds_under_1_05_kb_of_native_memory() {
     const N: usize = 200;
     // Warm-up: one-time initialisation (thread context, tables, the date cache) is not per
     // connection.
@@ -129,8 +129,10 @@ fn an_idle_upgraded_connection_holds_under_1_1_kb_of_native_memory() {
     // buffer's small parts; 1,140 once the codec leaves the pipeline at the switch (as
     // Netty's handshaker removes it): the WebSocket handler, four contexts, the channel;
     // 1,110 once short handler names live inside their contexts (no `String` each); 1,027
-    // with the contexts' links in `Cell`s and a message in progress boxed.
-    assert!(idle <= 1100, "{idle} bytes per idle connection");
+    // with the contexts' links in `Cell`s and a message in progress boxed; 979 with the close
+    // handshake's promise and timer, and a text frame's partial UTF-8 check, boxed (made
+    // when used).
+    assert!(idle <= 1050, "{idle} bytes per idle connection");
     drop(chans);
     // (What stays is the thread's, not the connections': well under 100 bytes a connection.)
     let left = live() - base;

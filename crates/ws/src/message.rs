@@ -87,7 +87,8 @@ pub struct MessageAssembler {
     /// the state's 40 bytes inline.
     current: Option<Box<InProgress>>,
     utf8: Utf8Validator,
-    partial: Option<PartialText>,
+    /// Boxed too: only a text frame still arriving has one (24 bytes inline otherwise).
+    partial: Option<Box<PartialText>>,
 }
 
 impl MessageAssembler {
@@ -125,13 +126,15 @@ impl MessageAssembler {
             return Ok(());
         }
         let carried = &self.utf8;
-        let state = self.partial.get_or_insert_with(|| PartialText {
-            utf8: if first {
-                Utf8Validator::default()
-            } else {
-                carried.clone()
-            },
-            checked: 0,
+        let state = self.partial.get_or_insert_with(|| {
+            Box::new(PartialText {
+                utf8: if first {
+                    Utf8Validator::default()
+                } else {
+                    carried.clone()
+                },
+                checked: 0,
+            })
         });
         let Some(new) = frame
             .received

@@ -485,7 +485,7 @@ impl ChannelHandler for WebSocketHandler {
             ctx.write(self.encode(true, Opcode::Close, &close.payload()));
         }
         self.stopped.set(true);
-        *self.closing.promise.borrow_mut() = Some(promise);
+        self.closing.set_promise(promise);
         self.closing.close_after_writes(ctx);
         Ok(())
     }
