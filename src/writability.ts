@@ -35,6 +35,12 @@ export const ENTRY_OVERHEAD = 96
 /** What a non-byte message counts (the native size estimator's value). */
 export const VALUE_SIZE = 8
 
+/**
+ * `v` (a whole number read from a `Float64Array`, which V8 reads as a boxed double) as a small
+ * integer when it is one, so that `WriteCount`'s fields stay unboxed.
+ */
+const whole = (v: number): number => (v >= 0 && v <= 0x3fffffff ? v | 0 : v)
+
 /** A channel's writability as JS tracks it (the binding's bookkeeping, not API). */
 export class WriteCount {
   /** Bytes of writes queued as ops in op epoch `epoch` (not applied yet). */
@@ -42,8 +48,12 @@ export class WriteCount {
   epoch = -1
   /** An upper bound of the native pending bytes (exact when read, plus applied writes). */
   hint = 0
-  /** The high water mark, once read (reset when an option changes). */
-  high = Number.NaN
+  /**
+   * The high water mark, once read (reset when an option changes); -1 until then, which no
+   * count is below. (Whole numbers, as all the fields here: a NaN, or a double read from the
+   * state array, would make the field a boxed double in every channel's count, 16 bytes each.)
+   */
+  high = -1
   /** The low water mark and writability, as last read exactly. */
   low = 0
   writable = true
@@ -109,9 +119,9 @@ export class WritabilityCounter {
     this.native.writability(ch.id, queued)
     const s = this.state
     const w = ch._writes
-    w.hint = s[WritabilitySlot.Pending]
-    w.high = s[WritabilitySlot.High]
-    w.low = s[WritabilitySlot.Low]
+    w.hint = whole(s[WritabilitySlot.Pending])
+    w.high = whole(s[WritabilitySlot.High])
+    w.low = whole(s[WritabilitySlot.Low])
     w.writable = s[WritabilitySlot.Writable] === 1
     if (!w.writable) w.unwritableEpoch = this.epoch
     return s[WritabilitySlot.Crossed] === 1
