@@ -156,6 +156,18 @@ impl OutboundBuffer {
         self.entries.len()
     }
 
+    /// The bytes of the only flushed entry, when there is exactly one and it holds bytes: the
+    /// common case of a request/response or echo, written without gathering.
+    pub fn single_flushed_bytes(&self) -> Option<&[u8]> {
+        if self.flushed != 1 {
+            return None;
+        }
+        match &self.entries.front()?.msg {
+            Message::Bytes(b) if !b.is_empty() => Some(b),
+            _ => None,
+        }
+    }
+
     /// Fills `iov` with the flushed byte messages at the front, stopping at the first message
     /// that is not bytes. Returns how many slices were filled and their total length.
     pub fn gather<'a>(&'a self, iov: &mut [IoSlice<'a>]) -> (usize, usize) {
