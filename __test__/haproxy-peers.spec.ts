@@ -89,9 +89,16 @@ async function startHaproxy(t: ExecutionContext, bind: string[], server: string[
   const proxy = spawn('haproxy', ['-f', cfg, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   proxy.stderr!.on('data', (d) => (stderr += d))
+  let exited: number | null | undefined
+  proxy.on('exit', (code) => (exited = code))
   t.teardown(() => proxy.kill('SIGKILL'))
-  const deadline = Date.now() + 10_000
+  // Generous: on a machine loaded by other test files haproxy took over 10 s to listen.
+  const deadline = Date.now() + 30_000
   for (;;) {
+    if (exited !== undefined) {
+      t.fail(`haproxy exited (${exited}) before it listened: ${stderr}`)
+      return undefined
+    }
     const up = await new Promise<boolean>((resolve) => {
       const s = net.connect(front, '127.0.0.1', () => (s.destroy(), resolve(true)))
       s.on('error', () => resolve(false))

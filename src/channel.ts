@@ -18,7 +18,10 @@ import type { ChannelHub } from './hub'
 import type { ChannelHandlerContext } from './context'
 import type { EventLoop } from './loop'
 import type { Outbound } from './handlers'
-import { OPTION_NAMES, decodeOption, encodeOption, type ChannelOptionName, type ChannelOptions } from './options'
+import { OPTION_NAMES, decodeOption, encodeOption, type ChannelOptionName } from './options'
+import { type ChannelConfig, ChannelExtras, type ServerChannel, configView } from './channel-extras'
+
+export type { ChannelConfig, ServerChannel } from './channel-extras'
 import { PipelineEvent } from './events'
 import { WriteCount } from './writability'
 import { ChannelStateFlag } from './protocol'
@@ -26,24 +29,6 @@ import { type TlsInfo, tlsInfo } from './tls-info'
 import { type HAProxyMessage, haproxyOf } from './haproxy'
 import { ChannelDuplex, type ChannelDuplexOptions } from './duplex'
 import { ChannelMessages, type ChannelMessagesOptions } from './messages'
-
-/** What `ServerBootstrap.bind` resolves to: a server channel (or, with `SO_REUSEPORT` worker
- * listeners, the set of them). */
-export interface ServerChannel {
-  /** Unique in the process (negative for a set of worker listeners). */
-  readonly id: number
-  readonly localAddress: AddressInfo | undefined
-  readonly isOpen: boolean
-  /** Resolves when the server is closed. */
-  readonly closeFuture: Promise<void>
-  /** Stops listening (accepted channels stay open). */
-  close(): Promise<void>
-  /** Lets the process exit while listening (node:net's `unref()`). */
-  unref(): this
-  ref(): this
-  /** Stops listening (`await using`). */
-  [Symbol.asyncDispose](): Promise<void>
-}
 
 /** Runs `init` for `ch`; a throwing initializer closes the channel and reports the error.
  * @internal */
@@ -59,24 +44,10 @@ export function initialize(ch: Channel, init: ((ch: Channel) => void) | undefine
   }
 }
 
-/** Every option of a live channel, readable and settable (checked at once). */
-export type ChannelConfig = Required<ChannelOptions>
-
 function parseAddress(s: string | null): AddressInfo | undefined {
   if (!s) return undefined
   const [address, port, family] = s.split('|')
   return { address, port: Number(port), family }
-}
-
-/** The members of a channel that few channels use (see `Channel._extras`). */
-/** @internal */
-export class ChannelExtras {
-  connectHost: string | undefined = undefined
-  tlsInfo: TlsInfo | undefined = undefined
-  haproxy: HAProxyMessage | undefined = undefined
-  closeFuture: Promise<void> | undefined = undefined
-  resolveClose: (() => void) | undefined = undefined
-  config: ChannelConfig | undefined = undefined
 }
 
 export class Channel implements ServerChannel {
@@ -218,18 +189,7 @@ export class Channel implements ServerChannel {
   /** Every option, live: reading asks the channel, setting checks and applies at once. */
   get config(): ChannelConfig {
     const x = (this._extras ??= new ChannelExtras())
-    if (!x.config) {
-      const cfg = {} as ChannelConfig
-      for (const name of OPTION_NAMES) {
-        Object.defineProperty(cfg, name, {
-          enumerable: true,
-          get: () => this.getOption(name),
-          set: (v: unknown) => this.setOption(name, v as never),
-        })
-      }
-      x.config = Object.freeze(cfg) as ChannelConfig
-    }
-    return x.config
+    return (x.config ??= configView(this))
   }
 
   getOption<K extends ChannelOptionName>(name: K): ChannelConfig[K] {

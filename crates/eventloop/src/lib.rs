@@ -37,6 +37,7 @@ mod promise;
 mod schedule;
 mod scheduler;
 mod selector;
+mod shared;
 mod shutdown;
 mod spin;
 mod submit;

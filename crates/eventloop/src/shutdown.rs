@@ -1,6 +1,6 @@
 //! Graceful shutdown and termination of a loop (Netty's `confirmShutdown` and the drain after
 //! it). Ground rules as in `local.rs`; the cross-thread half of the "no task abandoned"
-//! protocol is described in `event_loop.rs`.
+//! protocol is described in `shared.rs`.
 //!
 //! Rules:
 //! - A panic that escapes an iteration (not a task's: those are caught one by one) ends the

@@ -2,7 +2,7 @@
 //! hooks, and the lazy start of a standalone loop's thread.
 //!
 //! Ground rules: the cross-thread half of the wake-up and "no task abandoned" protocols
-//! described in `event_loop.rs`. A producer counts itself in `pending` before it checks the
+//! described in `shared.rs`. A producer counts itself in `pending` before it checks the
 //! state, pushes, then wakes the loop only if it sleeps and the submission asks for it
 //! ([`Wake`]): `lazy_execute` never wakes, a timer wakes only if it is due before the loop's
 //! planned wake-up.

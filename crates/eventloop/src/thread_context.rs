@@ -1,7 +1,7 @@
 //! The event-loop crate's per-thread state, in one place: a cheap thread identity, the loops
 //! living on this thread, the loop whose iteration runs now, and the queue that trampolines
 //! promise notifications. Nothing here is shared between threads; what other threads touch
-//! lives in a loop's `Shared` (event_loop.rs) instead.
+//! lives in a loop's `Shared` (shared.rs) instead.
 //!
 //! Ground rules, field by field (always on the owning thread):
 //! - `token`: a non-zero number unique to the thread, drawn on first use ([`thread_token`]);

@@ -103,9 +103,16 @@ unsafe fn carve_up_to(
 ) -> io::Result<(Bytes, usize)> {
     thread_context::with(|c| {
         // After the thread's teardown nothing is kept: a carve gets a chunk of its own.
-        let mut own = Chunks::default();
+        // (Made only then: an unused one still cost its drop on every carve.)
+        let mut own;
         let mut kept = c.chunks();
-        let chunks = kept.as_deref_mut().unwrap_or(&mut own);
+        let chunks = match kept.as_deref_mut() {
+            Some(kept) => kept,
+            None => {
+                own = Chunks::default();
+                &mut own
+            }
+        };
         if chunks.current.capacity() - chunks.current.len() < len {
             chunks.renew(len);
         }
@@ -149,9 +156,13 @@ pub fn copy(data: &[u8]) -> Bytes {
         return Bytes::copy_from_slice(data);
     }
     let fill = |buf: &mut [MaybeUninit<u8>]| {
-        for (slot, &b) in buf.iter_mut().zip(data) {
-            slot.write(b);
-        }
+        let dst = &mut buf[..data.len()];
+        // SAFETY: `dst` is exactly `data.len()` writable bytes, and a fresh `&mut` borrow of
+        // the chunk's spare capacity cannot overlap `data` (a shared borrow). (A plain copy:
+        // the per-byte loop it replaces cost ~90 instructions for 64 bytes.)
+        unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr(), dst.as_mut_ptr().cast::<u8>(), data.len())
+        };
         Ok(data.len())
     };
     // SAFETY: `fill` writes all `data.len()` bytes it reports.

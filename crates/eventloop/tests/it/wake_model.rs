@@ -1,5 +1,5 @@
 //! An exhaustive interleaving check of the wake-up handshake between producers (`execute`
-//! from other threads) and a loop going to sleep, as implemented in `event_loop.rs`
+//! from other threads) and a loop going to sleep, as implemented in `shared.rs` and `submit.rs`
 //! (`Shared::wake_if_sleeping`, `Shared::wake`, `Shared::polled`) and `local.rs`
 //! (`block_timeout`, `prepare_attached_sleep`).
 //!

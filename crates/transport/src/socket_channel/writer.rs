@@ -39,6 +39,15 @@ impl SocketIo {
                 r => r,
             });
         }
+        if let Some(bytes) = ob.single_flushed_bytes() {
+            // One entry of bytes (no file region behind it: it is the only flushed entry):
+            // one `write`, without filling a gather array (measured: the array's
+            // initialisation was ~180 instructions a message in a 64-byte echo).
+            let guard = self.stream.borrow();
+            let mut s: &TcpStream = guard.as_ref()?;
+            self.write_calls.set(self.write_calls.get() + 1);
+            return Some(s.write(bytes));
+        }
         let mut iov = [IoSlice::new(&[]); MAX_IOV];
         let (n, _) = ob.gather(&mut iov);
         if n == 0 {

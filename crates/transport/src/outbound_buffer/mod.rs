@@ -4,25 +4,24 @@
 //! Ground rules: owned by one channel, used on its loop thread. This is plain data: it never
 //! completes promises or fires events itself.
 //!
-//! The pending total and the writability bits live in a shared [`Writability`] (atomics),
-//! because writes submitted from other threads count at submission (Netty's
-//! `incrementPendingOutboundBytes` on task creation) and user-defined writability flags can be
-//! set by anyone. Writability is one word of bits, as Netty's: bit 0 is the water mark, bits
-//! 1..=31 are user-defined; the channel is writable only when every bit is clear, and a
-//! change is reported only when the combined state flips.
+//! The pending total and the writability bits live in a shared [`Writability`] (atomics, module
+//! `pending`), because other threads count their writes at submission and may set user flags.
 //! Each entry counts its estimated size plus [`ENTRY_OVERHEAD`] (Netty's
-//! `CHANNEL_OUTBOUND_BUFFER_ENTRY_OVERHEAD`), so many tiny writes still reach the high mark. Methods hand back the promises to complete and
-//! whether writability changed, and the channel acts on them after releasing its borrow, so a
+//! `CHANNEL_OUTBOUND_BUFFER_ENTRY_OVERHEAD`), so many tiny writes still reach the high mark.
+//! Methods hand back the promises to complete and whether writability changed, and the channel acts on them after releasing its borrow, so a
 //! listener may write or close re-entrantly.
 
 use std::collections::VecDeque;
 use std::io::IoSlice;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::message::Message;
 use crate::options::WaterMark;
 use crate::promise::ChannelPromise;
+
+mod pending;
+pub(crate) use pending::Writability;
+pub use pending::WritabilityChange;
 
 struct Entry {
     msg: Message,
@@ -33,103 +32,6 @@ struct Entry {
 
 /// Bytes each queued message counts on top of its own size (Netty's default, 96).
 pub const ENTRY_OVERHEAD: usize = 96;
-
-/// The pending total and writability bits of one channel, shared with its handles.
-#[derive(Debug)]
-pub(crate) struct Writability {
-    pending: AtomicUsize,
-    /// Bit 0: above the water mark; bits 1..=31: user-defined flags set to unwritable.
-    unwritable: AtomicU32,
-    high: AtomicUsize,
-    low: AtomicUsize,
-}
-
-impl Writability {
-    fn new(water: WaterMark) -> Arc<Self> {
-        Arc::new(Writability {
-            pending: AtomicUsize::new(0),
-            unwritable: AtomicU32::new(0),
-            high: AtomicUsize::new(water.high),
-            low: AtomicUsize::new(water.low),
-        })
-    }
-
-    /// Counts `n` more pending bytes (any thread).
-    pub fn add(&self, n: usize) -> WritabilityChange {
-        let total = self.pending.fetch_add(n, Ordering::AcqRel) + n;
-        if total > self.high.load(Ordering::Relaxed) {
-            return self.set_bit(0, false);
-        }
-        WritabilityChange::None
-    }
-
-    /// Counts `n` fewer pending bytes (any thread).
-    pub fn sub(&self, n: usize) -> WritabilityChange {
-        let mut old = self.pending.load(Ordering::Acquire);
-        loop {
-            let new = old.saturating_sub(n);
-            match self
-                .pending
-                .compare_exchange(old, new, Ordering::AcqRel, Ordering::Acquire)
-            {
-                Ok(_) => {
-                    if new < self.low.load(Ordering::Relaxed) {
-                        return self.set_bit(0, true);
-                    }
-                    return WritabilityChange::None;
-                }
-                Err(cur) => old = cur,
-            }
-        }
-    }
-
-    /// Counts `n` fewer pending bytes without changing writability (see `recheck_low`).
-    pub fn sub_quiet(&self, n: usize) {
-        let _ = self
-            .pending
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |p| {
-                Some(p.saturating_sub(n))
-            });
-    }
-
-    /// Makes the water-mark bit writable if the pending total is below the low mark.
-    pub fn recheck_low(&self) -> WritabilityChange {
-        if !self.bit(0) && self.pending() < self.low.load(Ordering::Relaxed) {
-            return self.set_bit(0, true);
-        }
-        WritabilityChange::None
-    }
-
-    /// Sets bit `bit` writable or not; reports a flip of the combined state.
-    pub fn set_bit(&self, bit: u32, writable: bool) -> WritabilityChange {
-        let mask = 1u32 << bit;
-        let old = if writable {
-            self.unwritable.fetch_and(!mask, Ordering::AcqRel)
-        } else {
-            self.unwritable.fetch_or(mask, Ordering::AcqRel)
-        };
-        let new = if writable { old & !mask } else { old | mask };
-        match (old == 0, new == 0) {
-            (true, false) => WritabilityChange::BecameUnwritable,
-            (false, true) => WritabilityChange::BecameWritable,
-            _ => WritabilityChange::None,
-        }
-    }
-
-    /// True if bit `bit` is writable.
-    pub fn bit(&self, bit: u32) -> bool {
-        self.unwritable.load(Ordering::Acquire) & (1 << bit) == 0
-    }
-
-    /// True when every bit is writable.
-    pub fn is_writable(&self) -> bool {
-        self.unwritable.load(Ordering::Acquire) == 0
-    }
-
-    pub fn pending(&self) -> usize {
-        self.pending.load(Ordering::Acquire)
-    }
-}
 
 /// Written messages waiting to reach the socket.
 pub struct OutboundBuffer {
@@ -142,17 +44,6 @@ pub struct OutboundBuffer {
     progress: u64,
     /// The buffer emptied once already (see `emptied`).
     emptied_once: bool,
-}
-
-/// A change of writability caused by an operation on the buffer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WritabilityChange {
-    /// Writability did not change.
-    None,
-    /// Pending bytes rose above the high water mark.
-    BecameUnwritable,
-    /// Pending bytes fell below the low water mark.
-    BecameWritable,
 }
 
 impl OutboundBuffer {
@@ -213,8 +104,7 @@ impl OutboundBuffer {
     /// Changes the water marks.
     pub fn set_water_mark(&mut self, water: WaterMark) {
         self.water = water;
-        self.state.high.store(water.high, Ordering::Relaxed);
-        self.state.low.store(water.low, Ordering::Relaxed);
+        self.state.set_marks(water);
     }
 
     /// True unless pending bytes passed the high water mark (and did not yet fall below the low one).
@@ -264,6 +154,18 @@ impl OutboundBuffer {
     /// Number of entries, flushed or not.
     pub fn len(&self) -> usize {
         self.entries.len()
+    }
+
+    /// The bytes of the only flushed entry, when there is exactly one and it holds bytes: the
+    /// common case of a request/response or echo, written without gathering.
+    pub fn single_flushed_bytes(&self) -> Option<&[u8]> {
+        if self.flushed != 1 {
+            return None;
+        }
+        match &self.entries.front()?.msg {
+            Message::Bytes(b) if !b.is_empty() => Some(b),
+            _ => None,
+        }
     }
 
     /// Fills `iov` with the flushed byte messages at the front, stopping at the first message
@@ -440,137 +342,4 @@ impl std::fmt::Debug for OutboundBuffer {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use bytes::Bytes;
-
-    fn wm(low: usize, high: usize) -> WaterMark {
-        WaterMark::new(low, high).unwrap()
-    }
-
-    fn msg(n: usize) -> Message {
-        Message::Bytes(Bytes::from(vec![7u8; n]))
-    }
-
-    #[test]
-    fn crossing_high_water_mark_makes_unwritable_once() {
-        let mut b = OutboundBuffer::new(wm(4, 8));
-        assert_eq!(
-            b.add_message(msg(8), 8, ChannelPromise::void()),
-            WritabilityChange::None
-        );
-        assert!(b.is_writable());
-        assert_eq!(
-            b.add_message(msg(1), 1, ChannelPromise::void()),
-            WritabilityChange::BecameUnwritable
-        );
-        assert_eq!(
-            b.add_message(msg(1), 1, ChannelPromise::void()),
-            WritabilityChange::None
-        );
-        assert!(!b.is_writable());
-        assert_eq!(b.bytes_before_unwritable(), 0);
-    }
-
-    #[test]
-    fn written_entries_hand_back_only_promises_somebody_listens_to() {
-        let mut b = OutboundBuffer::new(wm(4, 8));
-        let real = ChannelPromise::new();
-        b.add_message(msg(2), 2, ChannelPromise::void());
-        b.add_message(msg(2), 2, real.clone());
-        b.add_message(msg(2), 2, ChannelPromise::void());
-        b.add_flush();
-        let mut done = Vec::new();
-        b.remove_bytes(6, &mut done);
-        assert!(b.is_empty());
-        assert_eq!(done.len(), 1, "void promises are not collected");
-        assert!(!done[0].is_void());
-    }
-
-    #[test]
-    fn the_first_time_it_empties_the_buffer_frees_its_slots_and_keeps_them_afterwards() {
-        let mut b = OutboundBuffer::new(WaterMark::default());
-        let mut done = Vec::new();
-        b.add_message(msg(3), 3, ChannelPromise::void());
-        b.add_flush();
-        b.remove_bytes(2, &mut done);
-        assert!(b.entries.capacity() > 0, "not empty yet");
-        b.remove_bytes(1, &mut done);
-        assert_eq!(
-            b.entries.capacity(),
-            0,
-            "a connection that wrote once keeps no slots"
-        );
-        for _ in 0..2 {
-            b.add_message(msg(3), 3, ChannelPromise::void());
-            b.add_flush();
-            b.remove_bytes(3, &mut done);
-            assert!(b.is_empty());
-            assert!(b.entries.capacity() > 0, "one that writes again keeps them");
-        }
-    }
-
-    #[test]
-    fn draining_below_low_water_mark_makes_writable_once() {
-        let mut b = OutboundBuffer::new(wm(4, 8));
-        b.add_message(msg(10), 10, ChannelPromise::new());
-        b.add_flush();
-        let mut done = Vec::new();
-        assert_eq!(
-            b.remove_bytes(6, &mut done),
-            WritabilityChange::None,
-            "4 pending is not below low 4"
-        );
-        assert_eq!(
-            b.remove_bytes(1, &mut done),
-            WritabilityChange::BecameWritable
-        );
-        assert_eq!(b.remove_bytes(3, &mut done), WritabilityChange::None);
-        assert_eq!(done.len(), 1);
-        assert!(b.is_empty());
-    }
-
-    #[test]
-    fn gather_covers_only_flushed_entries() {
-        let mut b = OutboundBuffer::new(WaterMark::default());
-        b.add_message(msg(3), 3, ChannelPromise::void());
-        b.add_message(msg(5), 5, ChannelPromise::void());
-        b.add_flush();
-        b.add_message(msg(7), 7, ChannelPromise::void());
-        let mut iov = [IoSlice::new(&[]); 8];
-        assert_eq!(b.gather(&mut iov), (2, 8));
-        assert_eq!(b.flushed_len(), 2);
-        assert_eq!(b.pending_bytes(), 15);
-    }
-
-    #[test]
-    fn partial_write_advances_the_front_entry_and_completes_whole_ones() {
-        let mut b = OutboundBuffer::new(WaterMark::default());
-        let p1 = ChannelPromise::new();
-        let p2 = ChannelPromise::new();
-        b.add_message(Message::Bytes(Bytes::from_static(b"abc")), 3, p1.clone());
-        b.add_message(Message::Bytes(Bytes::from_static(b"defgh")), 5, p2.clone());
-        b.add_flush();
-        let mut done = Vec::new();
-        b.remove_bytes(5, &mut done);
-        assert_eq!(done.len(), 1);
-        let mut iov = [IoSlice::new(&[]); 4];
-        let (n, len) = b.gather(&mut iov);
-        assert_eq!((n, len), (1, 3));
-        assert_eq!(&*iov[0], b"fgh");
-        assert_eq!(b.pending_bytes(), 3);
-    }
-
-    #[test]
-    fn take_all_returns_flushed_then_unflushed_promises() {
-        let mut b = OutboundBuffer::new(WaterMark::default());
-        b.add_message(msg(1), 1, ChannelPromise::new());
-        b.add_flush();
-        b.add_message(msg(1), 1, ChannelPromise::new());
-        b.add_message(msg(1), 1, ChannelPromise::new());
-        let (f, u) = b.take_all();
-        assert_eq!((f.len(), u.len()), (1, 2));
-        assert!(b.is_empty());
-        assert_eq!(b.pending_bytes(), 0);
-    }
-}
+mod tests;
