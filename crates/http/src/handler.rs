@@ -42,6 +42,7 @@
 //!   `date::BurstDate`), not once per request.
 
 use std::cell::{Cell, RefCell};
+use std::time::SystemTime;
 
 use bytes::{Bytes, BytesMut};
 use netloop_transport::{
@@ -50,7 +51,7 @@ use netloop_transport::{
 };
 
 use crate::config::HttpServerConfig;
-use crate::date::{cached_date, BurstDate, DateValue};
+use crate::date::{cached_date, coarse_date, BurstDate, DateValue};
 use crate::decoder::{Decoded, RequestDecoder};
 use crate::error::{ConfigError, HttpError};
 use crate::frozen::FrozenResponse;
@@ -149,10 +150,16 @@ impl HttpServerCodec {
         if !self.config.date_header {
             return None;
         }
-        Some(
-            self.burst_date
-                .get(|| cached_date((self.config.wall_clock)())),
-        )
+        let clock = self.config.wall_clock;
+        // The default clock's date straight from its seconds (`date::coarse_date`).
+        let coarse = clock as usize == crate::coarse_wall_clock as fn() -> SystemTime as usize;
+        Some(self.burst_date.get(|| {
+            if coarse {
+                coarse_date()
+            } else {
+                cached_date(clock())
+            }
+        }))
     }
 
     /// Runs the queue's actions (no borrow held).
