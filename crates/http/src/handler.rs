@@ -164,6 +164,10 @@ impl HttpServerCodec {
 
     /// Runs the queue's actions (no borrow held).
     fn run(&self, ctx: &ChannelHandlerContext) {
+        if !self.queue.borrow().has_actions() {
+            self.count_held(ctx); // (a write held for a later slot made no action)
+            return;
+        }
         let spare = self.spare_actions.take();
         let mut actions = self.queue.borrow_mut().take_actions(spare);
         for action in actions.drain(..) {
@@ -280,12 +284,9 @@ impl HttpServerCodec {
     fn deliver(&self, ctx: &ChannelHandlerContext, event: Decoded) {
         match event {
             Decoded::Start(start) => {
-                let date = self.date();
-                {
-                    let mut q = self.queue.borrow_mut();
-                    q.set_date(date);
-                    q.open(start);
-                }
+                // No `Date` read here: opening a slot writes at most a 100 Continue (no date);
+                // every path that encodes a response sets the queue's date first.
+                self.queue.borrow_mut().open(start);
                 self.run(ctx);
             }
             Decoded::Request(req) => {

@@ -106,6 +106,11 @@ impl ResponseQueue {
         std::mem::replace(&mut self.actions, spare)
     }
 
+    /// True when actions wait to be run.
+    pub(crate) fn has_actions(&self) -> bool {
+        !self.actions.is_empty()
+    }
+
     pub(crate) fn is_closed(&self) -> bool {
         self.closed
     }
