@@ -11,28 +11,64 @@ import { EMPTY, HttpFields, HttpHeaderView, latin1 } from './http-fields'
 
 /** A request, as parsed natively. Strings and `body` are views of the bytes read, made on first use. */
 export class HttpRequest extends HttpHeaderView {
+  // One request per request read, so the constructor only keeps where the request lies: the
+  // id, flags and version are read from the arena when asked (a handler reads two or three).
   #arena: Buffer
-  /** Offsets in the arena: method, target, body (start, end each), then the header count's. */
+  /** Where the request's fixed part starts in the arena (`HttpRequestAt`). */
   #at: number
-  #headerFields: HttpFields | undefined
-  #method: string | undefined
-  #url: string | undefined
-  #body: Buffer | undefined
+  #headerFields: HttpFields | undefined = undefined
+  #method: string | undefined = undefined
+  #url: string | undefined = undefined
+  #body: Buffer | undefined = undefined
   /** Which of `method` and `url` a handler set (`Edited` bits). */
   #edited = 0
+
+  /** @internal */
+  constructor(arena: Buffer, at: number) {
+    super()
+    this.#arena = arena
+    this.#at = at
+  }
+
+  #flag(bit: HttpRequestFlag): boolean {
+    return (this.#arena[this.#at + HttpRequestAt.Flags] & bit) !== 0
+  }
+
   /** The request's number on its connection (a response may name it to answer out of order). */
-  readonly id: number
-  readonly httpVersion: '1.0' | '1.1'
+  get id(): number {
+    return this.#arena.readDoubleLE(this.#at + HttpRequestAt.Id)
+  }
+
+  /** `'1.1'` or `'1.0'`. */
+  get httpVersion(): '1.0' | '1.1' {
+    return this.#flag(HttpRequestFlag.Http11) ? '1.1' : '1.0'
+  }
+
   /** The version's major number (node:http's `httpVersionMajor`). */
-  readonly httpVersionMajor: number
+  get httpVersionMajor(): number {
+    return (this.#arena[this.#at + HttpRequestAt.Version] / 10) | 0
+  }
+
   /** The version's minor number (node:http's `httpVersionMinor`). */
-  readonly httpVersionMinor: number
+  get httpVersionMinor(): number {
+    return this.#arena[this.#at + HttpRequestAt.Version] % 10
+  }
+
   /** The connection stays open after the response (HTTP/1.1 without `Connection: close`, ...). */
-  readonly keepAlive: boolean
+  get keepAlive(): boolean {
+    return this.#flag(HttpRequestFlag.KeepAlive)
+  }
+
   /** The body is larger than `aggregateLimit` and follows as `HttpContent` messages. */
-  readonly streaming: boolean
+  get streaming(): boolean {
+    return this.#flag(HttpRequestFlag.Streaming)
+  }
+
   /** The request carried `Expect: 100-continue` (the codec answered 100 Continue). */
-  readonly expectContinue: boolean
+  get expectContinue(): boolean {
+    return this.#flag(HttpRequestFlag.ExpectContinue)
+  }
+
   /**
    * The request asks to leave HTTP (node:http's `req.upgrade`): `Connection: upgrade` with an
    * `Upgrade` field, or `CONNECT`. The codec reads nothing after it until you answer:
@@ -42,29 +78,14 @@ export class HttpRequest extends HttpHeaderView {
    * Or remove the codec from the pipeline and write the 101 yourself (what `ws` does: see
    * the guide's "WebSocket over the native codec").
    */
-  readonly upgrade: boolean
-
-  /** @internal */
-  constructor(arena: Buffer, at: number) {
-    super()
-    this.#arena = arena
-    this.#at = at + HttpRequestAt.Fields
-    this.id = arena.readDoubleLE(at + HttpRequestAt.Id)
-    const flags = arena[at + HttpRequestAt.Flags]
-    const version = arena[at + HttpRequestAt.Version]
-    this.httpVersionMajor = (version / 10) | 0
-    this.httpVersionMinor = version % 10
-    this.httpVersion = flags & HttpRequestFlag.Http11 ? '1.1' : '1.0'
-    this.keepAlive = (flags & HttpRequestFlag.KeepAlive) !== 0
-    this.streaming = (flags & HttpRequestFlag.Streaming) !== 0
-    this.expectContinue = (flags & HttpRequestFlag.ExpectContinue) !== 0
-    this.upgrade = (flags & HttpRequestFlag.Upgrade) !== 0
+  get upgrade(): boolean {
+    return this.#flag(HttpRequestFlag.Upgrade)
   }
 
   /** The offset of a length-prefixed field (crates/wire/src/protocol/formats.rs). */
   #field(index: HttpRequestField): number {
     const a = this.#arena
-    let p = this.#at
+    let p = this.#at + HttpRequestAt.Fields
     for (let i = 0; i < index; i++) p += 4 + a.readUInt32LE(p)
     return p
   }

@@ -109,6 +109,25 @@ function requestSize(m: HttpClientRequest, lend?: LendBig): number {
  * `lend`, bodies of `LEND_MIN` bytes or more are lent to the batch instead of copied.
  */
 export function writeHttp(m: HttpOutbound, buf: Buffer, at: number, lend?: LendBig): number {
+  // A frozen response first (the common write of a server that has them): one own-property
+  // load, no `instanceof` walk (`_frozen` is undefined on the other messages).
+  const frozen = (m as HttpResponse)._frozen
+  if (frozen >= 0) {
+    // The native copy by id: 13 bytes, nothing encoded or checked again.
+    if (at + 13 > buf.length) return -1
+    buf[at] = HttpOut.Frozen
+    // A frozen response answers the oldest unanswered request: its id is always -1 (f64 LE
+    // bf f0 00..), written byte by byte like the frozen id: a Buffer method load per field
+    // cost more than the write.
+    for (let i = 1; i < 7; i++) buf[at + i] = 0
+    buf[at + 7] = 0xf0
+    buf[at + 8] = 0xbf
+    buf[at + 9] = frozen & 0xff
+    buf[at + 10] = (frozen >>> 8) & 0xff
+    buf[at + 11] = (frozen >>> 16) & 0xff
+    buf[at + 12] = frozen >>> 24
+    return at + 13
+  }
   if (m instanceof HttpClientRequest) {
     if (at + requestSize(m, lend) > buf.length) return -1
     buf[at] = HttpOut.Request
@@ -121,14 +140,6 @@ export function writeHttp(m: HttpOutbound, buf: Buffer, at: number, lend?: LendB
     return putBody(buf, m.body, at, lend)
   }
   if (m instanceof HttpContent) return writeContent(m, HttpOut.Content, buf, at, lend)
-  if (m._frozen >= 0) {
-    // The native copy by id: 13 bytes, nothing encoded or checked again.
-    if (at + 13 > buf.length) return -1
-    buf[at] = HttpOut.Frozen
-    buf.writeDoubleLE(m.requestId, at + 1)
-    buf.writeUInt32LE(m._frozen, at + 9)
-    return at + 13
-  }
   // Latin1: one byte per character, so the size is known without encoding.
   const headers = m.headers
   let size = 1 + 8 + 2 + 1 + (m.file ? REGION_BYTES : 0) + 4 + m.reason.length + 4 + bodySize(m.body, lend)

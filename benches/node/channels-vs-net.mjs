@@ -508,16 +508,20 @@ async function httpRun(name) {
 
 function httpTable(rounds) {
   const base = 'node:http'
+  // The issue's HTTP targets are ratios to the C floor as well: taken per round like node:http's.
+  const floor = HTTP_TARGETS.includes('C epoll http (floor)') ? 'C epoll http (floor)' : undefined
   const lines = [
-    `| server | requests/s | p50 µs | p99 µs | server CPU µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio vs node:http | CPU/req ratio vs node:http | fixed rate: req/s | fixed rate: p99 µs | fixed rate: CPU µs/req | fixed rate: CPU/req ratio vs node:http | pipelined ×${HTTP_PIPELINE}: req/s | pipelined: CPU µs/req | pipelined: CPU/req ratio vs node:http |`,
-    `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
+    `| server | requests/s | p50 µs | p99 µs | server CPU µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio vs node:http | CPU/req ratio vs node:http | fixed rate: req/s | fixed rate: p99 µs | fixed rate: CPU µs/req | fixed rate: CPU/req ratio vs node:http | pipelined ×${HTTP_PIPELINE}: req/s | pipelined: CPU µs/req | pipelined: CPU/req ratio vs node:http |${floor ? ' CPU/req ratio vs C floor: saturated / fixed rate / pipelined |' : ''}`,
+    `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |${floor ? ' --- |' : ''}`,
   ]
   for (const t of HTTP_TARGETS) {
     const col = (k) => rounds.map((round) => round[t][k])
-    const ratio = (k) => (t === base ? '1' : spread(rounds.map((round) => round[t][k] / round[base][k]), 2, 'x'))
+    const ratioTo = (to, k) => (t === to ? '1' : spread(rounds.map((round) => round[t][k] / round[to][k]), 2, 'x'))
+    const ratio = (k) => ratioTo(base, k)
     const nl = TARGETS[t].netloop
+    const toFloor = floor ? ` ${['serverCpuUsPerReq', 'fixedCpuUsPerReq', 'pipedCpuUsPerReq'].map((k) => ratioTo(floor, k)).join(' / ')} |` : ''
     lines.push(
-      `| ${t} | ${spread(col('rps'))} | ${fmt(median(col('p50')))} | ${fmt(median(col('p99')))} (${fmt(Math.min(...col('p99')))}–${fmt(Math.max(...col('p99')))}) | ${spread(col('serverCpuUsPerReq'), 2)} | ${fmt(median(col('serverCores')), 2)} | ${nl ? fmt(median(col('deliveriesPerReq')), 3) : '–'} | ${nl ? fmt(median(col('jsCallsPerReq')), 4) : '–'} | ${fmt(median(col('clientCpuShare')), 2)} | ${ratio('rps')} | ${ratio('serverCpuUsPerReq')} | ${spread(col('fixedRps'))} | ${fmt(median(col('fixedP99')))} | ${spread(col('fixedCpuUsPerReq'), 2)} | ${ratio('fixedCpuUsPerReq')} | ${spread(col('pipedRps'))} | ${spread(col('pipedCpuUsPerReq'), 2)} | ${ratio('pipedCpuUsPerReq')} |`,
+      `| ${t} | ${spread(col('rps'))} | ${fmt(median(col('p50')))} | ${fmt(median(col('p99')))} (${fmt(Math.min(...col('p99')))}–${fmt(Math.max(...col('p99')))}) | ${spread(col('serverCpuUsPerReq'), 2)} | ${fmt(median(col('serverCores')), 2)} | ${nl ? fmt(median(col('deliveriesPerReq')), 3) : '–'} | ${nl ? fmt(median(col('jsCallsPerReq')), 4) : '–'} | ${fmt(median(col('clientCpuShare')), 2)} | ${ratio('rps')} | ${ratio('serverCpuUsPerReq')} | ${spread(col('fixedRps'))} | ${fmt(median(col('fixedP99')))} | ${spread(col('fixedCpuUsPerReq'), 2)} | ${ratio('fixedCpuUsPerReq')} | ${spread(col('pipedRps'))} | ${spread(col('pipedCpuUsPerReq'), 2)} | ${ratio('pipedCpuUsPerReq')} |${toFloor}`,
     )
   }
   const other = rounds.flatMap((round) => Object.values(round).map((r) => r.otherCores))

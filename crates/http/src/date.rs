@@ -24,7 +24,27 @@ thread_local! {
 
 /// The date showing `wall`: formatted once per second of it, per thread.
 pub fn cached_date(wall: SystemTime) -> DateValue {
-    let secs = unix_secs(wall);
+    cached_secs(unix_secs(wall))
+}
+
+/// [`cached_date`] of [`coarse_wall_clock`] without a `SystemTime` made and taken apart (the
+/// codec's default clock, read once or twice per request: the two conversions cost more than
+/// the clock read).
+pub(crate) fn coarse_date() -> DateValue {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) };
+    match (rc, u64::try_from(ts.tv_sec)) {
+        (0, Ok(secs)) => cached_secs(secs),
+        _ => cached_date(SystemTime::now()),
+    }
+}
+
+/// The date of Unix second `secs`, formatted once per second per thread.
+fn cached_secs(secs: u64) -> DateValue {
     LAST.with(|last| {
         let (cached, value) = last.get();
         if cached == secs {
@@ -195,6 +215,19 @@ mod tests {
             &cached_date(at(0)),
             b"Thu, 01 Jan 1970 00:00:00 GMT",
             "back: no stale text"
+        );
+    }
+
+    #[test]
+    fn the_coarse_date_is_the_date_of_the_coarse_clock() {
+        // Taken between two reads of the clock: one of their dates (a second may turn between).
+        let before = cached_date(coarse_wall_clock());
+        let date = coarse_date();
+        let after = cached_date(coarse_wall_clock());
+        assert!(
+            date == before || date == after,
+            "{:?}",
+            String::from_utf8_lossy(&date)
         );
     }
 

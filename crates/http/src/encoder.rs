@@ -71,7 +71,10 @@ pub(crate) fn switches(upgrade: bool, connect: bool, status: u16) -> bool {
 /// An encoded response head (and body when whole).
 #[derive(Debug)]
 pub(crate) struct Encoded {
-    pub parts: Vec<Bytes>,
+    /// The head (with the body behind it when that is copied).
+    pub head: Bytes,
+    /// The body as a part of its own (not copied behind the head), if any.
+    pub body: Option<Bytes>,
     /// A file region sent after the parts (the body of a response with a file).
     pub file: Option<FileRegion>,
     /// The connection closes after this response.
@@ -301,19 +304,16 @@ pub(crate) fn encode(resp: HttpResponse, req: Answering<'_>) -> Result<Encoded, 
         put_field(&mut out, name, value);
     }
     plan.put_tail(&mut out, status, &owned, resp.streaming, full_len, &req);
-    let mut parts = Vec::with_capacity(2);
+    let mut body = None;
     if plan.inline_body {
         out.put_slice(&resp.body);
-        parts.push(out.freeze());
-    } else {
-        parts.push(out.freeze());
-        if !plan.no_body && !resp.streaming && !resp.body.is_empty() {
-            parts.push(resp.body);
-        }
+    } else if !plan.no_body && !resp.streaming && !resp.body.is_empty() {
+        body = Some(resp.body);
     }
     let file = resp.file.filter(|f| !plan.no_body && f.remaining() > 0);
     Ok(Encoded {
-        parts,
+        head: out.freeze(),
+        body,
         file,
         close: plan.close,
         mode: resp.streaming.then_some(plan.mode),

@@ -42,6 +42,7 @@
 //!   `date::BurstDate`), not once per request.
 
 use std::cell::{Cell, RefCell};
+use std::time::SystemTime;
 
 use bytes::{Bytes, BytesMut};
 use netloop_transport::{
@@ -50,7 +51,7 @@ use netloop_transport::{
 };
 
 use crate::config::HttpServerConfig;
-use crate::date::{cached_date, BurstDate, DateValue};
+use crate::date::{cached_date, coarse_date, BurstDate, DateValue};
 use crate::decoder::{Decoded, RequestDecoder};
 use crate::error::{ConfigError, HttpError};
 use crate::frozen::FrozenResponse;
@@ -149,14 +150,24 @@ impl HttpServerCodec {
         if !self.config.date_header {
             return None;
         }
-        Some(
-            self.burst_date
-                .get(|| cached_date((self.config.wall_clock)())),
-        )
+        let clock = self.config.wall_clock;
+        // The default clock's date straight from its seconds (`date::coarse_date`).
+        let coarse = clock as usize == crate::coarse_wall_clock as fn() -> SystemTime as usize;
+        Some(self.burst_date.get(|| {
+            if coarse {
+                coarse_date()
+            } else {
+                cached_date(clock())
+            }
+        }))
     }
 
     /// Runs the queue's actions (no borrow held).
     fn run(&self, ctx: &ChannelHandlerContext) {
+        if !self.queue.borrow().has_actions() {
+            self.count_held(ctx); // (a write held for a later slot made no action)
+            return;
+        }
         let spare = self.spare_actions.take();
         let mut actions = self.queue.borrow_mut().take_actions(spare);
         for action in actions.drain(..) {
@@ -273,12 +284,9 @@ impl HttpServerCodec {
     fn deliver(&self, ctx: &ChannelHandlerContext, event: Decoded) {
         match event {
             Decoded::Start(start) => {
-                let date = self.date();
-                {
-                    let mut q = self.queue.borrow_mut();
-                    q.set_date(date);
-                    q.open(start);
-                }
+                // No `Date` read here: opening a slot writes at most a 100 Continue (no date);
+                // every path that encodes a response sets the queue's date first.
+                self.queue.borrow_mut().open(start);
                 self.run(ctx);
             }
             Decoded::Request(req) => {

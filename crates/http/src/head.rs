@@ -18,7 +18,7 @@ use bytes::Bytes;
 use crate::config::HttpServerConfig;
 use crate::error::HttpError;
 use crate::fields::{content_length, is_tchar, list, offset, parse_with_slots, transfer_codings};
-use crate::message::{HeaderSpan, Headers, Version};
+use crate::message::{Headers, Spans, Version};
 
 /// How the body of a request is delimited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +79,7 @@ pub(crate) fn parse_head(head: Bytes, cfg: &HttpServerConfig) -> Result<RequestH
 }
 
 type Span = (u32, u32);
-type Parsed = (Span, Span, Version, Vec<HeaderSpan>);
+type Parsed = (Span, Span, Version, Spans);
 
 fn parse_into<'b>(
     head: &'b [u8],

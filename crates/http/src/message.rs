@@ -35,17 +35,79 @@ impl Version {
 /// and end.
 pub type HeaderSpan = [u32; 4];
 
+/// Fields whose spans a message holds in itself (no allocation): the requests of load tools,
+/// `curl` and health checks have one to four fields.
+const INLINE_SPANS: usize = 4;
+
+/// The spans of a head's fields: up to [`INLINE_SPANS`] in place, more in a vector.
+#[derive(Clone)]
+pub(crate) enum Spans {
+    Inline(u8, [HeaderSpan; INLINE_SPANS]),
+    Heap(Vec<HeaderSpan>),
+}
+
+impl Spans {
+    fn as_slice(&self) -> &[HeaderSpan] {
+        match self {
+            Spans::Inline(n, spans) => &spans[..usize::from(*n)],
+            Spans::Heap(spans) => spans,
+        }
+    }
+}
+
+impl Default for Spans {
+    fn default() -> Self {
+        Spans::Inline(0, [[0; 4]; INLINE_SPANS])
+    }
+}
+
+impl PartialEq for Spans {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Spans {}
+
+impl std::fmt::Debug for Spans {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_slice().fmt(f)
+    }
+}
+
+impl FromIterator<HeaderSpan> for Spans {
+    fn from_iter<I: IntoIterator<Item = HeaderSpan>>(iter: I) -> Self {
+        let mut inline = [[0; 4]; INLINE_SPANS];
+        let mut iter = iter.into_iter();
+        for (n, slot) in inline.iter_mut().enumerate() {
+            match iter.next() {
+                Some(span) => *slot = span,
+                None => return Spans::Inline(n as u8, inline),
+            }
+        }
+        match iter.next() {
+            None => Spans::Inline(INLINE_SPANS as u8, inline),
+            Some(next) => {
+                let mut heap = inline.to_vec();
+                heap.push(next);
+                heap.extend(iter);
+                Spans::Heap(heap)
+            }
+        }
+    }
+}
+
 /// The header fields of a request: one buffer (the whole head) and the byte ranges of each
 /// name and value in it, in the order received. Values have their surrounding whitespace
 /// removed; names keep their case.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Headers {
     buf: Bytes,
-    spans: Vec<HeaderSpan>,
+    spans: Spans,
 }
 
 impl Headers {
-    pub(crate) fn new(buf: Bytes, spans: Vec<HeaderSpan>) -> Self {
+    pub(crate) fn new(buf: Bytes, spans: Spans) -> Self {
         Headers { buf, spans }
     }
 
@@ -58,7 +120,10 @@ impl Headers {
         spans
             .iter()
             .all(|s| ok(s[0], s[1]) && ok(s[2], s[3]))
-            .then_some(Headers { buf, spans })
+            .then_some(Headers {
+                buf,
+                spans: Spans::Heap(spans),
+            })
     }
 
     /// The buffer the spans point into (a binding can hand it over whole, with the spans).
@@ -68,17 +133,17 @@ impl Headers {
 
     /// The byte ranges of every field (see [`HeaderSpan`]).
     pub fn spans(&self) -> &[HeaderSpan] {
-        &self.spans
+        self.spans.as_slice()
     }
 
     /// Number of fields.
     pub fn len(&self) -> usize {
-        self.spans.len()
+        self.spans.as_slice().len()
     }
 
     /// True when there is no field.
     pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
+        self.spans.as_slice().is_empty()
     }
 
     fn range(&self, from: u32, to: u32) -> &[u8] {
@@ -87,31 +152,32 @@ impl Headers {
 
     /// The name of field `i`. Panics if `i >= len()`.
     pub fn name(&self, i: usize) -> &[u8] {
-        let s = self.spans[i];
+        let s = self.spans.as_slice()[i];
         self.range(s[0], s[1])
     }
 
     /// The value of field `i`. Panics if `i >= len()`.
     pub fn value(&self, i: usize) -> &[u8] {
-        let s = self.spans[i];
+        let s = self.spans.as_slice()[i];
         self.range(s[2], s[3])
     }
 
     /// The name of field `i` as a view of the head buffer (no copy).
     pub fn name_bytes(&self, i: usize) -> Bytes {
-        let s = self.spans[i];
+        let s = self.spans.as_slice()[i];
         self.buf.slice(s[0] as usize..s[1] as usize)
     }
 
     /// The value of field `i` as a view of the head buffer (no copy).
     pub fn value_bytes(&self, i: usize) -> Bytes {
-        let s = self.spans[i];
+        let s = self.spans.as_slice()[i];
         self.buf.slice(s[2] as usize..s[3] as usize)
     }
 
     /// Every field, as (name, value), in order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], &[u8])> + '_ {
         self.spans
+            .as_slice()
             .iter()
             .map(|s| (self.range(s[0], s[1]), self.range(s[2], s[3])))
     }
@@ -299,7 +365,9 @@ mod tests {
         let buf = Bytes::from_static(b"Host: a\r\nX-A: 1\r\nx-a: 2\r\n");
         let h = Headers::new(
             buf.clone(),
-            vec![[0, 4, 6, 7], [9, 12, 14, 15], [17, 20, 22, 23]],
+            [[0, 4, 6, 7], [9, 12, 14, 15], [17, 20, 22, 23]]
+                .into_iter()
+                .collect(),
         );
         assert_eq!(h.get("host"), Some(&b"a"[..]));
         assert_eq!(h.get_all("X-a").collect::<Vec<_>>(), [b"1", b"2"]);
@@ -327,5 +395,20 @@ mod tests {
             Headers::from_spans(buf, vec![[2, 1, 3, 4]]).is_none(),
             "ends before it starts"
         );
+    }
+}
+
+#[cfg(test)]
+mod span_tests {
+    use super::*;
+
+    #[test]
+    fn spans_up_to_four_stay_inline_and_more_go_to_a_vector_in_order() {
+        for n in 0..10u32 {
+            let want: Vec<HeaderSpan> = (0..n).map(|i| [i, i + 1, i + 2, i + 3]).collect();
+            let spans: Spans = want.iter().copied().collect();
+            assert_eq!(spans.as_slice(), &want[..]);
+            assert_eq!(matches!(spans, Spans::Inline(..)), n <= 4, "{n} spans");
+        }
     }
 }

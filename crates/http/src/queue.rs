@@ -106,6 +106,11 @@ impl ResponseQueue {
         std::mem::replace(&mut self.actions, spare)
     }
 
+    /// True when actions wait to be run.
+    pub(crate) fn has_actions(&self) -> bool {
+        !self.actions.is_empty()
+    }
+
     pub(crate) fn is_closed(&self) -> bool {
         self.closed
     }
@@ -374,7 +379,7 @@ impl ResponseQueue {
         slot: &mut Slot,
         status: u16,
         r: Result<encoder::Encoded, HttpError>,
-    ) -> Result<Vec<Message>, HttpError> {
+    ) -> Result<encoder::Encoded, HttpError> {
         let interim = encoder::is_interim(status);
         match &r {
             Ok(enc) if !interim => {
@@ -389,76 +394,81 @@ impl ResponseQueue {
                 slot.close = !interim;
             }
         }
-        r.map(|enc| {
-            let mut parts: Vec<Message> = enc.parts.into_iter().map(Message::Bytes).collect();
-            if let Some(file) = enc.file {
-                parts.push(Message::File(file));
-            }
-            parts
-        })
+        r
+    }
+
+    /// Queues the writes of `parts` in order, `promise` on the last (completed at once when
+    /// there is none). No vector is made: a response is one to three parts.
+    fn push_writes(&mut self, parts: impl Iterator<Item = Message>, promise: ChannelPromise) {
+        let mut parts = parts.peekable();
+        let mut promise = Some(promise);
+        while let Some(part) = parts.next() {
+            let p = match parts.peek() {
+                Some(_) => ChannelPromise::void(),
+                None => promise.take().unwrap_or_else(ChannelPromise::void),
+            };
+            self.actions.push(Action::Write(part, p));
+        }
+        if let Some(promise) = promise {
+            self.actions.push(Action::Complete(promise, Ok(())));
+        }
+    }
+
+    /// Queues the writes of an encoded response (head, body, file), `promise` on the last.
+    fn push_encoded(&mut self, enc: encoder::Encoded, promise: ChannelPromise) {
+        let parts = std::iter::once(Message::Bytes(enc.head))
+            .chain(enc.body.map(Message::Bytes))
+            .chain(enc.file.map(Message::File));
+        self.push_writes(parts, promise);
     }
 
     /// Encodes `out` for the front slot and queues its writes.
     fn emit(&mut self, slot: &mut Slot, out: Outgoing, promise: ChannelPromise) {
         let date = self.date;
-        let mut upgrade = None;
-        let parts = match out {
+        let (status, encoded) = match out {
             Outgoing::Refusal(status) => {
                 slot.finished = true;
                 slot.close = true;
-                Ok(vec![Message::Bytes(encoder::encode_refusal(
-                    status,
-                    date.as_ref().map(|d| &d[..]),
-                ))])
-            }
-            Outgoing::Response(resp) => {
-                let status = resp.status;
-                let answering = Self::answering(slot, status, date.as_ref());
-                let r = Self::framed(slot, status, encoder::encode(resp, answering));
-                if r.is_ok() {
-                    upgrade = Some(status);
-                }
-                r
-            }
-            Outgoing::Frozen(frozen) => {
-                let status = frozen.status();
-                let answering = Self::answering(slot, status, date.as_ref());
-                upgrade = Some(status);
-                Self::framed(slot, status, Ok(frozen.encode(answering)))
+                let bytes = encoder::encode_refusal(status, date.as_ref().map(|d| &d[..]));
+                self.push_writes(std::iter::once(Message::Bytes(bytes)), promise);
+                return;
             }
             Outgoing::Content(c) => {
                 let mut mode = slot.mode.unwrap_or(BodyMode::Discard);
-                let r = encoder::encode_piece(&mut mode, c.data, c.last, &c.trailers)
-                    .map(|parts| parts.into_iter().map(Message::Bytes).collect());
+                let r = encoder::encode_piece(&mut mode, c.data, c.last, &c.trailers);
                 slot.mode = Some(mode);
                 if c.last || r.is_err() {
                     slot.finished = true;
                 }
-                if r.is_err() {
-                    slot.close = true; // the body's framing is broken
+                match r {
+                    Ok(parts) => self.push_writes(parts.into_iter().map(Message::Bytes), promise),
+                    Err(e) => {
+                        slot.close = true; // the body's framing is broken
+                        let e = Err(e.into_transport());
+                        self.actions.push(Action::Complete(promise, e));
+                    }
                 }
-                r
+                return;
+            }
+            Outgoing::Response(resp) => {
+                let status = resp.status;
+                let answering = Self::answering(slot, status, date.as_ref());
+                (status, encoder::encode(resp, answering))
+            }
+            Outgoing::Frozen(frozen) => {
+                let status = frozen.status();
+                let answering = Self::answering(slot, status, date.as_ref());
+                (status, Ok(frozen.encode(answering)))
             }
         };
-        match parts {
-            Ok(parts) if parts.is_empty() => self.actions.push(Action::Complete(promise, Ok(()))),
-            Ok(parts) => {
-                let n = parts.len();
-                for (i, part) in parts.into_iter().enumerate() {
-                    let p = if i + 1 == n {
-                        promise.clone()
-                    } else {
-                        ChannelPromise::void()
-                    };
-                    self.actions.push(Action::Write(part, p));
-                }
+        match Self::framed(slot, status, encoded) {
+            Ok(enc) => {
+                self.push_encoded(enc, promise);
+                self.upgrade_verdict(slot, status);
             }
             Err(e) => self
                 .actions
                 .push(Action::Complete(promise, Err(e.into_transport()))),
-        }
-        if let Some(status) = upgrade {
-            self.upgrade_verdict(slot, status);
         }
     }
 }

@@ -20,7 +20,7 @@ use bytes::Bytes;
 use crate::client_config::HttpClientConfig;
 use crate::error::HttpError;
 use crate::fields::{content_length, list, offset, parse_with_slots, transfer_codings};
-use crate::message::{HeaderSpan, Headers, Version};
+use crate::message::{Headers, Spans, Version};
 
 /// How the body of a response is delimited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,7 +95,7 @@ pub(crate) fn parse_response_head(
     })
 }
 
-type Parsed = (u16, Version, Vec<HeaderSpan>);
+type Parsed = (u16, Version, Spans);
 
 fn parse_into<'b>(
     head: &'b [u8],
