@@ -210,7 +210,7 @@ export class Channel implements ServerChannel {
     } catch (e) {
       throw fromNative(e)
     }
-    if (this.#writes !== undefined) this.#writes.high = Number.NaN
+    if (this.#writes !== undefined) this.#writes.high = -1 // read again (a whole number: NaN would box the field)
     return this
   }
 
