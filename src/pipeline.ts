@@ -39,14 +39,11 @@
  * - Compact form: a pipeline, once its channel's initializer ran (`_compact`), keeps its
  *   names and handlers in one array instead of a context for each native handler and the two
  *   ends (an idle connection of native handlers holds ~100 bytes of JS rather than ~500; one
- *   with a JS handler keeps that handler's context only). The contexts of native handlers and
- *   the ends are made again, the same as before, on the first use that needs them
+ *   with a JS handler keeps that handler's context only): src/pipeline-compact.ts. The
+ *   contexts are made again, the same as before, on the first use that needs them
  *   (`_head`/`_tail`: a look-up by `context()`, a change, an event fired from the ends);
- *   `names()` and `get()` read the array. A JS handler's context stays the same object: the
- *   array holds it, and while the pipeline is compact its links to a neighbour it no longer
- *   has point to a shared gap (`GAP_HEAD`, `GAP_NATIVE`, `GAP_TAIL`) of that neighbour's
- *   kind, which is all routing reads of a context that is not JS (it never walks past one).
- *   Not compacted: a pipeline one of whose native or end contexts JS was given.
+ *   `names()` and `get()` read the array. Not compacted: a pipeline one of whose native or end
+ *   contexts JS was given.
  */
 import type { Channel } from './channel'
 import { ChannelHandlerContext, Kind } from './context'
@@ -57,8 +54,9 @@ import type { ChannelHub } from './hub'
 import { ChannelPromise } from './promise'
 import { deliverInbound, deliverOutbound, fireInbound, fireOutbound, isThenable } from './routing'
 import { PipelineEvent } from './events'
-import { NativeHandlerKind, HandlerPosition as Pos } from './protocol'
+import { HandlerPosition as Pos } from './protocol'
 import { type UnhandledExceptionHandler, reportUnhandled, setUnhandled } from './unhandled'
+import { type CompactForm, compactForm, expandForm, findIn, forEachNativeIn, isHttpCodec, keepNativeNamed, namesIn, withoutHttpCodec } from './pipeline-compact'
 
 /** A handler class (JS or native), to find a handler by type as Netty's `get(Class)` does. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -83,27 +81,11 @@ const enum Bit {
 /** The silent promise of every pipeline (see `_silentPromise`). */
 const SILENT = new ChannelPromise(0)
 
-/** A JS context's neighbour in a compact pipeline, of each kind (see the ground rules): shared
- * by every pipeline of the thread, read only for its `_kind`, never linked on. */
-const gap = (kind: Kind): ChannelHandlerContext => new ChannelHandlerContext('', undefined, undefined, undefined as unknown as ChannelPipeline, kind, 0)
-const GAP_HEAD = gap(Kind.Head)
-const GAP_NATIVE = gap(Kind.Native)
-const GAP_TAIL = gap(Kind.Tail)
-
-/** An entry of the compact form: a native handler's description, or a JS handler's context. */
-type CompactEntry = NativeHandler | ChannelHandlerContext
-
-/** True for the description of an HTTP codec (server or client), which a WebSocket handshake takes out. */
-const isHttpCodec = (h: unknown): boolean => h instanceof NativeHandler && (h._kind === NativeHandlerKind.Http || h._kind === NativeHandlerKind.HttpClient)
-
-/** The handler of a compact entry. */
-const handlerOf = (e: CompactEntry): ChannelHandler | NativeHandler => (e instanceof ChannelHandlerContext ? e.handler! : e)
-
 export class ChannelPipeline {
   #head: ChannelHandlerContext | undefined
   #tail: ChannelHandlerContext | undefined
   /** The compact form (see the ground rules): name, entry, name, entry ..., head to tail. */
-  #compact: Array<string | CompactEntry> | undefined
+  #compact: CompactForm | undefined
   #voidPromise: ChannelPromise | undefined
   /** `Bit` flags, and above them the count of names generated so far (one field, not four). */
   #bits = 0
@@ -166,15 +148,7 @@ export class ChannelPipeline {
   _compact(): void {
     this.#bits &= ~Bit.Initializing
     if (this.#compact !== undefined || (this.#bits & Bit.ContextGiven) !== 0) return
-    const out: Array<string | CompactEntry> = []
-    for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) out.push(c.name, c._kind === Kind.Js ? c : c.nativeHandler!)
-    for (let i = 1; i < out.length; i += 2) {
-      const c = out[i]
-      if (!(c instanceof ChannelHandlerContext)) continue
-      if (c._prev!._kind !== Kind.Js) c._prev = c._prev!._kind === Kind.Head ? GAP_HEAD : GAP_NATIVE
-      if (c._next!._kind !== Kind.Js) c._next = c._next!._kind === Kind.Tail ? GAP_TAIL : GAP_NATIVE
-    }
-    this.#compact = out.slice() // (exact length: `push` leaves room to grow)
+    this.#compact = compactForm(this.#head!, this.#tail!)
     this.#head = this.#tail = undefined
   }
 
@@ -184,25 +158,13 @@ export class ChannelPipeline {
     const all = this.#compact!
     this.#compact = undefined
     this._ends()
-    let prev = this.#head!
-    for (let i = 0; i < all.length; i += 2) {
-      const e = all[i + 1] as CompactEntry
-      const ctx = e instanceof ChannelHandlerContext ? e : new ChannelHandlerContext(all[i] as string, undefined, e, this, Kind.Native, 0)
-      ctx._prev = prev
-      prev._next = ctx
-      prev = ctx
-    }
-    prev._next = this.#tail
-    this.#tail!._prev = prev
+    expandForm(all, this, this.#head!, this.#tail!)
   }
 
   /** @internal Calls `fn` with each native handler, head to tail (without making contexts). */
   _forEachNative(fn: (h: NativeHandler) => void): void {
     const all = this.#compact
-    if (all !== undefined) {
-      for (let i = 1; i < all.length; i += 2) if (all[i] instanceof NativeHandler) fn(all[i] as NativeHandler)
-      return
-    }
+    if (all !== undefined) return forEachNativeIn(all, fn)
     for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) if (c.nativeHandler) fn(c.nativeHandler)
   }
 
@@ -243,7 +205,7 @@ export class ChannelPipeline {
   names(): string[] {
     this._followNative()
     const all = this.#compact
-    if (all !== undefined) return all.filter((_, i) => i % 2 === 0) as string[]
+    if (all !== undefined) return namesIn(all)
     const out: string[] = []
     for (let c = this._head._next; c && c !== this._tail; c = c._next) out.push(c.name)
     return out
@@ -283,11 +245,7 @@ export class ChannelPipeline {
       const c = this._lookup(which)
       return c?.handler ?? c?.nativeHandler
     }
-    for (let i = 0; i < all.length; i += 2) {
-      const h = handlerOf(all[i + 1] as CompactEntry)
-      if (typeof which === 'function' ? h instanceof which : all[i] === which || h === which) return h
-    }
-    return undefined
+    return findIn(all, which)
   }
 
   /** Adds `handler` first (named `name`, or a generated name such as `LineBasedFrameDecoder#0`). */
@@ -326,10 +284,9 @@ export class ChannelPipeline {
     if (names.length === 0) return // the native side forgot the channel
     const all = this.#compact
     if (all !== undefined) {
-      const kept: Array<string | CompactEntry> = []
-      for (let i = 0; i < all.length; i += 2) if (names.includes(all[i] as string) || !(all[i + 1] instanceof NativeHandler)) kept.push(all[i], all[i + 1])
-      if (kept.length === all.length) return
-      this.#compact = kept.slice() // (exact length: `splice` would keep the old capacity)
+      const kept = keepNativeNamed(all, names)
+      if (kept === undefined) return
+      this.#compact = kept
       this._nativeEdits = false
       return
     }
@@ -352,17 +309,7 @@ export class ChannelPipeline {
     this._nativeEdits = false
     const all = this.#compact
     if (all !== undefined) {
-      let n = 0
-      for (let i = 1; i < all.length; i += 2) if (isHttpCodec(all[i])) n += 2
-      if (n === 0) return
-      // (one array of the exact length: `splice` would keep the old capacity, `push` grows it)
-      const kept = new Array<string | CompactEntry>(all.length - n)
-      for (let i = 0, j = 0; i < all.length; i += 2) {
-        if (isHttpCodec(all[i + 1])) continue
-        kept[j++] = all[i]
-        kept[j++] = all[i + 1]
-      }
-      this.#compact = kept
+      this.#compact = withoutHttpCodec(all) ?? all
       return
     }
     for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) {
