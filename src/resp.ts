@@ -189,6 +189,7 @@ export function writeReply(r: RespReply, buf: Buffer, at: number): number {
   }
   if (tag === SEQUENCE) {
     // A batch's replies in one walk, each checked as it goes (no walk for the size first).
+    // A sequence bigger than the arena's room is found out after copying at most that room.
     const list = r._value as RespReply[]
     for (let i = 0; i < list.length && at >= 0; i++) at = writeReply(list[i], buf, at)
     return at
