@@ -73,15 +73,27 @@ function nameHash(b: Uint8Array): number {
   return h
 }
 
-/** The command `b` names, compared case-insensitively as Redis does, or undefined. */
-function lookup(b: Buffer): Def | undefined {
-  if (b.length > 16) return undefined // longer than any name
-  const d = COMMANDS.get(nameHash(b))
-  if (d === undefined || d.name.length !== b.length) return undefined
+/** Whether `b` is `d`'s name in any case. */
+function names(b: Buffer, d: Def): boolean {
+  const name = d.name
+  if (name.length !== b.length) return false
   for (let i = 0; i < b.length; i++) {
     const c = b[i]
-    if ((c >= 65 && c <= 90 ? c | 32 : c) !== d.name.charCodeAt(i)) return undefined
+    if ((c >= 65 && c <= 90 ? c | 32 : c) !== name.charCodeAt(i)) return false
   }
+  return true
+}
+
+/** The command found last: a pipeline mostly repeats one (checked first, without hash or Map). */
+let lastDef: Def | undefined
+
+/** The command `b` names, compared case-insensitively as Redis does, or undefined. */
+function lookup(b: Buffer): Def | undefined {
+  if (lastDef !== undefined && names(b, lastDef)) return lastDef
+  if (b.length > 16) return undefined // longer than any name
+  const d = COMMANDS.get(nameHash(b))
+  if (d === undefined || !names(b, d)) return undefined
+  lastDef = d
   return d
 }
 
@@ -272,7 +284,11 @@ class CommandHandler implements ChannelHandler {
       reply = err(`ERR wrong number of arguments for '${cmd.name}' command`)
     } else reply = cmd.run(args, this.store)
     if (JS_CODEC) ctx.write(reply)
-    else {
+    else if (reply === OK || reply === PONG) {
+      // The constant replies first: no conversion, no size walk.
+      this.replies.push(reply === OK ? NATIVE_OK : NATIVE_PONG)
+      if ((this.collected += 16) >= WRITE_AT) this.writeReplies(ctx)
+    } else {
       this.replies.push(toResp(reply))
       if ((this.collected += replySize(reply)) >= WRITE_AT) this.writeReplies(ctx)
     }

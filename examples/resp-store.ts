@@ -34,6 +34,13 @@ export function ownCopy(b: Uint8Array): Buffer {
   return copy
 }
 
+/** `to.set(from)` for two arrays of one length; a short one byte by byte (cheaper than the call). */
+function overwrite(to: Uint8Array, from: Uint8Array): void {
+  const n = from.length
+  if (n > 32) to.set(from)
+  else for (let i = 0; i < n; i++) to[i] = from[i]
+}
+
 /** FNV-1a over a key's bytes, cut to 30 bits: a small integer, which a Map hashes cheaply. */
 function keyHash(b: Uint8Array): number {
   let h = 0x811c9dc5
@@ -109,7 +116,7 @@ export class Store {
     let e = live ?? this.#find(key)
     if (e !== undefined) {
       // Copy: `value` is a view of the read buffer, which would stay alive with it.
-      if (!e.lent && e.value.length === value.length) e.value.set(value)
+      if (!e.lent && e.value.length === value.length) overwrite(e.value, value)
       else {
         e.value = ownCopy(value)
         e.lent = false

@@ -187,6 +187,13 @@ export function writeReply(r: RespReply, buf: Buffer, at: number): number {
     const v = r._value as Buffer
     return at + 5 + v.length > buf.length ? -1 : putBytes(tag, v, buf, at)
   }
+  if (tag === SEQUENCE) {
+    // A batch's replies in one walk, each checked as it goes (no walk for the size first).
+    // A sequence bigger than the arena's room is found out after copying at most that room.
+    const list = r._value as RespReply[]
+    for (let i = 0; i < list.length && at >= 0; i++) at = writeReply(list[i], buf, at)
+    return at
+  }
   if (at + size(r) > buf.length) return -1
   return put(r, buf, at)
 }

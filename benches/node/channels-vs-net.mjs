@@ -4,7 +4,7 @@
 //
 //   node benches/node/channels-vs-net.mjs [--quick] [--runs N] [--seconds S] [--warmup S]
 //                                         [--only echo-1,echo-50,lines-50,resp,http]
-//                                         [--resp-n N] [--resp-n-pipelined N]
+//                                         [--resp-n N] [--resp-n-pipelined N] [--resp-targets native,js-codec,net,redis]
 //                                         [--no-pin] [--json FILE] [--quiet-wait SECONDS]
 //                                         [--quiet-wait-total SECONDS] [--addon FILE.node]
 //                                         [--http-delay-ms MS] [--http-pipeline N] [--no-node24]
@@ -96,7 +96,12 @@ const haveRedisBenchmark = spawnSync('redis-benchmark', ['--version']).status ==
 const haveRedisServer = spawnSync('redis-server', ['--version']).status === 0
 // The RESP rows: the example with the native codec (the default), with --js-codec (the pure-JS
 // decoder and encoder, for reference), its node:net port, and redis-server when installed.
-const RESP_TARGETS = ['netloop resp-server.ts', 'netloop resp-server.ts --js-codec', 'node:net resp', ...(haveRedisServer ? ['redis-server'] : [])]
+// --resp-targets native,js-codec,net,redis picks some of them (default: all): the pure-JS codec
+// takes several times as long as the rest, so a quick check of the native path leaves it out.
+const RESP_PICK = { native: 'netloop resp-server.ts', 'js-codec': 'netloop resp-server.ts --js-codec', net: 'node:net resp', redis: 'redis-server' }
+const RESP_TARGETS = ['netloop resp-server.ts', 'netloop resp-server.ts --js-codec', 'node:net resp', ...(haveRedisServer ? ['redis-server'] : [])].filter((t) =>
+  opt('--resp-targets', Object.keys(RESP_PICK).join(',')).split(',').some((k) => RESP_PICK[k] === t),
+)
 
 // examples/http-hello.ts (with http-handlers.ts) bundled the same way.
 const httpSrc = join(root, 'examples', 'http-hello.ts')
@@ -362,7 +367,7 @@ async function respRun(name) {
 
 function respTable(rounds) {
   const targets = RESP_TARGETS
-  const net = 'node:net resp'
+  const net = targets.includes('node:net resp') ? 'node:net resp' : undefined
   const redis = targets.includes('redis-server') ? 'redis-server' : undefined
   const lines = [
     `| test | server | requests/s | p50 µs | p99 µs | server CPU µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio vs node:net | CPU/req ratio vs node:net | CPU/req ratio vs redis-server |`,
@@ -398,6 +403,7 @@ if (!flag('--no-node24')) {
     const twins = { 'node:net': WORKLOADS['echo-1'].targets, 'node:net lines': WORKLOADS['lines-50'].targets, 'node:net resp': RESP_TARGETS, 'node:http': HTTP_TARGETS }
     for (const [name, lists] of Object.entries(twins)) {
       TARGETS[`${name} (Node 24)`] = { ...TARGETS[name], node: n24.bin }
+      if (lists === RESP_TARGETS && !RESP_TARGETS.includes(name)) continue // --resp-targets left node:net out
       for (const list of name === 'node:net' ? [WORKLOADS['echo-1'].targets, WORKLOADS['echo-50'].targets] : [lists]) list.push(`${name} (Node 24)`)
     }
   }

@@ -194,6 +194,11 @@ function ownCopy(b) {
   copy.set(b);
   return copy;
 }
+function overwrite(to, from) {
+  const n = from.length;
+  if (n > 32) to.set(from);
+  else for (let i = 0; i < n; i++) to[i] = from[i];
+}
 function keyHash(b) {
   let h = 2166136261;
   for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b[i], 16777619);
@@ -233,7 +238,7 @@ class Store {
   set(key, value, expiresAt, live) {
     let e = live ?? this.#find(key);
     if (e !== void 0) {
-      if (!e.lent && e.value.length === value.length) e.value.set(value);
+      if (!e.lent && e.value.length === value.length) overwrite(e.value, value);
       else {
         e.value = ownCopy(value);
         e.lent = false;
@@ -298,14 +303,22 @@ function nameHash(b) {
   }
   return h;
 }
-function lookup(b) {
-  if (b.length > 16) return void 0;
-  const d = COMMANDS.get(nameHash(b));
-  if (d === void 0 || d.name.length !== b.length) return void 0;
+function names(b, d) {
+  const name = d.name;
+  if (name.length !== b.length) return false;
   for (let i = 0; i < b.length; i++) {
     const c = b[i];
-    if ((c >= 65 && c <= 90 ? c | 32 : c) !== d.name.charCodeAt(i)) return void 0;
+    if ((c >= 65 && c <= 90 ? c | 32 : c) !== name.charCodeAt(i)) return false;
   }
+  return true;
+}
+let lastDef;
+function lookup(b) {
+  if (lastDef !== void 0 && names(b, lastDef)) return lastDef;
+  if (b.length > 16) return void 0;
+  const d = COMMANDS.get(nameHash(b));
+  if (d === void 0 || !names(b, d)) return void 0;
+  lastDef = d;
   return d;
 }
 const CONFIG = {
