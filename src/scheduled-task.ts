@@ -10,10 +10,17 @@
 import { AsyncResource } from 'node:async_hooks'
 import { NetloopError } from './errors'
 import { type TaskListener, TaskFuture, cancelledError, futureOf, newFuture, recording } from './task-future'
-import type { TimerQueue } from './timers'
 
 /** A task: its return value is ignored, except that a rejected promise goes to `onTaskError`. */
 export type Task = () => unknown
+
+/**
+ * What a task needs of the queue that owns it (timers.ts's `TimerQueue`): a local type, so that
+ * the published declarations, which leave the internal queue out, name nothing missing.
+ */
+interface OwningQueue {
+  _cancel(task: ScheduledTask): void
+}
 
 /**
  * `_where` of a timer, which is also its state: >= 0: pending, at that heap index; IN_RUN:
@@ -50,10 +57,10 @@ export class ScheduledTask extends AsyncResource {
   /** @internal */
   declare _next: ScheduledTask | null
   /** @internal */
-  declare readonly _queue: TimerQueue
+  declare readonly _queue: OwningQueue
 
   /** @internal */
-  constructor(queue: TimerQueue, fn: Task) {
+  constructor(queue: OwningQueue, fn: Task) {
     super('netloop:timer')
     this._fn = fn
     this._ms = 0
@@ -139,7 +146,7 @@ export class PeriodicTask extends ScheduledTask {
   declare readonly period: number
   declare at: number
 
-  constructor(queue: TimerQueue, fn: Task, period: number, at: number) {
+  constructor(queue: OwningQueue, fn: Task, period: number, at: number) {
     super(queue, fn)
     this.period = period
     this.at = at
