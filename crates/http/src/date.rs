@@ -31,16 +31,28 @@ pub fn cached_date(wall: SystemTime) -> DateValue {
 /// codec's default clock, read once or twice per request: the two conversions cost more than
 /// the clock read).
 pub(crate) fn coarse_date() -> DateValue {
+    match coarse_timespec() {
+        Some((secs, _)) => cached_secs(secs),
+        None => cached_date(SystemTime::now()),
+    }
+}
+
+/// `CLOCK_REALTIME_COARSE` as whole seconds and nanoseconds since the epoch; `None` where it
+/// cannot be read (or reads before the epoch).
+fn coarse_timespec() -> Option<(u64, u32)> {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: `ts` is a valid, writable timespec for the call's duration.
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) };
-    match (rc, u64::try_from(ts.tv_sec)) {
-        (0, Ok(secs)) => cached_secs(secs),
-        _ => cached_date(SystemTime::now()),
+    if rc != 0 {
+        return None;
     }
+    Some((
+        u64::try_from(ts.tv_sec).ok()?,
+        u32::try_from(ts.tv_nsec).ok()?,
+    ))
 }
 
 /// The date of Unix second `secs`, formatted once per second per thread.
@@ -60,15 +72,9 @@ fn cached_secs(secs: u64) -> DateValue {
 /// tick, 1 to 10 ms), the default clock of the `Date` header; the precise clock where the
 /// coarse one cannot be read.
 pub fn coarse_wall_clock() -> SystemTime {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) };
-    match (rc, u64::try_from(ts.tv_sec), u32::try_from(ts.tv_nsec)) {
-        (0, Ok(secs), Ok(nanos)) => UNIX_EPOCH + Duration::new(secs, nanos),
-        _ => SystemTime::now(),
+    match coarse_timespec() {
+        Some((secs, nanos)) => UNIX_EPOCH + Duration::new(secs, nanos),
+        None => SystemTime::now(),
     }
 }
 
