@@ -30,9 +30,9 @@ impl SocketIo {
     /// `sendfile` when a file region is at the front (a file that ended early is an error).
     pub(super) fn write_once(&self, ch: &Channel) -> Option<io::Result<usize>> {
         let ob = ch.0.outbound.borrow();
+        let guard = self.stream.borrow();
+        let mut s: &TcpStream = guard.as_ref()?;
         if let Some(region) = ob.front_region() {
-            let guard = self.stream.borrow();
-            let s: &TcpStream = guard.as_ref()?;
             self.write_calls.set(self.write_calls.get() + 1);
             return Some(match region.send_to(s, usize::MAX) {
                 Ok(0) => Err(region.truncated()),
@@ -43,8 +43,6 @@ impl SocketIo {
             // One entry of bytes (no file region behind it: it is the only flushed entry):
             // one `write`, without filling a gather array (measured: the array's
             // initialisation was ~180 instructions a message in a 64-byte echo).
-            let guard = self.stream.borrow();
-            let mut s: &TcpStream = guard.as_ref()?;
             self.write_calls.set(self.write_calls.get() + 1);
             return Some(s.write(bytes));
         }
@@ -53,8 +51,6 @@ impl SocketIo {
         if n == 0 {
             return None;
         }
-        let guard = self.stream.borrow();
-        let mut s: &TcpStream = guard.as_ref()?;
         self.write_calls.set(self.write_calls.get() + 1);
         if ob.region_follows_bytes(MAX_IOV) {
             // A file region comes next (an HTTP head, then its file): the kernel holds these
