@@ -3,6 +3,7 @@
  * arena (`HttpRequest`, `HttpClientResponse`), and the header list and body of a message JS
  * writes (`HttpResponse`, `HttpClientRequest`).
  */
+import { Buffer } from 'node:buffer' // the module's binding, not the global's getter on every use (arena-view.ts)
 import { invalidArgType } from './errors'
 
 /** @internal Node's fast latin1 decoding (`buffer.latin1Slice`), typed. */

@@ -4,6 +4,7 @@
  * the requests and body pieces of a delivery read back (`readHttp`). The layouts both sides
  * share are described in crates/wire/src/http_wire.rs.
  */
+import { Buffer } from 'node:buffer' // the module's binding, not the global's getter on every use (arena-view.ts)
 import { HttpRequest } from './http-request'
 import { requestLayoutSize, writeRequestLayout } from './http-request-layout'
 import { HttpContent } from './http-content'

@@ -11,6 +11,7 @@
  * - One bad record must not stop the others: a throw while routing one is reported, and the
  *   next record goes on (handler errors themselves are routed by the pipeline).
  */
+import { Buffer } from 'node:buffer' // the module's binding, not the global's getter on every use (arena-view.ts)
 import type { Channel } from './channel'
 import type { ChannelHandlerContext } from './context'
 import { NetloopError } from './errors'

@@ -15,6 +15,7 @@
  *   Inbound, WebSocket frames and HTTP requests and body pieces a JS handler fires on to a
  *   native handler go in their layouts too (`ReadWs`, `ReadHttp`), other values as tokens.
  */
+import { Buffer } from 'node:buffer' // the module's binding, not the global's getter on every use (arena-view.ts)
 import type * as Native from '../native'
 import { RespReply, replyBytes, writeReply } from './resp'
 import { HttpRequest } from './http-request'
