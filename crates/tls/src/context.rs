@@ -6,19 +6,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rustls::client::danger::ServerCertVerifier;
-use rustls::client::{Resumption, WebPkiServerVerifier};
-use rustls::crypto::CryptoProvider;
+use rustls::client::Resumption;
 use rustls::server::danger::ClientCertVerifier;
 use rustls::server::WebPkiClientVerifier;
-use rustls::{ClientConfig, RootCertStore, ServerConfig, SupportedProtocolVersion};
+use rustls::{ClientConfig, ServerConfig};
 
 use crate::error::TlsError;
 use crate::exporter::SecretTap;
 use crate::handler::SslHandler;
-use crate::keylog::KeyLogFile;
 use crate::pem;
+use crate::rustls_parts::{
+    crls, key_log, key_log_file, provider, rustls_err, server_verifier, trust, versions,
+    with_revocation,
+};
 use crate::sni::SniResolver;
-use crate::suites;
 use crate::verify::{
     ChainOnlyServerVerifier, LenientClientVerifier, LenientServerVerifier, StapleRecorder,
 };
@@ -57,104 +58,6 @@ pub(crate) struct Inner {
 /// A server or client TLS configuration, shared by every connection made with it.
 #[derive(Clone)]
 pub struct SslContext(pub(crate) Arc<Inner>);
-
-/// ring, with the suites and groups `o` names, or netloop's defaults (AES-128-GCM preferred
-/// over AES-256-GCM, as BoringSSL and Go do: as secure for TLS, cheaper per record, and
-/// SHA-256 instead of SHA-384 in the key schedule).
-fn provider(o: &SslOptions) -> Result<Arc<CryptoProvider>, TlsError> {
-    let mut p = rustls::crypto::ring::default_provider();
-    p.cipher_suites = if o.cipher_suites.is_empty() {
-        suites::default_suites()
-    } else {
-        suites::cipher_suites(&o.cipher_suites)?
-    };
-    p.kx_groups = if o.groups.is_empty() {
-        suites::default_groups()
-    } else {
-        suites::groups(&o.groups)?
-    };
-    Ok(Arc::new(p))
-}
-
-/// The key log `o` asks for, if any.
-fn key_log(o: &SslOptions) -> Result<Option<Arc<dyn rustls::KeyLog>>, TlsError> {
-    Ok(key_log_file(o)?.map(|f| Arc::new(f) as Arc<dyn rustls::KeyLog>))
-}
-
-fn key_log_file(o: &SslOptions) -> Result<Option<KeyLogFile>, TlsError> {
-    o.key_log_file.as_deref().map(KeyLogFile::open).transpose()
-}
-
-/// A webpki verifier builder (a client's or a server's: two types with the same methods and
-/// no trait in common) with `o`'s revocation lists, checked node:tls's way: the peer's own
-/// certificate only, and an expired list fails.
-macro_rules! with_revocation {
-    ($builder:expr, $o:expr) => {{
-        let crls = crls($o)?;
-        let builder = $builder;
-        if crls.is_empty() {
-            builder
-        } else {
-            builder
-                .with_crls(crls)
-                .only_check_end_entity_revocation()
-                .enforce_revocation_expiration()
-        }
-    }};
-}
-
-/// The revocation lists `o` carries (empty without `crl`).
-fn crls(
-    o: &SslOptions,
-) -> Result<Vec<rustls::pki_types::CertificateRevocationListDer<'static>>, TlsError> {
-    match &o.crl {
-        Some(pem) => pem::crls(pem, "crl"),
-        None => Ok(Vec::new()),
-    }
-}
-
-/// The verifier of a client's view of servers: the context's roots and revocation lists.
-fn server_verifier(
-    o: &SslOptions,
-    provider: &Arc<CryptoProvider>,
-) -> Result<Arc<WebPkiServerVerifier>, TlsError> {
-    let builder = WebPkiServerVerifier::builder_with_provider(trust(o)?, provider.clone());
-    with_revocation!(builder, o)
-        .build()
-        .map_err(|e| TlsError::Config(format!("ca: {e}")))
-}
-
-fn versions(o: &SslOptions) -> Result<Vec<&'static SupportedProtocolVersion>, TlsError> {
-    if o.min_version > o.max_version {
-        return Err(TlsError::Config(format!(
-            "minVersion {:?} is above maxVersion {:?}",
-            o.min_version, o.max_version
-        )));
-    }
-    let mut v = Vec::new();
-    if o.max_version >= TlsVersion::Tls13 {
-        v.push(&rustls::version::TLS13);
-    }
-    if o.min_version <= TlsVersion::Tls12 {
-        v.push(&rustls::version::TLS12);
-    }
-    Ok(v)
-}
-
-fn trust(o: &SslOptions) -> Result<Arc<RootCertStore>, TlsError> {
-    let mut store = match &o.ca {
-        Some(pem) => pem::roots(pem, "ca")?,
-        None => pem::bundled_roots(),
-    };
-    if o.system_roots {
-        pem::add_system_roots(&mut store)?;
-    }
-    Ok(Arc::new(store))
-}
-
-fn rustls_err(what: &str) -> impl Fn(rustls::Error) -> TlsError + '_ {
-    move |e| TlsError::Config(format!("{what}: {e}"))
-}
 
 impl SslContext {
     /// A server context. Needs a default `identity` or at least one `sni` entry.

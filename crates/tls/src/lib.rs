@@ -38,6 +38,7 @@ mod options;
 mod pem;
 mod pfx;
 mod record;
+mod rustls_parts;
 mod session;
 mod sigalgs;
 mod small;

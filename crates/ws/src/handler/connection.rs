@@ -39,37 +39,29 @@ use netloop_transport::{
 use super::closing::Closing;
 use super::compression::{directions, Outbound};
 use super::pause::Pause;
+use super::reading::Inbound;
 use crate::close::{CloseCode, CloseFrame};
 use crate::config::WsConfig;
 use crate::decoder::{FrameDecoder, Role};
 use crate::deflate::Decompression;
-use crate::error::{ConfigError, WsError};
+use crate::error::ConfigError;
 use crate::extension::PerMessageDeflate;
 use crate::frame::{encode_frame, Opcode};
 use crate::message::{MessageAssembler, WebSocketFrame};
 
-struct Inbound {
-    decoder: FrameDecoder,
-    assembler: MessageAssembler,
-    buf: BytesMut,
-    /// Inflating the peer's compressed messages (permessage-deflate agreed). Boxed: a
-    /// connection without compression keeps a pointer, not the state's 190 bytes inline.
-    decompression: Option<Box<Decompression>>,
-}
-
 /// One WebSocket connection's codec and protocol handler.
 pub struct WebSocketHandler {
-    config: WsConfig,
-    inbound: RefCell<Inbound>,
+    pub(super) config: WsConfig,
+    pub(super) inbound: RefCell<Inbound>,
     /// Decoding stopped: a protocol error, or the peer's close frame.
-    stopped: Cell<bool>,
-    closing: Closing,
-    pause: Pause,
+    pub(super) stopped: Cell<bool>,
+    pub(super) closing: Closing,
+    pub(super) pause: Pause,
     /// Mask key generator (client role).
-    mask_state: Cell<u64>,
-    deflate: Option<PerMessageDeflate>,
+    pub(super) mask_state: Cell<u64>,
+    pub(super) deflate: Option<PerMessageDeflate>,
     /// Compressing ours (permessage-deflate agreed). Boxed, as `Inbound::decompression`.
-    outbound: Option<Box<Outbound>>,
+    pub(super) outbound: Option<Box<Outbound>>,
 }
 
 impl WebSocketHandler {
@@ -173,7 +165,7 @@ impl WebSocketHandler {
         Some(k.to_ne_bytes())
     }
 
-    fn encode(&self, fin: bool, opcode: Opcode, payload: &[u8]) -> Bytes {
+    pub(super) fn encode(&self, fin: bool, opcode: Opcode, payload: &[u8]) -> Bytes {
         let mut out = BytesMut::with_capacity(payload.len() + 14);
         encode_frame(&mut out, fin, opcode, payload, self.mask());
         out.freeze()
@@ -189,146 +181,6 @@ impl WebSocketHandler {
         encode_frame(&mut out, true, opcode, &data, self.mask());
         out[0] |= 0x40;
         out.freeze()
-    }
-
-    /// Decodes and handles frames until the cumulation yields no more.
-    fn decode(&self, ctx: &ChannelHandlerContext) {
-        while !self.stopped.get() && !ctx.is_removed() {
-            if self.config.pause_while_unwritable && self.pause.stops(ctx) {
-                return;
-            }
-            let next = {
-                let mut inbound = self.inbound.borrow_mut();
-                let Inbound {
-                    decoder,
-                    assembler,
-                    buf,
-                    decompression,
-                } = &mut *inbound;
-                match decoder.decode(buf) {
-                    Ok(Some(frame)) => match decompression {
-                        Some(d) => d.frame(frame, assembler.in_message()),
-                        None => Ok(frame),
-                    }
-                    .and_then(|frame| assembler.push(frame))
-                    .map(Some),
-                    // Text still arriving is checked as it comes (fail fast on UTF-8).
-                    Ok(None) => match decoder.partial(buf) {
-                        Some(partial) => {
-                            let compressed = partial.rsv1
-                                || (partial.opcode == Opcode::Continuation
-                                    && decompression
-                                        .as_ref()
-                                        .is_some_and(|d| d.in_compressed_message()));
-                            assembler.check_partial(&partial, compressed).map(|()| None)
-                        }
-                        None => Ok(None),
-                    },
-                    Err(error) => Err(error),
-                }
-            };
-            match next {
-                Ok(Some(Some(frame))) => self.on_frame(ctx, frame),
-                Ok(Some(None)) => {}
-                Ok(None) => return,
-                Err(error) => return self.fail(ctx, error),
-            }
-        }
-    }
-
-    fn on_frame(&self, ctx: &ChannelHandlerContext, frame: WebSocketFrame) {
-        match frame {
-            WebSocketFrame::Ping(payload) => {
-                if self.config.auto_pong && !self.closing.sent.get() {
-                    ctx.write_and_flush(self.encode(true, Opcode::Pong, &payload));
-                }
-                if self.config.forward_control_frames {
-                    ctx.fire_channel_read(WebSocketFrame::Ping(payload));
-                }
-            }
-            WebSocketFrame::Pong(_) if !self.config.forward_control_frames => {}
-            WebSocketFrame::Close(close) => self.on_close(ctx, close),
-            other => ctx.fire_channel_read(other),
-        }
-    }
-
-    /// The peer's close frame: answer it (unless ours went first), then close the channel.
-    fn on_close(&self, ctx: &ChannelHandlerContext, close: CloseFrame) {
-        self.stopped.set(true);
-        self.closing.received.set(true);
-        self.drop_input();
-        if !self.closing.sent.replace(true) {
-            let answer = match close.code {
-                Some(code) => CloseFrame::new(code, ""),
-                None => CloseFrame::empty(),
-            };
-            ctx.write(self.encode(true, Opcode::Close, &answer.payload()));
-        }
-        ctx.fire_channel_read(WebSocketFrame::Close(close));
-        self.closing.close_after_writes(ctx);
-    }
-
-    /// A protocol error: report it, send its close code, close.
-    fn fail(&self, ctx: &ChannelHandlerContext, error: WsError) {
-        self.stopped.set(true);
-        self.drop_input();
-        let code = error.close_code();
-        ctx.fire_exception_caught(error.into());
-        if !self.closing.sent.replace(true) {
-            let close = CloseFrame::new(code, "");
-            ctx.write(self.encode(true, Opcode::Close, &close.payload()));
-        }
-        self.closing.close_after_writes(ctx);
-    }
-
-    /// Resumes from a loop task once the channel is writable again (pause.rs).
-    fn schedule_resume(&self, ctx: &ChannelHandlerContext) {
-        let Some(event_loop) = ctx.try_channel().and_then(|ch| ch.event_loop().local()) else {
-            self.pause.resume_scheduled.set(false);
-            return;
-        };
-        let c = ctx.clone();
-        event_loop.execute_local(move || {
-            if c.is_removed() {
-                return;
-            }
-            let handler = c.handler();
-            if let Some(ws) = handler
-                .as_any()
-                .and_then(|a| a.downcast_ref::<WebSocketHandler>())
-            {
-                ws.resume(&c);
-            }
-        });
-    }
-
-    /// Decodes what waited, then reads again unless it paused once more.
-    fn resume(&self, ctx: &ChannelHandlerContext) {
-        self.pause.resume_scheduled.set(false);
-        if !self.pause.can_resume(ctx) {
-            return;
-        }
-        self.pause.unpause();
-        self.decode(ctx);
-        ctx.fire_channel_read_complete();
-        if !self.pause.is_paused() && ctx.try_channel().is_some_and(|ch| ch.is_open()) {
-            self.pause.read_again(ctx);
-        }
-    }
-
-    /// The peer did not answer our close frame in time.
-    pub(super) fn close_timed_out(&self, ctx: &ChannelHandlerContext) {
-        self.stopped.set(true);
-        self.closing.close_after_writes(ctx);
-    }
-
-    fn drop_input(&self) {
-        let mut inbound = self.inbound.borrow_mut();
-        inbound.buf = BytesMut::new();
-        inbound.assembler.reset();
-        if let Some(d) = &mut inbound.decompression {
-            d.reset();
-        }
     }
 
     /// Encodes an outbound frame, or says why it cannot go.

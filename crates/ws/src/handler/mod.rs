@@ -19,6 +19,7 @@ mod compression;
 mod connection;
 mod echo;
 mod pause;
+mod reading;
 
 pub use connection::WebSocketHandler;
 pub use echo::WebSocketEchoHandler;
