@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use netloop_eventloop::LocalLoop;
 use netloop_transport::{
     Channel, ChannelHandlerContext, ChannelPipeline, ChannelPromise, LocalListenerExt,
-    TransportError, Unhandled,
+    TransportError,
 };
 
 use crate::adapter::Marks;
@@ -152,8 +152,8 @@ impl Hub {
         let weak = Rc::downgrade(self);
         let sink = weak.clone();
         // What reaches the native tail is reported to JS like what reaches the JS tail.
-        channel.pipeline().set_unhandled_sink(move |what| {
-            if let (Unhandled::Exception(e), Some(hub)) = (what, sink.upgrade()) {
+        channel.pipeline().set_unhandled_exception_sink(move |e| {
+            if let Some(hub) = sink.upgrade() {
                 let mut out = hub.outbox();
                 let (a, b) = record::error_fields(out.put_error(hub.id, &e));
                 out.push(WireKind::Unhandled as u32, id as f64, 0.0, a, b, 0.0);
