@@ -88,6 +88,9 @@ pub(crate) struct PipelineInner {
     /// The sink takes every kind of [`Unhandled`], not only exceptions: the tail calls it for
     /// each read, read-complete and writability event no handler took.
     sink_takes_all: Cell<bool>,
+    /// No linked handler takes `read` ([`ChannelHandler::takes_read`]): a read from the tail
+    /// goes to the head directly. Reviewed whenever a context is linked or unlinked.
+    reads_to_head: Cell<bool>,
     /// The owner removes the handlers itself (see [`ChannelPipeline::defer_destroy`]).
     destroy_deferred: Cell<bool>,
 }
@@ -121,6 +124,7 @@ impl ChannelPipeline {
                 pending: RefCell::new(VecDeque::new()),
                 sink: RefCell::new(None),
                 sink_takes_all: Cell::new(false),
+                reads_to_head: Cell::new(true),
                 destroy_deferred: Cell::new(false),
             }
         }))
@@ -278,9 +282,13 @@ impl ChannelPipeline {
     pub fn write_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
         self.0.tail.write_with(msg, promise);
     }
-    /// Asks for a read from the tail.
+    /// Asks for a read from the tail (at the head at once when no handler takes `read`).
     pub fn read(&self) {
-        self.0.tail.read();
+        if self.0.reads_to_head.get() {
+            self.0.head.invoke_self(|h, c| h.read(c));
+        } else {
+            self.0.tail.read();
+        }
     }
     /// Flushes from the tail.
     pub fn flush(&self) {
