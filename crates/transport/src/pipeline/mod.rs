@@ -285,7 +285,10 @@ impl ChannelPipeline {
     /// Asks for a read from the tail (at the head at once when no handler takes `read`).
     pub fn read(&self) {
         if self.0.reads_to_head.get() {
-            self.0.head.invoke_self(|h, c| h.read(c));
+            // What the head's `read` does, without its context's call.
+            if let Some(ch) = self.try_channel() {
+                ch.core_begin_read();
+            }
         } else {
             self.0.tail.read();
         }
