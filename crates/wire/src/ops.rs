@@ -22,6 +22,18 @@ use crate::outbox::ErrorRef;
 use crate::record::RECORD;
 use crate::token::{JsError, JsValue};
 
+/// A record's id field: a whole number below 2^53 (a negative or NaN one names nothing). Through
+/// `i64`, which x86 converts in one instruction; the saturating conversion to `u64` takes a
+/// dozen, and each op has two ids.
+fn id_of(v: f64) -> u64 {
+    v as i64 as u64
+}
+
+/// A record's offset or length field (a negative one counts as 0), through `i64` as `id_of`.
+fn whole(v: f64) -> usize {
+    (v as i64).max(0) as usize
+}
+
 /// The channels whose writes an `apply_ops` counted ahead (by id), with the bytes still
 /// reserved.
 pub type Reserved = Vec<(u64, netloop_transport::Channel, usize)>;
@@ -30,7 +42,7 @@ pub type Reserved = Vec<(u64, netloop_transport::Channel, usize)>;
 /// estimates it: bytes their length, other values 8, plus the per-entry overhead).
 pub fn write_size(kind: WireKind, len: f64) -> Option<usize> {
     let size = match kind {
-        WireKind::WriteBytes | WireKind::WriteBytesFlush | WireKind::WriteBig => len as usize,
+        WireKind::WriteBytes | WireKind::WriteBytesFlush | WireKind::WriteBig => whole(len),
         WireKind::WriteValue => 8,
         // A file region counts no bytes, only its entry (as the outbound buffer counts it).
         WireKind::WriteFile => 0,
@@ -90,7 +102,7 @@ impl Hub {
                 let Some(n) = kind.ok().and_then(|k| write_size(k, op[4])) else {
                     continue;
                 };
-                let id = op[1] as u64;
+                let id = id_of(op[1]);
                 let Some(e) = map.get(&id) else { continue };
                 if let Some(slot) = slot_of(&out, e, id, stamp) {
                     out[slot].2 += n;
@@ -156,7 +168,7 @@ impl Hub {
     ) -> Message {
         match kind {
             WireKind::ReadBytes | WireKind::WriteBytes => {
-                let data = self.shared.arena_bytes(a as usize, b as usize);
+                let data = self.shared.arena_bytes(whole(a), whole(b));
                 let m = &self.metrics.bytes_from_js;
                 m.set(m.get() + data.len() as f64);
                 Message::Bytes(data)
@@ -194,8 +206,8 @@ impl Hub {
                 WireKind::WriteBytesFlush => WireKind::WriteBytes,
                 k => k,
             },
-            op[1] as u64,
-            op[2] as u64,
+            id_of(op[1]),
+            id_of(op[2]),
             op[3],
             op[4],
             op[5],
