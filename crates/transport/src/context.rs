@@ -68,13 +68,19 @@ impl std::fmt::Debug for ChannelHandlerContext {
     }
 }
 
-/// A copy of what `cell` holds, leaving it there (a link of a context: `Option<context>` or
-/// `Weak`). The value is out of the cell only between these lines, which run no other code.
-pub(crate) fn peek<T: Clone + Default>(cell: &Cell<T>) -> T {
-    let v = cell.take();
-    let copy = v.clone();
-    cell.set(v);
-    copy
+/// A copy of a context link (`Option<context>`), leaving it in its cell: one reference count
+/// more, no move out of the cell and back (the links are read on every hop of every event).
+pub(crate) fn peek(cell: &Cell<Option<ChannelHandlerContext>>) -> Option<ChannelHandlerContext> {
+    // SAFETY: a `Cell` is `!Sync`, so only this thread reaches it, and the shared reference
+    // lives only while the `Rc` is cloned, which runs no code that could write the cell.
+    unsafe { (*cell.as_ptr()).clone() }
+}
+
+/// The live context a `prev` link points to, if any.
+fn upgrade(cell: &Cell<Weak<CtxInner>>) -> Option<ChannelHandlerContext> {
+    // SAFETY: as in `peek`: the reference lives only while the `Weak` is upgraded, which runs
+    // no code that could write the cell.
+    unsafe { (*cell.as_ptr()).upgrade() }.map(ChannelHandlerContext)
 }
 
 /// Runs a handler method, turning a panic into an error.
@@ -164,7 +170,7 @@ impl ChannelHandlerContext {
         if let Some(p) = peek(&self.0.pinned_prev) {
             return Some(p);
         }
-        peek(&self.0.prev).upgrade().map(ChannelHandlerContext)
+        upgrade(&self.0.prev)
     }
 
     /// True once the context left the chain (its `prev` is pinned).
@@ -194,8 +200,9 @@ impl ChannelHandlerContext {
             let _ = f(&pass, self);
             return;
         }
-        let handler = self.0.handler.clone();
-        if let Err(e) = guard(|| f(&*handler, self)) {
+        // The caller holds `self` (a strong reference), and a context's handler never changes:
+        // no reference count for the call.
+        if let Err(e) = guard(|| f(&*self.0.handler, self)) {
             self.fire_exception_caught(e);
         }
     }
@@ -211,8 +218,7 @@ impl ChannelHandlerContext {
             let _ = f(&PassThrough, self);
             return;
         }
-        let handler = self.0.handler.clone();
-        if let Err(e) = guard(|| f(&*handler, self)) {
+        if let Err(e) = guard(|| f(&*self.0.handler, self)) {
             if !promise.try_failure(e.clone()) {
                 self.fire_exception_caught(e);
             }

@@ -142,6 +142,14 @@ pub trait ChannelHandler: 'static {
         ctx.shutdown_output_with(promise);
         Ok(())
     }
+    /// False if this handler's `read` only passes the request on (the default method): when
+    /// no handler of a pipeline takes `read`, a read the pipeline asks for (autoRead after
+    /// every read batch) goes to the head directly instead of through every context.
+    /// Asked when the handler is linked into the pipeline or out of it; true by default.
+    fn takes_read(&self) -> bool {
+        true
+    }
+
     /// Asks for one more read (what `autoRead` does after every read batch).
     fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         ctx.read();

@@ -467,6 +467,10 @@ impl ChannelHandler for JsAdapter {
         self.push(WireKind::Flush as u32, 0.0, 0.0, 0.0);
         Ok(())
     }
+    fn takes_read(&self) -> bool {
+        // Without outbound methods `read` passes natively, whatever waits for JS (below).
+        self.takes.outbound
+    }
     fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         // Not held back by records waiting for JS (see the module docs).
         if !self.takes.outbound {

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use netloop_eventloop::LocalLoop;
 use netloop_transport::{
     Channel, ChannelHandlerContext, ChannelPipeline, ChannelPromise, LocalListenerExt,
-    TransportError, Unhandled,
+    TransportError,
 };
 
 use crate::adapter::Marks;
@@ -39,6 +39,9 @@ pub struct Entry {
     /// What the channel's stand-ins share (see `adapter`), made with the first one: a
     /// pipeline of native handlers only has none (48 bytes less per such connection).
     pub mark: std::cell::OnceCell<Rc<Marks>>,
+    /// The `apply_ops` batch that last counted writes of this channel ahead, and the
+    /// channel's slot in that batch's reservations (`ops.rs`): no map per batch.
+    pub reserve: Cell<(u32, u32)>,
 }
 
 /// Counters of one loop's JS boundary, read by `loop.metrics()`.
@@ -77,9 +80,11 @@ pub struct Hub {
     /// at once instead of waiting behind the channel's records for JS (see `Adapter::close`).
     pub closing_all: Cell<bool>,
     pub refd_open: Cell<usize>,
-    /// `apply_ops`'s map of the channels whose writes it counted ahead, kept empty between
+    /// `apply_ops`'s list of the channels whose writes it counted ahead, kept empty between
     /// batches so that its capacity is reused.
     pub reserved: RefCell<crate::ops::Reserved>,
+    /// The stamp of the last `apply_ops` batch (see `Entry::reserve`).
+    pub reserve_stamp: Cell<u32>,
     /// The messages JS may give back while the batch holding them is delivered (`held.rs`).
     pub kept: RefCell<crate::held::Kept>,
     pub metrics: Metrics,
@@ -113,6 +118,7 @@ impl Hub {
             closing_all: Cell::new(false),
             refd_open: Cell::new(0),
             reserved: RefCell::default(),
+            reserve_stamp: Cell::new(0),
             kept: RefCell::default(),
             metrics: Metrics::default(),
         });
@@ -152,8 +158,8 @@ impl Hub {
         let weak = Rc::downgrade(self);
         let sink = weak.clone();
         // What reaches the native tail is reported to JS like what reaches the JS tail.
-        channel.pipeline().set_unhandled_sink(move |what| {
-            if let (Unhandled::Exception(e), Some(hub)) = (what, sink.upgrade()) {
+        channel.pipeline().set_unhandled_exception_sink(move |e| {
+            if let Some(hub) = sink.upgrade() {
                 let mut out = hub.outbox();
                 let (a, b) = record::error_fields(out.put_error(hub.id, &e));
                 out.push(WireKind::Unhandled as u32, id as f64, 0.0, a, b, 0.0);
@@ -176,6 +182,7 @@ impl Hub {
                 ctxs: Vec::new(),
                 refd: true,
                 mark: std::cell::OnceCell::new(),
+                reserve: Cell::new((0, 0)),
             },
         );
         id

@@ -7,6 +7,8 @@
 //! agrees while they are applied one by one (a flush among them drains the socket), every
 //! write of a batch is first counted on its channel as reserved bytes; each write gives its
 //! reservation back as it is applied, and the channel looks at the low mark once at the end.
+//! The reservations of a batch are a list; each channel's entry in the hub notes its slot
+//! there under the batch's stamp (no map per batch: the ops already look the channel up).
 
 use crate::protocol::{Outcome, RecordValue as _, WireKind};
 use std::rc::Rc;
@@ -16,19 +18,31 @@ use netloop_transport::{LocalListenerExt, Message, TransportError};
 
 use crate::big::BigChunks;
 use crate::hub::{From, Hub};
-use crate::ids::IdMap;
 use crate::outbox::ErrorRef;
 use crate::record::RECORD;
 use crate::token::{JsError, JsValue};
 
-/// The channels whose writes an `apply_ops` counted ahead, with the bytes still reserved.
-pub type Reserved = IdMap<(netloop_transport::Channel, usize)>;
+/// A record's id field: a whole number below 2^53 (a negative or NaN one names nothing). Through
+/// `i64`, which x86 converts in one instruction; the saturating conversion to `u64` takes a
+/// dozen, and each op has two ids.
+fn id_of(v: f64) -> u64 {
+    v as i64 as u64
+}
+
+/// A record's offset or length field (a negative one counts as 0), through `i64` as `id_of`.
+fn whole(v: f64) -> usize {
+    (v as i64).max(0) as usize
+}
+
+/// The channels whose writes an `apply_ops` counted ahead (by id), with the bytes still
+/// reserved.
+pub type Reserved = Vec<(u64, netloop_transport::Channel, usize)>;
 
 /// What a write op counts towards writability, as JS counts it (and as the outbound buffer
 /// estimates it: bytes their length, other values 8, plus the per-entry overhead).
 pub fn write_size(kind: WireKind, len: f64) -> Option<usize> {
     let size = match kind {
-        WireKind::WriteBytes | WireKind::WriteBytesFlush | WireKind::WriteBig => len as usize,
+        WireKind::WriteBytes | WireKind::WriteBytesFlush | WireKind::WriteBig => whole(len),
         WireKind::WriteValue => 8,
         // A file region counts no bytes, only its entry (as the outbound buffer counts it).
         WireKind::WriteFile => 0,
@@ -54,11 +68,16 @@ impl Hub {
         }
         let m = &self.metrics.ops;
         m.set(m.get() + (ops.len() / RECORD) as f64);
-        let mut reserved = self.reserve_writes(&ops);
+        // A batch applied inside another (none is known to happen) takes a stamp of its own;
+        // the outer one then finds its slots taken over and gives its reservations back at
+        // its end instead of write by write.
+        let stamp = self.reserve_stamp.get().wrapping_add(1).max(1);
+        self.reserve_stamp.set(stamp);
+        let mut reserved = self.reserve_writes(&ops, stamp);
         for op in ops.chunks_exact(RECORD) {
-            self.apply(op, big, strings, &mut reserved);
+            self.apply(op, big, strings, (stamp, &mut reserved));
         }
-        for (_, (ch, left)) in reserved.drain() {
+        for (_, ch, left) in reserved.drain(..) {
             if left > 0 {
                 ch.release_pending_outbound(left);
             }
@@ -71,22 +90,29 @@ impl Hub {
     }
 
     /// Counts the writes of `ops` on their open channels (see the module docs): the channels
-    /// and the bytes still reserved on each. The map is the hub's scratch map, taken out of it
-    /// (a nested call finds an empty one and allocates its own).
-    fn reserve_writes(&self, ops: &[f64]) -> Reserved {
+    /// and the bytes still reserved on each, each channel's slot noted in its entry under
+    /// `stamp`. The list is the hub's scratch list, taken out of it (a nested call finds an
+    /// empty one and allocates its own).
+    fn reserve_writes(&self, ops: &[f64], stamp: u32) -> Reserved {
         let mut out = std::mem::take(&mut *self.reserved.borrow_mut());
-        for op in ops.chunks_exact(RECORD) {
-            let kind = WireKind::try_from(op[0] as u32);
-            if let Some(n) = kind.ok().and_then(|k| write_size(k, op[4])) {
-                let id = op[1] as u64;
-                if let Some((_, sum)) = out.get_mut(&id) {
-                    *sum += n;
-                } else if let Some(ch) = self.channel(id).filter(|c| c.is_open()) {
-                    out.insert(id, (ch, n));
+        {
+            let map = self.channels.borrow();
+            for op in ops.chunks_exact(RECORD) {
+                let kind = WireKind::try_from(op[0] as u32);
+                let Some(n) = kind.ok().and_then(|k| write_size(k, op[4])) else {
+                    continue;
+                };
+                let id = id_of(op[1]);
+                let Some(e) = map.get(&id) else { continue };
+                if let Some(slot) = slot_of(&out, e, id, stamp) {
+                    out[slot].2 += n;
+                } else if e.channel.is_open() {
+                    e.reserve.set((stamp, out.len() as u32));
+                    out.push((id, e.channel.clone(), n));
                 }
             }
         }
-        for (ch, n) in out.values() {
+        for (_, ch, n) in &out {
             ch.reserve_pending_outbound(*n);
         }
         out
@@ -142,7 +168,7 @@ impl Hub {
     ) -> Message {
         match kind {
             WireKind::ReadBytes | WireKind::WriteBytes => {
-                let data = self.shared.arena_bytes(a as usize, b as usize);
+                let data = self.shared.arena_bytes(whole(a), whole(b));
                 let m = &self.metrics.bytes_from_js;
                 m.set(m.get() + data.len() as f64);
                 Message::Bytes(data)
@@ -168,7 +194,7 @@ impl Hub {
         op: &[f64],
         big: &mut BigChunks<C>,
         strings: &[String],
-        reserved: &mut Reserved,
+        (stamp, reserved): (u32, &mut Reserved),
     ) {
         // A code that names no kind does nothing (as an event no handler method takes).
         let Ok(kind) = WireKind::try_from(op[0] as u32) else {
@@ -180,8 +206,8 @@ impl Hub {
                 WireKind::WriteBytesFlush => WireKind::WriteBytes,
                 k => k,
             },
-            op[1] as u64,
-            op[2] as u64,
+            id_of(op[1]),
+            id_of(op[2]),
             op[3],
             op[4],
             op[5],
@@ -209,10 +235,11 @@ impl Hub {
                             .find(|(id, _)| *id == ctx)
                             .map(|(_, c)| c.clone())
                     },
+                    slot_of(reserved, e, chan, stamp),
                 )
             })
         };
-        let Some((channel, ctx)) = found else {
+        let Some((channel, ctx, slot)) = found else {
             if matches!(kind, WireKind::WriteFile | WireKind::WriteHttp) {
                 // Read to close the descriptor a file region handed over (file_wire.rs).
                 drop(self.framed(kind, a, b, big));
@@ -260,7 +287,8 @@ impl Hub {
                 });
             }
             WireKind::WriteBytes | WireKind::WriteValue | WireKind::WriteBig => {
-                if let (Some(n), Some((_, left))) = (write_size(kind, b), reserved.get_mut(&chan)) {
+                let left = slot.map(|i| &mut reserved[i].2);
+                if let (Some(n), Some(left)) = (write_size(kind, b), left) {
                     let n = n.min(*left);
                     *left -= n;
                     channel.release_pending_outbound(n);
@@ -294,7 +322,7 @@ impl Hub {
             }
             WireKind::WriteResp | WireKind::WriteHttp | WireKind::WriteFile | WireKind::WriteWs => {
                 if kind == WireKind::WriteFile {
-                    if let Some((_, left)) = reserved.get_mut(&chan) {
+                    if let Some(left) = slot.map(|i| &mut reserved[i].2) {
                         let n = netloop_transport::ENTRY_OVERHEAD.min(*left);
                         *left -= n;
                         channel.release_pending_outbound(n);
@@ -399,4 +427,12 @@ impl Hub {
             _ => {}
         }
     }
+}
+
+/// The slot of channel `id` (its hub entry `e`) in the reservations of batch `stamp`, if its
+/// writes were counted ahead in that batch.
+fn slot_of(out: &Reserved, e: &crate::hub::Entry, id: u64, stamp: u32) -> Option<usize> {
+    let (s, slot) = e.reserve.get();
+    let slot = slot as usize;
+    (s == stamp && out.get(slot).is_some_and(|r| r.0 == id)).then_some(slot)
 }

@@ -59,7 +59,7 @@ impl Channel {
             };
             let failed = self.0.outbound.borrow_mut().take_flushed();
             fail_all(failed, &err);
-            let change = self.0.outbound.borrow().writability().recheck_low();
+            let change = self.0.outbound.borrow().writability_ref().recheck_low();
             self.fire_writability(change);
             return;
         }
@@ -89,20 +89,20 @@ impl Channel {
     /// Counts `n` bytes of writes on their way to the channel towards its pending total; a
     /// crossing of the high mark fires `channel_writability_changed`.
     pub fn reserve_pending_outbound(&self, n: usize) {
-        let change = self.0.outbound.borrow().writability().add(n);
+        let change = self.0.outbound.borrow().writability_ref().add(n);
         self.fire_writability(change);
     }
 
     /// Gives back `n` reserved bytes without a writability change (the write arrives and counts
     /// itself, or it went elsewhere: call `recheck_writability` once after).
     pub fn release_pending_outbound(&self, n: usize) {
-        self.0.outbound.borrow().writability().sub_quiet(n);
+        self.0.outbound.borrow().writability_ref().sub_quiet(n);
     }
 
     /// Turns the channel writable (firing `channel_writability_changed`) if its pending total
     /// fell below the low mark while nothing reported it.
     pub fn recheck_writability(&self) {
-        let change = self.0.outbound.borrow().writability().recheck_low();
+        let change = self.0.outbound.borrow().writability_ref().recheck_low();
         self.fire_writability(change);
     }
 

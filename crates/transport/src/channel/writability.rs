@@ -83,14 +83,14 @@ impl Channel {
     /// `channel_writability_changed` if the channel crosses the high mark (Netty's
     /// `ChannelOutboundBuffer.incrementPendingOutboundBytes`).
     pub fn add_pending_outbound_bytes(&self, n: usize) {
-        let change = self.0.outbound.borrow().writability().add(n);
+        let change = self.0.outbound.borrow().writability_ref().add(n);
         self.fire_writability(change);
     }
 
     /// Releases `n` bytes counted by [`Channel::add_pending_outbound_bytes`], firing
     /// `channel_writability_changed` if the channel falls below the low mark.
     pub fn sub_pending_outbound_bytes(&self, n: usize) {
-        let change = self.0.outbound.borrow().writability().sub(n);
+        let change = self.0.outbound.borrow().writability_ref().sub(n);
         self.fire_writability(change);
     }
 }

@@ -64,6 +64,11 @@ impl OutboundBuffer {
         self.state.clone()
     }
 
+    /// The same, borrowed (no reference count: two atomic operations less per call).
+    pub(crate) fn writability_ref(&self) -> &Writability {
+        &self.state
+    }
+
     /// Queues an unflushed message counting `size` pending bytes.
     pub fn add_message(
         &mut self,

@@ -110,6 +110,9 @@ impl ChannelHandler for HeadHandler {
 pub(super) struct TailHandler;
 
 impl ChannelHandler for TailHandler {
+    fn takes_read(&self) -> bool {
+        false
+    }
     fn channel_registered(&self, _: &ChannelHandlerContext) -> HandlerResult {
         Ok(())
     }

@@ -85,6 +85,12 @@ pub(crate) struct PipelineInner {
     registered: Cell<bool>,
     pending: RefCell<VecDeque<Pending>>,
     sink: RefCell<Option<UnhandledSink>>,
+    /// The sink takes every kind of [`Unhandled`], not only exceptions: the tail calls it for
+    /// each read, read-complete and writability event no handler took.
+    sink_takes_all: Cell<bool>,
+    /// No linked handler takes `read` ([`ChannelHandler::takes_read`]): a read from the tail
+    /// goes to the head directly. Reviewed whenever a context is linked or unlinked.
+    reads_to_head: Cell<bool>,
     /// The owner removes the handlers itself (see [`ChannelPipeline::defer_destroy`]).
     destroy_deferred: Cell<bool>,
 }
@@ -117,6 +123,8 @@ impl ChannelPipeline {
                 registered: Cell::new(false),
                 pending: RefCell::new(VecDeque::new()),
                 sink: RefCell::new(None),
+                sink_takes_all: Cell::new(false),
+                reads_to_head: Cell::new(true),
                 destroy_deferred: Cell::new(false),
             }
         }))
@@ -153,9 +161,25 @@ impl ChannelPipeline {
     /// Replaces what receives unhandled messages, events and exceptions at the tail.
     pub fn set_unhandled_sink(&self, sink: impl Fn(Unhandled) + 'static) {
         *self.0.sink.borrow_mut() = Some(Rc::new(sink));
+        self.0.sink_takes_all.set(true);
+    }
+
+    /// Replaces what receives the exceptions that reach the tail unhandled; the other
+    /// unhandled messages and events are dropped there, as without a sink, and cost no call
+    /// (a binding that only reports exceptions sees every read-complete reach the tail).
+    pub fn set_unhandled_exception_sink(&self, sink: impl Fn(TransportError) + 'static) {
+        *self.0.sink.borrow_mut() = Some(Rc::new(move |what| {
+            if let Unhandled::Exception(e) = what {
+                sink(e);
+            }
+        }));
+        self.0.sink_takes_all.set(false);
     }
 
     pub(crate) fn report_unhandled(&self, what: Unhandled) {
+        if !self.0.sink_takes_all.get() && !matches!(what, Unhandled::Exception(_)) {
+            return;
+        }
         let sink = self.0.sink.borrow().clone();
         match sink {
             Some(s) => s(what),
@@ -258,9 +282,16 @@ impl ChannelPipeline {
     pub fn write_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
         self.0.tail.write_with(msg, promise);
     }
-    /// Asks for a read from the tail.
+    /// Asks for a read from the tail (at the head at once when no handler takes `read`).
     pub fn read(&self) {
-        self.0.tail.read();
+        if self.0.reads_to_head.get() {
+            // What the head's `read` does, without its context's call.
+            if let Some(ch) = self.try_channel() {
+                ch.core_begin_read();
+            }
+        } else {
+            self.0.tail.read();
+        }
     }
     /// Flushes from the tail.
     pub fn flush(&self) {

@@ -249,6 +249,15 @@ fn link(prev: &ChannelHandlerContext, ctx: &ChannelHandlerContext, next: &Channe
     ctx.0.next.set(Some(next.clone()));
     prev.0.next.set(Some(ctx.clone()));
     next.0.prev.set(Rc::downgrade(&ctx.0));
+    review_reads(ctx);
+}
+
+/// Whether a read from the tail may go to the head directly: no linked handler takes `read`.
+fn review_reads(ctx: &ChannelHandlerContext) {
+    if let Some(p) = ctx.try_pipeline() {
+        let direct = !p.user_contexts().iter().any(|c| c.0.handler.takes_read());
+        p.0.reads_to_head.set(direct);
+    }
 }
 
 /// Takes `ctx` out of the chain; it keeps its own links so events in flight go on.
@@ -262,4 +271,5 @@ fn unlink(ctx: &ChannelHandlerContext) {
     prev.0.next.set(Some(next.clone()));
     next.0.prev.set(Rc::downgrade(&prev.0));
     ctx.pin_prev(&prev);
+    review_reads(ctx);
 }

@@ -47,7 +47,7 @@ impl SocketIo {
             return;
         }
         let (_, unflushed) = ch.0.outbound.borrow_mut().take_all();
-        let change = ch.0.outbound.borrow().writability().recheck_low();
+        let change = ch.0.outbound.borrow().writability_ref().recheck_low();
         let result = match self.stream.borrow().as_ref() {
             Some(s) => s
                 .shutdown(std::net::Shutdown::Write)

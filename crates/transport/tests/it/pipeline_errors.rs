@@ -200,3 +200,18 @@ fn a_firing_void_promise_reports_a_failed_write_to_exception_caught_and_a_plain_
     pipeline.write_with(Bytes::from_static(b"late"), p);
     assert_eq!(*seen.borrow(), vec!["ERR_CHANNEL_CLOSED".to_string()]);
 }
+
+#[test]
+fn an_exception_sink_gets_the_unhandled_exceptions_only() {
+    let ch = EmbeddedChannel::new(vec![]);
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let s = seen.clone();
+    ch.pipeline()
+        .set_unhandled_exception_sink(move |e| s.borrow_mut().push(e.code().to_string()));
+    ch.pipeline().fire_channel_read(Bytes::from_static(b"abc"));
+    ch.pipeline().fire_channel_read_complete();
+    ch.pipeline().fire_user_event_triggered(Box::new(7u8));
+    ch.pipeline()
+        .fire_exception_caught(TransportError::ConnectionReset);
+    assert_eq!(*seen.borrow(), ["ECONNRESET"]);
+}

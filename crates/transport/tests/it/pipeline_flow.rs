@@ -261,3 +261,40 @@ fn a_write_from_a_removed_context_still_passes_the_live_outbound_handlers_whatev
         );
     }
 }
+
+/// Counts the reads it is asked for and passes them on, but says it takes none (`takes_read`
+/// false): a read from the tail skips it while no handler of the pipeline takes read.
+struct ReadBlind(Rc<std::cell::Cell<u32>>);
+impl ChannelHandler for ReadBlind {
+    fn takes_read(&self) -> bool {
+        false
+    }
+    fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.0.set(self.0.get() + 1);
+        ctx.read();
+        Ok(())
+    }
+}
+
+#[test]
+fn a_read_goes_to_the_head_directly_while_no_handler_takes_read_and_through_all_once_one_does() {
+    let n = Rc::new(std::cell::Cell::new(0));
+    let l = log();
+    let ch = EmbeddedChannel::new(vec![("blind", Rc::new(ReadBlind(n.clone())))]);
+    ch.channel().read();
+    assert_eq!(n.get(), 0, "no handler takes read: straight to the head");
+    ch.pipeline()
+        .add_last("rec", Recorder::rc("rec", &l))
+        .unwrap();
+    take(&l);
+    ch.channel().read();
+    assert_eq!(take(&l), ["rec:op:read"]);
+    assert_eq!(
+        n.get(),
+        1,
+        "one handler takes read: the read passes every context"
+    );
+    ch.pipeline().remove("rec").unwrap();
+    ch.channel().read();
+    assert_eq!(n.get(), 1, "the handler that took read left");
+}
