@@ -222,13 +222,21 @@ export class Delivery {
     const base = this.#base
     const end = base + a + b
     let at = base + a
+    if (holdable && this.#givesBack(ch, ctx, chan, ctxId, a)) return
+    const pipeline = ctx.pipeline
     for (;;) {
-      if (holdable && this.#givesBack(ch, ctx, chan, ctxId, at - base)) return
       const arg = readValue(arena, at)
       at = readEnd()
-      ctx.pipeline._deliverInbound(ctx, PipelineEvent.ChannelRead, arg)
+      pipeline._deliverInbound(ctx, PipelineEvent.ChannelRead, arg)
+      if (at >= end) return
       // The next value goes where the next record would have gone: nowhere if the context left.
-      if (at >= end || this.#context(ch, ctxId) !== ctx) return
+      if (ctx._removed && this.#context(ch, ctxId) !== ctx) return
+      // The first value went through `#givesBack`: none of this record was given back yet,
+      // so only the channel's writability decides (JS's own count first).
+      if (holdable && !ch._writes.writable && !ch.isWritable && this.hub.native.holdBack(chan, ctxId, at - base)) {
+        this.#holding.add(ctx)
+        return
+      }
     }
   }
 

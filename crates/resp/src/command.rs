@@ -91,6 +91,11 @@ impl<'a> Args<'a> {
     pub(crate) fn new(rest: &'a [u8], argc: usize) -> Self {
         Args { rest, left: argc }
     }
+
+    /// What follows the arguments not walked yet (past the command once all are walked).
+    pub(crate) fn rest(&self) -> &'a [u8] {
+        self.rest
+    }
 }
 
 impl ExactSizeIterator for Args<'_> {}

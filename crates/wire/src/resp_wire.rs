@@ -67,12 +67,12 @@ pub fn put_command(out: &mut Vec<u8>, command: &RespCommand) {
 /// so the frame's length is enough.
 pub fn put_commands(out: &mut Vec<u8>, run: &RespCommands) {
     out.reserve(run.frame().len());
-    for args in run.iter() {
+    run.for_each(|args| {
         count(out, ARRAY, args.len());
         for arg in args {
             bytes(out, BULK, arg);
         }
-    }
+    });
 }
 
 /// The length of the tag form of each command of `run`, in order (what `put_commands`
