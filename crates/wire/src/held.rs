@@ -174,7 +174,9 @@ mod tests {
         let mut wire = BytesMut::new();
         for i in 0..n {
             let k = format!("k{i}");
-            wire.extend_from_slice(format!("*2\r\n$3\r\nGET\r\n${}\r\n{k}\r\n", k.len()).as_bytes());
+            wire.extend_from_slice(
+                format!("*2\r\n$3\r\nGET\r\n${}\r\n{k}\r\n", k.len()).as_bytes(),
+            );
         }
         let mut d = RespDecoder::new(RespConfig::default()).unwrap();
         let run = d.decode_commands(&mut wire).unwrap();
@@ -187,7 +189,11 @@ mod tests {
                 at - len
             })
             .collect();
-        assert_eq!(at - start, tags.len(), "the lengths add up to what put_commands wrote");
+        assert_eq!(
+            at - start,
+            tags.len(),
+            "the lengths add up to what put_commands wrote"
+        );
         (run, offsets)
     }
 
@@ -200,7 +206,10 @@ mod tests {
     fn a_run_is_given_back_from_the_command_whose_tag_form_starts_at_the_offset() {
         let (first, at) = run(5, 10);
         let (second, at2) = run(3, 500);
-        let mut kept = Kept::from_batch(vec![(10, Message::user(first)), (500, Message::user(second))]);
+        let mut kept = Kept::from_batch(vec![
+            (10, Message::user(first)),
+            (500, Message::user(second)),
+        ]);
         assert!(kept.take(at[2] + 1).is_none(), "inside a command: nothing");
         assert!(kept.take(5).is_none(), "before every kept message: nothing");
         let rest = kept.take(at[3]).expect("commands 3 and 4");
@@ -209,7 +218,9 @@ mod tests {
         let whole = kept.take(at2[0]).expect("the second run whole");
         assert_eq!(keys(whole).len(), 3);
         assert!(kept.take(at2[1]).is_none(), "taken whole before");
-        let head = kept.take(at[1]).expect("what the first run kept, from 1 on");
+        let head = kept
+            .take(at[1])
+            .expect("what the first run kept, from 1 on");
         assert_eq!(keys(head), [b"k1".to_vec(), b"k2".to_vec()]);
     }
 }

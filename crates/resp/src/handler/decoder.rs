@@ -9,6 +9,8 @@
 //!   strings, wholly buffered) is fired as a `RespCommand` instead: the same arguments, kept
 //!   as the frame they came in, with no value tree (`RespDecoder::decode_command`). Every
 //!   other value, and a command that arrives in parts, is still a `RespValue`.
+//! - With [`RespDecoderHandler::command_runs`] on, the plain commands found back to back are
+//!   fired as one `RespCommands` run (a pipelined read's commands in one `channel_read`).
 //! - A protocol error is fired once as `exception_caught` (after the values that preceded it
 //!   in the stream); from then on the handler drops every inbound byte and asks for no more
 //!   reads. The application closes the channel (a server first writes
