@@ -224,6 +224,9 @@ export class Delivery {
     let at = base + a
     if (holdable && this.#givesBack(ch, ctx, chan, ctxId, a)) return
     const pipeline = ctx.pipeline
+    // The channel's count of JS writes, read once (a getter that would run per command; made
+    // only where it is needed, as everywhere).
+    const writes = holdable ? ch._writes : undefined
     for (;;) {
       const arg = readValue(arena, at)
       at = readEnd()
@@ -233,7 +236,7 @@ export class Delivery {
       if (ctx._removed && this.#context(ch, ctxId) !== ctx) return
       // The first value went through `#givesBack`: none of this record was given back yet,
       // so only the channel's writability decides (JS's own count first).
-      if (holdable && !ch._writes.writable && !ch.isWritable && this.hub.native.holdBack(chan, ctxId, at - base)) {
+      if (writes !== undefined && !writes.writable && !ch.isWritable && this.hub.native.holdBack(chan, ctxId, at - base)) {
         this.#holding.add(ctx)
         return
       }
