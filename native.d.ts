@@ -966,7 +966,10 @@ export declare const enum WireKind {
   WritabilityChanged = 10,
   /** JS → native only: `a` = index into the big-chunk array of the `applyOps` call. */
   ReadBig = 11,
-  /** A decoded RESP value: `a` = offset, `b` = length of its tag form ([`RespTag`]). */
+  /**
+   * Decoded RESP values, back to back (one, or a read's run of commands): `a` = offset,
+   * `b` = length of their tag forms ([`RespTag`]); `c` = 1 when JS may give them back.
+   */
   ReadResp = 12,
   /**
    * A decoded HTTP request or body piece: `a` = offset, `b` = length of its layout

@@ -299,6 +299,57 @@ test('pauseWhileUnwritable: a client pipelining without reading holds the server
   t.is(seen, N)
 })
 
+test('pauseWhileUnwritable: commands given back from the middle of a read come again in order, each answered once', async (t) => {
+  const loop = loopFor(t)
+  let seen = 0
+  const { port } = await serve(t, loop, (ch) =>
+    void ch.pipeline.addLast('resp', new RespDecoder({ pauseWhileUnwritable: true })).addLast('app', {
+      channelRead: (ctx, args: Buffer[]) => {
+        seen++
+        // 1 KiB naming the command: the replies show order and duplicates.
+        const v = Buffer.alloc(1024, '.')
+        args[1].copy(v)
+        ctx.write(Resp.bulk(v))
+      },
+      channelReadComplete: (ctx) => ctx.flush(),
+    }),
+  )
+  const N = 12_000 // ~12 MiB of replies: the channel turns unwritable in the middle of reads
+  const s = net.connect(port, '127.0.0.1')
+  t.teardown(() => s.destroy())
+  await once(s, 'connect')
+  s.pause()
+  const commands: string[] = []
+  for (let i = 0; i < N; i++) {
+    const k = String(i).padStart(5, '0')
+    commands.push(`*2\r\n$4\r\nECHO\r\n$5\r\n${k}\r\n`)
+  }
+  s.write(commands.join(''))
+  let last = -1
+  while (seen !== last) {
+    last = seen
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  t.true(seen < N / 2, `the server answered ${seen} of ${N} commands while nothing was read`)
+  const chunks: Buffer[] = []
+  let bytes = 0
+  s.on('data', (d: Buffer) => {
+    chunks.push(d)
+    bytes += d.length
+  })
+  s.resume()
+  const reply = 1 + 4 + 2 + 1024 + 2
+  await until(() => bytes >= N * reply, 30_000)
+  const all = Buffer.concat(chunks)
+  t.is(all.length, N * reply)
+  let wrong = -1
+  for (let i = 0; i < N && wrong < 0; i++) {
+    if (all.toString('latin1', i * reply + 7, i * reply + 12) !== String(i).padStart(5, '0')) wrong = i
+  }
+  t.is(wrong, -1, `reply ${wrong} out of order`)
+  t.is(seen, N)
+})
+
 test('pauseWhileUnwritable must be a boolean', (t) => {
   t.throws(() => new RespDecoder({ pauseWhileUnwritable: 1 as unknown as boolean }), { code: 'ERR_INVALID_ARG_TYPE' })
 })

@@ -16,7 +16,7 @@ import type { Channel } from './channel'
 import type { ChannelHandlerContext } from './context'
 import { NetloopError } from './errors'
 import { ChannelInputShutdownEvent, idleEvent } from './handlers'
-import { readValue } from './resp'
+import { readEnd, readValue } from './resp'
 import { viewsOf } from './arena-view'
 import { readHttp } from './http-wire'
 import { readWs } from './ws'
@@ -29,6 +29,7 @@ import type { Promises, Tokens } from './hub-refs'
 import { applyHolding, type OpStream } from './op-stream'
 import { ErrorIndex, Outcome, PromiseId, RecordField, ServerId, UserEventKind, WireKind } from './protocol'
 import { EVENT_OF_WIRE } from './event-wire'
+import { PipelineEvent } from './events'
 
 /** A NetloopError naming its channel (and its cause, if given). */
 export function errorOf(code: string, message: string, channel: number, cause?: unknown): NetloopError {
@@ -172,9 +173,12 @@ export class Delivery {
       if (!ctx) return
       let arg: unknown
       if (kind === WireKind.ReadBytes) arg = c > 0 ? this.#segments![c - 1] : b === 0 ? Buffer.alloc(0) : viewsOf(arena!)(this.#base + a, b)
-      else if (kind === WireKind.ReadResp || kind === WireKind.ReadHttp) {
+      else if (kind === WireKind.ReadResp) {
+        this.#readResp(ch!, ctx, chan, ctxId, a, b, c === HOLDABLE, arena!)
+        return
+      } else if (kind === WireKind.ReadHttp) {
         if (c === HOLDABLE && this.#givesBack(ch!, ctx, chan, ctxId, a)) return
-        arg = kind === WireKind.ReadResp ? readValue(arena!, this.#base + a) : readHttp(arena!, this.#base + a)
+        arg = readHttp(arena!, this.#base + a)
       }
       else if (kind === WireKind.ReadWs) {
         arg = readWs(arena!, this.#base + a, b)
@@ -206,6 +210,37 @@ export class Delivery {
       return
     }
     this.#channelEvent(kind, chan, a, b, c, strings)
+  }
+
+  /**
+   * A `ReadResp` record: the RESP values of one read (a run of commands) back to back in
+   * `b` bytes from `a`, each a `channelRead` of its own, in order. A holdable run is given
+   * back from the first value JS does not start on (`#givesBack`: the native side splits the
+   * run there, crates/wire/src/held.rs).
+   */
+  #readResp(ch: Channel, ctx: ChannelHandlerContext, chan: number, ctxId: number, a: number, b: number, holdable: boolean, arena: Buffer): void {
+    const base = this.#base
+    const end = base + a + b
+    let at = base + a
+    if (holdable && this.#givesBack(ch, ctx, chan, ctxId, a)) return
+    const pipeline = ctx.pipeline
+    // The channel's count of JS writes, read once (a getter that would run per command; made
+    // only where it is needed, as everywhere).
+    const writes = holdable ? ch._writes : undefined
+    for (;;) {
+      const arg = readValue(arena, at)
+      at = readEnd()
+      pipeline._deliverInbound(ctx, PipelineEvent.ChannelRead, arg)
+      if (at >= end) return
+      // The next value goes where the next record would have gone: nowhere if the context left.
+      if (ctx._removed && this.#context(ch, ctxId) !== ctx) return
+      // The first value went through `#givesBack`: none of this record was given back yet,
+      // so only the channel's writability decides (JS's own count first).
+      if (writes !== undefined && !writes.writable && !ch.isWritable && this.hub.native.holdBack(chan, ctxId, at - base)) {
+        this.#holding.add(ctx)
+        return
+      }
+    }
   }
 
   /**

@@ -263,7 +263,10 @@ function put(r: RespReply, buf: Buffer, at: number): number {
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER)
 
-/** @internal Reads the tag-form value at `at` of `arena` (bulk strings are views of it). */
+/** Where the value `readValue` read last ends in its arena (a read record may hold several). */
+let valueEnd = 0
+
+/** @internal Reads the tag-form value at `at` of `arena` (bulk strings are views of it); its end is `readEnd()`. */
 export function readValue(arena: Buffer, at: number): unknown {
   viewsOf(arena)
   // A command (an array of bulk strings) without a cursor object; anything else, or an array
@@ -278,9 +281,20 @@ export function readValue(arena: Buffer, at: number): unknown {
       out[i] = view(p + 5, len)
       p += 5 + len
     }
-    if (i === n) return out
+    if (i === n) {
+      valueEnd = p
+      return out
+    }
   }
-  return value(arena, { at })
+  const c = { at }
+  const v = value(arena, c)
+  valueEnd = c.at
+  return v
+}
+
+/** The end offset of the value `readValue` read last. */
+export function readEnd(): number {
+  return valueEnd
 }
 
 /** The u32le at `at` (inline: the Buffer method checks its argument each call). */

@@ -86,6 +86,20 @@ pub struct Args<'a> {
     left: usize,
 }
 
+impl<'a> Args<'a> {
+    /// The `argc` arguments at the front of `rest` (a checked frame, past its `*N` header).
+    pub(crate) fn new(rest: &'a [u8], argc: usize) -> Self {
+        Args { rest, left: argc }
+    }
+
+    /// What follows the arguments not walked yet (past the command once all are walked).
+    pub(crate) fn rest(&self) -> &'a [u8] {
+        self.rest
+    }
+}
+
+impl ExactSizeIterator for Args<'_> {}
+
 impl<'a> Iterator for Args<'a> {
     type Item = &'a [u8];
 

@@ -54,6 +54,7 @@
 
 mod aggregate;
 mod command;
+mod commands;
 mod config;
 mod decoder;
 pub mod encode;
@@ -70,6 +71,7 @@ mod decoder_tests;
 pub use bytes;
 
 pub use command::{Args, RespCommand};
+pub use commands::{Commands, RespCommands};
 pub use config::{
     RespConfig, DEFAULT_MAX_ARRAY_LENGTH, DEFAULT_MAX_BULK_LENGTH, DEFAULT_MAX_INLINE_LENGTH,
     DEFAULT_MAX_NESTING_DEPTH, MAX_NESTING_DEPTH_LIMIT, MIN_INLINE_LENGTH, PREALLOCATED_ENTRIES,

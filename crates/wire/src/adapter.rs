@@ -161,12 +161,17 @@ impl JsAdapter {
             }
             Message::User(v)
                 if read
-                    && (v.is::<netloop_resp::RespCommand>()
+                    && (v.is::<netloop_resp::RespCommands>()
+                        || v.is::<netloop_resp::RespCommand>()
                         || v.is::<netloop_resp::RespValue>()) =>
             {
+                // A run of commands is one record whose bytes hold their tag forms back to
+                // back (JS walks them; held.rs splits a run JS gives back in part).
                 let mut out = hub.outbox();
                 let off = out.bytes.len();
-                if let Some(command) = v.downcast_ref::<netloop_resp::RespCommand>() {
+                if let Some(run) = v.downcast_ref::<netloop_resp::RespCommands>() {
+                    crate::resp_wire::put_commands(&mut out.bytes, run);
+                } else if let Some(command) = v.downcast_ref::<netloop_resp::RespCommand>() {
                     crate::resp_wire::put_command(&mut out.bytes, command);
                 } else if let Some(value) = v.downcast_ref::<netloop_resp::RespValue>() {
                     crate::resp_wire::put(&mut out.bytes, value);

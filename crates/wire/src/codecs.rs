@@ -145,8 +145,9 @@ pub fn make(kind: u32, p: &[f64], delimiters: Vec<Bytes>) -> WireResult<Rc<dyn C
             };
             Rc::new(
                 decoder
-                    // JS gets commands in the tag format either way (resp_wire.rs).
-                    .command_frames(true),
+                    // JS gets commands in the tag format either way (resp_wire.rs), a
+                    // read's commands in one record (adapter.rs, held.rs).
+                    .command_runs(true),
             )
         }
         HTTP => {

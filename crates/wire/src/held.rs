@@ -12,10 +12,13 @@
 //! - JS gives a record back with [`Hub::hold_back`] (`NativeChannels::holdBack`) while its call runs; once it
 //!   gave one back, it gives back every later one of that firing too
 //!   ([`Hub::holds_firing`]), so the codec keeps the order.
+//! - A run of RESP commands (`RespCommands`, one record for a read's commands) is given back
+//!   from one of its commands on: JS names the offset of that command's tag form, the run
+//!   keeps the commands before it (JS handled them) and the rest goes back as a run.
 //! - Nothing here applies JS's ops: the calls come from inside a delivery.
 
 use netloop_http::HttpServerCodec;
-use netloop_resp::RespDecoderHandler;
+use netloop_resp::{RespCommands, RespDecoderHandler};
 use netloop_transport::{ChannelHandler, ChannelHandlerContext, Message};
 
 use crate::adapter::JsAdapter;
@@ -33,9 +36,27 @@ impl Kept {
         Kept(kept.into_iter().map(|(at, m)| (at, Some(m))).collect())
     }
 
+    /// The message read at offset `at`: a kept message, or the commands of a kept run from
+    /// the one whose tag form starts at `at` on (the run keeps those before).
     fn take(&mut self, at: usize) -> Option<Message> {
-        let i = self.0.binary_search_by_key(&at, |(o, _)| *o).ok()?;
-        self.0[i].1.take()
+        let i = match self.0.binary_search_by_key(&at, |(o, _)| *o) {
+            Ok(i) => return self.0[i].1.take(),
+            Err(0) => return None,
+            Err(i) => i - 1,
+        };
+        let (start, Some(Message::User(kept))) = &mut self.0[i] else {
+            return None;
+        };
+        let run = kept.downcast_mut::<RespCommands>()?;
+        // Which command starts at `at`: its tag forms follow each other from `start` on.
+        let mut to = *start;
+        let k = crate::resp_wire::command_tag_lengths(run)
+            .position(|len| {
+                to += len;
+                to >= at
+            })
+            .filter(|_| to == at)?;
+        run.split_at(k + 1).map(Message::user)
     }
 }
 
@@ -138,5 +159,68 @@ impl Hub {
         self.js_context(id, ctx)
             .and_then(|c| Holder::before(&c))
             .is_some_and(|h| h.holds_firing())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Kept;
+    use netloop_resp::bytes::BytesMut;
+    use netloop_resp::{RespCommands, RespConfig, RespDecoder};
+    use netloop_transport::Message;
+
+    /// `n` commands `GET k<i>` as one run, and the offsets of their tag forms from `start`.
+    fn run(n: usize, start: usize) -> (RespCommands, Vec<usize>) {
+        let mut wire = BytesMut::new();
+        for i in 0..n {
+            let k = format!("k{i}");
+            wire.extend_from_slice(
+                format!("*2\r\n$3\r\nGET\r\n${}\r\n{k}\r\n", k.len()).as_bytes(),
+            );
+        }
+        let mut d = RespDecoder::new(RespConfig::default()).unwrap();
+        let run = d.decode_commands(&mut wire).unwrap();
+        let mut tags = Vec::new();
+        crate::resp_wire::put_commands(&mut tags, &run);
+        let mut at = start;
+        let offsets = crate::resp_wire::command_tag_lengths(&run)
+            .map(|len| {
+                at += len;
+                at - len
+            })
+            .collect();
+        assert_eq!(
+            at - start,
+            tags.len(),
+            "the lengths add up to what put_commands wrote"
+        );
+        (run, offsets)
+    }
+
+    fn keys(m: Message) -> Vec<Vec<u8>> {
+        let run = m.downcast::<RespCommands>().expect("a run");
+        run.iter().map(|mut a| a.nth(1).unwrap().to_vec()).collect()
+    }
+
+    #[test]
+    fn a_run_is_given_back_from_the_command_whose_tag_form_starts_at_the_offset() {
+        let (first, at) = run(5, 10);
+        let (second, at2) = run(3, 500);
+        let mut kept = Kept::from_batch(vec![
+            (10, Message::user(first)),
+            (500, Message::user(second)),
+        ]);
+        assert!(kept.take(at[2] + 1).is_none(), "inside a command: nothing");
+        assert!(kept.take(5).is_none(), "before every kept message: nothing");
+        let rest = kept.take(at[3]).expect("commands 3 and 4");
+        assert_eq!(keys(rest), [b"k3".to_vec(), b"k4".to_vec()]);
+        assert!(kept.take(at[4]).is_none(), "already given back with 3");
+        let whole = kept.take(at2[0]).expect("the second run whole");
+        assert_eq!(keys(whole).len(), 3);
+        assert!(kept.take(at2[1]).is_none(), "taken whole before");
+        let head = kept
+            .take(at[1])
+            .expect("what the first run kept, from 1 on");
+        assert_eq!(keys(head), [b"k1".to_vec(), b"k2".to_vec()]);
     }
 }

@@ -17,7 +17,7 @@
 //! this format into the op arena; [`to_wire`] makes the RESP bytes natively.
 
 use bytes::{Bytes, BytesMut};
-use netloop_resp::{encode, RespCommand, RespValue};
+use netloop_resp::{encode, RespCommand, RespCommands, RespValue};
 
 use crate::protocol::RespTag;
 
@@ -53,10 +53,33 @@ fn count(out: &mut Vec<u8>, tag: u8, n: usize) {
 /// Appends a command frame in the tag format: the array of bulk strings `put` would write for
 /// its value, straight from the frame.
 pub fn put_command(out: &mut Vec<u8>, command: &RespCommand) {
+    // The tag form is never longer than the frame (see `put_commands`).
+    out.reserve(command.frame().len());
     count(out, ARRAY, command.len());
     for arg in command.args() {
         bytes(out, BULK, arg);
     }
+}
+
+/// Appends the commands of a run in the tag format, back to back: what `put_command` writes
+/// for each, with one reservation for all. The tag form is never longer than the wire form
+/// (a command's header is 5 bytes against at least 4, an argument's 5 against at least 6),
+/// so the frame's length is enough.
+pub fn put_commands(out: &mut Vec<u8>, run: &RespCommands) {
+    out.reserve(run.frame().len());
+    run.for_each(|args| {
+        count(out, ARRAY, args.len());
+        for arg in args {
+            bytes(out, BULK, arg);
+        }
+    });
+}
+
+/// The length of the tag form of each command of `run`, in order (what `put_commands`
+/// writes for it).
+pub fn command_tag_lengths(run: &RespCommands) -> impl Iterator<Item = usize> + '_ {
+    run.iter()
+        .map(|args| 5 + args.map(|a| 5 + a.len()).sum::<usize>())
 }
 
 /// Appends `v` in the tag format.

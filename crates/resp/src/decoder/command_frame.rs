@@ -13,6 +13,7 @@ use bytes::BytesMut;
 use super::lines::plain_length;
 use super::RespDecoder;
 use crate::command::RespCommand;
+use crate::commands::RespCommands;
 
 impl RespDecoder {
     /// Takes a whole command (an array of one or more bulk strings, every part buffered) from
@@ -32,10 +33,60 @@ impl RespDecoder {
     /// assert!(decoder.decode_command(&mut buf).is_none()); // incomplete
     /// ```
     pub fn decode_command(&mut self, buf: &mut BytesMut) -> Option<RespCommand> {
-        if self.failed || self.is_mid_value() || buf.first() != Some(&b'*') {
+        if !self.takes_commands(buf) {
             return None;
         }
-        if self.config.max_nesting_depth == 0 {
+        let (len, argc) = self.command_len(buf)?;
+        self.scanned = 0;
+        Some(RespCommand::from_checked_frame(
+            buf.split_to(len).freeze(),
+            argc,
+        ))
+    }
+
+    /// Takes every whole command at the front of `buf`, back to back, as one frame: what
+    /// [`decode_command`](Self::decode_command) would return one by one, in one message.
+    /// `None`, having consumed nothing, where `decode_command` would return `None` for the
+    /// first one. The run stops before anything `decode_command` declines (another type, a
+    /// partial command), which stays in `buf`.
+    ///
+    /// ```
+    /// use netloop_resp::{bytes::BytesMut, RespConfig, RespDecoder, RespValue};
+    /// let mut decoder = RespDecoder::new(RespConfig::default()).unwrap();
+    /// let mut buf = BytesMut::from(&b"*1\r\n$4\r\nPING\r\n*1\r\n$4\r\nPING\r\n+OK\r\n"[..]);
+    /// assert_eq!(decoder.decode_commands(&mut buf).unwrap().len(), 2);
+    /// assert!(decoder.decode_commands(&mut buf).is_none()); // not a command
+    /// assert_eq!(decoder.decode(&mut buf), Ok(Some(RespValue::simple("OK"))));
+    /// ```
+    pub fn decode_commands(&mut self, buf: &mut BytesMut) -> Option<RespCommands> {
+        if !self.takes_commands(buf) {
+            return None;
+        }
+        let (mut at, _) = self.command_len(buf)?;
+        let mut count = 1;
+        while let Some((len, _)) = buf.get(at..).and_then(|rest| self.command_len(rest)) {
+            at += len;
+            count += 1;
+        }
+        self.scanned = 0;
+        Some(RespCommands::from_checked_frame(
+            buf.split_to(at).freeze(),
+            count,
+        ))
+    }
+
+    /// Whether the one-pass path may look at `buf` at all (between values, not failed).
+    fn takes_commands(&self, buf: &[u8]) -> bool {
+        !self.failed
+            && !self.is_mid_value()
+            && buf.first() == Some(&b'*')
+            && self.config.max_nesting_depth > 0
+    }
+
+    /// The length and argument count of the whole command at the front of `buf`, checked as
+    /// `decode` checks it; `None` for anything else.
+    fn command_len(&self, buf: &[u8]) -> Option<(usize, usize)> {
+        if buf.first() != Some(&b'*') {
             return None;
         }
         let (count, mut at) = plain_length(buf)?;
@@ -57,10 +108,6 @@ impl RespDecoder {
             }
             at = end + 2;
         }
-        self.scanned = 0;
-        Some(RespCommand::from_checked_frame(
-            buf.split_to(at).freeze(),
-            argc,
-        ))
+        Some((at, argc))
     }
 }

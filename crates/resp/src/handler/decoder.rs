@@ -9,6 +9,8 @@
 //!   strings, wholly buffered) is fired as a `RespCommand` instead: the same arguments, kept
 //!   as the frame they came in, with no value tree (`RespDecoder::decode_command`). Every
 //!   other value, and a command that arrives in parts, is still a `RespValue`.
+//! - With [`RespDecoderHandler::command_runs`] on, the plain commands found back to back are
+//!   fired as one `RespCommands` run (a pipelined read's commands in one `channel_read`).
 //! - A protocol error is fired once as `exception_caught` (after the values that preceded it
 //!   in the stream); from then on the handler drops every inbound byte and asks for no more
 //!   reads. The application closes the channel (a server first writes
@@ -67,6 +69,8 @@ pub struct RespDecoderHandler {
     pause: Pause,
     /// Plain commands are fired as `RespCommand` frames (see `command_frames`).
     command_frames: bool,
+    /// Back-to-back plain commands are fired as one `RespCommands` run (see `command_runs`).
+    command_runs: bool,
 }
 
 impl RespDecoderHandler {
@@ -89,6 +93,7 @@ impl RespDecoderHandler {
             got_bytes: Cell::new(false),
             pause: Pause::default(),
             command_frames: false,
+            command_runs: false,
         }
     }
 
@@ -110,6 +115,33 @@ impl RespDecoderHandler {
     /// ```
     pub fn command_frames(mut self, on: bool) -> Self {
         self.command_frames = on;
+        self
+    }
+
+    /// Fire the plain commands found back to back in the cumulation as one
+    /// [`RespCommands`](crate::RespCommands) run (one `channel_read` for all the commands of
+    /// a pipelined read) instead of one message each; other values, and commands split across
+    /// reads, come as with [`command_frames`](Self::command_frames). For a consumer that sees
+    /// a read's messages all at once anyway (the JS binding): the pause while unwritable is
+    /// checked before each *message*, so a native consumer answering inside `channel_read`
+    /// would no longer be stopped between the commands of a run; it gives back the commands
+    /// it did not start instead ([`RespCommands::split_at`](crate::RespCommands::split_at)
+    /// and [`hold_back`](Self::hold_back)). Off by default.
+    ///
+    /// ```
+    /// use std::rc::Rc;
+    /// use netloop_resp::{RespCommands, RespConfig, RespDecoderHandler};
+    /// use netloop_transport::EmbeddedChannel;
+    /// let handler = RespDecoderHandler::new(RespConfig::default()).unwrap().command_runs(true);
+    /// let ch = EmbeddedChannel::new(vec![("resp-decoder", Rc::new(handler))]);
+    /// ch.write_inbound(&b"*1\r\n$4\r\nPING\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"[..]);
+    /// let run = ch.read_inbound().unwrap().downcast::<RespCommands>().unwrap();
+    /// assert_eq!(run.len(), 2);
+    /// assert!(ch.read_inbound().is_none());
+    /// ```
+    pub fn command_runs(mut self, on: bool) -> Self {
+        self.command_runs = on;
+        self.command_frames |= on;
         self
     }
 
@@ -184,9 +216,16 @@ impl RespDecoderHandler {
             let result = {
                 let mut state = self.state.borrow_mut();
                 let State { decoder, buf } = &mut *state;
-                match self.command_frames.then(|| decoder.decode_command(buf)) {
-                    Some(Some(command)) => Ok(Some(Message::user(command))),
-                    _ => decoder.decode(buf).map(|value| value.map(Message::user)),
+                if self.command_runs {
+                    match decoder.decode_commands(buf) {
+                        Some(run) => Ok(Some(Message::user(run))),
+                        None => decoder.decode(buf).map(|value| value.map(Message::user)),
+                    }
+                } else {
+                    match self.command_frames.then(|| decoder.decode_command(buf)) {
+                        Some(Some(command)) => Ok(Some(Message::user(command))),
+                        _ => decoder.decode(buf).map(|value| value.map(Message::user)),
+                    }
                 }
             };
             match result {

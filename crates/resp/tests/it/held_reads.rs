@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use netloop_resp::{RespConfig, RespDecoderHandler, RespValue};
+use netloop_resp::{RespCommand, RespCommands, RespConfig, RespDecoderHandler, RespValue};
 use netloop_transport::{
     ChannelHandler, ChannelHandlerContext, EmbeddedChannel, HandlerResult, Message,
 };
@@ -26,8 +26,16 @@ fn gets(from: usize, to: usize) -> Vec<u8> {
         .collect()
 }
 
+/// The index of the key `k<i>`.
+fn index_of_key(k: &[u8]) -> usize {
+    std::str::from_utf8(&k[1..]).unwrap().parse().unwrap()
+}
+
 /// The index in a `GET k<i>` command.
 fn index_of(msg: &Message) -> usize {
+    if let Some(c) = msg.downcast_ref::<RespCommand>() {
+        return index_of_key(c.args().nth(1).expect("a key"));
+    }
     let v = msg.downcast_ref::<RespValue>().expect("a RespValue");
     let RespValue::Array(items) = v else {
         panic!("not a command: {v:?}")
@@ -79,6 +87,36 @@ impl Server {
     }
 }
 
+impl Server {
+    /// A run's commands in order; from the first that finds the channel unwritable on, the
+    /// run goes back to the decoder (split there), as the JS delivery gives a record back.
+    fn answer_run(
+        &self,
+        ctx: &ChannelHandlerContext,
+        decoder_ctx: &ChannelHandlerContext,
+        decoder: &RespDecoderHandler,
+        mut run: RespCommands,
+    ) {
+        let mut stop = None;
+        for (k, mut args) in run.iter().enumerate() {
+            if decoder.holds_firing() || !ctx.channel().is_writable() {
+                stop = Some(k);
+                break;
+            }
+            let i = index_of_key(args.nth(1).expect("a key"));
+            ctx.write(reply(i, self.reply_size));
+            self.answered.borrow_mut().push(i);
+            let queued = ctx.channel().pending_outbound_bytes();
+            let mut peak = self.peak.borrow_mut();
+            *peak = (*peak).max(queued);
+        }
+        if let Some(k) = stop {
+            let rest = if k == 0 { Some(run) } else { run.split_at(k) };
+            decoder.hold_back(decoder_ctx, Message::user(rest.expect("a tail")));
+        }
+    }
+}
+
 impl ChannelHandler for Server {
     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
         if self.batch {
@@ -98,6 +136,13 @@ impl ChannelHandler for Server {
             .and_then(|a| a.downcast_ref::<RespDecoderHandler>())
             .expect("a RespDecoderHandler");
         for msg in waiting {
+            let msg = match msg.downcast::<RespCommands>() {
+                Ok(run) => {
+                    self.answer_run(ctx, &decoder_ctx, decoder, run);
+                    continue;
+                }
+                Err(msg) => msg,
+            };
             if decoder.holds_firing() || !ctx.channel().is_writable() {
                 decoder.hold_back(&decoder_ctx, msg);
             } else {
@@ -116,10 +161,24 @@ fn server_with(
     batch: bool,
     reply_size: usize,
 ) -> (EmbeddedChannel, Rc<RespDecoderHandler>, Rc<Server>) {
+    server_of(batch, reply_size, false)
+}
+
+/// A batching server whose decoder fires runs of commands (as the JS binding's does).
+fn run_server(reply_size: usize) -> (EmbeddedChannel, Rc<RespDecoderHandler>, Rc<Server>) {
+    server_of(true, reply_size, true)
+}
+
+fn server_of(
+    batch: bool,
+    reply_size: usize,
+    runs: bool,
+) -> (EmbeddedChannel, Rc<RespDecoderHandler>, Rc<Server>) {
     let d = Rc::new(
         RespDecoderHandler::new(RespConfig::default())
             .expect("valid config")
-            .pause_while_unwritable(true),
+            .pause_while_unwritable(true)
+            .command_runs(runs),
     );
     let s = Server::new(batch, reply_size);
     let ch = EmbeddedChannel::new(vec![("resp", d.clone()), ("server", s.clone())]);
@@ -231,4 +290,52 @@ fn more_given_back_commands_than_one_resume_fires_still_come_in_order() {
     }
     assert_eq!(*s.answered.borrow(), (0..3000).collect::<Vec<_>>());
     assert!(*s.peak.borrow() <= HIGH + 100 + OVERHEAD);
+}
+
+#[test]
+fn a_server_taking_runs_gives_back_the_rest_of_a_run_from_the_command_after_the_mark() {
+    let (ch, d, s) = run_server(REPLY);
+    ch.write_inbound(gets(0, 1000));
+    assert_eq!(
+        *s.answered.borrow(),
+        [0],
+        "one reply, then the channel was unwritable"
+    );
+    assert_eq!(d.held_len(), 1, "the other 999 went back as one run");
+    assert!(
+        d.is_paused() && !ch.channel().is_auto_read(),
+        "reading stopped"
+    );
+    assert!(ch.channel().pending_outbound_bytes() <= HIGH + REPLY + OVERHEAD);
+}
+
+#[test]
+fn runs_given_back_in_part_come_again_in_order_with_the_queue_bounded() {
+    for (reply_size, n) in [(REPLY, 300), (100, 3000)] {
+        let (ch, d, s) = run_server(reply_size);
+        ch.write_inbound(gets(0, n / 2));
+        // Bytes in flight when reading stopped: decoded only after the held commands.
+        ch.write_inbound(gets(n / 2, n));
+        for _ in 0..1000 {
+            if s.answered.borrow().len() == n {
+                break;
+            }
+            client_reads(&ch);
+        }
+        assert_eq!(
+            *s.answered.borrow(),
+            (0..n).collect::<Vec<_>>(),
+            "every command once, in order"
+        );
+        assert!(
+            *s.peak.borrow() <= HIGH + reply_size + OVERHEAD,
+            "peak {} bytes",
+            s.peak.borrow()
+        );
+        assert_eq!(d.held_len(), 0);
+        assert!(
+            !d.is_paused() && ch.channel().is_auto_read(),
+            "reading again"
+        );
+    }
 }

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use netloop_resp::bytes::{Bytes, BytesMut};
 use netloop_resp::{
-    encode, RespCommand, RespConfig, RespDecoderHandler, RespEncoder, RespError, RespValue,
-    GATHER_THRESHOLD,
+    encode, RespCommand, RespCommands, RespConfig, RespDecoderHandler, RespEncoder, RespError,
+    RespValue, GATHER_THRESHOLD,
 };
 use netloop_transport::{
     ChannelHandler, ChannelHandlerContext, ChannelOptions, EmbeddedChannel, HandlerResult, Message,
@@ -21,6 +21,8 @@ enum Ev {
     Value(RespValue),
     /// A `RespCommand` frame, as its value.
     Command(RespValue),
+    /// A `RespCommands` run, as its commands' values.
+    Run(Vec<RespValue>),
     Bytes(Vec<u8>),
     Other,
     ReadComplete,
@@ -53,7 +55,15 @@ impl ChannelHandler for Recorder {
             Message::Bytes(b) => Ev::Bytes(b.to_vec()),
             other => match other.downcast::<RespCommand>() {
                 Ok(command) => Ev::Command(command.to_value()),
-                Err(other) => other.downcast::<RespValue>().map_or(Ev::Other, Ev::Value),
+                Err(other) => match other.downcast::<RespCommands>() {
+                    Ok(run) => Ev::Run(
+                        run.to_commands()
+                            .iter()
+                            .map(RespCommand::to_value)
+                            .collect(),
+                    ),
+                    Err(other) => other.downcast::<RespValue>().map_or(Ev::Other, Ev::Value),
+                },
             },
         };
         self.0.borrow_mut().push(ev);
@@ -135,6 +145,63 @@ fn with_command_frames_whole_commands_fire_as_frames_and_everything_else_as_valu
         Ev::ReadComplete,
     ];
     assert_eq!(rec.take(), expected);
+}
+
+#[test]
+fn with_command_runs_the_whole_commands_back_to_back_fire_as_one_run_and_everything_else_as_before()
+{
+    let d = Rc::new(
+        RespDecoderHandler::new(RespConfig::default())
+            .expect("valid config")
+            .command_runs(true),
+    );
+    let rec = Rc::new(Recorder::default());
+    let ch = EmbeddedChannel::new(vec![("resp", d), ("recorder", rec.clone())]);
+    let mut wire = BytesMut::new();
+    (0..3).for_each(|i| set(i).encode(&mut wire));
+    wire.extend_from_slice(b"PING\r\n");
+    (3..5).for_each(|i| set(i).encode(&mut wire));
+    wire.extend_from_slice(b"+OK\r\n*2\r\n$3\r\nGET\r\n$1\r\n");
+    ch.write_inbound(wire.freeze());
+    // The GET's last part is missing: its header is taken now, so it ends as a value.
+    inbound(&ch, b"k\r\n*1\r\n$4\r\nPING\r\n*1\r\n$4\r\nPING\r\n");
+    let expected = vec![
+        Ev::Run((0..3).map(set).collect()),
+        Ev::Value(RespValue::command(["PING"])), // inline
+        Ev::Run((3..5).map(set).collect()),
+        Ev::Value(RespValue::simple("OK")),
+        Ev::ReadComplete,
+        Ev::Value(RespValue::command(["GET", "k"])),
+        Ev::Run(vec![
+            RespValue::command(["PING"]),
+            RespValue::command(["PING"]),
+        ]),
+        Ev::ReadComplete,
+    ];
+    assert_eq!(rec.take(), expected);
+}
+
+#[test]
+fn a_run_split_before_a_command_keeps_the_ones_before_and_gives_the_rest() {
+    let mut decoder = netloop_resp::RespDecoder::new(RespConfig::default()).expect("valid config");
+    let mut wire = BytesMut::new();
+    (0..5).for_each(|i| set(i).encode(&mut wire));
+    let mut run = decoder.decode_commands(&mut wire).expect("a run");
+    assert!(wire.is_empty());
+    assert!(
+        run.split_at(0).is_none() && run.split_at(5).is_none(),
+        "out of range"
+    );
+    let tail = run.split_at(2).expect("a tail");
+    let values = |r: &RespCommands| {
+        r.to_commands()
+            .iter()
+            .map(RespCommand::to_value)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(values(&run), (0..2).map(set).collect::<Vec<_>>());
+    assert_eq!(values(&tail), (2..5).map(set).collect::<Vec<_>>());
+    assert_eq!(tail.iter().map(|a| a.len()).collect::<Vec<_>>(), [3, 3, 3]);
 }
 
 #[test]
