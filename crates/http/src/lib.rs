@@ -87,6 +87,7 @@ mod head;
 mod head_timer;
 mod input;
 mod message;
+mod plain_head;
 mod queue;
 mod request_encoder;
 mod response_decoder;
