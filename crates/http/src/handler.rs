@@ -441,7 +441,23 @@ impl ChannelHandler for HttpServerCodec {
         promise: ChannelPromise,
     ) -> HandlerResult {
         let out = match msg.downcast::<FrozenResponse>() {
-            Ok(frozen) => Outgoing::Frozen(frozen),
+            Ok(frozen) => {
+                let date = self.date();
+                let answer = self.queue.borrow_mut().answer_front(&frozen, date);
+                if let Some(enc) = answer {
+                    // The common case: the front request's answer, written now (queue.rs).
+                    match enc.body {
+                        None => ctx.write_with(enc.head, promise),
+                        Some(body) => {
+                            ctx.write_with(enc.head, ChannelPromise::void());
+                            ctx.write_with(body, promise);
+                        }
+                    }
+                    self.resume_if_room(ctx);
+                    return Ok(());
+                }
+                Outgoing::Frozen(frozen)
+            }
             Err(msg) => match msg.downcast::<HttpResponse>() {
                 Ok(resp) => Outgoing::Response(resp),
                 Err(msg) => match msg.downcast::<HttpContent>() {
