@@ -63,73 +63,33 @@ pub fn bytes(out: &mut Vec<u8>, b: &[u8]) {
 }
 
 /// Appends `r` in the request layout ([`HttpRequestAt`], [`HttpRequestField`]), after its
-/// kind byte. The size is summed first and the bytes written into it in one pass (no growth
-/// check per piece: a request is about ten of them).
+/// kind byte.
 pub fn put_request(out: &mut Vec<u8>, r: &HttpRequest) {
+    out.push(HttpIn::Request as u8);
     let bit = |on: bool, flag: HttpRequestFlag| if on { flag as u8 } else { 0 };
     let flags = bit(r.version == Version::Http11, HttpRequestFlag::Http11)
         | bit(r.keep_alive, HttpRequestFlag::KeepAlive)
         | bit(r.streaming, HttpRequestFlag::Streaming)
         | bit(r.expect_continue, HttpRequestFlag::ExpectContinue)
         | bit(r.upgrade, HttpRequestFlag::Upgrade);
-    let pairs = |sizes: &mut dyn Iterator<Item = usize>| 4 + sizes.map(|n| 8 + n).sum::<usize>();
-    let headers = pairs(&mut r.headers.iter().map(|(n, v)| n.len() + v.len()));
-    let trailers = pairs(&mut r.trailers.iter().map(|(n, v)| n.len() + v.len()));
-    let fixed = HttpRequestAt::Fields as usize;
-    let size = 1 + fixed + 12 + r.method.len() + r.target.len() + r.body.len() + headers + trailers;
-    let start = out.len();
-    out.resize(start + size, 0);
-    let mut w = Cursor {
-        buf: &mut out[start..],
-        at: 1 + fixed,
-    };
-    w.buf[0] = HttpIn::Request as u8;
-    let id = 1 + HttpRequestAt::Id as usize;
-    w.buf[id..id + 8].copy_from_slice(&(r.id as f64).to_le_bytes());
-    w.buf[1 + HttpRequestAt::Flags as usize] = flags;
-    w.buf[1 + HttpRequestAt::Version as usize] = match r.version {
+    let at = out.len();
+    out.resize(at + HttpRequestAt::Fields as usize, 0);
+    let fixed = &mut out[at..];
+    let id = HttpRequestAt::Id as usize;
+    fixed[id..id + 8].copy_from_slice(&(r.id as f64).to_le_bytes());
+    fixed[HttpRequestAt::Flags as usize] = flags;
+    fixed[HttpRequestAt::Version as usize] = match r.version {
         Version::Http10 => 10,
         Version::Http11 => 11,
     };
     for field in REQUEST_FIELDS {
         match field {
-            HttpRequestField::Method => w.bytes(&r.method),
-            HttpRequestField::Target => w.bytes(&r.target),
-            HttpRequestField::Body => w.bytes(&r.body),
-            HttpRequestField::Headers => {
-                w.u32(r.headers.len());
-                for (name, value) in r.headers.iter() {
-                    w.bytes(name);
-                    w.bytes(value);
-                }
-            }
-            HttpRequestField::Trailers => {
-                w.u32(r.trailers.len());
-                for (name, value) in &r.trailers {
-                    w.bytes(name);
-                    w.bytes(value);
-                }
-            }
+            HttpRequestField::Method => bytes(out, &r.method),
+            HttpRequestField::Target => bytes(out, &r.target),
+            HttpRequestField::Body => bytes(out, &r.body),
+            HttpRequestField::Headers => put_headers(out, &r.headers),
+            HttpRequestField::Trailers => put_fields(out, &r.trailers),
         }
-    }
-    debug_assert_eq!(w.at, size);
-}
-
-/// Writes into bytes already sized for what is written.
-struct Cursor<'a> {
-    buf: &'a mut [u8],
-    at: usize,
-}
-
-impl Cursor<'_> {
-    fn u32(&mut self, n: usize) {
-        self.buf[self.at..self.at + 4].copy_from_slice(&(n as u32).to_le_bytes());
-        self.at += 4;
-    }
-    fn bytes(&mut self, b: &[u8]) {
-        self.u32(b.len());
-        self.buf[self.at..self.at + b.len()].copy_from_slice(b);
-        self.at += b.len();
     }
 }
 
