@@ -70,6 +70,7 @@
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 
+mod batch;
 mod body;
 mod chunked;
 mod client;
