@@ -343,6 +343,12 @@ impl ResponseQueue {
 
     /// Writes what the front slots can write, in order, and retires finished ones.
     fn pump(&mut self) {
+        if let Some(front) = self.slots.front() {
+            let continue_due = front.continue_pending && !front.final_submitted && !front.body_done;
+            if !continue_due && front.held.is_empty() && !front.finished {
+                return; // the front request waits for its response: nothing to write or retire
+            }
+        }
         let mut wrote = false;
         while let Some(mut front) = self.slots.pop_front() {
             if front.continue_pending && !front.final_submitted && !front.body_done {
