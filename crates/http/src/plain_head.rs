@@ -104,8 +104,8 @@ pub(crate) fn parse_plain(buf: &[u8], limits: PlainLimits) -> Option<PlainHead> 
         return None;
     }
     i += 10;
-    // `i - 1` is the request line's LF, the last byte the scanner looks at in it.
-    if i - 1 >= limits.max_first_line.min(limits.max_head) {
+    // `i - 1`, the request line's LF, is the last byte the scanner looks at in it: below both limits.
+    if i > limits.max_first_line.min(limits.max_head) {
         return None;
     }
     let mut spans = SpanList::default();

@@ -276,8 +276,8 @@ impl ResponseQueue {
             && !front.start.expect_continue
             && !front.start.upgrade
             && !encoder::is_interim(status)
-            && frozen.request_id.is_none_or(|id| id == front.start.id)
-            && self.slots.get(1).is_none_or(|next| next.held.is_empty())
+            && frozen.request_id.map_or(true, |id| id == front.start.id)
+            && self.slots.get(1).map_or(true, |next| next.held.is_empty())
             && frozen.check(front.start.head).is_ok();
         if !plain {
             return None;
