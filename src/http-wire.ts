@@ -19,6 +19,17 @@ export type HttpOutbound = HttpResponse | HttpContent | HttpClientRequest
 
 const latin1Write = (b: Buffer, s: string, at: number): number => (b as unknown as { latin1Write(s: string, at: number): number }).latin1Write(s, at)
 
+/** The DataView of the last buffer a frozen response was written into (the op arena: one per stream). */
+let lastBuf: Buffer | undefined
+let lastView: DataView | undefined
+function viewOf(buf: Buffer): DataView {
+  if (buf !== lastBuf || lastView === undefined) {
+    lastBuf = buf
+    lastView = new DataView(buf.buffer, buf.byteOffset, buf.byteLength)
+  }
+  return lastView
+}
+
 /** @internal Writes `s` (latin1) as `len:u32 data` at `at`; the end. */
 export function putStr(buf: Buffer, s: string, at: number): number {
   const n = s.length === 0 ? 0 : latin1Write(buf, s, at + 4)
@@ -117,16 +128,12 @@ export function writeHttp(m: HttpOutbound, buf: Buffer, at: number, lend?: LendB
     // The native copy by id: 13 bytes, nothing encoded or checked again.
     if (at + 13 > buf.length) return -1
     buf[at] = HttpOut.Frozen
-    // A frozen response answers the oldest unanswered request: its id is always -1 (f64 LE
-    // bf f0 00..), written byte by byte like the frozen id: a Buffer method load per field
-    // cost more than the write.
-    for (let i = 1; i < 7; i++) buf[at + i] = 0
-    buf[at + 7] = 0xf0
-    buf[at + 8] = 0xbf
-    buf[at + 9] = frozen & 0xff
-    buf[at + 10] = (frozen >>> 8) & 0xff
-    buf[at + 11] = (frozen >>> 16) & 0xff
-    buf[at + 12] = frozen >>> 24
+    // A frozen response answers the oldest unanswered request: its id is always -1. Two
+    // DataView stores (inlined by the optimizing compiler; a Buffer method load per field
+    // cost more than the write, and 12 byte stores about as much).
+    const view = viewOf(buf)
+    view.setFloat64(at + 1, -1, true)
+    view.setUint32(at + 9, frozen, true)
     return at + 13
   }
   if (m instanceof HttpClientRequest) {

@@ -23,9 +23,10 @@ use crate::body::{Body, Carrier};
 use crate::chunked::ChunkedBody;
 use crate::config::HttpServerConfig;
 use crate::error::HttpError;
-use crate::head::{parse_head, Framing};
+use crate::head::{parse_head, plain_head, Framing};
 use crate::input::Input;
 use crate::message::{HeaderList, HttpContent, HttpRequest, Version};
+use crate::plain_head::{parse_plain, PlainHead, PlainLimits};
 use crate::scan::{LineScanner, ScanLimits};
 
 /// What the response side learns when a head is accepted.
@@ -236,15 +237,21 @@ impl RequestDecoder {
                 return Ok(false);
             }
         }
-        let limits = ScanLimits {
-            max_head: self.cfg.max_head_size,
-            max_first_line: Some(self.cfg.max_request_line()),
+        let head = match self.plain(input.bytes()) {
+            // The common shape, whole: one pass (plain_head.rs).
+            Some(plain) => plain_head(input.take(plain.len), plain, &self.cfg)?,
+            None => {
+                let limits = ScanLimits {
+                    max_head: self.cfg.max_head_size,
+                    max_first_line: Some(self.cfg.max_request_line()),
+                };
+                let Some(len) = self.scanner.scan(input.bytes(), limits)? else {
+                    return Ok(false);
+                };
+                self.scanner = LineScanner::default();
+                parse_head(input.take(len), &self.cfg)?
+            }
         };
-        let Some(len) = self.scanner.scan(input.bytes(), limits)? else {
-            return Ok(false);
-        };
-        self.scanner = LineScanner::default();
-        let head = parse_head(input.take(len), &self.cfg)?;
         let id = self.next_id;
         self.next_id += 1;
         let keep_alive = head.keep_alive;
@@ -292,6 +299,20 @@ impl RequestDecoder {
             }
         }
         Ok(true)
+    }
+
+    /// The head at the start of `bytes` when it is whole there and of the plain shape, and
+    /// the scanner has not begun on it (a head split across reads goes the scanner's way).
+    fn plain(&self, bytes: &[u8]) -> Option<PlainHead> {
+        if !self.scanner.at_start() {
+            return None;
+        }
+        let limits = PlainLimits {
+            max_head: self.cfg.max_head_size,
+            max_first_line: self.cfg.max_request_line(),
+            max_fields: self.cfg.max_header_count,
+        };
+        parse_plain(bytes, limits)
     }
 
     fn end_message(&mut self, keep_alive: bool) {

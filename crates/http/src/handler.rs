@@ -50,6 +50,7 @@ use netloop_transport::{
     ChannelPromise, HandlerResult, LocalListenerExt, Message, UserEvent,
 };
 
+use crate::batch::ResponseBatch;
 use crate::config::HttpServerConfig;
 use crate::date::{cached_date, coarse_date, BurstDate, DateValue};
 use crate::decoder::{Decoded, RequestDecoder};
@@ -102,6 +103,12 @@ pub struct HttpServerCodec {
     /// Half-closed and dropping input until the client closes (linger.rs).
     lingering: Cell<bool>,
     linger_timer: RefCell<Option<netloop_eventloop::ScheduledHandle>>,
+    /// Whole responses nobody waits on, written as one message before the next operation
+    /// (batch.rs).
+    batch: ResponseBatch,
+    /// A response went out unbatched since the last flush: the next ones are batched (one
+    /// response per flush, the case without pipelining, is written as it is).
+    wrote_since_flush: Cell<bool>,
 }
 
 impl HttpServerCodec {
@@ -132,6 +139,8 @@ impl HttpServerCodec {
             refused: Cell::new(false),
             lingering: Cell::new(false),
             linger_timer: RefCell::new(None),
+            batch: ResponseBatch::default(),
+            wrote_since_flush: Cell::new(false),
             config,
         })
     }
@@ -168,6 +177,7 @@ impl HttpServerCodec {
             self.count_held(ctx); // (a write held for a later slot made no action)
             return;
         }
+        self.release_batch(ctx);
         let spare = self.spare_actions.take();
         let mut actions = self.queue.borrow_mut().take_actions(spare);
         for action in actions.drain(..) {
@@ -197,7 +207,7 @@ impl HttpServerCodec {
     /// Brings the channel's pending outbound bytes in line with what the queue holds (held
     /// responses count toward the water marks, as Netty counts a handler's pending writes).
     fn count_held(&self, ctx: &ChannelHandlerContext) {
-        let now = self.queue.borrow().held_bytes();
+        let now = self.queue.borrow().held_bytes() + self.batch.counted();
         let before = self.counted.replace(now);
         if now == before {
             return;
@@ -210,6 +220,18 @@ impl HttpServerCodec {
             ch.add_pending_outbound_bytes(now - before);
         } else {
             ch.sub_pending_outbound_bytes(before - now);
+        }
+    }
+
+    /// Writes the batched responses (before anything else the codec passes on).
+    fn release_batch(&self, ctx: &ChannelHandlerContext) {
+        if self.batch.is_empty() {
+            return;
+        }
+        let bytes = self.batch.take();
+        self.count_held(ctx);
+        if let Some(bytes) = bytes {
+            ctx.write_with(bytes, ChannelPromise::void());
         }
     }
 
@@ -368,6 +390,7 @@ impl ChannelHandler for HttpServerCodec {
     }
 
     fn handler_removed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.release_batch(ctx);
         self.cancel_timers();
         self.queue.borrow_mut().abandon();
         self.run(ctx);
@@ -410,6 +433,7 @@ impl ChannelHandler for HttpServerCodec {
         self.decoder.borrow_mut().stop();
         self.cumulation.borrow_mut().clear();
         self.pause.drop_held();
+        drop(self.batch.take()); // (the channel is gone: nothing more is written)
         self.queue.borrow_mut().abandon();
         self.run(ctx);
         if self.streaming.take().is_some() {
@@ -441,12 +465,39 @@ impl ChannelHandler for HttpServerCodec {
         promise: ChannelPromise,
     ) -> HandlerResult {
         let out = match msg.downcast::<FrozenResponse>() {
-            Ok(frozen) => Outgoing::Frozen(frozen),
+            Ok(frozen) => {
+                let date = self.date();
+                let answer = self.queue.borrow_mut().answer_front(&frozen, date);
+                if let Some(enc) = answer {
+                    // The common case: the front request's answer, written now (queue.rs),
+                    // batched with the next ones when nobody waits on it (batch.rs).
+                    let batched = self.wrote_since_flush.replace(true);
+                    match enc.body {
+                        None if batched && promise.is_void() && !promise.is_firing() => {
+                            self.batch.push(enc.head);
+                            self.count_held(ctx);
+                        }
+                        None => {
+                            self.release_batch(ctx);
+                            ctx.write_with(enc.head, promise);
+                        }
+                        Some(body) => {
+                            self.release_batch(ctx);
+                            ctx.write_with(enc.head, ChannelPromise::void());
+                            ctx.write_with(body, promise);
+                        }
+                    }
+                    self.resume_if_room(ctx);
+                    return Ok(());
+                }
+                Outgoing::Frozen(frozen)
+            }
             Err(msg) => match msg.downcast::<HttpResponse>() {
                 Ok(resp) => Outgoing::Response(resp),
                 Err(msg) => match msg.downcast::<HttpContent>() {
                     Ok(content) => Outgoing::Content(content),
                     Err(other) => {
+                        self.release_batch(ctx);
                         ctx.write_with(other, promise);
                         return Ok(());
                     }
@@ -466,7 +517,37 @@ impl ChannelHandler for HttpServerCodec {
 
     fn flush(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         self.burst_date.end();
+        self.release_batch(ctx);
+        self.wrote_since_flush.set(false);
         ctx.flush();
+        Ok(())
+    }
+
+    fn close(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
+        self.release_batch(ctx);
+        ctx.close_with(promise);
+        Ok(())
+    }
+
+    fn disconnect(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
+        self.release_batch(ctx);
+        ctx.disconnect_with(promise);
+        Ok(())
+    }
+
+    fn deregister(&self, ctx: &ChannelHandlerContext, promise: ChannelPromise) -> HandlerResult {
+        self.release_batch(ctx);
+        ctx.deregister_with(promise);
+        Ok(())
+    }
+
+    fn shutdown_output(
+        &self,
+        ctx: &ChannelHandlerContext,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
+        self.release_batch(ctx);
+        ctx.shutdown_output_with(promise);
         Ok(())
     }
 

@@ -49,6 +49,27 @@ pub(crate) struct RequestHead {
 pub(crate) fn parse_head(head: Bytes, cfg: &HttpServerConfig) -> Result<RequestHead, HttpError> {
     let parsed = parse_with_slots(cfg.max_header_count, |slots| parse_into(&head, slots));
     let (method, target, version, spans) = parsed.map_err(|e| grammar_error(e, &head, cfg))?;
+    finish_head(head, (method, target, version, spans), cfg)
+}
+
+/// A head [`crate::plain_head::parse_plain`] split (`head`: exactly its bytes): the checks
+/// after the grammar, as for one httparse parsed.
+pub(crate) fn plain_head(
+    head: Bytes,
+    plain: crate::plain_head::PlainHead,
+    cfg: &HttpServerConfig,
+) -> Result<RequestHead, HttpError> {
+    let parts = (plain.method, plain.target, plain.version, plain.spans);
+    finish_head(head, parts, cfg)
+}
+
+/// The rules after the grammar: the target's length and bytes, then what the fields mean.
+fn finish_head(
+    head: Bytes,
+    parsed: Parsed,
+    cfg: &HttpServerConfig,
+) -> Result<RequestHead, HttpError> {
+    let (method, target, version, spans) = parsed;
     if (target.1 - target.0) as usize > cfg.max_uri_length {
         return Err(HttpError::UriTooLong {
             limit: cfg.max_uri_length,
@@ -78,10 +99,10 @@ pub(crate) fn parse_head(head: Bytes, cfg: &HttpServerConfig) -> Result<RequestH
     })
 }
 
-type Span = (u32, u32);
-type Parsed = (Span, Span, Version, Spans);
+pub(crate) type Span = (u32, u32);
+pub(crate) type Parsed = (Span, Span, Version, Spans);
 
-fn parse_into<'b>(
+pub(crate) fn parse_into<'b>(
     head: &'b [u8],
     slots: &mut [MaybeUninit<httparse::Header<'b>>],
 ) -> Result<Parsed, httparse::Error> {

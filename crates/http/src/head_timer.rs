@@ -67,6 +67,11 @@ impl HeadTimer {
         *self.armed.borrow_mut() = Some((id, handle));
     }
 
+    /// True when the clock is not running.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.armed.borrow().is_none()
+    }
+
     /// Stops the clock (nothing happens if it was not running).
     pub(crate) fn cancel(&self) {
         if let Some((_, handle)) = self.armed.borrow_mut().take() {

@@ -70,6 +70,7 @@
 #![deny(missing_docs)]
 #![warn(missing_debug_implementations)]
 
+mod batch;
 mod body;
 mod chunked;
 mod client;
@@ -87,6 +88,7 @@ mod head;
 mod head_timer;
 mod input;
 mod message;
+mod plain_head;
 mod queue;
 mod request_encoder;
 mod response_decoder;

@@ -252,6 +252,45 @@ impl ResponseQueue {
         }
     }
 
+    /// A frozen response answering the front request in the common case, encoded and its slot
+    /// retired, with no action queued: the caller writes the parts. `None` (nothing changed)
+    /// whenever another rule may apply (a held or closing response, 100 Continue, an upgrade,
+    /// an interim status, a failed check, actions not run yet): then [`submit`] decides.
+    ///
+    /// [`submit`]: ResponseQueue::submit
+    pub(crate) fn answer_front(
+        &mut self,
+        frozen: &FrozenResponse,
+        date: Option<DateValue>,
+    ) -> Option<encoder::Encoded> {
+        self.date = date;
+        let status = frozen.status();
+        if self.closed || self.switched || self.input_done || !self.actions.is_empty() {
+            return None;
+        }
+        let front = self.slots.front()?;
+        let plain = !front.final_submitted
+            && front.held.is_empty()
+            && front.body_done
+            && !front.continue_pending
+            && !front.start.expect_continue
+            && !front.start.upgrade
+            && !encoder::is_interim(status)
+            && frozen.request_id.map_or(true, |id| id == front.start.id)
+            && self.slots.get(1).map_or(true, |next| next.held.is_empty())
+            && frozen.check(front.start.head).is_ok();
+        if !plain {
+            return None;
+        }
+        let slot = self.slots.front_mut()?;
+        let enc = frozen.encode(Self::answering(slot, status, date.as_ref()));
+        if enc.close || enc.mode.is_some() || enc.file.is_some() {
+            return None; // (nothing was changed: `submit` encodes it again, from the cache)
+        }
+        self.slots.pop_front();
+        Some(enc)
+    }
+
     /// Finds the slot `out` belongs to and records it as submitted.
     fn admit(&mut self, out: &Outgoing) -> Result<usize, HttpError> {
         let find = |pred: &dyn Fn(&Slot) -> bool| self.slots.iter().position(pred);
@@ -304,6 +343,12 @@ impl ResponseQueue {
 
     /// Writes what the front slots can write, in order, and retires finished ones.
     fn pump(&mut self) {
+        if let Some(front) = self.slots.front() {
+            let continue_due = front.continue_pending && !front.final_submitted && !front.body_done;
+            if !continue_due && front.held.is_empty() && !front.finished {
+                return; // the front request waits for its response: nothing to write or retire
+            }
+        }
         let mut wrote = false;
         while let Some(mut front) = self.slots.pop_front() {
             if front.continue_pending && !front.final_submitted && !front.body_done {

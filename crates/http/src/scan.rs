@@ -41,7 +41,7 @@ pub(crate) struct ScanLimits {
 /// none). Eight bytes at a time first, without branches per byte (a word with a byte below
 /// 0x20 or a DEL stops it; a tab, which is plain, too, and the bytewise search then goes on
 /// past it), then the bytes from the word that holds the special one.
-fn skip_plain(buf: &[u8], mut from: usize, end: usize) -> usize {
+pub(crate) fn skip_plain(buf: &[u8], mut from: usize, end: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     while from + 8 <= end {

@@ -73,6 +73,17 @@ impl HttpServerCodec {
     /// Runs the head clock while a head is awaited: for the first request from the start,
     /// for later ones once their first byte is here (the time between requests is idle time).
     pub(super) fn update_head_timer(&self, ctx: &ChannelHandlerContext) {
+        if self.head_timer.is_idle()
+            && self.request_timer.is_idle()
+            && self.cumulation.borrow().is_empty()
+        {
+            // After a read of whole requests (the common case): no head has started and no
+            // body is arriving, so neither clock runs, and neither does now.
+            let d = self.decoder.borrow();
+            if d.next_id() != 0 && d.request_in_body().is_none() {
+                return;
+            }
+        }
         let (awaiting, next_id) = {
             let d = self.decoder.borrow();
             (

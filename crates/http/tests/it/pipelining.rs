@@ -4,6 +4,7 @@ use crate::common;
 
 use common::*;
 use netloop_http::HttpResponse;
+use netloop_transport::{ChannelPromise, Message};
 
 fn three_requests() -> String {
     format!("{}{}{}", get("/a"), get("/b"), get("/c"))
@@ -122,4 +123,40 @@ fn requests_split_across_reads_at_every_byte_give_the_same_requests() {
         );
         assert_eq!(statuses(&h.output()), [200, 200, 200]);
     }
+}
+
+#[test]
+fn frozen_responses_nobody_waits_on_leave_in_one_message_after_the_first_and_count_as_pending() {
+    let h = harness(Answer::Never);
+    h.feed(format!("{}{}", three_requests(), get("/d")).as_bytes());
+    let ch = h.ch.channel();
+    let frozen = ["1", "2", "3"].map(|b| HttpResponse::new(200).body(b).freeze().unwrap());
+    let before = ch.pending_outbound_bytes();
+    for f in &frozen {
+        ch.write_with(Message::user(f.clone()), ChannelPromise::void());
+    }
+    let held = ch.pending_outbound_bytes() - before;
+    // The three are pending as three messages (the batch counts as the outbound buffer does).
+    assert!(held >= 3 * 96, "pending grew by {held} bytes");
+    // A response somebody waits on goes after them, in order.
+    let last = ch.write_future(Message::user(HttpResponse::new(200).body("4")));
+    ch.flush();
+    h.ch.run_pending_tasks();
+    assert!(matches!(last.result(), Some(Ok(()))));
+    let mut messages = Vec::new();
+    while let Some(m) = h.ch.read_outbound() {
+        messages.push(String::from_utf8_lossy(m.as_bytes().unwrap()).into_owned());
+    }
+    assert_eq!(
+        messages.len(),
+        3,
+        "the first, the batch of two, the one waited on"
+    );
+    let bodies: Vec<_> = parse_responses(&messages.concat(), &[])
+        .into_iter()
+        .map(|p| p.body)
+        .collect();
+    assert_eq!(bodies, ["1", "2", "3", "4"]);
+    assert_eq!(ch.pending_outbound_bytes(), before);
+    assert!(h.is_open());
 }
