@@ -99,6 +99,25 @@ test('the history import turns a harness table into records with median and rang
   t.deepEqual(r.metrics.cpuUsPerMsg, { median: 5.21, min: 4.97, max: 5.46, n: 2 })
 })
 
+test('a channels-vs-net run becomes one record per workload and server: RESP per test, HTTP saturated, at a fixed rate and pipelined', async (t) => {
+  const { channelsRecords, toJsonl } = await import('../benches/node/channels-records.mjs')
+  const http = (rps: number, cpu: number) => ({ rps, serverCpuUsPerReq: cpu, fixedRps: 9000, fixedCpuUsPerReq: cpu * 2, pipedRps: rps * 8, pipedCpuUsPerReq: cpu / 8 })
+  const runs = {
+    resp: [{ redis: { tests: { 'GET -P 16': { rps: 100, serverCpuUsPerReq: 1 } } } }, { redis: { tests: { 'GET -P 16': { rps: 300, serverCpuUsPerReq: 3 } } } }],
+    http: [{ netloop: http(100, 8), floor: http(120, 7) }, { netloop: http(110, 9) }],
+  }
+  const records = channelsRecords(runs)
+  t.deepEqual(
+    records.map((r: { workload: string; peer: string }) => `${r.workload}/${r.peer}`),
+    ['RESP GET -P 16/redis', ...['netloop', 'floor'].flatMap((p) => ['', ', fixed rate', ', pipelined'].map((w) => `HTTP/1.1 hello (wrk)${w}/${p}`))],
+  )
+  t.like(records[0].metrics.cpuUsPerReq, { median: 2, min: 1, max: 3, n: 2 })
+  t.like(records[1].metrics, { reqPerS: { median: 105, n: 2 }, cpuUsPerReq: { min: 8, max: 9 } })
+  t.is(records[4].metrics.cpuUsPerReq.n, 1)
+  const [line] = toJsonl(records, { date: 'd', commit: 'c', command: 'x', load: undefined, runtime: 'node 20' }).split('\n')
+  t.like(JSON.parse(line), { part: 'channels-vs-net', published: false, pinned: true, runtime: 'node 20' })
+})
+
 test('the chart draws one bar per peer and metric of the newest run of each workload', async (t) => {
   const { chart, latestRuns } = await import('../scripts/bench-chart.mjs')
   const runs = latestRuns([rec('old', '2026-01-01', { msgPerS: [1] }), rec('netloop JS', '2026-01-02', { msgPerS: [10, 12, 14], cpuUsPerMsg: [4, 5, 6] }), rec('ws', '2026-01-02', { msgPerS: [5, 6, 7], cpuUsPerMsg: [8, 9, 10] })])

@@ -8,6 +8,7 @@
 //                                         [--no-pin] [--json FILE] [--quiet-wait SECONDS]
 //                                         [--quiet-wait-total SECONDS] [--addon FILE.node]
 //                                         [--http-delay-ms MS] [--http-pipeline N] [--no-node24]
+//                                         [--jsonl FILE]
 //
 // The node:* servers run on the system Node (20) and again on Node 24 (`... (Node 24)` rows,
 // the npm package of its official build fetched by runtimes.mjs; --no-node24 leaves them out);
@@ -57,6 +58,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'no
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { bundleExample } from './bundle.mjs'
+import { channelsRecords, toJsonl } from './channels-records.mjs'
 import { CLK_TCK, addonUnderTest, alternating, flag, fmt, inRounds, machineBusy, median, newer, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
 import { wrk as wrkRun, writeWrkScripts } from './wrk.mjs'
 import { nodeLine } from './runtimes.mjs'
@@ -614,3 +616,14 @@ const jsonOut = opt('--json', join(root, 'target', 'bench-results', `channels-vs
 mkdirSync(dirname(jsonOut), { recursive: true })
 writeFileSync(jsonOut, JSON.stringify(results, null, 1))
 console.log(`\nraw results: ${jsonOut}`)
+// One JSON line per workload and server (the format of docs/benchmarks/results.jsonl:
+// scripts/bench-compare.mjs --new FILE compares them with the last published run).
+const jsonl = opt('--jsonl', undefined)
+if (jsonl) {
+  const git = (...a) => spawnSync('git', a, { cwd: root, encoding: 'utf8' }).stdout?.trim() ?? ''
+  const commit = `${git('rev-parse', '--short=12', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? '-dirty' : ''}`
+  const command = `node benches/node/channels-vs-net.mjs ${process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`.trim()
+  const started = /: (\d{4}-\d\d-\d\dT[\d:.]+Z),/.exec(header[0])?.[1]
+  writeFileSync(jsonl, toJsonl(channelsRecords(results.runs, { pinned: PIN }), { date: started, commit, command, load: { loadavg1: Number(load1.toFixed(2)) }, runtime: `node ${process.versions.node}` }))
+  console.log(`records: ${jsonl}`)
+}
