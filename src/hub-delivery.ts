@@ -49,8 +49,6 @@ export const closeCauses = new WeakMap<Channel, unknown>()
 const HOLDABLE = 1
 
 export class Delivery {
-  /** Contexts that gave back a read of their codec's latest firing (see `#givesBack`). */
-  #holding = new WeakSet<ChannelHandlerContext>()
   /** The large reads of the delivery being dispatched (see `dispatch`). */
   #segments: Buffer[] | undefined = undefined
   /** Where the delivery's bytes start in its arena (see `dispatch`). */
@@ -85,7 +83,8 @@ export class Delivery {
         let j = i + 1
         while (j < count && ev[j * RecordField.Length + RecordField.Channel] === chan) j++
         const ch = chan === 0 ? undefined : this.hub.channel(chan)
-        if (ch) ch._resource.runInAsyncScope(this.#routeRange, this, ch, i, j, arena, strings)
+        // (`_scope`: the resource once made, a field rather than the getter's call)
+        if (ch) (ch._scope ?? ch._resource).runInAsyncScope(this.#routeRange, this, ch, i, j, arena, strings)
         else this.#routeRange(undefined, i, j, arena, strings)
         i = j
       }
@@ -237,7 +236,7 @@ export class Delivery {
       // The first value went through `#givesBack`: none of this record was given back yet,
       // so only the channel's writability decides (JS's own count first).
       if (writes !== undefined && !writes.writable && !ch.isWritable && this.hub.native.holdBack(chan, ctxId, at - base)) {
-        this.#holding.add(ctx)
+        ctx._holding = true
         return
       }
     }
@@ -252,14 +251,14 @@ export class Delivery {
    */
   #givesBack(ch: Channel, ctx: ChannelHandlerContext, chan: number, ctxId: number, at: number): boolean {
     const native = this.hub.native
-    if (this.#holding.has(ctx)) {
+    if (ctx._holding) {
       if (native.holdsFiring(chan, ctxId)) return native.holdBack(chan, ctxId, at)
-      this.#holding.delete(ctx)
+      ctx._holding = false
     }
     // JS's own count first (exact once a write of JS crossed the mark), then the native state.
     if (ch._writes.writable || ch.isWritable) return false
     if (!native.holdBack(chan, ctxId, at)) return false
-    this.#holding.add(ctx)
+    ctx._holding = true
     return true
   }
 
