@@ -133,7 +133,7 @@ export class Delivery {
 
   /** The JS context `id` of channel `ch` (a scan: a pipeline holds a few contexts). */
   #context(ch: Channel | undefined, id: number): ChannelHandlerContext | undefined {
-    if (ch === undefined || !ch._known) return undefined
+    if (ch === undefined || ch._known === false) return undefined
     const all = ch._contexts
     if (all === undefined) return undefined
     if (!Array.isArray(all)) return all._id === id ? all : undefined

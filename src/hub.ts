@@ -278,11 +278,13 @@ export class ChannelHub {
   /** An outbound operation leaving JS at context `ctx` (0: the tail) for the native pipeline. */
   sendOutbound(ch: Channel, ctx: number, kind: PipelineEvent, msg: unknown, promise: ChannelPromise | undefined): void {
     // Cancelled before it left JS: the operation does nothing (Netty's isNotValidPromise).
-    if (promise?.isCancelled) {
+    // (`=== true`, `=== false` on these booleans: a compare where a bare test is a full
+    // ToBoolean in TurboFan's code, twice per writeAndFlush.)
+    if (promise !== undefined && promise.isCancelled === true) {
       if (kind === PipelineEvent.Write) dropUnsent(msg)
       return
     }
-    if (!ch._known) {
+    if (ch._known === false) {
       if (kind === PipelineEvent.Write || kind === PipelineEvent.Close) {
         const closed = errorOf('ERR_CHANNEL_CLOSED', `channel ${ch.id} is closed`, ch.id, closeCauses.get(ch))
         if (kind === PipelineEvent.Close) promise?._complete({ ok: true })

@@ -110,7 +110,9 @@ export class OpStream {
   /** Appends one op record (applying the batch first if it is full). */
   op(kind: number, channel: number, ctx: number, a: number, b: number, c: number): void {
     const ops = this.ops
-    let n = ops[0]
+    // The count as an int32 (it is at most OP_CAPACITY): the record offsets below are then
+    // integer arithmetic, not doubles checked back to indices.
+    let n = ops[0] | 0
     if (kind === WireKind.Flush && n > 0) {
       // A flush right after a byte write from the same context (writeAndFlush): one op that
       // the native side applies as the write, then the flush.
