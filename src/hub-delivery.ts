@@ -84,7 +84,7 @@ export class Delivery {
         while (j < count && ev[j * RecordField.Length + RecordField.Channel] === chan) j++
         const ch = chan === 0 ? undefined : this.hub.channel(chan)
         // (`_scope`: the resource once made, a field rather than the getter's call)
-        if (ch) (ch._scope ?? ch._resource).runInAsyncScope(this.#routeRange, this, ch, i, j, arena, strings)
+        if (ch !== undefined) (ch._scope ?? ch._resource).runInAsyncScope(this.#routeRange, this, ch, i, j, arena, strings)
         else this.#routeRange(undefined, i, j, arena, strings)
         i = j
       }
@@ -169,7 +169,8 @@ export class Delivery {
   #route(ch: Channel | undefined, kind: WireKind, chan: number, ctxId: number, a: number, b: number, c: number, arena: Buffer | undefined, strings: string[] | undefined): void {
     if (kind < WireKind.WriteBytes) {
       const ctx = this.#context(ch, ctxId)
-      if (!ctx) return
+      // (`=== undefined`, not `!ctx`: a compare, where a bare test compiles to a full ToBoolean)
+      if (ctx === undefined) return
       let arg: unknown
       if (kind === WireKind.ReadBytes) arg = c > 0 ? this.#segments![c - 1] : b === 0 ? Buffer.alloc(0) : viewsOf(arena!)(this.#base + a, b)
       else if (kind === WireKind.ReadResp) {
@@ -198,7 +199,7 @@ export class Delivery {
     if (kind < WireKind.PromiseDone) {
       const ctx = this.#context(ch, ctxId)
       const promise = c < PromiseId.VoidFiring ? this.promises.lent(c) : c === PromiseId.VoidFiring ? ctx?.pipeline._voidPromise : c === PromiseId.Silent ? ctx?.pipeline._silentPromise : undefined
-      if (!ctx) {
+      if (ctx === undefined) {
         promise?.tryFailure(errorOf('ERR_CHANNEL_CLOSED', 'the handler is gone', chan))
         return
       }
