@@ -101,7 +101,8 @@ export class Delivery {
     for (let i = from; i < to; i++) {
       const at = i * RecordField.Length
       try {
-        this.#route(ch, ev[at], ev[at + 1], ev[at + 2], ev[at + 3], ev[at + 4], ev[at + 5], arena, strings)
+        // The kind as an int32 (a small enum): `#route`'s tests of it are integer compares.
+        this.#route(ch, ev[at] | 0, ev[at + 1], ev[at + 2], ev[at + 3], ev[at + 4], ev[at + 5], arena, strings)
       } catch (e) {
         console.error('netloop: channel event dispatch failed:', e)
       }
