@@ -63,7 +63,8 @@ export class Channel implements ServerChannel {
   /** @internal True while the native side knows the channel (from its creation to FORGET). */
   _known = true
   #writes: WriteCount | undefined = undefined
-  #resource: AsyncResource | undefined
+  /** @internal `_resource` once made (a field the delivery reads without a getter call). */
+  _scope: AsyncResource | undefined = undefined
   #closed = false
   /**
    * @internal The async context its events run in (the context that made the channel; for
@@ -71,7 +72,7 @@ export class Channel implements ServerChannel {
    * handlers are all native never needs one).
    */
   get _resource(): AsyncResource {
-    return (this.#resource ??= this.parent!._resource.runInAsyncScope(() => new AsyncResource('netloop:Channel')))
+    return (this._scope ??= this.parent!._resource.runInAsyncScope(() => new AsyncResource('netloop:Channel')))
   }
 
   /** @internal What few channels use, made on first use (an idle connection holds none of it). */
@@ -110,7 +111,7 @@ export class Channel implements ServerChannel {
     this.parent = parent
     // An accepted channel inherits its server's context, as node:net connections do: its
     // resource is made in the server's, on first use (see `_resource`).
-    if (parent === undefined) this.#resource = new AsyncResource('netloop:Channel')
+    if (parent === undefined) this._scope = new AsyncResource('netloop:Channel')
     this.pipeline = new ChannelPipeline(this)
     hub.addChannel(this)
   }

@@ -80,6 +80,11 @@ export class ChannelHandlerContext {
   /** @internal */ _prev: ChannelHandlerContext | undefined
   /** @internal */ _next: ChannelHandlerContext | undefined
   /** @internal */ _removed = false
+  /**
+   * @internal True while the context gave back a read of its codec's latest firing
+   * (src/hub-delivery.ts, `#givesBack`): a field, not a WeakSet looked up for every read.
+   */
+  _holding = false
   /** @internal The handler's methods by pipeline event (see `methodTable`). */
   readonly _methods: ReadonlyArray<HandlerMethod | undefined>
 

@@ -49,8 +49,6 @@ export const closeCauses = new WeakMap<Channel, unknown>()
 const HOLDABLE = 1
 
 export class Delivery {
-  /** Contexts that gave back a read of their codec's latest firing (see `#givesBack`). */
-  #holding = new WeakSet<ChannelHandlerContext>()
   /** The large reads of the delivery being dispatched (see `dispatch`). */
   #segments: Buffer[] | undefined = undefined
   /** Where the delivery's bytes start in its arena (see `dispatch`). */
@@ -85,7 +83,8 @@ export class Delivery {
         let j = i + 1
         while (j < count && ev[j * RecordField.Length + RecordField.Channel] === chan) j++
         const ch = chan === 0 ? undefined : this.hub.channel(chan)
-        if (ch) ch._resource.runInAsyncScope(this.#routeRange, this, ch, i, j, arena, strings)
+        // (`_scope`: the resource once made, a field rather than the getter's call)
+        if (ch !== undefined) (ch._scope ?? ch._resource).runInAsyncScope(this.#routeRange, this, ch, i, j, arena, strings)
         else this.#routeRange(undefined, i, j, arena, strings)
         i = j
       }
@@ -102,7 +101,8 @@ export class Delivery {
     for (let i = from; i < to; i++) {
       const at = i * RecordField.Length
       try {
-        this.#route(ch, ev[at], ev[at + 1], ev[at + 2], ev[at + 3], ev[at + 4], ev[at + 5], arena, strings)
+        // The kind as an int32 (a small enum): `#route`'s tests of it are integer compares.
+        this.#route(ch, ev[at] | 0, ev[at + 1], ev[at + 2], ev[at + 3], ev[at + 4], ev[at + 5], arena, strings)
       } catch (e) {
         console.error('netloop: channel event dispatch failed:', e)
       }
@@ -134,7 +134,7 @@ export class Delivery {
 
   /** The JS context `id` of channel `ch` (a scan: a pipeline holds a few contexts). */
   #context(ch: Channel | undefined, id: number): ChannelHandlerContext | undefined {
-    if (ch === undefined || !ch._known) return undefined
+    if (ch === undefined || ch._known === false) return undefined
     const all = ch._contexts
     if (all === undefined) return undefined
     if (!Array.isArray(all)) return all._id === id ? all : undefined
@@ -170,7 +170,8 @@ export class Delivery {
   #route(ch: Channel | undefined, kind: WireKind, chan: number, ctxId: number, a: number, b: number, c: number, arena: Buffer | undefined, strings: string[] | undefined): void {
     if (kind < WireKind.WriteBytes) {
       const ctx = this.#context(ch, ctxId)
-      if (!ctx) return
+      // (`=== undefined`, not `!ctx`: a compare, where a bare test compiles to a full ToBoolean)
+      if (ctx === undefined) return
       let arg: unknown
       if (kind === WireKind.ReadBytes) arg = c > 0 ? this.#segments![c - 1] : b === 0 ? Buffer.alloc(0) : viewsOf(arena!)(this.#base + a, b)
       else if (kind === WireKind.ReadResp) {
@@ -199,7 +200,7 @@ export class Delivery {
     if (kind < WireKind.PromiseDone) {
       const ctx = this.#context(ch, ctxId)
       const promise = c < PromiseId.VoidFiring ? this.promises.lent(c) : c === PromiseId.VoidFiring ? ctx?.pipeline._voidPromise : c === PromiseId.Silent ? ctx?.pipeline._silentPromise : undefined
-      if (!ctx) {
+      if (ctx === undefined) {
         promise?.tryFailure(errorOf('ERR_CHANNEL_CLOSED', 'the handler is gone', chan))
         return
       }
@@ -237,7 +238,7 @@ export class Delivery {
       // The first value went through `#givesBack`: none of this record was given back yet,
       // so only the channel's writability decides (JS's own count first).
       if (writes !== undefined && !writes.writable && !ch.isWritable && this.hub.native.holdBack(chan, ctxId, at - base)) {
-        this.#holding.add(ctx)
+        ctx._holding = true
         return
       }
     }
@@ -252,14 +253,14 @@ export class Delivery {
    */
   #givesBack(ch: Channel, ctx: ChannelHandlerContext, chan: number, ctxId: number, at: number): boolean {
     const native = this.hub.native
-    if (this.#holding.has(ctx)) {
+    if (ctx._holding) {
       if (native.holdsFiring(chan, ctxId)) return native.holdBack(chan, ctxId, at)
-      this.#holding.delete(ctx)
+      ctx._holding = false
     }
     // JS's own count first (exact once a write of JS crossed the mark), then the native state.
     if (ch._writes.writable || ch.isWritable) return false
     if (!native.holdBack(chan, ctxId, at)) return false
-    this.#holding.add(ctx)
+    ctx._holding = true
     return true
   }
 

@@ -162,15 +162,19 @@ export class ChannelHub {
   /** Adds a channel the native side made (its constructor calls this). */
   addChannel(ch: Channel): void {
     this.#channels.set(ch.id, ch)
-    this.#channelCache[ch.id % CHANNEL_CACHE] = ch
+    this.#channelCache[ch.id & (CHANNEL_CACHE - 1)] = ch
   }
 
-  /** The live channel `id` of this hub. */
+  /**
+   * The live channel `id` of this hub. (Its slot is `id & (CHANNEL_CACHE - 1)`, as `%` would
+   * give for ids below 2 ** 53: a record's id is read from a Float64Array, and `%` of a double
+   * is a call to fmod where `&` is a truncation and a mask.)
+   */
   channel(id: number): Channel | undefined {
-    const cached = this.#channelCache[id % CHANNEL_CACHE]
+    const cached = this.#channelCache[id & (CHANNEL_CACHE - 1)]
     if (cached !== undefined && cached.id === id) return cached
     const ch = this.#channels.get(id)
-    if (ch !== undefined) this.#channelCache[id % CHANNEL_CACHE] = ch
+    if (ch !== undefined) this.#channelCache[id & (CHANNEL_CACHE - 1)] = ch
     return ch
   }
 
@@ -178,7 +182,7 @@ export class ChannelHub {
   forgetChannel(id: number): Channel | undefined {
     const ch = this.#channels.get(id)
     this.#channels.delete(id)
-    if (this.#channelCache[id % CHANNEL_CACHE]?.id === id) this.#channelCache[id % CHANNEL_CACHE] = undefined
+    if (this.#channelCache[id & (CHANNEL_CACHE - 1)]?.id === id) this.#channelCache[id & (CHANNEL_CACHE - 1)] = undefined
     if (ch !== undefined) {
       this.#forgotten.set(id, ch)
       if (!this.#sweeping) {
@@ -274,11 +278,13 @@ export class ChannelHub {
   /** An outbound operation leaving JS at context `ctx` (0: the tail) for the native pipeline. */
   sendOutbound(ch: Channel, ctx: number, kind: PipelineEvent, msg: unknown, promise: ChannelPromise | undefined): void {
     // Cancelled before it left JS: the operation does nothing (Netty's isNotValidPromise).
-    if (promise?.isCancelled) {
+    // (`=== true`, `=== false` on these booleans: a compare where a bare test is a full
+    // ToBoolean in TurboFan's code, twice per writeAndFlush.)
+    if (promise !== undefined && promise.isCancelled === true) {
       if (kind === PipelineEvent.Write) dropUnsent(msg)
       return
     }
-    if (!ch._known) {
+    if (ch._known === false) {
       if (kind === PipelineEvent.Write || kind === PipelineEvent.Close) {
         const closed = errorOf('ERR_CHANNEL_CLOSED', `channel ${ch.id} is closed`, ch.id, closeCauses.get(ch))
         if (kind === PipelineEvent.Close) promise?._complete({ ok: true })

@@ -52,7 +52,7 @@ export function fireInbound(pipeline: ChannelPipeline, from: ChannelHandlerConte
 /** An inbound event the native pipeline passed to JS context `ctx` (see the ground rules). */
 export function deliverInbound(pipeline: ChannelPipeline, ctx: ChannelHandlerContext, kind: number, arg: unknown): void {
   let from = ctx._prev!
-  if (ctx._removed || from._kind === Kind.Js) {
+  if (ctx._removed === true || from._kind === Kind.Js) {
     // Removed (the event goes on where `ctx` was), or JS handlers in front of `ctx`.
     if (!ctx._removed) while (from._kind === Kind.Js) from = from._prev!
     else from = ctx
@@ -100,7 +100,7 @@ export function fireOutbound(pipeline: ChannelPipeline, from: ChannelHandlerCont
 /** An outbound operation the native pipeline passed to JS context `ctx` (see the ground rules). */
 export function deliverOutbound(pipeline: ChannelPipeline, ctx: ChannelHandlerContext, kind: number, msg: unknown, promise: ChannelPromise | undefined): void {
   let from = ctx._next!
-  if (ctx._removed || from._kind === Kind.Js) {
+  if (ctx._removed === true || from._kind === Kind.Js) {
     if (!ctx._removed) while (from._kind === Kind.Js) from = from._next!
     else from = ctx
     fireOutbound(pipeline, from, kind, msg, promise)
