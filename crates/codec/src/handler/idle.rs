@@ -276,6 +276,20 @@ impl ChannelHandler for IdleStateHandler {
         Ok(())
     }
 
+    // Reads and flushes pass by (the default methods); writes too when no writer or
+    // all-idle period watches them (a reader-idle handler in front of a codec).
+    fn takes_read(&self) -> bool {
+        false
+    }
+
+    fn takes_write(&self) -> bool {
+        self.tracks_writes
+    }
+
+    fn takes_flush(&self) -> bool {
+        false
+    }
+
     fn write(
         &self,
         ctx: &ChannelHandlerContext,
