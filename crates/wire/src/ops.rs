@@ -329,7 +329,17 @@ impl Hub {
                     }
                 }
                 let p = self.promise_for(c, &pipeline);
-                match self.framed(kind, a, b, big) {
+                // A frozen HTTP response is read where it lies (no copy of its op first).
+                let frozen = match kind {
+                    WireKind::WriteHttp if b >= 0.0 => {
+                        self.shared.arena_view(whole(a), whole(b), |s| {
+                            crate::http_wire::frozen_from_js(s)
+                                .map(|r| r.map_err(|e| ("ERR_HTTP_RESPONSE", e)))
+                        })
+                    }
+                    _ => None,
+                };
+                match frozen.unwrap_or_else(|| self.framed(kind, a, b, big)) {
                     Ok(msg) => match ctx {
                         Some(x) => x.write_with(msg, p),
                         None => pipeline.write_with(msg, p),
