@@ -265,7 +265,12 @@ impl ChannelHandler for IdleStateHandler {
     }
 
     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
-        self.shared.track(|t, now| t.on_read(now));
+        // No clock read per read: the burst's end records the time (Netty's channelRead).
+        if self.shared.running() {
+            if let Some(tracker) = self.shared.tracker.borrow_mut().as_mut() {
+                tracker.begin_read();
+            }
+        }
         ctx.fire_channel_read(msg);
         Ok(())
     }
