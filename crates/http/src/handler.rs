@@ -464,7 +464,14 @@ impl ChannelHandler for HttpServerCodec {
         msg: Message,
         promise: ChannelPromise,
     ) -> HandlerResult {
-        let out = match msg.downcast::<FrozenResponse>() {
+        let frozen = match msg {
+            Message::User(v) => match v.downcast::<FrozenResponse>() {
+                Ok(b) => Ok(crate::spare::unbox_frozen(b)),
+                Err(v) => Err(Message::User(v)),
+            },
+            other => Err(other),
+        };
+        let out = match frozen {
             Ok(frozen) => {
                 let date = self.date();
                 let answer = self.queue.borrow_mut().answer_front(&frozen, date);

@@ -116,5 +116,5 @@ pub use message::{
 };
 pub use response_decoder::{DecodedResponse, ResponseDecoder};
 pub use response_head::SentRequest;
-pub use spare::{boxed_request, recycle_request};
+pub use spare::{boxed_frozen, boxed_request, recycle_request};
 pub use status::reason_phrase;

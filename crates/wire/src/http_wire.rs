@@ -421,7 +421,7 @@ fn frozen_message(request_id: Option<u64>, id: usize) -> Result<Message, String>
         })
     });
     let frozen = frozen.ok_or_else(|| format!("no frozen HTTP response {id}"))?;
-    Ok(Message::user(frozen))
+    Ok(Message::User(netloop_http::boxed_frozen(frozen)))
 }
 
 /// The response or content JS wrote, as the message the codec takes.
