@@ -317,7 +317,7 @@ impl HttpServerCodec {
                 } else {
                     self.queue.borrow_mut().body_done(req.id);
                 }
-                self.fire(ctx, Message::User(crate::spare::boxed_request(req)));
+                self.fire(ctx, Message::User(req));
             }
             Decoded::Content(content) => {
                 if content.last {
