@@ -190,8 +190,19 @@ impl IdleStateTracker {
         if !self.tracks_reads() {
             return;
         }
-        self.reading = true;
+        self.begin_read();
         self.last_read = now;
+    }
+
+    /// A read burst started, as [`on_read`](Self::on_read) without recording the time (what
+    /// Netty's `channelRead` does: it reads no clock). While the burst lasts the reader counts
+    /// as busy whatever the last read time says, and its end
+    /// ([`on_read_complete`](Self::on_read_complete)) records the time.
+    pub fn begin_read(&mut self) {
+        if !self.tracks_reads() {
+            return;
+        }
+        self.reading = true;
         for timeout in [&mut self.reader, &mut self.all].into_iter().flatten() {
             timeout.first = true;
         }

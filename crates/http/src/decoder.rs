@@ -55,8 +55,10 @@ pub struct RequestStart {
 pub enum Decoded {
     /// A head was accepted (not a pipeline message: the codec's response side uses it).
     Start(RequestStart),
-    /// A request, whole or (with `streaming`) its head.
-    Request(HttpRequest),
+    /// A request, whole or (with `streaming`) its head. Boxed where it is made (in memory
+    /// the codec's reader gave back, `spare.rs`): the events move as a pointer, and the codec
+    /// fires the box as it is.
+    Request(Box<HttpRequest>),
     /// A piece of a streamed body.
     Content(HttpContent),
 }
@@ -283,7 +285,7 @@ impl RequestDecoder {
         }));
         match head.framing {
             Framing::None => {
-                out.push(Decoded::Request(req));
+                out.push(Decoded::Request(crate::spare::boxed_request(req)));
                 self.end_message(keep_alive);
             }
             Framing::Length(n) => {
@@ -330,7 +332,7 @@ impl Carrier for HttpRequest {
     type Decoded = Decoded;
 
     fn into_decoded(self) -> Decoded {
-        Decoded::Request(self)
+        Decoded::Request(crate::spare::boxed_request(self))
     }
 
     fn piece(content: HttpContent) -> Decoded {

@@ -317,7 +317,7 @@ impl HttpServerCodec {
                 } else {
                     self.queue.borrow_mut().body_done(req.id);
                 }
-                self.fire(ctx, Message::user(req));
+                self.fire(ctx, Message::User(req));
             }
             Decoded::Content(content) => {
                 if content.last {
@@ -464,7 +464,14 @@ impl ChannelHandler for HttpServerCodec {
         msg: Message,
         promise: ChannelPromise,
     ) -> HandlerResult {
-        let out = match msg.downcast::<FrozenResponse>() {
+        let frozen = match msg {
+            Message::User(v) => match v.downcast::<FrozenResponse>() {
+                Ok(b) => Ok(crate::spare::unbox_frozen(b)),
+                Err(v) => Err(Message::User(v)),
+            },
+            other => Err(other),
+        };
+        let out = match frozen {
             Ok(frozen) => {
                 let date = self.date();
                 let answer = self.queue.borrow_mut().answer_front(&frozen, date);

@@ -94,6 +94,7 @@ mod request_encoder;
 mod response_decoder;
 mod response_head;
 mod scan;
+mod spare;
 mod status;
 
 /// The `bytes` crate this API is written against.
@@ -115,4 +116,5 @@ pub use message::{
 };
 pub use response_decoder::{DecodedResponse, ResponseDecoder};
 pub use response_head::SentRequest;
+pub use spare::{boxed_frozen, boxed_request, recycle_request};
 pub use status::reason_phrase;

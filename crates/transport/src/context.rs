@@ -49,7 +49,27 @@ pub(crate) struct CtxInner {
     /// Set when the context is removed: its predecessor at that moment, held strongly.
     pinned_prev: Cell<Option<ChannelHandlerContext>>,
     pub(crate) state: Cell<HandlerState>,
+    /// The outbound operations the handler only passes on (`SKIP_*` bits, from
+    /// [`ChannelHandler::takes_read`] and its kin, asked when the context is linked): an
+    /// operation travelling towards the head goes past such a context without calling it
+    /// (Netty's execution mask). The ends skip nothing.
+    pub(crate) skips: Cell<u8>,
     pub(crate) pipeline: Weak<PipelineInner>,
+}
+
+/// [`CtxInner::skips`]: the handler's `read` is the default one.
+pub(crate) const SKIP_READ: u8 = 1;
+/// [`CtxInner::skips`]: the handler's `write` only passes the write on.
+pub(crate) const SKIP_WRITE: u8 = 2;
+/// [`CtxInner::skips`]: the handler's `flush` is the default one.
+pub(crate) const SKIP_FLUSH: u8 = 4;
+
+/// The `SKIP_*` bits of `handler`.
+pub(crate) fn skips_of(handler: &dyn ChannelHandler) -> u8 {
+    let bit = |takes: bool, skip: u8| if takes { 0 } else { skip };
+    bit(handler.takes_read(), SKIP_READ)
+        | bit(handler.takes_write(), SKIP_WRITE)
+        | bit(handler.takes_flush(), SKIP_FLUSH)
 }
 
 /// A handler's view of its place in the pipeline. Cheap to clone; handlers may keep it (e.g.
@@ -115,6 +135,7 @@ impl ChannelHandlerContext {
             prev: Cell::new(Weak::new()),
             pinned_prev: Cell::new(None),
             state: Cell::new(HandlerState::AddPending),
+            skips: Cell::new(0),
             pipeline,
         }))
     }
@@ -171,6 +192,19 @@ impl ChannelHandlerContext {
             return Some(p);
         }
         upgrade(&self.0.prev)
+    }
+
+    /// The nearest context before this one whose handler takes the operation `skip` names
+    /// (the head takes every one). The contexts passed over would only have passed the
+    /// operation on: the same handlers act on it, in the same order, as a walk through each.
+    // Inlined: called for every outbound hop, the call's frame cost about as much as its body.
+    #[inline(always)]
+    fn prev_taking(&self, skip: u8) -> Option<ChannelHandlerContext> {
+        let mut p = self.prev()?;
+        while p.0.skips.get() & skip != 0 {
+            p = p.prev()?;
+        }
+        Some(p)
     }
 
     /// True once the context left the chain (its `prev` is pinned).
@@ -355,14 +389,14 @@ impl ChannelHandlerContext {
             return;
         }
         let msg = msg.into();
-        if let Some(prev) = self.prev() {
+        if let Some(prev) = self.prev_taking(SKIP_WRITE) {
             prev.invoke_with_promise(&promise.clone(), |h, c| h.write(c, msg, promise));
         }
     }
 
     /// Asks for a read (passed towards the head).
     pub fn read(&self) {
-        if let Some(prev) = self.prev() {
+        if let Some(prev) = self.prev_taking(SKIP_READ) {
             prev.invoke_self(|h, c| h.read(c));
         }
     }
@@ -379,7 +413,7 @@ impl ChannelHandlerContext {
 
     /// Flushes written messages (passed towards the head).
     pub fn flush(&self) {
-        if let Some(prev) = self.prev() {
+        if let Some(prev) = self.prev_taking(SKIP_FLUSH) {
             prev.invoke_self(|h, c| h.flush(c));
         }
     }

@@ -142,11 +142,27 @@ pub trait ChannelHandler: 'static {
         ctx.shutdown_output_with(promise);
         Ok(())
     }
-    /// False if this handler's `read` only passes the request on (the default method): when
+    /// False if this handler's `read` only passes the request on (the default method): a
+    /// read travelling towards the head goes past its context without calling it, and when
     /// no handler of a pipeline takes `read`, a read the pipeline asks for (autoRead after
     /// every read batch) goes to the head directly instead of through every context.
     /// Asked when the handler is linked into the pipeline or out of it; true by default.
     fn takes_read(&self) -> bool {
+        true
+    }
+
+    /// False if this handler's `write` only passes the write on, unchanged and with its
+    /// promise (as the default method does): a write travelling towards the head goes past
+    /// its context without calling it. Asked when the handler is linked into the pipeline;
+    /// true by default.
+    fn takes_write(&self) -> bool {
+        true
+    }
+
+    /// False if this handler's `flush` only passes the flush on (the default method): a
+    /// flush travelling towards the head goes past its context without calling it. Asked
+    /// when the handler is linked into the pipeline; true by default.
+    fn takes_flush(&self) -> bool {
         true
     }
 

@@ -202,6 +202,8 @@ impl JsAdapter {
                 if self.holds.get() {
                     out.kept.push((off, Message::User(v)));
                     holdable = crate::held::HOLDABLE;
+                } else {
+                    crate::held::drop_read(Message::User(v));
                 }
                 (WireKind::ReadHttp as u32, off as f64, len as f64)
             }

@@ -31,6 +31,26 @@ pub const HOLDABLE: f64 = 1.0;
 #[derive(Default)]
 pub struct Kept(Vec<(usize, Option<Message>)>);
 
+impl Drop for Kept {
+    fn drop(&mut self) {
+        for (_, m) in self.0.drain(..) {
+            if let Some(m) = m {
+                drop_read(m);
+            }
+        }
+    }
+}
+
+/// Drops a read's message; an HTTP request's box is kept for the codec's next request
+/// (`netloop_http::recycle_request`).
+pub fn drop_read(m: Message) {
+    if let Message::User(v) = m {
+        if let Ok(req) = v.downcast::<netloop_http::HttpRequest>() {
+            netloop_http::recycle_request(req);
+        }
+    }
+}
+
 impl Kept {
     pub fn from_batch(kept: Vec<(usize, Message)>) -> Self {
         Kept(kept.into_iter().map(|(at, m)| (at, Some(m))).collect())

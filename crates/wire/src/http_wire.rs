@@ -387,6 +387,43 @@ pub fn inbound_from_js<C: crate::big::Chunk>(
     }
 }
 
+/// A frozen response's write (`3:u8 id:f64 frozen:u32`) read where JS wrote it (the op
+/// arena), as [`from_js`] reads it, without making `Bytes` of its 13 bytes first: `None` for
+/// any other layout (then `from_js` reads it).
+pub fn frozen_from_js(data: &[u8]) -> Option<Result<Message, String>> {
+    match data {
+        [tag, rest @ ..] if *tag == HttpOut::Frozen as u8 => Some(match rest {
+            [i @ .., f0, f1, f2, f3] if i.len() == 8 => {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(i);
+                let v = f64::from_le_bytes(b);
+                let request_id = (v >= 0.0).then_some(v as u64);
+                let id = u32::from_le_bytes([*f0, *f1, *f2, *f3]) as usize;
+                frozen_message(request_id, id)
+            }
+            _ if rest.len() >= 12 => {
+                // (bytes after the op, ignored as `from_js` ignores them)
+                return frozen_from_js(&data[..13]);
+            }
+            _ => Err("truncated HTTP message from JS".to_string()),
+        }),
+        _ => None,
+    }
+}
+
+/// The write of frozen response `id` (for request `request_id`; `None`: the front one).
+fn frozen_message(request_id: Option<u64>, id: usize) -> Result<Message, String> {
+    let frozen = FROZEN.with(|t| {
+        let t = t.borrow();
+        t.get_ref(id).map(|f| match request_id {
+            Some(rid) => f.for_request(rid),
+            None => f.clone(),
+        })
+    });
+    let frozen = frozen.ok_or_else(|| format!("no frozen HTTP response {id}"))?;
+    Ok(Message::User(netloop_http::boxed_frozen(frozen)))
+}
+
 /// The response or content JS wrote, as the message the codec takes.
 pub fn from_js<C: crate::big::Chunk>(
     data: &Bytes,
@@ -402,12 +439,7 @@ pub fn from_js<C: crate::big::Chunk>(
         FROZEN_RESPONSE => {
             let request_id = r.id()?;
             let id = r.u32()?;
-            let frozen = FROZEN.with(|t| t.borrow().get(id));
-            let frozen = frozen.ok_or_else(|| format!("no frozen HTTP response {id}"))?;
-            Ok(Message::user(match request_id {
-                Some(rid) => frozen.for_request(rid),
-                None => frozen,
-            }))
+            frozen_message(request_id, id)
         }
         CONTENT => read_content(&mut r, big).map(Message::user),
         REQUEST => crate::http_client_wire::read_request(&mut r, big).map(Message::user),

@@ -65,6 +65,9 @@ pub struct Hub {
     pub surface: Box<dyn Surface>,
     pub shared: SharedArrays,
     pub channels: RefCell<IdMap<Entry>>,
+    /// Bumped whenever `channels` is borrowed to change (and when a batch of ops starts): an
+    /// `apply_ops` run reuses the channel it found for the previous op while this is unchanged.
+    pub channels_gen: Cell<u64>,
     pub closing: RefCell<Vec<u64>>,
     /// Close causes of the channels the last sweep removed: ops JS made before it learnt
     /// (`WireKind::Forget`) fail with them as their cause.
@@ -107,6 +110,7 @@ impl Hub {
             surface,
             shared,
             channels: RefCell::default(),
+            channels_gen: Cell::new(0),
             closing: RefCell::default(),
             gone_causes: RefCell::default(),
             outbox: RefCell::default(),
@@ -175,7 +179,7 @@ impl Hub {
         });
         self.refd_open.set(self.refd_open.get() + 1);
         crate::remote::set_owner(id, self.loop_id);
-        self.channels.borrow_mut().insert(
+        self.channels_mut().insert(
             id,
             Entry {
                 channel,
@@ -223,12 +227,19 @@ impl Hub {
             .is_some_and(|e| e.mark.get().is_some())
     }
 
+    /// The channel map, to change (see `channels_gen`).
+    fn channels_mut(&self) -> std::cell::RefMut<'_, IdMap<Entry>> {
+        self.channels_gen
+            .set(self.channels_gen.get().wrapping_add(1));
+        self.channels.borrow_mut()
+    }
+
     pub fn channel(&self, id: u64) -> Option<Channel> {
         self.channels.borrow().get(&id).map(|e| e.channel.clone())
     }
 
     pub fn set_ctx(&self, id: u64, ctx_id: u64, ctx: ChannelHandlerContext) {
-        if let Some(e) = self.channels.borrow_mut().get_mut(&id) {
+        if let Some(e) = self.channels_mut().get_mut(&id) {
             match e.ctxs.iter_mut().find(|(id, _)| *id == ctx_id) {
                 Some(slot) => slot.1 = ctx,
                 None => {
@@ -240,7 +251,7 @@ impl Hub {
     }
 
     pub fn set_ref(&self, id: u64, refd: bool) {
-        let mut map = self.channels.borrow_mut();
+        let mut map = self.channels_mut();
         let Some(e) = map.get_mut(&id) else { return };
         if e.refd == refd {
             return;
@@ -297,7 +308,7 @@ impl Hub {
         let mut keep = Vec::new();
         let mut gone = Vec::new();
         {
-            let mut map = self.channels.borrow_mut();
+            let mut map = self.channels_mut();
             for id in ids {
                 match map.get(&id) {
                     Some(e) if e.channel.is_registered() || busy.contains(&id) => keep.push(id),

@@ -74,8 +74,12 @@ impl Hub {
         let stamp = self.reserve_stamp.get().wrapping_add(1).max(1);
         self.reserve_stamp.set(stamp);
         let mut reserved = self.reserve_writes(&ops, stamp);
+        // (An outer batch's `last` is stale once this one started: its slots moved.)
+        self.channels_gen
+            .set(self.channels_gen.get().wrapping_add(1));
+        let mut last = None;
         for op in ops.chunks_exact(RECORD) {
-            self.apply(op, big, strings, (stamp, &mut reserved));
+            self.apply(op, big, strings, (stamp, &mut reserved), &mut last);
         }
         for (_, ch, left) in reserved.drain(..) {
             if left > 0 {
@@ -195,6 +199,7 @@ impl Hub {
         big: &mut BigChunks<C>,
         strings: &[String],
         (stamp, reserved): (u32, &mut Reserved),
+        last: &mut Option<Found>,
     ) {
         // A code that names no kind does nothing (as an event no handler method takes).
         let Ok(kind) = WireKind::try_from(op[0] as u32) else {
@@ -222,12 +227,21 @@ impl Hub {
             }
             return;
         }
-        let found = {
+        let gen = self.channels_gen.get();
+        let hit = last
+            .as_ref()
+            .is_some_and(|f| f.gen == gen && f.chan == chan && f.ctx_id == ctx);
+        if !hit {
             let map = self.channels.borrow();
-            map.get(&chan).map(|e| {
-                (
-                    e.channel.clone(),
-                    if ctx == 0 {
+            *last = map.get(&chan).map(|e| {
+                let channel = e.channel.clone();
+                Found {
+                    gen,
+                    chan,
+                    ctx_id: ctx,
+                    pipeline: channel.pipeline(),
+                    channel,
+                    ctx: if ctx == 0 {
                         None
                     } else {
                         e.ctxs
@@ -235,11 +249,18 @@ impl Hub {
                             .find(|(id, _)| *id == ctx)
                             .map(|(_, c)| c.clone())
                     },
-                    slot_of(reserved, e, chan, stamp),
-                )
-            })
-        };
-        let Some((channel, ctx, slot)) = found else {
+                    slot: slot_of(reserved, e, chan, stamp),
+                }
+            });
+        }
+        let Some(Found {
+            channel,
+            pipeline,
+            ctx,
+            slot,
+            ..
+        }) = last.as_ref()
+        else {
             if matches!(kind, WireKind::WriteFile | WireKind::WriteHttp) {
                 // Read to close the descriptor a file region handed over (file_wire.rs).
                 drop(self.framed(kind, a, b, big));
@@ -266,7 +287,7 @@ impl Hub {
             }
             return;
         };
-        let pipeline = channel.pipeline();
+        let (slot, ctx) = (*slot, ctx.as_ref());
         match kind {
             WireKind::Register => {
                 let weak = Rc::downgrade(self);
@@ -298,7 +319,7 @@ impl Hub {
                     // The failed promise tells the application; the log says why, for whoever
                     // installed a logger (NETLOOP_DEBUG=1 in Node).
                     log::error!(target: netloop_eventloop::log::TARGET, "netloop: internal error: a large write on channel {chan} reached the native side without its bytes; it fails");
-                    let p = self.promise_for(c, &pipeline);
+                    let p = self.promise_for(c, pipeline);
                     p.try_failure(TransportError::foreign(
                         std::borrow::Cow::Borrowed("ERR_INTERNAL_ASSERTION"),
                         std::io::Error::other(
@@ -308,7 +329,7 @@ impl Hub {
                     return;
                 }
                 let msg = self.message(kind, a, b, big);
-                let p = self.promise_for(c, &pipeline);
+                let p = self.promise_for(c, pipeline);
                 match &ctx {
                     Some(x) => x.write_with(msg, p),
                     None => pipeline.write_with(msg, p),
@@ -328,8 +349,18 @@ impl Hub {
                         channel.release_pending_outbound(n);
                     }
                 }
-                let p = self.promise_for(c, &pipeline);
-                match self.framed(kind, a, b, big) {
+                let p = self.promise_for(c, pipeline);
+                // A frozen HTTP response is read where it lies (no copy of its op first).
+                let frozen = match kind {
+                    WireKind::WriteHttp if b >= 0.0 => {
+                        self.shared.arena_view(whole(a), whole(b), |s| {
+                            crate::http_wire::frozen_from_js(s)
+                                .map(|r| r.map_err(|e| ("ERR_HTTP_RESPONSE", e)))
+                        })
+                    }
+                    _ => None,
+                };
+                match frozen.unwrap_or_else(|| self.framed(kind, a, b, big)) {
                     Ok(msg) => match ctx {
                         Some(x) => x.write_with(msg, p),
                         None => pipeline.write_with(msg, p),
@@ -351,7 +382,7 @@ impl Hub {
                 None => pipeline.read(),
             },
             WireKind::Close => {
-                let p = self.promise_for(c, &pipeline);
+                let p = self.promise_for(c, pipeline);
                 match ctx {
                     Some(x) => x.close_with(p),
                     None => pipeline.close_with(p),
@@ -359,8 +390,8 @@ impl Hub {
             }
             _ => {
                 let from = match ctx {
-                    Some(x) => From::Ctx(x),
-                    None => From::Head(pipeline),
+                    Some(x) => From::Ctx(x.clone()),
+                    None => From::Head(pipeline.clone()),
                 };
                 self.fire_inbound(from, kind, a, b, big, strings);
             }
@@ -427,6 +458,19 @@ impl Hub {
             _ => {}
         }
     }
+}
+
+/// The channel an op named, its JS context and its reservation slot, as found for the op
+/// before (ops come in runs for one channel: a response's write, then its flush): reused
+/// while the channel map is unchanged (`Hub::channels_gen`).
+pub struct Found {
+    gen: u64,
+    chan: u64,
+    ctx_id: u64,
+    channel: netloop_transport::Channel,
+    pipeline: netloop_transport::ChannelPipeline,
+    ctx: Option<netloop_transport::ChannelHandlerContext>,
+    slot: Option<usize>,
 }
 
 /// The slot of channel `id` (its hub entry `e`) in the reservations of batch `stamp`, if its

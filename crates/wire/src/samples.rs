@@ -72,7 +72,7 @@ pub fn decode_request(head: &'static [u8]) -> netloop_http::HttpRequest {
         .expect("the request parses");
     out.into_iter()
         .find_map(|d| match d {
-            Decoded::Request(r) => Some(r),
+            Decoded::Request(r) => Some(*r),
             _ => None,
         })
         .expect("a whole request")

@@ -119,6 +119,16 @@ impl SharedArrays {
         })
     }
 
+    /// Calls `f` with `len` arena bytes at `off` (clamped to the arena), without a copy. `f`
+    /// runs no JS (the slice is JS's memory).
+    pub fn arena_view<R>(&self, off: usize, len: usize, f: impl FnOnce(&[u8]) -> R) -> R {
+        self.arena.with(|buf| {
+            let start = off.min(buf.len());
+            let end = off.saturating_add(len).min(buf.len());
+            f(&buf[start..end])
+        })
+    }
+
     /// A copy of `len` arena bytes at `off` (clamped to the arena), carved from the thread's
     /// chunk when small.
     pub fn arena_bytes(&self, off: usize, len: usize) -> Bytes {

@@ -31,6 +31,11 @@ impl<T: Clone> Slots<T> {
         self.0.get(id).cloned().flatten()
     }
 
+    /// The value filed under `id`, if it is still there.
+    pub fn get_ref(&self, id: usize) -> Option<&T> {
+        self.0.get(id).and_then(Option::as_ref)
+    }
+
     /// Frees `id` (nothing if it is free already).
     pub fn remove(&mut self, id: usize) {
         if let Some(slot) = self.0.get_mut(id) {

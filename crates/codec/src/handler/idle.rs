@@ -265,7 +265,12 @@ impl ChannelHandler for IdleStateHandler {
     }
 
     fn channel_read(&self, ctx: &ChannelHandlerContext, msg: Message) -> HandlerResult {
-        self.shared.track(|t, now| t.on_read(now));
+        // No clock read per read: the burst's end records the time (Netty's channelRead).
+        if self.shared.running() {
+            if let Some(tracker) = self.shared.tracker.borrow_mut().as_mut() {
+                tracker.begin_read();
+            }
+        }
         ctx.fire_channel_read(msg);
         Ok(())
     }
@@ -274,6 +279,20 @@ impl ChannelHandler for IdleStateHandler {
         self.shared.track(|t, now| t.on_read_complete(now));
         ctx.fire_channel_read_complete();
         Ok(())
+    }
+
+    // Reads and flushes pass by (the default methods); writes too when no writer or
+    // all-idle period watches them (a reader-idle handler in front of a codec).
+    fn takes_read(&self) -> bool {
+        false
+    }
+
+    fn takes_write(&self) -> bool {
+        self.tracks_writes
+    }
+
+    fn takes_flush(&self) -> bool {
+        false
     }
 
     fn write(

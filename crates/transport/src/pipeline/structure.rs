@@ -249,6 +249,7 @@ fn link(prev: &ChannelHandlerContext, ctx: &ChannelHandlerContext, next: &Channe
     ctx.0.next.set(Some(next.clone()));
     prev.0.next.set(Some(ctx.clone()));
     next.0.prev.set(Rc::downgrade(&ctx.0));
+    ctx.0.skips.set(crate::context::skips_of(&*ctx.0.handler));
     review_reads(ctx);
 }
 

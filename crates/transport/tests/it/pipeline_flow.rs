@@ -263,7 +263,7 @@ fn a_write_from_a_removed_context_still_passes_the_live_outbound_handlers_whatev
 }
 
 /// Counts the reads it is asked for and passes them on, but says it takes none (`takes_read`
-/// false): a read from the tail skips it while no handler of the pipeline takes read.
+/// false): a read travelling towards the head skips it.
 struct ReadBlind(Rc<std::cell::Cell<u32>>);
 impl ChannelHandler for ReadBlind {
     fn takes_read(&self) -> bool {
@@ -277,7 +277,7 @@ impl ChannelHandler for ReadBlind {
 }
 
 #[test]
-fn a_read_goes_to_the_head_directly_while_no_handler_takes_read_and_through_all_once_one_does() {
+fn a_read_goes_past_the_handlers_that_do_not_take_it_and_through_those_that_do() {
     let n = Rc::new(std::cell::Cell::new(0));
     let l = log();
     let ch = EmbeddedChannel::new(vec![("blind", Rc::new(ReadBlind(n.clone())))]);
@@ -288,13 +288,66 @@ fn a_read_goes_to_the_head_directly_while_no_handler_takes_read_and_through_all_
         .unwrap();
     take(&l);
     ch.channel().read();
-    assert_eq!(take(&l), ["rec:op:read"]);
     assert_eq!(
-        n.get(),
-        1,
-        "one handler takes read: the read passes every context"
+        take(&l),
+        ["rec:op:read"],
+        "the handler that takes read gets it"
     );
+    assert_eq!(n.get(), 0, "the one that does not is passed by");
     ch.pipeline().remove("rec").unwrap();
     ch.channel().read();
-    assert_eq!(n.get(), 1, "the handler that took read left");
+    assert_eq!(n.get(), 0, "the handler that took read left");
+}
+
+/// Passes writes and flushes on, counting them, but says it takes neither: an operation
+/// travelling towards the head skips it; a handler that takes them still sees them.
+struct OutBlind(Rc<std::cell::Cell<u32>>);
+impl ChannelHandler for OutBlind {
+    fn takes_write(&self) -> bool {
+        false
+    }
+    fn takes_flush(&self) -> bool {
+        false
+    }
+    fn write(
+        &self,
+        ctx: &ChannelHandlerContext,
+        msg: Message,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
+        self.0.set(self.0.get() + 1);
+        ctx.write_with(msg, promise);
+        Ok(())
+    }
+    fn flush(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
+        self.0.set(self.0.get() + 1);
+        ctx.flush();
+        Ok(())
+    }
+}
+
+#[test]
+fn writes_and_flushes_go_past_the_handlers_that_do_not_take_them_in_order_with_their_promises() {
+    let n = Rc::new(std::cell::Cell::new(0));
+    let ch = EmbeddedChannel::new(vec![
+        ("prefix", Rc::new(Prefix(b"P:")) as Rc<dyn ChannelHandler>),
+        ("blind", Rc::new(OutBlind(n.clone()))),
+        ("blind2", Rc::new(OutBlind(n.clone()))),
+    ]);
+    let f = ch.pipeline().write_future(Bytes::from_static(b"x"));
+    ch.pipeline().write(Bytes::from_static(b"y"));
+    ch.pipeline().flush();
+    assert_eq!(n.get(), 0, "the handlers that take neither were passed by");
+    assert!(
+        f.is_done() && f.is_success(),
+        "the write's promise completed"
+    );
+    let out: Vec<_> = std::iter::from_fn(|| ch.read_outbound())
+        .map(|m| m.as_bytes().unwrap().clone())
+        .collect();
+    assert_eq!(
+        out,
+        [&b"P:x"[..], &b"P:y"[..]],
+        "the handler in front still saw them, in order"
+    );
 }
