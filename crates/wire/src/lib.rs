@@ -47,6 +47,7 @@ pub mod hub;
 pub(crate) mod ids;
 pub mod logging;
 pub mod loop_options;
+mod op_messages;
 pub mod ops;
 pub mod options;
 pub mod outbox;
