@@ -2,6 +2,8 @@
 // rounds' summaries, the regression check against the last published run, ratios to a peer of
 // the same run, the history's import and the chart; and the binding's count of calls into JS
 // that the harness divides by messages. No benchmark runs here.
+import os from 'node:os'
+
 import test from 'ava'
 
 import * as native from '../native'
@@ -79,6 +81,25 @@ test('the compare script reads JSON lines and compares a new file with the publi
   t.is(rows.length, 1)
   t.true(rows[0].regression)
   t.deepEqual(compareFiles(`${published}\n`, ''), [])
+})
+
+test('a comparison says whether the two runs measured the same host', async (t) => {
+  const { compareRecords } = await stats()
+  const host = { cpu: 'GenuineIntel, 6/207/2, Xeon, 2300 MHz', cores: 2, kernel: '6.18', clocksource: 'tsc' }
+  const base = [rec('p', 'd1', { cpuUsPerMsg: [5, 5, 5] }, { host })]
+  const same = compareRecords(base, [rec('p', 'd2', { cpuUsPerMsg: [5, 5, 5] }, { host: { ...host } })])
+  const moved = compareRecords(base, [rec('p', 'd2', { cpuUsPerMsg: [5, 5, 5] }, { host: { ...host, cpu: 'AuthenticAMD, 25/1/1, EPYC' } })])
+  const unknown = compareRecords([rec('p', 'd1', { cpuUsPerMsg: [5, 5, 5] })], [rec('p', 'd2', { cpuUsPerMsg: [5, 5, 5] }, { host })])
+  t.deepEqual([same[0].host, moved[0].host, unknown[0].host], ['same', 'other', 'unknown'])
+})
+
+test('the harness describes its host beyond the CPU model name', async (t) => {
+  const { hostOf } = await import('../benches/node/harness.mjs')
+  const h = hostOf()
+  t.is(h.cores, os.cpus().length)
+  t.is(h.kernel, os.release())
+  // vendor and family/model/stepping where /proc/cpuinfo has them (x86 here)
+  if (process.arch === 'x64') t.regex(h.cpu, /\d+\/\d+\/\d+/)
 })
 
 test('the history import turns a harness table into records with median and range', async (t) => {

@@ -19,7 +19,9 @@
 //                                                      the figures docs/benchmarks.md now shows
 //
 // Runs are compared only with runs of the same pinning (pinned and unpinned runs are different
-// regimes). Prints one markdown table; regressions in bold.
+// regimes). Prints one markdown table; regressions in bold. The `host` column says whether the
+// two runs measured the same machine (records carry `host` since 2026-12-07): on another host
+// even ratios to a C floor move, as the kernel's share of a message does.
 import { appendFileSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -64,14 +66,16 @@ function main() {
   }
   const pct = (x) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`
   const num = (x) => (Math.abs(x) >= 100 ? x.toFixed(0) : x.toPrecision(3))
-  console.log('| workload / peer | figure | published | now | worse by | allowed (spread) | |')
-  console.log('| --- | --- | --- | --- | --- | --- | --- |')
+  console.log('| workload / peer | figure | published | now | worse by | allowed (spread) | host | |')
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |')
   for (const r of rows) {
     const flag = r.regression ? '**regression**' : r.change < -r.allowed ? 'better' : 'within spread'
-    console.log(`| ${r.key} | ${r.metric} | ${num(r.before)} | ${num(r.after)} | ${pct(r.change)} | ${pct(r.allowed)} | ${flag} |`)
+    console.log(`| ${r.key} | ${r.metric} | ${num(r.before)} | ${num(r.after)} | ${pct(r.change)} | ${pct(r.allowed)} | ${r.host} | ${flag} |`)
   }
   const bad = rows.filter((r) => r.regression)
   console.log(`\n${rows.length} figures compared, ${bad.length} regression(s)`)
+  const elsewhere = rows.filter((r) => r.host !== 'same').length
+  if (elsewhere) console.log(`${elsewhere} of them against a run on another or an unknown host: compare ratios (--relative-to), and read even those with care`)
   if (bad.length && argv.includes('--check')) process.exitCode = 1
 }
 

@@ -86,11 +86,11 @@ export function channelsRecords(runs, { pinned = true } = {}) {
 }
 
 /** One JSON line per record, with the run's date, commit, command and load. */
-export function toJsonl(records, { date, commit, command, load, runtime }) {
+export function toJsonl(records, { date, commit, command, load, runtime, host }) {
   const line = (r) => {
     // A `(Node 24)` row ran on that Node, not the harness's.
     const rt = /\(Node \d+\)/.test(r.peer) ? undefined : runtime
-    return `${JSON.stringify({ date, commit, command, part: 'channels-vs-net', ...r, runtime: rt, load, published: false })}\n`
+    return `${JSON.stringify({ date, commit, command, part: 'channels-vs-net', ...r, runtime: rt, load, host, published: false })}\n`
   }
   return records.map(line).join('')
 }

@@ -59,7 +59,7 @@ import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { bundleExample } from './bundle.mjs'
 import { channelsRecords, toJsonl } from './channels-records.mjs'
-import { CLK_TCK, addonUnderTest, alternating, flag, fmt, inRounds, machineBusy, median, newer, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
+import { CLK_TCK, addonUnderTest, alternating, flag, fmt, hostOf, inRounds, machineBusy, median, newer, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
 import { wrk as wrkRun, writeWrkScripts } from './wrk.mjs'
 import { nodeLine } from './runtimes.mjs'
 
@@ -624,6 +624,6 @@ if (jsonl) {
   const commit = `${git('rev-parse', '--short=12', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? '-dirty' : ''}`
   const command = `node benches/node/channels-vs-net.mjs ${process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`.trim()
   const started = /: (\d{4}-\d\d-\d\dT[\d:.]+Z),/.exec(header[0])?.[1]
-  writeFileSync(jsonl, toJsonl(channelsRecords(results.runs, { pinned: PIN }), { date: started, commit, command, load: { loadavg1: Number(load1.toFixed(2)) }, runtime: `node ${process.versions.node}` }))
+  writeFileSync(jsonl, toJsonl(channelsRecords(results.runs, { pinned: PIN }), { date: started, commit, command, load: { loadavg1: Number(load1.toFixed(2)) }, runtime: `node ${process.versions.node}`, host: hostOf() }))
   console.log(`records: ${jsonl}`)
 }

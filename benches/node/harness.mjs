@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, statSync } from 'node:fs'
+import { cpus, release } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -48,6 +49,26 @@ export function positionals(withValue = ['--addon', '--json', '--runs', '--secon
 export function markdownTable(rows) {
   const keys = Object.keys(rows[0] ?? {})
   return [`| ${keys.join(' | ')} |`, `| ${keys.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${keys.map((k) => r[k]).join(' | ')} |`)].join('\n')
+}
+
+/**
+ * The machine a run measured, for its records (`host`): the CPU (vendor, family/model/stepping,
+ * clock, cache: the model name alone reads "Intel(R) Xeon(R) Processor" on different hosts),
+ * its cores, the kernel and the clock source. The VM behind the same 2 cores moves from day to
+ * day and the kernel's share of a message moves with it (2026-12-07: the C echo floor 7.86 µs
+ * one day, 4.98 the next), so `scripts/bench-compare.mjs` says when two runs' hosts differ.
+ */
+export function hostOf() {
+  const info = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : ''
+  const field = (name) => info.match(new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm'))?.[1].trim()
+  const fms = [field('cpu family'), field('model'), field('stepping')].filter((x) => x !== undefined).join('/')
+  const mhz = Number(field('cpu MHz'))
+  const cpu = [field('vendor_id'), fms, cpus()[0]?.model, Number.isFinite(mhz) ? `${Math.round(mhz)} MHz` : undefined, field('cache size') ? `cache ${field('cache size')}` : undefined]
+    .filter(Boolean)
+    .join(', ')
+  const clockFile = '/sys/devices/system/clocksource/clocksource0/current_clocksource'
+  const clocksource = existsSync(clockFile) ? readFileSync(clockFile, 'utf8').trim() : undefined
+  return { cpu, cores: cpus().length, kernel: release(), clocksource }
 }
 
 export const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim())

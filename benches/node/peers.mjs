@@ -71,7 +71,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
-import { addonUnderTest, flag, fmt, median, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
+import { addonUnderTest, flag, fmt, hostOf, median, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
 import { summarize } from './stats.mjs'
 import { buildLoad, buildServers, memoryKiB, pickServers, startServer } from '../peers/servers.mjs'
 import { nodeLine } from './runtimes.mjs'
@@ -351,6 +351,6 @@ if (jsonl) {
   const commit = `${git('rev-parse', '--short=12', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? '-dirty' : ''}`
   const command = `node benches/node/peers.mjs ${process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`.trim()
   mkdirSync(dirname(jsonl), { recursive: true })
-  writeFileSync(jsonl, records.map((r) => `${JSON.stringify({ date: started.toISOString(), commit, command, part: 'peers', ...r, rounds: RUNS, seconds: SECONDS, load: { loadavg1: Number(load1.toFixed(2)) }, published: false })}\n`).join(''))
+  writeFileSync(jsonl, records.map((r) => `${JSON.stringify({ date: started.toISOString(), commit, command, part: 'peers', ...r, rounds: RUNS, seconds: SECONDS, load: { loadavg1: Number(load1.toFixed(2)) }, host: hostOf(), published: false })}\n`).join(''))
   console.log(`records: ${jsonl}`)
 }

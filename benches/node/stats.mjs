@@ -77,10 +77,20 @@ export function compareRecords(baseline, current, { minRel = 0.03, singleRound =
       const change = dir === 'higher' ? -rel : rel
       const spreadOf = (s) => (s.n > 1 ? relSpread(s) : singleRound)
       const allowed = Math.max(minRel, spreadOf(before), spreadOf(after))
-      rows.push({ key: keyOf(cur), metric, before: before.median, after: after.median, change, allowed, regression: change > allowed })
+      rows.push({ key: keyOf(cur), metric, before: before.median, after: after.median, change, allowed, regression: change > allowed, host: hostChange(old.host, cur.host) })
     }
   }
   return rows
+}
+
+/**
+ * Whether two runs measured the same machine (their records' `host`, benches/node/harness.mjs
+ * `hostOf`): 'same', 'other' (CPU, cores or kernel differ) or 'unknown' (a record without one,
+ * as every run before 2026-12-07 afternoon). Absolute figures of two hosts are not comparable.
+ */
+export function hostChange(a, b) {
+  if (!a || !b) return 'unknown'
+  return a.cpu === b.cpu && a.cores === b.cores && a.kernel === b.kernel ? 'same' : 'other'
 }
 
 /** Parses JSON lines (blank lines and lines starting with // are skipped). */

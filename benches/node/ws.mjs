@@ -50,7 +50,7 @@ import { appendFileSync, existsSync, mkdirSync, statSync, writeFileSync } from '
 import { createRequire } from 'node:module'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
-import { CLK_TCK, addonUnderTest, flag, opt, root, rotating, waitForQuiet } from './harness.mjs'
+import { CLK_TCK, addonUnderTest, flag, hostOf, opt, root, rotating, waitForQuiet } from './harness.mjs'
 import { startServer } from '../peers/servers.mjs'
 import { bun, nodeLine } from './runtimes.mjs'
 import { fmtSummary, median, summarize } from './stats.mjs'
@@ -290,7 +290,7 @@ const commit = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root
 const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).stdout.trim() !== ''
 const command = `node benches/node/ws.mjs ${process.argv.slice(2).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`.trim()
 const lines = allRecords.map((r) =>
-  JSON.stringify({ date: started.toISOString(), commit: `${commit}${dirty ? '-dirty' : ''}`, command, part: 'ws', ...r, pinned: PIN, rounds: RUNS, seconds: SECONDS, load: { loadavg1: Number(load1.toFixed(2)), note: NOTE || undefined }, published: false }),
+  JSON.stringify({ date: started.toISOString(), commit: `${commit}${dirty ? '-dirty' : ''}`, command, part: 'ws', ...r, pinned: PIN, rounds: RUNS, seconds: SECONDS, load: { loadavg1: Number(load1.toFixed(2)), note: NOTE || undefined }, host: hostOf(), published: false }),
 )
 const jsonl = opt('--jsonl', join(root, 'target', 'bench-results', `ws-${started.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.jsonl`))
 mkdirSync(dirname(jsonl), { recursive: true })
