@@ -5,6 +5,7 @@
 //   node benches/node/channels-vs-net.mjs [--quick] [--runs N] [--seconds S] [--warmup S]
 //                                         [--only echo-1,echo-50,lines-50,resp,http]
 //                                         [--resp-n N] [--resp-n-pipelined N] [--resp-targets native,js-codec,net,redis]
+//                                         [--http-targets native,js-codec,c]
 //                                         [--no-pin] [--json FILE] [--quiet-wait SECONDS]
 //                                         [--quiet-wait-total SECONDS] [--addon FILE.node]
 //                                         [--http-delay-ms MS] [--http-pipeline N] [--no-node24]
@@ -394,7 +395,12 @@ function respTable(rounds) {
 
 // The example with the native codec (the default), with --js-codec (the pure-JS decoder, for
 // reference), node:http, and the C floor when a C compiler built it.
-const HTTP_TARGETS = ['netloop http-hello.ts', 'netloop http-hello.ts --js-codec', 'node:http', ...(haveEpollHttp ? ['C epoll http (floor)'] : [])]
+// --http-targets native,js-codec,c picks some of them (node:http, every ratio's base, always
+// runs): a long series of the issue's ratio to the C floor needs only the native codec and C.
+const HTTP_PICK = { native: 'netloop http-hello.ts', 'js-codec': 'netloop http-hello.ts --js-codec', node: 'node:http', c: 'C epoll http (floor)' }
+const HTTP_TARGETS = ['netloop http-hello.ts', 'netloop http-hello.ts --js-codec', 'node:http', ...(haveEpollHttp ? ['C epoll http (floor)'] : [])].filter(
+  (t) => t === 'node:http' || opt('--http-targets', Object.keys(HTTP_PICK).join(',')).split(',').some((k) => HTTP_PICK[k] === t),
+)
 // The node servers again on Node 24 (runtimes.mjs; --no-node24 leaves them out): every ratio
 // to node:* is taken to Node 20's, and the Node 24 rows show where the newer line stands.
 const node24Note = []
