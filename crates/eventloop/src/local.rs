@@ -55,6 +55,9 @@ pub struct LocalLoop {
     pub(crate) io: IoDriver,
     pub(crate) sched: Scheduler,
     pub(crate) in_iteration: Cell<bool>,
+    /// While the I/O handlers of an iteration run: the loop time read after the poll
+    /// ([`LocalLoop::io_time`]), in nanoseconds.
+    pub(crate) io_phase_start: Cell<Option<u64>>,
     /// A standalone loop: nothing outside watches the selector, so termination closes it.
     pub(crate) owns_selector: Cell<bool>,
     /// Batches that ran during a shutdown with no quiet period (see `confirm_shutdown`).
@@ -91,6 +94,7 @@ impl LocalLoop {
             io: IoDriver::new(poll, capacity),
             sched: Scheduler::new(cancelled),
             in_iteration: Cell::new(false),
+            io_phase_start: Cell::new(None),
             owns_selector: Cell::new(false),
             shutdown_batches: Cell::new(0),
             work_probe: std::cell::RefCell::new(None),
@@ -118,6 +122,18 @@ impl LocalLoop {
     /// Loop time (the configured ticker; fake in tests).
     pub fn now(&self) -> Duration {
         self.shared.config.ticker.now()
+    }
+
+    /// The loop time for an I/O event: while the iteration's I/O handlers run, the time read
+    /// once after the poll returned (no clock read per channel; the event happened at most
+    /// that phase's length later); otherwise [`LocalLoop::now`]. For bookkeeping that a
+    /// phase's length cannot matter to, such as the time of a channel's last read
+    /// (`IdleStateHandler`), never for scheduling (a timer from it could fire early).
+    pub fn io_time(&self) -> Duration {
+        match self.io_phase_start.get() {
+            Some(nanos) => Duration::from_nanos(nanos),
+            None => self.now(),
+        }
     }
 
     /// True while an iteration of this loop runs (inside a task, timer or I/O handler).

@@ -74,6 +74,7 @@ impl LocalLoop {
     /// the termination future failed.
     fn abort(&self, msg: String) {
         self.in_iteration.set(false);
+        self.io_phase_start.set(None);
         crate::log::error(&format!(
             "netloop: unexpected panic in loop {}: {msg}; the loop terminates",
             self.shared.config.name

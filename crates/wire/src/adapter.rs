@@ -29,19 +29,16 @@
 //! added during a `channelRead`), the event goes to JS after all, at the first JS handler, so
 //! the new handler does not miss the end of that batch.
 
-use crate::protocol::{ErrorIndex, RecordValue as _, UserEventKind, WireKind};
+use crate::protocol::{RecordValue as _, WireKind};
 use std::cell::Cell;
 use std::rc::{Rc, Weak};
 
-use netloop_codec::{HAProxyMessage, IdleState, IdleStateEvent};
-use netloop_tls::{SslCloseCompletionEvent, SslHandshakeCompletionEvent};
 use netloop_transport::{
-    ChannelHandler, ChannelHandlerContext, ChannelInputShutdown, ChannelPromise, HandlerResult,
-    Message, TransportError, UserEvent,
+    ChannelHandler, ChannelHandlerContext, ChannelPromise, HandlerResult, Message, TransportError,
+    UserEvent,
 };
 
 use crate::hub::Hub;
-use crate::outbox::ErrorRef;
 use crate::protocol::HandlerTakes;
 use crate::record;
 use crate::token::JsValue;
@@ -308,122 +305,9 @@ impl ChannelHandler for JsAdapter {
             ctx.fire_user_event_triggered(event);
             return Ok(());
         }
-        let event = match event.downcast::<IdleStateEvent>() {
-            Ok(idle) => {
-                let state = match idle.state {
-                    IdleState::ReaderIdle => 0.0,
-                    IdleState::WriterIdle => 1.0,
-                    IdleState::AllIdle => 2.0,
-                };
-                self.push(
-                    WireKind::UserEvent as u32,
-                    state * 2.0 + f64::from(u8::from(idle.first)),
-                    UserEventKind::Idle.value(),
-                    0.0,
-                );
-                return Ok(());
-            }
-            Err(e) => e,
-        };
-        let event = match event.downcast::<ChannelInputShutdown>() {
-            Ok(_) => {
-                self.push(
-                    WireKind::UserEvent as u32,
-                    0.0,
-                    UserEventKind::InputShutdown.value(),
-                    0.0,
-                );
-                return Ok(());
-            }
-            Err(e) => e,
-        };
-        let event = match event.downcast::<SslHandshakeCompletionEvent>() {
-            Ok(done) => {
-                // `a` = `ErrorIndex::None` on success, else the string index of the error (code, message).
-                let at = match &done.0 {
-                    Ok(_) => ErrorIndex::None.value(),
-                    Err(e) => match self.hub.upgrade() {
-                        Some(hub) => match hub
-                            .outbox()
-                            .put_error(hub.id(), &e.clone().into_transport())
-                        {
-                            ErrorRef::Native(at) => at,
-                            ErrorRef::Js(_) => ErrorIndex::None.value(),
-                        },
-                        None => return Ok(()),
-                    },
-                };
-                self.push(
-                    WireKind::UserEvent as u32,
-                    at,
-                    UserEventKind::TlsHandshake.value(),
-                    0.0,
-                );
-                return Ok(());
-            }
-            Err(e) => e,
-        };
-        let event = match event.downcast::<SslCloseCompletionEvent>() {
-            Ok(_) => {
-                self.push(
-                    WireKind::UserEvent as u32,
-                    0.0,
-                    UserEventKind::TlsClose.value(),
-                    0.0,
-                );
-                return Ok(());
-            }
-            Err(e) => e,
-        };
-        let event = match event.downcast::<HAProxyMessage>() {
-            Ok(m) => {
-                let Some(hub) = self.hub.upgrade() else {
-                    return Ok(());
-                };
-                let at = {
-                    let mut out = hub.outbox();
-                    let at = out.strings.len() as f64;
-                    out.strings.extend(crate::haproxy_wire::strings(&m));
-                    at
-                };
-                self.push(
-                    WireKind::UserEvent as u32,
-                    at,
-                    UserEventKind::HAProxy.value(),
-                    0.0,
-                );
-                return Ok(());
-            }
-            Err(e) => e,
-        };
-        let event = match crate::ws_wire::handshake_strings(event) {
-            Ok(strings) => {
-                let Some(hub) = self.hub.upgrade() else {
-                    return Ok(());
-                };
-                let at = {
-                    let mut out = hub.outbox();
-                    let at = out.strings.len() as f64;
-                    out.strings.extend(strings);
-                    at
-                };
-                self.push(
-                    WireKind::UserEvent as u32,
-                    at,
-                    UserEventKind::WebSocketHandshake.value(),
-                    0.0,
-                );
-                return Ok(());
-            }
-            Err(e) => e,
-        };
-        match event.downcast::<JsValue>() {
-            Ok(v) => self.push(
-                WireKind::UserEvent as u32,
-                v.take(),
-                UserEventKind::Token.value(),
-                0.0,
-            ),
+        match crate::user_event_wire::fields(&self.hub, event) {
+            Ok(Some((a, kind))) => self.push(WireKind::UserEvent as u32, a, kind.value(), 0.0),
+            Ok(None) => {} // the hub is gone: nobody in JS to tell
             Err(other) => ctx.fire_user_event_triggered(other),
         }
         Ok(())

@@ -66,6 +66,7 @@ pub mod tls_contexts;
 pub mod tls_info;
 pub mod token;
 pub mod topics;
+mod user_event_wire;
 pub mod ws_wire;
 
 pub use delivery::Surface;

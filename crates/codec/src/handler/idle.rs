@@ -18,7 +18,10 @@
 //!
 //! What counts as activity:
 //! - Reads: `channel_read` starts a read burst (reader and all-idle count as busy while it
-//!   lasts), `channel_read_complete` ends it and records the read time.
+//!   lasts), `channel_read_complete` ends it and records the read time: the loop's I/O time
+//!   (`LocalLoop::io_time`, read once after the poll for all the iteration's channels; Netty
+//!   reads its ticker per channel), so a read's time is early by at most the I/O phase's
+//!   length, and an idle event at most that much early.
 //! - Writes: at the write's *completion* (the write promise's listener, success or failure,
 //!   as Netty's `writeListener`), not when the write is issued, so a peer that stops reading
 //!   makes the channel writer-idle. A write with a void promise gets a real promise for this
@@ -76,6 +79,21 @@ impl Shared {
         let Some(now) = self.now() else { return };
         if let Some(tracker) = self.tracker.borrow_mut().as_mut() {
             f(tracker, now);
+        }
+    }
+
+    /// The end of a read burst: recorded at the loop's I/O time (`LocalLoop::io_time`: one
+    /// clock read per iteration rather than one per channel; a read that JS fired again,
+    /// outside the I/O phase, reads the clock).
+    fn track_read_complete(&self) {
+        if !self.running() {
+            return;
+        }
+        let Some(now) = self.event_loop.borrow().upgrade().map(|l| l.io_time()) else {
+            return;
+        };
+        if let Some(tracker) = self.tracker.borrow_mut().as_mut() {
+            tracker.on_read_complete(now);
         }
     }
 
@@ -276,7 +294,7 @@ impl ChannelHandler for IdleStateHandler {
     }
 
     fn channel_read_complete(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        self.shared.track(|t, now| t.on_read_complete(now));
+        self.shared.track_read_complete();
         ctx.fire_channel_read_complete();
         Ok(())
     }

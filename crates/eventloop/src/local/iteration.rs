@@ -97,11 +97,15 @@ impl LocalLoop {
                 out.selector_rebuilt = self.rebuild_selector();
             }
         }
+        // The I/O time of the handlers (`LocalLoop::io_time`): this poll's (restored after:
+        // an iteration may run inside another's handler).
+        let outer_phase = self.io_phase_start.replace(Some(io_start));
         for &(token, readiness) in &ready {
             if let Some(h) = self.io.handler(token) {
                 self.guarded(|| h.ready(readiness));
             }
         }
+        self.io_phase_start.set(outer_phase);
         self.io.recycle(ready);
 
         let shutting_down = s.state() >= LoopState::ShuttingDown;

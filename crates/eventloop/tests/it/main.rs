@@ -10,6 +10,7 @@ mod common;
 mod bounded;
 mod expedite;
 mod group;
+mod io_time;
 mod lifecycle;
 mod log;
 mod netty_conformance;
