@@ -67,7 +67,10 @@ fn io_time_is_the_polls_time_for_every_handler_of_the_iteration_and_now_outside(
     let seen = a.seen.borrow().clone();
     assert_eq!(seen.len(), 3, "the three connections were accepted");
     let start = seen[0].0;
-    assert_eq!(seen[0].1, start, "the first handler runs at the poll's time");
+    assert_eq!(
+        seen[0].1, start,
+        "the first handler runs at the poll's time"
+    );
     for (i, (io, now)) in seen.iter().enumerate().skip(1) {
         if *io == start {
             // the same iteration: its I/O time stayed while the clock went on
