@@ -15,6 +15,8 @@
  *   `ERR_REJECTED_EXECUTION` error (only if the loop was destroyed under it).
  * - Tasks and timers run in the async context of the code that submitted them.
  */
+import { AsyncResource } from 'node:async_hooks'
+
 import { native } from './binding'
 import type * as Native from '../native'
 import {
@@ -69,7 +71,14 @@ export class EventLoop {
    * be collected while the loop is still in use.
    */
   readonly #dispatchFn = (packed: number, arena?: Buffer, strings?: string[], base?: number, segments?: Buffer[]) =>
-    this.#dispatch(packed, arena, strings, base, segments)
+    this.#scope.runInAsyncScope(this.#dispatch, this, packed, arena, strings, base, segments)
+  /**
+   * The loop's async context, made where the loop was (as every iteration's was): the native
+   * side calls the dispatcher without a callback scope around it and drains nextTicks and
+   * microtasks at the iteration's end (crates/node/src/bridge/scopes.rs says why), so the
+   * dispatcher enters this context itself, at the bottom of the async stack.
+   */
+  readonly #scope = new AsyncResource('netloop:EventLoop')
   readonly #termination: Promise<void>
   #resolveTermination!: () => void
   /** @internal test and benchmark hook: tasks posted by `_postFromOtherThread` land here. */

@@ -1,7 +1,9 @@
 //! Calls from the loop into JS: one dispatch function per loop, the loop's only entry point
 //! into JS, called with one number (`arg * 8 + kind`, [`crate::protocol::DispatchPacking`])
-//! and, for channel deliveries, the batch's arena and strings. Only inside an iteration, where `Bridge::run` holds a handle scope and a
-//! callback scope open and has cached the function and receiver for the scope.
+//! and, for channel deliveries, the batch's arena and strings. Only inside an iteration, where
+//! `Bridge::run` holds a handle scope open and has cached the function and receiver for it;
+//! the JS side enters the loop's async context itself, and the iteration's end runs the
+//! nextTick queue and microtasks (bridge/scopes.rs).
 
 use std::ptr;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -7,9 +7,11 @@
 //!   (crate::thread_context) holds only weak refs, so the env cleanup hook can close what is
 //!   still open.
 //! - libuv watches the loop's selector fd with a `uv_poll_t` and the next timer deadline with
-//!   a `uv_timer_t`. Each wake runs one non-blocking iteration inside one handle scope and one
-//!   callback scope (RAII guards: closed even if the iteration panics), so JS tasks run
-//!   synchronously on this thread and nextTicks/promises drain when the scope closes.
+//!   a `uv_timer_t`. Each wake runs one non-blocking iteration inside one handle scope, ended
+//!   by a callback scope opened and closed (RAII guard: also if the iteration panics), so JS
+//!   tasks run synchronously on this thread, in the loop's async context that the JS
+//!   dispatcher enters, and nextTicks/promises drain at the iteration's end (scopes.rs says
+//!   why the callback scope is not held around the JS calls).
 //! - Fairness: when work remains after an iteration the loop's own waker makes its fd
 //!   readable, so libuv runs the next iteration in its *poll* phase, after timers and before
 //!   `setImmediate`. The uv timer is only ever started with a non-zero timeout (libuv 1.46
@@ -49,8 +51,8 @@ use uv_handles::{
     ceil_millis, free_poll, free_timer, on_poll, on_timer, zeroed_poll, zeroed_timer,
 };
 
-/// Work that runs at the end of every loop iteration, while the iteration's handle and
-/// callback scopes are open (so it may call JS), before the `Terminated` dispatch.
+/// Work that runs at the end of every loop iteration, while the iteration's handle scope is
+/// open (so it may call JS), before the `Terminated` dispatch and the microtasks.
 pub trait IterationHook {
     /// Runs after the iteration's loop work, before the scopes close.
     fn after_iteration(self: Rc<Self>);
@@ -339,7 +341,8 @@ impl Bridge {
         }
     }
 
-    /// Runs one iteration in a handle scope and a callback scope; `None`: none ran.
+    /// Runs one iteration in a handle scope, then drains nextTicks and microtasks; `None`:
+    /// none ran.
     fn run_one(self: &Rc<Self>, io: bool) -> Option<Iteration> {
         if self.closed.get() || tearing_down() {
             return None;
