@@ -7,6 +7,9 @@
 #[path = "../support/split_check.rs"]
 mod split_check;
 
+mod backpressure;
+mod encoding;
 mod held_reads;
 mod pipeline;
+mod recorder;
 mod seeded_splits;
