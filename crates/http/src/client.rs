@@ -39,6 +39,7 @@ use crate::client_message::HttpClientRequest;
 use crate::encoder::BodyMode;
 use crate::error::{ConfigError, HttpError};
 use crate::handler::close_after_writes;
+use crate::input::decode_after;
 use crate::message::HttpContent;
 use crate::request_encoder::{encode_content, encode_request};
 use crate::response_decoder::{DecodedResponse, ResponseDecoder};
@@ -178,17 +179,7 @@ impl HttpClientCodec {
         let (result, switched) = {
             let mut decoder = self.decoder.borrow_mut();
             let mut cumulation = self.cumulation.borrow_mut();
-            let result = if cumulation.is_empty() {
-                let mut input = bytes;
-                let r = decoder.decode(&mut input, &mut out);
-                if !input.is_empty() {
-                    append_to_cumulation(&mut cumulation, &input);
-                }
-                r
-            } else {
-                append_to_cumulation(&mut cumulation, &bytes);
-                decoder.decode(&mut *cumulation, &mut out)
-            };
+            let result = decode_after(&mut *decoder, &mut cumulation, bytes, &mut out);
             (result, decoder.is_switched())
         };
         if switched {

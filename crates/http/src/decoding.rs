@@ -4,10 +4,11 @@
 //! the parent module (`handler.rs`).
 
 use bytes::Bytes;
-use netloop_transport::{append_to_cumulation, ChannelHandlerContext, Message};
+use netloop_transport::{ChannelHandlerContext, Message};
 
 use super::HttpServerCodec;
 use crate::decoder::Decoded;
+use crate::input::decode_after;
 
 impl HttpServerCodec {
     /// Decodes `bytes` (after what is buffered) and fires what it holds; with a pipelining
@@ -42,17 +43,7 @@ impl HttpServerCodec {
             let mut decoder = self.decoder.borrow_mut();
             decoder.set_head_budget(budget);
             let mut cumulation = self.cumulation.borrow_mut();
-            let result = if cumulation.is_empty() {
-                let mut input = bytes;
-                let r = decoder.decode(&mut input, &mut out);
-                if !input.is_empty() {
-                    append_to_cumulation(&mut cumulation, &input);
-                }
-                r
-            } else {
-                append_to_cumulation(&mut cumulation, &bytes);
-                decoder.decode(&mut *cumulation, &mut out)
-            };
+            let result = decode_after(&mut *decoder, &mut cumulation, bytes, &mut out);
             (result, decoder.failed_request(), decoder.next_id())
         };
         for event in out.drain(..) {
