@@ -52,7 +52,8 @@ import { NativeHandler } from './codecs'
 import { NetloopError, invalidArgType } from './errors'
 import type { ChannelHub } from './hub'
 import { ChannelPromise } from './promise'
-import { deliverInbound, deliverOutbound, fireInbound, fireOutbound, isThenable } from './routing'
+import { deliverInbound, deliverOutbound, fireInbound, fireOutbound } from './routing'
+import { handlerAdded, handlerRemoved, linkAfter, linkInPlaceOf, unlink } from './pipeline-links'
 import { PipelineEvent } from './events'
 import { HandlerPosition as Pos } from './protocol'
 import { type UnhandledExceptionHandler, reportUnhandled, setUnhandled } from './unhandled'
@@ -290,12 +291,19 @@ export class ChannelPipeline {
       this._nativeEdits = false
       return
     }
+    if (this.#dropNative((c) => !names.includes(c.name))) this._nativeEdits = false // the edit is seen
+  }
+
+  /** Takes the native contexts `gone` picks out of the linked mirror, as removed ones (no native call: the native side took them out); true if any. */
+  #dropNative(gone: (c: ChannelHandlerContext) => boolean): boolean {
+    let any = false
     for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) {
-      if (c._kind !== Kind.Native || names.includes(c.name)) continue
+      if (c._kind !== Kind.Native || !gone(c)) continue
       this._unlink(c, false)
       c._removed = true
-      this._nativeEdits = false // the edit is seen
+      any = true
     }
+    return any
   }
 
   /**
@@ -312,11 +320,7 @@ export class ChannelPipeline {
       this.#compact = withoutHttpCodec(all) ?? all
       return
     }
-    for (let c = this.#head!._next; c && c !== this.#tail; c = c._next) {
-      if (c._kind !== Kind.Native || !isHttpCodec(c.nativeHandler)) continue
-      this._unlink(c, false)
-      c._removed = true
-    }
+    this.#dropNative((c) => isHttpCodec(c.nativeHandler))
   }
 
   /** Removes the handler (by name, object or class) if it is in the pipeline; returns it, or undefined. */
@@ -383,58 +387,16 @@ export class ChannelPipeline {
     }
     const ctx = this._newContext(name, handler)
     this._hub.nativeAdd(this.channel, pos, base, ctx)
-    const next = prev._next!
-    ctx._prev = prev
-    ctx._next = next
-    prev._next = ctx
-    next._prev = ctx
-    this._added(ctx)
+    linkAfter(prev, ctx)
+    handlerAdded(ctx)
     return this
-  }
-
-  /** @internal */
-  _added(ctx: ChannelHandlerContext): void {
-    if (ctx._kind !== Kind.Js) return
-    this._hub.registerContext(ctx)
-    try {
-      const r: unknown = ctx.handler!.handlerAdded?.(ctx)
-      if (isThenable(r)) r.then(undefined, (e) => this._addFailed(ctx, e))
-    } catch (e) {
-      this._addFailed(ctx, e)
-    }
-  }
-
-  /** A handler that cannot be added (its `handlerAdded` threw or rejected) is taken out again, then the error is reported. */
-  /** @internal */
-  _addFailed(ctx: ChannelHandlerContext, e: unknown): void {
-    if (!ctx._removed) {
-      this._unlink(ctx, true)
-      this._removedCtx(ctx)
-    }
-    this.fireExceptionCaught(e)
-  }
-
-  /** @internal */
-  _removedCtx(ctx: ChannelHandlerContext): void {
-    if (ctx._removed) return
-    ctx._removed = true
-    if (ctx._kind !== Kind.Js) return
-    try {
-      const r: unknown = ctx.handler!.handlerRemoved?.(ctx)
-      if (isThenable(r)) r.then(undefined, (e) => this.fireExceptionCaught(e))
-    } catch (e) {
-      this.fireExceptionCaught(e)
-    }
   }
 
   /** @internal */
   _unlink(ctx: ChannelHandlerContext, native: boolean): void {
     if (this.#compact !== undefined) this._expand() // (a JS context out of a compact pipeline: its `handlerAdded` rejected later)
     if (native) this._hub.nativeRemove(this.channel, ctx.name)
-    const p = ctx._prev!
-    const n = ctx._next!
-    p._next = n
-    n._prev = p
+    unlink(ctx)
   }
 
   /** Removes a handler (by name, object, or the first one of a class) and returns it. */
@@ -443,7 +405,7 @@ export class ChannelPipeline {
   remove(which: HandlerRef): ChannelHandler | NativeHandler {
     const ctx = this._find(which)
     this._unlink(ctx, true)
-    this._removedCtx(ctx)
+    handlerRemoved(ctx)
     return ctx.handler ?? ctx.nativeHandler!
   }
 
@@ -461,16 +423,9 @@ export class ChannelPipeline {
     }
     const ctx = this._newContext(newName, handler)
     this._hub.nativeReplace(this.channel, oldCtx.name, ctx)
-    const p = oldCtx._prev!
-    const n = oldCtx._next!
-    ctx._prev = p
-    ctx._next = n
-    p._next = ctx
-    n._prev = ctx
-    oldCtx._prev = ctx
-    oldCtx._next = ctx
-    this._added(ctx)
-    this._removedCtx(oldCtx)
+    linkInPlaceOf(oldCtx, ctx)
+    handlerAdded(ctx)
+    handlerRemoved(oldCtx)
     return oldCtx.handler ?? oldCtx.nativeHandler!
   }
 
@@ -482,10 +437,8 @@ export class ChannelPipeline {
       return
     }
     for (let c = this._tail._prev; c && c !== this._head; c = this._tail._prev) {
-      const p = c._prev!
-      p._next = this._tail
-      this._tail._prev = p
-      this._removedCtx(c)
+      unlink(c)
+      handlerRemoved(c)
     }
   }
 
