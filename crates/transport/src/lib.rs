@@ -42,7 +42,7 @@ mod thread_context;
 
 pub use acceptor::{AcceptedChildren, LoopChildren, ServerBootstrapAcceptor};
 pub use bootstrap::{Bootstrap, LoopChooser, ServerBootstrap, ACCEPTOR_NAME};
-pub use channel::{Channel, ChannelId};
+pub use channel::{Channel, ChannelId, WrittenNow};
 pub use config_error::ConfigError;
 pub use connection_limit::ConnectionPermit;
 pub use context::ChannelHandlerContext;

@@ -13,7 +13,7 @@
 use crate::protocol::{Outcome, RecordValue as _, WireKind};
 use std::rc::Rc;
 
-use netloop_transport::{LocalListenerExt, TransportError};
+use netloop_transport::{LocalListenerExt, Message, TransportError, WrittenNow};
 
 use crate::big::BigChunks;
 use crate::hub::{From, Hub};
@@ -251,13 +251,26 @@ impl Hub {
                     ));
                     return;
                 }
-                let msg = self.message(kind, a, b, big);
-                let p = self.promise_for(c, pipeline);
+                let flush = op[0] as u32 == WireKind::WriteBytesFlush as u32;
+                let mut p = self.promise_for(c, pipeline);
+                let mut msg = None;
+                if flush && kind == WireKind::WriteBytes {
+                    // A writeAndFlush of bytes: straight from the arena to the socket when
+                    // nothing stands between (no message made; the usual echo's write).
+                    match self.write_now(whole(a), whole(b), ctx, pipeline, p) {
+                        None => return,
+                        Some((rest, promise)) => {
+                            msg = Some(Message::Bytes(rest));
+                            p = promise;
+                        }
+                    }
+                }
+                let msg = msg.unwrap_or_else(|| self.message(kind, a, b, big));
                 match &ctx {
                     Some(x) => x.write_with(msg, p),
                     None => pipeline.write_with(msg, p),
                 }
-                if op[0] as u32 == WireKind::WriteBytesFlush as u32 {
+                if flush {
                     match ctx {
                         Some(x) => x.flush(),
                         None => pipeline.flush(),
@@ -317,6 +330,40 @@ impl Hub {
                     None => From::Head(pipeline.clone()),
                 };
                 self.fire_inbound(from, kind, a, b, big, strings);
+            }
+        }
+    }
+}
+
+impl Hub {
+    /// Writes and flushes the `len` arena bytes at `off` from `ctx` (the tail if `None`)
+    /// straight to the socket if nothing stands between (`write_and_flush_now`): `None` if
+    /// all of them went, else the bytes that did not (a copy) and the promise, to write and
+    /// flush the usual way.
+    fn write_now(
+        &self,
+        off: usize,
+        len: usize,
+        ctx: Option<&netloop_transport::ChannelHandlerContext>,
+        pipeline: &netloop_transport::ChannelPipeline,
+        promise: netloop_transport::ChannelPromise,
+    ) -> Option<(bytes::Bytes, netloop_transport::ChannelPromise)> {
+        // The socket write runs on the arena's slice itself. The promise's listeners may run
+        // in it too (on success): they cannot reach the op arena, which only `apply_ops`
+        // reads, and that is called from JS, which does not run inside native code.
+        let (done, seen) = self.shared.arena_view(off, len, |s| {
+            let done = match ctx {
+                Some(x) => x.write_and_flush_now(s, promise),
+                None => pipeline.write_and_flush_now(s, promise),
+            };
+            (done, s.len())
+        });
+        let m = &self.metrics.bytes_from_js;
+        m.set(m.get() + seen as f64);
+        match done {
+            WrittenNow::All => None,
+            WrittenNow::Part(n, promise) => {
+                Some((self.shared.arena_bytes(off + n, seen - n), promise))
             }
         }
     }

@@ -35,6 +35,12 @@ pub(crate) trait ChannelIo {
     fn do_begin_read(&self, ch: &Channel);
     /// Writes flushed entries of the outbound buffer.
     fn do_write(&self, ch: &Channel);
+    /// One write of `data` straight to the socket, past the outbound buffer (the caller made
+    /// sure nothing is queued): `None` if this kind of channel has no such path or cannot
+    /// write now (not connected, a write already failed).
+    fn write_now(&self, _data: &[u8]) -> Option<std::io::Result<usize>> {
+        None
+    }
     /// True while a flush waits for the socket to become writable.
     fn is_flush_pending(&self) -> bool {
         false

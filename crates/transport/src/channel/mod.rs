@@ -23,6 +23,7 @@ use netloop_eventloop::{EventLoop, LocalLoop, Promise};
 mod io;
 mod lifecycle;
 mod outbound;
+pub use outbound::WrittenNow;
 mod registration;
 mod writability;
 

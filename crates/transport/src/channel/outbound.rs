@@ -40,6 +40,40 @@ impl Channel {
         self.fire_writability(change);
     }
 
+    /// A write of `data` followed by a flush, when nothing of the channel waits to be written:
+    /// one `write` straight from `data` (no message made, no entry queued), as node:net tries
+    /// a write at once. Taken only when its outcome cannot differ from the queued path's:
+    /// the channel is active and not closing, its output is not shut, no flush is running and
+    /// the outbound buffer is empty (so no earlier write is passed, and the water marks see
+    /// nothing: bytes that leave at once never count as pending). Anything else, or what the
+    /// socket does not take, is the caller's to write the usual way ([`WrittenNow::Part`]).
+    pub(crate) fn core_write_now(&self, data: &[u8], promise: ChannelPromise) -> WrittenNow {
+        if data.is_empty()
+            || self.0.closing.get()
+            || self.0.in_flush.get()
+            || !self.0.outbound.borrow().is_empty()
+            || self.0.io.is_output_shutdown()
+            || !self.is_active()
+        {
+            return WrittenNow::Part(0, promise);
+        }
+        if !promise.set_uncancellable() {
+            // Cancelled before the write left: it never happens (the queued path drops it at
+            // the flush).
+            return WrittenNow::All;
+        }
+        match self.0.io.write_now(data) {
+            Some(Ok(n)) if n == data.len() => {
+                promise.try_success();
+                WrittenNow::All
+            }
+            Some(Ok(n)) => WrittenNow::Part(n, promise),
+            // WouldBlock, Interrupted, or an error the queued write meets again and handles
+            // (the socket's error stays: EPIPE, ECONNRESET once and EPIPE after).
+            Some(Err(_)) | None => WrittenNow::Part(0, promise),
+        }
+    }
+
     pub(crate) fn core_flush(&self) {
         let change = self.0.outbound.borrow_mut().add_flush();
         self.fire_writability(change);
@@ -133,6 +167,26 @@ impl Channel {
             p.try_success();
         }
         self.fire_writability(change);
+    }
+}
+
+/// What [`Channel::core_write_now`] (and the context's `write_and_flush_now`) did with the
+/// bytes it was given.
+#[must_use]
+pub enum WrittenNow {
+    /// All of them went to the socket; the promise succeeded.
+    All,
+    /// The first `n` of them (perhaps none) went: the rest is to be written and flushed the
+    /// usual way, from the same context, with this promise.
+    Part(usize, ChannelPromise),
+}
+
+impl std::fmt::Debug for WrittenNow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WrittenNow::All => f.write_str("All"),
+            WrittenNow::Part(n, _) => f.debug_tuple("Part").field(n).finish_non_exhaustive(),
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 use std::net::SocketAddr;
 
 use super::{ChannelHandlerContext, SKIP_FLUSH, SKIP_READ, SKIP_WRITE};
+use crate::channel::WrittenNow;
 use crate::message::Message;
 use crate::promise::{ChannelFuture, ChannelPromise};
 
@@ -91,6 +92,36 @@ impl ChannelHandlerContext {
         let msg = msg.into();
         if let Some(prev) = self.prev_taking(SKIP_WRITE) {
             prev.invoke_with_promise(&promise.clone(), |h, c| h.write(c, msg, promise));
+        }
+    }
+
+    /// Writes `data` and flushes, as [`ChannelHandlerContext::write_and_flush_with`] with the
+    /// bytes as its message, straight to the socket when nothing stands between: no handler
+    /// before this one takes writes or flushes (each would only pass them on to the head) and
+    /// the channel's outbound buffer is empty (see `Channel::core_write_now` for the rest of
+    /// the conditions). Then no message is made and no entry queued. What did not go is the
+    /// caller's to write and flush the usual way ([`WrittenNow::Part`]).
+    pub fn write_and_flush_now(&self, data: &[u8], promise: ChannelPromise) -> WrittenNow {
+        const BOTH: u8 = SKIP_WRITE | SKIP_FLUSH;
+        if promise.is_cancelled() {
+            return WrittenNow::Part(0, promise);
+        }
+        let Some(mut p) = self.prev() else {
+            return WrittenNow::Part(0, promise);
+        };
+        while p.0.skips.get() & BOTH == BOTH {
+            match p.prev() {
+                Some(q) => p = q,
+                None => return WrittenNow::Part(0, promise),
+            }
+        }
+        // Only the head (the one context without a predecessor) writes to the channel.
+        if p.prev().is_some() {
+            return WrittenNow::Part(0, promise);
+        }
+        match self.try_channel() {
+            Some(ch) => ch.core_write_now(data, promise),
+            None => WrittenNow::Part(0, promise),
         }
     }
 

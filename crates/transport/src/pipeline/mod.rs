@@ -282,6 +282,15 @@ impl ChannelPipeline {
     pub fn write_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
         self.0.tail.write_with(msg, promise);
     }
+    /// Writes `data` from the tail and flushes, straight to the socket when nothing stands
+    /// between (see [`ChannelHandlerContext::write_and_flush_now`]).
+    pub fn write_and_flush_now(
+        &self,
+        data: &[u8],
+        promise: ChannelPromise,
+    ) -> crate::channel::WrittenNow {
+        self.0.tail.write_and_flush_now(data, promise)
+    }
     /// Asks for a read from the tail (at the head at once when no handler takes `read`).
     pub fn read(&self) {
         if self.0.reads_to_head.get() {

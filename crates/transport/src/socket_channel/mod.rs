@@ -329,6 +329,10 @@ impl ChannelIo for SocketIo {
         self.write(ch);
     }
 
+    fn write_now(&self, data: &[u8]) -> Option<std::io::Result<usize>> {
+        self.write_direct(data)
+    }
+
     fn is_flush_pending(&self) -> bool {
         self.want_write.get()
     }

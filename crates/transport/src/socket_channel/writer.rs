@@ -7,7 +7,7 @@ use std::io::{self, IoSlice, Write};
 
 use mio::net::TcpStream;
 
-use super::{SocketIo, MAX_IOV};
+use super::{SocketIo, State, MAX_IOV};
 use crate::channel::Channel;
 use crate::error::TransportError;
 use crate::promise::ChannelPromise;
@@ -64,6 +64,18 @@ impl SocketIo {
         } else {
             s.write_vectored(&iov[..n])
         })
+    }
+
+    /// One `write` of `data`, which is not in the outbound buffer (see
+    /// [`Channel::core_write_now`]): `None` unless connected and no write failed before.
+    pub(super) fn write_direct(&self, data: &[u8]) -> Option<io::Result<usize>> {
+        if self.state.get() != State::Connected || self.has_write_error() {
+            return None;
+        }
+        let guard = self.stream.borrow();
+        let mut s: &TcpStream = guard.as_ref()?;
+        self.write_calls.set(self.write_calls.get() + 1);
+        Some(s.write(data))
     }
 
     /// A write failed (the peer reset the connection, or shut it: EPIPE). What the peer sent

@@ -26,3 +26,4 @@ mod tcp_connect;
 mod tcp_read;
 mod tcp_server;
 mod tcp_transfer;
+mod write_now;
