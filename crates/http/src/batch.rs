@@ -10,9 +10,10 @@
 //!   a flush, a close...), so the order on the wire is the order of the writes.
 //! - What it holds counts toward the channel's pending outbound bytes as the outbound buffer
 //!   would count the messages (their bytes plus 96 each): writability is unchanged.
-//! - The codec writes the first response after a flush as it is and batches from the second
-//!   on: the case without pipelining (one response per flush) costs nothing more. One
-//!   response in the batch is kept as it is (no copy).
+//! - At the flush, the batch and the flush go together (`write_and_flush_now`): straight to
+//!   the socket when no handler before the codec takes writes or flushes and nothing is
+//!   queued, as with one response per flush (no pipelining), where the response then never
+//!   becomes an outbound buffer entry. One response in the batch is kept as it is (no copy).
 
 use std::cell::{Cell, RefCell};
 

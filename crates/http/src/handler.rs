@@ -47,7 +47,7 @@ use std::time::SystemTime;
 use bytes::{Bytes, BytesMut};
 use netloop_transport::{
     ChannelHandler, ChannelHandlerContext, ChannelInputShutdown, ChannelPromise, HandlerResult,
-    LocalListenerExt, Message, UserEvent,
+    LocalListenerExt, Message, UserEvent, WrittenNow,
 };
 
 use crate::batch::ResponseBatch;
@@ -105,12 +105,9 @@ pub struct HttpServerCodec {
     /// Half-closed and dropping input until the client closes (linger.rs).
     lingering: Cell<bool>,
     linger_timer: RefCell<Option<netloop_eventloop::ScheduledHandle>>,
-    /// Whole responses nobody waits on, written as one message before the next operation
-    /// (batch.rs).
+    /// Whole responses nobody waits on, written as one message at the next flush (straight
+    /// to the socket when nothing stands between) or before any other operation (batch.rs).
     batch: ResponseBatch,
-    /// A response went out unbatched since the last flush: the next ones are batched (one
-    /// response per flush, the case without pipelining, is written as it is).
-    wrote_since_flush: Cell<bool>,
 }
 
 impl HttpServerCodec {
@@ -142,7 +139,6 @@ impl HttpServerCodec {
             lingering: Cell::new(false),
             linger_timer: RefCell::new(None),
             batch: ResponseBatch::default(),
-            wrote_since_flush: Cell::new(false),
             config,
         })
     }
@@ -369,10 +365,10 @@ impl ChannelHandler for HttpServerCodec {
                 let answer = self.queue.borrow_mut().answer_front(&frozen, date);
                 if let Some(enc) = answer {
                     // The common case: the front request's answer, written now (queue.rs),
-                    // batched with the next ones when nobody waits on it (batch.rs).
-                    let batched = self.wrote_since_flush.replace(true);
+                    // or held for the flush with the next ones when nobody waits on it
+                    // (batch.rs).
                     match enc.body {
-                        None if batched && promise.is_void() && !promise.is_firing() => {
+                        None if promise.is_void() && !promise.is_firing() => {
                             self.batch.push(enc.head);
                             self.count_held(ctx);
                         }
@@ -416,8 +412,17 @@ impl ChannelHandler for HttpServerCodec {
 
     fn flush(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         self.burst_date.end();
-        self.release_batch(ctx);
-        self.wrote_since_flush.set(false);
+        let held = self.batch.take();
+        if let Some(bytes) = held {
+            self.count_held(ctx);
+            // The held responses and the flush in one: straight to the socket when no
+            // handler before takes writes or flushes and nothing is queued (as a response
+            // without pipelining is), else what did not go is written and flushed as usual.
+            match ctx.write_and_flush_now(&bytes, ChannelPromise::void()) {
+                WrittenNow::All => return Ok(()),
+                WrittenNow::Part(n, promise) => ctx.write_with(bytes.slice(n..), promise),
+            }
+        }
         ctx.flush();
         Ok(())
     }
