@@ -8,6 +8,7 @@
 //                                         [--http-targets native,js-codec,c]
 //                                         [--no-pin] [--json FILE] [--quiet-wait SECONDS]
 //                                         [--quiet-wait-total SECONDS] [--addon FILE.node]
+//                                         [--addon-b FILE.node]
 //                                         [--http-delay-ms MS] [--http-pipeline N] [--no-node24]
 //                                         [--jsonl FILE]
 //
@@ -57,10 +58,10 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { bundleExample } from './bundle.mjs'
 import { channelsRecords, toJsonl } from './channels-records.mjs'
-import { CLK_TCK, addonUnderTest, alternating, flag, fmt, hostOf, inRounds, machineBusy, median, newer, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
+import { CLK_TCK, addonUnderTest, alternating, describeAddon, flag, fmt, hostOf, inRounds, machineBusy, median, newer, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
 import { wrk as wrkRun, writeWrkScripts } from './wrk.mjs'
 import { nodeLine } from './runtimes.mjs'
 
@@ -211,7 +212,9 @@ function startServer(name, cpu) {
   const node = t.node ?? process.execPath
   const cmd = cpu === undefined ? node : 'taskset'
   const args = cpu === undefined ? t.args : ['-c', String(cpu), node, ...t.args]
-  const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+  // `t.env`: variables of this server only (an A/B's second addon, NAPI_RS_NATIVE_LIBRARY_PATH).
+  const env = t.env ? { ...process.env, ...t.env } : process.env
+  const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let err = ''
   child.stderr.on('data', (d) => (err += d))
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
@@ -397,10 +400,16 @@ function respTable(rounds) {
 // reference), node:http, and the C floor when a C compiler built it.
 // --http-targets native,js-codec,c picks some of them (node:http, every ratio's base, always
 // runs): a long series of the issue's ratio to the C floor needs only the native codec and C.
+// --addon-b FILE adds `netloop http-hello.ts (B)`: the native codec's example on another build of
+// the addon, alternated with the first in every round (an A/B of two builds on one host in the
+// same minutes).
+const ADDON_B = opt('--addon-b', undefined)
+if (ADDON_B) TARGETS['netloop http-hello.ts (B)'] = { ...TARGETS['netloop http-hello.ts'], env: { NAPI_RS_NATIVE_LIBRARY_PATH: resolve(ADDON_B) } }
 const HTTP_PICK = { native: 'netloop http-hello.ts', 'js-codec': 'netloop http-hello.ts --js-codec', node: 'node:http', c: 'C epoll http (floor)' }
 const HTTP_TARGETS = ['netloop http-hello.ts', 'netloop http-hello.ts --js-codec', 'node:http', ...(haveEpollHttp ? ['C epoll http (floor)'] : [])].filter(
   (t) => t === 'node:http' || opt('--http-targets', Object.keys(HTTP_PICK).join(',')).split(',').some((k) => HTTP_PICK[k] === t),
 )
+if (ADDON_B && HTTP_TARGETS.includes('netloop http-hello.ts')) HTTP_TARGETS.splice(1, 0, 'netloop http-hello.ts (B)')
 // The node servers again on Node 24 (runtimes.mjs; --no-node24 leaves them out): every ratio
 // to node:* is taken to Node 20's, and the Node 24 rows show where the newer line stands.
 const node24Note = []
@@ -551,6 +560,10 @@ const header = [
   `${RUNS} rounds, ${SECONDS} s measured after ${WARMUP} s warm-up per run, ${SIZE} B messages, CPU pinning ${PIN ? 'on' : 'off'}`,
 ]
 header.push(`addon ${addonAtStart.file}: ${addonAtStart.size} bytes, ${addonAtStart.mtime}, sha256 ${addonAtStart.sha256}`)
+if (ADDON_B) {
+  const b = describeAddon(resolve(ADDON_B))
+  header.push(`addon B (netloop http-hello.ts (B)) ${b.file}: ${b.size} bytes, ${b.mtime}, sha256 ${b.sha256}`)
+}
 // A release build is ~1.2 MB; a debug build (opt-level 0, debug assertions) is ~25 MB and 2x slower.
 if (addonAtStart.size > 8 << 20) header.push('WARNING: the addon looks like a DEBUG build (size): netloop figures are not representative')
 if (load1 > 0.5) header.push(`WARNING: the machine is not quiet (load average ${load1.toFixed(2)}): figures will be noisy`)

@@ -27,12 +27,14 @@ export function addonUnderTest() {
   const given = opt('--addon', undefined)
   if (given) process.env.NAPI_RS_NATIVE_LIBRARY_PATH = resolve(given)
   const file = given ? process.env.NAPI_RS_NATIVE_LIBRARY_PATH : join(root, 'netloop.linux-x64-gnu.node')
-  const addonId = () => {
-    const st = statSync(file)
-    const hash = createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 12)
-    return { file, size: st.size, mtime: st.mtime.toISOString(), sha256: hash }
-  }
-  return { given, file, addonId }
+  return { given, file, addonId: () => describeAddon(file) }
+}
+
+/** An addon file's size, time and hash: which build a run measured. */
+export function describeAddon(file) {
+  const st = statSync(file)
+  const hash = createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 12)
+  return { file, size: st.size, mtime: st.mtime.toISOString(), sha256: hash }
 }
 
 /** The command line's positional arguments (options in `withValue` take the next word). */

@@ -54,7 +54,8 @@
 // echo_server into target/bench-build); one that cannot be built is reported as `skipped:` and
 // left out. The netloop TS server loads the addon given with --addon (else the repo's; pass a
 // private release build, e.g. target/bench-bin/netloop-release-now.node, as other engineers'
-// builds overwrite the root addon).
+// builds overwrite the root addon). --addon-b FILE adds `netloop TS (B)`, the same server on
+// another build, alternated with it in every round (an A/B on one host).
 //
 // Every run starts a fresh server process; the servers of a workload alternate within a round
 // and the starting server rotates from round to round; 3 rounds of 3 s after 1 s of warm-up (the
@@ -70,8 +71,8 @@
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
-import { dirname, join } from 'node:path'
-import { addonUnderTest, flag, fmt, hostOf, median, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
+import { dirname, join, resolve } from 'node:path'
+import { addonUnderTest, describeAddon, flag, fmt, hostOf, median, opt, root, rotating, spread, waitForQuiet } from './harness.mjs'
 import { summarize } from './stats.mjs'
 import { buildLoad, buildServers, memoryKiB, pickServers, startServer } from '../peers/servers.mjs'
 import { nodeLine } from './runtimes.mjs'
@@ -131,6 +132,14 @@ if (!flag('--no-node24')) {
       if (TARGETS[name]) TARGETS[`${name} (Node 24)`] = { ...TARGETS[name], cmd: n24.bin }
     }
   }
+}
+// --addon-b FILE: the netloop TS echo once more with another build of the addon, as `netloop TS
+// (B)`, alternated with the first in every round (and picked with it by --servers): an A/B of
+// two builds on one host in the same minutes, which two runs an hour apart cannot give (the
+// VM's kernel cost moves by more than the change measured).
+const ADDON_B = opt('--addon-b', undefined)
+if (ADDON_B && TARGETS['netloop TS']) {
+  TARGETS['netloop TS (B)'] = { ...TARGETS['netloop TS'], env: { NAPI_RS_NATIVE_LIBRARY_PATH: resolve(ADDON_B) } }
 }
 const BASE = 'node:net'
 const picked = pickServers(Object.keys(TARGETS), opt('--servers', undefined))
@@ -267,6 +276,10 @@ const header = [
 if (addonAtStart) {
   header.push(`addon ${addonAtStart.file}: ${addonAtStart.size} bytes, ${addonAtStart.mtime}, sha256 ${addonAtStart.sha256}`)
   if (addonAtStart.size > 8 << 20) header.push('WARNING: the addon looks like a DEBUG build (size): netloop TS figures are not representative')
+}
+if (names.includes('netloop TS (B)')) {
+  const b = describeAddon(resolve(ADDON_B))
+  header.push(`addon B (netloop TS (B)) ${b.file}: ${b.size} bytes, ${b.mtime}, sha256 ${b.sha256}`)
 }
 for (const s of skipped) header.push(`skipped: ${s.name}: ${s.reason}`)
 if (load1 > 0.5) header.push(`WARNING: the machine is not quiet (load average ${load1.toFixed(2)}): figures will be noisy`)

@@ -208,7 +208,9 @@ export function startServer(name, t, { cpu, nofile } = {}) {
   let argv = [t.cmd, ...t.args]
   if (nofile) argv = ['prlimit', `--nofile=${nofile}:${nofile}`, '--', ...argv]
   if (cpu !== undefined) argv = ['taskset', '-c', String(cpu), ...argv]
-  const child = spawn(argv[0], argv.slice(1), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+  // `t.env`: variables of this server only (an A/B's second addon, NAPI_RS_NATIVE_LIBRARY_PATH).
+  const env = t.env ? { ...process.env, ...t.env } : process.env
+  const child = spawn(argv[0], argv.slice(1), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let err = ''
   child.stderr.on('data', (d) => (err += d))
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))

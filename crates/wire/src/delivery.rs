@@ -33,7 +33,9 @@ pub trait Surface {
     /// Hands `batch` to JS: its records through [`Hub::put_in_calls`] (one call into JS per
     /// fill of the shared event array), its bytes, strings and segments with each call. The
     /// ops JS makes during the calls stay in the shared op array: the delivery applies them.
-    fn deliver(&self, hub: &Hub, batch: Outbox);
+    /// What the surface leaves in `batch` is cleared and its vectors reused for a later batch
+    /// (it takes out what it hands over for good).
+    fn deliver(&self, hub: &Hub, batch: &mut Outbox);
 }
 
 impl Hub {
@@ -73,7 +75,8 @@ impl Hub {
             {
                 break;
             }
-            let batch = self.outbox.borrow_mut().take();
+            let spare = self.spare_outbox.take();
+            let batch = self.outbox.borrow_mut().take(spare);
             self.hand_over(batch);
         }
         // The ops of the last call (after the last round) are applied now, not left in the
@@ -95,9 +98,12 @@ impl Hub {
         m.records.set(m.records.get() + batch.records_len() as f64);
         *self.kept.borrow_mut() = Kept::from_batch(std::mem::take(&mut batch.kept));
         crate::big::lend(self.id, &batch.segments);
-        self.surface.deliver(self, batch);
+        self.surface.deliver(self, &mut batch);
         // What JS did not give back is not needed any more.
         drop(std::mem::take(&mut *self.kept.borrow_mut()));
+        // The batch's vectors serve the next one (no allocation per iteration).
+        batch.clear();
+        self.spare_outbox.set(Some(batch));
     }
 
     /// Copies `records` into the shared event array, as many as it holds at a time, and calls

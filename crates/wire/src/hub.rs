@@ -91,6 +91,8 @@ pub struct Hub {
     pub reserve_stamp: Cell<u32>,
     /// The messages JS may give back while the batch holding them is delivered (`held.rs`).
     pub kept: RefCell<crate::held::Kept>,
+    /// The last delivered batch, emptied: its vectors take the next batch (`Outbox::take`).
+    pub(crate) spare_outbox: std::cell::Cell<Option<Outbox>>,
     pub metrics: Metrics,
 }
 
@@ -125,6 +127,7 @@ impl Hub {
             reserved: RefCell::default(),
             reserve_stamp: Cell::new(0),
             kept: RefCell::default(),
+            spare_outbox: std::cell::Cell::new(None),
             metrics: Metrics::default(),
         });
         // A graceful shutdown goes on while events wait for JS or JS's ops wait for the loop.

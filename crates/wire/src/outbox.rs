@@ -53,19 +53,31 @@ const MAX_RESERVED_BYTES: usize = 1 << 20;
 
 impl Outbox {
     /// Takes what the outbox holds, leaving it empty with room for a batch like this one (so
-    /// that the next batch does not grow its vectors step by step, copying as it goes).
-    pub fn take(&mut self) -> Outbox {
-        let next = Outbox {
-            records: Vec::with_capacity(self.records.len()),
-            bytes: Vec::with_capacity(self.bytes.len().min(MAX_RESERVED_BYTES)),
-            strings: Vec::new(),
-            segments: Vec::new(),
-            released_segments: Vec::new(),
-            released_bytes: 0,
-            kept: Vec::new(),
-            epoch: self.epoch + 1,
-        };
+    /// that the next batch does not grow its vectors step by step, copying as it goes): in
+    /// the vectors of `spare` (a batch delivered before, cleared) when there is one.
+    pub fn take(&mut self, spare: Option<Outbox>) -> Outbox {
+        let mut next = spare.unwrap_or_default();
+        debug_assert!(next.records.is_empty() && next.bytes.is_empty() && next.kept.is_empty());
+        next.records.reserve(self.records.len());
+        next.bytes.reserve(self.bytes.len().min(MAX_RESERVED_BYTES));
+        next.released_bytes = 0;
+        next.epoch = self.epoch + 1;
         std::mem::replace(self, next)
+    }
+
+    /// Empties a delivered batch for reuse: its vectors keep their room (the bytes' up to
+    /// [`MAX_RESERVED_BYTES`]), what they held is dropped.
+    pub fn clear(&mut self) {
+        self.records.clear();
+        if self.bytes.capacity() > MAX_RESERVED_BYTES {
+            self.bytes = Vec::new();
+        }
+        self.bytes.clear();
+        self.strings.clear();
+        self.segments.clear();
+        self.released_segments.clear();
+        self.released_bytes = 0;
+        self.kept.clear();
     }
 
     pub fn is_empty(&self) -> bool {
@@ -132,5 +144,41 @@ impl Outbox {
 
     pub fn records_len(&self) -> usize {
         self.records.len() / RECORD
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spare_batch_lends_its_vectors_to_the_next_take() {
+        let mut out = Outbox::default();
+        out.push(1, 2.0, 0.0, 0.0, 4.0, 0.0);
+        out.bytes.extend_from_slice(b"abcd");
+        let mut first = out.take(None);
+        assert_eq!(first.records_len(), 1);
+        assert_eq!(out.epoch, 1);
+        let (records, bytes) = (first.records.as_ptr(), first.bytes.as_ptr());
+        first.clear();
+        assert!(first.records.is_empty() && first.bytes.is_empty());
+        out.push(1, 3.0, 0.0, 0.0, 0.0, 0.0);
+        let second = out.take(Some(first));
+        // The outbox now fills the spare's memory (no allocation), and the batch taken holds
+        // what was pushed since.
+        assert_eq!(out.records.as_ptr(), records);
+        assert_eq!(out.bytes.as_ptr(), bytes);
+        assert_eq!(out.epoch, 2);
+        assert_eq!(second.records[1], 3.0);
+    }
+
+    #[test]
+    fn a_cleared_batch_does_not_keep_more_than_the_reserve_limit_of_bytes() {
+        let mut big = Outbox::default();
+        big.bytes.resize(MAX_RESERVED_BYTES + 1, 7);
+        big.strings.push("x".into());
+        big.clear();
+        assert_eq!(big.bytes.capacity(), 0);
+        assert!(big.strings.is_empty());
     }
 }

@@ -56,42 +56,34 @@ impl Surface for JsSurface {
         clippy::multiple_unsafe_ops_per_block,
         reason = "building the arguments of one call into JS (values made in the one open handle scope) and the call itself form one sequence under one precondition"
     )]
-    fn deliver(&self, hub: &Hub, batch: Outbox) {
+    fn deliver(&self, hub: &Hub, batch: &mut Outbox) {
         let env = self.env;
-        let mut scope = ptr::null_mut();
-        // SAFETY: we are on the env's thread, inside a libuv callback scope or a napi call.
-        if unsafe { sys::napi_open_handle_scope(env, &mut scope) } != sys::Status::napi_ok {
-            return;
-        }
         let m = &hub.metrics;
         let bridge = self.bridge.upgrade();
-        // SAFETY: the handle scope above is open; every value made here lives in it.
+        // SAFETY: a delivery runs only in a loop iteration (the bridge's `run_one`, after the
+        // loop's I/O), on the env's thread, inside the iteration's handle scope: every value
+        // made here lives in it (no scope of its own: a few values a call, at most
+        // `MAX_ROUNDS` deliveries an iteration, and napi allocates a wrapper per scope opened).
         unsafe {
             let mut undefined = ptr::null_mut();
             sys::napi_get_undefined(env, &mut undefined);
             if let Some(bridge) = bridge {
                 let arena_released = batch.arena_released();
-                let Outbox {
-                    records,
-                    bytes,
-                    strings,
-                    segments,
-                    released_segments,
-                    ..
-                } = batch;
                 let (segments, segment_values) =
-                    make_segments(env, segments).unwrap_or((undefined, Vec::new()));
+                    make_segments(env, std::mem::take(&mut batch.segments))
+                        .unwrap_or((undefined, Vec::new()));
                 // The Buffers detached when the calls return: the released segments, and the
                 // batch's own Buffer when every byte of it is a released read (not the pool,
                 // which other batches share).
-                let mut detached: Vec<sys::napi_value> = released_segments
+                let mut detached: Vec<sys::napi_value> = batch
+                    .released_segments
                     .iter()
                     .filter_map(|&i| segment_values.get(i).copied())
                     .collect();
-                let (arena, base) = match super::read_pool::pooled(env, &bytes) {
+                let (arena, base) = match super::read_pool::pooled(env, &batch.bytes) {
                     Some((pool, at)) => (pool, at as f64),
                     None => {
-                        let (buffer, whole) = make_buffer(env, bytes);
+                        let (buffer, whole) = make_buffer(env, &mut batch.bytes);
                         if let Some(whole) = whole {
                             netloop_wire::big::lend(hub.id, std::slice::from_ref(&whole));
                         }
@@ -103,9 +95,9 @@ impl Surface for JsSurface {
                 };
                 let mut base_value = ptr::null_mut();
                 sys::napi_create_double(env, base, &mut base_value);
-                let strings = make_strings(env, &strings).unwrap_or(undefined);
+                let strings = make_strings(env, &batch.strings).unwrap_or(undefined);
                 // Through the loop's one entry point into JS (it reports what escapes).
-                hub.put_in_calls(&records, |n| {
+                hub.put_in_calls(&batch.records, |n| {
                     bridge.call_with(
                         Dispatch::Channels,
                         n as f64,
@@ -119,7 +111,6 @@ impl Surface for JsSurface {
                 m.bytes_released
                     .set(m.bytes_released.get() + released as f64);
             }
-            sys::napi_close_handle_scope(env, scope);
         }
     }
 }
@@ -133,13 +124,14 @@ impl Surface for JsSurface {
 const HAND_OVER_BYTES: usize = 8 * 1024;
 
 /// A Buffer holding the batch's `bytes` (undefined when empty), and the bytes themselves when
-/// the Buffer was made over them without a copy (to be lent, see `big.rs`).
+/// the Buffer was made over them without a copy (taken out of `bytes`; to be lent, see
+/// `big.rs`).
 ///
 /// # Safety
 /// A handle scope must be open on the env's thread.
 unsafe fn make_buffer(
     env: sys::napi_env,
-    bytes: Vec<u8>,
+    bytes: &mut Vec<u8>,
 ) -> (Option<sys::napi_value>, Option<Bytes>) {
     if bytes.is_empty() {
         return (None, None);
@@ -158,7 +150,8 @@ unsafe fn make_buffer(
         };
         return ((ok == sys::Status::napi_ok).then_some(value), None);
     }
-    let bytes = Bytes::from(bytes);
+    // Handed over: the outbox keeps no capacity this large for its next batch.
+    let bytes = Bytes::from(std::mem::take(bytes));
     // SAFETY: per the function's contract.
     let value = unsafe { external_buffer(env, bytes.clone()) };
     let lent = value.is_some().then_some(bytes);

@@ -185,7 +185,7 @@ impl std::fmt::Debug for WrittenNow {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             WrittenNow::All => f.write_str("All"),
-            WrittenNow::Part(n, _) => f.debug_tuple("Part").field(n).finish_non_exhaustive(),
+            WrittenNow::Part(n, _) => f.debug_tuple("Part").field(n).field(&"promise").finish(),
         }
     }
 }

@@ -37,7 +37,7 @@ impl Surface for FakeJs {
         self.started
     }
 
-    fn deliver(&self, hub: &Hub, batch: Outbox) {
+    fn deliver(&self, hub: &Hub, batch: &mut Outbox) {
         self.seen.borrow_mut().batches.push(batch.records.clone());
         hub.put_in_calls(&batch.records, |n| {
             // SAFETY: the array is the hub's events `Shared`, alive as long as the hub, and
