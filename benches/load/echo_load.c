@@ -27,7 +27,8 @@
  * trip is measured (p50/p99/max are 0, depth is 0); mb_per_s counts the messages whose last byte
  * came back in the window.
  * With SERVER_PID, it also reads utime+stime of that process from /proc/PID/stat at the start
- * and the end of the measured window (server_cpu_ticks; clock_ticks_per_s = sysconf(_SC_CLK_TCK)),
+ * and the end of the measured window (server_cpu_ticks, and utime alone as server_user_ticks;
+ * clock_ticks_per_s = sysconf(_SC_CLK_TCK)),
  * so the server's CPU is taken over exactly the window the messages are counted in.
  * machine_busy_ticks: busy ticks of all CPUs over the window (/proc/stat), to see other load.
  * total_messages counts the warm-up too (to divide server-side counters by).
@@ -84,8 +85,9 @@ static void die(const char *what) {
   exit(2);
 }
 
-/* utime + stime (clock ticks) of a process, all its threads; -1 if unreadable. */
-static long long proc_ticks(int pid) {
+/* utime + stime (clock ticks) of a process, all its threads; -1 if unreadable. `user` (if not
+   NULL) gets utime alone: the process's own code, apart from the kernel's work for it. */
+static long long proc_ticks(int pid, long long *user) {
   if (pid <= 0) return -1;
   char path[64], buf[2048];
   snprintf(path, sizeof path, "/proc/%d/stat", pid);
@@ -99,6 +101,7 @@ static long long proc_ticks(int pid) {
   unsigned long long ut = 0, st = 0;
   /* after ')': state(3) ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime(14) stime(15) */
   if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2) return -1;
+  if (user) *user = (long long)ut;
   return (long long)(ut + st);
 }
 
@@ -254,7 +257,7 @@ int main(int argc, char **argv) {
   uint64_t measure_to = measure_from + (uint64_t)(seconds * 1e9);
   int measuring = 0;
   double cpu0 = 0, user0 = 0, user1 = 0;
-  long long srv0 = -1, srv1 = -1, busy0 = -1, busy1 = -1;
+  long long srv0 = -1, srv1 = -1, srvu0 = 0, srvu1 = 0, busy0 = -1, busy1 = -1;
   uint64_t messages = 0, total = 0, max_us = 0;
   struct epoll_event evs[256];
 
@@ -263,14 +266,14 @@ int main(int argc, char **argv) {
     if (!measuring && t >= measure_from) {
       measuring = 1;
       cpu0 = cpu_s(&user0);
-      srv0 = proc_ticks(server_pid);
+      srv0 = proc_ticks(server_pid, &srvu0);
       busy0 = machine_busy_ticks();
       t = now_ns();
       measure_from = t;
       measure_to = t + (uint64_t)(seconds * 1e9);
     }
     if (measuring && t >= measure_to) {
-      srv1 = proc_ticks(server_pid);
+      srv1 = proc_ticks(server_pid, &srvu1);
       busy1 = machine_busy_ticks();
       break;
     }
@@ -454,10 +457,11 @@ int main(int argc, char **argv) {
   printf("{\"connections\":%d,\"size\":%zu,\"mode\":\"%s\",\"seconds\":%.3f,\"messages\":%llu,"
          "\"msg_per_s\":%.1f,\"p50_us\":%llu,\"p99_us\":%llu,\"max_us\":%llu,"
          "\"client_cpu_s\":%.4f,\"client_user_s\":%.4f,\"client_cpu_share\":%.4f,\"total_messages\":%llu,"
-         "\"server_cpu_ticks\":%lld,\"clock_ticks_per_s\":%ld,\"machine_busy_ticks\":%lld,\"rate_target\":%.1f",
+         "\"server_cpu_ticks\":%lld,\"server_user_ticks\":%lld,\"clock_ticks_per_s\":%ld,\"machine_busy_ticks\":%lld,\"rate_target\":%.1f",
          nconn, size, stream ? "stream" : bulk ? "bulk" : lines ? "lines" : "echo", wall, (unsigned long long)messages, messages / wall,
          (unsigned long long)p50, (unsigned long long)p99, (unsigned long long)max_us, cpu, user, cpu / wall,
-         (unsigned long long)total, (srv0 >= 0 && srv1 >= 0) ? srv1 - srv0 : -1LL, sysconf(_SC_CLK_TCK),
+         (unsigned long long)total, (srv0 >= 0 && srv1 >= 0) ? srv1 - srv0 : -1LL,
+         (srv0 >= 0 && srv1 >= 0) ? srvu1 - srvu0 : -1LL, sysconf(_SC_CLK_TCK),
          (busy0 >= 0 && busy1 >= 0) ? busy1 - busy0 : -1LL, rate);
   if (bulk)
     printf(",\"depth\":%d,\"mb_per_s\":%.1f,\"bytes_verified\":%llu", stream ? 0 : depth, (double)messages * (double)size / wall / 1e6,

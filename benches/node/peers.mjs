@@ -63,7 +63,9 @@
 // in all, under a minute with --quick. Reported per server: medians over the rounds with min–max
 // of msg/s (MB/s for bulk), the client's p50/p99 round trip, the server's CPU per message (per MB
 // for bulk: utime+stime of all its threads from /proc/PID/stat, read by the client at the edges
-// of its measured window), the server's cores, its peak RSS (VmHWM from /proc/PID/status at the
+// of its measured window) and, but for bulk, the user-space part of it (utime alone: the
+// server's own code, which a faster or slower kernel does not move; 10 ms ticks, so about ±2 %
+// over a 3 s window), the server's cores, its peak RSS (VmHWM from /proc/PID/status at the
 // end of the run) and the ratios to node:net taken per round (the servers of a round run close
 // together), then their median and min–max. Before each run the harness waits (≤ --quiet-wait s,
 // default 120, and ≤ --quiet-wait-total s in all, default no limit; --quick: 3 s and 12 s) for a
@@ -192,6 +194,8 @@ async function loadRun(name, w) {
     p50: c.p50_us,
     p99: c.p99_us,
     serverCpuUsPerMsg: (serverS * 1e6) / c.messages,
+    // The server's own code alone (utime): what a faster or slower kernel does not move.
+    serverUserUsPerMsg: c.server_user_ticks >= 0 ? (c.server_user_ticks / c.clock_ticks_per_s) * 1e6 / c.messages : undefined,
     serverCpuUsPerMB: (serverS * 1e6) / mb,
     serverCores: serverS / c.seconds,
     peakRssMiB: mem.hwm / 1024,
@@ -216,8 +220,8 @@ function table(w, rounds, failed) {
     ? ['mbPerS', 'MB/s', 'serverCpuUsPerMB', 'server CPU µs/MB']
     : ['msgPerS', 'msg/s', 'serverCpuUsPerMsg', 'server CPU µs/msg']
   const lines = [
-    `| server | ${rateName} | ${bulk ? 'msg/s | ' : ''}p50 µs | p99 µs | ${cpuName} | server cores | JS crossings/msg | peak RSS MiB | client CPU share (user) | ${rateName} ratio vs node:net | CPU ratio vs node:net |${vsFloor ? ` ${rateName} ratio vs ${FLOOR} | CPU ratio vs ${FLOOR} |` : ''}`,
-    `| --- | --- | ${bulk ? '--- | ' : ''}--- | --- | --- | --- | --- | --- | --- | --- | --- |${vsFloor ? ' --- | --- |' : ''}`,
+    `| server | ${rateName} | ${bulk ? 'msg/s | ' : ''}p50 µs | p99 µs | ${cpuName} | ${bulk ? '' : 'of which user µs/msg | '}server cores | JS crossings/msg | peak RSS MiB | client CPU share (user) | ${rateName} ratio vs node:net | CPU ratio vs node:net |${vsFloor ? ` ${rateName} ratio vs ${FLOOR} | CPU ratio vs ${FLOOR} |` : ''}`,
+    `| --- | --- | ${bulk ? '--- | ' : ''}--- | --- | --- | ${bulk ? '' : '--- | '}--- | --- | --- | --- | --- | --- |${vsFloor ? ' --- | --- |' : ''}`,
   ]
   for (const t of names.filter((n) => runsIn(n, w))) {
     const rs = rounds.map((round) => round[t]).filter(Boolean)
@@ -230,7 +234,7 @@ function table(w, rounds, failed) {
     }
     const p99 = col('p99')
     lines.push(
-      `| ${t} | ${spread(col(rate))} | ${bulk ? `${spread(col('msgPerS'))} | ` : ''}${fmt(median(col('p50')))} | ${fmt(median(p99))} (${fmt(Math.min(...p99))}–${fmt(Math.max(...p99))}) | ${spread(col(cpuKey), 2)} | ${fmt(median(col('serverCores')), 2)} | ${rs.some((r) => r.crossingsPerMsg !== undefined) ? spread(col('crossingsPerMsg').filter((x) => x !== undefined), 3) : '–'} | ${fmt(median(col('peakRssMiB')), 1)} | ${fmt(median(col('clientCpuShare')), 2)} (${fmt(median(col('clientUserShare')), 2)}) | ${ratio(rate)} | ${ratio(cpuKey)} |${vsFloor ? ` ${ratio(rate, FLOOR)} | ${ratio(cpuKey, FLOOR)} |` : ''}`,
+      `| ${t} | ${spread(col(rate))} | ${bulk ? `${spread(col('msgPerS'))} | ` : ''}${fmt(median(col('p50')))} | ${fmt(median(p99))} (${fmt(Math.min(...p99))}–${fmt(Math.max(...p99))}) | ${spread(col(cpuKey), 2)} | ${bulk ? '' : `${rs.every((r) => r.serverUserUsPerMsg !== undefined) ? spread(col('serverUserUsPerMsg'), 2) : '–'} | `}${fmt(median(col('serverCores')), 2)} | ${rs.some((r) => r.crossingsPerMsg !== undefined) ? spread(col('crossingsPerMsg').filter((x) => x !== undefined), 3) : '–'} | ${fmt(median(col('peakRssMiB')), 1)} | ${fmt(median(col('clientCpuShare')), 2)} (${fmt(median(col('clientUserShare')), 2)}) | ${ratio(rate)} | ${ratio(cpuKey)} |${vsFloor ? ` ${ratio(rate, FLOOR)} | ${ratio(cpuKey, FLOOR)} |` : ''}`,
     )
   }
   const other = rounds.flatMap((round) => Object.values(round).map((r) => r.otherCores))
@@ -340,6 +344,7 @@ for (const key of Object.keys(WORKLOADS)) {
     const metrics = bulk ? { mbPerS: summarize(col('mbPerS')), cpuUsPerMB: summarize(col('serverCpuUsPerMB')) } : { [w.rate ? 'achievedPerS' : 'msgPerS']: summarize(col('msgPerS')), cpuUsPerMsg: summarize(col('serverCpuUsPerMsg')) }
     Object.assign(metrics, { serverCores: summarize(col('serverCores')), clientCpuShare: summarize(col('clientCpuShare')) })
     if (rs.some((x) => x.crossingsPerMsg !== undefined)) metrics.crossingsPerMsg = summarize(col('crossingsPerMsg'))
+    if (!bulk && rs.every((x) => x.serverUserUsPerMsg !== undefined)) metrics.userUsPerMsg = summarize(col('serverUserUsPerMsg'))
     const runtime = TARGETS[t].node ? `node ${TARGETS[t].cmd === process.execPath ? process.versions.node : (/node-(\d+\.\d+\.\d+)/.exec(TARGETS[t].cmd)?.[1] ?? '?')}` : undefined
     records.push({ workload: w.baseTitle ?? w.title, peer: t, runtime, ...(w.rate ? { rate: Math.round(w.rate) } : {}), pinned: PIN && w.pin[0] !== undefined, metrics })
   }

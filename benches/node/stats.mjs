@@ -15,6 +15,7 @@ export const DIRECTION = {
   reqPerS: 'higher',
   mbPerS: 'higher',
   cpuUsPerMsg: 'lower',
+  userUsPerMsg: 'lower',
   cpuUsPerReq: 'lower',
   cpuUsPerMB: 'lower',
   crossingsPerMsg: 'lower',
