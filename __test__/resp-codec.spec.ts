@@ -207,6 +207,30 @@ test('a reply larger than the write arena (2 MiB bulk) travels whole', async (t)
   t.true(got().startsWith(`$${big.length}\r\naaaa`) && got().endsWith('a\r\n'))
 })
 
+for (const before of [false, true]) {
+  test(`a 4 MiB reply written and flushed with a promise reaches the client whole and completes its promise${before ? ', after a reply written before it' : ''}`, async (t) => {
+    const loop = loopFor(t)
+    const big = Buffer.alloc(4 * 1024 * 1024, 0x62)
+    const settled: string[] = []
+    const app: ChannelHandler = {
+      channelRead: (ctx) => {
+        if (before) ctx.write(Resp.simple('FIRST'))
+        ctx.writeAndFlush(Resp.bulk(big), ctx.newPromise()).addListener((e) => void settled.push(e === null ? 'ok' : `failed: ${e.message}`))
+      },
+    }
+    const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('resp', new RespDecoder()).addLast('app', app))
+    const { s, got } = await client(port)
+    t.teardown(() => s.destroy())
+    s.write('GET k\r\n')
+    const first = before ? '+FIRST\r\n' : ''
+    const want = first.length + `$${big.length}\r\n`.length + big.length + 2
+    await until(() => got().length >= want && settled.length === 1, 20_000)
+    t.is(got().length, want)
+    t.true(got().startsWith(`${first}$${big.length}\r\nbbbb`) && got().endsWith('b\r\n'))
+    t.deepEqual(settled, ['ok'])
+  })
+}
+
 test('replies written one after another without a promise go to native code as one op, in order around writes with a promise', async (t) => {
   const loop = loopFor(t)
   const done: string[] = []

@@ -72,8 +72,22 @@ impl Hub {
         self.channels_gen
             .set(self.channels_gen.get().wrapping_add(1));
         let mut last = None;
-        for op in ops.chunks_exact(RECORD) {
-            self.apply(op, big, strings, (stamp, &mut reserved), &mut last);
+        let mut records = ops.chunks_exact(RECORD).peekable();
+        while let Some(op) = records.next() {
+            // A RESP reply written and then flushed by the same context goes as one (the JS
+            // side merges a byte write and its flush itself, into `WriteBytesFlush`).
+            let then_flush = records.peek().is_some_and(|next| flushes_after(op, next));
+            if then_flush {
+                records.next();
+            }
+            self.apply(
+                op,
+                big,
+                strings,
+                (stamp, &mut reserved),
+                &mut last,
+                then_flush,
+            );
         }
         for (_, ch, left) in reserved.drain(..) {
             if left > 0 {
@@ -123,6 +137,7 @@ impl Hub {
         strings: &[String],
         (stamp, reserved): (u32, &mut Reserved),
         last: &mut Option<Found>,
+        then_flush: bool,
     ) {
         // A code that names no kind does nothing (as an event no handler method takes).
         let Ok(kind) = WireKind::try_from(op[0] as u32) else {
@@ -297,6 +312,25 @@ impl Hub {
                     _ => None,
                 };
                 match frozen.unwrap_or_else(|| self.framed(kind, a, b, big)) {
+                    Ok(Message::Bytes(bytes)) if then_flush => {
+                        // The reply and its flush: straight to the socket when nothing stands
+                        // between (`write_and_flush_now`), else the rest the usual way.
+                        let done = match ctx {
+                            Some(x) => x.write_and_flush_now(&bytes, p),
+                            None => pipeline.write_and_flush_now(&bytes, p),
+                        };
+                        if let WrittenNow::Part(n, p) = done {
+                            let rest = bytes.slice(n..);
+                            match ctx {
+                                Some(x) => x.write_and_flush_with(rest, p),
+                                None => {
+                                    pipeline.write_with(rest, p);
+                                    pipeline.flush();
+                                }
+                            }
+                        }
+                        return;
+                    }
                     Ok(msg) => match ctx {
                         Some(x) => x.write_with(msg, p),
                         None => pipeline.write_with(msg, p),
@@ -306,6 +340,12 @@ impl Hub {
                             std::borrow::Cow::Borrowed(code),
                             std::io::Error::other(e),
                         ));
+                    }
+                }
+                if then_flush {
+                    match ctx {
+                        Some(x) => x.flush(),
+                        None => pipeline.flush(),
                     }
                 }
             }
@@ -367,6 +407,15 @@ impl Hub {
             }
         }
     }
+}
+
+/// True if `next` flushes what `op` writes: a RESP reply's write, then a flush from the same
+/// channel and context.
+fn flushes_after(op: &[f64], next: &[f64]) -> bool {
+    op[0] as u32 == WireKind::WriteResp as u32
+        && next[0] as u32 == WireKind::Flush as u32
+        && next[1] == op[1]
+        && next[2] == op[2]
 }
 
 /// The channel an op named, its JS context and its reservation slot, as found for the op

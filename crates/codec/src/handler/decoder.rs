@@ -185,6 +185,13 @@ impl<D> std::fmt::Debug for ByteToMessageDecoder<D> {
 }
 
 impl<D: FrameDecoder + 'static> ChannelHandler for ByteToMessageDecoder<D> {
+    // Writes and flushes only pass by (the trait's methods): their walk skips this context.
+    fn takes_write(&self) -> bool {
+        false
+    }
+    fn takes_flush(&self) -> bool {
+        false
+    }
     fn handler_removed(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         if self.decoding.get() {
             // Removed from inside the decoder: finish once the decoder call returned.

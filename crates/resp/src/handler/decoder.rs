@@ -293,6 +293,13 @@ impl std::fmt::Debug for RespDecoderHandler {
 }
 
 impl ChannelHandler for RespDecoderHandler {
+    // Writes and flushes only pass by (the trait's methods): their walk skips this context.
+    fn takes_write(&self) -> bool {
+        false
+    }
+    fn takes_flush(&self) -> bool {
+        false
+    }
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }
