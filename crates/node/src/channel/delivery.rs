@@ -60,10 +60,10 @@ impl Surface for JsSurface {
         let env = self.env;
         let m = &hub.metrics;
         let bridge = self.bridge.upgrade();
+        // No handle scope of its own: a few values a call, at most `MAX_ROUNDS` deliveries an
+        // iteration, and napi allocates a wrapper for every scope opened.
         // SAFETY: a delivery runs only in a loop iteration (the bridge's `run_one`, after the
-        // loop's I/O), on the env's thread, inside the iteration's handle scope: every value
-        // made here lives in it (no scope of its own: a few values a call, at most
-        // `MAX_ROUNDS` deliveries an iteration, and napi allocates a wrapper per scope opened).
+        // loop's I/O), on the env's thread, inside the iteration's handle scope.
         unsafe {
             let mut undefined = ptr::null_mut();
             sys::napi_get_undefined(env, &mut undefined);
