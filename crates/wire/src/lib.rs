@@ -60,6 +60,7 @@ pub mod resp_wire;
 pub mod samples;
 pub mod shared;
 mod slots;
+mod start;
 pub mod thread_context;
 pub mod timers;
 pub mod tls_contexts;

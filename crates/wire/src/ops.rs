@@ -16,10 +16,11 @@ use std::rc::Rc;
 use netloop_transport::{LocalListenerExt, Message, TransportError, WrittenNow};
 
 use crate::big::BigChunks;
-use crate::hub::{From, Hub};
+use crate::hub::Hub;
 use crate::op_messages::whole;
 use crate::outbox::ErrorRef;
 use crate::record::RECORD;
+use crate::start::Start;
 
 /// A record's id field: a whole number below 2^53 (a negative or NaN one names nothing). Through
 /// `i64`, which x86 converts in one instruction; the saturating conversion to `u64` takes a
@@ -225,7 +226,11 @@ impl Hub {
             }
             return;
         };
-        let (slot, ctx) = (*slot, ctx.as_ref());
+        let slot = *slot;
+        let start = Start {
+            ctx: ctx.as_ref(),
+            pipeline,
+        };
         match kind {
             WireKind::Register => {
                 let weak = Rc::downgrade(self);
@@ -267,29 +272,19 @@ impl Hub {
                     return;
                 }
                 let flush = op[0] as u32 == WireKind::WriteBytesFlush as u32;
-                let mut p = self.promise_for(c, pipeline);
-                let mut msg = None;
+                let p = self.promise_for(c, pipeline);
                 if flush && kind == WireKind::WriteBytes {
                     // A writeAndFlush of bytes: straight from the arena to the socket when
                     // nothing stands between (no message made; the usual echo's write).
-                    match self.write_now(whole(a), whole(b), ctx, pipeline, p) {
-                        None => return,
-                        Some((rest, promise)) => {
-                            msg = Some(Message::Bytes(rest));
-                            p = promise;
-                        }
+                    if let Some((rest, p)) = self.write_now(whole(a), whole(b), start, p) {
+                        start.write_with(rest, p);
+                        start.flush();
                     }
+                    return;
                 }
-                let msg = msg.unwrap_or_else(|| self.message(kind, a, b, big));
-                match &ctx {
-                    Some(x) => x.write_with(msg, p),
-                    None => pipeline.write_with(msg, p),
-                }
+                start.write_with(self.message(kind, a, b, big), p);
                 if flush {
-                    match ctx {
-                        Some(x) => x.flush(),
-                        None => pipeline.flush(),
-                    }
+                    start.flush();
                 }
             }
             WireKind::WriteResp | WireKind::WriteHttp | WireKind::WriteFile | WireKind::WriteWs => {
@@ -315,26 +310,13 @@ impl Hub {
                     Ok(Message::Bytes(bytes)) if then_flush => {
                         // The reply and its flush: straight to the socket when nothing stands
                         // between (`write_and_flush_now`), else the rest the usual way.
-                        let done = match ctx {
-                            Some(x) => x.write_and_flush_now(&bytes, p),
-                            None => pipeline.write_and_flush_now(&bytes, p),
-                        };
-                        if let WrittenNow::Part(n, p) = done {
-                            let rest = bytes.slice(n..);
-                            match ctx {
-                                Some(x) => x.write_and_flush_with(rest, p),
-                                None => {
-                                    pipeline.write_with(rest, p);
-                                    pipeline.flush();
-                                }
-                            }
+                        if let WrittenNow::Part(n, p) = start.write_and_flush_now(&bytes, p) {
+                            start.write_with(bytes.slice(n..), p);
+                            start.flush();
                         }
                         return;
                     }
-                    Ok(msg) => match ctx {
-                        Some(x) => x.write_with(msg, p),
-                        None => pipeline.write_with(msg, p),
-                    },
+                    Ok(msg) => start.write_with(msg, p),
                     Err((code, e)) => {
                         p.try_failure(TransportError::foreign(
                             std::borrow::Cow::Borrowed(code),
@@ -343,60 +325,33 @@ impl Hub {
                     }
                 }
                 if then_flush {
-                    match ctx {
-                        Some(x) => x.flush(),
-                        None => pipeline.flush(),
-                    }
+                    start.flush();
                 }
             }
-            WireKind::Flush => match ctx {
-                Some(x) => x.flush(),
-                None => pipeline.flush(),
-            },
-            WireKind::Read => match ctx {
-                Some(x) => x.read(),
-                None => pipeline.read(),
-            },
-            WireKind::Close => {
-                let p = self.promise_for(c, pipeline);
-                match ctx {
-                    Some(x) => x.close_with(p),
-                    None => pipeline.close_with(p),
-                }
-            }
-            _ => {
-                let from = match ctx {
-                    Some(x) => From::Ctx(x.clone()),
-                    None => From::Head(pipeline.clone()),
-                };
-                self.fire_inbound(from, kind, a, b, big, strings);
-            }
+            WireKind::Flush => start.flush(),
+            WireKind::Read => start.read(),
+            WireKind::Close => start.close_with(self.promise_for(c, pipeline)),
+            _ => self.fire_inbound(start.inbound(), kind, a, b, big, strings),
         }
     }
 }
 
 impl Hub {
-    /// Writes and flushes the `len` arena bytes at `off` from `ctx` (the tail if `None`)
-    /// straight to the socket if nothing stands between (`write_and_flush_now`): `None` if
-    /// all of them went, else the bytes that did not (a copy) and the promise, to write and
-    /// flush the usual way.
+    /// Writes and flushes the `len` arena bytes at `off` from `start` straight to the socket
+    /// if nothing stands between (`write_and_flush_now`): `None` if all of them went, else
+    /// the bytes that did not (a copy) and the promise, to write and flush the usual way.
     fn write_now(
         &self,
         off: usize,
         len: usize,
-        ctx: Option<&netloop_transport::ChannelHandlerContext>,
-        pipeline: &netloop_transport::ChannelPipeline,
+        start: Start<'_>,
         promise: netloop_transport::ChannelPromise,
     ) -> Option<(bytes::Bytes, netloop_transport::ChannelPromise)> {
         // The socket write runs on the arena's slice itself. The promise's listeners may run
         // in it too (on success): they cannot reach the op arena, which only `apply_ops`
         // reads, and that is called from JS, which does not run inside native code.
         let (done, seen) = self.shared.arena_view(off, len, |s| {
-            let done = match ctx {
-                Some(x) => x.write_and_flush_now(s, promise),
-                None => pipeline.write_and_flush_now(s, promise),
-            };
-            (done, s.len())
+            (start.write_and_flush_now(s, promise), s.len())
         });
         let m = &self.metrics.bytes_from_js;
         m.set(m.get() + seen as f64);
