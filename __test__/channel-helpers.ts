@@ -54,6 +54,15 @@ export function netClient(t: Teardown, port: number): Promise<net.Socket> {
   })
 }
 
+/** A node:net client that collects what it reads as latin1 text (`got()`). */
+export async function textClient(port: number): Promise<{ s: net.Socket; got: () => string }> {
+  const s = net.connect(port, '127.0.0.1')
+  await new Promise<void>((resolve, reject) => s.once('connect', resolve).once('error', reject))
+  let out = ''
+  s.on('data', (d) => (out += d.toString('latin1')))
+  return { s, got: () => out }
+}
+
 /** `n` bytes of a pattern that depends on `seed` (so that a shifted or mixed-up copy differs). */
 export function pattern(n: number, seed: number): Buffer {
   const b = Buffer.allocUnsafe(n)
