@@ -146,7 +146,6 @@ impl FrozenResponse {
     pub(crate) fn encode(&self, req: Answering<'_>) -> Encoded {
         let f = &*self.inner;
         let plan = Plan::new(f.status, &f.owned, false, f.body.len(), &req);
-        let date: Option<DateValue> = req.date.and_then(|d| d.try_into().ok());
         let slot = shape(&req);
         // A response that switches protocols is encoded afresh (written once per connection).
         let cacheable = !plan.switching;
@@ -156,7 +155,9 @@ impl FrozenResponse {
             let cache = f.cache.borrow();
             cache[slot]
                 .as_ref()
-                .filter(|c| c.date == date)
+                // (Compared where they lie: a copy of the date to compare would be read back
+                // before its store retired.)
+                .filter(|c| c.date.as_ref().map(|d| &d[..]) == req.date)
                 .map(|c| c.head.clone())
         };
         let head = cached.unwrap_or_else(|| {
@@ -174,6 +175,7 @@ impl FrozenResponse {
             }
             let head = out.freeze();
             if cacheable {
+                let date: Option<DateValue> = req.date.and_then(|d| d.try_into().ok());
                 f.cache.borrow_mut()[slot] = Some(Cached {
                     date,
                     head: head.clone(),

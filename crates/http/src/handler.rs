@@ -410,6 +410,57 @@ impl ChannelHandler for HttpServerCodec {
         Ok(())
     }
 
+    fn takes_write_and_flush(&self) -> bool {
+        true
+    }
+
+    /// A frozen response that answers the front request, with nothing held before it: encoded
+    /// and handed to the socket with its flush (`write_and_flush_now`), where `write` would
+    /// hold it in the batch, count it as pending and `flush` would take it out again.
+    /// Anything else is `write`, then `flush`.
+    fn write_and_flush(
+        &self,
+        ctx: &ChannelHandlerContext,
+        msg: Message,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
+        let msg = match msg {
+            Message::User(v) if self.batch.is_empty() => match v.downcast::<FrozenResponse>() {
+                Ok(b) => {
+                    let frozen = crate::spare::unbox_frozen(b);
+                    let date = self.date();
+                    let answer = self.queue.borrow_mut().answer_front(&frozen, date);
+                    match answer {
+                        Some(enc) if enc.body.is_none() => {
+                            self.burst_date.end();
+                            if let WrittenNow::Part(n, p) =
+                                ctx.write_and_flush_now(&enc.head, promise)
+                            {
+                                ctx.write_with(enc.head.slice(n..), p);
+                                ctx.flush();
+                            }
+                            self.resume_if_room(ctx);
+                            return Ok(());
+                        }
+                        // (Not answered now: `answer_front` left the queue as it was.)
+                        None => Message::user(frozen),
+                        Some(enc) => {
+                            let body = enc.body.unwrap_or_default();
+                            ctx.write_with(enc.head, ChannelPromise::void());
+                            ctx.write_with(body, promise);
+                            self.resume_if_room(ctx);
+                            return self.flush(ctx);
+                        }
+                    }
+                }
+                Err(v) => Message::User(v),
+            },
+            other => other,
+        };
+        self.write(ctx, msg, promise)?;
+        self.flush(ctx)
+    }
+
     fn flush(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         self.burst_date.end();
         let held = self.batch.take();

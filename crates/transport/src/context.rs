@@ -65,12 +65,22 @@ pub(crate) const SKIP_WRITE: u8 = 2;
 /// [`CtxInner::skips`]: the handler's `flush` is the default one.
 pub(crate) const SKIP_FLUSH: u8 = 4;
 
-/// The `SKIP_*` bits of `handler`.
+/// [`CtxInner::skips`]: not a skip, the handler's `write_and_flush` takes a write and its
+/// flush in one call (`ChannelHandler::takes_write_and_flush`).
+pub(crate) const FUSES_WRITE_FLUSH: u8 = 8;
+
+/// The `SKIP_*` bits of `handler` (and [`FUSES_WRITE_FLUSH`]).
 pub(crate) fn skips_of(handler: &dyn ChannelHandler) -> u8 {
     let bit = |takes: bool, skip: u8| if takes { 0 } else { skip };
+    let fuses = if handler.takes_write_and_flush() {
+        FUSES_WRITE_FLUSH
+    } else {
+        0
+    };
     bit(handler.takes_read(), SKIP_READ)
         | bit(handler.takes_write(), SKIP_WRITE)
         | bit(handler.takes_flush(), SKIP_FLUSH)
+        | fuses
 }
 
 /// A handler's view of its place in the pipeline. Cheap to clone; handlers may keep it (e.g.
@@ -203,6 +213,17 @@ impl ChannelHandlerContext {
     fn prev_taking(&self, skip: u8) -> Option<ChannelHandlerContext> {
         let mut p = self.prev()?;
         while p.0.skips.get() & skip != 0 {
+            p = p.prev()?;
+        }
+        Some(p)
+    }
+
+    /// The nearest context before this one whose handler takes at least one of the
+    /// operations `skips` names (the head takes every one).
+    #[inline(always)]
+    fn prev_taking_either(&self, skips: u8) -> Option<ChannelHandlerContext> {
+        let mut p = self.prev()?;
+        while p.0.skips.get() & skips == skips {
             p = p.prev()?;
         }
         Some(p)

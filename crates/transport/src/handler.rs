@@ -166,6 +166,31 @@ pub trait ChannelHandler: 'static {
         true
     }
 
+    /// True if this handler's [`ChannelHandler::write_and_flush`] does a write and the flush
+    /// after it in one: a write and flush that reach its context together (the
+    /// context is the nearest before the writer that takes writes and the nearest that takes
+    /// flushes) then make one call instead of two. False by default. Asked when the handler
+    /// is linked into the pipeline.
+    fn takes_write_and_flush(&self) -> bool {
+        false
+    }
+
+    /// A write and the flush after it, together (called only when
+    /// [`ChannelHandler::takes_write_and_flush`] is true; see
+    /// [`ChannelHandlerContext::write_and_flush_with`]). It must act as
+    /// [`ChannelHandler::write`] and then [`ChannelHandler::flush`] would (what the default
+    /// does): the same bytes in the same order, the same promise outcome. An error fails the
+    /// promise (or goes to `exception_caught` when the promise cannot take it).
+    fn write_and_flush(
+        &self,
+        ctx: &ChannelHandlerContext,
+        msg: Message,
+        promise: ChannelPromise,
+    ) -> HandlerResult {
+        self.write(ctx, msg, promise)?;
+        self.flush(ctx)
+    }
+
     /// Asks for one more read (what `autoRead` does after every read batch).
     fn read(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
         ctx.read();

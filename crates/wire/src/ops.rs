@@ -75,8 +75,8 @@ impl Hub {
         let mut last = None;
         let mut records = ops.chunks_exact(RECORD).peekable();
         while let Some(op) = records.next() {
-            // A RESP reply written and then flushed by the same context goes as one (the JS
-            // side merges a byte write and its flush itself, into `WriteBytesFlush`).
+            // A RESP reply or an HTTP message written, then flushed by the same context, goes as
+            // one (the JS side merges a byte write and its flush itself: `WriteBytesFlush`).
             let then_flush = records.peek().is_some_and(|next| flushes_after(op, next));
             if then_flush {
                 records.next();
@@ -316,6 +316,11 @@ impl Hub {
                         }
                         return;
                     }
+                    // (An HTTP codec takes a frozen response and its flush in one.)
+                    Ok(msg) if then_flush => {
+                        start.write_and_flush_with(msg, p);
+                        return;
+                    }
                     Ok(msg) => start.write_with(msg, p),
                     Err((code, e)) => {
                         p.try_failure(TransportError::foreign(
@@ -364,10 +369,11 @@ impl Hub {
     }
 }
 
-/// True if `next` flushes what `op` writes: a RESP reply's write, then a flush from the same
-/// channel and context.
+/// True if `next` flushes what `op` writes: a RESP reply's or an HTTP message's write, then a
+/// flush from the same channel and context.
 fn flushes_after(op: &[f64], next: &[f64]) -> bool {
-    op[0] as u32 == WireKind::WriteResp as u32
+    let kind = op[0] as u32;
+    (kind == WireKind::WriteResp as u32 || kind == WireKind::WriteHttp as u32)
         && next[0] as u32 == WireKind::Flush as u32
         && next[1] == op[1]
         && next[2] == op[2]

@@ -44,6 +44,14 @@ impl Start<'_> {
         }
     }
 
+    /// A write and its flush, together (one call of a handler that takes both in one).
+    pub(crate) fn write_and_flush_with(self, msg: impl Into<Message>, promise: ChannelPromise) {
+        match self.ctx {
+            Some(x) => x.write_and_flush_with(msg, promise),
+            None => self.pipeline.write_and_flush_with(msg, promise),
+        }
+    }
+
     /// `write_and_flush_now`: `data` straight to the socket when nothing stands between.
     pub(crate) fn write_and_flush_now(self, data: &[u8], promise: ChannelPromise) -> WrittenNow {
         match self.ctx {

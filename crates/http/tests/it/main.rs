@@ -29,6 +29,7 @@ mod client_upgrade;
 mod continue_and_head;
 mod corpus;
 mod file_body;
+mod frozen_with_flush;
 mod header_timeout;
 mod held_requests;
 mod keep_alive;

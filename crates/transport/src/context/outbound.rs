@@ -4,7 +4,7 @@
 
 use std::net::SocketAddr;
 
-use super::{ChannelHandlerContext, SKIP_FLUSH, SKIP_READ, SKIP_WRITE};
+use super::{ChannelHandlerContext, FUSES_WRITE_FLUSH, SKIP_FLUSH, SKIP_READ, SKIP_WRITE};
 use crate::channel::WrittenNow;
 use crate::message::Message;
 use crate::promise::{ChannelFuture, ChannelPromise};
@@ -158,12 +158,33 @@ impl ChannelHandlerContext {
 
     /// Writes `msg` through the handlers before this one and flushes.
     pub fn write_and_flush(&self, msg: impl Into<Message>) {
-        self.write_with(msg, ChannelPromise::void());
-        self.flush();
+        self.write_and_flush_with(msg, ChannelPromise::void());
     }
 
-    /// As [`ChannelHandlerContext::write_and_flush`], completing `promise`.
+    /// As [`ChannelHandlerContext::write_and_flush`], completing `promise`. When the write and
+    /// the flush reach the same context first and its handler takes them together
+    /// ([`ChannelHandler::takes_write_and_flush`]), that is one call of its
+    /// [`ChannelHandler::write_and_flush`]; otherwise the write, then the flush, as Netty's
+    /// `writeAndFlush`.
+    ///
+    /// [`ChannelHandler::takes_write_and_flush`]: crate::ChannelHandler::takes_write_and_flush
+    /// [`ChannelHandler::write_and_flush`]: crate::ChannelHandler::write_and_flush
     pub fn write_and_flush_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
+        if !promise.is_cancelled() {
+            if let Some(prev) = self.prev_taking_either(SKIP_WRITE | SKIP_FLUSH) {
+                // The nearest context taking the write or the flush: both stop there when it
+                // takes both (its skips have neither bit).
+                if prev.0.skips.get() & (SKIP_WRITE | SKIP_FLUSH | FUSES_WRITE_FLUSH)
+                    == FUSES_WRITE_FLUSH
+                {
+                    let msg = msg.into();
+                    prev.invoke_with_promise(&promise.clone(), |h, c| {
+                        h.write_and_flush(c, msg, promise)
+                    });
+                    return;
+                }
+            }
+        }
         self.write_with(msg, promise);
         self.flush();
     }

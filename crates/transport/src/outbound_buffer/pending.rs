@@ -87,6 +87,12 @@ impl Writability {
     /// Sets bit `bit` writable or not; reports a flip of the combined state.
     pub fn set_bit(&self, bit: u32, writable: bool) -> WritabilityChange {
         let mask = 1u32 << bit;
+        // Already so: no change to report, and no read-modify-write (the pending total's
+        // every fall below the low mark asks to clear a bit that is almost always clear).
+        // Another thread's change racing with this one is ordered after it.
+        if (self.unwritable.load(Ordering::Acquire) & mask == 0) == writable {
+            return WritabilityChange::None;
+        }
         let old = if writable {
             self.unwritable.fetch_and(!mask, Ordering::AcqRel)
         } else {

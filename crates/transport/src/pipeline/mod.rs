@@ -282,6 +282,11 @@ impl ChannelPipeline {
     pub fn write_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
         self.0.tail.write_with(msg, promise);
     }
+    /// Writes from the tail and flushes, completing `promise` (see
+    /// [`ChannelHandlerContext::write_and_flush_with`]).
+    pub fn write_and_flush_with(&self, msg: impl Into<Message>, promise: ChannelPromise) {
+        self.0.tail.write_and_flush_with(msg, promise);
+    }
     /// Writes `data` from the tail and flushes, straight to the socket when nothing stands
     /// between (see [`ChannelHandlerContext::write_and_flush_now`]).
     pub fn write_and_flush_now(

@@ -26,4 +26,5 @@ mod tcp_connect;
 mod tcp_read;
 mod tcp_server;
 mod tcp_transfer;
+mod write_and_flush;
 mod write_now;
