@@ -277,6 +277,14 @@ impl std::fmt::Debug for HttpClientCodec {
 }
 
 impl ChannelHandler for HttpClientCodec {
+    // Reads and flushes pass by (the default methods): the mask skips this context.
+    fn takes_read(&self) -> bool {
+        false
+    }
+    fn takes_flush(&self) -> bool {
+        false
+    }
+
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }

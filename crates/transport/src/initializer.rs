@@ -44,6 +44,17 @@ impl ChannelInitializer {
 }
 
 impl ChannelHandler for ChannelInitializer {
+    // Reads, writes and flushes pass by (the default methods): the mask skips this context.
+    fn takes_read(&self) -> bool {
+        false
+    }
+    fn takes_write(&self) -> bool {
+        false
+    }
+    fn takes_flush(&self) -> bool {
+        false
+    }
+
     /// `handler_added` runs once the channel is registered (the pipeline defers it), which is
     /// when Netty runs `initChannel`. A failure closes the channel, after reporting the error.
     fn handler_added(&self, ctx: &ChannelHandlerContext) -> HandlerResult {

@@ -185,6 +185,17 @@ fn codec_name(pipeline: &ChannelPipeline) -> Option<String> {
 }
 
 impl ChannelHandler for WebSocketClientProtocolHandler {
+    // Reads, writes and flushes pass by (the default methods): the mask skips this context.
+    fn takes_read(&self) -> bool {
+        false
+    }
+    fn takes_write(&self) -> bool {
+        false
+    }
+    fn takes_flush(&self) -> bool {
+        false
+    }
+
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }

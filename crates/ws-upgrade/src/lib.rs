@@ -155,6 +155,17 @@ impl WebSocketServerProtocolHandler {
 }
 
 impl ChannelHandler for WebSocketServerProtocolHandler {
+    // Reads, writes and flushes pass by (the default methods): the mask skips this context.
+    fn takes_read(&self) -> bool {
+        false
+    }
+    fn takes_write(&self) -> bool {
+        false
+    }
+    fn takes_flush(&self) -> bool {
+        false
+    }
+
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }

@@ -185,6 +185,11 @@ impl<D> std::fmt::Debug for ByteToMessageDecoder<D> {
 }
 
 impl<D: FrameDecoder + 'static> ChannelHandler for ByteToMessageDecoder<D> {
+    // Reads passes by (the default method): the mask skips this context.
+    fn takes_read(&self) -> bool {
+        false
+    }
+
     // Writes and flushes only pass by (the trait's methods): their walk skips this context.
     fn takes_write(&self) -> bool {
         false

@@ -149,6 +149,14 @@ impl FlushConsolidationHandler {
 }
 
 impl ChannelHandler for FlushConsolidationHandler {
+    // Reads and writes pass by (the default methods): the mask skips this context.
+    fn takes_read(&self) -> bool {
+        false
+    }
+    fn takes_write(&self) -> bool {
+        false
+    }
+
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }

@@ -28,6 +28,14 @@ use crate::prepender::LengthFieldPrepender;
 pub const GATHER_THRESHOLD: usize = 4096;
 
 impl ChannelHandler for LengthFieldPrepender {
+    // Reads and flushes pass by (the default methods): the mask skips this context.
+    fn takes_read(&self) -> bool {
+        false
+    }
+    fn takes_flush(&self) -> bool {
+        false
+    }
+
     fn write(
         &self,
         ctx: &ChannelHandlerContext,

@@ -293,6 +293,11 @@ impl std::fmt::Debug for RespDecoderHandler {
 }
 
 impl ChannelHandler for RespDecoderHandler {
+    // Reads passes by (the default method): the mask skips this context.
+    fn takes_read(&self) -> bool {
+        false
+    }
+
     // Writes and flushes only pass by (the trait's methods): their walk skips this context.
     fn takes_write(&self) -> bool {
         false

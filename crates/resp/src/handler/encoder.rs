@@ -34,6 +34,14 @@ impl RespEncoder {
 }
 
 impl ChannelHandler for RespEncoder {
+    // Reads and flushes pass by (the default methods): the mask skips this context.
+    fn takes_read(&self) -> bool {
+        false
+    }
+    fn takes_flush(&self) -> bool {
+        false
+    }
+
     fn write(
         &self,
         ctx: &ChannelHandlerContext,

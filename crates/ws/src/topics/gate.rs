@@ -31,6 +31,11 @@ impl Gate {
 }
 
 impl ChannelHandler for Gate {
+    // Reads passes by (the default method): the mask skips this context.
+    fn takes_read(&self) -> bool {
+        false
+    }
+
     fn write(
         &self,
         ctx: &ChannelHandlerContext,
