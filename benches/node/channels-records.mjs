@@ -69,6 +69,7 @@ export function channelsRecords(runs, { pinned = true } = {}) {
       push('HTTP/1.1 hello (wrk)', s, rounds, {
         reqPerS: across(rounds, s, (x) => x.rps),
         cpuUsPerReq: across(rounds, s, (x) => x.serverCpuUsPerReq),
+        userUsPerMsg: across(rounds, s, (x) => x.serverUserUsPerReq),
         crossingsPerMsg: across(rounds, s, (x) => x.deliveriesPerReq),
       })
       // At a fixed rate the throughput is the schedule's: only the cost is a figure of merit.

@@ -52,11 +52,11 @@
 // `Hello, World!`; then `wrk -t 1 -c 50 --latency` (server on CPU 0, wrk on CPU 1) for a warm-up
 // run and the measured run (wrk takes whole seconds). Any wrk socket error or error status (and
 // any "Non-2xx or 3xx responses" line) fails the run. Server CPU: /proc/<pid>/stat around the
-// measured wrk; latencies: wrk's p50/p99 (a small Lua script prints wrk's summary as JSON).
+// measured wrk, in all and its user-space part (utime); latencies: wrk's p50/p99 (a small Lua script prints wrk's summary as JSON).
 // The C floor benches/peers/epoll_http.c (built with cc when present) runs in the same rounds:
 // the kernel's CPU per request under the same wrk, the least any server can spend here.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { bundleExample } from './bundle.mjs'
@@ -119,6 +119,16 @@ const epollHttpSrc = join(root, 'benches', 'peers', 'epoll_http.c')
 const epollHttpBin = join(binDir, 'epoll_http')
 if (ONLY.includes('http') && have('cc') && newer(epollHttpSrc, epollHttpBin)) execFileSync('cc', ['-O2', '-Wall', '-o', epollHttpBin, epollHttpSrc], { stdio: 'inherit' })
 const haveEpollHttp = existsSync(epollHttpBin)
+// The same pipeline on the netloop core alone (examples/rust/http_hello.rs: the idle timeout,
+// the native codec and a Rust handler answering with the same frozen response, one loop): the
+// gap between it and the TS example is what the JS handler and its bridge cost.
+const rustHttpBin = join(root, 'target', 'bench-build', 'release', 'examples', 'http_hello')
+const wantRustHttp = ONLY.includes('http') && opt('--http-targets', 'rust').split(',').includes('rust')
+if (wantRustHttp && have('cargo')) {
+  const r = spawnSync('cargo', ['build', '--release', '-q', '-p', 'netloop-http', '--example', 'http_hello', '--target-dir', join(root, 'target', 'bench-build')], { cwd: root, stdio: 'inherit' })
+  if (r.status !== 0) console.error('skipped: netloop Rust http_hello (cargo build failed)')
+}
+const haveRustHttp = existsSync(rustHttpBin)
 // wrk prints its own report; benches/node/wrk.mjs's scripts add one JSON line with the counts
 // the harness needs. The fixed-rate run: wrk2 is not packaged, so wrk's Lua `delay()` makes
 // every connection wait --http-delay-ms (default 5) after each response before its next request:
@@ -150,6 +160,7 @@ const TARGETS = {
   'netloop http-hello.ts --js-codec': { netloop: true, args: ['-r', join(servers, 'netloop-metrics-preload.cjs'), httpBin, '--port', '0', '--js-codec'] },
   'node:http': { args: [join(servers, 'node-http.mjs')] },
   'C epoll http (floor)': { external: (port) => [epollHttpBin, [String(port)]] },
+  'netloop Rust http_hello': { external: (port) => [rustHttpBin, [`127.0.0.1:${port}`]] },
 }
 
 /** A free TCP port on 127.0.0.1 (for servers that cannot pick one and print it). */
@@ -187,9 +198,12 @@ async function startExternal(name, cpu) {
   const [prog, progArgs] = TARGETS[name].external(port)
   const cmd = cpu === undefined ? prog : 'taskset'
   const args = cpu === undefined ? progArgs : ['-c', String(cpu), prog, ...progArgs]
-  const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] })
-  let err = ''
-  child.stderr.on('data', (d) => (err += d))
+  // stderr into a file, not a pipe: the load runs synchronously, nothing would drain a pipe
+  // meanwhile, and a server that writes a line per reset connection would block on a full one.
+  const errFile = join(binDir, `${name.replace(/[^\w.-]+/g, '_')}.stderr`)
+  const errFd = openSync(errFile, 'w')
+  const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'ignore', errFd] })
+  closeSync(errFd)
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
   await untilListening(port, exited)
   return {
@@ -198,6 +212,7 @@ async function startExternal(name, cpu) {
     async stop() {
       child.kill('SIGTERM')
       const how = await exited
+      const err = readFileSync(errFile, 'utf8')
       if (err.trim()) process.stderr.write(`[${name}] ${err.trim().split('\n').slice(0, 5).join('\n')}\n`)
       if (how.code !== 0) process.stderr.write(`[${name}] exit ${JSON.stringify(how)}\n`)
       return undefined
@@ -258,9 +273,18 @@ function waitQuiet() {
 }
 
 function procTicks(pid) {
-  const s = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  const f = s.slice(s.lastIndexOf(')') + 2).split(' ')
+  const f = procStat(pid)
   return Number(f[11]) + Number(f[12]) // utime, stime (fields 14 and 15)
+}
+
+/** The user-space part of `procTicks`: what a cheaper or dearer kernel does not move. */
+function procUserTicks(pid) {
+  return Number(procStat(pid)[11])
+}
+
+function procStat(pid) {
+  const s = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  return s.slice(s.lastIndexOf(')') + 2).split(' ')
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -376,7 +400,7 @@ function respTable(rounds) {
   const net = targets.includes('node:net resp') ? 'node:net resp' : undefined
   const redis = targets.includes('redis-server') ? 'redis-server' : undefined
   const lines = [
-    `| test | server | requests/s | p50 µs | p99 µs | server CPU µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio vs node:net | CPU/req ratio vs node:net | CPU/req ratio vs redis-server |`,
+    `| test | server | requests/s | p50 µs | p99 µs | server CPU µs/req | of which user µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio vs node:net | CPU/req ratio vs node:net | CPU/req ratio vs redis-server |`,
     `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
   ]
   for (const test of Object.keys(rounds[0][targets[0]].tests)) {
@@ -397,16 +421,17 @@ function respTable(rounds) {
 // HTTP with wrk
 
 // The example with the native codec (the default), with --js-codec (the pure-JS decoder, for
-// reference), node:http, and the C floor when a C compiler built it.
-// --http-targets native,js-codec,c picks some of them (node:http, every ratio's base, always
+// reference), the same pipeline in Rust alone (when cargo built it), node:http, and the C floor
+// when a C compiler built it.
+// --http-targets native,js-codec,rust,c picks some of them (node:http, every ratio's base, always
 // runs): a long series of the issue's ratio to the C floor needs only the native codec and C.
 // --addon-b FILE adds `netloop http-hello.ts (B)`: the native codec's example on another build of
 // the addon, alternated with the first in every round (an A/B of two builds on one host in the
 // same minutes).
 const ADDON_B = opt('--addon-b', undefined)
 if (ADDON_B) TARGETS['netloop http-hello.ts (B)'] = { ...TARGETS['netloop http-hello.ts'], env: { NAPI_RS_NATIVE_LIBRARY_PATH: resolve(ADDON_B) } }
-const HTTP_PICK = { native: 'netloop http-hello.ts', 'js-codec': 'netloop http-hello.ts --js-codec', node: 'node:http', c: 'C epoll http (floor)' }
-const HTTP_TARGETS = ['netloop http-hello.ts', 'netloop http-hello.ts --js-codec', 'node:http', ...(haveEpollHttp ? ['C epoll http (floor)'] : [])].filter(
+const HTTP_PICK = { native: 'netloop http-hello.ts', 'js-codec': 'netloop http-hello.ts --js-codec', node: 'node:http', c: 'C epoll http (floor)', rust: 'netloop Rust http_hello' }
+const HTTP_TARGETS = ['netloop http-hello.ts', 'netloop http-hello.ts --js-codec', ...(haveRustHttp ? ['netloop Rust http_hello'] : []), 'node:http', ...(haveEpollHttp ? ['C epoll http (floor)'] : [])].filter(
   (t) => t === 'node:http' || opt('--http-targets', Object.keys(HTTP_PICK).join(',')).split(',').some((k) => HTTP_PICK[k] === t),
 )
 if (ADDON_B && HTTP_TARGETS.includes('netloop http-hello.ts')) HTTP_TARGETS.splice(1, 0, 'netloop http-hello.ts (B)')
@@ -492,10 +517,12 @@ async function httpRun(name) {
     await checkHttp(name, server.port)
     const warm = wrk(server.port, HTTP_WARMUP, ccpu) // warm-up (JIT), not measured
     const before = procTicks(server.pid)
+    const beforeUser = procUserTicks(server.pid)
     const busy0 = machineBusy()
     const b = wrk(server.port, HTTP_SECONDS, ccpu)
     const busyS = (machineBusy() - busy0) / CLK_TCK
     const serverS = (procTicks(server.pid) - before) / CLK_TCK
+    const serverUserS = (procUserTicks(server.pid) - beforeUser) / CLK_TCK
     const beforeFixed = procTicks(server.pid)
     const fixed = wrk(server.port, HTTP_SECONDS, ccpu, wrkRateScript)
     const fixedS = (procTicks(server.pid) - beforeFixed) / CLK_TCK
@@ -516,6 +543,7 @@ async function httpRun(name) {
       p50: b.p50_us,
       p99: b.p99_us,
       serverCpuUsPerReq: (serverS * 1e6) / b.requests,
+      serverUserUsPerReq: (serverUserS * 1e6) / b.requests,
       serverCores: serverS / b.wall,
       clientCpuShare: b.clientS / b.wall,
       otherCores: Math.max(0, (busyS - serverS - b.clientS) / b.wall),
@@ -535,7 +563,7 @@ function httpTable(rounds) {
   const floor = HTTP_TARGETS.includes('C epoll http (floor)') ? 'C epoll http (floor)' : undefined
   const lines = [
     `| server | requests/s | p50 µs | p99 µs | server CPU µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio vs node:http | CPU/req ratio vs node:http | fixed rate: req/s | fixed rate: p99 µs | fixed rate: CPU µs/req | fixed rate: CPU/req ratio vs node:http | pipelined ×${HTTP_PIPELINE}: req/s | pipelined: CPU µs/req | pipelined: CPU/req ratio vs node:http |${floor ? ' CPU/req ratio vs C floor: saturated / fixed rate / pipelined |' : ''}`,
-    `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |${floor ? ' --- |' : ''}`,
+    `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |${floor ? ' --- |' : ''}`,
   ]
   for (const t of HTTP_TARGETS) {
     const col = (k) => rounds.map((round) => round[t][k])
@@ -544,7 +572,7 @@ function httpTable(rounds) {
     const nl = TARGETS[t].netloop
     const toFloor = floor ? ` ${['serverCpuUsPerReq', 'fixedCpuUsPerReq', 'pipedCpuUsPerReq'].map((k) => ratioTo(floor, k)).join(' / ')} |` : ''
     lines.push(
-      `| ${t} | ${spread(col('rps'))} | ${fmt(median(col('p50')))} | ${fmt(median(col('p99')))} (${fmt(Math.min(...col('p99')))}–${fmt(Math.max(...col('p99')))}) | ${spread(col('serverCpuUsPerReq'), 2)} | ${fmt(median(col('serverCores')), 2)} | ${nl ? fmt(median(col('deliveriesPerReq')), 3) : '–'} | ${nl ? fmt(median(col('jsCallsPerReq')), 4) : '–'} | ${fmt(median(col('clientCpuShare')), 2)} | ${ratio('rps')} | ${ratio('serverCpuUsPerReq')} | ${spread(col('fixedRps'))} | ${fmt(median(col('fixedP99')))} | ${spread(col('fixedCpuUsPerReq'), 2)} | ${ratio('fixedCpuUsPerReq')} | ${spread(col('pipedRps'))} | ${spread(col('pipedCpuUsPerReq'), 2)} | ${ratio('pipedCpuUsPerReq')} |${toFloor}`,
+      `| ${t} | ${spread(col('rps'))} | ${fmt(median(col('p50')))} | ${fmt(median(col('p99')))} (${fmt(Math.min(...col('p99')))}–${fmt(Math.max(...col('p99')))}) | ${spread(col('serverCpuUsPerReq'), 2)} | ${spread(col('serverUserUsPerReq'), 2)} | ${fmt(median(col('serverCores')), 2)} | ${nl ? fmt(median(col('deliveriesPerReq')), 3) : '–'} | ${nl ? fmt(median(col('jsCallsPerReq')), 4) : '–'} | ${fmt(median(col('clientCpuShare')), 2)} | ${ratio('rps')} | ${ratio('serverCpuUsPerReq')} | ${spread(col('fixedRps'))} | ${fmt(median(col('fixedP99')))} | ${spread(col('fixedCpuUsPerReq'), 2)} | ${ratio('fixedCpuUsPerReq')} | ${spread(col('pipedRps'))} | ${spread(col('pipedCpuUsPerReq'), 2)} | ${ratio('pipedCpuUsPerReq')} |${toFloor}`,
     )
   }
   const other = rounds.flatMap((round) => Object.values(round).map((r) => r.otherCores))
@@ -620,7 +648,7 @@ if (ONLY.includes('http')) {
     results.tables.http = [
       '### HTTP/1.1 hello (wrk)',
       '',
-      `Client: \`${PIN ? 'taskset -c 1 ' : ''}wrk -t 1 -c ${HTTP_CONNS} -d ${HTTP_SECONDS}s --latency http://127.0.0.1:PORT/\` after a ${HTTP_WARMUP} s warm-up run, then the same at a fixed rate (the script's \`delay()\` returns ${HTTP_DELAY_MS} ms: each connection waits that long after a response), then pipelined (the script sends ${HTTP_PIPELINE} GETs in one write per connection and waits for their responses); servers ${PIN ? 'on CPU 0' : 'unpinned'}: examples/http-hello.ts (bundled to ${httpBin.replace(root + '/', '')}, 1 thread) against benches/node/servers/node-http.mjs (\`http.createServer((req, res) => res.writeHead(200, HEADERS).end(BODY))\`)${haveEpollHttp ? ' and the C floor benches/peers/epoll_http.c (one recv, a prebuilt response per `\\r\\n\\r\\n`, one send: the kernel\'s cost per request)' : ''}. Each server answered two pipelined keep-alive GETs with 200, \`Content-Type: text/plain; charset=utf-8\` and \`Hello, World!\` before the run; every wrk run had no socket errors and no non-2xx/3xx responses. Server CPU over the measured wrk invocation; latencies are wrk's.`,
+      `Client: \`${PIN ? 'taskset -c 1 ' : ''}wrk -t 1 -c ${HTTP_CONNS} -d ${HTTP_SECONDS}s --latency http://127.0.0.1:PORT/\` after a ${HTTP_WARMUP} s warm-up run, then the same at a fixed rate (the script's \`delay()\` returns ${HTTP_DELAY_MS} ms: each connection waits that long after a response), then pipelined (the script sends ${HTTP_PIPELINE} GETs in one write per connection and waits for their responses); servers ${PIN ? 'on CPU 0' : 'unpinned'}: examples/http-hello.ts (bundled to ${httpBin.replace(root + '/', '')}, 1 thread) against benches/node/servers/node-http.mjs (\`http.createServer((req, res) => res.writeHead(200, HEADERS).end(BODY))\`)${haveEpollHttp ? ' and the C floor benches/peers/epoll_http.c (one recv, a prebuilt response per `\\r\\n\\r\\n`, one send: the kernel\'s cost per request)' : ''}${haveRustHttp ? ', and the same pipeline on the netloop core alone (examples/rust/http_hello.rs: idle timeout, native codec, a Rust handler with the same frozen response, one loop)' : ''}. Each server answered two pipelined keep-alive GETs with 200, \`Content-Type: text/plain; charset=utf-8\` and \`Hello, World!\` before the run; every wrk run had no socket errors and no non-2xx/3xx responses. Server CPU over the measured wrk invocation; latencies are wrk's.`,
       '',
       httpTable(rounds),
     ].join('\n')

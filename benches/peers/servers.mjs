@@ -22,7 +22,7 @@
 // A server that cannot be built (tool missing, fetch failed, compile error) is left out with a
 // `skipped: <reason>` line; the others go on.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { newer, root } from '../node/harness.mjs'
 import { bun } from '../node/runtimes.mjs'
@@ -210,15 +210,21 @@ export function startServer(name, t, { cpu, nofile } = {}) {
   if (cpu !== undefined) argv = ['taskset', '-c', String(cpu), ...argv]
   // `t.env`: variables of this server only (an A/B's second addon, NAPI_RS_NATIVE_LIBRARY_PATH).
   const env = t.env ? { ...process.env, ...t.env } : process.env
-  const child = spawn(argv[0], argv.slice(1), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  // stderr into a file, not a pipe: the loads run synchronously, nothing would drain a pipe
+  // meanwhile, and a server that writes a line per reset connection would block on a full one
+  // (its loop thread stuck in write(2), the run measuring nothing).
+  mkdirSync(out, { recursive: true })
+  const errFile = join(out, `${name.replace(/[^\w.-]+/g, '_')}.stderr`)
+  const errFd = openSync(errFile, 'w')
+  const child = spawn(argv[0], argv.slice(1), { cwd: root, env, stdio: ['ignore', 'pipe', errFd] })
+  closeSync(errFd)
   let err = ''
-  child.stderr.on('data', (d) => (err += d))
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
   return new Promise((resolve, reject) => {
     let text = ''
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
-      reject(new Error(`${name} did not print its port within 30 s: ${text} ${err}`))
+      reject(new Error(`${name} did not print its port within 30 s: ${text} ${readFileSync(errFile, 'utf8')}`))
     }, 30_000)
     const onData = (d) => {
       text += d
@@ -238,6 +244,7 @@ export function startServer(name, t, { cpu, nofile } = {}) {
             child.kill('SIGKILL')
             await exited
           }
+          err = readFileSync(errFile, 'utf8')
           // Resets and broken pipes when the load generator closes with messages in flight are
           // expected (the Rust echo_server reports them); anything else is shown.
           const other = err.split('\n').filter((l) => l && !l.startsWith('{"metrics"') && !/ECONNRESET|EPIPE|reset by peer|Broken pipe/.test(l))
@@ -249,7 +256,7 @@ export function startServer(name, t, { cpu, nofile } = {}) {
     child.stdout.on('data', onData)
     exited.then((how) => {
       clearTimeout(timer)
-      reject(new Error(`${name} exited before listening: ${JSON.stringify(how)} ${err.trim().slice(0, 400)}`))
+      reject(new Error(`${name} exited before listening: ${JSON.stringify(how)} ${readFileSync(errFile, 'utf8').trim().slice(0, 400)}`))
     })
   })
 }
