@@ -85,11 +85,16 @@ fn finish_head(
             "non-ASCII byte in the request target",
         ));
     }
-    let headers = Headers::new(head.clone(), spans);
+    // The common method tokens and the target `/` as static bytes, and the head itself moved
+    // into the fields: each view of the read's bytes is an atomic count taken and given back
+    // on the read's shared buffer (two to four a request less).
+    let method = shared_or_static(&head, method);
+    let target = shared_or_static(&head, target);
+    let headers = Headers::new(head, spans);
     let meaning = interpret(&headers, version, cfg)?;
     Ok(RequestHead {
-        method: head.slice(method.0 as usize..method.1 as usize),
-        target: head.slice(target.0 as usize..target.1 as usize),
+        method,
+        target,
         version,
         headers,
         framing: meaning.framing,
@@ -97,6 +102,24 @@ fn finish_head(
         expect_continue: meaning.expect_continue,
         upgrade: meaning.upgrade,
     })
+}
+
+/// The bytes of `span` in `head`: static ones when they are a common method or the target
+/// `/`, else a view of `head`.
+fn shared_or_static(head: &Bytes, span: Span) -> Bytes {
+    // (Element patterns: compared in place, where slice literals would each call memcmp.)
+    let common: &'static [u8] = match &head[span.0 as usize..span.1 as usize] {
+        [b'/'] => b"/",
+        [b'G', b'E', b'T'] => b"GET",
+        [b'P', b'O', b'S', b'T'] => b"POST",
+        [b'P', b'U', b'T'] => b"PUT",
+        [b'H', b'E', b'A', b'D'] => b"HEAD",
+        [b'D', b'E', b'L', b'E', b'T', b'E'] => b"DELETE",
+        [b'O', b'P', b'T', b'I', b'O', b'N', b'S'] => b"OPTIONS",
+        [b'P', b'A', b'T', b'C', b'H'] => b"PATCH",
+        _ => return head.slice(span.0 as usize..span.1 as usize),
+    };
+    Bytes::from_static(common)
 }
 
 pub(crate) type Span = (u32, u32);
