@@ -400,7 +400,7 @@ function respTable(rounds) {
   const net = targets.includes('node:net resp') ? 'node:net resp' : undefined
   const redis = targets.includes('redis-server') ? 'redis-server' : undefined
   const lines = [
-    `| test | server | requests/s | p50 µs | p99 µs | server CPU µs/req | of which user µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio vs node:net | CPU/req ratio vs node:net | CPU/req ratio vs redis-server |`,
+    `| test | server | requests/s | p50 µs | p99 µs | server CPU µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio vs node:net | CPU/req ratio vs node:net | CPU/req ratio vs redis-server |`,
     `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
   ]
   for (const test of Object.keys(rounds[0][targets[0]].tests)) {
@@ -562,7 +562,7 @@ function httpTable(rounds) {
   // The issue's HTTP targets are ratios to the C floor as well: taken per round like node:http's.
   const floor = HTTP_TARGETS.includes('C epoll http (floor)') ? 'C epoll http (floor)' : undefined
   const lines = [
-    `| server | requests/s | p50 µs | p99 µs | server CPU µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio vs node:http | CPU/req ratio vs node:http | fixed rate: req/s | fixed rate: p99 µs | fixed rate: CPU µs/req | fixed rate: CPU/req ratio vs node:http | pipelined ×${HTTP_PIPELINE}: req/s | pipelined: CPU µs/req | pipelined: CPU/req ratio vs node:http |${floor ? ' CPU/req ratio vs C floor: saturated / fixed rate / pipelined |' : ''}`,
+    `| server | requests/s | p50 µs | p99 µs | server CPU µs/req | of which user µs/req | server cores | deliveries/req | JS→native calls/req | client CPU share | req/s ratio vs node:http | CPU/req ratio vs node:http | fixed rate: req/s | fixed rate: p99 µs | fixed rate: CPU µs/req | fixed rate: CPU/req ratio vs node:http | pipelined ×${HTTP_PIPELINE}: req/s | pipelined: CPU µs/req | pipelined: CPU/req ratio vs node:http |${floor ? ' CPU/req ratio vs C floor: saturated / fixed rate / pipelined |' : ''}`,
     `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |${floor ? ' --- |' : ''}`,
   ]
   for (const t of HTTP_TARGETS) {
