@@ -3,6 +3,7 @@
 //! first; otherwise the write, then the flush, through the same handlers as before.
 
 use crate::common;
+use crate::write_now::InboundOnly;
 
 use common::{log, take, Log, Recorder};
 use netloop_transport::*;
@@ -72,17 +73,6 @@ impl ChannelHandler for FlushOnly {
         self.0.borrow_mut().push("flushOnly:flush".into());
         ctx.flush();
         Ok(())
-    }
-}
-
-/// Sees inbound events only: writes and flushes pass it by.
-struct InboundOnly;
-impl ChannelHandler for InboundOnly {
-    fn takes_write(&self) -> bool {
-        false
-    }
-    fn takes_flush(&self) -> bool {
-        false
     }
 }
 

@@ -38,8 +38,8 @@ impl ChannelHandler for Upper {
     }
 }
 
-/// Sees inbound events only: writes and flushes pass it by.
-struct InboundOnly;
+/// Sees inbound events only: writes and flushes pass it by (write_and_flush.rs uses it too).
+pub(crate) struct InboundOnly;
 impl ChannelHandler for InboundOnly {
     fn takes_write(&self) -> bool {
         false
