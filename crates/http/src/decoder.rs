@@ -23,7 +23,7 @@ use crate::body::{Body, Carrier};
 use crate::chunked::ChunkedBody;
 use crate::config::HttpServerConfig;
 use crate::error::HttpError;
-use crate::head::{parse_head, plain_head, Framing};
+use crate::head::{parse_head, plain_head, Framing, RequestHead};
 use crate::input::Input;
 use crate::message::{HeaderList, HttpContent, HttpRequest, Version};
 use crate::plain_head::{parse_plain, PlainHead, PlainLimits};
@@ -61,6 +61,12 @@ pub enum Decoded {
     Request(Box<HttpRequest>),
     /// A piece of a streamed body.
     Content(HttpContent),
+}
+
+/// How a body that follows a head is framed ([`Framing`] without its `None`).
+enum BodyFraming {
+    Length(u64),
+    Chunked,
 }
 
 // One per connection, and inline: a request with a body costs no allocation for its state.
@@ -242,17 +248,10 @@ impl RequestDecoder {
         let head = match self.plain(input.bytes()) {
             // The common shape, whole: one pass (plain_head.rs).
             Some(plain) => plain_head(input.take(plain.len), plain, &self.cfg)?,
-            None => {
-                let limits = ScanLimits {
-                    max_head: self.cfg.max_head_size,
-                    max_first_line: Some(self.cfg.max_request_line()),
-                };
-                let Some(len) = self.scanner.scan(input.bytes(), limits)? else {
-                    return Ok(false);
-                };
-                self.scanner = LineScanner::default();
-                parse_head(input.take(len), &self.cfg)?
-            }
+            None => match self.scanned(input)? {
+                Some(head) => head,
+                None => return Ok(false),
+            },
         };
         let id = self.next_id;
         self.next_id += 1;
@@ -288,19 +287,41 @@ impl RequestDecoder {
                 out.push(Decoded::Request(crate::spare::boxed_request(req)));
                 self.end_message(keep_alive);
             }
-            Framing::Length(n) => {
-                let aggregate = self.cfg.aggregate_limit;
-                let body = Body::with_length(id, keep_alive, n, req, aggregate, out);
-                self.state = State::Body(Box::new(body));
-            }
-            Framing::Chunked => {
-                let chunked = ChunkedBody::new(self.cfg.max_body_size, self.cfg.max_head_size);
-                let aggregate = self.cfg.aggregate_limit;
-                let body = Body::chunked(id, keep_alive, chunked, req, aggregate, out);
-                self.state = State::Body(Box::new(body));
-            }
+            Framing::Length(n) => self.start_body(BodyFraming::Length(n), req, out),
+            Framing::Chunked => self.start_body(BodyFraming::Chunked, req, out),
         }
         Ok(true)
+    }
+
+    /// A head the plain parser did not take (split across reads, or of another shape): the
+    /// line scanner and httparse; `None` while it is not complete. Out of line, as
+    /// `start_body`: the plain request's path stays short.
+    #[inline(never)]
+    fn scanned(&mut self, input: &mut impl Input) -> Result<Option<RequestHead>, HttpError> {
+        let limits = ScanLimits {
+            max_head: self.cfg.max_head_size,
+            max_first_line: Some(self.cfg.max_request_line()),
+        };
+        let Some(len) = self.scanner.scan(input.bytes(), limits)? else {
+            return Ok(None);
+        };
+        self.scanner = LineScanner::default();
+        parse_head(input.take(len), &self.cfg).map(Some)
+    }
+
+    /// Starts reading the body of `req`.
+    #[inline(never)]
+    fn start_body(&mut self, framing: BodyFraming, req: HttpRequest, out: &mut Vec<Decoded>) {
+        let (id, keep_alive) = (req.id, req.keep_alive);
+        let aggregate = self.cfg.aggregate_limit;
+        let body = match framing {
+            BodyFraming::Chunked => {
+                let chunked = ChunkedBody::new(self.cfg.max_body_size, self.cfg.max_head_size);
+                Body::chunked(id, keep_alive, chunked, req, aggregate, out)
+            }
+            BodyFraming::Length(n) => Body::with_length(id, keep_alive, n, req, aggregate, out),
+        };
+        self.state = State::Body(Box::new(body));
     }
 
     /// The head at the start of `bytes` when it is whole there and of the plain shape, and

@@ -51,22 +51,36 @@ impl HttpServerCodec {
         }
         self.scratch.set(out);
         if let Err(error) = result {
-            self.refused.set(true);
-            self.cancel_timers();
-            if self.streaming.get().is_some() && failed_in == self.streaming.get() {
-                self.streaming.set(None);
-            }
-            {
-                let date = self.date();
-                let mut q = self.queue.borrow_mut();
-                q.set_date(date);
-                q.refuse(&error, failed_in, next_id);
-            }
-            self.run(ctx);
-            ctx.fire_exception_caught(error.into_transport());
+            self.refuse(ctx, error, failed_in, next_id);
             return false;
         }
         true
+    }
+
+    /// Answers a request the decoder refused and reports it. Out of line: a request that is
+    /// decoded never runs it, and inlined it would spread the hot path over more cache lines.
+    #[cold]
+    #[inline(never)]
+    fn refuse(
+        &self,
+        ctx: &ChannelHandlerContext,
+        error: crate::error::HttpError,
+        failed_in: Option<u64>,
+        next_id: u64,
+    ) {
+        self.refused.set(true);
+        self.cancel_timers();
+        if self.streaming.get().is_some() && failed_in == self.streaming.get() {
+            self.streaming.set(None);
+        }
+        {
+            let date = self.date();
+            let mut q = self.queue.borrow_mut();
+            q.set_date(date);
+            q.refuse(&error, failed_in, next_id);
+        }
+        self.run(ctx);
+        ctx.fire_exception_caught(error.into_transport());
     }
 
     fn deliver(&self, ctx: &ChannelHandlerContext, event: Decoded) {
