@@ -176,6 +176,35 @@ test('a frozen response is framed per request like the same response unfrozen (k
   t.true(Object.isFrozen(frozen))
 })
 
+test('a frozen response written and flushed at once arrives whole and completes its promise, alone in a read or pipelined', async (t) => {
+  const loop = loopFor(t)
+  const frozen = new HttpResponse(200, [['Content-Type', 'text/plain']], 'fused').freeze()
+  const outcomes: string[] = []
+  const { port } = await serve(t, loop, (ch) =>
+    void ch.pipeline.addLast('http', new HttpServerCodec()).addLast('app', {
+      channelRead: (ctx, req: HttpRequest) => {
+        if (!(req instanceof HttpRequest)) return
+        const p = ctx.newPromise()
+        p.addListener((e) => void outcomes.push(`${req.url}:${e ? (e as { code: string }).code : 'ok'}`))
+        ctx.writeAndFlush(frozen, p)
+      },
+    }),
+  )
+  const one = await rawClient(port)
+  one.s.write('GET /a HTTP/1.1\r\nHost: h\r\n\r\n')
+  await until(() => one.got().endsWith('fused'))
+  await until(() => outcomes.length === 1)
+  t.deepEqual(outcomes, ['/a:ok'])
+  t.regex(one.got(), /^HTTP\/1\.1 200 OK\r\n/)
+  t.regex(one.got(), /\r\ncontent-length: 5\r\n/i)
+  one.s.write('GET /b HTTP/1.1\r\nHost: h\r\n\r\nGET /c HTTP/1.1\r\nHost: h\r\n\r\n')
+  await until(() => (one.got().match(/fused/g) ?? []).length === 3)
+  await until(() => outcomes.length === 3)
+  t.deepEqual(outcomes, ['/a:ok', '/b:ok', '/c:ok'])
+  t.is(one.got().split('HTTP/1.1 200 OK').length - 1, 3, 'three whole responses, in order')
+  one.s.destroy()
+})
+
 test('freeze() checks the response at once; a frozen response cannot be changed or streamed', (t) => {
   t.throws(() => new HttpResponse(200, [['Bad Name', 'x']]).freeze(), { code: 'ERR_INVALID_HTTP_TOKEN' })
   t.throws(() => new HttpResponse(200, [['X', 'a\r\nSet-Cookie: evil']]).freeze(), { code: 'ERR_INVALID_CHAR' })
