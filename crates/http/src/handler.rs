@@ -1,9 +1,11 @@
 //! [`HttpServerCodec`]: the codec as one pipeline handler (Netty's `HttpServerCodec` +
 //! `HttpObjectAggregator` + `HttpServerKeepAliveHandler`).
 //!
-//! Inbound: bytes in, [`HttpRequest`] (and, for streamed bodies, [`HttpContent`]) user
-//! messages out, one `channel_read` each. Outbound: [`HttpResponse`] and [`HttpContent`] in,
-//! bytes out; other messages pass through unchanged (as Netty's encoder passes buffers).
+//! Inbound: bytes in, [`HttpRequest`] (and, for streamed bodies,
+//! [`HttpContent`](crate::HttpContent)) user messages out, one `channel_read` each. Outbound:
+//! [`HttpResponse`](crate::HttpResponse) and [`HttpContent`](crate::HttpContent) in, bytes out;
+//! other messages pass through unchanged (as Netty's encoder passes buffers); the writing is
+//! in `writing.rs`.
 //!
 //! Ground rules:
 //! - Loop thread only. State lives in `Cell`/`RefCell`; no borrow is held while an event is
@@ -47,7 +49,7 @@ use std::time::SystemTime;
 use bytes::{Bytes, BytesMut};
 use netloop_transport::{
     ChannelHandler, ChannelHandlerContext, ChannelInputShutdown, ChannelPromise, HandlerResult,
-    LocalListenerExt, Message, UserEvent, WrittenNow,
+    LocalListenerExt, Message, UserEvent,
 };
 
 use crate::batch::ResponseBatch;
@@ -55,10 +57,8 @@ use crate::config::HttpServerConfig;
 use crate::date::{cached_date, coarse_date, BurstDate, DateValue};
 use crate::decoder::{Decoded, RequestDecoder};
 use crate::error::{ConfigError, HttpError};
-use crate::frozen::FrozenResponse;
 use crate::head_timer::HeadTimer;
-use crate::message::{HttpContent, HttpResponse};
-use crate::queue::{Action, Outgoing, ResponseQueue};
+use crate::queue::{Action, ResponseQueue};
 
 #[path = "decoding.rs"]
 mod decoding;
@@ -70,10 +70,13 @@ mod pipelining;
 mod timeouts;
 #[path = "upgrade.rs"]
 mod upgrade;
+#[path = "writing.rs"]
+mod writing;
 use upgrade::UpgradeState;
 
 /// An HTTP/1.1 server codec for one connection. Add it where bytes arrive (after TLS, if
-/// any); handlers behind it read [`HttpRequest`](crate::HttpRequest)s and write [`HttpResponse`]s.
+/// any); handlers behind it read [`HttpRequest`](crate::HttpRequest)s and write
+/// [`HttpResponse`](crate::HttpResponse)s.
 ///
 /// ```
 /// use netloop_http::{HttpServerCodec, HttpServerConfig};
@@ -352,61 +355,7 @@ impl ChannelHandler for HttpServerCodec {
         msg: Message,
         promise: ChannelPromise,
     ) -> HandlerResult {
-        let frozen = match msg {
-            Message::User(v) => match v.downcast::<FrozenResponse>() {
-                Ok(b) => Ok(crate::spare::unbox_frozen(b)),
-                Err(v) => Err(Message::User(v)),
-            },
-            other => Err(other),
-        };
-        let out = match frozen {
-            Ok(frozen) => {
-                let date = self.date();
-                let answer = self.queue.borrow_mut().answer_front(&frozen, date);
-                if let Some(enc) = answer {
-                    // The common case: the front request's answer, written now (queue.rs),
-                    // or held for the flush with the next ones when nobody waits on it
-                    // (batch.rs).
-                    match enc.body {
-                        None if promise.is_void() && !promise.is_firing() => {
-                            self.batch.push(enc.head);
-                            self.count_held(ctx);
-                        }
-                        None => {
-                            self.release_batch(ctx);
-                            ctx.write_with(enc.head, promise);
-                        }
-                        Some(body) => {
-                            self.release_batch(ctx);
-                            ctx.write_with(enc.head, ChannelPromise::void());
-                            ctx.write_with(body, promise);
-                        }
-                    }
-                    self.resume_if_room(ctx);
-                    return Ok(());
-                }
-                Outgoing::Frozen(frozen)
-            }
-            Err(msg) => match msg.downcast::<HttpResponse>() {
-                Ok(resp) => Outgoing::Response(resp),
-                Err(msg) => match msg.downcast::<HttpContent>() {
-                    Ok(content) => Outgoing::Content(content),
-                    Err(other) => {
-                        self.release_batch(ctx);
-                        ctx.write_with(other, promise);
-                        return Ok(());
-                    }
-                },
-            },
-        };
-        let date = self.date();
-        {
-            let mut q = self.queue.borrow_mut();
-            q.set_date(date);
-            q.submit(out, promise);
-        }
-        self.run(ctx);
-        self.resume_if_room(ctx);
+        self.write_message(ctx, msg, promise);
         Ok(())
     }
 
@@ -414,67 +363,18 @@ impl ChannelHandler for HttpServerCodec {
         true
     }
 
-    /// A frozen response that answers the front request, with nothing held before it: encoded
-    /// and handed to the socket with its flush (`write_and_flush_now`), where `write` would
-    /// hold it in the batch, count it as pending and `flush` would take it out again.
-    /// Anything else is `write`, then `flush`.
     fn write_and_flush(
         &self,
         ctx: &ChannelHandlerContext,
         msg: Message,
         promise: ChannelPromise,
     ) -> HandlerResult {
-        let msg = match msg {
-            Message::User(v) if self.batch.is_empty() => match v.downcast::<FrozenResponse>() {
-                Ok(b) => {
-                    let frozen = crate::spare::unbox_frozen(b);
-                    let date = self.date();
-                    let answer = self.queue.borrow_mut().answer_front(&frozen, date);
-                    match answer {
-                        Some(enc) if enc.body.is_none() => {
-                            self.burst_date.end();
-                            if let WrittenNow::Part(n, p) =
-                                ctx.write_and_flush_now(&enc.head, promise)
-                            {
-                                ctx.write_with(enc.head.slice(n..), p);
-                                ctx.flush();
-                            }
-                            self.resume_if_room(ctx);
-                            return Ok(());
-                        }
-                        // (Not answered now: `answer_front` left the queue as it was.)
-                        None => Message::user(frozen),
-                        Some(enc) => {
-                            let body = enc.body.unwrap_or_default();
-                            ctx.write_with(enc.head, ChannelPromise::void());
-                            ctx.write_with(body, promise);
-                            self.resume_if_room(ctx);
-                            return self.flush(ctx);
-                        }
-                    }
-                }
-                Err(v) => Message::User(v),
-            },
-            other => other,
-        };
-        self.write(ctx, msg, promise)?;
-        self.flush(ctx)
+        self.write_and_flush_message(ctx, msg, promise);
+        Ok(())
     }
 
     fn flush(&self, ctx: &ChannelHandlerContext) -> HandlerResult {
-        self.burst_date.end();
-        let held = self.batch.take();
-        if let Some(bytes) = held {
-            self.count_held(ctx);
-            // The held responses and the flush in one: straight to the socket when no
-            // handler before takes writes or flushes and nothing is queued (as a response
-            // without pipelining is), else what did not go is written and flushed as usual.
-            match ctx.write_and_flush_now(&bytes, ChannelPromise::void()) {
-                WrittenNow::All => return Ok(()),
-                WrittenNow::Part(n, promise) => ctx.write_with(bytes.slice(n..), promise),
-            }
-        }
-        ctx.flush();
+        self.flush_held(ctx);
         Ok(())
     }
 
