@@ -106,15 +106,9 @@ impl ChannelHandlerContext {
         if promise.is_cancelled() {
             return WrittenNow::Part(0, promise);
         }
-        let Some(mut p) = self.prev() else {
+        let Some(p) = self.prev_taking_either(BOTH) else {
             return WrittenNow::Part(0, promise);
         };
-        while p.0.skips.get() & BOTH == BOTH {
-            match p.prev() {
-                Some(q) => p = q,
-                None => return WrittenNow::Part(0, promise),
-            }
-        }
         // Only the head (the one context without a predecessor) writes to the channel.
         if p.prev().is_some() {
             return WrittenNow::Part(0, promise);
