@@ -17,7 +17,7 @@ use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::{Rc, Weak};
 
-use crate::channel::Channel;
+use crate::channel::{Channel, ChannelInner};
 use crate::error::{HandlerResult, TransportError};
 use crate::handler::ChannelHandler;
 use crate::handler_name::HandlerName;
@@ -56,6 +56,11 @@ pub(crate) struct CtxInner {
     /// (Netty's execution mask). The ends skip nothing.
     pub(crate) skips: Cell<u8>,
     pub(crate) pipeline: Weak<PipelineInner>,
+    /// The pipeline's channel (a copy of the pipeline's link): [`ChannelHandlerContext::try_channel`]
+    /// upgrades one weak reference, not the pipeline's and then the channel's. Handlers ask
+    /// for their channel several times an event (writability, activity, the head's reads
+    /// and writes).
+    channel: Weak<ChannelInner>,
 }
 
 /// [`CtxInner::skips`]: the handler's `read` is the default one.
@@ -138,6 +143,7 @@ impl ChannelHandlerContext {
         name: impl Into<Cow<'static, str>>,
         handler: Rc<dyn ChannelHandler>,
         pipeline: Weak<PipelineInner>,
+        channel: Weak<ChannelInner>,
     ) -> Self {
         ChannelHandlerContext(Rc::new(CtxInner {
             name: HandlerName::from(name.into()),
@@ -148,6 +154,7 @@ impl ChannelHandlerContext {
             state: Cell::new(HandlerState::AddPending),
             skips: Cell::new(0),
             pipeline,
+            channel,
         }))
     }
 
@@ -182,7 +189,7 @@ impl ChannelHandlerContext {
 
     /// The channel, while it exists.
     pub fn try_channel(&self) -> Option<Channel> {
-        self.try_pipeline().and_then(|p| p.try_channel())
+        self.0.channel.upgrade().map(Channel::from_inner)
     }
 
     /// The channel.

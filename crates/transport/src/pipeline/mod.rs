@@ -110,8 +110,10 @@ impl ChannelPipeline {
     pub(crate) fn new(channel: Weak<ChannelInner>) -> Self {
         ChannelPipeline(Rc::new_cyclic(|weak: &Weak<PipelineInner>| {
             let (head_handler, tail_handler) = ends::handlers();
-            let head = ChannelHandlerContext::new("HEAD", head_handler, weak.clone());
-            let tail = ChannelHandlerContext::new("TAIL", tail_handler, weak.clone());
+            let head =
+                ChannelHandlerContext::new("HEAD", head_handler, weak.clone(), channel.clone());
+            let tail =
+                ChannelHandlerContext::new("TAIL", tail_handler, weak.clone(), channel.clone());
             head.0.state.set(HandlerState::Added);
             tail.0.state.set(HandlerState::Added);
             head.0.next.set(Some(tail.clone()));

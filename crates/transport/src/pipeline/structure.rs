@@ -135,7 +135,12 @@ impl ChannelPipeline {
                 (b, n)
             }
         };
-        let ctx = ChannelHandlerContext::new(name.to_string(), handler, Rc::downgrade(&self.0));
+        let ctx = ChannelHandlerContext::new(
+            name.to_string(),
+            handler,
+            Rc::downgrade(&self.0),
+            self.0.channel.clone(),
+        );
         link(&prev, &ctx, &next);
         self.added(ctx);
         Ok(self)
@@ -167,6 +172,7 @@ impl ChannelPipeline {
             new_name.to_string(),
             handler.into_handler(),
             Rc::downgrade(&self.0),
+            self.0.channel.clone(),
         );
         link(&prev, &ctx, &next);
         // Netty: the old context points into the new one both ways, so whatever the old
