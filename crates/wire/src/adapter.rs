@@ -30,6 +30,7 @@
 //! the new handler does not miss the end of that batch.
 
 use crate::protocol::{RecordValue as _, WireKind};
+use std::any::{Any, TypeId};
 use std::cell::Cell;
 use std::rc::{Rc, Weak};
 
@@ -135,6 +136,11 @@ impl JsAdapter {
         };
         let read = promise.is_none();
         let mut holdable = 0.0;
+        // (`&**v`: the value in the box; the box itself is an `Any` of another type.)
+        let kind_read = match &msg {
+            Message::User(v) if read => read_kind(&**v),
+            _ => ReadKind::Other,
+        };
         let (kind, a, b) = match msg {
             Message::Bytes(bytes) if read && bytes.len() >= SEGMENT_BYTES => {
                 // A large read reaches JS as a Buffer of its own, without a copy.
@@ -156,12 +162,7 @@ impl JsAdapter {
                 };
                 (kind, off, bytes.len() as f64)
             }
-            Message::User(v)
-                if read
-                    && (v.is::<netloop_resp::RespCommands>()
-                        || v.is::<netloop_resp::RespCommand>()
-                        || v.is::<netloop_resp::RespValue>()) =>
-            {
+            Message::User(v) if kind_read == ReadKind::Resp => {
                 // A run of commands is one record whose bytes hold their tag forms back to
                 // back (JS walks them; held.rs splits a run JS gives back in part).
                 let mut out = hub.outbox();
@@ -180,12 +181,7 @@ impl JsAdapter {
                 }
                 (WireKind::ReadResp as u32, off as f64, len as f64)
             }
-            Message::User(v)
-                if read
-                    && (v.is::<netloop_http::HttpRequest>()
-                        || v.is::<netloop_http::HttpContent>()
-                        || v.is::<netloop_http::HttpClientResponse>()) =>
-            {
+            Message::User(v) if kind_read == ReadKind::Http => {
                 let mut out = hub.outbox();
                 let off = out.bytes.len();
                 if let Some(req) = v.downcast_ref::<netloop_http::HttpRequest>() {
@@ -204,7 +200,7 @@ impl JsAdapter {
                 }
                 (WireKind::ReadHttp as u32, off as f64, len as f64)
             }
-            Message::User(v) if read && v.is::<netloop_ws::WebSocketFrame>() => {
+            Message::User(v) if kind_read == ReadKind::Ws => {
                 let mut out = hub.outbox();
                 let off = out.bytes.len();
                 if let Some(frame) = v.downcast_ref::<netloop_ws::WebSocketFrame>() {
@@ -238,6 +234,39 @@ impl JsAdapter {
         self.mark.epoch.set(out.epoch);
         out.push(kind, self.channel, self.ctx, a, b, c);
         Ok(())
+    }
+}
+
+/// The wire form a native message read takes to JS.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ReadKind {
+    Resp,
+    Http,
+    Ws,
+    /// A JS value given back, or a native value JS cannot see.
+    Other,
+}
+
+/// The wire form of `v`, from one look at its type: each `is` or `downcast_ref` on a
+/// `dyn Any` is a call through its vtable, and a request used to take four of them before its
+/// arm matched (three RESP types first).
+fn read_kind(v: &dyn Any) -> ReadKind {
+    let id = v.type_id();
+    let is = |t: TypeId| id == t;
+    if is(TypeId::of::<netloop_http::HttpRequest>())
+        || is(TypeId::of::<netloop_http::HttpContent>())
+        || is(TypeId::of::<netloop_http::HttpClientResponse>())
+    {
+        ReadKind::Http
+    } else if is(TypeId::of::<netloop_resp::RespCommands>())
+        || is(TypeId::of::<netloop_resp::RespCommand>())
+        || is(TypeId::of::<netloop_resp::RespValue>())
+    {
+        ReadKind::Resp
+    } else if is(TypeId::of::<netloop_ws::WebSocketFrame>()) {
+        ReadKind::Ws
+    } else {
+        ReadKind::Other
     }
 }
 
