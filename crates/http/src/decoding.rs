@@ -73,6 +73,20 @@ impl HttpServerCodec {
         if self.streaming.get().is_some() && failed_in == self.streaming.get() {
             self.streaming.set(None);
         }
+        self.answer_refusal(ctx, error, failed_in, next_id);
+    }
+
+    /// The refusal's answer, dated, queued for the request `failed_in` (`None`: the head of
+    /// request `next_id`) and sent with what the queue holds; then `error` goes to
+    /// `exception_caught`. Shared by a refused request and a head that did not arrive in time.
+    #[cold]
+    pub(super) fn answer_refusal(
+        &self,
+        ctx: &ChannelHandlerContext,
+        error: crate::error::HttpError,
+        failed_in: Option<u64>,
+        next_id: u64,
+    ) {
         {
             let date = self.date();
             let mut q = self.queue.borrow_mut();

@@ -118,14 +118,6 @@ impl HttpServerCodec {
         }
         self.decoder.borrow_mut().stop();
         self.cumulation.borrow_mut().clear();
-        let error = HttpError::HeaderTimeout { timeout };
-        {
-            let date = self.date();
-            let mut q = self.queue.borrow_mut();
-            q.set_date(date);
-            q.refuse(&error, None, id);
-        }
-        self.run(ctx);
-        ctx.fire_exception_caught(error.into_transport());
+        self.answer_refusal(ctx, HttpError::HeaderTimeout { timeout }, None, id);
     }
 }
