@@ -150,6 +150,61 @@ test('the chart draws one bar per peer and metric of the newest run of each work
   t.is((svg.match(/<rect x=/g) ?? []).length, 4)
 })
 
+// A profile in callgrind's format as `--dump-instr=no` writes it: compressed names, a call
+// (whose inclusive cost line is the callee's, counted in its own block) and relative positions.
+const CALLGRIND = `# callgrind format
+version: 1
+positions: line
+events: Ir
+summary: 1000
+
+ob=(1) /x/netloop.linux-x64-gnu.node
+fl=(1) src/a.rs
+fn=(1) decode
+10 300
++2 100
+cob=(2) /usr/lib/x86_64-linux-gnu/libc.so.6
+cfn=(2) memcpy
+calls=4 0
+12 5000
+ob=(2)
+fn=(2)
+0 50
+ob=(3) ???
+fn=(3) 0x0000000000001010
+0 400
+fn=(4) 0x0000000000002000
+* 150
+totals: 1000
+`
+
+test('a callgrind profile gives its self instructions by object and function, calls not counted twice', async (t) => {
+  const { parseCallgrind } = await import('../benches/node/callgrind.mjs')
+  const p = parseCallgrind(CALLGRIND)
+  t.is(p.total, 1000)
+  t.deepEqual([...p.byObject], [['/x/netloop.linux-x64-gnu.node', 400], ['???', 550], ['/usr/lib/x86_64-linux-gnu/libc.so.6', 50]].sort((a, b) => (b[1] as number) - (a[1] as number)))
+  t.is(p.byFunction.get('/x/netloop.linux-x64-gnu.node\tdecode'), 400)
+  t.is(p.byFunction.get('/usr/lib/x86_64-linux-gnu/libc.so.6\tmemcpy'), 50)
+})
+
+test('instructions a request are summed by kind of object, JIT code named by V8’s perf map', async (t) => {
+  const { parseCallgrind, perfMap, perRequest } = await import('../benches/node/callgrind.mjs')
+  const jitName = perfMap('1000 20 JS:*dispatch hub-delivery.js:73\n3000 10 JS:*op op-stream.js:105\n')
+  t.is(jitName(0x1010), 'JS:*dispatch hub-delivery.js:73')
+  t.is(jitName(0x1020), undefined)
+  t.is(jitName(0x3009), 'JS:*op op-stream.js:105')
+  const r = perRequest(parseCallgrind(CALLGRIND), 10, { jitName, top: 3 })
+  t.is(r.total, 100)
+  t.deepEqual(
+    r.byKind.map((k: { kind: string; perRequest: number }) => [k.kind, k.perRequest]),
+    [['JIT code', 55], ['addon', 40], ['libc', 5]],
+  )
+  t.deepEqual(
+    r.top.map((f: { kind: string; name: string; perRequest: number }) => [f.kind, f.name, f.perRequest]),
+    [['addon', 'decode', 40], ['JIT code', 'JS:*dispatch hub-delivery.js:73', 40], ['JIT code', 'JIT code (unnamed)', 15]],
+  )
+})
+
 test('jsCrossings counts the calls into JS: at least one per delivery of an echo', async (t) => {
   const loop = loopFor(t)
   const { port } = await serve(t, loop, (ch) => void ch.pipeline.addLast('echo', { channelRead: (ctx, m) => ctx.writeAndFlush(m) }))
