@@ -60,9 +60,8 @@ export function parseCallgrind(text) {
     if (key === 'ob') ob = compressed(rest, objects)
     else if (key === 'fn') fn = compressed(rest, functions)
     else if (key === 'cob') compressed(rest, objects)
-    else if (key === 'cfn' || key === 'cfi' || key === 'cfl') {
-      if (key === 'cfn') compressed(rest, functions)
-    } else if (key === 'calls') skipNext = true
+    else if (key === 'cfn') compressed(rest, functions)
+    else if (key === 'calls') skipNext = true
   }
   const sorted = (m) => new Map([...m].sort((a, b) => b[1] - a[1]))
   return { total, byObject: sorted(byObject), byFunction: sorted(byFunction) }

@@ -18,17 +18,19 @@
 // profile is dumped (`callgrind_control -d`). Requests: wrk's count of the measured run. Reported:
 // the self instructions per request of the loop's thread (the busiest) by object (addon, JIT
 // code, node, libc, ...) and its top functions, and the other threads' as one figure (V8's
-// concurrent compiler and GC helpers: it moves between identical runs). Under callgrind a server runs 20-50x slower, so --warmup must let V8 finish its
-// optimizing (the default 10 s does for the hello example; `node --trace-opt` says when).
+// concurrent compiler and GC helpers: it moves between identical runs). Under callgrind a
+// server runs 20-50x slower, so --warmup must let V8 finish its optimizing (the default 10 s
+// does for the hello example; `node --trace-opt` says when).
 //
 // Needs valgrind (callgrind_control included) and wrk; cargo for `rust`. Runs in a few minutes.
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { bundleExample } from './bundle.mjs'
 import { parseCallgrind, perRequest, perfMap } from './callgrind.mjs'
 import { describeAddon, markdownTable, opt, root } from './harness.mjs'
+import { writeWrkScripts, wrk } from './wrk.mjs'
 
 const TARGETS = opt('--targets', 'ts,rust').split(',')
 const ADDON = resolve(opt('--addon', join(root, 'netloop.linux-x64-gnu.node')))
@@ -50,8 +52,8 @@ for (const [cmd, arg] of [['valgrind', '--version'], ['callgrind_control', '-h']
 const binDir = join(root, 'target', 'bench-bin')
 mkdirSync(binDir, { recursive: true })
 const work = mkdtempSync(join(tmpdir(), 'netloop-instructions-'))
-const lua = join(work, 'load.lua')
-writeFileSync(lua, `done = function(summary, latency, requests)\n  io.write(string.format("REQS %d\\n", summary.requests))\nend\n${DELAY_MS > 0 ? `delay = function()\n  return ${DELAY_MS}\nend\n` : ''}`)
+const scripts = writeWrkScripts(work, { delayMs: DELAY_MS })
+const script = DELAY_MS > 0 ? scripts.rate : scripts.plain
 
 const runs = []
 if (TARGETS.includes('ts')) {
@@ -74,14 +76,8 @@ if (TARGETS.includes('rust')) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
-/** Runs wrk for `seconds`; the number of requests it completed. */
-function wrk(port, seconds) {
-  const out = execFileSync('wrk', ['-t1', `-c${CONNS}`, `-d${seconds}s`, '-s', lua, `http://127.0.0.1:${port}/`], { encoding: 'utf8' })
-  const m = /REQS (\d+)/.exec(out)
-  if (!m) throw new Error(`wrk printed no request count:\n${out}`)
-  if (/Socket errors|Non-2xx/.test(out)) throw new Error(`wrk saw errors:\n${out}`)
-  return Number(m[1])
-}
+/** Runs wrk for `seconds` (throwing on any error it reports); the requests it completed. */
+const load = (port, seconds) => wrk({ url: `http://127.0.0.1:${port}/`, conns: CONNS, seconds, script }).requests
 
 async function profile(run) {
   const out = join(work, `${run.label.replace(/\W+/g, '-')}.%p`)
@@ -104,9 +100,9 @@ async function profile(run) {
     })
     server.once('exit', (c) => reject(new Error(`${run.label} exited (${c}) before listening`)))
   })
-  wrk(port, WARMUP)
+  load(port, WARMUP)
   execFileSync('callgrind_control', ['-z', String(server.pid)], { stdio: 'ignore' })
-  const requests = wrk(port, SECONDS)
+  const requests = load(port, SECONDS)
   execFileSync('callgrind_control', ['-d', String(server.pid)], { stdio: 'ignore' })
   await sleep(200)
   server.kill('SIGKILL')
@@ -120,8 +116,11 @@ async function profile(run) {
   const parsed = threads[0]
   const otherThreads = threads.slice(1).reduce((s, t) => s + t.total, 0) / requests
   const mapFile = `/tmp/perf-${server.pid}.map`
-  const jitName = existsSync(mapFile) ? perfMap(readFileSync(mapFile, 'utf8')) : undefined
-  if (existsSync(mapFile)) rmSync(mapFile)
+  let jitName
+  if (existsSync(mapFile)) {
+    jitName = perfMap(readFileSync(mapFile, 'utf8'))
+    rmSync(mapFile)
+  }
   return { label: run.label, addon: run.addon ? describeAddon(run.addon) : undefined, requests, otherThreads, ...perRequest(parsed, requests, { addonFile: run.addon, jitName, top: TOP }) }
 }
 
